@@ -1,0 +1,42 @@
+/** Stable error codes. The CLI maps them to exit codes and the store keeps them. */
+export type ErrorCode =
+  | 'E_USAGE'
+  | 'E_INPUT_UNREADABLE'
+  | 'E_INPUT_MALFORMED'
+  | 'E_SCHEMA_LOAD'
+  | 'E_PROTOCOL_UNKNOWN';
+
+export class ProxyError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = 'ProxyError';
+  }
+}
+
+export class UsageError extends ProxyError {
+  constructor(message: string) {
+    super('E_USAGE', message);
+    this.name = 'UsageError';
+  }
+}
+
+export class InputError extends ProxyError {
+  /** The file and 1-based line the problem is on, when known. */
+  readonly file?: string;
+  readonly line?: number;
+  constructor(code: 'E_INPUT_UNREADABLE' | 'E_INPUT_MALFORMED', message: string, where?: { file?: string; line?: number; cause?: unknown }) {
+    super(code, message, { cause: where?.cause });
+    this.file = where?.file;
+    this.line = where?.line;
+    this.name = 'InputError';
+  }
+}
+
+export class SchemaLoadError extends ProxyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('E_SCHEMA_LOAD', message, options);
+    this.name = 'SchemaLoadError';
+  }
+}

@@ -1,0 +1,45 @@
+import type { ChannelHint, ProtocolId, ProtocolModule } from './protocol.js';
+import { aguiProtocol } from './agui/index.js';
+import { piRestProtocol } from './pi-rest/index.js';
+import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
+import { piRpcProtocol } from './pi-rpc/index.js';
+import { acpProtocol } from './acp/index.js';
+import { unixNdjsonProtocol } from './unix-ndjson/index.js';
+
+/** Every protocol the proxy understands, in the order ties are broken. */
+export const PROTOCOLS: readonly ProtocolModule[] = [
+  aguiProtocol,
+  piRestProtocol,
+  piDaemonRpcProtocol,
+  piRpcProtocol,
+  acpProtocol,
+  unixNdjsonProtocol,
+];
+
+export function protocolById(id: ProtocolId): ProtocolModule {
+  const found = PROTOCOLS.find((p) => p.id === id);
+  if (!found) throw new Error(`unknown protocol '${id}'`);
+  return found;
+}
+
+/** The module most sure that a channel is its own, or undefined when none claims it. */
+export function classifyChannel(hint: ChannelHint): ProtocolModule | undefined {
+  return best(PROTOCOLS.map((p) => [p, p.classify(hint)] as const));
+}
+
+/** The module most sure that a lone message is its own (for files and stdio without a hint). */
+export function sniffMessage(value: unknown): ProtocolModule | undefined {
+  return best(PROTOCOLS.map((p) => [p, p.sniff(value)] as const));
+}
+
+function best(scored: ReadonlyArray<readonly [ProtocolModule, number]>): ProtocolModule | undefined {
+  let top: ProtocolModule | undefined;
+  let topScore = 0;
+  for (const [module, score] of scored) {
+    if (score > topScore) {
+      top = module;
+      topScore = score;
+    }
+  }
+  return top;
+}

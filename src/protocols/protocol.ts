@@ -1,0 +1,55 @@
+import type { Finding } from '../core/finding.js';
+import type { InboundMessage } from '../core/message.js';
+import type { Verdict } from '../core/verdict.js';
+import type { SchemaRegistry } from '../schema/schema-registry.js';
+import type { SecretTracker } from '../verdict/secret-tracker.js';
+
+export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson';
+
+export const PROTOCOL_IDS: readonly ProtocolId[] = ['agui', 'pi-rest', 'pi-daemon-rpc', 'pi-rpc', 'acp', 'unix-ndjson'];
+
+/** What the capture layer knows about a channel before (or as) its first message arrives. */
+export interface ChannelHint {
+  transport: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson' | 'file';
+  method?: string;
+  /** Request path without query. */
+  path?: string;
+  /** Response content type, for HTTP. */
+  contentType?: string;
+  /** Negotiated (or offered) WebSocket subprotocol. */
+  subprotocol?: string;
+  /** Parsed request body, for HTTP. */
+  requestBody?: unknown;
+}
+
+export interface CheckerContext {
+  registry: SchemaRegistry;
+  /** Recording-wide store of write-only secrets (Pi session env values) and their leak check. */
+  secrets: SecretTracker;
+  /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
+  requestBody?: unknown;
+}
+
+/**
+ * A stateful checker for one stream or connection (for Pi REST: one per recording).
+ * judge() returns the message's verdict: schema findings plus behavioural findings.
+ * end() returns stream-level findings (truncation, unanswered requests), which the caller
+ * attaches to the last message of the stream.
+ */
+export interface ProtocolChecker {
+  judge(message: InboundMessage): Verdict;
+  end(how: 'complete' | 'aborted'): Finding[];
+}
+
+/** Everything that knows what one protocol's messages mean. Adding a protocol means adding one of these. */
+export interface ProtocolModule {
+  readonly id: ProtocolId;
+  readonly title: string;
+  /** How sure (0..1) we are that a channel carries this protocol; 0 means not ours. */
+  classify(hint: ChannelHint): number;
+  /** How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio). */
+  sniff(value: unknown): number;
+  /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
+  guessSender(value: unknown): 'client' | 'server';
+  createChecker(context: CheckerContext): ProtocolChecker;
+}

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { Finding } from '../core/finding.js';
+import { pointerToken } from '../core/finding.js';
+
+interface Secret {
+  key: string;
+  value: string;
+  /** The value as it appears inside a JSON string literal. */
+  escaped: string;
+}
+
+/** Shorter values would match by accident (e.g. "1", "true"); they are still never stored, only not scanned. */
+const MIN_SCANNABLE_LENGTH = 4;
+
+/**
+ * Holds write-only secrets (Pi session `spec.env` values) for the length of a recording and
+ * finds them if they come back from the server. Findings name the key, never the value.
+ */
+export class SecretTracker {
+  private readonly secrets = new Map<string, Secret>();
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  /** Registers the values of an env object; returns the sha256 digest of each key's value. */
+  registerEnv(env: unknown): void {
+    if (env === null || typeof env !== 'object' || Array.isArray(env)) return;
+    for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
+      if (typeof value === 'string') this.register(key, value);
+    }
+  }
+
+  register(key: string, value: string): void {
+    if (value.length < MIN_SCANNABLE_LENGTH) return;
+    this.secrets.set(value, { key, value, escaped: JSON.stringify(value).slice(1, -1) });
+  }
+
+  /** Error findings, one per leaked key, for a message the server sent. */
+  scan(value: unknown, text?: string): Finding[] {
+    if (this.secrets.size === 0) return [];
+    const findings: Finding[] = [];
+    for (const secret of this.secrets.values()) {
+      if (text !== undefined && !text.includes(secret.value) && !text.includes(secret.escaped)) continue;
+      const pointer = findString(value, secret.value);
+      if (pointer === undefined && text === undefined) continue;
+      findings.push({
+        rule: 'secret-leak',
+        severity: 'error',
+        pointer: pointer ?? '',
+        message: `the value of write-only env key '${secret.key}' appears in a server message`,
+      });
+    }
+    return findings;
+  }
+
+  /** Replaces any secret value in a piece of text; used on everything that prints or stores findings. */
+  scrub(text: string): string {
+    if (this.secrets.size === 0) return text;
+    let out = text;
+    for (const secret of this.secrets.values()) {
+      if (out.includes(secret.value)) out = out.split(secret.value).join('<redacted>');
+    }
+    return out;
+  }
+
+  /** A digest of a secret value, safe to store in place of it. */
+  static digest(value: string): string {
+    return 'sha256:' + createHash('sha256').update(value).digest('hex');
+  }
+}
+
+function findString(value: unknown, needle: string, pointer = ''): string | undefined {
+  if (typeof value === 'string') return value.includes(needle) ? pointer : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findString(value[i], needle, `${pointer}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    if (key.includes(needle)) return `${pointer}/${pointerToken(key)}`;
+    const found = findString(child, needle, `${pointer}/${pointerToken(key)}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
