@@ -4,7 +4,19 @@ export type ErrorCode =
   | 'E_INPUT_UNREADABLE'
   | 'E_INPUT_MALFORMED'
   | 'E_SCHEMA_LOAD'
-  | 'E_PROTOCOL_UNKNOWN';
+  | 'E_PROTOCOL_UNKNOWN'
+  /** The recording file cannot be opened (missing, unreadable, locked). */
+  | 'E_STORE_OPEN'
+  /** The file is not a recording: not SQLite, or SQLite without the recording tables. */
+  | 'E_STORE_NOT_RECORDING'
+  /** The recording was written by a newer format version than this build knows. */
+  | 'E_STORE_VERSION'
+  /** `record` would overwrite an existing recording. */
+  | 'E_STORE_EXISTS'
+  /** A batch could not be written (disk full, I/O error); later rows are dropped. */
+  | 'E_STORE_WRITE'
+  /** The writer was used wrongly: closed, or an unknown exchange/message id. */
+  | 'E_STORE_STATE';
 
 export class ProxyError extends Error {
   readonly code: ErrorCode;

@@ -52,4 +52,14 @@ export interface ProtocolModule {
   /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
   guessSender(value: unknown): 'client' | 'server';
   createChecker(context: CheckerContext): ProtocolChecker;
+  /**
+   * 'stream' (default): one checker per stream or connection.
+   * 'recording': one checker for the whole recording, for rules that span exchanges (Pi REST).
+   */
+  readonly checkerScope?: 'stream' | 'recording';
+  /**
+   * A copy of a message safe to store, when the protocol knows of write-only fields in it
+   * (Pi session `spec.env`); undefined when the message can be stored as it is.
+   */
+  redactForStorage?(message: InboundMessage): unknown;
 }

@@ -143,7 +143,8 @@ export class SchemaRegistry {
 
 function missingReason(missing: string[]): string {
   const names = missing.map((m) => `'${m}'`).join(', ');
-  return `schema ${names} is not loaded; supply it with --schemas <dir> or ${SCHEMAS_ENV}`;
+  const what = missing.length === 1 ? `schema ${names} is not loaded; supply it` : `schemas ${names} are not loaded; supply them`;
+  return `${what} with --schemas <dir> or ${SCHEMAS_ENV}`;
 }
 
 function readSchemaDir(dir: string): SchemaDocument[] {

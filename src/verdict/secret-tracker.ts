@@ -12,6 +12,9 @@ interface Secret {
 /** Shorter values would match by accident (e.g. "1", "true"); they are still never stored, only not scanned. */
 const MIN_SCANNABLE_LENGTH = 4;
 
+const REDACTED = '<redacted>';
+const REDACTED_BYTES = Buffer.from(REDACTED);
+
 /**
  * Holds write-only secrets (Pi session `spec.env` values) for the length of a recording and
  * finds them if they come back from the server. Findings name the key, never the value.
@@ -54,12 +57,36 @@ export class SecretTracker {
     return findings;
   }
 
-  /** Replaces any secret value in a piece of text; used on everything that prints or stores findings. */
+  /** Replaces any secret value (plain or JSON-escaped) in text; used on everything that prints or stores. */
   scrub(text: string): string {
     if (this.secrets.size === 0) return text;
     let out = text;
     for (const secret of this.secrets.values()) {
-      if (out.includes(secret.value)) out = out.split(secret.value).join('<redacted>');
+      if (out.includes(secret.value)) out = out.split(secret.value).join(REDACTED);
+      if (secret.escaped !== secret.value && out.includes(secret.escaped)) out = out.split(secret.escaped).join(REDACTED);
+    }
+    return out;
+  }
+
+  /** The same for raw bytes, which may not be UTF-8 text at all. Returns the input when nothing matched. */
+  scrubBytes(bytes: Buffer): Buffer {
+    if (this.secrets.size === 0) return bytes;
+    let out = bytes;
+    for (const secret of this.secrets.values()) {
+      for (const form of secret.escaped === secret.value ? [secret.value] : [secret.value, secret.escaped]) {
+        const needle = Buffer.from(form, 'utf8');
+        let at = out.indexOf(needle);
+        if (at < 0) continue;
+        const parts: Buffer[] = [];
+        let from = 0;
+        while (at >= 0) {
+          parts.push(out.subarray(from, at), REDACTED_BYTES);
+          from = at + needle.length;
+          at = out.indexOf(needle, from);
+        }
+        parts.push(out.subarray(from));
+        out = Buffer.concat(parts);
+      }
     }
     return out;
   }

@@ -1,0 +1,60 @@
+import { classifyJsonRpc } from '../json-rpc/index.js';
+import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { ACP_METHODS } from './acp-methods.js';
+import { AcpChecker } from './acp-checker.js';
+import { senderFor } from './method-table.js';
+
+/** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
+export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
+
+const APC_PATH = /^\/v1\/session\/[^/]+\/apc$/;
+
+/** Agent Client Protocol: JSON-RPC 2.0 between an editor (client) and an agent (server). */
+export const acpProtocol: ProtocolModule = {
+  id: 'acp',
+  title: 'Agent Client Protocol (JSON-RPC 2.0)',
+
+  classify(hint: ChannelHint): number {
+    if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
+    // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.
+    if (hint.transport === 'ws' && hint.path !== undefined && APC_PATH.test(hint.path)) return 0.7;
+    // ACP's official transport is NDJSON on the agent's stdio; other stdio protocols exist.
+    if (hint.transport === 'stdio') return 0.5;
+    return 0;
+  },
+
+  sniff(value: unknown): number {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+    if ((value as Record<string, unknown>).jsonrpc !== '2.0') return 0;
+    const shape = classifyJsonRpc(value);
+    const known = (shape.kind === 'request' || shape.kind === 'notification') && ACP_METHODS.get(shape.method) !== undefined;
+    return known ? 0.95 : 0.9;
+  },
+
+  /**
+   * Requests and notifications go to the side their method's `x-side` names, so the other side
+   * sent them; methods either side may call, and unknown or extension methods, are guessed as
+   * the client's. A response alone does not say which side answered: it is guessed as the
+   * agent's ('server'), since agents answer far more requests. Callers that know the direction
+   * (a capture's `dir`) should pass it instead.
+   */
+  guessSender(value: unknown): 'client' | 'server' {
+    const shape = classifyJsonRpc(value);
+    if (shape.kind === 'response') return 'server';
+    if (shape.kind === 'request' || shape.kind === 'notification') {
+      const method = ACP_METHODS.get(shape.method);
+      const def = shape.kind === 'request' ? method?.request : method?.notification;
+      return (def && senderFor(def.side)) ?? 'client';
+    }
+    return 'client';
+  },
+
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new AcpChecker(context.registry, ACP_METHODS);
+  },
+};
+
+export { ACP_METHODS } from './acp-methods.js';
+export { AcpChecker } from './acp-checker.js';
+export { ACP_RULES } from './acp-rules.js';
+export { AcpMethodTable, buildMethodTable, senderFor, type AcpDefRef, type AcpMethod, type AcpSide } from './method-table.js';

@@ -1,0 +1,33 @@
+/** A parsed JSON object (not an array, not null). */
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The three members every SDK agrees a RunAgentInput has: string threadId and runId, array messages. */
+export interface RunAgentInputLike extends JsonObject {
+  threadId: string;
+  runId: string;
+  messages: unknown[];
+}
+
+export function isRunAgentInput(value: unknown): value is RunAgentInputLike {
+  return (
+    isObject(value) &&
+    typeof value.threadId === 'string' &&
+    typeof value.runId === 'string' &&
+    Array.isArray(value.messages)
+  );
+}
+
+/** A value as it may appear inside a finding's sentence: strings quoted as the client does, others as JSON. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '(absent)';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

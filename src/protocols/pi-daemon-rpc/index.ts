@@ -1,0 +1,32 @@
+import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotocols.js';
+import { PiDaemonRpcChecker } from './checker.js';
+import { guessFrameSender } from './frame-kinds.js';
+import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
+import { sniffPiDaemonFrame } from './sniff.js';
+
+/** The framed module with a given in-flight limit (the daemon advertises it in its capabilities). */
+export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule {
+  const maxInFlight = options.maxInFlightCommandsPerConnection ?? DEFAULT_MAX_IN_FLIGHT_COMMANDS;
+  return {
+    id: 'pi-daemon-rpc',
+    title: 'Pi daemon framed RPC',
+    classify(hint: ChannelHint): number {
+      return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
+    },
+    sniff: sniffPiDaemonFrame,
+    guessSender: guessFrameSender,
+    createChecker(context: CheckerContext): ProtocolChecker {
+      return new PiDaemonRpcChecker(context, maxInFlight);
+    },
+  };
+}
+
+/** Pi daemon framed RPC: `/v1/session/{ref}/rpc` with subprotocol `pi-daemon-rpc.v1`. */
+export const piDaemonRpcProtocol: ProtocolModule = createPiDaemonRpcProtocol();
+
+export { PiDaemonRpcChecker } from './checker.js';
+export { PI_DAEMON_RPC_RULES } from './rules.js';
+export { FRAME_KINDS, CONTROL_ACTION_SENDERS, SESSION_RPC_FRAME_REF, frameKindOf, frameRef, allowedSenders, guessFrameSender, type FrameKind } from './frame-kinds.js';
+export { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
+export { sniffPiDaemonFrame } from './sniff.js';

@@ -1,0 +1,62 @@
+import type { HttpContext } from '../../core/message.js';
+import { pathWithoutQuery } from './route-matcher.js';
+
+/** What a request body told us that its response is checked against. */
+export interface PendingRequest {
+  /** The body's `requestId`, when it had one. */
+  bodyRequestId?: string;
+}
+
+interface Entry {
+  headers: string | undefined;
+  request: PendingRequest;
+}
+
+/** Requests still waiting per route; a long list means responses were never captured. */
+const MAX_PENDING_PER_KEY = 32;
+
+/**
+ * Pairs a response body with the request body of the same exchange: same method, path and query and,
+ * when both messages carry them, the same request headers (so a request whose response was never
+ * captured does not get paired with the next request's response). A request without a JSON body
+ * (GET, DELETE, blob upload) never opens an entry, so its response finds none.
+ */
+export class ExchangePairing {
+  private readonly pending = new Map<string, Entry[]>();
+
+  open(http: HttpContext, request: PendingRequest): void {
+    const key = routeKey(http);
+    const list = this.pending.get(key) ?? [];
+    list.push({ headers: headerSignature(http), request });
+    if (list.length > MAX_PENDING_PER_KEY) list.shift();
+    this.pending.set(key, list);
+  }
+
+  /** The oldest unanswered request of the same exchange, removed; undefined when there is none. */
+  take(http: HttpContext): PendingRequest | undefined {
+    const key = routeKey(http);
+    const list = this.pending.get(key);
+    if (!list) return undefined;
+    const headers = headerSignature(http);
+    const index = headers === undefined ? 0 : list.findIndex((e) => e.headers === undefined || e.headers === headers);
+    if (index === -1) return undefined;
+    const [entry] = list.splice(index, 1);
+    if (list.length === 0) this.pending.delete(key);
+    return entry.request;
+  }
+}
+
+function routeKey(http: HttpContext): string {
+  const q = http.path.indexOf('?');
+  const query = http.query?.toString() ?? (q === -1 ? '' : http.path.slice(q + 1));
+  return JSON.stringify([http.method.toUpperCase(), pathWithoutQuery(http.path), query]);
+}
+
+function headerSignature(http: HttpContext): string | undefined {
+  if (!http.requestHeaders) return undefined;
+  const headers = Object.entries(http.requestHeaders)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : v] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(headers);
+}

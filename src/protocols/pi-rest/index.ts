@@ -1,0 +1,29 @@
+import type { InboundMessage } from '../../core/message.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { redactSessionEnv, sessionEnvOf } from './session-env.js';
+import { classifyPiRest, guessPiRestSender, sniffPiRest } from './detection.js';
+import { PiRestChecker } from './pi-rest-checker.js';
+
+/** The Pi daemon session API over HTTP (`/v1/...`): envelopes, tickets, sessions, blobs, schedules, dashboard. */
+export const piRestProtocol: ProtocolModule = {
+  id: 'pi-rest',
+  title: 'Pi daemon REST API',
+  classify: classifyPiRest,
+  sniff: sniffPiRest,
+  guessSender: guessPiRestSender,
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new PiRestChecker(context);
+  },
+  // Ticket, session-version and request-id rules span many calls, so one checker sees them all.
+  checkerScope: 'recording',
+  redactForStorage(message: InboundMessage): unknown {
+    return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value) : undefined;
+  },
+};
+
+export { PiRestChecker } from './pi-rest-checker.js';
+export { PI_REST_RULES, type PiRestRuleId } from './rule-ids.js';
+export { redactSessionEnv, sessionEnvOf, SESSION_ENV_POINTER } from './session-env.js';
+export { ROUTES, API_BASE_PATH, type RouteSpec, type SchemaSpec, type BodySpec } from './route-table.js';
+export { matchRoute, type RouteMatch } from './route-matcher.js';
+export { schemaCheckFor } from './schema-lookup.js';

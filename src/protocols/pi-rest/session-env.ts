@@ -1,0 +1,39 @@
+import { SecretTracker } from '../../verdict/secret-tracker.js';
+import { isPlainObject } from './json-value.js';
+
+/**
+ * Where a create/update body keeps its environment: `sessionCreateRequest` and `sessionUpdateRequest`
+ * both carry `spec: sessionSpecInput`, whose `env` (`$defs/sessionEnvironment`) is write-only: the daemon
+ * keeps the values in memory and answers only with `environment: {keys, digest?, persistence, provisioned}`.
+ */
+export const SESSION_ENV_POINTER = '/spec/env';
+
+/** The `spec.env` object of a create/update body, when there is one. */
+export function sessionEnvOf(body: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(body) || !isPlainObject(body.spec)) return undefined;
+  const env = body.spec.env;
+  return isPlainObject(env) ? env : undefined;
+}
+
+/** Tells the tracker about every env value of a create/update body, so a server echo is caught. */
+export function registerSessionEnv(body: unknown, secrets: SecretTracker): void {
+  const env = sessionEnvOf(body);
+  if (env) secrets.registerEnv(env);
+}
+
+/**
+ * A copy of a create/update body that is safe to store: each `spec.env` value becomes
+ * `SecretTracker.digest(value)` (`sha256:<hex>`), the keys stay. Only the path to `env` is copied;
+ * other parts are shared with the input, which is never modified. Bodies without `spec.env` come back as they are.
+ * A non-string value (invalid, but maybe still sensitive) is digested from its JSON text.
+ */
+export function redactSessionEnv<T>(body: T): T {
+  const env = sessionEnvOf(body);
+  if (!env) return body;
+  const redacted: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    redacted[key] = SecretTracker.digest(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+  }
+  const outer = body as Record<string, unknown> & { spec: Record<string, unknown> };
+  return { ...outer, spec: { ...outer.spec, env: redacted } } as T;
+}

@@ -1,0 +1,67 @@
+import type { Finding } from '../../core/finding.js';
+import { idKey } from './json.js';
+import { findingFor, PI_RPC_RULES as R } from './rules.js';
+
+/** Methods that block until the client answers (Pi docs/rpc.md § Extension UI Protocol). */
+export const DIALOG_METHODS: readonly string[] = ['select', 'confirm', 'input', 'editor'];
+
+/** Methods that expect no answer. */
+export const FIRE_AND_FORGET_METHODS: readonly string[] = ['notify', 'setStatus', 'setWidget', 'setTitle', 'set_editor_text'];
+
+export const EXTENSION_UI_REQUEST = 'extension_ui_request';
+
+/**
+ * The extension UI sub-protocol of one channel: `extension_ui_request` events from the agent and
+ * the client's `extension_ui_response` answers, matched by `id`. Findings are warnings because
+ * stock Pi ignores an answer it cannot use; the dialog then waits for its timeout or forever.
+ */
+export class ExtensionUiTracker {
+  private readonly open = new Map<string, unknown>();
+  private readonly closed = new Set<string>();
+
+  /** Registers an `extension_ui_request` event. */
+  request(event: Record<string, unknown>): void {
+    const key = idKey(event.id);
+    if (key !== undefined) this.open.set(key, event.method);
+  }
+
+  /** Checks an `extension_ui_response`; `base` points at the response object inside its message. */
+  respond(response: Record<string, unknown>, base: string): Finding[] {
+    const key = idKey(response.id);
+    if (key === undefined) return [];
+    if (!this.open.has(key)) {
+      return [
+        findingFor(
+          R.extensionUiUnknownRequest,
+          `${base}/id`,
+          this.closed.has(key)
+            ? `extension UI request ${key} was already answered; stock Pi ignores this second answer`
+            : `no extension_ui_request with id ${key} was seen on this channel; stock Pi ignores the answer`,
+        ),
+      ];
+    }
+    const method = this.open.get(key);
+    this.open.delete(key);
+    this.closed.add(key);
+    if (typeof method !== 'string' || !DIALOG_METHODS.includes(method)) {
+      return [
+        findingFor(
+          R.extensionUiNotDialog,
+          `${base}/id`,
+          `extension UI request ${key} is a ${JSON.stringify(method)} request, which expects no answer; only select, confirm, input and editor do`,
+        ),
+      ];
+    }
+    return answerShape(method, response, base, key);
+  }
+}
+
+function answerShape(method: string, response: Record<string, unknown>, base: string, key: string): Finding[] {
+  if (response.cancelled === true) return [];
+  if (method === 'confirm') {
+    if (typeof response.confirmed === 'boolean') return [];
+    return [findingFor(R.extensionUiAnswerShape, `${base}/confirmed`, `the answer to confirm request ${key} needs a boolean 'confirmed' (or 'cancelled: true')`)];
+  }
+  if (typeof response.value === 'string') return [];
+  return [findingFor(R.extensionUiAnswerShape, `${base}/value`, `the answer to ${method} request ${key} needs a string 'value' (or 'cancelled: true')`)];
+}

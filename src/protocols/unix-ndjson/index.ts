@@ -1,0 +1,36 @@
+import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { classifyNdjson } from './ndjson-shape.js';
+import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
+
+/** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
+export const unixNdjsonProtocol: ProtocolModule = {
+  id: 'unix-ndjson',
+  title: 'Pi daemon unix-socket NDJSON protocol',
+
+  classify(hint: ChannelHint): number {
+    return hint.transport === 'ndjson' ? 1 : 0;
+  },
+
+  sniff(value: unknown): number {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+    const r = value as Record<string, unknown>;
+    if (typeof r.protocolVersion !== 'string') return 0;
+    if (typeof r.operation === 'string') return 0.9;
+    if ((r.kind === 'response' || r.kind === 'event') && typeof r.hostInstanceId === 'string') return 0.9;
+    return 0;
+  },
+
+  /** Commands (they have `operation`) come from the client; responses and events from the daemon. */
+  guessSender(value: unknown): 'client' | 'server' {
+    return classifyNdjson(value).kind === 'command' ? 'client' : 'server';
+  },
+
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new UnixNdjsonChecker(context.registry);
+  },
+};
+
+export { UnixNdjsonChecker } from './unix-ndjson-checker.js';
+export { NDJSON_RULES } from './unix-ndjson-rules.js';
+export { COMMAND_DEFS, OPERATIONS, schemaIdFor } from './ndjson-schema.js';
+export { classifyNdjson, majorVersion, type NdjsonShape } from './ndjson-shape.js';

@@ -1,0 +1,49 @@
+import type { HttpContext, Sender } from '../core/message.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+
+/** One message read from a file, before judging. */
+export interface SourceMessage {
+  value: unknown;
+  /** Set when the file says who sent it; otherwise the protocol guesses from the shape. */
+  sender?: Sender;
+  /** 1-based line in the file where the message starts, when known. */
+  line?: number;
+  /** 0-based position in the file's message list. */
+  index: number;
+  text?: string;
+  http?: HttpContext;
+  carrier: 'body' | 'event' | 'frame' | 'line';
+}
+
+/** Messages that share one checker: one SSE body, one WebSocket connection, one stdio session, or all REST calls. */
+export interface SourceStream {
+  label: string;
+  hint?: ChannelHint;
+  messages: SourceMessage[];
+}
+
+export type InputFormat = 'json-array' | 'ndjson' | 'sse' | 'capture';
+
+export interface LoadedInput {
+  file: string;
+  format: InputFormat;
+  streams: SourceStream[];
+}
+
+const CLIENT_DIRS = new Set(['in', 'client', 'client->server', 'request', 'stdin', 'send', 'sent']);
+const SERVER_DIRS = new Set(['out', 'server', 'server->client', 'response', 'stdout', 'receive', 'received']);
+
+/** Accepts bare messages and `{dir|direction, msg|message|data}` wrappers. */
+export function toSourceMessage(item: unknown, index: number, line?: number): SourceMessage {
+  if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+    const record = item as Record<string, unknown>;
+    const dir = record.dir ?? record.direction;
+    const inner = 'msg' in record ? record.msg : 'message' in record ? record.message : 'data' in record && typeof dir === 'string' ? record.data : undefined;
+    if (typeof dir === 'string' && inner !== undefined) {
+      const sender: Sender | undefined = CLIENT_DIRS.has(dir) ? 'client' : SERVER_DIRS.has(dir) ? 'server' : undefined;
+      return { value: inner, sender, index, line, carrier: 'frame' };
+    }
+  }
+  return { value: item, index, line, carrier: 'frame' };
+}
+

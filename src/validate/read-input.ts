@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
+import { SseFramer } from '../framing/sse-framer.js';
+import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
+import { streamsFromCapture, isCaptureDocument } from './capture-input.js';
+
+const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
+
+/**
+ * Reads a file of messages in any of the forms `proxy validate` accepts: a JSON array, NDJSON/JSONL,
+ * a raw SSE body, or a capture document (`{records:[...]}`). A malformed input names the file and line.
+ */
+export function readInput(file: string): LoadedInput {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (cause) {
+    throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
+  }
+  const text = bytes.toString('utf8');
+  const firstLine = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
+  if (firstLine === '') throw new InputError('E_INPUT_MALFORMED', `${file}: the file holds no messages`, { file });
+  if (SSE_FIRST_LINE.test(firstLine)) return { file, format: 'sse', streams: [readSse(file, bytes)] };
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[')) return { file, format: 'json-array', streams: [readJsonArray(file, text)] };
+  // A single JSON document (a capture, or one message) or NDJSON: try the whole first.
+  let whole: unknown;
+  let wholeOk = false;
+  try {
+    whole = JSON.parse(text);
+    wholeOk = true;
+  } catch {
+    /* NDJSON, or malformed: decided below */
+  }
+  if (wholeOk && isCaptureDocument(whole)) return { file, format: 'capture', streams: streamsFromCapture(whole) };
+  if (wholeOk && !text.trim().includes('\n')) {
+    return { file, format: 'ndjson', streams: [{ label: file, messages: [toSourceMessage(whole, 0, 1)] }] };
+  }
+  return { file, format: 'ndjson', streams: [readNdjson(file, text)] };
+}
+
+function readJsonArray(file: string, text: string): SourceStream {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw malformed(file, text, cause as Error);
+  }
+  if (!Array.isArray(parsed)) throw new InputError('E_INPUT_MALFORMED', `${file}:1: expected a JSON array of messages`, { file, line: 1 });
+  return { label: file, messages: parsed.map((item, index) => toSourceMessage(item, index)) };
+}
+
+function readNdjson(file: string, text: string): SourceStream {
+  const messages: SourceMessage[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (cause) {
+      throw new InputError('E_INPUT_MALFORMED', `${file}:${i + 1}: not valid JSON: ${(cause as Error).message}`, { file, line: i + 1, cause });
+    }
+    messages.push({ ...toSourceMessage(value, messages.length, i + 1), text: line, carrier: 'line' });
+  }
+  return { label: file, messages };
+}
+
+function readSse(file: string, bytes: Buffer): SourceStream {
+  const framer = new SseFramer();
+  const frames = [...framer.push(bytes), ...framer.end()];
+  const messages: SourceMessage[] = [];
+  let line = 1;
+  for (const frame of frames) {
+    const startLine = line;
+    line += countLineBreaks(frame.raw);
+    if (frame.data === undefined) continue; // comments and keep-alives carry no message
+    let value: unknown;
+    try {
+      value = JSON.parse(frame.data);
+    } catch (cause) {
+      throw new InputError('E_INPUT_MALFORMED', `${file}:${startLine}: SSE data is not valid JSON: ${(cause as Error).message}`, { file, line: startLine, cause });
+    }
+    messages.push({ value, index: messages.length, line: startLine, text: frame.data, carrier: 'event', sender: 'server' });
+  }
+  return { label: file, hint: { transport: 'sse', contentType: 'text/event-stream' }, messages };
+}
+
+function countLineBreaks(raw: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] === 0x0a) n++;
+    else if (raw[i] === 0x0d && raw[i + 1] !== 0x0a) n++;
+  }
+  return n;
+}
+
+function malformed(file: string, text: string, cause: Error): InputError {
+  const position = /position (\d+)/.exec(cause.message);
+  let line = 1;
+  if (position) {
+    const upTo = text.slice(0, Number(position[1]));
+    line = upTo.split('\n').length;
+  }
+  return new InputError('E_INPUT_MALFORMED', `${file}:${line}: not valid JSON: ${cause.message}`, { file, line, cause });
+}

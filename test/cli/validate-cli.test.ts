@@ -1,0 +1,75 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sharedPath } from '../support/shared.js';
+import { runCli } from './run-cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'agent-proxy-validate-'));
+
+describe('proxy validate', () => {
+  it('accepts a valid SSE run and exits 0', async () => {
+    const r = await runCli(['validate', 'examples/agui-text-run.sse']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/8 messages \(agui\): 8 valid, 0 invalid, 0 unchecked; 0 errors, 0 warnings/);
+  });
+
+  it('reports each problem of the broken example with file and line, and exits 1', async () => {
+    const r = await runCli(['validate', 'examples/agui-broken-run.sse']);
+    expect(r.code).toBe(1);
+    // The content before its start (line 6), the patch that does not apply (line 18, a warning),
+    // and the RUN_FINISHED whose runId is not the run's (line 20).
+    expect(r.stdout).toMatch(/agui-broken-run\.sse:6 .*TEXT_MESSAGE_CONTENT\s+invalid/);
+    expect(r.stdout).toMatch(/agui-broken-run\.sse:18 .*STATE_DELTA\s+valid[\s\S]*warning/);
+    expect(r.stdout).toMatch(/agui-broken-run\.sse:20 .*RUN_FINISHED\s+invalid/);
+  });
+
+  it('prints a machine-readable report with --json', async () => {
+    const r = await runCli(['validate', '--json', 'examples/agui-broken-run.sse']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.protocols).toEqual(['agui']);
+    expect(report.summary.messages).toBe(9);
+    expect(report.summary.invalid).toBeGreaterThanOrEqual(2);
+    const finished = report.messages.find((m: { label: string }) => m.label === 'RUN_FINISHED');
+    expect(finished.verdict.status).toBe('invalid');
+  });
+
+  it('judges a JSON array fixture, NDJSON and capture documents', async () => {
+    const array = await runCli(['validate', sharedPath('fixtures/agui/dotnet-parallel-tool-calls.json')]);
+    expect(array.code).toBe(0);
+    const ndjson = join(tmp, 'pi.jsonl');
+    writeFileSync(ndjson, '{"id":"1","type":"get_state"}\n{"id":"1","type":"response","command":"get_state","success":false,"error":"x"}\n');
+    const lines = await runCli(['validate', ndjson]);
+    expect(lines.stdout).toMatch(/\(pi-rpc\)/);
+    expect(lines.code).toBe(0);
+    const capture = await runCli(['validate', '--schemas', sharedPath('schemas-extra'), sharedPath('fixtures/pi-daemon/captured/rpc-websocket.json')]);
+    expect(capture.stdout).toMatch(/0 invalid/);
+    expect(capture.code).toBe(0);
+  });
+
+  it('marks messages unchecked, with the reason, when a referenced schema is not loaded', async () => {
+    const r = await runCli(['validate', '--protocol', 'unix-ndjson', sharedPath('fixtures/pi-daemon/captured/unix-ndjson.json')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/unchecked.*protocol\.schema\.json.*--schemas/);
+  });
+
+  it('names the file and line of malformed input, and exits 2', async () => {
+    const bad = join(tmp, 'bad.jsonl');
+    writeFileSync(bad, '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type": oops}\n');
+    const r = await runCli(['validate', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`${bad}:2:`);
+  });
+
+  it('exits 2 with one line on bad usage or a missing file', async () => {
+    const missing = await runCli(['validate', join(tmp, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^proxy: .*nope\.json: cannot read: ENOENT\n$/);
+    const usage = await runCli(['validate', '--protocol', 'smtp', 'examples/agui-text-run.sse']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

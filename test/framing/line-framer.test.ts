@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { LineFramer } from '../../src/framing/line-framer.js';
+import { LengthPrefixedFramer } from '../../src/framing/length-prefixed-framer.js';
+
+describe('LineFramer', () => {
+  it('splits on LF only: U+2028/U+2029 are content, and a trailing CR stays in the raw bytes', () => {
+    const body = Buffer.from('{"a":"x\u2028y"}\n{"b":"\u2029"}\r\n{"c":1}');
+    const framer = new LineFramer();
+    const frames = [...framer.push(body.subarray(0, 5)), ...framer.push(body.subarray(5)), ...framer.end()];
+    expect(frames.map((f) => f.text)).toEqual(['{"a":"x\u2028y"}', '{"b":"\u2029"}', '{"c":1}']);
+    expect(frames[1].raw.toString()).toBe('{"b":"\u2029"}\r\n');
+    expect(frames.map((f) => f.line)).toEqual([1, 2, 3]);
+    expect(frames[2].unterminated).toBe(true);
+    expect(Buffer.concat(frames.map((f) => f.raw)).equals(body)).toBe(true);
+  });
+
+  it('flags invalid UTF-8 without losing the bytes', () => {
+    const bad = Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]);
+    const [frame] = new LineFramer().push(bad);
+    expect(frame.invalidUtf8).toBe(true);
+    expect(frame.raw.equals(bad)).toBe(true);
+  });
+});
+
+describe('LengthPrefixedFramer', () => {
+  it('reassembles frames split across chunks and reports a mid-frame end', () => {
+    const payloads = [Buffer.from('hello'), Buffer.alloc(0), Buffer.from('a longer payload')];
+    const body = Buffer.concat(payloads.flatMap((p) => [Buffer.from([0, 0, 0, p.length]), p]));
+    const framer = new LengthPrefixedFramer();
+    const frames = [];
+    for (let i = 0; i < body.length; i += 3) frames.push(...framer.push(body.subarray(i, i + 3)));
+    expect(frames.map((f) => f.payload.toString())).toEqual(['hello', '', 'a longer payload']);
+    expect(Buffer.concat(frames.map((f) => f.raw)).equals(body)).toBe(true);
+    expect(framer.end()).toBeUndefined();
+    framer.push(Buffer.from([0, 0, 0, 9, 1, 2]));
+    expect(framer.end()).toEqual(Buffer.from([0, 0, 0, 9, 1, 2]));
+  });
+});

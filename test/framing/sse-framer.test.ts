@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { SseFramer, type SseFrame } from '../../src/framing/sse-framer.js';
+
+function frameAll(body: string | Buffer, chunkSizes: number[]): SseFrame[] {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const framer = new SseFramer();
+  const frames: SseFrame[] = [];
+  let offset = 0;
+  let i = 0;
+  while (offset < bytes.length) {
+    const size = chunkSizes[i++ % chunkSizes.length];
+    frames.push(...framer.push(bytes.subarray(offset, offset + size)));
+    offset += size;
+  }
+  frames.push(...framer.end());
+  return frames;
+}
+
+const MIXED =
+  ': keep-alive\n\n' +
+  'event: message\nid: RUN_STARTED_1\ndata: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n' +
+  'data: {"type":"TEXT_MESSAGE_CONTENT",\r\ndata: "messageId":"m","delta":"héllo \u2028 wörld"}\r\n\r\n' +
+  ': ping\r\n\r\n' +
+  'retry: 1000\rdata: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\r\r' +
+  'data: {"trailing":true}';
+
+describe('SseFramer', () => {
+  it('gives back every byte of the body, whatever the chunking', () => {
+    for (const sizes of [[1], [2], [3, 7], [5, 1, 13], [4096]]) {
+      const frames = frameAll(MIXED, sizes);
+      expect(Buffer.concat(frames.map((f) => f.raw)).toString('utf8')).toBe(MIXED);
+      expect(frames.map((f) => f.data)).toEqual([
+        undefined,
+        '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+        '{"type":"TEXT_MESSAGE_CONTENT",\n"messageId":"m","delta":"héllo \u2028 wörld"}',
+        undefined,
+        '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}',
+        '{"trailing":true}',
+      ]);
+    }
+  });
+
+  it('parses fields, comments and the unterminated tail', () => {
+    const frames = frameAll(MIXED, [4096]);
+    expect(frames[0].comments).toEqual([' keep-alive']);
+    expect(frames[1]).toMatchObject({ event: 'message', id: 'RUN_STARTED_1', unterminated: false });
+    expect(frames[4].retry).toBe('1000');
+    expect(frames[5].unterminated).toBe(true);
+  });
+
+  it('keeps a CRLF split across chunks inside one frame', () => {
+    const body = 'data: {"a":1}\r\n\r\ndata: {"b":2}\r\n\r\n';
+    const framer = new SseFramer();
+    const cut = body.indexOf('\r\n\r\n') + 3; // split between the last CR and LF
+    const first = framer.push(Buffer.from(body.slice(0, cut)));
+    expect(first).toHaveLength(0);
+    const rest = framer.push(Buffer.from(body.slice(cut)));
+    expect(rest.map((f) => f.raw.toString())).toEqual(['data: {"a":1}\r\n\r\n', 'data: {"b":2}\r\n\r\n']);
+  });
+
+  it('splits multi-byte characters across chunks without corrupting them', () => {
+    const body = 'data: {"delta":"你好，世界 مرحبا"}\n\n';
+    const frames = frameAll(body, [1]);
+    expect(frames).toHaveLength(1);
+    expect(JSON.parse(frames[0].data!)).toEqual({ delta: '你好，世界 مرحبا' });
+  });
+});

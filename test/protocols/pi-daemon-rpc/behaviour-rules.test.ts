@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import { createPiDaemonRpcProtocol, piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
+import { PI_DAEMON_RPC_RULES } from '../../../src/protocols/pi-daemon-rpc/rules.js';
+import { SESSION_RPC_FRAME_REF } from '../../../src/protocols/pi-daemon-rpc/frame-kinds.js';
+import { fullRegistry, readSharedJson } from '../../support/shared.js';
+import { behaviourFindings, Conversation } from '../pi-rpc/conversation.js';
+
+/** The upstream attach_ready fixture: connectionId "connection-4", role observer. */
+const READY = readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', 'rpc.ready.frame.json');
+const GAP = readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', 'rpc.replay-gap.frame.json');
+
+const event = (sequence: number, payload: Record<string, unknown> = { type: 'agent_start' }) => ({
+  kind: 'event',
+  cursor: `host-01:agent-a:3:${sequence}`,
+  sequence,
+  event: payload,
+});
+const command = (body: Record<string, unknown>) => ({ kind: 'command', command: body });
+const response = (body: Record<string, unknown>) => ({ kind: 'response', response: { type: 'response', success: true, ...body } });
+const navigate = (correlationId: string) => ({ kind: 'tree_navigate', correlationId, request: { entryId: 'f73e22a6' } });
+const navigated = (correlationId: string) => ({ kind: 'tree_navigate_result', correlationId, result: { cancelled: false } });
+const uiRequest = (id: string, method: string) => event(1, { type: 'extension_ui_request', id, method, title: 'T' });
+const uiAnswer = (response: Record<string, unknown>) => ({ kind: 'extension_ui_response', response: { type: 'extension_ui_response', ...response } });
+
+/** A framed connection that has completed its attach handshake. */
+function attached(module = piDaemonRpcProtocol): Conversation {
+  const c = new Conversation(module, fullRegistry());
+  expect(c.server(READY)).toMatchObject({ status: 'valid', findings: [] });
+  return c;
+}
+
+describe('pi-daemon-rpc behaviour rules: one negative each, with rule id and pointer', () => {
+  it('unknown-frame-kind: an unknown kind, and a frame that is not an object', () => {
+    const c = attached();
+    const verdict = c.server({ kind: 'hello', x: 1 });
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.schemaRef).toBe(SESSION_RPC_FRAME_REF);
+    // The union's nine per-branch complaints are left out; the one finding names the valid kinds.
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'unknown-frame-kind', severity: 'error', pointer: '/kind' })]);
+    expect(verdict.findings[0].message).toContain('tree_navigate_result');
+    const array = c.client([1, 2]);
+    expect(array.status).toBe('invalid');
+    expect(behaviourFindings(array)).toEqual([expect.objectContaining({ rule: 'unknown-frame-kind', pointer: '' })]);
+    expect(array.findings.find((f) => f.rule === 'schema')?.message).toContain('must be object');
+  });
+
+  it('wrong-direction: the client sends an event frame; the daemon sends request_control; the client sends control_granted', () => {
+    const c = attached();
+    const fromClient = c.client(event(1));
+    expect(fromClient.status).toBe('invalid');
+    expect(fromClient.findings).toEqual([expect.objectContaining({ rule: 'wrong-direction', pointer: '/kind' })]);
+    expect(c.server({ kind: 'control', action: 'request_control' }).findings).toEqual([
+      expect.objectContaining({ rule: 'wrong-direction', pointer: '/action' }),
+    ]);
+    expect(c.client({ kind: 'control', action: 'control_granted', connectionId: 'connection-4' }).findings).toEqual([
+      expect.objectContaining({ rule: 'wrong-direction', pointer: '/action' }),
+    ]);
+    // A wrong-direction frame changes no state: the event did not start the sequence.
+    expect(c.server(event(7)).findings).toEqual([]);
+  });
+
+  it('wrong-direction: an event that carries a client command', () => {
+    const c = attached();
+    expect(c.server(event(1, { type: 'prompt', message: 'x' })).findings).toEqual([
+      expect.objectContaining({ rule: 'wrong-direction', pointer: '/event/type' }),
+    ]);
+  });
+
+  it('attach-ready-not-first: an event before attach_ready', () => {
+    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const verdict = c.server(event(1));
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'attach-ready-not-first', pointer: '/kind' })]);
+  });
+
+  it('replay-gap-without-attach-ready: a replay_gap followed by an event, by another replay_gap, or by the end', () => {
+    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    expect(c.server(GAP).findings).toEqual([]);
+    expect(c.server(event(3)).findings).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '/kind' })]);
+    const twice = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    twice.server(GAP);
+    expect(twice.server(GAP).findings).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '/kind' })]);
+    expect(twice.end('complete')).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '' })]);
+  });
+
+  it('replay-gap-after-attach: a replay_gap once attached', () => {
+    const c = attached();
+    expect(c.server(GAP).findings).toEqual([expect.objectContaining({ rule: 'replay-gap-after-attach', pointer: '/kind' })]);
+  });
+
+  it('attach-ready-repeated: a second attach_ready', () => {
+    const c = attached();
+    expect(c.server(READY).findings).toEqual([expect.objectContaining({ rule: 'attach-ready-repeated', pointer: '/kind' })]);
+  });
+
+  it('event-sequence-gap: sequence jumps from 2 to 4', () => {
+    const c = attached();
+    c.server(event(1));
+    c.server(event(2));
+    const verdict = c.server(event(4));
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'event-sequence-gap', pointer: '/sequence', message: expect.stringContaining('1 event is missing') })]);
+    // Resynchronised: 5 follows 4.
+    expect(c.server(event(5)).findings).toEqual([]);
+  });
+
+  it('event-sequence-not-increasing: a repeated and a backwards sequence', () => {
+    const c = attached();
+    c.server(event(5));
+    expect(c.server(event(5)).findings).toEqual([expect.objectContaining({ rule: 'event-sequence-not-increasing', pointer: '/sequence' })]);
+    expect(c.server(event(2)).findings).toEqual([expect.objectContaining({ rule: 'event-sequence-not-increasing', pointer: '/sequence' })]);
+  });
+
+  it('in-flight-limit-exceeded: a ninth command while eight are unanswered (warning)', () => {
+    const c = attached();
+    for (let i = 0; i < 8; i++) expect(c.client(command({ id: `c${i}`, type: 'get_state' })).findings).toEqual([]);
+    const verdict = c.client(command({ id: 'c8', type: 'get_state' }));
+    expect(verdict.status).toBe('valid');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'in-flight-limit-exceeded', severity: 'warning', pointer: '' })]);
+    // The daemon's rejection of a framed command carries neither id nor type; it answers the over-limit frame.
+    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([]);
+    for (let i = 0; i < 8; i++) c.server(response({ id: `c${i}`, command: 'get_state' }));
+    expect(c.end()).toEqual([]);
+  });
+
+  it('in-flight-limit-exceeded: the limit comes from the module options', () => {
+    const c = attached(createPiDaemonRpcProtocol({ maxInFlightCommandsPerConnection: 1 }));
+    expect(c.client(command({ id: 'a', type: 'get_state' })).findings).toEqual([]);
+    expect(c.client({ kind: 'control', action: 'request_control' }).findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded', message: expect.stringContaining('limit 1') }),
+    ]);
+  });
+
+  it('tree-navigate-unknown-correlation: a result nobody asked for, and a second result', () => {
+    const c = attached();
+    const stray = c.server(navigated('t-9'));
+    expect(stray.status).toBe('invalid');
+    expect(stray.findings).toEqual([expect.objectContaining({ rule: 'tree-navigate-unknown-correlation', pointer: '/correlationId' })]);
+    c.client(navigate('t-1'));
+    expect(c.server(navigated('t-1')).findings).toEqual([]);
+    expect(c.server(navigated('t-1')).findings).toEqual([
+      expect.objectContaining({ rule: 'tree-navigate-unknown-correlation', message: expect.stringContaining('already has its result') }),
+    ]);
+  });
+
+  it('tree-navigate-duplicate-correlation: a correlationId reused while open (warning)', () => {
+    const c = attached();
+    c.client(navigate('t-1'));
+    const verdict = c.client(navigate('t-1'));
+    expect(verdict.status).toBe('valid');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'tree-navigate-duplicate-correlation', severity: 'warning', pointer: '/correlationId' })]);
+  });
+
+  it('tree-navigate-unanswered: a clean end with a navigation open (warning)', () => {
+    const c = attached();
+    c.client(navigate('t-1'));
+    expect(c.end('complete')).toEqual([expect.objectContaining({ rule: 'tree-navigate-unanswered', severity: 'warning', pointer: '' })]);
+  });
+
+  it('control-connection-mismatch: a control frame for another connection', () => {
+    const c = attached();
+    const verdict = c.server({ kind: 'control', action: 'control_granted', connectionId: 'connection-5' });
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'control-connection-mismatch', pointer: '/connectionId' })]);
+  });
+
+  it('every rule in PI_DAEMON_RPC_RULES has a negative test above', () => {
+    expect(Object.values(PI_DAEMON_RPC_RULES).map((r) => r.id).sort()).toEqual([
+      'attach-ready-not-first',
+      'attach-ready-repeated',
+      'control-connection-mismatch',
+      'event-sequence-gap',
+      'event-sequence-not-increasing',
+      'in-flight-limit-exceeded',
+      'replay-gap-after-attach',
+      'replay-gap-without-attach-ready',
+      'tree-navigate-duplicate-correlation',
+      'tree-navigate-unanswered',
+      'tree-navigate-unknown-correlation',
+      'unknown-frame-kind',
+      'wrong-direction',
+    ]);
+  });
+});
+
+describe('pi-daemon-rpc: the raw correlation rules apply inside frames, one level deeper', () => {
+  it('response-unknown-id at /response/id', () => {
+    const c = attached();
+    expect(behaviourFindings(c.server(response({ id: 'x', command: 'get_state' })))).toEqual([
+      expect.objectContaining({ rule: 'response-unknown-id', pointer: '/response/id' }),
+    ]);
+  });
+
+  it('response-already-answered at /response/id', () => {
+    const c = attached();
+    c.client(command({ id: 'a', type: 'get_state' }));
+    c.server(response({ id: 'a', command: 'get_state' }));
+    expect(c.server(response({ id: 'a', command: 'get_state' })).findings).toEqual([
+      expect.objectContaining({ rule: 'response-already-answered', pointer: '/response/id' }),
+    ]);
+  });
+
+  it('response-command-mismatch at /response/command', () => {
+    const c = attached();
+    c.client(command({ id: 'a', type: 'get_state' }));
+    expect(c.server(response({ id: 'a', command: 'prompt' })).findings).toEqual([
+      expect.objectContaining({ rule: 'response-command-mismatch', pointer: '/response/command' }),
+    ]);
+  });
+
+  it('response-missing-id at /response and response-unmatched at /response/command', () => {
+    const c = attached();
+    c.client(command({ id: 'a', type: 'get_state' }));
+    expect(c.server(response({ command: 'get_state' })).findings).toEqual([expect.objectContaining({ rule: 'response-missing-id', pointer: '/response' })]);
+    expect(c.server(response({ command: 'get_tree' })).findings).toEqual([expect.objectContaining({ rule: 'response-unmatched', pointer: '/response/command' })]);
+  });
+
+  it('duplicate-command-id at /command/id and command-unanswered at the end', () => {
+    const c = attached();
+    c.client(command({ id: 'a', type: 'get_state' }));
+    expect(c.client(command({ id: 'a', type: 'get_state' })).findings).toEqual([
+      expect.objectContaining({ rule: 'duplicate-command-id', severity: 'warning', pointer: '/command/id' }),
+    ]);
+    expect(c.end().map((f) => f.rule)).toEqual(['command-unanswered', 'command-unanswered']);
+  });
+
+  it('extension UI answers at /response/…', () => {
+    const c = attached();
+    expect(c.client(uiAnswer({ id: 'ui-0', confirmed: true })).findings).toEqual([
+      expect.objectContaining({ rule: 'extension-ui-unknown-request', pointer: '/response/id' }),
+    ]);
+    c.server(uiRequest('ui-1', 'setStatus'));
+    expect(c.client(uiAnswer({ id: 'ui-1', value: 'x' })).findings).toEqual([expect.objectContaining({ rule: 'extension-ui-not-dialog', pointer: '/response/id' })]);
+    c.server({ ...uiRequest('ui-2', 'input'), sequence: 2 });
+    expect(c.client(uiAnswer({ id: 'ui-2', confirmed: true })).findings).toEqual([expect.objectContaining({ rule: 'extension-ui-answer-shape', pointer: '/response/value' })]);
+  });
+
+  it('extension-ui-ack-unexpected at /response/command', () => {
+    const c = attached();
+    expect(c.server(response({ command: 'extension_ui_response' })).findings).toEqual([
+      expect.objectContaining({ rule: 'extension-ui-ack-unexpected', severity: 'warning', pointer: '/response/command' }),
+    ]);
+  });
+});
+
+describe('pi-daemon-rpc behaviour rules: positive controls', () => {
+  it('accepts replay_gap, attach_ready, then events starting at any sequence', () => {
+    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    expect(c.server(GAP).findings).toEqual([]);
+    expect(c.server(READY).findings).toEqual([]);
+    expect(c.server(event(42)).findings).toEqual([]);
+    expect(c.server(event(43)).findings).toEqual([]);
+    expect(c.end()).toEqual([]);
+  });
+
+  it('accepts client frames before attach_ready', () => {
+    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    expect(c.client(command({ id: 'a', type: 'get_state' }))).toMatchObject({ status: 'valid', findings: [] });
+    expect(c.server(READY).findings).toEqual([]);
+    expect(c.server(response({ id: 'a', command: 'get_state' })).findings).toEqual([]);
+  });
+
+  it('accepts an unsolicited control_denied right after attach_ready (role=controller while busy)', () => {
+    const c = attached();
+    expect(c.server({ kind: 'control', action: 'control_denied', connectionId: 'connection-4', reason: 'controller_busy' })).toMatchObject({ status: 'valid', findings: [] });
+  });
+
+  it('accepts the release_control echo from the daemon and the request from the client', () => {
+    const c = attached();
+    expect(c.client({ kind: 'control', action: 'release_control' }).findings).toEqual([]);
+    expect(c.server({ kind: 'control', action: 'release_control', connectionId: 'connection-4', reason: 'released' }).findings).toEqual([]);
+  });
+
+  it('accepts the observer denial, which echoes id and type', () => {
+    const c = attached();
+    c.client(command({ id: 'obs-1', type: 'prompt', message: 'x' }));
+    expect(c.server(response({ id: 'obs-1', command: 'prompt', success: false, error: 'controller_required' })).findings).toEqual([]);
+  });
+
+  it('accepts the daemon acknowledgement of an extension_ui_response frame, without id', () => {
+    const c = attached();
+    c.server(uiRequest('ui-1', 'confirm'));
+    expect(c.client(uiAnswer({ id: 'ui-1', confirmed: true }))).toMatchObject({ status: 'valid', findings: [] });
+    expect(c.server(response({ command: 'extension_ui_response' }))).toMatchObject({ status: 'valid', findings: [] });
+    // Another connection may be the one answering: a request left open here is not a finding.
+    c.server({ ...uiRequest('ui-2', 'select'), sequence: 2 });
+    expect(c.end()).toEqual([]);
+  });
+
+  it('accepts an observer acknowledgement that fails with controller_required', () => {
+    const c = attached();
+    c.server(uiRequest('ui-1', 'confirm'));
+    c.client(uiAnswer({ id: 'ui-1', confirmed: true }));
+    expect(c.server(response({ command: 'extension_ui_response', success: false, error: 'controller_required' })).findings).toEqual([]);
+  });
+
+  it('reports nothing at an aborted end', () => {
+    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    c.server(GAP);
+    c.client(command({ id: 'a', type: 'get_state' }));
+    c.client(navigate('t'));
+    expect(c.end('aborted')).toEqual([]);
+  });
+});

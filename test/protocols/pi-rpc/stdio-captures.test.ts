@@ -1,0 +1,74 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
+import { PI_RPC_EXTENSION_UI_RESPONSE_REF } from '../../../src/protocols/pi-rpc/schema-refs.js';
+import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
+import { fullRegistry, readSharedJson, sharedPath } from '../../support/shared.js';
+import { Conversation } from './conversation.js';
+
+interface StdioRecord {
+  dir: 'in' | 'out';
+  t: number;
+  msg: Record<string, unknown>;
+  verdict: { def?: string; valid?: boolean; note?: string };
+}
+
+const FILES = readdirSync(sharedPath('fixtures', 'pi-rpc'))
+  .filter((name) => name.startsWith('stdio-') && name.endsWith('.json'))
+  .sort();
+
+function defOf(schemaRef: string | undefined): string | undefined {
+  return schemaRef?.startsWith(`${PI_SESSION_API_ID}#/$defs/`) ? schemaRef.slice(`${PI_SESSION_API_ID}#/$defs/`.length) : schemaRef;
+}
+
+describe('pi-rpc: real `pi --mode rpc` stdio captures', () => {
+  it('finds all six capture files', () => {
+    expect(FILES).toHaveLength(6);
+  });
+
+  for (const file of FILES) {
+    it(`${file}: every line is judged as the capture says, with no behavioural findings`, () => {
+      const { records } = readSharedJson<{ records: StdioRecord[] }>('fixtures', 'pi-rpc', file);
+      const channel = new Conversation(piRpcProtocol, fullRegistry(), 'line');
+      for (const [index, record] of records.entries()) {
+        const sender = record.dir === 'in' ? 'client' : 'server';
+        const where = `${file} record ${index}: ${JSON.stringify(record.msg).slice(0, 120)}`;
+        if (record.verdict.note !== undefined) {
+          // The one unparseable stdin line, stored as {raw}; stock Pi answers it with command "parse".
+          const verdict = channel.line(sender, String(record.msg.raw));
+          expect(verdict.status, where).toBe('invalid');
+          expect(verdict.findings.map((f) => f.rule), where).toEqual(['invalid-json']);
+          continue;
+        }
+        const verdict = channel.send(sender, record.msg);
+        const behaviour = verdict.findings.filter((f) => f.rule !== 'schema');
+        expect(behaviour, where).toEqual([]);
+        if (record.msg.type === 'extension_ui_response') {
+          // The fixture validated it against piRpcCommand, whose enum lacks it; stock Pi reads it,
+          // and so do we, against the framed frame's inner response object.
+          expect(record.verdict.valid, where).toBe(false);
+          expect(verdict.status, where).toBe('valid');
+          expect(verdict.schemaRef, where).toBe(PI_RPC_EXTENSION_UI_RESPONSE_REF);
+          continue;
+        }
+        if (record.msg.type === 'no_such_command') {
+          expect(record.verdict.valid, where).toBe(false);
+          expect(verdict.status, where).toBe('invalid');
+          expect(verdict.findings, where).toEqual([expect.objectContaining({ rule: 'schema', pointer: '/type' })]);
+          continue;
+        }
+        expect(record.verdict.valid, where).toBe(true);
+        expect(verdict.status, where).toBe('valid');
+        expect(verdict.findings, where).toEqual([]);
+        expect(defOf(verdict.schemaRef), where).toBe(record.verdict.def);
+      }
+      expect(channel.end('complete')).toEqual([]);
+    });
+  }
+
+  it('covers the three lines the fixture calls invalid', () => {
+    const lines = FILES.flatMap((file) => readSharedJson<{ records: StdioRecord[] }>('fixtures', 'pi-rpc', file).records);
+    const invalid = lines.filter((r) => r.verdict.valid === false).map((r) => r.msg.type);
+    expect(invalid.sort()).toEqual(['extension_ui_response', 'extension_ui_response', 'no_such_command']);
+  });
+});

@@ -1,0 +1,96 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Sender } from '../../../src/core/message.js';
+import { unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
+import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
+import { MessageJudge } from '../../../src/verdict/message-judge.js';
+import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { bareRegistry, fullRegistry, readSharedJson, sharedPath } from '../../support/shared.js';
+
+interface LineRecord {
+  dir: 'client->server' | 'server->client';
+  msg: unknown;
+  verdict: { schema: string; valid: boolean };
+}
+
+interface ManifestEntry {
+  file: string;
+  schemaRef: string | null;
+  expectValid?: boolean;
+}
+
+const capture = readSharedJson<{ records: LineRecord[] }>('fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json');
+const manifest = readSharedJson<{ entries: ManifestEntry[] }>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
+const upstream = manifest.entries.filter((e) => e.file.startsWith('unix-ndjson/'));
+const senderOf = (dir: LineRecord['dir']): Sender => (dir === 'client->server' ? 'client' : 'server');
+const fixture = (file: string) => readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', file);
+
+describe('unix-ndjson: captured session', () => {
+  it('judges every line as its recorded verdict says, with no behavioural findings', () => {
+    expect(capture.records.length).toBe(54);
+    const secrets = new SecretTracker();
+    const judge = new MessageJudge(unixNdjsonProtocol.createChecker({ registry: fullRegistry(), secrets }), secrets);
+    for (const [i, record] of capture.records.entries()) {
+      const verdict = judge.judge({ sender: senderOf(record.dir), carrier: 'line', value: record.msg, text: JSON.stringify(record.msg) });
+      expect({ i, status: verdict.status, findings: verdict.findings }).toEqual({ i, status: record.verdict.valid ? 'valid' : 'invalid', findings: [] });
+      expect(verdict.schemaRef?.startsWith(`${PI_NDJSON_V1_ID}#/$defs/`)).toBe(true);
+    }
+    expect(judge.end('complete')).toEqual([]);
+  });
+
+  it('guesses every line’s sender from its shape', () => {
+    for (const record of capture.records) expect(unixNdjsonProtocol.guessSender(record.msg)).toBe(senderOf(record.dir));
+  });
+
+  it('sniffs every line as its own', () => {
+    for (const record of capture.records) expect(unixNdjsonProtocol.sniff(record.msg)).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('unix-ndjson: upstream v0.3.0 fixtures', () => {
+  it('lists every fixture file in the manifest', () => {
+    const files = readdirSync(sharedPath('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'unix-ndjson')).map((f) => `unix-ndjson/${f}`);
+    expect(upstream.map((e) => e.file).sort()).toEqual(files.sort());
+  });
+
+  for (const entry of upstream) {
+    it(`${entry.file} is ${entry.expectValid ? 'valid' : 'invalid'} against ${entry.schemaRef}`, () => {
+      const value = fixture(entry.file);
+      const checker = unixNdjsonProtocol.createChecker({ registry: fullRegistry(), secrets: new SecretTracker() });
+      const sender = unixNdjsonProtocol.guessSender(value);
+      // A lone response would answer nothing; the upstream command fixture with its requestId comes first.
+      if (value.kind === 'response') {
+        const command = upstream.map((e) => fixture(e.file)).find((v) => v.operation !== undefined && v.requestId === value.requestId);
+        expect(command, `command for ${String(value.requestId)}`).toBeDefined();
+        expect(checker.judge({ sender: 'client', carrier: 'line', value: command }).status).toBe('valid');
+      }
+      const verdict = checker.judge({ sender, carrier: 'line', value });
+      expect(verdict.status).toBe(entry.expectValid ? 'valid' : 'invalid');
+      const docId = entry.schemaRef === 'protocol-v2.schema.json' ? PI_NDJSON_V2_ID : PI_NDJSON_V1_ID;
+      expect(verdict.schemaRef?.startsWith(`${docId}#/$defs/`)).toBe(true);
+      // Lone events warn that nothing attached to them; nothing else is expected.
+      for (const f of verdict.findings) expect(f.rule).toBe('ndjson-event-not-attached');
+    });
+  }
+});
+
+describe('unix-ndjson: without --schemas', () => {
+  it('leaves every line unchecked, naming protocol.schema.json and --schemas', () => {
+    const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    for (const record of capture.records) {
+      const verdict = checker.judge({ sender: senderOf(record.dir), carrier: 'line', value: record.msg });
+      expect(verdict.status).toBe('unchecked');
+      expect(verdict.reason).toContain(PI_NDJSON_V1_ID);
+      expect(verdict.reason).toContain('--schemas');
+      expect(verdict.findings).toEqual([]);
+    }
+  });
+
+  it('still reports behavioural errors, which make the line invalid', () => {
+    const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    const verdict = checker.judge({ sender: 'server', carrier: 'line', value: fixture('unix-ndjson/success.response.json') });
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.reason).toContain(PI_NDJSON_V1_ID);
+    expect(verdict.findings.map((f) => f.rule)).toEqual(['ndjson-unknown-request-id']);
+  });
+});
