@@ -1,0 +1,172 @@
+import type Database from 'better-sqlite3';
+import { StoreError, messageOf, sqliteCode } from './store-errors.js';
+
+type Db = Database.Database;
+
+/**
+ * One step of the format chain: `up` turns a file at `version - 1` into one at `version`.
+ * Steps run in order, each in its own transaction together with the `PRAGMA user_version` bump,
+ * so a crash mid-upgrade leaves the file at the previous version.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Db): void;
+}
+
+/** Version 1: the first format. docs/recording-format.md describes every column. */
+const V1_SCHEMA = `
+CREATE TABLE recording (
+  id              INTEGER PRIMARY KEY CHECK (id = 1),
+  format_version  INTEGER NOT NULL,
+  tool_version    TEXT NOT NULL,
+  target          TEXT,
+  listen          TEXT,
+  mode            TEXT NOT NULL,
+  started_at      TEXT NOT NULL,
+  ended_at        TEXT,
+  schema_hashes   TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE exchanges (
+  id                INTEGER PRIMARY KEY,
+  transport         TEXT NOT NULL,
+  protocol          TEXT,
+  method            TEXT,
+  path              TEXT,
+  query             TEXT,
+  url               TEXT,
+  status            INTEGER,
+  subprotocol       TEXT,
+  request_headers   TEXT,
+  response_headers  TEXT,
+  started_ms        REAL NOT NULL,
+  ended_ms          REAL,
+  outcome           TEXT,
+  error_code        TEXT,
+  error_message     TEXT,
+  close_code        INTEGER,
+  close_reason      TEXT,
+  exit_code         INTEGER,
+  signal            TEXT
+);
+
+CREATE TABLE messages (
+  id                  INTEGER PRIMARY KEY,
+  exchange_id         INTEGER NOT NULL REFERENCES exchanges (id),
+  seq                 INTEGER NOT NULL,
+  sender              TEXT NOT NULL CHECK (sender IN ('client', 'server')),
+  carrier             TEXT NOT NULL,
+  channel             TEXT,
+  t_offset_ms         REAL NOT NULL,
+  raw                 BLOB NOT NULL,
+  raw_truncated_from  INTEGER,
+  json                TEXT,
+  status              TEXT NOT NULL CHECK (status IN ('valid', 'invalid', 'unchecked')),
+  schema_ref          TEXT,
+  reason              TEXT,
+  finding_count       INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX messages_by_exchange ON messages (exchange_id, seq);
+CREATE INDEX messages_invalid ON messages (id) WHERE status = 'invalid';
+
+CREATE TABLE findings (
+  id           INTEGER PRIMARY KEY,
+  message_id   INTEGER NOT NULL REFERENCES messages (id),
+  exchange_id  INTEGER NOT NULL REFERENCES exchanges (id),
+  rule         TEXT NOT NULL,
+  severity     TEXT NOT NULL CHECK (severity IN ('error', 'warning')),
+  pointer      TEXT NOT NULL,
+  message      TEXT NOT NULL
+);
+CREATE INDEX findings_by_message ON findings (message_id);
+CREATE INDEX findings_by_exchange ON findings (exchange_id);
+CREATE INDEX findings_by_rule ON findings (rule);
+`;
+
+/** The format chain. Append a step for every format change; never edit a released one. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'recording, exchanges, messages, findings', up: (db) => db.exec(V1_SCHEMA) },
+];
+
+/** The format version this build writes, and the newest it reads. */
+export const FORMAT_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** The tables every recording has; a file without them is not a recording. */
+export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings'] as const;
+
+/** PRAGMA user_version, with "not a database" turned into a typed error. */
+export function readFormatVersion(db: Db, file: string): number {
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } catch (error) {
+    throw notReadable(error, file);
+  }
+}
+
+/** The names of the user tables in the file. */
+export function tableNames(db: Db, file: string): string[] {
+  try {
+    const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+    return rows.map((r) => r.name);
+  } catch (error) {
+    throw notReadable(error, file);
+  }
+}
+
+/**
+ * Refuses a file this build cannot use: a newer format, or version 0 with foreign tables
+ * (some other SQLite database, which version 1 must not write into).
+ */
+export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSION): number {
+  const version = readFormatVersion(db, file);
+  if (version > latest) {
+    throw new StoreError(
+      'E_STORE_VERSION',
+      file,
+      `${file} is recording format ${version}, but this agent-proxy reads formats up to ${latest}; upgrade agent-proxy to open it`,
+    );
+  }
+  if (version === 0) {
+    const tables = tableNames(db, file);
+    if (tables.length > 0) {
+      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is an SQLite database but not an agent-proxy recording (tables: ${tables.join(', ')})`);
+    }
+  }
+  return version;
+}
+
+/**
+ * Brings the file up to the newest version in `migrations`, one transaction per step.
+ * Version 0 with no tables is an empty file and gets the whole schema.
+ */
+export function migrate(db: Db, file: string, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+  const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1].version;
+  const from = checkFormat(db, file, latest);
+  let version = from;
+  for (const step of migrations) {
+    if (step.version <= version) continue;
+    if (step.version !== version + 1) {
+      throw new StoreError('E_STORE_VERSION', file, `no migration from recording format ${version} to ${version + 1}`);
+    }
+    try {
+      db.transaction(() => {
+        step.up(db);
+        if (version >= 1) db.prepare('UPDATE recording SET format_version = ?').run(step.version);
+        db.pragma(`user_version = ${step.version}`);
+      }).immediate();
+    } catch (error) {
+      throw new StoreError('E_STORE_WRITE', file, `cannot upgrade ${file} to recording format ${step.version} (${step.description}): ${messageOf(error)}`, { cause: error });
+    }
+    version = step.version;
+  }
+  return { from, to: version };
+}
+
+function notReadable(error: unknown, file: string): StoreError {
+  const code = sqliteCode(error);
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (not an SQLite database)`, { cause: error });
+  }
+  return new StoreError('E_STORE_OPEN', file, `cannot read ${file}: ${messageOf(error)}`, { cause: error });
+}

@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { StoreError, messageOf, sqliteCode } from './store-errors.js';
+
+/** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+export interface OpenDatabaseOptions {
+  /** Open read-only; the file must exist. */
+  readonly?: boolean;
+}
+
+/**
+ * Opens an SQLite file with the store's pragmas.
+ * Writable: WAL (readers in other processes never block the recorder), synchronous=NORMAL
+ * (a crash loses at most the last transactions, never corrupts), foreign keys on.
+ * Read-only: foreign keys on; the journal mode is whatever the file has.
+ */
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
+  const readonly = options.readonly === true;
+  if (readonly && !existsSync(file)) {
+    throw new StoreError('E_STORE_OPEN', file, `no recording at ${file}`);
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw new StoreError('E_STORE_OPEN', file, `cannot open ${file}: ${messageOf(error)}`, { cause: error });
+  }
+  try {
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    const code = sqliteCode(error);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (not an SQLite database)`, { cause: error });
+    }
+    throw new StoreError('E_STORE_OPEN', file, `cannot open ${file}: ${messageOf(error)}`, { cause: error });
+  }
+  return db;
+}

@@ -1,0 +1,258 @@
+import type Database from 'better-sqlite3';
+import { resolve } from 'node:path';
+import type { Finding, Severity } from '../core/finding.js';
+import type { Verdict, VerdictStatus } from '../core/verdict.js';
+import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { StoreError, messageOf } from './store-errors.js';
+import type { ExchangeRow, Headers, MessageRow, Outcome, RecordingInfo, StoreTotals, Transport } from './store-types.js';
+
+export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+
+interface RecordingRecord {
+  tool_version: string;
+  target: string | null;
+  listen: string | null;
+  mode: string;
+  started_at: string;
+  ended_at: string | null;
+  schema_hashes: string;
+}
+
+interface ExchangeRecord {
+  id: number;
+  transport: string;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  query: string | null;
+  url: string | null;
+  status: number | null;
+  subprotocol: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  started_ms: number;
+  ended_ms: number | null;
+  outcome: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  close_code: number | null;
+  close_reason: string | null;
+  exit_code: number | null;
+  signal: string | null;
+  message_count: number;
+  invalid_count: number;
+}
+
+interface MessageRecord {
+  id: number;
+  exchange_id: number;
+  seq: number;
+  sender: 'client' | 'server';
+  carrier: 'body' | 'event' | 'frame' | 'line';
+  channel: string | null;
+  t_offset_ms: number;
+  raw: Buffer;
+  raw_truncated_from: number | null;
+  json: string | null;
+  status: VerdictStatus;
+  schema_ref: string | null;
+  reason: string | null;
+  finding_count: number;
+}
+
+interface FindingRecord {
+  message_id: number;
+  rule: string;
+  severity: Severity;
+  pointer: string;
+  message: string;
+}
+
+const EXCHANGE_SELECT = `
+  SELECT e.*,
+    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS message_count,
+    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count
+  FROM exchanges e`;
+
+/**
+ * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
+ * block the writer); each call sees the rows committed by then.
+ *
+ * A file at an older format version is upgraded in place first (the only write the reader makes);
+ * a newer one is refused with E_STORE_VERSION.
+ */
+export class RecordingReader {
+  /** The absolute path of the recording. */
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly stmts: {
+    recording: Database.Statement;
+    exchanges: Database.Statement;
+    exchange: Database.Statement;
+    messages: Database.Statement;
+    findingsOfExchange: Database.Statement;
+    findingsOfMessage: Database.Statement;
+    invalid: Database.Statement;
+    totals: Database.Statement;
+  };
+
+  private constructor(file: string, db: Database.Database) {
+    this.file = file;
+    this.db = db;
+    this.stmts = {
+      recording: db.prepare('SELECT * FROM recording WHERE id = 1'),
+      exchanges: db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`),
+      exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
+      messages: db.prepare('SELECT * FROM messages WHERE exchange_id = ? ORDER BY seq'),
+      findingsOfExchange: db.prepare('SELECT * FROM findings WHERE exchange_id = ? ORDER BY id'),
+      findingsOfMessage: db.prepare('SELECT * FROM findings WHERE message_id = ? ORDER BY id'),
+      invalid: db.prepare("SELECT * FROM messages WHERE status = 'invalid' ORDER BY id"),
+      totals: db.prepare(`SELECT
+        (SELECT count(*) FROM exchanges) AS exchanges,
+        (SELECT count(*) FROM messages) AS messages,
+        (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
+        (SELECT count(*) FROM findings) AS findings`),
+    };
+  }
+
+  /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
+  static open(path: string): RecordingReader {
+    const file = resolve(path);
+    let db = openDatabase(file, { readonly: true });
+    try {
+      const version = checkFormat(db, file);
+      if (version === 0) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (empty database)`);
+      }
+      if (version < FORMAT_VERSION) {
+        db.close();
+        const writable = openDatabase(file);
+        try {
+          migrate(writable, file);
+        } finally {
+          writable.close();
+        }
+        db = openDatabase(file, { readonly: true });
+      }
+      const tables = tableNames(db, file);
+      const missing = RECORDING_TABLES.filter((t) => !tables.includes(t));
+      if (missing.length > 0) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (missing tables: ${missing.join(', ')})`);
+      }
+      const reader = new RecordingReader(file, db);
+      if (reader.stmts.recording.get() === undefined) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (no recording row)`);
+      }
+      return reader;
+    } catch (error) {
+      if (db.open) db.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError('E_STORE_OPEN', file, `cannot read ${file}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  recording(): RecordingInfo {
+    const r = this.stmts.recording.get() as RecordingRecord;
+    return {
+      formatVersion: this.db.pragma('user_version', { simple: true }) as number,
+      toolVersion: r.tool_version,
+      ...(r.target === null ? {} : { target: r.target }),
+      ...(r.listen === null ? {} : { listen: r.listen }),
+      mode: r.mode,
+      startedAt: r.started_at,
+      ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
+      schemaHashes: JSON.parse(r.schema_hashes) as Record<string, string>,
+    };
+  }
+
+  /** All exchanges, ordered by id. */
+  exchanges(): ExchangeRow[] {
+    return (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeRow);
+  }
+
+  exchange(id: number): ExchangeRow | undefined {
+    const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
+    return r === undefined ? undefined : exchangeRow(r);
+  }
+
+  /** The messages of one exchange, ordered by seq, with verdicts and findings. */
+  messages(exchangeId: number): MessageRow[] {
+    const records = this.stmts.messages.all(exchangeId) as MessageRecord[];
+    const byMessage = new Map<number, Finding[]>();
+    for (const f of this.stmts.findingsOfExchange.all(exchangeId) as FindingRecord[]) {
+      let list = byMessage.get(f.message_id);
+      if (list === undefined) byMessage.set(f.message_id, (list = []));
+      list.push(finding(f));
+    }
+    return records.map((m) => messageRow(m, byMessage.get(m.id) ?? []));
+  }
+
+  /** Every invalid message of the recording, ordered by id. */
+  invalidMessages(): MessageRow[] {
+    return (this.stmts.invalid.all() as MessageRecord[]).map((m) => messageRow(m, this.findingsOf(m)));
+  }
+
+  totals(): StoreTotals {
+    return this.stmts.totals.get() as StoreTotals;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private findingsOf(m: MessageRecord): Finding[] {
+    if (m.finding_count === 0) return [];
+    return (this.stmts.findingsOfMessage.all(m.id) as FindingRecord[]).map(finding);
+  }
+}
+
+function exchangeRow(r: ExchangeRecord): ExchangeRow {
+  return {
+    id: r.id,
+    transport: r.transport as Transport,
+    protocol: r.protocol,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    url: r.url,
+    status: r.status,
+    subprotocol: r.subprotocol,
+    requestHeaders: r.request_headers === null ? null : (JSON.parse(r.request_headers) as Headers),
+    responseHeaders: r.response_headers === null ? null : (JSON.parse(r.response_headers) as Headers),
+    startedMs: r.started_ms,
+    endedMs: r.ended_ms,
+    outcome: r.outcome as Outcome | null,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    closeCode: r.close_code,
+    closeReason: r.close_reason,
+    exitCode: r.exit_code,
+    signal: r.signal,
+    messageCount: r.message_count,
+    invalidCount: r.invalid_count,
+  };
+}
+
+function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
+  const verdict: Verdict = { status: m.status, findings };
+  if (m.schema_ref !== null) verdict.schemaRef = m.schema_ref;
+  if (m.reason !== null) verdict.reason = m.reason;
+  return {
+    id: m.id,
+    exchangeId: m.exchange_id,
+    seq: m.seq,
+    sender: m.sender,
+    carrier: m.carrier,
+    channel: m.channel,
+    tOffsetMs: m.t_offset_ms,
+    raw: m.raw,
+    rawTruncatedFrom: m.raw_truncated_from,
+    json: m.json === null ? undefined : JSON.parse(m.json),
+    verdict,
+  };
+}
+
+function finding(f: FindingRecord): Finding {
+  return { rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message };
+}

@@ -1,0 +1,482 @@
+import type Database from 'better-sqlite3';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Finding } from '../core/finding.js';
+import type { Verdict, VerdictStatus } from '../core/verdict.js';
+import { FORMAT_VERSION, migrate } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { StoreError, messageOf } from './store-errors.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
+
+export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
+
+export interface RecordingWriterOptions {
+  /** Longest time a queued row waits before it is written (default 50 ms). */
+  flushIntervalMs?: number;
+  /** Queued rows that trigger a write on the next turn of the event loop (default 1000). */
+  maxBatch?: number;
+  /** Replace an existing file instead of refusing with E_STORE_EXISTS. */
+  overwrite?: boolean;
+  /**
+   * Called once when a background write fails. The writer then drops every later row (counted in
+   * `dropped`) and `flush()`/`close()` throw the same error. Without it the failure only surfaces there.
+   */
+  onError?: (error: StoreError) => void;
+}
+
+export const DEFAULT_FLUSH_INTERVAL_MS = 50;
+export const DEFAULT_MAX_BATCH = 1000;
+/** A producer that never yields to the event loop gets a synchronous write at this many batches. */
+const BACKSTOP_BATCHES = 8;
+
+interface FindingParams { rule: string; severity: string; pointer: string; message: string }
+interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reason: string | null }
+
+type Op =
+  | { kind: 'begin'; row: Record<string, unknown> }
+  | { kind: 'update'; row: Record<string, unknown> }
+  | { kind: 'end'; row: Record<string, unknown> }
+  | { kind: 'message'; row: Record<string, unknown>; exchangeId: number; findings: FindingParams[] }
+  | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
+
+interface Statements {
+  insertRecording: Database.Statement;
+  insertExchange: Database.Statement;
+  updateExchange: Database.Statement;
+  endExchange: Database.Statement;
+  insertMessage: Database.Statement;
+  updateVerdict: Database.Statement;
+  insertFinding: Database.Statement;
+  setEndedAt: Database.Statement;
+}
+
+/**
+ * Records one session into one SQLite file without ever making the caller wait on the disk.
+ *
+ * Every method except `flush` and `close` only validates its arguments, assigns ids in memory and
+ * pushes a row onto a queue. The queue is written in one transaction per batch: at the latest
+ * `flushIntervalMs` after the first queued row (an unref'ed timer), or on the next turn of the
+ * event loop once `maxBatch` rows are queued. A `kill -9` therefore loses at most the rows of the
+ * last interval; the file itself stays consistent (WAL + synchronous=NORMAL).
+ *
+ * The writer stores what it is given: redacting secrets in headers and bodies is the caller's job.
+ */
+export class RecordingWriter {
+  /** The absolute path of the recording. */
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly stmts: Statements;
+  private readonly writeBatch: (ops: Op[]) => void;
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+  private readonly onError?: (error: StoreError) => void;
+
+  private queue: Op[] = [];
+  private queuedRows = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private closed = false;
+  private failed: StoreError | undefined;
+  private droppedRows = 0;
+
+  private nextExchangeId = 1;
+  private nextMessageId = 1;
+  /** The next seq per exchange id; its keys are the exchanges begun so far. */
+  private readonly nextSeq = new Map<number, number>();
+  /** Ids of messages whose current status is invalid, so addFindings can keep `invalid` exact. */
+  private readonly invalidIds = new Set<number>();
+  private readonly running: StoreTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
+
+  private constructor(file: string, db: Database.Database, options: RecordingWriterOptions) {
+    this.file = file;
+    this.db = db;
+    this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
+    this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.onError = options.onError;
+    this.stmts = prepareStatements(db);
+    this.writeBatch = db.transaction((ops: Op[]) => this.apply(ops));
+  }
+
+  /**
+   * Creates the recording file (and its parent directories) and writes the `recording` row.
+   * Refuses an existing non-empty file with E_STORE_EXISTS unless `options.overwrite`.
+   */
+  static open(file: string, meta: RecordingMeta, options: RecordingWriterOptions = {}): RecordingWriter {
+    const path = resolve(file);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new StoreError('E_STORE_OPEN', path, `cannot create the folder for ${path}: ${messageOf(error)}`, { cause: error });
+    }
+    if (existsSync(path) && statSync(path).size > 0) {
+      if (!options.overwrite) {
+        throw new StoreError('E_STORE_EXISTS', path, `${path} already exists; choose another file or allow overwriting it`);
+      }
+      try {
+        for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
+      } catch (error) {
+        throw new StoreError('E_STORE_OPEN', path, `cannot replace ${path}: ${messageOf(error)}`, { cause: error });
+      }
+    }
+    const db = openDatabase(path);
+    try {
+      migrate(db, path);
+      const writer = new RecordingWriter(path, db, options);
+      writer.stmts.insertRecording.run({
+        formatVersion: FORMAT_VERSION,
+        toolVersion: meta.toolVersion,
+        target: meta.target ?? null,
+        listen: meta.listen ?? null,
+        mode: meta.mode,
+        startedAt: meta.startedAt.toISOString(),
+        schemaHashes: JSON.stringify(meta.schemaHashes),
+      });
+      return writer;
+    } catch (error) {
+      db.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError('E_STORE_OPEN', path, `cannot start a recording in ${path}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /** Running totals of what was enqueued (not only what was written), for the live status line. */
+  get totals(): StoreTotals {
+    return { ...this.running };
+  }
+
+  /** Rows waiting to be written. */
+  get pending(): number {
+    return this.queuedRows;
+  }
+
+  /** Rows discarded after a write failure. */
+  get dropped(): number {
+    return this.droppedRows;
+  }
+
+  /** The write failure that stopped the writer, if any. */
+  get failure(): StoreError | undefined {
+    return this.failed;
+  }
+
+  /** Starts an exchange and returns its id. */
+  beginExchange(start: ExchangeStart): number {
+    this.assertOpen('beginExchange');
+    const id = this.nextExchangeId++;
+    this.nextSeq.set(id, 1);
+    this.running.exchanges++;
+    this.enqueue({
+      kind: 'begin',
+      row: {
+        id,
+        transport: start.transport,
+        protocol: start.protocol ?? null,
+        method: start.method ?? null,
+        path: start.path ?? null,
+        query: start.query ?? null,
+        url: start.url ?? null,
+        subprotocol: start.subprotocol ?? null,
+        requestHeaders: start.requestHeaders === undefined ? null : JSON.stringify(start.requestHeaders),
+        startedMs: start.tOffsetMs,
+      },
+    }, 1);
+    return id;
+  }
+
+  /** Records what was learnt after the start (status, response headers, protocol...). Undefined fields keep their value. */
+  updateExchange(id: number, update: ExchangeUpdate): void {
+    this.assertOpen('updateExchange');
+    this.assertExchange(id);
+    this.enqueue({
+      kind: 'update',
+      row: {
+        id,
+        transport: update.transport ?? null,
+        protocol: update.protocol ?? null,
+        status: update.status ?? null,
+        responseHeaders: update.responseHeaders === undefined ? null : JSON.stringify(update.responseHeaders),
+        subprotocol: update.subprotocol ?? null,
+      },
+    }, 1);
+  }
+
+  /** Records one message and its verdict; returns the message id. Its seq is the order of calls within the exchange. */
+  addMessage(message: MessageInput): number {
+    this.assertOpen('addMessage');
+    const seq = this.nextSeq.get(message.exchangeId);
+    if (seq === undefined) throw this.unknownExchange(message.exchangeId);
+    this.nextSeq.set(message.exchangeId, seq + 1);
+    const id = this.nextMessageId++;
+    const verdict = verdictParams(message.verdict);
+    const findings = message.verdict.findings.map(findingParams);
+    this.running.messages++;
+    this.running.findings += findings.length;
+    this.trackStatus(id, verdict.status);
+    this.enqueue({
+      kind: 'message',
+      exchangeId: message.exchangeId,
+      findings,
+      row: {
+        id,
+        exchangeId: message.exchangeId,
+        seq,
+        sender: message.sender,
+        carrier: message.carrier,
+        channel: message.channel ?? null,
+        tOffsetMs: message.tOffsetMs,
+        // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
+        raw: Buffer.from(message.raw),
+        rawTruncatedFrom: message.rawTruncatedFrom ?? null,
+        json: jsonText(message.json),
+        status: verdict.status,
+        schemaRef: verdict.schemaRef,
+        reason: verdict.reason,
+        findingCount: findings.length,
+      },
+    }, 1 + findings.length);
+    return id;
+  }
+
+  /**
+   * Attaches stream-level findings to a message that may already be written: appends the findings
+   * rows and replaces the message's status, schema ref and reason with `verdict`'s.
+   */
+  addFindings(messageId: number, exchangeId: number, findings: Finding[], verdict: Verdict): void {
+    this.assertOpen('addFindings');
+    this.assertExchange(exchangeId);
+    if (!Number.isInteger(messageId) || messageId < 1 || messageId >= this.nextMessageId) {
+      throw new StoreError('E_STORE_STATE', this.file, `addFindings: no message ${messageId} in this recording`);
+    }
+    const params = verdictParams(verdict);
+    this.running.findings += findings.length;
+    this.trackStatus(messageId, params.status);
+    this.enqueue({ kind: 'findings', messageId, exchangeId, verdict: params, findings: findings.map(findingParams) }, 1 + findings.length);
+  }
+
+  /** Records how the exchange ended. A second call replaces the first. */
+  endExchange(id: number, end: ExchangeEnd): void {
+    this.assertOpen('endExchange');
+    this.assertExchange(id);
+    this.enqueue({
+      kind: 'end',
+      row: {
+        id,
+        outcome: end.outcome,
+        endedMs: end.tOffsetMs,
+        errorCode: end.errorCode ?? null,
+        errorMessage: end.errorMessage ?? null,
+        closeCode: end.closeCode ?? null,
+        closeReason: end.closeReason ?? null,
+        exitCode: end.exitCode ?? null,
+        signal: end.signal ?? null,
+      },
+    }, 1);
+  }
+
+  /** Writes everything queued now, in one transaction. Throws the write failure, if any. */
+  flush(): void {
+    this.assertOpen('flush');
+    if (this.failed) throw this.failed;
+    this.writeQueued(false);
+  }
+
+  /**
+   * Writes what is queued and the end time, checkpoints the WAL into the main file, switches the file
+   * back to a rollback journal when no other connection has it open (so the closed recording is one
+   * self-contained file that opens even from a read-only folder), and closes it.
+   * Calling it again does nothing. Throws the write failure, if any, after closing.
+   */
+  close(endedAt: Date = new Date()): void {
+    if (this.closed) return;
+    this.cancelScheduled();
+    try {
+      if (!this.failed) {
+        this.writeQueued(false);
+        this.stmts.setEndedAt.run(endedAt.toISOString());
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.leaveWal();
+      }
+    } catch (error) {
+      this.failed ??= writeError(this.file, error);
+    } finally {
+      this.closed = true;
+      this.queue = [];
+      this.queuedRows = 0;
+      this.db.close();
+    }
+    if (this.failed) throw this.failed;
+  }
+
+  private leaveWal(): void {
+    // Changing the journal mode needs the only connection; a live `proxy show` keeps WAL, which is fine.
+    try {
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('journal_mode = DELETE');
+    } catch {
+      // Another process reads the file: it stays in WAL mode, equally valid.
+    }
+  }
+
+  private enqueue(op: Op, rows: number): void {
+    if (this.failed) {
+      this.droppedRows += rows;
+      return;
+    }
+    this.queue.push(op);
+    this.queuedRows += rows;
+    if (this.queuedRows >= this.maxBatch * BACKSTOP_BATCHES) {
+      this.writeInBackground();
+    } else if (this.queuedRows >= this.maxBatch) {
+      if (this.immediate === undefined) this.immediate = setImmediate(() => this.writeInBackground());
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.writeInBackground(), this.flushIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  private writeInBackground(): void {
+    if (this.closed || this.failed) return;
+    try {
+      this.writeQueued(true);
+    } catch {
+      // Reported through onError by writeQueued; never thrown into a timer or the forwarding path.
+    }
+  }
+
+  private writeQueued(notify: boolean): void {
+    this.cancelScheduled();
+    if (this.queue.length === 0) return;
+    const ops = this.queue;
+    const rows = this.queuedRows;
+    this.queue = [];
+    this.queuedRows = 0;
+    try {
+      this.writeBatch(ops);
+    } catch (error) {
+      this.failed = writeError(this.file, error);
+      this.droppedRows += rows;
+      if (notify) this.onError?.(this.failed);
+      throw this.failed;
+    }
+  }
+
+  private apply(ops: Op[]): void {
+    const s = this.stmts;
+    for (const op of ops) {
+      switch (op.kind) {
+        case 'begin':
+          s.insertExchange.run(op.row);
+          break;
+        case 'update':
+          s.updateExchange.run(op.row);
+          break;
+        case 'end':
+          s.endExchange.run(op.row);
+          break;
+        case 'message': {
+          s.insertMessage.run(op.row);
+          for (const f of op.findings) s.insertFinding.run({ messageId: op.row.id, exchangeId: op.exchangeId, ...f });
+          break;
+        }
+        case 'findings': {
+          for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
+          s.updateVerdict.run({ id: op.messageId, added: op.findings.length, ...op.verdict });
+          break;
+        }
+      }
+    }
+  }
+
+  private cancelScheduled(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.immediate !== undefined) {
+      clearImmediate(this.immediate);
+      this.immediate = undefined;
+    }
+  }
+
+  private trackStatus(messageId: number, status: VerdictStatus): void {
+    if (status === 'invalid') {
+      if (!this.invalidIds.has(messageId)) {
+        this.invalidIds.add(messageId);
+        this.running.invalid++;
+      }
+    } else if (this.invalidIds.delete(messageId)) {
+      this.running.invalid--;
+    }
+  }
+
+  private assertOpen(method: string): void {
+    if (this.closed) throw new StoreError('E_STORE_STATE', this.file, `${method}: the recording ${this.file} is closed`);
+  }
+
+  private assertExchange(id: number): void {
+    if (!this.nextSeq.has(id)) throw this.unknownExchange(id);
+  }
+
+  private unknownExchange(id: number): StoreError {
+    return new StoreError('E_STORE_STATE', this.file, `no exchange ${id} in this recording (beginExchange returns the ids)`);
+  }
+}
+
+function prepareStatements(db: Database.Database): Statements {
+  return {
+    insertRecording: db.prepare(`
+      INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes)
+      VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes)`),
+    insertExchange: db.prepare(`
+      INSERT INTO exchanges (id, transport, protocol, method, path, query, url, subprotocol, request_headers, started_ms)
+      VALUES (@id, @transport, @protocol, @method, @path, @query, @url, @subprotocol, @requestHeaders, @startedMs)`),
+    updateExchange: db.prepare(`
+      UPDATE exchanges SET
+        transport = coalesce(@transport, transport),
+        protocol = coalesce(@protocol, protocol),
+        status = coalesce(@status, status),
+        response_headers = coalesce(@responseHeaders, response_headers),
+        subprotocol = coalesce(@subprotocol, subprotocol)
+      WHERE id = @id`),
+    endExchange: db.prepare(`
+      UPDATE exchanges SET
+        outcome = @outcome, ended_ms = @endedMs, error_code = @errorCode, error_message = @errorMessage,
+        close_code = @closeCode, close_reason = @closeReason, exit_code = @exitCode, signal = @signal
+      WHERE id = @id`),
+    insertMessage: db.prepare(`
+      INSERT INTO messages (id, exchange_id, seq, sender, carrier, channel, t_offset_ms, raw, raw_truncated_from, json,
+                            status, schema_ref, reason, finding_count)
+      VALUES (@id, @exchangeId, @seq, @sender, @carrier, @channel, @tOffsetMs, @raw, @rawTruncatedFrom, @json,
+              @status, @schemaRef, @reason, @findingCount)`),
+    updateVerdict: db.prepare(`
+      UPDATE messages SET status = @status, schema_ref = @schemaRef, reason = @reason, finding_count = finding_count + @added
+      WHERE id = @id`),
+    insertFinding: db.prepare(`
+      INSERT INTO findings (message_id, exchange_id, rule, severity, pointer, message)
+      VALUES (@messageId, @exchangeId, @rule, @severity, @pointer, @message)`),
+    setEndedAt: db.prepare('UPDATE recording SET ended_at = ? WHERE id = 1'),
+  };
+}
+
+function verdictParams(verdict: Verdict): VerdictParams {
+  return { status: verdict.status, schemaRef: verdict.schemaRef ?? null, reason: verdict.reason ?? null };
+}
+
+function findingParams(f: Finding): FindingParams {
+  return { rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message };
+}
+
+/** The parsed value as JSON text; null (SQL NULL) when there is none or it cannot be serialised. */
+function jsonText(value: unknown): string | null {
+  if (value === undefined) return null;
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function writeError(file: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  return new StoreError('E_STORE_WRITE', file, `cannot write to the recording ${file}: ${messageOf(error)}; later messages are not recorded`, { cause: error });
+}

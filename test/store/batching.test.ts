@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { error, warning } from '../../src/core/finding.js';
+import { verdictFrom, withFindings } from '../../src/core/verdict.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import type { StoreError } from '../../src/store/store-errors.js';
+import { meta, tempDir, thrown, waitFor } from './store-fixtures.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let open: Array<{ close(): void }> = [];
+beforeEach(() => {
+  tmp = tempDir();
+  open = [];
+});
+afterEach(() => {
+  for (const c of open.reverse()) {
+    try {
+      c.close();
+    } catch {
+      // already reported by the test
+    }
+  }
+  tmp.cleanup();
+});
+
+/** A second connection, as another process (`proxy show`) would have. */
+function peek(file: string): { count(table: string): number; db: Database.Database } {
+  const db = new Database(file, { readonly: true });
+  open.push(db);
+  return { db, count: (table) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n };
+}
+
+function writer(name: string, options: Parameters<typeof RecordingWriter.open>[2]): RecordingWriter {
+  const w = RecordingWriter.open(join(tmp.dir, name), meta(), options);
+  open.push(w);
+  return w;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 30));
+
+function message(exchangeId: number, n: number) {
+  return { exchangeId, sender: 'server' as const, carrier: 'event' as const, tOffsetMs: n, raw: Buffer.from(`data: ${n}\n\n`), json: n, verdict: verdictFrom([]) };
+}
+
+describe('batched writes', () => {
+  it('writes nothing below maxBatch and the batch once the threshold is reached', async () => {
+    const w = writer('batch.sqlite', { flushIntervalMs: 600_000, maxBatch: 3 });
+    const other = peek(w.file);
+    expect(other.count('recording')).toBe(1);
+
+    const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+    w.addMessage(message(ex, 1));
+    expect(w.pending).toBe(2);
+    await tick();
+    expect(other.count('exchanges')).toBe(0);
+    expect(other.count('messages')).toBe(0);
+
+    w.addMessage(message(ex, 2));
+    // The enqueue itself never writes; the batch goes out on the next turn of the event loop.
+    expect(other.count('messages')).toBe(0);
+    expect(await waitFor(() => other.count('messages') === 2)).toBe(true);
+    expect(other.count('exchanges')).toBe(1);
+    expect(w.pending).toBe(0);
+
+    w.addMessage(message(ex, 3));
+    await tick();
+    expect(other.count('messages')).toBe(2);
+    w.flush();
+    expect(other.count('messages')).toBe(3);
+  });
+
+  it('writes queued rows on the timer within about flushIntervalMs', async () => {
+    const w = writer('timer.sqlite', { flushIntervalMs: 50 });
+    const other = peek(w.file);
+    const ex = w.beginExchange({ transport: 'ws', tOffsetMs: 0 });
+    w.addMessage(message(ex, 1));
+    expect(other.count('messages')).toBe(0);
+    expect(await waitFor(() => other.count('messages') === 1, 5000)).toBe(true);
+    // A second burst re-arms the timer.
+    w.addMessage(message(ex, 2));
+    w.endExchange(ex, { outcome: 'complete', tOffsetMs: 5 });
+    expect(await waitFor(() => other.count('messages') === 2, 5000)).toBe(true);
+    expect(other.db.prepare('SELECT outcome FROM exchanges').get()).toEqual({ outcome: 'complete' });
+  });
+
+  it('writes synchronously when a producer queues many batches without yielding', () => {
+    const w = writer('backstop.sqlite', { flushIntervalMs: 600_000, maxBatch: 2 });
+    const other = peek(w.file);
+    const ex = w.beginExchange({ transport: 'ndjson', tOffsetMs: 0 });
+    for (let i = 1; i <= 40; i++) w.addMessage(message(ex, i));
+    expect(other.count('messages')).toBeGreaterThan(0);
+    expect(w.pending).toBeLessThan(16);
+  });
+
+  it('addFindings after the message was written appends rows and updates the verdict', async () => {
+    const w = writer('late.sqlite', { flushIntervalMs: 600_000 });
+    const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+    const first = verdictFrom([warning('schema.extra', '/y', 'y is unknown')], 'ref#/$defs/Event');
+    const id = w.addMessage({ ...message(ex, 1), verdict: first });
+    w.flush();
+    const other = peek(w.file);
+    expect(other.db.prepare('SELECT status, finding_count FROM messages WHERE id = ?').get(id)).toEqual({ status: 'valid', finding_count: 1 });
+    expect(w.totals.invalid).toBe(0);
+
+    const late = [error('agui.run-not-finished', '', 'the stream ended without RUN_FINISHED')];
+    w.addFindings(id, ex, late, withFindings(first, late));
+    expect(w.totals).toEqual({ exchanges: 1, messages: 1, invalid: 1, findings: 2 });
+    w.flush();
+    expect(other.db.prepare('SELECT status, schema_ref, finding_count FROM messages WHERE id = ?').get(id)).toEqual({
+      status: 'invalid', schema_ref: 'ref#/$defs/Event', finding_count: 2,
+    });
+    w.close();
+
+    const reader = RecordingReader.open(w.file);
+    open.push(reader);
+    const [m] = reader.messages(ex);
+    expect(m.verdict).toEqual({ status: 'invalid', schemaRef: 'ref#/$defs/Event', findings: [...first.findings, ...late] });
+    expect(reader.invalidMessages().map((x) => x.id)).toEqual([id]);
+    expect(reader.totals()).toEqual({ exchanges: 1, messages: 1, invalid: 1, findings: 2 });
+  });
+
+  it('addFindings while the message is still queued is applied in order', () => {
+    const w = writer('queued.sqlite', { flushIntervalMs: 600_000 });
+    const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+    const id = w.addMessage(message(ex, 1));
+    const late = [error('stream.truncated', '', 'cut')];
+    w.addFindings(id, ex, late, verdictFrom(late));
+    w.close();
+    const reader = RecordingReader.open(w.file);
+    open.push(reader);
+    expect(reader.messages(ex)[0].verdict).toEqual({ status: 'invalid', findings: late });
+  });
+
+  it('reports a failed background write once, then drops rows and throws it from flush and close', async () => {
+    const errors: StoreError[] = [];
+    const w = RecordingWriter.open(join(tmp.dir, 'fail.sqlite'), meta(), { flushIntervalMs: 10, onError: (e) => errors.push(e) });
+    // Another connection takes exchange id 1 first, so the writer's batch violates the primary key.
+    const rogue = new Database(w.file);
+    open.push(rogue);
+    rogue.prepare("INSERT INTO exchanges (id, transport, started_ms) VALUES (1, 'http', 0)").run();
+
+    const ex = w.beginExchange({ transport: 'http', tOffsetMs: 0 });
+    w.addMessage(message(ex, 1));
+    expect(await waitFor(() => errors.length > 0)).toBe(true);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].code).toBe('E_STORE_WRITE');
+    expect(w.failure).toBe(errors[0]);
+    expect(w.dropped).toBe(2);
+
+    // The forwarding path keeps working; rows are counted as dropped.
+    w.addMessage(message(ex, 2));
+    expect(w.dropped).toBe(3);
+    expect(w.totals.messages).toBe(2);
+    expect((thrown(() => w.flush()) as StoreError).code).toBe('E_STORE_WRITE');
+    expect((thrown(() => w.close()) as StoreError).code).toBe('E_STORE_WRITE');
+    expect(errors).toHaveLength(1);
+    w.close();
+  });
+});

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RecordingMeta } from '../../src/store/recording-writer.js';
+
+/** A fresh temp folder per test; the returned function removes it. */
+export function tempDir(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-store-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function meta(overrides: Partial<RecordingMeta> = {}): RecordingMeta {
+  return {
+    toolVersion: '0.1.0-test',
+    target: 'http://127.0.0.1:4000',
+    listen: '127.0.0.1:8080',
+    mode: 'record',
+    schemaHashes: { 'https://ag-ui.com/spec/draft/schema.json': 'sha256:abc' },
+    startedAt: new Date('2026-01-02T03:04:05.678Z'),
+    ...overrides,
+  };
+}
+
+/** Polls `check` until it returns true or the deadline passes; generous by default so slow CI stays green. */
+export async function waitFor(check: () => boolean, deadlineMs = 5000, stepMs = 5): Promise<boolean> {
+  const end = Date.now() + deadlineMs;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return check();
+}
+
+/** Runs `fn` and returns the error it throws, so tests can look at `code`. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error, none was thrown');
+}
