@@ -1,0 +1,54 @@
+import { UsageError } from '../core/errors.js';
+
+/** Where the proxy forwards to: a TCP origin with an optional base path, or a unix socket. */
+export type TargetAddress =
+  | { kind: 'tcp'; protocol: 'http:'; host: string; port: number; basePath: string; display: string }
+  | { kind: 'unix'; socketPath: string; basePath: string; display: string };
+
+/** Where the proxy listens. */
+export type ListenAddress = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; socketPath: string };
+
+/** Documented default port for `proxy record` and `proxy replay`. */
+export const DEFAULT_LISTEN_PORT = 8788;
+
+export function parseTarget(value: string): TargetAddress {
+  if (value.startsWith('unix:')) {
+    const socketPath = value.slice(5);
+    if (!socketPath) throw new UsageError(`--target '${value}' names no socket path`);
+    return { kind: 'unix', socketPath, basePath: '', display: value };
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--target '${value}' is not a URL; expected http://host:port[/base] or unix:/path.sock`);
+  }
+  if (url.protocol !== 'http:') {
+    throw new UsageError(`--target '${value}' uses ${url.protocol}; only http:// and unix: targets are supported`);
+  }
+  const basePath = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { kind: 'tcp', protocol: 'http:', host, port: url.port ? Number(url.port) : 80, basePath, display: value };
+}
+
+export function parseListen(value: string | number | undefined): ListenAddress {
+  if (value === undefined) return { kind: 'tcp', host: '127.0.0.1', port: DEFAULT_LISTEN_PORT };
+  const text = String(value);
+  if (text.startsWith('unix:')) {
+    const socketPath = text.slice(5);
+    if (!socketPath) throw new UsageError(`--listen '${text}' names no socket path`);
+    return { kind: 'unix', socketPath };
+  }
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text);
+  if (!match) throw new UsageError(`--listen '${text}' is not [host:]port or unix:/path`);
+  const port = Number(match[2]);
+  if (port > 65535) throw new UsageError(`--listen port ${port} is out of range`);
+  const host = (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
+  return { kind: 'tcp', host, port };
+}
+
+export function listenUrl(address: ListenAddress, actualPort?: number): string {
+  if (address.kind === 'unix') return `unix:${address.socketPath}`;
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  return `http://${host}:${actualPort ?? address.port}`;
+}

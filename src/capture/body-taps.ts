@@ -1,0 +1,170 @@
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import type { HttpContext, Sender } from '../core/message.js';
+import { SseFramer } from '../framing/sse-framer.js';
+import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../framing/length-prefixed-framer.js';
+import type { ExchangeRecording } from './traffic-recorder.js';
+import { AGUI_PROTO_MEDIA_TYPE, decodeAguiProto } from './proto-decoder.js';
+
+/** Receives a copy of a body's chunks after they were forwarded, and records messages from them. */
+export interface BodyTap {
+  push(chunk: Buffer): void;
+  /** `complete` is false when the stream was cut (reset, client gone). Resolves once every message is recorded. */
+  end(complete: boolean): Promise<void> | void;
+}
+
+export type BodyKind = 'sse' | 'proto' | 'json' | 'other';
+
+export function bodyKindOf(contentType: string | undefined): BodyKind {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'text/event-stream') return 'sse';
+  // The AG-UI client compares the whole header with ===; a parameter makes it treat the body as SSE.
+  if (contentType?.trim() === AGUI_PROTO_MEDIA_TYPE) return 'proto';
+  if (type === AGUI_PROTO_MEDIA_TYPE) return 'proto';
+  if (type === 'application/json' || type.endsWith('+json') || type === 'application/x-ndjson' || type === '') return 'json';
+  return 'other';
+}
+
+/** Records every SSE block, including comments and keep-alives, with its exact bytes. */
+export class SseTap implements BodyTap {
+  private readonly framer = new SseFramer();
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+  ) {}
+
+  push(chunk: Buffer): void {
+    for (const frame of this.framer.push(chunk)) this.record(frame);
+  }
+
+  end(): void {
+    for (const frame of this.framer.end()) this.record(frame);
+  }
+
+  private record(frame: ReturnType<SseFramer['end']>[number]): void {
+    if (frame.data === undefined) {
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'comment', json: false });
+      return;
+    }
+    this.exchange.record(this.sender, frame.raw, { carrier: 'event', payload: frame.data });
+  }
+}
+
+/** Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes. */
+export class ProtoTap implements BodyTap {
+  private readonly framer = new LengthPrefixedFramer();
+  private oversizeReported = false;
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+  ) {}
+
+  push(chunk: Buffer): void {
+    for (const frame of this.framer.push(chunk)) {
+      const decoded = decodeAguiProto(frame.payload);
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error });
+    }
+    const next = this.framer.nextLength();
+    if (next !== undefined && next > MAX_PROTO_FRAME_BYTES && !this.oversizeReported) {
+      this.oversizeReported = true;
+      this.exchange.record(this.sender, Buffer.alloc(0), {
+        carrier: 'event',
+        channel: 'proto',
+        parseError: `a protobuf frame announces ${next} bytes, more than the client's ${MAX_PROTO_FRAME_BYTES}-byte limit`,
+      });
+    }
+  }
+
+  end(): void {
+    const rest = this.framer.end();
+    if (rest) {
+      this.exchange.record(this.sender, rest, {
+        carrier: 'event',
+        channel: 'proto',
+        parseError: `the binary stream ended mid-frame: ${rest.length} trailing bytes could not be read as a complete message`,
+      });
+    }
+  }
+}
+
+/** Collects a whole body (up to the limit) and records it as one message when it ends. */
+export class WholeBodyTap implements BodyTap {
+  private readonly chunks: Buffer[] = [];
+  private stored = 0;
+  private total = 0;
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+    private readonly limit: number,
+    private readonly json: boolean,
+    private readonly http: () => HttpContext | undefined,
+    private readonly onEnd?: (body: Buffer) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    if (this.stored > this.limit) return;
+    const room = this.limit + 1 - this.stored;
+    const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    this.chunks.push(kept);
+    this.stored += kept.length;
+  }
+
+  end(): void {
+    if (this.total === 0) return;
+    const body = Buffer.concat(this.chunks, this.stored);
+    this.onEnd?.(body);
+    this.exchange.record(this.sender, body, { carrier: 'body', json: this.json, totalBytes: this.total, http: this.http() });
+  }
+}
+
+/**
+ * Feeds the tap the decoded bytes of a compressed body. The client gets the compressed bytes
+ * untouched; only this copy is inflated.
+ */
+export function decodingTap(encoding: string | undefined, inner: BodyTap): BodyTap {
+  const decoder = decoderFor(encoding);
+  if (!decoder) return inner;
+  let failed = false;
+  decoder.on('data', (chunk: Buffer) => inner.push(chunk));
+  decoder.on('error', () => {
+    failed = true;
+  });
+  return {
+    push(chunk) {
+      if (!failed) decoder.write(chunk);
+    },
+    end(complete) {
+      if (failed) return inner.end(false);
+      return new Promise<void>((resolve) => {
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          resolve(inner.end(complete && !failed));
+        };
+        decoder.once('end', finish);
+        decoder.once('error', finish);
+        decoder.end();
+        // A truncated stream never emits 'end'; the flush above has delivered what could be decoded.
+        if (!complete) setImmediate(() => decoder.destroy());
+        decoder.once('close', finish);
+      }).then(() => undefined);
+    },
+  };
+}
+
+function decoderFor(encoding: string | undefined): Transform | undefined {
+  const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip(options);
+    case 'deflate':
+      return createInflate(options);
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}

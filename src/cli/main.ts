@@ -1,0 +1,32 @@
+import { Command, CommanderError } from 'commander';
+import { TOOL_VERSION } from '../core/version.js';
+import { EXIT_OK, EXIT_USAGE, errorLine } from './exit-codes.js';
+import type { CommandResult } from './command-result.js';
+import { validateCommand } from './validate-command.js';
+import { recordCommand } from './record-command.js';
+import { showCommand } from './show-command.js';
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const result: CommandResult = { code: EXIT_OK };
+  const program = new Command('proxy')
+    .description('record, replay, diff and validate AI-agent protocol traffic (AG-UI, Pi daemon, Pi RPC, ACP)')
+    .version(TOOL_VERSION)
+    .exitOverride()
+    .configureOutput({ outputError: (message, write) => write(message.startsWith('error:') ? `proxy: ${message.slice(7)}` : message) })
+    .addCommand(recordCommand(result))
+    .addCommand(showCommand(result))
+    .addCommand(validateCommand(result));
+  for (const command of program.commands) command.exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return result.code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with code 0.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    process.stderr.write(errorLine(error) + '\n');
+    return EXIT_USAGE;
+  }
+}

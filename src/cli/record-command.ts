@@ -1,0 +1,81 @@
+import { Command, Option } from 'commander';
+import { startRecorder } from '../capture/start-recorder.js';
+import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { parseProtocolOption } from '../validate/validate-input.js';
+import { UsageError } from '../core/errors.js';
+import type { CommandResult } from './command-result.js';
+import { collect } from './option-parsers.js';
+import { EXIT_OK } from './exit-codes.js';
+import { createLiveView } from './live-view.js';
+import { styleFor } from './style.js';
+
+interface RecordOptions {
+  target?: string;
+  listen?: string;
+  out?: string;
+  protocol: string;
+  redactHeader: string[];
+  maxBody?: string;
+  schemas: string[];
+  json?: boolean;
+  quiet?: boolean;
+  overwrite?: boolean;
+}
+
+export function recordCommand(result: CommandResult): Command {
+  return new Command('record')
+    .description('run the transparent proxy and record every exchange and message, with verdicts, into SQLite')
+    .requiredOption('--target <url>', 'where to forward: http://host:port[/base] or unix:/path.sock')
+    .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
+    .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
+    .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'agui', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
+    .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
+    .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
+    .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
+    .option('--overwrite', 'replace the output file if it exists')
+    .option('--json', 'print NDJSON events on stdout')
+    .option('--quiet', 'print only the first and the last line')
+    .action(async (options: RecordOptions) => {
+      const style = styleFor(process.stdout);
+      const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
+      if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)) {
+        throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
+      }
+      let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
+      const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
+      // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
+      const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol);
+      const recorder = await startRecorder({
+        target: options.target!,
+        listen: options.listen,
+        out: options.out,
+        protocol,
+        redactHeaders: options.redactHeader,
+        maxBodyBytes,
+        schemas: options.schemas,
+        overwrite: options.overwrite,
+        listener: view.listener,
+      });
+      totals = recorder.totals;
+      if (options.json) {
+        process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
+      } else {
+        process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
+        if (!options.quiet) process.stdout.write(style.dim(`recording to ${recorder.out}; Ctrl-C to stop`) + '\n');
+      }
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      const final = await recorder.close();
+      view.clearStatus();
+      if (options.json) {
+        process.stdout.write(JSON.stringify({ event: 'summary', signal, ...final, out: recorder.out }) + '\n');
+      } else {
+        process.stdout.write(
+          `stopped (${signal}): ${final.exchanges} exchanges, ${final.messages} messages, ${final.invalid} invalid, ${final.findings} findings -> ${recorder.out}\n`,
+        );
+      }
+      result.code = EXIT_OK;
+    });
+}

@@ -1,0 +1,130 @@
+import { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_OK } from './exit-codes.js';
+import { styleFor, type Style } from './style.js';
+
+/** The stable `show --json` shape; scripts depend on these names. */
+export interface ShowExchange {
+  id: number;
+  transport: 'http' | 'sse' | 'ws' | 'proto' | 'stdio' | 'ndjson';
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  messages: number;
+  invalid: number;
+  outcome: string | null;
+}
+
+export function showCommand(result: CommandResult): Command {
+  return new Command('show')
+    .description('summarise a recording, or list the messages of one exchange with verdicts and findings')
+    .argument('<recording>', 'a recording file (.db)')
+    .option('--exchange <id>', 'show the messages of this exchange')
+    .option('--json', 'print JSON')
+    .action((file: string, options: { exchange?: string; json?: boolean }) => {
+      const reader = RecordingReader.open(file);
+      try {
+        const style = styleFor(process.stdout);
+        if (options.exchange !== undefined) {
+          const id = Number(options.exchange);
+          const exchange = Number.isInteger(id) ? reader.exchange(id) : undefined;
+          if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
+          const messages = reader.messages(id);
+          if (options.json) process.stdout.write(JSON.stringify({ exchange: exchangeSummary(exchange), messages: messages.map(messageJson) }) + '\n');
+          else printMessages(exchange, messages, style);
+        } else {
+          const exchanges = reader.exchanges().map(exchangeSummary);
+          const totals = reader.totals();
+          if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges, totals }) + '\n');
+          else printExchanges(file, reader, exchanges, style);
+        }
+      } finally {
+        reader.close();
+      }
+      result.code = EXIT_OK;
+    });
+}
+
+function exchangeSummary(e: ExchangeRow): ShowExchange {
+  return {
+    id: e.id,
+    transport: e.transport,
+    protocol: e.protocol,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    messages: e.messageCount,
+    invalid: e.invalidCount,
+    outcome: e.outcome,
+  };
+}
+
+function messageJson(m: MessageRow) {
+  return {
+    seq: m.seq,
+    sender: m.sender,
+    carrier: m.carrier,
+    channel: m.channel,
+    tOffsetMs: m.tOffsetMs,
+    bytes: m.raw.length,
+    rawTruncatedFrom: m.rawTruncatedFrom,
+    json: m.json,
+    status: m.verdict.status,
+    schemaRef: m.verdict.schemaRef ?? null,
+    reason: m.verdict.reason ?? null,
+    findings: m.verdict.findings,
+  };
+}
+
+function printExchanges(file: string, reader: RecordingReader, exchanges: ShowExchange[], style: Style): void {
+  const info = reader.recording();
+  const totals = reader.totals();
+  const lines = [
+    `${style.bold(file)}  target ${info.target ?? '-'}  started ${info.startedAt}${info.endedAt ? `  ended ${info.endedAt}` : '  (not closed)'}`,
+  ];
+  const rows = exchanges.map((e) => [
+    `#${e.id}`,
+    e.transport + (e.protocol ? `/${e.protocol}` : ''),
+    `${e.method ?? ''} ${e.path ?? ''}`.trim(),
+    e.status === null ? '-' : String(e.status),
+    String(e.messages),
+    e.invalid > 0 ? style.red(`${e.invalid} invalid`) : style.green('ok'),
+    e.outcome ?? 'open',
+  ]);
+  lines.push(...table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...rows]));
+  lines.push(`${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Style): void {
+  const lines = [`#${exchange.id} ${exchange.method ?? ''} ${exchange.path ?? ''} ${exchange.status ?? ''} ${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${exchange.outcome ?? 'open'}`];
+  for (const m of messages) {
+    const label = labelOf(m);
+    const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
+    lines.push(`  ${String(m.seq).padStart(4)} ${m.tOffsetMs.toFixed(1).padStart(9)}ms ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
+    for (const f of m.verdict.findings) {
+      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+    }
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+function labelOf(m: MessageRow): string {
+  const v = m.json;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const r = v as Record<string, unknown>;
+    for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;
+  }
+  return m.channel ?? m.carrier;
+}
+
+function table(rows: string[][]): string[] {
+  // eslint-disable-next-line no-control-regex
+  const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => visible(r[i]))));
+  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - visible(cell))).join('  ').trimEnd());
+}

@@ -1,0 +1,46 @@
+import { Command, Option } from 'commander';
+import { SchemaRegistry } from '../schema/schema-registry.js';
+import { readInput } from '../validate/read-input.js';
+import { parseProtocolOption, validateInput, type ValidationReport } from '../validate/validate-input.js';
+import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { styleFor, type Style } from './style.js';
+import type { CommandResult } from './command-result.js';
+import { collect } from './option-parsers.js';
+
+export function validateCommand(result: CommandResult): Command {
+  return new Command('validate')
+    .description('check a saved stream or capture against the protocol schemas and behaviour rules')
+    .argument('<file>', 'a JSON array of messages, NDJSON/JSONL, a raw SSE body, or a capture ({records:[...]})')
+    .addOption(new Option('--protocol <id>', 'protocol of the messages').choices(['auto', ...PROTOCOL_IDS]).default('auto'))
+    .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
+    .option('--json', 'print a machine-readable report')
+    .action((file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
+      const registry = SchemaRegistry.load({ extraDirs: options.schemas });
+      const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
+      if (options.json) process.stdout.write(JSON.stringify(report) + '\n');
+      else printReport(report, styleFor(process.stdout));
+      result.code = report.summary.invalid > 0 ? EXIT_FINDINGS : EXIT_OK;
+    });
+}
+
+function printReport(report: ValidationReport, style: Style): void {
+  const out: string[] = [];
+  for (const m of report.messages) {
+    if (m.verdict.status === 'valid' && m.verdict.findings.length === 0) continue;
+    const where = m.line !== undefined ? `${report.file}:${m.line}` : `${report.file} #${m.index + 1}`;
+    const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
+    out.push(`${where}  ${m.sender === 'client' ? '→' : '←'} ${style.bold(m.label)}  ${status}${m.verdict.reason ? style.dim(`  (${m.verdict.reason})`) : ''}`);
+    for (const f of m.verdict.findings) {
+      const severity = f.severity === 'error' ? style.red('error') : style.yellow('warning');
+      out.push(`    ${severity} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+    }
+  }
+  const s = report.summary;
+  out.push(
+    `${s.messages} messages (${report.protocols.join(', ') || 'unknown protocol'}): ` +
+      `${style.green(`${s.valid} valid`)}, ${s.invalid > 0 ? style.red(`${s.invalid} invalid`) : '0 invalid'}, ${s.unchecked} unchecked; ` +
+      `${s.errors} errors, ${s.warnings} warnings`,
+  );
+  process.stdout.write(out.join('\n') + '\n');
+}
