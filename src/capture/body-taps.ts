@@ -4,16 +4,10 @@ import type { HttpContext, Sender } from '../core/message.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../framing/length-prefixed-framer.js';
 import type { ExchangeRecording } from './traffic-recorder.js';
+import type { BodyKind, BodyTap } from './recording-sink.js';
+
+export type { BodyKind, BodyTap } from './recording-sink.js';
 import { AGUI_PROTO_MEDIA_TYPE, decodeAguiProto } from './proto-decoder.js';
-
-/** Receives a copy of a body's chunks after they were forwarded, and records messages from them. */
-export interface BodyTap {
-  push(chunk: Buffer): void;
-  /** `complete` is false when the stream was cut (reset, client gone). Resolves once every message is recorded. */
-  end(complete: boolean): Promise<void> | void;
-}
-
-export type BodyKind = 'sse' | 'proto' | 'json' | 'other';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -33,20 +27,21 @@ export class SseTap implements BodyTap {
     private readonly sender: Sender,
   ) {}
 
-  push(chunk: Buffer): void {
-    for (const frame of this.framer.push(chunk)) this.record(frame);
+  push(chunk: Buffer, at?: number): void {
+    for (const frame of this.framer.push(chunk)) this.record(frame, at);
   }
 
-  end(): void {
-    for (const frame of this.framer.end()) this.record(frame);
+  end(_complete: boolean, at?: number): void {
+    for (const frame of this.framer.end()) this.record(frame, at);
   }
 
-  private record(frame: ReturnType<SseFramer['end']>[number]): void {
+  /** `at`: the arrival of the chunk that completed the frame. */
+  private record(frame: ReturnType<SseFramer['end']>[number], at: number | undefined): void {
     if (frame.data === undefined) {
-      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'comment', json: false });
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'comment', json: false, at });
       return;
     }
-    this.exchange.record(this.sender, frame.raw, { carrier: 'event', payload: frame.data });
+    this.exchange.record(this.sender, frame.raw, { carrier: 'event', payload: frame.data, at });
   }
 }
 
@@ -59,10 +54,10 @@ export class ProtoTap implements BodyTap {
     private readonly sender: Sender,
   ) {}
 
-  push(chunk: Buffer): void {
+  push(chunk: Buffer, at?: number): void {
     for (const frame of this.framer.push(chunk)) {
       const decoded = decodeAguiProto(frame.payload);
-      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error });
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error, at });
     }
     const next = this.framer.nextLength();
     if (next !== undefined && next > MAX_PROTO_FRAME_BYTES && !this.oversizeReported) {
@@ -71,17 +66,19 @@ export class ProtoTap implements BodyTap {
         carrier: 'event',
         channel: 'proto',
         parseError: `a protobuf frame announces ${next} bytes, more than the client's ${MAX_PROTO_FRAME_BYTES}-byte limit`,
+        at,
       });
     }
   }
 
-  end(): void {
+  end(_complete: boolean, at?: number): void {
     const rest = this.framer.end();
     if (rest) {
       this.exchange.record(this.sender, rest, {
         carrier: 'event',
         channel: 'proto',
         parseError: `the binary stream ended mid-frame: ${rest.length} trailing bytes could not be read as a complete message`,
+        at,
       });
     }
   }
@@ -97,8 +94,7 @@ export class WholeBodyTap implements BodyTap {
     private readonly sender: Sender,
     private readonly limit: number,
     private readonly json: boolean,
-    private readonly http: () => HttpContext | undefined,
-    private readonly onEnd?: (body: Buffer) => void,
+    private readonly http: HttpContext | undefined,
   ) {}
 
   push(chunk: Buffer): void {
@@ -110,11 +106,11 @@ export class WholeBodyTap implements BodyTap {
     this.stored += kept.length;
   }
 
-  end(): void {
+  /** `at`: the end of the body, which is when the message is complete. */
+  end(_complete: boolean, at?: number): void {
     if (this.total === 0) return;
     const body = Buffer.concat(this.chunks, this.stored);
-    this.onEnd?.(body);
-    this.exchange.record(this.sender, body, { carrier: 'body', json: this.json, totalBytes: this.total, http: this.http() });
+    this.exchange.record(this.sender, body, { carrier: 'body', json: this.json, totalBytes: this.total, http: this.http, at });
   }
 }
 
@@ -126,22 +122,26 @@ export function decodingTap(encoding: string | undefined, inner: BodyTap): BodyT
   const decoder = decoderFor(encoding);
   if (!decoder) return inner;
   let failed = false;
-  decoder.on('data', (chunk: Buffer) => inner.push(chunk));
+  // Decoded bytes come out later than the compressed chunk went in; they carry that chunk's arrival time.
+  let lastAt: number | undefined;
+  decoder.on('data', (chunk: Buffer) => inner.push(chunk, lastAt));
   decoder.on('error', () => {
     failed = true;
   });
   return {
-    push(chunk) {
+    push(chunk, at) {
+      lastAt = at;
       if (!failed) decoder.write(chunk);
     },
-    end(complete) {
-      if (failed) return inner.end(false);
+    end(complete, at) {
+      lastAt = at ?? lastAt;
+      if (failed) return inner.end(false, lastAt);
       return new Promise<void>((resolve) => {
         let done = false;
         const finish = () => {
           if (done) return;
           done = true;
-          resolve(inner.end(complete && !failed));
+          resolve(inner.end(complete && !failed, lastAt));
         };
         decoder.once('end', finish);
         decoder.once('error', finish);

@@ -1,12 +1,12 @@
 import type { Agent } from 'node:http';
 import type { TargetAddress } from './addresses.js';
 import type { HeaderRedactor } from './redaction.js';
-import type { TrafficRecorder } from './traffic-recorder.js';
+import type { RecordingSink } from './recording-sink.js';
 
 /** What every capture handler needs: where to forward, how to record, and what to hide from storage. */
 export interface CaptureContext {
   target: TargetAddress;
-  recorder: TrafficRecorder;
+  recorder: RecordingSink;
   redactor: HeaderRedactor;
   /** Keep-alive agent for upstream HTTP requests. */
   agent: Agent;

@@ -1,11 +1,11 @@
-import { createServer, Agent, type Server } from 'node:http';
+import { createServer, Agent, type IncomingMessage, type Server } from 'node:http';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress, type TargetAddress } from './addresses.js';
 import type { CaptureContext } from './capture-context.js';
 import { forwardHttp } from './http-forwarder.js';
 import { HeaderRedactor } from './redaction.js';
-import type { TrafficRecorder } from './traffic-recorder.js';
+import type { RecordingSink } from './recording-sink.js';
 import { relayUpgrade } from './ws-relay.js';
 
 export interface ProxyServer {
@@ -18,13 +18,15 @@ export interface ProxyServer {
 export interface ProxyServerOptions {
   listen: ListenAddress;
   target: TargetAddress;
-  recorder: TrafficRecorder;
+  recorder: RecordingSink;
   redactHeaders?: readonly string[];
 }
 
 /** The listening side of `proxy record`: HTTP requests are forwarded, upgrades relayed. */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const closers = new Set<() => void>();
+  // Called whenever the last tracked exchange untracks, so close() can wait for it.
+  let onIdle: (() => void) | undefined;
   const agent = new Agent({ keepAlive: true });
   const context: CaptureContext = {
     target: options.target,
@@ -33,7 +35,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     agent,
     track(closer) {
       closers.add(closer);
-      return () => closers.delete(closer);
+      return () => {
+        if (closers.delete(closer) && closers.size === 0) onIdle?.();
+      };
     },
   };
   const server = createServer((req, res) => forwardHttp(req, res, context));
@@ -47,10 +51,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     else socket.destroy();
   });
   const sockets = new Set<Socket>();
+  // Sockets that have carried a request or an upgrade; the others (a client's pre-opened spare
+  // connection) have nothing to finish and are closed at once on shutdown.
+  const used = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  server.on('request', (req: IncomingMessage) => used.add(req.socket));
+  server.prependListener('upgrade', (req: IncomingMessage) => used.add(req.socket));
 
   await listen(server, options.listen);
   const address = server.address();
@@ -63,14 +72,33 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     server,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const close of [...closers]) close();
-        server.closeIdleConnections();
         // Whatever is still open after the streams were told to end gets cut after a grace period.
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, 2_000);
         timer.unref();
+        // Never hang on an exchange that fails to report its end (kept referenced: close must settle).
+        const cap = setTimeout(() => done(), 5_000);
+        // Done when every connection is gone AND every exchange has finished recording: an exchange
+        // may still be flushing (a gzip decoder draining) after its sockets closed, and the recording
+        // must not be closed under it.
+        let serverClosed = false;
+        const done = () => {
+          clearTimeout(timer);
+          clearTimeout(cap);
+          resolve();
+        };
+        const check = () => {
+          if (serverClosed && closers.size === 0) done();
+        };
+        onIdle = check;
+        server.close(() => {
+          serverClosed = true;
+          check();
+        });
+        for (const close of [...closers]) close();
+        server.closeIdleConnections();
+        for (const socket of sockets) if (!used.has(socket)) socket.destroy();
       }).then(() => {
         agent.destroy();
         if (options.listen.kind === 'unix') rmSync(options.listen.socketPath, { force: true });
@@ -91,10 +119,16 @@ function listen(server: Server, address: ListenAddress): Promise<void> {
       // A stale socket file from a crashed run would make listen fail with EADDRINUSE;
       // anything that is not a socket is left alone and the error reported.
       if (isSocketFile(address.socketPath)) rmSync(address.socketPath, { force: true });
-      server.listen(address.socketPath, () => {
-        chmodSync(address.socketPath, 0o600);
-        done();
-      });
+      // Created owner-only from the start (umask), not chmod-ed after a window in which others could connect.
+      const previous = process.umask(0o177);
+      try {
+        server.listen(address.socketPath, () => {
+          chmodSync(address.socketPath, 0o600);
+          done();
+        });
+      } finally {
+        process.umask(previous);
+      }
     } else server.listen(address.port, address.host, done);
   });
 }

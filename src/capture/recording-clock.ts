@@ -1,11 +1,20 @@
 import { performance } from 'node:perf_hooks';
 
-/** Monotonic milliseconds since the recording started; wall-clock changes never reorder messages. */
+/**
+ * Monotonic milliseconds since the recording started; wall-clock changes never reorder messages.
+ * A worker thread builds its clock from the capture thread's `origin`, so both give the same offsets.
+ */
 export class RecordingClock {
-  readonly startedAt = new Date();
-  private readonly origin = performance.now();
+  readonly startedAt: Date;
+  /** The start, as performance.timeOrigin + performance.now(): comparable across threads. */
+  readonly origin: number;
+
+  constructor(origin?: number) {
+    this.origin = origin ?? performance.timeOrigin + performance.now();
+    this.startedAt = new Date(Math.round(this.origin));
+  }
 
   now(): number {
-    return Math.round((performance.now() - this.origin) * 1000) / 1000;
+    return Math.round((performance.timeOrigin + performance.now() - this.origin) * 1000) / 1000;
   }
 }

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TOOL_VERSION } from '../core/version.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
@@ -7,7 +9,12 @@ import { parseListen, parseTarget } from './addresses.js';
 import type { LiveListener } from './live-events.js';
 import { startProxyServer } from './proxy-server.js';
 import { RecordingClock } from './recording-clock.js';
+import type { RecordingSink } from './recording-sink.js';
 import { TrafficRecorder } from './traffic-recorder.js';
+import { WorkerRecordingSink } from './worker-recording-sink.js';
+
+/** The compiled worker; absent when this module runs from TypeScript sources (vitest). */
+const WORKER_URL = new URL('./recording-worker.js', import.meta.url);
 
 export interface RecorderOptions {
   /** `http://host:port[/base]` or `unix:/path.sock`. */
@@ -25,6 +32,11 @@ export interface RecorderOptions {
   listener?: LiveListener;
   /** Replace an existing output file. */
   overwrite?: boolean;
+  /**
+   * 'worker' (the default where the compiled worker exists): framing, judging and SQLite run in a
+   * worker thread, so forwarding never waits on them. 'inline': all in this thread.
+   */
+  pipeline?: 'worker' | 'inline';
 }
 
 export interface RecordingTotals {
@@ -53,27 +65,31 @@ export function defaultRecordingPath(now = new Date()): string {
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
-  const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
-  const writer = RecordingWriter.open(
-    out,
-    { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite },
-  );
-  const recorder = new TrafficRecorder({
-    writer,
-    registry,
-    clock,
-    protocol: options.protocol,
-    maxBodyBytes: options.maxBodyBytes,
-    listener: options.listener,
-  });
+  const pipeline = options.pipeline ?? (existsSync(fileURLToPath(WORKER_URL)) ? 'worker' : 'inline');
+  const sink: RecordingSink =
+    pipeline === 'worker'
+      ? await WorkerRecordingSink.start(
+          WORKER_URL,
+          {
+            out,
+            meta: { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', startedAt: clock.startedAt.toISOString() },
+            overwrite: options.overwrite,
+            protocol: options.protocol,
+            maxBodyBytes: options.maxBodyBytes,
+            schemas: options.schemas,
+            clockOrigin: clock.origin,
+          },
+          clock,
+          options.listener,
+        )
+      : inlineSink(options, target.display, out, clock);
   let server;
   try {
-    server = await startProxyServer({ listen, target, recorder, redactHeaders: options.redactHeaders });
+    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders });
   } catch (error) {
-    writer.close();
+    await sink.close(new Date());
     throw error;
   }
   let closed: Promise<RecordingTotals> | undefined;
@@ -81,13 +97,27 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     url: server.url,
     out,
     target: target.display,
-    totals: () => ({ ...writer.totals }),
+    totals: () => sink.totals(),
     close() {
-      closed ??= server.close().then(() => {
-        writer.close(new Date());
-        return { ...writer.totals };
-      });
+      closed ??= server.close().then(() => sink.close(new Date()));
       return closed;
     },
   };
+}
+
+function inlineSink(options: RecorderOptions, target: string, out: string, clock: RecordingClock): TrafficRecorder {
+  const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
+  const writer = RecordingWriter.open(
+    out,
+    { toolVersion: TOOL_VERSION, target, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
+    { overwrite: options.overwrite },
+  );
+  return new TrafficRecorder({
+    writer,
+    registry,
+    clock,
+    protocol: options.protocol,
+    maxBodyBytes: options.maxBodyBytes,
+    listener: options.listener,
+  });
 }

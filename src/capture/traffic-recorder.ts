@@ -10,6 +10,9 @@ import { MessageJudge } from '../verdict/message-judge.js';
 import { SecretTracker } from '../verdict/secret-tracker.js';
 import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
+import type { BodyTap, ExchangeSink, RecordOptions, RecordingSink, TapSpec } from './recording-sink.js';
+import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
+import type { RecordingTotals } from './start-recorder.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -24,28 +27,12 @@ export interface TrafficRecorderOptions {
   listener?: LiveListener;
 }
 
-export interface RecordOptions {
-  carrier: Carrier;
-  /** ws opcode or stdio stream name. */
-  channel?: string;
-  /** An already-decoded value (protobuf frames); otherwise the bytes are parsed as JSON. */
-  value?: unknown;
-  /** Why decoding failed, when the caller decoded (protobuf). */
-  parseError?: string;
-  /** The text to parse when it is not the raw bytes themselves (an SSE frame's joined data lines). */
-  payload?: string;
-  /** The message's real size when `raw` is only the stored prefix of it. */
-  totalBytes?: number;
-  /** False for bodies that are not meant to be JSON (HTML, octet-stream): stored, not judged. */
-  json?: boolean;
-  http?: HttpContext;
-}
-
 /**
  * Turns captured traffic into stored rows with verdicts. Capture code calls it after it has
  * forwarded the bytes; everything here is synchronous and ends in the writer's in-memory queue.
  */
-export class TrafficRecorder {
+export class TrafficRecorder implements RecordingSink {
+  readonly overloaded = false;
   readonly secrets = new SecretTracker();
   readonly clock: RecordingClock;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
@@ -58,8 +45,22 @@ export class TrafficRecorder {
     return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   }
 
-  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeRecording {
-    const tOffsetMs = this.clock.now();
+  onDrain(): void {
+    // Recording in this thread never falls behind the capture: there is nothing to wait for.
+  }
+
+  totals(): RecordingTotals {
+    return { ...this.options.writer.totals };
+  }
+
+  async close(endedAt: Date): Promise<RecordingTotals> {
+    this.options.writer.close(endedAt);
+    return { ...this.options.writer.totals };
+  }
+
+  /** `at`: when the exchange started, if it was stamped elsewhere (the capture thread). */
+  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at?: number): ExchangeRecording {
+    const tOffsetMs = at ?? this.clock.now();
     const id = this.options.writer.beginExchange({ ...start, tOffsetMs });
     return new ExchangeRecording(this, id, start, tOffsetMs);
   }
@@ -88,8 +89,10 @@ interface StoredMessage {
 }
 
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
-export class ExchangeRecording {
+export class ExchangeRecording implements ExchangeSink {
   protocol?: ProtocolModule;
+  /** The parsed request body, once recorded: AG-UI checkers need the RunAgentInput. */
+  private requestBody: unknown;
   private judge?: MessageJudge;
   private last?: StoredMessage;
   private ended = false;
@@ -110,11 +113,22 @@ export class ExchangeRecording {
   }
 
   /** Picks the protocol from what is known so far; the first confident answer sticks. */
-  classify(hint: ChannelHint, requestBody?: unknown): ProtocolModule | undefined {
-    if (this.protocol) return this.protocol;
-    const module = classifyChannel(hint);
-    if (module) this.adopt(module, requestBody ?? hint.requestBody);
-    return this.protocol;
+  classify(hint: ChannelHint): void {
+    if (this.protocol) return;
+    const requestBody = hint.requestBody ?? this.requestBody;
+    const module = classifyChannel(requestBody === undefined ? hint : { ...hint, requestBody });
+    if (module) this.adopt(module, requestBody);
+  }
+
+  /** A tap that frames a body's chunks into messages of this exchange. */
+  tap(spec: TapSpec): BodyTap {
+    const inner: BodyTap =
+      spec.kind === 'sse'
+        ? new SseTap(this, spec.sender)
+        : spec.kind === 'proto'
+          ? new ProtoTap(this, spec.sender)
+          : new WholeBodyTap(this, spec.sender, this.recorder.maxBodyBytes, spec.kind === 'json', spec.http);
+    return decodingTap(spec.contentEncoding, inner);
   }
 
   update(update: ExchangeUpdate): void {
@@ -123,9 +137,9 @@ export class ExchangeRecording {
     this.recorder.options.writer.updateExchange(this.id, update);
   }
 
-  /** Records one message; returns its verdict. Never throws on bad input: bad input becomes a finding. */
-  record(sender: Sender, raw: Buffer, options: RecordOptions): Verdict {
-    const tOffsetMs = this.recorder.clock.now();
+  /** Records one message. Never throws on bad input: bad input becomes a finding. */
+  record(sender: Sender, raw: Buffer, options: RecordOptions): void {
+    const tOffsetMs = options.at ?? this.recorder.clock.now();
     const max = this.recorder.maxBodyBytes;
     const size = options.totalBytes ?? raw.length;
     const oversized = size > max;
@@ -143,12 +157,19 @@ export class ExchangeRecording {
         }
       }
     }
+    if (sender === 'client' && options.carrier === 'body' && value !== undefined) {
+      this.requestBody = value;
+      // The request body is what tells an AG-UI run from other POSTs; classify before judging it.
+      if (!this.protocol && options.http) this.classify({ transport: 'http', method: options.http.method, path: options.http.path, requestBody: value });
+    }
     const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: options.http };
     let verdict: Verdict;
     if (oversized) {
       verdict = unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [
         warning('oversized-message', '', `the message is ${size} bytes, more than the ${max}-byte limit; it was forwarded whole and stored truncated`),
       ]);
+    } else if (options.judge === false) {
+      verdict = unchecked(`${options.channel ?? 'control'} frame, not a protocol message`);
     } else if (options.json === false && value === undefined && parseError === undefined) {
       verdict = unchecked('not a JSON message');
     } else if (this.judge) {
@@ -184,15 +205,15 @@ export class ExchangeRecording {
         tOffsetMs,
       });
     }
-    return verdict;
   }
 
   /** Ends the exchange; stream-level findings (truncation, unanswered requests) attach to its last message. */
-  end(end: Omit<ExchangeEnd, 'tOffsetMs'>): void {
+  end(end: Omit<ExchangeEnd, 'tOffsetMs'>, at?: number): void {
     if (this.ended) return;
     this.ended = true;
-    const tOffsetMs = this.recorder.clock.now();
-    if (this.judge && this.protocol?.checkerScope !== 'recording') {
+    const tOffsetMs = at ?? this.recorder.clock.now();
+    // A proxy-level failure (upstream unreachable) says nothing about the protocol: no stream rules.
+    if (this.judge && this.protocol?.checkerScope !== 'recording' && end.outcome !== 'error') {
       const findings = this.judge.end(end.outcome === 'complete' ? 'complete' : 'aborted');
       if (findings.length > 0 && this.last) {
         const before = this.last.verdict;
@@ -237,11 +258,7 @@ export class ExchangeRecording {
     const secrets = this.recorder.secrets;
     if (secrets.size > 0) {
       bytes = secrets.scrubBytes(bytes);
-      if (value !== undefined) {
-        const json = JSON.stringify(value);
-        const scrubbed = secrets.scrub(json);
-        if (scrubbed !== json) value = JSON.parse(scrubbed);
-      }
+      value = secrets.scrubValue(value);
     }
     return { raw: bytes, value };
   }

@@ -6,7 +6,7 @@ import type { HttpContext, Sender } from '../core/message.js';
 import { bodyKindOf } from './body-taps.js';
 import { upstreamHost, type CaptureContext } from './capture-context.js';
 import { endToEndHeaders, headerRecord, rawHeader } from './headers.js';
-import type { ExchangeRecording } from './traffic-recorder.js';
+import type { ExchangeSink } from './recording-sink.js';
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from './ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from './ws-rejection.js';
 
@@ -69,7 +69,7 @@ class UpgradeRelay {
   private readonly path: string;
   private readonly query: string;
   private readonly offered: string[];
-  private readonly exchange: ExchangeRecording;
+  private readonly exchange: ExchangeSink;
   private phase: Phase = 'connecting';
   private upstream?: WebSocket;
   private client?: WebSocket;
@@ -318,6 +318,7 @@ class UpgradeRelay {
       to.send(bytes, { binary: isBinary }, drained);
       this.applyBackpressure(from, to);
       this.exchange.record(sender, bytes, isBinary ? { carrier: 'frame', channel: 'binary', json: false } : { carrier: 'frame', channel: 'text' });
+      this.waitForRecorder(from);
     });
     from.on('ping', (data: Buffer) => {
       if (to.readyState === WebSocket.OPEN) to.ping(data, undefined, drained);
@@ -326,6 +327,16 @@ class UpgradeRelay {
     from.on('pong', (data: Buffer) => {
       if (to.readyState === WebSocket.OPEN) to.pong(data, undefined, drained);
       this.exchange.record(sender, data, { carrier: 'frame', channel: 'pong', json: false });
+    });
+  }
+
+  /** Recording lags far behind (a flood of frames): stop reading this leg until it catches up. */
+  private waitForRecorder(from: WebSocket): void {
+    const recorder = this.context.recorder;
+    if (!recorder.overloaded || from.isPaused || from.readyState !== WebSocket.OPEN) return;
+    from.pause();
+    recorder.onDrain(() => {
+      if (from.isPaused && !this.pausedByUs.has(from) && from.readyState === WebSocket.OPEN) from.resume();
     });
   }
 
@@ -351,7 +362,7 @@ class UpgradeRelay {
     const other = side === 'client' ? this.upstream! : this.client!;
     // ws reports 1006 when no close frame arrived; anything else is the code the peer sent.
     if (!isAbruptClose(code)) {
-      this.exchange.record(side, closeFramePayload(code, reason), { carrier: 'frame', channel: 'close', json: false });
+      this.exchange.record(side, closeFramePayload(code, reason), { carrier: 'frame', channel: 'close', judge: false, value: { code, reason: reason.toString() } });
     }
     this.pausedByUs.delete(leg);
     // The other leg must keep reading, or it would never see its peer's answer to the close.
@@ -384,7 +395,7 @@ class UpgradeRelay {
     );
   }
 
-  private finish(end: Parameters<ExchangeRecording['end']>[0]): void {
+  private finish(end: Parameters<ExchangeSink['end']>[0]): void {
     this.untrack();
     if (this.shutdownTimer) clearTimeout(this.shutdownTimer);
     this.exchange.end(end);

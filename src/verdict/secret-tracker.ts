@@ -26,7 +26,7 @@ export class SecretTracker {
     return this.secrets.size;
   }
 
-  /** Registers the values of an env object; returns the sha256 digest of each key's value. */
+  /** Registers the string values of an env object. */
   registerEnv(env: unknown): void {
     if (env === null || typeof env !== 'object' || Array.isArray(env)) return;
     for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
@@ -44,9 +44,11 @@ export class SecretTracker {
     if (this.secrets.size === 0) return [];
     const findings: Finding[] = [];
     for (const secret of this.secrets.values()) {
+      // Cheap pre-check on the wire text; the decision is made on the parsed strings, so a value
+      // that happens to look like JSON syntax ("true", "8080") is not found in numbers or literals.
       if (text !== undefined && !text.includes(secret.value) && !text.includes(secret.escaped)) continue;
-      const pointer = findString(value, secret.value);
-      if (pointer === undefined && text === undefined) continue;
+      const pointer = value === undefined ? (text?.includes(secret.value) ? '' : undefined) : findString(value, secret.value);
+      if (pointer === undefined) continue;
       findings.push({
         rule: 'secret-leak',
         severity: 'error',
@@ -66,6 +68,31 @@ export class SecretTracker {
       if (secret.escaped !== secret.value && out.includes(secret.escaped)) out = out.split(secret.escaped).join(REDACTED);
     }
     return out;
+  }
+
+  /** A copy of a parsed value with every secret replaced inside its strings and keys; the input when none occurs. */
+  scrubValue(value: unknown): unknown {
+    if (this.secrets.size === 0) return value;
+    if (typeof value === 'string') return this.scrub(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) {
+      let changed = false;
+      const out = value.map((item) => {
+        const scrubbed = this.scrubValue(item);
+        if (scrubbed !== item) changed = true;
+        return scrubbed;
+      });
+      return changed ? out : value;
+    }
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const scrubbedKey = this.scrub(key);
+      const scrubbed = this.scrubValue(item);
+      if (scrubbedKey !== key || scrubbed !== item) changed = true;
+      out[scrubbedKey] = scrubbed;
+    }
+    return changed ? out : value;
   }
 
   /** The same for raw bytes, which may not be UTF-8 text at all. Returns the input when nothing matched. */

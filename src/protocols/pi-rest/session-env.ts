@@ -15,10 +15,23 @@ export function sessionEnvOf(body: unknown): Record<string, unknown> | undefined
   return isPlainObject(env) ? env : undefined;
 }
 
-/** Tells the tracker about every env value of a create/update body, so a server echo is caught. */
+/**
+ * A value that is also a JSON literal or number (`"true"`, `"null"`, `"8080"`, `"4096"`) matches the
+ * syntax of every server message, not just its strings: `"ok":true`, `"maxBlobs":256`. The tracker
+ * matches text, so such a value would be reported as leaked by every message carrying that literal,
+ * and replacing it in the JSON text leaves a document that no longer parses.
+ */
+const JSON_LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
+
+/**
+ * Tells the tracker about every env value of a create/update body, so a server echo is caught.
+ * Values that read as JSON literals are left out (see JSON_LITERAL); like every env value they are
+ * still never stored with the request (`redactSessionEnv`).
+ */
 export function registerSessionEnv(body: unknown, secrets: SecretTracker): void {
   const env = sessionEnvOf(body);
-  if (env) secrets.registerEnv(env);
+  if (!env) return;
+  secrets.registerEnv(Object.fromEntries(Object.entries(env).filter(([, value]) => !(typeof value === 'string' && JSON_LITERAL.test(value)))));
 }
 
 /**

@@ -1,0 +1,221 @@
+// Recording overhead, measured against a direct connection in the same run.
+// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick])
+//
+// Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
+// and this client. Each figure is taken direct and through the recorder, back to back.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+
+const quick = process.argv.includes('--quick');
+const SSE_EVENTS = quick ? 20_000 : 200_000;
+const PACED_EVENTS = quick ? 300 : 2_000;
+const PACED_GAP_MS = 2;
+const WS_FRAMES = quick ? 20_000 : 100_000;
+const REST_REQUESTS = quick ? 2_000 : 20_000;
+const REST_CONCURRENCY = 32;
+const RSS_EVENTS = quick ? 100_000 : 1_000_000;
+
+const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
+
+function startProcess(args, firstLine) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', function onData(chunk) {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({ child, info: firstLine(buffer.slice(0, nl)) });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+/** Streams one SSE response and counts events; returns events per second. */
+function sseThroughput(base, n, onProgress) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = request(`${base}/sse?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
+      let events = 0;
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (text) => {
+        const chunk = tail + text;
+        let at = chunk.indexOf('\n\n');
+        let last = 0;
+        while (at >= 0) {
+          events++;
+          last = at + 2;
+          at = chunk.indexOf('\n\n', last);
+        }
+        tail = chunk.slice(last);
+        onProgress?.(events);
+      });
+      res.on('end', () => resolve({ events, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] }));
+  });
+}
+
+/** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */
+function pacedLatencies(base) {
+  return new Promise((resolve, reject) => {
+    const latencies = [];
+    const req = request(`${base}/sse-paced?n=${PACED_EVENTS}&gap=${PACED_GAP_MS}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (text) => {
+        const now = process.hrtime.bigint();
+        const chunk = tail + text;
+        const parts = chunk.split('\n\n');
+        tail = parts.pop();
+        for (const part of parts) {
+          const stamp = /"delta":"t(\d+)"/.exec(part);
+          if (stamp) latencies.push(Number(now - BigInt(stamp[1])) / 1e6);
+        }
+      });
+      res.on('end', () => resolve(latencies));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] }));
+  });
+}
+
+function wsThroughput(base, n) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/ws?n=${n}`, ['pi-rpc.v1'], { perMessageDeflate: false });
+    let frames = 0;
+    ws.on('message', () => frames++);
+    ws.on('close', (code) => resolve({ frames, code, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
+    ws.on('error', reject);
+  });
+}
+
+async function restThroughput(base, total, concurrency) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let sent = 0;
+  let done = 0;
+  const started = process.hrtime.bigint();
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const req = request(`${base}/rest`, { agent, headers: { 'x-request-id': `r${sent}` } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const worker = async () => {
+    while (sent < total) {
+      sent++;
+      await one();
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return { requests: done, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const ratio = (proxied, direct) => `${((100 * proxied) / direct).toFixed(1)} % of direct`;
+
+async function withRecorder(upstreamUrl, dir, name, run) {
+  const out = join(dir, `${name}.db`);
+  const { child, info } = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
+  try {
+    return await run(info.url, child);
+  } finally {
+    await stop(child);
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-'));
+const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.parse(line));
+const upstreamUrl = `http://127.0.0.1:${info.port}`;
+const results = {};
+try {
+  // Warm both paths so JIT and connection setup are not measured.
+  await sseThroughput(upstreamUrl, 2_000);
+  await withRecorder(upstreamUrl, dir, 'warm', (url) => sseThroughput(url, 2_000));
+
+  const sseDirect = await sseThroughput(upstreamUrl, SSE_EVENTS);
+  const sseProxied = await withRecorder(upstreamUrl, dir, 'sse', (url) => sseThroughput(url, SSE_EVENTS));
+  results.sse = { direct: sseDirect.events / sseDirect.seconds, proxied: sseProxied.events / sseProxied.seconds, events: sseProxied.events };
+
+  const latDirect = await pacedLatencies(upstreamUrl);
+  const latProxied = await withRecorder(upstreamUrl, dir, 'latency', (url) => pacedLatencies(url));
+  results.latency = {
+    direct: { p50: percentile(latDirect, 50), p99: percentile(latDirect, 99) },
+    proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
+  };
+
+  const wsDirect = await wsThroughput(upstreamUrl, WS_FRAMES);
+  const wsProxied = await withRecorder(upstreamUrl, dir, 'ws', (url) => wsThroughput(url, WS_FRAMES));
+  results.ws = { direct: wsDirect.frames / wsDirect.seconds, proxied: wsProxied.frames / wsProxied.seconds, frames: wsProxied.frames, code: wsProxied.code };
+
+  const restDirect = await restThroughput(upstreamUrl, REST_REQUESTS, REST_CONCURRENCY);
+  const restProxied = await withRecorder(upstreamUrl, dir, 'rest', (url) => restThroughput(url, REST_REQUESTS, REST_CONCURRENCY));
+  results.rest = { direct: restDirect.requests / restDirect.seconds, proxied: restProxied.requests / restProxied.seconds };
+
+  results.rss = await withRecorder(upstreamUrl, dir, 'rss', async (url, child) => {
+    const samples = [];
+    let next = 0;
+    await sseThroughput(url, RSS_EVENTS, (events) => {
+      if (events >= next) {
+        samples.push({ events, rss: rssOf(child.pid) });
+        next += RSS_EVENTS / 20;
+      }
+    });
+    samples.push({ events: RSS_EVENTS, rss: rssOf(child.pid) });
+    return samples;
+  });
+} finally {
+  await stop(upstream);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const peak = Math.max(...results.rss.map((s) => s.rss));
+const mid = results.rss[Math.floor(results.rss.length / 2)].rss;
+console.log(`record bench${quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(SSE_EVENTS)} SSE events, ${fmt(WS_FRAMES)} WS frames, ${fmt(REST_REQUESTS)} REST requests`);
+console.log(`SSE events/s:        direct ${fmt(results.sse.direct)}  recorded ${fmt(results.sse.proxied)}  (${ratio(results.sse.proxied, results.sse.direct)})`);
+console.log(
+  `event latency (ms):  direct p50 ${results.latency.direct.p50.toFixed(3)} p99 ${results.latency.direct.p99.toFixed(3)}  ` +
+    `recorded p50 ${results.latency.proxied.p50.toFixed(3)} p99 ${results.latency.proxied.p99.toFixed(3)}  ` +
+    `added p50 ${(results.latency.proxied.p50 - results.latency.direct.p50).toFixed(3)} p99 ${(results.latency.proxied.p99 - results.latency.direct.p99).toFixed(3)}`,
+);
+console.log(`WS frames/s:         direct ${fmt(results.ws.direct)}  recorded ${fmt(results.ws.proxied)}  (${ratio(results.ws.proxied, results.ws.direct)}), close ${results.ws.code}`);
+console.log(`REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${ratio(results.rest.proxied, results.rest.direct)})`);
+console.log(
+  `recorder RSS over ${fmt(RSS_EVENTS)} events: peak ${(peak / 2 ** 20).toFixed(1)} MB, at half-way ${(mid / 2 ** 20).toFixed(1)} MB, ` +
+    `samples ${results.rss.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(' ')}`,
+);

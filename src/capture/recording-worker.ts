@@ -1,0 +1,109 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ProxyError } from '../core/errors.js';
+import { SchemaRegistry } from '../schema/schema-registry.js';
+import { RecordingWriter } from '../store/recording-writer.js';
+import { RecordingClock } from './recording-clock.js';
+import type { BodyTap } from './recording-sink.js';
+import { ExchangeRecording, TrafficRecorder } from './traffic-recorder.js';
+import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+
+/**
+ * The recording worker: framing, parsing, judging and SQLite writes, off the thread that forwards.
+ * Ops arrive in capture order and are applied one by one; a tap end that must wait for a
+ * decompressor is awaited before the next op, so order is never lost.
+ */
+const setup = workerData as WorkerSetup;
+const port = parentPort!;
+const send = (message: FromWorker) => port.postMessage(message);
+
+let recorder: TrafficRecorder;
+try {
+  const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
+  const clock = new RecordingClock(setup.clockOrigin);
+  const writer = RecordingWriter.open(
+    setup.out,
+    { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },
+    { overwrite: setup.overwrite },
+  );
+  recorder = new TrafficRecorder({
+    writer,
+    registry,
+    clock,
+    protocol: setup.protocol,
+    maxBodyBytes: setup.maxBodyBytes,
+    listener: (event) => send({ type: 'live', event }),
+  });
+  send({ type: 'ready', out: writer.file });
+} catch (error) {
+  send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
+  process.exit(0);
+}
+
+const exchanges = new Map<number, ExchangeRecording>();
+const taps = new Map<number, BodyTap>();
+const inbox: ToWorker[] = [];
+let draining = false;
+
+port.on('message', (message: ToWorker) => {
+  inbox.push(message);
+  if (!draining) void drain();
+});
+
+async function drain(): Promise<void> {
+  draining = true;
+  while (inbox.length > 0) {
+    const message = inbox.shift()!;
+    if (message.type === 'close') {
+      let error: { code: string; message: string } | undefined;
+      let totals = recorder.totals();
+      try {
+        totals = await recorder.close(new Date(message.endedAt));
+      } catch (e) {
+        error = { code: e instanceof ProxyError ? e.code : 'E_STORE_WRITE', message: (e as Error).message };
+      }
+      send({ type: 'closed', totals, error });
+      port.close();
+      return;
+    }
+    for (const op of message.ops) {
+      const pending = apply(op);
+      if (pending) await pending;
+    }
+    send({ type: 'progress', bytes: message.bytes, totals: recorder.totals() });
+  }
+  draining = false;
+}
+
+function apply(op: RecorderOp): Promise<void> | void {
+  switch (op.op) {
+    case 'open':
+      exchanges.set(op.id, recorder.openExchange(op.start, op.at));
+      return;
+    case 'classify':
+      exchanges.get(op.id)?.classify(op.hint);
+      return;
+    case 'update':
+      exchanges.get(op.id)?.update(op.update);
+      return;
+    case 'record':
+      exchanges.get(op.id)?.record(op.sender, Buffer.from(op.raw.buffer, op.raw.byteOffset, op.raw.byteLength), { ...op.options, http: fromWireHttp(op.options.http) });
+      return;
+    case 'tap': {
+      const exchange = exchanges.get(op.id);
+      if (exchange) taps.set(op.tap, exchange.tap({ ...op.spec, http: fromWireHttp(op.spec.http) }));
+      return;
+    }
+    case 'push':
+      taps.get(op.tap)?.push(Buffer.from(op.chunk.buffer, op.chunk.byteOffset, op.chunk.byteLength), op.at);
+      return;
+    case 'tap-end': {
+      const tap = taps.get(op.tap);
+      taps.delete(op.tap);
+      return tap?.end(op.complete, op.at) ?? undefined;
+    }
+    case 'end':
+      exchanges.get(op.id)?.end(op.end, op.at);
+      exchanges.delete(op.id);
+      return;
+  }
+}

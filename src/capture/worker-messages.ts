@@ -1,0 +1,56 @@
+import type { HttpContext, Sender } from '../core/message.js';
+import type { ProtocolId, ChannelHint } from '../protocols/protocol.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingMeta } from '../store/recording-writer.js';
+import type { LiveEvent } from './live-events.js';
+import type { RecordOptions, TapSpec } from './recording-sink.js';
+import type { RecordingTotals } from './start-recorder.js';
+
+/** HttpContext as it crosses the thread boundary: URLSearchParams does not survive structured clone. */
+export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
+
+export type WireRecordOptions = Omit<RecordOptions, 'http'> & { http?: WireHttpContext };
+export type WireTapSpec = Omit<TapSpec, 'http'> & { http?: WireHttpContext };
+
+/** Capture thread → recording worker, in order, in batches. */
+export type RecorderOp =
+  | { op: 'open'; id: number; start: Omit<ExchangeStart, 'tOffsetMs'>; at: number }
+  | { op: 'classify'; id: number; hint: ChannelHint }
+  | { op: 'update'; id: number; update: ExchangeUpdate }
+  | { op: 'record'; id: number; sender: Sender; raw: Uint8Array; options: WireRecordOptions }
+  | { op: 'tap'; id: number; tap: number; spec: WireTapSpec }
+  | { op: 'push'; tap: number; chunk: Uint8Array; at: number }
+  | { op: 'tap-end'; tap: number; complete: boolean; at: number }
+  | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
+
+export type ToWorker = { type: 'ops'; ops: RecorderOp[]; bytes: number } | { type: 'close'; endedAt: string };
+
+/** Recording worker → capture thread. */
+export type FromWorker =
+  | { type: 'ready'; out: string }
+  | { type: 'failed'; code: string; message: string }
+  | { type: 'live'; event: LiveEvent }
+  | { type: 'progress'; bytes: number; totals: RecordingTotals }
+  | { type: 'closed'; totals: RecordingTotals; error?: { code: string; message: string } };
+
+export interface WorkerSetup {
+  out: string;
+  meta: Omit<RecordingMeta, 'schemaHashes' | 'startedAt'> & { startedAt: string };
+  overwrite?: boolean;
+  protocol?: ProtocolId;
+  maxBodyBytes?: number;
+  schemas?: string[];
+  /** performance.timeOrigin + now() of the capture thread's clock origin, so both agree on offsets. */
+  clockOrigin: number;
+}
+
+export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {
+  if (!http) return undefined;
+  const { query, ...rest } = http;
+  return query === undefined ? rest : { ...rest, query: query.toString() };
+}
+
+export function fromWireHttp(http: WireHttpContext | undefined): HttpContext | undefined {
+  if (!http) return undefined;
+  const { query, ...rest } = http;
+  return query === undefined ? rest : { ...rest, query: new URLSearchParams(query) };
+}

@@ -1,0 +1,211 @@
+import { Worker } from 'node:worker_threads';
+import type { Sender } from '../core/message.js';
+import { ProxyError, type ErrorCode } from '../core/errors.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../store/recording-writer.js';
+import type { LiveListener } from './live-events.js';
+import type { RecordingClock } from './recording-clock.js';
+import type { BodyTap, ExchangeSink, RecordOptions, RecordingSink, TapSpec } from './recording-sink.js';
+import type { RecordingTotals } from './start-recorder.js';
+import { DEFAULT_MAX_BODY_BYTES } from './traffic-recorder.js';
+import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+
+/** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
+const HIGH_WATER_BYTES = 64 * 1024 * 1024;
+const LOW_WATER_BYTES = 16 * 1024 * 1024;
+/** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
+const BATCH_BYTES = 1024 * 1024;
+
+/**
+ * The capture thread's side of the recording worker. Calls only stamp the time and queue an op;
+ * batches go to the worker once per event-loop turn, so forwarding never waits on parsing,
+ * judging or SQLite. If recording falls more than 64 MiB behind, `overloaded` tells capture to
+ * pause reading until the worker catches up, which keeps memory flat under any load.
+ */
+export class WorkerRecordingSink implements RecordingSink {
+  readonly maxBodyBytes: number;
+  private ops: RecorderOp[] = [];
+  private opBytes = 0;
+  private scheduled = false;
+  private backlog = 0;
+  private nextExchange = 1;
+  private nextTap = 1;
+  private latest: RecordingTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
+  private drainListeners: Array<() => void> = [];
+  private closing?: Promise<RecordingTotals>;
+  private closed?: (message: Extract<FromWorker, { type: 'closed' }>) => void;
+  overloaded = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly clock: RecordingClock,
+    maxBodyBytes: number | undefined,
+    private readonly listener?: LiveListener,
+  ) {
+    this.maxBodyBytes = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    worker.on('message', (message: FromWorker) => this.onMessage(message));
+  }
+
+  /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
+  static async start(workerUrl: URL, setup: WorkerSetup, clock: RecordingClock, listener?: LiveListener): Promise<WorkerRecordingSink> {
+    const worker = new Worker(workerUrl, { workerData: setup });
+    const first = await new Promise<FromWorker>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    if (first.type !== 'ready') {
+      await worker.terminate();
+      const failure = first as Extract<FromWorker, { type: 'failed' }>;
+      throw new ProxyError(failure.code as ErrorCode, failure.message);
+    }
+    worker.on('error', () => {
+      // A crashed worker cannot record any more; forwarding goes on (see close()).
+    });
+    return new WorkerRecordingSink(worker, clock, setup.maxBodyBytes, listener);
+  }
+
+  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink {
+    const id = this.nextExchange++;
+    this.push({ op: 'open', id, start, at: this.clock.now() }, 0);
+    return new RemoteExchange(this, id);
+  }
+
+  onDrain(listener: () => void): void {
+    if (!this.overloaded) listener();
+    else this.drainListeners.push(listener);
+  }
+
+  totals(): RecordingTotals {
+    return { ...this.latest };
+  }
+
+  close(endedAt: Date): Promise<RecordingTotals> {
+    this.closing ??= new Promise<Extract<FromWorker, { type: 'closed' }>>((resolve) => {
+      this.closed = resolve;
+      this.flush();
+      this.worker.postMessage({ type: 'close', endedAt: endedAt.toISOString() } satisfies ToWorker);
+      this.worker.once('exit', () => resolve({ type: 'closed', totals: this.latest, error: { code: 'E_STORE_WRITE', message: 'the recording worker stopped unexpectedly' } }));
+    }).then(async (message) => {
+      await this.worker.terminate();
+      if (message.error) throw new ProxyError(message.error.code as ErrorCode, message.error.message);
+      return message.totals;
+    });
+    return this.closing;
+  }
+
+  /** @internal */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** @internal */
+  newTapId(): number {
+    return this.nextTap++;
+  }
+
+  /** @internal queues one op; `bytes` counts payload toward the backlog. */
+  push(op: RecorderOp, bytes: number): void {
+    this.ops.push(op);
+    this.opBytes += bytes;
+    this.backlog += bytes;
+    if (!this.overloaded && this.backlog > HIGH_WATER_BYTES) this.overloaded = true;
+    if (this.opBytes >= BATCH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.ops.length === 0) return;
+    const ops = this.ops;
+    const bytes = this.opBytes;
+    this.ops = [];
+    this.opBytes = 0;
+    // Socket chunks are often views into a larger allocation, and structured clone would copy all of
+    // it; pack the batch's bytes into one buffer and hand that buffer over without copying again.
+    const packed = new ArrayBuffer(bytes);
+    const target = new Uint8Array(packed);
+    let offset = 0;
+    for (const op of ops) {
+      if (op.op === 'push') op.chunk = pack(op.chunk);
+      else if (op.op === 'record') op.raw = pack(op.raw);
+    }
+    function pack(view: Uint8Array): Uint8Array {
+      target.set(view, offset);
+      const packedView = new Uint8Array(packed, offset, view.byteLength);
+      offset += view.byteLength;
+      return packedView;
+    }
+    const message: ToWorker = { type: 'ops', ops, bytes };
+    this.worker.postMessage(message, [packed]);
+  }
+
+  private onMessage(message: FromWorker): void {
+    switch (message.type) {
+      case 'live':
+        this.listener?.(message.event);
+        return;
+      case 'progress':
+        this.latest = message.totals;
+        this.backlog -= message.bytes;
+        if (this.overloaded && this.backlog < LOW_WATER_BYTES) {
+          this.overloaded = false;
+          const listeners = this.drainListeners;
+          this.drainListeners = [];
+          for (const listener of listeners) listener();
+        }
+        return;
+      case 'closed':
+        this.latest = message.totals;
+        this.closed?.(message);
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+/** One exchange as the capture thread sees it when recording happens in the worker. */
+class RemoteExchange implements ExchangeSink {
+  constructor(
+    private readonly sink: WorkerRecordingSink,
+    readonly id: number,
+  ) {}
+
+  classify(hint: ChannelHint): void {
+    this.sink.push({ op: 'classify', id: this.id, hint }, 0);
+  }
+
+  update(update: ExchangeUpdate): void {
+    this.sink.push({ op: 'update', id: this.id, update }, 0);
+  }
+
+  record(sender: Sender, raw: Buffer, options: RecordOptions): void {
+    const { http, ...rest } = options;
+    this.sink.push(
+      { op: 'record', id: this.id, sender, raw, options: { ...rest, http: toWireHttp(http), at: options.at ?? this.sink.now() } },
+      raw.length,
+    );
+  }
+
+  tap(spec: TapSpec): BodyTap {
+    const tap = this.sink.newTapId();
+    const { http, ...rest } = spec;
+    this.sink.push({ op: 'tap', id: this.id, tap, spec: { ...rest, http: toWireHttp(http) } }, 0);
+    const sink = this.sink;
+    return {
+      push(chunk: Buffer, at?: number) {
+        sink.push({ op: 'push', tap, chunk, at: at ?? sink.now() }, chunk.length);
+      },
+      end(complete: boolean, at?: number) {
+        sink.push({ op: 'tap-end', tap, complete, at: at ?? sink.now() }, 0);
+      },
+    };
+  }
+
+  end(end: Omit<ExchangeEnd, 'tOffsetMs'>): void {
+    this.sink.push({ op: 'end', id: this.id, end, at: this.sink.now() }, 0);
+  }
+}

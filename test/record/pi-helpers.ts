@@ -1,0 +1,289 @@
+/**
+ * Shared plumbing for the `proxy record` integration tests against the Pi daemon stand-in:
+ * real servers on 127.0.0.1 port 0 (or unix sockets), real clients, SQLite recordings in temp dirs.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { WebSocket, type ClientOptions } from 'ws';
+import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
+import type { LiveEvent } from '../../src/capture/live-events.js';
+import type { Finding } from '../../src/core/finding.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
+import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
+import { sharedPath } from '../support/shared.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+/** Call once at the top of a test file: runs every registered cleanup after each test, newest first. */
+export function useCleanups(): void {
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()!();
+  });
+}
+
+export function onCleanup(fn: () => Promise<void> | void): void {
+  cleanups.push(fn);
+}
+
+export function tempDir(prefix = 'agent-proxy-pi-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export async function daemon(options: PiDaemonOptions = {}): Promise<PiDaemon> {
+  const d = await startPiDaemon(options);
+  onCleanup(() => d.close());
+  return d;
+}
+
+export interface Recording {
+  recorder: RunningRecorder;
+  /** `http://127.0.0.1:PORT` of the proxy. */
+  url: string;
+  /** `ws://127.0.0.1:PORT` of the proxy. */
+  wsUrl: string;
+  out: string;
+  /** What the recorder told its live listener, in order. */
+  events: LiveEvent[];
+  /** Resolves once every exchange begun so far has ended (a WebSocket ends when both legs have closed). */
+  settled(): Promise<void>;
+  /** Waits for every exchange to end, closes the recorder (idempotent) and opens the file. */
+  finish(): Promise<RecordingReader>;
+}
+
+export async function waitFor(check: () => boolean, what: string, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+let schemasExtra: SchemaRegistry | undefined;
+
+/**
+ * `proxy record` in-process toward `target`, with ../shared/schemas-extra loaded, writing into a temp
+ * dir. By default the registry is loaded once per test file from the same directories `schemas` would
+ * load (compiling the Pi schemas is most of a small test's time); `{fresh: true}` passes
+ * `schemas: [sharedPath('schemas-extra')]` to startRecorder instead, as the CLI's --schemas does.
+ */
+export async function record(target: string, options: Partial<RecorderOptions> & { fresh?: boolean } = {}): Promise<Recording> {
+  const out = join(tempDir('agent-proxy-rec-'), 'recording.db');
+  const events: LiveEvent[] = [];
+  const { fresh, ...rest } = options;
+  const schemas = { schemas: [sharedPath('schemas-extra')] };
+  const registry = fresh ? {} : { registry: (schemasExtra ??= SchemaRegistry.load({ extraDirs: schemas.schemas })) };
+  const recorder = await startRecorder({ target, listen: 0, out, ...schemas, ...registry, listener: (e) => events.push(e), ...rest });
+  let reader: RecordingReader | undefined;
+  onCleanup(async () => {
+    reader?.close();
+    await recorder.close();
+  });
+  const ended = () => events.filter((e) => e.type === 'exchange-end').length;
+  const settled = () => waitFor(() => ended() >= recorder.totals().exchanges, 'every exchange to end');
+  return {
+    recorder,
+    url: recorder.url,
+    wsUrl: recorder.url.replace(/^http:/, 'ws:'),
+    out: recorder.out,
+    events,
+    settled,
+    async finish() {
+      await settled();
+      await recorder.close();
+      reader ??= RecordingReader.open(recorder.out);
+      return reader;
+    },
+  };
+}
+
+/** Every byte the recording left on disk: the .db plus any -wal / -shm / -journal beside it. */
+export function recordingBytes(out: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    if (existsSync(out + suffix)) parts.push(readFileSync(out + suffix));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Asserts that `needle` occurs nowhere in `bytes`, as UTF-8 or as UTF-16 (SQLite can store either). */
+export function expectAbsent(bytes: Buffer, needle: string, what: string): void {
+  expect(bytes.length, 'the recording is empty').toBeGreaterThan(0);
+  expect(bytes.indexOf(Buffer.from(needle, 'utf8')), `${what} is in the recording's bytes`).toBe(-1);
+  expect(bytes.indexOf(Buffer.from(needle, 'utf16le')), `${what} is in the recording's bytes (UTF-16)`).toBe(-1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// REST
+
+export interface ApiResult {
+  status: number;
+  /** Response headers minus Date / Keep-Alive / Connection (they describe one connection or instant). */
+  headers: Record<string, string>;
+  text: string;
+  body: any;
+}
+
+const VOLATILE_HEADERS = new Set(['date', 'keep-alive', 'connection']);
+
+export function stableHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!VOLATILE_HEADERS.has(name.toLowerCase())) out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+/** One fetch against `base` (`http://…`), body sent as JSON. */
+export async function api(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<ApiResult> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await res.text();
+  return { status: res.status, headers: stableHeaders(res.headers), text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A plain node:http request over a unix socket or TCP. */
+export function rawRequest(
+  target: { socketPath: string } | { host: string; port: number },
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ method, path, headers, ...target }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// WebSocket
+
+export interface WsSession {
+  ws: WebSocket;
+  /** Every text frame received, as the exact text. */
+  frames: string[];
+  /** Resolves with the first `n` frames once they have arrived. */
+  take(n: number): Promise<string[]>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+export function wsOpen(url: string, protocols: string | string[], options: ClientOptions = {}): Promise<WsSession> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    const frames: string[] = [];
+    const waiters: Array<() => void> = [];
+    ws.on('message', (data, isBinary) => {
+      expect(isBinary).toBe(false);
+      frames.push(data.toString());
+      for (const w of waiters.splice(0)) w();
+    });
+    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const take = (n: number) =>
+      new Promise<string[]>((res, rej) => {
+        const timer = setTimeout(() => rej(new Error(`timed out waiting for ${n} frames, have ${frames.length}`)), 5000);
+        const check = () => {
+          if (frames.length >= n) {
+            clearTimeout(timer);
+            res(frames.slice(0, n));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    ws.on('open', () => {
+      onCleanup(() => {
+        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      });
+      resolve({
+        ws,
+        frames,
+        take,
+        get closed() {
+          return within(closed, `${url} to close`);
+        },
+      });
+    });
+    ws.on('error', reject);
+  });
+}
+
+export interface Refusal {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** An upgrade the server refuses: its status, headers and body as the client sees them. */
+export function wsRefusal(url: string, protocols: string[], options: ClientOptions = {}): Promise<Refusal> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    ws.on('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() });
+        ws.terminate();
+      });
+    });
+    ws.on('open', () => reject(new Error('the upgrade was accepted')));
+    ws.on('error', () => undefined);
+  });
+}
+
+/** Headers of a refusal that must be the same direct and through the proxy. */
+export function refusalHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) if (!VOLATILE_HEADERS.has(name)) out[name] = value;
+  return out;
+}
+
+/** `promise`, or a rejection naming `what` after `ms`: a broken relay must fail a test, not hang it. */
+export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+// ---------------------------------------------------------------------------------------------
+// recording assertions
+
+export function errorsOf(messages: MessageRow[]): Array<Finding & { seq: number }> {
+  return messages.flatMap((m) => m.verdict.findings.filter((f) => f.severity === 'error').map((f) => ({ ...f, seq: m.seq })));
+}
+
+export function findingsOf(messages: MessageRow[]): Array<Finding & { seq: number }> {
+  return messages.flatMap((m) => m.verdict.findings.map((f) => ({ ...f, seq: m.seq })));
+}
+
+/** The verdicts of the messages that are not control frames, with a readable label when one is off. */
+export function verdictsOf(messages: MessageRow[]): string[] {
+  return messages.filter((m) => m.channel !== 'close').map((m) => `${m.seq} ${m.verdict.status}${m.verdict.reason ? ` (${m.verdict.reason})` : ''}`);
+}
+
+export function expectAllValid(messages: MessageRow[], what: string): void {
+  const bad = messages.filter((m) => m.channel !== 'close' && m.verdict.status !== 'valid');
+  expect(
+    bad.map((m) => ({ seq: m.seq, sender: m.sender, status: m.verdict.status, reason: m.verdict.reason, findings: m.verdict.findings, json: JSON.stringify(m.json)?.slice(0, 200) })),
+    `${what}: messages that are not valid`,
+  ).toEqual([]);
+}
+
+export function wsExchanges(reader: RecordingReader): ExchangeRow[] {
+  return reader.exchanges().filter((e) => e.transport === 'ws');
+}

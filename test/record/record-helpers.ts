@@ -1,0 +1,160 @@
+/**
+ * Shared helpers for the `proxy record` integration tests: temp dirs, a raw HTTP client that does
+ * not decompress or re-frame anything, an SSE block splitter, and a spawned CLI recorder.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunAgentInput } from '@ag-ui/core';
+import { BIN, REPO } from '../cli/run-cli.js';
+
+export function tempDir(prefix = 'agent-proxy-record-'): { dir: string; file(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, file: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export const runInput = (threadId = 'thread-1', runId = 'run-1'): RunAgentInput => ({
+  threadId,
+  runId,
+  state: {},
+  messages: [{ id: 'u1', role: 'user', content: 'Hi' }],
+  tools: [],
+  context: [],
+  forwardedProps: {},
+});
+
+export type Endpoint = { url: string } | { socketPath: string };
+
+/** `http://host:port` or `unix:/path` (as recorders and stand-ins report) to an endpoint. */
+export function endpoint(url: string): Endpoint {
+  return url.startsWith('unix:') ? { socketPath: url.slice(5) } : { url };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** One request with node:http: the body bytes exactly as they arrived (no decompression). */
+export function rawRequest(target: Endpoint, method: string, path: string, headers: Record<string, string> | string[] = {}, body?: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const location = 'url' in target ? new URL(target.url) : undefined;
+    const req = httpRequest(
+      {
+        method,
+        path,
+        headers,
+        agent: false,
+        ...(location ? { host: location.hostname, port: Number(location.port) } : { socketPath: (target as { socketPath: string }).socketPath }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** POSTs a RunAgentInput with fetch, asking for SSE. */
+export function postRun(url: string, headers: Record<string, string> = {}, input = runInput(), signal?: AbortSignal): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(input),
+    signal,
+  });
+}
+
+/** Splits an LF-framed SSE body into blocks, each keeping its terminating blank line. */
+export function sseBlocks(body: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (;;) {
+    const end = body.indexOf('\n\n', start);
+    if (end < 0) break;
+    out.push(body.subarray(start, end + 2));
+    start = end + 2;
+  }
+  return out;
+}
+
+/** A TCP port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves with the promise's value, or rejects after `ms` (a generous deadline, not a timing assertion). */
+export function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** `proxy record …` as a child process, with its stdout split into lines as they arrive. */
+export interface CliRecorder {
+  child: ChildProcessWithoutNullStreams;
+  lines: string[];
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout line matching `pattern` (already printed or still to come). */
+  waitForLine(pattern: RegExp, ms?: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnRecorder(args: string[], env: NodeJS.ProcessEnv = {}): CliRecorder {
+  const child = spawn(process.execPath, [BIN, 'record', ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const lines: string[] = [];
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    lines.splice(0, lines.length, ...out.split('\n').slice(0, -1));
+    for (const w of waiters.splice(0)) w();
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      for (const w of waiters.splice(0)) w();
+      resolve({ code, signal });
+    }),
+  );
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const waitForLine = (pattern: RegExp, ms = 10_000) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
+      const check = () => {
+        const line = lines.find((l) => pattern.test(l));
+        if (line !== undefined) {
+          clearTimeout(timer);
+          resolve(line);
+        } else if (gone) {
+          clearTimeout(timer);
+          reject(new Error(`the recorder exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return { child, lines, stdout: () => out, stderr: () => err, waitForLine, exited };
+}
