@@ -16,9 +16,9 @@ const SSE_EVENTS = quick ? 20_000 : 200_000;
 const PACED_EVENTS = quick ? 300 : 2_000;
 const PACED_GAP_MS = 2;
 const WS_FRAMES = quick ? 20_000 : 100_000;
-const REST_REQUESTS = quick ? 2_000 : 20_000;
+const REST_REQUESTS = quick ? 5_000 : 20_000;
 const REST_CONCURRENCY = 32;
-const RSS_EVENTS = quick ? 100_000 : 1_000_000;
+const RSS_EVENTS = process.env.RSS_EVENTS ? Number(process.env.RSS_EVENTS) : quick ? 100_000 : 1_000_000;
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));

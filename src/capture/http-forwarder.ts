@@ -4,6 +4,7 @@ import { bodyKindOf } from './body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from './capture-context.js';
 import { endToEndHeaders, headerRecord, rawHeader } from './headers.js';
 import type { BodyTap } from './recording-sink.js';
+import { FlowGate } from './flow-gate.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
 
@@ -27,13 +28,10 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     url,
     requestHeaders: headerRecord(context.redactor.redact(req.rawHeaders)),
   });
-  const requestContext: HttpContext = { method, path, query: new URLSearchParams(query), requestHeaders: headerRecord(req.rawHeaders) };
-  const requestTap = exchange.tap({
-    kind: bodyKindOf(req.headers['content-type']) === 'other' ? 'other' : 'json',
-    sender: 'client',
-    contentEncoding: rawHeader(req.rawHeaders, 'content-encoding'),
-    http: requestContext,
-  });
+  // Headers reach checkers from the exchange itself (as stored); the context names the route only.
+  const requestContext: HttpContext = { method, path, query: new URLSearchParams(query) };
+  // Created on the first body chunk: most requests (GET, DELETE) have no body to record.
+  let requestTap: BodyTap | undefined;
   let requestEnded = false;
 
   const upstream = httpRequest({
@@ -51,7 +49,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     if (state === 'done') return;
     state = 'done';
     try {
-      if (!requestEnded) await requestTap.end(false);
+      if (!requestEnded) await requestTap?.end(false);
       await responseTap?.end(ending.outcome === 'complete');
       exchange.end({ outcome: ending.outcome, errorCode: ending.code, errorMessage: ending.message });
     } finally {
@@ -71,10 +69,18 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   });
 
   req.pipe(upstream);
-  req.on('data', (chunk: Buffer) => requestTap.push(chunk));
+  req.on('data', (chunk: Buffer) => {
+    requestTap ??= exchange.tap({
+      kind: bodyKindOf(req.headers['content-type']) === 'other' ? 'other' : 'json',
+      sender: 'client',
+      contentEncoding: rawHeader(req.rawHeaders, 'content-encoding'),
+      http: requestContext,
+    });
+    requestTap.push(chunk);
+  });
   req.on('end', () => {
     requestEnded = true;
-    void requestTap.end(true);
+    void requestTap?.end(true);
     exchange.classify({ transport: 'http', method, path });
   });
 
@@ -112,23 +118,33 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       kind,
       sender: 'server',
       contentEncoding: rawHeader(upstreamRes.rawHeaders, 'content-encoding'),
-      http: { ...requestContext, status, responseHeaders: headerRecord(upstreamRes.rawHeaders) },
+      http: { ...requestContext, status },
     });
     const tap = responseTap;
 
     res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
-    // Streams must reach the client event by event; send the head now rather than with the first chunk.
-    res.flushHeaders();
-    upstreamRes.pipe(res);
+    // Streams must reach the client event by event: send their head now rather than with the first
+    // event. Other responses keep head and body in one write.
+    if (kind === 'sse' || kind === 'proto') res.flushHeaders();
+    const gate = new FlowGate<'client' | 'recorder'>(
+      () => upstreamRes.pause(),
+      () => upstreamRes.resume(),
+    );
+    res.on('drain', () => gate.release('client'));
     upstreamRes.on('data', (chunk: Buffer) => {
+      // Forward first, then hand the copy to the recorder.
+      if (!res.write(chunk)) gate.hold('client');
       tap.push(chunk);
       // Recording lags far behind (a flood of events): stop reading until it catches up, so memory stays flat.
-      if (recorder.overloaded && !upstreamRes.isPaused()) {
-        upstreamRes.pause();
-        recorder.onDrain(() => upstreamRes.resume());
+      if (recorder.overloaded) {
+        gate.hold('recorder');
+        recorder.onDrain(() => gate.release('recorder'));
       }
     });
-    upstreamRes.on('end', () => void finish({ outcome: 'complete' }));
+    upstreamRes.on('end', () => {
+      res.end();
+      void finish({ outcome: 'complete' });
+    });
     upstreamRes.on('close', () => {
       if (upstreamRes.complete || state !== 'open') return;
       // The upstream reset mid-stream: end the client's stream just as abruptly.

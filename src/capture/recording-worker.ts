@@ -31,7 +31,7 @@ try {
     clock,
     protocol: setup.protocol,
     maxBodyBytes: setup.maxBodyBytes,
-    listener: (event) => send({ type: 'live', event }),
+    listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
   });
   send({ type: 'ready', out: writer.file });
 } catch (error) {

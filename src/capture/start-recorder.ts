@@ -80,6 +80,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
             maxBodyBytes: options.maxBodyBytes,
             schemas: options.schemas,
             clockOrigin: clock.origin,
+            live: options.listener !== undefined,
           },
           clock,
           options.listener,

@@ -93,6 +93,9 @@ export class ExchangeRecording implements ExchangeSink {
   protocol?: ProtocolModule;
   /** The parsed request body, once recorded: AG-UI checkers need the RunAgentInput. */
   private requestBody: unknown;
+  /** Headers as stored (redacted), given to checkers with each body so capture sends them only once. */
+  private requestHeaders: ExchangeStart['requestHeaders'];
+  private responseHeaders: ExchangeUpdate['responseHeaders'];
   private judge?: MessageJudge;
   private last?: StoredMessage;
   private ended = false;
@@ -108,6 +111,7 @@ export class ExchangeRecording implements ExchangeSink {
     private readonly startedMs: number,
   ) {
     this.transport = start.transport;
+    this.requestHeaders = start.requestHeaders;
     const forced = recorder.forcedProtocol();
     if (forced) this.adopt(forced, undefined);
   }
@@ -133,6 +137,7 @@ export class ExchangeRecording implements ExchangeSink {
 
   update(update: ExchangeUpdate): void {
     if (update.status !== undefined) this.status = update.status;
+    if (update.responseHeaders !== undefined) this.responseHeaders = update.responseHeaders;
     if (update.transport !== undefined) this.transport = update.transport;
     this.recorder.options.writer.updateExchange(this.id, update);
   }
@@ -140,6 +145,11 @@ export class ExchangeRecording implements ExchangeSink {
   /** Records one message. Never throws on bad input: bad input becomes a finding. */
   record(sender: Sender, raw: Buffer, options: RecordOptions): void {
     const tOffsetMs = options.at ?? this.recorder.clock.now();
+    const http = options.http && {
+      ...options.http,
+      requestHeaders: options.http.requestHeaders ?? this.requestHeaders,
+      responseHeaders: options.http.status === undefined ? undefined : (options.http.responseHeaders ?? this.responseHeaders),
+    };
     const max = this.recorder.maxBodyBytes;
     const size = options.totalBytes ?? raw.length;
     const oversized = size > max;
@@ -160,9 +170,9 @@ export class ExchangeRecording implements ExchangeSink {
     if (sender === 'client' && options.carrier === 'body' && value !== undefined) {
       this.requestBody = value;
       // The request body is what tells an AG-UI run from other POSTs; classify before judging it.
-      if (!this.protocol && options.http) this.classify({ transport: 'http', method: options.http.method, path: options.http.path, requestBody: value });
+      if (!this.protocol && http) this.classify({ transport: 'http', method: http.method, path: http.path, requestBody: value });
     }
-    const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: options.http };
+    const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: http };
     let verdict: Verdict;
     if (oversized) {
       verdict = unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [
@@ -199,7 +209,7 @@ export class ExchangeRecording implements ExchangeSink {
         type: 'invalid-message',
         exchangeId: this.id,
         sender,
-        label: labelOf(stored.value, options.http),
+        label: labelOf(stored.value, http),
         status: verdict.status,
         findings: verdict.findings,
         tOffsetMs,

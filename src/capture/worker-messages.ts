@@ -41,6 +41,8 @@ export interface WorkerSetup {
   schemas?: string[];
   /** performance.timeOrigin + now() of the capture thread's clock origin, so both agree on offsets. */
   clockOrigin: number;
+  /** Post live events (exchange ends, invalid messages) back; off when nobody listens. */
+  live: boolean;
 }
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {

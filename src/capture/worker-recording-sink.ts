@@ -11,15 +11,15 @@ import { DEFAULT_MAX_BODY_BYTES } from './traffic-recorder.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
-const HIGH_WATER_BYTES = 64 * 1024 * 1024;
-const LOW_WATER_BYTES = 16 * 1024 * 1024;
+const HIGH_WATER_BYTES = 16 * 1024 * 1024;
+const LOW_WATER_BYTES = 4 * 1024 * 1024;
 /** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
 const BATCH_BYTES = 1024 * 1024;
 
 /**
  * The capture thread's side of the recording worker. Calls only stamp the time and queue an op;
  * batches go to the worker once per event-loop turn, so forwarding never waits on parsing,
- * judging or SQLite. If recording falls more than 64 MiB behind, `overloaded` tells capture to
+ * judging or SQLite. If recording falls more than 16 MiB behind, `overloaded` tells capture to
  * pause reading until the worker catches up, which keeps memory flat under any load.
  */
 export class WorkerRecordingSink implements RecordingSink {
@@ -48,7 +48,7 @@ export class WorkerRecordingSink implements RecordingSink {
 
   /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
   static async start(workerUrl: URL, setup: WorkerSetup, clock: RecordingClock, listener?: LiveListener): Promise<WorkerRecordingSink> {
-    const worker = new Worker(workerUrl, { workerData: setup });
+    const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
     const first = await new Promise<FromWorker>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);

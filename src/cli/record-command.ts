@@ -54,7 +54,8 @@ export function recordCommand(result: CommandResult): Command {
         maxBodyBytes,
         schemas: options.schemas,
         overwrite: options.overwrite,
-        listener: view.listener,
+        // With --quiet nothing is printed per exchange, so the recorder need not report them.
+        listener: options.quiet ? undefined : view.listener,
       });
       totals = recorder.totals;
       if (options.json) {
