@@ -1,9 +1,10 @@
 import { createServer, Agent, type IncomingMessage, type Server } from 'node:http';
-import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress, type TargetAddress } from './addresses.js';
 import type { CaptureContext } from './capture-context.js';
 import { forwardHttp } from './http-forwarder.js';
+import { listenOn } from './listen-on.js';
 import { HeaderRedactor } from './redaction.js';
 import type { RecordingSink } from './recording-sink.js';
 import { relayUpgrade } from './ws-relay.js';
@@ -61,7 +62,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   server.on('request', (req: IncomingMessage) => used.add(req.socket));
   server.prependListener('upgrade', (req: IncomingMessage) => used.add(req.socket));
 
-  await listen(server, options.listen);
+  await listenOn(server, options.listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : undefined;
   const url = listenUrl(options.listen, port);
@@ -106,37 +107,4 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       return closing;
     },
   };
-}
-
-function listen(server: Server, address: ListenAddress): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    const done = () => {
-      server.off('error', reject);
-      resolve();
-    };
-    if (address.kind === 'unix') {
-      // A stale socket file from a crashed run would make listen fail with EADDRINUSE;
-      // anything that is not a socket is left alone and the error reported.
-      if (isSocketFile(address.socketPath)) rmSync(address.socketPath, { force: true });
-      // Created owner-only from the start (umask), not chmod-ed after a window in which others could connect.
-      const previous = process.umask(0o177);
-      try {
-        server.listen(address.socketPath, () => {
-          chmodSync(address.socketPath, 0o600);
-          done();
-        });
-      } finally {
-        process.umask(previous);
-      }
-    } else server.listen(address.port, address.host, done);
-  });
-}
-
-function isSocketFile(path: string): boolean {
-  try {
-    return lstatSync(path).isSocket();
-  } catch {
-    return false;
-  }
 }

@@ -39,6 +39,20 @@ try {
   process.exit(0);
 }
 
+/** Progress is reported at most this often: each report costs the capture thread a message. */
+const PROGRESS_INTERVAL_MS = 10;
+let unreportedBytes = 0;
+let progressTimer: NodeJS.Timeout | undefined;
+
+function reportProgress(bytes: number): void {
+  unreportedBytes += bytes;
+  progressTimer ??= setTimeout(() => {
+    progressTimer = undefined;
+    send({ type: 'progress', bytes: unreportedBytes, totals: recorder.totals() });
+    unreportedBytes = 0;
+  }, PROGRESS_INTERVAL_MS);
+}
+
 const exchanges = new Map<number, ExchangeRecording>();
 const taps = new Map<number, BodyTap>();
 const inbox: ToWorker[] = [];
@@ -54,6 +68,7 @@ async function drain(): Promise<void> {
   while (inbox.length > 0) {
     const message = inbox.shift()!;
     if (message.type === 'close') {
+      if (progressTimer) clearTimeout(progressTimer);
       let error: { code: string; message: string } | undefined;
       let totals = recorder.totals();
       try {
@@ -69,7 +84,7 @@ async function drain(): Promise<void> {
       const pending = apply(op);
       if (pending) await pending;
     }
-    send({ type: 'progress', bytes: message.bytes, totals: recorder.totals() });
+    reportProgress(message.bytes);
   }
   draining = false;
 }

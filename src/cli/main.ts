@@ -5,6 +5,7 @@ import type { CommandResult } from './command-result.js';
 import { validateCommand } from './validate-command.js';
 import { recordCommand } from './record-command.js';
 import { showCommand } from './show-command.js';
+import { replayCommand } from './replay-command.js';
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -15,6 +16,7 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ outputError: (message, write) => write(message.startsWith('error:') ? `proxy: ${message.slice(7)}` : message) })
     .addCommand(recordCommand(result))
+    .addCommand(replayCommand(result))
     .addCommand(showCommand(result))
     .addCommand(validateCommand(result));
   for (const command of program.commands) command.exitOverride();

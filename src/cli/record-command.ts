@@ -58,16 +58,18 @@ export function recordCommand(result: CommandResult): Command {
         listener: options.quiet ? undefined : view.listener,
       });
       totals = recorder.totals;
+      // Listen for the signals before announcing the address: a caller may signal right after it.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
       } else {
         process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
         if (!options.quiet) process.stdout.write(style.dim(`recording to ${recorder.out}; Ctrl-C to stop`) + '\n');
       }
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      });
+      const signal = await stopped;
       const final = await recorder.close();
       view.clearStatus();
       if (options.json) {

@@ -62,4 +62,18 @@ export interface ProtocolModule {
    * (Pi session `spec.env`); undefined when the message can be stored as it is.
    */
   redactForStorage?(message: InboundMessage): unknown;
+  /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
+  readonly replay?: ReplayHints;
+}
+
+/**
+ * Replay hints of a protocol. A field is named either by its key (`runId`: that key at any depth) or
+ * by a JSON pointer (`/command/id`; `*` matches any one key or index). Echo fields may also be
+ * `header:<name>`, a request header.
+ */
+export interface ReplayHints {
+  /** Values that differ on every run (generated ids, request ids, timestamps): ignored when matching. */
+  readonly volatileFields?: readonly string[];
+  /** Request values the response echoes: replay substitutes the live request's value for the recorded one. */
+  readonly echoFields?: readonly string[];
 }

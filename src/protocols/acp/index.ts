@@ -52,6 +52,8 @@ export const acpProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AcpChecker(context.registry, ACP_METHODS);
   },
+  // JSON-RPC: a response carries its request's id.
+  replay: { volatileFields: ['/id'], echoFields: ['/id'] },
 };
 
 export { ACP_METHODS } from './acp-methods.js';

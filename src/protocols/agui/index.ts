@@ -54,6 +54,11 @@ export const aguiProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);
   },
+  // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2).
+  replay: {
+    volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp'],
+    echoFields: ['/threadId', '/runId'],
+  },
 };
 
 export { AguiChecker } from './agui-checker.js';

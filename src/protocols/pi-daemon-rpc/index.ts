@@ -19,6 +19,8 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);
     },
+    // The framed command's id comes back on its response frame.
+    replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'] },
   };
 }
 

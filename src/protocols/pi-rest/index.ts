@@ -16,6 +16,12 @@ export const piRestProtocol: ProtocolModule = {
   },
   // Ticket, session-version and request-id rules span many calls, so one checker sees them all.
   checkerScope: 'recording',
+  // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
+  // echoes the Idempotency-Key it was submitted with.
+  replay: {
+    volatileFields: ['requestId', 'idempotencyKey', 'submittedAt', 'updatedAt', 'createdAt', 'lastUsedAt', 'timestamp'],
+    echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
+  },
   redactForStorage(message: InboundMessage): unknown {
     return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value) : undefined;
   },

@@ -23,6 +23,8 @@ export const piRpcProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);
   },
+  // A command's optional `id` comes back on its response.
+  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'] },
 };
 
 export { PiRpcChecker } from './checker.js';

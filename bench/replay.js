@@ -1,0 +1,111 @@
+// Replay throughput, measured against a direct connection in the same run.
+// Run after a build:  node bench/replay.js [--quick]
+//
+// Three processes: the upstream (bench/upstream.js), the replay (the real CLI, `proxy replay
+// --timing none`) and this client. The recording it serves is made first, with `proxy record`,
+// of the very stream the direct figure reads: the same events, the same bytes.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const quick = process.argv.includes('--quick');
+const SSE_EVENTS = quick ? 20_000 : 200_000;
+const ROUNDS = 3;
+const TARGET_RATIO = 0.8;
+
+const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
+const RUN_INPUT = JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] });
+
+function startProcess(args, firstLine) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', function onData(chunk) {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({ child, info: firstLine(buffer.slice(0, nl)) });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** Streams one SSE response and counts events; returns events per second. */
+function sseThroughput(base, n) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = request(`${base}/sse?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
+      let events = 0;
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (text) => {
+        const chunk = tail + text;
+        let at = chunk.indexOf('\n\n');
+        let last = 0;
+        while (at >= 0) {
+          events++;
+          last = at + 2;
+          at = chunk.indexOf('\n\n', last);
+        }
+        tail = chunk.slice(last);
+      });
+      res.on('end', () => resolve({ status: res.statusCode, events, perSecond: events / (Number(process.hrtime.bigint() - started) / 1e9) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(RUN_INPUT);
+  });
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-replay-bench-'));
+const out = join(dir, 'bench.db');
+const upstream = await startProcess([UPSTREAM], (line) => JSON.parse(line));
+const direct = `http://127.0.0.1:${upstream.info.port}`;
+try {
+  // 1. Record the stream once.
+  const recorder = await startProcess([BIN, 'record', '--target', direct, '--listen', '0', '--out', out, '--quiet'], (line) => line.split(' ')[2]);
+  const recorded = await sseThroughput(recorder.info, SSE_EVENTS);
+  await stop(recorder.child);
+
+  // 2. Serve it, as fast as the client reads, as often as asked.
+  const replay = await startProcess([BIN, 'replay', out, '--listen', '0', '--timing', 'none', '--reuse', '--quiet'], (line) => line.replace('listening on ', ''));
+  try {
+    const directRates = [];
+    const replayRates = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const d = await sseThroughput(direct, SSE_EVENTS);
+      const r = await sseThroughput(replay.info, SSE_EVENTS);
+      if (r.status !== 200 || r.events !== recorded.events) throw new Error(`the replay sent ${r.events} events (status ${r.status}); ${recorded.events} were recorded`);
+      directRates.push(d.perSecond);
+      replayRates.push(r.perSecond);
+    }
+    const best = (xs) => Math.max(...xs);
+    const ratio = best(replayRates) / best(directRates);
+    console.log(`replay bench${quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(recorded.events)} SSE events, best of ${ROUNDS}`);
+    console.log(`replay bench: SSE events/s direct ${fmt(best(directRates))}, replay ${fmt(best(replayRates))} (${Math.round(ratio * 100)} % of direct)`);
+    if (ratio < TARGET_RATIO) {
+      console.log(`replay bench: below the ${TARGET_RATIO * 100} % target`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stop(replay.child);
+  }
+} finally {
+  await stop(upstream.child);
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,85 @@
+import { Command, Option } from 'commander';
+import { startReplay } from '../replay/start-replay.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { collect } from './option-parsers.js';
+import { createReplayView, formatSummary } from './replay-view.js';
+import { styleFor } from './style.js';
+
+interface ReplayCommandOptions {
+  listen?: string;
+  timing?: string;
+  onMiss: 'error' | 'passthrough';
+  target?: string;
+  missesOut?: string;
+  reuse?: boolean;
+  strict?: boolean;
+  ignore: string[];
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function replayCommand(result: CommandResult): Command {
+  return new Command('replay')
+    .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
+    .argument('<recording>', 'the recording file (.db)')
+    .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
+    .option('--timing <mode>', 'recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
+    .addOption(new Option('--on-miss <policy>', 'what a request that matches nothing gets').choices(['error', 'passthrough']).default('error'))
+    .option('--target <url>', 'the real upstream for --on-miss passthrough')
+    .option('--misses-out <file>', 'where --on-miss passthrough records forwarded misses (default <recording>.misses.db)')
+    .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
+    .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
+    .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
+    .option('--json', 'print NDJSON events on stdout')
+    .option('--quiet', 'print only the first line, misses and the summary')
+    .action(async (recording: string, options: ReplayCommandOptions) => {
+      const style = styleFor(process.stdout);
+      let served = 0;
+      const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
+      const replay = await startReplay({
+        recording,
+        listen: options.listen,
+        timing: options.timing,
+        onMiss: options.onMiss,
+        target: options.target,
+        missesOut: options.missesOut,
+        reuse: options.reuse,
+        strict: options.strict,
+        ignore: options.ignore,
+        log: { served: (e) => (served++, view.served(e)), miss: view.miss },
+      });
+      // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      if (options.json) {
+        process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
+      } else {
+        process.stdout.write(`listening on ${replay.url}\n`);
+        if (!options.quiet) {
+          const misses = replay.missesOut ? `forwarded to ${options.target} and recorded to ${replay.missesOut}` : 'answered 404';
+          process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); misses are ${misses}; Ctrl-C to stop`) + '\n');
+        }
+      }
+      const signal = await stopped;
+      const summary = await replay.close();
+      if (options.json) {
+        process.stdout.write(
+          JSON.stringify({
+            event: 'summary',
+            signal,
+            served,
+            misses: summary.misses.length,
+            unused: summary.unused.map((e) => e.id),
+            ok: summary.ok,
+            ...(summary.missesOut ? { missesOut: summary.missesOut } : {}),
+          }) + '\n',
+        );
+      } else {
+        process.stdout.write(formatSummary(signal, summary, served, style) + '\n');
+      }
+      result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
+    });
+}

@@ -1,0 +1,40 @@
+import { missMessage } from '../replay/http-responder.js';
+import type { ReplayLog, ReplayMiss, ServedExchange } from '../replay/replay-context.js';
+import type { ReplaySummary } from '../replay/start-replay.js';
+import type { Style } from './style.js';
+
+/**
+ * What `proxy replay` prints while it runs: one line per served exchange (not with --quiet) and one
+ * per miss (always: a miss is what a test run needs to see); with --json, one NDJSON object each.
+ */
+export function createReplayView(options: { json: boolean; quiet: boolean; style: Style }): ReplayLog {
+  const print = (line: string) => process.stdout.write(line + '\n');
+  return {
+    served(event: ServedExchange) {
+      if (options.quiet) return;
+      if (options.json) return print(JSON.stringify({ event: 'served', ...event }));
+      print(formatServed(event, options.style));
+    },
+    miss(miss: ReplayMiss) {
+      if (options.json) return print(JSON.stringify({ event: 'miss', ...miss }));
+      print(`${options.style.red('miss')} ${missMessage(miss)}${miss.action === 'passthrough' ? ' -> forwarded' : ''}`);
+    },
+  };
+}
+
+export function formatServed(event: ServedExchange, style: Style): string {
+  const parts = [`#${event.exchangeId}`, event.method, event.path, String(event.status ?? '-'), event.transport, `${event.messages} messages`];
+  if (event.substitutions > 0) parts.push(`${event.substitutions} ids substituted`);
+  if (event.reused) parts.push(style.yellow('reused'));
+  return parts.join(' ');
+}
+
+export function formatSummary(signal: string, summary: ReplaySummary, served: number, style: Style): string {
+  const lines = [`stopped (${signal}): ${served} served, ${summary.misses.length} misses, ${summary.unused.length} unused`];
+  if (!summary.ok) {
+    lines.push(style.red(`--strict: ${summary.misses.length} misses and ${summary.unused.length} unused exchanges`));
+    for (const e of summary.unused) lines.push(`  unused #${e.id} ${e.method ?? ''} ${e.path ?? ''}${e.query ? '?' + e.query : ''}`);
+  }
+  if (summary.missesOut) lines.push(`${summary.missesOut.totals.exchanges} forwarded misses recorded to ${summary.missesOut.file}`);
+  return lines.join('\n');
+}

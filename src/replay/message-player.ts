@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { Substitution } from './correlation.js';
+import { substituteMessage } from './frame-substitution.js';
+import type { ScriptMessage } from './replay-script.js';
+import { PlaybackClock, type Timing } from './timing.js';
+
+/** Most bytes sent in one write when several frames are due at once (`--timing none`, or recorded together). */
+const BATCH_BYTES = 32 * 1024;
+
+/**
+ * Writes recorded stream messages (SSE events, protobuf frames) to a response at the recorded pace,
+ * flushing each as soon as it is due. Frames due at the same moment share one write (as they
+ * shared one when the upstream sent them: the recording stamps a chunk's frames with its arrival),
+ * so `--timing none` is not paced by per-write overhead. Stops early when the client goes away
+ * or `signal` aborts; resolves to the number of messages written.
+ */
+export async function playMessages(
+  res: ServerResponse,
+  messages: readonly ScriptMessage[],
+  options: { timing: Timing; anchorMs: number; substitution: Substitution; signal: AbortSignal },
+): Promise<number> {
+  const clock = new PlaybackClock(options.timing, options.anchorMs);
+  let written = 0;
+  while (written < messages.length) {
+    await clock.wait(messages[written].tOffsetMs, options.signal);
+    if (options.signal.aborted || res.destroyed) break;
+    const due: Buffer[] = [];
+    let bytes = 0;
+    do {
+      const frame = substituteMessage(messages[written++], options.substitution);
+      due.push(frame);
+      bytes += frame.length;
+    } while (written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
+    const chunk = due.length === 1 ? due[0] : Buffer.concat(due);
+    // The last write is awaited until it has reached the socket: the caller may cut the
+    // connection next (a recorded reset), which would drop bytes still queued.
+    if (written === messages.length) await writeThrough(res, chunk);
+    else res.write(chunk);
+    if (res.writableNeedDrain) await drained(res, options.signal);
+  }
+  return written;
+}
+
+function writeThrough(res: ServerResponse, chunk: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('close', done);
+      resolve();
+    };
+    res.once('close', done);
+    res.write(chunk, done);
+  });
+}
+
+/** Resolves on 'drain', 'close' or abort, and leaves no listener behind. */
+async function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  const settled = new AbortController();
+  const both = AbortSignal.any([signal, settled.signal]);
+  try {
+    await Promise.race([once(res, 'drain', { signal: both }), once(res, 'close', { signal: both })]);
+  } catch {
+    // Aborted: the caller checks its signal.
+  } finally {
+    settled.abort();
+  }
+}

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { echoFieldsOf, learnCorrelation } from './correlation.js';
+import { playMessages } from './message-player.js';
+import type { ReplayContext } from './replay-context.js';
+import { requestBodyOf, serverMessagesOf, type ScriptExchange } from './replay-script.js';
+import { parseJsonBody } from './request-body.js';
+import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
+import { PlaybackClock } from './timing.js';
+
+/** The proxy's own answer when the upstream could not be reached; forwardHttp writes it without recording its body. */
+const UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
+
+/**
+ * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
+ * (byte for byte) or the stream (frame by frame, paced), with live ids substituted for echoed
+ * ones. Ends the way the recording ended: normally, or abruptly after an upstream reset.
+ * Resolves to the number of messages sent.
+ */
+export async function playRecordedResponse(
+  exchange: ScriptExchange,
+  live: { req: IncomingMessage; body: Buffer; res: ServerResponse },
+  context: ReplayContext,
+): Promise<{ messages: number; substitutions: number }> {
+  const { res } = live;
+  const recordedBody = requestBodyOf(exchange);
+  const substitution = context.correlations.substitutionFor(
+    learnCorrelation(
+      echoFieldsOf(exchange.protocol),
+      { body: recordedBody?.json ?? (recordedBody ? parseJsonBody(recordedBody.raw) : undefined), headers: exchange.requestHeaders },
+      { body: parseJsonBody(live.body), headers: live.req.headers },
+    ),
+  );
+  const done = { messages: 0, substitutions: substitution.size };
+
+  if (exchange.status === null) {
+    // Nothing was answered when it was recorded (the client left first): answer nothing now.
+    res.destroy();
+    return done;
+  }
+  if (exchange.errorCode === UNREACHABLE) {
+    sendUnreachable(res, exchange, context);
+    return done;
+  }
+
+  // Paced from the moment the recorded request had fully arrived.
+  const anchorMs = Math.max(exchange.startedMs, ...exchange.messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+  const messages = serverMessagesOf(exchange);
+  const headers = recordedResponseHeaders(exchange, substitution);
+  const stopped = new AbortController();
+  const untrack = context.track(() => stopped.abort());
+  res.once('close', () => stopped.abort());
+  try {
+    if (exchange.transport === 'http') {
+      await new PlaybackClock(context.timing, anchorMs).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
+      const body = Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
+      if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
+      res.writeHead(exchange.status, headers);
+      res.end(body);
+      done.messages = messages.length;
+      return done;
+    }
+    // An event stream must reach the client frame by frame: no proxy buffering, head first.
+    if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
+    res.writeHead(exchange.status, headers);
+    res.flushHeaders();
+    done.messages = await playMessages(res, messages, { timing: context.timing, anchorMs, substitution, signal: stopped.signal });
+    const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
+    if (reset && !stopped.signal.aborted) res.destroy();
+    else res.end();
+    return done;
+  } finally {
+    untrack();
+  }
+}
+
+function sendUnreachable(res: ServerResponse, exchange: ScriptExchange, context: ReplayContext): void {
+  const message = exchange.errorMessage ?? 'the upstream could not be reached';
+  const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.script.target } });
+  res.writeHead(exchange.status ?? 502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

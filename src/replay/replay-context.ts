@@ -1,0 +1,121 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { CorrelationMemory } from './correlation.js';
+import type { ReplayScript, ScriptExchange } from './replay-script.js';
+import type { Timing } from './timing.js';
+
+/** What happens to a request or frame that matches nothing: an error answer, or forwarding to `--target`. */
+export type MissPolicy = 'error' | 'passthrough';
+
+/** One request, upgrade or WebSocket frame that matched no recorded one. */
+export interface ReplayMiss {
+  transport: 'http' | 'ws';
+  /** `no-match`: nothing recorded is like it. `exhausted`: it matched, but every recorded answer was used (no --reuse). */
+  reason: 'no-match' | 'exhausted';
+  /** What came in. `body` is the parsed JSON, or the text, of a request body or frame. */
+  request: { method: string; path: string; query: string; body?: unknown };
+  /** The recorded exchange most like it. */
+  nearest?: { exchangeId: number; method: string | null; path: string | null };
+  /** What differs from `nearest`: `method`, `path`, `query`, `body`, `subprotocol`, or JSON pointers into the body. */
+  differences: string[];
+  /** What the replay did about it. */
+  action: MissPolicy;
+}
+
+/** One recorded exchange served to a client. */
+export interface ServedExchange {
+  exchangeId: number;
+  transport: ScriptExchange['transport'];
+  method: string;
+  path: string;
+  status: number | undefined;
+  /** Messages sent to the client. */
+  messages: number;
+  /** Correlation pairs substituted (live ids in place of recorded ones). */
+  substitutions: number;
+  /** True when this answer had been served before (--reuse). */
+  reused: boolean;
+}
+
+/** Where the replay reports what it does; the CLI prints it, tests may collect it. */
+export interface ReplayLog {
+  served(event: ServedExchange): void;
+  miss(miss: ReplayMiss): void;
+}
+
+export const SILENT_LOG: ReplayLog = { served() {}, miss() {} };
+
+/** Transports a replay can serve; other exchanges (stdio, ndjson) never count as unused. */
+const SERVABLE = new Set<ScriptExchange['transport']>(['http', 'sse', 'proto', 'ws']);
+
+/** Which recorded exchanges were used and which requests missed: what --strict judges at the end. */
+export class ReplayLedger {
+  private readonly used = new Set<number>();
+  private readonly missed: ReplayMiss[] = [];
+
+  constructor(private readonly script: ReplayScript) {}
+
+  markUsed(exchangeId: number): void {
+    this.used.add(exchangeId);
+  }
+
+  wasUsed(exchangeId: number): boolean {
+    return this.used.has(exchangeId);
+  }
+
+  recordMiss(miss: ReplayMiss): void {
+    this.missed.push(miss);
+  }
+
+  misses(): ReplayMiss[] {
+    return [...this.missed];
+  }
+
+  /** Recorded exchanges no client has been served yet. */
+  unused(): ScriptExchange[] {
+    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport) && !this.used.has(e.id));
+  }
+}
+
+/** `--on-miss passthrough`: forwards misses to the real upstream and records them (see miss-passthrough.ts). */
+export interface MissPassthrough {
+  /** The upstream, as given to --target. */
+  readonly target: string;
+  /** The recording the forwarded misses go to. */
+  readonly out: string;
+  /** Forwards a request whose body the replay has already read. */
+  forwardHttp(req: IncomingMessage, body: Buffer, res: ServerResponse): void;
+  /** Relays a WebSocket upgrade to the upstream, recording the connection. */
+  forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/**
+ * Everything a request handler of the replay server needs: shared by the HTTP responder and the
+ * WebSocket player, one per running replay.
+ */
+export interface ReplayContext {
+  script: ReplayScript;
+  timing: Timing;
+  onMiss: MissPolicy;
+  /** Present exactly when onMiss is 'passthrough'. */
+  passthrough?: MissPassthrough;
+  /** Serve a key's last recorded answer again once its answers are used up. */
+  reuse: boolean;
+  /** `--ignore` field specs (JSON pointers or key names), on top of each protocol's volatile fields. */
+  ignore: readonly string[];
+  ledger: ReplayLedger;
+  /** Correlation pairs learnt so far: build each exchange's Substitution with `substitutionFor`. */
+  correlations: CorrelationMemory;
+  log: ReplayLog;
+  /**
+   * Registers a live stream or connection; `closer` ends it when the replay shuts down. Returns the
+   * function to call once it has ended on its own.
+   */
+  track(closer: () => void): () => void;
+}
+
+/** Reports a miss: the ledger keeps it (for --strict and `misses()`), the log prints it. */
+export function reportMiss(context: ReplayContext, miss: ReplayMiss): void {
+  context.ledger.recordMiss(miss);
+  context.log.miss(miss);
+}

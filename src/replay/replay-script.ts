@@ -1,0 +1,117 @@
+import type { ProtocolId } from '../protocols/protocol.js';
+import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+
+/** One recorded message, as replay needs it: who sent it, its exact bytes, its parsed value and when. */
+export interface ScriptMessage {
+  /** 1-based position within the exchange. */
+  seq: number;
+  sender: 'client' | 'server';
+  carrier: MessageRow['carrier'];
+  /** ws opcode (`text`, `binary`, `ping`, `pong`, `close`), `comment` for an SSE comment, `proto`; else null. */
+  channel: string | null;
+  /** The bytes as they travelled, framing included (SSE `data: …\n\n`, a protobuf length prefix). */
+  raw: Buffer;
+  /** The parsed value; undefined when the message was not JSON. */
+  json: unknown;
+  /** Milliseconds since the recording started. */
+  tOffsetMs: number;
+  /** True when `raw` is only a prefix (cut by --max-body): it cannot be replayed byte for byte. */
+  truncated: boolean;
+}
+
+/** One recorded exchange with its messages in order. Transport-neutral: HTTP, streams and WebSockets alike. */
+export interface ScriptExchange {
+  id: number;
+  transport: ExchangeRow['transport'];
+  /** The protocol module that classified it, when it was one this build knows. */
+  protocol: ProtocolId | undefined;
+  method: string | null;
+  path: string | null;
+  query: string | null;
+  status: number | null;
+  subprotocol: string | null;
+  requestHeaders: Record<string, string | string[]> | null;
+  responseHeaders: Record<string, string | string[]> | null;
+  startedMs: number;
+  endedMs: number | null;
+  outcome: ExchangeRow['outcome'];
+  errorCode: string | null;
+  errorMessage: string | null;
+  closeCode: number | null;
+  closeReason: string | null;
+  messages: ScriptMessage[];
+}
+
+/** A whole recording, ready to be played: exchanges in recorded order. */
+export interface ReplayScript {
+  /** Absolute path of the recording. */
+  file: string;
+  /** The upstream the recording was made against (`recording.target`), if stored. */
+  target: string | undefined;
+  exchanges: ScriptExchange[];
+}
+
+/** Loads a recording into memory as a replay script (the file is closed again before this returns). */
+export function loadReplayScript(file: string): ReplayScript {
+  const reader = RecordingReader.open(file);
+  try {
+    const exchanges = reader.exchanges().map((row) => scriptExchange(row, reader.messages(row.id)));
+    return { file: reader.file, target: reader.recording().target, exchanges };
+  } finally {
+    reader.close();
+  }
+}
+
+/** HTTP exchanges (plain bodies, SSE and protobuf streams), the ones the HTTP responder serves. */
+export function httpExchanges(script: ReplayScript): ScriptExchange[] {
+  return script.exchanges.filter((e) => e.transport === 'http' || e.transport === 'sse' || e.transport === 'proto');
+}
+
+/** WebSocket exchanges (accepted and rejected upgrades), the ones the WebSocket player serves. */
+export function wsExchanges(script: ReplayScript): ScriptExchange[] {
+  return script.exchanges.filter((e) => e.transport === 'ws');
+}
+
+/** The request body of an HTTP exchange: its first client message, if it had one. */
+export function requestBodyOf(exchange: ScriptExchange): ScriptMessage | undefined {
+  return exchange.messages.find((m) => m.sender === 'client');
+}
+
+/** The messages the server sent, in order. */
+export function serverMessagesOf(exchange: ScriptExchange): ScriptMessage[] {
+  return exchange.messages.filter((m) => m.sender === 'server');
+}
+
+function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
+  return {
+    id: row.id,
+    transport: row.transport,
+    protocol: (PROTOCOL_IDS as readonly string[]).includes(row.protocol ?? '') ? (row.protocol as ProtocolId) : undefined,
+    method: row.method,
+    path: row.path,
+    query: row.query,
+    status: row.status,
+    subprotocol: row.subprotocol,
+    requestHeaders: row.requestHeaders,
+    responseHeaders: row.responseHeaders,
+    startedMs: row.startedMs,
+    endedMs: row.endedMs,
+    outcome: row.outcome,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    closeCode: row.closeCode,
+    closeReason: row.closeReason,
+    messages: rows.map((m) => ({
+      seq: m.seq,
+      sender: m.sender,
+      carrier: m.carrier,
+      channel: m.channel,
+      raw: m.raw,
+      json: m.json,
+      tOffsetMs: m.tOffsetMs,
+      truncated: m.rawTruncatedFrom !== null,
+    })),
+  };
+}

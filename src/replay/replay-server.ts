@@ -1,0 +1,81 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { listenUrl, type ListenAddress } from '../capture/addresses.js';
+import { createHttpResponder } from './http-responder.js';
+import { listenOn } from '../capture/listen-on.js';
+import type { ReplayContext } from './replay-context.js';
+import { replayUpgrade } from './ws-player.js';
+
+/** Open streams and sockets still get this long to finish after close() before they are cut. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+export interface ReplayServer {
+  /** `http://host:port` or `unix:/path`. */
+  readonly url: string;
+  /** `ws://host:port`, or `ws+unix:///path:` (the ws package's form) for a unix socket. */
+  readonly wsUrl: string;
+  readonly server: Server;
+  /** The context every handler shares (with `track` wired to this server's shutdown). */
+  readonly context: ReplayContext;
+  /** Stops accepting, ends open streams and connections, and resolves when they are gone. */
+  close(): Promise<void>;
+}
+
+/** The listening side of `proxy replay`: HTTP requests go to the HTTP responder, upgrades to the WebSocket player. */
+export async function startReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>): Promise<ReplayServer> {
+  const closers = new Set<() => void>();
+  const context: ReplayContext = {
+    ...init,
+    track(closer) {
+      closers.add(closer);
+      return () => void closers.delete(closer);
+    },
+  };
+  const server = createServer(createHttpResponder(context));
+  // Replayed streams may be as slow as the recorded ones were: no server-side timeout on them.
+  server.requestTimeout = 0;
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => replayUpgrade(req, socket, head, context));
+  server.on('clientError', (_error, socket: Socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await listenOn(server, listen);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : undefined;
+  const url = listenUrl(listen, port);
+  const wsUrl = listen.kind === 'unix' ? `ws+unix://${listen.socketPath}:` : url.replace(/^http:/, 'ws:');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    wsUrl,
+    server,
+    context,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const cut = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, SHUTDOWN_GRACE_MS);
+        // Streams told to end below leave keep-alive connections behind: close those as they go idle.
+        const sweep = setInterval(() => server.closeIdleConnections(), 25);
+        server.close(() => {
+          clearTimeout(cut);
+          clearInterval(sweep);
+          resolve();
+        });
+        for (const close of [...closers]) close();
+        server.closeIdleConnections();
+      }).then(() => {
+        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
+      });
+      return closing;
+    },
+  };
+}

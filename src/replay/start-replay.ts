@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import { parseListen } from '../capture/addresses.js';
+import type { RecordingTotals } from '../capture/start-recorder.js';
+import { UsageError } from '../core/errors.js';
+import { CorrelationMemory } from './correlation.js';
+import { parseIgnoreOption } from './field-specs.js';
+import { defaultMissesPath, startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
+import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
+import { loadReplayScript, type ScriptExchange } from './replay-script.js';
+import { startReplayServer } from './replay-server.js';
+import { parseTiming, type Timing } from './timing.js';
+
+export interface ReplayOptions {
+  /** The recording to serve. */
+  recording: string;
+  /** `recorded` (default), `none`, or a speed such as `2x`; or an already parsed Timing. */
+  timing?: string | Timing;
+  /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
+  listen?: string | number;
+  /** `error` (default): 404 / close 1008. `passthrough`: forward to `target` and record into `missesOut`. */
+  onMiss?: MissPolicy;
+  /** The real upstream, for `onMiss: 'passthrough'`. */
+  target?: string;
+  /** Where passthrough misses are recorded; default `<recording>.misses.db`. */
+  missesOut?: string;
+  /** Replace an existing `missesOut` file. */
+  overwriteMisses?: boolean;
+  /** Serve a request's last recorded answer again once its answers are used up. */
+  reuse?: boolean;
+  /** More fields to ignore when matching: JSON pointers (`/messages/0/id`, `*` for any key) or key names. */
+  ignore?: string[];
+  /** Makes `close()` report `ok: false` when anything missed or a recorded exchange went unused. */
+  strict?: boolean;
+  /** Told about every served exchange and every miss. */
+  log?: ReplayLog;
+}
+
+export interface ReplaySummary {
+  misses: ReplayMiss[];
+  unused: ScriptExchange[];
+  /** False when `strict` was asked for and something missed or went unused. */
+  ok: boolean;
+  /** The passthrough recording, when misses were forwarded. */
+  missesOut?: { file: string; totals: RecordingTotals };
+}
+
+export interface RunningReplay {
+  /** `http://127.0.0.1:PORT` or `unix:/path`. */
+  readonly url: string;
+  /** `ws://127.0.0.1:PORT`, or `ws+unix:///path:` for a unix socket. */
+  readonly wsUrl: string;
+  /** The recording being served (absolute path). */
+  readonly recording: string;
+  /** Where passthrough misses are recorded, if passthrough is on. */
+  readonly missesOut: string | undefined;
+  /** Requests and frames that matched nothing, so far. */
+  misses(): ReplayMiss[];
+  /** Recorded exchanges not served yet. */
+  unused(): ScriptExchange[];
+  /** Stops serving (open streams end), closes the misses recording, and sums up. */
+  close(): Promise<ReplaySummary>;
+}
+
+/** Starts `proxy replay` in-process: a recording served as a deterministic mock server. */
+export async function startReplay(options: ReplayOptions): Promise<RunningReplay> {
+  const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
+  const onMiss = options.onMiss ?? 'error';
+  if (onMiss !== 'error' && onMiss !== 'passthrough') throw new UsageError(`--on-miss '${String(onMiss)}' is not error or passthrough`);
+  if (onMiss === 'passthrough' && !options.target) throw new UsageError('--on-miss passthrough needs --target <url> to forward misses to');
+  const ignore = parseIgnoreOption(options.ignore ?? []);
+  const listen = parseListen(options.listen);
+  const script = loadReplayScript(options.recording);
+  const ledger = new ReplayLedger(script);
+  const passthrough: RunningPassthrough | undefined =
+    onMiss === 'passthrough'
+      ? startMissPassthrough({ target: options.target!, out: resolve(options.missesOut ?? defaultMissesPath(script.file)), overwrite: options.overwriteMisses })
+      : undefined;
+  let server;
+  try {
+    server = await startReplayServer(listen, { script, timing, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
+  } catch (error) {
+    await passthrough?.close();
+    throw error;
+  }
+  let closed: Promise<ReplaySummary> | undefined;
+  return {
+    url: server.url,
+    wsUrl: server.wsUrl,
+    recording: script.file,
+    missesOut: passthrough?.out,
+    misses: () => ledger.misses(),
+    unused: () => ledger.unused(),
+    close() {
+      closed ??= server.close().then(async () => {
+        const totals = await passthrough?.close();
+        const misses = ledger.misses();
+        const unused = ledger.unused();
+        return {
+          misses,
+          unused,
+          ok: !options.strict || (misses.length === 0 && unused.length === 0),
+          ...(passthrough && totals ? { missesOut: { file: passthrough.out, totals } } : {}),
+        };
+      });
+      return closed;
+    },
+  };
+}

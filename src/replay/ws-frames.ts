@@ -1,0 +1,84 @@
+import { protocolById } from '../protocols/catalog.js';
+import type { ProtocolId } from '../protocols/protocol.js';
+import { echoFieldsOf, learnCorrelation, Substitution } from './correlation.js';
+import { canonicalJson, jsonDifferences, normalizerFor } from './normalize.js';
+import type { ScriptMessage } from './replay-script.js';
+import { parseJsonBody } from './request-body.js';
+import { substituteOnce } from './token-substitution.js';
+
+/** A frame as the live client sent it. */
+export interface LiveFrame {
+  channel: 'text' | 'binary' | 'ping' | 'pong';
+  data: Buffer;
+}
+
+export function isControl(channel: string | null): boolean {
+  return channel === 'ping' || channel === 'pong';
+}
+
+/** The parsed JSON of a frame, or its (shortened) text: what a miss report shows of it. */
+export function describeFrame(frame: LiveFrame): unknown {
+  const json = frame.channel === 'text' ? parseJsonBody(frame.data) : undefined;
+  if (json !== undefined) return json;
+  if (frame.channel === 'binary') return `<${frame.data.length} binary bytes>`;
+  return frame.data.toString('utf8', 0, Math.min(frame.data.length, 2048));
+}
+
+/**
+ * The per-connection memory of a replayed WebSocket: it compares live client frames with recorded
+ * ones (volatile fields and `--ignore` fields dropped) and learns which live ids stand for which
+ * recorded ones, so the server frames it sends echo the live ids. Pairs accumulate over the
+ * connection: a response may come several frames after its request.
+ */
+export class FrameCorrelator {
+  private readonly normalize: (value: unknown) => unknown;
+  private readonly redact: ((value: unknown) => unknown) | undefined;
+  private readonly echoFields: readonly string[];
+  private readonly substitution = new Substitution();
+
+  constructor(protocol: ProtocolId | undefined, ignore: readonly string[]) {
+    this.normalize = normalizerFor(protocol, ignore);
+    this.echoFields = echoFieldsOf(protocol);
+    const module = protocol === undefined ? undefined : protocolById(protocol);
+    // Recordings keep write-only values only as the protocol redacted them: compare like with like.
+    this.redact = module?.redactForStorage ? (value) => module.redactForStorage!({ sender: 'client', carrier: 'frame', value }) ?? value : undefined;
+  }
+
+  /** Correlation pairs in force. */
+  get substitutions(): number {
+    return this.substitution.size;
+  }
+
+  /**
+   * Where the live frame differs from the recorded one: `[]` when it matches. `channel` when the
+   * frame type differs, JSON pointers for JSON text, `body` for other bytes. Ping and pong payloads
+   * are never compared: clients fill them with counters and clocks.
+   */
+  differences(recorded: ScriptMessage, live: LiveFrame): string[] {
+    if (recorded.channel !== live.channel) return ['channel'];
+    if (isControl(live.channel)) return [];
+    if (recorded.truncated) return live.data.subarray(0, recorded.raw.length).equals(recorded.raw) ? [] : ['body'];
+    const liveJson = live.channel === 'text' ? parseJsonBody(live.data) : undefined;
+    if (recorded.json !== undefined && liveJson !== undefined) {
+      // The recorded frame may echo ids the server handed out: compare it with the live ids in place.
+      const expected = this.normalize(this.substitution.applyValue(recorded.json));
+      const actual = this.normalize(this.redact ? this.redact(liveJson) : liveJson);
+      return canonicalJson(expected) === canonicalJson(actual) ? [] : jsonDifferences(expected, actual);
+    }
+    return this.substitute(recorded).equals(live.data) ? [] : ['body'];
+  }
+
+  /** Learns the echo values a matched live frame carries in place of the recorded ones. */
+  learn(recorded: ScriptMessage, live: LiveFrame): void {
+    if (this.echoFields.length === 0 || live.channel !== 'text' || recorded.json === undefined) return;
+    const liveJson = parseJsonBody(live.data);
+    if (liveJson === undefined) return;
+    this.substitution.add(learnCorrelation(this.echoFields, { body: recorded.json }, { body: liveJson }));
+  }
+
+  /** A recorded server text frame with the live ids in place; other frames go out as recorded. */
+  substitute(message: ScriptMessage): Buffer {
+    if (message.channel !== 'text' || this.substitution.size === 0) return message.raw;
+    return substituteOnce(message.raw, this.substitution.list());
+  }
+}

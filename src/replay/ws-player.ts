@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket } from 'ws';
+import { CLOSE_GOING_AWAY } from '../capture/ws-close-codes.js';
+import { offeredProtocols } from '../capture/ws-relay.js';
+import { writeProxyError } from '../capture/ws-rejection.js';
+import { missMessage } from './http-responder.js';
+import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
+import { wsExchanges, type ScriptExchange } from './replay-script.js';
+import { WsConversation, type FrameMiss } from './ws-conversation.js';
+import { describeFrame, FrameCorrelator } from './ws-frames.js';
+import { acceptUpgrade, replayRefusal, upgradeProblem } from './ws-handshake.js';
+import { WsUpgradeMatcher } from './ws-matcher.js';
+import { planConnection } from './ws-plan.js';
+
+const SHUTDOWN_REASON = 'replay shutting down';
+
+/** One matcher per running replay: the context is the replay's identity. */
+const matchers = new WeakMap<ReplayContext, WsUpgradeMatcher>();
+
+/**
+ * Answers a WebSocket upgrade from the recording (the WebSocket half of `proxy replay`):
+ * - a recorded connection with the same path, query and a fitting subprotocol is claimed (in
+ *   recorded order) and played: accepted ones turn by turn (ws-conversation.ts), refused ones as the
+ *   same refusal;
+ * - an upgrade that matches none is a miss: a 404 that explains itself, or, with
+ *   `--on-miss passthrough`, relayed to the real upstream and recorded.
+ * Frame-level misses on an accepted connection close it with 1008; they are never passed through
+ * (the upstream would lack the conversation so far).
+ */
+export function replayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
+  // The http server hands the socket over without an error listener; a reset must not crash the replay.
+  socket.on('error', () => {});
+  try {
+    route(req, socket, head, context);
+  } catch (error) {
+    if (socket.writable) writeProxyError(socket, 500, 'replay_failed', String(error));
+    else socket.destroy();
+  }
+}
+
+function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
+  const problem = upgradeProblem(req);
+  if (problem) {
+    writeProxyError(socket, 400, 'invalid_upgrade', problem);
+    return;
+  }
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const path = queryAt < 0 ? url : url.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
+  const result = matcherFor(context).match({ path, query, offered: offeredProtocols(req.headers['sec-websocket-protocol']) });
+  if (result.kind === 'miss') {
+    const miss: ReplayMiss = { transport: 'ws', ...result.miss, action: context.onMiss };
+    reportMiss(context, miss);
+    if (context.passthrough) context.passthrough.forwardUpgrade(req, socket, head);
+    else writeProxyError(socket, 404, 'replay_miss', missMessage(miss), result.miss);
+    return;
+  }
+  const { exchange, reused } = result;
+  context.ledger.markUsed(exchange.id);
+  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused };
+  if (exchange.status !== 101) {
+    replayRefusal(req, socket, exchange, context.script.target);
+    context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0 });
+    return;
+  }
+  const ws = acceptUpgrade(req, socket, head, exchange);
+  if (!ws) {
+    socket.destroy();
+    return;
+  }
+  converse(ws, exchange, context).then(
+    (result) => {
+      if (result.miss) reportMiss(context, frameMiss(exchange, path, query, result.miss));
+      context.log.served({ ...served, messages: result.sent, substitutions: result.substitutions });
+    },
+    () => ws.terminate(),
+  );
+}
+
+/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. */
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; miss?: FrameMiss }> {
+  ws.on('error', () => {});
+  const untrack = context.track(() => {
+    if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
+  });
+  ws.once('close', untrack);
+  const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
+  const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, anchorMs: exchange.startedMs });
+  const result = await conversation.run();
+  return { ...result, substitutions: correlator.substitutions };
+}
+
+function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: FrameMiss): ReplayMiss {
+  return {
+    transport: 'ws',
+    reason: 'no-match',
+    request: { method: 'FRAME', path, query, body: describeFrame(miss.frame) },
+    nearest: { exchangeId: exchange.id, method: exchange.method, path: exchange.path },
+    differences: miss.differences,
+    // A connection cannot be handed to the upstream mid-conversation: a frame miss always closes it.
+    action: 'error',
+  };
+}
+
+function matcherFor(context: ReplayContext): WsUpgradeMatcher {
+  let matcher = matchers.get(context);
+  if (!matcher) matchers.set(context, (matcher = new WsUpgradeMatcher(wsExchanges(context.script), context.reuse)));
+  return matcher;
+}

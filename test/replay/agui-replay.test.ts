@@ -1,0 +1,339 @@
+/**
+ * `proxy replay` serving AG-UI runs (SSE and protobuf): record the stand-in through the proxy,
+ * replay the recording, and check what real clients (HttpAgent, fetch, node:http) get.
+ */
+import { describe, expect, it } from 'vitest';
+import { HttpAgent } from '@ag-ui/client';
+import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
+import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
+import { expectSameRecording, onCleanup, record, replay, scratch, useCleanups, within } from './replay-helpers.js';
+import { startReplay } from '../../src/replay/start-replay.js';
+
+useCleanups();
+
+async function agui(options?: AguiAgentOptions): Promise<AguiAgent> {
+  const a = await startAguiAgent(options);
+  onCleanup(() => a.close());
+  return a;
+}
+
+async function runWith(Agent: typeof HttpAgent, url: string, threadId: string, runId: string) {
+  const agent = new Agent({ url, threadId, initialMessages: [{ id: 'u1', role: 'user', content: 'Hi' }], initialState: { counter: 0 } });
+  const seen: BaseEvent[] = [];
+  await agent.runAgent({ runId }, { onEvent: ({ event }) => void seen.push(event) });
+  return { messages: agent.messages as Message[], state: agent.state as unknown, seen };
+}
+
+const SSE_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' };
+
+/** A user message whose text the stand-in's `echo` script repeats: each run's answer is its own. */
+const inputSaying = (text: string, threadId = 'thread-1', runId = 'run-1'): RunAgentInput => ({
+  ...runInput(threadId, runId),
+  messages: [{ id: 'u1', role: 'user', content: text }],
+});
+
+function echoScript(input: RunAgentInput): BaseEvent[] {
+  const said = String((input.messages[0] as { content?: unknown }).content);
+  return [
+    { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+    { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+    { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `you said ${said}` },
+    { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+    { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+  ] as BaseEvent[];
+}
+
+describe('proxy replay: AG-UI round trip', () => {
+  for (const [transport, Agent] of [
+    ['sse', HttpAgent],
+    ['proto', ProtobufHttpAgent],
+  ] as const) {
+    it(`record → replay → record again holds the same messages and verdicts; only the substituted ids differ (${transport})`, async () => {
+      const a = await agui();
+      const first = await record(a.url);
+      const live = await runWith(Agent, `${first.url}/agent`, 'thread-rec', 'run-rec');
+      const recorded = await first.finish();
+
+      const served = await replay(first.out);
+      const second = await record(served.url);
+      const replayed = await runWith(Agent, `${second.url}/agent`, 'thread-new', 'run-new');
+      const again = await second.finish();
+
+      // The official client materialises the same run from the replay, under its own new ids.
+      expect(replayed.messages).toEqual(live.messages);
+      expect(replayed.state).toEqual(live.state);
+      expect(replayed.state).toEqual({ counter: 1, status: 'done' });
+      const started = replayed.seen.find((e) => e.type === EventType.RUN_STARTED) as unknown as { threadId: string; runId: string };
+      expect(started).toMatchObject({ threadId: 'thread-new', runId: 'run-new' });
+      expect(replayed.seen.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-new', runId: 'run-new' });
+
+      expect(again.exchanges()[0]).toMatchObject({ transport, protocol: 'agui', status: 200, outcome: 'complete', invalidCount: 0 });
+      expectSameRecording(recorded, again, { 'thread-rec': 'thread-new', 'run-rec': 'run-new' });
+      expect(served.served).toMatchObject([{ exchangeId: 1, transport, substitutions: 2, reused: false }]);
+      expect(served.unused()).toEqual([]);
+      expect(served.misses()).toEqual([]);
+    });
+  }
+
+  it('re-emits SSE extras (comments, CRLF, event:/id: lines, split data) byte for byte, one frame per chunk, unbuffered', async () => {
+    const a = await agui({ extraSse: true });
+    const first = await record(a.url);
+    const body = JSON.stringify(runInput());
+    const direct = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, body);
+    await first.finish();
+    const served = await replay(first.out);
+    const again = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, body);
+    expect(again.status).toBe(200);
+    expect(again.body.equals(direct.body)).toBe(true);
+    expect(again.headers['content-type']).toBe('text/event-stream');
+    expect(again.headers['x-accel-buffering']).toBe('no');
+    expect(again.headers['content-length']).toBeUndefined();
+  });
+
+  it('replays the same recording twice to the same requests with byte-identical bodies (SSE and protobuf)', async () => {
+    const a = await agui();
+    const first = await record(a.url);
+    const body = JSON.stringify(runInput('t-1', 'r-1'));
+    const protoHeaders = { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE };
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, body);
+    await rawRequest({ url: first.url }, 'POST', '/', protoHeaders, body);
+    await first.finish();
+
+    const live = JSON.stringify(runInput('t-2', 'r-2'));
+    const bodies: Buffer[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const served = await replay(first.out);
+      bodies.push([
+        (await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, live)).body,
+        (await rawRequest({ url: served.url }, 'POST', '/', protoHeaders, live)).body,
+      ]);
+      await served.close();
+    }
+    expect(bodies[0][0].length).toBeGreaterThan(0);
+    expect(bodies[1][0].equals(bodies[0][0])).toBe(true);
+    expect(bodies[1][1].equals(bodies[0][1])).toBe(true);
+    expect(bodies[0][0].toString()).toContain('"runId":"r-2"');
+  });
+});
+
+describe('proxy replay: timing', () => {
+  it('with --timing recorded the client sees the recorded gaps between events, within max(5 ms, 10 %)', async () => {
+    const a = await agui({ eventDelayMs: 30 });
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    const reader = await first.finish();
+    const events = reader.messages(1).filter((m) => m.sender === 'server');
+    const recordedGaps = events.slice(1).map((m, i) => m.tOffsetMs - events[i].tOffsetMs);
+
+    const served = await replay(first.out, { timing: 'recorded' });
+    const arrivals = await sseArrivals(served.url, JSON.stringify(runInput()));
+    expect(arrivals).toHaveLength(events.length);
+    const seenGaps = arrivals.slice(1).map((t, i) => t - arrivals[i]);
+    for (let i = 0; i < recordedGaps.length; i++) {
+      expect(Math.abs(seenGaps[i] - recordedGaps[i]), `gap ${i}: seen ${seenGaps[i]}, recorded ${recordedGaps[i]}`).toBeLessThanOrEqual(Math.max(5, recordedGaps[i] * 0.1));
+    }
+  });
+
+  it('with --timing 2x the gaps are halved', async () => {
+    const a = await agui({ eventDelayMs: 40 });
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    const reader = await first.finish();
+    const events = reader.messages(1).filter((m) => m.sender === 'server');
+    const recordedSpan = events.at(-1)!.tOffsetMs - events[0].tOffsetMs;
+    const served = await replay(first.out, { timing: '2x' });
+    const arrivals = await sseArrivals(served.url, JSON.stringify(runInput()));
+    const span = arrivals.at(-1)! - arrivals[0];
+    expect(Math.abs(span - recordedSpan / 2)).toBeLessThanOrEqual(Math.max(10, recordedSpan * 0.1));
+  });
+
+  it('with --timing none a long stream replays at least 20x faster than it was recorded', async () => {
+    const script = (input: RunAgentInput) =>
+      [
+        { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        ...Array.from({ length: 60 }, (_, i) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `tok${i} ` })),
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+        { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+      ] as BaseEvent[];
+    const a = await agui({ script, eventDelayMs: 20 });
+    const first = await record(a.url);
+    const body = JSON.stringify(runInput());
+    const started = performance.now();
+    const live = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, body);
+    const recordedMs = performance.now() - started;
+    await first.finish();
+    expect(recordedMs).toBeGreaterThan(1000);
+
+    const served = await replay(first.out, { timing: 'none' });
+    const t0 = performance.now();
+    const again = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, body);
+    const replayMs = performance.now() - t0;
+    expect(again.body.equals(live.body)).toBe(true);
+    expect(replayMs * 20).toBeLessThan(recordedMs);
+  });
+});
+
+describe('proxy replay: matching', () => {
+  it('answers a changed request body with a 404 that names the differing field, and prints one line per miss', async () => {
+    const a = await agui();
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('hello')));
+    await first.finish();
+    const served = await replay(first.out);
+    // Volatile ids alone never make a miss...
+    const ok = await rawRequest({ url: served.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('hello', 'other-thread', 'other-run')));
+    expect(ok.status).toBe(200);
+    // ...a changed message does.
+    const miss = await rawRequest({ url: served.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('bonjour')));
+    expect(miss.status).toBe(404);
+    const error = JSON.parse(miss.body.toString()).error;
+    expect(error).toMatchObject({
+      code: 'replay_miss',
+      reason: 'no-match',
+      request: { method: 'POST', path: '/agent', query: '', body: { messages: [{ content: 'bonjour' }] } },
+      nearest: { exchangeId: 1, method: 'POST', path: '/agent' },
+      differences: ['/messages/0/content'],
+    });
+    expect(error.message).toContain('/messages/0/content');
+    const wrongPath = await rawRequest({ url: served.url }, 'POST', '/other?x=1', SSE_HEADERS, JSON.stringify(inputSaying('hello')));
+    expect(JSON.parse(wrongPath.body.toString()).error.differences).toEqual(['path', 'query']);
+    expect(served.missed.map((m) => m.differences)).toEqual([['/messages/0/content'], ['path', 'query']]);
+  });
+
+  it('--ignore drops a field from matching', async () => {
+    const a = await agui();
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(inputSaying('hello')));
+    await first.finish();
+    const served = await replay(first.out, { ignore: ['/messages/*/content'] });
+    const res = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(inputSaying('anything')));
+    expect(res.status).toBe(200);
+  });
+
+  it('20 parallel runs recorded together replay correctly: each client gets the run its request asked for', async () => {
+    const a = await agui({ script: echoScript, eventDelayMs: 5 });
+    const first = await record(a.url);
+    const texts = Array.from({ length: 20 }, (_, i) => `question ${i % 10}`); // 10 distinct bodies, each twice
+    await Promise.all(texts.map((t, i) => rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(inputSaying(t, `thread-${i}`, `run-${i}`)))));
+    await first.finish();
+
+    const served = await replay(first.out, { timing: 'recorded' });
+    const results = await Promise.all(
+      texts.map((t, i) => rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(inputSaying(t, `live-thread-${i}`, `live-run-${i}`)))),
+    );
+    results.forEach((res, i) => {
+      expect(res.status).toBe(200);
+      const events = sseBlocks(res.body).map((b) => JSON.parse(b.toString().slice('data: '.length)) as Record<string, unknown>);
+      expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+      expect(events[0]).toMatchObject({ threadId: `live-thread-${i}`, runId: `live-run-${i}` });
+      expect(events[2].delta).toBe(`you said ${texts[i]}`);
+    });
+    expect(served.unused()).toEqual([]);
+    expect(served.misses()).toEqual([]);
+  });
+});
+
+describe('proxy replay: endings', () => {
+  it('replays a run the upstream reset mid-stream: the recorded events, then an abrupt end', async () => {
+    const a = await agui({ script: 'reset-mid-stream', resetAfterEvents: 3 });
+    const first = await record(a.url);
+    const res = await fetch(first.url, { method: 'POST', headers: SSE_HEADERS, body: JSON.stringify(runInput()) });
+    await res.arrayBuffer().catch(() => undefined);
+    const reader = await first.finish();
+    expect(reader.exchanges()[0]).toMatchObject({ outcome: 'aborted', errorCode: 'E_UPSTREAM_RESET' });
+
+    const served = await replay(first.out);
+    const again = await fetch(served.url, { method: 'POST', headers: SSE_HEADERS, body: JSON.stringify(runInput()) });
+    expect(again.status).toBe(200);
+    const chunks: Buffer[] = [];
+    const bodyReader = again.body!.getReader();
+    let failed = false;
+    try {
+      for (;;) {
+        const { done, value } = await bodyReader.read();
+        if (done) break;
+        chunks.push(Buffer.from(value));
+      }
+    } catch {
+      failed = true;
+    }
+    expect(failed).toBe(true);
+    expect(sseBlocks(Buffer.concat(chunks))).toHaveLength(3);
+  });
+
+  it("replays the proxy's own 502 for an unreachable upstream", async () => {
+    const port = await closedPort();
+    const first = await record(`http://127.0.0.1:${port}`);
+    const live = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    expect(live.status).toBe(502);
+    await first.finish();
+    const served = await replay(first.out);
+    const again = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    expect(again.status).toBe(502);
+    expect(JSON.parse(again.body.toString())).toEqual(JSON.parse(live.body.toString()));
+  });
+
+  it('listens on a unix socket (owner-only)', async () => {
+    const a = await agui({ eventDelayMs: 30 });
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    await first.finish();
+    const socketPath = scratch().file('replay.sock');
+    const served = await startReplay({ recording: first.out, listen: `unix:${socketPath}`, timing: 'none' });
+    expect(served.url).toBe(`unix:${socketPath}`);
+    expect(served.wsUrl).toBe(`ws+unix://${socketPath}:`);
+    const { statSync } = await import('node:fs');
+    expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+    const res = await rawRequest({ socketPath }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    expect(res.status).toBe(200);
+    expect(sseBlocks(res.body)).toHaveLength(14);
+    const summary = await within(5000, served.close(), 'the replay to close');
+    expect(summary).toMatchObject({ misses: [], unused: [], ok: true });
+  });
+
+  it('close() ends a stream still playing with a clean end of the body, promptly', async () => {
+    const a = await agui({ eventDelayMs: 60 });
+    const first = await record(a.url);
+    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    await first.finish();
+    const served = await replay(first.out, { timing: 'recorded' });
+    const pending = rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+    await new Promise((r) => setTimeout(r, 400));
+    const t0 = performance.now();
+    await within(3000, served.close(), 'the replay to close');
+    expect(performance.now() - t0).toBeLessThan(1000);
+    const res = await pending;
+    const events = sseBlocks(res.body).length;
+    expect(events).toBeGreaterThan(0);
+    expect(events).toBeLessThan(14);
+  });
+});
+
+/** Posts a run with node:http and stamps each SSE block's arrival (performance.now()). */
+function sseArrivals(url: string, body: string): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    import('node:http')
+      .then(({ request }) => {
+        const req = request(url, { method: 'POST', headers: SSE_HEADERS }, (res) => {
+          const arrivals: number[] = [];
+          let pending = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            pending += chunk;
+            let end;
+            while ((end = pending.indexOf('\n\n')) >= 0) {
+              arrivals.push(performance.now());
+              pending = pending.slice(end + 2);
+            }
+          });
+          res.on('end', () => resolve(arrivals));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      })
+      .catch(reject);
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * `proxy replay` as a user runs it: the built CLI in a child process, stopped with SIGINT/SIGTERM.
+ * Exit codes: 0, or 1 with --strict after a miss or an unused exchange; 2 for bad usage.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { startAguiAgent } from '../support/agui-agent.js';
+import { BIN, REPO, runCli } from '../cli/run-cli.js';
+import { rawRequest, runInput } from '../record/record-helpers.js';
+import { onCleanup, record, scratch, useCleanups, within } from './replay-helpers.js';
+
+useCleanups();
+
+const SSE_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' };
+
+/** A recording of one AG-UI run (POST /agent), made through the in-process recorder. */
+async function oneRunRecording(): Promise<{ out: string; agentUrl: string }> {
+  const agent = await startAguiAgent();
+  onCleanup(() => agent.close());
+  const rec = await record(agent.url);
+  await rawRequest({ url: rec.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
+  await rec.finish();
+  return { out: rec.out, agentUrl: agent.url };
+}
+
+interface CliReplay {
+  url: string;
+  firstLine: string;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+function spawnReplay(args: string[]): Promise<CliReplay> {
+  const child = spawn(process.execPath, [BIN, 'replay', ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  onCleanup(() => void child.kill('SIGKILL'));
+  const first = new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
+    });
+    void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
+  });
+  return within(10_000, first, 'the listening line').then((firstLine) => ({
+    firstLine,
+    url: firstLine.startsWith('{') ? (JSON.parse(firstLine) as { url: string }).url : firstLine.replace('listening on ', ''),
+    async stop(signal: NodeJS.Signals = 'SIGINT') {
+      child.kill(signal);
+      const code = await within(10_000, exited, 'the replay to exit');
+      return { code, stdout, stderr };
+    },
+  }));
+}
+
+describe('proxy replay (CLI)', () => {
+  it('prints the listening line first, one line per served exchange, and exits 0 on SIGINT', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--timing', 'none', '--strict']);
+    expect(cli.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput('thread-x', 'run-x')));
+    expect(res.status).toBe(200);
+    const done = await cli.stop();
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 14 messages 2 ids substituted$/m);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 unused/);
+  });
+
+  it('--strict exits 1 after a miss, and prints the miss as one line', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--strict', '--quiet']);
+    await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
+    const changed = { ...runInput(), messages: [{ id: 'u1', role: 'user', content: 'changed' }] };
+    const miss = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(changed));
+    expect(miss.status).toBe(404);
+    const done = await cli.stop('SIGTERM');
+    expect(done.code).toBe(1);
+    const missLines = done.stdout.split('\n').filter((l) => l.startsWith('miss '));
+    expect(missLines).toHaveLength(1);
+    expect(missLines[0]).toContain('/messages/0/content');
+    expect(done.stdout).not.toMatch(/^#1 /m);
+  });
+
+  it('--strict exits 1 when a recorded exchange was never used, and names it', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--strict']);
+    const done = await cli.stop();
+    expect(done.code).toBe(1);
+    expect(done.stdout).toContain('unused #1 POST /agent');
+    // Without --strict the same run exits 0.
+    const lenient = await spawnReplay([out, '--listen', '0']);
+    expect((await lenient.stop()).code).toBe(0);
+  });
+
+  it('--json prints NDJSON events, the first being {"event":"listening","url":…}', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--json', '--timing', 'none']);
+    const listening = JSON.parse(cli.firstLine);
+    expect(listening).toMatchObject({ event: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
+    const done = await cli.stop();
+    const events = done.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string });
+    expect(events.map((e) => e.event)).toEqual(['listening', 'served', 'summary']);
+    expect(events[2]).toMatchObject({ served: 1, misses: 0, unused: [], ok: true });
+  });
+
+  it('--on-miss passthrough forwards a miss to --target and records it into <recording>.misses.db', async () => {
+    const { out, agentUrl } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl]);
+    const res = await rawRequest({ url: cli.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput()));
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toContain('RUN_FINISHED');
+    const done = await cli.stop();
+    expect(done.code).toBe(0);
+    const missesFile = out.replace(/\.db$/, '.misses.db');
+    expect(done.stdout).toContain(`1 forwarded misses recorded to ${missesFile}`);
+    expect(existsSync(missesFile)).toBe(true);
+    const reader = RecordingReader.open(missesFile);
+    try {
+      expect(reader.exchanges()).toMatchObject([{ method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' }]);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('exits 2 on bad usage', async () => {
+    const dir = scratch();
+    expect((await runCli(['replay', dir.file('missing.db'), '--listen', '0'])).code).toBe(2);
+    const { out } = await oneRunRecording();
+    const bad = await runCli(['replay', out, '--timing', 'fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--timing 'fast'");
+    expect((await runCli(['replay', out, '--on-miss', 'passthrough'])).stderr).toContain('--target');
+  });
+});
