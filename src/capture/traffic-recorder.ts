@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { warning } from '../core/finding.js';
-import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
+import type { HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
 import { classifyChannel, protocolById } from '../protocols/catalog.js';
 import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';

@@ -6,6 +6,10 @@ import { validateCommand } from './validate-command.js';
 import { recordCommand } from './record-command.js';
 import { showCommand } from './show-command.js';
 import { replayCommand } from './replay-command.js';
+import { diffCommand } from './diff-command.js';
+import { exportCommand } from './export-command.js';
+import { importCommand } from './import-command.js';
+import { demoCommand } from './demo-command.js';
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -18,7 +22,11 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(recordCommand(result))
     .addCommand(replayCommand(result))
     .addCommand(showCommand(result))
-    .addCommand(validateCommand(result));
+    .addCommand(validateCommand(result))
+    .addCommand(diffCommand(result))
+    .addCommand(exportCommand(result))
+    .addCommand(importCommand(result))
+    .addCommand(demoCommand(result));
   for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv);

@@ -7,6 +7,7 @@ import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { EXIT_OK } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
+import { runNdjsonRecord, runStdioRecord } from './stdio-commands.js';
 import { styleFor } from './style.js';
 
 interface RecordOptions {
@@ -20,12 +21,19 @@ interface RecordOptions {
   json?: boolean;
   quiet?: boolean;
   overwrite?: boolean;
+  stdio?: boolean;
+  ndjson?: boolean;
+  jsonLog?: string;
 }
 
 export function recordCommand(result: CommandResult): Command {
   return new Command('record')
     .description('run the transparent proxy and record every exchange and message, with verdicts, into SQLite')
-    .requiredOption('--target <url>', 'where to forward: http://host:port[/base] or unix:/path.sock')
+    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
+    .option('--target <url>', 'where to forward: http://host:port[/base] or unix:/path.sock (required unless --stdio)')
+    .option('--stdio', 'run the agent command given after -- and record its stdin/stdout lines (Pi RPC or ACP)')
+    .option('--ndjson', "relay and record the daemon's NDJSON unix socket (--target unix:… --listen unix:…)")
+    .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
     .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'agui', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
@@ -35,12 +43,30 @@ export function recordCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the output file if it exists')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
-    .action(async (options: RecordOptions) => {
+    .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
       if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)) {
         throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
       }
+      if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      if (options.stdio) {
+        // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
+        result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes });
+        return;
+      }
+      if (command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
+      if (options.jsonLog) throw new UsageError('--json-log goes with --stdio');
+      if (options.ndjson) {
+        const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 }) });
+        const stopped = new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGINT', () => resolve('SIGINT'));
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+        });
+        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, listener: view.listener }, stopped);
+        return;
+      }
+      if (!options.target) throw new UsageError("required option '--target <url>' not specified");
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
       // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.

@@ -4,7 +4,9 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { createReplayView, formatSummary } from './replay-view.js';
+import { runNdjsonReplay, runStdioReplay } from './stdio-commands.js';
 import { styleFor } from './style.js';
+import { UsageError } from '../core/errors.js';
 
 interface ReplayCommandOptions {
   listen?: string;
@@ -17,6 +19,8 @@ interface ReplayCommandOptions {
   ignore: string[];
   json?: boolean;
   quiet?: boolean;
+  stdio?: boolean;
+  ndjson?: boolean;
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -26,14 +30,30 @@ export function replayCommand(result: CommandResult): Command {
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--timing <mode>', 'recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
     .addOption(new Option('--on-miss <policy>', 'what a request that matches nothing gets').choices(['error', 'passthrough']).default('error'))
-    .option('--target <url>', 'the real upstream for --on-miss passthrough')
-    .option('--misses-out <file>', 'where --on-miss passthrough records forwarded misses (default <recording>.misses.db)')
+    .option('--target <url>', 'the real upstream for --on-miss passthrough; forwarded misses are appended to the recording')
+    .option('--misses-out <file>', 'record forwarded misses into this new file instead of appending them to the recording')
     .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
     .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
+    .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
+    .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock')
     .action(async (recording: string, options: ReplayCommandOptions) => {
+      if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
+      if (options.stdio) {
+        result.code = await runStdioReplay(recording, options);
+        return;
+      }
+      if (options.ndjson) {
+        const stopped = new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGINT', () => resolve('SIGINT'));
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+        });
+        result.code = await runNdjsonReplay(recording, options, stopped);
+        return;
+      }
       const style = styleFor(process.stdout);
       let served = 0;
       const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
@@ -59,7 +79,11 @@ export function replayCommand(result: CommandResult): Command {
       } else {
         process.stdout.write(`listening on ${replay.url}\n`);
         if (!options.quiet) {
-          const misses = replay.missesOut ? `forwarded to ${options.target} and recorded to ${replay.missesOut}` : 'answered 404';
+          const misses = !replay.missesOut
+            ? 'answered 404'
+            : replay.missesOut === replay.recording
+              ? `forwarded to ${options.target} and appended to the recording (served from the next replay on)`
+              : `forwarded to ${options.target} and recorded to ${replay.missesOut}`;
           process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); misses are ${misses}; Ctrl-C to stop`) + '\n');
         }
       }

@@ -35,6 +35,13 @@ export function formatSummary(signal: string, summary: ReplaySummary, served: nu
     lines.push(style.red(`--strict: ${summary.misses.length} misses and ${summary.unused.length} unused exchanges`));
     for (const e of summary.unused) lines.push(`  unused #${e.id} ${e.method ?? ''} ${e.path ?? ''}${e.query ? '?' + e.query : ''}`);
   }
-  if (summary.missesOut) lines.push(`${summary.missesOut.totals.exchanges} forwarded misses recorded to ${summary.missesOut.file}`);
+  if (summary.missesOut) {
+    const { file, appended, totals } = summary.missesOut;
+    lines.push(
+      appended
+        ? `${totals.exchanges} forwarded misses appended to ${file} (new episodes, served from the next replay on)`
+        : `${totals.exchanges} forwarded misses recorded to ${file}`,
+    );
+  }
   return lines.join('\n');
 }

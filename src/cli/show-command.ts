@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { RecordingReader } from '../store/recording-reader.js';
+import { openRecording } from '../export/open-recording.js';
+import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
@@ -22,11 +23,11 @@ export interface ShowExchange {
 export function showCommand(result: CommandResult): Command {
   return new Command('show')
     .description('summarise a recording, or list the messages of one exchange with verdicts and findings')
-    .argument('<recording>', 'a recording file (.db)')
+    .argument('<recording>', 'a recording file (.db or .ndjson)')
     .option('--exchange <id>', 'show the messages of this exchange')
     .option('--json', 'print JSON')
     .action((file: string, options: { exchange?: string; json?: boolean }) => {
-      const reader = RecordingReader.open(file);
+      const reader = openRecording(file);
       try {
         const style = styleFor(process.stdout);
         if (options.exchange !== undefined) {

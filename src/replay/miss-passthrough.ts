@@ -11,33 +11,62 @@ import { relayUpgrade } from '../capture/ws-relay.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
+import { StoreError } from '../store/store-errors.js';
 import type { MissPassthrough } from './replay-context.js';
 
-/** `rec.db` → `rec.misses.db`: where `--on-miss passthrough` records by default. */
+/** `rec.db` → `rec.misses.db`: a conventional name for a separate misses recording (`--misses-out`). */
 export function defaultMissesPath(recording: string): string {
   return recording.replace(/(\.db|\.sqlite3?)?$/, '.misses.db');
 }
 
 export interface RunningPassthrough extends MissPassthrough {
-  /** Waits for forwarded exchanges, then closes the misses recording. */
+  /** Waits for forwarded exchanges, then closes the recording the misses went to. */
   close(): Promise<RecordingTotals>;
+}
+
+export interface MissPassthroughOptions {
+  /** The real upstream. */
+  target: string;
+  /** The recording the forwarded misses go to. */
+  out: string;
+  /** Append to `out`, an existing recording (the one being served), instead of creating it. */
+  append?: boolean;
+  /** Replace an existing `out` file (only without `append`). */
+  overwrite?: boolean;
+  registry?: SchemaRegistry;
 }
 
 /**
  * VCR's "new episodes" for `--on-miss passthrough`: a miss is forwarded to the real upstream by the
- * recorder's own forwarder and recorded, with verdicts, into a separate recording (by default
- * `<recording>.misses.db`). The replayed recording itself is never written to: the store writes
- * only new files, and a replay must not change the fixture it is serving.
+ * recorder's own forwarder and recorded, with verdicts. With `append` (what `proxy replay` does by
+ * default) the exchanges are appended to the served recording itself, with ids after its last ones
+ * and offsets counted from its `started_at`; the replay serves from its in-memory script, so
+ * appended episodes are served from the next replay on. Without it they go to a new file
+ * (`--misses-out`).
  */
-export function startMissPassthrough(options: { target: string; out: string; overwrite?: boolean; registry?: SchemaRegistry }): RunningPassthrough {
+export function startMissPassthrough(options: MissPassthroughOptions): RunningPassthrough {
   const target = parseTarget(options.target);
-  const clock = new RecordingClock();
   const registry = options.registry ?? SchemaRegistry.load();
-  const writer = RecordingWriter.open(
-    options.out,
-    { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite },
-  );
+  let writer: RecordingWriter;
+  let clock: RecordingClock;
+  if (options.append) {
+    try {
+      writer = RecordingWriter.append(options.out);
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      const hint = '--misses-out <file> records the forwarded misses into a separate file instead';
+      throw new StoreError(error.code, error.file, `cannot append new episodes: ${error.message}; ${hint}`, { cause: error });
+    }
+    // Offsets of appended exchanges count from the recording's start, like those already in it.
+    clock = new RecordingClock(writer.startedAt.getTime());
+  } else {
+    clock = new RecordingClock();
+    writer = RecordingWriter.open(
+      options.out,
+      { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
+      { overwrite: options.overwrite },
+    );
+  }
   const recorder = new TrafficRecorder({ writer, registry, clock });
   const open = new Set<() => void>();
   let idle: (() => void) | undefined;
@@ -57,6 +86,7 @@ export function startMissPassthrough(options: { target: string; out: string; ove
   return {
     target: target.display,
     out: writer.file,
+    appended: writer.appending,
     forwardHttp(req, body, res) {
       forwardHttp(bufferedRequest(req, body), res, capture);
     },

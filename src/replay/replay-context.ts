@@ -83,6 +83,8 @@ export interface MissPassthrough {
   readonly target: string;
   /** The recording the forwarded misses go to. */
   readonly out: string;
+  /** True when they are appended to the served recording (the default), false for a separate `--misses-out` file. */
+  readonly appended: boolean;
   /** Forwards a request whose body the replay has already read. */
   forwardHttp(req: IncomingMessage, body: Buffer, res: ServerResponse): void;
   /** Relays a WebSocket upgrade to the upstream, recording the connection. */

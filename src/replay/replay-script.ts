@@ -1,6 +1,7 @@
 import type { ProtocolId } from '../protocols/protocol.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
-import { RecordingReader } from '../store/recording-reader.js';
+import { resolve } from 'node:path';
+import { openRecording } from '../export/open-recording.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 
 /** One recorded message, as replay needs it: who sent it, its exact bytes, its parsed value and when. */
@@ -53,12 +54,12 @@ export interface ReplayScript {
   exchanges: ScriptExchange[];
 }
 
-/** Loads a recording into memory as a replay script (the file is closed again before this returns). */
+/** Loads a recording (.db or .ndjson) into memory as a replay script (the file is closed again before this returns). */
 export function loadReplayScript(file: string): ReplayScript {
-  const reader = RecordingReader.open(file);
+  const reader = openRecording(file);
   try {
     const exchanges = reader.exchanges().map((row) => scriptExchange(row, reader.messages(row.id)));
-    return { file: reader.file, target: reader.recording().target, exchanges };
+    return { file: resolve(file), target: reader.recording().target, exchanges };
   } finally {
     reader.close();
   }

@@ -4,7 +4,7 @@ import type { RecordingTotals } from '../capture/start-recorder.js';
 import { UsageError } from '../core/errors.js';
 import { CorrelationMemory } from './correlation.js';
 import { parseIgnoreOption } from './field-specs.js';
-import { defaultMissesPath, startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
+import { startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { startReplayServer } from './replay-server.js';
@@ -17,11 +17,14 @@ export interface ReplayOptions {
   timing?: string | Timing;
   /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
   listen?: string | number;
-  /** `error` (default): 404 / close 1008. `passthrough`: forward to `target` and record into `missesOut`. */
+  /**
+   * `error` (default): 404 / close 1008. `passthrough`: forward to `target` and append the exchange to
+   * the served recording ("new episodes", served from the next replay on), or record it into `missesOut`.
+   */
   onMiss?: MissPolicy;
   /** The real upstream, for `onMiss: 'passthrough'`. */
   target?: string;
-  /** Where passthrough misses are recorded; default `<recording>.misses.db`. */
+  /** Record passthrough misses into this new file instead of appending them to the served recording. */
   missesOut?: string;
   /** Replace an existing `missesOut` file. */
   overwriteMisses?: boolean;
@@ -40,8 +43,8 @@ export interface ReplaySummary {
   unused: ScriptExchange[];
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
-  /** The passthrough recording, when misses were forwarded. */
-  missesOut?: { file: string; totals: RecordingTotals };
+  /** Where forwarded misses were recorded (with passthrough); `appended`: into the served recording itself. */
+  missesOut?: { file: string; appended: boolean; totals: RecordingTotals };
 }
 
 export interface RunningReplay {
@@ -51,7 +54,7 @@ export interface RunningReplay {
   readonly wsUrl: string;
   /** The recording being served (absolute path). */
   readonly recording: string;
-  /** Where passthrough misses are recorded, if passthrough is on. */
+  /** Where passthrough misses are recorded, if passthrough is on: the served recording unless `missesOut` was given. */
   readonly missesOut: string | undefined;
   /** Requests and frames that matched nothing, so far. */
   misses(): ReplayMiss[];
@@ -71,9 +74,12 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const listen = parseListen(options.listen);
   const script = loadReplayScript(options.recording);
   const ledger = new ReplayLedger(script);
+  // New episodes land in the served recording unless --misses-out names another file. The script is
+  // already in memory, so this replay never serves what it appends; the next one does.
+  const missesOut = options.missesOut === undefined ? script.file : resolve(options.missesOut);
   const passthrough: RunningPassthrough | undefined =
     onMiss === 'passthrough'
-      ? startMissPassthrough({ target: options.target!, out: resolve(options.missesOut ?? defaultMissesPath(script.file)), overwrite: options.overwriteMisses })
+      ? startMissPassthrough({ target: options.target!, out: missesOut, append: missesOut === script.file, overwrite: options.overwriteMisses })
       : undefined;
   let server;
   try {
@@ -99,7 +105,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
           misses,
           unused,
           ok: !options.strict || (misses.length === 0 && unused.length === 0),
-          ...(passthrough && totals ? { missesOut: { file: passthrough.out, totals } } : {}),
+          ...(passthrough && totals ? { missesOut: { file: passthrough.out, appended: passthrough.appended, totals } } : {}),
         };
       });
       return closed;

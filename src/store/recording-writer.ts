@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { FORMAT_VERSION, migrate } from './migrations.js';
+import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf } from './store-errors.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
@@ -23,6 +23,9 @@ export interface RecordingWriterOptions {
    */
   onError?: (error: StoreError) => void;
 }
+
+/** Options of `RecordingWriter.append`: the same, minus `overwrite`. */
+export type RecordingAppendOptions = Omit<RecordingWriterOptions, 'overwrite'>;
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_MAX_BATCH = 1000;
@@ -59,11 +62,18 @@ interface Statements {
  * event loop once `maxBatch` rows are queued. A `kill -9` therefore loses at most the rows of the
  * last interval; the file itself stays consistent (WAL + synchronous=NORMAL).
  *
+ * `RecordingWriter.append` continues an existing recording instead of creating one (replay's
+ * "new episodes"), with the same batching and crash safety.
+ *
  * The writer stores what it is given: redacting secrets in headers and bodies is the caller's job.
  */
 export class RecordingWriter {
   /** The absolute path of the recording. */
   readonly file: string;
+  /** The recording's `started_at`: every `tOffsetMs` given to this writer counts from it. */
+  readonly startedAt: Date;
+  /** True when the writer continues an existing recording (`RecordingWriter.append`). */
+  readonly appending: boolean;
   private readonly db: Database.Database;
   private readonly stmts: Statements;
   private readonly writeBatch: (ops: Op[]) => void;
@@ -81,14 +91,18 @@ export class RecordingWriter {
 
   private nextExchangeId = 1;
   private nextMessageId = 1;
+  /** The first message id of this writer: earlier messages belong to the file, not to this session. */
+  private firstMessageId = 1;
   /** The next seq per exchange id; its keys are the exchanges begun so far. */
   private readonly nextSeq = new Map<number, number>();
   /** Ids of messages whose current status is invalid, so addFindings can keep `invalid` exact. */
   private readonly invalidIds = new Set<number>();
   private readonly running: StoreTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
 
-  private constructor(file: string, db: Database.Database, options: RecordingWriterOptions) {
+  private constructor(file: string, db: Database.Database, options: RecordingWriterOptions, startedAt: Date, appending: boolean) {
     this.file = file;
+    this.startedAt = startedAt;
+    this.appending = appending;
     this.db = db;
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
@@ -121,7 +135,7 @@ export class RecordingWriter {
     const db = openDatabase(path);
     try {
       migrate(db, path);
-      const writer = new RecordingWriter(path, db, options);
+      const writer = new RecordingWriter(path, db, options, meta.startedAt, false);
       writer.stmts.insertRecording.run({
         formatVersion: FORMAT_VERSION,
         toolVersion: meta.toolVersion,
@@ -136,6 +150,63 @@ export class RecordingWriter {
       db.close();
       if (error instanceof StoreError) throw error;
       throw new StoreError('E_STORE_OPEN', path, `cannot start a recording in ${path}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * Continues an existing recording ("new episodes"): the file is checked and upgraded like
+   * `RecordingReader.open` does, exchange and message ids continue after the largest ones in the
+   * file, and the `recording` row is kept as it is (only `ended_at` is set again by `close`).
+   * Rows already in the file are never changed: `updateExchange`, `addMessage`, `addFindings` and
+   * `endExchange` accept only exchanges and messages this writer created. Offsets (`tOffsetMs`)
+   * count from the recording's `started_at`, available as `startedAt`.
+   *
+   * A reader of the same file may stay open meanwhile (WAL). Only one writer may append to a file
+   * at a time: ids are allocated in memory, so a second concurrent writer fails its first batch
+   * with E_STORE_WRITE (a primary-key conflict), leaving the file intact.
+   *
+   * Errors: E_STORE_OPEN (missing or unreadable), E_STORE_NOT_RECORDING, E_STORE_VERSION.
+   */
+  static append(file: string, options: RecordingAppendOptions = {}): RecordingWriter {
+    const path = resolve(file);
+    if (!existsSync(path)) throw new StoreError('E_STORE_OPEN', path, `no recording at ${path} to append to`);
+    // Look before writing: a file that is no recording must not even get its journal mode changed.
+    const probe = openDatabase(path, { readonly: true });
+    try {
+      if (checkFormat(probe, path) === 0) {
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (empty database)`);
+      }
+    } finally {
+      probe.close();
+    }
+    const db = openDatabase(path);
+    try {
+      migrate(db, path);
+      const tables = tableNames(db, path);
+      const missing = RECORDING_TABLES.filter((t) => !tables.includes(t));
+      if (missing.length > 0) {
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (missing tables: ${missing.join(', ')})`);
+      }
+      const row = db.prepare('SELECT started_at FROM recording WHERE id = 1').get() as { started_at: string } | undefined;
+      if (row === undefined) {
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (no recording row)`);
+      }
+      const startedAt = new Date(row.started_at);
+      if (Number.isNaN(startedAt.getTime())) {
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} has an unreadable recording.started_at (${row.started_at})`);
+      }
+      const max = db.prepare('SELECT (SELECT coalesce(max(id), 0) FROM exchanges) AS exchange, (SELECT coalesce(max(id), 0) FROM messages) AS message').get() as {
+        exchange: number;
+        message: number;
+      };
+      const writer = new RecordingWriter(path, db, options, startedAt, true);
+      writer.nextExchangeId = max.exchange + 1;
+      writer.nextMessageId = writer.firstMessageId = max.message + 1;
+      return writer;
+    } catch (error) {
+      db.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError('E_STORE_OPEN', path, `cannot append to ${path}: ${messageOf(error)}`, { cause: error });
     }
   }
 
@@ -244,8 +315,9 @@ export class RecordingWriter {
   addFindings(messageId: number, exchangeId: number, findings: Finding[], verdict: Verdict): void {
     this.assertOpen('addFindings');
     this.assertExchange(exchangeId);
-    if (!Number.isInteger(messageId) || messageId < 1 || messageId >= this.nextMessageId) {
-      throw new StoreError('E_STORE_STATE', this.file, `addFindings: no message ${messageId} in this recording`);
+    if (!Number.isInteger(messageId) || messageId < this.firstMessageId || messageId >= this.nextMessageId) {
+      const where = this.appending ? 'added by this writer' : 'in this recording';
+      throw new StoreError('E_STORE_STATE', this.file, `addFindings: no message ${messageId} ${where}`);
     }
     const params = verdictParams(verdict);
     this.running.findings += findings.length;
@@ -418,7 +490,8 @@ export class RecordingWriter {
   }
 
   private unknownExchange(id: number): StoreError {
-    return new StoreError('E_STORE_STATE', this.file, `no exchange ${id} in this recording (beginExchange returns the ids)`);
+    const where = this.appending ? 'begun by this writer (rows already in the file are never changed)' : 'in this recording';
+    return new StoreError('E_STORE_STATE', this.file, `no exchange ${id} ${where} (beginExchange returns the ids)`);
   }
 }
 

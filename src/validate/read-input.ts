@@ -3,6 +3,7 @@ import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
 import { streamsFromCapture, isCaptureDocument } from './capture-input.js';
+import { isRecordingBytes, recordingInput } from '../export/recording-input.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
 
@@ -17,6 +18,7 @@ export function readInput(file: string): LoadedInput {
   } catch (cause) {
     throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
   }
+  if (isRecordingBytes(bytes)) return recordingInput(file);
   const text = bytes.toString('utf8');
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
   if (firstLine === '') throw new InputError('E_INPUT_MALFORMED', `${file}: the file holds no messages`, { file });

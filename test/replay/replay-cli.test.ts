@@ -107,22 +107,81 @@ describe('proxy replay (CLI)', () => {
     expect(events[2]).toMatchObject({ served: 1, misses: 0, unused: [], ok: true });
   });
 
-  it('--on-miss passthrough forwards a miss to --target and records it into <recording>.misses.db', async () => {
+  it('--on-miss passthrough forwards a miss to --target and appends it to the recording; the next replay serves it without a miss', async () => {
     const { out, agentUrl } = await oneRunRecording();
-    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl]);
+    const before = RecordingReader.open(out);
+    const original = { exchanges: before.exchanges(), messages: before.messages(1) };
+    before.close();
+
+    const cli = await spawnReplay([out, '--listen', '0', '--timing', 'none', '--on-miss', 'passthrough', '--target', agentUrl]);
+    // Twice: this replay serves from memory, so its own new episode is not served back to it.
+    for (const run of ['run-a', 'run-b']) {
+      const res = await rawRequest({ url: cli.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput('thread-p', run)));
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toContain('RUN_FINISHED');
+    }
+    const done = await cli.stop();
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('misses are forwarded to');
+    expect(done.stdout).toContain('appended to the recording (served from the next replay on)');
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 unused/);
+    expect(done.stdout).toContain(`2 forwarded misses appended to ${out} (new episodes, served from the next replay on)`);
+    expect(existsSync(out.replace(/\.db$/, '.misses.db'))).toBe(false);
+
+    const reader = RecordingReader.open(out);
+    try {
+      const exchanges = reader.exchanges();
+      expect(exchanges[0]).toEqual(original.exchanges[0]);
+      expect(reader.messages(1)).toEqual(original.messages);
+      expect(exchanges.slice(1)).toMatchObject([
+        { id: 2, method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' },
+        { id: 3, method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' },
+      ]);
+      // Offsets count from the recording's start, so the new episodes come after the recorded run.
+      expect(exchanges[1].startedMs).toBeGreaterThanOrEqual(exchanges[0].endedMs!);
+      expect(reader.messages(2)[0].id).toBe(original.messages.at(-1)!.id + 1);
+    } finally {
+      reader.close();
+    }
+
+    // The next replay of the same file serves the new episodes: no miss, nothing unused, without a target.
+    const next = await spawnReplay([out, '--listen', '0', '--timing', 'none', '--strict']);
+    for (const run of ['run-c', 'run-d']) {
+      const res = await rawRequest({ url: next.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput('thread-q', run)));
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toContain('RUN_FINISHED');
+      expect(res.body.toString()).toContain(run);
+    }
+    expect((await rawRequest({ url: next.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()))).status).toBe(200);
+    const second = await next.stop();
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/^#2 POST \/other 200 sse /m);
+    expect(second.stdout).toMatch(/^#3 POST \/other 200 sse /m);
+    expect(second.stdout).toMatch(/stopped \(SIGINT\): 3 served, 0 misses, 0 unused/);
+  });
+
+  it('--on-miss passthrough --misses-out <file> records the misses into that new file and leaves the recording as it was', async () => {
+    const { out, agentUrl } = await oneRunRecording();
+    const missesFile = scratch().file('misses.db');
+    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl, '--misses-out', missesFile]);
     const res = await rawRequest({ url: cli.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput()));
     expect(res.status).toBe(200);
     expect(res.body.toString()).toContain('RUN_FINISHED');
     const done = await cli.stop();
     expect(done.code).toBe(0);
-    const missesFile = out.replace(/\.db$/, '.misses.db');
+    expect(done.stdout).toContain(`recorded to ${missesFile}`);
     expect(done.stdout).toContain(`1 forwarded misses recorded to ${missesFile}`);
-    expect(existsSync(missesFile)).toBe(true);
-    const reader = RecordingReader.open(missesFile);
+    const misses = RecordingReader.open(missesFile);
     try {
-      expect(reader.exchanges()).toMatchObject([{ method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' }]);
+      expect(misses.exchanges()).toMatchObject([{ id: 1, method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' }]);
     } finally {
-      reader.close();
+      misses.close();
+    }
+    const recording = RecordingReader.open(out);
+    try {
+      expect(recording.exchanges().map((e) => e.path)).toEqual(['/agent']);
+    } finally {
+      recording.close();
     }
   });
 

@@ -63,9 +63,10 @@ describe('proxy replay: WebSocket edges', () => {
     expect(served.misses()).toEqual([]);
   });
 
-  it('with --on-miss passthrough, relays an upgrade that matches nothing to the target', async () => {
+  it('with --on-miss passthrough, relays an upgrade that matches nothing to the target and appends it; the next replay serves it', async () => {
     const { out, token, url } = await recordFramed();
-    const served = await replay(out, { onMiss: 'passthrough', target: url, missesOut: out.replace(/\.db$/, '.misses.db') });
+    const served = await replay(out, { onMiss: 'passthrough', target: url });
+    expect(served.missesOut).toBe(out);
     // Raw mode was never recorded: the live stand-in answers it.
     const c = await connect(`${served.wsUrl}/v1/session/agent-a/rpc`, 'pi-rpc.v1', { headers: bearer(token) });
     c.ws.send(JSON.stringify({ id: 'live', type: 'get_state' }));
@@ -74,7 +75,17 @@ describe('proxy replay: WebSocket edges', () => {
     await c.closed;
     expect(served.misses()).toEqual([expect.objectContaining({ transport: 'ws', action: 'passthrough', differences: ['query', 'subprotocol'] })]);
     const summary = await served.close();
-    expect(summary.missesOut?.totals).toMatchObject({ exchanges: 1 });
+    expect(summary.missesOut).toMatchObject({ file: out, appended: true, totals: { exchanges: 1 } });
+
+    // The new episode is in the recording now: a replay without passthrough serves it.
+    const again = await replay(out);
+    const d = await connect(`${again.wsUrl}/v1/session/agent-a/rpc`, 'pi-rpc.v1', { headers: bearer(token) });
+    d.ws.send(JSON.stringify({ id: 'again', type: 'get_state' }));
+    expect(JSON.parse((await d.texts(1))[0])).toMatchObject({ id: 'again', command: 'get_state', success: true });
+    d.ws.close(1000);
+    await d.closed;
+    expect(again.misses()).toEqual([]);
+    expect(again.served.map((e) => e.transport)).toEqual(['ws']);
   });
 
   it('answers a request that is no WebSocket upgrade with 400 and survives a client that resets mid-handshake', async () => {

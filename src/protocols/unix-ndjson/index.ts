@@ -28,6 +28,8 @@ export const unixNdjsonProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new UnixNdjsonChecker(context.registry);
   },
+  // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
+  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'] },
 };
 
 export { UnixNdjsonChecker } from './unix-ndjson-checker.js';

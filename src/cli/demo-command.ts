@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import { runDemo } from '../demo/run-demo.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { styleFor } from './style.js';
+
+export function demoCommand(result: CommandResult): Command {
+  return new Command('demo')
+    .description('the whole loop in one command: bundled AG-UI agent → record → replay → record again → diff')
+    .option('--dir <dir>', 'where to write the recordings (default a new temp dir)')
+    .action(async (options: { dir?: string }) => {
+      const outcome = await runDemo({ dir: options.dir, style: styleFor(process.stdout) });
+      // The two recordings must be equal after normalization; anything else is a bug worth a non-zero exit.
+      result.code = outcome.report.equal ? EXIT_OK : EXIT_FINDINGS;
+    });
+}

@@ -1,0 +1,38 @@
+import { Command, Option } from 'commander';
+import { loadDiffConfig } from '../diff/diff-options.js';
+import { diffRecordingFiles } from '../diff/diff-recordings.js';
+import { renderMarkdown } from '../diff/render-markdown.js';
+import { renderText } from '../diff/render-text.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { collect } from './option-parsers.js';
+import { styleFor } from './style.js';
+
+interface DiffCommandOptions {
+  format: 'text' | 'json' | 'markdown';
+  ignore: string[];
+  semantic?: boolean;
+  config?: string;
+}
+
+export function diffCommand(result: CommandResult): Command {
+  return new Command('diff')
+    .description('compare two recordings after normalization; exit 0 equal, 1 differ, 2 error')
+    .argument('<a>', 'the baseline recording (.db or .ndjson)')
+    .argument('<b>', 'the recording to compare with it (.db or .ndjson)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--ignore <field>', 'another field to ignore: a JSON pointer (* for any key) or a key name (repeatable)', collect, [])
+    .option('--semantic', 'compare what the client materialises (AG-UI runs, Pi sessions) instead of wire chunks')
+    .option('--config <file>', 'JSON config: {"ignore": [...], "semantic": bool}')
+    .action((a: string, b: string, options: DiffCommandOptions) => {
+      const config = options.config ? loadDiffConfig(options.config) : {};
+      const report = diffRecordingFiles(a, b, {
+        ignore: [...(config.ignore ?? []), ...options.ignore],
+        semantic: Boolean(options.semantic ?? config.semantic),
+      });
+      if (options.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      else if (options.format === 'markdown') process.stdout.write(renderMarkdown(report));
+      else process.stdout.write(renderText(report, styleFor(process.stdout)));
+      result.code = report.equal ? EXIT_OK : EXIT_FINDINGS;
+    });
+}

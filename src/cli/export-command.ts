@@ -1,0 +1,28 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { exportHar } from '../export/har-export.js';
+import { exportNdjson } from '../export/ndjson-export.js';
+import { openRecording } from '../export/open-recording.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_OK } from './exit-codes.js';
+
+export function exportCommand(result: CommandResult): Command {
+  return new Command('export')
+    .description('write a recording as NDJSON (the text form to commit) or HAR 1.2')
+    .argument('<recording>', 'the recording (.db or .ndjson)')
+    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'har']).makeOptionMandatory())
+    .option('--out <file>', 'write here instead of stdout')
+    .action((recording: string, options: { format: 'ndjson' | 'har'; out?: string }) => {
+      const reader = openRecording(recording);
+      const fd = options.out ? openSync(options.out, 'w') : undefined;
+      const write = (text: string) => (fd === undefined ? process.stdout.write(text) : writeSync(fd, text));
+      try {
+        if (options.format === 'har') write(JSON.stringify(exportHar(reader), null, 2) + '\n');
+        else exportNdjson(reader, write);
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+        reader.close();
+      }
+      result.code = EXIT_OK;
+    });
+}

@@ -1,0 +1,190 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import type { LiveEvent, LiveListener } from '../capture/live-events.js';
+import { startNdjsonRecorder } from '../capture/ndjson-relay.js';
+import { startStdioRecorder, STDIO_PROTOCOLS, type StdioProtocol } from '../capture/stdio-recorder.js';
+import { UsageError } from '../core/errors.js';
+import { startNdjsonReplay } from '../replay/ndjson-replay.js';
+import { replayStdio } from '../replay/stdio-replay.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { formatEvent } from './live-view.js';
+import { styleFor, type Style } from './style.js';
+
+/**
+ * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
+ * `--json-log <file>`, to that file as NDJSON (then stderr stays the child's).
+ */
+export interface SideChannel {
+  listener: LiveListener | undefined;
+  /** One NDJSON event (json log) or one human line (stderr). */
+  event(name: string, fields: Record<string, unknown>, human: string | undefined): void;
+}
+
+export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, startedAt: Date): SideChannel {
+  if (options.jsonLog) {
+    const file = options.jsonLog;
+    writeFileSync(file, '');
+    const write = (value: Record<string, unknown>) => appendFileSync(file, JSON.stringify(value) + '\n');
+    return {
+      listener: (e: LiveEvent) => {
+        const { type, ...rest } = e;
+        write({ event: type === 'exchange-end' ? 'exchange' : 'invalid', ...rest });
+      },
+      event: (name, fields) => write({ event: name, ...fields }),
+    };
+  }
+  const style: Style = styleFor(process.stderr);
+  return {
+    listener: options.quiet ? undefined : (e: LiveEvent) => void process.stderr.write(`proxy: ${formatEvent(e, { style, startedAt })}\n`),
+    event: (_name, _fields, human) => {
+      if (human !== undefined && !options.quiet) process.stderr.write(`proxy: ${human}\n`);
+    },
+  };
+}
+
+export interface StdioRecordFlags {
+  out?: string;
+  protocol: string;
+  schemas: string[];
+  maxBody?: number;
+  overwrite?: boolean;
+  jsonLog?: string;
+  quiet?: boolean;
+}
+
+/** `proxy record --stdio [...] -- <command> [args...]`; resolves to the exit code (the child's). */
+export async function runStdioRecord(command: string[], flags: StdioRecordFlags): Promise<number> {
+  if (command.length === 0) throw new UsageError('--stdio needs the agent command after --, e.g. proxy record --stdio -- pi --mode rpc');
+  if (flags.protocol !== 'auto' && !(STDIO_PROTOCOLS as readonly string[]).includes(flags.protocol)) {
+    throw new UsageError(`--protocol '${flags.protocol}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
+  }
+  const startedAt = new Date();
+  const side = sideChannel(flags, startedAt);
+  const recorder = await startStdioRecorder({
+    command: command[0],
+    args: command.slice(1),
+    out: flags.out,
+    protocol: flags.protocol as StdioProtocol | 'auto',
+    schemas: flags.schemas,
+    maxBodyBytes: flags.maxBody,
+    overwrite: flags.overwrite,
+    listener: side.listener,
+  });
+  const forward = (signal: NodeJS.Signals) => () => {
+    side.event('signal', { signal }, undefined);
+    recorder.kill(signal);
+  };
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  side.event('started', { command, pid: recorder.child.pid, out: recorder.out }, `recording ${command.join(' ')} (pid ${recorder.child.pid ?? '-'}) to ${recorder.out}`);
+  try {
+    const result = await recorder.done;
+    const { totals } = result;
+    const how = result.error ?? (result.signal ? `killed by ${result.signal}` : `exited ${result.exitCode}`);
+    side.event(
+      'summary',
+      { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out: recorder.out, ...(result.error ? { error: result.error } : {}) },
+      `${how}: ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}`,
+    );
+    if (result.error) process.stderr.write(`proxy: ${result.error}\n`);
+    return result.code;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+export interface NdjsonRecordFlags {
+  target?: string;
+  listen?: string;
+  out?: string;
+  schemas: string[];
+  maxBody?: number;
+  overwrite?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  listener?: LiveListener;
+}
+
+/** `proxy record --ndjson --target unix:… --listen unix:…`: runs until SIGINT/SIGTERM. */
+export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Promise<NodeJS.Signals>): Promise<number> {
+  if (!flags.target) throw new UsageError("--ndjson needs --target unix:/path/daemon.sock");
+  if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path/proxy.sock');
+  const recorder = await startNdjsonRecorder({
+    target: flags.target,
+    listen: flags.listen,
+    out: flags.out,
+    schemas: flags.schemas,
+    maxBodyBytes: flags.maxBody,
+    overwrite: flags.overwrite,
+    listener: flags.quiet ? undefined : flags.listener,
+  });
+  if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
+  else process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
+  const signal = await waitForStop;
+  const totals = await recorder.close();
+  if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out: recorder.out }) + '\n');
+  else process.stdout.write(`stopped (${signal}): ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}\n`);
+  return EXIT_OK;
+}
+
+export interface LineReplayFlags {
+  timing?: string;
+  strict?: boolean;
+  ignore: string[];
+  listen?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends. */
+export async function runStdioReplay(recording: string, flags: LineReplayFlags): Promise<number> {
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, signal: abort.signal });
+    if (!flags.quiet || !result.ok) {
+      process.stderr.write(
+        `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}\n`,
+      );
+    }
+    if (!result.ok) process.stderr.write(`proxy: --strict: ${result.misses.length} misses and ${result.unused.length} unused lines\n`);
+    return result.ok ? EXIT_OK : EXIT_FINDINGS;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** `proxy replay --ndjson <recording> --listen unix:…`: serves until SIGINT/SIGTERM. */
+export async function runNdjsonReplay(recording: string, flags: LineReplayFlags, waitForStop: Promise<NodeJS.Signals>): Promise<number> {
+  if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path.sock');
+  const print = (line: string) => process.stdout.write(line + '\n');
+  const replay = await startNdjsonReplay({
+    recording,
+    listen: flags.listen,
+    timing: flags.timing,
+    strict: flags.strict,
+    ignore: flags.ignore,
+    log: {
+      served: (e) => {
+        if (flags.quiet) return;
+        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${e.sent} lines sent${e.substitutions > 0 ? ` ${e.substitutions} ids substituted` : ''}${e.misses > 0 ? ` ${e.misses} misses` : ''}`);
+      },
+      miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
+    },
+  });
+  print(flags.json ? JSON.stringify({ event: 'listening', url: replay.url, recording: replay.recording }) : `listening on ${replay.url}`);
+  const signal = await waitForStop;
+  const summary = await replay.close();
+  if (flags.json) {
+    print(JSON.stringify({ event: 'summary', signal, misses: summary.misses.length, unused: summary.unusedExchanges, unusedLines: summary.unusedLines.length, ok: summary.ok }));
+  } else {
+    print(`stopped (${signal}): ${summary.misses.length} misses, ${summary.unusedExchanges.length} unused connections, ${summary.unusedLines.length} unused lines`);
+    if (!summary.ok) print(`--strict: ${summary.misses.length} misses, ${summary.unusedExchanges.length} unused connections and ${summary.unusedLines.length} unused lines`);
+  }
+  return summary.ok ? EXIT_OK : EXIT_FINDINGS;
+}

@@ -1,0 +1,163 @@
+import type { Finding } from '../core/finding.js';
+import { openRecording } from '../export/open-recording.js';
+import { jsonDifferences } from '../replay/normalize.js';
+import { parseIgnoreOption, parsePointer } from '../replay/field-specs.js';
+import { align } from './align.js';
+import type { DiffOptions } from './diff-options.js';
+import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
+import { loadSide, type Side, type SideExchange, type SideMessage } from './load-side.js';
+
+/** Most differences reported per message; the rest are summed up in the count of the last one. */
+const MAX_DIFFERENCES = 20;
+
+/** Diffs two recording files (.db or .ndjson). */
+export function diffRecordingFiles(a: string, b: string, options: DiffOptions = {}): DiffReport {
+  const sides: Side[] = [];
+  const ignore = parseIgnoreOption(options.ignore ?? []);
+  for (const file of [a, b]) {
+    const reader = openRecording(file);
+    try {
+      sides.push(loadSide(file, reader, { ignore, semantic: Boolean(options.semantic) }));
+    } finally {
+      reader.close();
+    }
+  }
+  return diffSides(sides[0], sides[1], { ignore, semantic: Boolean(options.semantic) });
+}
+
+/** Diffs two loaded sides: exchanges aligned by LCS, then the messages of each pair. */
+export function diffSides(a: Side, b: Side, options: { ignore: string[]; semantic: boolean }): DiffReport {
+  const report: DiffReport = {
+    format: 'agent-proxy/diff',
+    version: 1,
+    a: { file: a.file, exchanges: a.exchanges.length, messages: a.messageCount },
+    b: { file: b.file, exchanges: b.exchanges.length, messages: b.messageCount },
+    options: { semantic: options.semantic, ignore: options.ignore },
+    equal: true,
+    summary: { exchanges: { equal: 0, changed: 0, added: 0, removed: 0 }, messages: { changed: 0, added: 0, removed: 0 }, regressions: 0, fixes: 0 },
+    exchanges: [],
+  };
+  const ops = align(
+    a.exchanges.map((e) => e.exact),
+    b.exchanges.map((e) => e.exact),
+    a.exchanges.map((e) => e.loose),
+    b.exchanges.map((e) => e.loose),
+  );
+  for (const op of ops) {
+    if (op.kind === 'equal') {
+      report.summary.exchanges.equal++;
+      continue;
+    }
+    let diff: ExchangeDiff;
+    if (op.kind === 'removed') diff = oneSided('removed', a.exchanges[op.a]);
+    else if (op.kind === 'added') diff = oneSided('added', b.exchanges[op.b]);
+    else diff = changedExchange(a.exchanges[op.a], b.exchanges[op.b]);
+    if (diff.fields.length === 0 && diff.messages.length === 0 && diff.change === 'changed') {
+      report.summary.exchanges.equal++;
+      continue;
+    }
+    report.summary.exchanges[diff.change]++;
+    for (const m of diff.messages) {
+      report.summary.messages[m.change]++;
+      if (m.verdict?.change === 'regression') report.summary.regressions++;
+      if (m.verdict?.change === 'fixed') report.summary.fixes++;
+    }
+    report.exchanges.push(diff);
+  }
+  report.equal = report.exchanges.length === 0;
+  return report;
+}
+
+function oneSided(change: 'added' | 'removed', e: SideExchange): ExchangeDiff {
+  const messages: MessageDiff[] = e.messages.map((m) => messageOnlyIn(change, m, null, null));
+  return { change, a: change === 'removed' ? e.ref : null, b: change === 'added' ? e.ref : null, fields: [], messages };
+}
+
+function changedExchange(a: SideExchange, b: SideExchange): ExchangeDiff {
+  const fields = differences(a.fields, b.fields);
+  const ops = align(
+    a.messages.map((m) => m.exact),
+    b.messages.map((m) => m.exact),
+    a.messages.map((m) => m.loose),
+    b.messages.map((m) => m.loose),
+  );
+  const messages: MessageDiff[] = [];
+  // Context: the nearest equal message before and after each change (A's numbering).
+  const equalBefore: Array<MessageRef | null> = [];
+  let lastEqual: MessageRef | null = null;
+  for (const op of ops) {
+    equalBefore.push(lastEqual);
+    if (op.kind === 'equal') lastEqual = a.messages[op.a].ref;
+  }
+  const equalAfter: Array<MessageRef | null> = new Array(ops.length).fill(null);
+  let nextEqual: MessageRef | null = null;
+  for (let i = ops.length - 1; i >= 0; i--) {
+    equalAfter[i] = nextEqual;
+    const op = ops[i];
+    if (op.kind === 'equal') nextEqual = a.messages[op.a].ref;
+  }
+  ops.forEach((op, i) => {
+    if (op.kind === 'equal') return;
+    if (op.kind === 'removed') messages.push(messageOnlyIn('removed', a.messages[op.a], equalBefore[i], equalAfter[i]));
+    else if (op.kind === 'added') messages.push(messageOnlyIn('added', b.messages[op.b], equalBefore[i], equalAfter[i]));
+    else {
+      const ma = a.messages[op.a];
+      const mb = b.messages[op.b];
+      const diff: MessageDiff = { change: 'changed', a: ma.ref, b: mb.ref, differences: differences(ma.value, mb.value), before: equalBefore[i], after: equalAfter[i] };
+      const verdict = verdictChange(ma, mb);
+      if (verdict) diff.verdict = verdict;
+      if (diff.differences.length > 0 || diff.verdict || ma.ref.sender !== mb.ref.sender) messages.push(diff);
+    }
+  });
+  return { change: 'changed', a: a.ref, b: b.ref, fields, messages };
+}
+
+function messageOnlyIn(change: 'added' | 'removed', m: SideMessage, before: MessageRef | null, after: MessageRef | null): MessageDiff {
+  const diff: MessageDiff = { change, a: change === 'removed' ? m.ref : null, b: change === 'added' ? m.ref : null, differences: [], before, after };
+  if (m.ref.status === 'invalid') {
+    diff.verdict =
+      change === 'added'
+        ? { change: 'regression', a: null, b: 'invalid', findings: m.errorFindings }
+        : { change: 'fixed', a: 'invalid', b: null, findings: m.errorFindings };
+  }
+  return diff;
+}
+
+/** How the verdict moved between two aligned messages, if it did. */
+export function verdictChange(a: SideMessage, b: SideMessage): VerdictChange | undefined {
+  const sa = a.ref.status;
+  const sb = b.ref.status;
+  const newRules = b.errorRules.filter((r) => !a.errorRules.includes(r));
+  const goneRules = a.errorRules.filter((r) => !b.errorRules.includes(r));
+  if (sa === sb && newRules.length === 0 && goneRules.length === 0) return undefined;
+  const pick = (list: Finding[], rules: string[]) => list.filter((f) => rules.includes(f.rule));
+  if (sb === 'invalid' && (sa !== 'invalid' || newRules.length > 0)) {
+    return { change: 'regression', a: sa, b: sb, findings: sa === 'invalid' ? pick(b.errorFindings, newRules) : b.errorFindings };
+  }
+  if (sa === 'invalid' && (sb !== 'invalid' || goneRules.length > 0)) {
+    return { change: 'fixed', a: sa, b: sb, findings: sb === 'invalid' ? pick(a.errorFindings, goneRules) : a.errorFindings };
+  }
+  return { change: 'changed', a: sa, b: sb, findings: [] };
+}
+
+/** Pointers where two normalized values differ, with the value on each side (absent when missing there). */
+export function differences(a: unknown, b: unknown): ValueChange[] {
+  return jsonDifferences(a, b, MAX_DIFFERENCES).map((pointer) => {
+    const change: ValueChange = { pointer };
+    const va = valueAt(a, pointer);
+    const vb = valueAt(b, pointer);
+    if (va.found) change.a = va.value;
+    if (vb.found) change.b = vb.value;
+    return change;
+  });
+}
+
+function valueAt(root: unknown, pointer: string): { found: boolean; value?: unknown } {
+  let value = root;
+  for (const segment of parsePointer(pointer)) {
+    if (value === null || typeof value !== 'object') return { found: false };
+    if (!Object.prototype.hasOwnProperty.call(value, segment)) return { found: false };
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value === undefined ? { found: false } : { found: true, value };
+}

@@ -1,0 +1,83 @@
+import type { Style } from '../cli/style.js';
+import type { DiffReport, ExchangeDiff, ExchangeRef, MessageDiff, MessageRef, ValueChange } from './diff-report.js';
+
+const MAX_VALUE = 100;
+
+/** The human diff: grouped by exchange, changed messages with their pointers, one equal message of context each side. */
+export function renderText(report: DiffReport, style: Style): string {
+  const out: string[] = [style.dim(`--- a ${report.a.file}`), style.dim(`+++ b ${report.b.file}`)];
+  for (const e of report.exchanges) out.push(...exchangeLines(e, style));
+  out.push(summaryLine(report, style));
+  return out.join('\n') + '\n';
+}
+
+export function summaryLine(report: DiffReport, style: Style): string {
+  const s = report.summary;
+  const how = report.options.semantic ? ' (semantic)' : '';
+  if (report.equal) return style.green(`equal after normalization${how}: ${s.exchanges.equal} exchanges, ${report.a.messages}/${report.b.messages} messages`);
+  const parts = [`${s.exchanges.changed} changed`, `${s.exchanges.added} added`, `${s.exchanges.removed} removed`, `${s.exchanges.equal} equal`];
+  const msgs = `messages: ${s.messages.changed} changed, ${s.messages.added} added, ${s.messages.removed} removed`;
+  const regress = s.regressions > 0 ? style.red(`${s.regressions} regression${s.regressions === 1 ? '' : 's'}`) : '0 regressions';
+  return `${style.bold('differ')}${how}: exchanges ${parts.join(', ')}; ${msgs}; ${regress}${s.fixes > 0 ? `, ${style.green(`${s.fixes} fixed`)}` : ''}`;
+}
+
+export function exchangeTitle(ref: ExchangeRef): string {
+  const what = `${ref.method ?? ''} ${ref.path ?? ''}`.trim() || ref.transport;
+  return `#${ref.id} ${what} ${ref.status ?? '-'} ${ref.transport}${ref.protocol ? `/${ref.protocol}` : ''}`;
+}
+
+export function messageTitle(ref: MessageRef): string {
+  return `${ref.seq} ${ref.sender === 'client' ? '→' : '←'} ${ref.label}`;
+}
+
+function exchangeLines(e: ExchangeDiff, style: Style): string[] {
+  const lines: string[] = [];
+  if (e.change === 'added') lines.push(style.green(`+ exchange ${exchangeTitle(e.b!)} (only in b)`));
+  else if (e.change === 'removed') lines.push(style.red(`- exchange ${exchangeTitle(e.a!)} (only in a)`));
+  else lines.push(style.yellow(`~ exchange ${exchangeTitle(e.a!)}`) + (e.a!.id !== e.b!.id ? style.dim(` (b #${e.b!.id})`) : ''));
+  for (const f of e.fields) lines.push(`    ${f.pointer}: ${change(f, style)}`);
+  let lastContext: MessageRef | null = null;
+  const onlyVerdicts = e.change !== 'changed';
+  for (const m of e.messages) {
+    if (onlyVerdicts && !m.verdict) continue;
+    if (m.before && m.before !== lastContext && !onlyVerdicts) lines.push(style.dim(`      ${messageTitle(m.before)}`));
+    lines.push(...messageLines(m, style));
+    if (m.after && !onlyVerdicts) {
+      lines.push(style.dim(`      ${messageTitle(m.after)}`));
+      lastContext = m.after;
+    }
+  }
+  if (onlyVerdicts && e.messages.length > 0) lines.push(style.dim(`    ${e.messages.length} message${e.messages.length === 1 ? '' : 's'}`));
+  return dedupeContext(lines);
+}
+
+function messageLines(m: MessageDiff, style: Style): string[] {
+  const lines: string[] = [];
+  if (m.change === 'added') lines.push(style.green(`    + ${messageTitle(m.b!)} (only in b)`));
+  else if (m.change === 'removed') lines.push(style.red(`    - ${messageTitle(m.a!)} (only in a)`));
+  else lines.push(style.yellow(`    ~ ${messageTitle(m.a!)}`) + (m.a!.seq !== m.b!.seq ? style.dim(` (b ${m.b!.seq})`) : ''));
+  for (const d of m.differences) lines.push(`        ${d.pointer || '/'}: ${change(d, style)}`);
+  if (m.verdict) {
+    const v = m.verdict;
+    const head = v.change === 'regression' ? style.red('REGRESSION') : v.change === 'fixed' ? style.green('fixed') : 'verdict';
+    lines.push(`        ${head}: ${v.a ?? '-'} → ${v.b ?? '-'}`);
+    for (const f of v.findings) lines.push(`          ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+  }
+  return lines;
+}
+
+function change(d: ValueChange, style: Style): string {
+  const a = 'a' in d ? show(d.a) : '(absent)';
+  const b = 'b' in d ? show(d.b) : '(absent)';
+  return `${style.red(a)} → ${style.green(b)}`;
+}
+
+export function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+}
+
+/** Drops a context line repeated right after itself (two changes sharing one equal neighbour). */
+function dedupeContext(lines: string[]): string[] {
+  return lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
+}

@@ -1,0 +1,97 @@
+import type { RecordingReader } from '../store/recording-reader.js';
+import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
+
+/**
+ * Writes a recording as NDJSON: the recording line, then each exchange followed by its messages.
+ * Keys are always in the same order and nothing depends on the clock, so exporting the same
+ * recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines.
+ */
+export function exportNdjson(reader: RecordingReader, write: (text: string) => void): void {
+  write(JSON.stringify(recordingLine(reader.recording())) + '\n');
+  for (const exchange of reader.exchanges()) {
+    let chunk = JSON.stringify(exchangeLine(exchange)) + '\n';
+    for (const message of reader.messages(exchange.id)) {
+      chunk += JSON.stringify(messageLine(message)) + '\n';
+      if (chunk.length > 1 << 20) {
+        write(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk !== '') write(chunk);
+  }
+}
+
+/** The whole export as one string (small recordings, tests). */
+export function exportNdjsonText(reader: RecordingReader): string {
+  const parts: string[] = [];
+  exportNdjson(reader, (t) => parts.push(t));
+  return parts.join('');
+}
+
+export function recordingLine(info: RecordingInfo): NdjsonRecordingLine {
+  return {
+    type: 'recording',
+    format: NDJSON_FORMAT,
+    version: NDJSON_VERSION,
+    toolVersion: info.toolVersion,
+    target: info.target ?? null,
+    listen: info.listen ?? null,
+    mode: info.mode,
+    startedAt: info.startedAt,
+    endedAt: info.endedAt ?? null,
+    schemaHashes: info.schemaHashes,
+  };
+}
+
+export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
+  return {
+    type: 'exchange',
+    id: e.id,
+    transport: e.transport,
+    protocol: e.protocol,
+    method: e.method,
+    path: e.path,
+    query: e.query,
+    url: e.url,
+    status: e.status,
+    subprotocol: e.subprotocol,
+    requestHeaders: e.requestHeaders,
+    responseHeaders: e.responseHeaders,
+    startedMs: e.startedMs,
+    endedMs: e.endedMs,
+    outcome: e.outcome,
+    errorCode: e.errorCode,
+    errorMessage: e.errorMessage,
+    closeCode: e.closeCode,
+    closeReason: e.closeReason,
+    exitCode: e.exitCode,
+    signal: e.signal,
+  };
+}
+
+export function messageLine(m: MessageRow): NdjsonMessageLine {
+  const line: NdjsonMessageLine = {
+    type: 'message',
+    exchange: m.exchangeId,
+    seq: m.seq,
+    sender: m.sender,
+    carrier: m.carrier,
+    channel: m.channel,
+    tOffsetMs: m.tOffsetMs,
+    ...encodeRaw(m.raw),
+    rawTruncatedFrom: m.rawTruncatedFrom,
+    verdict: {
+      status: m.verdict.status,
+      schemaRef: m.verdict.schemaRef ?? null,
+      reason: m.verdict.reason ?? null,
+      findings: m.verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })),
+    },
+  };
+  if (m.json !== undefined) {
+    // Keep `json` before `verdict`, so the key order stays fixed.
+    const { verdict, ...rest } = line;
+    return { ...rest, json: m.json, verdict };
+  }
+  return line;
+}

@@ -1,0 +1,85 @@
+import type { Headers, Outcome, Transport } from '../store/store-types.js';
+import type { Finding } from '../core/finding.js';
+import type { VerdictStatus } from '../core/verdict.js';
+
+/** The `format` value of the first line of an agent-proxy NDJSON recording. */
+export const NDJSON_FORMAT = 'agent-proxy/ndjson';
+/** The version of the NDJSON text form (independent of the SQLite format version). */
+export const NDJSON_VERSION = 1;
+
+/** Line 1: the recording itself. Keys are always written in this order. */
+export interface NdjsonRecordingLine {
+  type: 'recording';
+  format: typeof NDJSON_FORMAT;
+  version: number;
+  toolVersion: string;
+  target: string | null;
+  listen: string | null;
+  mode: string;
+  startedAt: string;
+  endedAt: string | null;
+  schemaHashes: Record<string, string>;
+}
+
+/** One line per exchange, before the lines of its messages. */
+export interface NdjsonExchangeLine {
+  type: 'exchange';
+  id: number;
+  transport: Transport;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  query: string | null;
+  url: string | null;
+  status: number | null;
+  subprotocol: string | null;
+  requestHeaders: Headers | null;
+  responseHeaders: Headers | null;
+  startedMs: number;
+  endedMs: number | null;
+  outcome: Outcome | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  closeCode: number | null;
+  closeReason: string | null;
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/**
+ * One line per message. Exactly one of `raw` (the bytes as UTF-8 text, when they are valid UTF-8)
+ * and `rawBase64` (otherwise) is present; `json` is absent when the message was not JSON.
+ */
+export interface NdjsonMessageLine {
+  type: 'message';
+  exchange: number;
+  seq: number;
+  sender: 'client' | 'server';
+  carrier: 'body' | 'event' | 'frame' | 'line';
+  channel: string | null;
+  tOffsetMs: number;
+  raw?: string;
+  rawBase64?: string;
+  rawTruncatedFrom: number | null;
+  json?: unknown;
+  verdict: { status: VerdictStatus; schemaRef: string | null; reason: string | null; findings: Finding[] };
+}
+
+export type NdjsonLine = NdjsonRecordingLine | NdjsonExchangeLine | NdjsonMessageLine;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** `{raw}` when the bytes are valid UTF-8, else `{rawBase64}`. */
+export function encodeRaw(raw: Uint8Array): { raw: string } | { rawBase64: string } {
+  try {
+    return { raw: UTF8.decode(raw) };
+  } catch {
+    return { rawBase64: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
+  }
+}
+
+export function decodeRaw(line: { raw?: unknown; rawBase64?: unknown }): Buffer | undefined {
+  if (typeof line.raw === 'string') return Buffer.from(line.raw, 'utf8');
+  if (typeof line.rawBase64 === 'string') return Buffer.from(line.rawBase64, 'base64');
+  return undefined;
+}

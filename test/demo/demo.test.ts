@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('proxy demo', () => {
+  it('runs the whole loop through the built CLI and exits 0: record, replay, record again, diff equal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-demo-test-'));
+    dirs.push(dir);
+    const started = Date.now();
+    const result = await runCli(['demo', '--dir', dir]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const out = result.stdout;
+    for (const step of ['1/5', '2/5', '3/5', '4/5', '5/5']) expect(out).toContain(step);
+    // The live view: the exchange line and the deliberate mistake.
+    expect(out).toMatch(/#1 POST \/agent 200 sse\/agui \d+ msg 1 invalid/);
+    expect(out).toContain('tool-call-args-not-started');
+    expect(out).toContain('equal after normalization');
+    expect(out).toContain('node bin/proxy.js diff');
+    expect(existsSync(join(dir, 'run-1.db'))).toBe(true);
+    expect(existsSync(join(dir, 'run-2.db'))).toBe(true);
+    // The recordings it leaves behind work with the other commands.
+    expect((await runCli(['diff', join(dir, 'run-1.db'), join(dir, 'run-2.db')])).code).toBe(0);
+  });
+});

@@ -1,0 +1,77 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LineInbox, planLines, playLineConversation } from '../../src/replay/line-conversation.js';
+import type { ScriptMessage } from '../../src/replay/replay-script.js';
+import { lineMissAnswer } from '../../src/replay/stdio-miss.js';
+import { parseTiming } from '../../src/replay/timing.js';
+
+let seq = 0;
+function line(sender: 'client' | 'server', value: unknown, tOffsetMs: number, channel: string | null = sender === 'client' ? 'stdin' : 'stdout'): ScriptMessage {
+  const raw = Buffer.from(JSON.stringify(value) + '\n');
+  return { seq: ++seq, sender, carrier: 'line', channel, raw, json: value, tOffsetMs, truncated: false };
+}
+
+const recorded = [
+  line('server', { type: 'ready' }, 5),
+  line('client', { jsonrpc: '2.0', id: 0, method: 'session/prompt', params: { text: 'hi' } }, 100),
+  line('server', { jsonrpc: '2.0', method: 'session/update', params: { n: 1 } }, 110),
+  line('server', { jsonrpc: '2.0', method: 'session/update', params: { n: 2 } }, 260),
+  line('server', 'to stderr', 261, 'stderr'),
+  line('server', { jsonrpc: '2.0', id: 0, result: { stopReason: 'end_turn' } }, 262),
+];
+
+async function play(timing: string, input: string[]) {
+  const stdin = new PassThrough();
+  const writes: Array<{ at: number; text: string; channel: string | null }> = [];
+  const started = performance.now();
+  const done = playLineConversation(planLines(recorded), new LineInbox(stdin), {
+    protocol: 'acp',
+    ignore: [],
+    timing: parseTiming(timing),
+    anchorMs: 0,
+    write: async (bytes, message) => void writes.push({ at: performance.now() - started, text: bytes.toString(), channel: message.channel }),
+    onMiss: (miss) => lineMissAnswer('acp', miss, { recordedMethods: new Set(['session/prompt']) }),
+  });
+  for (const text of input) stdin.write(text);
+  stdin.end();
+  return { result: await done, writes };
+}
+
+describe('line conversation (stdio / NDJSON replay core)', () => {
+  it('plays the preamble, waits for the client line, substitutes its id and keeps the recorded gaps', async () => {
+    const { result, writes } = await play('recorded', ['{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"hi"}}\n']);
+    expect(result).toMatchObject({ sent: 5, misses: [], unused: [], substitutions: 1 });
+    expect(writes.map((w) => w.text)).toEqual([
+      '{"type":"ready"}\n',
+      '{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}\n',
+      '{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}\n',
+      '"to stderr"\n',
+      '{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}\n',
+    ]);
+    expect(writes[3].channel).toBe('stderr');
+    // 150 ms recorded between the two updates.
+    const gap = writes[2].at - writes[1].at;
+    expect(gap).toBeGreaterThanOrEqual(135);
+    expect(gap).toBeLessThan(400);
+  });
+
+  it('with --timing none sends at once; a stray request gets a JSON-RPC error, a stray notification only a report', async () => {
+    const { result, writes } = await play('none', [
+      '{"jsonrpc":"2.0","method":"session/cancel","params":{}}\n',
+      '{"jsonrpc":"2.0","id":3,"method":"nope/x","params":{}}\n',
+      '{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"text":"hi"}}\n',
+    ]);
+    expect(result.misses.map((m) => m.line.line)).toEqual([1, 2]);
+    const error = JSON.parse(writes[1].text) as { id: number; error: { code: number; message: string } };
+    expect(error).toMatchObject({ id: 3, error: { code: -32601 } });
+    expect(error.error.message).toMatch(/does not match recorded line \d+ \{"jsonrpc":"2.0","id":0,"method":"session\/prompt"/);
+    expect(writes.at(-1)!.text).toBe('{"jsonrpc":"2.0","id":4,"result":{"stopReason":"end_turn"}}\n');
+    expect(writes.at(-1)!.at).toBeLessThan(100);
+  });
+
+  it('reports recorded client lines that never came as unused', async () => {
+    const { result } = await play('none', []);
+    expect(result.unused).toHaveLength(1);
+    expect(result.sent).toBe(1);
+  });
+});

@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { classifyChannel } from '../../src/protocols/catalog.js';
+import { stdioHint } from '../../src/capture/stdio-recorder.js';
+import { tempDir } from '../record/record-helpers.js';
+import { ACP_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
+
+let dir: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  dir = tempDir('agent-proxy-stdio-');
+});
+afterEach(() => dir.cleanup());
+
+/** A Pi RPC session as a frontend would drive it: one command at a time, waiting for its response. */
+async function piSession(proc: LineProcess): Promise<void> {
+  proc.send('{"id":"s1","type":"get_state"}\r\n');
+  await proc.waitForLines(1);
+  proc.send('not json at all\n');
+  await proc.waitForLines(2);
+  proc.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]));
+  await proc.waitForLines(3);
+  proc.send('{"id":"p1","type":"prompt","message":"Say hello \u2028 with a line separator"}\n');
+  await proc.waitForLines(20);
+  proc.send('{"id":"t1","type":"get_last_assistant_text"}\n');
+  await proc.waitForLines(21);
+  proc.child.stdin.end();
+}
+
+describe('proxy record --stdio', () => {
+  it('picks pi-rpc and acp for stdio from the sniffed protocol', () => {
+    expect(classifyChannel(stdioHint('pi-rpc'))?.id).toBe('pi-rpc');
+    expect(classifyChannel(stdioHint('acp'))?.id).toBe('acp');
+  });
+
+  it('passes a Pi RPC agent through unchanged and records every line, stderr and the exit code', async () => {
+    const env = { STANDIN_STDERR: 'pi stand-in starting', STANDIN_EXIT: '3' };
+    const direct = spawnLines('node', [PI_AGENT], env);
+    await piSession(direct);
+    expect((await direct.exited).code).toBe(3);
+
+    const out = dir.file('pi.db');
+    const proxied = recordStdio(out, PI_AGENT, [], env);
+    await piSession(proxied);
+    const exit = await proxied.exited;
+    expect(exit.code).toBe(3);
+    // stdout carries exactly the agent's bytes: nothing of the proxy's.
+    expect(proxied.stdout().equals(direct.stdout())).toBe(true);
+    expect(proxied.stderr()).toContain('pi stand-in starting');
+    expect(proxied.stderr()).toMatch(/proxy: .*stdio\/pi-rpc/);
+
+    const rec = readRecording(out);
+    expect(rec.exchanges).toHaveLength(1);
+    const [exchange] = rec.exchanges;
+    expect(exchange).toMatchObject({ transport: 'stdio', protocol: 'pi-rpc', outcome: 'complete', exitCode: 3, signal: null });
+    const messages = rec.messages(exchange.id);
+    const stdin = messages.filter((m) => m.channel === 'stdin');
+    const stdout = messages.filter((m) => m.channel === 'stdout');
+    const stderr = messages.filter((m) => m.channel === 'stderr');
+    expect(stdin.map((m) => m.sender)).toEqual(['client', 'client', 'client', 'client', 'client']);
+    expect(stdout.every((m) => m.sender === 'server' && m.carrier === 'line')).toBe(true);
+    expect(Buffer.concat(stdout.map((m) => m.raw)).equals(direct.stdout())).toBe(true);
+    // A trailing CR stays in the raw bytes; the JSON is still parsed and judged.
+    expect(stdin[0].raw.toString()).toBe('{"id":"s1","type":"get_state"}\r\n');
+    expect(stdin[0].verdict.status).toBe('valid');
+    // Invalid JSON and invalid UTF-8 are forwarded unchanged and recorded with a finding.
+    expect(stdin[1].raw.toString()).toBe('not json at all\n');
+    expect(stdin[1].verdict.status).toBe('invalid');
+    expect(stdin[1].verdict.findings[0].rule).toBe('invalid-json');
+    expect(stdin[2].raw.equals(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]))).toBe(true);
+    expect(stdin[2].verdict.findings[0].message).toMatch(/UTF-8/);
+    // U+2028 is content, not a line break.
+    expect((stdin[3].json as { message: string }).message).toContain('\u2028');
+    expect(stderr).toHaveLength(1);
+    expect(stderr[0]).toMatchObject({ sender: 'server', verdict: { status: 'unchecked' } });
+    expect(stderr[0].raw.toString()).toBe('pi stand-in starting\n');
+    expect(stdout.every((m) => m.verdict.status === 'valid')).toBe(true);
+  });
+
+  it('forwards SIGTERM to the child and exits 128 + 15', async () => {
+    const out = dir.file('signal.db');
+    const proxied = recordStdio(out, PI_AGENT);
+    proxied.send('{"id":"s1","type":"get_state"}\n');
+    await proxied.waitForLines(1);
+    proxied.child.kill('SIGTERM');
+    const exit = await proxied.exited;
+    expect(exit.code).toBe(143);
+    const [exchange] = readRecording(out).exchanges;
+    expect(exchange).toMatchObject({ outcome: 'complete', exitCode: null, signal: 'SIGTERM' });
+  });
+
+  it('forwards SIGINT as well', async () => {
+    const out = dir.file('sigint.db');
+    const proxied = recordStdio(out, PI_AGENT);
+    proxied.send('{"id":"s1","type":"get_state"}\n');
+    await proxied.waitForLines(1);
+    proxied.child.kill('SIGINT');
+    expect((await proxied.exited).code).toBe(130);
+    expect(readRecording(out).exchanges[0].signal).toBe('SIGINT');
+  });
+
+  it('writes the live view to --json-log, leaving stderr to the child', async () => {
+    const out = dir.file('log.db');
+    const log = dir.file('live.ndjson');
+    const proxied = recordStdio(out, PI_AGENT, ['--json-log', log], { STANDIN_STDERR: 'only this' });
+    proxied.send('{"id":"s1","type":"get_state"}\nbroken\n');
+    await proxied.waitForLines(2);
+    proxied.child.stdin.end();
+    expect((await proxied.exited).code).toBe(0);
+    expect(proxied.stderr()).toBe('only this\n');
+    const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string });
+    expect(events.map((e) => e.event)).toEqual(['started', 'invalid', 'exchange', 'summary']);
+    expect(events[3]).toMatchObject({ exitCode: 0, code: 0, messages: 5, invalid: 1 });
+  });
+
+  it('exits 127 with one line when the command cannot be started', async () => {
+    const out = dir.file('missing.db');
+    const proxied = spawnLines('node', [(await import('./stdio-helpers.js')).BIN, 'record', '--stdio', '--out', out, '--', '/nonexistent/agent-binary']);
+    proxied.child.stdin.end();
+    const exit = await proxied.exited;
+    expect(exit.code).toBe(127);
+    expect(proxied.stdout().length).toBe(0);
+    expect(proxied.stderr()).toMatch(/could not start \/nonexistent\/agent-binary/);
+    expect(readRecording(out).exchanges[0]).toMatchObject({ transport: 'stdio', outcome: 'error', errorCode: 'ENOENT' });
+  });
+
+  it('passes an ACP agent (official SDK on both ends) through unchanged', async () => {
+    const direct = spawnLines('node', [ACP_AGENT]);
+    const expected = await runAcpClient(direct);
+    direct.child.stdin.end();
+    await direct.exited;
+
+    const out = dir.file('acp.db');
+    const proxied = recordStdio(out, ACP_AGENT);
+    const seen = await runAcpClient(proxied);
+    proxied.child.stdin.end();
+    expect((await proxied.exited).code).toBe(0);
+    expect(seen.stopReasons).toEqual(['end_turn', 'end_turn']);
+    expect(seen.permissionAsked).toBe(1);
+    expect(seen.received).toEqual(expected.received);
+    expect(proxied.stdout().equals(direct.stdout())).toBe(true);
+
+    const rec = readRecording(out);
+    expect(rec.exchanges[0]).toMatchObject({ transport: 'stdio', protocol: 'acp', exitCode: 0 });
+    const messages = rec.messages(rec.exchanges[0].id);
+    expect(messages.filter((m) => m.channel === 'stdin').length).toBe(5); // initialize, session/new, 2 prompts, the permission answer
+    const invalid = messages.filter((m) => m.verdict.status === 'invalid');
+    expect(invalid.map((m) => m.verdict.findings)).toEqual([]);
+  });
+});
