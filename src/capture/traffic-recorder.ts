@@ -198,6 +198,8 @@ export class ExchangeRecording implements ExchangeSink {
       tOffsetMs,
       raw: stored.raw,
       json: stored.value,
+      // The text it was parsed from, unless redaction changed the value: saves serialising it again.
+      jsonText: value !== undefined && stored.value === value && text !== undefined && options.value === undefined ? text : undefined,
       verdict,
       rawTruncatedFrom: oversized ? size : undefined,
     });

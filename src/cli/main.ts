@@ -10,9 +10,15 @@ import { diffCommand } from './diff-command.js';
 import { exportCommand } from './export-command.js';
 import { importCommand } from './import-command.js';
 import { demoCommand } from './demo-command.js';
+import { viewCommand } from './view-command.js';
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // `proxy show … | head` closes our stdout early: that ends the output, it is not a crash.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const result: CommandResult = { code: EXIT_OK };
   const program = new Command('proxy')
     .description('record, replay, diff and validate AI-agent protocol traffic (AG-UI, Pi daemon, Pi RPC, ACP)')
@@ -26,7 +32,8 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(diffCommand(result))
     .addCommand(exportCommand(result))
     .addCommand(importCommand(result))
-    .addCommand(demoCommand(result));
+    .addCommand(demoCommand(result))
+    .addCommand(viewCommand(result));
   for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv);

@@ -9,6 +9,8 @@ import { EXIT_OK } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { runNdjsonRecord, runStdioRecord } from './stdio-commands.js';
 import { styleFor } from './style.js';
+import { startInspector, type RunningInspector } from '../ui/server/inspector-server.js';
+import type { LiveListener } from '../capture/live-events.js';
 
 interface RecordOptions {
   target?: string;
@@ -24,6 +26,7 @@ interface RecordOptions {
   stdio?: boolean;
   ndjson?: boolean;
   jsonLog?: string;
+  ui?: string | boolean;
 }
 
 export function recordCommand(result: CommandResult): Command {
@@ -36,13 +39,14 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
-    .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'agui', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
+    .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
     .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--overwrite', 'replace the output file if it exists')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
+    .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
     .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
@@ -50,6 +54,7 @@ export function recordCommand(result: CommandResult): Command {
         throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
       }
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      if (options.ui !== undefined && (options.stdio || options.ndjson)) throw new UsageError('--ui goes with the HTTP proxy for now (not --stdio or --ndjson)');
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
         result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes });
@@ -68,6 +73,7 @@ export function recordCommand(result: CommandResult): Command {
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
+      let publish: LiveListener = () => undefined;
       const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
       // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
       const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol);
@@ -80,9 +86,27 @@ export function recordCommand(result: CommandResult): Command {
         maxBodyBytes,
         schemas: options.schemas,
         overwrite: options.overwrite,
-        // With --quiet nothing is printed per exchange, so the recorder need not report them.
-        listener: options.quiet ? undefined : view.listener,
+        // With --quiet nothing is printed per exchange, so the recorder need not report them (unless the page wants them).
+        listener:
+          options.ui !== undefined
+            ? (event) => {
+                if (!options.quiet) view.listener(event);
+                publish(event);
+              }
+            : options.quiet
+              ? undefined
+              : view.listener,
       });
+      let inspector: RunningInspector | undefined;
+      if (options.ui !== undefined) {
+        try {
+          inspector = await startInspector({ recording: recorder.out, live: true, listen: typeof options.ui === 'string' ? options.ui : undefined });
+        } catch (error) {
+          await recorder.close();
+          throw error;
+        }
+        publish = inspector.publish;
+      }
       totals = recorder.totals;
       // Listen for the signals before announcing the address: a caller may signal right after it.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -91,11 +115,14 @@ export function recordCommand(result: CommandResult): Command {
       });
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
+        if (inspector) process.stdout.write(JSON.stringify({ event: 'inspector', url: inspector.url }) + '\n');
       } else {
         process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
+        if (inspector) process.stdout.write(`inspector on ${inspector.url}\n`);
         if (!options.quiet) process.stdout.write(style.dim(`recording to ${recorder.out}; Ctrl-C to stop`) + '\n');
       }
       const signal = await stopped;
+      await inspector?.close();
       const final = await recorder.close();
       view.clearStatus();
       if (options.json) {

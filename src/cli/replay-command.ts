@@ -26,7 +26,7 @@ interface ReplayCommandOptions {
 export function replayCommand(result: CommandResult): Command {
   return new Command('replay')
     .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
-    .argument('<recording>', 'the recording file (.db)')
+    .argument('<recording>', 'the recording file (.db or .ndjson)')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--timing <mode>', 'recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
     .addOption(new Option('--on-miss <policy>', 'what a request that matches nothing gets').choices(['error', 'passthrough']).default('error'))

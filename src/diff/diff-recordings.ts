@@ -5,43 +5,77 @@ import { parseIgnoreOption, parsePointer } from '../replay/field-specs.js';
 import { align } from './align.js';
 import type { DiffOptions } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
-import { loadSide, type Side, type SideExchange, type SideMessage } from './load-side.js';
+import type { RecordingReader } from '../store/recording-reader.js';
+import { IdCanonicalizer } from './id-canonicalizer.js';
+import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
+import { scanSides } from './scan-parallel.js';
+import type { SideScan } from './scan-side.js';
 
 /** Most differences reported per message; the rest are summed up in the count of the last one. */
 const MAX_DIFFERENCES = 20;
 
-/** Diffs two recording files (.db or .ndjson). */
+/**
+ * Diffs two recording files (.db or .ndjson), in two passes so that memory stays flat however long
+ * the recordings are:
+ * 1. each side is streamed once (scanSide) into a short key per exchange: its loose key and a hash
+ *    of everything compared after normalization;
+ * 2. the exchanges are aligned on those keys, and only the pairs that differ are loaded in full
+ *    again, one at a time, with the id labels restored to where they were at that exchange.
+ */
 export function diffRecordingFiles(a: string, b: string, options: DiffOptions = {}): DiffReport {
-  const sides: Side[] = [];
   const ignore = parseIgnoreOption(options.ignore ?? []);
-  for (const file of [a, b]) {
-    const reader = openRecording(file);
-    try {
-      sides.push(loadSide(file, reader, { ignore, semantic: Boolean(options.semantic) }));
-    } finally {
-      reader.close();
-    }
+  const sideOptions: SideOptions = { ignore, semantic: Boolean(options.semantic) };
+  const readers: RecordingReader[] = [];
+  try {
+    for (const file of [a, b]) readers.push(openRecording(file));
+    const scans = scanSides({ file: a, dbFile: readers[0].file }, { file: b, dbFile: readers[1].file }, sideOptions);
+    return diffScans(new SideLoader(scans[0], readers[0], sideOptions), new SideLoader(scans[1], readers[1], sideOptions), sideOptions);
+  } finally {
+    for (const reader of readers) reader.close();
   }
-  return diffSides(sides[0], sides[1], { ignore, semantic: Boolean(options.semantic) });
 }
 
-/** Diffs two loaded sides: exchanges aligned by LCS, then the messages of each pair. */
-export function diffSides(a: Side, b: Side, options: { ignore: string[]; semantic: boolean }): DiffReport {
+/** Loads exchanges of one side in full, in increasing order, restoring the id labels from the scan. */
+class SideLoader {
+  private readonly ids = new IdCanonicalizer();
+  private readonly drop: DropSpecs;
+
+  constructor(
+    readonly scan: SideScan,
+    private readonly reader: RecordingReader,
+    private readonly options: SideOptions,
+  ) {
+    this.drop = new DropSpecs(options.ignore);
+  }
+
+  load(index: number): SideExchange {
+    const key = this.scan.keys[index];
+    this.ids.restore(this.scan.idLog, key.checkpoint);
+    const row = this.reader.exchange(key.id);
+    if (!row) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
+    return loadExchange(row, this.reader.messages(key.id), this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
+  }
+}
+
+/** Aligns the exchanges of two scanned sides by LCS, then diffs the messages of each pair that differs. */
+function diffScans(a: SideLoader, b: SideLoader, options: SideOptions): DiffReport {
+  const ka = a.scan.keys;
+  const kb = b.scan.keys;
   const report: DiffReport = {
     format: 'agent-proxy/diff',
     version: 1,
-    a: { file: a.file, exchanges: a.exchanges.length, messages: a.messageCount },
-    b: { file: b.file, exchanges: b.exchanges.length, messages: b.messageCount },
-    options: { semantic: options.semantic, ignore: options.ignore },
+    a: { file: a.scan.file, exchanges: ka.length, messages: a.scan.messageCount },
+    b: { file: b.scan.file, exchanges: kb.length, messages: b.scan.messageCount },
+    options: { semantic: options.semantic, ignore: [...options.ignore] },
     equal: true,
     summary: { exchanges: { equal: 0, changed: 0, added: 0, removed: 0 }, messages: { changed: 0, added: 0, removed: 0 }, regressions: 0, fixes: 0 },
     exchanges: [],
   };
   const ops = align(
-    a.exchanges.map((e) => e.exact),
-    b.exchanges.map((e) => e.exact),
-    a.exchanges.map((e) => e.loose),
-    b.exchanges.map((e) => e.loose),
+    ka.map((e) => e.exact),
+    kb.map((e) => e.exact),
+    ka.map((e) => e.loose),
+    kb.map((e) => e.loose),
   );
   for (const op of ops) {
     if (op.kind === 'equal') {
@@ -49,9 +83,9 @@ export function diffSides(a: Side, b: Side, options: { ignore: string[]; semanti
       continue;
     }
     let diff: ExchangeDiff;
-    if (op.kind === 'removed') diff = oneSided('removed', a.exchanges[op.a]);
-    else if (op.kind === 'added') diff = oneSided('added', b.exchanges[op.b]);
-    else diff = changedExchange(a.exchanges[op.a], b.exchanges[op.b]);
+    if (op.kind === 'removed') diff = oneSided('removed', a.load(op.a));
+    else if (op.kind === 'added') diff = oneSided('added', b.load(op.b));
+    else diff = changedExchange(a.load(op.a), b.load(op.b));
     if (diff.fields.length === 0 && diff.messages.length === 0 && diff.change === 'changed') {
       report.summary.exchanges.equal++;
       continue;

@@ -1,4 +1,7 @@
-import { FieldSpecs } from '../replay/field-specs.js';
+import { parsePointer } from '../replay/field-specs.js';
+
+/** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
+export type IdLogEntry = readonly [value: string | number, label: string];
 
 /**
  * Generated-id fields, made canonical rather than dropped: the first value seen becomes `runId#1`,
@@ -11,8 +14,9 @@ export const ID_FIELDS: readonly string[] = [
   'sessionId', 'piSessionId', 'conversationId', 'connectionId', 'hostInstanceId', 'cursor', 'ticketId', 'blobId', 'fileId',
   'idempotencyKey', 'responseId', 'callId', 'correlationId', 'parentId', 'leafId', 'currentLeafId', 'entryId',
   'summaryEntryId', 'subagentRunId', 'leaseId', 'recordId', 'inventoryId', 'sourceInventoryId', 'scheduleId',
-  // JSON-RPC ids and Pi command/response ids; ids of the messages in an AG-UI RunAgentInput.
-  '/id', '/command/id', '/response/id', '/messages/*/id',
+  // JSON-RPC ids and Pi command/response ids; ids of the messages in an AG-UI RunAgentInput and of
+  // their tool calls (also where `--semantic` materialises a run's messages).
+  '/id', '/command/id', '/response/id', '/messages/*/id', '/messages/*/toolCalls/*/id',
 ];
 
 /** Is a protocol's volatile field (ReplayHints.volatileFields) an id, to canonicalize rather than drop? */
@@ -32,32 +36,136 @@ export function isTimeKey(key: string): boolean {
 /** Ids learnt shorter than this are not replaced where they appear as plain values (too likely to match by accident). */
 const MIN_ECHO_LENGTH = 6;
 
+const CURSOR_KEY = /[a-z]Cursor$/;
+const IGNORED_TEXT = '"<ignored>"';
+
+/**
+ * A set of JSON fields in the notation of FieldSpecs (a key name: that key at any depth; a JSON
+ * pointer, `*` for any one key or index), with the same `matches`, made for hot loops: pointers are
+ * grouped by length, so most paths are answered with one set lookup.
+ */
+export class FieldMatcher {
+  private readonly names = new Set<string>();
+  private readonly pointers = new Map<number, string[][]>();
+
+  constructor(specs: readonly string[]) {
+    for (const spec of specs) {
+      if (spec.startsWith('/')) {
+        const segments = parsePointer(spec);
+        let list = this.pointers.get(segments.length);
+        if (!list) this.pointers.set(segments.length, (list = []));
+        list.push(segments);
+      } else if (spec.length > 0) {
+        this.names.add(spec);
+      }
+    }
+  }
+
+  /** Does the field at `path` (the key or index last) belong to the set? */
+  matches(path: readonly string[]): boolean {
+    const n = path.length;
+    if (n > 0 && this.names.has(path[n - 1])) return true;
+    const list = this.pointers.get(n);
+    if (list === undefined) return false;
+    outer: for (const p of list) {
+      for (let i = 0; i < n; i++) if (p[i] !== '*' && p[i] !== path[i]) continue outer;
+      return true;
+    }
+    return false;
+  }
+}
+
+/** Per key name: is it a time key, and its JSON text (bounded memo: keys repeat in every message). */
+const KEY_MEMO_LIMIT = 50_000;
+const timeKeys = new Map<string, boolean>();
+const keyTexts = new Map<string, string>();
+const INDEX_TEXTS: string[] = Array.from({ length: 256 }, (_, i) => String(i));
+
+function isTimeKeyMemo(key: string): boolean {
+  let time = timeKeys.get(key);
+  if (time === undefined) {
+    time = isTimeKey(key);
+    if (timeKeys.size < KEY_MEMO_LIMIT) timeKeys.set(key, time);
+  }
+  return time;
+}
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (keyTexts.size < KEY_MEMO_LIMIT) keyTexts.set(key, text);
+  }
+  return text;
+}
+
 /** One side's id memory: value → canonical label, in order of first appearance. */
 export class IdCanonicalizer {
-  private readonly labels = new Map<string, string>();
-  private readonly counters = new Map<string, number>();
-  private readonly specs: FieldSpecs;
+  private strings = new Map<string, string>();
+  private numbers = new Map<number, string>();
+  private counters = new Map<string, number>();
+  /** Every id learnt, in order (checkpoints for `restore`). */
+  private learnt: IdLogEntry[] = [];
+  private readonly specs: FieldMatcher;
 
   constructor(extraIdSpecs: readonly string[] = []) {
-    this.specs = new FieldSpecs([...ID_FIELDS, ...extraIdSpecs]);
+    this.specs = new FieldMatcher([...ID_FIELDS, ...extraIdSpecs]);
   }
 
   /** The canonical label of an id value, learning it under `name` when new. */
   label(name: string, value: string | number): string {
-    const key = typeof value === 'number' ? `n:${value}` : `s:${value}`;
-    let label = this.labels.get(key);
+    let label = typeof value === 'number' ? this.numbers.get(value) : this.strings.get(value);
     if (label === undefined) {
       const n = (this.counters.get(name) ?? 0) + 1;
       this.counters.set(name, n);
       label = `${name}#${n}`;
-      this.labels.set(key, label);
+      this.remember(value, label);
+      this.learnt.push([value, label]);
     }
     return label;
   }
 
+  private remember(value: string | number, label: string): void {
+    if (typeof value === 'number') this.numbers.set(value, label);
+    else this.strings.set(value, label);
+  }
+
+  /** How many ids have been learnt so far: a checkpoint that `restore` can come back to. */
+  get size(): number {
+    return this.learnt.length;
+  }
+
+  /** Every id learnt so far, in order (shared, not copied: do not change it). */
+  log(): readonly IdLogEntry[] {
+    return this.learnt;
+  }
+
+  /**
+   * Puts this canonicalizer in the state another one had at checkpoint `n` (its first `n` log
+   * entries). Moving forward from an earlier checkpoint of the same log only adds the entries in
+   * between; anything else starts over.
+   */
+  restore(log: readonly IdLogEntry[], n: number): void {
+    const size = this.learnt.length;
+    if (size > n || (size > 0 && !Object.is(this.learnt[size - 1][0], log[size - 1]?.[0]))) {
+      this.strings = new Map();
+      this.numbers = new Map();
+      this.counters = new Map();
+      this.learnt = [];
+    }
+    for (let i = this.learnt.length; i < n; i++) {
+      const entry = log[i];
+      const [value, label] = entry;
+      const hash = label.lastIndexOf('#');
+      this.remember(value, label);
+      this.counters.set(label.slice(0, hash), Number(label.slice(hash + 1)));
+      this.learnt.push(entry);
+    }
+  }
+
   /** The label of a value learnt before, if any (for ids echoed in plain fields, headers and paths). */
   known(value: string): string | undefined {
-    return value.length >= MIN_ECHO_LENGTH ? this.labels.get(`s:${value}`) : undefined;
+    return value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
   }
 
   /**
@@ -71,7 +179,7 @@ export class IdCanonicalizer {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         const at = [...path, key];
         if (isTimeKey(key) && (typeof item === 'string' || typeof item === 'number')) continue;
-        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || /[a-z]Cursor$/.test(key))) {
+        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || CURSOR_KEY.test(key))) {
           out[key] = this.label(key === 'id' ? idName(path) : key, item);
         } else {
           out[key] = this.canonicalize(item, at);
@@ -81,6 +189,84 @@ export class IdCanonicalizer {
     }
     if (typeof value === 'string') return this.known(value) ?? value;
     return value;
+  }
+
+  /**
+   * `canonicalJson(normalizeJson(this.canonicalize(value), drop))` in a single walk that builds no
+   * intermediate values: the same ids are learnt in the same order (dropped subtrees included), and
+   * two values give the same text exactly when their normalized forms are equal. The text is for
+   * comparing (keys sorted, dropped array elements as "<ignored>"), not for display.
+   */
+  canonicalText(value: unknown, drop: FieldMatcher): string {
+    return this.text(value, [], drop);
+  }
+
+  private text(value: unknown, path: string[], drop: FieldMatcher): string {
+    if (typeof value === 'string') {
+      const known = value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
+      return JSON.stringify(known ?? value);
+    }
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+    if (Array.isArray(value)) {
+      let out = '[';
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) out += ',';
+        path.push(i < INDEX_TEXTS.length ? INDEX_TEXTS[i] : String(i));
+        if (drop.matches(path)) {
+          this.canonicalize(value[i], path.slice());
+          out += IGNORED_TEXT;
+        } else {
+          out += this.text(value[i], path, drop);
+        }
+        path.pop();
+      }
+      return out + ']';
+    }
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    const parts: string[] = [];
+    let sorted = true;
+    let last = '';
+    for (const key of keys) {
+      const item = record[key];
+      const scalar = typeof item === 'string' || typeof item === 'number';
+      if (scalar && isTimeKeyMemo(key)) continue;
+      path.push(key);
+      let part: string | undefined;
+      if (scalar && (this.specs.matches(path) || CURSOR_KEY.test(key))) {
+        const label = this.label(key === 'id' ? idName(path.slice(0, -1)) : key, item);
+        if (!drop.matches(path)) part = JSON.stringify(label);
+      } else if (drop.matches(path)) {
+        this.canonicalize(item, path.slice());
+      } else {
+        part = this.text(item, path, drop);
+      }
+      path.pop();
+      if (part === undefined) continue;
+      if (parts.length > 0 && key < last) sorted = false;
+      last = key;
+      parts.push(key, part);
+    }
+    if (!sorted) sortPairs(parts);
+    let out = '{';
+    for (let i = 0; i < parts.length; i += 2) out += `${i > 0 ? ',' : ''}${keyText(parts[i])}:${parts[i + 1]}`;
+    return out + '}';
+  }
+}
+
+/** Sorts a flat [key, value, key, value …] list by key, in place (insertion sort: objects are small). */
+function sortPairs(flat: string[]): void {
+  for (let i = 2; i < flat.length; i += 2) {
+    const key = flat[i];
+    const value = flat[i + 1];
+    let j = i - 2;
+    while (j >= 0 && flat[j] > key) {
+      flat[j + 2] = flat[j];
+      flat[j + 3] = flat[j + 1];
+      j -= 2;
+    }
+    flat[j + 2] = key;
+    flat[j + 3] = value;
   }
 }
 

@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
-import type { VerdictStatus } from '../core/verdict.js';
+import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
 import { FieldSpecs } from '../replay/field-specs.js';
 import { canonicalJson, normalizeJson, volatileFieldsOf } from '../replay/normalize.js';
-import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../export/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
-import { IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
+import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
 import { isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind } from './semantic.js';
 
@@ -33,19 +31,13 @@ export interface SideMessage {
   errorFindings: Finding[];
 }
 
+/** One exchange of one side, loaded in full for reporting. */
 export interface SideExchange {
   ref: ExchangeRef;
   loose: string;
-  exact: string;
   /** The exchange-level fields that are compared, normalized. */
   fields: Record<string, unknown>;
   messages: SideMessage[];
-}
-
-export interface Side {
-  file: string;
-  exchanges: SideExchange[];
-  messageCount: number;
 }
 
 export interface SideOptions {
@@ -53,66 +45,55 @@ export interface SideOptions {
   semantic: boolean;
 }
 
-/** Reads one recording in order and normalizes it; id labels follow first appearance on this side. */
-export function loadSide(file: string, reader: RecordingReader, options: SideOptions): Side {
-  const ids = new IdCanonicalizer();
-  const userSpecs = new FieldSpecs(options.ignore);
-  const dropByProtocol = new Map<string, FieldSpecs>();
-  const dropFor = (protocol: string | null): FieldSpecs => {
-    const key = protocol ?? '';
-    let specs = dropByProtocol.get(key);
-    if (!specs) {
-      const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? (key as ProtocolId) : undefined;
-      specs = new FieldSpecs([...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...options.ignore]);
-      dropByProtocol.set(key, specs);
-    }
-    return specs;
-  };
-  const exchanges: SideExchange[] = [];
-  let messageCount = 0;
-  for (const row of reader.exchanges()) {
-    const rows = reader.messages(row.id);
-    messageCount += rows.length;
-    exchanges.push(loadExchange(row, rows, ids, dropFor(row.protocol), userSpecs, options.semantic));
+/** The field specs one side drops, per protocol: the protocol's volatile fields that are not ids, and `--ignore`. */
+export class DropSpecs {
+  readonly user: FieldSpecs;
+  private readonly byProtocol = new Map<string, { specs: FieldSpecs; matcher: FieldMatcher }>();
+
+  constructor(private readonly ignore: readonly string[]) {
+    this.user = new FieldSpecs(ignore);
   }
-  return { file, exchanges, messageCount };
+
+  /** For normalizeJson. */
+  for(protocol: string | null): FieldSpecs {
+    return this.entry(protocol).specs;
+  }
+
+  /** The same set, for IdCanonicalizer.canonicalText. */
+  matcherFor(protocol: string | null): FieldMatcher {
+    return this.entry(protocol).matcher;
+  }
+
+  private entry(protocol: string | null): { specs: FieldSpecs; matcher: FieldMatcher } {
+    const key = protocol ?? '';
+    let entry = this.byProtocol.get(key);
+    if (!entry) {
+      const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? (key as ProtocolId) : undefined;
+      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...this.ignore];
+      entry = { specs: new FieldSpecs(list), matcher: new FieldMatcher(list) };
+      this.byProtocol.set(key, entry);
+    }
+    return entry;
+  }
 }
 
-function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
+/** What alignment needs of an exchange's start: its loose key, plus the canonical path, query and request headers (learning ids in order). */
+export function exchangeHead(row: ExchangeRow, ids: IdCanonicalizer): { loose: string; path: string; query: string; requestHeaders: Record<string, string> | null } {
   const template = pathTemplate(row.path, ids);
   const loose = [row.transport, row.protocol ?? '', row.method ?? '', template, row.subprotocol ?? ''].join(' ');
   const path = canonicalPath(row.path, ids);
   const query = canonicalQuery(row.query, ids);
-  const requestHeaders = normalizeHeaders(row.requestHeaders, ids);
-  const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
-  const messages: SideMessage[] = [];
-  const kind = semantic ? semanticKind(row.protocol, row.transport) : undefined;
-  const folded: MessageRow[] = [];
-  for (const m of rows) {
-    if (kind && isFoldedMessage(kind, m)) folded.push(m);
-    else messages.push(sideMessage(m, labelOf(m.json, m), m.json === undefined ? rawText(m) : normalize(m.json), m.json === undefined));
-  }
-  if (kind && folded.length > 0) {
-    const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
-    const result =
-      kind === 'agui'
-        ? materializeAguiRun(folded.map((m) => m.json), request)
-        : materializePiSession(folded.map((m) => piEventOf(m.json)!));
-    const last = folded[folded.length - 1];
-    const worst: VerdictStatus = folded.some((m) => m.verdict.status === 'invalid') ? 'invalid' : folded.some((m) => m.verdict.status === 'unchecked') ? 'unchecked' : 'valid';
-    const synthetic: MessageRow = {
-      ...last,
-      carrier: last.carrier,
-      verdict: { status: worst, findings: folded.flatMap((m) => m.verdict.findings) },
-    };
-    messages.push(sideMessage(synthetic, result.kind, normalize(result), false));
-  }
+  return { loose, path, query, requestHeaders: normalizeHeaders(row.requestHeaders, ids) };
+}
+
+/** The exchange-level fields that are compared (after the messages: response headers may echo ids learnt in them). */
+export function exchangeFields(row: ExchangeRow, head: ReturnType<typeof exchangeHead>, ids: IdCanonicalizer, userSpecs: FieldSpecs): Record<string, unknown> {
   const responseHeaders = normalizeHeaders(row.responseHeaders, ids);
-  const fields = normalizeJson(
+  return normalizeJson(
     {
       method: row.method,
-      path,
-      query,
+      path: head.path,
+      query: head.query,
       status: row.status,
       subprotocol: row.subprotocol,
       outcome: row.outcome,
@@ -121,26 +102,62 @@ function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanonicalizer
       errorCode: row.errorCode,
       exitCode: row.exitCode,
       signal: row.signal,
-      requestHeaders,
+      requestHeaders: head.requestHeaders,
       responseHeaders,
     },
     userSpecs,
   ) as Record<string, unknown>;
-  const hash = createHash('sha1').update(loose).update('\0').update(JSON.stringify(fields));
-  for (const m of messages) hash.update('\0').update(m.exact);
+}
+
+/** The verdict of the one `--semantic` result standing for the folded messages: the worst of theirs, with all their findings. */
+export function foldedVerdict(folded: ReadonlyArray<{ verdict: Verdict }>): Verdict {
+  const worst: VerdictStatus = folded.some((m) => m.verdict.status === 'invalid') ? 'invalid' : folded.some((m) => m.verdict.status === 'unchecked') ? 'unchecked' : 'valid';
+  return { status: worst, findings: folded.flatMap((m) => m.verdict.findings) };
+}
+
+/** The `--semantic` result of an exchange's folded server messages. */
+export function materialize(kind: 'agui' | 'pi', folded: readonly unknown[], request: unknown): { kind: string } {
+  return kind === 'agui' ? materializeAguiRun(folded as unknown[], request) : materializePiSession(folded.map((json) => piEventOf(json)!));
+}
+
+/**
+ * Loads and normalizes one exchange with all its message values, for reporting. `ids` must be in the
+ * state it had before this exchange (IdCanonicalizer.restore); it learns the exchange's ids.
+ */
+export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
+  const head = exchangeHead(row, ids);
+  const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
+  const messages: SideMessage[] = [];
+  const kind = semantic ? semanticKind(row.protocol, row.transport) : undefined;
+  const folded: MessageRow[] = [];
+  for (const m of rows) {
+    if (kind && isFoldedMessage(kind, m)) folded.push(m);
+    else messages.push(sideMessage(m, labelOf(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
+  }
+  if (kind && folded.length > 0) {
+    const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
+    const result = materialize(kind, folded.map((m) => m.json), request);
+    const last = folded[folded.length - 1];
+    const synthetic: MessageRow = { ...last, carrier: last.carrier, verdict: foldedVerdict(folded) };
+    messages.push(sideMessage(synthetic, result.kind, normalize(result), false));
+  }
+  const fields = exchangeFields(row, head, ids, userSpecs);
   return {
-    ref: { id: row.id, transport: row.transport, protocol: row.protocol, method: row.method, path: row.path, status: row.status },
-    loose,
-    exact: hash.digest('base64'),
+    ref: exchangeRef(row),
+    loose: head.loose,
     fields,
     messages,
   };
 }
 
+export function exchangeRef(row: ExchangeRow): ExchangeRef {
+  return { id: row.id, transport: row.transport, protocol: row.protocol, method: row.method, path: row.path, status: row.status };
+}
+
 function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean): SideMessage {
   const errorFindings = m.verdict.findings.filter((f) => f.severity === 'error');
   const errorRules = [...new Set(errorFindings.map((f) => f.rule))].sort();
-  const loose = `${m.sender} ${m.carrier} ${m.channel ?? ''} ${label}`;
+  const loose = messageLoose(m, label);
   const canon = raw ? `raw:${String(value)}` : canonicalJson(value);
   return {
     ref: { seq: m.seq, sender: m.sender, label, status: m.verdict.status },
@@ -152,12 +169,12 @@ function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean)
   };
 }
 
-function rawText(m: MessageRow): string {
-  const encoded = encodeRaw(m.raw);
+export function rawText(raw: Uint8Array): string {
+  const encoded = encodeRaw(raw);
   return 'raw' in encoded ? encoded.raw : `base64:${encoded.rawBase64}`;
 }
 
-function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer): Record<string, string> | null {
+export function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer): Record<string, string> | null {
   if (!headers) return null;
   const out: Record<string, string> = {};
   for (const name of Object.keys(headers).map((n) => n.toLowerCase()).sort()) {
@@ -168,6 +185,11 @@ function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer): Record
     out[name] = known !== undefined ? known : text;
   }
   return out;
+}
+
+/** What alignment pairs changed messages by: sender, carrier, channel and label. */
+export function messageLoose(m: Pick<MessageRow, 'sender' | 'carrier' | 'channel'>, label: string): string {
+  return `${m.sender} ${m.carrier} ${m.channel ?? ''} ${label}`;
 }
 
 /** A short label for alignment and display: event type, frame kind (with the event type inside), JSON-RPC method … */

@@ -1,5 +1,5 @@
 import type { DiffReport, ExchangeDiff, ValueChange } from './diff-report.js';
-import { exchangeTitle, messageTitle, show } from './render-text.js';
+import { exchangeTitle, messageTitle, showPair } from './render-text.js';
 
 /** Most exchanges listed in full; a PR comment has a size limit. */
 const MAX_EXCHANGES = 50;
@@ -45,7 +45,8 @@ function exchangeSection(e: ExchangeDiff): string[] {
 }
 
 function row(where: string, d: ValueChange): string {
-  return `| ${cell(where)} | \`${cell(d.pointer || '/')}\` | ${'a' in d ? `\`${cell(show(d.a))}\`` : '*absent*'} | ${'b' in d ? `\`${cell(show(d.b))}\`` : '*absent*'} |`;
+  const [a, b] = showPair(d.a, d.b);
+  return `| ${cell(where)} | \`${cell(d.pointer || '/')}\` | ${'a' in d ? `\`${cell(a)}\`` : '*absent*'} | ${'b' in d ? `\`${cell(b)}\`` : '*absent*'} |`;
 }
 
 function cell(text: string): string {

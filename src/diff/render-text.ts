@@ -67,14 +67,33 @@ function messageLines(m: MessageDiff, style: Style): string[] {
 }
 
 function change(d: ValueChange, style: Style): string {
-  const a = 'a' in d ? show(d.a) : '(absent)';
-  const b = 'b' in d ? show(d.b) : '(absent)';
+  const [sa, sb] = showPair(d.a, d.b);
+  const a = 'a' in d ? sa : '(absent)';
+  const b = 'b' in d ? sb : '(absent)';
   return `${style.red(a)} → ${style.green(b)}`;
 }
 
 export function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+}
+
+/**
+ * Both sides of a change, shortened the same way: two long texts that share a beginning are shown
+ * from a little before the first character that differs, so the difference stays visible.
+ */
+export function showPair(a: unknown, b: unknown): [string, string] {
+  const ta = JSON.stringify(a) ?? String(a);
+  const tb = JSON.stringify(b) ?? String(b);
+  if (ta.length <= MAX_VALUE && tb.length <= MAX_VALUE) return [ta, tb];
+  let first = 0;
+  while (first < ta.length && first < tb.length && ta[first] === tb[first]) first++;
+  const from = first > MAX_VALUE / 2 ? first - 20 : 0;
+  const cut = (text: string) => {
+    const head = from > 0 ? `…${text.slice(from)}` : text;
+    return head.length > MAX_VALUE ? `${head.slice(0, MAX_VALUE - 1)}…` : head;
+  };
+  return [cut(ta), cut(tb)];
 }
 
 /** Drops a context line repeated right after itself (two changes sharing one equal neighbour). */

@@ -163,7 +163,7 @@ export function semanticKind(protocol: string | null, transport: string): 'agui'
   return undefined;
 }
 
-export function isFoldedMessage(kind: 'agui' | 'pi', m: MessageRow): boolean {
+export function isFoldedMessage(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
   if (m.sender !== 'server' || m.json === undefined) return false;
   return kind === 'agui' ? true : piEventOf(m.json) !== undefined;
 }

@@ -39,7 +39,7 @@ type Op =
   | { kind: 'begin'; row: Record<string, unknown> }
   | { kind: 'update'; row: Record<string, unknown> }
   | { kind: 'end'; row: Record<string, unknown> }
-  | { kind: 'message'; row: Record<string, unknown>; exchangeId: number; findings: FindingParams[] }
+  | { kind: 'message'; row: unknown[]; messageId: number; exchangeId: number; findings: FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
 
 interface Statements {
@@ -285,25 +285,28 @@ export class RecordingWriter {
     this.trackStatus(id, verdict.status);
     this.enqueue({
       kind: 'message',
+      messageId: id,
       exchangeId: message.exchangeId,
       findings,
-      row: {
+      // Positional, in the column order of insertMessage: binding an array is measurably cheaper
+      // than named parameters on the hottest statement.
+      row: [
         id,
-        exchangeId: message.exchangeId,
+        message.exchangeId,
         seq,
-        sender: message.sender,
-        carrier: message.carrier,
-        channel: message.channel ?? null,
-        tOffsetMs: message.tOffsetMs,
+        message.sender,
+        message.carrier,
+        message.channel ?? null,
+        message.tOffsetMs,
         // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-        raw: Buffer.from(message.raw),
-        rawTruncatedFrom: message.rawTruncatedFrom ?? null,
-        json: jsonText(message.json),
-        status: verdict.status,
-        schemaRef: verdict.schemaRef,
-        reason: verdict.reason,
-        findingCount: findings.length,
-      },
+        Buffer.from(message.raw),
+        message.rawTruncatedFrom ?? null,
+        message.jsonText ?? jsonText(message.json),
+        verdict.status,
+        verdict.schemaRef,
+        verdict.reason,
+        findings.length,
+      ],
     }, 1 + findings.length);
     return id;
   }
@@ -447,7 +450,7 @@ export class RecordingWriter {
           break;
         case 'message': {
           s.insertMessage.run(op.row);
-          for (const f of op.findings) s.insertFinding.run({ messageId: op.row.id, exchangeId: op.exchangeId, ...f });
+          for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
           break;
         }
         case 'findings': {
@@ -519,8 +522,7 @@ function prepareStatements(db: Database.Database): Statements {
     insertMessage: db.prepare(`
       INSERT INTO messages (id, exchange_id, seq, sender, carrier, channel, t_offset_ms, raw, raw_truncated_from, json,
                             status, schema_ref, reason, finding_count)
-      VALUES (@id, @exchangeId, @seq, @sender, @carrier, @channel, @tOffsetMs, @raw, @rawTruncatedFrom, @json,
-              @status, @schemaRef, @reason, @findingCount)`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = @schemaRef, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

@@ -81,6 +81,8 @@ export interface MessageInput {
   channel?: string;
   /** The parsed value, stored as JSON text; undefined when the message is not JSON. */
   json?: unknown;
+  /** `json` already serialised (the text it was parsed from), so the writer need not stringify it again. */
+  jsonText?: string;
   verdict: Verdict;
   /** The original size when raw was cut by --max-body. */
   rawTruncatedFrom?: number;

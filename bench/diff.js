@@ -1,0 +1,212 @@
+// `proxy diff` on two large recordings: wall time and peak memory of the real CLI.
+// Run:  npm run build && node bench/diff.js [--quick] [--keep]
+//
+// Writes two recordings of 1,000 AG-UI SSE runs × 1,000 messages (--quick: 100 runs, 100k messages)
+// straight through RecordingWriter, one child process per side so that generating does not dominate.
+// Each side has its own ids (thread, run, message, tool call, request ids) and timestamps, so
+// everything has to be normalized; B also carries a handful of real differences: one text delta,
+// one tool argument, one state value, one invalid event, one status code, one removed event and one
+// inserted exchange. The diff must find exactly those and exit 1.
+//
+// Then it runs `node bin/proxy.js diff a.db b.db --format json` as a child and samples its
+// /proc/<pid>/status (VmHWM, the kernel's peak resident set) until it exits.
+// Targets: < 10 s and < 500 MB for 1M messages per side.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+const EVENTS_PER_RUN = 1_000;
+const WORDS = ['The', ' quarterly', ' report', ' shows', ' revenue', ' up', ' 12%', ',', ' costs', ' flat', ' and', ' churn', ' down', '.', ' Next', ' steps', ':', ' hire', ' two', ' engineers'];
+
+if (process.argv[2] === '--generate') {
+  await generate(process.argv[3], process.argv[4], Number(process.argv[5]));
+  process.exit(0);
+}
+
+const quick = process.argv.includes('--quick');
+const keep = process.argv.includes('--keep');
+const RUNS = quick ? 100 : 1_000;
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-diff-'));
+const a = join(dir, 'a.db');
+const b = join(dir, 'b.db');
+try {
+  const t0 = performance.now();
+  await Promise.all([run(process.execPath, [SELF, '--generate', 'a', a, String(RUNS)]), run(process.execPath, [SELF, '--generate', 'b', b, String(RUNS)])]);
+  console.log(`generated 2 × ${fmt(RUNS * EVENTS_PER_RUN)} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
+
+  const result = await measure(process.execPath, [BIN, 'diff', a, b, '--format', 'json']);
+  if (result.code !== 1) throw new Error(`proxy diff exited with ${result.code} (expected 1: the recordings differ)\n${result.stderr}`);
+  const report = JSON.parse(result.stdout);
+  checkReport(report);
+  const seconds = result.ms / 1000;
+  const mb = result.peakKb / 1024;
+  const messages = fmt(report.a.messages);
+  console.log(
+    `diff bench: ${messages} messages per side: ${seconds.toFixed(1)} s, peak RSS ${Math.round(mb)} MB (targets < 10 s, < 500 MB)` +
+      `${quick ? ' [--quick]' : ''}`,
+  );
+  const s = report.summary;
+  console.log(
+    `  found: exchanges ${s.exchanges.changed} changed, ${s.exchanges.added} added, ${s.exchanges.removed} removed, ${s.exchanges.equal} equal; ` +
+      `messages ${s.messages.changed} changed, ${s.messages.added} added, ${s.messages.removed} removed; ${s.regressions} regression`,
+  );
+  if (!quick && (seconds >= 10 || mb >= 500)) process.exitCode = 1;
+} finally {
+  if (keep) console.log(`kept ${a} and ${b}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/** The differences planted in B, and where the diff has to report them. */
+function checkReport(report) {
+  const s = report.summary;
+  const expect = (ok, what) => {
+    if (!ok) throw new Error(`diff bench: ${what}\n${JSON.stringify(report.summary)}`);
+  };
+  expect(report.a.messages === report.b.messages, 'both sides should have the same number of messages');
+  expect(s.exchanges.changed === 6 && s.exchanges.added === 1 && s.exchanges.removed === 0, 'expected 6 changed exchanges and 1 added');
+  expect(s.regressions === 1, 'expected 1 regression');
+  const pointers = report.exchanges.flatMap((e) => [...e.fields.map((f) => `#${e.a?.id ?? e.b.id} ${f.pointer}`), ...e.messages.flatMap((m) => m.differences.map((d) => `#${e.a?.id} ${m.a?.seq} ${d.pointer}`))]);
+  for (const want of ['/delta', '/delta/0/value', '/status']) expect(pointers.some((p) => p.endsWith(` ${want}`)), `no difference at ${want}: ${pointers.join(', ')}`);
+}
+
+/** Runs a child to completion; rejects on a non-zero exit. */
+function run(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+/** Runs a child, timing it and sampling its peak resident set (VmHWM) every few milliseconds. */
+function measure(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let peakKb = 0;
+    const sample = () => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(status) ?? /VmRSS:\s+(\d+) kB/.exec(status);
+        if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      } catch {
+        // Gone already.
+      }
+    };
+    const timer = setInterval(sample, 5);
+    const out = [];
+    let stderr = '';
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    let ms = 0;
+    child.on('exit', () => {
+      ms = performance.now() - started;
+      clearInterval(timer);
+    });
+    child.on('close', (code) => resolve({ code, ms, peakKb, stdout: Buffer.concat(out).toString('utf8'), stderr }));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generating one side
+
+async function generate(side, file, runs) {
+  const { RecordingWriter } = await import('../dist/store/recording-writer.js');
+  const writer = RecordingWriter.open(file, { toolVersion: 'bench', mode: 'record', schemaHashes: {}, startedAt: new Date() }, { maxBatch: 50_000, flushIntervalMs: 60_000, overwrite: true });
+  const valid = { status: 'valid', schemaRef: 'https://ag-ui.com/spec/draft/schema.json#/$defs/Event', findings: [] };
+  const enc = new TextEncoder();
+  let t = 0;
+  const clock = () => (t += 1);
+  const now = Date.now() + (side === 'b' ? 86_400_000 : 0);
+  for (let r = 1; r <= runs; r++) {
+    if (side === 'b' && r === Math.round(runs * 0.4)) insertedHealthCheck(writer, enc, clock);
+    const threadId = `thread-${randomUUID()}`;
+    const runId = `run-${randomUUID()}`;
+    const input = {
+      threadId,
+      runId,
+      messages: [{ id: randomUUID(), role: 'user', content: `Question ${r}: summarise the quarterly report and update the dashboard.` }],
+      state: { step: 0, items: [] },
+      tools: [{ name: 'search', description: 'Searches the documents', parameters: { type: 'object', properties: { query: { type: 'string' } } } }],
+      context: [],
+      forwardedProps: {},
+    };
+    const id = writer.beginExchange({
+      transport: 'sse',
+      protocol: 'agui',
+      method: 'POST',
+      path: '/agent',
+      requestHeaders: { 'content-type': 'application/json', accept: 'text/event-stream', host: '127.0.0.1:4000', 'x-request-id': randomUUID(), 'user-agent': 'bench' },
+      tOffsetMs: clock(),
+    });
+    const body = JSON.stringify(input);
+    writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: clock(), raw: enc.encode(body), json: input, verdict: valid });
+    const status = side === 'b' && r === Math.round(runs * 0.99) ? 500 : 200;
+    writer.updateExchange(id, { status, responseHeaders: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', date: new Date(now + t).toUTCString() } });
+    const events = runEvents(side, r, runs, threadId, runId, now);
+    for (const { event, invalid } of events) {
+      const verdict = invalid ? { status: 'invalid', schemaRef: valid.schemaRef, findings: [{ rule: 'schema', severity: 'error', pointer: '/delta', message: 'must NOT have fewer than 1 characters' }] } : valid;
+      writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: clock(), raw: enc.encode(`data: ${JSON.stringify(event)}\n\n`), json: event, verdict });
+    }
+    writer.endExchange(id, { outcome: 'complete', tOffsetMs: clock() });
+  }
+  writer.close();
+}
+
+function insertedHealthCheck(writer, enc, clock) {
+  const id = writer.beginExchange({ transport: 'http', method: 'GET', path: '/health', requestHeaders: { host: '127.0.0.1:4000' }, tOffsetMs: clock() });
+  writer.updateExchange(id, { status: 200, responseHeaders: { 'content-type': 'application/json' } });
+  const body = { ok: true };
+  writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: clock(), raw: enc.encode(JSON.stringify(body)), json: body, verdict: { status: 'unchecked', findings: [], reason: 'no schema' } });
+  writer.endExchange(id, { outcome: 'complete', tOffsetMs: clock() });
+}
+
+/**
+ * 999 server events of one run: RUN_STARTED, a state snapshot, then rounds of a text message
+ * (start, 40 deltas, end), a tool call (start, 4 argument chunks, end, result) and a state delta,
+ * heartbeats to fill up, and RUN_FINISHED last. Every event carries a timestamp; ids are fresh per
+ * side. In B, a few runs get one real difference each.
+ */
+function runEvents(side, r, runs, threadId, runId, now) {
+  const out = [];
+  const ts = () => now + r * 10_000 + out.length;
+  const push = (event) => out.push({ event: { ...event, timestamp: ts() }, invalid: false });
+  const total = EVENTS_PER_RUN - 1;
+  push({ type: 'RUN_STARTED', threadId, runId });
+  push({ type: 'STATE_SNAPSHOT', snapshot: { step: 0, items: [], owner: 'bench' } });
+  for (let round = 1; out.length + 54 < total; round++) {
+    const messageId = `msg-${randomUUID()}`;
+    push({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
+    for (let i = 0; i < 40; i++) push({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: WORDS[(i + round) % WORDS.length] });
+    push({ type: 'TEXT_MESSAGE_END', messageId });
+    const toolCallId = `call_${randomUUID()}`;
+    push({ type: 'TOOL_CALL_START', toolCallId, toolCallName: 'search', parentMessageId: messageId });
+    for (const delta of ['{"query"', ': "', 'Q2 revenue', `", "page": ${round}}`]) push({ type: 'TOOL_CALL_ARGS', toolCallId, delta });
+    push({ type: 'TOOL_CALL_END', toolCallId });
+    push({ type: 'TOOL_CALL_RESULT', messageId: `tool-${randomUUID()}`, toolCallId, role: 'tool', content: `{"hits": ${round % 7}, "top": "report-${round}.pdf"}` });
+    push({ type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/step', value: round }] });
+  }
+  while (out.length < total - 1) push({ type: 'CUSTOM', name: 'heartbeat', value: out.length });
+  push({ type: 'RUN_FINISHED', threadId, runId });
+  if (side !== 'b') return out;
+  const nth = (type, n) => out.filter((e) => e.event.type === type)[n - 1];
+  const at = (fraction) => r === Math.round(runs * fraction);
+  if (at(0.25)) nth('TEXT_MESSAGE_CONTENT', 107).event.delta = ' profit'; // one token of text
+  if (at(0.5)) nth('TOOL_CALL_ARGS', 11).event.delta = 'Q3 revenue'; // a tool argument
+  if (at(0.6)) out.splice(out.indexOf(nth('TEXT_MESSAGE_CONTENT', 200)), 1); // one delta fewer (the health check below adds one message)
+  if (at(0.75)) nth('STATE_DELTA', 6).event.delta[0].value = 'done'; // a state value
+  if (at(0.9)) {
+    const e = nth('TEXT_MESSAGE_CONTENT', 55); // one invalid event
+    e.event.delta = '';
+    e.invalid = true;
+  }
+  return out;
+}

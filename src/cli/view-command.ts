@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { startInspector } from '../ui/server/inspector-server.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_OK } from './exit-codes.js';
+import { styleFor } from './style.js';
+
+interface ViewOptions {
+  listen?: string;
+  diff?: string;
+}
+
+export function viewCommand(result: CommandResult): Command {
+  return new Command('view')
+    .description('serve the inspector: a local web page for looking at a recording (timeline, messages, findings, AG-UI runs, diff)')
+    .argument('<recording>', 'the recording (.db or .ndjson)')
+    .option('--listen <addr>', '[host:]port to serve on (default 127.0.0.1:8790; 0 picks a free port)')
+    .option('--diff <other>', 'another recording: add a diff view of `proxy diff <recording> <other>`')
+    .action(async (recording: string, options: ViewOptions) => {
+      const style = styleFor(process.stdout);
+      const inspector = await startInspector({ recording, listen: options.listen, diff: options.diff });
+      // Listen for the signals before announcing the address: a caller may signal right after it.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      process.stdout.write(`inspector on ${inspector.url}\n`);
+      process.stdout.write(style.dim('open it in a browser; Ctrl-C to stop') + '\n');
+      const signal = await stopped;
+      await inspector.close();
+      process.stdout.write(`stopped (${signal})\n`);
+      result.code = EXIT_OK;
+    });
+}

@@ -1,0 +1,103 @@
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { SideOptions } from './load-side.js';
+import { scanSide, type SideScan } from './scan-side.js';
+
+/** Below this many bytes of recordings, starting a worker costs more than it saves. */
+const WORKER_MIN_BYTES = 32 * 1024 * 1024;
+/** A worker that shows no progress for this long is given up on, and its side is scanned here. */
+const WORKER_STALL_MS = 30_000;
+
+/**
+ * `AGENT_PROXY_DIFF_WORKER`: `never` scans both sides in this thread; `always` scans side B in a
+ * worker thread whatever the size; anything else (the default) uses the worker for recordings of
+ * 32 MB and more. The worker only exists in the compiled build (dist/diff/scan-worker.js).
+ */
+export const DIFF_WORKER_ENV = 'AGENT_PROXY_DIFF_WORKER';
+
+export interface ScanInput {
+  /** The name the report shows. */
+  file: string;
+  /** The recording database to read (an NDJSON recording imported first). */
+  dbFile: string;
+}
+
+/**
+ * The first pass over both sides (scanSide): B in a worker thread while A is scanned here, when the
+ * recordings are big enough for that to pay off. Stays synchronous: the result comes back through
+ * a MessagePort read with receiveMessageOnPort after waiting on a shared flag. Whatever goes wrong
+ * with the worker, B is scanned here instead, so errors are reported the same way either way.
+ */
+export function scanSides(a: ScanInput, b: ScanInput, options: SideOptions): [SideScan, SideScan] {
+  const worker = useWorker(a, b) ? startWorkerScan(b, options) : undefined;
+  let scanA: SideScan;
+  try {
+    scanA = scanSide(a.file, a.dbFile, options);
+  } catch (error) {
+    worker?.cancel();
+    throw error;
+  }
+  const scanB = worker?.result() ?? scanSide(b.file, b.dbFile, options);
+  return [scanA, scanB];
+}
+
+const WORKER_URL = new URL('./scan-worker.js', import.meta.url);
+
+function useWorker(a: ScanInput, b: ScanInput): boolean {
+  const mode = process.env[DIFF_WORKER_ENV];
+  if (mode === 'never') return false;
+  if (!existsSync(fileURLToPath(WORKER_URL))) return false;
+  if (mode === 'always') return true;
+  return size(a.dbFile) + size(b.dbFile) >= WORKER_MIN_BYTES;
+}
+
+function size(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function startWorkerScan(input: ScanInput, options: SideOptions): { result(): SideScan | undefined; cancel(): void } | undefined {
+  const signal = new Int32Array(new SharedArrayBuffer(8));
+  const { port1, port2 } = new MessageChannel();
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_URL, {
+      workerData: { file: input.file, dbFile: input.dbFile, options: { ignore: [...options.ignore], semantic: options.semantic }, port: port2, signal },
+      transferList: [port2],
+    });
+  } catch {
+    port1.close();
+    return undefined;
+  }
+  worker.unref();
+  // An error event with nobody listening would be thrown; the fallback handles it instead.
+  worker.on('error', () => undefined);
+  const finish = () => {
+    port1.close();
+    void worker.terminate();
+  };
+  return {
+    result() {
+      let progress = Atomics.load(signal, 1);
+      let stalled = 0;
+      while (Atomics.load(signal, 0) === 0) {
+        if (Atomics.wait(signal, 0, 0, 1000) !== 'timed-out') continue;
+        const now = Atomics.load(signal, 1);
+        if (now !== progress) {
+          progress = now;
+          stalled = 0;
+        } else if ((stalled += 1000) >= WORKER_STALL_MS) {
+          break;
+        }
+      }
+      const reply = receiveMessageOnPort(port1)?.message as { scan?: SideScan } | undefined;
+      finish();
+      return reply?.scan;
+    },
+    cancel: finish,
+  };
+}

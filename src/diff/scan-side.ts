@@ -1,0 +1,223 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { Finding } from '../core/finding.js';
+import type { Verdict, VerdictStatus } from '../core/verdict.js';
+import { canonicalJson, normalizeJson } from '../replay/normalize.js';
+import { openDatabase } from '../store/open-database.js';
+import type { ExchangeRow, Headers, MessageRow, Outcome, Transport } from '../store/store-types.js';
+import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
+import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, labelOf, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
+import { isFoldedMessage, semanticKind } from './semantic.js';
+
+/** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
+export interface ExchangeKey {
+  /** The exchange id in its recording. */
+  id: number;
+  /** transport, protocol, method, path template, subprotocol: what alignment pairs changed exchanges by. */
+  loose: string;
+  /** A hash of everything compared (fields, messages, verdicts) after normalization: equal means nothing to report. */
+  exact: string;
+  /** The id canonicalizer's size before this exchange (IdCanonicalizer.restore). */
+  checkpoint: number;
+}
+
+/** The first pass over one side: a key per exchange, in order, and the ids learnt on the way. */
+export interface SideScan {
+  file: string;
+  keys: ExchangeKey[];
+  messageCount: number;
+  idLog: readonly IdLogEntry[];
+}
+
+const EXCHANGES_SQL = `SELECT id, transport, protocol, method, path, query, url, status, subprotocol, request_headers, response_headers,
+  started_ms, ended_ms, outcome, error_code, error_message, close_code, close_reason, exit_code, signal FROM exchanges ORDER BY id`;
+// As few columns as possible: sender, carrier, status and channel in one text (a few distinct values,
+// parsed once each), and the JSON text, or the raw bytes when the message is not JSON (the only ones
+// compared by their bytes). The message id only for exchanges with findings.
+const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel, '')`;
+const MESSAGES_SQL = `SELECT ${META}, ifnull(json, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`;
+const MESSAGES_WITH_IDS_SQL = `SELECT ${META}, ifnull(json, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`;
+// Only error findings count (their rules are part of what is compared).
+const FINDINGS_SQL = "SELECT message_id, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id";
+
+type MessageTuple = [meta: string, body: string | Buffer, id?: number];
+
+interface Meta {
+  sender: MessageRow['sender'];
+  carrier: MessageRow['carrier'];
+  channel: string | null;
+  status: VerdictStatus;
+}
+
+const NO_FINDINGS: Finding[] = [];
+
+/** Hashes at most this much text at a time. */
+const HASH_CHUNK = 1 << 16;
+
+/**
+ * The first pass of a diff: streams one side exchange by exchange and message by message, and keeps
+ * only a short key per exchange. Messages are normalized straight to a canonical text (one walk,
+ * IdCanonicalizer.canonicalText), hashed and dropped, so memory does not grow with the messages.
+ * The ids are learnt in exactly the order `loadExchange` learns them, so that an exchange can be
+ * loaded in full later from its checkpoint.
+ *
+ * `dbFile` is a recording database (an NDJSON recording is imported first, see openRecording);
+ * `file` is the name the report shows.
+ */
+export function scanSide(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
+  const db = openDatabase(dbFile, { readonly: true });
+  try {
+    const messagesOf = db.prepare(MESSAGES_SQL).raw(true);
+    const messagesWithIdsOf = db.prepare(MESSAGES_WITH_IDS_SQL).raw(true);
+    const metas = new Map<string, Meta>();
+    const findingsOf = db.prepare(FINDINGS_SQL);
+    const ids = new IdCanonicalizer();
+    const drop = new DropSpecs(options.ignore);
+    const keys: ExchangeKey[] = [];
+    let messageCount = 0;
+    for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
+      const row = exchangeRow(record);
+      const checkpoint = ids.size;
+      const head = exchangeHead(row, ids);
+      const hash = new ChunkedHash();
+      hash.add(head.loose);
+      const specs = drop.for(row.protocol);
+      const matcher = drop.matcherFor(row.protocol);
+      const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
+      const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
+      const folded: Array<{ json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null }> = [];
+      let request: unknown;
+      const statement = findings.size > 0 ? messagesWithIdsOf : messagesOf;
+      for (const [metaText, body, id] of statement.iterate(row.id) as IterableIterator<MessageTuple>) {
+        if ((++messageCount & 0x3fff) === 0) progress?.();
+        let meta = metas.get(metaText);
+        if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
+        const { sender, carrier, channel, status } = meta;
+        const json = typeof body === 'string' ? (JSON.parse(body) as unknown) : undefined;
+        const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
+        const m = { sender, carrier, channel, json, verdict };
+        if (kind) {
+          if (request === undefined && sender === 'client' && json !== undefined) request = json;
+          if (isFoldedMessage(kind, m)) {
+            folded.push(m);
+            continue;
+          }
+        }
+        const canon = json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
+        hash.add(messageExact(messageLoose(m, labelOf(json, m)), canon, verdict));
+      }
+      if (kind && folded.length > 0) {
+        const result = materialize(kind, folded.map((m) => m.json), request);
+        const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
+        hash.add(messageExact(messageLoose(folded[folded.length - 1], result.kind), canon, foldedVerdict(folded)));
+      }
+      hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
+      keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
+      progress?.();
+    }
+    return { file, keys, messageCount, idLog: ids.log() };
+  } finally {
+    db.close();
+  }
+}
+
+function parseMeta(text: string): Meta {
+  const [sender, carrier, status] = text.split(' ', 3);
+  const rest = sender.length + carrier.length + status.length + 2;
+  return { sender: sender as Meta['sender'], carrier: carrier as Meta['carrier'], status: status as VerdictStatus, channel: text.length > rest ? text.slice(rest + 1) : null };
+}
+
+function messageExact(loose: string, canon: string, verdict: Verdict): string {
+  let rules = '';
+  if (verdict.findings.length > 0) {
+    rules = [...new Set(verdict.findings.filter((f) => f.severity === 'error').map((f) => f.rule))].sort().join(',');
+  }
+  return `${loose}\0${canon}\0${verdict.status}\0${rules}`;
+}
+
+/** SHA-1 over NUL-separated parts, fed to the hash in chunks. */
+class ChunkedHash {
+  private readonly hash: Hash = createHash('sha1');
+  private pending = '';
+
+  add(part: string): void {
+    this.pending += part + '\0';
+    if (this.pending.length >= HASH_CHUNK) {
+      this.hash.update(this.pending);
+      this.pending = '';
+    }
+  }
+
+  digest(): string {
+    this.hash.update(this.pending);
+    return this.hash.digest('base64');
+  }
+}
+
+interface FindingRecord {
+  message_id: number;
+  rule: string;
+  severity: Finding['severity'];
+  pointer: string;
+  message: string;
+}
+
+function findingsByMessage(records: FindingRecord[]): Map<number, Finding[]> {
+  const out = new Map<number, Finding[]>();
+  for (const f of records) {
+    let list = out.get(f.message_id);
+    if (!list) out.set(f.message_id, (list = []));
+    list.push({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message });
+  }
+  return out;
+}
+
+interface ExchangeRecord {
+  id: number;
+  transport: string;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  query: string | null;
+  url: string | null;
+  status: number | null;
+  subprotocol: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  started_ms: number;
+  ended_ms: number | null;
+  outcome: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  close_code: number | null;
+  close_reason: string | null;
+  exit_code: number | null;
+  signal: string | null;
+}
+
+/** The exchange as RecordingReader returns it, without the message counts (which the scan does not need). */
+function exchangeRow(r: ExchangeRecord): ExchangeRow {
+  return {
+    id: r.id,
+    transport: r.transport as Transport,
+    protocol: r.protocol,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    url: r.url,
+    status: r.status,
+    subprotocol: r.subprotocol,
+    requestHeaders: r.request_headers === null ? null : (JSON.parse(r.request_headers) as Headers),
+    responseHeaders: r.response_headers === null ? null : (JSON.parse(r.response_headers) as Headers),
+    startedMs: r.started_ms,
+    endedMs: r.ended_ms,
+    outcome: r.outcome as Outcome | null,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    closeCode: r.close_code,
+    closeReason: r.close_reason,
+    exitCode: r.exit_code,
+    signal: r.signal,
+    messageCount: 0,
+    invalidCount: 0,
+  };
+}

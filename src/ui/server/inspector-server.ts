@@ -1,0 +1,245 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseListen } from '../../capture/addresses.js';
+import type { LiveEvent } from '../../capture/live-events.js';
+import { UsageError } from '../../core/errors.js';
+import { diffRecordingFiles } from '../../diff/diff-recordings.js';
+import type { DiffReport } from '../../diff/diff-report.js';
+import type { LivePush } from '../api-types.js';
+import { runView, stateAt } from './agui-run.js';
+import { InspectorData, MAX_PAGE } from './inspector-data.js';
+import { INDEX_HTML, STYLE_CSS } from './page.js';
+
+export interface InspectorOptions {
+  /** The recording to show (.db or .ndjson). */
+  recording: string;
+  /** `[host:]port` or a port number; 0 picks a free one. Default 127.0.0.1:8790. */
+  listen?: string | number;
+  /** A second recording: the page gets a diff view of `proxy diff <recording> <diff>`. */
+  diff?: string;
+  /** The recording is still being written (`proxy record --ui`): the server polls it and pushes changes. */
+  live?: boolean;
+  /** How often a live recording is polled for new rows, in ms (default 150). */
+  pollMs?: number;
+}
+
+export interface RunningInspector {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  /** Forwards a recorder event to every open page (SSE). Hand this to RecorderOptions.listener. */
+  publish(event: LiveEvent): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_INSPECTOR_PORT = 8790;
+
+/**
+ * The compiled page scripts. From dist/ui/server they sit in dist/ui/web; when this module runs
+ * from the TypeScript sources (vitest), the build output next to src is used.
+ */
+function webDir(): string | undefined {
+  for (const candidate of ['../web/', '../../../dist/ui/web/']) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(dir + 'app.js')) return dir;
+  }
+  return undefined;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Starts the inspector's HTTP server: the page, its scripts and the JSON API over one recording. */
+export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
+  const listen = parseListen(options.listen ?? DEFAULT_INSPECTOR_PORT);
+  if (listen.kind !== 'tcp') throw new UsageError('the inspector listens on TCP only ([host:]port)');
+  const data = InspectorData.open(options.recording);
+  let diff: DiffReport | undefined;
+  try {
+    if (options.diff !== undefined) diff = diffRecordingFiles(options.recording, options.diff);
+  } catch (error) {
+    data.close();
+    throw error;
+  }
+  const live = Boolean(options.live);
+  const scripts = webDir();
+  const clients = new Set<ServerResponse>();
+
+  const push = (message: LivePush) => {
+    const frame = `data: ${JSON.stringify(message)}\n\n`;
+    for (const res of clients) res.write(frame);
+  };
+
+  let lastMarks = live ? data.marks() : '';
+  const poller = live
+    ? setInterval(() => {
+        if (clients.size === 0) return;
+        try {
+          const marks = data.marks();
+          if (marks !== lastMarks) {
+            lastMarks = marks;
+            push({ type: 'tick' });
+          }
+        } catch {
+          // A transient SQLITE_BUSY while the writer checkpoints: try again on the next tick.
+        }
+      }, options.pollMs ?? 150)
+    : undefined;
+  poller?.unref();
+  const keepAlive = setInterval(() => {
+    for (const res of clients) res.write(': keep-alive\n\n');
+  }, 15_000);
+  keepAlive.unref();
+
+  const api = (req: IncomingMessage, res: ServerResponse, url: URL): unknown => {
+    const parts = url.pathname.split('/').filter(Boolean).slice(1);
+    const num = (text: string | null | undefined, what: string, fallback?: number): number => {
+      if ((text === null || text === undefined || text === '') && fallback !== undefined) return fallback;
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${what} must be a whole number`);
+      return n;
+    };
+    const exchangeOf = (text: string) => {
+      const id = num(text, 'exchange id');
+      const exchange = data.exchange(id);
+      if (exchange === undefined) throw new HttpError(404, `no exchange ${id}`);
+      return exchange;
+    };
+    const [first, second, third, fourth] = parts;
+    if (first === 'recording' && parts.length === 1) return data.recording({ live, diff: diff !== undefined });
+    if (first === 'exchanges' && parts.length === 1) {
+      const p = url.searchParams;
+      return data.exchanges({
+        protocol: p.get('protocol') || undefined,
+        transport: p.get('transport') || undefined,
+        invalidOnly: p.get('invalid') === '1' || p.get('invalid') === 'true',
+        q: p.get('q') || undefined,
+      });
+    }
+    if (first === 'exchanges' && second !== undefined && parts.length === 2) return exchangeOf(second);
+    if (first === 'exchanges' && second !== undefined && parts.length === 3) {
+      const exchange = exchangeOf(second);
+      const p = url.searchParams;
+      if (third === 'messages') {
+        return data.messages(exchange.id, num(p.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(p.get('limit'), 'limit', 100)), p.get('invalid') === '1');
+      }
+      if (third === 'state') return stateAt(data.walk(exchange.id, num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER)), num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER));
+      if (third === 'run') return runView(exchange.id, data.walk(exchange.id));
+    }
+    if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {
+      const message = data.message(num(second, 'exchange id'), num(third, 'seq'));
+      if (message === undefined) throw new HttpError(404, `no message ${third} in exchange ${second}`);
+      return message;
+    }
+    if (first === 'diff' && parts.length === 1) {
+      if (diff === undefined) throw new HttpError(404, 'no --diff recording was given');
+      return diff;
+    }
+    if (first === 'live' && parts.length === 1) {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.write(`retry: 1000\ndata: ${JSON.stringify({ type: 'hello', totals: data.recording({ live, diff: false }).totals } satisfies LivePush)}\n\n`);
+      clients.add(res);
+      req.on('close', () => clients.delete(res));
+      return undefined;
+    }
+    void fourth;
+    throw new HttpError(404, `no API route ${url.pathname}`);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    // Refuse other host names (DNS rebinding): the page is for this machine only.
+    const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '');
+    if (hostHeader !== '' && !LOOPBACK.has(hostHeader) && hostHeader !== listen.host) {
+      sendText(res, 403, 'text/plain', 'forbidden host\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendText(res, 405, 'text/plain', 'method not allowed\n');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://inspector');
+    try {
+      if (url.pathname.startsWith('/api/')) {
+        const body = api(req, res, url);
+        if (body !== undefined) sendText(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
+        return;
+      }
+      if (url.pathname === '/' || url.pathname === '/index.html') return sendText(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      if (url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
+      const script = /^\/web\/([a-z0-9-]+\.js)$/.exec(url.pathname)?.[1];
+      if (script !== undefined) {
+        if (scripts === undefined) throw new HttpError(500, 'the page scripts are not built: run `npm run build`');
+        if (!existsSync(scripts + script)) throw new HttpError(404, `no script ${script}`);
+        return sendText(res, 200, 'text/javascript; charset=utf-8', readFileSync(scripts + script));
+      }
+      if (url.pathname === '/favicon.ico') return sendText(res, 204, 'image/x-icon', '');
+      throw new HttpError(404, `not found: ${url.pathname}`);
+    } catch (error) {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!res.headersSent) sendText(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: (error as Error).message }));
+      else res.destroy();
+    }
+  };
+
+  const server = createServer(handle);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(listen.port, listen.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    clearInterval(keepAlive);
+    if (poller) clearInterval(poller);
+    data.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`--listen ${listen.host}:${listen.port}: the address is in use`);
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    publish(event) {
+      if (clients.size === 0) return;
+      if (event.type === 'exchange-end') push({ type: 'exchange-end', exchangeId: event.exchangeId, invalid: event.invalid, messages: event.messages });
+      else push({ type: 'invalid-message', exchangeId: event.exchangeId, label: event.label, findings: event.findings });
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        clearInterval(keepAlive);
+        if (poller) clearInterval(poller);
+        for (const res of clients) res.end();
+        clients.clear();
+        server.close(() => {
+          data.close();
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+function sendText(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'",
+  });
+  res.end(body);
+}

@@ -1,0 +1,118 @@
+/// <reference lib="dom" />
+/**
+ * The inspector page: a hash router over four views (timeline, exchange with its messages or AG-UI
+ * run, diff), fed by the JSON API of `proxy view` / `proxy record --ui`. With a live recording it
+ * listens to /api/live (SSE) and refreshes what is on screen when the recording grows.
+ */
+import type { LivePush, RecordingSummary } from '../api-types.js';
+import { getJson } from './api.js';
+import { fmtMs, h } from './dom.js';
+import { diffView } from './diff-view.js';
+import { ExchangeView, type ExchangeTab } from './exchange-view.js';
+import { TimelineView } from './timeline.js';
+
+interface Route {
+  view: 'timeline' | 'exchange' | 'diff';
+  exchange?: number;
+  tab?: ExchangeTab;
+  seq?: number;
+}
+
+let recording: RecordingSummary;
+let current: { route: Route; timeline?: TimelineView; exchange?: ExchangeView } | undefined;
+let routeTicket = 0;
+
+function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  if (parts[0] === 'diff') return { view: 'diff' };
+  if (parts[0] === 'exchange' && /^\d+$/.test(parts[1] ?? '')) {
+    const route: Route = { view: 'exchange', exchange: Number(parts[1]), tab: 'messages' };
+    let i = 2;
+    if (parts[i] === 'run') {
+      route.tab = 'run';
+      i++;
+    }
+    if (parts[i] === 'message' && /^\d+$/.test(parts[i + 1] ?? '')) route.seq = Number(parts[i + 1]);
+    return route;
+  }
+  return { view: 'timeline' };
+}
+
+const main = () => document.getElementById('view')!;
+
+function setNav(view: Route['view']): void {
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.getAttribute('data-nav') === view);
+}
+
+async function route(): Promise<void> {
+  const ticket = ++routeTicket;
+  const r = parseRoute(location.hash);
+  setNav(r.view);
+  try {
+    if (r.view === 'exchange') {
+      let view = current?.exchange;
+      if (view === undefined || view.id !== r.exchange) {
+        view = await ExchangeView.create(r.exchange!);
+        if (ticket !== routeTicket) return;
+        main().replaceChildren(view.element);
+      }
+      current = { route: r, exchange: view };
+      await view.show(r.tab ?? 'messages', r.seq ?? null);
+    } else if (r.view === 'diff') {
+      const el = await diffView();
+      if (ticket !== routeTicket) return;
+      current = { route: r };
+      main().replaceChildren(el);
+    } else {
+      const view = new TimelineView(recording);
+      current = { route: r, timeline: view };
+      main().replaceChildren(view.element);
+      await view.refresh();
+    }
+    document.body.setAttribute('data-ready', r.view);
+  } catch (error) {
+    if (ticket !== routeTicket) return;
+    main().replaceChildren(h('div', { class: 'error-box' }, (error as Error).message), h('p', { class: 'pad' }, h('a', { href: '#/' }, '← timeline')));
+  }
+}
+
+function drawInfo(): void {
+  const t = recording.totals;
+  const info = document.getElementById('recording-info')!;
+  info.textContent = `${recording.file} · ${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings · started ${recording.startedAt}${recording.endedAt ? ` · ${fmtMs(Date.parse(recording.endedAt) - Date.parse(recording.startedAt))}` : ''}`;
+  info.title = info.textContent;
+}
+
+/** Coalesces bursts of live pushes into one refresh of what is on screen. */
+let liveTimer = 0;
+function onLive(push: LivePush): void {
+  if (push.type === 'hello') return;
+  if (liveTimer) return;
+  liveTimer = window.setTimeout(async () => {
+    liveTimer = 0;
+    recording = await getJson<RecordingSummary>('/api/recording');
+    drawInfo();
+    await current?.timeline?.refresh();
+    await current?.exchange?.refresh();
+  }, 50);
+}
+
+async function start(): Promise<void> {
+  recording = await getJson<RecordingSummary>('/api/recording');
+  document.title = `inspector · ${recording.file.split('/').pop()}`;
+  drawInfo();
+  if (recording.diff) document.getElementById('nav')!.appendChild(h('a', { href: '#/diff', 'data-nav': 'diff' }, 'Diff'));
+  if (recording.live) {
+    document.getElementById('live-indicator')!.hidden = false;
+    const source = new EventSource('/api/live');
+    source.onmessage = (e) => onLive(JSON.parse(e.data as string) as LivePush);
+    source.onopen = () => document.body.setAttribute('data-live', 'connected');
+    source.onerror = () => document.body.setAttribute('data-live', 'reconnecting');
+  }
+  window.addEventListener('hashchange', () => void route());
+  await route();
+}
+
+void start().catch((error: Error) => {
+  document.getElementById('view')!.replaceChildren(h('div', { class: 'error-box' }, `cannot load the recording: ${error.message}`));
+});

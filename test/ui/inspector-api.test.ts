@@ -1,0 +1,223 @@
+/**
+ * The inspector's JSON API and the CLI around it, without a browser: real AG-UI recordings made
+ * through the recorder, a real HTTP server, fetch.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'node:http';
+import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
+import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, RecordingSummary, RunView, StateAt } from '../../src/ui/api-types.js';
+import type { DiffReport } from '../../src/diff/diff-report.js';
+import { startAguiAgent } from '../support/agui-agent.js';
+import { recordAgui, scratchDir, sendRun, spawnCli, writeBigRecording } from './ui-helpers.js';
+
+const dir = scratchDir();
+const A = join(dir, 'a.db');
+const B = join(dir, 'b.db');
+const BIG = join(dir, 'big.db');
+let inspector: RunningInspector;
+
+async function get<T>(path: string, status = 200): Promise<T> {
+  const res = await fetch(inspector.url + path);
+  expect(res.status, `${path}: ${res.status}`).toBe(status);
+  return (await res.json()) as T;
+}
+
+beforeAll(async () => {
+  await recordAgui(A, ['default', 'broken-content-before-start']);
+  await recordAgui(B, ['default', 'default']);
+  inspector = await startInspector({ recording: A, listen: 0, diff: B });
+});
+
+afterAll(async () => {
+  await inspector?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('inspector API', () => {
+  it('serves on 127.0.0.1 and describes the recording', async () => {
+    expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const r = await get<RecordingSummary>('/api/recording');
+    expect(r).toMatchObject({ file: A, live: false, diff: true, protocols: ['agui'], transports: ['sse'] });
+    expect(r.totals.exchanges).toBe(2);
+    expect(r.totals.invalid).toBeGreaterThanOrEqual(1);
+  });
+
+  it('lists exchanges with duration, status, message and invalid counts, and filters them', async () => {
+    const all = await get<ExchangeSummary[]>('/api/exchanges');
+    expect(all.map((e) => e.id)).toEqual([1, 2]);
+    for (const e of all) {
+      expect(e).toMatchObject({ transport: 'sse', protocol: 'agui', method: 'POST', status: 200, outcome: 'complete', open: false });
+      expect(e.durationMs).toBeGreaterThanOrEqual(0);
+      expect(e.messageCount).toBeGreaterThan(1);
+    }
+    expect(all[0].invalidCount).toBe(0);
+    expect(all[1].invalidCount).toBeGreaterThanOrEqual(1);
+
+    expect((await get<ExchangeSummary[]>('/api/exchanges?invalid=1')).map((e) => e.id)).toEqual([2]);
+    expect((await get<ExchangeSummary[]>('/api/exchanges?protocol=agui&transport=sse')).map((e) => e.id)).toEqual([1, 2]);
+    expect(await get<ExchangeSummary[]>('/api/exchanges?transport=ws')).toEqual([]);
+    // Text search reaches into the messages' JSON, case-insensitively.
+    expect((await get<ExchangeSummary[]>('/api/exchanges?q=TOO%20EARLY')).map((e) => e.id)).toEqual([2]);
+    expect((await get<ExchangeSummary[]>('/api/exchanges?q=get_weather')).map((e) => e.id)).toEqual([1]);
+    expect((await get<ExchangeSummary[]>('/api/exchanges?q=scenario/default')).map((e) => e.id)).toEqual([1]);
+  });
+
+  it('gives one exchange with its headers', async () => {
+    const e = await get<ExchangeDetail>('/api/exchanges/1');
+    expect(e.path).toBe('/scenario/default');
+    expect(e.requestHeaders).toMatchObject({ 'content-type': 'application/json' });
+    expect(e.responseHeaders).toMatchObject({ 'Content-Type': 'text/event-stream' });
+    await get('/api/exchanges/99', 404);
+    await get('/api/exchanges/x', 400);
+  });
+
+  it('pages messages, with labels, directions and verdict badges', async () => {
+    const first = await get<MessagePage>('/api/exchanges/1/messages?offset=0&limit=3');
+    expect(first.total).toBe((await get<ExchangeDetail>('/api/exchanges/1')).messageCount);
+    expect(first.items.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(first.items[0]).toMatchObject({ sender: 'client', carrier: 'body', label: 'RunAgentInput', status: 'valid' });
+    expect(first.items[1]).toMatchObject({ sender: 'server', label: 'RUN_STARTED', status: 'valid', findingCount: 0 });
+    const next = await get<MessagePage>('/api/exchanges/1/messages?offset=3&limit=2');
+    expect(next.items.map((m) => m.seq)).toEqual([4, 5]);
+    const invalid = await get<MessagePage>('/api/exchanges/2/messages?invalid=1');
+    expect(invalid.total).toBeGreaterThanOrEqual(1);
+    expect(invalid.items.every((m) => m.status === 'invalid')).toBe(true);
+    expect(invalid.items[0]).toMatchObject({ seq: 2, label: 'TEXT_MESSAGE_CONTENT' });
+    await get('/api/exchanges/1/messages?offset=-1', 400);
+  });
+
+  it('never hands out more than 500 messages at once', async () => {
+    writeBigRecording(BIG, 100_000);
+    const big = await startInspector({ recording: BIG, listen: 0 });
+    try {
+      const t0 = performance.now();
+      const page = (await (await fetch(`${big.url}/api/exchanges/1/messages?offset=99000&limit=100000`)).json()) as MessagePage;
+      const ms = performance.now() - t0;
+      expect(page.total).toBe(100_001);
+      expect(page.items).toHaveLength(500);
+      expect(page.items[0].seq).toBe(99_001);
+      expect(ms).toBeLessThan(1000);
+      const invalid = (await (await fetch(`${big.url}/api/exchanges/1/messages?invalid=1&limit=10`)).json()) as MessagePage;
+      expect(invalid.total).toBe(100);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('gives a message in full with its findings', async () => {
+    const m = await get<MessageDetail>('/api/messages/2/2');
+    expect(m).toMatchObject({ exchangeId: 2, seq: 2, sender: 'server', label: 'TEXT_MESSAGE_CONTENT', status: 'invalid', json: { type: 'TEXT_MESSAGE_CONTENT', delta: 'too early' } });
+    expect(m.findings).toContainEqual(expect.objectContaining({ rule: 'first-event-must-be-run-started', severity: 'error', pointer: '/type' }));
+    await get('/api/messages/2/999', 404);
+  });
+
+  it('computes the AG-UI state at an event from the snapshot and deltas up to it', async () => {
+    const page = await get<MessagePage>('/api/exchanges/1/messages?limit=100');
+    const snapshot = page.items.find((m) => m.label === 'STATE_SNAPSHOT')!.seq;
+    const delta = page.items.find((m) => m.label === 'STATE_DELTA')!.seq;
+    expect(await get<StateAt>(`/api/exchanges/1/state?seq=${snapshot - 1}`)).toMatchObject({ state: {}, applied: 0, lastStateSeq: null });
+    expect(await get<StateAt>(`/api/exchanges/1/state?seq=${snapshot}`)).toMatchObject({ state: { counter: 0, status: 'working' }, applied: 1, lastStateSeq: snapshot });
+    expect(await get<StateAt>(`/api/exchanges/1/state?seq=${delta}`)).toMatchObject({ state: { counter: 1, status: 'done' }, applied: 2, lastStateSeq: delta });
+    expect((await get<StateAt>('/api/exchanges/1/state')).state).toEqual({ counter: 1, status: 'done' });
+  });
+
+  it('materialises the AG-UI run: messages, tool calls with arguments and results, outcome', async () => {
+    const run = await get<RunView>('/api/exchanges/1/run');
+    expect(run.input).toMatchObject({ threadId: 'thread-1', runId: 'run-1', messages: [{ id: 'u1', role: 'user', text: 'Hi' }] });
+    expect(run.items).toContainEqual(expect.objectContaining({ kind: 'message', id: 'msg-1', role: 'assistant', text: 'Hello from the AG-UI stand-in.' }));
+    expect(run.items).toContainEqual(
+      expect.objectContaining({ kind: 'tool-call', id: 'call-1', name: 'get_weather', args: '{"city":"Paris"}', result: expect.objectContaining({ content: '{"tempC":21}' }) }),
+    );
+    expect(run.outcome.status).toBe('finished');
+  });
+
+  it('serves the diff report given with --diff', async () => {
+    const report = await get<DiffReport>('/api/diff');
+    expect(report).toMatchObject({ format: 'agent-proxy/diff', version: 1, equal: false });
+    expect(report.summary.fixes).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves the page and its scripts, and nothing from other host names', async () => {
+    const html = await (await fetch(inspector.url + '/')).text();
+    expect(html).toContain('<script type="module" src="/web/app.js">');
+    expect(html).not.toMatch(/https?:\/\//);
+    const js = await fetch(inspector.url + '/web/app.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toContain('javascript');
+    expect((await fetch(inspector.url + '/web/nope.js')).status).toBe(404);
+    const status = await new Promise<number>((resolve, reject) => {
+      const u = new URL(inspector.url);
+      request({ host: u.hostname, port: u.port, path: '/api/recording', headers: { host: 'evil.example:80' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe('proxy view and proxy record --ui (CLI)', () => {
+  it('proxy view prints the URL, serves the recording, stops on SIGTERM', async () => {
+    const view = spawnCli(['view', A, '--listen', '0']);
+    const line = await view.waitForLine(/^inspector on /);
+    const url = /^inspector on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)![1];
+    const r = (await (await fetch(url + '/api/recording')).json()) as RecordingSummary;
+    expect(r.totals.exchanges).toBe(2);
+    view.child.kill('SIGTERM');
+    expect((await view.exited).code).toBe(0);
+  });
+
+  it('proxy view with a missing file exits 2 with one line', async () => {
+    const view = spawnCli(['view', join(dir, 'missing.db'), '--listen', '0']);
+    expect((await view.exited).code).toBe(2);
+    expect(view.stderr()).toMatch(/^proxy: /);
+  });
+
+  it('proxy record --ui: the listening line stays first, the inspector line follows; pushes arrive over SSE', async () => {
+    const agent = await startAguiAgent();
+    const out = join(dir, 'live.db');
+    const rec = spawnCli(['record', '--target', agent.url, '--listen', '0', '--out', out, '--ui', '0']);
+    try {
+      await rec.waitForLine(/^inspector on /);
+      expect(rec.lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ -> /);
+      expect(rec.lines[1]).toMatch(/^inspector on http:\/\/127\.0\.0\.1:\d+$/);
+      const proxyUrl = /^listening on (\S+)/.exec(rec.lines[0])![1];
+      const url = rec.lines[1].slice('inspector on '.length);
+      expect(((await (await fetch(url + '/api/recording')).json()) as RecordingSummary).live).toBe(true);
+
+      const live = await fetch(url + '/api/live');
+      const reader = live.body!.getReader();
+      const pushes: string[] = [];
+      const sawExchangeEnd = (async () => {
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return false;
+          pushes.push(decoder.decode(value));
+          if (pushes.join('').includes('"exchange-end"')) return true;
+        }
+      })();
+      await sendRun(proxyUrl, 'broken-content-before-start', 1);
+      expect(await sawExchangeEnd).toBe(true);
+      expect(pushes.join('')).toContain('"invalid-message"');
+      await reader.cancel();
+      // The push can come before the writer's next flush (every 50 ms) commits the row.
+      let rows: ExchangeSummary[] = [];
+      for (let i = 0; i < 40 && rows.length === 0; i++) {
+        rows = (await (await fetch(url + '/api/exchanges')).json()) as ExchangeSummary[];
+        if (rows.length === 0) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(rows).toHaveLength(1);
+      expect(rows[0].invalidCount).toBeGreaterThanOrEqual(1);
+    } finally {
+      rec.child.kill('SIGINT');
+      await rec.exited;
+      await agent.close();
+    }
+    expect(rec.stdout()).toMatch(/stopped \(SIGINT\): 1 exchanges/);
+  });
+});
