@@ -1,9 +1,10 @@
+import { exchangeFromRecord, type ExchangeRecord } from '../store/exchange-record.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { canonicalJson, normalizeJson } from '../replay/normalize.js';
 import { openDatabase } from '../store/open-database.js';
-import type { ExchangeRow, Headers, MessageRow, Outcome, Transport } from '../store/store-types.js';
+import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
 import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, labelOf, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
 import { isFoldedMessage, semanticKind } from './semantic.js';
@@ -75,7 +76,7 @@ export function scanSide(file: string, dbFile: string, options: SideOptions, pro
     const keys: ExchangeKey[] = [];
     let messageCount = 0;
     for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
-      const row = exchangeRow(record);
+      const row = exchangeFromRecord(record);
       const checkpoint = ids.size;
       const head = exchangeHead(row, ids);
       const hash = new ChunkedHash();
@@ -171,53 +172,4 @@ function findingsByMessage(records: FindingRecord[]): Map<number, Finding[]> {
   return out;
 }
 
-interface ExchangeRecord {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  request_headers: string | null;
-  response_headers: string | null;
-  started_ms: number;
-  ended_ms: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  close_code: number | null;
-  close_reason: string | null;
-  exit_code: number | null;
-  signal: string | null;
-}
 
-/** The exchange as RecordingReader returns it, without the message counts (which the scan does not need). */
-function exchangeRow(r: ExchangeRecord): ExchangeRow {
-  return {
-    id: r.id,
-    transport: r.transport as Transport,
-    protocol: r.protocol,
-    method: r.method,
-    path: r.path,
-    query: r.query,
-    url: r.url,
-    status: r.status,
-    subprotocol: r.subprotocol,
-    requestHeaders: r.request_headers === null ? null : (JSON.parse(r.request_headers) as Headers),
-    responseHeaders: r.response_headers === null ? null : (JSON.parse(r.response_headers) as Headers),
-    startedMs: r.started_ms,
-    endedMs: r.ended_ms,
-    outcome: r.outcome as Outcome | null,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    closeCode: r.close_code,
-    closeReason: r.close_reason,
-    exitCode: r.exit_code,
-    signal: r.signal,
-    messageCount: 0,
-    invalidCount: 0,
-  };
-}

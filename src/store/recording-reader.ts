@@ -1,3 +1,4 @@
+import { exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding, Severity } from '../core/finding.js';
@@ -5,7 +6,7 @@ import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf } from './store-errors.js';
-import type { ExchangeRow, Headers, MessageRow, Outcome, RecordingInfo, StoreTotals, Transport } from './store-types.js';
+import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
@@ -19,30 +20,6 @@ interface RecordingRecord {
   schema_hashes: string;
 }
 
-interface ExchangeRecord {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  request_headers: string | null;
-  response_headers: string | null;
-  started_ms: number;
-  ended_ms: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  close_code: number | null;
-  close_reason: string | null;
-  exit_code: number | null;
-  signal: string | null;
-  message_count: number;
-  invalid_count: number;
-}
 
 interface MessageRecord {
   id: number;
@@ -168,12 +145,12 @@ export class RecordingReader {
 
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
-    return (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeRow);
+    return (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord);
   }
 
   exchange(id: number): ExchangeRow | undefined {
     const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
-    return r === undefined ? undefined : exchangeRow(r);
+    return r === undefined ? undefined : exchangeFromRecord(r);
   }
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
@@ -207,32 +184,6 @@ export class RecordingReader {
   }
 }
 
-function exchangeRow(r: ExchangeRecord): ExchangeRow {
-  return {
-    id: r.id,
-    transport: r.transport as Transport,
-    protocol: r.protocol,
-    method: r.method,
-    path: r.path,
-    query: r.query,
-    url: r.url,
-    status: r.status,
-    subprotocol: r.subprotocol,
-    requestHeaders: r.request_headers === null ? null : (JSON.parse(r.request_headers) as Headers),
-    responseHeaders: r.response_headers === null ? null : (JSON.parse(r.response_headers) as Headers),
-    startedMs: r.started_ms,
-    endedMs: r.ended_ms,
-    outcome: r.outcome as Outcome | null,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    closeCode: r.close_code,
-    closeReason: r.close_reason,
-    exitCode: r.exit_code,
-    signal: r.signal,
-    messageCount: r.message_count,
-    invalidCount: r.invalid_count,
-  };
-}
 
 function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
   const verdict: Verdict = { status: m.status, findings };

@@ -1,3 +1,4 @@
+import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
 import type Database from 'better-sqlite3';
 import { messageLabel } from './message-label.js';
 import { openRecording } from '../../export/open-recording.js';
@@ -26,27 +27,8 @@ export interface ExchangeFilter {
   q?: string;
 }
 
-interface ExchangeRecord {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  request_headers: string | null;
-  response_headers: string | null;
-  started_ms: number;
-  ended_ms: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  close_code: number | null;
-  close_reason: string | null;
-  exit_code: number | null;
-  signal: string | null;
+/** An exchanges row with the counts and the last message's offset the inspector's query adds. */
+interface ExchangeRecord extends StoredExchangeRecord {
   message_count: number;
   invalid_count: number;
   last_ms: number | null;
