@@ -1,12 +1,10 @@
 import { statSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, within } from '../record/record-helpers.js';
+import { tempDir } from '../record/record-helpers.js';
 import { sharedPath } from '../support/shared.js';
 import { capturedNdjsonConversation, startNdjsonDaemon, type NdjsonDaemon } from '../support/ndjson-daemon.js';
 import { BIN, readRecording, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
-
-type Json = Record<string, unknown>;
+import { connect, conversation, type Json } from './ndjson-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
 let daemon: NdjsonDaemon | undefined;
@@ -20,50 +18,6 @@ afterEach(async () => {
   daemon = undefined;
   dir.cleanup();
 });
-
-/** A client of the NDJSON socket: sends a line, collects every line that comes back. */
-async function connect(socketPath: string): Promise<{ socket: Socket; lines: Json[]; waitFor(pred: (l: Json) => boolean): Promise<void>; closed: Promise<void> }> {
-  const socket = createConnection({ path: socketPath });
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const lines: Json[] = [];
-  const waiters: Array<() => void> = [];
-  let pending = '';
-  socket.setEncoding('utf8').on('data', (d: string) => {
-    pending += d;
-    const parts = pending.split('\n');
-    pending = parts.pop()!;
-    for (const p of parts) lines.push(JSON.parse(p) as Json);
-    for (const w of waiters.splice(0)) w();
-  });
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  return {
-    socket,
-    lines,
-    closed,
-    waitFor: (pred) =>
-      within(
-        10_000,
-        new Promise<void>((resolve) => {
-          const check = () => (lines.some(pred) ? resolve() : waiters.push(check));
-          check();
-        }),
-        'an NDJSON line',
-      ),
-  };
-}
-
-/** Plays the captured client commands, each with `requestId` + suffix, awaiting each terminal response. */
-async function conversation(socketPath: string, suffix: string): Promise<Json[]> {
-  const client = await connect(socketPath);
-  for (const { command } of capturedNdjsonConversation()) {
-    const requestId = `${String(command.requestId)}${suffix}`;
-    client.socket.write(JSON.stringify({ ...command, requestId }) + '\n');
-    await client.waitFor((l) => l.kind === 'response' && l.requestId === requestId);
-  }
-  client.socket.end();
-  await client.closed;
-  return client.lines;
-}
 
 function startCli(args: string[]): LineProcess {
   const proc = spawnLines('node', [BIN, ...args]);

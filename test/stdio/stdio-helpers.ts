@@ -6,7 +6,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ClientSideConnection, ndJsonStream, type Client, type SessionNotification } from '@agentclientprotocol/sdk';
-import { BIN, REPO } from '../cli/run-cli.js';
+import { BIN, REPO, runCli } from '../cli/run-cli.js';
+import type { DiffReport } from '../../src/diff/diff-report.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../../src/store/store-types.js';
 import { within } from '../record/record-helpers.js';
@@ -151,6 +152,17 @@ export function readRecording(file: string): { exchanges: ExchangeRow[]; message
   } finally {
     reader.close();
   }
+}
+
+/** `proxy diff a b --format json` through the built CLI. */
+export async function diffJson(a: string, b: string): Promise<{ code: number | null; report: DiffReport; stderr: string }> {
+  const result = await runCli(['diff', a, b, '--format', 'json']);
+  return { code: result.code, report: JSON.parse(result.stdout) as DiffReport, stderr: result.stderr };
+}
+
+/** Every difference pointer of a report, for asserting where two recordings differ. */
+export function pointersOf(report: DiffReport): string[] {
+  return report.exchanges.flatMap((e) => [...e.fields.map((f) => f.pointer), ...e.messages.flatMap((m) => m.differences.map((d) => d.pointer))]);
 }
 
 export { Readable };
