@@ -3,13 +3,13 @@
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
 // and this client. Each figure is taken direct and through the recorder, back to back.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { startProcess, stop } from './lib/processes.js';
 
 const quick = process.argv.includes('--quick');
 const SSE_EVENTS = quick ? 20_000 : 200_000;
@@ -22,30 +22,6 @@ const RSS_EVENTS = process.env.RSS_EVENTS ? Number(process.env.RSS_EVENTS) : qui
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
-
-function startProcess(args, firstLine) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', function onData(chunk) {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl < 0) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve({ child, info: firstLine(buffer.slice(0, nl)) });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
 
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

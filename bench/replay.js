@@ -4,12 +4,12 @@
 // Three processes: the upstream (bench/upstream.js), the replay (the real CLI, `proxy replay
 // --timing none`) and this client. The recording it serves is made first, with `proxy record`,
 // of the very stream the direct figure reads: the same events, the same bytes.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startProcess, stop } from './lib/processes.js';
 
 const quick = process.argv.includes('--quick');
 const SSE_EVENTS = quick ? 20_000 : 200_000;
@@ -19,30 +19,6 @@ const TARGET_RATIO = 0.8;
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 const RUN_INPUT = JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] });
-
-function startProcess(args, firstLine) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', function onData(chunk) {
-      buffer += chunk;
-      const nl = buffer.indexOf('\n');
-      if (nl < 0) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve({ child, info: firstLine(buffer.slice(0, nl)) });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
 
 /** Streams one SSE response and counts events; returns events per second. */
 function sseThroughput(base, n) {
