@@ -35,6 +35,8 @@ export class WorkerRecordingSink implements RecordingSink {
   private closing?: Promise<RecordingTotals>;
   private closed?: (message: Extract<FromWorker, { type: 'closed' }>) => void;
   overloaded = false;
+  /** Set once the worker has died: nothing more is recorded. */
+  private failure?: string;
 
   private constructor(
     private readonly worker: Worker,
@@ -44,6 +46,12 @@ export class WorkerRecordingSink implements RecordingSink {
   ) {
     this.maxBodyBytes = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     worker.on('message', (message: FromWorker) => this.onMessage(message));
+    // A worker that dies (out of memory, a bug) can record nothing more; forwarding must not wait on
+    // it, so recording stops, capture is released, and close() reports the failure.
+    worker.on('error', (error: Error) => this.fail(error.message));
+    worker.on('exit', (code) => {
+      if (!this.closing) this.fail(`the recording worker exited with code ${code}`);
+    });
   }
 
   /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
@@ -58,9 +66,6 @@ export class WorkerRecordingSink implements RecordingSink {
       const failure = first as Extract<FromWorker, { type: 'failed' }>;
       throw new ProxyError(failure.code as ErrorCode, failure.message);
     }
-    worker.on('error', () => {
-      // A crashed worker cannot record any more; forwarding goes on (see close()).
-    });
     return new WorkerRecordingSink(worker, clock, setup.maxBodyBytes, listener);
   }
 
@@ -80,6 +85,12 @@ export class WorkerRecordingSink implements RecordingSink {
   }
 
   close(endedAt: Date): Promise<RecordingTotals> {
+    if (this.failure && !this.closing) {
+      // The worker is gone: there is nothing to flush and no reply to wait for.
+      this.closing = this.worker.terminate().then(() => {
+        throw new ProxyError('E_STORE_WRITE', `the recording is incomplete: ${this.failure}`);
+      });
+    }
     this.closing ??= new Promise<Extract<FromWorker, { type: 'closed' }>>((resolve) => {
       this.closed = resolve;
       this.flush();
@@ -105,6 +116,7 @@ export class WorkerRecordingSink implements RecordingSink {
 
   /** @internal queues one op; `bytes` counts payload toward the backlog. */
   push(op: RecorderOp, bytes: number): void {
+    if (this.failure) return;
     this.ops.push(op);
     this.opBytes += bytes;
     this.backlog += bytes;
@@ -116,9 +128,26 @@ export class WorkerRecordingSink implements RecordingSink {
     }
   }
 
+  private fail(message: string): void {
+    if (this.failure) return;
+    this.failure = message;
+    this.ops = [];
+    this.opBytes = 0;
+    this.backlog = 0;
+    this.releaseCapture();
+    process.stderr.write(`proxy: recording stopped, traffic is still forwarded: ${message}\n`);
+  }
+
+  private releaseCapture(): void {
+    this.overloaded = false;
+    const listeners = this.drainListeners;
+    this.drainListeners = [];
+    for (const listener of listeners) listener();
+  }
+
   private flush(): void {
     this.scheduled = false;
-    if (this.ops.length === 0) return;
+    if (this.ops.length === 0 || this.failure) return;
     const ops = this.ops;
     const bytes = this.opBytes;
     this.ops = [];
@@ -150,12 +179,7 @@ export class WorkerRecordingSink implements RecordingSink {
       case 'progress':
         this.latest = message.totals;
         this.backlog -= message.bytes;
-        if (this.overloaded && this.backlog < LOW_WATER_BYTES) {
-          this.overloaded = false;
-          const listeners = this.drainListeners;
-          this.drainListeners = [];
-          for (const listener of listeners) listener();
-        }
+        if (this.overloaded && this.backlog < LOW_WATER_BYTES) this.releaseCapture();
         return;
       case 'closed':
         this.latest = message.totals;

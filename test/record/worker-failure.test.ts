@@ -1,0 +1,53 @@
+/**
+ * A recording worker that dies must not stall the traffic: capture is released, later ops are
+ * dropped, and close() reports the failure instead of hanging.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RecordingClock } from '../../src/capture/recording-clock.js';
+import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
+
+describe('WorkerRecordingSink when the worker dies', () => {
+  it('releases capture, drops later ops and rejects close() with E_STORE_WRITE', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-worker-'));
+    const script = join(dir, 'dying-worker.mjs');
+    // Opens "the recording", then crashes on the first batch it is sent.
+    writeFileSync(
+      script,
+      `import { parentPort } from 'node:worker_threads';
+       parentPort.postMessage({ type: 'ready', out: 'x.db' });
+       parentPort.on('message', () => { throw new Error('boom'); });`,
+    );
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const clock = new RecordingClock();
+      const sink = await WorkerRecordingSink.start(
+        pathToFileURL(script),
+        { out: join(dir, 'x.db'), meta: { toolVersion: 't', mode: 'record', startedAt: clock.startedAt.toISOString() }, clockOrigin: clock.origin, live: false },
+        clock,
+      );
+      const exchange = sink.openExchange({ transport: 'http', method: 'GET', path: '/' });
+      // 20 MiB queued: past the 16 MiB mark, so capture is told to wait…
+      for (let i = 0; i < 20; i++) exchange.record('server', Buffer.alloc(1024 * 1024), { carrier: 'body', json: false });
+      expect(sink.overloaded).toBe(true);
+      let released = false;
+      sink.onDrain(() => (released = true));
+      // …until the worker dies, which must release it rather than leave traffic paused forever.
+      const deadline = Date.now() + 5_000;
+      while (!released && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(released).toBe(true);
+      expect(sink.overloaded).toBe(false);
+      exchange.record('server', Buffer.alloc(1024 * 1024), { carrier: 'body', json: false });
+      expect(sink.overloaded).toBe(false);
+      await expect(sink.close(new Date())).rejects.toMatchObject({ code: 'E_STORE_WRITE' });
+      expect(stderr.join('')).toMatch(/recording stopped, traffic is still forwarded: boom/);
+    } finally {
+      process.stderr.write = write;
+    }
+  });
+});
