@@ -96,13 +96,18 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   let shutdown = false;
 
   const closer = () => {
-    shutdown = true;
-    client.end();
-    upstream.end();
-    setTimeout(() => {
-      client.destroy();
-      upstream.destroy();
-    }, 1_000).unref();
+    // Let the poll phase read what already arrived first: a client that had just hung up ends its
+    // exchange on its own (complete), instead of being counted as cut by the shutdown.
+    setImmediate(() => {
+      if (clientEnded) return;
+      shutdown = true;
+      client.end();
+      upstream.end();
+      setTimeout(() => {
+        client.destroy();
+        upstream.destroy();
+      }, 1_000).unref();
+    });
   };
   closers.add(closer);
 
