@@ -17,3 +17,17 @@ export type { ProtocolId, ProtocolModule, ProtocolChecker, ChannelHint, ReplayHi
 export type { Finding, Severity } from './core/finding.js';
 export type { Verdict, VerdictStatus } from './core/verdict.js';
 export { ProxyError } from './core/errors.js';
+export { startStdioRecorder } from './capture/stdio-recorder.js';
+export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult } from './capture/stdio-recorder.js';
+export { startNdjsonRecorder } from './capture/ndjson-relay.js';
+export { replayStdio } from './replay/stdio-replay.js';
+export { startNdjsonReplay } from './replay/ndjson-replay.js';
+export { diffRecordingFiles } from './diff/diff-recordings.js';
+export type { DiffOptions } from './diff/diff-options.js';
+export type { DiffReport } from './diff/diff-report.js';
+export { exportNdjsonText } from './export/ndjson-export.js';
+export { exportHar } from './export/har-export.js';
+export { importNdjsonFile } from './export/ndjson-import.js';
+export { openRecording } from './export/open-recording.js';
+export { startInspector } from './ui/server/inspector-server.js';
+export type { InspectorOptions, RunningInspector } from './ui/server/inspector-server.js';
