@@ -137,6 +137,106 @@ export interface RunView {
   events: number;
 }
 
+/**
+ * A request paired with its response (`GET /api/exchanges/:id/session`). `atMs` values are offsets
+ * on the recording's clock, like `tOffsetMs`. A response nothing asked for has `requestSeq: null`.
+ */
+export interface SessionPair {
+  /** The Pi command type or the JSON-RPC method. */
+  label: string;
+  /** The request's id as JSON text (`"p-1"`, `7`), or null when it had none. */
+  id: string | null;
+  /** Who sent the request. */
+  from: 'client' | 'server';
+  requestSeq: number | null;
+  requestAtMs: number | null;
+  responseSeq: number | null;
+  responseAtMs: number | null;
+  /** responseAtMs - requestAtMs, when both are known. */
+  latencyMs: number | null;
+  /** Pi `success` / JSON-RPC result (true) or error (false); null while unanswered. */
+  ok: boolean | null;
+  /** The error the response carried, as text. */
+  error: string | null;
+}
+
+/** A frame that is neither a paired request/response nor a stream event. */
+export interface SessionFrame {
+  seq: number;
+  sender: 'client' | 'server';
+  atMs: number;
+  label: string;
+}
+
+/** A Pi RPC event; `sequence` is the framed envelope's, null on raw RPC. */
+export interface PiEventRow {
+  seq: number;
+  atMs: number;
+  type: string;
+  sequence: number | null;
+}
+
+/** Events missing from a framed stream: `missing` sequence numbers between `after` and `next`. */
+export interface SequenceGap {
+  /** The seq of the event after the gap. */
+  seq: number;
+  after: number;
+  next: number;
+  missing: number;
+}
+
+/** Framed (pi-daemon-rpc) or raw (pi-rpc) Pi RPC. */
+export interface PiSessionView {
+  kind: 'pi';
+  exchangeId: number;
+  mode: 'framed' | 'raw';
+  pairs: SessionPair[];
+  /** Commands with no response. */
+  unanswered: number;
+  events: PiEventRow[];
+  gaps: SequenceGap[];
+  /** attach_ready, control frames, replay_gap … */
+  other: SessionFrame[];
+}
+
+/** A `session/update` notification. */
+export interface AcpUpdateRow {
+  seq: number;
+  atMs: number;
+  sessionId: string | null;
+  /** `params.update.sessionUpdate` (agent_message_chunk, tool_call …). */
+  update: string;
+}
+
+/** One prompt turn: from a `session/prompt` request to its response. */
+export interface AcpTurn {
+  promptSeq: number;
+  responseSeq: number | null;
+  sessionId: string | null;
+  /** The response's stopReason, or the error's message. */
+  stopReason: string | null;
+  ok: boolean | null;
+  startMs: number;
+  durationMs: number | null;
+  updates: AcpUpdateRow[];
+}
+
+export interface AcpSessionView {
+  kind: 'acp';
+  exchangeId: number;
+  pairs: SessionPair[];
+  /** Requests (either direction) with no response. */
+  unanswered: number;
+  turns: AcpTurn[];
+  /** session/update notifications outside any turn (e.g. the history replayed by session/load). */
+  outsideTurns: AcpUpdateRow[];
+  /** Other notifications, and messages that are not JSON-RPC. */
+  other: SessionFrame[];
+}
+
+/** `GET /api/exchanges/:id/session` for pi-daemon-rpc, pi-rpc and acp exchanges. */
+export type SessionView = PiSessionView | AcpSessionView;
+
 /** Pushed over `GET /api/live` (Server-Sent Events), one `data:` line each. */
 export type LivePush =
   | { type: 'hello'; totals: RecordingSummary['totals'] }

@@ -69,6 +69,9 @@ export interface WalkedMessage {
   seq: number;
   sender: 'client' | 'server';
   carrier: string;
+  channel: string | null;
+  /** Offset on the recording's clock, ms. */
+  tOffsetMs: number;
   json: unknown;
 }
 
@@ -105,7 +108,7 @@ export class InspectorData {
       pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
       message: db.prepare('SELECT * FROM messages WHERE exchange_id = ? AND seq = ?'),
       findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
-      walk: db.prepare('SELECT seq, sender, carrier, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
+      walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
       values: db.prepare('SELECT DISTINCT protocol AS p, transport AS t FROM exchanges'),
       marks: db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
     };
@@ -228,8 +231,8 @@ export class InspectorData {
 
   /** The messages of an exchange up to and including `upToSeq`, one at a time (never all in memory). */
   *walk(exchangeId: number, upToSeq = Number.MAX_SAFE_INTEGER): Generator<WalkedMessage> {
-    for (const r of this.stmts.walk.iterate(exchangeId, upToSeq) as Iterable<{ seq: number; sender: 'client' | 'server'; carrier: string; json: string | null }>) {
-      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, json: parseJson(r.json) };
+    for (const r of this.stmts.walk.iterate(exchangeId, upToSeq) as Iterable<{ seq: number; sender: 'client' | 'server'; carrier: string; channel: string | null; t_offset_ms: number; json: string | null }>) {
+      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, channel: r.channel, tOffsetMs: r.t_offset_ms, json: parseJson(r.json) };
     }
   }
 

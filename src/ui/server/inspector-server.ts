@@ -8,9 +8,11 @@ import { UsageError } from '../../core/errors.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
 import type { DiffReport } from '../../diff/diff-report.js';
 import type { LivePush } from '../api-types.js';
+import { acpSession } from './acp-session.js';
 import { runView, stateAt } from './agui-run.js';
 import { InspectorData, MAX_PAGE } from './inspector-data.js';
 import { INDEX_HTML, STYLE_CSS } from './page.js';
+import { piSession } from './pi-session.js';
 
 export interface InspectorOptions {
   /** The recording to show (.db or .ndjson). */
@@ -134,6 +136,11 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       }
       if (third === 'state') return stateAt(data.walk(exchange.id, num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER)), num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER));
       if (third === 'run') return runView(exchange.id, data.walk(exchange.id));
+      if (third === 'session') {
+        if (exchange.protocol === 'acp') return acpSession(exchange.id, data.walk(exchange.id));
+        if (exchange.protocol === 'pi-daemon-rpc' || exchange.protocol === 'pi-rpc') return piSession(exchange.id, exchange.protocol === 'pi-rpc' ? 'raw' : 'framed', data.walk(exchange.id));
+        throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no session view (pi-daemon-rpc, pi-rpc and acp do)`);
+      }
     }
     if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {
       const message = data.message(num(second, 'exchange id'), num(third, 'seq'));

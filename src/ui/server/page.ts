@@ -131,6 +131,16 @@ pre.json { margin: 0; padding: 6px 0; font: 12px/1.45 var(--mono); background: v
 .outcome { padding: 6px 10px; border-radius: 6px; margin-bottom: 10px; font-weight: 600; }
 .outcome.finished { background: #e2f4e9; color: var(--ok); } .outcome.error { background: #fbe0e2; color: var(--bad); }
 .outcome.interrupted { background: #fff1d6; color: var(--warn); } .outcome.open { background: #eceef2; color: var(--dim); }
+/* Pi / ACP session */
+table.sess { width: 100%; border-collapse: collapse; font-size: 12px; margin-bottom: 6px; }
+table.sess td, table.sess th { padding: 2px 8px; border-bottom: 1px solid #f0f1f5; text-align: left; white-space: nowrap; }
+table.sess .num { text-align: right; }
+table.sess th { color: var(--dim); font-weight: 500; }
+table.sess tr.selected { background: var(--sel); }
+table.sess tr.unpaired td:nth-child(3) { color: var(--bad); }
+table.sess tr.gap td { background: var(--hl-warning); color: var(--warn); font-weight: 600; }
+details.turn { border: 1px solid var(--line); border-radius: 6px; margin-bottom: 8px; padding: 4px 10px; background: #fff; }
+details.turn summary { cursor: pointer; }
 /* diff */
 .diff { flex: 1; overflow: auto; padding: 12px 16px; }
 .diff-ex { border: 1px solid var(--line); border-radius: 6px; margin-bottom: 12px; background: var(--panel); }

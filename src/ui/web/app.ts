@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /**
- * The inspector page: a hash router over four views (timeline, exchange with its messages or AG-UI
- * run, diff), fed by the JSON API of `proxy view` / `proxy record --ui`. With a live recording it
- * listens to /api/live (SSE) and refreshes what is on screen when the recording grows.
+ * The inspector page: a hash router over four views (timeline, exchange with its messages, AG-UI
+ * run or Pi/ACP session, diff), fed by the JSON API of `proxy view` / `proxy record --ui`. With a
+ * live recording it listens to /api/live (SSE) and refreshes what is on screen when it grows.
  */
 import type { LivePush, RecordingSummary } from '../api-types.js';
 import { getJson } from './api.js';
@@ -28,8 +28,8 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 'exchange' && /^\d+$/.test(parts[1] ?? '')) {
     const route: Route = { view: 'exchange', exchange: Number(parts[1]), tab: 'messages' };
     let i = 2;
-    if (parts[i] === 'run') {
-      route.tab = 'run';
+    if (parts[i] === 'run' || parts[i] === 'session') {
+      route.tab = parts[i] as ExchangeTab;
       i++;
     }
     if (parts[i] === 'message' && /^\d+$/.test(parts[i + 1] ?? '')) route.seq = Number(parts[i + 1]);

@@ -1,18 +1,20 @@
 /// <reference lib="dom" />
-import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunItem, RunView, StateAt } from '../api-types.js';
+import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunItem, RunView, SessionView, StateAt } from '../api-types.js';
 import { getJson, query } from './api.js';
 import { fmtBytes, fmtMs, h, headersTable, verdictBadge } from './dom.js';
 import { renderJson } from './json-view.js';
+import { renderSession, sessionTabLabel } from './session-view.js';
 import { VirtualList } from './virtual-list.js';
 
 const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
 
-export type ExchangeTab = 'messages' | 'run';
+export type ExchangeTab = 'messages' | 'run' | 'session';
 
 /**
  * One exchange: request and response headers, then either the message list (virtualised, paged
- * from the server) or, for AG-UI, the run as the client materialises it. The pane on the right
+ * from the server) or, for AG-UI, the run as the client materialises it, or, for Pi RPC and ACP,
+ * the session (requests paired with responses, events with gaps, turns). The pane on the right
  * shows the selected message: pretty JSON with findings highlighted at their pointers, and for
  * AG-UI the state at that event.
  */
@@ -28,6 +30,7 @@ export class ExchangeView {
   private readonly left: HTMLElement;
   private readonly listPane: HTMLElement;
   private readonly runPane: HTMLElement;
+  private readonly sessionPane: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly count: HTMLElement;
   private detailTicket = 0;
@@ -56,6 +59,7 @@ export class ExchangeView {
     });
     this.listPane = h('div', { class: 'list-pane', id: 'message-list' }, h('div', { class: 'toolbar' }, h('label', {}, invalid, 'only invalid'), this.count), this.list.element);
     this.runPane = h('div', { class: 'conv', id: 'run-conversation' });
+    this.sessionPane = h('div', { class: 'conv', id: 'session-view' });
     this.left = h('div', { class: 'left-slot' });
     this.left.style.display = 'contents';
     this.detail = h('div', { class: 'detail-pane', id: 'message-detail' }, h('p', { class: 'dim' }, 'Select a message.'));
@@ -72,20 +76,28 @@ export class ExchangeView {
     return this.exchange.protocol === 'agui';
   }
 
+  /** The session tab's name, for Pi RPC and ACP exchanges. */
+  private get sessionTab(): string | undefined {
+    return sessionTabLabel(this.exchange.protocol);
+  }
+
   /** Applies a route: which tab, which message. */
   async show(tab: ExchangeTab, seq: number | null): Promise<void> {
-    const effective: ExchangeTab = tab === 'run' && this.agui ? 'run' : 'messages';
+    const effective: ExchangeTab = tab === 'run' && this.agui ? 'run' : tab === 'session' && this.sessionTab !== undefined ? 'session' : 'messages';
     if (effective !== this.tab || this.left.childElementCount === 0) {
       this.tab = effective;
       this.drawTabs();
-      this.left.replaceChildren(effective === 'run' ? this.runPane : this.listPane);
+      this.left.replaceChildren(effective === 'run' ? this.runPane : effective === 'session' ? this.sessionPane : this.listPane);
       if (effective === 'run') await this.loadRun();
+      if (effective === 'session') await this.loadSession();
     }
     const changed = seq !== this.selected;
     this.selected = seq;
     if (effective === 'messages') {
       if (seq !== null && !this.invalidOnly) this.list.scrollToIndex(seq - 1);
       this.list.render();
+    } else if (effective === 'session') {
+      this.markSessionSelection();
     } else {
       this.markRunSelection();
     }
@@ -98,10 +110,11 @@ export class ExchangeView {
     this.drawHead();
     await this.list.refresh();
     if (this.tab === 'run') await this.loadRun();
+    if (this.tab === 'session') await this.loadSession();
   }
 
   private link(tab: ExchangeTab, seq: number | null): string {
-    return `#/exchange/${this.exchange.id}${tab === 'run' ? '/run' : ''}${seq === null ? '' : `/message/${seq}`}`;
+    return `#/exchange/${this.exchange.id}${tab === 'messages' ? '' : `/${tab}`}${seq === null ? '' : `/message/${seq}`}`;
   }
 
   private drawHead(): void {
@@ -139,7 +152,8 @@ export class ExchangeView {
 
   private drawTabs(): void {
     const tab = (name: ExchangeTab, label: string) => h('a', { href: this.link(name, this.selected), class: this.tab === name ? 'active' : '', 'data-tab': name }, label);
-    this.tabs.replaceChildren(tab('messages', 'Messages'), this.agui ? tab('run', 'AG-UI run') : '');
+    const session = this.sessionTab;
+    this.tabs.replaceChildren(tab('messages', 'Messages'), this.agui ? tab('run', 'AG-UI run') : '', session !== undefined ? tab('session', session) : '');
   }
 
   private messageRow(m: MessageSummary): HTMLElement {
@@ -202,6 +216,25 @@ export class ExchangeView {
     }
   }
 
+  private async loadSession(): Promise<void> {
+    const view = await getJson<SessionView>(`/api/exchanges/${this.exchange.id}/session`);
+    // Keep the turns the user opened or closed as they were across live refreshes.
+    const opened = new Map([...this.sessionPane.querySelectorAll('details[data-turn]')].map((d) => [d.getAttribute('data-turn'), (d as HTMLDetailsElement).open]));
+    this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq) }));
+    for (const d of this.sessionPane.querySelectorAll('details[data-turn]')) {
+      const was = opened.get(d.getAttribute('data-turn'));
+      if (was !== undefined) (d as HTMLDetailsElement).open = was;
+    }
+    this.markSessionSelection();
+  }
+
+  private markSessionSelection(): void {
+    for (const el of this.sessionPane.querySelectorAll('.selected')) el.classList.remove('selected');
+    if (this.selected === null) return;
+    const seq = String(this.selected);
+    for (const el of this.sessionPane.querySelectorAll('[data-seqs]')) if ((el.getAttribute('data-seqs') ?? '').split(' ').includes(seq)) el.classList.add('selected');
+  }
+
   private markRunSelection(): void {
     for (const el of this.runPane.querySelectorAll('.run-item.selected')) el.classList.remove('selected');
     if (this.selected === null) return;
@@ -222,7 +255,7 @@ export class ExchangeView {
     const ticket = ++this.detailTicket;
     const seq = this.selected;
     if (seq === null) {
-      this.detail.replaceChildren(h('p', { class: 'dim' }, this.tab === 'run' ? 'Select an event to see the state at that point.' : 'Select a message.'));
+      this.detail.replaceChildren(h('p', { class: 'dim' }, this.tab === 'run' ? 'Select an event to see the state at that point.' : this.tab === 'session' ? 'Select a request, response or event to see the message.' : 'Select a message.'));
       return;
     }
     const [message, state] = await Promise.all([

@@ -1,0 +1,81 @@
+import type { SessionPair } from '../api-types.js';
+import type { WalkedMessage } from './inspector-data.js';
+
+/** The id as JSON text for display, or null when there is none. */
+export const idText = (id: unknown): string | null => (id === undefined || id === null ? null : JSON.stringify(id));
+
+/**
+ * Requests waiting for their responses, by a correlation key (first in, first answered when a key
+ * repeats), and every pair made so far. Shared by the Pi and ACP session views.
+ */
+export class PairBook {
+  private readonly all: SessionPair[] = [];
+  private readonly waiting = new Map<string, SessionPair[]>();
+
+  request(key: string, m: WalkedMessage, label: string, id: unknown): SessionPair {
+    const pair: SessionPair = {
+      label,
+      id: idText(id),
+      from: m.sender,
+      requestSeq: m.seq,
+      requestAtMs: m.tOffsetMs,
+      responseSeq: null,
+      responseAtMs: null,
+      latencyMs: null,
+      ok: null,
+      error: null,
+    };
+    this.all.push(pair);
+    const queue = this.waiting.get(key);
+    if (queue === undefined) this.waiting.set(key, [pair]);
+    else queue.push(pair);
+    return pair;
+  }
+
+  /** Answers the oldest request waiting under `key`; a response nothing waits for becomes a pair of its own. */
+  answer(key: string, m: WalkedMessage, outcome: { ok: boolean; error: string | null; label: string; id: unknown }): SessionPair {
+    const queue = this.waiting.get(key);
+    let pair = queue?.shift();
+    if (queue !== undefined && queue.length === 0) this.waiting.delete(key);
+    if (pair === undefined) {
+      pair = {
+        label: outcome.label,
+        id: idText(outcome.id),
+        from: m.sender === 'client' ? 'server' : 'client',
+        requestSeq: null,
+        requestAtMs: null,
+        responseSeq: null,
+        responseAtMs: null,
+        latencyMs: null,
+        ok: null,
+        error: null,
+      };
+      this.all.push(pair);
+    }
+    pair.responseSeq = m.seq;
+    pair.responseAtMs = m.tOffsetMs;
+    pair.latencyMs = pair.requestAtMs === null ? null : Math.max(0, m.tOffsetMs - pair.requestAtMs);
+    pair.ok = outcome.ok;
+    pair.error = outcome.error;
+    return pair;
+  }
+
+  /** Every pair in wire order (by the request's seq, or the response's for one nothing asked for). */
+  pairs(): SessionPair[] {
+    return [...this.all].sort((a, b) => (a.requestSeq ?? a.responseSeq ?? 0) - (b.requestSeq ?? b.responseSeq ?? 0));
+  }
+
+  get unanswered(): number {
+    let n = 0;
+    for (const queue of this.waiting.values()) n += queue.length;
+    return n;
+  }
+}
+
+/** The message is a JSON object worth looking at (not a close frame, not a raw line). */
+export function objectOf(m: WalkedMessage): Record<string, unknown> | undefined {
+  if (m.channel === 'close') return undefined;
+  return m.json !== null && typeof m.json === 'object' && !Array.isArray(m.json) ? (m.json as Record<string, unknown>) : undefined;
+}
+
+export const errorText = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
