@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startProcess, stop } from './lib/processes.js';
+import { sseThroughput } from './lib/sse-client.js';
 
 const quick = process.argv.includes('--quick');
 const SSE_EVENTS = quick ? 20_000 : 200_000;
@@ -26,34 +27,6 @@ const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
-}
-
-/** Streams one SSE response and counts events; returns events per second. */
-function sseThroughput(base, n, onProgress) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = request(`${base}/sse?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
-      let events = 0;
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (text) => {
-        const chunk = tail + text;
-        let at = chunk.indexOf('\n\n');
-        let last = 0;
-        while (at >= 0) {
-          events++;
-          last = at + 2;
-          at = chunk.indexOf('\n\n', last);
-        }
-        tail = chunk.slice(last);
-        onProgress?.(events);
-      });
-      res.on('end', () => resolve({ events, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] }));
-  });
 }
 
 /** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */

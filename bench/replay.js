@@ -5,11 +5,11 @@
 // --timing none`) and this client. The recording it serves is made first, with `proxy record`,
 // of the very stream the direct figure reads: the same events, the same bytes.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProcess, stop } from './lib/processes.js';
+import { sseThroughput } from './lib/sse-client.js';
 
 const quick = process.argv.includes('--quick');
 const SSE_EVENTS = quick ? 20_000 : 200_000;
@@ -18,34 +18,6 @@ const TARGET_RATIO = 0.8;
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
-const RUN_INPUT = JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] });
-
-/** Streams one SSE response and counts events; returns events per second. */
-function sseThroughput(base, n) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = request(`${base}/sse?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
-      let events = 0;
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (text) => {
-        const chunk = tail + text;
-        let at = chunk.indexOf('\n\n');
-        let last = 0;
-        while (at >= 0) {
-          events++;
-          last = at + 2;
-          at = chunk.indexOf('\n\n', last);
-        }
-        tail = chunk.slice(last);
-      });
-      res.on('end', () => resolve({ status: res.statusCode, events, perSecond: events / (Number(process.hrtime.bigint() - started) / 1e9) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(RUN_INPUT);
-  });
-}
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-replay-bench-'));

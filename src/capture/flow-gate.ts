@@ -11,10 +11,12 @@ export class FlowGate<Reason extends string> {
     private readonly resume: () => void,
   ) {}
 
-  hold(reason: Reason): void {
-    if (this.holds.has(reason)) return;
+  /** True when the reason was not already holding (so the caller arranges its release once). */
+  hold(reason: Reason): boolean {
+    if (this.holds.has(reason)) return false;
     this.holds.add(reason);
     if (this.holds.size === 1) this.pause();
+    return true;
   }
 
   release(reason: Reason): void {

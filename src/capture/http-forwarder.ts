@@ -136,10 +136,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       if (!res.write(chunk)) gate.hold('client');
       tap.push(chunk);
       // Recording lags far behind (a flood of events): stop reading until it catches up, so memory stays flat.
-      if (recorder.overloaded) {
-        gate.hold('recorder');
-        recorder.onDrain(() => gate.release('recorder'));
-      }
+      if (recorder.overloaded && gate.hold('recorder')) recorder.onDrain(() => gate.release('recorder'));
     });
     upstreamRes.on('end', () => {
       res.end();

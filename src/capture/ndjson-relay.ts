@@ -122,10 +122,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
         to.once('drain', () => gate.release('peer'));
       }
       tap.push(chunk, at);
-      if (sink.overloaded) {
-        gate.hold('recorder');
-        sink.onDrain(() => gate.release('recorder'));
-      }
+      if (sink.overloaded && gate.hold('recorder')) sink.onDrain(() => gate.release('recorder'));
     });
     from.on('end', () => {
       ended();

@@ -78,9 +78,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   const outGate = new FlowGate<'peer' | 'recorder'>(() => child.stdout!.pause(), () => child.stdout!.resume());
   const errGate = new FlowGate<'peer' | 'recorder'>(() => child.stderr!.pause(), () => child.stderr!.resume());
   const holdForRecorder = (gate: FlowGate<'peer' | 'recorder'>) => {
-    if (!sink.overloaded) return;
-    gate.hold('recorder');
-    sink.onDrain(() => gate.release('recorder'));
+    if (sink.overloaded && gate.hold('recorder')) sink.onDrain(() => gate.release('recorder'));
   };
 
   let inEnded = false;

@@ -1,4 +1,4 @@
-import type { Headers, Outcome, Transport } from '../store/store-types.js';
+import type { ExchangeRow } from '../store/store-types.js';
 import type { Finding } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
 
@@ -22,29 +22,7 @@ export interface NdjsonRecordingLine {
 }
 
 /** One line per exchange, before the lines of its messages. */
-export interface NdjsonExchangeLine {
-  type: 'exchange';
-  id: number;
-  transport: Transport;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  requestHeaders: Headers | null;
-  responseHeaders: Headers | null;
-  startedMs: number;
-  endedMs: number | null;
-  outcome: Outcome | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  closeCode: number | null;
-  closeReason: string | null;
-  exitCode: number | null;
-  signal: string | null;
-}
+export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount'>;
 
 /**
  * One line per message. Exactly one of `raw` (the bytes as UTF-8 text, when they are valid UTF-8)
