@@ -6,10 +6,9 @@ import { parseListen, type ListenAddress } from './addresses.js';
 import { FlowGate } from './flow-gate.js';
 import { listenOn } from './listen-on.js';
 import type { RecordingClock } from './recording-clock.js';
-import type { RecordingSink } from './recording-sink.js';
+import type { BodyTap, RecordingSink } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { openLineSink, type LineSinkOptions } from './stdio-recording-sink.js';
-import { LineTap, recordLine } from './stdio-line-tap.js';
 
 export interface NdjsonRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
   /** The daemon's socket: `unix:/path.sock`. */
@@ -87,8 +86,8 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   exchange.classify({ transport: 'ndjson' });
   const upstream = createConnection({ path: socketPath });
   open.add(client);
-  const clientTap = new LineTap('client', undefined, (line) => recordLine(exchange, line));
-  const serverTap = new LineTap('server', undefined, (line) => recordLine(exchange, line));
+  const clientTap = exchange.tap({ kind: 'lines', sender: 'client' });
+  const serverTap = exchange.tap({ kind: 'lines', sender: 'server' });
   let connected = false;
   let failure: NodeJS.ErrnoException | undefined;
   let clientEnded = false;
@@ -113,7 +112,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
 
   pipe(client, upstream, clientTap, () => (clientEnded = true));
   pipe(upstream, client, serverTap, () => (upstreamEnded = true));
-  function pipe(from: Socket, to: Socket, tap: LineTap, ended: () => void): void {
+  function pipe(from: Socket, to: Socket, tap: BodyTap, ended: () => void): void {
     const gate = new FlowGate<'peer' | 'recorder'>(() => from.pause(), () => from.resume());
     from.on('data', (chunk: Buffer) => {
       const at = clock.now();
@@ -140,8 +139,8 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   const onClose = () => {
     if (++closed < 2) return;
     open.delete(client);
-    clientTap.end(clock.now());
-    serverTap.end(clock.now());
+    clientTap.end(true, clock.now());
+    serverTap.end(true, clock.now());
     if (!connected && failure) {
       exchange.end({ outcome: 'error', errorCode: failure.code ?? 'E_UPSTREAM', errorMessage: `could not connect to unix:${socketPath}: ${failure.message}` });
     } else {

@@ -13,7 +13,8 @@ export interface BodyTap {
   end(complete: boolean, at?: number): Promise<void> | void;
 }
 
-export interface TapSpec {
+/** A tap that frames an HTTP body (SSE events, protobuf frames, or the whole body as one message). */
+export interface BodyTapSpec {
   kind: BodyKind;
   sender: Sender;
   /** Content-Encoding of the body: the tap decodes its copy, the client gets the bytes as sent. */
@@ -21,6 +22,20 @@ export interface TapSpec {
   /** Route context for whole bodies (Pi REST judges by method, path and status). */
   http?: HttpContext;
 }
+
+/** A tap that frames a line-based stream (a stdio stream, one side of an NDJSON socket) into LF lines. */
+export interface LinesTapSpec {
+  kind: 'lines';
+  sender: Sender;
+  /** The stdio stream the lines came from. */
+  channel?: string;
+  /** False for lines that are stored, not judged (a child's stderr). */
+  judge?: boolean;
+  /** Hold the first lines until one shows whether the exchange speaks Pi RPC or ACP. */
+  sniffStdio?: boolean;
+}
+
+export type TapSpec = BodyTapSpec | LinesTapSpec;
 
 export interface RecordOptions {
   carrier: 'body' | 'event' | 'frame' | 'line';

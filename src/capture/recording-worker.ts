@@ -117,7 +117,7 @@ function apply(op: RecorderOp): Promise<void> | void {
       return;
     case 'tap': {
       const exchange = exchanges.get(op.id);
-      if (exchange) taps.set(op.tap, exchange.tap({ ...op.spec, http: fromWireHttp(op.spec.http) }));
+      if (exchange) taps.set(op.tap, exchange.tap(op.spec.kind === 'lines' ? op.spec : { ...op.spec, http: fromWireHttp(op.spec.http) }));
       return;
     }
     case 'push':

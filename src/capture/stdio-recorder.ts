@@ -1,20 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { sniffMessage } from '../protocols/catalog.js';
-import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 import { FlowGate } from './flow-gate.js';
-import type { ExchangeSink, RecordingSink } from './recording-sink.js';
+import type { BodyTap, RecordingSink } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { openLineSink, type LineSinkOptions } from './stdio-recording-sink.js';
-import { LineTap, lineJson, recordLine, type PendingLine } from './stdio-line-tap.js';
+import type { StdioProtocol } from './stdio-protocol-sniffer.js';
 
-/** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
-export const STDIO_PROTOCOLS = ['pi-rpc', 'acp'] as const;
-export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
-
-/** Lines held back (in memory, already forwarded) while the protocol is not known yet. */
-const MAX_SNIFF_LINES = 16;
+export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocol-sniffer.js';
 
 export interface StdioRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
   command: string;
@@ -65,14 +58,15 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   const stderr = options.stderr ?? process.stderr;
 
   const exchange = sink.openExchange({ transport: 'stdio', url: commandLine });
-  const lines = new ProtocolSniffer(exchange, forced !== undefined);
 
   // Its own process group: a Ctrl-C on the terminal reaches the child once, through us, not twice.
   const child = spawn(options.command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
 
-  const inTap = new LineTap('client', 'stdin', (l) => lines.push(l));
-  const outTap = new LineTap('server', 'stdout', (l) => lines.push(l));
-  const errTap = new LineTap('server', 'stderr', (l) => lines.push(l), false);
+  // Capture only forwards and hands over raw chunks; lines are split, judged and stored by the recorder.
+  const sniffStdio = forced === undefined;
+  const inTap = exchange.tap({ kind: 'lines', sender: 'client', channel: 'stdin', sniffStdio });
+  const outTap = exchange.tap({ kind: 'lines', sender: 'server', channel: 'stdout', sniffStdio });
+  const errTap = exchange.tap({ kind: 'lines', sender: 'server', channel: 'stderr', judge: false, sniffStdio });
 
   const inGate = new FlowGate<'peer' | 'recorder'>(() => stdin.pause(), () => stdin.resume());
   const outGate = new FlowGate<'peer' | 'recorder'>(() => child.stdout!.pause(), () => child.stdout!.resume());
@@ -91,7 +85,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   const onStdinEnd = () => {
     if (inEnded) return;
     inEnded = true;
-    inTap.end(clock.now());
+    inTap.end(true, clock.now());
     child.stdin!.end();
   };
   stdin.on('data', onStdinData);
@@ -106,7 +100,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
 
   pass(child.stdout!, stdout, outTap, outGate);
   pass(child.stderr!, stderr, errTap, errGate);
-  function pass(from: Readable, to: Writable, tap: LineTap, gate: FlowGate<'peer' | 'recorder'>): void {
+  function pass(from: Readable, to: Writable, tap: BodyTap, gate: FlowGate<'peer' | 'recorder'>): void {
     from.on('data', (chunk: Buffer) => {
       const at = clock.now();
       if (!to.write(chunk)) {
@@ -116,7 +110,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
       tap.push(chunk, at);
       holdForRecorder(gate);
     });
-    from.on('end', () => tap.end(clock.now()));
+    from.on('end', () => tap.end(true, clock.now()));
   }
 
   const done = new Promise<StdioResult>((resolve) => {
@@ -135,9 +129,8 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
       stdin.pause();
       if (!inEnded) {
         inEnded = true;
-        inTap.end(clock.now());
+        inTap.end(true, clock.now());
       }
-      lines.flush();
       if (spawnError && child.pid === undefined) {
         exchange.end({ outcome: 'error', errorCode: spawnError.code ?? 'E_SPAWN', errorMessage: `could not start ${options.command}: ${spawnError.message}` });
       } else {
@@ -175,53 +168,6 @@ export function exitCodeOf(exitCode: number | null, signal: NodeJS.Signals | nul
   if (exitCode !== null) return exitCode;
   const number = signal ? (osConstants.signals as Record<string, number>)[signal] : undefined;
   return number === undefined ? 1 : 128 + number;
-}
-
-/** The channel hint under which the catalog picks `protocol` for a stdio exchange. */
-export function stdioHint(protocol: StdioProtocol): ChannelHint {
-  // Both claim stdio equally; ACP's subprotocol name makes it certain, and pi-rpc wins the tie.
-  return protocol === 'acp' ? { transport: 'stdio', subprotocol: 'agent-client-protocol.v1' } : { transport: 'stdio' };
-}
-
-/**
- * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC
- * or ACP, so that every line is judged by the right protocol; then records in order. After
- * MAX_SNIFF_LINES undecided lines it records them unjudged and keeps looking.
- */
-class ProtocolSniffer {
-  private pending: PendingLine[] = [];
-  private decided: boolean;
-
-  constructor(
-    private readonly exchange: ExchangeSink,
-    forced: boolean,
-  ) {
-    this.decided = forced;
-  }
-
-  push(line: PendingLine): void {
-    if (!this.decided && line.judge) {
-      const value = lineJson(line.frame);
-      const module = value === undefined ? undefined : sniffMessage(value);
-      if (module && (STDIO_PROTOCOLS as readonly ProtocolId[]).includes(module.id)) {
-        this.exchange.classify(stdioHint(module.id as StdioProtocol));
-        this.decided = true;
-      }
-    }
-    if (this.decided) {
-      this.flush();
-      recordLine(this.exchange, line);
-      return;
-    }
-    this.pending.push(line);
-    if (this.pending.length >= MAX_SNIFF_LINES) this.flush();
-  }
-
-  flush(): void {
-    const pending = this.pending;
-    this.pending = [];
-    for (const line of pending) recordLine(this.exchange, line);
-  }
 }
 
 function quoteArg(arg: string): string {

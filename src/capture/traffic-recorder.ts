@@ -12,6 +12,7 @@ import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
 import type { BodyTap, ExchangeSink, RecordOptions, RecordingSink, TapSpec } from './recording-sink.js';
 import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
+import { linesTap } from './line-tap.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -126,6 +127,7 @@ export class ExchangeRecording implements ExchangeSink {
 
   /** A tap that frames a body's chunks into messages of this exchange. */
   tap(spec: TapSpec): BodyTap {
+    if (spec.kind === 'lines') return linesTap(this, spec);
     const inner: BodyTap =
       spec.kind === 'sse'
         ? new SseTap(this, spec.sender)

@@ -2,14 +2,14 @@ import type { HttpContext, Sender } from '../core/message.js';
 import type { ProtocolId, ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingMeta } from '../store/recording-writer.js';
 import type { LiveEvent } from './live-events.js';
-import type { RecordOptions, TapSpec } from './recording-sink.js';
+import type { BodyTapSpec, LinesTapSpec, RecordOptions } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 /** HttpContext as it crosses the thread boundary: URLSearchParams does not survive structured clone. */
 export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
 
 export type WireRecordOptions = Omit<RecordOptions, 'http'> & { http?: WireHttpContext };
-export type WireTapSpec = Omit<TapSpec, 'http'> & { http?: WireHttpContext };
+export type WireTapSpec = LinesTapSpec | (Omit<BodyTapSpec, 'http'> & { http?: WireHttpContext });
 
 /** Capture thread → recording worker, in order, in batches. */
 export type RecorderOp =

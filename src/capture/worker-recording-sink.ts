@@ -216,8 +216,7 @@ class RemoteExchange implements ExchangeSink {
 
   tap(spec: TapSpec): BodyTap {
     const tap = this.sink.newTapId();
-    const { http, ...rest } = spec;
-    this.sink.push({ op: 'tap', id: this.id, tap, spec: { ...rest, http: toWireHttp(http) } }, 0);
+    this.sink.push({ op: 'tap', id: this.id, tap, spec: spec.kind === 'lines' ? spec : { ...spec, http: toWireHttp(spec.http) } }, 0);
     const sink = this.sink;
     return {
       push(chunk: Buffer, at?: number) {

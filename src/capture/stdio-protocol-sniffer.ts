@@ -1,0 +1,63 @@
+import { sniffMessage } from '../protocols/catalog.js';
+import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
+import { lineJson, recordLine, type PendingLine } from './line-record.js';
+import type { ExchangeSink } from './recording-sink.js';
+
+/** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
+export const STDIO_PROTOCOLS = ['pi-rpc', 'acp'] as const;
+export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
+
+/** Lines held back (already forwarded) while the protocol is not known yet. */
+const MAX_SNIFF_LINES = 16;
+
+/** The channel hint under which the catalog picks `protocol` for a stdio exchange. */
+export function stdioHint(protocol: StdioProtocol): ChannelHint {
+  // Both claim stdio equally; ACP's subprotocol name makes it certain, and pi-rpc wins the tie.
+  return protocol === 'acp' ? { transport: 'stdio', subprotocol: 'agent-client-protocol.v1' } : { transport: 'stdio' };
+}
+
+/**
+ * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC
+ * or ACP, so that every line is judged by the right protocol; then records in order. After
+ * MAX_SNIFF_LINES undecided lines it records them unjudged and keeps looking.
+ */
+export class StdioProtocolSniffer {
+  private pending: PendingLine[] = [];
+  private decided = false;
+  private openTaps = 0;
+
+  constructor(private readonly exchange: ExchangeSink) {}
+
+  attach(): void {
+    this.openTaps++;
+  }
+
+  /** A tap ended; once all have, nothing more can decide, so what is held is recorded as it is. */
+  detach(): void {
+    if (--this.openTaps === 0) this.flush();
+  }
+
+  push(line: PendingLine): void {
+    if (!this.decided && line.judge) {
+      const value = lineJson(line.frame);
+      const module = value === undefined ? undefined : sniffMessage(value);
+      if (module && (STDIO_PROTOCOLS as readonly ProtocolId[]).includes(module.id)) {
+        this.exchange.classify(stdioHint(module.id as StdioProtocol));
+        this.decided = true;
+      }
+    }
+    if (this.decided) {
+      this.flush();
+      recordLine(this.exchange, line);
+      return;
+    }
+    this.pending.push(line);
+    if (this.pending.length >= MAX_SNIFF_LINES) this.flush();
+  }
+
+  flush(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const line of pending) recordLine(this.exchange, line);
+  }
+}
