@@ -41,7 +41,8 @@ export function parseUnixTarget(value: string, flag = '--target'): string {
 export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promise<RunningNdjsonRecorder> {
   const socketPath = parseUnixTarget(options.target);
   const listen = parseListen(options.listen);
-  const { sink, out, clock } = await openLineSink(options, options.target, options.listen);
+  const { sink, out, clock, ready } = await openLineSink(options, options.target, options.listen);
+  await ready;
   const open = new Set<Socket>();
   const closers = new Set<() => void>();
   let onIdle: (() => void) | undefined;

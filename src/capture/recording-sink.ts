@@ -3,6 +3,9 @@ import type { ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../store/recording-writer.js';
 import type { RecordingTotals } from './start-recorder.js';
 
+/** Messages larger than this are stored truncated and not parsed, unless --max-body says otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
 export type BodyKind = 'sse' | 'proto' | 'json' | 'other';
 
 /** Receives a copy of a body's chunks after they were forwarded, and records messages from them. */

@@ -3,7 +3,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ProxyError } from '../core/errors.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
+import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from './recording-clock.js';
+import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap } from './recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from './traffic-recorder.js';
 import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
@@ -54,14 +56,17 @@ try {
 /** Progress is reported at most this often: each report costs the capture thread a message. */
 const PROGRESS_INTERVAL_MS = 10;
 let unreportedBytes = 0;
+let unreportedSpool = 0;
 let progressTimer: NodeJS.Timeout | undefined;
 
-function reportProgress(bytes: number): void {
+function reportProgress(bytes: number, spooled: number): void {
   unreportedBytes += bytes;
+  unreportedSpool += spooled;
   progressTimer ??= setTimeout(() => {
     progressTimer = undefined;
-    send({ type: 'progress', bytes: unreportedBytes, totals: recorder.totals() });
+    send({ type: 'progress', bytes: unreportedBytes, spooled: unreportedSpool, totals: recorder.totals() });
     unreportedBytes = 0;
+    unreportedSpool = 0;
   }, PROGRESS_INTERVAL_MS);
 }
 
@@ -75,9 +80,13 @@ port.on('message', (message: ToWorker) => {
   if (!draining) void drain();
 });
 
+/** Raised by capture while it forwards a burst that recording is behind on: record after it. */
+const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
+
 async function drain(): Promise<void> {
   draining = true;
   while (inbox.length > 0) {
+    if (burst) await burst.quiet();
     const message = inbox.shift()!;
     if (message.type === 'close') {
       if (progressTimer) clearTimeout(progressTimer);
@@ -92,11 +101,12 @@ async function drain(): Promise<void> {
       port.close();
       return;
     }
-    for (const op of message.ops) {
+    const ops = message.type === 'spooled' ? readSpooledBatch(message.batch) : message.ops;
+    for (const op of ops) {
       const pending = apply(op);
       if (pending) await pending;
     }
-    reportProgress(message.bytes);
+    reportProgress(message.bytes, message.type === 'spooled' ? message.batch.length : 0);
   }
   draining = false;
 }

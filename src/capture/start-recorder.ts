@@ -9,6 +9,7 @@ import { parseListen, parseTarget } from './addresses.js';
 import type { LiveListener } from './live-events.js';
 import { startProxyServer } from './proxy-server.js';
 import { RecordingClock } from './recording-clock.js';
+import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink } from './recording-sink.js';
 import { TrafficRecorder } from './traffic-recorder.js';
 import { WorkerRecordingSink } from './worker-recording-sink.js';
@@ -56,10 +57,7 @@ export interface RunningRecorder {
   close(): Promise<RecordingTotals>;
 }
 
-export function defaultRecordingPath(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
-  return resolve('recordings', `${stamp}.db`);
-}
+export { defaultRecordingPath } from './recording-path.js';
 
 /** Starts `proxy record` in-process: for tests, scripts and the CLI. */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
@@ -83,7 +81,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
             live: options.listener !== undefined,
           },
           clock,
-          options.listener,
+          { listener: options.listener },
         )
       : inlineSink(options, target.display, out, clock);
   let server;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { FlowGate } from './flow-gate.js';
-import type { BodyTap, RecordingSink } from './recording-sink.js';
+import type { BodyTap } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { openLineSink, type LineSinkOptions } from './stdio-recording-sink.js';
 import type { StdioProtocol } from './stdio-protocol-sniffer.js';
@@ -30,6 +30,8 @@ export interface StdioResult {
   code: number;
   /** Why the child could not be started, if it could not. */
   error?: string;
+  /** Why the recording is incomplete, if recording failed while the child ran (traffic still flowed). */
+  recordingError?: string;
   totals: RecordingTotals;
 }
 
@@ -38,6 +40,11 @@ export interface RunningStdioRecorder {
   readonly child: ChildProcess;
   /** Sends a signal to the child (SIGINT and SIGTERM are forwarded this way). */
   kill(signal: NodeJS.Signals): void;
+  /**
+   * Resolves once the recording file is open. The child is started before that, so that it is not kept
+   * waiting; if the file cannot be opened this rejects, the child is sent SIGTERM and `done` follows.
+   */
+  readonly ready: Promise<void>;
   /** Resolves once the child has exited, every line is recorded and the recording is closed. */
   readonly done: Promise<StdioResult>;
 }
@@ -52,7 +59,9 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   const args = options.args ?? [];
   const commandLine = [options.command, ...args].map(quoteArg).join(' ');
   const forced = options.protocol === 'auto' ? undefined : options.protocol;
-  const { sink, out, clock } = await openLineSink({ ...options, protocol: forced }, commandLine, 'stdio');
+  // The agent starts while the recording worker is still opening the file: an editor waiting for
+  // its agent should not wait on us. If the file cannot be opened the agent is stopped again.
+  const { sink, out, clock, ready } = await openLineSink({ ...options, protocol: forced }, commandLine, 'stdio');
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -136,31 +145,35 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
       } else {
         exchange.end({ outcome: 'complete', ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) });
       }
-      void closeSink(sink).then((totals) =>
-        resolve({
-          exitCode,
-          signal,
-          code: spawnError && child.pid === undefined ? 127 : exitCodeOf(exitCode, signal),
-          ...(spawnError && child.pid === undefined ? { error: `could not start ${options.command}: ${spawnError.message}` } : {}),
-          totals,
-        }),
+      const result = (totals: RecordingTotals, recordingError?: string): StdioResult => ({
+        exitCode,
+        signal,
+        code: spawnError && child.pid === undefined ? 127 : exitCodeOf(exitCode, signal),
+        ...(spawnError && child.pid === undefined ? { error: `could not start ${options.command}: ${spawnError.message}` } : {}),
+        ...(recordingError ? { recordingError } : {}),
+        totals,
+      });
+      sink.close(new Date()).then(
+        (totals) => resolve(result(totals)),
+        (error: Error) => resolve(result(sink.totals(), error.message)),
       );
     };
     child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => finish(exitCode, signal));
   });
 
+  ready.catch(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
+
   return {
     out,
     child,
+    ready,
     kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
     done,
   };
-}
-
-async function closeSink(sink: RecordingSink): Promise<RecordingTotals> {
-  return sink.close(new Date());
 }
 
 /** The shell's convention: the child's code, or 128 + the number of the signal that ended it. */

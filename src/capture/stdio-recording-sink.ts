@@ -3,13 +3,12 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TOOL_VERSION } from '../core/version.js';
 import type { ProtocolId } from '../protocols/protocol.js';
-import { SchemaRegistry } from '../schema/schema-registry.js';
-import { RecordingWriter } from '../store/recording-writer.js';
+import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { LiveListener } from './live-events.js';
 import { RecordingClock } from './recording-clock.js';
 import type { RecordingSink } from './recording-sink.js';
-import { defaultRecordingPath } from './start-recorder.js';
-import { TrafficRecorder } from './traffic-recorder.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
+import { defaultRecordingPath } from './recording-path.js';
 import { WorkerRecordingSink } from './worker-recording-sink.js';
 
 /** The compiled worker; absent when this module runs from TypeScript sources (vitest). */
@@ -27,21 +26,30 @@ export interface LineSinkOptions {
   pipeline?: 'worker' | 'inline';
 }
 
+/** An opened line sink. `ready` settles once the recording file is open (at once for the inline pipeline). */
+export interface LineSink {
+  sink: RecordingSink;
+  out: string;
+  clock: RecordingClock;
+  ready: Promise<void>;
+}
+
 /**
  * Opens the recording for a line-based recorder, exactly as `startRecorder` does for HTTP: judging and
  * SQLite in the recording worker where it has been compiled, inline otherwise. `target` is what the
  * recording names as its upstream (the command line, or the daemon socket).
+ *
+ * It returns before the worker is ready, so that a stdio agent can be started alongside instead of
+ * after it; callers await `ready` before they rely on the file. The inline pipeline (tests run from
+ * TypeScript sources) is imported only when used, which keeps the CLI's start quick.
  */
-export async function openLineSink(
-  options: LineSinkOptions,
-  target: string,
-  listen: string | undefined,
-  clock = new RecordingClock(),
-): Promise<{ sink: RecordingSink; out: string; clock: RecordingClock }> {
+export async function openLineSink(options: LineSinkOptions, target: string, listen: string | undefined, clock = new RecordingClock()): Promise<LineSink> {
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
   const pipeline = options.pipeline ?? (existsSync(fileURLToPath(WORKER_URL)) ? 'worker' : 'inline');
   if (pipeline === 'worker') {
-    const sink = await WorkerRecordingSink.start(
+    // The worker would refuse it too, but only after a stdio agent had been started for nothing.
+    refuseExistingRecording(out, options.overwrite);
+    const sink = WorkerRecordingSink.launch(
       WORKER_URL,
       {
         out,
@@ -54,10 +62,16 @@ export async function openLineSink(
         live: options.listener !== undefined,
       },
       clock,
-      options.listener,
+      // A burst of lines waits in a spool beside the recording instead of pausing the agent.
+      { listener: options.listener, spoolPath: `${out}.spool` },
     );
-    return { sink, out, clock };
+    return { sink, out, clock, ready: sink.ready };
   }
+  const [{ SchemaRegistry }, { RecordingWriter }, { TrafficRecorder }] = await Promise.all([
+    import('../schema/schema-registry.js'),
+    import('../store/recording-writer.js'),
+    import('./traffic-recorder.js'),
+  ]);
   const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
   const writer = RecordingWriter.open(
     out,
@@ -65,5 +79,5 @@ export async function openLineSink(
     { overwrite: options.overwrite },
   );
   const sink = new TrafficRecorder({ writer, registry, clock, protocol: options.protocol, maxBodyBytes: options.maxBodyBytes, listener: options.listener });
-  return { sink, out, clock };
+  return { sink, out, clock, ready: Promise.resolve() };
 }

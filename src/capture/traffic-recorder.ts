@@ -10,12 +10,12 @@ import { MessageJudge } from '../verdict/message-judge.js';
 import { SecretTracker } from '../verdict/secret-tracker.js';
 import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
-import type { BodyTap, ExchangeSink, RecordOptions, RecordingSink, TapSpec } from './recording-sink.js';
+import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
 import { linesTap } from './line-tap.js';
 import type { RecordingTotals } from './start-recorder.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_MAX_BODY_BYTES } from './recording-sink.js';
 
 export interface TrafficRecorderOptions {
   writer: RecordingWriter;

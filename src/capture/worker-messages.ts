@@ -3,6 +3,7 @@ import type { ProtocolId, ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingMeta } from '../store/recording-writer.js';
 import type { LiveEvent } from './live-events.js';
 import type { BodyTapSpec, LinesTapSpec, RecordOptions } from './recording-sink.js';
+import type { SpooledBatch } from './recording-spool.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 /** HttpContext as it crosses the thread boundary: URLSearchParams does not survive structured clone. */
@@ -22,14 +23,19 @@ export type RecorderOp =
   | { op: 'tap-end'; tap: number; complete: boolean; at: number }
   | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
 
-export type ToWorker = { type: 'ops'; ops: RecorderOp[]; bytes: number } | { type: 'close'; endedAt: string };
+export type ToWorker =
+  | { type: 'ops'; ops: RecorderOp[]; bytes: number }
+  /** A batch parked in the spool file: read it back there, in this place of the order. */
+  | { type: 'spooled'; batch: SpooledBatch; bytes: number }
+  | { type: 'close'; endedAt: string };
 
 /** Recording worker → capture thread. */
 export type FromWorker =
   | { type: 'ready'; out: string }
   | { type: 'failed'; code: string; message: string }
   | { type: 'live'; event: LiveEvent }
-  | { type: 'progress'; bytes: number; totals: RecordingTotals }
+  /** `bytes`: payload recorded since the last report; `spooled`: spool bytes read back since then. */
+  | { type: 'progress'; bytes: number; spooled: number; totals: RecordingTotals }
   | { type: 'closed'; totals: RecordingTotals; error?: { code: string; message: string } };
 
 export interface WorkerSetup {
@@ -43,6 +49,8 @@ export interface WorkerSetup {
   clockOrigin: number;
   /** Post live events (exchange ends, invalid messages) back; off when nobody listens. */
   live: boolean;
+  /** The BurstSignal's buffer, when capture may spool (line transports). */
+  burst?: SharedArrayBuffer;
 }
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {

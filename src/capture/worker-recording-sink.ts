@@ -5,9 +5,10 @@ import type { ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../store/recording-writer.js';
 import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
-import type { BodyTap, ExchangeSink, RecordOptions, RecordingSink, TapSpec } from './recording-sink.js';
+import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
-import { DEFAULT_MAX_BODY_BYTES } from './traffic-recorder.js';
+import { BurstSignal } from './burst-signal.js';
+import { RecordingSpool } from './recording-spool.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
@@ -15,6 +16,19 @@ const HIGH_WATER_BYTES = 16 * 1024 * 1024;
 const LOW_WATER_BYTES = 4 * 1024 * 1024;
 /** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
 const BATCH_BYTES = 1024 * 1024;
+/** With a spool, batches start going there once recording is this far behind. */
+const SPILL_AFTER_BYTES = 1024 * 1024;
+/** With a spool, capture is paused only once this much waits on disk. */
+const MAX_SPOOLED_BYTES = 1024 * 1024 * 1024;
+
+export interface WorkerSinkOptions {
+  listener?: LiveListener;
+  /**
+   * A file for batches that arrive while recording is more than the high-water mark behind: they
+   * wait there instead of capture being paused. Only for line transports (see RecordingSpool).
+   */
+  spoolPath?: string;
+}
 
 /**
  * The capture thread's side of the recording worker. Calls only stamp the time and queue an op;
@@ -35,38 +49,65 @@ export class WorkerRecordingSink implements RecordingSink {
   private closing?: Promise<RecordingTotals>;
   private closed?: (message: Extract<FromWorker, { type: 'closed' }>) => void;
   overloaded = false;
+  /** Batches go to the spool (recording is behind); back to the worker's queue below the low mark. */
+  private spilling = false;
+  private spool?: RecordingSpool;
+  private readonly burst?: BurstSignal;
+  private readonly listener?: LiveListener;
   /** Set once the worker has died: nothing more is recorded. */
   private failure?: string;
+  /** Resolves once the worker has opened the recording file; rejects with its error if it could not. */
+  readonly ready: Promise<void>;
+  private settleReady!: (error?: ProxyError) => void;
 
   private constructor(
     private readonly worker: Worker,
     private readonly clock: RecordingClock,
-    maxBodyBytes: number | undefined,
-    private readonly listener?: LiveListener,
+    setup: WorkerSetup,
+    private readonly options: WorkerSinkOptions,
   ) {
-    this.maxBodyBytes = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxBodyBytes = setup.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.listener = options.listener;
+    if (setup.burst) this.burst = new BurstSignal(setup.burst);
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    // Whoever awaits `ready` reports the failure; an unawaited one must not become an unhandled rejection.
+    this.ready.catch(() => undefined);
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     // A worker that dies (out of memory, a bug) can record nothing more; forwarding must not wait on
     // it, so recording stops, capture is released, and close() reports the failure.
-    worker.on('error', (error: Error) => this.fail(error.message));
+    worker.on('error', (error: Error) => {
+      this.settleReady(new ProxyError('E_STORE_OPEN', `the recording worker failed: ${error.message}`));
+      this.fail(error.message);
+    });
     worker.on('exit', (code) => {
+      this.settleReady(new ProxyError('E_STORE_OPEN', `the recording worker exited with code ${code} before it was ready`));
       if (!this.closing) this.fail(`the recording worker exited with code ${code}`);
     });
   }
 
-  /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
-  static async start(workerUrl: URL, setup: WorkerSetup, clock: RecordingClock, listener?: LiveListener): Promise<WorkerRecordingSink> {
+  /**
+   * Starts the worker and returns at once: ops queue in its port until it has opened the recording,
+   * so a caller that must not keep its peer waiting (a stdio agent) can start forwarding right away
+   * and await `ready` alongside.
+   */
+  static launch(workerUrl: URL, workerSetup: WorkerSetup, clock: RecordingClock, options: WorkerSinkOptions = {}): WorkerRecordingSink {
+    const setup: WorkerSetup = options.spoolPath ? { ...workerSetup, burst: new SharedArrayBuffer(4) } : workerSetup;
     const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
-    const first = await new Promise<FromWorker>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    });
-    if (first.type !== 'ready') {
-      await worker.terminate();
-      const failure = first as Extract<FromWorker, { type: 'failed' }>;
-      throw new ProxyError(failure.code as ErrorCode, failure.message);
+    return new WorkerRecordingSink(worker, clock, setup, options);
+  }
+
+  /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
+  static async start(workerUrl: URL, workerSetup: WorkerSetup, clock: RecordingClock, options: WorkerSinkOptions = {}): Promise<WorkerRecordingSink> {
+    const sink = WorkerRecordingSink.launch(workerUrl, workerSetup, clock, options);
+    try {
+      await sink.ready;
+    } catch (error) {
+      await sink.worker.terminate();
+      throw error;
     }
-    return new WorkerRecordingSink(worker, clock, setup.maxBodyBytes, listener);
+    return sink;
   }
 
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink {
@@ -88,16 +129,20 @@ export class WorkerRecordingSink implements RecordingSink {
     if (this.failure && !this.closing) {
       // The worker is gone: there is nothing to flush and no reply to wait for.
       this.closing = this.worker.terminate().then(() => {
+        this.spool?.close();
         throw new ProxyError('E_STORE_WRITE', `the recording is incomplete: ${this.failure}`);
       });
     }
     this.closing ??= new Promise<Extract<FromWorker, { type: 'closed' }>>((resolve) => {
       this.closed = resolve;
+      // Nothing more is forwarded: recording need not wait for a quiet moment.
+      this.burst?.clear();
       this.flush();
       this.worker.postMessage({ type: 'close', endedAt: endedAt.toISOString() } satisfies ToWorker);
       this.worker.once('exit', () => resolve({ type: 'closed', totals: this.latest, error: { code: 'E_STORE_WRITE', message: 'the recording worker stopped unexpectedly' } }));
     }).then(async (message) => {
       await this.worker.terminate();
+      this.spool?.close();
       if (message.error) throw new ProxyError(message.error.code as ErrorCode, message.error.message);
       return message.totals;
     });
@@ -120,7 +165,8 @@ export class WorkerRecordingSink implements RecordingSink {
     this.ops.push(op);
     this.opBytes += bytes;
     this.backlog += bytes;
-    if (!this.overloaded && this.backlog > HIGH_WATER_BYTES) this.overloaded = true;
+    if (!this.overloaded && !this.spilling && this.backlog > (this.options.spoolPath ? SPILL_AFTER_BYTES : HIGH_WATER_BYTES)) this.fallBehind();
+    if (this.spilling && !this.overloaded) this.burst?.activity();
     if (this.opBytes >= BATCH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -128,9 +174,24 @@ export class WorkerRecordingSink implements RecordingSink {
     }
   }
 
+  /** Recording is a high-water mark behind: spill to the spool if there is one, else pause capture. */
+  private fallBehind(): void {
+    if (this.options.spoolPath && !this.spool) {
+      try {
+        this.spool = RecordingSpool.open(this.options.spoolPath);
+      } catch (error) {
+        this.options.spoolPath = undefined;
+        process.stderr.write(`proxy: cannot open the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
+      }
+    }
+    if (this.spool) this.spilling = true;
+    else this.overloaded = true;
+  }
+
   private fail(message: string): void {
     if (this.failure) return;
     this.failure = message;
+    this.burst?.clear();
     this.ops = [];
     this.opBytes = 0;
     this.backlog = 0;
@@ -167,19 +228,54 @@ export class WorkerRecordingSink implements RecordingSink {
       offset += view.byteLength;
       return packedView;
     }
+    if (this.spilling && this.spool) {
+      try {
+        const batch = this.spool.append(ops);
+        this.worker.postMessage({ type: 'spooled', batch, bytes } satisfies ToWorker);
+        if (this.spool.pending > MAX_SPOOLED_BYTES) {
+          // So far behind that capture must wait: recording gets the CPU whatever the traffic does.
+          this.overloaded = true;
+          this.burst?.clear();
+        }
+        return;
+      } catch (error) {
+        // A full disk: what is spooled stays readable; from here on, capture pauses instead.
+        this.spilling = false;
+        this.options.spoolPath = undefined;
+        this.burst?.clear();
+        this.overloaded = this.backlog > HIGH_WATER_BYTES;
+        process.stderr.write(`proxy: cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
+      }
+    }
     const message: ToWorker = { type: 'ops', ops, bytes };
     this.worker.postMessage(message, [packed]);
   }
 
   private onMessage(message: FromWorker): void {
     switch (message.type) {
+      case 'ready':
+        this.settleReady();
+        return;
+      case 'failed':
+        // Reported by whoever awaits `ready`; nothing was recorded, so there is nothing to warn about.
+        this.failure ??= message.message;
+        this.settleReady(new ProxyError(message.code as ErrorCode, message.message));
+        this.releaseCapture();
+        return;
       case 'live':
         this.listener?.(message.event);
         return;
       case 'progress':
         this.latest = message.totals;
         this.backlog -= message.bytes;
-        if (this.overloaded && this.backlog < LOW_WATER_BYTES) this.releaseCapture();
+        if (this.spilling && this.backlog < SPILL_AFTER_BYTES / 2) {
+          this.spilling = false;
+          this.burst?.clear();
+        }
+        if (message.spooled > 0) this.spool?.consumedBytes(message.spooled, this.spilling);
+        // Paused on a full spool: resume once half of it is recorded, not only at the low mark.
+        const caughtUp = this.backlog < LOW_WATER_BYTES || (this.spool !== undefined && this.spool.pending < MAX_SPOOLED_BYTES / 2);
+        if (this.overloaded && caughtUp) this.releaseCapture();
         return;
       case 'closed':
         this.latest = message.totals;

@@ -77,6 +77,14 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
   const onTerm = forward('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  try {
+    await recorder.ready;
+  } catch (error) {
+    await recorder.done;
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    throw error;
+  }
   side.event('started', { command, pid: recorder.child.pid, out: recorder.out }, `recording ${command.join(' ')} (pid ${recorder.child.pid ?? '-'}) to ${recorder.out}`);
   try {
     const result = await recorder.done;
@@ -88,6 +96,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
       `${how}: ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}`,
     );
     if (result.error) process.stderr.write(`proxy: ${result.error}\n`);
+    if (result.recordingError) process.stderr.write(`proxy: ${result.recordingError}\n`);
     return result.code;
   } finally {
     process.off('SIGINT', onInt);

@@ -14,6 +14,7 @@ import { within } from '../record/record-helpers.js';
 
 export const PI_AGENT = fileURLToPath(new URL('../support/stdio-pi-agent.mjs', import.meta.url));
 export const ACP_AGENT = fileURLToPath(new URL('../support/stdio-acp-agent.mjs', import.meta.url));
+export const BURST_AGENT = fileURLToPath(new URL('../support/stdio-burst-agent.mjs', import.meta.url));
 export { BIN, REPO };
 
 export interface LineProcess {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyChannel } from '../../src/protocols/catalog.js';
 import { stdioHint } from '../../src/capture/stdio-recorder.js';
 import { tempDir } from '../record/record-helpers.js';
-import { ACP_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
+import { ACP_AGENT, BIN, BURST_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -74,6 +74,48 @@ describe('proxy record --stdio', () => {
     expect(stderr[0]).toMatchObject({ sender: 'server', verdict: { status: 'unchecked' } });
     expect(stderr[0].raw.toString()).toBe('pi stand-in starting\n');
     expect(stdout.every((m) => m.verdict.status === 'valid')).toBe(true);
+  });
+
+  it('forwards a burst that outruns recording at once and still records every line, in order', async () => {
+    // ~7 MB in one go: recording falls more than a MiB behind, so batches wait in the spool file.
+    const lines = 100_000;
+    const out = dir.file('burst.db');
+    const proxied = spawnLines('node', [BIN, 'record', '--stdio', '--quiet', '--protocol', 'pi-rpc', '--out', out, '--', process.execPath, BURST_AGENT, String(lines)]);
+    proxied.child.stdin.end();
+    expect((await proxied.exited).code).toBe(0);
+    const expected = Array.from({ length: lines }, (_, i) => `{"type":"queue_update","steering":[],"followUp":["burst line ${i}"]}\n`).join('');
+    expect(proxied.stdout().toString()).toBe(expected);
+    const [exchange] = readRecording(out).exchanges;
+    const stdout = readRecording(out).messages(exchange.id).filter((m) => m.channel === 'stdout');
+    expect(stdout).toHaveLength(lines);
+    expect(Buffer.concat(stdout.map((m) => m.raw)).toString()).toBe(expected);
+    expect(stdout.every((m) => m.verdict.status === 'valid')).toBe(true);
+    // Offsets are when capture saw each chunk, not when the worker got round to it: never decreasing.
+    expect(stdout.every((m, i) => i === 0 || m.tOffsetMs >= stdout[i - 1].tOffsetMs)).toBe(true);
+    // The spool is gone with the recorder.
+    expect(existsSync(`${out}.spool`)).toBe(false);
+  });
+
+  it('refuses an existing recording file before it starts the agent', async () => {
+    const out = dir.file('taken.db');
+    writeFileSync(out, 'not empty');
+    const proxied = recordStdio(out, PI_AGENT, [], { STANDIN_STDERR: 'the agent started' });
+    const exit = await proxied.exited;
+    expect(exit.code).toBe(2);
+    expect(proxied.stderr()).toBe(`proxy: ${out} already exists; choose another file or allow overwriting it\n`);
+    expect(proxied.stdout().length).toBe(0);
+  });
+
+  it('stops the agent it already started when the recording cannot be opened', async () => {
+    // A parent "directory" that is a file: only the worker's open finds out, after the agent started.
+    const blocker = dir.file('blocker');
+    writeFileSync(blocker, '');
+    const out = `${blocker}/rec.db`;
+    const proxied = recordStdio(out, PI_AGENT);
+    const exit = await proxied.exited;
+    expect(exit.code).toBe(2);
+    expect(proxied.stderr().trim().split('\n')).toHaveLength(1);
+    expect(proxied.stderr()).toMatch(/^proxy: .*rec\.db/);
   });
 
   it('forwards SIGTERM to the child and exits 128 + 15', async () => {
