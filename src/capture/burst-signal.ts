@@ -1,5 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
+/** Recording this far behind, with traffic still flowing, is a burst. */
+export const BURST_BACKLOG_BYTES = 256 * 1024;
 /** Traffic must pause this long before the recording worker resumes during a spooled burst. */
 const QUIET_MS = 20;
 /** How often a waiting worker looks again. */
@@ -7,8 +9,8 @@ const POLL_MS = 5;
 
 /**
  * Says "a burst is being forwarded right now" from the capture thread to the recording worker,
- * through one shared Int32. It is raised only while recording is already behind and batches are
- * going to the spool: then the worker stops competing with forwarding for the CPU (a lower nice
+ * through one shared Int32. It is raised only while recording is already BURST_BACKLOG_BYTES behind
+ * (past a megabyte, batches go to the spool): then the worker stops competing with forwarding for the CPU (a lower nice
  * value does not stop it sharing a core's caches or hyperthread) and records once the traffic
  * pauses for QUIET_MS. When recording keeps up, it is never raised and rows land within a batch.
  */
@@ -33,6 +35,11 @@ export class BurstSignal {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     Atomics.store(this.cell, 0, 0);
+  }
+
+  /** Worker side: a burst is in flow now. */
+  get active(): boolean {
+    return Atomics.load(this.cell, 0) === 1;
   }
 
   /** Worker side: resolves once no burst is in flow. */

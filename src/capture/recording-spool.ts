@@ -1,4 +1,5 @@
-import { closeSync, ftruncateSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { RecorderOp } from './worker-messages.js';
 
@@ -30,6 +31,8 @@ export class RecordingSpool {
   ) {}
 
   static open(path: string): RecordingSpool {
+    // The worker creates the recording's folder, but it may still be starting when a burst begins.
+    mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(path, 'w+', 0o600);
     let unlinked = false;
     if (process.platform !== 'win32') {

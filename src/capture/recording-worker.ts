@@ -86,7 +86,7 @@ const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 async function drain(): Promise<void> {
   draining = true;
   while (inbox.length > 0) {
-    if (burst) await burst.quiet();
+    if (burst?.active) await burst.quiet();
     const message = inbox.shift()!;
     if (message.type === 'close') {
       if (progressTimer) clearTimeout(progressTimer);
@@ -103,6 +103,8 @@ async function drain(): Promise<void> {
     }
     const ops = message.type === 'spooled' ? readSpooledBatch(message.batch) : message.ops;
     for (const op of ops) {
+      // Checked per op, not per batch: a batch can hold a megabyte of lines, a long time to compete.
+      if (burst?.active) await burst.quiet();
       const pending = apply(op);
       if (pending) await pending;
     }

@@ -1,20 +1,11 @@
 import { sniffMessage } from '../protocols/catalog.js';
-import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/protocol.js';
 import { lineJson, recordLine, type PendingLine } from './line-record.js';
 import type { ExchangeSink } from './recording-sink.js';
-
-/** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
-export const STDIO_PROTOCOLS = ['pi-rpc', 'acp'] as const;
-export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
+import { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocols.js';
 
 /** Lines held back (already forwarded) while the protocol is not known yet. */
 const MAX_SNIFF_LINES = 16;
-
-/** The channel hint under which the catalog picks `protocol` for a stdio exchange. */
-export function stdioHint(protocol: StdioProtocol): ChannelHint {
-  // Both claim stdio equally; ACP's subprotocol name makes it certain, and pi-rpc wins the tie.
-  return protocol === 'acp' ? { transport: 'stdio', subprotocol: 'agent-client-protocol.v1' } : { transport: 'stdio' };
-}
 
 /**
  * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC

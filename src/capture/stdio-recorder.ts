@@ -5,9 +5,9 @@ import { FlowGate } from './flow-gate.js';
 import type { BodyTap } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { openLineSink, type LineSinkOptions } from './stdio-recording-sink.js';
-import type { StdioProtocol } from './stdio-protocol-sniffer.js';
+import type { StdioProtocol } from './stdio-protocols.js';
 
-export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocol-sniffer.js';
+export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocols.js';
 
 export interface StdioRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
   command: string;

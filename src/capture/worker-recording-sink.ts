@@ -7,7 +7,7 @@ import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
-import { BurstSignal } from './burst-signal.js';
+import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
 import { RecordingSpool } from './recording-spool.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
@@ -166,7 +166,8 @@ export class WorkerRecordingSink implements RecordingSink {
     this.opBytes += bytes;
     this.backlog += bytes;
     if (!this.overloaded && !this.spilling && this.backlog > (this.options.spoolPath ? SPILL_AFTER_BYTES : HIGH_WATER_BYTES)) this.fallBehind();
-    if (this.spilling && !this.overloaded) this.burst?.activity();
+    // Only while a spool can take the batches the waiting worker leaves behind.
+    if (this.burst && this.options.spoolPath && !this.overloaded && this.backlog > BURST_BACKLOG_BYTES) this.burst.activity();
     if (this.opBytes >= BATCH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
