@@ -4,7 +4,7 @@ import type { HttpContext, Sender } from '../core/message.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../framing/length-prefixed-framer.js';
 import type { ExchangeRecording } from './traffic-recorder.js';
-import type { BodyKind, BodyTap } from './recording-sink.js';
+import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
 import { AGUI_PROTO_MEDIA_TYPE, decodeAguiProto } from './proto-decoder.js';
@@ -114,6 +114,52 @@ export class WholeBodyTap implements BodyTap {
   }
 }
 
+/** Bodies up to this size are collected where they are captured (CollectedBodyTap). */
+export const COLLECTED_BODY_BYTES = 64 * 1024;
+
+/**
+ * A whole, uncompressed body collected in the capture thread and handed to the recorder as one
+ * message, which is what the recorder's whole-body tap would store: a small REST body then costs
+ * one hand-over instead of a tap, its chunks and its end. Past `limit` bytes it opens a regular tap
+ * and streams the rest, so a large body never waits in the capture thread.
+ */
+export class CollectedBodyTap implements BodyTap {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private tap?: BodyTap;
+  constructor(
+    private readonly exchange: ExchangeSink,
+    private readonly spec: BodyTapSpec,
+    private readonly limit = COLLECTED_BODY_BYTES,
+  ) {}
+
+  /** Only bodies the recorder would store whole and as they are qualify. */
+  static fits(spec: BodyTapSpec): boolean {
+    return (spec.kind === 'json' || spec.kind === 'other') && codingOf(spec.contentEncoding) === undefined;
+  }
+
+  push(chunk: Buffer, at?: number): void {
+    if (this.tap) return this.tap.push(chunk, at);
+    // A copy: socket chunks are views into larger buffers, which must not stay pinned meanwhile.
+    this.chunks.push(Buffer.from(chunk));
+    this.size += chunk.length;
+    if (this.size <= this.limit) return;
+    this.tap = this.exchange.tap(this.spec);
+    for (const collected of this.chunks) this.tap.push(collected, at);
+    this.chunks = [];
+  }
+
+  end(complete: boolean, at?: number): Promise<void> | void {
+    if (this.tap) return this.tap.end(complete, at);
+    // As WholeBodyTap: an empty body is no message, and a cut one is stored as far as it came.
+    if (this.size === 0) return;
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    this.chunks = [];
+    const { sender, kind, http } = this.spec;
+    this.exchange.record(sender, body, { carrier: 'body', json: kind === 'json', totalBytes: this.size, http, at });
+  }
+}
+
 /**
  * Feeds the tap the decoded bytes of a compressed body. The client gets the compressed bytes
  * untouched; only this copy is inflated.
@@ -156,14 +202,28 @@ export function decodingTap(encoding: string | undefined, inner: BodyTap): BodyT
 
 function decoderFor(encoding: string | undefined): Transform | undefined {
   const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
-  switch ((encoding ?? '').trim().toLowerCase()) {
+  switch (codingOf(encoding)) {
     case 'gzip':
-    case 'x-gzip':
       return createGunzip(options);
     case 'deflate':
       return createInflate(options);
     case 'br':
       return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** The compression a Content-Encoding names, when it is one the tap decodes. */
+function codingOf(encoding: string | undefined): 'gzip' | 'deflate' | 'br' | undefined {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
     default:
       return undefined;
   }

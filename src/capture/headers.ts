@@ -1,5 +1,5 @@
 /** RFC 9110 §7.6.1 hop-by-hop headers: they describe one connection and are never forwarded. */
-const HOP_BY_HOP = new Set([
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -14,36 +14,55 @@ const HOP_BY_HOP = new Set([
  * including any the Connection header names. `host` is replaced when `host` is given.
  */
 export function endToEndHeaders(rawHeaders: string[], options: { host?: string; drop?: readonly string[] } = {}): string[] {
-  const dropped = new Set(HOP_BY_HOP);
-  for (const name of options.drop ?? []) dropped.add(name);
+  // Runs twice per proxied request: the shared set is copied only when something is added to it.
+  let dropped = HOP_BY_HOP;
+  const add = (name: string) => {
+    if (dropped.has(name)) return;
+    if (dropped === HOP_BY_HOP) dropped = new Set(HOP_BY_HOP);
+    (dropped as Set<string>).add(name);
+  };
+  for (const name of options.drop ?? []) add(name);
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i].toLowerCase() === 'connection') {
-      for (const token of rawHeaders[i + 1].split(',')) dropped.add(token.trim().toLowerCase());
+    const name = rawHeaders[i];
+    if (name.length === 10 && name.toLowerCase() === 'connection') {
+      for (const token of rawHeaders[i + 1].split(',')) add(token.trim().toLowerCase());
     }
   }
   const out: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const lower = rawHeaders[i].toLowerCase();
     if (dropped.has(lower)) continue;
-    if (lower === 'host' && options.host !== undefined) {
-      out.push(rawHeaders[i], options.host);
-      continue;
-    }
-    out.push(rawHeaders[i], rawHeaders[i + 1]);
+    out.push(rawHeaders[i], lower === 'host' && options.host !== undefined ? options.host : rawHeaders[i + 1]);
   }
   return out;
 }
 
-/** Raw header pairs as a record for storage: repeated names become arrays; names keep their first spelling. */
-export function headerRecord(rawHeaders: string[]): Record<string, string | string[]> {
+/** Replaces header values that must not be stored (HeaderRedactor). */
+export interface HeaderValueFilter {
+  /** `lower`: the header name in lower case. */
+  storedValue(lower: string, value: string): string;
+}
+
+/**
+ * Raw header pairs as a record for storage: repeated names become arrays; names keep their first
+ * spelling. `filter` replaces values on the way, so redacting needs no copy of the list.
+ */
+export function headerRecord(rawHeaders: string[], filter?: HeaderValueFilter): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   const spelling = new Map<string, string>();
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const lower = rawHeaders[i].toLowerCase();
-    const name = spelling.get(lower) ?? rawHeaders[i];
-    spelling.set(lower, name);
+    const value = filter ? filter.storedValue(lower, rawHeaders[i + 1]) : rawHeaders[i + 1];
+    const name = spelling.get(lower);
+    if (name === undefined) {
+      spelling.set(lower, rawHeaders[i]);
+      // A header may be called `__proto__`: it must become a field, not the record's prototype.
+      if (rawHeaders[i] === '__proto__') Object.defineProperty(out, '__proto__', { value, enumerable: true, writable: true, configurable: true });
+      else out[rawHeaders[i]] = value;
+      continue;
+    }
     const existing = out[name];
-    out[name] = existing === undefined ? rawHeaders[i + 1] : Array.isArray(existing) ? [...existing, rawHeaders[i + 1]] : [existing, rawHeaders[i + 1]];
+    out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return out;
 }

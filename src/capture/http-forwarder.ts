@@ -1,9 +1,9 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { HttpContext } from '../core/message.js';
-import { bodyKindOf } from './body-taps.js';
+import { bodyKindOf, CollectedBodyTap } from './body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from './capture-context.js';
-import { endToEndHeaders, headerRecord, rawHeader } from './headers.js';
-import type { BodyTap } from './recording-sink.js';
+import { endToEndHeaders, rawHeader } from './headers.js';
+import type { BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 import { FlowGate } from './flow-gate.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
@@ -12,6 +12,9 @@ type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; messag
  * Forwards one HTTP request to the target and streams the response back unchanged and unbuffered.
  * Taps get each chunk only after it has been written onward; what they do with it (framing,
  * judging, storing) happens off this path.
+ *
+ * This runs for every request, so it keeps per-request work small: listeners and the flow gate
+ * are added only when they are needed, and a small body goes to the recorder as one message.
  */
 export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: CaptureContext): void {
   const url = req.url ?? '/';
@@ -26,10 +29,11 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     path,
     query: query || undefined,
     url,
-    requestHeaders: headerRecord(context.redactor.redact(req.rawHeaders)),
+    requestHeaders: context.redactor.record(req.rawHeaders),
   });
   // Headers reach checkers from the exchange itself (as stored); the context names the route only.
-  const requestContext: HttpContext = { method, path, query: new URLSearchParams(query) };
+  // No query is the same to checkers as an empty one.
+  const requestContext: HttpContext = query ? { method, path, query: new URLSearchParams(query) } : { method, path };
   // Created on the first body chunk: most requests (GET, DELETE) have no body to record.
   let requestTap: BodyTap | undefined;
   let requestEnded = false;
@@ -42,35 +46,43 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     headers: endToEndHeaders(req.rawHeaders, { host: upstreamHost(context.target) }),
   });
 
-  let state: 'open' | 'done' = 'open';
+  let done = false;
   let responseTap: BodyTap | undefined;
 
-  const finish = async (ending: Ending) => {
-    if (state === 'done') return;
-    state = 'done';
-    try {
-      if (!requestEnded) await requestTap?.end(false);
-      await responseTap?.end(ending.outcome === 'complete');
-      exchange.end({ outcome: ending.outcome, errorCode: ending.code, errorMessage: ending.message });
-    } finally {
-      // Only now: shutdown waits for tracked exchanges, so the recording stays open until this one is handed on.
-      untrack();
-    }
+  // Taps end in order, then the exchange. Only a decoder (a compressed body) makes a tap's end wait.
+  const finish = (ending: Ending): void => {
+    if (done) return;
+    done = true;
+    const endExchange = () => {
+      try {
+        exchange.end({ outcome: ending.outcome, errorCode: ending.code, errorMessage: ending.message });
+      } finally {
+        // Only now: shutdown waits for tracked exchanges, so the recording stays open until this one is handed on.
+        untrack();
+      }
+    };
+    const endResponse = () => after(responseTap?.end(ending.outcome === 'complete'), endExchange, untrack);
+    after(requestEnded ? undefined : requestTap?.end(false), endResponse, untrack);
   };
 
   const untrack = context.track(() => {
     // Shutdown: a finished exchange ends on its own; a stream still running is ended cleanly
     // for the client (a proper end of the body) and the upstream request is stopped.
-    if (res.writableFinished || state === 'done') return;
+    if (res.writableFinished || done) return;
     upstream.destroy();
     if (res.headersSent) res.end();
     else res.destroy();
-    void finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+    finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
   });
 
-  req.pipe(upstream);
+  // The request body goes on as pipe() would send it (until the upstream is gone), with the
+  // recorder's copy taken in the same listener; cheaper than pipe() for the usual body-less request.
   req.on('data', (chunk: Buffer) => {
-    requestTap ??= exchange.tap({
+    if (!upstream.destroyed && !upstream.write(chunk)) {
+      req.pause();
+      upstream.once('drain', () => req.resume());
+    }
+    requestTap ??= bodyTap(exchange, {
       kind: bodyKindOf(req.headers['content-type']) === 'other' ? 'other' : 'json',
       sender: 'client',
       contentEncoding: rawHeader(req.rawHeaders, 'content-encoding'),
@@ -79,6 +91,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     requestTap.push(chunk);
   });
   req.on('end', () => {
+    if (!upstream.destroyed) upstream.end();
     requestEnded = true;
     void requestTap?.end(true);
     exchange.classify({ transport: 'http', method, path });
@@ -87,24 +100,24 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   // The client went away before the response finished: stop the upstream at once,
   // so an agent does not keep generating for nobody.
   res.on('close', () => {
-    if (res.writableFinished || state === 'done') return;
+    if (res.writableFinished || done) return;
     upstream.destroy();
-    void finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
+    finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
   });
 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
-    if (state !== 'open') return;
+    if (done) return;
     if (!res.headersSent) {
       const message = `cannot reach ${context.target.display}: ${error.code ?? error.message}`;
       const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.target.display } });
       exchange.update({ status: 502 });
       res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
       res.end(body);
-      void finish({ outcome: 'error', code: 'E_UPSTREAM_UNREACHABLE', message });
+      finish({ outcome: 'error', code: 'E_UPSTREAM_UNREACHABLE', message });
       return;
     }
     res.destroy();
-    void finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: `the upstream failed mid-response: ${error.code ?? error.message}` });
+    finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: `the upstream failed mid-response: ${error.code ?? error.message}` });
   });
 
   upstream.on('response', (upstreamRes) => {
@@ -112,9 +125,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     const contentType = upstreamRes.headers['content-type'];
     const kind = bodyKindOf(contentType);
     const transport = kind === 'sse' ? 'sse' : kind === 'proto' ? 'proto' : 'http';
-    exchange.update({ status, transport, responseHeaders: headerRecord(context.redactor.redact(upstreamRes.rawHeaders)) });
+    exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders) });
     exchange.classify({ transport, method, path, contentType });
-    responseTap = exchange.tap({
+    responseTap = bodyTap(exchange, {
       kind,
       sender: 'server',
       contentEncoding: rawHeader(upstreamRes.rawHeaders, 'content-encoding'),
@@ -126,27 +139,44 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     // Streams must reach the client event by event: send their head now rather than with the first
     // event. Other responses keep head and body in one write.
     if (kind === 'sse' || kind === 'proto') res.flushHeaders();
-    const gate = new FlowGate<'client' | 'recorder'>(
-      () => upstreamRes.pause(),
-      () => upstreamRes.resume(),
-    );
-    res.on('drain', () => gate.release('client'));
+    let gate: FlowGate<'client' | 'recorder'> | undefined;
+    const hold = (reason: 'client' | 'recorder') => {
+      gate ??= new FlowGate(
+        () => upstreamRes.pause(),
+        () => upstreamRes.resume(),
+      );
+      return gate.hold(reason);
+    };
     upstreamRes.on('data', (chunk: Buffer) => {
       // Forward first, then hand the copy to the recorder.
-      if (!res.write(chunk)) gate.hold('client');
+      if (!res.write(chunk) && hold('client')) res.once('drain', () => gate!.release('client'));
       tap.push(chunk);
       // Recording lags far behind (a flood of events): stop reading until it catches up, so memory stays flat.
-      if (recorder.overloaded && gate.hold('recorder')) recorder.onDrain(() => gate.release('recorder'));
+      if (recorder.overloaded && hold('recorder')) recorder.onDrain(() => gate!.release('recorder'));
     });
     upstreamRes.on('end', () => {
       res.end();
-      void finish({ outcome: 'complete' });
+      finish({ outcome: 'complete' });
     });
     upstreamRes.on('close', () => {
-      if (upstreamRes.complete || state !== 'open') return;
+      if (upstreamRes.complete || done) return;
       // The upstream reset mid-stream: end the client's stream just as abruptly.
       res.destroy();
-      void finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: 'the upstream closed the connection mid-response' });
+      finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: 'the upstream closed the connection mid-response' });
     });
+  });
+}
+
+/** A small whole body is collected here and handed on as one message; anything else is tapped. */
+function bodyTap(exchange: ExchangeSink, spec: BodyTapSpec): BodyTap {
+  return CollectedBodyTap.fits(spec) ? new CollectedBodyTap(exchange, spec) : exchange.tap(spec);
+}
+
+/** Runs `next` once `pending` settles, or at once when there is nothing to wait for. */
+function after(pending: Promise<void> | void, next: () => void, onFailure: () => void): void {
+  if (!pending) return next();
+  pending.then(next, (error: unknown) => {
+    onFailure();
+    throw error;
   });
 }

@@ -1,9 +1,11 @@
+import { headerRecord, type HeaderValueFilter } from './headers.js';
+
 /** Headers whose values are credentials: they are forwarded as they are and stored as `<redacted>`. */
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
 
 export const REDACTED = '<redacted>';
 
-export class HeaderRedactor {
+export class HeaderRedactor implements HeaderValueFilter {
   private readonly names: Set<string>;
 
   constructor(extra: readonly string[] = []) {
@@ -13,13 +15,19 @@ export class HeaderRedactor {
   /** A copy of raw header pairs with secret values replaced. The scheme of Authorization is kept (`Bearer <redacted>`). */
   redact(rawHeaders: string[]): string[] {
     const out = rawHeaders.slice();
-    for (let i = 0; i < out.length; i += 2) {
-      const lower = out[i].toLowerCase();
-      if (!this.names.has(lower)) continue;
-      const value = out[i + 1];
-      const scheme = (lower === 'authorization' || lower === 'proxy-authorization') && /^[A-Za-z][\w-]*\s/.exec(value);
-      out[i + 1] = scheme ? `${scheme[0].trim()} ${REDACTED}` : REDACTED;
-    }
+    for (let i = 0; i < out.length; i += 2) out[i + 1] = this.storedValue(out[i].toLowerCase(), out[i + 1]);
     return out;
+  }
+
+  /** Raw header pairs as stored: `headerRecord` of the redacted pairs, in one pass. */
+  record(rawHeaders: string[]): Record<string, string | string[]> {
+    return headerRecord(rawHeaders, this);
+  }
+
+  /** The value to store for a header; `lower` is its name in lower case. */
+  storedValue(lower: string, value: string): string {
+    if (!this.names.has(lower)) return value;
+    const scheme = (lower === 'authorization' || lower === 'proxy-authorization') && /^[A-Za-z][\w-]*\s/.exec(value);
+    return scheme ? `${scheme[0].trim()} ${REDACTED}` : REDACTED;
   }
 }

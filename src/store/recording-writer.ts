@@ -36,11 +36,39 @@ interface FindingParams { rule: string; severity: string; pointer: string; messa
 interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reason: string | null }
 
 type Op =
-  | { kind: 'begin'; row: Record<string, unknown> }
+  | { kind: 'begin'; row: ExchangeRow }
   | { kind: 'update'; row: Record<string, unknown> }
   | { kind: 'end'; row: Record<string, unknown> }
   | { kind: 'message'; row: unknown[]; messageId: number; exchangeId: number; findings: FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
+
+/**
+ * An exchange row, positional in the column order of insertExchange. While its insert is still
+ * queued, updates and the end are merged into it: a short exchange becomes one INSERT instead of
+ * an INSERT and two or three UPDATEs.
+ */
+type ExchangeRow = [
+  id: number,
+  transport: string,
+  protocol: string | null,
+  method: string | null,
+  path: string | null,
+  query: string | null,
+  url: string | null,
+  subprotocol: string | null,
+  requestHeaders: string | null,
+  startedMs: number,
+  status: number | null,
+  responseHeaders: string | null,
+  endedMs: number | null,
+  outcome: string | null,
+  errorCode: string | null,
+  errorMessage: string | null,
+  closeCode: number | null,
+  closeReason: string | null,
+  exitCode: number | null,
+  signal: string | null,
+];
 
 interface Statements {
   insertRecording: Database.Statement;
@@ -83,6 +111,8 @@ export class RecordingWriter {
 
   private queue: Op[] = [];
   private queuedRows = 0;
+  /** Exchange rows whose insert is in `queue`, by id: later updates and ends merge into them. */
+  private readonly queuedExchanges = new Map<number, ExchangeRow>();
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private closed = false;
@@ -93,8 +123,8 @@ export class RecordingWriter {
   private nextMessageId = 1;
   /** The first message id of this writer: earlier messages belong to the file, not to this session. */
   private firstMessageId = 1;
-  /** The next seq per exchange id; its keys are the exchanges begun so far. */
-  private readonly nextSeq = new Map<number, number>();
+  /** The next seq of each exchange begun so far. */
+  private readonly nextSeq = new ExchangeSeqs();
   /** Ids of messages whose current status is invalid, so addFindings can keep `invalid` exact. */
   private readonly invalidIds = new Set<number>();
   private readonly running: StoreTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
@@ -200,7 +230,7 @@ export class RecordingWriter {
         message: number;
       };
       const writer = new RecordingWriter(path, db, options, startedAt, true);
-      writer.nextExchangeId = max.exchange + 1;
+      writer.nextExchangeId = writer.nextSeq.firstId = max.exchange + 1;
       writer.nextMessageId = writer.firstMessageId = max.message + 1;
       return writer;
     } catch (error) {
@@ -234,23 +264,33 @@ export class RecordingWriter {
   beginExchange(start: ExchangeStart): number {
     this.assertOpen('beginExchange');
     const id = this.nextExchangeId++;
-    this.nextSeq.set(id, 1);
+    this.nextSeq.begin(id);
     this.running.exchanges++;
-    this.enqueue({
-      kind: 'begin',
-      row: {
-        id,
-        transport: start.transport,
-        protocol: start.protocol ?? null,
-        method: start.method ?? null,
-        path: start.path ?? null,
-        query: start.query ?? null,
-        url: start.url ?? null,
-        subprotocol: start.subprotocol ?? null,
-        requestHeaders: start.requestHeaders === undefined ? null : JSON.stringify(start.requestHeaders),
-        startedMs: start.tOffsetMs,
-      },
-    }, 1);
+    const row: ExchangeRow = [
+      id,
+      start.transport,
+      start.protocol ?? null,
+      start.method ?? null,
+      start.path ?? null,
+      start.query ?? null,
+      start.url ?? null,
+      start.subprotocol ?? null,
+      start.requestHeaders === undefined ? null : JSON.stringify(start.requestHeaders),
+      start.tOffsetMs,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ];
+    // Set first: a backstop write inside enqueue takes the row with it and clears the map.
+    this.queuedExchanges.set(id, row);
+    if (!this.enqueue({ kind: 'begin', row }, 1)) this.queuedExchanges.delete(id);
     return id;
   }
 
@@ -258,6 +298,15 @@ export class RecordingWriter {
   updateExchange(id: number, update: ExchangeUpdate): void {
     this.assertOpen('updateExchange');
     this.assertExchange(id);
+    const queued = this.queuedExchanges.get(id);
+    if (queued) {
+      if (update.transport !== undefined) queued[1] = update.transport;
+      if (update.protocol !== undefined) queued[2] = update.protocol;
+      if (update.subprotocol !== undefined) queued[7] = update.subprotocol;
+      if (update.status !== undefined) queued[10] = update.status;
+      if (update.responseHeaders !== undefined) queued[11] = JSON.stringify(update.responseHeaders);
+      return;
+    }
     this.enqueue({
       kind: 'update',
       row: {
@@ -332,6 +381,18 @@ export class RecordingWriter {
   endExchange(id: number, end: ExchangeEnd): void {
     this.assertOpen('endExchange');
     this.assertExchange(id);
+    const queued = this.queuedExchanges.get(id);
+    if (queued) {
+      queued[12] = end.tOffsetMs;
+      queued[13] = end.outcome;
+      queued[14] = end.errorCode ?? null;
+      queued[15] = end.errorMessage ?? null;
+      queued[16] = end.closeCode ?? null;
+      queued[17] = end.closeReason ?? null;
+      queued[18] = end.exitCode ?? null;
+      queued[19] = end.signal ?? null;
+      return;
+    }
     this.enqueue({
       kind: 'end',
       row: {
@@ -377,6 +438,7 @@ export class RecordingWriter {
       this.closed = true;
       this.queue = [];
       this.queuedRows = 0;
+      this.queuedExchanges.clear();
       this.db.close();
     }
     if (this.failed) throw this.failed;
@@ -392,10 +454,11 @@ export class RecordingWriter {
     }
   }
 
-  private enqueue(op: Op, rows: number): void {
+  /** Returns false when the op was dropped (after a write failure). */
+  private enqueue(op: Op, rows: number): boolean {
     if (this.failed) {
       this.droppedRows += rows;
-      return;
+      return false;
     }
     this.queue.push(op);
     this.queuedRows += rows;
@@ -407,6 +470,7 @@ export class RecordingWriter {
       this.timer = setTimeout(() => this.writeInBackground(), this.flushIntervalMs);
       this.timer.unref();
     }
+    return true;
   }
 
   private writeInBackground(): void {
@@ -425,6 +489,8 @@ export class RecordingWriter {
     const rows = this.queuedRows;
     this.queue = [];
     this.queuedRows = 0;
+    // From here on these rows are being written: later changes to them become UPDATEs again.
+    this.queuedExchanges.clear();
     try {
       this.writeBatch(ops);
     } catch (error) {
@@ -498,14 +564,40 @@ export class RecordingWriter {
   }
 }
 
+/**
+ * The next seq of every exchange this writer began, by id. Ids are handed out in order, so a plain
+ * array indexed from the first id holds them: no Map entry per exchange for the collector to trace.
+ */
+class ExchangeSeqs {
+  firstId = 1;
+  private readonly seqs: number[] = [];
+
+  begin(id: number): void {
+    this.seqs[id - this.firstId] = 1;
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  get(id: number): number | undefined {
+    return Number.isInteger(id) && id >= this.firstId ? this.seqs[id - this.firstId] : undefined;
+  }
+
+  set(id: number, seq: number): void {
+    this.seqs[id - this.firstId] = seq;
+  }
+}
+
 function prepareStatements(db: Database.Database): Statements {
   return {
     insertRecording: db.prepare(`
       INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes)
       VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes)`),
     insertExchange: db.prepare(`
-      INSERT INTO exchanges (id, transport, protocol, method, path, query, url, subprotocol, request_headers, started_ms)
-      VALUES (@id, @transport, @protocol, @method, @path, @query, @url, @subprotocol, @requestHeaders, @startedMs)`),
+      INSERT INTO exchanges (id, transport, protocol, method, path, query, url, subprotocol, request_headers, started_ms,
+                             status, response_headers, ended_ms, outcome, error_code, error_message, close_code, close_reason, exit_code, signal)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updateExchange: db.prepare(`
       UPDATE exchanges SET
         transport = coalesce(@transport, transport),

@@ -159,3 +159,48 @@ describe('batched writes', () => {
     w.close();
   });
 });
+
+describe('exchange rows merged while queued', () => {
+  const row = (other: ReturnType<typeof peek>, id: number) => other.db.prepare('SELECT * FROM exchanges WHERE id = ?').get(id) as Record<string, unknown>;
+
+  it('writes an exchange begun, updated and ended in one batch as one complete row', () => {
+    const w = writer('merged.sqlite', { flushIntervalMs: 600_000 });
+    const ex = w.beginExchange({ transport: 'http', method: 'GET', path: '/v1/x', requestHeaders: { a: '1' }, tOffsetMs: 1 });
+    w.updateExchange(ex, { status: 200, responseHeaders: { b: ['2', '3'] } });
+    w.updateExchange(ex, { transport: 'sse', protocol: 'ag-ui' });
+    w.endExchange(ex, { outcome: 'aborted', tOffsetMs: 9, errorCode: 'E_X', errorMessage: 'first' });
+    // A second end replaces the first, also while queued.
+    w.endExchange(ex, { outcome: 'complete', tOffsetMs: 10 });
+    expect(w.pending).toBe(1);
+    w.flush();
+    expect(row(peek(w.file), ex)).toMatchObject({
+      transport: 'sse', protocol: 'ag-ui', method: 'GET', path: '/v1/x', status: 200,
+      request_headers: '{"a":"1"}', response_headers: '{"b":["2","3"]}',
+      started_ms: 1, ended_ms: 10, outcome: 'complete', error_code: null, error_message: null,
+    });
+  });
+
+  it('updates and ends an exchange whose row was already written', () => {
+    const w = writer('late-update.sqlite', { flushIntervalMs: 600_000 });
+    const ex = w.beginExchange({ transport: 'http', method: 'POST', tOffsetMs: 0 });
+    w.updateExchange(ex, { status: 201 });
+    w.flush();
+    w.updateExchange(ex, { protocol: 'pi-rest' });
+    w.endExchange(ex, { outcome: 'error', tOffsetMs: 3, errorCode: 'E_UPSTREAM_RESET' });
+    expect(w.pending).toBe(2);
+    w.flush();
+    expect(row(peek(w.file), ex)).toMatchObject({ status: 201, protocol: 'pi-rest', outcome: 'error', ended_ms: 3, error_code: 'E_UPSTREAM_RESET' });
+  });
+
+  it('never merges into a row a backstop write has already taken', () => {
+    const w = writer('backstop-merge.sqlite', { flushIntervalMs: 600_000, maxBatch: 1 });
+    const other = peek(w.file);
+    // maxBatch 1: the eighth queued row is written synchronously, inside beginExchange.
+    const ids = Array.from({ length: 8 }, (_, i) => w.beginExchange({ transport: 'ws', tOffsetMs: i }));
+    expect(other.count('exchanges')).toBe(8);
+    for (const id of ids) w.endExchange(id, { outcome: 'complete', tOffsetMs: 100 + id });
+    w.flush();
+    for (const id of ids) expect(row(other, id)).toMatchObject({ outcome: 'complete', ended_ms: 100 + id });
+  });
+});
+
