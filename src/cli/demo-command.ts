@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { runDemo } from '../demo/run-demo.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor } from './style.js';
@@ -9,6 +8,8 @@ export function demoCommand(result: CommandResult): Command {
     .description('the whole loop in one command: bundled AG-UI agent → record → replay → record again → diff')
     .option('--dir <dir>', 'where to write the recordings (default a new temp dir)')
     .action(async (options: { dir?: string }) => {
+      // The demo agent, recorder and replayer load only when the command runs (fast CLI start).
+      const { runDemo } = await import('../demo/run-demo.js');
       const outcome = await runDemo({ dir: options.dir, style: styleFor(process.stdout) });
       // The two recordings must be equal after normalization; anything else is a bug worth a non-zero exit.
       result.code = outcome.report.equal ? EXIT_OK : EXIT_FINDINGS;

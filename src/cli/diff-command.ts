@@ -1,8 +1,4 @@
 import { Command, Option } from 'commander';
-import { loadDiffConfig } from '../diff/diff-options.js';
-import { diffRecordingFiles } from '../diff/diff-recordings.js';
-import { renderMarkdown } from '../diff/render-markdown.js';
-import { renderText } from '../diff/render-text.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
@@ -24,7 +20,14 @@ export function diffCommand(result: CommandResult): Command {
     .option('--ignore <field>', 'another field to ignore: a JSON pointer (* for any key) or a key name (repeatable)', collect, [])
     .option('--semantic', 'compare what the client materialises (AG-UI runs, Pi sessions) instead of wire chunks')
     .option('--config <file>', 'JSON config: {"ignore": [...], "semantic": bool}')
-    .action((a: string, b: string, options: DiffCommandOptions) => {
+    .action(async (a: string, b: string, options: DiffCommandOptions) => {
+      // The diff engine loads only when the command runs (fast CLI start).
+      const [{ loadDiffConfig }, { diffRecordingFiles }, { renderMarkdown }, { renderText }] = await Promise.all([
+        import('../diff/diff-options.js'),
+        import('../diff/diff-recordings.js'),
+        import('../diff/render-markdown.js'),
+        import('../diff/render-text.js'),
+      ]);
       const config = options.config ? loadDiffConfig(options.config) : {};
       const report = diffRecordingFiles(a, b, {
         ignore: [...(config.ignore ?? []), ...options.ignore],

@@ -1,8 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { exportHar } from '../export/har-export.js';
-import { exportNdjson } from '../export/ndjson-export.js';
-import { openRecording } from '../export/open-recording.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 
@@ -12,7 +9,13 @@ export function exportCommand(result: CommandResult): Command {
     .argument('<recording>', 'the recording (.db or .ndjson)')
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'har']).makeOptionMandatory())
     .option('--out <file>', 'write here instead of stdout')
-    .action((recording: string, options: { format: 'ndjson' | 'har'; out?: string }) => {
+    .action(async (recording: string, options: { format: 'ndjson' | 'har'; out?: string }) => {
+      // The store and the exporters load only when the command runs (fast CLI start).
+      const [{ openRecording }, { exportHar }, { exportNdjson }] = await Promise.all([
+        import('../export/open-recording.js'),
+        import('../export/har-export.js'),
+        import('../export/ndjson-export.js'),
+      ]);
       const reader = openRecording(recording);
       const fd = options.out ? openSync(options.out, 'w') : undefined;
       const write = (text: string) => (fd === undefined ? process.stdout.write(text) : writeSync(fd, text));

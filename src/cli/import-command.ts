@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { importNdjsonFile } from '../export/ndjson-import.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 
@@ -9,7 +8,9 @@ export function importCommand(result: CommandResult): Command {
     .argument('<file>', 'an NDJSON recording written by proxy export --format ndjson')
     .requiredOption('--out <recording>', 'the recording file to write (.db)')
     .option('--overwrite', 'replace the output file if it exists')
-    .action((file: string, options: { out: string; overwrite?: boolean }) => {
+    .action(async (file: string, options: { out: string; overwrite?: boolean }) => {
+      // The store loads only when the command runs (fast CLI start).
+      const { importNdjsonFile } = await import('../export/ndjson-import.js');
       const totals = importNdjsonFile(file, options.out, { overwrite: options.overwrite });
       process.stdout.write(`${options.out}: ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings\n`);
       result.code = EXIT_OK;

@@ -1,15 +1,14 @@
 import { Command, Option } from 'commander';
-import { startRecorder } from '../capture/start-recorder.js';
+// Only light modules statically (the options and help); the recorder, the protocol catalog and the
+// inspector load in the action, so that starting the CLI stays fast.
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
-import { parseProtocolOption } from '../validate/validate-input.js';
 import { UsageError } from '../core/errors.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { EXIT_OK } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
-import { runNdjsonRecord, runStdioRecord } from './stdio-commands.js';
 import { styleFor } from './style.js';
-import { startInspector, type RunningInspector } from '../ui/server/inspector-server.js';
+import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../capture/live-events.js';
 
 interface RecordOptions {
@@ -57,12 +56,14 @@ export function recordCommand(result: CommandResult): Command {
       if (options.ui !== undefined && (options.stdio || options.ndjson)) throw new UsageError('--ui goes with the HTTP proxy for now (not --stdio or --ndjson)');
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
+        const { runStdioRecord } = await import('./stdio-commands.js');
         result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes });
         return;
       }
       if (command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
       if (options.jsonLog) throw new UsageError('--json-log goes with --stdio');
       if (options.ndjson) {
+        const { runNdjsonRecord } = await import('./stdio-commands.js');
         const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 }) });
         const stopped = new Promise<NodeJS.Signals>((resolve) => {
           process.once('SIGINT', () => resolve('SIGINT'));
@@ -72,6 +73,7 @@ export function recordCommand(result: CommandResult): Command {
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
+      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../validate/validate-input.js'), import('../capture/start-recorder.js')]);
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       let publish: LiveListener = () => undefined;
       const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
@@ -100,6 +102,7 @@ export function recordCommand(result: CommandResult): Command {
       let inspector: RunningInspector | undefined;
       if (options.ui !== undefined) {
         try {
+          const { startInspector } = await import('../ui/server/inspector-server.js');
           inspector = await startInspector({ recording: recorder.out, live: true, listen: typeof options.ui === 'string' ? options.ui : undefined });
         } catch (error) {
           await recorder.close();

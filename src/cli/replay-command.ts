@@ -1,10 +1,8 @@
 import { Command, Option } from 'commander';
-import { startReplay } from '../replay/start-replay.js';
+// Only light modules statically (the options and help); the replay servers load in the action.
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
-import { createReplayView, formatSummary } from './replay-view.js';
-import { runNdjsonReplay, runStdioReplay } from './stdio-commands.js';
 import { styleFor } from './style.js';
 import { UsageError } from '../core/errors.js';
 
@@ -43,10 +41,12 @@ export function replayCommand(result: CommandResult): Command {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
       if (options.stdio) {
+        const { runStdioReplay } = await import('./stdio-commands.js');
         result.code = await runStdioReplay(recording, options);
         return;
       }
       if (options.ndjson) {
+        const { runNdjsonReplay } = await import('./stdio-commands.js');
         const stopped = new Promise<NodeJS.Signals>((resolve) => {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -54,6 +54,7 @@ export function replayCommand(result: CommandResult): Command {
         result.code = await runNdjsonReplay(recording, options, stopped);
         return;
       }
+      const [{ startReplay }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       let served = 0;
       const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { openRecording } from '../export/open-recording.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
@@ -26,7 +25,9 @@ export function showCommand(result: CommandResult): Command {
     .argument('<recording>', 'a recording file (.db or .ndjson)')
     .option('--exchange <id>', 'show the messages of this exchange')
     .option('--json', 'print JSON')
-    .action((file: string, options: { exchange?: string; json?: boolean }) => {
+    .action(async (file: string, options: { exchange?: string; json?: boolean }) => {
+      // The store loads only when the command runs (fast CLI start).
+      const { openRecording } = await import('../export/open-recording.js');
       const reader = openRecording(file);
       try {
         const style = styleFor(process.stdout);

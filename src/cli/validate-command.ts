@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
-import { SchemaRegistry } from '../schema/schema-registry.js';
-import { readInput } from '../validate/read-input.js';
-import { parseProtocolOption, validateInput, type ValidationReport } from '../validate/validate-input.js';
+import type { ValidationReport } from '../validate/validate-input.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from './style.js';
@@ -15,7 +13,13 @@ export function validateCommand(result: CommandResult): Command {
     .addOption(new Option('--protocol <id>', 'protocol of the messages').choices(['auto', ...PROTOCOL_IDS]).default('auto'))
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--json', 'print a machine-readable report')
-    .action((file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
+    .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
+      // The schemas and the protocol catalog load only when the command runs (fast CLI start).
+      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }] = await Promise.all([
+        import('../schema/schema-registry.js'),
+        import('../validate/read-input.js'),
+        import('../validate/validate-input.js'),
+      ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
       const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
       if (options.json) process.stdout.write(JSON.stringify(report) + '\n');

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { startInspector } from '../ui/server/inspector-server.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { styleFor } from './style.js';
@@ -16,6 +15,8 @@ export function viewCommand(result: CommandResult): Command {
     .option('--listen <addr>', '[host:]port to serve on (default 127.0.0.1:8790; 0 picks a free port)')
     .option('--diff <other>', 'another recording: add a diff view of `proxy diff <recording> <other>`')
     .action(async (recording: string, options: ViewOptions) => {
+      // The inspector server loads only when the command runs (fast CLI start).
+      const { startInspector } = await import('../ui/server/inspector-server.js');
       const style = styleFor(process.stdout);
       const inspector = await startInspector({ recording, listen: options.listen, diff: options.diff });
       // Listen for the signals before announcing the address: a caller may signal right after it.
