@@ -7,7 +7,7 @@ import type { ExchangeRecording } from './traffic-recorder.js';
 import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
-import { AGUI_PROTO_MEDIA_TYPE, decodeAguiProto } from './proto-decoder.js';
+import { AGUI_PROTO_MEDIA_TYPE, aguiProtoDecoderSettled, decodeAguiProto, loadAguiProtoDecoder } from './proto-decoder.js';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -45,16 +45,35 @@ export class SseTap implements BodyTap {
   }
 }
 
-/** Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes. */
+/**
+ * Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes.
+ * The decoder is loaded on the first protobuf stream; chunks that arrive meanwhile wait, in order.
+ */
 export class ProtoTap implements BodyTap {
   private readonly framer = new LengthPrefixedFramer();
   private oversizeReported = false;
+  private waiting: Array<{ chunk: Buffer; at?: number }> | undefined;
+  private readonly loaded: Promise<void> | undefined;
+
   constructor(
     private readonly exchange: ExchangeRecording,
     private readonly sender: Sender,
-  ) {}
+  ) {
+    if (!aguiProtoDecoderSettled()) {
+      this.waiting = [];
+      this.loaded = loadAguiProtoDecoder().then(() => {
+        const waiting = this.waiting ?? [];
+        this.waiting = undefined;
+        for (const { chunk, at } of waiting) this.push(chunk, at);
+      });
+    }
+  }
 
   push(chunk: Buffer, at?: number): void {
+    if (this.waiting) {
+      this.waiting.push({ chunk, at });
+      return;
+    }
     for (const frame of this.framer.push(chunk)) {
       const decoded = decodeAguiProto(frame.payload);
       this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error, at });
@@ -71,7 +90,12 @@ export class ProtoTap implements BodyTap {
     }
   }
 
-  end(_complete: boolean, at?: number): void {
+  end(_complete: boolean, at?: number): Promise<void> | void {
+    if (this.waiting) return this.loaded!.then(() => this.endNow(at));
+    this.endNow(at);
+  }
+
+  private endNow(at?: number): void {
     const rest = this.framer.end();
     if (rest) {
       this.exchange.record(this.sender, rest, {

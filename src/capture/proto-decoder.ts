@@ -1,9 +1,35 @@
-import { decode } from '@ag-ui/proto';
-
 export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
+
+type Decode = (payload: Uint8Array) => unknown;
+let decode: Decode | undefined;
+let loadFailure: string | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads `@ag-ui/proto` on first need. It brings protobuf and zod with it, tens of milliseconds that
+ * would otherwise be spent at every start-up, while the first traffic flows, for a binding most
+ * recordings never see.
+ */
+export function loadAguiProtoDecoder(): Promise<void> {
+  loading ??= import('@ag-ui/proto').then(
+    (module) => {
+      decode = module.decode;
+    },
+    (error: Error) => {
+      loadFailure = `the AG-UI protobuf decoder could not be loaded: ${error.message}`;
+    },
+  );
+  return loading;
+}
+
+/** True once loadAguiProtoDecoder() has settled, whether or not it succeeded. */
+export function aguiProtoDecoderSettled(): boolean {
+  return decode !== undefined || loadFailure !== undefined;
+}
 
 /** Decodes one AG-UI protobuf event to the same JSON shape the SSE binding carries. */
 export function decodeAguiProto(payload: Uint8Array): { value?: unknown; error?: string } {
+  if (!decode) return { error: loadFailure ?? 'the AG-UI protobuf decoder is not loaded yet' };
   try {
     return { value: decode(payload) };
   } catch (error) {

@@ -210,6 +210,9 @@ function createAjv(): AjvInstance {
     strictRequired: false,
     allErrors: true,
     allowUnionTypes: true,
+    // Checking each document against the draft 2020-12 meta-schema costs most of start-up, which
+    // runs while the first traffic flows; a malformed schema still fails when it is compiled.
+    validateSchema: false,
   });
   // $anchor is resolved by ajv's ref resolver but unknown to its strict keyword check.
   // The x-* and discriminator annotations come from the ACP schema and carry no validation.
