@@ -1,4 +1,3 @@
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProxyError } from '../core/errors.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
@@ -15,20 +14,14 @@ import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type Wor
  * Ops arrive in capture order and are applied one by one; a tap end that must wait for a
  * decompressor is awaited before the next op, so order is never lost.
  */
-// Forward first, record after: on Linux a nice value is per thread, so this lowers only the
-// recording thread. When the CPU is contended the forwarding thread (and the peers) run first and
-// recording catches up in the gaps; the backlog cap in the capture thread still bounds how far behind.
-// Elsewhere (macOS) the call would lower the whole process, so it is left alone.
-if (process.platform === 'linux') {
-  try {
-    setPriority(19);
-  } catch {
-    // Not permitted here (some containers): recording simply shares the CPU evenly.
-  }
-}
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const send = (message: FromWorker) => port.postMessage(message);
+/** Raised by capture while it forwards a burst that recording is behind on: record after it. */
+const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
+
+// Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
+if (burst?.active) await burst.quiet();
 
 let recorder: TrafficRecorder;
 try {
@@ -80,8 +73,6 @@ port.on('message', (message: ToWorker) => {
   if (!draining) void drain();
 });
 
-/** Raised by capture while it forwards a burst that recording is behind on: record after it. */
-const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 
 async function drain(): Promise<void> {
   draining = true;
