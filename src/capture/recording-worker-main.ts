@@ -73,7 +73,6 @@ port.on('message', (message: ToWorker) => {
   if (!draining) void drain();
 });
 
-
 async function drain(): Promise<void> {
   draining = true;
   while (inbox.length > 0) {

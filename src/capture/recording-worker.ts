@@ -21,7 +21,8 @@ if (process.platform === 'linux') {
     // Not permitted here (some containers): recording simply shares the CPU evenly.
   }
 }
-const burst = (workerData as WorkerSetup).burst ? new BurstSignal((workerData as WorkerSetup).burst) : undefined;
+const { burst: burstBuffer } = workerData as WorkerSetup;
+const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 for (const load of [() => import('better-sqlite3'), () => import('ajv/dist/2020.js'), () => import('./recording-worker-main.js')]) {
   if (burst?.active) await burst.quiet();
   await load();
