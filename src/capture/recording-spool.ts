@@ -1,13 +1,15 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writevSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
-import type { RecorderOp } from './worker-messages.js';
+import type { EncodedBatch } from './op-batch.js';
 
 /** Where one spooled batch lies in the spool file. */
 export interface SpooledBatch {
   fd: number;
   position: number;
+  /** Bytes in all: the ops' JSON, then the payload. */
   length: number;
+  /** Bytes of the ops' JSON (UTF-8). */
+  opsLength: number;
 }
 
 /**
@@ -47,14 +49,22 @@ export class RecordingSpool {
     return this.written - this.consumed;
   }
 
-  /** Appends one batch; `ops` may hold views into one shared buffer, which is written once. */
-  append(ops: RecorderOp[]): SpooledBatch {
-    const data = serialize(ops);
+  /** Appends one batch: its ops' JSON, then its payload bytes. */
+  append(batch: EncodedBatch): SpooledBatch {
+    const ops = Buffer.from(batch.ops, 'utf8');
+    let parts: Uint8Array[] = [ops, new Uint8Array(batch.bytes)];
+    const length = ops.length + batch.bytes.byteLength;
     const position = this.written;
     let done = 0;
-    while (done < data.length) done += writeSync(this.fd, data, done, data.length - done, position + done);
-    this.written += data.length;
-    return { fd: this.fd, position, length: data.length };
+    while (done < length) {
+      let wrote = writevSync(this.fd, parts, position + done);
+      done += wrote;
+      // A short write: carry on from where it stopped.
+      while (parts.length > 0 && wrote >= parts[0].byteLength) wrote -= parts.shift()!.byteLength;
+      if (wrote > 0) parts[0] = parts[0].subarray(wrote);
+    }
+    this.written += length;
+    return { fd: this.fd, position, length, opsLength: ops.length };
   }
 
   /** The worker has read `length` more bytes; once it has read everything the file is emptied again. */
@@ -76,13 +86,19 @@ export class RecordingSpool {
 }
 
 /** The worker's side: reads one spooled batch back. */
-export function readSpooledBatch(batch: SpooledBatch): RecorderOp[] {
-  const data = Buffer.allocUnsafe(batch.length);
+export function readSpooledBatch(batch: SpooledBatch): EncodedBatch {
+  const ops = Buffer.allocUnsafe(batch.opsLength);
+  const bytes = new ArrayBuffer(batch.length - batch.opsLength);
+  readFully(batch.fd, ops, batch.position);
+  readFully(batch.fd, new Uint8Array(bytes), batch.position + batch.opsLength);
+  return { ops: ops.toString('utf8'), bytes };
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
   let done = 0;
-  while (done < batch.length) {
-    const read = readSync(batch.fd, data, done, batch.length - done, batch.position + done);
-    if (read === 0) throw new Error(`the recording spool ended early at byte ${batch.position + done}`);
+  while (done < into.byteLength) {
+    const read = readSync(fd, into, done, into.byteLength - done, position + done);
+    if (read === 0) throw new Error(`the recording spool ended early at byte ${position + done}`);
     done += read;
   }
-  return deserialize(data) as RecorderOp[];
 }

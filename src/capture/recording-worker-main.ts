@@ -4,6 +4,7 @@ import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from './recording-clock.js';
+import { decodeBatch } from './op-batch.js';
 import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap } from './recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from './traffic-recorder.js';
@@ -91,7 +92,7 @@ async function drain(): Promise<void> {
       port.close();
       return;
     }
-    const ops = message.type === 'spooled' ? readSpooledBatch(message.batch) : message.ops;
+    const ops = decodeBatch(message.type === 'spooled' ? readSpooledBatch(message.batch) : message.batch);
     for (const op of ops) {
       // Checked per op, not per batch: a batch can hold a megabyte of lines, a long time to compete.
       if (burst?.active) await burst.quiet();
@@ -115,7 +116,7 @@ function apply(op: RecorderOp): Promise<void> | void {
       exchanges.get(op.id)?.update(op.update);
       return;
     case 'record':
-      exchanges.get(op.id)?.record(op.sender, Buffer.from(op.raw.buffer, op.raw.byteOffset, op.raw.byteLength), { ...op.options, http: fromWireHttp(op.options.http) });
+      exchanges.get(op.id)?.record(op.sender, op.raw, { ...op.options, http: fromWireHttp(op.options.http) });
       return;
     case 'tap': {
       const exchange = exchanges.get(op.id);
@@ -123,7 +124,7 @@ function apply(op: RecorderOp): Promise<void> | void {
       return;
     }
     case 'push':
-      taps.get(op.tap)?.push(Buffer.from(op.chunk.buffer, op.chunk.byteOffset, op.chunk.byteLength), op.at);
+      taps.get(op.tap)?.push(op.chunk, op.at);
       return;
     case 'tap-end': {
       const tap = taps.get(op.tap);

@@ -3,6 +3,7 @@ import type { ProtocolId, ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingMeta } from '../store/recording-writer.js';
 import type { LiveEvent } from './live-events.js';
 import type { BodyTapSpec, LinesTapSpec, RecordOptions } from './recording-sink.js';
+import type { EncodedBatch } from './op-batch.js';
 import type { SpooledBatch } from './recording-spool.js';
 import type { RecordingTotals } from './start-recorder.js';
 
@@ -12,19 +13,19 @@ export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
 export type WireRecordOptions = Omit<RecordOptions, 'http'> & { http?: WireHttpContext };
 export type WireTapSpec = LinesTapSpec | (Omit<BodyTapSpec, 'http'> & { http?: WireHttpContext });
 
-/** Capture thread → recording worker, in order, in batches. */
+/** Capture thread → recording worker, in order, in batches (encoded by op-batch.ts). */
 export type RecorderOp =
   | { op: 'open'; id: number; start: Omit<ExchangeStart, 'tOffsetMs'>; at: number }
   | { op: 'classify'; id: number; hint: ChannelHint }
   | { op: 'update'; id: number; update: ExchangeUpdate }
-  | { op: 'record'; id: number; sender: Sender; raw: Uint8Array; options: WireRecordOptions }
+  | { op: 'record'; id: number; sender: Sender; raw: Buffer; options: WireRecordOptions }
   | { op: 'tap'; id: number; tap: number; spec: WireTapSpec }
-  | { op: 'push'; tap: number; chunk: Uint8Array; at: number }
+  | { op: 'push'; tap: number; chunk: Buffer; at: number }
   | { op: 'tap-end'; tap: number; complete: boolean; at: number }
   | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
 
 export type ToWorker =
-  | { type: 'ops'; ops: RecorderOp[]; bytes: number }
+  | { type: 'ops'; batch: EncodedBatch; bytes: number }
   /** A batch parked in the spool file: read it back there, in this place of the order. */
   | { type: 'spooled'; batch: SpooledBatch; bytes: number }
   | { type: 'close'; endedAt: string };

@@ -8,6 +8,7 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
+import { encodeBatch } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
@@ -214,25 +215,11 @@ export class WorkerRecordingSink implements RecordingSink {
     const bytes = this.opBytes;
     this.ops = [];
     this.opBytes = 0;
-    // Socket chunks are often views into a larger allocation, and structured clone would copy all of
-    // it; pack the batch's bytes into one buffer and hand that buffer over without copying again.
-    const packed = new ArrayBuffer(bytes);
-    const target = new Uint8Array(packed);
-    let offset = 0;
-    for (const op of ops) {
-      if (op.op === 'push') op.chunk = pack(op.chunk);
-      else if (op.op === 'record') op.raw = pack(op.raw);
-    }
-    function pack(view: Uint8Array): Uint8Array {
-      target.set(view, offset);
-      const packedView = new Uint8Array(packed, offset, view.byteLength);
-      offset += view.byteLength;
-      return packedView;
-    }
+    const batch = encodeBatch(ops, bytes);
     if (this.spilling && this.spool) {
       try {
-        const batch = this.spool.append(ops);
-        this.worker.postMessage({ type: 'spooled', batch, bytes } satisfies ToWorker);
+        const spooled = this.spool.append(batch);
+        this.worker.postMessage({ type: 'spooled', batch: spooled, bytes } satisfies ToWorker);
         if (this.spool.pending > MAX_SPOOLED_BYTES) {
           // So far behind that capture must wait: recording gets the CPU whatever the traffic does.
           this.overloaded = true;
@@ -248,8 +235,8 @@ export class WorkerRecordingSink implements RecordingSink {
         process.stderr.write(`proxy: cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
       }
     }
-    const message: ToWorker = { type: 'ops', ops, bytes };
-    this.worker.postMessage(message, [packed]);
+    const message: ToWorker = { type: 'ops', batch, bytes };
+    this.worker.postMessage(message, [batch.bytes]);
   }
 
   private onMessage(message: FromWorker): void {
