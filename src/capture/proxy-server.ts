@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress, type TargetAddress } from './addresses.js';
 import type { CaptureContext } from './capture-context.js';
 import { forwardHttp } from './http-forwarder.js';
+import { InFlight } from './in-flight.js';
 import { listenOn } from './listen-on.js';
 import { HeaderRedactor } from './redaction.js';
 import type { RecordingSink } from './recording-sink.js';
@@ -25,21 +26,14 @@ export interface ProxyServerOptions {
 
 /** The listening side of `proxy record`: HTTP requests are forwarded, upgrades relayed. */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
-  const closers = new Set<() => void>();
-  // Called whenever the last tracked exchange untracks, so close() can wait for it.
-  let onIdle: (() => void) | undefined;
+  const inFlight = new InFlight();
   const agent = new Agent({ keepAlive: true });
   const context: CaptureContext = {
     target: options.target,
     recorder: options.recorder,
     redactor: new HeaderRedactor(options.redactHeaders),
     agent,
-    track(closer) {
-      closers.add(closer);
-      return () => {
-        if (closers.delete(closer) && closers.size === 0) onIdle?.();
-      };
-    },
+    track: (stop) => inFlight.add(stop),
   };
   const server = createServer((req, res) => forwardHttp(req, res, context));
   // Agent streams can be silent for minutes; the proxy must not time them out on its own.
@@ -90,14 +84,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
           resolve();
         };
         const check = () => {
-          if (serverClosed && closers.size === 0) done();
+          if (serverClosed && inFlight.size === 0) done();
         };
-        onIdle = check;
+        inFlight.onEmpty = check;
         server.close(() => {
           serverClosed = true;
           check();
         });
-        for (const close of [...closers]) close();
+        inFlight.stopAll();
         server.closeIdleConnections();
         for (const socket of sockets) if (!used.has(socket)) socket.destroy();
       }).then(() => {

@@ -9,6 +9,7 @@ import type { RecordingTotals } from '../capture/start-recorder.js';
 import { TrafficRecorder } from '../capture/traffic-recorder.js';
 import { relayUpgrade } from '../capture/ws-relay.js';
 import { TOOL_VERSION } from '../core/version.js';
+import { InFlight } from '../capture/in-flight.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import { StoreError } from '../store/store-errors.js';
@@ -68,20 +69,14 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
     );
   }
   const recorder = new TrafficRecorder({ writer, registry, clock });
-  const open = new Set<() => void>();
-  let idle: (() => void) | undefined;
+  const inFlight = new InFlight();
   const agent = new Agent({ keepAlive: true });
   const capture: CaptureContext = {
     target,
     recorder,
     redactor: new HeaderRedactor(),
     agent,
-    track(closer) {
-      open.add(closer);
-      return () => {
-        if (open.delete(closer) && open.size === 0) idle?.();
-      };
-    },
+    track: (stop) => inFlight.add(stop),
   };
   return {
     target: target.display,
@@ -94,9 +89,9 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
       relayUpgrade(req, socket, head, capture);
     },
     async close() {
-      for (const closer of [...open]) closer();
+      inFlight.stopAll();
       // Never hang on an exchange that fails to report its end.
-      if (open.size > 0) await new Promise<void>((resolve) => ((idle = resolve), setTimeout(resolve, 5_000).unref()));
+      if (inFlight.size > 0) await new Promise<void>((resolve) => ((inFlight.onEmpty = resolve), setTimeout(resolve, 5_000).unref()));
       agent.destroy();
       return recorder.close(new Date());
     },

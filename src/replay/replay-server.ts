@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../capture/addresses.js';
+import { InFlight } from '../capture/in-flight.js';
 import { createHttpResponder } from './http-responder.js';
 import { listenOn } from '../capture/listen-on.js';
 import type { ReplayContext } from './replay-context.js';
@@ -24,13 +25,10 @@ export interface ReplayServer {
 
 /** The listening side of `proxy replay`: HTTP requests go to the HTTP responder, upgrades to the WebSocket player. */
 export async function startReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>): Promise<ReplayServer> {
-  const closers = new Set<() => void>();
+  const inFlight = new InFlight();
   const context: ReplayContext = {
     ...init,
-    track(closer) {
-      closers.add(closer);
-      return () => void closers.delete(closer);
-    },
+    track: (stop) => inFlight.add(stop),
   };
   const server = createServer(createHttpResponder(context));
   // Replayed streams may be as slow as the recorded ones were: no server-side timeout on them.
@@ -70,7 +68,7 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
           clearInterval(sweep);
           resolve();
         });
-        for (const close of [...closers]) close();
+        inFlight.stopAll();
         server.closeIdleConnections();
       }).then(() => {
         if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
