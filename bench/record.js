@@ -5,7 +5,7 @@
 // and this client. Each figure is taken direct and through the recorder, back to back.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
@@ -27,6 +27,12 @@ const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+/** CPU time (user + system, all threads) a process has used, in ms; Linux clock ticks are 10 ms. */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */
@@ -98,10 +104,16 @@ const percentile = (values, p) => {
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ratio = (proxied, direct) => `${((100 * proxied) / direct).toFixed(1)} % of direct`;
 
-async function withRecorder(upstreamUrl, dir, name, run) {
+/**
+ * Runs `run` against a fresh recorder. `warm` first sends it a little of the same traffic, as each
+ * direct figure is taken against a warmed upstream: the figures compare steady states, not a cold
+ * start (the recorder's start-up is measured by bench/stdio.js).
+ */
+async function withRecorder(upstreamUrl, dir, name, warm, run) {
   const out = join(dir, `${name}.db`);
   const { child, info } = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
   try {
+    if (warm) await warm(info.url);
     return await run(info.url, child);
   } finally {
     await stop(child);
@@ -113,30 +125,46 @@ const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.
 const upstreamUrl = `http://127.0.0.1:${info.port}`;
 const results = {};
 try {
-  // Warm both paths so JIT and connection setup are not measured.
-  await sseThroughput(upstreamUrl, 2_000);
-  await withRecorder(upstreamUrl, dir, 'warm', (url) => sseThroughput(url, 2_000));
+  // Each kind of traffic is warmed on both paths (JIT, connections) before it is measured.
+  const warmSse = (url) => sseThroughput(url, 2_000);
+  const warmWs = (url) => wsThroughput(url, 2_000);
+  const warmRest = (url) => restThroughput(url, 2_000, REST_CONCURRENCY);
 
+  await warmSse(upstreamUrl);
   const sseDirect = await sseThroughput(upstreamUrl, SSE_EVENTS);
-  const sseProxied = await withRecorder(upstreamUrl, dir, 'sse', (url) => sseThroughput(url, SSE_EVENTS));
+  const sseProxied = await withRecorder(upstreamUrl, dir, 'sse', warmSse, (url) => sseThroughput(url, SSE_EVENTS));
   results.sse = { direct: sseDirect.events / sseDirect.seconds, proxied: sseProxied.events / sseProxied.seconds, events: sseProxied.events };
 
   const latDirect = await pacedLatencies(upstreamUrl);
-  const latProxied = await withRecorder(upstreamUrl, dir, 'latency', (url) => pacedLatencies(url));
+  const latProxied = await withRecorder(upstreamUrl, dir, 'latency', warmSse, (url) => pacedLatencies(url));
   results.latency = {
     direct: { p50: percentile(latDirect, 50), p99: percentile(latDirect, 99) },
     proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
   };
 
+  await warmWs(upstreamUrl);
   const wsDirect = await wsThroughput(upstreamUrl, WS_FRAMES);
-  const wsProxied = await withRecorder(upstreamUrl, dir, 'ws', (url) => wsThroughput(url, WS_FRAMES));
+  const wsProxied = await withRecorder(upstreamUrl, dir, 'ws', warmWs, (url) => wsThroughput(url, WS_FRAMES));
   results.ws = { direct: wsDirect.frames / wsDirect.seconds, proxied: wsProxied.frames / wsProxied.seconds, frames: wsProxied.frames, code: wsProxied.code };
 
+  await warmRest(upstreamUrl);
   const restDirect = await restThroughput(upstreamUrl, REST_REQUESTS, REST_CONCURRENCY);
-  const restProxied = await withRecorder(upstreamUrl, dir, 'rest', (url) => restThroughput(url, REST_REQUESTS, REST_CONCURRENCY));
-  results.rest = { direct: restDirect.requests / restDirect.seconds, proxied: restProxied.requests / restProxied.seconds };
+  const restProxied = await withRecorder(upstreamUrl, dir, 'rest', warmRest, async (url, child) => {
+    // Where the CPU goes: on a machine with fewer cores than busy processes, the ratio is set by the sum.
+    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), recorder: cpuMsOf(child.pid) };
+    const run = await restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
+    const client = process.cpuUsage(before.client);
+    const perRequest = (ms) => (1000 * ms) / run.requests;
+    run.cpu = {
+      client: perRequest((client.user + client.system) / 1000),
+      upstream: perRequest(cpuMsOf(upstream.pid) - before.upstream),
+      recorder: perRequest(cpuMsOf(child.pid) - before.recorder),
+    };
+    return run;
+  });
+  results.rest = { direct: restDirect.requests / restDirect.seconds, proxied: restProxied.requests / restProxied.seconds, cpu: restProxied.cpu };
 
-  results.rss = await withRecorder(upstreamUrl, dir, 'rss', async (url, child) => {
+  results.rss = await withRecorder(upstreamUrl, dir, 'rss', undefined, async (url, child) => {
     const samples = [];
     let next = 0;
     await sseThroughput(url, RSS_EVENTS, (events) => {
@@ -164,6 +192,11 @@ console.log(
 );
 console.log(`WS frames/s:         direct ${fmt(results.ws.direct)}  recorded ${fmt(results.ws.proxied)}  (${ratio(results.ws.proxied, results.ws.direct)}), close ${results.ws.code}`);
 console.log(`REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${ratio(results.rest.proxied, results.rest.direct)})`);
+const cpu = results.rest.cpu;
+console.log(
+  `REST CPU per request (recorded run, ${availableParallelism()} CPUs): recorder ${cpu.recorder.toFixed(0)} us (all threads), ` +
+    `client ${cpu.client.toFixed(0)} us, upstream ${cpu.upstream.toFixed(0)} us`,
+);
 console.log(
   `recorder RSS over ${fmt(RSS_EVENTS)} events: peak ${(peak / 2 ** 20).toFixed(1)} MB, at half-way ${(mid / 2 ** 20).toFixed(1)} MB, ` +
     `samples ${results.rss.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(' ')}`,
