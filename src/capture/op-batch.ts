@@ -22,18 +22,24 @@ type EncodedOp =
   | (Omit<Extract<RecorderOp, { op: 'push' }>, 'chunk'> & { chunk: ByteSpan })
   | (Omit<Extract<RecorderOp, { op: 'record' }>, 'raw'> & { raw: ByteSpan });
 
+/** A batch's ops encoded, their payloads still where capture left them, in span order. */
+export interface EncodedOps {
+  ops: string;
+  payload: Uint8Array[];
+  payloadBytes: number;
+}
+
 /**
  * Encodes `ops`, whose payloads add up to `payloadBytes`. The ops are rewritten in place (their
- * bytes become spans): the caller hands the batch over and keeps nothing of it.
+ * bytes become spans): the caller hands the batch over and keeps nothing of it. The payloads are
+ * not copied here: the spool writes them from where they are, the worker gets them packed.
  * Ops hold only JSON-safe values: strings, finite numbers, booleans, plain objects and arrays.
  */
-export function encodeBatch(ops: RecorderOp[], payloadBytes: number): EncodedBatch {
-  // Socket chunks are often views into a larger allocation; copying each into one buffer sends only what is used.
-  const bytes = new ArrayBuffer(payloadBytes);
-  const target = new Uint8Array(bytes);
+export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
+  const payload: Uint8Array[] = [];
   let offset = 0;
   const span = (view: Uint8Array): ByteSpan => {
-    target.set(view, offset);
+    payload.push(view);
     const at: ByteSpan = [offset, view.byteLength];
     offset += view.byteLength;
     return at;
@@ -45,7 +51,25 @@ export function encodeBatch(ops: RecorderOp[], payloadBytes: number): EncodedBat
     else if (op.op === 'record') encoded[i] = { ...op, raw: span(op.raw) };
   }
   if (offset !== payloadBytes) throw new RangeError(`a recorder batch holds ${offset} payload bytes, not the ${payloadBytes} counted`);
-  return { ops: JSON.stringify(encoded), bytes };
+  return { ops: JSON.stringify(encoded), payload, payloadBytes };
+}
+
+/** The batch to post: payloads packed into one buffer, which is transferred rather than copied again. */
+export function packBatch(encoded: EncodedOps): EncodedBatch {
+  // Socket chunks are often views into larger allocations: packing sends only the bytes used.
+  // Not zero-filled (every byte is written below) and not from the shared pool (it is transferred).
+  const packed = Buffer.allocUnsafeSlow(encoded.payloadBytes);
+  let offset = 0;
+  for (const view of encoded.payload) {
+    packed.set(view, offset);
+    offset += view.byteLength;
+  }
+  return { ops: encoded.ops, bytes: packed.buffer as ArrayBuffer };
+}
+
+/** encodeOps and packBatch in one. */
+export function encodeBatch(ops: RecorderOp[], payloadBytes: number): EncodedBatch {
+  return packBatch(encodeOps(ops, payloadBytes));
 }
 
 /** The worker's side: the ops back, their payloads as Buffers over the batch buffer (no copy). */

@@ -1,6 +1,6 @@
 import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writevSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { EncodedBatch } from './op-batch.js';
+import type { EncodedBatch, EncodedOps } from './op-batch.js';
 
 /** Where one spooled batch lies in the spool file. */
 export interface SpooledBatch {
@@ -49,11 +49,11 @@ export class RecordingSpool {
     return this.written - this.consumed;
   }
 
-  /** Appends one batch: its ops' JSON, then its payload bytes. */
-  append(batch: EncodedBatch): SpooledBatch {
+  /** Appends one batch: its ops' JSON, then its payload bytes, written from where they are. */
+  append(batch: EncodedOps): SpooledBatch {
     const ops = Buffer.from(batch.ops, 'utf8');
-    let parts: Uint8Array[] = [ops, new Uint8Array(batch.bytes)];
-    const length = ops.length + batch.bytes.byteLength;
+    let parts: Uint8Array[] = [ops, ...batch.payload];
+    const length = ops.length + batch.payloadBytes;
     const position = this.written;
     let done = 0;
     while (done < length) {

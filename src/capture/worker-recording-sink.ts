@@ -8,7 +8,7 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
-import { encodeBatch } from './op-batch.js';
+import { encodeOps, packBatch } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
@@ -215,10 +215,10 @@ export class WorkerRecordingSink implements RecordingSink {
     const bytes = this.opBytes;
     this.ops = [];
     this.opBytes = 0;
-    const batch = encodeBatch(ops, bytes);
+    const encoded = encodeOps(ops, bytes);
     if (this.spilling && this.spool) {
       try {
-        const spooled = this.spool.append(batch);
+        const spooled = this.spool.append(encoded);
         this.worker.postMessage({ type: 'spooled', batch: spooled, bytes } satisfies ToWorker);
         if (this.spool.pending > MAX_SPOOLED_BYTES) {
           // So far behind that capture must wait: recording gets the CPU whatever the traffic does.
@@ -235,6 +235,7 @@ export class WorkerRecordingSink implements RecordingSink {
         process.stderr.write(`proxy: cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
       }
     }
+    const batch = packBatch(encoded);
     const message: ToWorker = { type: 'ops', batch, bytes };
     this.worker.postMessage(message, [batch.bytes]);
   }

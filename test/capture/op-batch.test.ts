@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeBatch, encodeBatch } from '../../src/capture/op-batch.js';
+import { decodeBatch, encodeBatch, encodeOps } from '../../src/capture/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/capture/recording-spool.js';
 import type { RecorderOp } from '../../src/capture/worker-messages.js';
 
@@ -73,14 +73,35 @@ describe('recorder op batches', () => {
     try {
       const first = sampleOps();
       const second = sampleOps();
-      const a = spool.append(encodeBatch(first.ops, first.payload));
-      const b = spool.append(encodeBatch(second.ops, second.payload));
+      const a = spool.append(encodeOps(first.ops, first.payload));
+      const b = spool.append(encodeOps(second.ops, second.payload));
       expect(b.position).toBe(a.position + a.length);
       expect(spool.pending).toBe(a.length + b.length);
       expectSameOps(decodeBatch(readSpooledBatch(b)), sampleOps().ops);
       expectSameOps(decodeBatch(readSpooledBatch(a)), sampleOps().ops);
       spool.consumedBytes(a.length + b.length, false);
       expect(spool.pending).toBe(0);
+    } finally {
+      spool.close();
+    }
+  });
+
+  it('spools a batch of more payload pieces than one writev takes (IOV_MAX is 1024)', () => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-proxy-spool-'));
+    const spool = RecordingSpool.open(join(dir, 'r.db.spool'));
+    try {
+      const ops: RecorderOp[] = [];
+      let payload = 0;
+      for (let i = 0; i < 3000; i++) {
+        const chunk = Buffer.from(`{"n":${i}}\n`);
+        payload += chunk.length;
+        ops.push({ op: 'push', tap: 1, chunk, at: i });
+      }
+      const decoded = decodeBatch(readSpooledBatch(spool.append(encodeOps(ops, payload))));
+      expect(decoded).toHaveLength(3000);
+      expect(decoded.map((op) => (op.op === 'push' ? op.chunk.toString() : '')).join('')).toBe(
+        Array.from({ length: 3000 }, (_, i) => `{"n":${i}}\n`).join(''),
+      );
     } finally {
       spool.close();
     }
