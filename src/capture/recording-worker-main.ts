@@ -28,6 +28,7 @@ let recorder: TrafficRecorder;
 try {
   const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
   const clock = new RecordingClock(setup.clockOrigin);
+  if (burst?.active) await burst.quiet();
   const writer = RecordingWriter.open(
     setup.out,
     { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },

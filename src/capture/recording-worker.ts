@@ -23,7 +23,23 @@ if (process.platform === 'linux') {
 }
 const { burst: burstBuffer } = workerData as WorkerSetup;
 const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
-for (const load of [() => import('better-sqlite3'), () => import('ajv/dist/2020.js'), () => import('./recording-worker-main.js')]) {
+// The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
+// step at most. The list sets only the granularity: whatever it misses, the last step loads.
+const steps = [
+  () => import('better-sqlite3'),
+  () => import('ajv/dist/2020.js'),
+  () => import('fast-json-patch'),
+  () => import('../schema/schema-registry.js'),
+  () => import('../store/recording-writer.js'),
+  () => import('../protocols/agui/index.js'),
+  () => import('../protocols/acp/index.js'),
+  () => import('../protocols/pi-rpc/index.js'),
+  () => import('../protocols/pi-rest/index.js'),
+  () => import('../protocols/pi-daemon-rpc/index.js'),
+  () => import('./traffic-recorder.js'),
+  () => import('./recording-worker-main.js'),
+];
+for (const load of steps) {
   if (burst?.active) await burst.quiet();
   await load();
 }
