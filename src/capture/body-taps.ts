@@ -10,6 +10,8 @@ export type { BodyKind, BodyTap } from './recording-sink.js';
 import { AGUI_PROTO_MEDIA_TYPE, aguiProtoDecoderSettled, decodeAguiProto, loadAguiProtoDecoder } from './proto-decoder.js';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
+  // The usual REST response, without splitting the header.
+  if (contentType === 'application/json') return 'json';
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'text/event-stream') return 'sse';
   // The AG-UI client compares the whole header with ===; a parameter makes it treat the body as SSE.

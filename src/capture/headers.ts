@@ -9,38 +9,47 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'upgrade',
 ]);
 
+/** Lengths of the hop-by-hop names: a name of another length needs no lower-casing to be kept. */
+const HOP_BY_HOP_LENGTHS = lengthsOf(HOP_BY_HOP);
+
 /**
  * Copies raw headers (name/value pairs, original case and order) minus hop-by-hop headers,
  * including any the Connection header names. `host` is replaced when `host` is given.
  */
 export function endToEndHeaders(rawHeaders: string[], options: { host?: string; drop?: readonly string[] } = {}): string[] {
-  // Runs twice per proxied request: the shared set is copied only when something is added to it.
+  // Runs twice per proxied request: the shared sets are copied only when something is added to them.
   let dropped = HOP_BY_HOP;
+  let lengths = HOP_BY_HOP_LENGTHS;
   const add = (name: string) => {
     if (dropped.has(name)) return;
-    if (dropped === HOP_BY_HOP) dropped = new Set(HOP_BY_HOP);
+    if (dropped === HOP_BY_HOP) {
+      dropped = new Set(HOP_BY_HOP);
+      lengths = new Set(HOP_BY_HOP_LENGTHS);
+    }
     (dropped as Set<string>).add(name);
+    (lengths as Set<number>).add(name.length);
   };
   for (const name of options.drop ?? []) add(name);
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i];
-    if (name.length === 10 && name.toLowerCase() === 'connection') {
+    if (isNamed(rawHeaders[i], 'connection')) {
       for (const token of rawHeaders[i + 1].split(',')) add(token.trim().toLowerCase());
     }
   }
+  const replaceHost = options.host !== undefined;
   const out: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const lower = rawHeaders[i].toLowerCase();
-    if (dropped.has(lower)) continue;
-    out.push(rawHeaders[i], lower === 'host' && options.host !== undefined ? options.host : rawHeaders[i + 1]);
+    const name = rawHeaders[i];
+    // Most names are kept as they are: lower-case only those whose length could match.
+    if (lengths.has(name.length) && dropped.has(name.toLowerCase())) continue;
+    out.push(name, replaceHost && isNamed(name, 'host') ? options.host! : rawHeaders[i + 1]);
   }
   return out;
 }
 
 /** Replaces header values that must not be stored (HeaderRedactor). */
 export interface HeaderValueFilter {
-  /** `lower`: the header name in lower case. */
-  storedValue(lower: string, value: string): string;
+  /** `name`: the header name in any case. */
+  storedValue(name: string, value: string): string;
 }
 
 /**
@@ -49,16 +58,15 @@ export interface HeaderValueFilter {
  */
 export function headerRecord(rawHeaders: string[], filter?: HeaderValueFilter): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const spelling = new Map<string, string>();
+  const firstSpelling = firstSpellings(rawHeaders.length / 2);
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const lower = rawHeaders[i].toLowerCase();
-    const value = filter ? filter.storedValue(lower, rawHeaders[i + 1]) : rawHeaders[i + 1];
-    const name = spelling.get(lower);
-    if (name === undefined) {
-      spelling.set(lower, rawHeaders[i]);
+    const raw = rawHeaders[i];
+    const value = filter ? filter.storedValue(raw, rawHeaders[i + 1]) : rawHeaders[i + 1];
+    const name = firstSpelling(raw);
+    if (name === raw && !Object.hasOwn(out, raw)) {
       // A header may be called `__proto__`: it must become a field, not the record's prototype.
-      if (rawHeaders[i] === '__proto__') Object.defineProperty(out, '__proto__', { value, enumerable: true, writable: true, configurable: true });
-      else out[rawHeaders[i]] = value;
+      if (raw === '__proto__') Object.defineProperty(out, '__proto__', { value, enumerable: true, writable: true, configurable: true });
+      else out[raw] = value;
       continue;
     }
     const existing = out[name];
@@ -67,9 +75,46 @@ export function headerRecord(rawHeaders: string[], filter?: HeaderValueFilter): 
   return out;
 }
 
+/**
+ * Maps each header name to the first spelling of it seen so far (itself, the first time). A request
+ * has a dozen headers or so: comparing with the earlier names, lengths first, is cheaper than
+ * lower-casing every name into a map; many headers (a hostile client) get the map.
+ */
+function firstSpellings(count: number): (name: string) => string {
+  if (count > 32) {
+    const byLower = new Map<string, string>();
+    return (name) => {
+      const lower = name.toLowerCase();
+      const first = byLower.get(lower);
+      if (first !== undefined) return first;
+      byLower.set(lower, name);
+      return name;
+    };
+  }
+  const seen: string[] = [];
+  return (name) => {
+    for (const earlier of seen) if (sameName(earlier, name)) return earlier;
+    seen.push(name);
+    return name;
+  };
+}
+
+function sameName(a: string, b: string): boolean {
+  return a.length === b.length && (a === b || a.toLowerCase() === b.toLowerCase());
+}
+
 /** Case-insensitive lookup of the first value of a header in a raw header list. */
 export function rawHeader(rawHeaders: string[], name: string): string | undefined {
   const lower = name.toLowerCase();
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === lower) return rawHeaders[i + 1];
+  for (let i = 0; i < rawHeaders.length; i += 2) if (isNamed(rawHeaders[i], lower)) return rawHeaders[i + 1];
   return undefined;
+}
+
+/** True when header `name` is `lower` in any case; compares lengths first, so most names cost no allocation. */
+function isNamed(name: string, lower: string): boolean {
+  return name.length === lower.length && (name === lower || name.toLowerCase() === lower);
+}
+
+function lengthsOf(names: ReadonlySet<string>): ReadonlySet<number> {
+  return new Set([...names].map((name) => name.length));
 }

@@ -83,7 +83,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       upstream.once('drain', () => req.resume());
     }
     requestTap ??= bodyTap(exchange, {
-      kind: bodyKindOf(req.headers['content-type']) === 'other' ? 'other' : 'json',
+      kind: bodyKindOf(rawHeader(req.rawHeaders, 'content-type')) === 'other' ? 'other' : 'json',
       sender: 'client',
       contentEncoding: rawHeader(req.rawHeaders, 'content-encoding'),
       http: requestContext,
@@ -122,7 +122,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
 
   upstream.on('response', (upstreamRes) => {
     const status = upstreamRes.statusCode ?? 502;
-    const contentType = upstreamRes.headers['content-type'];
+    // Not `.headers`: node builds that whole object on first use.
+    const contentType = rawHeader(upstreamRes.rawHeaders, 'content-type');
     const kind = bodyKindOf(contentType);
     const transport = kind === 'sse' ? 'sse' : kind === 'proto' ? 'proto' : 'http';
     exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders) });

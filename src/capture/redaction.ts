@@ -7,15 +7,18 @@ export const REDACTED = '<redacted>';
 
 export class HeaderRedactor implements HeaderValueFilter {
   private readonly names: Set<string>;
+  /** Lengths of the redacted names: most headers are told apart without lower-casing them. */
+  private readonly lengths: Set<number>;
 
   constructor(extra: readonly string[] = []) {
     this.names = new Set([...DEFAULT_REDACTED_HEADERS, ...extra.map((n) => n.toLowerCase())]);
+    this.lengths = new Set([...this.names].map((name) => name.length));
   }
 
   /** A copy of raw header pairs with secret values replaced. The scheme of Authorization is kept (`Bearer <redacted>`). */
   redact(rawHeaders: string[]): string[] {
     const out = rawHeaders.slice();
-    for (let i = 0; i < out.length; i += 2) out[i + 1] = this.storedValue(out[i].toLowerCase(), out[i + 1]);
+    for (let i = 0; i < out.length; i += 2) out[i + 1] = this.storedValue(out[i], out[i + 1]);
     return out;
   }
 
@@ -24,8 +27,10 @@ export class HeaderRedactor implements HeaderValueFilter {
     return headerRecord(rawHeaders, this);
   }
 
-  /** The value to store for a header; `lower` is its name in lower case. */
-  storedValue(lower: string, value: string): string {
+  /** The value to store for a header; `name` in any case. */
+  storedValue(name: string, value: string): string {
+    if (!this.lengths.has(name.length)) return value;
+    const lower = name.toLowerCase();
     if (!this.names.has(lower)) return value;
     const scheme = (lower === 'authorization' || lower === 'proxy-authorization') && /^[A-Za-z][\w-]*\s/.exec(value);
     return scheme ? `${scheme[0].trim()} ${REDACTED}` : REDACTED;
