@@ -8,7 +8,7 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
-import { encodeOps, packBatch } from './op-batch.js';
+import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
@@ -215,7 +215,14 @@ export class WorkerRecordingSink implements RecordingSink {
     const bytes = this.opBytes;
     this.ops = [];
     this.opBytes = 0;
-    const encoded = encodeOps(ops, bytes);
+    let encoded: EncodedOps;
+    try {
+      encoded = encodeOps(ops, bytes);
+    } catch (error) {
+      // A bug, not bad traffic (ops hold plain values): recording stops, forwarding goes on.
+      this.fail(`a batch could not be handed to the recording worker: ${(error as Error).message}`);
+      return;
+    }
     if (this.spilling && this.spool) {
       try {
         const spooled = this.spool.append(encoded);
