@@ -2,7 +2,8 @@
 // Run:  npm run bench   (or, after a build:  node bench/record.js [--quick])
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
-// and this client. Each figure is taken direct and through the recorder, back to back.
+// and this client. Each throughput figure is taken direct and through a fresh recorder in
+// alternating rounds (three; one with --quick), and the medians are reported with each round's ratio.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ const PACED_GAP_MS = 2;
 const WS_FRAMES = quick ? 20_000 : 100_000;
 const REST_REQUESTS = quick ? 5_000 : 20_000;
 const REST_CONCURRENCY = 32;
+/** Each throughput figure is the median of this many alternating direct / recorded rounds. */
+const ROUNDS = quick ? 1 : 3;
 const RSS_EVENTS = process.env.RSS_EVENTS ? Number(process.env.RSS_EVENTS) : quick ? 100_000 : 1_000_000;
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
@@ -102,7 +105,7 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const ratio = (proxied, direct) => `${((100 * proxied) / direct).toFixed(1)} % of direct`;
+const percent = (ratio) => `${(100 * ratio).toFixed(1)} % of direct`;
 
 /**
  * Runs `run` against a fresh recorder. `warm` first sends it a little of the same traffic, as each
@@ -130,10 +133,30 @@ try {
   const warmWs = (url) => wsThroughput(url, 2_000);
   const warmRest = (url) => restThroughput(url, 2_000, REST_CONCURRENCY);
 
-  await warmSse(upstreamUrl);
-  const sseDirect = await sseThroughput(upstreamUrl, SSE_EVENTS);
-  const sseProxied = await withRecorder(upstreamUrl, dir, 'sse', warmSse, (url) => sseThroughput(url, SSE_EVENTS));
-  results.sse = { direct: sseDirect.events / sseDirect.seconds, proxied: sseProxied.events / sseProxied.seconds, events: sseProxied.events };
+  /**
+   * ROUNDS alternating rounds of direct, then a fresh warmed recorder; medians of each side, and the
+   * median of the per-round ratios as the figure (each ratio compares runs taken side by side). Alternating keeps a machine that speeds up or slows down from favouring a side.
+   */
+  async function compare(name, warm, measure, rate) {
+    await warm(upstreamUrl);
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const direct = await measure(upstreamUrl);
+      const proxied = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, measure);
+      rounds.push({ direct: rate(direct), proxied: rate(proxied), proxiedRun: proxied });
+    }
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const ratios = rounds.map((r) => r.proxied / r.direct);
+    return {
+      direct: median(rounds.map((r) => r.direct)),
+      proxied: median(rounds.map((r) => r.proxied)),
+      ratio: median(ratios),
+      ratios,
+      runs: rounds.map((r) => r.proxiedRun),
+    };
+  }
+
+  results.sse = await compare('sse', warmSse, (url) => sseThroughput(url, SSE_EVENTS), (run) => run.events / run.seconds);
 
   const latDirect = await pacedLatencies(upstreamUrl);
   const latProxied = await withRecorder(upstreamUrl, dir, 'latency', warmSse, (url) => pacedLatencies(url));
@@ -142,27 +165,27 @@ try {
     proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
   };
 
-  await warmWs(upstreamUrl);
-  const wsDirect = await wsThroughput(upstreamUrl, WS_FRAMES);
-  const wsProxied = await withRecorder(upstreamUrl, dir, 'ws', warmWs, (url) => wsThroughput(url, WS_FRAMES));
-  results.ws = { direct: wsDirect.frames / wsDirect.seconds, proxied: wsProxied.frames / wsProxied.seconds, frames: wsProxied.frames, code: wsProxied.code };
+  results.ws = await compare('ws', warmWs, (url) => wsThroughput(url, WS_FRAMES), (run) => run.frames / run.seconds);
 
-  await warmRest(upstreamUrl);
-  const restDirect = await restThroughput(upstreamUrl, REST_REQUESTS, REST_CONCURRENCY);
-  const restProxied = await withRecorder(upstreamUrl, dir, 'rest', warmRest, async (url, child) => {
-    // Where the CPU goes: on a machine with fewer cores than busy processes, the ratio is set by the sum.
-    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), recorder: cpuMsOf(child.pid) };
-    const run = await restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
-    const client = process.cpuUsage(before.client);
-    const perRequest = (ms) => (1000 * ms) / run.requests;
-    run.cpu = {
-      client: perRequest((client.user + client.system) / 1000),
-      upstream: perRequest(cpuMsOf(upstream.pid) - before.upstream),
-      recorder: perRequest(cpuMsOf(child.pid) - before.recorder),
-    };
-    return run;
-  });
-  results.rest = { direct: restDirect.requests / restDirect.seconds, proxied: restProxied.requests / restProxied.seconds, cpu: restProxied.cpu };
+  results.rest = await compare(
+    'rest',
+    warmRest,
+    async (url, child) => {
+      if (!child) return restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
+      // Where the CPU goes: on a machine with fewer cores than busy processes, the ratio is set by the sum.
+      const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), recorder: cpuMsOf(child.pid) };
+      const run = await restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
+      const client = process.cpuUsage(before.client);
+      const perRequest = (ms) => (1000 * ms) / run.requests;
+      run.cpu = {
+        client: perRequest((client.user + client.system) / 1000),
+        upstream: perRequest(cpuMsOf(upstream.pid) - before.upstream),
+        recorder: perRequest(cpuMsOf(child.pid) - before.recorder),
+      };
+      return run;
+    },
+    (run) => run.requests / run.seconds,
+  );
 
   results.rss = await withRecorder(upstreamUrl, dir, 'rss', undefined, async (url, child) => {
     const samples = [];
@@ -183,19 +206,27 @@ try {
 
 const peak = Math.max(...results.rss.map((s) => s.rss));
 const mid = results.rss[Math.floor(results.rss.length / 2)].rss;
-console.log(`record bench${quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(SSE_EVENTS)} SSE events, ${fmt(WS_FRAMES)} WS frames, ${fmt(REST_REQUESTS)} REST requests`);
-console.log(`SSE events/s:        direct ${fmt(results.sse.direct)}  recorded ${fmt(results.sse.proxied)}  (${ratio(results.sse.proxied, results.sse.direct)})`);
+console.log(`record bench${quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(SSE_EVENTS)} SSE events, ${fmt(WS_FRAMES)} WS frames, ${fmt(REST_REQUESTS)} REST requests, medians of ${ROUNDS} alternating rounds`);
+const ratios = (result) => result.ratios.map((r) => `${(100 * r).toFixed(1)}`).join(' / ');
+console.log(
+  `SSE events/s:        direct ${fmt(results.sse.direct)}  recorded ${fmt(results.sse.proxied)}  (${percent(results.sse.ratio)}; rounds ${ratios(results.sse)} %)`,
+);
 console.log(
   `event latency (ms):  direct p50 ${results.latency.direct.p50.toFixed(3)} p99 ${results.latency.direct.p99.toFixed(3)}  ` +
     `recorded p50 ${results.latency.proxied.p50.toFixed(3)} p99 ${results.latency.proxied.p99.toFixed(3)}  ` +
     `added p50 ${(results.latency.proxied.p50 - results.latency.direct.p50).toFixed(3)} p99 ${(results.latency.proxied.p99 - results.latency.direct.p99).toFixed(3)}`,
 );
-console.log(`WS frames/s:         direct ${fmt(results.ws.direct)}  recorded ${fmt(results.ws.proxied)}  (${ratio(results.ws.proxied, results.ws.direct)}), close ${results.ws.code}`);
-console.log(`REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${ratio(results.rest.proxied, results.rest.direct)})`);
-const cpu = results.rest.cpu;
 console.log(
-  `REST CPU per request (recorded run, ${availableParallelism()} CPUs): recorder ${cpu.recorder.toFixed(0)} us (all threads), ` +
-    `client ${cpu.client.toFixed(0)} us, upstream ${cpu.upstream.toFixed(0)} us`,
+  `WS frames/s:         direct ${fmt(results.ws.direct)}  recorded ${fmt(results.ws.proxied)}  (${percent(results.ws.ratio)}; rounds ${ratios(results.ws)} %), ` +
+    `close ${results.ws.runs.map((run) => run.code).join('/')}`,
+);
+console.log(
+  `REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${percent(results.rest.ratio)}; rounds ${ratios(results.rest)} %)`,
+);
+const cpu = (key) => [...results.rest.runs.map((run) => run.cpu[key])].sort((a, b) => a - b)[Math.floor(results.rest.runs.length / 2)];
+console.log(
+  `REST CPU per request (recorded runs, median, ${availableParallelism()} CPUs): recorder ${cpu('recorder').toFixed(0)} us (all threads), ` +
+    `client ${cpu('client').toFixed(0)} us, upstream ${cpu('upstream').toFixed(0)} us`,
 );
 console.log(
   `recorder RSS over ${fmt(RSS_EVENTS)} events: peak ${(peak / 2 ** 20).toFixed(1)} MB, at half-way ${(mid / 2 ** 20).toFixed(1)} MB, ` +
