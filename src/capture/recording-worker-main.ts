@@ -51,16 +51,19 @@ try {
 /** Progress is reported at most this often: each report costs the capture thread a message. */
 const PROGRESS_INTERVAL_MS = 10;
 let unreportedBytes = 0;
+let unreportedOps = 0;
 let unreportedSpool = 0;
 let progressTimer: NodeJS.Timeout | undefined;
 
-function reportProgress(bytes: number, spooled: number): void {
+function reportProgress(bytes: number, opsBytes: number, spooled: number): void {
   unreportedBytes += bytes;
+  unreportedOps += opsBytes;
   unreportedSpool += spooled;
   progressTimer ??= setTimeout(() => {
     progressTimer = undefined;
-    send({ type: 'progress', bytes: unreportedBytes, spooled: unreportedSpool, totals: recorder.totals() });
+    send({ type: 'progress', bytes: unreportedBytes, opsBytes: unreportedOps, spooled: unreportedSpool, totals: recorder.totals() });
     unreportedBytes = 0;
+    unreportedOps = 0;
     unreportedSpool = 0;
   }, PROGRESS_INTERVAL_MS);
 }
@@ -100,7 +103,7 @@ async function drain(): Promise<void> {
       const pending = apply(op);
       if (pending) await pending;
     }
-    reportProgress(message.bytes, message.type === 'spooled' ? message.batch.length : 0);
+    reportProgress(message.bytes, message.type === 'ops' ? message.opsBytes : 0, message.type === 'spooled' ? message.batch.length : 0);
   }
   draining = false;
 }

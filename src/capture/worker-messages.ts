@@ -25,7 +25,8 @@ export type RecorderOp =
   | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
 
 export type ToWorker =
-  | { type: 'ops'; batch: EncodedBatch; bytes: number }
+  /** `bytes`: payload; `opsBytes`: the ops' JSON, held in memory until the worker has applied it. */
+  | { type: 'ops'; batch: EncodedBatch; bytes: number; opsBytes: number }
   /** A batch parked in the spool file: read it back there, in this place of the order. */
   | { type: 'spooled'; batch: SpooledBatch; bytes: number }
   | { type: 'close'; endedAt: string };
@@ -35,8 +36,8 @@ export type FromWorker =
   | { type: 'ready'; out: string }
   | { type: 'failed'; code: string; message: string }
   | { type: 'live'; event: LiveEvent }
-  /** `bytes`: payload recorded since the last report; `spooled`: spool bytes read back since then. */
-  | { type: 'progress'; bytes: number; spooled: number; totals: RecordingTotals }
+  /** Since the last report: `bytes` of payload recorded, `opsBytes` of op JSON applied, `spooled` bytes read back. */
+  | { type: 'progress'; bytes: number; opsBytes: number; spooled: number; totals: RecordingTotals }
   | { type: 'closed'; totals: RecordingTotals; error?: { code: string; message: string } };
 
 export interface WorkerSetup {

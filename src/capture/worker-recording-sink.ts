@@ -15,6 +15,13 @@ import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type Worke
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
 const HIGH_WATER_BYTES = 16 * 1024 * 1024;
 const LOW_WATER_BYTES = 4 * 1024 * 1024;
+/**
+ * The ops' own JSON (exchange starts, headers, routes) waits in memory beside the payload: a REST
+ * exchange carries ~700 B of it for a ~150 B body. Counted on its own, with its own marks, so that a
+ * flood of small exchanges stays bounded without pausing payload-heavy streams any sooner.
+ */
+const OPS_HIGH_WATER_BYTES = 32 * 1024 * 1024;
+const OPS_LOW_WATER_BYTES = 8 * 1024 * 1024;
 /** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
 const BATCH_BYTES = 1024 * 1024;
 /** With a spool, batches start going there once recording is this far behind. */
@@ -43,6 +50,8 @@ export class WorkerRecordingSink implements RecordingSink {
   private opBytes = 0;
   private scheduled = false;
   private backlog = 0;
+  /** Op JSON posted and not yet applied by the worker (spooled ops wait on disk and do not count). */
+  private opsBacklog = 0;
   private nextExchange = 1;
   private nextTap = 1;
   private latest: RecordingTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
@@ -197,6 +206,7 @@ export class WorkerRecordingSink implements RecordingSink {
     this.ops = [];
     this.opBytes = 0;
     this.backlog = 0;
+    this.opsBacklog = 0;
     this.releaseCapture();
     process.stderr.write(`proxy: recording stopped, traffic is still forwarded: ${message}\n`);
   }
@@ -243,8 +253,10 @@ export class WorkerRecordingSink implements RecordingSink {
       }
     }
     const batch = packBatch(encoded);
-    const message: ToWorker = { type: 'ops', batch, bytes };
+    const message: ToWorker = { type: 'ops', batch, bytes, opsBytes: batch.ops.length };
     this.worker.postMessage(message, [batch.bytes]);
+    this.opsBacklog += batch.ops.length;
+    if (this.opsBacklog > OPS_HIGH_WATER_BYTES) this.overloaded = true;
   }
 
   private onMessage(message: FromWorker): void {
@@ -264,13 +276,16 @@ export class WorkerRecordingSink implements RecordingSink {
       case 'progress':
         this.latest = message.totals;
         this.backlog -= message.bytes;
+        this.opsBacklog -= message.opsBytes;
         if (this.spilling && this.backlog < SPILL_AFTER_BYTES / 2) {
           this.spilling = false;
           this.burst?.clear();
         }
         if (message.spooled > 0) this.spool?.consumedBytes(message.spooled, this.spilling);
         // Paused on a full spool: resume once half of it is recorded, not only at the low mark.
-        const caughtUp = this.backlog < LOW_WATER_BYTES || (this.spool !== undefined && this.spool.pending < MAX_SPOOLED_BYTES / 2);
+        const caughtUp =
+          this.opsBacklog < OPS_LOW_WATER_BYTES &&
+          (this.backlog < LOW_WATER_BYTES || (this.spool !== undefined && this.spool.pending < MAX_SPOOLED_BYTES / 2));
         if (this.overloaded && caughtUp) this.releaseCapture();
         return;
       case 'closed':
