@@ -67,11 +67,6 @@ export function packBatch(encoded: EncodedOps): EncodedBatch {
   return { ops: encoded.ops, bytes: packed.buffer as ArrayBuffer };
 }
 
-/** encodeOps and packBatch in one. */
-export function encodeBatch(ops: RecorderOp[], payloadBytes: number): EncodedBatch {
-  return packBatch(encodeOps(ops, payloadBytes));
-}
-
 /** The worker's side: the ops back, their payloads as Buffers over the batch buffer (no copy). */
 export function decodeBatch(batch: EncodedBatch): RecorderOp[] {
   const ops = JSON.parse(batch.ops) as EncodedOp[];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeBatch, encodeBatch, encodeOps } from '../../src/capture/op-batch.js';
+import { decodeBatch, encodeOps, packBatch } from '../../src/capture/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/capture/recording-spool.js';
 import type { RecorderOp } from '../../src/capture/worker-messages.js';
 
@@ -51,7 +51,7 @@ describe('recorder op batches', () => {
   it('round-trips every op kind, payload bytes exact, strings and odd header names intact', () => {
     const { ops, payload } = sampleOps();
     const expected = sampleOps().ops;
-    const batch = encodeBatch(ops, payload);
+    const batch = packBatch(encodeOps(ops, payload));
     // Only the payload crosses in the buffer, however large the buffers it was cut from.
     expect(batch.bytes.byteLength).toBe(payload);
     const decoded = decodeBatch(batch);
@@ -64,7 +64,7 @@ describe('recorder op batches', () => {
 
   it('refuses a batch whose payload was miscounted rather than sending shifted bytes', () => {
     const { ops, payload } = sampleOps();
-    expect(() => encodeBatch(ops, payload + 1)).toThrow(RangeError);
+    expect(() => encodeOps(ops, payload + 1)).toThrow(RangeError);
   });
 
   it('reads spooled batches back in order, each exactly as appended', () => {
