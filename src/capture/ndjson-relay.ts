@@ -4,6 +4,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { UsageError } from '../core/errors.js';
 import { parseListen, type ListenAddress } from './addresses.js';
 import { FlowGate } from './flow-gate.js';
+import { InFlight } from './in-flight.js';
 import { listenOn } from './listen-on.js';
 import type { RecordingClock } from './recording-clock.js';
 import type { BodyTap, RecordingSink } from './recording-sink.js';
@@ -43,10 +44,8 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
   const listen = parseListen(options.listen);
   const { sink, out, clock, ready } = await openLineSink(options, options.target, options.listen);
   await ready;
-  const open = new Set<Socket>();
-  const closers = new Set<() => void>();
-  let onIdle: (() => void) | undefined;
-  const server: Server = createServer((client) => relay(client, socketPath, sink, clock, open, closers, () => onIdle?.()));
+  const inFlight = new InFlight();
+  const server: Server = createServer((client) => relay(client, socketPath, sink, clock, inFlight));
   try {
     await listenOn(server as unknown as HttpServer, listen);
   } catch (error) {
@@ -64,14 +63,14 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
       closing ??= new Promise<void>((resolve) => {
         const cap = setTimeout(resolve, 3_000);
         const check = () => {
-          if (closers.size === 0) {
+          if (inFlight.size === 0) {
             clearTimeout(cap);
             resolve();
           }
         };
-        onIdle = check;
+        inFlight.onEmpty = check;
         server.close();
-        for (const close of [...closers]) close();
+        inFlight.stopAll();
         check();
       }).then(() => {
         if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
@@ -82,11 +81,10 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
   };
 }
 
-function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: RecordingClock, open: Set<Socket>, closers: Set<() => void>, idle: () => void): void {
+function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: RecordingClock, inFlight: InFlight): void {
   const exchange = sink.openExchange({ transport: 'ndjson', url: `unix:${socketPath}` });
   exchange.classify({ transport: 'ndjson' });
   const upstream = createConnection({ path: socketPath });
-  open.add(client);
   const clientTap = exchange.tap({ kind: 'lines', sender: 'client' });
   const serverTap = exchange.tap({ kind: 'lines', sender: 'server' });
   let connected = false;
@@ -109,7 +107,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
       }, 1_000).unref();
     });
   };
-  closers.add(closer);
+  const untrack = inFlight.add(closer);
 
   pipe(client, upstream, clientTap, () => (clientEnded = true));
   pipe(upstream, client, serverTap, () => (upstreamEnded = true));
@@ -139,7 +137,6 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   let closed = 0;
   const onClose = () => {
     if (++closed < 2) return;
-    open.delete(client);
     clientTap.end(true, clock.now());
     serverTap.end(true, clock.now());
     if (!connected && failure) {
@@ -148,8 +145,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
       const complete = (clientEnded && upstreamEnded) || shutdown;
       exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: 'E_PROXY_SHUTDOWN', errorMessage: 'the proxy was stopped' } : {}) });
     }
-    closers.delete(closer);
-    idle();
+    untrack();
   };
   client.on('close', onClose);
   upstream.on('close', onClose);

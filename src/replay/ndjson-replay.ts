@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { parseListen } from '../capture/addresses.js';
+import { InFlight } from '../capture/in-flight.js';
 import { listenOn } from '../capture/listen-on.js';
 import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from './field-specs.js';
@@ -59,7 +60,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const misses: string[] = [];
   const unusedLines: ScriptMessage[] = [];
   let next = 0;
-  const stops = new Set<() => void>();
+  const inFlight = new InFlight();
   const running = new Set<Promise<void>>();
 
   const server = createServer((socket) => {
@@ -83,7 +84,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
       abort.abort();
       inbox.close();
     };
-    stops.add(stop);
+    const untrack = inFlight.add(stop);
     const context = { recordedMethods: recordedMethodsOf(exchange.messages), hostInstanceId: hostInstanceIdOf(exchange.messages) };
     try {
       const result = await playLineConversation(planLines(exchange.messages), inbox, {
@@ -103,7 +104,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
       unusedLines.push(...result.unused);
       log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions });
     } finally {
-      stops.delete(stop);
+      untrack();
       socket.end();
     }
   }
@@ -118,7 +119,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     close() {
       closing ??= (async () => {
         server.close();
-        for (const stop of [...stops]) stop();
+        inFlight.stopAll();
         await Promise.allSettled([...running]);
         if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
         const unusedExchanges = exchanges.slice(next).map((e) => e.id);
