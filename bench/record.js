@@ -104,6 +104,7 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
+const median = (values) => percentile(values, 50);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const percent = (ratio) => `${(100 * ratio).toFixed(1)} % of direct`;
 
@@ -135,7 +136,8 @@ try {
 
   /**
    * ROUNDS alternating rounds of direct, then a fresh warmed recorder; medians of each side, and the
-   * median of the per-round ratios as the figure (each ratio compares runs taken side by side). Alternating keeps a machine that speeds up or slows down from favouring a side.
+   * median of the per-round ratios as the figure (each ratio compares runs taken side by side).
+   * Alternating keeps a machine that speeds up or slows down from favouring a side.
    */
   async function compare(name, warm, measure, rate) {
     await warm(upstreamUrl);
@@ -145,7 +147,6 @@ try {
       const proxied = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, measure);
       rounds.push({ direct: rate(direct), proxied: rate(proxied), proxiedRun: proxied });
     }
-    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const ratios = rounds.map((r) => r.proxied / r.direct);
     return {
       direct: median(rounds.map((r) => r.direct)),
@@ -223,7 +224,7 @@ console.log(
 console.log(
   `REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${percent(results.rest.ratio)}; rounds ${ratios(results.rest)} %)`,
 );
-const cpu = (key) => [...results.rest.runs.map((run) => run.cpu[key])].sort((a, b) => a - b)[Math.floor(results.rest.runs.length / 2)];
+const cpu = (key) => median(results.rest.runs.map((run) => run.cpu[key]));
 console.log(
   `REST CPU per request (recorded runs, median, ${availableParallelism()} CPUs): recorder ${cpu('recorder').toFixed(0)} us (all threads), ` +
     `client ${cpu('client').toFixed(0)} us, upstream ${cpu('upstream').toFixed(0)} us`,

@@ -25,7 +25,7 @@ export type RecorderOp =
   | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
 
 export type ToWorker =
-  /** `bytes`: payload; `opsBytes`: the ops' JSON, held in memory until the worker has applied it. */
+  /** `bytes`: payload; `opsBytes`: length of the ops' JSON (characters, bytes for ASCII), held in memory until applied. */
   | { type: 'ops'; batch: EncodedBatch; bytes: number; opsBytes: number }
   /** A batch parked in the spool file: read it back there, in this place of the order. */
   | { type: 'spooled'; batch: SpooledBatch; bytes: number }
