@@ -4,6 +4,8 @@
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
 // and this client. Each throughput figure is taken direct and through a fresh recorder in
 // alternating rounds (three; one with --quick), and the medians are reported with each round's ratio.
+// REST rounds also go through bench/bare-forwarder.js, a node:http forwarder that records nothing:
+// its share of direct is the ceiling any node:http recorder can reach on the same machine.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -26,6 +28,7 @@ const RSS_EVENTS = process.env.RSS_EVENTS ? Number(process.env.RSS_EVENTS) : qui
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
+const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
 
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -124,6 +127,17 @@ async function withRecorder(upstreamUrl, dir, name, warm, run) {
   }
 }
 
+/** Like withRecorder, through bench/bare-forwarder.js: a node:http forwarder that records nothing. */
+async function withBareForwarder(upstreamUrl, warm, run) {
+  const { child, info } = await startProcess([BARE_FORWARDER, upstreamUrl], (line) => JSON.parse(line));
+  try {
+    await warm(info.url);
+    return await run(info.url);
+  } finally {
+    await stop(child);
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-'));
 const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.parse(line));
 const upstreamUrl = `http://127.0.0.1:${info.port}`;
@@ -138,21 +152,25 @@ try {
    * ROUNDS alternating rounds of direct, then a fresh warmed recorder; medians of each side, and the
    * median of the per-round ratios as the figure (each ratio compares runs taken side by side).
    * Alternating keeps a machine that speeds up or slows down from favouring a side.
+   * With `bare`, each round also goes through the bare forwarder, the ceiling for the recorded figure.
    */
-  async function compare(name, warm, measure, rate) {
+  async function compare(name, warm, measure, rate, { bare = false } = {}) {
     await warm(upstreamUrl);
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
       const direct = await measure(upstreamUrl);
+      const viaBare = bare ? rate(await withBareForwarder(upstreamUrl, warm, measure)) : undefined;
       const proxied = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, measure);
-      rounds.push({ direct: rate(direct), proxied: rate(proxied), proxiedRun: proxied });
+      rounds.push({ direct: rate(direct), bare: viaBare, proxied: rate(proxied), proxiedRun: proxied });
     }
     const ratios = rounds.map((r) => r.proxied / r.direct);
+    const bareRatios = bare ? rounds.map((r) => r.bare / r.direct) : undefined;
     return {
       direct: median(rounds.map((r) => r.direct)),
       proxied: median(rounds.map((r) => r.proxied)),
       ratio: median(ratios),
       ratios,
+      ...(bare ? { bare: median(rounds.map((r) => r.bare)), bareRatio: median(bareRatios), bareRatios } : {}),
       runs: rounds.map((r) => r.proxiedRun),
     };
   }
@@ -186,6 +204,7 @@ try {
       return run;
     },
     (run) => run.requests / run.seconds,
+    { bare: true },
   );
 
   results.rss = await withRecorder(upstreamUrl, dir, 'rss', undefined, async (url, child) => {
@@ -223,6 +242,9 @@ console.log(
 );
 console.log(
   `REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${percent(results.rest.ratio)}; rounds ${ratios(results.rest)} %)`,
+);
+console.log(
+  `REST ceiling:        a node:http forwarder recording nothing ${fmt(results.rest.bare)}  (${percent(results.rest.bareRatio)}; rounds ${results.rest.bareRatios.map((r) => (100 * r).toFixed(1)).join(' / ')} %)`,
 );
 const cpu = (key) => median(results.rest.runs.map((run) => run.cpu[key]));
 console.log(
