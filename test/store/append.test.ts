@@ -3,10 +3,9 @@
  * after the largest ones in the file, earlier rows and the recording row stay as they were, a reader
  * of the same file may stay open, and a kill -9 mid-append keeps the file consistent.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { error } from '../../src/core/finding.js';
@@ -15,10 +14,9 @@ import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
+import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
 import { meta, tempDir, thrown } from './store-fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUILT_WRITER = join(ROOT, 'dist', 'store', 'recording-writer.js');
 const VALID = { status: 'valid', findings: [] } as const;
 
 let tmp: ReturnType<typeof tempDir>;
@@ -220,27 +218,6 @@ describe('RecordingWriter.append', () => {
   });
 });
 
-/** Builds src/store (and the core files it imports) into dist when dist is missing or older than the sources. */
-function ensureBuilt(scratch: string): void {
-  const sources = ['store', 'core'].flatMap((dir) =>
-    readdirSync(join(ROOT, 'src', dir))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => ({ src: join(ROOT, 'src', dir, f), out: join(ROOT, 'dist', dir, f.replace(/\.ts$/, '.js')) })),
-  );
-  const stale = sources.some(({ src, out }) => !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs);
-  if (!stale) return;
-  const config = join(scratch, 'tsconfig.store.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: { typeRoots: [join(ROOT, 'node_modules/@types')] },
-      include: [join(ROOT, 'src/store/*.ts')],
-    }),
-  );
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], { cwd: ROOT, stdio: 'pipe' });
-}
-
 /** The child: appends one SSE exchange to argv[2], 10 messages per millisecond, reports `<enqueued> <ms>` every 10 ms. */
 const CHILD = (writerUrl: string) => `
 import { RecordingWriter } from ${JSON.stringify(writerUrl)};
@@ -267,7 +244,7 @@ describe('kill -9 while appending', () => {
     closedRecording(file);
     const before = snapshot(file);
     const script = join(tmp.dir, 'child.mjs');
-    writeFileSync(script, CHILD(pathToFileURL(BUILT_WRITER).href));
+    writeFileSync(script, CHILD(BUILT_WRITER_URL));
 
     const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

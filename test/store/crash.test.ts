@@ -1,37 +1,12 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
 import { tempDir } from './store-fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUILT_WRITER = join(ROOT, 'dist', 'store', 'recording-writer.js');
-
-/** Builds src/store (and the core files it imports) into dist when dist is missing or older than the sources. */
-function ensureBuilt(scratch: string): void {
-  const sources = ['store', 'core'].flatMap((dir) =>
-    readdirSync(join(ROOT, 'src', dir))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => ({ src: join(ROOT, 'src', dir, f), out: join(ROOT, 'dist', dir, f.replace(/\.ts$/, '.js')) })),
-  );
-  const stale = sources.some(({ src, out }) => !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs);
-  if (!stale) return;
-  // Only the store and what it imports, so work in progress elsewhere in src cannot block this test.
-  const config = join(scratch, 'tsconfig.store.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      // Type roots resolve from the config's folder, which is a temp dir here.
-      compilerOptions: { typeRoots: [join(ROOT, 'node_modules/@types')] },
-      include: [join(ROOT, 'src/store/*.ts')],
-    }),
-  );
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], { cwd: ROOT, stdio: 'pipe' });
-}
 
 /** The child: one SSE exchange, 10 messages per millisecond, reports `<enqueued> <ms>` every 10 ms. */
 const CHILD = (writerUrl: string) => `
@@ -69,7 +44,7 @@ describe('kill -9 while recording a stream', () => {
   it('leaves a file that opens cleanly and holds a prefix of what was enqueued, minus at most the last interval', async () => {
     const script = join(tmp.dir, 'child.mjs');
     const file = join(tmp.dir, 'killed.sqlite');
-    writeFileSync(script, CHILD(pathToFileURL(BUILT_WRITER).href));
+    writeFileSync(script, CHILD(BUILT_WRITER_URL));
 
     const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
