@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/proxy.js', import.meta.url));
@@ -25,4 +25,57 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `proxy <args>` as a long-running child process, with its stdout split into lines as they arrive. */
+export interface CliProcess {
+  child: ChildProcessWithoutNullStreams;
+  lines: string[];
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout line matching `pattern` (already printed or still to come). */
+  waitForLine(pattern: RegExp, ms?: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const lines: string[] = [];
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    lines.splice(0, lines.length, ...out.split('\n').slice(0, -1));
+    for (const w of waiters.splice(0)) w();
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  let gone = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      gone = true;
+      for (const w of waiters.splice(0)) w();
+      resolve({ code, signal });
+    }),
+  );
+  const waitForLine = (pattern: RegExp, ms = 10_000) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
+      const check = () => {
+        const line = lines.find((l) => pattern.test(l));
+        if (line !== undefined) {
+          clearTimeout(timer);
+          resolve(line);
+        } else if (gone) {
+          clearTimeout(timer);
+          reject(new Error(`proxy exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return { child, lines, stdout: () => out, stderr: () => err, waitForLine, exited };
 }

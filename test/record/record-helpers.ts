@@ -2,14 +2,13 @@
  * Shared helpers for the `proxy record` integration tests: temp dirs, a raw HTTP client that does
  * not decompress or re-frame anything, an SSE block splitter, and a spawned CLI recorder.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunAgentInput } from '@ag-ui/core';
-import { BIN, REPO } from '../cli/run-cli.js';
+import { spawnCli, type CliProcess } from '../cli/run-cli.js';
 
 export function tempDir(prefix = 'agent-proxy-record-'): { dir: string; file(name: string): string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -107,54 +106,8 @@ export function within<T>(ms: number, promise: Promise<T>, what: string): Promis
 }
 
 /** `proxy record …` as a child process, with its stdout split into lines as they arrive. */
-export interface CliRecorder {
-  child: ChildProcessWithoutNullStreams;
-  lines: string[];
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the first stdout line matching `pattern` (already printed or still to come). */
-  waitForLine(pattern: RegExp, ms?: number): Promise<string>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+export type CliRecorder = CliProcess;
 
 export function spawnRecorder(args: string[], env: NodeJS.ProcessEnv = {}): CliRecorder {
-  const child = spawn(process.execPath, [BIN, 'record', ...args], {
-    cwd: REPO,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  const lines: string[] = [];
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    lines.splice(0, lines.length, ...out.split('\n').slice(0, -1));
-    for (const w of waiters.splice(0)) w();
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      for (const w of waiters.splice(0)) w();
-      resolve({ code, signal });
-    }),
-  );
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const waitForLine = (pattern: RegExp, ms = 10_000) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
-      const check = () => {
-        const line = lines.find((l) => pattern.test(l));
-        if (line !== undefined) {
-          clearTimeout(timer);
-          resolve(line);
-        } else if (gone) {
-          clearTimeout(timer);
-          reject(new Error(`the recorder exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { child, lines, stdout: () => out, stderr: () => err, waitForLine, exited };
+  return spawnCli(['record', ...args], env);
 }

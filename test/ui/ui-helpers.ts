@@ -3,7 +3,6 @@
  * synthetic recording written with RecordingWriter, and the browser (playwright-core driving
  * Debian's chromium) when both are present.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { BIN, REPO } from '../cli/run-cli.js';
+export { spawnCli, type CliProcess } from '../cli/run-cli.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -89,50 +88,3 @@ export async function browserUnavailable(): Promise<string | undefined> {
   return undefined;
 }
 
-/** `proxy <args>` as a child process, with its stdout split into lines as they arrive. */
-export interface CliProcess {
-  child: ChildProcessWithoutNullStreams;
-  lines: string[];
-  stdout(): string;
-  stderr(): string;
-  waitForLine(pattern: RegExp, ms?: number): Promise<string>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-export function spawnCli(args: string[]): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const lines: string[] = [];
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    lines.splice(0, lines.length, ...out.split('\n').slice(0, -1));
-    for (const w of waiters.splice(0)) w();
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  let gone = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      gone = true;
-      for (const w of waiters.splice(0)) w();
-      resolve({ code, signal });
-    }),
-  );
-  const waitForLine = (pattern: RegExp, ms = 10_000) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
-      const check = () => {
-        const line = lines.find((l) => pattern.test(l));
-        if (line !== undefined) {
-          clearTimeout(timer);
-          resolve(line);
-        } else if (gone) {
-          clearTimeout(timer);
-          reject(new Error(`proxy exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { child, lines, stdout: () => out, stderr: () => err, waitForLine, exited };
-}
