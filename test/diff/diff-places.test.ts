@@ -74,7 +74,7 @@ describe('proxy diff names the place of a real difference', () => {
     const a = await recordAgui(defaultWith(() => undefined));
     const b = await recordAgui(
       defaultWith((events) => {
-        const delta = events.find((e) => e.type === EventType.STATE_DELTA) as { delta: Array<{ value: unknown }> };
+        const delta = events.find((e) => e.type === EventType.STATE_DELTA) as unknown as { delta: Array<{ value: unknown }> };
         delta.delta[1].value = 'failed';
       }),
     );

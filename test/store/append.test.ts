@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { error } from '../../src/core/finding.js';
-import { verdictFrom } from '../../src/core/verdict.js';
+import { verdictFrom, type Verdict } from '../../src/core/verdict.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
@@ -17,7 +17,7 @@ import { StoreError } from '../../src/store/store-errors.js';
 import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
 import { meta, tempDir, thrown } from './store-fixtures.js';
 
-const VALID = { status: 'valid', findings: [] } as const;
+const VALID: Verdict = { status: 'valid', findings: [] };
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
