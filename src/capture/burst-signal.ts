@@ -18,6 +18,7 @@ export class BurstSignal {
   private readonly cell: Int32Array;
   private lastActivity = 0;
   private timer?: NodeJS.Timeout;
+  private quietListener?: () => void;
 
   constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
     this.cell = new Int32Array(buffer);
@@ -28,6 +29,11 @@ export class BurstSignal {
     this.lastActivity = performance.now();
     if (Atomics.load(this.cell, 0) === 0) Atomics.store(this.cell, 0, 1);
     this.timer ??= setTimeout(() => this.checkQuiet(), QUIET_MS);
+  }
+
+  /** Capture side: `listener` runs each time a burst ends because the traffic paused (not on clear()). */
+  onQuiet(listener: () => void): void {
+    this.quietListener = listener;
   }
 
   /** Capture side: the burst is over, or recording must not wait any longer. */
@@ -50,7 +56,9 @@ export class BurstSignal {
   private checkQuiet(): void {
     this.timer = undefined;
     const idle = performance.now() - this.lastActivity;
-    if (idle >= QUIET_MS) Atomics.store(this.cell, 0, 0);
-    else this.timer = setTimeout(() => this.checkQuiet(), QUIET_MS - idle);
+    if (idle >= QUIET_MS) {
+      Atomics.store(this.cell, 0, 0);
+      this.quietListener?.();
+    } else this.timer = setTimeout(() => this.checkQuiet(), QUIET_MS - idle);
   }
 }

@@ -28,6 +28,13 @@ const BATCH_BYTES = 1024 * 1024;
 const SPILL_AFTER_BYTES = 1024 * 1024;
 /** With a spool, capture is paused only once this much waits on disk. */
 const MAX_SPOOLED_BYTES = 1024 * 1024 * 1024;
+/**
+ * With a spool, the first this-many payload bytes of a burst wait in memory rather than on disk, as
+ * much as any transport may keep in memory without one: writing a burst to the spool costs the
+ * capture thread about as much CPU as forwarding it, on the forwarding path. What waits in memory is
+ * posted to the worker once the burst is over.
+ */
+const HELD_MAX_BYTES = HIGH_WATER_BYTES;
 
 export interface WorkerSinkOptions {
   listener?: LiveListener;
@@ -36,7 +43,12 @@ export interface WorkerSinkOptions {
    * wait there instead of capture being paused. Only for line transports (see RecordingSpool).
    */
   spoolPath?: string;
+  /** With a spool: how many payload bytes of a burst wait in memory before batches go to the spool. */
+  heldMaxBytes?: number;
 }
+
+/** A batch of a burst that has not been posted yet: in memory, or in the spool (only its place in the order waits here). */
+type HeldBatch = { in: 'memory'; encoded: EncodedOps; bytes: number } | { in: 'spool'; message: Extract<ToWorker, { type: 'spooled' }> };
 
 /**
  * The capture thread's side of the recording worker. Calls only stamp the time and queue an op;
@@ -62,6 +74,12 @@ export class WorkerRecordingSink implements RecordingSink {
   /** Batches go to the spool (recording is behind); back to the worker's queue below the low mark. */
   private spilling = false;
   private spool?: RecordingSpool;
+  /** Batches of a burst waiting to be posted, in capture order; posted once the burst is over. */
+  private held: HeldBatch[] = [];
+  private heldBytes = 0;
+  private releaseScheduled = false;
+  /** @internal how many batches have waited in memory and in the spool, for tests. */
+  readonly deferred = { inMemory: 0, spooled: 0 };
   private readonly burst?: BurstSignal;
   private readonly listener?: LiveListener;
   /** Set once the worker has died: nothing more is recorded. */
@@ -78,7 +96,10 @@ export class WorkerRecordingSink implements RecordingSink {
   ) {
     this.maxBodyBytes = setup.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.listener = options.listener;
-    if (setup.burst) this.burst = new BurstSignal(setup.burst);
+    if (setup.burst) {
+      this.burst = new BurstSignal(setup.burst);
+      this.burst.onQuiet(() => this.releaseHeld());
+    }
     this.ready = new Promise<void>((resolve, reject) => {
       this.settleReady = (error) => (error ? reject(error) : resolve());
     });
@@ -147,6 +168,7 @@ export class WorkerRecordingSink implements RecordingSink {
       this.closed = resolve;
       // Nothing more is forwarded: recording need not wait for a quiet moment.
       this.burst?.clear();
+      this.releaseHeld(true);
       this.flush();
       this.worker.postMessage({ type: 'close', endedAt: endedAt.toISOString() } satisfies ToWorker);
       this.worker.once('exit', () => resolve({ type: 'closed', totals: this.latest, error: { code: 'E_STORE_WRITE', message: 'the recording worker stopped unexpectedly' } }));
@@ -205,6 +227,8 @@ export class WorkerRecordingSink implements RecordingSink {
     this.burst?.clear();
     this.ops = [];
     this.opBytes = 0;
+    this.held = [];
+    this.heldBytes = 0;
     this.backlog = 0;
     this.opsBacklog = 0;
     this.releaseCapture();
@@ -234,13 +258,22 @@ export class WorkerRecordingSink implements RecordingSink {
       return;
     }
     if (this.spilling && this.spool) {
+      if (this.heldBytes + bytes <= (this.options.heldMaxBytes ?? HELD_MAX_BYTES)) {
+        this.hold({ in: 'memory', encoded, bytes });
+        return;
+      }
       try {
         const spooled = this.spool.append(encoded);
-        this.worker.postMessage({ type: 'spooled', batch: spooled, bytes } satisfies ToWorker);
+        this.deferred.spooled++;
+        const message = { type: 'spooled', batch: spooled, bytes } satisfies ToWorker;
+        // Behind batches still held in memory, its place in the order waits too.
+        if (this.held.length > 0) this.held.push({ in: 'spool', message });
+        else this.worker.postMessage(message);
         if (this.spool.pending > MAX_SPOOLED_BYTES) {
           // So far behind that capture must wait: recording gets the CPU whatever the traffic does.
           this.overloaded = true;
           this.burst?.clear();
+          this.releaseHeld();
         }
         return;
       } catch (error) {
@@ -248,10 +281,54 @@ export class WorkerRecordingSink implements RecordingSink {
         this.spilling = false;
         this.options.spoolPath = undefined;
         this.burst?.clear();
+        this.releaseHeld();
         this.overloaded = this.backlog > HIGH_WATER_BYTES;
         process.stderr.write(`proxy: cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
       }
     }
+    // Held batches go first: order is everything to the worker.
+    if (this.held.length > 0) {
+      this.hold({ in: 'memory', encoded, bytes });
+      return;
+    }
+    this.post(encoded, bytes);
+  }
+
+  private hold(batch: Extract<HeldBatch, { in: 'memory' }>): void {
+    this.held.push(batch);
+    this.heldBytes += batch.bytes;
+    this.deferred.inMemory++;
+  }
+
+  /**
+   * Posts held batches, in order, once the burst is over (or `all` at once, when closing). One batch
+   * from memory per event-loop turn: its copy into a transferable buffer must not hold up forwarding.
+   * If a new burst starts meanwhile, the rest waits for it to end.
+   */
+  private releaseHeld(all = false): void {
+    while (this.held.length > 0 && !this.failure) {
+      if (!all && this.burst?.active) return;
+      const batch = this.held.shift()!;
+      if (batch.in === 'spool') {
+        this.worker.postMessage(batch.message);
+        continue;
+      }
+      this.heldBytes -= batch.bytes;
+      this.post(batch.encoded, batch.bytes);
+      if (!all && this.held.length > 0) {
+        if (!this.releaseScheduled) {
+          this.releaseScheduled = true;
+          setImmediate(() => {
+            this.releaseScheduled = false;
+            this.releaseHeld();
+          });
+        }
+        return;
+      }
+    }
+  }
+
+  private post(encoded: EncodedOps, bytes: number): void {
     const batch = packBatch(encoded);
     const message: ToWorker = { type: 'ops', batch, bytes, opsBytes: batch.ops.length };
     this.worker.postMessage(message, [batch.bytes]);
@@ -280,6 +357,7 @@ export class WorkerRecordingSink implements RecordingSink {
         if (this.spilling && this.backlog < SPILL_AFTER_BYTES / 2) {
           this.spilling = false;
           this.burst?.clear();
+          this.releaseHeld();
         }
         if (message.spooled > 0) this.spool?.consumedBytes(message.spooled, this.spilling);
         // Paused on a full spool: resume once half of it is recorded, not only at the low mark.
