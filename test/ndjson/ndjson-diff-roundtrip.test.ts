@@ -4,36 +4,12 @@
  * `proxy diff` of the two recordings reports no differences. A third recording with one client line
  * changed is the negative control: the diff exits 1 and names the differing pointer.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
-import { sharedPath } from '../support/shared.js';
-import { startNdjsonDaemon, type NdjsonDaemon } from '../support/ndjson-daemon.js';
-import { BIN, diffJson, pointersOf, readRecording, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
-import { conversation, type Json } from './ndjson-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startNdjsonDaemon } from '../support/ndjson-daemon.js';
+import { diffJson, pointersOf, readRecording, type LineProcess } from '../stdio/stdio-helpers.js';
+import { conversation, ndjsonScope, type Json } from './ndjson-helpers.js';
 
-let dir: ReturnType<typeof tempDir>;
-let daemon: NdjsonDaemon | undefined;
-const running: LineProcess[] = [];
-beforeEach(() => {
-  dir = tempDir('agent-proxy-ndjson-diff-');
-});
-afterEach(async () => {
-  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await daemon?.close();
-  daemon = undefined;
-  dir.cleanup();
-});
-
-function startCli(args: string[]): LineProcess {
-  const proc = spawnLines('node', [BIN, ...args]);
-  running.push(proc);
-  return proc;
-}
-
-async function stop(proc: LineProcess): Promise<number | null> {
-  proc.child.kill('SIGTERM');
-  return (await proc.exited).code;
-}
+const scope = ndjsonScope('agent-proxy-ndjson-diff-');
 
 /** Resolves once a stdout line of `proc` matches `pattern`. */
 async function waitForLine(proc: LineProcess, pattern: RegExp): Promise<void> {
@@ -42,37 +18,35 @@ async function waitForLine(proc: LineProcess, pattern: RegExp): Promise<void> {
 
 /** Records one client conversation against `target` through `proxy record --ndjson` into `out`. */
 async function recordConversation(target: string, out: string, suffix: string, edit?: (command: Json) => Json): Promise<void> {
-  const socket = dir.file(`proxy-${running.length}.sock`);
-  const proc = startCli(['record', '--ndjson', '--target', `unix:${target}`, '--listen', `unix:${socket}`, '--out', out, '--schemas', sharedPath('schemas-extra')]);
-  expect((await proc.waitForLines(1))[0]).toBe(`listening on unix:${socket} -> unix:${target}`);
+  const { proc, socket } = await scope.recordThrough(target, out);
   await conversation(socket, suffix, edit);
   // Stop only once the proxy has ended the exchange: the client seeing its socket closed does not mean
   // the proxy has processed both ends yet, and a stop in between records errorCode E_PROXY_SHUTDOWN.
   await waitForLine(proc, /#1 .*ndjson\/unix-ndjson \d+ msg/);
-  expect(await stop(proc), proc.stderr()).toBe(0);
+  expect(await scope.stop(proc), proc.stderr()).toBe(0);
 }
 
 describe('round trip: record → replay → record → proxy diff (unix-ndjson)', () => {
   it('the recording of the replay equals the original; a changed wake prompt is named', async () => {
-    daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
-    const first = dir.file('first.db');
-    await recordConversation(daemon.socketPath, first, '-direct');
+    scope.daemon = await startNdjsonDaemon(scope.dir.file('daemon.sock'));
+    const first = scope.dir.file('first.db');
+    await recordConversation(scope.daemon.socketPath, first, '-direct');
 
     // Negative control, recorded against the same daemon: the first wake's prompt text changed.
-    const third = dir.file('third.db');
-    await recordConversation(daemon.socketPath, third, '-direct', (c) =>
+    const third = scope.dir.file('third.db');
+    await recordConversation(scope.daemon.socketPath, third, '-direct', (c) =>
       c.requestId === 'wake-1-direct' ? { ...c, payload: { ...(c.payload as Json), prompt: 'Say goodbye' } } : c,
     );
-    await daemon.close();
-    daemon = undefined;
+    await scope.daemon.close();
+    scope.daemon = undefined;
 
-    const replaySocket = dir.file('replay.sock');
-    const replay = startCli(['replay', '--ndjson', first, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict', '--quiet']);
+    const replaySocket = scope.dir.file('replay.sock');
+    const replay = scope.startCli(['replay', '--ndjson', first, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict', '--quiet']);
     expect((await replay.waitForLines(1))[0]).toBe(`listening on unix:${replaySocket}`);
     // Other requestIds than the first time: the replay answers with them and the diff canonicalizes them.
-    const second = dir.file('second.db');
+    const second = scope.dir.file('second.db');
     await recordConversation(replaySocket, second, '-again');
-    expect(await stop(replay), replay.stderr()).toBe(0);
+    expect(await scope.stop(replay), replay.stderr()).toBe(0);
 
     for (const file of [first, second]) expect(readRecording(file).exchanges).toMatchObject([{ transport: 'ndjson', protocol: 'unix-ndjson', outcome: 'complete' }]);
 

@@ -1,7 +1,10 @@
 /** Clients of the NDJSON socket for the ndjson tests. */
 import { createConnection, type Socket } from 'node:net';
-import { within } from '../record/record-helpers.js';
-import { capturedNdjsonConversation } from '../support/ndjson-daemon.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { tempDir, within } from '../record/record-helpers.js';
+import { capturedNdjsonConversation, type NdjsonDaemon } from '../support/ndjson-daemon.js';
+import { sharedPath } from '../support/shared.js';
+import { BIN, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
 
 export type Json = Record<string, unknown>;
 
@@ -47,4 +50,44 @@ export async function conversation(socketPath: string, suffix: string, edit: (co
   client.socket.end();
   await client.closed;
   return client.lines;
+}
+
+/**
+ * What each ndjson test works in: a fresh temp folder, the CLI children it starts and the daemon
+ * stand-in it sets, all killed, closed and removed after each test. Call once at the top of a file.
+ */
+export function ndjsonScope(prefix: string) {
+  const running: LineProcess[] = [];
+  const scope = {
+    dir: undefined as unknown as ReturnType<typeof tempDir>,
+    daemon: undefined as NdjsonDaemon | undefined,
+    startCli(args: string[]): LineProcess {
+      const proc = spawnLines('node', [BIN, ...args]);
+      running.push(proc);
+      return proc;
+    },
+    /** `proxy record --ndjson` from a new socket in the temp folder to `target`, once it says where it listens. */
+    async recordThrough(target: string, out: string, extra: string[] = []): Promise<{ proc: LineProcess; socket: string }> {
+      const socket = scope.dir.file(`proxy-${running.length}.sock`);
+      const proc = scope.startCli(['record', '--ndjson', '--target', `unix:${target}`, '--listen', `unix:${socket}`, '--out', out, '--schemas', sharedPath('schemas-extra'), ...extra]);
+      const [first] = await proc.waitForLines(1);
+      expect(first).toBe(`listening on unix:${socket} -> unix:${target}`);
+      return { proc, socket };
+    },
+    /** SIGTERM, resolved with the exit code. */
+    async stop(proc: LineProcess): Promise<number | null> {
+      proc.child.kill('SIGTERM');
+      return (await proc.exited).code;
+    },
+  };
+  beforeEach(() => {
+    scope.dir = tempDir(prefix);
+  });
+  afterEach(async () => {
+    for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await scope.daemon?.close();
+    scope.daemon = undefined;
+    scope.dir.cleanup();
+  });
+  return scope;
 }

@@ -1,51 +1,19 @@
 import { statSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
-import { sharedPath } from '../support/shared.js';
-import { capturedNdjsonConversation, startNdjsonDaemon, type NdjsonDaemon } from '../support/ndjson-daemon.js';
-import { BIN, readRecording, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
-import { connect, conversation, type Json } from './ndjson-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { capturedNdjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
+import { readRecording } from '../stdio/stdio-helpers.js';
+import { connect, conversation, ndjsonScope, type Json } from './ndjson-helpers.js';
 
-let dir: ReturnType<typeof tempDir>;
-let daemon: NdjsonDaemon | undefined;
-const running: LineProcess[] = [];
-beforeEach(() => {
-  dir = tempDir('agent-proxy-ndjson-');
-});
-afterEach(async () => {
-  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await daemon?.close();
-  daemon = undefined;
-  dir.cleanup();
-});
-
-function startCli(args: string[]): LineProcess {
-  const proc = spawnLines('node', [BIN, ...args]);
-  running.push(proc);
-  return proc;
-}
-
-async function recordThrough(targetSocket: string, out: string, extra: string[] = []): Promise<{ proc: LineProcess; socket: string }> {
-  const socket = dir.file(`proxy-${running.length}.sock`);
-  const proc = startCli(['record', '--ndjson', '--target', `unix:${targetSocket}`, '--listen', `unix:${socket}`, '--out', out, '--schemas', sharedPath('schemas-extra'), ...extra]);
-  const [first] = await proc.waitForLines(1);
-  expect(first).toBe(`listening on unix:${socket} -> unix:${targetSocket}`);
-  return { proc, socket };
-}
-
-async function stop(proc: LineProcess): Promise<number | null> {
-  proc.child.kill('SIGTERM');
-  return (await proc.exited).code;
-}
+const scope = ndjsonScope('agent-proxy-ndjson-');
 
 const withoutIds = (lines: Json[]) => lines.map((l) => ({ ...l, requestId: typeof l.requestId === 'string' ? l.requestId.replace(/-(live|replay|direct)$/, '') : l.requestId }));
 
 describe('proxy record --ndjson', () => {
   it('relays the daemon socket unchanged, owner-only, and records each connection with verdicts; a half line is kept as incomplete', async () => {
-    daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
-    const direct = await conversation(daemon.socketPath, '-direct');
-    const out = dir.file('ndjson.db');
-    const { proc, socket } = await recordThrough(daemon.socketPath, out);
+    scope.daemon = await startNdjsonDaemon(scope.dir.file('daemon.sock'));
+    const direct = await conversation(scope.daemon.socketPath, '-direct');
+    const out = scope.dir.file('ndjson.db');
+    const { proc, socket } = await scope.recordThrough(scope.daemon.socketPath, out);
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     const proxied = await conversation(socket, '-direct');
     expect(proxied).toEqual(direct);
@@ -53,7 +21,7 @@ describe('proxy record --ndjson', () => {
     const half = await connect(socket);
     half.socket.end('{"protocolVersion":"1.0","requestId":"half-1","operation":"sta');
     await half.closed;
-    expect(await stop(proc)).toBe(0);
+    expect(await scope.stop(proc)).toBe(0);
 
     const rec = readRecording(out);
     expect(rec.exchanges.map((e) => [e.transport, e.protocol, e.outcome])).toEqual([
@@ -73,28 +41,28 @@ describe('proxy record --ndjson', () => {
 
 describe('proxy replay --ndjson', () => {
   async function recorded(): Promise<string> {
-    daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
-    const out = dir.file('source.db');
-    const { proc, socket } = await recordThrough(daemon.socketPath, out);
+    scope.daemon = await startNdjsonDaemon(scope.dir.file('daemon.sock'));
+    const out = scope.dir.file('source.db');
+    const { proc, socket } = await scope.recordThrough(scope.daemon.socketPath, out);
     await conversation(socket, '-direct');
-    expect(await stop(proc)).toBe(0);
+    expect(await scope.stop(proc)).toBe(0);
     return out;
   }
 
   it('serves the recorded connection on an owner-only socket with the live requestIds; record → replay → record gives the same lines', async () => {
     const source = await recorded();
-    await daemon!.close();
-    daemon = undefined;
-    const replaySocket = dir.file('replay.sock');
-    const replay = startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
+    await scope.daemon!.close();
+    scope.daemon = undefined;
+    const replaySocket = scope.dir.file('replay.sock');
+    const replay = scope.startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
     expect((await replay.waitForLines(1))[0]).toBe(`listening on unix:${replaySocket}`);
     expect(statSync(replaySocket).mode & 0o777).toBe(0o600);
 
     // Record the replay through a second proxy, with the same ids as the first recording.
-    const again = dir.file('again.db');
-    const { proc, socket } = await recordThrough(replaySocket, again);
+    const again = scope.dir.file('again.db');
+    const { proc, socket } = await scope.recordThrough(replaySocket, again);
     await conversation(socket, '-direct');
-    expect(await stop(proc)).toBe(0);
+    expect(await scope.stop(proc)).toBe(0);
     const lines = (file: string) => {
       const rec = readRecording(file);
       return rec.messages(rec.exchanges[0].id).map((m) => ({ sender: m.sender, raw: m.raw.toString(), status: m.verdict.status }));
@@ -102,8 +70,8 @@ describe('proxy replay --ndjson', () => {
     expect(lines(again)).toEqual(lines(source));
 
     // A second recorded connection does not exist: replay it again on a fresh server, with new ids.
-    expect(await stop(replay)).toBe(0);
-    const replay2 = startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
+    expect(await scope.stop(replay)).toBe(0);
+    const replay2 = scope.startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
     await replay2.waitForLines(1);
     const live = await conversation(replaySocket, '-live');
     const responses = live.filter((l) => l.kind === 'response');
@@ -111,13 +79,13 @@ describe('proxy replay --ndjson', () => {
     const wakeEvents = live.filter((l) => l.kind === 'event' && l.event === 'promptAccepted');
     expect(wakeEvents.map((e) => e.requestId)).toEqual(['wake-1-live', 'wake-dup-live']);
     expect(withoutIds(live)).toEqual(withoutIds(readRecording(source).messages(1).filter((m) => m.sender === 'server').map((m) => m.json as Json)));
-    expect(await stop(replay2)).toBe(0);
+    expect(await scope.stop(replay2)).toBe(0);
   });
 
   it('answers a line that matches nothing with ok:false replay_miss, and --strict exits 1', async () => {
     const source = await recorded();
-    const replaySocket = dir.file('miss.sock');
-    const replay = startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
+    const replaySocket = scope.dir.file('miss.sock');
+    const replay = scope.startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
     await replay.waitForLines(1);
     const client = await connect(replaySocket);
     client.socket.write('{"protocolVersion":"1.0","requestId":"st-9","operation":"status","sessionId":"ndjson-a","generation":1,"payload":{}}\n');
@@ -128,6 +96,6 @@ describe('proxy replay --ndjson', () => {
     await client.closed;
     await replay.waitForLines(3);
     expect(replay.lines().some((l) => l.startsWith('miss replay miss: line 1'))).toBe(true);
-    expect(await stop(replay)).toBe(1);
+    expect(await scope.stop(replay)).toBe(1);
   });
 });
