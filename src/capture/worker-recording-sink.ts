@@ -31,10 +31,13 @@ const MAX_SPOOLED_BYTES = 1024 * 1024 * 1024;
 /**
  * With a spool, the first this-many payload bytes of a burst wait in memory rather than on disk, as
  * much as any transport may keep in memory without one: writing a burst to the spool costs the
- * capture thread about as much CPU as forwarding it, on the forwarding path. What waits in memory is
- * posted to the worker once the burst is over.
+ * capture thread about as much CPU as forwarding it, on the forwarding path, which then falls behind
+ * the agent. What waits in memory is posted to the worker once the burst is over, a few megabytes
+ * ahead of what it has recorded, so that it does not pile up a second time in the worker's queue.
  */
 const HELD_MAX_BYTES = HIGH_WATER_BYTES;
+/** Held batches are posted while the worker has less than this much payload posted and not yet recorded. */
+const RELEASE_AHEAD_BYTES = 4 * 1024 * 1024;
 
 export interface WorkerSinkOptions {
   listener?: LiveListener;
@@ -77,6 +80,8 @@ export class WorkerRecordingSink implements RecordingSink {
   /** Batches of a burst waiting to be posted, in capture order; posted once the burst is over. */
   private held: HeldBatch[] = [];
   private heldBytes = 0;
+  /** Payload posted to the worker (in messages or spooled) and not yet reported recorded. */
+  private postedBytes = 0;
   private releaseScheduled = false;
   /** @internal how many batches have waited in memory and in the spool, for tests. */
   readonly deferred = { inMemory: 0, spooled: 0 };
@@ -268,7 +273,7 @@ export class WorkerRecordingSink implements RecordingSink {
         const message = { type: 'spooled', batch: spooled, bytes } satisfies ToWorker;
         // Behind batches still held in memory, its place in the order waits too.
         if (this.held.length > 0) this.held.push({ in: 'spool', message });
-        else this.worker.postMessage(message);
+        else this.postSpooled(message);
         if (this.spool.pending > MAX_SPOOLED_BYTES) {
           // So far behind that capture must wait: recording gets the CPU whatever the traffic does.
           this.overloaded = true;
@@ -301,16 +306,16 @@ export class WorkerRecordingSink implements RecordingSink {
   }
 
   /**
-   * Posts held batches, in order, once the burst is over (or `all` at once, when closing). One batch
-   * from memory per event-loop turn: its copy into a transferable buffer must not hold up forwarding.
-   * If a new burst starts meanwhile, the rest waits for it to end.
+   * Posts held batches, in order, once the burst is over (or `all` at once, when closing): as the
+   * worker records what it has, and one batch from memory per event-loop turn, since its copy into a
+   * transferable buffer must not hold up forwarding. If a new burst starts meanwhile, the rest waits.
    */
   private releaseHeld(all = false): void {
     while (this.held.length > 0 && !this.failure) {
-      if (!all && this.burst?.active) return;
+      if (!all && (this.burst?.active || this.postedBytes > RELEASE_AHEAD_BYTES)) return;
       const batch = this.held.shift()!;
       if (batch.in === 'spool') {
-        this.worker.postMessage(batch.message);
+        this.postSpooled(batch.message);
         continue;
       }
       this.heldBytes -= batch.bytes;
@@ -328,10 +333,16 @@ export class WorkerRecordingSink implements RecordingSink {
     }
   }
 
+  private postSpooled(message: Extract<ToWorker, { type: 'spooled' }>): void {
+    this.worker.postMessage(message);
+    this.postedBytes += message.bytes;
+  }
+
   private post(encoded: EncodedOps, bytes: number): void {
     const batch = packBatch(encoded);
     const message: ToWorker = { type: 'ops', batch, bytes, opsBytes: batch.ops.length };
     this.worker.postMessage(message, [batch.bytes]);
+    this.postedBytes += bytes;
     this.opsBacklog += batch.ops.length;
     if (this.opsBacklog > OPS_HIGH_WATER_BYTES) this.overloaded = true;
   }
@@ -353,6 +364,7 @@ export class WorkerRecordingSink implements RecordingSink {
       case 'progress':
         this.latest = message.totals;
         this.backlog -= message.bytes;
+        this.postedBytes -= message.bytes;
         this.opsBacklog -= message.opsBytes;
         if (this.spilling && this.backlog < SPILL_AFTER_BYTES / 2) {
           this.spilling = false;
@@ -365,6 +377,7 @@ export class WorkerRecordingSink implements RecordingSink {
           this.opsBacklog < OPS_LOW_WATER_BYTES &&
           (this.backlog < LOW_WATER_BYTES || (this.spool !== undefined && this.spool.pending < MAX_SPOOLED_BYTES / 2));
         if (this.overloaded && caughtUp) this.releaseCapture();
+        this.releaseHeld();
         return;
       case 'closed':
         this.latest = message.totals;
