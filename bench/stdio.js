@@ -8,6 +8,8 @@
 //   - throughput: lines/s between the first and the last line the client received, which is what
 //     "recording must not slow the traffic" is about; the target is at least 50 % of direct. The
 //     figure is the median of the per-run ratios, each recorded run against the direct run before it;
+//     each run also goes through bench/bare-relay.js, a relay that records nothing: its share of
+//     direct is the ceiling for any recorder on the same machine;
 //   - start: spawn to first line (the proxy's own start-up is in it);
 //   - to last line: spawn to the last line, start-up included;
 //   - recording done: when the recorder exited, every line stored (it records after a burst, from
@@ -23,6 +25,7 @@ const LINES = quick ? 100_000 : 1_000_000;
 const RUNS = quick ? 1 : 7;
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('./stdio-agent.js', import.meta.url));
+const BARE_RELAY = fileURLToPath(new URL('./bare-relay.js', import.meta.url));
 
 /** Runs a command as the agent, counts the LF-terminated lines on its stdout, and times them. */
 function measure(args) {
@@ -56,12 +59,15 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-stdio-'));
 try {
   // Warm the page cache and the compile cache for both paths.
   await measure([AGENT, '2000']);
+  await measure([BARE_RELAY, process.execPath, AGENT, '2000']);
   await measure([BIN, 'record', '--stdio', '--quiet', '--protocol', 'pi-rpc', '--out', join(dir, 'warm.db'), '--', process.execPath, AGENT, '2000']);
 
   const direct = [];
+  const bare = [];
   const recorded = [];
   for (let run = 0; run < RUNS; run++) {
     direct.push(await measure([AGENT, String(LINES)]));
+    bare.push(await measure([BARE_RELAY, process.execPath, AGENT, String(LINES)]));
     const out = join(dir, `stdio-${run}.db`);
     const result = await measure([BIN, 'record', '--stdio', '--quiet', '--protocol', 'pi-rpc', '--out', out, '--', process.execPath, AGENT, String(LINES)]);
     const shown = spawnSync(process.execPath, [BIN, 'show', out, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -72,9 +78,10 @@ try {
     // instead of writing them back while the next runs are measured.
     for (const suffix of ['', '-wal', '-shm']) rmSync(out + suffix, { force: true });
   }
-  for (const r of direct) if (r.lines !== LINES) throw new Error(`direct run got ${r.lines} lines, expected ${LINES}`);
+  for (const r of [...direct, ...bare]) if (r.lines !== LINES) throw new Error(`a run without the recorder got ${r.lines} lines, expected ${LINES}`);
 
   const ratios = recorded.map((r, i) => r.rate / direct[i].rate);
+  const bareRatios = bare.map((r, i) => r.rate / direct[i].rate);
   const d = { rate: median(direct.map((r) => r.rate)), start: median(direct.map((r) => r.startMs)), last: median(direct.map((r) => r.lastMs)) };
   const p = {
     rate: median(recorded.map((r) => r.rate)),
@@ -86,6 +93,10 @@ try {
   console.log(
     `throughput (first to last line): direct ${fmt(d.rate)} lines/s, record --stdio ${fmt(p.rate)} lines/s ` +
       `(${(100 * median(ratios)).toFixed(1)} % of direct; runs ${ratios.map((r) => (100 * r).toFixed(0)).join(' / ')} %)`,
+  );
+  console.log(
+    `ceiling: a relay recording nothing ${fmt(median(bare.map((r) => r.rate)))} lines/s ` +
+      `(${(100 * median(bareRatios)).toFixed(1)} % of direct; runs ${bareRatios.map((r) => (100 * r).toFixed(0)).join(' / ')} %)`,
   );
   console.log(`start (spawn to first line):     direct ${d.start.toFixed(0)} ms, record --stdio ${p.start.toFixed(0)} ms`);
   console.log(`spawn to last line:              direct ${d.last.toFixed(0)} ms, record --stdio ${p.last.toFixed(0)} ms (${((100 * d.last) / p.last).toFixed(1)} % of direct speed)`);
