@@ -3,7 +3,7 @@
  * real clients (@ag-ui/client HttpAgent, fetch, node:http), real SQLite files.
  * Every test compares "through the proxy" with "directly", then reads the recording back.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { HttpAgent } from '@ag-ui/client';
@@ -11,31 +11,18 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
-import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from '../support/agui-agent.js';
+import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
-import { closedPort, endpoint, postRun, rawRequest, runInput, sseBlocks, tempDir, within } from './record-helpers.js';
+import { closedPort, endpoint, postRun, rawRequest, runInput, sseBlocks, within } from './record-helpers.js';
 
 const AGUI_SCHEMA = 'https://ag-ui.com/spec/draft/schema.json';
 
 // ---------------------------------------------------------------------------------------------
 // fixtures
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function agui(options?: AguiAgentOptions): Promise<AguiAgent> {
-  const a = await startAguiAgent(options);
-  cleanups.push(() => a.close());
-  return a;
-}
-
-function scratch(): ReturnType<typeof tempDir> {
-  const t = tempDir();
-  cleanups.push(() => t.cleanup());
-  return t;
-}
+const cleanups = fixturesAfterEach();
+const { agui, scratch } = cleanups;
 
 interface Recording {
   recorder: RunningRecorder;

@@ -2,29 +2,15 @@
  * `proxy record` and `proxy show` as a user runs them: the built CLI under plain node
  * (`npm test` builds dist first), in front of the AG-UI stand-in.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, statSync } from 'node:fs';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { runCli } from '../cli/run-cli.js';
-import { postRun, rawRequest, runInput, spawnRecorder, tempDir, type CliRecorder } from './record-helpers.js';
+import { postRun, rawRequest, runInput, spawnRecorder, type CliRecorder } from './record-helpers.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function agui(options?: AguiAgentOptions): Promise<AguiAgent> {
-  const a = await startAguiAgent(options);
-  cleanups.push(() => a.close());
-  return a;
-}
-
-function scratch(): ReturnType<typeof tempDir> {
-  const t = tempDir();
-  cleanups.push(() => t.cleanup());
-  return t;
-}
+const cleanups = fixturesAfterEach();
+const { agui, scratch } = cleanups;
 
 function recorder(args: string[], env?: NodeJS.ProcessEnv): CliRecorder {
   const r = spawnRecorder(args, env);

@@ -2,7 +2,7 @@
  * The stand-in servers, exercised directly with real clients (no proxy): they must behave as
  * documented before integration tests put the proxy in between.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,8 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { decode as decodeProto } from '@ag-ui/proto';
 import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
 import { ClientSideConnection, PROTOCOL_VERSION, type SessionNotification } from '@agentclientprotocol/sdk';
-import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from './agui-agent.js';
+import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from './agui-agent.js';
+import { fixturesAfterEach } from './fixtures-after-each.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
 import { fullRegistry } from './shared.js';
@@ -23,16 +24,8 @@ import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function agui(options?: AguiAgentOptions): Promise<AguiAgent> {
-  const a = await startAguiAgent(options);
-  cleanups.push(() => a.close());
-  return a;
-}
+const cleanups = fixturesAfterEach();
+const { agui } = cleanups;
 
 async function daemon(options?: PiDaemonOptions): Promise<PiDaemon> {
   const d = await startPiDaemon(options);
