@@ -115,6 +115,7 @@ function isNamed(name: string, lower: string): boolean {
   return name.length === lower.length && (name === lower || name.toLowerCase() === lower);
 }
 
-function lengthsOf(names: ReadonlySet<string>): ReadonlySet<number> {
+/** The lengths of `names`: a name of any other length is none of them, with no need to lower-case it. */
+export function lengthsOf(names: Iterable<string>): ReadonlySet<number> {
   return new Set([...names].map((name) => name.length));
 }

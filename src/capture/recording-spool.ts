@@ -18,8 +18,8 @@ export interface SpooledBatch {
  * paused until the recording worker catches up, and memory stays flat. The worker reads each batch
  * back, in order, through the same file descriptor (worker threads share the process's fds).
  *
- * The first 16 MiB of a burst wait in memory instead (see WorkerRecordingSink): writing to the spool
- * is CPU spent on the forwarding thread.
+ * The start of a burst waits in memory instead (see WorkerRecordingSink): writing to the spool is
+ * CPU spent on the forwarding thread.
  *
  * Only line transports spool: their stored rows hold the same bytes anyway, so the spool writes
  * nothing to disk that the recording would not. On POSIX the file is unlinked as soon as it is open,

@@ -1,4 +1,4 @@
-import { headerRecord, type HeaderValueFilter } from './headers.js';
+import { headerRecord, lengthsOf, type HeaderValueFilter } from './headers.js';
 
 /** Headers whose values are credentials: they are forwarded as they are and stored as `<redacted>`. */
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
@@ -8,11 +8,11 @@ export const REDACTED = '<redacted>';
 export class HeaderRedactor implements HeaderValueFilter {
   private readonly names: Set<string>;
   /** Lengths of the redacted names: most headers are told apart without lower-casing them. */
-  private readonly lengths: Set<number>;
+  private readonly lengths: ReadonlySet<number>;
 
   constructor(extra: readonly string[] = []) {
     this.names = new Set([...DEFAULT_REDACTED_HEADERS, ...extra.map((n) => n.toLowerCase())]);
-    this.lengths = new Set([...this.names].map((name) => name.length));
+    this.lengths = lengthsOf(this.names);
   }
 
   /** A copy of raw header pairs with secret values replaced. The scheme of Authorization is kept (`Bearer <redacted>`). */
