@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
 import { FieldSpecs } from '../replay/field-specs.js';
@@ -132,7 +133,7 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   const folded: MessageRow[] = [];
   for (const m of rows) {
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
-    else messages.push(sideMessage(m, labelOf(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
+    else messages.push(sideMessage(m, messageLabel(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
   if (kind && folded.length > 0) {
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
@@ -192,19 +193,3 @@ export function messageLoose(m: Pick<MessageRow, 'sender' | 'carrier' | 'channel
   return `${m.sender} ${m.carrier} ${m.channel ?? ''} ${label}`;
 }
 
-/** A short label for alignment and display: event type, frame kind (with the event type inside), JSON-RPC method … */
-export function labelOf(value: unknown, m: Pick<MessageRow, 'channel' | 'carrier'>): string {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const r = value as Record<string, unknown>;
-    if (typeof r.kind === 'string') {
-      const inner = (r.event ?? r.response ?? r.command) as Record<string, unknown> | undefined;
-      if (inner && typeof inner === 'object' && typeof inner.type === 'string') return `${r.kind}:${inner.type}`;
-      return r.kind;
-    }
-    for (const key of ['type', 'method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;
-    if (r.jsonrpc === '2.0') return 'id' in r ? 'response' : 'json-rpc';
-    return 'object';
-  }
-  if (value !== undefined) return typeof value;
-  return m.channel ?? m.carrier;
-}

@@ -1,3 +1,4 @@
+import { messageLabel } from '../core/message-label.js';
 import { exchangeFromRecord, type ExchangeRecord } from '../store/exchange-record.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
@@ -6,7 +7,7 @@ import { canonicalJson, normalizeJson } from '../replay/normalize.js';
 import { openDatabase } from '../store/open-database.js';
 import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
-import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, labelOf, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
+import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
 import { isFoldedMessage, semanticKind } from './semantic.js';
 
 /** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
@@ -104,7 +105,7 @@ export function scanSide(file: string, dbFile: string, options: SideOptions, pro
           }
         }
         const canon = json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-        hash.add(messageExact(messageLoose(m, labelOf(json, m)), canon, verdict));
+        hash.add(messageExact(messageLoose(m, messageLabel(json, m)), canon, verdict));
       }
       if (kind && folded.length > 0) {
         const result = materialize(kind, folded.map((m) => m.json), request);

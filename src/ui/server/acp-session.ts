@@ -1,6 +1,6 @@
 import type { AcpSessionView, AcpTurn, AcpUpdateRow } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
-import { messageLabel } from './message-label.js';
+import { displayLabel } from './display-label.js';
 import { errorText, objectOf, PairBook } from './session-pairs.js';
 
 type Obj = Record<string, unknown>;
@@ -65,7 +65,7 @@ export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>
         turn.durationMs = Math.max(0, m.tOffsetMs - turn.startMs);
       }
     } else {
-      view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: messageLabel(msg, m) });
+      view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: displayLabel(msg, m) });
     }
   }
   view.pairs = book.pairs();

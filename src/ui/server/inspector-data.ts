@@ -1,6 +1,6 @@
 import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
 import type Database from 'better-sqlite3';
-import { messageLabel } from './message-label.js';
+import { displayLabel } from './display-label.js';
 import { openRecording } from '../../export/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
@@ -217,7 +217,7 @@ export class InspectorData {
       carrier: r.carrier,
       channel: r.channel,
       tOffsetMs: r.t_offset_ms,
-      label: messageLabel(json, r),
+      label: displayLabel(json, r),
       status: r.status,
       findingCount: r.finding_count,
       size: r.raw.length,
@@ -274,7 +274,7 @@ function summary(r: ExchangeRecord): ExchangeSummary {
 function messageSummary(r: MessageSummaryRecord): MessageSummary {
   let label: string;
   if (r.big_label !== null) label = r.big_label;
-  else label = messageLabel(parseJson(r.json), r);
+  else label = displayLabel(parseJson(r.json), r);
   return {
     seq: r.seq,
     sender: r.sender,

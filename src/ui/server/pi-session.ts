@@ -1,6 +1,6 @@
 import type { PiSessionView } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
-import { messageLabel } from './message-label.js';
+import { displayLabel } from './display-label.js';
 import { errorText, objectOf, PairBook } from './session-pairs.js';
 
 type Obj = Record<string, unknown>;
@@ -15,7 +15,7 @@ export function piSession(exchangeId: number, mode: 'framed' | 'raw', messages: 
   const view: PiSessionView = { kind: 'pi', exchangeId, mode, pairs: [], unanswered: 0, events: [], gaps: [], other: [] };
   const book = new PairBook();
   let lastSequence: number | null = null;
-  const other = (m: WalkedMessage) => view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: messageLabel(m.json, m) });
+  const other = (m: WalkedMessage) => view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: displayLabel(m.json, m) });
   const keyOf = (id: unknown, type: unknown) => (id === undefined || id === null ? `type:${String(type)}` : `id:${JSON.stringify(id)}`);
 
   for (const m of messages) {

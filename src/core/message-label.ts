@@ -1,6 +1,8 @@
 /**
- * A short label for a message row: event type, frame kind (with the event type inside), JSON-RPC
- * method … (the same rule `proxy diff` uses to align messages).
+ * The short label `proxy diff` pairs messages by, and the inspector builds its labels on: the event
+ * type, a frame's kind (with the event type inside), a JSON-RPC method, or for anything else the
+ * value's type, or the message's channel or carrier when there is no JSON at all. Changing it changes
+ * how two recordings align.
  */
 export function messageLabel(value: unknown, m: { channel: string | null; carrier: string }): string {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -11,8 +13,7 @@ export function messageLabel(value: unknown, m: { channel: string | null; carrie
       return r.kind;
     }
     for (const key of ['type', 'method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;
-    if (typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
-    if (r.jsonrpc === '2.0') return 'id' in r ? ('error' in r ? 'error response' : 'response') : 'json-rpc';
+    if (r.jsonrpc === '2.0') return 'id' in r ? 'response' : 'json-rpc';
     return 'object';
   }
   if (value !== undefined) return typeof value;
