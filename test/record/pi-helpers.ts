@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
-import { WebSocket, type ClientOptions } from 'ws';
+import { expect } from 'vitest';
+import { onCleanup } from '../support/cleanups.js';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
 import type { LiveEvent } from '../../src/capture/live-events.js';
 import type { Finding } from '../../src/core/finding.js';
@@ -16,18 +16,8 @@ import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/st
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
 import { sharedPath } from '../support/shared.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-
-/** Call once at the top of a test file: runs every registered cleanup after each test, newest first. */
-export function useCleanups(): void {
-  afterEach(async () => {
-    while (cleanups.length > 0) await cleanups.pop()!();
-  });
-}
-
-export function onCleanup(fn: () => Promise<void> | void): void {
-  cleanups.push(fn);
-}
+export { onCleanup, useCleanups } from '../support/cleanups.js';
+export { within, wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
 
 export function tempDir(prefix = 'agent-proxy-pi-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -171,91 +161,11 @@ export function rawRequest(
 // ---------------------------------------------------------------------------------------------
 // WebSocket
 
-export interface WsSession {
-  ws: WebSocket;
-  /** Every text frame received, as the exact text. */
-  frames: string[];
-  /** Resolves with the first `n` frames once they have arrived. */
-  take(n: number): Promise<string[]>;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-export function wsOpen(url: string, protocols: string | string[], options: ClientOptions = {}): Promise<WsSession> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocols, options);
-    const frames: string[] = [];
-    const waiters: Array<() => void> = [];
-    ws.on('message', (data, isBinary) => {
-      expect(isBinary).toBe(false);
-      frames.push(data.toString());
-      for (const w of waiters.splice(0)) w();
-    });
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    const take = (n: number) =>
-      new Promise<string[]>((res, rej) => {
-        const timer = setTimeout(() => rej(new Error(`timed out waiting for ${n} frames, have ${frames.length}`)), 5000);
-        const check = () => {
-          if (frames.length >= n) {
-            clearTimeout(timer);
-            res(frames.slice(0, n));
-          } else waiters.push(check);
-        };
-        check();
-      });
-    ws.on('open', () => {
-      onCleanup(() => {
-        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      });
-      resolve({
-        ws,
-        frames,
-        take,
-        get closed() {
-          return within(closed, `${url} to close`);
-        },
-      });
-    });
-    ws.on('error', reject);
-  });
-}
-
-export interface Refusal {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** An upgrade the server refuses: its status, headers and body as the client sees them. */
-export function wsRefusal(url: string, protocols: string[], options: ClientOptions = {}): Promise<Refusal> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocols, options);
-    ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() });
-        ws.terminate();
-      });
-    });
-    ws.on('open', () => reject(new Error('the upgrade was accepted')));
-    ws.on('error', () => undefined);
-  });
-}
-
 /** Headers of a refusal that must be the same direct and through the proxy. */
 export function refusalHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) if (!VOLATILE_HEADERS.has(name)) out[name] = value;
   return out;
-}
-
-/** `promise`, or a rejection naming `what` after `ms`: a broken relay must fail a test, not hang it. */
-export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

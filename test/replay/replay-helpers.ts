@@ -3,7 +3,8 @@
  * pipeline), serve the recording with startReplay, record the replay again, and compare recordings.
  * Real servers on 127.0.0.1 port 0, SQLite files in temp dirs; everything is cleaned up per test.
  */
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
+import { onCleanup } from '../support/cleanups.js';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
 import { startReplay, type ReplayOptions, type RunningReplay } from '../../src/replay/start-replay.js';
 import type { ReplayMiss, ServedExchange } from '../../src/replay/replay-context.js';
@@ -11,18 +12,7 @@ import { RecordingReader, type MessageRow } from '../../src/store/recording-read
 import { bareRegistry } from '../support/shared.js';
 import { tempDir } from '../record/record-helpers.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-
-/** Call once at the top of a test file. */
-export function useCleanups(): void {
-  afterEach(async () => {
-    while (cleanups.length > 0) await cleanups.pop()!();
-  });
-}
-
-export function onCleanup(fn: () => Promise<void> | void): void {
-  cleanups.push(fn);
-}
+export { onCleanup, useCleanups } from '../support/cleanups.js';
 
 export function scratch(): ReturnType<typeof tempDir> {
   const dir = tempDir('agent-proxy-replay-');

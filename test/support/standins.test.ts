@@ -19,6 +19,8 @@ import { fixturesAfterEach } from './fixtures-after-each.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
 import { fullRegistry } from './shared.js';
+import { useCleanups } from './cleanups.js';
+import { wsOpen, wsRefusal } from './ws-client.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -26,6 +28,8 @@ import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 
 const cleanups = fixturesAfterEach();
 const { agui } = cleanups;
+// The WebSocket clients end their sockets through this one.
+useCleanups();
 
 async function daemon(options?: PiDaemonOptions): Promise<PiDaemon> {
   const d = await startPiDaemon(options);
@@ -138,58 +142,26 @@ async function api(d: PiDaemon, method: string, path: string, init: { headers?: 
   return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as Record<string, any> };
 }
 
-interface WsClient {
-  ws: WebSocket;
-  messages: unknown[];
-  take(n: number): Promise<unknown[]>;
-  closed: Promise<{ code: number; reason: string }>;
+/** A WebSocket client whose frames are JSON, parsed as they are taken. */
+async function wsConnect(url: string, protocols: string[], headers: Record<string, string>) {
+  const session = await wsOpen(url, protocols, { headers });
+  return {
+    ws: session.ws,
+    /** Every frame received so far, parsed. */
+    get messages(): unknown[] {
+      return session.frames.map((frame) => JSON.parse(frame) as unknown);
+    },
+    take: async (n: number): Promise<unknown[]> => (await session.take(n)).map((frame) => JSON.parse(frame) as unknown),
+    get closed() {
+      return session.closed;
+    },
+  };
 }
 
-function wsConnect(url: string, protocols: string[], headers: Record<string, string>): Promise<WsClient> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocols, { headers });
-    const messages: unknown[] = [];
-    const waiters: Array<() => void> = [];
-    ws.on('message', (data) => {
-      messages.push(JSON.parse(data.toString()));
-      for (const w of waiters.splice(0)) w();
-    });
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    const take = (n: number) =>
-      new Promise<unknown[]>((res, rej) => {
-        const timer = setTimeout(() => rej(new Error(`timed out waiting for ${n} messages, have ${messages.length}`)), 5000);
-        const check = () => {
-          if (messages.length >= n) {
-            clearTimeout(timer);
-            res(messages.slice(0, n));
-          } else waiters.push(check);
-        };
-        check();
-      });
-    ws.on('open', () => {
-      cleanups.push(() => {
-        if (ws.readyState === WebSocket.OPEN) ws.close();
-      });
-      resolve({ ws, messages, take, closed });
-    });
-    ws.on('error', reject);
-  });
-}
-
-function wsRefusal(url: string, protocols: string[], headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Record<string, any> }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocols, { headers });
-    ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, any> });
-        ws.terminate();
-      });
-    });
-    ws.on('open', () => reject(new Error('the upgrade was accepted')));
-    ws.on('error', () => undefined);
-  });
+/** A refused upgrade, its body parsed as the JSON error it is. */
+async function wsRefusedJson(url: string, protocols: string[], headers: Record<string, string>) {
+  const refusal = await wsRefusal(url, protocols, { headers });
+  return { status: refusal.status, headers: refusal.headers, body: JSON.parse(refusal.text) as Record<string, any> };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,14 +521,14 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
   it('refuses an upgrade without a supported subprotocol with 426 and the supported list', async () => {
     const d = await daemon();
     for (const offered of [[], ['foo.v1']]) {
-      const refused = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/rpc`, offered, auth(d));
+      const refused = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/rpc`, offered, auth(d));
       expect(refused.status).toBe(426);
       expect(refused.headers['sec-websocket-protocol']).toBe('pi-rpc.v1, pi-daemon-rpc.v1');
       expect(refused.headers['cache-control']).toBe('no-store');
       expect(refused.body).toMatchObject({ ok: false, error: { code: 'rpc_subprotocol_required' } });
       expectValid('apiErrorEnvelope', refused.body);
     }
-    const acp = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/apc`, ['pi-rpc.v1'], auth(d));
+    const acp = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/apc`, ['pi-rpc.v1'], auth(d));
     expect(acp.status).toBe(426);
     expect(acp.body.error.code).toBe('acp_subprotocol_required');
     const plainGet = await api(d, 'GET', '/v1/session/agent-a/rpc');
@@ -567,17 +539,17 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
 
   it('refuses an upgrade without the bearer (401) and for an unknown session (404)', async () => {
     const d = await daemon();
-    const noAuth = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/rpc`, ['pi-daemon-rpc.v1'], {});
+    const noAuth = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/rpc`, ['pi-daemon-rpc.v1'], {});
     expect(noAuth.status).toBe(401);
     expect(noAuth.headers['www-authenticate']).toBe('Bearer');
-    const unknown = await wsRefusal(`${d.wsUrl}/v1/session/nope/rpc`, ['pi-daemon-rpc.v1'], auth(d));
+    const unknown = await wsRefusedJson(`${d.wsUrl}/v1/session/nope/rpc`, ['pi-daemon-rpc.v1'], auth(d));
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('session_not_found');
   });
 
   it('refuses a stale generation with 409 stale_generation before upgrading', async () => {
     const d = await daemon();
-    const refused = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/rpc?generation=999`, ['pi-daemon-rpc.v1'], auth(d));
+    const refused = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/rpc?generation=999`, ['pi-daemon-rpc.v1'], auth(d));
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ ok: false, error: { code: 'stale_generation' } });
     expectValid('apiErrorEnvelope', refused.body);
@@ -666,7 +638,7 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
     const [unknown] = (await c.take(30)).slice(29) as Array<Record<string, any>>;
     expect(unknown).toMatchObject({ id: 'x', success: false, error: 'Unknown command: no_such_command' });
 
-    const refused = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/rpc?cursor=abc`, ['pi-rpc.v1'], auth(d));
+    const refused = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/rpc?cursor=abc`, ['pi-rpc.v1'], auth(d));
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('cursor_not_supported');
   });
@@ -689,7 +661,7 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
     const [, denied, control] = (await obs.take(3)) as Array<Record<string, any>>;
     expect(denied.response).toMatchObject({ id: 'o-1', success: false, error: 'controller_required' });
     expect(control).toMatchObject({ kind: 'control', action: 'control_denied', reason: 'controller_busy' });
-    const busy = await wsRefusal(`${d.wsUrl}/v1/session/agent-a/rpc?role=controller`, ['pi-daemon-rpc.v1'], auth(d));
+    const busy = await wsRefusedJson(`${d.wsUrl}/v1/session/agent-a/rpc?role=controller`, ['pi-daemon-rpc.v1'], auth(d));
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('controller_busy');
     ctl.ws.send(JSON.stringify({ kind: 'control', action: 'release_control' }));

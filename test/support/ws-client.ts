@@ -1,0 +1,92 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { expect } from 'vitest';
+import { WebSocket, type ClientOptions } from 'ws';
+import { onCleanup } from './cleanups.js';
+
+/**
+ * A WebSocket client for tests: every text frame as it arrived, waits bounded by a timeout, and the
+ * socket ended after the test (register `useCleanups()` in the file). Also: an upgrade the server
+ * refuses, as the client sees it.
+ */
+
+/** `promise`, or a rejection naming `what` after `ms`: a broken relay must fail a test, not hang it. */
+export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+
+export interface WsSession {
+  ws: WebSocket;
+  /** Every text frame received, as the exact text. */
+  frames: string[];
+  /** Resolves with the first `n` frames once they have arrived. */
+  take(n: number): Promise<string[]>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+export function wsOpen(url: string, protocols: string | string[], options: ClientOptions = {}): Promise<WsSession> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    const frames: string[] = [];
+    const waiters: Array<() => void> = [];
+    ws.on('message', (data, isBinary) => {
+      expect(isBinary).toBe(false);
+      frames.push(data.toString());
+      for (const w of waiters.splice(0)) w();
+    });
+    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const take = (n: number) =>
+      new Promise<string[]>((res, rej) => {
+        const timer = setTimeout(() => rej(new Error(`timed out waiting for ${n} frames, have ${frames.length}`)), 5000);
+        const check = () => {
+          if (frames.length >= n) {
+            clearTimeout(timer);
+            res(frames.slice(0, n));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    ws.on('open', () => {
+      onCleanup(() => {
+        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      });
+      resolve({
+        ws,
+        frames,
+        take,
+        get closed() {
+          return within(closed, `${url} to close`);
+        },
+      });
+    });
+    ws.on('error', reject);
+  });
+}
+
+export interface Refusal {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** An upgrade the server refuses: its status, headers and body as the client sees them. */
+export function wsRefusal(url: string, protocols: string[], options: ClientOptions = {}): Promise<Refusal> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    ws.on('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() });
+        ws.terminate();
+      });
+    });
+    ws.on('open', () => reject(new Error('the upgrade was accepted')));
+    ws.on('error', () => undefined);
+  });
+}
+
