@@ -29,6 +29,8 @@ describe('message labels', () => {
     expect(displayLabel({ type: 'prompt' }, line)).toBe('prompt');
     expect(displayLabel({ jsonrpc: '2.0', id: 1, result: {} }, line)).toBe('response');
     expect(displayLabel([1], line)).toBe('object');
+    expect(displayLabel(null, line)).toBe('object');
+    expect(displayLabel('text', line)).toBe('string');
     expect(displayLabel(undefined, line)).toBe('stdout');
   });
 });

@@ -7,10 +7,10 @@ import { messageLabel } from '../../core/message-label.js';
  */
 export function displayLabel(value: unknown, m: { channel: string | null; carrier: string }): string {
   const label = messageLabel(value, m);
-  if (label === 'object') {
-    const r = value as Record<string, unknown>;
-    if (typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
-  }
-  if (label === 'response' && 'error' in (value as Record<string, unknown>)) return 'error response';
+  // Both names are for JSON objects only (null and arrays are labelled 'object' too).
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return label;
+  const r = value as Record<string, unknown>;
+  if (label === 'object' && typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
+  if (label === 'response' && 'error' in r) return 'error response';
   return label;
 }
