@@ -15,16 +15,18 @@ export interface PendingLine {
 /** Records one framed line on an exchange. */
 export function recordLine(exchange: ExchangeSink, line: PendingLine): void {
   const { frame } = line;
+  // Only the start of an over-long line was kept: the recorder stores it truncated, with its size.
+  const size = frame.totalBytes > frame.raw.length ? { totalBytes: frame.totalBytes } : {};
   if (!line.judge) {
-    exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, json: false, judge: false, at: line.at });
+    exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, json: false, judge: false, at: line.at, ...size });
     return;
   }
   const parseError = frame.unterminated
-    ? `incomplete line: the stream ended after ${frame.raw.length} bytes without the line's LF`
+    ? `incomplete line: the stream ended after ${frame.totalBytes} bytes without the line's LF`
     : frame.invalidUtf8
       ? 'the line is not valid UTF-8'
       : undefined;
-  exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, at: line.at, ...(parseError ? { parseError } : { payload: frame.text }) });
+  exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, at: line.at, ...size, ...(parseError ? { parseError } : { payload: frame.text }) });
 }
 
 /** The parsed JSON of a line, or undefined (used only to sniff the protocol of the first lines). */

@@ -16,7 +16,7 @@ export { recordLine, type PendingLine } from './line-record.js';
  * are kept and the verdict carries the finding, so it is never lost.
  */
 export class LineTap implements BodyTap {
-  private readonly framer = new LineFramer();
+  private readonly framer: LineFramer;
 
   constructor(
     private readonly sender: Sender,
@@ -24,7 +24,11 @@ export class LineTap implements BodyTap {
     private readonly deliver: (line: PendingLine) => void,
     private readonly judge = true,
     private readonly onEnd?: () => void,
-  ) {}
+    /** Of a longer line only this many bytes are kept: it is stored truncated to that anyway. */
+    keepBytes?: number,
+  ) {
+    this.framer = new LineFramer(keepBytes);
+  }
 
   push(chunk: Buffer, at = 0): void {
     for (const frame of this.framer.push(chunk)) this.deliver({ sender: this.sender, channel: this.channel, frame, at, judge: this.judge });
@@ -39,14 +43,14 @@ export class LineTap implements BodyTap {
 /** One protocol sniffer per exchange, shared by its stdin, stdout and stderr taps so lines stay in order. */
 const sniffers = new WeakMap<ExchangeSink, StdioProtocolSniffer>();
 
-/** The tap for a `lines` TapSpec on `exchange`. */
-export function linesTap(exchange: ExchangeSink, spec: LinesTapSpec): LineTap {
-  if (!spec.sniffStdio) return new LineTap(spec.sender, spec.channel, (line) => recordLine(exchange, line), spec.judge ?? true);
+/** The tap for a `lines` TapSpec on `exchange`, keeping at most `keepBytes` of any one line. */
+export function linesTap(exchange: ExchangeSink, spec: LinesTapSpec, keepBytes: number): LineTap {
+  if (!spec.sniffStdio) return new LineTap(spec.sender, spec.channel, (line) => recordLine(exchange, line), spec.judge ?? true, undefined, keepBytes);
   let sniffer = sniffers.get(exchange);
   if (!sniffer) sniffers.set(exchange, (sniffer = new StdioProtocolSniffer(exchange)));
   const shared = sniffer;
   shared.attach();
   // The last tap to end records whatever the sniffer still holds, before the exchange ends.
-  return new LineTap(spec.sender, spec.channel, (line) => shared.push(line), spec.judge ?? true, () => shared.detach());
+  return new LineTap(spec.sender, spec.channel, (line) => shared.push(line), spec.judge ?? true, () => shared.detach(), keepBytes);
 }
 

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { warning } from '../core/finding.js';
+import { error, warning } from '../core/finding.js';
 import type { HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
 import { classifyChannel, protocolById } from '../protocols/catalog.js';
@@ -127,7 +127,7 @@ export class ExchangeRecording implements ExchangeSink {
 
   /** A tap that frames a body's chunks into messages of this exchange. */
   tap(spec: TapSpec): BodyTap {
-    if (spec.kind === 'lines') return linesTap(this, spec);
+    if (spec.kind === 'lines') return linesTap(this, spec, this.recorder.maxBodyBytes);
     const inner: BodyTap =
       spec.kind === 'sse'
         ? new SseTap(this, spec.sender)
@@ -177,9 +177,11 @@ export class ExchangeRecording implements ExchangeSink {
     const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: http };
     let verdict: Verdict;
     if (oversized) {
-      verdict = unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [
-        warning('oversized-message', '', `the message is ${size} bytes, more than the ${max}-byte limit; it was forwarded whole and stored truncated`),
-      ]);
+      const tooBig = warning('oversized-message', '', `the message is ${size} bytes, more than the ${max}-byte limit; it was forwarded whole and stored truncated`);
+      // What the caller already knows is wrong with it (a line cut off by a disconnect) still counts.
+      verdict = options.parseError
+        ? { status: 'invalid', findings: [error('invalid-json', '', options.parseError), tooBig] }
+        : unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [tooBig]);
     } else if (options.judge === false) {
       verdict = unchecked(`${options.channel ?? 'control'} frame, not a protocol message`);
     } else if (options.json === false && value === undefined && parseError === undefined) {

@@ -11,6 +11,8 @@ export interface LineFrame {
   unterminated: boolean;
   /** True when the content is not valid UTF-8. */
   invalidUtf8: boolean;
+  /** The line's whole size in bytes, LF included; more than `raw.length` when only its start was kept. */
+  totalBytes: number;
 }
 
 const LF = 0x0a;
@@ -19,52 +21,68 @@ const CR = 0x0d;
 /**
  * Strict LF framing for JSONL/NDJSON (Pi RPC, ACP stdio, the daemon's unix socket).
  * U+2028 and U+2029 are content, not line breaks, so readline is not used.
- * A line longer than `maxLineBytes` is still emitted whole, with `oversized` left to the caller.
+ *
+ * With `keepBytes`, only the first that-many bytes of a longer line are kept (`totalBytes` tells its
+ * real size): a peer that writes a gigabyte without a LF must not make the recorder hold a gigabyte
+ * of a line it will store truncated anyway. Such a line has no `text` and is not checked for UTF-8.
  */
 export class LineFramer {
   private pending: Buffer[] = [];
+  /** Bytes of the open line kept in `pending`. */
   private pendingLength = 0;
+  /** Bytes of the open line seen so far, kept or not. */
+  private pendingTotal = 0;
   private lineNumber = 0;
+
+  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {}
 
   push(chunk: Uint8Array): LineFrame[] {
     const frames: LineFrame[] = [];
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
     let at = buf.indexOf(LF, start);
     while (at >= 0) {
-      let raw = buf.subarray(start, at + 1);
-      if (this.pendingLength > 0) {
-        raw = Buffer.concat([...this.pending, raw], this.pendingLength + raw.length);
-        this.pending = [];
-        this.pendingLength = 0;
-      } else raw = Buffer.from(raw);
-      frames.push(this.frame(raw, false));
+      const piece = buf.subarray(start, at + 1);
+      const total = this.pendingTotal + piece.length;
+      const kept = piece.subarray(0, Math.max(0, Math.min(piece.length, this.keepBytes - this.pendingLength)));
+      // A copy either way: the chunk may be a view into a larger buffer that must not be kept alive.
+      const raw = this.pendingTotal > 0 ? Buffer.concat([...this.pending, kept], this.pendingLength + kept.length) : Buffer.from(kept);
+      this.pending = [];
+      this.pendingLength = 0;
+      this.pendingTotal = 0;
+      frames.push(this.frame(raw, false, total));
       start = at + 1;
       at = buf.indexOf(LF, start);
     }
     if (start < buf.length) {
-      const rest = Buffer.from(buf.subarray(start));
-      this.pending.push(rest);
-      this.pendingLength += rest.length;
+      const rest = buf.subarray(start);
+      const kept = rest.subarray(0, Math.max(0, Math.min(rest.length, this.keepBytes - this.pendingLength)));
+      if (kept.length > 0) {
+        this.pending.push(Buffer.from(kept));
+        this.pendingLength += kept.length;
+      }
+      this.pendingTotal += rest.length;
     }
-    buf = Buffer.alloc(0);
     return frames;
   }
 
   /** The unterminated last line, if the stream ended without a final LF. */
   end(): LineFrame[] {
-    if (this.pendingLength === 0) return [];
+    if (this.pendingTotal === 0) return [];
     const raw = Buffer.concat(this.pending, this.pendingLength);
+    const total = this.pendingTotal;
     this.pending = [];
     this.pendingLength = 0;
-    return [this.frame(raw, true)];
+    this.pendingTotal = 0;
+    return [this.frame(raw, true, total)];
   }
 
-  private frame(raw: Buffer, unterminated: boolean): LineFrame {
+  private frame(raw: Buffer, unterminated: boolean, totalBytes: number): LineFrame {
     this.lineNumber++;
+    if (totalBytes > raw.length) return { raw, text: '', line: this.lineNumber, unterminated, invalidUtf8: false, totalBytes };
     let end = unterminated ? raw.length : raw.length - 1;
     if (end > 0 && raw[end - 1] === CR) end--;
     const content = raw.subarray(0, end);
-    return { raw, text: content.toString('utf8'), line: this.lineNumber, unterminated, invalidUtf8: !isUtf8(content) };
+    return { raw, text: content.toString('utf8'), line: this.lineNumber, unterminated, invalidUtf8: !isUtf8(content), totalBytes };
   }
 }

@@ -20,6 +20,28 @@ describe('LineFramer', () => {
     expect(frame.invalidUtf8).toBe(true);
     expect(frame.raw.equals(bad)).toBe(true);
   });
+
+  it('keeps only the first keepBytes of a longer line, and says how long it was', () => {
+    const framer = new LineFramer(8);
+    const frames = [
+      ...framer.push(Buffer.from('abcde')),
+      ...framer.push(Buffer.from('fghij')),
+      ...framer.push(Buffer.from('klmnop\nok\r\n0123456789')),
+      ...framer.push(Buffer.from('abc')),
+      ...framer.end(),
+    ];
+    expect(frames.map((f) => f.raw.toString())).toEqual(['abcdefgh', 'ok\r\n', '01234567']);
+    expect(frames.map((f) => f.totalBytes)).toEqual([17, 4, 13]);
+    expect(frames.map((f) => f.unterminated)).toEqual([false, false, true]);
+    expect(frames.map((f) => f.line)).toEqual([1, 2, 3]);
+    // A line within the limit is whole, with its text; a cut one has none (it is not parsed).
+    expect(frames[1].text).toBe('ok');
+    expect(frames[0].text).toBe('');
+    // Exactly keepBytes, LF included, is not cut.
+    const [exact] = new LineFramer(3).push(Buffer.from('ab\n'));
+    expect(exact).toMatchObject({ totalBytes: 3, text: 'ab' });
+    expect(exact.raw.toString()).toBe('ab\n');
+  });
 });
 
 describe('LengthPrefixedFramer', () => {

@@ -26,6 +26,15 @@ async function piSession(proc: LineProcess): Promise<void> {
   proc.child.stdin.end();
 }
 
+/** A 3 MiB line, a short one, and a 200 KiB one that the agent never ends (plain JS: it is sent to the agent as source). */
+function overLongLines() {
+  return {
+    long: '{"type":"message_update","text":"' + 'x'.repeat(3 * 1024 * 1024) + '"}\n',
+    normal: '{"type":"agent_start"}\n',
+    cut: '{"type":"message_update","text":"' + 'y'.repeat(200 * 1024),
+  };
+}
+
 describe('proxy record --stdio', () => {
   it('picks pi-rpc and acp for stdio from the sniffed protocol', () => {
     expect(classifyChannel(stdioHint('pi-rpc'))?.id).toBe('pi-rpc');
@@ -94,6 +103,33 @@ describe('proxy record --stdio', () => {
     expect(stdout.every((m, i) => i === 0 || m.tOffsetMs >= stdout[i - 1].tOffsetMs)).toBe(true);
     // The spool is gone with the recorder.
     expect(existsSync(`${out}.spool`)).toBe(false);
+  });
+
+  it('forwards an over-long line whole and stores its start, with its size; a cut-off one is also incomplete', async () => {
+    // The agent builds the same three strings (they are too large for its command line).
+    const { long, normal, cut } = overLongLines();
+    const script = `const { long, normal, cut } = (${overLongLines.toString()})();
+      const w = (s) => new Promise((r) => process.stdout.write(s, r));
+      (async () => { await w(long); await w(normal); await w(cut); })();`;
+    const out = dir.file('long.db');
+    const proxied = spawnLines('node', [BIN, 'record', '--stdio', '--quiet', '--protocol', 'pi-rpc', '--max-body', '65536', '--out', out, '--', process.execPath, '-e', script]);
+    proxied.child.stdin.end();
+    expect((await proxied.exited).code).toBe(0);
+    expect(proxied.stdout().toString()).toBe(long + normal + cut);
+
+    const [exchange] = readRecording(out).exchanges;
+    const stdout = readRecording(out).messages(exchange.id).filter((m) => m.channel === 'stdout');
+    expect(stdout).toHaveLength(3);
+    expect(stdout[0].raw.toString()).toBe(long.slice(0, 65536));
+    expect(stdout[0].verdict.status).toBe('unchecked');
+    expect(stdout[0].verdict.findings.map((f) => f.rule)).toEqual(['oversized-message']);
+    expect(stdout[0].verdict.findings[0].message).toContain(`${Buffer.byteLength(long)} bytes`);
+    expect(stdout[1].raw.toString()).toBe(normal);
+    expect(stdout[1].verdict.status).toBe('valid');
+    expect(stdout[2].raw.toString()).toBe(cut.slice(0, 65536));
+    expect(stdout[2].verdict.status).toBe('invalid');
+    expect(stdout[2].verdict.findings.map((f) => f.rule)).toEqual(['invalid-json', 'oversized-message']);
+    expect(stdout[2].verdict.findings[0].message).toBe(`incomplete line: the stream ended after ${cut.length} bytes without the line's LF`);
   });
 
   it('refuses an existing recording file before it starts the agent', async () => {
