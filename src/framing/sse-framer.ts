@@ -20,79 +20,117 @@ const CR = 0x0d;
  * Splits a byte stream into SSE blocks without losing a byte, so that concatenating every
  * frame's `raw` gives the body back exactly. Accepts LF, CRLF and CR line endings
  * (the WHATWG event-stream grammar), including a CRLF split across two chunks.
+ *
+ * Each chunk is scanned once and each byte copied once more, when its line or its block is
+ * complete: an event of many megabytes arriving in small chunks costs time in proportion to its size.
  */
 export class SseFramer {
-  private pending: Buffer[] = [];
-  private pendingLength = 0;
-  /** Start of the current line within the pending buffer. */
-  private lineStart = 0;
-  /** Where scanning resumes; everything before it has been looked at. */
-  private scanFrom = 0;
+  /** The block being read (everything since the last frame), as views of the chunks it came in. */
+  private block: Buffer[] = [];
+  private blockLength = 0;
+  /** The start of the line being read, when it began in an earlier chunk. */
+  private line: Buffer[] = [];
+  private lineLength = 0;
   private lines: string[] = [];
+  /** The last chunk ended with the CR that ended a line: an LF first in the next one completes that CRLF. */
+  private afterCR = false;
+  /** ... and that line was blank: the block ends once it is known whether an LF follows. */
+  private blockEndsAfterCR = false;
 
   push(chunk: Uint8Array): SseFrame[] {
     if (chunk.length === 0) return [];
-    this.pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    this.pendingLength += chunk.length;
-    return this.scan(false);
-  }
-
-  /** Ends the stream; the trailing bytes (a block with no blank line) become one last frame. */
-  end(): SseFrame[] {
-    const frames = this.scan(true);
-    if (this.pendingLength > 0) {
-      const buf = this.buffer();
-      if (this.lineStart < buf.length) this.lines.push(decodeLine(buf.subarray(this.lineStart)));
-      frames.push(buildFrame(Buffer.from(buf), this.lines, true));
-    }
-    this.pending = [];
-    this.pendingLength = 0;
-    this.lineStart = 0;
-    this.scanFrom = 0;
-    this.lines = [];
-    return frames;
-  }
-
-  private buffer(): Buffer {
-    if (this.pending.length > 1) this.pending = [Buffer.concat(this.pending, this.pendingLength)];
-    return this.pending[0] ?? Buffer.alloc(0);
-  }
-
-  private scan(final: boolean): SseFrame[] {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const frames: SseFrame[] = [];
-    let buf = this.buffer();
-    let i = this.scanFrom;
+    /** Where the bytes not yet added to the block start. */
+    let from = 0;
+    let i = 0;
+    if (this.afterCR) {
+      this.afterCR = false;
+      if (buf[0] === LF) i = 1;
+      if (this.blockEndsAfterCR) {
+        this.blockEndsAfterCR = false;
+        frames.push(this.endBlock(false, buf.subarray(0, i)));
+        from = i;
+      }
+    }
+    let lineFrom = i;
     while (i < buf.length) {
       const byte = buf[i];
       if (byte !== LF && byte !== CR) {
         i++;
         continue;
       }
-      let terminator = 1;
+      const blank = this.lineLength === 0 && i === lineFrom;
+      if (!blank) this.lines.push(this.takeLine(buf.subarray(lineFrom, i)));
+      let next = i + 1;
       if (byte === CR) {
-        // A CR at the end of a chunk may be the first half of a CRLF: wait for the next byte.
-        if (i + 1 >= buf.length && !final) break;
-        if (buf[i + 1] === LF) terminator = 2;
+        if (next === buf.length) {
+          // Whether this is a CRLF is for the next chunk to tell.
+          this.afterCR = true;
+          this.blockEndsAfterCR = blank;
+          lineFrom = next;
+          break;
+        }
+        if (buf[next] === LF) next++;
       }
-      const next = i + terminator;
-      if (i === this.lineStart) {
+      if (blank) {
         // A blank line ends the block; the frame keeps every byte up to and including it.
-        frames.push(buildFrame(Buffer.from(buf.subarray(0, next)), this.lines, false));
-        const rest = buf.subarray(next);
-        this.pending = rest.length > 0 ? [rest] : [];
-        this.pendingLength = rest.length;
-        this.lines = [];
-        buf = rest;
-        this.lineStart = 0;
-        i = 0;
-        continue;
+        frames.push(this.endBlock(false, buf.subarray(from, next)));
+        from = next;
       }
-      this.lines.push(decodeLine(buf.subarray(this.lineStart, i)));
-      this.lineStart = next;
       i = next;
+      lineFrom = next;
     }
-    this.scanFrom = i;
+    if (from < buf.length) this.addToBlock(buf.subarray(from));
+    if (lineFrom < buf.length) {
+      this.line.push(buf.subarray(lineFrom));
+      this.lineLength += buf.length - lineFrom;
+    }
     return frames;
+  }
+
+  /** Ends the stream; the trailing bytes (a block with no blank line) become one last frame. */
+  end(): SseFrame[] {
+    const frames: SseFrame[] = [];
+    if (this.afterCR && this.blockEndsAfterCR) frames.push(this.endBlock(false));
+    this.afterCR = false;
+    this.blockEndsAfterCR = false;
+    if (this.blockLength > 0) {
+      if (this.lineLength > 0) this.lines.push(this.takeLine(Buffer.alloc(0)));
+      frames.push(this.endBlock(true));
+    }
+    return frames;
+  }
+
+  private addToBlock(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.block.push(bytes);
+    this.blockLength += bytes.length;
+  }
+
+  /** The line that ends with `tail`, decoded; its earlier parts are let go. */
+  private takeLine(tail: Buffer): string {
+    if (this.lineLength === 0) return decodeLine(tail);
+    const whole = Buffer.concat([...this.line, tail], this.lineLength + tail.length);
+    this.line = [];
+    this.lineLength = 0;
+    return decodeLine(whole);
+  }
+
+  /** The block, ending with `tail`, as a frame. */
+  private endBlock(unterminated: boolean, tail?: Buffer): SseFrame {
+    // A copy: the chunks may be views into larger buffers that must not be kept alive.
+    let raw: Buffer;
+    if (this.blockLength === 0) raw = Buffer.from(tail ?? Buffer.alloc(0));
+    else {
+      if (tail) this.addToBlock(tail);
+      raw = Buffer.concat(this.block, this.blockLength);
+      this.block = [];
+      this.blockLength = 0;
+    }
+    const frame = buildFrame(raw, this.lines, unterminated);
+    this.lines = [];
+    return frame;
   }
 }
 

@@ -58,6 +58,21 @@ describe('SseFramer', () => {
     expect(rest.map((f) => f.raw.toString())).toEqual(['data: {"a":1}\r\n\r\n', 'data: {"b":2}\r\n\r\n']);
   });
 
+  it('frames an event of many chunks the same as one pushed whole, in every line ending', () => {
+    const big = 'ü'.repeat(100_000);
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const body = `: open${eol}${eol}event: snapshot${eol}data: {"a":"${big}",${eol}data: "b":1}${eol}${eol}data: {"type":"RUN_FINISHED"}${eol}${eol}`;
+      const whole = frameAll(body, [Buffer.byteLength(body)]);
+      for (const sizes of [[1000], [4095, 1], [7, 65536]]) {
+        const framed = frameAll(body, sizes);
+        expect(framed).toEqual(whole);
+      }
+      expect(whole.map((f) => f.raw.toString()).join('')).toBe(body);
+      expect(whole.map((f) => f.event ?? null)).toEqual([null, 'snapshot', null]);
+      expect(JSON.parse(whole[1].data!)).toEqual({ a: big, b: 1 });
+    }
+  });
+
   it('splits multi-byte characters across chunks without corrupting them', () => {
     const body = 'data: {"delta":"你好，世界 مرحبا"}\n\n';
     const frames = frameAll(body, [1]);
