@@ -52,8 +52,8 @@ export class SseTap implements BodyTap {
  * The decoder is loaded on the first protobuf stream; chunks that arrive meanwhile wait, in order.
  */
 export class ProtoTap implements BodyTap {
-  private readonly framer = new LengthPrefixedFramer();
-  private oversizeReported = false;
+  /** Frames the client accepts are kept whole, to be decoded; of a longer one only its start. */
+  private readonly framer = new LengthPrefixedFramer(4 + MAX_PROTO_FRAME_BYTES);
   private waiting: Array<{ chunk: Buffer; at?: number }> | undefined;
   private readonly loaded: Promise<void> | undefined;
 
@@ -77,18 +77,18 @@ export class ProtoTap implements BodyTap {
       return;
     }
     for (const frame of this.framer.push(chunk)) {
+      if (!frame.payload) {
+        this.exchange.record(this.sender, frame.raw, {
+          carrier: 'event',
+          channel: 'proto',
+          parseError: `a protobuf frame of ${frame.totalBytes - 4} bytes, more than the client's ${MAX_PROTO_FRAME_BYTES}-byte limit; not decoded`,
+          totalBytes: frame.totalBytes,
+          at,
+        });
+        continue;
+      }
       const decoded = decodeAguiProto(frame.payload);
       this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error, at });
-    }
-    const next = this.framer.nextLength();
-    if (next !== undefined && next > MAX_PROTO_FRAME_BYTES && !this.oversizeReported) {
-      this.oversizeReported = true;
-      this.exchange.record(this.sender, Buffer.alloc(0), {
-        carrier: 'event',
-        channel: 'proto',
-        parseError: `a protobuf frame announces ${next} bytes, more than the client's ${MAX_PROTO_FRAME_BYTES}-byte limit`,
-        at,
-      });
     }
   }
 
@@ -98,12 +98,15 @@ export class ProtoTap implements BodyTap {
   }
 
   private endNow(at?: number): void {
+    const announced = this.framer.nextLength();
     const rest = this.framer.end();
     if (rest) {
-      this.exchange.record(this.sender, rest, {
+      const over = announced !== undefined && announced > MAX_PROTO_FRAME_BYTES ? ` (its frame announced ${announced} bytes, more than the client's limit)` : '';
+      this.exchange.record(this.sender, rest.raw, {
         carrier: 'event',
         channel: 'proto',
-        parseError: `the binary stream ended mid-frame: ${rest.length} trailing bytes could not be read as a complete message`,
+        parseError: `the binary stream ended mid-frame: ${rest.totalBytes} trailing bytes could not be read as a complete message${over}`,
+        ...(rest.totalBytes > rest.raw.length ? { totalBytes: rest.totalBytes } : {}),
         at,
       });
     }

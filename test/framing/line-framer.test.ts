@@ -48,13 +48,33 @@ describe('LengthPrefixedFramer', () => {
   it('reassembles frames split across chunks and reports a mid-frame end', () => {
     const payloads = [Buffer.from('hello'), Buffer.alloc(0), Buffer.from('a longer payload')];
     const body = Buffer.concat(payloads.flatMap((p) => [Buffer.from([0, 0, 0, p.length]), p]));
+    for (const step of [1, 3, 5, body.length]) {
+      const framer = new LengthPrefixedFramer();
+      const frames = [];
+      for (let i = 0; i < body.length; i += step) frames.push(...framer.push(body.subarray(i, i + step)));
+      expect(frames.map((f) => f.payload?.toString())).toEqual(['hello', '', 'a longer payload']);
+      expect(frames.map((f) => f.totalBytes)).toEqual([9, 4, 20]);
+      expect(Buffer.concat(frames.map((f) => f.raw)).equals(body)).toBe(true);
+      expect(framer.end()).toBeUndefined();
+    }
     const framer = new LengthPrefixedFramer();
-    const frames = [];
-    for (let i = 0; i < body.length; i += 3) frames.push(...framer.push(body.subarray(i, i + 3)));
-    expect(frames.map((f) => f.payload.toString())).toEqual(['hello', '', 'a longer payload']);
-    expect(Buffer.concat(frames.map((f) => f.raw)).equals(body)).toBe(true);
-    expect(framer.end()).toBeUndefined();
     framer.push(Buffer.from([0, 0, 0, 9, 1, 2]));
-    expect(framer.end()).toEqual(Buffer.from([0, 0, 0, 9, 1, 2]));
+    expect(framer.nextLength()).toBe(9);
+    expect(framer.end()).toEqual({ raw: Buffer.from([0, 0, 0, 9, 1, 2]), totalBytes: 6 });
+  });
+
+  it('keeps only the start of a frame longer than keepBytes, counts the rest, and frames on after it', () => {
+    const big = Buffer.alloc(1000, 7);
+    const body = Buffer.concat([Buffer.from([0, 0, 3, 232]), big, Buffer.from([0, 0, 0, 2]), Buffer.from('ok'), Buffer.from([0, 0, 1, 0, 9])]);
+    const framer = new LengthPrefixedFramer(16);
+    const frames = [];
+    for (let i = 0; i < body.length; i += 7) frames.push(...framer.push(body.subarray(i, i + 7)));
+    expect(frames).toHaveLength(2);
+    expect(frames[0].raw.equals(body.subarray(0, 16))).toBe(true);
+    expect(frames[0].totalBytes).toBe(1004);
+    expect(frames[0].payload).toBeUndefined();
+    expect(frames[1].payload?.toString()).toBe('ok');
+    // A frame cut off by the end of the stream: the bytes that came, and how many.
+    expect(framer.end()).toEqual({ raw: Buffer.from([0, 0, 1, 0, 9]), totalBytes: 5 });
   });
 });

@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { statSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
@@ -408,6 +410,48 @@ describe('proxy record: streams that end badly', () => {
     expect(concat(events).toString().startsWith(text)).toBe(true);
     expect(recording.recording().endedAt).toBeDefined();
     expect(totals.messages).toBe(recording.totals().messages);
+  });
+
+  it('protobuf: a frame over the client limit is forwarded whole, stored truncated with its size, and framing goes on', async () => {
+    const encoder = new EventEncoder({ accept: AGUI_MEDIA_TYPE });
+    const started = Buffer.from(encoder.encodeBinary({ type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent));
+    const finished = Buffer.from(encoder.encodeBinary({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent));
+    const hugePayload = 10 * 1024 * 1024 + 100;
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32BE(hugePayload);
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': AGUI_MEDIA_TYPE });
+      res.write(started);
+      res.write(prefix);
+      // The big frame in 64 KiB writes, as a streaming agent would send it.
+      for (let sent = 0; sent < hugePayload; sent += 65536) res.write(Buffer.alloc(Math.min(65536, hugePayload - sent), 0x2a));
+      res.end(finished);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const rec = await record(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { maxBodyBytes: 65536 });
+
+    const body = JSON.stringify(runInput());
+    const proxied = await rawRequest({ url: rec.recorder.url }, 'POST', '/', { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, body);
+    expect(proxied.body.length).toBe(started.length + 4 + hugePayload + finished.length);
+    expect(proxied.body.subarray(0, started.length).equals(started)).toBe(true);
+    expect(proxied.body.subarray(proxied.body.length - finished.length).equals(finished)).toBe(true);
+
+    const reader = await rec.read();
+    const exchange = onlyExchange(reader);
+    expect(exchange).toMatchObject({ transport: 'proto', protocol: 'agui', outcome: 'complete' });
+    const events = serverRows(reader, exchange.id);
+    expect(events).toHaveLength(3);
+    expect(events[0].json).toMatchObject({ type: 'RUN_STARTED' });
+    expect(events[0].verdict.status).toBe('valid');
+    expect(events[1].raw.equals(proxied.body.subarray(started.length, started.length + 65536))).toBe(true);
+    expect(events[1].verdict.status).toBe('invalid');
+    expect(events[1].verdict.findings.map((f) => f.rule)).toEqual(['invalid-json', 'oversized-message']);
+    expect(events[1].verdict.findings[0].message).toBe(`a protobuf frame of ${hugePayload} bytes, more than the client's ${10 * 1024 * 1024}-byte limit; not decoded`);
+    expect(events[1].verdict.findings[1].message).toContain(`${4 + hugePayload} bytes`);
+    expect(events[2].json).toMatchObject({ type: 'RUN_FINISHED' });
+    expect(events[2].verdict.status).toBe('valid');
   });
 
   it('an unreachable upstream gets a 502 with a JSON body naming what failed, recorded as error', async () => {
