@@ -23,11 +23,15 @@ export function bodyKindOf(contentType: string | undefined): BodyKind {
 
 /** Records every SSE block, including comments and keep-alives, with its exact bytes. */
 export class SseTap implements BodyTap {
-  private readonly framer = new SseFramer();
+  private readonly framer: SseFramer;
   constructor(
     private readonly exchange: ExchangeRecording,
     private readonly sender: Sender,
-  ) {}
+    /** Of a longer event only this many bytes are kept: it is stored truncated to that anyway. */
+    keepBytes?: number,
+  ) {
+    this.framer = new SseFramer(keepBytes);
+  }
 
   push(chunk: Buffer, at?: number): void {
     for (const frame of this.framer.push(chunk)) this.record(frame, at);
@@ -39,6 +43,11 @@ export class SseTap implements BodyTap {
 
   /** `at`: the arrival of the chunk that completed the frame. */
   private record(frame: ReturnType<SseFramer['end']>[number], at: number | undefined): void {
+    if (frame.totalBytes > frame.raw.length) {
+      // Too long to keep whole: stored truncated with its size, not parsed.
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', totalBytes: frame.totalBytes, at });
+      return;
+    }
     if (frame.data === undefined) {
       this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'comment', json: false, at });
       return;

@@ -130,7 +130,7 @@ export class ExchangeRecording implements ExchangeSink {
     if (spec.kind === 'lines') return linesTap(this, spec, this.recorder.maxBodyBytes);
     const inner: BodyTap =
       spec.kind === 'sse'
-        ? new SseTap(this, spec.sender)
+        ? new SseTap(this, spec.sender, this.recorder.maxBodyBytes)
         : spec.kind === 'proto'
           ? new ProtoTap(this, spec.sender)
           : new WholeBodyTap(this, spec.sender, this.recorder.maxBodyBytes, spec.kind === 'json', spec.http);

@@ -11,6 +11,8 @@ export interface SseFrame {
   comments: string[];
   /** True when the stream ended before this block's blank line. */
   unterminated: boolean;
+  /** The block's whole size; more than `raw.length` when only its start was kept (its fields are then not parsed). */
+  totalBytes: number;
 }
 
 const LF = 0x0a;
@@ -23,15 +25,22 @@ const CR = 0x0d;
  *
  * Each chunk is scanned once and each byte copied once more, when its line or its block is
  * complete: an event of many megabytes arriving in small chunks costs time in proportion to its size.
+ * With `keepBytes`, only the start of a longer block is kept and its size counted, and its fields
+ * are not parsed: it would be stored truncated and unparsed anyway.
  */
 export class SseFramer {
   /** The block being read (everything since the last frame), as views of the chunks it came in. */
   private block: Buffer[] = [];
   private blockLength = 0;
+  /** Bytes of the block being read, kept or not. */
+  private blockTotal = 0;
   /** The start of the line being read, when it began in an earlier chunk. */
   private line: Buffer[] = [];
   private lineLength = 0;
   private lines: string[] = [];
+
+  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {}
+
   /** The last chunk ended with the CR that ended a line: an LF first in the next one completes that CRLF. */
   private afterCR = false;
   /** ... and that line was blank: the block ends once it is known whether an LF follows. */
@@ -83,7 +92,8 @@ export class SseFramer {
     }
     if (from < buf.length) this.addToBlock(buf.subarray(from));
     if (lineFrom < buf.length) {
-      this.line.push(buf.subarray(lineFrom));
+      // A line of a block that is over the limit is not parsed: only its length matters.
+      if (!this.over) this.line.push(buf.subarray(lineFrom));
       this.lineLength += buf.length - lineFrom;
     }
     return frames;
@@ -95,40 +105,57 @@ export class SseFramer {
     if (this.afterCR && this.blockEndsAfterCR) frames.push(this.endBlock(false));
     this.afterCR = false;
     this.blockEndsAfterCR = false;
-    if (this.blockLength > 0) {
+    if (this.blockTotal > 0) {
       if (this.lineLength > 0) this.lines.push(this.takeLine(Buffer.alloc(0)));
       frames.push(this.endBlock(true));
     }
     return frames;
   }
 
+  /** The block is longer than `keepBytes` already. */
+  private get over(): boolean {
+    return this.blockTotal > this.keepBytes;
+  }
+
   private addToBlock(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    this.block.push(bytes);
-    this.blockLength += bytes.length;
+    const room = this.keepBytes - this.blockLength;
+    if (room > 0) {
+      const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
+      this.block.push(kept);
+      this.blockLength += kept.length;
+    }
+    this.blockTotal += bytes.length;
   }
 
   /** The line that ends with `tail`, decoded; its earlier parts are let go. */
   private takeLine(tail: Buffer): string {
-    if (this.lineLength === 0) return decodeLine(tail);
-    const whole = Buffer.concat([...this.line, tail], this.lineLength + tail.length);
+    const parts = this.line;
+    const length = this.lineLength + tail.length;
     this.line = [];
     this.lineLength = 0;
-    return decodeLine(whole);
+    // Within a block that went over the limit, lines are counted, not read (nor kept: see push).
+    if (this.over) return '';
+    return decodeLine(parts.length === 0 ? tail : Buffer.concat([...parts, tail], length));
   }
 
   /** The block, ending with `tail`, as a frame. */
   private endBlock(unterminated: boolean, tail?: Buffer): SseFrame {
     // A copy: the chunks may be views into larger buffers that must not be kept alive.
     let raw: Buffer;
-    if (this.blockLength === 0) raw = Buffer.from(tail ?? Buffer.alloc(0));
-    else {
+    let totalBytes: number;
+    if (this.blockTotal === 0 && (tail?.length ?? 0) <= this.keepBytes) {
+      raw = Buffer.from(tail ?? Buffer.alloc(0));
+      totalBytes = raw.length;
+    } else {
       if (tail) this.addToBlock(tail);
       raw = Buffer.concat(this.block, this.blockLength);
+      totalBytes = this.blockTotal;
       this.block = [];
       this.blockLength = 0;
+      this.blockTotal = 0;
     }
-    const frame = buildFrame(raw, this.lines, unterminated);
+    const frame = totalBytes > raw.length ? { raw, comments: [], unterminated, totalBytes } : buildFrame(raw, this.lines, unterminated);
     this.lines = [];
     return frame;
   }
@@ -139,7 +166,7 @@ function decodeLine(bytes: Uint8Array): string {
 }
 
 function buildFrame(raw: Buffer, lines: string[], unterminated: boolean): SseFrame {
-  const frame: SseFrame = { raw, comments: [], unterminated };
+  const frame: SseFrame = { raw, comments: [], unterminated, totalBytes: raw.length };
   let data: string[] | undefined;
   for (const line of lines) {
     if (line.startsWith(':')) {

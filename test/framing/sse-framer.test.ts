@@ -73,6 +73,24 @@ describe('SseFramer', () => {
     }
   });
 
+  it('keeps only the start of a block longer than keepBytes, with its size, and frames on after it', () => {
+    const long = `data: {"delta":"${'z'.repeat(5000)}"}\n\n`;
+    const body = `data: {"a":1}\n\n${long}data: {"b":2}\n\ndata: ${'q'.repeat(300)}`;
+    const bytes = Buffer.from(body);
+    for (const size of [7, 64, bytes.length]) {
+      const framer = new SseFramer(100);
+      const frames: SseFrame[] = [];
+      for (let offset = 0; offset < bytes.length; offset += size) frames.push(...framer.push(bytes.subarray(offset, offset + size)));
+      frames.push(...framer.end());
+      expect(frames.map((f) => f.totalBytes)).toEqual([15, long.length, 15, 306]);
+      expect(frames.map((f) => f.raw.length)).toEqual([15, 100, 15, 100]);
+      expect(frames[1].raw.toString()).toBe(long.slice(0, 100));
+      // A cut block is not parsed; the blocks around it are.
+      expect(frames.map((f) => f.data)).toEqual(['{"a":1}', undefined, '{"b":2}', undefined]);
+      expect(frames[3].unterminated).toBe(true);
+    }
+  });
+
   it('splits multi-byte characters across chunks without corrupting them', () => {
     const body = 'data: {"delta":"你好，世界 مرحبا"}\n\n';
     const frames = frameAll(body, [1]);
