@@ -205,7 +205,8 @@ export class ExchangeRecording implements ExchangeSink {
       // The text it was parsed from, unless redaction changed the value: saves serialising it again.
       jsonText: value !== undefined && stored.value === value && text !== undefined && options.value === undefined ? text : undefined,
       verdict,
-      rawTruncatedFrom: oversized ? size : undefined,
+      // Over --max-body, or a frame the framer kept only the start of (a protobuf frame over the client's limit).
+      rawTruncatedFrom: oversized || size > raw.length ? size : undefined,
     });
     this.last = { id, verdict };
     this.messages++;

@@ -430,28 +430,31 @@ describe('proxy record: streams that end badly', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const rec = await record(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { maxBodyBytes: 65536 });
-
     const body = JSON.stringify(runInput());
-    const proxied = await rawRequest({ url: rec.recorder.url }, 'POST', '/', { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, body);
-    expect(proxied.body.length).toBe(started.length + 4 + hugePayload + finished.length);
-    expect(proxied.body.subarray(0, started.length).equals(started)).toBe(true);
-    expect(proxied.body.subarray(proxied.body.length - finished.length).equals(finished)).toBe(true);
+    // Stored truncated to --max-body, or to the client's limit when --max-body is larger.
+    for (const maxBodyBytes of [65536, 32 * 1024 * 1024]) {
+      const rec = await record(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { maxBodyBytes });
+      const proxied = await rawRequest({ url: rec.recorder.url }, 'POST', '/', { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, body);
+      expect(proxied.body.length).toBe(started.length + 4 + hugePayload + finished.length);
+      expect(proxied.body.subarray(0, started.length).equals(started)).toBe(true);
+      expect(proxied.body.subarray(proxied.body.length - finished.length).equals(finished)).toBe(true);
 
-    const reader = await rec.read();
-    const exchange = onlyExchange(reader);
-    expect(exchange).toMatchObject({ transport: 'proto', protocol: 'agui', outcome: 'complete' });
-    const events = serverRows(reader, exchange.id);
-    expect(events).toHaveLength(3);
-    expect(events[0].json).toMatchObject({ type: 'RUN_STARTED' });
-    expect(events[0].verdict.status).toBe('valid');
-    expect(events[1].raw.equals(proxied.body.subarray(started.length, started.length + 65536))).toBe(true);
-    expect(events[1].verdict.status).toBe('invalid');
-    expect(events[1].verdict.findings.map((f) => f.rule)).toEqual(['invalid-json', 'oversized-message']);
-    expect(events[1].verdict.findings[0].message).toBe(`a protobuf frame of ${hugePayload} bytes, more than the client's ${10 * 1024 * 1024}-byte limit; not decoded`);
-    expect(events[1].verdict.findings[1].message).toContain(`${4 + hugePayload} bytes`);
-    expect(events[2].json).toMatchObject({ type: 'RUN_FINISHED' });
-    expect(events[2].verdict.status).toBe('valid');
+      const reader = await rec.read();
+      const exchange = onlyExchange(reader);
+      expect(exchange).toMatchObject({ transport: 'proto', protocol: 'agui', outcome: 'complete' });
+      const events = serverRows(reader, exchange.id);
+      expect(events).toHaveLength(3);
+      expect(events[0].json).toMatchObject({ type: 'RUN_STARTED' });
+      expect(events[0].verdict.status).toBe('valid');
+      const kept = Math.min(maxBodyBytes, 4 + 10 * 1024 * 1024);
+      expect(events[1].raw.equals(proxied.body.subarray(started.length, started.length + kept))).toBe(true);
+      expect(events[1].rawTruncatedFrom).toBe(4 + hugePayload);
+      expect(events[1].verdict.status).toBe('invalid');
+      expect(events[1].verdict.findings.map((f) => f.rule)).toEqual(maxBodyBytes < hugePayload ? ['invalid-json', 'oversized-message'] : ['invalid-json']);
+      expect(events[1].verdict.findings[0].message).toBe(`a protobuf frame of ${hugePayload} bytes, more than the client's ${10 * 1024 * 1024}-byte limit; not decoded`);
+      expect(events[2].json).toMatchObject({ type: 'RUN_FINISHED' });
+      expect(events[2].verdict.status).toBe('valid');
+    }
   });
 
   it('an unreachable upstream gets a 502 with a JSON body naming what failed, recorded as error', async () => {
