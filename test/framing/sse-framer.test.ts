@@ -91,6 +91,26 @@ describe('SseFramer', () => {
     }
   });
 
+  it('frames random bodies the same whatever the chunking (line endings split anywhere)', () => {
+    // A small seeded generator: the same bodies on every run.
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const tokens = ['data: {"a":1}', 'data: é✓', ': ping', 'event: x', 'id: 7', 'retry: 5', 'data:', '\n', '\r', '\r\n', '\n\n', '\r\r', '\r\n\r\n'];
+    for (let round = 0; round < 300; round++) {
+      let body = '';
+      for (let t = random(30); t >= 0; t--) body += tokens[random(tokens.length)];
+      const bytes = Buffer.from(body);
+      const whole = frameAll(bytes, [bytes.length || 1]);
+      const sizes = Array.from({ length: 4 }, () => 1 + random(9));
+      const chunked = frameAll(bytes, sizes);
+      expect(chunked, `${JSON.stringify(body)} in chunks of ${sizes}`).toEqual(whole);
+      expect(Buffer.concat(chunked.map((f) => f.raw)).equals(bytes)).toBe(true);
+    }
+  });
+
   it('splits multi-byte characters across chunks without corrupting them', () => {
     const body = 'data: {"delta":"你好，世界 مرحبا"}\n\n';
     const frames = frameAll(body, [1]);
