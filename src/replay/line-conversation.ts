@@ -35,14 +35,22 @@ export function planLines(messages: readonly ScriptMessage[]): LinePlan {
   return { preamble, turns };
 }
 
-/** Queues the LF-framed lines of a readable until the conversation asks for them; undefined at the end. */
+/** Lines a client may send ahead of the conversation before its input is paused. */
+const MAX_QUEUED_LINES = 1024;
+
+/**
+ * Queues the LF-framed lines of a readable until the conversation asks for them; undefined at the end.
+ * A client that writes far ahead of the replay (the replay keeps the recorded pace) is paused rather
+ * than queued without bound.
+ */
 export class LineInbox {
   private readonly framer = new LineFramer();
   private readonly queue: LineFrame[] = [];
   private waiter: ((line: LineFrame | undefined) => void) | undefined;
   private ended = false;
+  private paused = false;
 
-  constructor(input: Readable) {
+  constructor(private readonly input: Readable) {
     input.on('data', (chunk: Buffer) => {
       for (const frame of this.framer.push(chunk)) this.push(frame);
     });
@@ -71,6 +79,10 @@ export class LineInbox {
 
   next(): Promise<LineFrame | undefined> {
     const line = this.queue.shift();
+    if (this.paused && this.queue.length <= MAX_QUEUED_LINES / 2) {
+      this.paused = false;
+      this.input.resume();
+    }
     if (line || this.ended) return Promise.resolve(line);
     return new Promise((resolve) => (this.waiter = resolve));
   }
@@ -78,8 +90,12 @@ export class LineInbox {
   private push(frame: LineFrame): void {
     const waiter = this.waiter;
     this.waiter = undefined;
-    if (waiter) waiter(frame);
-    else this.queue.push(frame);
+    if (waiter) return waiter(frame);
+    this.queue.push(frame);
+    if (!this.paused && this.queue.length >= MAX_QUEUED_LINES) {
+      this.paused = true;
+      this.input.pause();
+    }
   }
 }
 

@@ -74,4 +74,20 @@ describe('line conversation (stdio / NDJSON replay core)', () => {
     expect(result.unused).toHaveLength(1);
     expect(result.sent).toBe(1);
   });
+
+  it('pauses a client that writes far ahead of the replay, and resumes it as lines are taken, in order', async () => {
+    const stdin = new PassThrough();
+    const inbox = new LineInbox(stdin);
+    const lines = 5000;
+    stdin.write(Array.from({ length: lines }, (_, i) => `{"n":${i}}\n`).join(''));
+    await new Promise((resolve) => setImmediate(resolve));
+    // One chunk of 5000 lines is framed at once, but then the input waits for the replay.
+    expect(stdin.isPaused()).toBe(true);
+    const taken: number[] = [];
+    for (let i = 0; i < lines; i++) taken.push((JSON.parse((await inbox.next())!.text) as { n: number }).n);
+    expect(stdin.isPaused()).toBe(false);
+    expect(taken).toEqual(Array.from({ length: lines }, (_, i) => i));
+    stdin.end();
+    expect(await inbox.next()).toBeUndefined();
+  });
 });
