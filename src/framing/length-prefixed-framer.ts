@@ -1,3 +1,5 @@
+import { KeptBytes } from './kept-bytes.js';
+
 /** One length-prefixed frame: 4-byte big-endian length, then the payload. */
 export interface LengthPrefixedFrame {
   /** Prefix and payload, exactly as they travelled; of a frame longer than `keepBytes`, only its start. */
@@ -29,16 +31,14 @@ const PREFIX_BYTES = 4;
  * gigabytes does not make the recorder hold them; framing carries on after it.
  */
 export class LengthPrefixedFramer {
-  /** The frame being read, as views of the chunks it came in (at most `keepBytes` of them). */
-  private kept: Buffer[] = [];
-  private keptLength = 0;
-  /** Bytes of the frame being read so far, prefix included, kept or not. */
-  private seen = 0;
+  /** The frame being read, prefix included. */
+  private readonly frame: KeptBytes;
   /** The payload length the frame being read announces, once its prefix is in. */
   private announced?: number;
 
-  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {
+  constructor(keepBytes = Number.POSITIVE_INFINITY) {
     if (keepBytes < PREFIX_BYTES) throw new RangeError(`keepBytes must hold the ${PREFIX_BYTES}-byte prefix`);
+    this.frame = new KeptBytes(keepBytes);
   }
 
   push(chunk: Uint8Array): LengthPrefixedFrame[] {
@@ -47,23 +47,22 @@ export class LengthPrefixedFramer {
     let offset = 0;
     while (offset < buf.length) {
       if (this.announced === undefined) {
-        offset = this.take(buf, offset, PREFIX_BYTES - this.seen);
-        if (this.seen < PREFIX_BYTES) break;
-        const prefix = this.kept[0].length >= PREFIX_BYTES ? this.kept[0] : Buffer.concat(this.kept, PREFIX_BYTES);
-        this.announced = prefix.readUInt32BE(0);
+        offset = this.take(buf, offset, PREFIX_BYTES - this.frame.total);
+        if (this.frame.total < PREFIX_BYTES) break;
+        this.announced = this.frame.first(PREFIX_BYTES).readUInt32BE(0);
       }
-      offset = this.take(buf, offset, PREFIX_BYTES + this.announced - this.seen);
-      if (this.seen === PREFIX_BYTES + this.announced) frames.push(this.emit());
+      offset = this.take(buf, offset, PREFIX_BYTES + this.announced - this.frame.total);
+      if (this.frame.total === PREFIX_BYTES + this.announced) frames.push(this.emit());
     }
     return frames;
   }
 
   /** Bytes left over when the stream ended mid-frame (the client calls this an error). */
   end(): TrailingBytes | undefined {
-    if (this.seen === 0) return undefined;
-    const rest = { raw: Buffer.concat(this.kept, this.keptLength), totalBytes: this.seen };
-    this.reset();
-    return rest;
+    if (this.frame.total === 0) return undefined;
+    const { raw, total } = this.frame.take();
+    this.announced = undefined;
+    return { raw, totalBytes: total };
   }
 
   /** The payload length the frame being read announces, once its prefix has arrived. */
@@ -71,32 +70,18 @@ export class LengthPrefixedFramer {
     return this.announced;
   }
 
-  /** Takes up to `wanted` bytes of `buf` from `offset` into the frame; returns the new offset. */
+  /** Adds up to `wanted` bytes of `buf` from `offset` to the frame; returns the new offset. */
   private take(buf: Buffer, offset: number, wanted: number): number {
     const end = Math.min(buf.length, offset + wanted);
-    const room = this.keepBytes - this.keptLength;
-    if (room > 0 && end > offset) {
-      const part = buf.subarray(offset, Math.min(end, offset + room));
-      this.kept.push(part);
-      this.keptLength += part.length;
-    }
-    this.seen += end - offset;
+    this.frame.add(buf.subarray(offset, end));
     return end;
   }
 
   private emit(): LengthPrefixedFrame {
-    // A copy: the chunks may be views into larger buffers that must not be kept alive.
-    const raw = Buffer.concat(this.kept, this.keptLength);
-    const frame: LengthPrefixedFrame = { raw, totalBytes: this.seen };
-    if (raw.length === this.seen) frame.payload = raw.subarray(PREFIX_BYTES);
-    this.reset();
-    return frame;
-  }
-
-  private reset(): void {
-    this.kept = [];
-    this.keptLength = 0;
-    this.seen = 0;
+    const { raw, total } = this.frame.take();
     this.announced = undefined;
+    const frame: LengthPrefixedFrame = { raw, totalBytes: total };
+    if (raw.length === total) frame.payload = raw.subarray(PREFIX_BYTES);
+    return frame;
   }
 }

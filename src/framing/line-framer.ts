@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { KeptBytes } from './kept-bytes.js';
 
 /** One line of a line-delimited stream, with its exact bytes. */
 export interface LineFrame {
@@ -27,14 +28,13 @@ const CR = 0x0d;
  * of a line it will store truncated anyway. Such a line has no `text` and is not checked for UTF-8.
  */
 export class LineFramer {
-  private pending: Buffer[] = [];
-  /** Bytes of the open line kept in `pending`. */
-  private pendingLength = 0;
-  /** Bytes of the open line seen so far, kept or not. */
-  private pendingTotal = 0;
+  /** The open line, begun in an earlier chunk. */
+  private readonly pending: KeptBytes;
   private lineNumber = 0;
 
-  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {}
+  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {
+    this.pending = new KeptBytes(keepBytes);
+  }
 
   push(chunk: Uint8Array): LineFrame[] {
     const frames: LineFrame[] = [];
@@ -43,37 +43,25 @@ export class LineFramer {
     let at = buf.indexOf(LF, start);
     while (at >= 0) {
       const piece = buf.subarray(start, at + 1);
-      const total = this.pendingTotal + piece.length;
-      const kept = piece.subarray(0, Math.max(0, Math.min(piece.length, this.keepBytes - this.pendingLength)));
-      // A copy either way: the chunk may be a view into a larger buffer that must not be kept alive.
-      const raw = this.pendingTotal > 0 ? Buffer.concat([...this.pending, kept], this.pendingLength + kept.length) : Buffer.from(kept);
-      this.pending = [];
-      this.pendingLength = 0;
-      this.pendingTotal = 0;
-      frames.push(this.frame(raw, false, total));
+      if (this.pending.total === 0 && piece.length <= this.keepBytes) {
+        // The usual line, whole within one chunk: one copy, nothing to gather.
+        frames.push(this.frame(Buffer.from(piece), false, piece.length));
+      } else {
+        this.pending.add(piece);
+        const { raw, total } = this.pending.take();
+        frames.push(this.frame(raw, false, total));
+      }
       start = at + 1;
       at = buf.indexOf(LF, start);
     }
-    if (start < buf.length) {
-      const rest = buf.subarray(start);
-      const kept = rest.subarray(0, Math.max(0, Math.min(rest.length, this.keepBytes - this.pendingLength)));
-      if (kept.length > 0) {
-        this.pending.push(Buffer.from(kept));
-        this.pendingLength += kept.length;
-      }
-      this.pendingTotal += rest.length;
-    }
+    if (start < buf.length) this.pending.add(buf.subarray(start));
     return frames;
   }
 
   /** The unterminated last line, if the stream ended without a final LF. */
   end(): LineFrame[] {
-    if (this.pendingTotal === 0) return [];
-    const raw = Buffer.concat(this.pending, this.pendingLength);
-    const total = this.pendingTotal;
-    this.pending = [];
-    this.pendingLength = 0;
-    this.pendingTotal = 0;
+    if (this.pending.total === 0) return [];
+    const { raw, total } = this.pending.take();
     return [this.frame(raw, true, total)];
   }
 

@@ -1,3 +1,5 @@
+import { KeptBytes } from './kept-bytes.js';
+
 /** One SSE event block as it travelled: its exact bytes, and the fields parsed from them. */
 export interface SseFrame {
   /** Bytes from the end of the previous frame through this frame's terminating blank line. */
@@ -29,17 +31,16 @@ const CR = 0x0d;
  * are not parsed: it would be stored truncated and unparsed anyway.
  */
 export class SseFramer {
-  /** The block being read (everything since the last frame), as views of the chunks it came in. */
-  private block: Buffer[] = [];
-  private blockLength = 0;
-  /** Bytes of the block being read, kept or not. */
-  private blockTotal = 0;
+  /** The block being read (everything since the last frame). */
+  private readonly block: KeptBytes;
   /** The start of the line being read, when it began in an earlier chunk. */
   private line: Buffer[] = [];
   private lineLength = 0;
   private lines: string[] = [];
 
-  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {}
+  constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {
+    this.block = new KeptBytes(keepBytes);
+  }
 
   /** The last chunk ended with the CR that ended a line: an LF first in the next one completes that CRLF. */
   private afterCR = false;
@@ -90,10 +91,10 @@ export class SseFramer {
       i = next;
       lineFrom = next;
     }
-    if (from < buf.length) this.addToBlock(buf.subarray(from));
+    if (from < buf.length) this.block.add(buf.subarray(from));
     if (lineFrom < buf.length) {
       // A line of a block that is over the limit is not parsed: only its length matters.
-      if (!this.over) this.line.push(buf.subarray(lineFrom));
+      if (!this.block.over) this.line.push(buf.subarray(lineFrom));
       this.lineLength += buf.length - lineFrom;
     }
     return frames;
@@ -105,27 +106,11 @@ export class SseFramer {
     if (this.afterCR && this.blockEndsAfterCR) frames.push(this.endBlock(false));
     this.afterCR = false;
     this.blockEndsAfterCR = false;
-    if (this.blockTotal > 0) {
+    if (this.block.total > 0) {
       if (this.lineLength > 0) this.lines.push(this.takeLine(Buffer.alloc(0)));
       frames.push(this.endBlock(true));
     }
     return frames;
-  }
-
-  /** The block is longer than `keepBytes` already. */
-  private get over(): boolean {
-    return this.blockTotal > this.keepBytes;
-  }
-
-  private addToBlock(bytes: Buffer): void {
-    if (bytes.length === 0) return;
-    const room = this.keepBytes - this.blockLength;
-    if (room > 0) {
-      const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
-      this.block.push(kept);
-      this.blockLength += kept.length;
-    }
-    this.blockTotal += bytes.length;
   }
 
   /** The line that ends with `tail`, decoded; its earlier parts are let go. */
@@ -135,25 +120,21 @@ export class SseFramer {
     this.line = [];
     this.lineLength = 0;
     // Within a block that went over the limit, lines are counted, not read (nor kept: see push).
-    if (this.over) return '';
+    if (this.block.over) return '';
     return decodeLine(parts.length === 0 ? tail : Buffer.concat([...parts, tail], length));
   }
 
   /** The block, ending with `tail`, as a frame. */
   private endBlock(unterminated: boolean, tail?: Buffer): SseFrame {
-    // A copy: the chunks may be views into larger buffers that must not be kept alive.
     let raw: Buffer;
     let totalBytes: number;
-    if (this.blockTotal === 0 && (tail?.length ?? 0) <= this.keepBytes) {
+    if (this.block.total === 0 && (tail?.length ?? 0) <= this.keepBytes) {
+      // The usual event, whole within one chunk: one copy, nothing to gather.
       raw = Buffer.from(tail ?? Buffer.alloc(0));
       totalBytes = raw.length;
     } else {
-      if (tail) this.addToBlock(tail);
-      raw = Buffer.concat(this.block, this.blockLength);
-      totalBytes = this.blockTotal;
-      this.block = [];
-      this.blockLength = 0;
-      this.blockTotal = 0;
+      if (tail) this.block.add(tail);
+      ({ raw, total: totalBytes } = this.block.take());
     }
     const frame = totalBytes > raw.length ? { raw, comments: [], unterminated, totalBytes } : buildFrame(raw, this.lines, unterminated);
     this.lines = [];
