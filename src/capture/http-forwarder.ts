@@ -1,10 +1,13 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { HttpContext } from '../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from './body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from './capture-context.js';
 import { endToEndHeaders, rawHeader } from './headers.js';
+import { E_UPSTREAM_INVALID_RESPONSE, E_UPSTREAM_UNREACHABLE, sendJson } from './proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 import { FlowGate } from './flow-gate.js';
+import { invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from './response-head-check.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
 
@@ -75,6 +78,13 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
   });
 
+  /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
+  const answerBadGateway = (code: string, errorCode: string, message: string) => {
+    exchange.update({ status: 502 });
+    sendJson(res, 502, { error: { code, message, target: context.target.display } });
+    finish({ outcome: 'error', code: errorCode, message });
+  };
+
   // The request body goes on as pipe() would send it (until the upstream is gone), with the
   // recorder's copy taken in the same listener; cheaper than pipe() for the usual body-less request.
   req.on('data', (chunk: Buffer) => {
@@ -108,20 +118,40 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
     if (done) return;
     if (!res.headersSent) {
-      const message = `cannot reach ${context.target.display}: ${error.code ?? error.message}`;
-      const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.target.display } });
-      exchange.update({ status: 502 });
-      res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-      finish({ outcome: 'error', code: 'E_UPSTREAM_UNREACHABLE', message });
+      // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
+      if (isParserError(error)) answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      else answerBadGateway('upstream_unreachable', E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }
     res.destroy();
     finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: `the upstream failed mid-response: ${error.code ?? error.message}` });
   });
 
+  // The request never asks for an upgrade (those go to the WebSocket relay): a switch is no answer.
+  upstream.on('upgrade', (upstreamRes: IncomingMessage, socket: Duplex) => {
+    socket.destroy();
+    refuseAnswer(statusLineProblem(101, undefined)!, upstreamRes);
+  });
+
+  /** The upstream's head cannot go to the client as it is: its connection is dropped, and the client gets a 502. */
+  const refuseAnswer = (problem: string, upstreamRes: IncomingMessage) => {
+    if (done) return;
+    upstream.destroy();
+    answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
+  };
+
   upstream.on('response', (upstreamRes) => {
+    if (done) return;
     const status = upstreamRes.statusCode ?? 502;
+    // A status or reason phrase no HTTP peer may send (writeHead would throw on most), or a 101.
+    const problem = statusLineProblem(status, upstreamRes.statusMessage);
+    if (problem !== undefined) return refuseAnswer(problem, upstreamRes);
+    try {
+      res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
+    } catch (error) {
+      // A header Node will not send (its parser can be made lenient, e.g. --insecure-http-parser).
+      return refuseAnswer(`Node refuses to send its head: ${(error as Error).message}`, upstreamRes);
+    }
     // Not `.headers`: node builds that whole object on first use.
     const contentType = rawHeader(upstreamRes.rawHeaders, 'content-type');
     const kind = bodyKindOf(contentType);
@@ -136,7 +166,6 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     });
     const tap = responseTap;
 
-    res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
     // Streams must reach the client event by event: send their head now rather than with the first
     // event. Other responses keep head and body in one write.
     if (kind === 'sse' || kind === 'proto') res.flushHeaders();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../capture/proxy-answers.js';
 import { HttpMatcher, type LiveRequest } from './http-matcher.js';
 import { playRecordedResponse } from './recorded-response.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
@@ -62,10 +63,4 @@ export function missMessage(miss: ReplayMiss): string {
   if (!miss.nearest) return `${what} matches no recorded exchange`;
   const differs = miss.differences.length > 0 ? `; differs in ${miss.differences.join(', ')}` : '';
   return `${what} matches no recorded exchange; nearest is exchange ${miss.nearest.exchangeId} (${miss.nearest.method} ${miss.nearest.path})${differs}`;
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }

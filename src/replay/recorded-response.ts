@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROXY_ANSWER_CODES, sendJson } from '../capture/proxy-answers.js';
 import { echoFieldsOf, learnCorrelation } from './correlation.js';
 import { playMessages } from './message-player.js';
 import type { ReplayContext } from './replay-context.js';
@@ -6,9 +7,6 @@ import { requestBodyOf, serverMessagesOf, type ScriptExchange } from './replay-s
 import { parseJsonBody } from './request-body.js';
 import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
 import { PlaybackClock } from './timing.js';
-
-/** The proxy's own answer when the upstream could not be reached; forwardHttp writes it without recording its body. */
-const UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
@@ -37,8 +35,12 @@ export async function playRecordedResponse(
     res.destroy();
     return done;
   }
-  if (exchange.errorCode === UNREACHABLE) {
-    sendUnreachable(res, exchange, context);
+  // The recorder answered in the upstream's place (unreachable, an invalid answer): its body was
+  // never recorded, so the same JSON error is sent again.
+  const proxyAnswer = exchange.outcome === 'error' && exchange.responseHeaders === null ? PROXY_ANSWER_CODES[exchange.errorCode ?? ''] : undefined;
+  if (proxyAnswer !== undefined) {
+    const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
+    sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target } });
     return done;
   }
 
@@ -73,9 +75,3 @@ export async function playRecordedResponse(
   }
 }
 
-function sendUnreachable(res: ServerResponse, exchange: ScriptExchange, context: ReplayContext): void {
-  const message = exchange.errorMessage ?? 'the upstream could not be reached';
-  const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.script.target } });
-  res.writeHead(exchange.status ?? 502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
