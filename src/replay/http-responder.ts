@@ -17,7 +17,7 @@ export function createHttpResponder(context: ReplayContext): (req: IncomingMessa
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       respond(matcher, context, req, Buffer.concat(chunks), res).catch((error: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: String(error) } });
+        if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: error instanceof Error ? error.message : String(error) } });
         else res.destroy();
       });
     });

@@ -56,14 +56,14 @@ export async function playRecordedResponse(
       await new PlaybackClock(context.timing, anchorMs).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
       const body = Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
       if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
-      res.writeHead(exchange.status, headers);
+      writeRecordedHead(res, exchange.id, exchange.status, headers);
       res.end(body);
       done.messages = messages.length;
       return done;
     }
     // An event stream must reach the client frame by frame: no proxy buffering, head first.
     if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
-    res.writeHead(exchange.status, headers);
+    writeRecordedHead(res, exchange.id, exchange.status, headers);
     res.flushHeaders();
     done.messages = await playMessages(res, messages, { timing: context.timing, anchorMs, substitution, signal: stopped.signal });
     const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
@@ -75,3 +75,11 @@ export async function playRecordedResponse(
   }
 }
 
+/** A recording imported from NDJSON may hold a status or header Node will not send: say which exchange, and why. */
+function writeRecordedHead(res: ServerResponse, exchangeId: number, status: number, headers: string[]): void {
+  try {
+    res.writeHead(status, headers);
+  } catch (error) {
+    throw new Error(`exchange ${exchangeId} cannot be replayed: its recorded answer is not valid HTTP: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { endToEndHeaders } from '../capture/headers.js';
 import { PROXY_ANSWER_CODES } from '../capture/proxy-answers.js';
+import { headersProblem } from '../capture/response-head-check.js';
 import { WS_MAX_PAYLOAD } from '../capture/ws-relay.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../capture/ws-rejection.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from './correlation.js';
@@ -21,6 +22,17 @@ export function upgradeProblem(req: IncomingMessage): string | undefined {
   const version = req.headers['sec-websocket-version'];
   if (version !== '13' && version !== '8') return 'missing or unsupported Sec-WebSocket-Version header';
   return undefined;
+}
+
+/**
+ * Why the recorded answer to an upgrade cannot be sent as it is, or undefined. A recording
+ * imported from NDJSON may hold any status or header; written onto the raw socket, a CR LF in a
+ * value would split the response.
+ */
+export function recordedHeadProblem(exchange: ScriptExchange): string | undefined {
+  const status = exchange.status;
+  if (status !== null && (!Number.isInteger(status) || status < 100 || status > 999)) return `status ${status} is not a valid HTTP status`;
+  return headersProblem(flatten(exchange.responseHeaders));
 }
 
 /**

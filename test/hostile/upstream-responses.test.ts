@@ -1,11 +1,12 @@
 /**
  * Hostile peers against the built CLI: an upstream that answers with bytes Node refuses to pass on
- * (record, and replay's passthrough). Each case:
- * the process survives, the client gets a clear answer, the recording says what happened, and a
+ * (record, and replay's passthrough), and a recording whose answers are not valid
+ * HTTP (an imported file is a peer's bytes too). Each case: the process survives, the client gets a clear answer, the recording says what happened, and a
  * control request afterwards is still served.
  */
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -257,3 +258,62 @@ function ndjsonRecording(exchanges: RecordedHttp[]): string {
   }
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
 }
+
+/** Sends raw bytes and collects everything until the server closes the connection. */
+async function rawExchange(url: string, request: string): Promise<string> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(request);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  await within(10_000, once(socket, 'close'), 'the server to close the connection');
+  return received;
+}
+
+describe('replay: a recorded answer that is not valid HTTP', () => {
+  const CASES: Array<{ name: string; exchange: RecordedHttp; message: RegExp }> = [
+    { name: 'a status above 999', exchange: { id: 1, path: '/bad', status: 1000, body: 'x' }, message: /exchange 1 cannot be replayed: .*Invalid status code: 1000/ },
+    { name: 'a status that is not a number', exchange: { id: 1, path: '/bad', status: 'abc', body: 'x' }, message: /exchange 1 cannot be replayed/ },
+    { name: 'a header value with CR LF', exchange: { id: 1, path: '/bad', status: 200, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"x-split"/ },
+    { name: 'a header name with a space', exchange: { id: 1, path: '/bad', status: 200, headers: { 'bad name': 'x' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"bad name"/ },
+  ];
+  for (const { name, exchange, message } of CASES) {
+    it(`${name}: a 500 that names the exchange, and the other exchanges are still served`, async () => {
+      const file = fixtures.scratch().file('imported.ndjson');
+      writeFileSync(file, ndjsonRecording([exchange, { id: 2, path: '/control', status: 200, body: 'ok' }]));
+      const replay = await startCli(['replay', file, '--listen', '0', '--timing', 'none', '--quiet'], {}, fixtures.push);
+
+      const bad = await rawExchange(replay.url, 'GET /bad HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      // The whole answer is the replay's own: status line, reason and headers, nothing of the recorded head.
+      expect(bad).toMatch(/^HTTP\/1\.1 500 Internal Server Error\r\n/);
+      expect(bad).not.toMatch(/\r\nInjected/);
+      const error = (JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('replay_failed');
+      expect(error.message).toMatch(message);
+      await expectControlServed(replay);
+      await replay.stop();
+    });
+  }
+
+  it('a WebSocket refusal whose recorded header would split the response: a 500, not the injected header', async () => {
+    const file = fixtures.scratch().file('imported.ndjson');
+    writeFileSync(
+      file,
+      ndjsonRecording([
+        { id: 1, path: '/ws', transport: 'ws', status: 403, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'no' },
+        { id: 2, path: '/control', status: 200, body: 'ok' },
+      ]),
+    );
+    const replay = await startCli(['replay', file, '--listen', '0', '--timing', 'none', '--quiet'], {}, fixtures.push);
+
+    const answer = await rawExchange(
+      replay.url,
+      'GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+    expect(answer).not.toMatch(/\r\nInjected/);
+    expect(answer).toMatch(/"code":"replay_failed".*exchange 1 cannot be replayed: .*x-split/);
+    await expectControlServed(replay);
+    await replay.stop();
+  });
+});
