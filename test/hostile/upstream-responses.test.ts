@@ -1,7 +1,8 @@
 /**
  * Hostile peers against the built CLI: an upstream that answers with bytes Node refuses to pass on
- * (record, and replay's passthrough), and a recording whose answers are not valid
- * HTTP (an imported file is a peer's bytes too). Each case: the process survives, the client gets a clear answer, the recording says what happened, and a
+ * (record, and replay's passthrough), a recording whose answers are not valid HTTP (an imported
+ * file is a peer's bytes too), and a request target the inspector cannot read as a URL. Each case:
+ * the process survives, the client gets a clear answer, the recording says what happened, and a
  * control request afterwards is still served.
  */
 import { once } from 'node:events';
@@ -316,4 +317,19 @@ describe('replay: a recorded answer that is not valid HTTP', () => {
     await expectControlServed(replay);
     await replay.stop();
   });
+});
+
+describe('view: a request target that is no URL', () => {
+  for (const target of ['//', 'http://[', '//x:99999/']) {
+    it(`GET ${target}: a 400, and the inspector goes on`, async () => {
+      const view = await startCli(['view', 'recordings/examples/agui-sse-run.ndjson', '--listen', '0'], {}, fixtures.push);
+      const answer = await rawExchange(view.url, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/"error":"the request target is not a valid URL"/);
+      const control = await rawRequest({ url: view.url }, 'GET', '/api/recording');
+      expect(control.status).toBe(200);
+      expectAlive(view);
+      await view.stop();
+    });
+  }
 });
