@@ -51,6 +51,10 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
 
   let done = false;
   let responseTap: BodyTap | undefined;
+  /** The answer is an event stream (SSE or protobuf), which shutdown ends rather than waits for. */
+  let streaming = false;
+  /** The proxy is shutting down: this exchange may finish, but a cut is the shutdown's doing. */
+  let stopping = false;
 
   // Taps end in order, then the exchange. Only a decoder (a compressed body) makes a tap's end wait.
   const finish = (ending: Ending): void => {
@@ -68,14 +72,19 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     after(requestEnded ? undefined : requestTap?.end(false), endResponse, untrack);
   };
 
-  const untrack = context.track(() => {
-    // Shutdown: a finished exchange ends on its own; a stream still running is ended cleanly
-    // for the client (a proper end of the body) and the upstream request is stopped.
-    if (res.writableFinished || done) return;
+  // Shutdown: a stream still running is ended cleanly for the client (a proper end of the body)
+  // and its upstream request stopped. A plain answer is let finish, on a connection that closes
+  // after it; whatever is still open when the server's grace period ends is cut there.
+  const endStreamForShutdown = () => {
     upstream.destroy();
-    if (res.headersSent) res.end();
-    else res.destroy();
+    res.end();
     finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+  };
+  const untrack = context.track(() => {
+    if (res.writableFinished || done) return;
+    stopping = true;
+    if (streaming) endStreamForShutdown();
+    else if (!res.headersSent) res.shouldKeepAlive = false;
   });
 
   /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
@@ -112,7 +121,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   res.on('close', () => {
     if (res.writableFinished || done) return;
     upstream.destroy();
-    finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
+    if (stopping) finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+    else finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
   });
 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
@@ -168,7 +178,12 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
 
     // Streams must reach the client event by event: send their head now rather than with the first
     // event. Other responses keep head and body in one write.
-    if (kind === 'sse' || kind === 'proto') res.flushHeaders();
+    streaming = kind === 'sse' || kind === 'proto';
+    if (streaming) {
+      res.flushHeaders();
+      // A stream that starts while the proxy shuts down ends at once, as the ones already running did.
+      if (stopping) return endStreamForShutdown();
+    }
     let gate: FlowGate<'client' | 'recorder'> | undefined;
     const hold = (reason: 'client' | 'recorder') => {
       gate ??= new FlowGate(

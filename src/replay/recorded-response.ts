@@ -49,7 +49,12 @@ export async function playRecordedResponse(
   const messages = serverMessagesOf(exchange);
   const headers = recordedResponseHeaders(exchange, substitution);
   const stopped = new AbortController();
-  const untrack = context.track(() => stopped.abort());
+  // Shutdown: a stream ends at once; a plain answer still waiting for its recorded moment is sent
+  // now, on a connection that closes after it.
+  const untrack = context.track(() => {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    stopped.abort();
+  });
   res.once('close', () => stopped.abort());
   try {
     if (exchange.transport === 'http') {
