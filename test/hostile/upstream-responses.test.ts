@@ -188,6 +188,19 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
     });
   }
 
+  it("a refusal with a header Node will not send, when its parser was made lenient: a 502, not the header mirrored", async () => {
+    const up = await upstream({ '/ws': 'HTTP/1.1 403 Forbidden\r\nX-Odd: a\x01b\r\nContent-Length: 0\r\n\r\n' });
+    const out = fixtures.scratch().file('rec.db');
+    const proxy = await record(up.url, out, { NODE_OPTIONS: '--insecure-http-parser' });
+
+    const refused = await within(10_000, upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
+    expect(refused.status).toBe(502);
+    expect(JSON.parse(refused.body!)).toMatchObject({ error: { code: 'upstream_invalid_response', message: expect.stringMatching(/header "X-Odd" cannot be sent/) } });
+    await expectControlServed(proxy);
+    await proxy.stop(/^(\(node:\d+\) Warning: .*\n|\(Use `node --trace-warnings .*\n)*$/);
+    expect(exchangesOf(out)[0]).toMatchObject({ transport: 'ws', status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE' });
+  });
+
   const CLOSES: Array<{ name: string; payload: Buffer }> = [
     { name: 'the close code 1005, which must never be sent', payload: Buffer.from([0x03, 0xed]) },
     { name: 'the close code 999, below the range', payload: Buffer.from([0x03, 0xe7]) },
