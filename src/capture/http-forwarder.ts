@@ -1,10 +1,13 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { HttpContext } from '../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from './body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from './capture-context.js';
 import { endToEndHeaders, rawHeader } from './headers.js';
+import { E_UPSTREAM_INVALID_RESPONSE, E_UPSTREAM_UNREACHABLE, sendJson } from './proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 import { FlowGate } from './flow-gate.js';
+import { invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from './response-head-check.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
 
@@ -48,6 +51,10 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
 
   let done = false;
   let responseTap: BodyTap | undefined;
+  /** The answer is an event stream (SSE or protobuf), which shutdown ends rather than waits for. */
+  let streaming = false;
+  /** The proxy is shutting down: this exchange may finish, but a cut is the shutdown's doing. */
+  let stopping = false;
 
   // Taps end in order, then the exchange. Only a decoder (a compressed body) makes a tap's end wait.
   const finish = (ending: Ending): void => {
@@ -65,15 +72,27 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     after(requestEnded ? undefined : requestTap?.end(false), endResponse, untrack);
   };
 
-  const untrack = context.track(() => {
-    // Shutdown: a finished exchange ends on its own; a stream still running is ended cleanly
-    // for the client (a proper end of the body) and the upstream request is stopped.
-    if (res.writableFinished || done) return;
+  // Shutdown: a stream still running is ended cleanly for the client (a proper end of the body)
+  // and its upstream request stopped. A plain answer is let finish, on a connection that closes
+  // after it; whatever is still open when the server's grace period ends is cut there.
+  const endStreamForShutdown = () => {
     upstream.destroy();
-    if (res.headersSent) res.end();
-    else res.destroy();
+    res.end();
     finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+  };
+  const untrack = context.track(() => {
+    if (res.writableFinished || done) return;
+    stopping = true;
+    if (streaming) endStreamForShutdown();
+    else if (!res.headersSent) res.shouldKeepAlive = false;
   });
+
+  /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
+  const answerBadGateway = (code: string, errorCode: string, message: string) => {
+    exchange.update({ status: 502 });
+    sendJson(res, 502, { error: { code, message, target: context.target.display } });
+    finish({ outcome: 'error', code: errorCode, message });
+  };
 
   // The request body goes on as pipe() would send it (until the upstream is gone), with the
   // recorder's copy taken in the same listener; cheaper than pipe() for the usual body-less request.
@@ -102,26 +121,47 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   res.on('close', () => {
     if (res.writableFinished || done) return;
     upstream.destroy();
-    finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
+    if (stopping) finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+    else finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
   });
 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
     if (done) return;
     if (!res.headersSent) {
-      const message = `cannot reach ${context.target.display}: ${error.code ?? error.message}`;
-      const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.target.display } });
-      exchange.update({ status: 502 });
-      res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-      finish({ outcome: 'error', code: 'E_UPSTREAM_UNREACHABLE', message });
+      // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
+      if (isParserError(error)) answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      else answerBadGateway('upstream_unreachable', E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }
     res.destroy();
     finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: `the upstream failed mid-response: ${error.code ?? error.message}` });
   });
 
+  // The request never asks for an upgrade (those go to the WebSocket relay): a switch is no answer.
+  upstream.on('upgrade', (upstreamRes: IncomingMessage, socket: Duplex) => {
+    socket.destroy();
+    refuseAnswer(statusLineProblem(101, undefined)!, upstreamRes);
+  });
+
+  /** The upstream's head cannot go to the client as it is: its connection is dropped, and the client gets a 502. */
+  const refuseAnswer = (problem: string, upstreamRes: IncomingMessage) => {
+    if (done) return;
+    upstream.destroy();
+    answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
+  };
+
   upstream.on('response', (upstreamRes) => {
+    if (done) return;
     const status = upstreamRes.statusCode ?? 502;
+    // A status or reason phrase no HTTP peer may send (writeHead would throw on most), or a 101.
+    const problem = statusLineProblem(status, upstreamRes.statusMessage);
+    if (problem !== undefined) return refuseAnswer(problem, upstreamRes);
+    try {
+      res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
+    } catch (error) {
+      // A header Node will not send (its parser can be made lenient, e.g. --insecure-http-parser).
+      return refuseAnswer(`Node refuses to send its head: ${(error as Error).message}`, upstreamRes);
+    }
     // Not `.headers`: node builds that whole object on first use.
     const contentType = rawHeader(upstreamRes.rawHeaders, 'content-type');
     const kind = bodyKindOf(contentType);
@@ -136,10 +176,14 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     });
     const tap = responseTap;
 
-    res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
     // Streams must reach the client event by event: send their head now rather than with the first
     // event. Other responses keep head and body in one write.
-    if (kind === 'sse' || kind === 'proto') res.flushHeaders();
+    streaming = kind === 'sse' || kind === 'proto';
+    if (streaming) {
+      res.flushHeaders();
+      // A stream that starts while the proxy shuts down ends at once, as the ones already running did.
+      if (stopping) return endStreamForShutdown();
+    }
     let gate: FlowGate<'client' | 'recorder'> | undefined;
     const hold = (reason: 'client' | 'recorder') => {
       gate ??= new FlowGate(

@@ -24,6 +24,11 @@ export interface ProxyServerOptions {
   redactHeaders?: readonly string[];
 }
 
+/** Answers and streams still open when shutdown begins get this long to finish before they are cut. */
+const SHUTDOWN_GRACE_MS = 2_000;
+/** How often shutdown closes the connections that have gone idle since. */
+const IDLE_SWEEP_MS = 25;
+
 /** The listening side of `proxy record`: HTTP requests are forwarded, upgrades relayed. */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const inFlight = new InFlight();
@@ -70,8 +75,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         // Whatever is still open after the streams were told to end gets cut after a grace period.
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
-        }, 2_000);
+        }, SHUTDOWN_GRACE_MS);
         timer.unref();
+        // A keep-alive connection whose answer finishes meanwhile is closed as soon as it is idle.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
         // Never hang on an exchange that fails to report its end (kept referenced: close must settle).
         const cap = setTimeout(() => done(), 5_000);
         // Done when every connection is gone AND every exchange has finished recording: an exchange
@@ -81,6 +88,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         const done = () => {
           clearTimeout(timer);
           clearTimeout(cap);
+          clearInterval(sweep);
           resolve();
         };
         const check = () => {

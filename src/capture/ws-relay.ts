@@ -7,6 +7,8 @@ import { bodyKindOf } from './body-taps.js';
 import { upstreamHost, type CaptureContext } from './capture-context.js';
 import { endToEndHeaders, headerRecord, rawHeader } from './headers.js';
 import type { ExchangeSink } from './recording-sink.js';
+import { E_UPSTREAM_INVALID_RESPONSE } from './proxy-answers.js';
+import { headersProblem, invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from './response-head-check.js';
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from './ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from './ws-rejection.js';
 
@@ -198,7 +200,10 @@ class UpgradeRelay {
     }
     if (this.phase !== 'connecting') return;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined && !code.startsWith('WS_ERR')) {
+    if (isParserError(error as NodeJS.ErrnoException)) {
+      // The upstream was reached, but what it answered is not HTTP.
+      this.fail(502, 'upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
+    } else if (code !== undefined && !code.startsWith('WS_ERR')) {
       const message = `cannot reach ${this.context.target.display}: ${code}`;
       this.fail(502, 'upstream_unreachable', 'E_UPSTREAM_UNREACHABLE', message, 'error');
     } else {
@@ -221,8 +226,16 @@ class UpgradeRelay {
       request.destroy();
       return;
     }
-    this.phase = 'rejecting';
     const status = response.statusCode ?? 502;
+    // What no client could read as an answer (a status out of range, a control character, an
+    // interim status such as a 101 without its Upgrade) is not mirrored: the client gets a 502.
+    const problem = statusLineProblem(status, response.statusMessage) ?? headersProblem(response.rawHeaders);
+    if (problem !== undefined) {
+      request.destroy();
+      this.fail(502, 'upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
+      return;
+    }
+    this.phase = 'rejecting';
     const responseHeaders = headerRecord(this.context.redactor.redact(response.rawHeaders));
     this.exchange.update({ status, responseHeaders });
     const chunks: Buffer[] = [];

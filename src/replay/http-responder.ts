@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../capture/proxy-answers.js';
 import { HttpMatcher, type LiveRequest } from './http-matcher.js';
 import { playRecordedResponse } from './recorded-response.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
@@ -16,7 +17,7 @@ export function createHttpResponder(context: ReplayContext): (req: IncomingMessa
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       respond(matcher, context, req, Buffer.concat(chunks), res).catch((error: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: String(error) } });
+        if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: error instanceof Error ? error.message : String(error) } });
         else res.destroy();
       });
     });
@@ -62,10 +63,4 @@ export function missMessage(miss: ReplayMiss): string {
   if (!miss.nearest) return `${what} matches no recorded exchange`;
   const differs = miss.differences.length > 0 ? `; differs in ${miss.differences.join(', ')}` : '';
   return `${what} matches no recorded exchange; nearest is exchange ${miss.nearest.exchangeId} (${miss.nearest.method} ${miss.nearest.path})${differs}`;
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }

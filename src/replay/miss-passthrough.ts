@@ -21,6 +21,8 @@ export function defaultMissesPath(recording: string): string {
 }
 
 export interface RunningPassthrough extends MissPassthrough {
+  /** Shutdown begins: forwarded streams and WebSockets are ended cleanly, plain answers may finish. */
+  stop(): void;
   /** Waits for forwarded exchanges, then closes the recording the misses went to. */
   close(): Promise<RecordingTotals>;
 }
@@ -87,6 +89,9 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
     },
     forwardUpgrade(req, socket, head) {
       relayUpgrade(req, socket, head, capture);
+    },
+    stop() {
+      inFlight.stopAll();
     },
     async close() {
       inFlight.stopAll();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROXY_ANSWER_CODES, sendJson } from '../capture/proxy-answers.js';
 import { echoFieldsOf, learnCorrelation } from './correlation.js';
 import { playMessages } from './message-player.js';
 import type { ReplayContext } from './replay-context.js';
@@ -6,9 +7,6 @@ import { requestBodyOf, serverMessagesOf, type ScriptExchange } from './replay-s
 import { parseJsonBody } from './request-body.js';
 import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
 import { PlaybackClock } from './timing.js';
-
-/** The proxy's own answer when the upstream could not be reached; forwardHttp writes it without recording its body. */
-const UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
@@ -37,8 +35,12 @@ export async function playRecordedResponse(
     res.destroy();
     return done;
   }
-  if (exchange.errorCode === UNREACHABLE) {
-    sendUnreachable(res, exchange, context);
+  // The recorder answered in the upstream's place (unreachable, an invalid answer): its body was
+  // never recorded, so the same JSON error is sent again.
+  const proxyAnswer = exchange.outcome === 'error' && exchange.responseHeaders === null ? PROXY_ANSWER_CODES[exchange.errorCode ?? ''] : undefined;
+  if (proxyAnswer !== undefined) {
+    const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
+    sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target } });
     return done;
   }
 
@@ -47,21 +49,26 @@ export async function playRecordedResponse(
   const messages = serverMessagesOf(exchange);
   const headers = recordedResponseHeaders(exchange, substitution);
   const stopped = new AbortController();
-  const untrack = context.track(() => stopped.abort());
+  // Shutdown: a stream ends at once; a plain answer still waiting for its recorded moment is sent
+  // now, on a connection that closes after it.
+  const untrack = context.track(() => {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    stopped.abort();
+  });
   res.once('close', () => stopped.abort());
   try {
     if (exchange.transport === 'http') {
       await new PlaybackClock(context.timing, anchorMs).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
       const body = Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
       if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
-      res.writeHead(exchange.status, headers);
+      writeRecordedHead(res, exchange.id, exchange.status, headers);
       res.end(body);
       done.messages = messages.length;
       return done;
     }
     // An event stream must reach the client frame by frame: no proxy buffering, head first.
     if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
-    res.writeHead(exchange.status, headers);
+    writeRecordedHead(res, exchange.id, exchange.status, headers);
     res.flushHeaders();
     done.messages = await playMessages(res, messages, { timing: context.timing, anchorMs, substitution, signal: stopped.signal });
     const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
@@ -73,9 +80,11 @@ export async function playRecordedResponse(
   }
 }
 
-function sendUnreachable(res: ServerResponse, exchange: ScriptExchange, context: ReplayContext): void {
-  const message = exchange.errorMessage ?? 'the upstream could not be reached';
-  const body = JSON.stringify({ error: { code: 'upstream_unreachable', message, target: context.script.target } });
-  res.writeHead(exchange.status ?? 502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+/** A recording imported from NDJSON may hold a status or header Node will not send: say which exchange, and why. */
+function writeRecordedHead(res: ServerResponse, exchangeId: number, status: number, headers: string[]): void {
+  try {
+    res.writeHead(status, headers);
+  } catch (error) {
+    throw new Error(`exchange ${exchangeId} cannot be replayed: its recorded answer is not valid HTTP: ${(error as Error).message}`, { cause: error });
+  }
 }

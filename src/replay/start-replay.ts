@@ -97,6 +97,8 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
     misses: () => ledger.misses(),
     unused: () => ledger.unused(),
     close() {
+      // Forwarded misses are the replay server's open exchanges too: they end (or finish) with it.
+      passthrough?.stop();
       closed ??= server.close().then(async () => {
         const totals = await passthrough?.close();
         const misses = ledger.misses();

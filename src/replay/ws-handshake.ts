@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { endToEndHeaders } from '../capture/headers.js';
+import { PROXY_ANSWER_CODES } from '../capture/proxy-answers.js';
+import { headersProblem } from '../capture/response-head-check.js';
 import { WS_MAX_PAYLOAD } from '../capture/ws-relay.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../capture/ws-rejection.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from './correlation.js';
@@ -11,13 +13,6 @@ import { serverMessagesOf, type ScriptExchange } from './replay-script.js';
 const SERVER_GENERATED = ['sec-websocket-accept', 'sec-websocket-protocol', 'sec-websocket-extensions', 'content-length'];
 const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
-/** The stable error codes the recorder answered with itself, by the exchange's `error_code`. */
-const PROXY_ERROR_CODES: Record<string, string> = {
-  E_INVALID_UPGRADE: 'invalid_upgrade',
-  E_UPSTREAM_UNREACHABLE: 'upstream_unreachable',
-  E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
-  E_PROXY_SHUTDOWN: 'proxy_shutting_down',
-};
 
 /** Why a request cannot be answered as a WebSocket upgrade (checked before a recorded connection is claimed for it). */
 export function upgradeProblem(req: IncomingMessage): string | undefined {
@@ -27,6 +22,17 @@ export function upgradeProblem(req: IncomingMessage): string | undefined {
   const version = req.headers['sec-websocket-version'];
   if (version !== '13' && version !== '8') return 'missing or unsupported Sec-WebSocket-Version header';
   return undefined;
+}
+
+/**
+ * Why the recorded answer to an upgrade cannot be sent as it is, or undefined. A recording
+ * imported from NDJSON may hold any status or header; written onto the raw socket, a CR LF in a
+ * value would split the response.
+ */
+export function recordedHeadProblem(exchange: ScriptExchange): string | undefined {
+  const status = exchange.status;
+  if (status !== null && (!Number.isInteger(status) || status < 100 || status > 999)) return `status ${status} is not a valid HTTP status`;
+  return headersProblem(flatten(exchange.responseHeaders));
 }
 
 /**
@@ -70,7 +76,7 @@ export function replayRefusal(req: IncomingMessage, socket: Duplex, exchange: Sc
     return;
   }
   if (exchange.responseHeaders === null) {
-    const code = PROXY_ERROR_CODES[exchange.errorCode ?? ''] ?? 'replay_recorded_error';
+    const code = PROXY_ANSWER_CODES[exchange.errorCode ?? ''] ?? 'replay_recorded_error';
     const extra = exchange.errorCode?.startsWith('E_UPSTREAM') ? { target } : {};
     writeProxyError(socket, exchange.status, code, exchange.errorMessage ?? `the recorded upgrade was answered ${exchange.status}`, extra);
     return;

@@ -9,7 +9,7 @@ import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-contex
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
 import { WsConversation, type FrameMiss } from './ws-conversation.js';
 import { describeFrame, FrameCorrelator } from './ws-frames.js';
-import { acceptUpgrade, replayRefusal, upgradeProblem } from './ws-handshake.js';
+import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } from './ws-handshake.js';
 import { WsUpgradeMatcher } from './ws-matcher.js';
 import { planConnection } from './ws-plan.js';
 
@@ -60,6 +60,11 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   const { exchange, reused } = result;
   context.ledger.markUsed(exchange.id);
   const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused };
+  const unsendable = recordedHeadProblem(exchange);
+  if (unsendable !== undefined) {
+    writeProxyError(socket, 500, 'replay_failed', `exchange ${exchange.id} cannot be replayed: its recorded answer is not valid HTTP: ${unsendable}`);
+    return;
+  }
   if (exchange.status !== 101) {
     replayRefusal(req, socket, exchange, context.script.target);
     context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0 });

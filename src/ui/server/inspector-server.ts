@@ -173,8 +173,9 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       sendText(res, 405, 'text/plain', 'method not allowed\n');
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://inspector');
     try {
+      // A request target such as `//` or `http://[` is no URL at all: a 400, not the end of the process.
+      const url = parseTarget(req.url ?? '/');
       if (url.pathname.startsWith('/api/')) {
         const body = api(req, res, url);
         if (body !== undefined) sendText(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
@@ -239,6 +240,14 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       return closed;
     },
   };
+}
+
+function parseTarget(target: string): URL {
+  try {
+    return new URL(target, 'http://inspector');
+  } catch {
+    throw new HttpError(400, 'the request target is not a valid URL');
+  }
 }
 
 function sendText(res: ServerResponse, status: number, type: string, body: string | Buffer): void {

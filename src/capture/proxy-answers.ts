@@ -1,0 +1,34 @@
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+
+/**
+ * The exchange error code when the upstream answered with something the proxy cannot pass on (a
+ * status or reason phrase no HTTP peer may send, bytes Node's parser rejects, a 101 nobody asked
+ * for); the client got the proxy's own 502 `upstream_invalid_response` instead.
+ */
+export const E_UPSTREAM_INVALID_RESPONSE = 'E_UPSTREAM_INVALID_RESPONSE';
+export const E_UPSTREAM_UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
+
+/**
+ * Exchange error codes of the answers the proxy gives in the upstream's place, with the
+ * `error.code` of the JSON error it sends. Such an exchange stores the proxy's status and no
+ * response headers; replay sends the same JSON error again.
+ */
+export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = {
+  E_INVALID_UPGRADE: 'invalid_upgrade',
+  [E_UPSTREAM_UNREACHABLE]: 'upstream_unreachable',
+  [E_UPSTREAM_INVALID_RESPONSE]: 'upstream_invalid_response',
+  E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
+  E_PROXY_SHUTDOWN: 'proxy_shutting_down',
+};
+
+/**
+ * Answers with a JSON document of the proxy's own. Anything already set on the response for
+ * another answer (a writeHead that threw leaves its status, reason and some headers behind) is
+ * replaced, so the client gets exactly this.
+ */
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  const body = JSON.stringify(value);
+  res.writeHead(status, STATUS_CODES[status] ?? 'Error', { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
