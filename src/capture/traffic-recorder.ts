@@ -267,12 +267,12 @@ export class ExchangeRecording implements ExchangeSink {
   private storable(inbound: InboundMessage, raw: Buffer): { raw: Buffer; value: unknown } {
     let value = inbound.value;
     let bytes = raw;
-    const replacement = value !== undefined ? this.protocol?.redactForStorage?.(inbound) : undefined;
+    const secrets = this.recorder.secrets;
+    const replacement = value !== undefined ? this.protocol?.redactForStorage?.(inbound, secrets) : undefined;
     if (replacement !== undefined) {
       value = replacement;
       bytes = Buffer.from(JSON.stringify(replacement));
     }
-    const secrets = this.recorder.secrets;
     if (secrets.size > 0) {
       bytes = secrets.scrubBytes(bytes);
       value = secrets.scrubValue(value);

@@ -62,7 +62,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused };
   if (exchange.status !== 101) {
     replayRefusal(req, socket, exchange, context.script.target);
-    context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0 });
+    context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0, redacted: result.redacted });
     return;
   }
   const ws = acceptUpgrade(req, socket, head, exchange);
@@ -71,16 +71,16 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
     return;
   }
   converse(ws, exchange, context).then(
-    (result) => {
-      if (result.miss) reportMiss(context, frameMiss(exchange, path, query, result.miss));
-      context.log.served({ ...served, messages: result.sent, substitutions: result.substitutions });
+    (played) => {
+      if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
+      context.log.served({ ...served, messages: played.sent, substitutions: played.substitutions, redacted: result.redacted + played.redacted });
     },
     () => ws.terminate(),
   );
 }
 
 /** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. */
-async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; miss?: FrameMiss }> {
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
   ws.on('error', () => {});
   const untrack = context.track(() => {
     if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
@@ -89,7 +89,7 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
   const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
   const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, anchorMs: exchange.startedMs });
   const result = await conversation.run();
-  return { ...result, substitutions: correlator.substitutions };
+  return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
 }
 
 function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: FrameMiss): ReplayMiss {
