@@ -1,9 +1,29 @@
+import { REDACTED } from '../core/redacted.js';
 import { headerRecord, lengthsOf, type HeaderValueFilter } from './headers.js';
 
 /** Headers whose values are credentials: they are forwarded as they are and stored as `<redacted>`. */
-export const DEFAULT_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+  'x-access-token',
+  'x-refresh-token',
+  'x-session-token',
+  'x-csrf-token',
+  'x-xsrf-token',
+  'x-goog-api-key',
+  'x-amz-security-token',
+  'private-token',
+  'x-vault-token',
+  'ocp-apim-subscription-key',
+  'x-functions-key',
+];
 
-export const REDACTED = '<redacted>';
+export { REDACTED } from '../core/redacted.js';
 
 export class HeaderRedactor implements HeaderValueFilter {
   private readonly names: Set<string>;

@@ -45,6 +45,7 @@ export interface StdioRecordFlags {
   protocol: string;
   schemas: string[];
   maxBody?: number;
+  redactFields?: string[];
   overwrite?: boolean;
   jsonLog?: string;
   quiet?: boolean;
@@ -66,6 +67,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     protocol: flags.protocol as StdioProtocol | 'auto',
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
+    redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: side.listener,
   });
@@ -110,6 +112,7 @@ export interface NdjsonRecordFlags {
   out?: string;
   schemas: string[];
   maxBody?: number;
+  redactFields?: string[];
   overwrite?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -127,6 +130,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     out: flags.out,
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
+    redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
   });

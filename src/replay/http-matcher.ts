@@ -2,6 +2,7 @@ import type { ProtocolId } from '../protocols/protocol.js';
 import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from './replay-context.js';
 import { requestBodyOf, type ScriptExchange } from './replay-script.js';
+import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
 
@@ -171,12 +172,12 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
   return { exchangeId: exchange.id, method: exchange.method, path: exchange.path };
 }
 
-/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text. */
+/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text; secrets redacted. */
 function describe(request: LiveRequest): ReplayMiss['request'] {
   const out: ReplayMiss['request'] = { method: request.method, path: request.path, query: request.query };
   if (request.body.length > 0) {
     const json = parseJsonBody(request.body);
     out.body = json !== undefined ? json : request.body.toString('utf8', 0, Math.min(request.body.length, 2048));
   }
-  return out;
+  return reportedRequest(out);
 }

@@ -1,5 +1,6 @@
 import { offeredProtocols } from '../capture/ws-relay.js';
 import type { ReplayMiss } from './replay-context.js';
+import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames } from './redacted-values.js';
 import type { ScriptExchange } from './replay-script.js';
 
@@ -129,5 +130,5 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
 }
 
 function describe(live: LiveUpgrade): ReplayMiss['request'] {
-  return { method: 'GET', path: live.path, query: live.query, ...(live.offered.length > 0 ? { body: { subprotocols: live.offered } } : {}) };
+  return reportedRequest({ method: 'GET', path: live.path, query: live.query, ...(live.offered.length > 0 ? { body: { subprotocols: live.offered } } : {}) });
 }

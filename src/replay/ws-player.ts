@@ -5,6 +5,7 @@ import { CLOSE_GOING_AWAY } from '../capture/ws-close-codes.js';
 import { offeredProtocols } from '../capture/ws-relay.js';
 import { writeProxyError } from '../capture/ws-rejection.js';
 import { missMessage } from './http-responder.js';
+import { reportedRequest } from './miss-report.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
 import { WsConversation, type FrameMiss } from './ws-conversation.js';
@@ -96,7 +97,7 @@ function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: 
   return {
     transport: 'ws',
     reason: 'no-match',
-    request: { method: 'FRAME', path, query, body: describeFrame(miss.frame) },
+    request: reportedRequest({ method: 'FRAME', path, query, body: describeFrame(miss.frame) }),
     nearest: { exchangeId: exchange.id, method: exchange.method, path: exchange.path },
     differences: miss.differences,
     // A connection cannot be handed to the upstream mid-conversation: a frame miss always closes it.
