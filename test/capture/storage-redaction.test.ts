@@ -3,7 +3,9 @@
  * and raw bytes (bodies, lines, SSE blocks, truncated starts), and the markers replay matches.
  */
 import { describe, expect, it } from 'vitest';
+import { EventType } from '@ag-ui/core';
 import { FieldRedactor } from '../../src/capture/field-redaction.js';
+import { decodeAguiProto, loadAguiProtoDecoder } from '../../src/capture/proto-decoder.js';
 import { QueryRedactor } from '../../src/capture/query-redaction.js';
 import { HeaderRedactor } from '../../src/capture/redaction.js';
 import { FieldSpecs } from '../../src/replay/field-specs.js';
@@ -145,6 +147,22 @@ describe('FieldRedactor', () => {
       expect(JSON.parse(result.raw.toString()), text).toEqual(reference(v));
       expect(result.value).toEqual(reference(v));
     }
+  });
+
+  it('re-encodes a protobuf event whose decoded value held a secret', async () => {
+    await loadAguiProtoDecoder();
+    const { encode, decode } = await import('@ag-ui/proto');
+    const event = { type: EventType.STATE_SNAPSHOT, snapshot: { apiKey: SECRET, count: 2 } };
+    const payload = encode(event);
+    const frame = Buffer.alloc(4 + payload.length);
+    frame.writeUInt32BE(payload.length, 0);
+    frame.set(payload, 4);
+    const value = decodeAguiProto(payload).value;
+    const result = redactor.redact(value, frame, undefined, 'proto')!;
+    expect(result.raw.includes(SECRET)).toBe(false);
+    expect(result.raw.readUInt32BE(0)).toBe(result.raw.length - 4);
+    expect(decode(result.raw.subarray(4))).toMatchObject({ type: EventType.STATE_SNAPSHOT, snapshot: { apiKey: '<redacted>', count: 2 } });
+    expect(result.value).toMatchObject({ snapshot: { apiKey: '<redacted>', count: 2 } });
   });
 
   it('survives any nesting depth', () => {
