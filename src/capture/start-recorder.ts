@@ -91,7 +91,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       : inlineSink(options, target.display, out, clock);
   let server;
   try {
-    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders });
+    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery });
   } catch (error) {
     await sink.close(new Date());
     throw error;

@@ -56,6 +56,12 @@ describe('HeaderRedactor', () => {
       'x-request-id': 'kept',
     });
   });
+
+  it('keeps URL-valued headers, with their secret query parameters redacted (--redact-query too)', () => {
+    const redactor = new HeaderRedactor([], ['state']);
+    const raw = ['Location', `/cb?code=1&token=${SECRET}`, 'REFERER', `http://x/?state=${SECRET}`, 'Content-Location', '/plain', 'Locatiom', `?token=${SECRET}`];
+    expect(redactor.redact(raw)).toEqual(['Location', '/cb?code=1&token=%3Credacted%3E', 'REFERER', 'http://x/?state=%3Credacted%3E', 'Content-Location', '/plain', 'Locatiom', `?token=${SECRET}`]);
+  });
 });
 
 describe('FieldRedactor', () => {

@@ -39,6 +39,8 @@ const S = {
   serverSecret: 'server-sse-access-token-4b5c6d7e8f9a',
   wsPassword: 'ws-frame-password-1a2b3c4d5e6f7a8b',
   goog: 'goog-api-key-value-8c9d0e1f2a3b4c5d',
+  referer: 'referer-access-token-6e7f8a9b0c1d2e3f',
+  location: 'location-signature-2f3a4b5c6d7e8f9a',
 };
 const ALL = Object.values(S);
 
@@ -69,7 +71,7 @@ async function upstream(): Promise<{ url: string; received: Received[]; frames: 
         res.write('data: {"n":1}\n\n');
         res.end(`data: {"n":2,\ndata: "accessToken":"${S.serverSecret}"}\n\n`);
       } else if (req.url!.startsWith('/json')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
+        res.writeHead(200, { 'content-type': 'application/json', 'Content-Location': `/json/1?n=1&sig=${S.location}` });
         res.end(JSON.stringify({ ok: true, bytes: chunks.reduce((n, c) => n + c.length, 0) }));
       } else {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
@@ -146,8 +148,8 @@ function wsExchange(url: string, frame: string): Promise<string> {
   });
 }
 
-function header(e: ExchangeRow, name: string): unknown {
-  const headers = e.requestHeaders ?? {};
+function header(e: ExchangeRow, name: string, which: 'requestHeaders' | 'responseHeaders' = 'requestHeaders'): unknown {
+  const headers = e[which] ?? {};
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
   return key === undefined ? undefined : headers[key];
 }
@@ -178,7 +180,7 @@ describe('hostile peers: secrets outside the redacted headers never reach the di
     // 2. Raw bytes no ordinary client sends: a mixed-case X-Auth-Token, a percent-encoded parameter name.
     const raw = await rawRequest(
       proxy,
-      `GET /plain?acc%65ss_token=${S.encodedName}&x_sig2=${S.customQuery}&page=3 HTTP/1.1\r\nHost: x\r\nx-AUTH-token: ${S.rawAuthHeader}\r\nX-Goog-Api-Key: ${S.goog}\r\nConnection: close\r\n\r\n`,
+      `GET /plain?acc%65ss_token=${S.encodedName}&x_sig2=${S.customQuery}&page=3 HTTP/1.1\r\nHost: x\r\nx-AUTH-token: ${S.rawAuthHeader}\r\nX-Goog-Api-Key: ${S.goog}\r\nREFERER: http://app.test/page?access_token=${S.referer}\r\nConnection: close\r\n\r\n`,
     );
     expect(raw).toMatch(/^HTTP\/1\.1 200 /);
     expect(raw.endsWith('ok')).toBe(true);
@@ -223,6 +225,9 @@ describe('hostile peers: secrets outside the redacted headers never reach the di
     expect(header(exchanges[1], 'x-auth-token')).toBe('<redacted>');
     expect(header(exchanges[1], 'x-goog-api-key')).toBe('<redacted>');
     expect(header(exchanges[2], 'x-auth-token')).toBe('<redacted>');
+    // URL-valued headers keep the URL, with its secret parameters redacted.
+    expect(header(exchanges[1], 'referer')).toBe('http://app.test/page?access_token=%3Credacted%3E');
+    expect(header(exchanges[2], 'content-location', 'responseHeaders')).toBe('/json/1?n=1&sig=%3Credacted%3E');
     const events = reader.messages(exchanges[0].id);
     expect(events[1].raw.toString()).toBe('data: {"n":2,\ndata: "accessToken":"<redacted>"}\n\n');
     expect(events[1].json).toEqual({ n: 2, accessToken: '<redacted>' });
