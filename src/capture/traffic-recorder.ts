@@ -48,7 +48,8 @@ export class TrafficRecorder implements RecordingSink {
   readonly clock: RecordingClock;
   /** @internal */
   readonly fieldRedactor: FieldRedactor;
-  private readonly queryRedactor: QueryRedactor;
+  /** @internal */
+  readonly queryRedactor: QueryRedactor;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
 
   constructor(readonly options: TrafficRecorderOptions) {
@@ -305,6 +306,11 @@ export class ExchangeRecording implements ExchangeSink {
     if (value !== undefined) {
       const redacted = this.recorder.fieldRedactor.redact(value, bytes, text, channel);
       if (redacted) ({ value, raw: bytes } = redacted);
+    } else if (inbound.carrier === 'body' && isFormBody(inbound)) {
+      // A form body is a query string: OAuth token requests carry client_secret and password this way.
+      const form = bytes.toString('latin1');
+      const redacted = this.recorder.queryRedactor.redact(form);
+      if (redacted !== form) bytes = Buffer.from(redacted, 'latin1');
     }
     if (secrets.size > 0) {
       bytes = secrets.scrubBytes(bytes);
@@ -318,6 +324,17 @@ export class ExchangeRecording implements ExchangeSink {
     const bytes = (json && this.recorder.fieldRedactor.redactTruncated(raw)) || raw;
     return { raw: this.recorder.secrets.scrubBytes(bytes), value: undefined };
   }
+}
+
+function isFormBody(message: InboundMessage): boolean {
+  const headers = message.sender === 'client' ? message.http?.requestHeaders : message.http?.responseHeaders;
+  if (!headers) return false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.length === 12 && name.toLowerCase() === 'content-type') {
+      return String(Array.isArray(value) ? value[0] : value).toLowerCase().startsWith('application/x-www-form-urlencoded');
+    }
+  }
+  return false;
 }
 
 function labelOf(value: unknown, http?: HttpContext): string {

@@ -333,6 +333,30 @@ describe('hostile peers: secret fields in stdio lines', () => {
   });
 });
 
+describe('hostile peers: a form body', () => {
+  it('is a query string: its secret parameters are stored redacted, every other byte as sent', async () => {
+    const up = await upstream();
+    const out = join(tempDir(), 'form.db');
+    const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json']);
+    const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
+    const form = `grant_type=password&username=u%C3%A9&password=${S.password}&client_secret=${S.customKey}&scope=a+b`;
+    const posted = await fetch(`${proxy}/form`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    expect(await posted.text()).toBe('ok');
+    expect((await fetch(`${proxy}/plain`)).status).toBe(200);
+    await stop(rec);
+    expect(up.received[0].body.toString()).toBe(form);
+
+    const reader = RecordingReader.open(out);
+    onCleanup(() => reader.close());
+    const [request] = reader.messages(reader.exchanges()[0].id);
+    expect(request.raw.toString()).toBe('grant_type=password&username=u%C3%A9&password=%3Credacted%3E&client_secret=%3Credacted%3E&scope=a+b');
+    expect(reader.exchanges()[1].outcome).toBe('complete');
+    const bytes = recordingBytes(out);
+    expectAbsent(bytes, S.password, 'the password');
+    expectAbsent(bytes, S.customKey, 'the client secret');
+  });
+});
+
 describe('hostile peers: a message over --max-body', () => {
   it('is stored truncated, with the secrets in its kept start replaced', async () => {
     const up = await upstream();
