@@ -1,7 +1,9 @@
 export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 
 type Decode = (payload: Uint8Array) => unknown;
+type Encode = (event: never) => Uint8Array;
 let decode: Decode | undefined;
+let encode: Encode | undefined;
 let loadFailure: string | undefined;
 let loading: Promise<void> | undefined;
 
@@ -14,6 +16,7 @@ export function loadAguiProtoDecoder(): Promise<void> {
   loading ??= import('@ag-ui/proto').then(
     (module) => {
       decode = module.decode;
+      encode = module.encode as Encode;
     },
     (error: Error) => {
       loadFailure = `the AG-UI protobuf decoder could not be loaded: ${error.message}`;
@@ -34,5 +37,22 @@ export function decodeAguiProto(payload: Uint8Array): { value?: unknown; error?:
     return { value: decode(payload) };
   } catch (error) {
     return { error: `the protobuf frame could not be decoded: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * A whole frame (4-byte length prefix and payload) for a decoded event, e.g. one whose secret fields
+ * were redacted; undefined when the encoder is not loaded or refuses the value.
+ */
+export function encodeAguiProtoFrame(value: unknown): Buffer | undefined {
+  if (!encode) return undefined;
+  try {
+    const payload = encode(value as never);
+    const frame = Buffer.alloc(4 + payload.length);
+    frame.writeUInt32BE(payload.length, 0);
+    frame.set(payload, 4);
+    return frame;
+  } catch {
+    return undefined;
   }
 }

@@ -22,6 +22,8 @@ export interface ProxyServerOptions {
   target: TargetAddress;
   recorder: RecordingSink;
   redactHeaders?: readonly string[];
+  /** More secret query parameters, for URL-valued headers (Location, Referer); the recorder redacts the request's own query. */
+  redactQuery?: readonly string[];
 }
 
 /** Answers and streams still open when shutdown begins get this long to finish before they are cut. */
@@ -36,7 +38,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const context: CaptureContext = {
     target: options.target,
     recorder: options.recorder,
-    redactor: new HeaderRedactor(options.redactHeaders),
+    redactor: new HeaderRedactor(options.redactHeaders, options.redactQuery),
     agent,
     track: (stop) => inFlight.add(stop),
   };

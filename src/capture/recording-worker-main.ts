@@ -40,6 +40,7 @@ try {
     clock,
     protocol: setup.protocol,
     maxBodyBytes: setup.maxBodyBytes,
+    redact: setup.redact,
     listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
   });
   send({ type: 'ready', out: writer.file });

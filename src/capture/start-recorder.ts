@@ -11,7 +11,7 @@ import { startProxyServer } from './proxy-server.js';
 import { RecordingClock } from './recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink } from './recording-sink.js';
-import { TrafficRecorder } from './traffic-recorder.js';
+import { TrafficRecorder, type StorageRedactionOptions } from './traffic-recorder.js';
 import { WorkerRecordingSink } from './worker-recording-sink.js';
 
 /** The compiled worker; absent when this module runs from TypeScript sources (vitest). */
@@ -26,6 +26,10 @@ export interface RecorderOptions {
   listen?: string | number;
   protocol?: ProtocolId;
   redactHeaders?: string[];
+  /** More query parameters whose values are never stored (besides DEFAULT_REDACTED_QUERY_PARAMS). */
+  redactQuery?: string[];
+  /** More JSON fields whose values are never stored: key names or JSON pointers (besides DEFAULT_REDACTED_FIELDS). */
+  redactFields?: string[];
   maxBodyBytes?: number;
   /** Extra schema directories (as --schemas); AGENT_PROXY_SCHEMAS is read as well. */
   schemas?: string[];
@@ -77,6 +81,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
             protocol: options.protocol,
             maxBodyBytes: options.maxBodyBytes,
             schemas: options.schemas,
+            redact: redactionOf(options),
             clockOrigin: clock.origin,
             live: options.listener !== undefined,
           },
@@ -86,7 +91,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       : inlineSink(options, target.display, out, clock);
   let server;
   try {
-    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders });
+    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery });
   } catch (error) {
     await sink.close(new Date());
     throw error;
@@ -117,6 +122,11 @@ function inlineSink(options: RecorderOptions, target: string, out: string, clock
     clock,
     protocol: options.protocol,
     maxBodyBytes: options.maxBodyBytes,
+    redact: redactionOf(options),
     listener: options.listener,
   });
+}
+
+function redactionOf(options: Pick<RecorderOptions, 'redactQuery' | 'redactFields'>): StorageRedactionOptions {
+  return { queryParams: options.redactQuery, fields: options.redactFields };
 }

@@ -20,6 +20,8 @@ export interface LineSinkOptions {
   protocol?: ProtocolId;
   maxBodyBytes?: number;
   schemas?: string[];
+  /** More JSON fields whose values are never stored: key names or JSON pointers (besides DEFAULT_REDACTED_FIELDS). */
+  redactFields?: string[];
   registry?: SchemaRegistry;
   listener?: LiveListener;
   overwrite?: boolean;
@@ -58,6 +60,7 @@ export async function openLineSink(options: LineSinkOptions, target: string, lis
         protocol: options.protocol,
         maxBodyBytes: options.maxBodyBytes,
         schemas: options.schemas,
+        redact: { fields: options.redactFields },
         clockOrigin: clock.origin,
         live: options.listener !== undefined,
       },
@@ -78,6 +81,14 @@ export async function openLineSink(options: LineSinkOptions, target: string, lis
     { toolVersion: TOOL_VERSION, target, listen, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
     { overwrite: options.overwrite },
   );
-  const sink = new TrafficRecorder({ writer, registry, clock, protocol: options.protocol, maxBodyBytes: options.maxBodyBytes, listener: options.listener });
+  const sink = new TrafficRecorder({
+    writer,
+    registry,
+    clock,
+    protocol: options.protocol,
+    maxBodyBytes: options.maxBodyBytes,
+    redact: { fields: options.redactFields },
+    listener: options.listener,
+  });
   return { sink, out, clock, ready: Promise.resolve() };
 }

@@ -13,6 +13,8 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
 import { linesTap } from './line-tap.js';
+import { FieldRedactor } from './field-redaction.js';
+import { QueryRedactor } from './query-redaction.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './recording-sink.js';
@@ -26,6 +28,14 @@ export interface TrafficRecorderOptions {
   /** Messages larger than this are stored truncated and not parsed. */
   maxBodyBytes?: number;
   listener?: LiveListener;
+  /** What to hide from storage beyond the defaults (headers are redacted by capture, HeaderRedactor). */
+  redact?: StorageRedactionOptions;
+}
+
+/** `--redact-query` and `--redact-field`: more query parameter names, and JSON fields (key names or pointers). */
+export interface StorageRedactionOptions {
+  queryParams?: readonly string[];
+  fields?: readonly string[];
 }
 
 /**
@@ -36,10 +46,16 @@ export class TrafficRecorder implements RecordingSink {
   readonly overloaded = false;
   readonly secrets = new SecretTracker();
   readonly clock: RecordingClock;
+  /** @internal */
+  readonly fieldRedactor: FieldRedactor;
+  /** @internal */
+  readonly queryRedactor: QueryRedactor;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
 
   constructor(readonly options: TrafficRecorderOptions) {
     this.clock = options.clock;
+    this.queryRedactor = new QueryRedactor(options.redact?.queryParams);
+    this.fieldRedactor = new FieldRedactor(options.redact?.fields);
   }
 
   get maxBodyBytes(): number {
@@ -62,8 +78,16 @@ export class TrafficRecorder implements RecordingSink {
   /** `at`: when the exchange started, if it was stamped elsewhere (the capture thread). */
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at?: number): ExchangeRecording {
     const tOffsetMs = at ?? this.clock.now();
-    const id = this.options.writer.beginExchange({ ...start, tOffsetMs });
+    const id = this.options.writer.beginExchange({ ...this.storableStart(start), tOffsetMs });
     return new ExchangeRecording(this, id, start, tOffsetMs);
+  }
+
+  /** The exchange as stored: secret query parameter values replaced in `query` and `url` (a stdio command line has no query). */
+  private storableStart(start: Omit<ExchangeStart, 'tOffsetMs'>): Omit<ExchangeStart, 'tOffsetMs'> {
+    if (start.query === undefined) return start;
+    const query = this.queryRedactor.redact(start.query);
+    if (query === start.query) return start;
+    return { ...start, query, url: start.url === undefined ? undefined : this.queryRedactor.redactUrl(start.url) };
   }
 
   /** @internal the judge for a protocol: per exchange, or shared for recording-scoped protocols. */
@@ -193,7 +217,8 @@ export class ExchangeRecording implements ExchangeSink {
     } else {
       verdict = unchecked('no known protocol recognised this exchange');
     }
-    const stored = this.storable(inbound, oversized ? raw.subarray(0, max) : raw);
+    const kept = oversized ? raw.subarray(0, max) : raw;
+    const stored = oversized && value === undefined ? this.storableTruncated(kept, options.json !== false) : this.storable(inbound, kept, options.channel);
     const id = this.recorder.options.writer.addMessage({
       exchangeId: this.id,
       sender,
@@ -263,22 +288,53 @@ export class ExchangeRecording implements ExchangeSink {
     this.recorder.options.writer.updateExchange(this.id, { protocol: module.id });
   }
 
-  /** What may be written to disk: write-only fields replaced, and no registered secret anywhere. */
-  private storable(inbound: InboundMessage, raw: Buffer): { raw: Buffer; value: unknown } {
+  /**
+   * What may be written to disk: write-only fields replaced (the protocol's, then secret fields), and
+   * no registered secret anywhere. Called after judging, which saw the real values.
+   */
+  private storable(inbound: InboundMessage, raw: Buffer, channel: string | undefined): { raw: Buffer; value: unknown } {
     let value = inbound.value;
     let bytes = raw;
-    const replacement = value !== undefined ? this.protocol?.redactForStorage?.(inbound) : undefined;
+    let text = inbound.text;
+    const secrets = this.recorder.secrets;
+    const replacement = value !== undefined ? this.protocol?.redactForStorage?.(inbound, secrets) : undefined;
     if (replacement !== undefined) {
       value = replacement;
-      bytes = Buffer.from(JSON.stringify(replacement));
+      text = JSON.stringify(replacement);
+      bytes = Buffer.from(text);
     }
-    const secrets = this.recorder.secrets;
+    if (value !== undefined) {
+      const redacted = this.recorder.fieldRedactor.redact(value, bytes, text, channel);
+      if (redacted) ({ value, raw: bytes } = redacted);
+    } else if (inbound.carrier === 'body' && isFormBody(inbound)) {
+      // A form body is a query string: OAuth token requests carry client_secret and password this way.
+      const form = bytes.toString('latin1');
+      const redacted = this.recorder.queryRedactor.redact(form);
+      if (redacted !== form) bytes = Buffer.from(redacted, 'latin1');
+    }
     if (secrets.size > 0) {
       bytes = secrets.scrubBytes(bytes);
       value = secrets.scrubValue(value);
     }
     return { raw: bytes, value };
   }
+
+  /** The kept start of a message over --max-body (never parsed): secret fields in it still replaced when it is JSON text. */
+  private storableTruncated(raw: Buffer, json: boolean): { raw: Buffer; value: unknown } {
+    const bytes = (json && this.recorder.fieldRedactor.redactTruncated(raw)) || raw;
+    return { raw: this.recorder.secrets.scrubBytes(bytes), value: undefined };
+  }
+}
+
+function isFormBody(message: InboundMessage): boolean {
+  const headers = message.sender === 'client' ? message.http?.requestHeaders : message.http?.responseHeaders;
+  if (!headers) return false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.length === 12 && name.toLowerCase() === 'content-type') {
+      return String(Array.isArray(value) ? value[0] : value).toLowerCase().startsWith('application/x-www-form-urlencoded');
+    }
+  }
+  return false;
 }
 
 function labelOf(value: unknown, http?: HttpContext): string {

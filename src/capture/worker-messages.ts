@@ -6,6 +6,7 @@ import type { BodyTapSpec, LinesTapSpec, RecordOptions } from './recording-sink.
 import type { EncodedBatch } from './op-batch.js';
 import type { SpooledBatch } from './recording-spool.js';
 import type { RecordingTotals } from './start-recorder.js';
+import type { StorageRedactionOptions } from './traffic-recorder.js';
 
 /** HttpContext as it crosses the thread boundary: URLSearchParams does not survive structured clone. */
 export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
@@ -47,6 +48,8 @@ export interface WorkerSetup {
   protocol?: ProtocolId;
   maxBodyBytes?: number;
   schemas?: string[];
+  /** `--redact-query` and `--redact-field`, applied by the worker to what it stores. */
+  redact?: StorageRedactionOptions;
   /** performance.timeOrigin + now() of the capture thread's clock origin, so both agree on offsets. */
   clockOrigin: number;
   /** Post live events (exchange ends, invalid messages) back; off when nobody listens. */

@@ -5,6 +5,7 @@ import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { UsageError } from '../core/errors.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
+import { parseIgnoreOption } from '../replay/field-specs.js';
 import { EXIT_OK } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { styleFor } from './style.js';
@@ -17,6 +18,8 @@ interface RecordOptions {
   out?: string;
   protocol: string;
   redactHeader: string[];
+  redactQuery: string[];
+  redactField: string[];
   maxBody?: string;
   schemas: string[];
   json?: boolean;
@@ -40,6 +43,8 @@ export function recordCommand(result: CommandResult): Command {
     .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
     .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
+    .option('--redact-query <name>', 'another query parameter whose value is never stored (repeatable)', collect, [])
+    .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
     .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--overwrite', 'replace the output file if it exists')
@@ -53,11 +58,17 @@ export function recordCommand(result: CommandResult): Command {
         throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
       }
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      const redactFields = parseIgnoreOption(options.redactField, '--redact-field');
+      const redactQuery = options.redactQuery.map((name) => {
+        if (name.trim() === '') throw new UsageError('--redact-query needs a parameter name');
+        return name;
+      });
+      if (redactQuery.length > 0 && (options.stdio || options.ndjson)) throw new UsageError('--redact-query goes with the HTTP proxy (stdio and NDJSON carry no URLs)');
       if (options.ui !== undefined && (options.stdio || options.ndjson)) throw new UsageError('--ui goes with the HTTP proxy for now (not --stdio or --ndjson)');
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
         const { runStdioRecord } = await import('./stdio-commands.js');
-        result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes });
+        result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes, redactFields });
         return;
       }
       if (command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
@@ -69,7 +80,7 @@ export function recordCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, listener: view.listener }, stopped);
+        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, listener: view.listener }, stopped);
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
@@ -85,6 +96,8 @@ export function recordCommand(result: CommandResult): Command {
         out: options.out,
         protocol,
         redactHeaders: options.redactHeader,
+        redactQuery,
+        redactFields,
         maxBodyBytes,
         schemas: options.schemas,
         overwrite: options.overwrite,

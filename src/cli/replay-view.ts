@@ -1,3 +1,4 @@
+import { redactedMatched } from '../core/redacted.js';
 import { missMessage } from '../replay/http-responder.js';
 import type { ReplayLog, ReplayMiss, ServedExchange } from '../replay/replay-context.js';
 import type { ReplaySummary } from '../replay/start-replay.js';
@@ -25,6 +26,7 @@ export function createReplayView(options: { json: boolean; quiet: boolean; style
 export function formatServed(event: ServedExchange, style: Style): string {
   const parts = [`#${event.exchangeId}`, event.method, event.path, String(event.status ?? '-'), event.transport, `${event.messages} messages`];
   if (event.substitutions > 0) parts.push(`${event.substitutions} ids substituted`);
+  if (event.redacted > 0) parts.push(redactedMatched(event.redacted));
   if (event.reused) parts.push(style.yellow('reused'));
   return parts.join(' ');
 }

@@ -3,6 +3,7 @@ import type { LiveEvent, LiveListener } from '../capture/live-events.js';
 // Only light modules statically: the recorders and replayers load when their command runs (fast CLI start).
 import { STDIO_PROTOCOLS, type StdioProtocol } from '../capture/stdio-protocols.js';
 import { UsageError } from '../core/errors.js';
+import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { formatEvent } from './live-view.js';
 import { styleFor, type Style } from './style.js';
@@ -44,6 +45,7 @@ export interface StdioRecordFlags {
   protocol: string;
   schemas: string[];
   maxBody?: number;
+  redactFields?: string[];
   overwrite?: boolean;
   jsonLog?: string;
   quiet?: boolean;
@@ -65,6 +67,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     protocol: flags.protocol as StdioProtocol | 'auto',
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
+    redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: side.listener,
   });
@@ -109,6 +112,7 @@ export interface NdjsonRecordFlags {
   out?: string;
   schemas: string[];
   maxBody?: number;
+  redactFields?: string[];
   overwrite?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -126,6 +130,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     out: flags.out,
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
+    redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
   });
@@ -158,7 +163,7 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
     const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
-        `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}\n`,
+        `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
       );
     }
     if (!result.ok) process.stderr.write(`proxy: --strict: ${result.misses.length} misses and ${result.unused.length} unused lines\n`);
@@ -183,7 +188,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     log: {
       served: (e) => {
         if (flags.quiet) return;
-        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${e.sent} lines sent${e.substitutions > 0 ? ` ${e.substitutions} ids substituted` : ''}${e.misses > 0 ? ` ${e.misses} misses` : ''}`);
+        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${e.sent} lines sent${e.substitutions > 0 ? ` ${e.substitutions} ids substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${e.misses} misses` : ''}`);
       },
       miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
     },

@@ -1,3 +1,4 @@
+import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
 import { parsePointer } from '../replay/field-specs.js';
 
 /** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
@@ -17,6 +18,9 @@ export const ID_FIELDS: readonly string[] = [
   // JSON-RPC ids and Pi command/response ids; ids of the messages in an AG-UI RunAgentInput and of
   // their tool calls (also where `--semantic` materialises a run's messages).
   '/id', '/command/id', '/response/id', '/messages/*/id', '/messages/*/toolCalls/*/id',
+  // Pi session env values are stored as digests keyed per recording session: two recordings of the
+  // same run differ in them, but equal values within each share one label.
+  SESSION_ENV_VALUES,
 ];
 
 /** Is a protocol's volatile field (ReplayHints.volatileFields) an id, to canonicalize rather than drop? */

@@ -59,9 +59,10 @@ export interface ProtocolModule {
   readonly checkerScope?: 'stream' | 'recording';
   /**
    * A copy of a message safe to store, when the protocol knows of write-only fields in it
-   * (Pi session `spec.env`); undefined when the message can be stored as it is.
+   * (Pi session `spec.env`, stored as `secrets.digest` of each value); undefined when the message can
+   * be stored as it is.
    */
-  redactForStorage?(message: InboundMessage): unknown;
+  redactForStorage?(message: InboundMessage, secrets: SecretTracker): unknown;
   /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
   readonly replay?: ReplayHints;
 }
@@ -76,4 +77,9 @@ export interface ReplayHints {
   readonly volatileFields?: readonly string[];
   /** Request values the response echoes: replay substitutes the live request's value for the recorded one. */
   readonly echoFields?: readonly string[];
+  /**
+   * Request values never stored as sent (redactForStorage keeps a digest): a recorded value there
+   * matches any live value, as a stored `<redacted>` does. Diff compares them by first appearance.
+   */
+  readonly writeOnlyFields?: readonly string[];
 }

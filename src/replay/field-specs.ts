@@ -41,12 +41,12 @@ export function formatPointer(path: readonly string[]): string {
   return path.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-/** Checks `--ignore` values: a JSON pointer, or a bare key name (that key at any depth). */
-export function parseIgnoreOption(values: readonly string[]): string[] {
+/** Checks `--ignore` (or `flag`) values: a JSON pointer, or a bare key name (that key at any depth). */
+export function parseIgnoreOption(values: readonly string[], flag = '--ignore'): string[] {
   return values.map((value) => {
     if (value.startsWith('/')) parsePointer(value);
     else if (value.length === 0 || value.includes('/')) {
-      throw new UsageError(`--ignore '${value}' is neither a JSON pointer (/a/b, * for any key) nor a key name`);
+      throw new UsageError(`${flag} '${value}' is neither a JSON pointer (/a/b, * for any key) nor a key name`);
     }
     return value;
   });

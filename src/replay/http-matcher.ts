@@ -2,6 +2,8 @@ import type { ProtocolId } from '../protocols/protocol.js';
 import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from './replay-context.js';
 import { requestBodyOf, type ScriptExchange } from './replay-script.js';
+import { reportedRequest } from './miss-report.js';
+import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
 
 /** A request as it arrived at the replay, body read in full. */
@@ -14,7 +16,8 @@ export interface LiveRequest {
 }
 
 export type MatchResult =
-  | { kind: 'hit'; exchange: ScriptExchange; reused: boolean }
+  /** `redacted`: how many of the request's values matched a redacted recorded value (query parameters, body fields). */
+  | { kind: 'hit'; exchange: ScriptExchange; reused: boolean; redacted: number }
   | { kind: 'miss'; miss: Omit<ReplayMiss, 'transport' | 'action'> };
 
 /** The recorded answers for one key, handed out in order. */
@@ -23,8 +26,17 @@ interface AnswerQueue {
   next: number;
 }
 
+/** The recorded exchanges of one route and protocol: by body key, and where their bodies were redacted. */
+interface BodyGroup {
+  mask: RedactionMask;
+  byBody: Map<string, AnswerQueue>;
+}
+
 interface Candidate {
   exchange: ScriptExchange;
+  /** The recorded query, with the parameters redacted on its method and path masked. */
+  query: string;
+  group: BodyGroup;
   body: BodyIdentity;
 }
 
@@ -33,11 +45,17 @@ interface Candidate {
  * Identical requests take the recorded answers in recorded order (FIFO per key); with `reuse`, a
  * key whose answers are used up keeps serving its last one. Matching is synchronous, so concurrent
  * requests claim answers strictly in the order they finished arriving.
+ *
+ * A value the recording redacted matches any live value: a query parameter redacted in any recorded
+ * request of a method and path is masked (set to the marker) in every request to it, recorded or
+ * live; body fields likewise per route and protocol.
  */
 export class HttpMatcher {
   private readonly candidates: Candidate[] = [];
-  /** route (`METHOD path?query`) → protocol → body key → answers. */
-  private readonly routes = new Map<string, Map<ProtocolId | undefined, Map<string, AnswerQueue>>>();
+  /** `METHOD path` → names of the query parameters recorded redacted there. */
+  private readonly redactedParams = new Map<string, Set<string>>();
+  /** route (`METHOD path?masked query`) → protocol → its exchanges. */
+  private readonly routes = new Map<string, Map<ProtocolId | undefined, BodyGroup>>();
   private readonly identifiers = new Map<ProtocolId | undefined, BodyIdentifier>();
 
   constructor(
@@ -46,49 +64,78 @@ export class HttpMatcher {
     private readonly reuse: boolean,
   ) {
     for (const exchange of exchanges) {
-      const body = this.identifier(exchange.protocol).recorded(requestBodyOf(exchange)?.raw);
-      this.candidates.push({ exchange, body });
-      const route = routeKey(exchange.method ?? 'GET', exchange.path ?? '/', exchange.query ?? '');
+      const names = redactedQueryNames(exchange.query ?? '');
+      if (names.length === 0) continue;
+      const at = pathKey(exchange.method ?? 'GET', exchange.path ?? '/');
+      let set = this.redactedParams.get(at);
+      if (!set) this.redactedParams.set(at, (set = new Set()));
+      for (const name of names) set.add(name);
+    }
+    // First every group's mask (from all its recorded bodies), then the keys, masked alike.
+    const placed = exchanges.map((exchange) => {
+      const method = exchange.method ?? 'GET';
+      const path = exchange.path ?? '/';
+      const query = this.maskedQuery(method, path, exchange.query ?? '').query;
+      const route = routeKey(method, path, query);
       let byProtocol = this.routes.get(route);
       if (!byProtocol) this.routes.set(route, (byProtocol = new Map()));
-      let byBody = byProtocol.get(exchange.protocol);
-      if (!byBody) byProtocol.set(exchange.protocol, (byBody = new Map()));
-      let queue = byBody.get(body.key);
-      if (!queue) byBody.set(body.key, (queue = { exchanges: [], next: 0 }));
+      let group = byProtocol.get(exchange.protocol);
+      if (!group) byProtocol.set(exchange.protocol, (group = { mask: new RedactionMask(), byBody: new Map() }));
+      const raw = requestBodyOf(exchange)?.raw;
+      this.identifier(exchange.protocol).addRedacted(group.mask, raw);
+      return { exchange, query, group, raw };
+    });
+    for (const { exchange, query, group, raw } of placed) {
+      const body = this.identifier(exchange.protocol).identify(raw, group.mask);
+      this.candidates.push({ exchange, query, group, body });
+      let queue = group.byBody.get(body.key);
+      if (!queue) group.byBody.set(body.key, (queue = { exchanges: [], next: 0 }));
       queue.exchanges.push(exchange);
     }
   }
 
   /** Claims the next recorded answer for the request, or explains the miss. */
   match(request: LiveRequest): MatchResult {
-    const byProtocol = this.routes.get(routeKey(request.method, request.path, request.query));
+    const query = this.maskedQuery(request.method, request.path, request.query);
+    const byProtocol = this.routes.get(routeKey(request.method, request.path, query.query));
     // A route's exchanges may come from different protocols; each normalizes the body its own way.
-    for (const [protocol, byBody] of byProtocol ?? []) {
-      const queue = byBody.get(this.identifier(protocol).live(request.body).key);
+    for (const [protocol, group] of byProtocol ?? []) {
+      const body = this.identifier(protocol).identify(request.body, group.mask);
+      const queue = group.byBody.get(body.key);
       if (!queue) continue;
-      if (queue.next < queue.exchanges.length) return { kind: 'hit', exchange: queue.exchanges[queue.next++], reused: false };
+      const redacted = query.masked + body.masked;
+      if (queue.next < queue.exchanges.length) return { kind: 'hit', exchange: queue.exchanges[queue.next++], reused: false, redacted };
       const last = queue.exchanges[queue.exchanges.length - 1];
-      if (this.reuse) return { kind: 'hit', exchange: last, reused: true };
+      if (this.reuse) return { kind: 'hit', exchange: last, reused: true, redacted };
       return { kind: 'miss', miss: { reason: 'exhausted', request: describe(request), nearest: nearestOf(last), differences: [] } };
     }
     return { kind: 'miss', miss: this.explain(request) };
   }
 
+  /** The query with the parameters redacted on this method and path masked; the input when there are none. */
+  private maskedQuery(method: string, path: string, query: string): { query: string; masked: number } {
+    const names = this.redactedParams.get(pathKey(method, path));
+    return names ? maskQuery(query, names) : { query, masked: 0 };
+  }
+
   /** The recorded exchange most like the request, and what differs. */
   private explain(request: LiveRequest): Omit<ReplayMiss, 'transport' | 'action'> {
     let best: { exchange: ScriptExchange; differences: string[]; score: number } | undefined;
-    const live = new Map<ProtocolId | undefined, BodyIdentity>();
-    const liveBody = (protocol: ProtocolId | undefined) => {
-      let identity = live.get(protocol);
-      if (!identity) live.set(protocol, (identity = this.identifier(protocol).live(request.body)));
+    const live = new Map<BodyGroup, BodyIdentity>();
+    const liveBody = (protocol: ProtocolId | undefined, group: BodyGroup) => {
+      let identity = live.get(group);
+      if (!identity) live.set(group, (identity = this.identifier(protocol).identify(request.body, group.mask)));
       return identity;
     };
-    for (const { exchange, body } of this.candidates) {
+    for (const { exchange, query, group, body } of this.candidates) {
       const differences: string[] = [];
-      if ((exchange.method ?? 'GET') !== request.method) differences.push('method');
-      if ((exchange.path ?? '/') !== request.path) differences.push('path');
-      if ((exchange.query ?? '') !== request.query) differences.push('query');
-      differences.push(...bodyDifferences(body, liveBody(exchange.protocol)));
+      const method = exchange.method ?? 'GET';
+      const path = exchange.path ?? '/';
+      if (method !== request.method) differences.push('method');
+      if (path !== request.path) differences.push('path');
+      // Masked with the recorded request's method and path: only its redacted parameters match any value.
+      if (query !== this.maskedQuery(method, path, request.query).query) differences.push('query');
+      differences.push(...bodyDifferences(body, liveBody(exchange.protocol, group)));
       // Method and path say most about which exchange was meant; the body's fields the least.
       const score = differences.reduce((sum, d) => sum + (d === 'method' || d === 'path' ? 100 : d === 'query' ? 10 : 1), 0);
       if (!best || score < best.score) best = { exchange, differences, score };
@@ -117,15 +164,20 @@ function routeKey(method: string, path: string, query: string): string {
   return `${method.toUpperCase()} ${path}?${query}`;
 }
 
+function pathKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}
+
 function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
   return { exchangeId: exchange.id, method: exchange.method, path: exchange.path };
 }
 
-/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text. */
+/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text; secrets redacted. */
 function describe(request: LiveRequest): ReplayMiss['request'] {
   const out: ReplayMiss['request'] = { method: request.method, path: request.path, query: request.query };
-  if (request.body.length === 0) return out;
-  const json = parseJsonBody(request.body);
-  out.body = json !== undefined ? json : request.body.toString('utf8', 0, Math.min(request.body.length, 2048));
-  return out;
+  if (request.body.length > 0) {
+    const json = parseJsonBody(request.body);
+    out.body = json !== undefined ? json : request.body.toString('utf8', 0, Math.min(request.body.length, 2048));
+  }
+  return reportedRequest(out);
 }

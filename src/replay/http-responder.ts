@@ -41,7 +41,7 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     else sendJson(res, 404, { error: { code: 'replay_miss', message: missMessage(miss), ...result.miss } });
     return;
   }
-  const { exchange, reused } = result;
+  const { exchange, reused, redacted } = result;
   context.ledger.markUsed(exchange.id);
   const played = await playRecordedResponse(exchange, { req, body, res }, context);
   context.log.served({
@@ -52,6 +52,7 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     status: exchange.status ?? undefined,
     messages: played.messages,
     substitutions: played.substitutions,
+    redacted,
     reused,
   });
 }

@@ -130,6 +130,8 @@ export interface LineConversationResult {
   unused: ScriptMessage[];
   /** Correlation pairs learnt. */
   substitutions: number;
+  /** Live values that matched a value the recording redacted. */
+  redacted: number;
 }
 
 /**
@@ -170,9 +172,9 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     const turn = plan.turns[i];
     const recorded = asText(turn.client);
     for (;;) {
-      if (options.signal?.aborted) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions };
+      if (options.signal?.aborted) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
       const line = await inbox.next();
-      if (!line) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions };
+      if (!line) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
       const live = { channel: 'text' as const, data: line.raw };
       const differences = correlator.differences(recorded, live);
       if (differences.length > 0) {
@@ -191,7 +193,7 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     if (!line) break;
     await miss(line, undefined, ['line']);
   }
-  return { sent, misses, unused: [], substitutions: correlator.substitutions };
+  return { sent, misses, unused: [], substitutions: correlator.substitutions, redacted: correlator.redacted };
 }
 
 const SYNTHETIC: ScriptMessage = { seq: 0, sender: 'server', carrier: 'line', channel: null, raw: Buffer.alloc(0), json: undefined, tOffsetMs: 0, truncated: false };

@@ -24,7 +24,7 @@ export interface NdjsonReplayOptions {
 }
 
 export interface NdjsonReplayLog {
-  served(event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number }): void;
+  served(event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number }): void;
   miss(message: string, miss?: LineMiss): void;
 }
 
@@ -102,7 +102,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
         },
       });
       unusedLines.push(...result.unused);
-      log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions });
+      log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions, redacted: result.redacted });
     } finally {
       untrack();
       socket.end();

@@ -10,6 +10,11 @@ export function volatileFieldsOf(protocol: ProtocolId | undefined): readonly str
   return protocol === undefined ? [] : (protocolById(protocol).replay?.volatileFields ?? []);
 }
 
+/** The fields a protocol stores only as digests (ReplayHints.writeOnlyFields): a recorded value there matches any. */
+export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
+  return protocol === undefined ? [] : (protocolById(protocol).replay?.writeOnlyFields ?? []);
+}
+
 /**
  * The canonical form of a JSON value for matching: the fields in `drop` removed (array elements
  * replaced by a placeholder) and object keys sorted, so equal requests normalize to equal values.

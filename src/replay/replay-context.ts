@@ -33,6 +33,11 @@ export interface ServedExchange {
   messages: number;
   /** Correlation pairs substituted (live ids in place of recorded ones). */
   substitutions: number;
+  /**
+   * Live values that matched a value the recording redacted (a secret query parameter, JSON field or
+   * Pi session env value), which matches any value.
+   */
+  redacted: number;
   /** True when this answer had been served before (--reuse). */
   reused: boolean;
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { protocolById } from '../protocols/catalog.js';
 import type { ProtocolId } from '../protocols/protocol.js';
-import { normalizerFor } from './normalize.js';
+import { FieldSpecs } from './field-specs.js';
+import { normalizerFor, writeOnlyFieldsOf } from './normalize.js';
+import { RedactionMask } from './redacted-values.js';
 
 /** A request body as matching sees it: its identity key, and its normalized value for miss reports. */
 export interface BodyIdentity {
@@ -10,6 +11,8 @@ export interface BodyIdentity {
   key: string;
   /** The normalized JSON value, when the body is JSON. */
   normalized?: unknown;
+  /** How many values the mask replaced (redacted in the recording, so any live value matches). */
+  masked: number;
 }
 
 /** The parsed JSON of a body, or undefined when it is empty or not JSON. */
@@ -22,39 +25,34 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
 }
 
+const NO_MASK = new RedactionMask();
+
 /**
  * Identifies request bodies for one protocol: JSON bodies by their normalized form (volatile fields
- * and `--ignore` fields dropped, keys sorted), anything else byte for byte.
+ * and `--ignore` fields dropped, keys sorted), anything else byte for byte. Values the recording
+ * redacted are masked on both sides first (see redacted-values.ts).
  */
 export class BodyIdentifier {
   private readonly normalize: (value: unknown) => unknown;
-  private readonly redact: ((value: unknown) => unknown) | undefined;
+  private readonly writeOnly: FieldSpecs;
 
   constructor(protocol: ProtocolId | undefined, ignore: readonly string[]) {
     this.normalize = normalizerFor(protocol, ignore);
-    const module = protocol === undefined ? undefined : protocolById(protocol);
-    // Recordings keep write-only values (Pi session env) only as digests: a live body must be
-    // digested the same way before it can equal the recorded one.
-    this.redact = module?.redactForStorage
-      ? (value) => module.redactForStorage!({ sender: 'client', carrier: 'body', value }) ?? value
-      : undefined;
+    this.writeOnly = new FieldSpecs(writeOnlyFieldsOf(protocol));
   }
 
-  /** A recorded body, stored as it was (already redacted). */
-  recorded(raw: Buffer | undefined): BodyIdentity {
-    return this.identify(raw, false);
+  /** Adds the places a recorded body has redacted values to `mask`. */
+  addRedacted(mask: RedactionMask, raw: Buffer | undefined): void {
+    if (raw !== undefined) mask.addRecorded(parseJsonBody(raw), this.writeOnly);
   }
 
-  /** A live body, redacted as the recorder would have stored it. */
-  live(raw: Buffer): BodyIdentity {
-    return this.identify(raw, true);
-  }
-
-  private identify(raw: Buffer | undefined, live: boolean): BodyIdentity {
-    if (raw === undefined || raw.length === 0) return { key: 'empty' };
+  /** A recorded body (stored redacted), or a live one, with the values at `mask`'s places replaced. */
+  identify(raw: Buffer | undefined, mask: RedactionMask = NO_MASK): BodyIdentity {
+    if (raw === undefined || raw.length === 0) return { key: 'empty', masked: 0 };
     const value = parseJsonBody(raw);
-    if (value === undefined) return { key: 'raw:' + createHash('sha256').update(raw).digest('hex') };
-    const normalized = this.normalize(live && this.redact ? this.redact(value) : value);
-    return { key: 'json:' + JSON.stringify(normalized), normalized };
+    if (value === undefined) return { key: 'raw:' + createHash('sha256').update(raw).digest('hex'), masked: 0 };
+    const { value: masked, masked: count } = mask.apply(value);
+    const normalized = this.normalize(masked);
+    return { key: 'json:' + JSON.stringify(normalized), normalized, masked: count };
   }
 }

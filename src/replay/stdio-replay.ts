@@ -32,6 +32,8 @@ export interface StdioReplayResult {
   /** Recorded client lines that never came before stdin ended. */
   unused: ScriptMessage[];
   substitutions: number;
+  /** Live values that matched a value the recording redacted. */
+  redacted: number;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
 }
@@ -86,6 +88,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     misses: result.misses,
     unused: result.unused,
     substitutions: result.substitutions,
+    redacted: result.redacted,
     ok: !options.strict || (result.misses.length === 0 && result.unused.length === 0),
   };
 }

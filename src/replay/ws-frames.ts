@@ -1,10 +1,13 @@
-import { protocolById } from '../protocols/catalog.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from './correlation.js';
-import { canonicalJson, jsonDifferences, normalizerFor } from './normalize.js';
+import { FieldSpecs } from './field-specs.js';
+import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from './normalize.js';
+import { RedactionMask } from './redacted-values.js';
 import type { ScriptMessage } from './replay-script.js';
 import { parseJsonBody } from './request-body.js';
 import { substituteOnce } from './token-substitution.js';
+
+const NO_MASK = new RedactionMask();
 
 /** A frame as the live client sent it. */
 export interface LiveFrame {
@@ -32,21 +35,27 @@ export function describeFrame(frame: LiveFrame): unknown {
  */
 export class FrameCorrelator {
   private readonly normalize: (value: unknown) => unknown;
-  private readonly redact: ((value: unknown) => unknown) | undefined;
+  private readonly writeOnly: FieldSpecs;
   private readonly echoFields: readonly string[];
   private readonly substitution = new Substitution();
+  /** Where each recorded frame (by its parsed value) has redacted values. */
+  private readonly masks = new WeakMap<object, RedactionMask>();
+  private redactedMatched = 0;
 
   constructor(protocol: ProtocolId | undefined, ignore: readonly string[]) {
     this.normalize = normalizerFor(protocol, ignore);
     this.echoFields = echoFieldsOf(protocol);
-    const module = protocol === undefined ? undefined : protocolById(protocol);
-    // Recordings keep write-only values only as the protocol redacted them: compare like with like.
-    this.redact = module?.redactForStorage ? (value) => module.redactForStorage!({ sender: 'client', carrier: 'frame', value }) ?? value : undefined;
+    this.writeOnly = new FieldSpecs(writeOnlyFieldsOf(protocol));
   }
 
   /** Correlation pairs in force. */
   get substitutions(): number {
     return this.substitution.size;
+  }
+
+  /** Live values that matched a redacted recorded value, over the frames that matched. */
+  get redacted(): number {
+    return this.redactedMatched;
   }
 
   /**
@@ -61,11 +70,22 @@ export class FrameCorrelator {
     const liveJson = live.channel === 'text' ? parseJsonBody(live.data) : undefined;
     if (recorded.json !== undefined && liveJson !== undefined) {
       // The recorded frame may echo ids the server handed out: compare it with the live ids in place.
+      // A value the recording redacted matches any live value: the live one is masked at its place.
+      const masked = this.maskOf(recorded.json).apply(liveJson);
       const expected = this.normalize(this.substitution.applyValue(recorded.json));
-      const actual = this.normalize(this.redact ? this.redact(liveJson) : liveJson);
-      return canonicalJson(expected) === canonicalJson(actual) ? [] : jsonDifferences(expected, actual);
+      const actual = this.normalize(masked.value);
+      if (canonicalJson(expected) !== canonicalJson(actual)) return jsonDifferences(expected, actual);
+      this.redactedMatched += masked.masked;
+      return [];
     }
     return this.substitute(recorded).equals(live.data) ? [] : ['body'];
+  }
+
+  private maskOf(recorded: unknown): RedactionMask {
+    if (recorded === null || typeof recorded !== 'object') return NO_MASK;
+    let mask = this.masks.get(recorded);
+    if (!mask) this.masks.set(recorded, (mask = new RedactionMask().addRecorded(recorded, this.writeOnly)));
+    return mask;
   }
 
   /** Learns the echo values a matched live frame carries in place of the recorded ones. */

@@ -1,5 +1,7 @@
 import { offeredProtocols } from '../capture/ws-relay.js';
 import type { ReplayMiss } from './replay-context.js';
+import { reportedRequest } from './miss-report.js';
+import { maskQuery, redactedQueryNames } from './redacted-values.js';
 import type { ScriptExchange } from './replay-script.js';
 
 /** A WebSocket upgrade as it arrived at the replay. */
@@ -12,11 +14,14 @@ export interface LiveUpgrade {
 }
 
 export type UpgradeMatch =
-  | { kind: 'hit'; exchange: ScriptExchange; reused: boolean }
+  /** `redacted`: how many of the upgrade's query parameters matched a redacted recorded value. */
+  | { kind: 'hit'; exchange: ScriptExchange; reused: boolean; redacted: number }
   | { kind: 'miss'; miss: Omit<ReplayMiss, 'transport' | 'action'> };
 
 interface Candidate {
   exchange: ScriptExchange;
+  /** The recorded query, with the parameters redacted on its path masked. */
+  query: string;
   /** What the recorded client offered (from its Sec-WebSocket-Protocol header). */
   offered: string[];
   claimed: boolean;
@@ -30,19 +35,32 @@ interface Candidate {
  * The subprotocol fits when the live client offers the one the recording negotiated. A connection
  * that negotiated none (a refusal such as a 426, or a server without subprotocols) fits an offer of
  * exactly the same subprotocols, since that offer is what decided its fate.
+ *
+ * A query parameter the recording redacted on a path (`access_token=%3Credacted%3E`) matches any live
+ * value: it is masked in every upgrade to that path, recorded or live.
  */
 export class WsUpgradeMatcher {
   private readonly routes = new Map<string, Candidate[]>();
   private readonly all: Candidate[] = [];
+  /** path → names of the query parameters recorded redacted there. */
+  private readonly redactedParams = new Map<string, Set<string>>();
 
   constructor(
     exchanges: readonly ScriptExchange[],
     private readonly reuse: boolean,
   ) {
     for (const exchange of exchanges) {
-      const candidate = { exchange, offered: recordedOffer(exchange), claimed: false };
+      const names = redactedQueryNames(exchange.query ?? '');
+      if (names.length === 0) continue;
+      let set = this.redactedParams.get(exchange.path ?? '/');
+      if (!set) this.redactedParams.set(exchange.path ?? '/', (set = new Set()));
+      for (const name of names) set.add(name);
+    }
+    for (const exchange of exchanges) {
+      const query = this.maskedQuery(exchange.path ?? '/', exchange.query ?? '').query;
+      const candidate = { exchange, query, offered: recordedOffer(exchange), claimed: false };
       this.all.push(candidate);
-      const key = routeKey(exchange.path ?? '/', exchange.query ?? '');
+      const key = routeKey(exchange.path ?? '/', query);
       const route = this.routes.get(key);
       if (route) route.push(candidate);
       else this.routes.set(key, [candidate]);
@@ -51,16 +69,23 @@ export class WsUpgradeMatcher {
 
   /** Claims the next recorded connection for the upgrade, or explains the miss. Synchronous, so concurrent upgrades claim in arrival order. */
   match(live: LiveUpgrade): UpgradeMatch {
-    const fitting = (this.routes.get(routeKey(live.path, live.query)) ?? []).filter((c) => fits(c, live.offered));
+    const query = this.maskedQuery(live.path, live.query);
+    const fitting = (this.routes.get(routeKey(live.path, query.query)) ?? []).filter((c) => fits(c, live.offered));
     const next = fitting.find((c) => !c.claimed);
     if (next) {
       next.claimed = true;
-      return { kind: 'hit', exchange: next.exchange, reused: false };
+      return { kind: 'hit', exchange: next.exchange, reused: false, redacted: query.masked };
     }
     const last = fitting.at(-1);
-    if (last && this.reuse) return { kind: 'hit', exchange: last.exchange, reused: true };
+    if (last && this.reuse) return { kind: 'hit', exchange: last.exchange, reused: true, redacted: query.masked };
     if (last) return { kind: 'miss', miss: { reason: 'exhausted', request: describe(live), nearest: nearestOf(last.exchange), differences: [] } };
     return { kind: 'miss', miss: this.explain(live) };
+  }
+
+  /** The query with the parameters redacted on this path masked; the input when there are none. */
+  private maskedQuery(path: string, query: string): { query: string; masked: number } {
+    const names = this.redactedParams.get(path);
+    return names ? maskQuery(query, names) : { query, masked: 0 };
   }
 
   /** The recorded connection most like the upgrade, and what differs. */
@@ -69,7 +94,7 @@ export class WsUpgradeMatcher {
     for (const candidate of this.all) {
       const differences: string[] = [];
       if ((candidate.exchange.path ?? '/') !== live.path) differences.push('path');
-      if ((candidate.exchange.query ?? '') !== live.query) differences.push('query');
+      if (candidate.query !== this.maskedQuery(candidate.exchange.path ?? '/', live.query).query) differences.push('query');
       if (!fits(candidate, live.offered)) differences.push('subprotocol');
       const score = differences.reduce((sum, d) => sum + (d === 'path' ? 100 : d === 'query' ? 10 : 1), 0);
       if (!best || score < best.score) best = { candidate, differences, score };
@@ -105,5 +130,5 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
 }
 
 function describe(live: LiveUpgrade): ReplayMiss['request'] {
-  return { method: 'GET', path: live.path, query: live.query, ...(live.offered.length > 0 ? { body: { subprotocols: live.offered } } : {}) };
+  return reportedRequest({ method: 'GET', path: live.path, query: live.query, ...(live.offered.length > 0 ? { body: { subprotocols: live.offered } } : {}) });
 }

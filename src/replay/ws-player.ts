@@ -5,6 +5,7 @@ import { CLOSE_GOING_AWAY } from '../capture/ws-close-codes.js';
 import { offeredProtocols } from '../capture/ws-relay.js';
 import { writeProxyError } from '../capture/ws-rejection.js';
 import { missMessage } from './http-responder.js';
+import { reportedRequest } from './miss-report.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
 import { WsConversation, type FrameMiss } from './ws-conversation.js';
@@ -67,7 +68,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   }
   if (exchange.status !== 101) {
     replayRefusal(req, socket, exchange, context.script.target);
-    context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0 });
+    context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0, redacted: result.redacted });
     return;
   }
   const ws = acceptUpgrade(req, socket, head, exchange);
@@ -76,16 +77,16 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
     return;
   }
   converse(ws, exchange, context).then(
-    (result) => {
-      if (result.miss) reportMiss(context, frameMiss(exchange, path, query, result.miss));
-      context.log.served({ ...served, messages: result.sent, substitutions: result.substitutions });
+    (played) => {
+      if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
+      context.log.served({ ...served, messages: played.sent, substitutions: played.substitutions, redacted: result.redacted + played.redacted });
     },
     () => ws.terminate(),
   );
 }
 
 /** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. */
-async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; miss?: FrameMiss }> {
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
   ws.on('error', () => {});
   const untrack = context.track(() => {
     if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
@@ -94,14 +95,14 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
   const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
   const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, anchorMs: exchange.startedMs });
   const result = await conversation.run();
-  return { ...result, substitutions: correlator.substitutions };
+  return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
 }
 
 function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: FrameMiss): ReplayMiss {
   return {
     transport: 'ws',
     reason: 'no-match',
-    request: { method: 'FRAME', path, query, body: describeFrame(miss.frame) },
+    request: reportedRequest({ method: 'FRAME', path, query, body: describeFrame(miss.frame) }),
     nearest: { exchangeId: exchange.id, method: exchange.method, path: exchange.path },
     differences: miss.differences,
     // A connection cannot be handed to the upstream mid-conversation: a frame miss always closes it.

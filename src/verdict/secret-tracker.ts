@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import { pointerToken } from '../core/finding.js';
 
@@ -21,6 +21,11 @@ const REDACTED_BYTES = Buffer.from(REDACTED);
  */
 export class SecretTracker {
   private readonly secrets = new Map<string, Secret>();
+  /**
+   * The key of `digest`: random, made for this tracker (one recording session) and never written
+   * anywhere, so a stored digest cannot be reversed by hashing guesses, not even of a short value.
+   */
+  private readonly digestKey = randomBytes(32);
 
   get size(): number {
     return this.secrets.size;
@@ -118,9 +123,13 @@ export class SecretTracker {
     return out;
   }
 
-  /** A digest of a secret value, safe to store in place of it. */
-  static digest(value: string): string {
-    return 'sha256:' + createHash('sha256').update(value).digest('hex');
+  /**
+   * A keyed digest of a secret value (HMAC-SHA256 under this tracker's key), safe to store in place
+   * of it: equal values within one recording session get equal digests, and nothing else can be
+   * learnt from it. Not comparable across sessions: each has its own key.
+   */
+  digest(value: string): string {
+    return 'hmac-sha256:' + createHmac('sha256', this.digestKey).update(value).digest('hex');
   }
 }
 

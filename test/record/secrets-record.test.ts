@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ExchangeRow } from '../../src/store/recording-reader.js';
-import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { createHash } from 'node:crypto';
 import { api, bearer, daemon, expectAbsent, findingsOf, record, recordingBytes, useCleanups, wsOpen } from './pi-helpers.js';
 
 useCleanups();
@@ -18,6 +18,18 @@ const INTERNAL_TOKEN = 'internal-secret-9d8c7b6a5f4e3d2c';
 const ENV_API_KEY = 'env-api-key-value-3c4d5e6f7a8b9c0d';
 const ENV_DB_PASSWORD = 'env-db-password-value-1a2b3c4d5e6f';
 const ENV_ROTATED = 'env-rotated-api-key-value-8e9f0a1b';
+
+const HMAC_DIGEST = /^hmac-sha256:[0-9a-f]{64}$/;
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** Each env value replaced by a keyed digest: the keys stay, the plain sha256 of the value is nowhere. */
+function expectDigested(stored: Record<string, string>, env: Record<string, string>): void {
+  expect(Object.keys(stored)).toEqual(Object.keys(env));
+  for (const [key, value] of Object.entries(env)) {
+    expect(stored[key], key).toMatch(HMAC_DIGEST);
+    expect(stored[key], key).not.toContain(sha256(value));
+  }
+}
 
 function header(e: ExchangeRow, name: string, which: 'requestHeaders' | 'responseHeaders' = 'requestHeaders'): unknown {
   const headers = e[which] ?? {};
@@ -75,16 +87,22 @@ describe('proxy record: secrets never reach the file', () => {
     }
     expect(exchanges.at(-1)).toMatchObject({ transport: 'ws', protocol: 'pi-daemon-rpc', outcome: 'complete' });
 
-    // The request bodies keep the env keys, each value replaced by its sha256 digest.
+    // The request bodies keep the env keys, each value replaced by its keyed digest.
     const bodyOf = (method: string) => reader.messages(exchanges.find((e) => e.method === method)!.id).find((m) => m.sender === 'client')!;
+    type EnvBody = { spec: { env: Record<string, string> } };
     const storedCreate = bodyOf('POST');
-    const createDigests = { API_KEY: SecretTracker.digest(ENV_API_KEY), DB_PASSWORD: SecretTracker.digest(ENV_DB_PASSWORD) };
-    expect(createDigests.API_KEY).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const createDigests = (storedCreate.json as EnvBody).spec.env;
+    expectDigested(createDigests, createBody.spec.env);
+    expect(createDigests.API_KEY).not.toBe(createDigests.DB_PASSWORD);
     expect(storedCreate.json).toEqual({ ...createBody, spec: { ...createBody.spec, env: createDigests } });
     expect(JSON.parse(storedCreate.raw.toString())).toEqual(storedCreate.json);
     expect(storedCreate.verdict.status).toBe('valid');
     const storedUpdate = bodyOf('PUT');
-    expect(storedUpdate.json).toEqual({ ...updateBody, spec: { ...updateBody.spec, env: { API_KEY: SecretTracker.digest(ENV_ROTATED) } } });
+    const updateDigests = (storedUpdate.json as EnvBody).spec.env;
+    expectDigested(updateDigests, updateBody.spec.env);
+    // A rotated value gets another digest; within one recording an unchanged one would keep its own.
+    expect(updateDigests.API_KEY).not.toBe(createDigests.API_KEY);
+    expect(storedUpdate.json).toEqual({ ...updateBody, spec: { ...updateBody.spec, env: updateDigests } });
     expect(storedUpdate.verdict.status).toBe('valid');
     // The daemon echoed no value, so there is nothing to report.
     expect(exchanges.flatMap((e) => findingsOf(reader.messages(e.id))).filter((f) => f.rule === 'secret-leak')).toEqual([]);
@@ -99,6 +117,7 @@ describe('proxy record: secrets never reach the file', () => {
     expectAbsent(bytes, ENV_API_KEY, 'spec.env.API_KEY of the create');
     expectAbsent(bytes, ENV_DB_PASSWORD, 'spec.env.DB_PASSWORD of the create');
     expectAbsent(bytes, ENV_ROTATED, 'spec.env.API_KEY of the update');
+    for (const value of [ENV_API_KEY, ENV_DB_PASSWORD, ENV_ROTATED]) expectAbsent(bytes, sha256(value), 'the plain sha256 of an env value');
     expect(JSON.stringify(rec.events)).not.toContain(ENV_API_KEY);
   });
 
@@ -184,7 +203,7 @@ describe('proxy record: secrets never reach the file', () => {
     const exchanges = reader.exchanges();
     expect(exchanges.map((e) => e.outcome)).toEqual(['complete', 'complete']);
     const [request, ticket] = reader.messages(exchanges[0].id);
-    expect((request.json as { spec: { env: Record<string, string> } }).spec.env).toEqual(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, SecretTracker.digest(v)])));
+    expectDigested((request.json as { spec: { env: Record<string, string> } }).spec.env, env);
     // The ticket's result leaks A_TOKEN (and only that is reported); the stored bodies are intact JSON.
     expect(ticket.verdict.findings).toEqual([{ rule: 'secret-leak', severity: 'error', pointer: '/data/result/spec/settings/debugEnv/A_TOKEN', message: expect.stringContaining("'A_TOKEN'") }]);
     expect(JSON.parse(ticket.raw.toString())).toEqual(ticket.json);

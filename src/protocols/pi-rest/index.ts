@@ -1,6 +1,7 @@
 import type { InboundMessage } from '../../core/message.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
-import { redactSessionEnv, sessionEnvOf } from './session-env.js';
+import type { SecretTracker } from '../../verdict/secret-tracker.js';
+import { redactSessionEnv, SESSION_ENV_VALUES, sessionEnvOf } from './session-env.js';
 import { classifyPiRest, guessPiRestSender, sniffPiRest } from './detection.js';
 import { PiRestChecker } from './pi-rest-checker.js';
 
@@ -21,15 +22,17 @@ export const piRestProtocol: ProtocolModule = {
   replay: {
     volatileFields: ['requestId', 'idempotencyKey', 'submittedAt', 'updatedAt', 'createdAt', 'lastUsedAt', 'timestamp'],
     echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
+    // Stored as keyed digests (redactForStorage): a recorded env value stands for any live one.
+    writeOnlyFields: [SESSION_ENV_VALUES],
   },
-  redactForStorage(message: InboundMessage): unknown {
-    return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value) : undefined;
+  redactForStorage(message: InboundMessage, secrets: SecretTracker): unknown {
+    return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value, secrets) : undefined;
   },
 };
 
 export { PiRestChecker } from './pi-rest-checker.js';
 export { PI_REST_RULES, type PiRestRuleId } from './rule-ids.js';
-export { redactSessionEnv, sessionEnvOf, SESSION_ENV_POINTER } from './session-env.js';
+export { redactSessionEnv, sessionEnvOf, SESSION_ENV_POINTER, SESSION_ENV_VALUES } from './session-env.js';
 export { ROUTES, API_BASE_PATH, type RouteSpec, type SchemaSpec, type BodySpec } from './route-table.js';
 export { matchRoute, type RouteMatch } from './route-matcher.js';
 export { schemaCheckFor } from './schema-lookup.js';

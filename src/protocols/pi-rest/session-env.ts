@@ -1,4 +1,4 @@
-import { SecretTracker } from '../../verdict/secret-tracker.js';
+import type { SecretTracker } from '../../verdict/secret-tracker.js';
 import { isPlainObject } from './json-value.js';
 
 /**
@@ -7,6 +7,9 @@ import { isPlainObject } from './json-value.js';
  * keeps the values in memory and answers only with `environment: {keys, digest?, persistence, provisioned}`.
  */
 export const SESSION_ENV_POINTER = '/spec/env';
+
+/** Each value of that `env`, in the notation of field specs. */
+export const SESSION_ENV_VALUES = '/spec/env/*';
 
 /** The `spec.env` object of a create/update body, when there is one. */
 export function sessionEnvOf(body: unknown): Record<string, unknown> | undefined {
@@ -36,16 +39,17 @@ export function registerSessionEnv(body: unknown, secrets: SecretTracker): void 
 
 /**
  * A copy of a create/update body that is safe to store: each `spec.env` value becomes
- * `SecretTracker.digest(value)` (`sha256:<hex>`), the keys stay. Only the path to `env` is copied;
- * other parts are shared with the input, which is never modified. Bodies without `spec.env` come back as they are.
- * A non-string value (invalid, but maybe still sensitive) is digested from its JSON text.
+ * `secrets.digest(value)` (`hmac-sha256:<hex>`, keyed per recording session), the keys stay. Only the
+ * path to `env` is copied; other parts are shared with the input, which is never modified. Bodies
+ * without `spec.env` come back as they are. A non-string value (invalid, but maybe still sensitive) is
+ * digested from its JSON text.
  */
-export function redactSessionEnv<T>(body: T): T {
+export function redactSessionEnv<T>(body: T, secrets: Pick<SecretTracker, 'digest'>): T {
   const env = sessionEnvOf(body);
   if (!env) return body;
   const redacted: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    redacted[key] = SecretTracker.digest(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+    redacted[key] = secrets.digest(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
   }
   const outer = body as Record<string, unknown> & { spec: Record<string, unknown> };
   return { ...outer, spec: { ...outer.spec, env: redacted } } as T;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { piRestProtocol, redactSessionEnv, SESSION_ENV_POINTER } from '../../../src/protocols/pi-rest/index.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
@@ -97,9 +98,10 @@ describe('redactSessionEnv', () => {
   it('keeps the keys, replaces each value by its digest, and leaves the input alone', () => {
     const body = createBodyWithSecret();
     const before = JSON.stringify(body);
-    const redacted = redactSessionEnv(body);
+    const tracker = new SecretTracker();
+    const redacted = redactSessionEnv(body, tracker);
     expect(JSON.stringify(body)).toBe(before);
-    expect(redacted.spec.env).toEqual({ API_TOKEN: SecretTracker.digest(SECRET), FIXTURE_ENV: SecretTracker.digest('not-a-secret') });
+    expect(redacted.spec.env).toEqual({ API_TOKEN: tracker.digest(SECRET), FIXTURE_ENV: tracker.digest('not-a-secret') });
     expect(Object.keys(redacted.spec.env!)).toEqual(['API_TOKEN', 'FIXTURE_ENV']);
     expect(JSON.stringify(redacted)).not.toContain(SECRET);
     expect(JSON.stringify(redacted)).not.toContain('not-a-secret');
@@ -110,10 +112,30 @@ describe('redactSessionEnv', () => {
 
   it('still validates after redaction (digests are strings) and returns bodies without env as they are', () => {
     const { judge } = newJudge(fullRegistry());
-    const redacted = redactSessionEnv(createBodyWithSecret());
+    const tracker = new SecretTracker();
+    const redacted = redactSessionEnv(createBodyWithSecret(), tracker);
     expect(judge.judge(requestMessage('POST', '/v1/session', { 'Idempotency-Key': 'k', 'X-Request-Id': 'req-create-1' }, redacted)).status).toBe('valid');
     const noEnv = upstreamFixture<object>('blob.reserve.request.json');
-    expect(redactSessionEnv(noEnv)).toBe(noEnv);
-    expect(redactSessionEnv(null)).toBe(null);
+    expect(redactSessionEnv(noEnv, tracker)).toBe(noEnv);
+    expect(redactSessionEnv(null, tracker)).toBe(null);
+  });
+});
+
+describe('SecretTracker.digest', () => {
+  const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+  it('is keyed per tracker: no lookup table of plain hashes reverses a short value', () => {
+    const one = new SecretTracker();
+    const other = new SecretTracker();
+    // "abc" and "true" have well-known sha256 digests (ba7816bf…, b5bea41b…).
+    for (const value of ['abc', 'true', SECRET]) {
+      const digest = one.digest(value);
+      expect(digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+      expect(digest).not.toContain(sha256(value));
+      // Equal values stay visible as equal within one recording session, and only there.
+      expect(one.digest(value)).toBe(digest);
+      expect(other.digest(value)).not.toBe(digest);
+    }
+    expect(one.digest('abc')).not.toBe(one.digest('abd'));
   });
 });

@@ -1,0 +1,16 @@
+import { FieldRedactor } from '../capture/field-redaction.js';
+import { QueryRedactor } from '../capture/query-redaction.js';
+import type { ReplayMiss } from './replay-context.js';
+
+const queries = new QueryRedactor();
+const fields = new FieldRedactor();
+
+/**
+ * A live request as a miss report shows it (printed, returned in the 404): secret query parameters
+ * and JSON fields replaced as the recorder would store them, so a miss never prints a credential.
+ */
+export function reportedRequest(request: ReplayMiss['request']): ReplayMiss['request'] {
+  const query = queries.redact(request.query);
+  const body = request.body === undefined ? undefined : fields.redactValue(request.body);
+  return query === request.query && body === request.body ? request : { ...request, query, ...(body === undefined ? {} : { body }) };
+}
