@@ -1,4 +1,4 @@
-import { isStoredRedaction, secretNameKey } from '../core/redacted.js';
+import { secretNameKey } from '../core/redacted.js';
 import { parsePointer } from '../replay/field-specs.js';
 
 /**
@@ -104,8 +104,11 @@ export class FieldRules {
   }
 
   /**
-   * True when `value` holds a secret field with a value worth hiding: a string (not already
-   * `<redacted>` or a keyed digest), number, object or array; `null` and booleans cannot carry a secret and stay.
+   * True when `value` holds a secret field: then the text is scanned, which replaces the values worth
+   * hiding (strings not already `<redacted>` or a keyed digest, numbers, objects, arrays; `null` and
+   * booleans cannot carry a secret and stay). Any secret-named key sends the text to the scan, whatever
+   * its parsed value: with a duplicate key the parse keeps only the last value
+   * (`{"apiKey":"s","apiKey":null}`, or `"<redacted>"` last), while the raw bytes still hold the first.
    * Walks with its own stack, so no nesting depth can overflow it.
    */
   finds(value: unknown): boolean {
@@ -127,13 +130,8 @@ export class FieldRules {
     // An array element is only worth a step when a pointer could still reach into it.
     if (typeof key === 'number' && state.length === 0 && !isContainer) return false;
     const next = this.step(state, key);
-    if (next.secret && carriesSecret(item)) return true;
+    if (next.secret) return true;
     if (isContainer) stack.push([item, next.state]);
     return false;
   }
-}
-
-function carriesSecret(value: unknown): boolean {
-  if (typeof value === 'string') return !isStoredRedaction(value);
-  return typeof value === 'number' || (value !== null && typeof value === 'object');
 }

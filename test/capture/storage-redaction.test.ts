@@ -98,6 +98,15 @@ describe('FieldRedactor', () => {
     expect(stored(JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', delta: 'password: hunter2' }))).toBeUndefined();
   });
 
+  it('redacts every copy of a duplicated key, whichever value the parse kept', () => {
+    for (const last of ['null', 'true', '"<redacted>"']) {
+      const text = `{"apiKey":"${SECRET}","n":1,"apiKey":${last}}`;
+      const result = stored(text)!;
+      expect(result.raw.toString()).toBe(`{"apiKey":"<redacted>","n":1,"apiKey":${last}}`);
+      expect(result.raw.includes(SECRET)).toBe(false);
+    }
+  });
+
   it('keeps a line terminator and an SSE block framing as they travelled', () => {
     const line = `{"apiKey":"${SECRET}"}`;
     expect(redactor.redact(JSON.parse(line), Buffer.from(line + '\r\n'), line)!.raw.toString()).toBe('{"apiKey":"<redacted>"}\r\n');
