@@ -4,6 +4,7 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from './style.js';
+import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
 
 interface ReplayCommandOptions {
@@ -75,6 +76,7 @@ export function replayCommand(result: CommandResult): Command {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      warnIfReachable('replay', options.listen, replay.url);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
       } else {

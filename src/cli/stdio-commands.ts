@@ -5,6 +5,7 @@ import { STDIO_PROTOCOLS, type StdioProtocol } from '../capture/stdio-protocols.
 import { UsageError } from '../core/errors.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { formatEvent } from './live-view.js';
+import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
 
 /**
@@ -129,6 +130,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
   });
+  warnIfReachable('record', flags.listen, recorder.url);
   if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
   else process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
   const signal = await waitForStop;
@@ -188,6 +190,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
       miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
     },
   });
+  warnIfReachable('replay', flags.listen, replay.url);
   print(flags.json ? JSON.stringify({ event: 'listening', url: replay.url, recording: replay.recording }) : `listening on ${replay.url}`);
   const signal = await waitForStop;
   const summary = await replay.close();
