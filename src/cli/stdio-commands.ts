@@ -142,6 +142,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
 
 export interface LineReplayFlags {
   timing?: string;
+  maxRequestBytes?: number;
   strict?: boolean;
   ignore: string[];
   listen?: string;
@@ -157,7 +158,7 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, signal: abort.signal });
+    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
         `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}\n`,
@@ -182,6 +183,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     timing: flags.timing,
     strict: flags.strict,
     ignore: flags.ignore,
+    maxRequestBytes: flags.maxRequestBytes,
     log: {
       served: (e) => {
         if (flags.quiet) return;

@@ -3,6 +3,7 @@ import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from './replay-context.js';
 import { requestBodyOf, type ScriptExchange } from './replay-script.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
+import { bodyEcho } from './request-limits.js';
 
 /** A request as it arrived at the replay, body read in full. */
 export interface LiveRequest {
@@ -121,11 +122,7 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
   return { exchangeId: exchange.id, method: exchange.method, path: exchange.path };
 }
 
-/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text. */
+/** What came in, for the miss report: the body (as JSON when it is short JSON) cut to a few KiB, and its size. */
 function describe(request: LiveRequest): ReplayMiss['request'] {
-  const out: ReplayMiss['request'] = { method: request.method, path: request.path, query: request.query };
-  if (request.body.length === 0) return out;
-  const json = parseJsonBody(request.body);
-  out.body = json !== undefined ? json : request.body.toString('utf8', 0, Math.min(request.body.length, 2048));
-  return out;
+  return { method: request.method, path: request.path, query: request.query, ...bodyEcho(request.body, parseJsonBody) };
 }

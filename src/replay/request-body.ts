@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { protocolById } from '../protocols/catalog.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import { normalizerFor } from './normalize.js';
+import { tooDeepToNormalize } from './request-limits.js';
 
 /** A request body as matching sees it: its identity key, and its normalized value for miss reports. */
 export interface BodyIdentity {
@@ -12,9 +13,12 @@ export interface BodyIdentity {
   normalized?: unknown;
 }
 
-/** The parsed JSON of a body, or undefined when it is empty or not JSON. */
+/**
+ * The parsed JSON of a body, or undefined when it is empty, not JSON, or nested deeper than
+ * MAX_MATCH_DEPTH: such a body is then matched byte for byte, like any other that is not JSON.
+ */
 export function parseJsonBody(raw: Buffer): unknown {
-  if (raw.length === 0 || !isUtf8(raw)) return undefined;
+  if (raw.length === 0 || !isUtf8(raw) || tooDeepToNormalize(raw)) return undefined;
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
