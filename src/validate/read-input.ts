@@ -19,6 +19,9 @@ export function readInput(file: string): LoadedInput {
     throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
   }
   if (isRecordingBytes(bytes)) return recordingInput(file);
+  if (bytes.subarray(0, 4096).includes(0)) {
+    throw new InputError('E_INPUT_MALFORMED', `${file}: binary data, not messages (a JSON array, NDJSON, an SSE body, a capture or a recording)`, { file });
+  }
   const text = bytes.toString('utf8');
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
   if (firstLine === '') throw new InputError('E_INPUT_MALFORMED', `${file}: the file holds no messages`, { file });

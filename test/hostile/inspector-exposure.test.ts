@@ -8,11 +8,10 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../record/record-helpers.js';
 import { startAguiAgent } from '../support/agui-agent.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
-import { portOf, startCli } from './cli-child.js';
+import { portOf, runToEnd, startCli } from './cli-child.js';
 
 useCleanups();
 
@@ -50,8 +49,8 @@ function expectRefusal(result: { code: number | null; stdout: string; stderr: st
 
 describe('proxy view on an address other machines can reach', () => {
   it('refuses 0.0.0.0 and :: with one line naming --allow-remote', async () => {
-    expectRefusal(await runCli(['view', EXAMPLE, '--listen', '0.0.0.0:0']), '0.0.0.0');
-    expectRefusal(await runCli(['view', EXAMPLE, '--listen', '[::]:0']), '::');
+    expectRefusal(await runToEnd(['view', EXAMPLE, '--listen', '0.0.0.0:0']), '0.0.0.0');
+    expectRefusal(await runToEnd(['view', EXAMPLE, '--listen', '[::]:0']), '::');
   });
 
   it('with --allow-remote starts, warns on stderr, and still answers only Host headers that name it', async () => {
@@ -132,7 +131,7 @@ describe('proxy record on an address other machines can reach', () => {
     const agent = await startAguiAgent();
     onCleanup(() => agent.close());
     const out = scratch().file('never.db');
-    const result = await runCli(['record', '--target', agent.url, '--listen', '0', '--out', out, '--ui', '0.0.0.0:0']);
+    const result = await runToEnd(['record', '--target', agent.url, '--listen', '0', '--out', out, '--ui', '0.0.0.0:0']);
     expectRefusal(result, '0.0.0.0');
     expect(existsSync(out)).toBe(false);
   });

@@ -14,11 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
-import { BIN, REPO, runCli } from '../cli/run-cli.js';
+import { BIN, REPO } from '../cli/run-cli.js';
 import { tempDir } from '../record/record-helpers.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { wsOpen } from '../support/ws-client.js';
-import { portOf, rawExchange, startCli, type CliChild } from './cli-child.js';
+import { portOf, rawExchange, runToEnd, startCli, type CliChild } from './cli-child.js';
 
 useCleanups();
 
@@ -181,7 +181,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
 
   it('refuses a --max-request-body that is not a positive number of bytes with one line', async () => {
     for (const value of ['abc', '0', '-5', '1.5']) {
-      const result = await runCli(['replay', AGUI, '--listen', '0', '--max-request-body', value]);
+      const result = await runToEnd(['replay', AGUI, '--listen', '0', '--max-request-body', value]);
       expect(result.code, value).toBe(2);
       expect(result.stderr).toBe(`proxy: --max-request-body '${value}' is not a positive whole number of bytes\n`);
     }
