@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
-import { streamsFromCapture, isCaptureDocument } from './capture-input.js';
+import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
 import { isRecordingBytes, recordingInput } from '../export/recording-input.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
@@ -37,7 +37,11 @@ export function readInput(file: string): LoadedInput {
   } catch {
     /* NDJSON, or malformed: decided below */
   }
-  if (wholeOk && isCaptureDocument(whole)) return { file, format: 'capture', streams: streamsFromCapture(whole) };
+  if (wholeOk && isCaptureDocument(whole)) {
+    const problem = captureProblem(whole);
+    if (problem !== undefined) throw new InputError('E_INPUT_MALFORMED', `${file}: not a capture (${problem})`, { file });
+    return { file, format: 'capture', streams: streamsFromCapture(whole) };
+  }
   if (wholeOk && !text.trim().includes('\n')) {
     return { file, format: 'ndjson', streams: [{ label: file, messages: [toSourceMessage(whole, 0, 1)] }] };
   }

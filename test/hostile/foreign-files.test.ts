@@ -352,3 +352,21 @@ __attribute__((constructor)) static void registered(void) { node_module_register
     expectOneLine(record, 'record (the recording worker opens the file)', line);
   });
 });
+
+describe("validate's own inputs, malformed", () => {
+  it('a capture whose records are not what it says names the record and the field', async () => {
+    const dir = scratch();
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['null-record.json', { records: [null] }, /null-record\.json: not a capture \(record 1 is not an object\)$/],
+      ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],
+      ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
+    ];
+    const results = await inBatches(cases.map(([name, doc]) => () => (writeFileSync(dir.file(name), JSON.stringify(doc)), runToEnd(['validate', dir.file(name)]))));
+    results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
+    // The control: a well-formed capture of the same shape is judged.
+    writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
+    const ok = await runToEnd(['validate', dir.file('ok.json')]);
+    expect([0, 1]).toContain(ok.code);
+    expect(ok.stderr).toBe('');
+  });
+});
