@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
@@ -22,6 +22,10 @@ export function exportCommand(result: CommandResult): Command {
       try {
         if (options.format === 'har') write(JSON.stringify(exportHar(reader), null, 2) + '\n');
         else exportNdjson(reader, write);
+      } catch (error) {
+        // A recording found damaged halfway leaves no half-written export behind.
+        if (fd !== undefined) rmSync(options.out!, { force: true });
+        throw error;
       } finally {
         if (fd !== undefined) closeSync(fd);
         reader.close();

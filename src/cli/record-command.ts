@@ -9,6 +9,8 @@ import { parseIgnoreOption } from '../replay/field-specs.js';
 import { EXIT_OK } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { styleFor } from './style.js';
+import { warnIfReachable } from './exposure-warning.js';
+import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../capture/live-events.js';
 
@@ -29,6 +31,7 @@ interface RecordOptions {
   ndjson?: boolean;
   jsonLog?: string;
   ui?: string | boolean;
+  allowRemote?: boolean;
 }
 
 export function recordCommand(result: CommandResult): Command {
@@ -51,6 +54,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
+    .option('--allow-remote', 'allow a --ui address other machines can reach (anyone who reaches it can read the recording)')
     .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
@@ -65,6 +69,9 @@ export function recordCommand(result: CommandResult): Command {
       });
       if (redactQuery.length > 0 && (options.stdio || options.ndjson)) throw new UsageError('--redact-query goes with the HTTP proxy (stdio and NDJSON carry no URLs)');
       if (options.ui !== undefined && (options.stdio || options.ndjson)) throw new UsageError('--ui goes with the HTTP proxy for now (not --stdio or --ndjson)');
+      const uiListen = typeof options.ui === 'string' ? options.ui : undefined;
+      // Refused before anything starts, so no recording file is left behind.
+      if (options.ui !== undefined) inspectorListen(uiListen, options.allowRemote);
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
         const { runStdioRecord } = await import('./stdio-commands.js');
@@ -116,7 +123,7 @@ export function recordCommand(result: CommandResult): Command {
       if (options.ui !== undefined) {
         try {
           const { startInspector } = await import('../ui/server/inspector-server.js');
-          inspector = await startInspector({ recording: recorder.out, live: true, listen: typeof options.ui === 'string' ? options.ui : undefined });
+          inspector = await startInspector({ recording: recorder.out, live: true, listen: uiListen, allowRemote: options.allowRemote });
         } catch (error) {
           await recorder.close();
           throw error;
@@ -129,6 +136,8 @@ export function recordCommand(result: CommandResult): Command {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      warnIfReachable('record', options.listen, recorder.url);
+      if (inspector) warnIfReachable('inspector', uiListen, inspector.url);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
         if (inspector) process.stdout.write(JSON.stringify({ event: 'inspector', url: inspector.url }) + '\n');

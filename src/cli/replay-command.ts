@@ -4,7 +4,9 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from './style.js';
+import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
+import { maxRequestBytesOf } from '../replay/request-limits.js';
 
 interface ReplayCommandOptions {
   listen?: string;
@@ -19,6 +21,7 @@ interface ReplayCommandOptions {
   quiet?: boolean;
   stdio?: boolean;
   ndjson?: boolean;
+  maxRequestBody?: string;
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -33,6 +36,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
     .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
+    .option('--max-request-body <bytes>', 'longest request body, WebSocket frame or line held to match it; a longer one is a miss (413, close 1009) (default 10485760)')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
@@ -40,9 +44,10 @@ export function replayCommand(result: CommandResult): Command {
     .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
+      const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       if (options.stdio) {
         const { runStdioReplay } = await import('./stdio-commands.js');
-        result.code = await runStdioReplay(recording, options);
+        result.code = await runStdioReplay(recording, { ...options, maxRequestBytes });
         return;
       }
       if (options.ndjson) {
@@ -51,7 +56,7 @@ export function replayCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonReplay(recording, options, stopped);
+        result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes }, stopped);
         return;
       }
       const [{ startReplay }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('./replay-view.js')]);
@@ -68,6 +73,7 @@ export function replayCommand(result: CommandResult): Command {
         reuse: options.reuse,
         strict: options.strict,
         ignore: options.ignore,
+        maxRequestBytes,
         log: { served: (e) => (served++, view.served(e)), miss: view.miss },
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
@@ -75,6 +81,7 @@ export function replayCommand(result: CommandResult): Command {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      warnIfReachable('replay', options.listen, replay.url);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
       } else {

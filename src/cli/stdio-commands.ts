@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { formatEvent } from './live-view.js';
+import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
 
 /**
@@ -134,6 +135,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
   });
+  warnIfReachable('record', flags.listen, recorder.url);
   if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
   else process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
   const signal = await waitForStop;
@@ -145,6 +147,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
 
 export interface LineReplayFlags {
   timing?: string;
+  maxRequestBytes?: number;
   strict?: boolean;
   ignore: string[];
   listen?: string;
@@ -160,7 +163,7 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, signal: abort.signal });
+    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
         `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
@@ -185,6 +188,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     timing: flags.timing,
     strict: flags.strict,
     ignore: flags.ignore,
+    maxRequestBytes: flags.maxRequestBytes,
     log: {
       served: (e) => {
         if (flags.quiet) return;
@@ -193,6 +197,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
       miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
     },
   });
+  warnIfReachable('replay', flags.listen, replay.url);
   print(flags.json ? JSON.stringify({ event: 'listening', url: replay.url, recording: replay.recording }) : `listening on ${replay.url}`);
   const signal = await waitForStop;
   const summary = await replay.close();

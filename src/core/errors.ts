@@ -16,7 +16,9 @@ export type ErrorCode =
   /** A batch could not be written (disk full, I/O error); later rows are dropped. */
   | 'E_STORE_WRITE'
   /** The writer was used wrongly: closed, or an unknown exchange/message id. */
-  | 'E_STORE_STATE';
+  | 'E_STORE_STATE'
+  /** better-sqlite3's native module cannot load (built for another Node.js, or not built). */
+  | 'E_STORE_NATIVE';
 
 export class ProxyError extends Error {
   readonly code: ErrorCode;

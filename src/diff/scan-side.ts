@@ -5,6 +5,7 @@ import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { canonicalJson, normalizeJson } from '../replay/normalize.js';
 import { openDatabase } from '../store/open-database.js';
+import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
 import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
@@ -66,6 +67,10 @@ const HASH_CHUNK = 1 << 16;
  * `file` is the name the report shows.
  */
 export function scanSide(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
+  return readingRows(file, () => scanRows(file, dbFile, options, progress));
+}
+
+function scanRows(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
   const db = openDatabase(dbFile, { readonly: true });
   try {
     const messagesOf = db.prepare(MESSAGES_SQL).raw(true);
@@ -94,7 +99,7 @@ export function scanSide(file: string, dbFile: string, options: SideOptions, pro
         let meta = metas.get(metaText);
         if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
         const { sender, carrier, channel, status } = meta;
-        const json = typeof body === 'string' ? (JSON.parse(body) as unknown) : undefined;
+        const json = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
         const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
         const m = { sender, carrier, channel, json, verdict };
         if (kind) {

@@ -8,8 +8,11 @@ import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type
  * recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines.
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void): void {
-  write(JSON.stringify(recordingLine(reader.recording())) + '\n');
-  for (const exchange of reader.exchanges()) {
+  // Read before writing anything, so that a damaged recording row or exchange fails with no output.
+  const recording = recordingLine(reader.recording());
+  const exchanges = reader.exchanges();
+  write(JSON.stringify(recording) + '\n');
+  for (const exchange of exchanges) {
     let chunk = JSON.stringify(exchangeLine(exchange)) + '\n';
     for (const message of reader.messages(exchange.id)) {
       chunk += JSON.stringify(messageLine(message)) + '\n';

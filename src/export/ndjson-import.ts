@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { Verdict } from '../core/verdict.js';
 import { openDatabase } from '../store/open-database.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import type { StoreTotals } from '../store/store-types.js';
+import { StoreError } from '../store/store-errors.js';
+import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
 import { NDJSON_FORMAT, decodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
 
 export interface ImportOptions {
@@ -11,7 +13,14 @@ export interface ImportOptions {
   overwrite?: boolean;
 }
 
-/** Is this text (the start of a file is enough) an agent-proxy NDJSON recording? */
+/** How every export begins: a recording cut short inside its first line still starts this way. */
+const EXPORT_START = /^\{\s*"type"\s*:\s*"recording"\s*,\s*"format"\s*:\s*"agent-proxy\/ndjson"/;
+
+/**
+ * Is this text (the start of a file is enough) an agent-proxy NDJSON recording? Its first line is
+ * the recording line; one that is cut short or broken but starts as an export does counts too, so
+ * that the importer can say what is wrong with it.
+ */
 export function isNdjsonRecordingText(text: string): boolean {
   const end = text.indexOf('\n');
   const first = (end < 0 ? text : text.slice(0, end)).replace(/^\uFEFF/, '').trim();
@@ -20,7 +29,7 @@ export function isNdjsonRecordingText(text: string): boolean {
     const value = JSON.parse(first) as { type?: unknown; format?: unknown };
     return value.type === 'recording' && value.format === NDJSON_FORMAT;
   } catch {
-    return false;
+    return EXPORT_START.test(first);
   }
 }
 
@@ -30,13 +39,17 @@ export function isNdjsonRecordingText(text: string): boolean {
  * bytes, verdicts and findings. `export → import → export` is byte-identical.
  */
 export function importNdjsonFile(file: string, out: string, options: ImportOptions = {}): StoreTotals {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (cause) {
     throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
   }
-  return importNdjsonText(text, out, { ...options, file });
+  if (bytes.subarray(0, 16).toString('latin1') === 'SQLite format 3\0') {
+    throw new InputError('E_INPUT_MALFORMED', `${file}: not an NDJSON recording but an SQLite file; import reads what export --format ndjson writes (a .db recording needs no import)`, { file });
+  }
+  if (bytes.subarray(0, 4096).includes(0)) throw new InputError('E_INPUT_MALFORMED', `${file}: not a recording (binary data, not NDJSON text)`, { file });
+  return importNdjsonText(bytes.toString('utf8'), out, { ...options, file });
 }
 
 export function importNdjsonText(text: string, out: string, options: ImportOptions & { file?: string } = {}): StoreTotals {
@@ -60,13 +73,16 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       try {
         value = JSON.parse(lineNo === 1 ? line.replace(/^\uFEFF/, '') : line) as Record<string, unknown>;
       } catch (cause) {
-        throw malformed(file, lineNo, `not valid JSON: ${(cause as Error).message}`);
+        // A last line without its LF is most likely a file cut short (a copy or a write that stopped).
+        const cut = end === text.length ? 'cut short, ' : '';
+        throw malformed(file, lineNo, `${cut}not valid JSON: ${(cause as Error).message}`);
       }
-      if (value === null || typeof value !== 'object') throw malformed(file, lineNo, 'expected a JSON object');
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformed(file, lineNo, 'expected a JSON object');
       if (!header) {
         if (value.type !== 'recording' || value.format !== NDJSON_FORMAT) {
-          throw malformed(file, lineNo, `not an agent-proxy NDJSON recording (the first line must be {"type":"recording","format":"${NDJSON_FORMAT}",…})`);
+          throw malformed(file, lineNo, `the first line must be {"type":"recording","format":"${NDJSON_FORMAT}",…}`);
         }
+        checked(file, lineNo, () => checkRecordingLine(value));
         header = value as unknown as NdjsonRecordingLine;
         writer = RecordingWriter.open(
           out,
@@ -83,7 +99,9 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         continue;
       }
       if (value.type === 'exchange') {
+        checked(file, lineNo, () => checkExchangeLine(value));
         const e = value as unknown as NdjsonExchangeLine;
+        if (ids.has(e.id)) throw malformed(file, lineNo, `exchange ${e.id} is declared a second time`);
         const id = writer!.beginExchange({
           transport: e.transport,
           protocol: e.protocol ?? undefined,
@@ -103,11 +121,11 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         continue;
       }
       if (value.type === 'message') {
+        checked(file, lineNo, () => checkMessageLine(value));
         const m = value as unknown as NdjsonMessageLine;
         const exchangeId = ids.get(m.exchange);
         if (exchangeId === undefined) throw malformed(file, lineNo, `message of exchange ${m.exchange}, which no earlier line declares`);
-        const raw = decodeRaw(m);
-        if (raw === undefined) throw malformed(file, lineNo, 'a message needs "raw" or "rawBase64"');
+        const raw = decodeRaw(m)!;
         const verdict: Verdict = { status: m.verdict.status, findings: m.verdict.findings ?? [] };
         if (m.verdict.schemaRef !== null && m.verdict.schemaRef !== undefined) verdict.schemaRef = m.verdict.schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
@@ -124,9 +142,10 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         });
         continue;
       }
-      throw malformed(file, lineNo, `unknown line type ${JSON.stringify(value.type)}`);
+      if (value.type === 'recording') throw malformed(file, lineNo, 'a second recording line');
+      throw malformed(file, lineNo, `"type" must be exchange or message, not ${JSON.stringify(value.type) ?? 'missing'}`);
     }
-    if (!writer || !header) throw new InputError('E_INPUT_MALFORMED', `${file}: the file holds no recording`, { file });
+    if (!writer || !header) throw new InputError('E_INPUT_MALFORMED', `${file}: not a recording (the file holds no lines)`, { file });
     for (const [id, e] of ends) {
       writer.endExchange(id, {
         outcome: e.outcome!,
@@ -144,10 +163,14 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
     restoreRecordingRow(writer.file, header);
     return totals;
   } catch (error) {
-    try {
-      writer?.close();
-    } catch {
-      /* the first error is the one to report */
+    if (writer) {
+      try {
+        writer.close();
+      } catch {
+        /* the first error is the one to report */
+      }
+      // Half a recording would read as a whole one: the file this import created goes again.
+      for (const suffix of ['', '-wal', '-shm']) rmSync(writer.file + suffix, { force: true });
     }
     throw error;
   }
@@ -165,6 +188,18 @@ function restoreRecordingRow(file: string, header: NdjsonRecordingLine): void {
   }
 }
 
+/** `<file>: not a recording (line N: what is wrong)`. */
 function malformed(file: string, line: number, message: string): InputError {
-  return new InputError('E_INPUT_MALFORMED', `${file}:${line}: ${message}`, { file, line });
+  return new InputError('E_INPUT_MALFORMED', `${file}: not a recording (line ${line}: ${message})`, { file, line });
+}
+
+/** Runs a line check, turning its problem into the importer's error for this file and line. */
+function checked(file: string, line: number, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof LineProblem)) throw error;
+    if (error.newer) throw new StoreError('E_STORE_VERSION', file, `${file} is ${error.message} (line ${line})`);
+    throw malformed(file, line, error.message);
+  }
 }

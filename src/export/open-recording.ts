@@ -1,8 +1,10 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { RecordingReader } from '../store/recording-reader.js';
+import { StoreError } from '../store/store-errors.js';
 import { importNdjsonFile, isNdjsonRecordingText } from './ndjson-import.js';
+import { NDJSON_FORMAT } from './ndjson-format.js';
 
 /** Does the file start like an agent-proxy NDJSON recording (whatever its extension)? */
 export function isNdjsonRecording(path: string): boolean {
@@ -40,13 +42,17 @@ export function isSqliteFile(path: string): boolean {
  * reader is closed (or, at the latest, when the process exits).
  */
 export function openRecording(path: string): RecordingReader {
-  if (!isNdjsonRecording(path)) return RecordingReader.open(path);
+  if (!isNdjsonRecording(path)) {
+    const problem = notRecordingReason(path);
+    if (problem !== undefined) throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (${problem})`);
+    return RecordingReader.open(path);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-ndjson-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', cleanup);
   try {
     const db = join(dir, 'recording.db');
-    importNdjsonFile(resolve(path), db);
+    importNdjsonFile(path, db);
     const reader = RecordingReader.open(db);
     const close = reader.close.bind(reader);
     reader.close = () => {
@@ -59,5 +65,36 @@ export function openRecording(path: string): RecordingReader {
     cleanup();
     process.off('exit', cleanup);
     throw error;
+  }
+}
+
+/**
+ * Why a file that exists is neither kind of recording, judged from its first bytes; undefined when
+ * it starts like an SQLite database (the store says more), or cannot be read (the store says why).
+ */
+export function notRecordingReason(path: string): string | undefined {
+  let head: Buffer;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    head = Buffer.alloc(4096);
+    head = head.subarray(0, readSync(fd, head, 0, head.length, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (head.length === 0) return 'the file is empty';
+  if (head.length >= 16 && head.toString('latin1', 0, 16) === 'SQLite format 3\0') return undefined;
+  if (head.includes(0)) return 'binary data: neither an SQLite recording nor NDJSON text';
+  const text = head.toString('utf8').replace(/^\uFEFF/, '');
+  const end = text.indexOf('\n');
+  const first = (end < 0 ? text : text.slice(0, end)).trim();
+  const header = `the {"type":"recording","format":"${NDJSON_FORMAT}",…} line an NDJSON recording starts with`;
+  try {
+    JSON.parse(first);
+    return `not an SQLite database, and line 1 is JSON but not ${header}`;
+  } catch {
+    return `not an SQLite database, and line 1 is not ${header}`;
   }
 }

@@ -5,6 +5,7 @@ import { requestBodyOf, type ScriptExchange } from './replay-script.js';
 import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
+import { bodyEcho } from './request-limits.js';
 
 /** A request as it arrived at the replay, body read in full. */
 export interface LiveRequest {
@@ -172,12 +173,7 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
   return { exchangeId: exchange.id, method: exchange.method, path: exchange.path };
 }
 
-/** What came in, for the miss report: the body as JSON when it is JSON, else as (shortened) text; secrets redacted. */
+/** What came in, for the miss report: the body (as JSON when it is short JSON) cut to a few KiB, and its size; secrets redacted. */
 function describe(request: LiveRequest): ReplayMiss['request'] {
-  const out: ReplayMiss['request'] = { method: request.method, path: request.path, query: request.query };
-  if (request.body.length > 0) {
-    const json = parseJsonBody(request.body);
-    out.body = json !== undefined ? json : request.body.toString('utf8', 0, Math.min(request.body.length, 2048));
-  }
-  return reportedRequest(out);
+  return reportedRequest({ method: request.method, path: request.path, query: request.query, ...bodyEcho(request.body, parseJsonBody) });
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { LineFramer, type LineFrame } from '../framing/line-framer.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import type { ScriptMessage } from './replay-script.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from './request-limits.js';
 import { PlaybackClock, type Timing } from './timing.js';
 import { FrameCorrelator } from './ws-frames.js';
 
@@ -41,16 +42,21 @@ const MAX_QUEUED_LINES = 1024;
 /**
  * Queues the LF-framed lines of a readable until the conversation asks for them; undefined at the end.
  * A client that writes far ahead of the replay (the replay keeps the recorded pace) is paused rather
- * than queued without bound.
+ * than queued without bound, and of a line longer than `maxLineBytes` only that many bytes are held
+ * (the conversation answers it as a miss).
  */
 export class LineInbox {
-  private readonly framer = new LineFramer();
+  private readonly framer: LineFramer;
   private readonly queue: LineFrame[] = [];
   private waiter: ((line: LineFrame | undefined) => void) | undefined;
   private ended = false;
   private paused = false;
 
-  constructor(private readonly input: Readable) {
+  constructor(
+    private readonly input: Readable,
+    readonly maxLineBytes = DEFAULT_MAX_REQUEST_BYTES,
+  ) {
+    this.framer = new LineFramer(maxLineBytes);
     input.on('data', (chunk: Buffer) => {
       for (const frame of this.framer.push(chunk)) this.push(frame);
     });
@@ -105,6 +111,8 @@ export interface LineMiss {
   /** The recorded client line it was compared with; undefined when the recording expects no more. */
   expected: ScriptMessage | undefined;
   differences: string[];
+  /** Set when the line was longer than this limit (`--max-request-body`): it was not compared. */
+  tooLong?: number;
 }
 
 /** Where the conversation sends recorded server lines; resolves once the line may be followed by more. */
@@ -161,7 +169,8 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     }
   };
   const miss = async (line: LineFrame, expected: ScriptMessage | undefined, differences: string[]) => {
-    const report = { line, expected, differences };
+    const report: LineMiss = { line, expected, differences };
+    if (line.totalBytes > line.raw.length) report.tooLong = inbox.maxLineBytes;
     misses.push(report);
     const answer = options.onMiss(report);
     if (answer) await options.write(answer, { ...(expected ?? SYNTHETIC), channel: expected?.channel === 'stdin' ? 'stdout' : null });
@@ -176,7 +185,8 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
       const line = await inbox.next();
       if (!line) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
       const live = { channel: 'text' as const, data: line.raw };
-      const differences = correlator.differences(recorded, live);
+      // Only the start of an over-long line was kept: it cannot be compared, only refused.
+      const differences = line.totalBytes > line.raw.length ? ['size'] : correlator.differences(recorded, live);
       if (differences.length > 0) {
         await miss(line, turn.client, differences);
         continue;

@@ -104,12 +104,18 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
 }
 
 /**
- * The forwarder reads the request as a stream, but replay has already read it to match it: hand
- * the forwarder a stream of the same body carrying the same request line and headers.
+ * The forwarder reads the request as a stream, but replay has already read it (or, for a body too
+ * large to hold, its start) to match it: hand the forwarder a stream of the same body carrying the
+ * same request line and headers. The rest of a large body streams on, at the upstream's pace.
  */
-function bufferedRequest(req: IncomingMessage, body: Buffer): IncomingMessage {
+function bufferedRequest(req: IncomingMessage, body: Buffer | { head: Buffer[] }): IncomingMessage {
   const stream = new PassThrough();
-  stream.end(body);
+  if (Buffer.isBuffer(body)) stream.end(body);
+  else {
+    for (const chunk of body.head) stream.write(chunk);
+    req.pipe(stream);
+    stream.on('close', () => req.unpipe(stream));
+  }
   return Object.assign(stream, {
     method: req.method,
     url: req.url,

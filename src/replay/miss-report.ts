@@ -11,6 +11,16 @@ const fields = new FieldRedactor();
  */
 export function reportedRequest(request: ReplayMiss['request']): ReplayMiss['request'] {
   const query = queries.redact(request.query);
-  const body = request.body === undefined ? undefined : fields.redactValue(request.body);
+  const body = request.body === undefined ? undefined : typeof request.body === 'string' ? redactedText(request.body) : fields.redactValue(request.body);
   return query === request.query && body === request.body ? request : { ...request, query, ...(body === undefined ? {} : { body }) };
+}
+
+/**
+ * A body echoed as text: the start of one too long to quote whole, or one that is not JSON. Its JSON
+ * (from the first `{` or `[` to where the quote ends) is scanned for secret fields as a truncated
+ * message is when stored.
+ */
+function redactedText(text: string): string {
+  const redacted = fields.redactTruncated(Buffer.from(text));
+  return redacted === undefined ? text : redacted.toString('utf8');
 }

@@ -10,6 +10,7 @@ import { LineInbox, planLines, playLineConversation, type LineMiss } from './lin
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from './replay-script.js';
 import { hostInstanceIdOf, lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
 import { writeTo } from './stdio-replay.js';
+import { maxRequestBytesOf } from './request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 
 export interface NdjsonReplayOptions {
@@ -19,6 +20,8 @@ export interface NdjsonReplayOptions {
   timing?: string | Timing;
   ignore?: string[];
   strict?: boolean;
+  /** Longest client line held to match it, in bytes (default 10 MiB); a longer one is a miss. */
+  maxRequestBytes?: number;
   /** Told about each connection served and each miss. */
   log?: NdjsonReplayLog;
 }
@@ -52,6 +55,7 @@ export interface RunningNdjsonReplay {
 export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<RunningNdjsonReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const ignore = parseIgnoreOption(options.ignore ?? []);
+  const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const script = loadReplayScript(options.recording);
   const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
@@ -79,7 +83,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   async function serve(socket: Socket, exchange: ScriptExchange): Promise<void> {
     socket.on('error', () => undefined);
     const abort = new AbortController();
-    const inbox = new LineInbox(socket);
+    const inbox = new LineInbox(socket, maxLineBytes);
     const stop = () => {
       abort.abort();
       inbox.close();

@@ -41,8 +41,12 @@ export function canonicalJson(value: unknown): string {
 export function jsonDifferences(a: unknown, b: unknown, limit = 20): string[] {
   const out: string[] = [];
   diff(a, b, [], out, limit);
-  return out;
+  // A key can be megabytes long: a miss report names where, it does not quote the key in full.
+  return out.map((pointer) => (pointer.length <= MAX_POINTER_CHARS ? pointer : pointer.slice(0, MAX_POINTER_CHARS) + '…'));
 }
+
+/** Longest JSON pointer a miss report prints. */
+const MAX_POINTER_CHARS = 200;
 
 function walk(value: unknown, path: string[], drop: FieldSpecs): unknown {
   if (Array.isArray(value)) {

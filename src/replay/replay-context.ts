@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { CorrelationMemory } from './correlation.js';
+import type { BodyEcho } from './request-limits.js';
 import type { ReplayScript, ScriptExchange } from './replay-script.js';
 import type { Timing } from './timing.js';
 
@@ -10,10 +11,19 @@ export type MissPolicy = 'error' | 'passthrough';
 /** One request, upgrade or WebSocket frame that matched no recorded one. */
 export interface ReplayMiss {
   transport: 'http' | 'ws';
-  /** `no-match`: nothing recorded is like it. `exhausted`: it matched, but every recorded answer was used (no --reuse). */
-  reason: 'no-match' | 'exhausted';
-  /** What came in. `body` is the parsed JSON, or the text, of a request body or frame. */
-  request: { method: string; path: string; query: string; body?: unknown };
+  /**
+   * `no-match`: nothing recorded is like it. `exhausted`: it matched, but every recorded answer was
+   * used (no --reuse). `too-large`: its body or frame was longer than `--max-request-body`, so it was
+   * not read to the end nor compared.
+   */
+  reason: 'no-match' | 'exhausted' | 'too-large';
+  /**
+   * What came in. `body` is the parsed JSON, or the text, of a request body or frame, at most 4 KiB
+   * of it (`bodyTruncated`); `bodyBytes` is its whole size.
+   */
+  request: { method: string; path: string; query: string } & BodyEcho;
+  /** With `too-large`: the limit it went past, in bytes. */
+  limit?: number;
   /** The recorded exchange most like it. */
   nearest?: { exchangeId: number; method: string | null; path: string | null };
   /** What differs from `nearest`: `method`, `path`, `query`, `body`, `subprotocol`, or JSON pointers into the body. */
@@ -90,8 +100,11 @@ export interface MissPassthrough {
   readonly out: string;
   /** True when they are appended to the served recording (the default), false for a separate `--misses-out` file. */
   readonly appended: boolean;
-  /** Forwards a request whose body the replay has already read. */
-  forwardHttp(req: IncomingMessage, body: Buffer, res: ServerResponse): void;
+  /**
+   * Forwards a request whose body the replay has already read: all of it (a Buffer), or, for a body
+   * too large to hold, the chunks read so far, the rest streaming on from `req`.
+   */
+  forwardHttp(req: IncomingMessage, body: Buffer | { head: Buffer[] }, res: ServerResponse): void;
   /** Relays a WebSocket upgrade to the upstream, recording the connection. */
   forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
@@ -110,6 +123,8 @@ export interface ReplayContext {
   reuse: boolean;
   /** `--ignore` field specs (JSON pointers or key names), on top of each protocol's volatile fields. */
   ignore: readonly string[];
+  /** Longest request body or client frame held to match it (`--max-request-body`). */
+  maxRequestBytes: number;
   ledger: ReplayLedger;
   /** Correlation pairs learnt so far: build each exchange's Substitution with `substitutionFor`. */
   correlations: CorrelationMemory;

@@ -3,6 +3,7 @@ import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { resolve } from 'node:path';
 import { openRecording } from '../export/open-recording.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+import { tooDeepToNormalize } from './request-limits.js';
 
 /** One recorded message, as replay needs it: who sent it, its exact bytes, its parsed value and when. */
 export interface ScriptMessage {
@@ -110,7 +111,8 @@ function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
       carrier: m.carrier,
       channel: m.channel,
       raw: m.raw,
-      json: m.json,
+      // A client message is normalized and compared by recursive walks: past MAX_MATCH_DEPTH it is compared byte for byte.
+      json: m.sender === 'client' && m.json !== undefined && tooDeepToNormalize(m.raw) ? undefined : m.json,
       tOffsetMs: m.tOffsetMs,
       truncated: m.rawTruncatedFrom !== null,
     })),

@@ -4,6 +4,7 @@ import type { ProtocolId } from '../protocols/protocol.js';
 import { FieldSpecs } from './field-specs.js';
 import { normalizerFor, writeOnlyFieldsOf } from './normalize.js';
 import { RedactionMask } from './redacted-values.js';
+import { tooDeepToNormalize } from './request-limits.js';
 
 /** A request body as matching sees it: its identity key, and its normalized value for miss reports. */
 export interface BodyIdentity {
@@ -15,9 +16,12 @@ export interface BodyIdentity {
   masked: number;
 }
 
-/** The parsed JSON of a body, or undefined when it is empty or not JSON. */
+/**
+ * The parsed JSON of a body, or undefined when it is empty, not JSON, or nested deeper than
+ * MAX_MATCH_DEPTH: such a body is then matched byte for byte, like any other that is not JSON.
+ */
 export function parseJsonBody(raw: Buffer): unknown {
-  if (raw.length === 0 || !isUtf8(raw)) return undefined;
+  if (raw.length === 0 || !isUtf8(raw) || tooDeepToNormalize(raw)) return undefined;
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {

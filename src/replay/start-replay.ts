@@ -8,6 +8,7 @@ import { startMissPassthrough, type RunningPassthrough } from './miss-passthroug
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { startReplayServer } from './replay-server.js';
+import { maxRequestBytesOf } from './request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 
 export interface ReplayOptions {
@@ -32,6 +33,13 @@ export interface ReplayOptions {
   reuse?: boolean;
   /** More fields to ignore when matching: JSON pointers (`/messages/0/id`, `*` for any key) or key names. */
   ignore?: string[];
+  /**
+   * Longest request body or client WebSocket frame held to match it, in bytes (default 10 MiB, the
+   * same as `record`'s `maxBodyBytes`, so nothing longer could match a recording made with the
+   * default). A longer body gets 413 (or, with passthrough, is streamed to the upstream); a longer
+   * frame closes the connection with 1009.
+   */
+  maxRequestBytes?: number;
   /** Makes `close()` report `ok: false` when anything missed or a recorded exchange went unused. */
   strict?: boolean;
   /** Told about every served exchange and every miss. */
@@ -71,6 +79,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   if (onMiss !== 'error' && onMiss !== 'passthrough') throw new UsageError(`--on-miss '${String(onMiss)}' is not error or passthrough`);
   if (onMiss === 'passthrough' && !options.target) throw new UsageError('--on-miss passthrough needs --target <url> to forward misses to');
   const ignore = parseIgnoreOption(options.ignore ?? []);
+  const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const script = loadReplayScript(options.recording);
   const ledger = new ReplayLedger(script);
@@ -83,7 +92,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
       : undefined;
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
+    server = await startReplayServer(listen, { script, timing, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
   } catch (error) {
     await passthrough?.close();
     throw error;

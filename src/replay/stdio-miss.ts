@@ -1,6 +1,7 @@
 import type { ProtocolId } from '../protocols/protocol.js';
 import type { LineMiss } from './line-conversation.js';
 import type { ScriptMessage } from './replay-script.js';
+import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG, tooDeepToNormalize } from './request-limits.js';
 
 /** Longest excerpt of a line a miss report quotes. */
 const EXCERPT_CHARS = 160;
@@ -10,10 +11,14 @@ const EXCERPT_CHARS = 160;
  * they differ: `replay miss: line 3 {"type":"promt"…} does not match recorded line 5 {"type":"prompt"…} at /type`.
  */
 export function lineMissMessage(miss: LineMiss): string {
+  if (miss.tooLong !== undefined) {
+    return `replay miss: line ${miss.line.line} (${miss.line.totalBytes} bytes) is longer than the replay's limit of ${miss.tooLong} bytes; ${MAX_REQUEST_FLAG} <bytes> raises it`;
+  }
   const got = excerpt(miss.line.text);
   if (!miss.expected) return `replay miss: line ${miss.line.line} ${got} comes after the recorded conversation ended`;
   const where = miss.differences.length > 0 ? ` at ${miss.differences.slice(0, 5).join(', ')}` : '';
-  return `replay miss: line ${miss.line.line} ${got} does not match recorded line ${miss.expected.seq} ${excerpt(textOf(miss.expected))}${where}`;
+  const deep = tooDeepToNormalize(miss.line.raw) ? ` (its JSON nests deeper than ${MAX_MATCH_DEPTH} levels, so it is compared byte for byte)` : '';
+  return `replay miss: line ${miss.line.line} ${got} does not match recorded line ${miss.expected.seq} ${excerpt(textOf(miss.expected))}${where}${deep}`;
 }
 
 /**
@@ -27,7 +32,8 @@ export function lineMissMessage(miss: LineMiss): string {
  */
 export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss, context: { recordedMethods: ReadonlySet<string>; hostInstanceId?: string }): Buffer | undefined {
   const message = lineMissMessage(miss);
-  const value = parse(miss.line.text);
+  // Too deep to echo back safely (JSON.stringify recurses): answered like a line that is not JSON.
+  const value = tooDeepToNormalize(miss.line.raw) ? undefined : parse(miss.line.text);
   const line = (v: unknown) => Buffer.from(JSON.stringify(v) + '\n');
   switch (protocol) {
     case 'pi-rpc': {

@@ -5,6 +5,7 @@ import { parseIgnoreOption } from './field-specs.js';
 import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from './replay-script.js';
 import { lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
+import { maxRequestBytesOf } from './request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 
 export interface StdioReplayOptions {
@@ -14,6 +15,8 @@ export interface StdioReplayOptions {
   ignore?: string[];
   /** `ok` is false when a line missed or a recorded client line never came. */
   strict?: boolean;
+  /** Longest client line held to match it, in bytes (default 10 MiB); a longer one is a miss. */
+  maxRequestBytes?: number;
   /** Which recorded stdio exchange to play (its id); default the first. */
   exchange?: number;
   stdin?: Readable;
@@ -58,6 +61,7 @@ export function stdioExchangeOf(exchanges: readonly ScriptExchange[], id: number
 export async function replayStdio(options: StdioReplayOptions): Promise<StdioReplayResult> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const ignore = parseIgnoreOption(options.ignore ?? []);
+  const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const script = loadReplayScript(options.recording);
   const exchange = stdioExchangeOf(script.exchanges, options.exchange, script.file);
   const stdin = options.stdin ?? process.stdin;
@@ -67,7 +71,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   const recordedMethods = recordedMethodsOf(exchange.messages);
   stdout.on('error', () => undefined);
   stderr.on('error', () => undefined);
-  const inbox = new LineInbox(stdin);
+  const inbox = new LineInbox(stdin, maxLineBytes);
   options.signal?.addEventListener('abort', () => inbox.close(), { once: true });
 
   const result = await playLineConversation(planLines(exchange.messages), inbox, {

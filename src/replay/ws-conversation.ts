@@ -129,7 +129,7 @@ export class WsConversation {
   }
 
   private fail(miss: FrameMiss): ConversationResult {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(CLOSE_POLICY_VIOLATION, frameMissReason(miss.expected, miss.differences, describeFrame(miss.frame)));
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(CLOSE_POLICY_VIOLATION, frameMissReason(miss.expected, miss.differences, describeFrame(miss.frame).body));
     return { ...this.result(), miss };
   }
 

@@ -5,6 +5,7 @@ import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from
 import { RedactionMask } from './redacted-values.js';
 import type { ScriptMessage } from './replay-script.js';
 import { parseJsonBody } from './request-body.js';
+import { bodyEcho, type BodyEcho } from './request-limits.js';
 import { substituteOnce } from './token-substitution.js';
 
 const NO_MASK = new RedactionMask();
@@ -19,12 +20,10 @@ export function isControl(channel: string | null): boolean {
   return channel === 'ping' || channel === 'pong';
 }
 
-/** The parsed JSON of a frame, or its (shortened) text: what a miss report shows of it. */
-export function describeFrame(frame: LiveFrame): unknown {
-  const json = frame.channel === 'text' ? parseJsonBody(frame.data) : undefined;
-  if (json !== undefined) return json;
-  if (frame.channel === 'binary') return `<${frame.data.length} binary bytes>`;
-  return frame.data.toString('utf8', 0, Math.min(frame.data.length, 2048));
+/** What a miss report shows of a frame: its JSON or text cut to a few KiB, and its size. */
+export function describeFrame(frame: LiveFrame): BodyEcho {
+  if (frame.channel === 'binary') return { body: `<${frame.data.length} binary bytes>`, bodyBytes: frame.data.length };
+  return bodyEcho(frame.data, frame.channel === 'text' ? parseJsonBody : () => undefined);
 }
 
 /**

@@ -4,7 +4,6 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { endToEndHeaders } from '../capture/headers.js';
 import { PROXY_ANSWER_CODES } from '../capture/proxy-answers.js';
 import { headersProblem } from '../capture/response-head-check.js';
-import { WS_MAX_PAYLOAD } from '../capture/ws-relay.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../capture/ws-rejection.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from './correlation.js';
 import { serverMessagesOf, type ScriptExchange } from './replay-script.js';
@@ -41,7 +40,7 @@ export function recordedHeadProblem(exchange: ScriptExchange): string | undefine
  * check) so what the replay sends and compares is exactly what was recorded. Undefined when the
  * client's socket was no longer usable.
  */
-export function acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: ScriptExchange): WebSocket | undefined {
+export function acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, exchange: ScriptExchange, maxPayload: number): WebSocket | undefined {
   const chosen = exchange.subprotocol || false;
   const server = new WebSocketServer({
     noServer: true,
@@ -49,7 +48,8 @@ export function acceptUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer
     perMessageDeflate: false,
     autoPong: false,
     skipUTF8Validation: true,
-    maxPayload: WS_MAX_PAYLOAD,
+    // A longer client frame closes the connection with 1009 before it is held whole.
+    maxPayload,
     handleProtocols: () => chosen,
   });
   server.on('headers', (headers: string[]) => {

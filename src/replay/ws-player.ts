@@ -71,14 +71,22 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
     context.log.served({ ...served, messages: exchange.messages.length, substitutions: 0, redacted: result.redacted });
     return;
   }
-  const ws = acceptUpgrade(req, socket, head, exchange);
+  const ws = acceptUpgrade(req, socket, head, exchange, context.maxRequestBytes);
   if (!ws) {
     socket.destroy();
     return;
   }
+  let tooLarge = false;
+  // ws refuses a frame over maxPayload itself: it closes with 1009 and reports it here.
+  ws.on('error', (error: Error & { code?: string }) => {
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooLarge = true;
+  });
   converse(ws, exchange, context).then(
     (played) => {
       if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
+      if (tooLarge) {
+        reportMiss(context, { transport: 'ws', reason: 'too-large', request: reportedRequest({ method: 'FRAME', path, query }), differences: [], limit: context.maxRequestBytes, action: 'error' });
+      }
       context.log.served({ ...served, messages: played.sent, substitutions: played.substitutions, redacted: result.redacted + played.redacted });
     },
     () => ws.terminate(),
@@ -102,7 +110,7 @@ function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: 
   return {
     transport: 'ws',
     reason: 'no-match',
-    request: reportedRequest({ method: 'FRAME', path, query, body: describeFrame(miss.frame) }),
+    request: reportedRequest({ method: 'FRAME', path, query, ...describeFrame(miss.frame) }),
     nearest: { exchangeId: exchange.id, method: exchange.method, path: exchange.path },
     differences: miss.differences,
     // A connection cannot be handed to the upstream mid-conversation: a frame miss always closes it.

@@ -1,3 +1,4 @@
+import { jsonColumn } from './store-errors.js';
 import type { ExchangeRow, Headers, Outcome, Transport } from './store-types.js';
 
 /** An `exchanges` row as SQLite returns it (snake_case), with the counts a query may add. */
@@ -38,8 +39,8 @@ export function exchangeFromRecord(r: ExchangeRecord): ExchangeRow {
     url: r.url,
     status: r.status,
     subprotocol: r.subprotocol,
-    requestHeaders: r.request_headers === null ? null : (JSON.parse(r.request_headers) as Headers),
-    responseHeaders: r.response_headers === null ? null : (JSON.parse(r.response_headers) as Headers),
+    requestHeaders: r.request_headers === null ? null : (jsonColumn(r.request_headers, 'request_headers', r.id) as Headers),
+    responseHeaders: r.response_headers === null ? null : (jsonColumn(r.response_headers, 'response_headers', r.id) as Headers),
     startedMs: r.started_ms,
     endedMs: r.ended_ms,
     outcome: r.outcome as Outcome | null,

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { openDatabase } from './open-database.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 
 type Db = Database.Database;
@@ -94,6 +95,35 @@ export const FORMAT_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 /** The tables every recording has; a file without them is not a recording. */
 export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings'] as const;
+
+let expectedColumns: Map<string, string[]> | undefined;
+
+/**
+ * The recording tables' columns this build reads that the file lacks, as `table.column`: a file that
+ * has the tables' names but not their shape (another tool's, or a damaged one) is not a recording.
+ * The expected columns are those of a fresh file at the newest version.
+ */
+export function missingColumns(db: Db): string[] {
+  if (!expectedColumns) {
+    const fresh = openDatabase(':memory:');
+    try {
+      migrate(fresh, ':memory:');
+      expectedColumns = new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
+    } finally {
+      fresh.close();
+    }
+  }
+  const missing: string[] = [];
+  for (const [table, columns] of expectedColumns) {
+    const present = new Set(columnsOf(db, table));
+    for (const column of columns) if (!present.has(column)) missing.push(`${table}.${column}`);
+  }
+  return missing;
+}
+
+function columnsOf(db: Db, table: string): string[] {
+  return (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map((r) => r.name);
+}
 
 /** PRAGMA user_version, with "not a database" turned into a typed error. */
 export function readFormatVersion(db: Db, file: string): number {

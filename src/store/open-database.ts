@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { nativeModuleProblem } from './native-module.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 
 /** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
@@ -25,6 +26,9 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   try {
     db = new Database(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
+    // The native module loads on the first open: a build for another Node.js fails here.
+    const native = nativeModuleProblem(error);
+    if (native !== undefined) throw new StoreError('E_STORE_NATIVE', file, native, { cause: error });
     throw new StoreError('E_STORE_OPEN', file, `cannot open ${file}: ${messageOf(error)}`, { cause: error });
   }
   try {

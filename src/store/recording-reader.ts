@@ -3,9 +3,9 @@ import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding, Severity } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
+import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, missingColumns, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
-import { StoreError, messageOf } from './store-errors.js';
+import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
 import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
@@ -117,6 +117,11 @@ export class RecordingReader {
       if (missing.length > 0) {
         throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (missing tables: ${missing.join(', ')})`);
       }
+      const absent = missingColumns(db);
+      if (absent.length > 0) {
+        const shown = absent.length > 3 ? `${absent.slice(0, 3).join(', ')} and ${absent.length - 3} more` : absent.join(', ');
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (missing columns: ${shown})`);
+      }
       const reader = new RecordingReader(file, db);
       if (reader.stmts.recording.get() === undefined) {
         throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (no recording row)`);
@@ -131,6 +136,7 @@ export class RecordingReader {
 
   recording(): RecordingInfo {
     const r = this.stmts.recording.get() as RecordingRecord;
+    const schemaHashes = readingRows(this.file, () => jsonColumn(r.schema_hashes, 'schema_hashes')) as Record<string, string>;
     return {
       formatVersion: this.db.pragma('user_version', { simple: true }) as number,
       toolVersion: r.tool_version,
@@ -139,18 +145,18 @@ export class RecordingReader {
       mode: r.mode,
       startedAt: r.started_at,
       ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
-      schemaHashes: JSON.parse(r.schema_hashes) as Record<string, string>,
+      schemaHashes,
     };
   }
 
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
-    return (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord);
+    return readingRows(this.file, () => (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord));
   }
 
   exchange(id: number): ExchangeRow | undefined {
     const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
-    return r === undefined ? undefined : exchangeFromRecord(r);
+    return r === undefined ? undefined : readingRows(this.file, () => exchangeFromRecord(r));
   }
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
@@ -162,12 +168,12 @@ export class RecordingReader {
       if (list === undefined) byMessage.set(f.message_id, (list = []));
       list.push(finding(f));
     }
-    return records.map((m) => messageRow(m, byMessage.get(m.id) ?? []));
+    return readingRows(this.file, () => records.map((m) => messageRow(m, byMessage.get(m.id) ?? [])));
   }
 
   /** Every invalid message of the recording, ordered by id. */
   invalidMessages(): MessageRow[] {
-    return (this.stmts.invalid.all() as MessageRecord[]).map((m) => messageRow(m, this.findingsOf(m)));
+    return readingRows(this.file, () => (this.stmts.invalid.all() as MessageRecord[]).map((m) => messageRow(m, this.findingsOf(m))));
   }
 
   totals(): StoreTotals {
@@ -199,7 +205,7 @@ function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
     tOffsetMs: m.t_offset_ms,
     raw: m.raw,
     rawTruncatedFrom: m.raw_truncated_from,
-    json: m.json === null ? undefined : JSON.parse(m.json),
+    json: m.json === null ? undefined : jsonColumn(m.json, 'json', m.exchange_id, m.seq),
     verdict,
   };
 }

@@ -6,6 +6,26 @@ export function isCaptureDocument(value: unknown): value is { records: unknown[]
   return value !== null && typeof value === 'object' && Array.isArray((value as { records?: unknown }).records);
 }
 
+/**
+ * What makes a capture document unusable, naming the record and the field (`record 3:
+ * "request.path" must be a string`), or undefined when every record can be read.
+ */
+export function captureProblem(doc: { records: unknown[] }): string | undefined {
+  for (let i = 0; i < doc.records.length; i++) {
+    const record = doc.records[i];
+    const at = `record ${i + 1}`;
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) return `${at} is not an object`;
+    if ((record as { kind?: unknown }).kind !== 'http') continue;
+    const { request, response } = record as { request?: Record<string, unknown>; response?: Record<string, unknown> };
+    if (request === null || typeof request !== 'object') return `${at}: an http record needs "request"`;
+    if (response === null || typeof response !== 'object') return `${at}: an http record needs "response"`;
+    if (typeof request.method !== 'string') return `${at}: "request.method" must be a string`;
+    if (typeof request.path !== 'string') return `${at}: "request.path" must be a string`;
+    if (typeof response.status !== 'number') return `${at}: "response.status" must be a number`;
+  }
+  return undefined;
+}
+
 interface HttpRecord {
   kind: 'http';
   request: { method: string; path: string; headers?: Record<string, string>; body?: unknown };

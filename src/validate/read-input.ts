@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
-import { streamsFromCapture, isCaptureDocument } from './capture-input.js';
+import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
 import { isRecordingBytes, recordingInput } from '../export/recording-input.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
@@ -19,6 +19,9 @@ export function readInput(file: string): LoadedInput {
     throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
   }
   if (isRecordingBytes(bytes)) return recordingInput(file);
+  if (bytes.subarray(0, 4096).includes(0)) {
+    throw new InputError('E_INPUT_MALFORMED', `${file}: binary data, not messages (a JSON array, NDJSON, an SSE body, a capture or a recording)`, { file });
+  }
   const text = bytes.toString('utf8');
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
   if (firstLine === '') throw new InputError('E_INPUT_MALFORMED', `${file}: the file holds no messages`, { file });
@@ -34,7 +37,11 @@ export function readInput(file: string): LoadedInput {
   } catch {
     /* NDJSON, or malformed: decided below */
   }
-  if (wholeOk && isCaptureDocument(whole)) return { file, format: 'capture', streams: streamsFromCapture(whole) };
+  if (wholeOk && isCaptureDocument(whole)) {
+    const problem = captureProblem(whole);
+    if (problem !== undefined) throw new InputError('E_INPUT_MALFORMED', `${file}: not a capture (${problem})`, { file });
+    return { file, format: 'capture', streams: streamsFromCapture(whole) };
+  }
   if (wholeOk && !text.trim().includes('\n')) {
     return { file, format: 'ndjson', streams: [{ label: file, messages: [toSourceMessage(whole, 0, 1)] }] };
   }

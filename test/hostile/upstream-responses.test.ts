@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import type { ExchangeRow } from '../../src/store/store-types.js';
+import { runCli } from '../cli/run-cli.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { rawRequest, within, type RawResponse } from '../record/record-helpers.js';
 import { acceptWebSocket, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
@@ -287,7 +288,6 @@ async function rawExchange(url: string, request: string): Promise<string> {
 describe('replay: a recorded answer that is not valid HTTP', () => {
   const CASES: Array<{ name: string; exchange: RecordedHttp; message: RegExp }> = [
     { name: 'a status above 999', exchange: { id: 1, path: '/bad', status: 1000, body: 'x' }, message: /exchange 1 cannot be replayed: .*Invalid status code: 1000/ },
-    { name: 'a status that is not a number', exchange: { id: 1, path: '/bad', status: 'abc', body: 'x' }, message: /exchange 1 cannot be replayed/ },
     { name: 'a header value with CR LF', exchange: { id: 1, path: '/bad', status: 200, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"x-split"/ },
     { name: 'a header name with a space', exchange: { id: 1, path: '/bad', status: 200, headers: { 'bad name': 'x' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"bad name"/ },
   ];
@@ -308,6 +308,14 @@ describe('replay: a recorded answer that is not valid HTTP', () => {
       await replay.stop();
     });
   }
+
+  it('a status that is not a number: the file is refused at start with one line naming the line and the field', async () => {
+    const file = fixtures.scratch().file('imported.ndjson');
+    writeFileSync(file, ndjsonRecording([{ id: 1, path: '/bad', status: 'abc', body: 'x' }]));
+    const result = await runCli(['replay', file, '--listen', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^proxy: .*imported\.ndjson: not a recording \(line 2: "status" must be a whole number/)]);
+  });
 
   it('a WebSocket refusal whose recorded header would split the response: a 500, not the injected header', async () => {
     const file = fixtures.scratch().file('imported.ndjson');
@@ -336,7 +344,7 @@ describe('view: a request target that is no URL', () => {
   for (const target of ['//', 'http://[', '//x:99999/']) {
     it(`GET ${target}: a 400, and the inspector goes on`, async () => {
       const view = await startCli(['view', 'recordings/examples/agui-sse-run.ndjson', '--listen', '0'], {}, fixtures.push);
-      const answer = await rawExchange(view.url, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const answer = await rawExchange(view.url, `GET ${target} HTTP/1.1\r\nHost: ${new URL(view.url).host}\r\nConnection: close\r\n\r\n`);
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(answer).toMatch(/"error":"the request target is not a valid URL"/);
       const control = await rawRequest({ url: view.url }, 'GET', '/api/recording');

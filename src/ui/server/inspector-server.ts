@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { parseListen } from '../../capture/addresses.js';
+import { isLoopbackHost } from '../../capture/loopback.js';
 import type { LiveEvent } from '../../capture/live-events.js';
 import { UsageError } from '../../core/errors.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
@@ -10,6 +10,8 @@ import type { DiffReport } from '../../diff/diff-report.js';
 import type { LivePush } from '../api-types.js';
 import { acpSession } from './acp-session.js';
 import { runView, stateAt } from './agui-run.js';
+import { hostAllowed } from './host-check.js';
+import { inspectorListen } from './inspector-listen.js';
 import { InspectorData, MAX_PAGE } from './inspector-data.js';
 import { INDEX_HTML, STYLE_CSS } from './page.js';
 import { piSession } from './pi-session.js';
@@ -25,17 +27,24 @@ export interface InspectorOptions {
   live?: boolean;
   /** How often a live recording is polled for new rows, in ms (default 150). */
   pollMs?: number;
+  /**
+   * Listen on an address other machines can reach (`0.0.0.0`, a LAN address). Without it such an
+   * address is refused: whoever can reach the inspector can read the whole recording.
+   */
+  allowRemote?: boolean;
 }
 
 export interface RunningInspector {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
+  /** True when it listens on an address other machines can reach (only with `allowRemote`). */
+  readonly remote: boolean;
   /** Forwards a recorder event to every open page (SSE). Hand this to RecorderOptions.listener. */
   publish(event: LiveEvent): void;
   close(): Promise<void>;
 }
 
-export const DEFAULT_INSPECTOR_PORT = 8790;
+export { DEFAULT_INSPECTOR_PORT } from './inspector-listen.js';
 
 /**
  * The compiled page scripts. From dist/ui/server they sit in dist/ui/web; when this module runs
@@ -49,8 +58,6 @@ function webDir(): string | undefined {
   return undefined;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -62,8 +69,8 @@ class HttpError extends Error {
 
 /** Starts the inspector's HTTP server: the page, its scripts and the JSON API over one recording. */
 export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
-  const listen = parseListen(options.listen ?? DEFAULT_INSPECTOR_PORT);
-  if (listen.kind !== 'tcp') throw new UsageError('the inspector listens on TCP only ([host:]port)');
+  const listen = inspectorListen(options.listen, options.allowRemote);
+  const remote = !isLoopbackHost(listen.host);
   const data = InspectorData.open(options.recording);
   let diff: DiffReport | undefined;
   try {
@@ -162,10 +169,10 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     throw new HttpError(404, `no API route ${url.pathname}`);
   };
 
+  let port = listen.port;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    // Refuse other host names (DNS rebinding): the page is for this machine only.
-    const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '');
-    if (hostHeader !== '' && !LOOPBACK.has(hostHeader) && hostHeader !== listen.host) {
+    // Refuse other host names (DNS rebinding): a page elsewhere must not read the recording through the browser.
+    if (!hostAllowed(req.headers.host, port, remote)) {
       sendText(res, 403, 'text/plain', 'forbidden host\n');
       return;
     }
@@ -215,11 +222,12 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     if (code === 'EADDRINUSE') throw new UsageError(`--listen ${listen.host}:${listen.port}: the address is in use`);
     throw error;
   }
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   let closed: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
+    remote,
     publish(event) {
       if (clients.size === 0) return;
       if (event.type === 'exchange-end') push({ type: 'exchange-end', exchangeId: event.exchangeId, invalid: event.invalid, messages: event.messages });

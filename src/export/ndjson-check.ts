@@ -1,0 +1,144 @@
+import { NDJSON_VERSION } from './ndjson-format.js';
+
+/**
+ * Field-by-field checks of the three NDJSON line types, before anything is written: a line with a
+ * missing field or a value of the wrong type is refused with the field named, instead of failing
+ * later inside SQLite or a Date. Fields that may be null may also be absent (read as null).
+ */
+
+/** What is wrong with one line; the importer adds the file and line number. */
+export class LineProblem extends Error {
+  constructor(
+    message: string,
+    /** True when the line is fine but written by a newer agent-proxy. */
+    readonly newer = false,
+  ) {
+    super(message);
+  }
+}
+
+type Rule = { test: (value: unknown) => boolean; expected: string; nullable?: boolean; optional?: boolean };
+
+const TRANSPORTS = ['http', 'sse', 'proto', 'ws', 'stdio', 'ndjson'];
+const OUTCOMES = ['complete', 'aborted', 'error', 'rejected'];
+
+const isString = (v: unknown) => typeof v === 'string';
+const isInteger = (v: unknown) => Number.isSafeInteger(v);
+const isPositiveInteger = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
+const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+const isDate = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isHeaders = (v: unknown) => isRecord(v) && Object.values(v).every((x) => typeof x === 'string' || (Array.isArray(x) && x.every(isString)));
+const oneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
+
+const text: Rule = { test: isString, expected: 'a string' };
+const nullableText: Rule = { ...text, nullable: true };
+const nullableInteger: Rule = { test: isInteger, expected: 'a whole number', nullable: true };
+
+const RECORDING: Record<string, Rule> = {
+  toolVersion: text,
+  target: nullableText,
+  listen: nullableText,
+  mode: { test: (v) => typeof v === 'string' && v !== '', expected: 'a non-empty string' },
+  startedAt: { test: isDate, expected: 'an ISO 8601 date' },
+  endedAt: { test: isDate, expected: 'an ISO 8601 date', nullable: true },
+  schemaHashes: { test: (v) => isRecord(v) && Object.values(v).every(isString), expected: 'an object of strings', optional: true },
+};
+
+const EXCHANGE: Record<string, Rule> = {
+  id: { test: isPositiveInteger, expected: 'a positive whole number' },
+  transport: { test: oneOf(TRANSPORTS), expected: TRANSPORTS.join(', ') },
+  protocol: nullableText,
+  method: nullableText,
+  path: nullableText,
+  query: nullableText,
+  url: nullableText,
+  status: nullableInteger,
+  subprotocol: nullableText,
+  requestHeaders: { test: isHeaders, expected: 'an object of header values', nullable: true },
+  responseHeaders: { test: isHeaders, expected: 'an object of header values', nullable: true },
+  startedMs: { test: isNumber, expected: 'a number of milliseconds' },
+  endedMs: { test: isNumber, expected: 'a number of milliseconds', nullable: true },
+  outcome: { test: oneOf(OUTCOMES), expected: OUTCOMES.join(', '), nullable: true },
+  errorCode: nullableText,
+  errorMessage: nullableText,
+  closeCode: nullableInteger,
+  closeReason: nullableText,
+  exitCode: nullableInteger,
+  signal: nullableText,
+};
+
+const MESSAGE: Record<string, Rule> = {
+  exchange: { test: isPositiveInteger, expected: 'a positive whole number (the id of an exchange line above)' },
+  seq: { test: isPositiveInteger, expected: 'a positive whole number', optional: true },
+  sender: { test: oneOf(['client', 'server']), expected: 'client or server' },
+  carrier: { test: oneOf(['body', 'event', 'frame', 'line']), expected: 'body, event, frame or line' },
+  channel: nullableText,
+  tOffsetMs: { test: isNumber, expected: 'a number of milliseconds' },
+  raw: { ...text, optional: true },
+  rawBase64: { test: (v) => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v), expected: 'a base64 string', optional: true },
+  rawTruncatedFrom: nullableInteger,
+  verdict: { test: isRecord, expected: 'an object' },
+};
+
+const VERDICT: Record<string, Rule> = {
+  status: { test: oneOf(['valid', 'invalid', 'unchecked']), expected: 'valid, invalid or unchecked' },
+  schemaRef: nullableText,
+  reason: nullableText,
+  findings: { test: Array.isArray, expected: 'an array', optional: true },
+};
+
+const FINDING: Record<string, Rule> = {
+  rule: text,
+  severity: { test: oneOf(['error', 'warning']), expected: 'error or warning' },
+  pointer: text,
+  message: text,
+};
+
+/** Line 1: the recording line (its `type` and `format` already matched). */
+export function checkRecordingLine(line: Record<string, unknown>): void {
+  if (!isPositiveInteger(line.version)) throw new LineProblem(`"version" must be a positive whole number, not ${shown(line.version)}`);
+  if ((line.version as number) > NDJSON_VERSION) {
+    throw new LineProblem(`NDJSON recording version ${line.version as number}, but this agent-proxy reads versions up to ${NDJSON_VERSION}; upgrade agent-proxy to read it`, true);
+  }
+  check(line, RECORDING, '');
+}
+
+export function checkExchangeLine(line: Record<string, unknown>): void {
+  check(line, EXCHANGE, '');
+}
+
+export function checkMessageLine(line: Record<string, unknown>): void {
+  check(line, MESSAGE, '');
+  if (line.raw === undefined && line.rawBase64 === undefined) throw new LineProblem('a message needs "raw" or "rawBase64"');
+  const verdict = line.verdict as Record<string, unknown>;
+  check(verdict, VERDICT, 'verdict.');
+  const findings = (verdict.findings ?? []) as unknown[];
+  findings.forEach((finding, i) => {
+    if (!isRecord(finding)) throw new LineProblem(`"verdict.findings[${i}]" must be an object, not ${shown(finding)}`);
+    check(finding, FINDING, `verdict.findings[${i}].`);
+  });
+}
+
+/** Checks each field; an absent nullable field is set to null, so the importer sees every key. */
+function check(line: Record<string, unknown>, rules: Record<string, Rule>, prefix: string): void {
+  for (const [name, rule] of Object.entries(rules)) {
+    const value = line[name];
+    if (value === undefined) {
+      if (rule.nullable) line[name] = null;
+      else if (!rule.optional) throw new LineProblem(`"${prefix}${name}" is missing`);
+      continue;
+    }
+    if (value === null && rule.nullable) continue;
+    if (!rule.test(value)) throw new LineProblem(`"${prefix}${name}" must be ${rule.expected}${rule.nullable ? ' or null' : ''}, not ${shown(value)}`);
+  }
+}
+
+/** A value as a problem message quotes it: short JSON. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'an array';
+  if (isRecord(value)) return 'an object';
+  const json = JSON.stringify(value);
+  return json.length <= 40 ? json : json.slice(0, 39) + '…';
+}

@@ -1,0 +1,372 @@
+/**
+ * Files that are not recordings, or damaged ones, given to every command that reads a recording:
+ * each answers with one `proxy: <file>: …` line naming what is wrong (the line, the field, the
+ * exchange), exits 2, leaves nothing behind, and the same command on a good recording still works.
+ * Also: a better-sqlite3 built for another Node.js is explained in one line.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { nativeModuleProblem } from '../../src/store/native-module.js';
+import { REPO, type CliResult } from '../cli/run-cli.js';
+import { runToEnd } from './cli-child.js';
+import { tempDir } from '../record/record-helpers.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+
+useCleanups();
+
+const GOOD = `${REPO}/recordings/examples/agui-sse-run.ndjson`;
+
+function scratch() {
+  const dir = tempDir('agent-proxy-foreign-');
+  onCleanup(() => dir.cleanup());
+  return dir;
+}
+
+/** The example recording's lines, each parsed, for making damaged copies. */
+function goodLines(): Array<Record<string, unknown>> {
+  return readFileSync(GOOD, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function ndjson(lines: Array<Record<string, unknown>>): string {
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+/** A good .db copy of the example, for damaging with SQL. */
+function goodDb(dir: ReturnType<typeof scratch>, name: string): string {
+  const file = dir.file(name);
+  const result = spawnSync(process.execPath, [`${REPO}/bin/proxy.js`, 'import', GOOD, '--out', file], { encoding: 'utf8' });
+  expect(result.status, result.stderr).toBe(0);
+  return file;
+}
+
+function sql(file: string, statements: string): void {
+  const db = new Database(file);
+  db.exec(statements);
+  db.close();
+}
+
+/** Each command that reads a recording, run on `file`; `out` is a path import may write. */
+function commands(file: string, out: string): Record<string, string[]> {
+  return {
+    show: ['show', file],
+    export: ['export', file, '--format', 'ndjson'],
+    replay: ['replay', file, '--listen', '0', '--timing', 'none'],
+    diff: ['diff', GOOD, file],
+    validate: ['validate', file],
+    view: ['view', file, '--listen', '0'],
+    import: ['import', file, '--out', out],
+  };
+}
+
+/** Runs `jobs` a few at a time (the machine has two cores). */
+async function inBatches<T>(jobs: Array<() => Promise<T>>, size = 4): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < jobs.length; i += size) results.push(...(await Promise.all(jobs.slice(i, i + size).map((job) => job()))));
+  return results;
+}
+
+function expectOneLine(result: CliResult, what: string, pattern: RegExp): void {
+  expect(result.code, `${what}: ${result.stderr}`).toBe(2);
+  expect(result.stdout, what).toBe('');
+  const lines = result.stderr.split('\n');
+  expect(lines, `${what}: ${result.stderr}`).toHaveLength(2);
+  expect(lines[1], what).toBe('');
+  expect(lines[0], what).toMatch(/^proxy: /);
+  expect(lines[0], what).toMatch(pattern);
+  expect(lines[0], what).not.toMatch(/\n|    at |RangeError|TypeError|undefined/);
+}
+
+interface Case {
+  name: string;
+  make(dir: ReturnType<typeof scratch>): string;
+  /** What every command that reads a recording says, after the file name. */
+  says: RegExp;
+  /** What `import` says, when it differs (import reads only the NDJSON form). */
+  importSays?: RegExp;
+  /** What `validate` says, when it differs (validate also reads plain message files). */
+  validateSays?: RegExp;
+}
+
+const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const CASES: Case[] = [
+  {
+    name: 'an empty file',
+    make: (dir) => (writeFileSync(dir.file('empty.db'), ''), dir.file('empty.db')),
+    says: /: not a recording \(the file is empty\)$/,
+    importSays: /: not a recording \(the file holds no lines\)$/,
+    validateSays: /: the file holds no messages$/,
+  },
+  {
+    name: 'a text file',
+    make: (dir) => (writeFileSync(dir.file('notes.txt'), 'hello world\nsecond line\n'), dir.file('notes.txt')),
+    says: /: not a recording \(not an SQLite database, and line 1 is not the \{"type":"recording","format":"agent-proxy\/ndjson",…\} line an NDJSON recording starts with\)$/,
+    importSays: /: not a recording \(line 1: not valid JSON: /,
+    validateSays: /notes\.txt:1: not valid JSON: /,
+  },
+  {
+    name: 'a JSON object that is no recording',
+    make: (dir) => (writeFileSync(dir.file('config.json'), '{"port": 8080, "debug": true}\n'), dir.file('config.json')),
+    says: /: not a recording \(not an SQLite database, and line 1 is JSON but not the \{"type":"recording",/,
+    importSays: /: not a recording \(line 1: the first line must be \{"type":"recording","format":"agent-proxy\/ndjson",…\}\)$/,
+    validateSays: /^$/, // a JSON object is a message validate can judge: it does, exit 0 or 1
+  },
+  {
+    name: 'random binary data',
+    make: (dir) => {
+      const bytes = Buffer.alloc(4096);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + 13) % 256;
+      writeFileSync(dir.file('blob.bin'), bytes);
+      return dir.file('blob.bin');
+    },
+    says: /: not a recording \(binary data: neither an SQLite recording nor NDJSON text\)$/,
+    importSays: /: not a recording \(binary data, not NDJSON text\)$/,
+    validateSays: /: binary data, not messages \(a JSON array, NDJSON, an SSE body, a capture or a recording\)$/,
+  },
+  {
+    name: 'an NDJSON recording cut short',
+    make: (dir) => {
+      const text = readFileSync(GOOD, 'utf8');
+      const cut = text.slice(0, text.indexOf('\n', text.indexOf('\n') + 1) + 200);
+      writeFileSync(dir.file('cut.ndjson'), cut);
+      return dir.file('cut.ndjson');
+    },
+    says: /: not a recording \(line 3: cut short, not valid JSON: Unterminated string in JSON at position \d+\)$/,
+  },
+  {
+    name: 'startedAt: "soon"',
+    make: (dir) => {
+      const lines = goodLines();
+      lines[0].startedAt = 'soon';
+      writeFileSync(dir.file('soon.ndjson'), ndjson(lines));
+      return dir.file('soon.ndjson');
+    },
+    says: /: not a recording \(line 1: "startedAt" must be an ISO 8601 date, not "soon"\)$/,
+  },
+  {
+    name: 'format version 999',
+    make: (dir) => {
+      const lines = goodLines();
+      lines[0].version = 999;
+      writeFileSync(dir.file('future.ndjson'), ndjson(lines));
+      return dir.file('future.ndjson');
+    },
+    says: / is NDJSON recording version 999, but this agent-proxy reads versions up to 1; upgrade agent-proxy to read it \(line 1\)$/,
+  },
+  {
+    name: 'an exchange line with a string status',
+    make: (dir) => {
+      const lines = goodLines();
+      lines[1].status = '200';
+      writeFileSync(dir.file('status.ndjson'), ndjson(lines));
+      return dir.file('status.ndjson');
+    },
+    says: /: not a recording \(line 2: "status" must be a whole number or null, not "200"\)$/,
+  },
+  {
+    name: 'a message line before any exchange line',
+    make: (dir) => {
+      const lines = goodLines();
+      writeFileSync(dir.file('early.ndjson'), ndjson([lines[0], lines[2], ...lines.slice(1)]));
+      return dir.file('early.ndjson');
+    },
+    says: /: not a recording \(line 2: message of exchange 1, which no earlier line declares\)$/,
+  },
+  {
+    name: 'a message line without its verdict status',
+    make: (dir) => {
+      const lines = goodLines();
+      delete (lines[2].verdict as Record<string, unknown>).status;
+      writeFileSync(dir.file('verdict.ndjson'), ndjson(lines));
+      return dir.file('verdict.ndjson');
+    },
+    says: /: not a recording \(line 3: "verdict\.status" is missing\)$/,
+  },
+  {
+    name: "another application's SQLite file",
+    make: (dir) => {
+      sql(dir.file('app.sqlite'), "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'a');");
+      return dir.file('app.sqlite');
+    },
+    says: / is an SQLite database but not an agent-proxy recording \(tables: users\)$/,
+    importSays: /: not an NDJSON recording but an SQLite file; import reads what export --format ndjson writes \(a \.db recording needs no import\)$/,
+  },
+  {
+    name: 'an SQLite file with the recording tables but not their columns',
+    make: (dir) => {
+      sql(dir.file('shape.db'), 'CREATE TABLE recording (id INTEGER PRIMARY KEY); CREATE TABLE exchanges (id INTEGER PRIMARY KEY); CREATE TABLE messages (id INTEGER PRIMARY KEY); CREATE TABLE findings (id INTEGER PRIMARY KEY); INSERT INTO recording VALUES (1); PRAGMA user_version = 1;');
+      return dir.file('shape.db');
+    },
+    says: / is not an agent-proxy recording \(missing columns: recording\.format_version, recording\.tool_version, recording\.target and \d+ more\)$/,
+    importSays: /: not an NDJSON recording but an SQLite file/,
+  },
+  {
+    name: 'a .db of a future format (user_version 99)',
+    make: (dir) => {
+      const file = goodDb(dir, 'future.db');
+      sql(file, 'PRAGMA user_version = 99;');
+      return file;
+    },
+    says: / is recording format 99, but this agent-proxy reads formats up to 1; upgrade agent-proxy to open it$/,
+    importSays: /: not an NDJSON recording but an SQLite file/,
+  },
+];
+
+describe('files that are not recordings, given to every command', () => {
+  for (const c of CASES) {
+    it(`${c.name}: one line naming the file and the problem, exit 2, nothing written`, async () => {
+      const dir = scratch();
+      const file = c.make(dir);
+      const out = dir.file('imported.db');
+      const before = readFileSync(file);
+      const jobs = Object.entries(commands(file, out)).map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
+      for (const { name, result } of await inBatches(jobs)) {
+        const says = name === 'import' ? (c.importSays ?? c.says) : name === 'validate' ? (c.validateSays ?? c.says) : c.says;
+        if (name === 'validate' && says.source === '^$') {
+          // validate judged it as messages: no crash, a verdict.
+          expect([0, 1], result.stderr).toContain(result.code);
+          continue;
+        }
+        expectOneLine(result, `${name} on ${c.name}`, says);
+        const base = file.split('/').pop()!;
+        expect(result.stderr, name).toContain(base);
+      }
+      // Nothing was changed or left behind: the input as it was, no half-imported output.
+      expect(readFileSync(file).equals(before)).toBe(true);
+      expect(existsSync(out)).toBe(false);
+    });
+  }
+
+  it('every command still works on a good recording (the control)', async () => {
+    const out = scratch().file('good.db');
+    const jobs = Object.entries(commands(GOOD, out))
+      .filter(([name]) => name !== 'replay' && name !== 'view')
+      .map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
+    for (const { name, result } of await inBatches(jobs)) {
+      expect(result.stderr, name).toBe('');
+      expect([0, 1], name).toContain(result.code);
+    }
+    expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('a damaged .db: stored JSON that does not parse', () => {
+  it('names the exchange, the message and the column', async () => {
+    const dir = scratch();
+    const headers = goodDb(dir, 'headers.db');
+    sql(headers, "UPDATE exchanges SET request_headers = '{a' WHERE id = 1;");
+    const json = goodDb(dir, 'json.db');
+    sql(json, "UPDATE messages SET json = '{x' WHERE exchange_id = 1 AND seq = 3;");
+    const partial = dir.file('partial.ndjson');
+    const hashes = goodDb(dir, 'hashes.db');
+    sql(hashes, "UPDATE recording SET schema_hashes = 'nope';");
+    const headerLine = /headers\.db: not a recording \(exchange 1: request_headers is not JSON: Expected property name or '\}' in JSON at position 1\)$/;
+    const results = await inBatches([
+      () => runToEnd(['show', headers]),
+      () => runToEnd(['export', headers, '--format', 'ndjson']),
+      () => runToEnd(['replay', headers, '--listen', '0']),
+      () => runToEnd(['diff', GOOD, headers]),
+      () => runToEnd(['show', json, '--exchange', '1']),
+      () => runToEnd(['replay', json, '--listen', '0']),
+      () => runToEnd(['diff', GOOD, json]),
+      () => runToEnd(['export', hashes, '--format', 'ndjson']),
+      () => runToEnd(['export', json, '--format', 'ndjson', '--out', partial]),
+    ]);
+    for (const r of results.slice(0, 4)) expectOneLine(r, 'headers', headerLine);
+    expectOneLine(results[4], 'show json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
+    expectOneLine(results[5], 'replay json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
+    expectOneLine(results[6], 'diff json', /json\.db: not a recording \(exchange 1: a message's json is not JSON: /);
+    expectOneLine(results[7], 'export hashes', /hashes\.db: not a recording \(the recording row: schema_hashes is not JSON: /);
+    // Found damaged halfway through: no half-written export is left.
+    expectOneLine(results[8], 'export json --out', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
+    expect(existsSync(partial)).toBe(false);
+  });
+});
+
+describe('better-sqlite3 built for another Node.js', () => {
+  it('maps Node\'s NODE_MODULE_VERSION error to one line: the Node.js it was built for, and the fix', () => {
+    const error = Object.assign(
+      new Error(
+        "The module '/app/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 141. This version of Node.js requires\nNODE_MODULE_VERSION 115. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).",
+      ),
+      { code: 'ERR_DLOPEN_FAILED' },
+    );
+    expect(nativeModuleProblem(error)).toBe(
+      `better-sqlite3 was built for Node.js 25 (NODE_MODULE_VERSION 141), but this is Node.js ${process.versions.node} (NODE_MODULE_VERSION 115): run \`npm rebuild better-sqlite3\` with the Node.js that runs agent-proxy`,
+    );
+    const known = { 115: 20, 127: 22, 131: 23, 137: 24 };
+    for (const [version, major] of Object.entries(known)) {
+      const e = new Error(`x\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION ${version}. This version of Node.js requires\nNODE_MODULE_VERSION 1.`);
+      expect(nativeModuleProblem(e)).toContain(`built for Node.js ${major} (NODE_MODULE_VERSION ${version})`);
+    }
+    expect(nativeModuleProblem(new Error('x using\nNODE_MODULE_VERSION 128. This version of Node.js requires\nNODE_MODULE_VERSION 115.'))).toContain('built for another Node.js (NODE_MODULE_VERSION 128)');
+    expect(nativeModuleProblem(new Error('Could not locate the bindings file. Tried:\n → /a/build/better_sqlite3.node'))).toBe(
+      "better-sqlite3's native module cannot be loaded (Could not locate the bindings file. Tried:): run `npm rebuild better-sqlite3` with the Node.js that runs agent-proxy",
+    );
+    expect(nativeModuleProblem(new Error('SQLITE_CANTOPEN'))).toBeUndefined();
+  });
+
+  const gcc = spawnSync('gcc', ['--version']).status === 0;
+  it.skipIf(!gcc)('the built CLI, loading a native module that registers for another Node.js, says so in one line (show, record)', async () => {
+    // A copy of the package whose better-sqlite3 native module is a stub built with gcc that
+    // registers itself for another NODE_MODULE_VERSION: Node refuses it exactly as it refuses a
+    // real better-sqlite3 built for another Node.js.
+    const root = scratch().dir;
+    for (const part of ['dist', 'bin', 'schemas']) cpSync(join(REPO, part), join(root, part), { recursive: true });
+    copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    mkdirSync(join(root, 'node_modules'));
+    for (const entry of readdirSync(join(REPO, 'node_modules'))) {
+      if (entry !== 'better-sqlite3' && !entry.startsWith('.')) symlinkSync(join(REPO, 'node_modules', entry), join(root, 'node_modules', entry));
+    }
+    const pkg = join(root, 'node_modules', 'better-sqlite3');
+    cpSync(join(REPO, 'node_modules', 'better-sqlite3', 'lib'), join(pkg, 'lib'), { recursive: true });
+    copyFileSync(join(REPO, 'node_modules', 'better-sqlite3', 'package.json'), join(pkg, 'package.json'));
+    mkdirSync(join(pkg, 'build', 'Release'), { recursive: true });
+    const other = process.versions.modules === '127' ? 137 : 127;
+    const stub = join(root, 'stub.c');
+    writeFileSync(
+      stub,
+      `struct node_module { int nm_version; unsigned int nm_flags; void *nm_dso_handle; const char *nm_filename; void *nm_register_func; void *nm_context_register_func; const char *nm_modname; void *nm_priv; struct node_module *nm_link; };
+extern void node_module_register(void *module);
+static struct node_module module = {${other}, 0, 0, "stub.c", 0, 0, "better_sqlite3", 0, 0};
+__attribute__((constructor)) static void registered(void) { node_module_register(&module); }
+`,
+    );
+    const built = spawnSync('gcc', ['-shared', '-fPIC', '-o', join(pkg, 'build', 'Release', 'better_sqlite3.node'), stub], { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+
+    const major = other === 127 ? 22 : 24;
+    const line = new RegExp(
+      `^proxy: better-sqlite3 was built for Node\\.js ${major} \\(NODE_MODULE_VERSION ${other}\\), but this is Node\\.js ${esc(process.versions.node)} \\(NODE_MODULE_VERSION ${process.versions.modules}\\): run \`npm rebuild better-sqlite3\` with the Node\\.js that runs agent-proxy$`,
+    );
+    const bin = join(root, 'bin', 'proxy.js');
+    const out = scratch().file('never.db');
+    const [show, record] = await Promise.all([runToEnd(['show', GOOD], { bin }), runToEnd(['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', out], { bin })]);
+    expectOneLine(show, 'show', line);
+    expectOneLine(record, 'record (the recording worker opens the file)', line);
+  });
+});
+
+describe("validate's own inputs, malformed", () => {
+  it('a capture whose records are not what it says names the record and the field', async () => {
+    const dir = scratch();
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['null-record.json', { records: [null] }, /null-record\.json: not a capture \(record 1 is not an object\)$/],
+      ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],
+      ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
+    ];
+    const results = await inBatches(cases.map(([name, doc]) => () => (writeFileSync(dir.file(name), JSON.stringify(doc)), runToEnd(['validate', dir.file(name)]))));
+    results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
+    // The control: a well-formed capture of the same shape is judged.
+    writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
+    const ok = await runToEnd(['validate', dir.file('ok.json')]);
+    expect([0, 1]).toContain(ok.code);
+    expect(ok.stderr).toBe('');
+  });
+});
