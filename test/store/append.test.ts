@@ -284,5 +284,5 @@ describe('kill -9 while appending', () => {
     const w = RecordingWriter.append(file);
     expect(w.beginExchange({ transport: 'http', tOffsetMs: 0 })).toBe(4);
     w.close();
-  }, 60_000);
+  });
 });

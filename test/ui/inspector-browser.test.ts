@@ -31,7 +31,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     await recordAgui(A, ['default', 'broken-content-before-start']);
     await recordAgui(B, ['default', 'default']);
     inspector = await startInspector({ recording: A, listen: 0, diff: B });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await inspector?.close();

@@ -149,7 +149,7 @@ beforeAll(async () => {
   writeHandRecording();
   recorded = await startInspector({ recording: RECORDED, listen: 0 });
   hand = await startInspector({ recording: HAND, listen: 0 });
-}, 30_000);
+});
 
 afterAll(async () => {
   await recorded?.close();
