@@ -2,7 +2,8 @@
  * `proxy replay` serving AG-UI runs (SSE and protobuf): record the stand-in through the proxy,
  * replay the recording, and check what real clients (HttpAgent, fetch, node:http) get.
  */
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
@@ -182,6 +183,38 @@ describe('proxy replay: timing', () => {
     const again = await within(10_000, rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
     expect(again.body.equals(live.body)).toBe(true);
     expect(clock.deadlines).toEqual([]);
+  });
+
+  it('with --timing recorded a plain HTTP answer is held until its last recorded chunk is due, then sent whole', async () => {
+    // An upstream that answers in two chunks, the second one 50 ms after the first.
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"answer":');
+      setTimeout(() => res.end('42}'), 50);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+    const first = await record(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    await rawRequest({ url: first.url }, 'GET', '/answer');
+    const reader = await first.finish();
+    const [exchange] = reader.exchanges();
+    expect(exchange.transport).toBe('http');
+    const messages = reader.messages(exchange.id);
+    const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+    const last = messages.filter((m) => m.sender === 'server').at(-1)!.tOffsetMs;
+
+    const clock = new ManualClock();
+    const served = await replay(first.out, { timing: 'recorded', clock });
+    let answered = false;
+    const answer = rawRequest({ url: served.url }, 'GET', '/answer').finally(() => (answered = true));
+    expect(await within(5000, clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
+    expect(last - anchor).toBeGreaterThanOrEqual(50);
+    expect(answered).toBe(false);
+    clock.advanceTo(clock.nextDeadline()!);
+    const res = await within(5000, answer, 'the answer');
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('{"answer":42}');
+    expect(clock.deadlines).toHaveLength(1);
   });
 
   // The one test of pacing against the wall clock. Its bounds hold on a loaded machine: timers never
