@@ -5,6 +5,7 @@ export { startReplay } from './replay/start-replay.js';
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
 export type { ReplayMiss, ServedExchange, ReplayLog, ReplayContext, MissPolicy } from './replay/replay-context.js';
 export { parseTiming, type Timing } from './replay/timing.js';
+export type { Clock } from './replay/clock.js';
 export { SchemaRegistry } from './schema/schema-registry.js';
 export type { SchemaRegistryOptions, SchemaCheck } from './schema/schema-registry.js';
 export { readInput } from './validate/read-input.js';

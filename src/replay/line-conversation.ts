@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { LineFramer, type LineFrame } from '../framing/line-framer.js';
 import type { ProtocolId } from '../protocols/protocol.js';
+import type { Clock } from './clock.js';
 import type { ScriptMessage } from './replay-script.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './request-limits.js';
 import { PlaybackClock, type Timing } from './timing.js';
@@ -122,6 +123,7 @@ export interface LineConversationOptions {
   protocol: ProtocolId | undefined;
   ignore: readonly string[];
   timing: Timing;
+  clock: Clock;
   /** The recorded moment the conversation starts at (the child's start, the connection's). */
   anchorMs: number;
   write: LineWriter;
@@ -154,7 +156,7 @@ export interface LineConversationResult {
  */
 export async function playLineConversation(plan: LinePlan, inbox: LineInbox, options: LineConversationOptions): Promise<LineConversationResult> {
   const correlator = new FrameCorrelator(options.protocol, options.ignore);
-  const clock = new PlaybackClock(options.timing, options.anchorMs);
+  const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
   const misses: LineMiss[] = [];
   let sent = 0;
 

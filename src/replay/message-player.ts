@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import type { Clock } from './clock.js';
 import type { Substitution } from './correlation.js';
 import { substituteMessage } from './frame-substitution.js';
 import type { ScriptMessage } from './replay-script.js';
@@ -18,9 +19,9 @@ const BATCH_BYTES = 32 * 1024;
 export async function playMessages(
   res: ServerResponse,
   messages: readonly ScriptMessage[],
-  options: { timing: Timing; anchorMs: number; substitution: Substitution; signal: AbortSignal },
+  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal },
 ): Promise<number> {
-  const clock = new PlaybackClock(options.timing, options.anchorMs);
+  const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
   let written = 0;
   while (written < messages.length) {
     await clock.wait(messages[written].tOffsetMs, options.signal);

@@ -5,6 +5,7 @@ import { parseListen } from '../capture/addresses.js';
 import { InFlight } from '../capture/in-flight.js';
 import { listenOn } from '../capture/listen-on.js';
 import { UsageError } from '../core/errors.js';
+import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { parseIgnoreOption } from './field-specs.js';
 import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from './replay-script.js';
@@ -24,6 +25,8 @@ export interface NdjsonReplayOptions {
   maxRequestBytes?: number;
   /** Told about each connection served and each miss. */
   log?: NdjsonReplayLog;
+  /** What the pacing runs on (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface NdjsonReplayLog {
@@ -54,6 +57,7 @@ export interface RunningNdjsonReplay {
  */
 export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<RunningNdjsonReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
+  const clock = options.clock ?? SYSTEM_CLOCK;
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
@@ -95,6 +99,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
         protocol: exchange.protocol ?? 'unix-ndjson',
         ignore,
         timing,
+        clock,
         anchorMs: exchange.startedMs,
         signal: abort.signal,
         write: (bytes) => writeTo(socket, bytes),

@@ -58,7 +58,7 @@ export async function playRecordedResponse(
   res.once('close', () => stopped.abort());
   try {
     if (exchange.transport === 'http') {
-      await new PlaybackClock(context.timing, anchorMs).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
+      await new PlaybackClock(context.timing, anchorMs, context.clock).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
       const body = Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
       if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
       writeRecordedHead(res, exchange.id, exchange.status, headers);
@@ -70,7 +70,7 @@ export async function playRecordedResponse(
     if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
     writeRecordedHead(res, exchange.id, exchange.status, headers);
     res.flushHeaders();
-    done.messages = await playMessages(res, messages, { timing: context.timing, anchorMs, substitution, signal: stopped.signal });
+    done.messages = await playMessages(res, messages, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: stopped.signal });
     const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
     if (reset && !stopped.signal.aborted) res.destroy();
     else res.end();

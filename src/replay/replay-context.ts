@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { CorrelationMemory } from './correlation.js';
 import type { BodyEcho } from './request-limits.js';
 import type { ReplayScript, ScriptExchange } from './replay-script.js';
+import type { Clock } from './clock.js';
 import type { Timing } from './timing.js';
 
 /** What happens to a request or frame that matches nothing: an error answer, or forwarding to `--target`. */
@@ -116,6 +117,8 @@ export interface MissPassthrough {
 export interface ReplayContext {
   script: ReplayScript;
   timing: Timing;
+  /** What the pacing runs on: the system clock, or a test's. */
+  clock: Clock;
   onMiss: MissPolicy;
   /** Present exactly when onMiss is 'passthrough'. */
   passthrough?: MissPassthrough;

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseListen } from '../capture/addresses.js';
 import type { RecordingTotals } from '../capture/start-recorder.js';
 import { UsageError } from '../core/errors.js';
+import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { CorrelationMemory } from './correlation.js';
 import { parseIgnoreOption } from './field-specs.js';
 import { startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
@@ -44,6 +45,8 @@ export interface ReplayOptions {
   strict?: boolean;
   /** Told about every served exchange and every miss. */
   log?: ReplayLog;
+  /** What the pacing runs on (default: the system clock); tests pass a clock they advance by hand. */
+  clock?: Clock;
 }
 
 export interface ReplaySummary {
@@ -92,7 +95,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
       : undefined;
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
+    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
   } catch (error) {
     await passthrough?.close();
     throw error;

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { UsageError } from '../core/errors.js';
+import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { parseIgnoreOption } from './field-specs.js';
 import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from './replay-script.js';
@@ -25,6 +26,8 @@ export interface StdioReplayOptions {
   /** Told about every miss (default: one line on stderr). */
   onMiss?: (miss: LineMiss, message: string) => void;
   signal?: AbortSignal;
+  /** What the pacing runs on (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface StdioReplayResult {
@@ -78,6 +81,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     protocol: exchange.protocol,
     ignore,
     timing,
+    clock: options.clock ?? SYSTEM_CLOCK,
     anchorMs: exchange.startedMs,
     signal: options.signal,
     write: (bytes, message) => writeTo(message.channel === 'stderr' ? stderr : stdout, bytes),

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
+import { SYSTEM_CLOCK, type Clock } from './clock.js';
 
 /**
  * How fast recorded gaps are reproduced. `recorded`: as recorded (speed 1). `<factor>x`: a playback
@@ -29,38 +29,39 @@ export function formatTiming(timing: Timing): string {
 
 /**
  * Paces one stream or connection against its recording. Each message is due at
- * `anchor wall time + (its offset - anchor offset) / speed`: deadlines, not summed sleeps, so timer
- * lateness never accumulates over a long stream.
+ * `anchor time + (its offset - anchor offset) / speed` on the clock: deadlines, not summed sleeps,
+ * so timer lateness never accumulates over a long stream.
  */
 export class PlaybackClock {
   private anchorOffsetMs: number;
-  private anchorWallMs: number;
+  private anchorClockMs: number;
 
   /** `anchorOffsetMs`: the recorded moment that corresponds to now (e.g. when the request had arrived). */
   constructor(
     private readonly timing: Timing,
     anchorOffsetMs: number,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {
     this.anchorOffsetMs = anchorOffsetMs;
-    this.anchorWallMs = performance.now();
+    this.anchorClockMs = clock.now();
   }
 
   /** Restarts the schedule: the recorded `tOffsetMs` is now (a WebSocket player calls this when the awaited client frame arrives). */
   reanchor(tOffsetMs: number): void {
     this.anchorOffsetMs = tOffsetMs;
-    this.anchorWallMs = performance.now();
+    this.anchorClockMs = this.clock.now();
   }
 
   /** Milliseconds until the message recorded at `tOffsetMs` is due; 0 when it is due already or timing is none. */
   delayBefore(tOffsetMs: number): number {
     if (this.timing.mode === 'none') return 0;
-    const due = this.anchorWallMs + (tOffsetMs - this.anchorOffsetMs) / this.timing.speed;
-    return Math.max(0, due - performance.now());
+    const due = this.anchorClockMs + (tOffsetMs - this.anchorOffsetMs) / this.timing.speed;
+    return Math.max(0, due - this.clock.now());
   }
 
   /** Resolves when the message recorded at `tOffsetMs` is due. */
   async wait(tOffsetMs: number, signal?: AbortSignal): Promise<void> {
     const delay = this.delayBefore(tOffsetMs);
-    if (delay >= 1) await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => undefined);
+    if (delay >= 1) await this.clock.sleep(delay, signal);
   }
 }

@@ -1,5 +1,6 @@
 import { WebSocket } from 'ws';
 import { forwardClose } from '../capture/ws-close-codes.js';
+import type { Clock } from './clock.js';
 import type { ScriptMessage } from './replay-script.js';
 import { PlaybackClock, type Timing } from './timing.js';
 import { describeFrame, isControl, type FrameCorrelator, type LiveFrame } from './ws-frames.js';
@@ -48,10 +49,10 @@ export class WsConversation {
     private readonly ws: WebSocket,
     private readonly plan: WsPlan,
     private readonly correlator: FrameCorrelator,
-    options: { timing: Timing; anchorMs: number },
+    options: { timing: Timing; clock: Clock; anchorMs: number },
   ) {
     this.inbox = new WsInbox(ws);
-    this.clock = new PlaybackClock(options.timing, options.anchorMs);
+    this.clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
     ws.on('close', () => this.stopped.abort());
   }
 

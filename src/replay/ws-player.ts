@@ -101,7 +101,7 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
   });
   ws.once('close', untrack);
   const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
-  const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, anchorMs: exchange.startedMs });
+  const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, clock: context.clock, anchorMs: exchange.startedMs });
   const result = await conversation.run();
   return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
 }

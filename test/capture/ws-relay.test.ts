@@ -344,7 +344,8 @@ describe('relayUpgrade: messages', () => {
     relayPauses = 0;
     client.pause();
     client.send('go');
-    await new Promise((r) => setTimeout(r, 300));
+    // The flood outgrows what the stalled client takes: the relay stops reading the upstream.
+    await waitFor(() => relayPauses > 0, 'the relay to pause the upstream', 10_000);
     client.resume();
     await waitFor(() => got.length === count, `${count} messages`, 10_000);
     expect(relayPauses).toBeGreaterThan(0);

@@ -62,7 +62,9 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
       resolve({ code, signal });
     }),
   );
-  const waitForLine = (pattern: RegExp, ms = 10_000) =>
+  // Generous: the recorder listens once its worker, which runs at the lowest priority, is ready;
+  // on a loaded machine that alone can take seconds.
+  const waitForLine = (pattern: RegExp, ms = 60_000) =>
     new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
       const check = () => {

@@ -13,11 +13,9 @@ describe('proxy demo', () => {
   it('runs the whole loop through the built CLI and exits 0: record, replay, record again, diff equal', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-demo-test-'));
     dirs.push(dir);
-    const started = Date.now();
     const result = await runCli(['demo', '--dir', dir]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(20_000);
     const out = result.stdout;
     for (const step of ['1/5', '2/5', '3/5', '4/5', '5/5']) expect(out).toContain(step);
     // The live view: the exchange line and the deliberate mistake.

@@ -9,7 +9,7 @@ import { startRecorder } from '../../src/capture/start-recorder.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startAguiAgent, type AguiScript } from '../support/agui-agent.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { api, bearer, daemon, onCleanup, tempDir, wsOpen } from '../record/pi-helpers.js';
+import { api, bearer, daemon, onCleanup, tempDir, waitFor, wsOpen } from '../record/pi-helpers.js';
 import { sharedPath } from '../support/shared.js';
 
 export { onCleanup, tempDir, useCleanups } from '../record/pi-helpers.js';
@@ -66,7 +66,8 @@ function fillMessageId(event: BaseEvent, _i: number, all: BaseEvent[]): BaseEven
 export async function recordPiSession(name = 'pi.db'): Promise<string> {
   const d = await daemon({ deterministic: false, closeCodeAfterPrompt: { code: 4001, reason: 'turn over' } });
   const out = join(tempDir('agent-proxy-diff-pi-'), name);
-  const recorder = await startRecorder({ target: d.url, listen: 0, out, registry: schemas() });
+  let ended = 0;
+  const recorder = await startRecorder({ target: d.url, listen: 0, out, registry: schemas(), listener: (e) => void (e.type === 'exchange-end' && ended++) });
   onCleanup(() => recorder.close().then(() => undefined));
   const auth = bearer(d.token);
   await api(recorder.url, 'GET', '/v1/capabilities', { headers: auth });
@@ -77,8 +78,8 @@ export async function recordPiSession(name = 'pi.db'): Promise<string> {
   await ws.take(2);
   ws.ws.send(JSON.stringify({ kind: 'command', command: { id: `prompt-${randomUUID()}`, type: 'prompt', message: 'READFILE please read hello.txt' } }));
   await ws.closed;
-  // Let the recorder see both legs close before stopping it.
-  await new Promise((r) => setTimeout(r, 100));
+  // Stop the recorder only once it has seen the three exchanges end (the WebSocket once both of its legs closed).
+  await waitFor(() => ended >= 3, 'the three exchanges to end');
   await recorder.close();
   return out;
 }

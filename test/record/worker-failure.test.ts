@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../src/capture/recording-clock.js';
 import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
+import { within } from './record-helpers.js';
 
 describe('WorkerRecordingSink when the worker dies', () => {
   it('releases capture, drops later ops and rejects close() with E_STORE_WRITE', async () => {
@@ -35,12 +36,9 @@ describe('WorkerRecordingSink when the worker dies', () => {
       // 20 MiB queued: past the 16 MiB mark, so capture is told to wait…
       for (let i = 0; i < 20; i++) exchange.record('server', Buffer.alloc(1024 * 1024), { carrier: 'body', json: false });
       expect(sink.overloaded).toBe(true);
-      let released = false;
-      sink.onDrain(() => (released = true));
+      const released = new Promise<void>((resolve) => sink.onDrain(resolve));
       // …until the worker dies, which must release it rather than leave traffic paused forever.
-      const deadline = Date.now() + 5_000;
-      while (!released && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(released).toBe(true);
+      await within(10_000, released, 'capture to be released');
       expect(sink.overloaded).toBe(false);
       exchange.record('server', Buffer.alloc(1024 * 1024), { carrier: 'body', json: false });
       expect(sink.overloaded).toBe(false);

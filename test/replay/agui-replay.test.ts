@@ -2,6 +2,8 @@
  * `proxy replay` serving AG-UI runs (SSE and protobuf): record the stand-in through the proxy,
  * replay the recording, and check what real clients (HttpAgent, fetch, node:http) get.
  */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
@@ -9,6 +11,7 @@ import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, typ
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
 import { expectSameRecording, onCleanup, record, replay, scratch, useCleanups, within } from './replay-helpers.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
 
 useCleanups();
 
@@ -117,38 +120,53 @@ describe('proxy replay: AG-UI round trip', () => {
   });
 });
 
+/** Records one run of the stand-in pacing its events `eventDelayMs` apart; returns the file and when each event falls due. */
+async function pacedRecording(options: AguiAgentOptions) {
+  const a = await agui(options);
+  const first = await record(a.url);
+  const live = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+  const reader = await first.finish();
+  const [exchange] = reader.exchanges();
+  const messages = reader.messages(exchange.id);
+  // A stream is paced from the moment the recorded request had fully arrived.
+  const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+  const offsets = messages.filter((m) => m.sender === 'server').map((m) => m.tOffsetMs);
+  return { out: first.out, live, anchor, offsets };
+}
+
 describe('proxy replay: timing', () => {
-  it('with --timing recorded the client sees the recorded gaps between events, within max(5 ms, 10 %)', async () => {
-    const a = await agui({ eventDelayMs: 30 });
-    const first = await record(a.url);
-    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-    const reader = await first.finish();
-    const events = reader.messages(1).filter((m) => m.sender === 'server');
-    const recordedGaps = events.slice(1).map((m, i) => m.tOffsetMs - events[i].tOffsetMs);
+  for (const [timing, speed] of [
+    ['recorded', 1],
+    ['2x', 2],
+    ['0.5x', 0.5],
+  ] as const) {
+    it(`with --timing ${timing} each event reaches the client when the recording says, on the replay's clock`, async () => {
+      const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 30 });
+      const due = dueTimes(offsets, { at: 0, offset: anchor }, speed);
+      const clock = new ManualClock();
+      const served = await replay(out, { timing, clock });
+      const progress = new Progress();
+      const run = sseArrivals(served.url, JSON.stringify(runInput()), () => clock.now(), () => progress.changed());
+      const stepped = await driveClock(clock, run.done, () =>
+        progress.until(() => run.arrivals.length >= writtenBy(due, clock.now()), `the events due by ${clock.now()} ms`),
+      );
+      const arrivals = await run.done;
 
-    const served = await replay(first.out, { timing: 'recorded' });
-    const arrivals = await sseArrivals(served.url, JSON.stringify(runInput()));
-    expect(arrivals).toHaveLength(events.length);
-    const seenGaps = arrivals.slice(1).map((t, i) => t - arrivals[i]);
-    for (let i = 0; i < recordedGaps.length; i++) {
-      expect(Math.abs(seenGaps[i] - recordedGaps[i]), `gap ${i}: seen ${seenGaps[i]}, recorded ${recordedGaps[i]}`).toBeLessThanOrEqual(Math.max(5, recordedGaps[i] * 0.1));
-    }
-  });
+      expect(arrivals).toHaveLength(offsets.length);
+      // The player slept until the due times and only those (an event due within 1 ms goes with the one before).
+      const sleeps = deadlinesOf(due);
+      expect(stepped).toHaveLength(sleeps.length);
+      stepped.forEach((at, i) => expect(at).toBeCloseTo(sleeps[i], 6));
+      expect(sleeps.length).toBeGreaterThanOrEqual(offsets.length - 2);
+      // Each event was written at its due time, never before it: the client sees the recorded gaps, scaled.
+      arrivals.forEach((at, i) => {
+        expect(at, `event ${i}: due at ${due[i]}`).toBeLessThanOrEqual(due[i] + 1e-6);
+        expect(at, `event ${i}: due at ${due[i]}`).toBeGreaterThan(due[i] - 1);
+      });
+    });
+  }
 
-  it('with --timing 2x the gaps are halved', async () => {
-    const a = await agui({ eventDelayMs: 40 });
-    const first = await record(a.url);
-    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-    const reader = await first.finish();
-    const events = reader.messages(1).filter((m) => m.sender === 'server');
-    const recordedSpan = events.at(-1)!.tOffsetMs - events[0].tOffsetMs;
-    const served = await replay(first.out, { timing: '2x' });
-    const arrivals = await sseArrivals(served.url, JSON.stringify(runInput()));
-    const span = arrivals.at(-1)! - arrivals[0];
-    expect(Math.abs(span - recordedSpan / 2)).toBeLessThanOrEqual(Math.max(10, recordedSpan * 0.1));
-  });
-
-  it('with --timing none a long stream replays at least 20x faster than it was recorded', async () => {
+  it('with --timing none a long stream never waits: it is served whole while the clock stands still', async () => {
     const script = (input: RunAgentInput) =>
       [
         { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
@@ -157,21 +175,66 @@ describe('proxy replay: timing', () => {
         { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
         { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
       ] as BaseEvent[];
-    const a = await agui({ script, eventDelayMs: 20 });
-    const first = await record(a.url);
-    const body = JSON.stringify(runInput());
-    const started = performance.now();
-    const live = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, body);
-    const recordedMs = performance.now() - started;
-    await first.finish();
-    expect(recordedMs).toBeGreaterThan(1000);
+    const { out, live, offsets } = await pacedRecording({ script, eventDelayMs: 5 });
+    expect(offsets.at(-1)! - offsets[0]).toBeGreaterThan(60 * 4);
 
-    const served = await replay(first.out, { timing: 'none' });
-    const t0 = performance.now();
-    const again = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, body);
-    const replayMs = performance.now() - t0;
+    const clock = new ManualClock();
+    const served = await replay(out, { timing: 'none', clock });
+    const again = await within(10_000, rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
     expect(again.body.equals(live.body)).toBe(true);
-    expect(replayMs * 20).toBeLessThan(recordedMs);
+    expect(clock.deadlines).toEqual([]);
+  });
+
+  it('with --timing recorded a plain HTTP answer is held until its last recorded chunk is due, then sent whole', async () => {
+    // An upstream that answers in two chunks, the second one 50 ms after the first.
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"answer":');
+      setTimeout(() => res.end('42}'), 50);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+    const first = await record(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    await rawRequest({ url: first.url }, 'GET', '/answer');
+    const reader = await first.finish();
+    const [exchange] = reader.exchanges();
+    expect(exchange.transport).toBe('http');
+    const messages = reader.messages(exchange.id);
+    const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+    const last = messages.filter((m) => m.sender === 'server').at(-1)!.tOffsetMs;
+
+    const clock = new ManualClock();
+    const served = await replay(first.out, { timing: 'recorded', clock });
+    let answered = false;
+    const answer = rawRequest({ url: served.url }, 'GET', '/answer').finally(() => (answered = true));
+    expect(await within(5000, clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
+    expect(last - anchor).toBeGreaterThanOrEqual(50);
+    expect(answered).toBe(false);
+    clock.advanceTo(clock.nextDeadline()!);
+    const res = await within(5000, answer, 'the answer');
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('{"answer":42}');
+    expect(clock.deadlines).toHaveLength(1);
+  });
+
+  // The one test of pacing against the wall clock. Its bounds hold on a loaded machine: timers never
+  // fire early, so the lower bounds are hard; and the fast replay only has to beat half the slow one.
+  it('on the system clock, 0.5x takes at least twice the recorded time and 2x at least half, and 2x is clearly the quicker', async () => {
+    const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 40 });
+    const span = offsets.at(-1)! - anchor;
+    expect(span).toBeGreaterThan(13 * 40 - 1);
+    const timed = async (timing: string) => {
+      const served = await replay(out, { timing });
+      const started = performance.now();
+      const res = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
+      expect(sseBlocks(res.body)).toHaveLength(offsets.length);
+      return performance.now() - started;
+    };
+    const slow = await timed('0.5x');
+    const fast = await timed('2x');
+    expect(slow).toBeGreaterThanOrEqual(2 * span - 5);
+    expect(fast).toBeGreaterThanOrEqual(span / 2 - 5);
+    expect(fast).toBeLessThan(slow / 2);
   });
 });
 
@@ -293,47 +356,52 @@ describe('proxy replay: endings', () => {
     expect(summary).toMatchObject({ misses: [], unused: [], ok: true });
   });
 
-  it('close() ends a stream still playing with a clean end of the body, promptly', async () => {
-    const a = await agui({ eventDelayMs: 60 });
-    const first = await record(a.url);
-    await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-    await first.finish();
-    const served = await replay(first.out, { timing: 'recorded' });
-    const pending = rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-    await new Promise((r) => setTimeout(r, 400));
-    const t0 = performance.now();
-    await within(3000, served.close(), 'the replay to close');
-    expect(performance.now() - t0).toBeLessThan(1000);
-    const res = await pending;
-    const events = sseBlocks(res.body).length;
-    expect(events).toBeGreaterThan(0);
-    expect(events).toBeLessThan(14);
+  it('close() ends a stream still playing with a clean end of the body, without waiting for its pace', async () => {
+    const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 60 });
+    const due = dueTimes(offsets, { at: 0, offset: anchor });
+    const clock = new ManualClock();
+    const served = await replay(out, { timing: 'recorded', clock });
+    const progress = new Progress();
+    const run = sseArrivals(served.url, JSON.stringify(runInput()), () => clock.now(), () => progress.changed());
+    // Step the clock until three events are out, then leave the player waiting for the next one: only close() can end the stream.
+    for (;;) {
+      await within(5000, clock.sleeping(), 'the player to wait for its next event');
+      await progress.until(() => run.arrivals.length >= writtenBy(due, clock.now()), `the events due by ${clock.now()} ms`);
+      if (run.arrivals.length >= 3) break;
+      clock.advanceTo(clock.nextDeadline()!);
+    }
+    const seen = run.arrivals.length;
+    await within(5000, served.close(), 'the replay to close');
+    const arrivals = await within(5000, run.done, 'the body to end');
+    expect(arrivals).toHaveLength(seen);
+    expect(seen).toBeLessThan(14);
   });
 });
 
-/** Posts a run with node:http and stamps each SSE block's arrival (performance.now()). */
-function sseArrivals(url: string, body: string): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    import('node:http')
-      .then(({ request }) => {
-        const req = request(url, { method: 'POST', headers: SSE_HEADERS }, (res) => {
-          const arrivals: number[] = [];
-          let pending = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            pending += chunk;
-            let end;
-            while ((end = pending.indexOf('\n\n')) >= 0) {
-              arrivals.push(performance.now());
-              pending = pending.slice(end + 2);
-            }
-          });
-          res.on('end', () => resolve(arrivals));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-      })
-      .catch(reject);
+/**
+ * Posts a run with node:http and stamps each SSE block's arrival with `now()` (performance.now() by
+ * default); `arrived` is told after each. `done` resolves with the stamps once the body has ended.
+ */
+function sseArrivals(url: string, body: string, now = () => performance.now(), arrived = () => {}): { arrivals: number[]; done: Promise<number[]> } {
+  const arrivals: number[] = [];
+  const done = new Promise<number[]>((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: SSE_HEADERS }, (res) => {
+      let pending = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        pending += chunk;
+        let end;
+        while ((end = pending.indexOf('\n\n')) >= 0) {
+          arrivals.push(now());
+          pending = pending.slice(end + 2);
+          arrived();
+        }
+      });
+      res.on('end', () => resolve(arrivals));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
   });
+  return { arrivals, done };
 }

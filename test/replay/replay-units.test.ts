@@ -5,6 +5,7 @@ import { FieldSpecs, parseIgnoreOption } from '../../src/replay/field-specs.js';
 import { canonicalJson, jsonDifferences, normalizeJson, normalizerFor } from '../../src/replay/normalize.js';
 import { parseTiming, PlaybackClock } from '../../src/replay/timing.js';
 import { ProxyError } from '../../src/core/errors.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 describe('timing', () => {
   it('parses recorded, none and speeds', () => {
@@ -16,14 +17,36 @@ describe('timing', () => {
     for (const bad of ['fast', '0x', 'x', '-1x', '2']) expect(() => parseTiming(bad), bad).toThrow(ProxyError);
   });
 
-  it('schedules against deadlines from the anchor, scaled by the speed', () => {
-    const clock = new PlaybackClock({ mode: 'recorded', speed: 2 }, 1000);
-    expect(clock.delayBefore(1000)).toBe(0);
-    expect(clock.delayBefore(1200)).toBeGreaterThan(95);
-    expect(clock.delayBefore(1200)).toBeLessThanOrEqual(100);
-    clock.reanchor(5000);
-    expect(clock.delayBefore(5100)).toBeGreaterThan(45);
-    expect(new PlaybackClock({ mode: 'none' }, 0).delayBefore(1e9)).toBe(0);
+  it('schedules against deadlines from the anchor on its clock, scaled by the speed', async () => {
+    const clock = new ManualClock();
+    clock.advanceTo(10);
+    const playback = new PlaybackClock({ mode: 'recorded', speed: 2 }, 1000, clock);
+    expect(playback.delayBefore(1000)).toBe(0);
+    expect(playback.delayBefore(1200)).toBe(100);
+    // Deadlines, not summed sleeps: time that has passed counts, and what is past due is due now.
+    clock.advanceTo(60);
+    expect(playback.delayBefore(1200)).toBe(50);
+    expect(playback.delayBefore(1050)).toBe(0);
+    playback.reanchor(5000);
+    expect(playback.delayBefore(5100)).toBe(50);
+    expect(new PlaybackClock({ mode: 'none' }, 0, clock).delayBefore(1e9)).toBe(0);
+  });
+
+  it('waits on its clock until the deadline, not for less than 1 ms, and stops waiting on abort', async () => {
+    const clock = new ManualClock();
+    const playback = new PlaybackClock({ mode: 'recorded', speed: 1 }, 0, clock);
+    const waiting = playback.wait(40);
+    expect(clock.deadlines).toEqual([40]);
+    clock.advanceTo(40);
+    await waiting;
+    await playback.wait(40.9);
+    expect(clock.deadlines).toEqual([40]);
+    const abort = new AbortController();
+    const aborted = playback.wait(1000, abort.signal);
+    abort.abort();
+    await aborted;
+    expect(clock.now()).toBe(40);
+    expect(clock.nextDeadline()).toBeUndefined();
   });
 });
 

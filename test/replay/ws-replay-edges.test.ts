@@ -5,6 +5,7 @@
  */
 import { connect as netConnect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../record/pi-helpers.js';
 import { record, replay, useCleanups, within } from './replay-helpers.js';
 import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession } from './ws-replay-helpers.js';
 
@@ -100,7 +101,8 @@ describe('proxy replay: WebSocket edges', () => {
       socket.destroy();
     });
     socket.on('error', () => undefined);
-    await new Promise((r) => setTimeout(r, 50));
+    // The request reached the replay (it is answered as a miss) before the client's socket was gone.
+    await waitFor(() => served.missed.length === 1, 'the upgrade of the reset socket to be answered');
     // Still serving.
     const again = await rawExchange(served.url, 'GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(again).toMatch(/^HTTP\/1\.1 404 /);

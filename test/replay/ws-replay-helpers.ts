@@ -34,16 +34,26 @@ export interface Client {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-/** Opens a WebSocket and logs everything it receives (with performance.now() stamps). */
-export function connect(url: string, protocols: string | string[], options: ClientOptions = {}): Promise<Client> {
+/** How a client stamps what it sees (default performance.now()), and who is told after each entry. */
+export interface Watch {
+  now(): number;
+  seen?(entry: Seen): void;
+}
+
+const WALL: Watch = { now: () => performance.now() };
+
+/** Opens a WebSocket and logs everything it receives, stamped by `watch`. */
+export function connect(url: string, protocols: string | string[], options: ClientOptions = {}, watch: Watch = WALL): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, protocols, options);
     onCleanup(() => ws.terminate());
     const seen: Seen[] = [];
     const waiters: Array<() => void> = [];
     const log = (entry: Omit<Seen, 'at'>) => {
-      seen.push({ ...entry, at: performance.now() });
+      const stamped = { ...entry, at: watch.now() };
+      seen.push(stamped);
       for (const w of waiters.splice(0)) w();
+      watch.seen?.(stamped);
     };
     ws.on('message', (data, isBinary) => log({ kind: isBinary ? 'binary' : 'text', data: data.toString() }));
     ws.on('pong', (data) => log({ kind: 'pong', data: data.toString() }));
@@ -81,9 +91,10 @@ export interface RpcIds {
 /**
  * A Pi RPC session in framed or raw mode: (attach_ready,) get_state, a ping, a prompt whose turn the
  * daemon ends by closing the connection (closeCodeAfterPrompt). Each step waits for its answer.
+ * `watch.prompting` is told just before the prompt goes out.
  */
-export async function rpcSession(wsBase: string, token: string, mode: 'framed' | 'raw', ids: RpcIds): Promise<Client> {
-  const c = await connect(`${wsBase}/v1/session/agent-a/rpc?role=controller`, mode === 'framed' ? 'pi-daemon-rpc.v1' : 'pi-rpc.v1', { headers: bearer(token) });
+export async function rpcSession(wsBase: string, token: string, mode: 'framed' | 'raw', ids: RpcIds, watch: Watch & { prompting?(): void } = WALL): Promise<Client> {
+  const c = await connect(`${wsBase}/v1/session/agent-a/rpc?role=controller`, mode === 'framed' ? 'pi-daemon-rpc.v1' : 'pi-rpc.v1', { headers: bearer(token) }, watch);
   const send = (command: Record<string, unknown>) => c.ws.send(JSON.stringify(mode === 'framed' ? { kind: 'command', command } : command));
   let texts = 0;
   if (mode === 'framed') await c.texts(++texts);
@@ -92,6 +103,7 @@ export async function rpcSession(wsBase: string, token: string, mode: 'framed' |
   const pong = new Promise<void>((r) => c.ws.once('pong', () => r()));
   c.ws.ping('are-you-there');
   await within(5000, pong, 'the pong');
+  watch.prompting?.();
   send({ id: ids.prompt, type: 'prompt', message: 'READFILE please read hello.txt' });
   await c.closed;
   return c;

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { RecordingReader } from '../../src/store/recording-reader.js';
 import { expectSameRecording, record, replay, useCleanups, within } from './replay-helpers.js';
-import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession } from './ws-replay-helpers.js';
+import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession, type Seen } from './ws-replay-helpers.js';
+import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
 
 useCleanups();
 
@@ -180,20 +181,55 @@ describe('proxy replay: Pi RPC WebSocket', () => {
     expect(served.unused().map((e) => e.id)).toEqual([1]);
   });
 
-  it('with recorded timing, the gaps between server frames are those of the recording (within 5 ms or 10%)', async () => {
-    const { out, reader, token } = await recordRpc('raw', undefined, 30);
-    const [exchange] = reader.exchanges();
-    const recordedTexts = reader.messages(exchange.id).filter((m) => m.sender === 'server' && m.channel === 'text');
-    const served = await replay(out, { timing: 'recorded' });
-    const client = await rpcSession(served.wsUrl, token, 'raw', LIVE);
-    const seenTexts = client.seen.filter((s) => s.kind === 'text');
-    expect(seenTexts).toHaveLength(recordedTexts.length);
-    // The prompt's turn: its response, then 16 events paced by the stand-in.
-    const turn = recordedTexts.length - 17;
-    for (let i = turn + 1; i < recordedTexts.length; i++) {
-      const recordedGap = recordedTexts[i].tOffsetMs - recordedTexts[i - 1].tOffsetMs;
-      const seenGap = seenTexts[i].at - seenTexts[i - 1].at;
-      expect(Math.abs(seenGap - recordedGap), `gap ${i}: recorded ${recordedGap.toFixed(1)} ms, seen ${seenGap.toFixed(1)} ms`).toBeLessThanOrEqual(Math.max(5, recordedGap * 0.1));
-    }
-  });
+  for (const [timing, speed] of [
+    ['recorded', 1],
+    ['2x', 2],
+  ] as const) {
+    it(`with --timing ${timing}, each server frame of a turn reaches the client when the recording says, on the replay's clock`, async () => {
+      const { out, reader, token } = await recordRpc('raw', undefined, 30);
+      const [exchange] = reader.exchanges();
+      const messages = reader.messages(exchange.id);
+      const prompt = messages.filter((m) => m.sender === 'client' && m.channel === 'text').at(-1)!;
+      // The prompt's turn: its response, then 16 events paced by the stand-in.
+      const replies = messages.filter((m) => m.sender === 'server' && m.channel === 'text' && m.seq > prompt.seq);
+      expect(replies).toHaveLength(17);
+
+      const clock = new ManualClock();
+      const served = await replay(out, { timing, clock });
+      const progress = new Progress();
+      // The turn is paced from the moment the prompt arrives; the clock stands still from here until then.
+      let due: number[] | undefined;
+      let promptAt = NaN;
+      const texts: Seen[] = [];
+      const session = rpcSession(served.wsUrl, token, 'raw', LIVE, {
+        now: () => clock.now(),
+        seen: (entry) => {
+          if (due && entry.kind === 'text') texts.push(entry);
+          progress.changed();
+        },
+        prompting: () => {
+          promptAt = clock.now();
+          due = dueTimes(replies.map((m) => m.tOffsetMs), { at: promptAt, offset: prompt.tOffsetMs }, speed);
+        },
+      });
+      // Before the prompt nothing is waited for; in its turn, a step waits until the client has what is due.
+      const stepped = await driveClock(clock, session, () => (due ? progress.until(() => texts.length >= writtenBy(due!, clock.now()), `the frames due by ${clock.now()} ms`) : Promise.resolve()));
+      const client = await session;
+
+      expect(client.seen.filter((s) => s.kind === 'text').map((s) => JSON.parse(s.data).type)).toEqual(
+        messages.filter((m) => m.sender === 'server' && m.channel === 'text').map((m) => (m.json as { type: string }).type),
+      );
+      expect(texts).toHaveLength(replies.length);
+      texts.forEach((seen, i) => {
+        expect(seen.at, `frame ${i}: due at ${due![i]}`).toBeLessThanOrEqual(due![i] + 1e-6);
+        expect(seen.at, `frame ${i}: due at ${due![i]}`).toBeGreaterThan(due![i] - 1);
+      });
+      // In the turn the player slept until the due times and only those; the events, 30 ms apart when recorded, each got one.
+      const sleeps = deadlinesOf(due!, promptAt);
+      const turnSteps = stepped.filter((at) => at > promptAt && at <= due!.at(-1)! + 1e-6);
+      expect(turnSteps).toHaveLength(sleeps.length);
+      turnSteps.forEach((at, i) => expect(at).toBeCloseTo(sleeps[i], 6));
+      expect(sleeps.length).toBeGreaterThanOrEqual(16);
+    });
+  }
 });

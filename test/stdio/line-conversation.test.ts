@@ -4,6 +4,7 @@ import { LineInbox, planLines, playLineConversation } from '../../src/replay/lin
 import type { ScriptMessage } from '../../src/replay/replay-script.js';
 import { lineMissAnswer } from '../../src/replay/stdio-miss.js';
 import { parseTiming } from '../../src/replay/timing.js';
+import { driveClock, ManualClock } from '../support/manual-clock.js';
 
 let seq = 0;
 function line(sender: 'client' | 'server', value: unknown, tOffsetMs: number, channel: string | null = sender === 'client' ? 'stdin' : 'stdout'): ScriptMessage {
@@ -20,26 +21,32 @@ const recorded = [
   line('server', { jsonrpc: '2.0', id: 0, result: { stopReason: 'end_turn' } }, 262),
 ];
 
+/**
+ * Plays `recorded` to `input` on a manual clock, stepped to each deadline the conversation waits
+ * for; every write is stamped with the clock time it was made at.
+ */
 async function play(timing: string, input: string[]) {
   const stdin = new PassThrough();
+  const clock = new ManualClock();
   const writes: Array<{ at: number; text: string; channel: string | null }> = [];
-  const started = performance.now();
   const done = playLineConversation(planLines(recorded), new LineInbox(stdin), {
     protocol: 'acp',
     ignore: [],
     timing: parseTiming(timing),
+    clock,
     anchorMs: 0,
-    write: async (bytes, message) => void writes.push({ at: performance.now() - started, text: bytes.toString(), channel: message.channel }),
+    write: async (bytes, message) => void writes.push({ at: clock.now(), text: bytes.toString(), channel: message.channel }),
     onMiss: (miss) => lineMissAnswer('acp', miss, { recordedMethods: new Set(['session/prompt']) }),
   });
   for (const text of input) stdin.write(text);
   stdin.end();
-  return { result: await done, writes };
+  const stepped = await driveClock(clock, done);
+  return { result: await done, writes, stepped };
 }
 
 describe('line conversation (stdio / NDJSON replay core)', () => {
   it('plays the preamble, waits for the client line, substitutes its id and keeps the recorded gaps', async () => {
-    const { result, writes } = await play('recorded', ['{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"hi"}}\n']);
+    const { result, writes, stepped } = await play('recorded', ['{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"hi"}}\n']);
     expect(result).toMatchObject({ sent: 5, misses: [], unused: [], substitutions: 1 });
     expect(writes.map((w) => w.text)).toEqual([
       '{"type":"ready"}\n',
@@ -49,14 +56,14 @@ describe('line conversation (stdio / NDJSON replay core)', () => {
       '{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}\n',
     ]);
     expect(writes[3].channel).toBe('stderr');
-    // 150 ms recorded between the two updates.
-    const gap = writes[2].at - writes[1].at;
-    expect(gap).toBeGreaterThanOrEqual(135);
-    expect(gap).toBeLessThan(400);
+    // The preamble is due 5 ms in. The client line arrives at 5 on the clock (recorded at 100), and
+    // the replies follow it by their recorded 10, 160, 161 and 162 ms.
+    expect(stepped).toEqual([5, 15, 165, 166, 167]);
+    expect(writes.map((w) => w.at)).toEqual([5, 15, 165, 166, 167]);
   });
 
   it('with --timing none sends at once; a stray request gets a JSON-RPC error, a stray notification only a report', async () => {
-    const { result, writes } = await play('none', [
+    const { result, writes, stepped } = await play('none', [
       '{"jsonrpc":"2.0","method":"session/cancel","params":{}}\n',
       '{"jsonrpc":"2.0","id":3,"method":"nope/x","params":{}}\n',
       '{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"text":"hi"}}\n',
@@ -66,7 +73,8 @@ describe('line conversation (stdio / NDJSON replay core)', () => {
     expect(error).toMatchObject({ id: 3, error: { code: -32601 } });
     expect(error.error.message).toMatch(/does not match recorded line \d+ \{"jsonrpc":"2.0","id":0,"method":"session\/prompt"/);
     expect(writes.at(-1)!.text).toBe('{"jsonrpc":"2.0","id":4,"result":{"stopReason":"end_turn"}}\n');
-    expect(writes.at(-1)!.at).toBeLessThan(100);
+    expect(stepped).toEqual([]);
+    expect(writes.every((w) => w.at === 0)).toBe(true);
   });
 
   it('reports recorded client lines that never came as unused', async () => {

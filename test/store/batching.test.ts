@@ -38,7 +38,8 @@ function writer(name: string, options: Parameters<typeof RecordingWriter.open>[2
   return w;
 }
 
-const tick = () => new Promise((r) => setTimeout(r, 30));
+/** One turn of the event loop: a full batch queued before it has been written by its end. */
+const turn = () => new Promise((r) => setImmediate(r));
 
 function message(exchangeId: number, n: number) {
   return { exchangeId, sender: 'server' as const, carrier: 'event' as const, tOffsetMs: n, raw: Buffer.from(`data: ${n}\n\n`), json: n, verdict: verdictFrom([]) };
@@ -53,7 +54,7 @@ describe('batched writes', () => {
     const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
     expect(w.pending).toBe(2);
-    await tick();
+    await turn();
     expect(other.count('exchanges')).toBe(0);
     expect(other.count('messages')).toBe(0);
 
@@ -65,7 +66,7 @@ describe('batched writes', () => {
     expect(w.pending).toBe(0);
 
     w.addMessage(message(ex, 3));
-    await tick();
+    await turn();
     expect(other.count('messages')).toBe(2);
     w.flush();
     expect(other.count('messages')).toBe(3);

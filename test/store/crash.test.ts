@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
-import { tempDir } from './store-fixtures.js';
+import { childHasRun, childReports, tempDir } from './store-fixtures.js';
 
 
 /** The child: one SSE exchange, 10 messages per millisecond, reports `<enqueued> <ms>` every 10 ms. */
@@ -53,23 +53,17 @@ describe('kill -9 while recording a stream', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 
-    // Wait for the first report (the child is recording), then let it run ~500 ms.
-    const deadline = Date.now() + 20_000;
-    while (!out.includes('\n') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
-    expect(out, `child produced no report; stderr: ${err}`).toContain('\n');
-    await new Promise((r) => setTimeout(r, 500));
+    // Kill it once it has been recording for a while by its own clock.
+    expect(await childHasRun(child, () => out, 300), `the child stopped early; stdout: ${out}; stderr: ${err}`).toBe(true);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
-    const reports = out
-      .split('\n')
-      .slice(0, -1) // the last piece may be a half-written line
-      .map((line) => line.split(' ').map(Number) as [number, number]);
-    expect(reports.length).toBeGreaterThan(5);
+    const reports = childReports(out);
     const [lastCount, lastMs] = reports[reports.length - 1];
     // Every row enqueued 100 ms before the child's last report has had its 50 ms flush timer fire:
     // timers run in due order, so that report could not have been printed otherwise.
     const mustHave = reports.filter(([, ms]) => ms <= lastMs - 100).at(-1)?.[0] ?? 0;
+    expect(mustHave).toBeGreaterThan(0);
 
     const check = new Database(file, { readonly: true });
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');

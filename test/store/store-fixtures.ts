@@ -31,6 +31,26 @@ export async function waitFor(check: () => boolean, deadlineMs = 5000, stepMs = 
   return check();
 }
 
+/** The `<enqueued> <ms>` lines a crash-test child has printed so far (a half-written last line left out). */
+export function childReports(out: string): Array<[count: number, ms: number]> {
+  return out
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => line.split(' ').map(Number) as [number, number]);
+}
+
+/**
+ * Waits until a crash-test child has reported for at least `spanMs` of its own time, so that its
+ * flush timers have had the chance to fire however slowly the machine runs it; false if it exits first.
+ */
+export async function childHasRun(child: { exitCode: number | null }, out: () => string, spanMs: number): Promise<boolean> {
+  const ran = () => {
+    const reports = childReports(out());
+    return reports.length > 5 && reports[reports.length - 1][1] - reports[0][1] >= spanMs;
+  };
+  return (await waitFor(() => ran() || child.exitCode !== null, 30_000)) && ran();
+}
+
 /** Runs `fn` and returns the error it throws, so tests can look at `code`. */
 export function thrown(fn: () => unknown): unknown {
   try {

@@ -81,6 +81,8 @@ export interface ReceivedRun {
    * (`reset-mid-stream`).
    */
   aborted: Promise<boolean>;
+  /** Resolves once the stand-in is done with the run: it writes nothing more, eventsSent is final. */
+  finished: Promise<void>;
 }
 
 export interface AguiAgent {
@@ -254,7 +256,7 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
   const resetAfter = options.resetAfterEvents ?? 4;
   let closing = false;
 
-  async function handleRun(req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> {
+  async function handleRun(req: IncomingMessage, res: ServerResponse, rawBody: string, finished: Promise<void>): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     let body: RunAgentInput | undefined;
     try {
@@ -284,6 +286,7 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
       receivedAt: Date.now(),
       closedAt: undefined,
       aborted: new Promise<boolean>((r) => (resolveAborted = r)),
+      finished,
     };
     requests.push(record);
 
@@ -376,10 +379,14 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      handleRun(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: String(err) });
-        else res.destroy();
-      });
+      let finish!: () => void;
+      const finished = new Promise<void>((r) => (finish = r));
+      handleRun(req, res, Buffer.concat(chunks).toString('utf8'), finished)
+        .catch((err: unknown) => {
+          if (!res.headersSent) sendJson(res, 500, { error: String(err) });
+          else res.destroy();
+        })
+        .finally(finish);
     });
   });
 

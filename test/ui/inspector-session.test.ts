@@ -16,6 +16,7 @@ import type { AcpSessionView, ExchangeSummary, PiSessionView } from '../../src/u
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { bareRegistry } from '../support/shared.js';
+import { waitFor } from '../record/pi-helpers.js';
 import { scratchDir } from './ui-helpers.js';
 
 const dir = scratchDir();
@@ -71,7 +72,8 @@ async function acpConversation(wsBase: string, token: string): Promise<void> {
 
 async function recordThroughStandin(): Promise<void> {
   const daemon = await startPiDaemon({ deterministic: true, rpcTurn: 'text' });
-  const recorder = await startRecorder({ target: daemon.url, listen: 0, out: RECORDED, registry: bareRegistry(), pipeline: 'inline' });
+  let ended = 0;
+  const recorder = await startRecorder({ target: daemon.url, listen: 0, out: RECORDED, registry: bareRegistry(), pipeline: 'inline', listener: (e) => void (e.type === 'exchange-end' && ended++) });
   try {
     const ws = recorder.url.replace(/^http:/, 'ws:');
     // Framed: attach_ready, then prompt (response + 16 events), an id-less get_state, an unknown command.
@@ -84,9 +86,8 @@ async function recordThroughStandin(): Promise<void> {
     // Raw: one command with an id.
     await wsSession(`${ws}/v1/session/agent-a/rpc`, 'pi-rpc.v1', daemon.token, [{ send: { id: 's-1', type: 'get_state' }, until: 1 }]);
     await acpConversation(ws, daemon.token);
-    // Every exchange ends once both legs have closed.
-    const deadline = Date.now() + 5000;
-    while (recorder.totals().exchanges < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Stop recording once the three connections have ended (each when both of its legs have closed).
+    await waitFor(() => ended >= 3, 'the three connections to end');
   } finally {
     await recorder.close();
     await daemon.close();
@@ -148,7 +149,7 @@ beforeAll(async () => {
   writeHandRecording();
   recorded = await startInspector({ recording: RECORDED, listen: 0 });
   hand = await startInspector({ recording: HAND, listen: 0 });
-}, 30_000);
+});
 
 afterAll(async () => {
   await recorded?.close();
