@@ -13,6 +13,8 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
 import { linesTap } from './line-tap.js';
+import { jsonParseCost } from '../core/json-parse-cost.js';
+import { parseBudgetBytes } from './recorder-memory.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './recording-sink.js';
@@ -37,9 +39,12 @@ export class TrafficRecorder implements RecordingSink {
   readonly secrets = new SecretTracker();
   readonly clock: RecordingClock;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
+  /** Heap one message's parse may take; a message that would take more is stored unparsed. */
+  readonly parseBudget: number;
 
   constructor(readonly options: TrafficRecorderOptions) {
     this.clock = options.clock;
+    this.parseBudget = parseBudgetBytes(this.maxBodyBytes);
   }
 
   get maxBodyBytes(): number {
@@ -132,7 +137,7 @@ export class ExchangeRecording implements ExchangeSink {
       spec.kind === 'sse'
         ? new SseTap(this, spec.sender, this.recorder.maxBodyBytes)
         : spec.kind === 'proto'
-          ? new ProtoTap(this, spec.sender)
+          ? new ProtoTap(this, spec.sender, this.recorder.parseBudget)
           : new WholeBodyTap(this, spec.sender, this.recorder.maxBodyBytes, spec.kind === 'json', spec.http);
     return decodingTap(spec.contentEncoding, inner);
   }
@@ -158,14 +163,20 @@ export class ExchangeRecording implements ExchangeSink {
     let value: unknown = options.value;
     let parseError: string | undefined = options.parseError;
     let text: string | undefined = options.payload;
-    if (value === undefined && parseError === undefined && options.json !== false && !oversized) {
+    /** What parsing it would cost, when that is more than the recorder lets one message take. */
+    let parseCost = options.parseCost ?? 0;
+    if (value === undefined && parseError === undefined && options.json !== false && !oversized && parseCost === 0) {
       if (text === undefined && !isUtf8(raw)) parseError = 'the message is not valid UTF-8';
       else {
         text ??= raw.toString('utf8');
-        try {
-          value = JSON.parse(text);
-        } catch (error) {
-          parseError = `the message is not valid JSON: ${(error as Error).message}`;
+        parseCost = jsonParseCost(text, this.recorder.parseBudget);
+        if (parseCost <= this.recorder.parseBudget) {
+          parseCost = 0;
+          try {
+            value = JSON.parse(text);
+          } catch (error) {
+            parseError = `the message is not valid JSON: ${(error as Error).message}`;
+          }
         }
       }
     }
@@ -182,6 +193,14 @@ export class ExchangeRecording implements ExchangeSink {
       verdict = options.parseError
         ? { status: 'invalid', findings: [error('invalid-json', '', options.parseError), tooBig] }
         : unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [tooBig]);
+    } else if (parseCost > 0) {
+      verdict = unchecked(`message of ${size} bytes would take about ${mib(parseCost)} MiB to parse, more than the recorder's ${mib(this.recorder.parseBudget)} MiB; stored whole, not judged`, [
+        warning(
+          'complex-message',
+          '',
+          `the message is ${size} bytes of so many small values that parsing it would take about ${mib(parseCost)} MiB of memory, more than the recorder's ${mib(this.recorder.parseBudget)} MiB; it was forwarded and stored whole, not judged`,
+        ),
+      ]);
     } else if (options.judge === false) {
       verdict = unchecked(`${options.channel ?? 'control'} frame, not a protocol message`);
     } else if (options.json === false && value === undefined && parseError === undefined) {
@@ -279,6 +298,10 @@ export class ExchangeRecording implements ExchangeSink {
     }
     return { raw: bytes, value };
   }
+}
+
+function mib(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(0);
 }
 
 function labelOf(value: unknown, http?: HttpContext): string {

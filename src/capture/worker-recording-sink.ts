@@ -10,6 +10,7 @@ import type { RecordingTotals } from './start-recorder.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
 import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
+import { recorderHeapMb } from './recorder-memory.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
@@ -130,7 +131,7 @@ export class WorkerRecordingSink implements RecordingSink {
    */
   static launch(workerUrl: URL, workerSetup: WorkerSetup, clock: RecordingClock, options: WorkerSinkOptions = {}): WorkerRecordingSink {
     const setup: WorkerSetup = options.spoolPath ? { ...workerSetup, burst: new SharedArrayBuffer(4) } : workerSetup;
-    const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
+    const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: recorderHeapMb(setup.maxBodyBytes), maxYoungGenerationSizeMb: 8 } });
     return new WorkerRecordingSink(worker, clock, setup, options);
   }
 
