@@ -273,6 +273,7 @@ export class ExchangeRecording implements ExchangeSink {
       invalid: this.invalid,
       durationMs: tOffsetMs - this.startedMs,
       tOffsetMs,
+      stored: this.recorder.options.writer.failure === undefined,
     });
   }
 
