@@ -23,7 +23,17 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
   if (options.jsonLog) {
     const file = options.jsonLog;
     writeFileSync(file, '');
-    const write = (value: Record<string, unknown>) => appendFileSync(file, JSON.stringify(value) + '\n');
+    let failed = false;
+    const write = (value: Record<string, unknown>) => {
+      if (failed) return;
+      try {
+        appendFileSync(file, JSON.stringify(value) + '\n');
+      } catch (error) {
+        // A full disk must not end the agent's session: the log stops, once said, and the agent goes on.
+        failed = true;
+        process.stderr.write(`proxy: cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
+      }
+    };
     return {
       listener: (e: LiveEvent) => {
         const { type, ...rest } = e;
