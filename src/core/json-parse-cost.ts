@@ -1,5 +1,5 @@
-/** What one character of JSON can cost at most when parsed, in heap bytes (`[]` pairs, `{}` pairs: see below). */
-const MAX_COST_PER_CHAR = 66;
+/** What one character of JSON can count for at most, in heap bytes (a `{`: see below). */
+const MAX_COST_PER_CHAR = 97;
 
 /**
  * About how much JS heap `JSON.parse(text)` would take, in bytes, erring high; or 0 when even the
@@ -8,9 +8,9 @@ const MAX_COST_PER_CHAR = 66;
  * Parsed JSON can take thirty times its text: `[[[[…]]]]` is an array per two characters,
  * `[{},{},…]` an object per three, each tens of bytes. So a legal ten-megabyte message can need
  * more memory than the recorder has. The estimate counts, outside strings, what V8 allocates for:
- * 64 bytes per object or array, 32 per member or element (a `,` or a `:`), 32 per string, plus the
- * characters themselves. Measured on V8 (Node 20) it is 1.2 to 3 times the real size of the shapes
- * that cost the most per character.
+ * 96 bytes per object, 80 per array, 32 per element (a `,`), 64 per member (a `:`, which may bring
+ * a new key and a new hidden class), 48 per string, plus the characters themselves. Measured on V8
+ * (Node 20) it is 1.2 to 8 times the real size of the shapes that cost the most per character.
  */
 export function jsonParseCost(text: string, budget: number): number {
   if (text.length * MAX_COST_PER_CHAR <= budget) return 0;
@@ -25,9 +25,11 @@ export function jsonParseCost(text: string, budget: number): number {
     }
     if (c === 0x22) {
       inString = true;
-      cost += 32;
-    } else if (c === 0x5b || c === 0x7b) cost += 64;
-    else if (c === 0x2c || c === 0x3a) cost += 32;
+      cost += 48;
+    } else if (c === 0x7b) cost += 96;
+    else if (c === 0x5b) cost += 80;
+    else if (c === 0x3a) cost += 64;
+    else if (c === 0x2c) cost += 32;
   }
   return cost;
 }

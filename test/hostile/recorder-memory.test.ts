@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../record/record-helpers.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
-import { spawnCli } from '../cli/run-cli.js';
+import { BIN, spawnCli } from '../cli/run-cli.js';
+import { spawnLines } from '../stdio/stdio-helpers.js';
 import { exchangeFor, expectControlServed, fetchRaw, startJsonRecorder, startUpstream, waitForStderr } from './recorder-under-test.js';
 
 useCleanups();
@@ -95,6 +96,28 @@ describe('hostile bodies against the recorder', () => {
     expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message', severity: 'warning' })]);
     // The next message is parsed as usual.
     expect(storedMessages(out, '/control')[0].json).toEqual({ control: true });
+  });
+
+  it('--stdio: an agent whose first line is ten megabytes of empty objects', async () => {
+    const out = scratch().file('stdio.db');
+    const control = '{"type":"response","command":"get_state","success":true}';
+    // The protocol is not known yet when the line comes: it goes through the stdio sniffer first.
+    const agent = `process.stdout.write('[' + '{},'.repeat(${Math.floor((10 * MB - 32) / 3)}) + '{}]\\n' + '${control}\\n')`;
+    const proxy = spawnLines('node', [BIN, 'record', '--stdio', '--quiet', '--out', out, '--', process.execPath, '-e', agent]);
+    onCleanup(() => void proxy.child.kill('SIGKILL'));
+    proxy.child.stdin.end();
+    expect(await proxy.exited).toEqual({ code: 0, signal: null });
+    expect(proxy.stdout().equals(Buffer.concat([EMPTY_OBJECTS, Buffer.from(`\n${control}\n`)]))).toBe(true);
+    expect(proxy.stderr()).toBe('');
+    const reader = RecordingReader.open(out);
+    try {
+      const [line, answer] = reader.messages(reader.exchanges()[0].id);
+      expect(line.raw.length).toBe(EMPTY_OBJECTS.length + 1);
+      expect(line.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
+      expect(answer.json).toEqual(JSON.parse(control));
+    } finally {
+      reader.close();
+    }
   });
 
   it('a 200 KB protobuf MESSAGES_SNAPSHOT of 100,000 empty messages: stored, not decoded', async () => {

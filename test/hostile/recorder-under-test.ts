@@ -45,7 +45,7 @@ export interface JsonRecorder {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `command` is `proxy` by default; a full-disk test runs it under a shell that limits file sizes first. */
+/** `spawn` starts the CLI (a full-disk test runs it under a shell that limits file sizes first). */
 export async function startJsonRecorder(target: string, out: string, extra: string[] = [], spawn = (args: string[]) => spawnCli(args)): Promise<JsonRecorder> {
   const cli = spawn(['record', '--target', target, '--listen', '0', '--out', out, '--json', ...extra]);
   onCleanup(async () => {
