@@ -5,13 +5,16 @@
  * control request is still served; the last one, that a worker that ends anyway is said to have
  * ended at once and costs nothing but the recording.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../record/record-helpers.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { BIN, spawnCli } from '../cli/run-cli.js';
 import { spawnLines } from '../stdio/stdio-helpers.js';
-import { exchangeFor, expectControlServed, fetchRaw, startJsonRecorder, startUpstream, waitForStderr } from './recorder-under-test.js';
+import { CONTROL_BODY, exchangeFor, expectControlServed, fetchRaw, startJsonRecorder, startUpstream, waitForStderr } from './recorder-under-test.js';
 
 useCleanups();
 
@@ -118,6 +121,35 @@ describe('hostile bodies against the recorder', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it('a WebSocket text frame of ten megabytes of empty objects', async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(CONTROL_BODY));
+    const wss = new WebSocketServer({ server, maxPayload: 64 * MB });
+    wss.on('connection', (socket) => socket.send(EMPTY_OBJECTS.toString()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => (wss.close(), server.close(() => resolve()))));
+    const out = scratch().file('ws.db');
+    const recorder = await startJsonRecorder(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, out);
+
+    const client = new WebSocket(`${recorder.url.replace('http:', 'ws:')}/ws`, { maxPayload: 64 * MB });
+    onCleanup(() => void client.terminate());
+    const frame = await new Promise<Buffer>((resolve, reject) => {
+      client.once('message', (data: Buffer) => resolve(data));
+      client.once('error', reject);
+    });
+    expect(frame.equals(EMPTY_OBJECTS)).toBe(true);
+    client.close(1000);
+    await recorder.waitForEvent(exchangeFor('/ws'), 'exchange /ws');
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    expect(recorder.events().some((e) => e.event === 'recording-stopped')).toBe(false);
+    const [message] = storedMessages(out, '/ws');
+    expect(message).toMatchObject({ sender: 'server', carrier: 'frame', channel: 'text', rawTruncatedFrom: null });
+    expect(message.raw.equals(EMPTY_OBJECTS)).toBe(true);
+    expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
   });
 
   it('a 200 KB protobuf MESSAGES_SNAPSHOT of 100,000 empty messages: stored, not decoded', async () => {
