@@ -7,6 +7,7 @@ import type { ExchangeRecording } from './traffic-recorder.js';
 import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
+import { protoDecodeCost } from './proto-decode-cost.js';
 import { AGUI_PROTO_MEDIA_TYPE, aguiProtoDecoderSettled, decodeAguiProto, loadAguiProtoDecoder } from './proto-decoder.js';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
@@ -69,6 +70,8 @@ export class ProtoTap implements BodyTap {
   constructor(
     private readonly exchange: ExchangeRecording,
     private readonly sender: Sender,
+    /** Heap the decoding of one frame may take (see protoDecodeCost). */
+    private readonly decodeBudget: number,
   ) {
     if (!aguiProtoDecoderSettled()) {
       this.waiting = [];
@@ -94,6 +97,11 @@ export class ProtoTap implements BodyTap {
           totalBytes: frame.totalBytes,
           at,
         });
+        continue;
+      }
+      const cost = protoDecodeCost(frame.payload, this.decodeBudget);
+      if (cost > this.decodeBudget) {
+        this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', parseCost: cost, at });
         continue;
       }
       const decoded = decodeAguiProto(frame.payload);

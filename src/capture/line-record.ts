@@ -1,5 +1,6 @@
 import type { Sender } from '../core/message.js';
 import type { LineFrame } from '../framing/line-framer.js';
+import { jsonParseCost } from '../core/json-parse-cost.js';
 import type { ExchangeSink } from './recording-sink.js';
 
 /** A line about to be recorded: its frame, who sent it, on which stdio stream, and when it was complete. */
@@ -29,9 +30,12 @@ export function recordLine(exchange: ExchangeSink, line: PendingLine): void {
   exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, at: line.at, ...size, ...(parseError ? { parseError } : { payload: frame.text }) });
 }
 
-/** The parsed JSON of a line, or undefined (used only to sniff the protocol of the first lines). */
-export function lineJson(frame: LineFrame): unknown {
-  if (frame.invalidUtf8 || frame.text.trim() === '') return undefined;
+/**
+ * The parsed JSON of a line, or undefined (used only to sniff the protocol of the first lines);
+ * undefined too when parsing it would take more than `budget` bytes of heap (see jsonParseCost).
+ */
+export function lineJson(frame: LineFrame, budget: number): unknown {
+  if (frame.invalidUtf8 || frame.text.trim() === '' || jsonParseCost(frame.text, budget) > budget) return undefined;
   try {
     return JSON.parse(frame.text);
   } catch {

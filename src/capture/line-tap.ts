@@ -3,6 +3,7 @@ import { LineFramer } from '../framing/line-framer.js';
 import { recordLine, type PendingLine } from './line-record.js';
 import type { BodyTap, ExchangeSink, LinesTapSpec } from './recording-sink.js';
 import { StdioProtocolSniffer } from './stdio-protocol-sniffer.js';
+import { parseBudgetBytes } from './recorder-memory.js';
 
 export { recordLine, type PendingLine } from './line-record.js';
 
@@ -47,7 +48,7 @@ const sniffers = new WeakMap<ExchangeSink, StdioProtocolSniffer>();
 export function linesTap(exchange: ExchangeSink, spec: LinesTapSpec, keepBytes: number): LineTap {
   if (!spec.sniffStdio) return new LineTap(spec.sender, spec.channel, (line) => recordLine(exchange, line), spec.judge ?? true, undefined, keepBytes);
   let sniffer = sniffers.get(exchange);
-  if (!sniffer) sniffers.set(exchange, (sniffer = new StdioProtocolSniffer(exchange)));
+  if (!sniffer) sniffers.set(exchange, (sniffer = new StdioProtocolSniffer(exchange, parseBudgetBytes(keepBytes))));
   const shared = sniffer;
   shared.attach();
   // The last tap to end records whatever the sniffer still holds, before the exchange ends.

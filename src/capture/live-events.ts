@@ -16,6 +16,8 @@ export type LiveEvent =
       invalid: number;
       durationMs: number;
       tOffsetMs: number;
+      /** False once recording has stopped (a write failed): the exchange was forwarded but is not, or not all, in the file. */
+      stored: boolean;
     }
   | {
       type: 'invalid-message';
@@ -28,3 +30,32 @@ export type LiveEvent =
     };
 
 export type LiveListener = (event: LiveEvent) => void;
+
+/**
+ * Recording stopped while traffic is still forwarded: a write to the recording failed (disk full,
+ * I/O error), after which the writer drops every row, or the recording worker itself ended.
+ */
+export interface RecordingStopped {
+  reason: 'write-failed' | 'recorder-exited';
+  /** E_STORE_WRITE or E_RECORDER_EXITED. */
+  code: string;
+  message: string;
+  tOffsetMs: number;
+}
+
+export type StoppedListener = (event: RecordingStopped) => void;
+
+/** The first failed write, as an event (the writer reports it once, then drops every row). */
+export function writeFailed(error: { code: string; message: string }, tOffsetMs: number): RecordingStopped {
+  return { reason: 'write-failed', code: error.code, message: error.message, tOffsetMs };
+}
+
+/** Tells `onStopped`, or, when nobody listens, says it on stderr: it must never go unsaid. */
+export function reportStopped(event: RecordingStopped, onStopped: StoppedListener | undefined): void {
+  if (onStopped) onStopped(event);
+  else process.stderr.write(`proxy: ${stoppedLine(event)}\n`);
+}
+
+export function stoppedLine(event: RecordingStopped): string {
+  return `recording stopped, traffic is still forwarded: ${event.message}`;
+}

@@ -48,6 +48,8 @@ export interface RecordOptions {
   value?: unknown;
   /** Why decoding failed, when the caller decoded (protobuf). */
   parseError?: string;
+  /** What decoding would have taken, in heap bytes, when the caller did not decode because that is over the recorder's budget. */
+  parseCost?: number;
   /** The text to parse when it is not the raw bytes themselves (an SSE frame's joined data lines). */
   payload?: string;
   /** The message's real size when `raw` is only the stored prefix of it. */

@@ -32,7 +32,11 @@ try {
   const writer = RecordingWriter.open(
     setup.out,
     { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },
-    { overwrite: setup.overwrite },
+    {
+      overwrite: setup.overwrite,
+      // Told at once, not only when the recording is closed: the person watching must know now.
+      onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
+    },
   );
   recorder = new TrafficRecorder({
     writer,
@@ -67,6 +71,20 @@ function reportProgress(bytes: number, opsBytes: number, spooled: number): void 
     unreportedOps = 0;
     unreportedSpool = 0;
   }, PROGRESS_INTERVAL_MS);
+}
+
+/**
+ * Test only (test/hostile/recorder-memory.test.ts): with AGENT_PROXY_TEST_RECORDER_OOM set, the first
+ * payload that contains its value makes this worker allocate until V8 ends it for reaching its heap
+ * limit, the way a real out-of-memory ends it. No legal input does that any more, yet the capture
+ * thread must survive it; this lets a test see that it does. Unset, it costs one test per payload.
+ */
+const oomMarker = process.env.AGENT_PROXY_TEST_RECORDER_OOM ? Buffer.from(process.env.AGENT_PROXY_TEST_RECORDER_OOM) : undefined;
+
+function exhaustHeapOn(payload: Buffer): void {
+  if (!oomMarker || !payload.includes(oomMarker)) return;
+  const hoard: number[][] = [];
+  for (;;) hoard.push(new Array<number>(1000).fill(hoard.length));
 }
 
 const exchanges = new Map<number, ExchangeRecording>();
@@ -121,6 +139,7 @@ function apply(op: RecorderOp): Promise<void> | void {
       exchanges.get(op.id)?.update(op.update);
       return;
     case 'record':
+      if (oomMarker) exhaustHeapOn(op.raw);
       exchanges.get(op.id)?.record(op.sender, op.raw, { ...op.options, http: fromWireHttp(op.options.http) });
       return;
     case 'tap': {
@@ -129,6 +148,7 @@ function apply(op: RecorderOp): Promise<void> | void {
       return;
     }
     case 'push':
+      if (oomMarker) exhaustHeapOn(op.chunk);
       taps.get(op.tap)?.push(op.chunk, op.at);
       return;
     case 'tap-end': {

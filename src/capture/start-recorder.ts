@@ -6,7 +6,7 @@ import type { ProtocolId } from '../protocols/protocol.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import { parseListen, parseTarget } from './addresses.js';
-import type { LiveListener } from './live-events.js';
+import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import { startProxyServer } from './proxy-server.js';
 import { RecordingClock } from './recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
@@ -35,6 +35,11 @@ export interface RecorderOptions {
   schemas?: string[];
   registry?: SchemaRegistry;
   listener?: LiveListener;
+  /**
+   * Told at once when recording stops while traffic is still forwarded (a write failed, the worker
+   * ended); without it, that is said on stderr.
+   */
+  onStopped?: StoppedListener;
   /** Replace an existing output file. */
   overwrite?: boolean;
   /**
@@ -86,7 +91,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
             live: options.listener !== undefined,
           },
           clock,
-          { listener: options.listener },
+          { listener: options.listener, onStopped: options.onStopped },
         )
       : inlineSink(options, target.display, out, clock);
   let server;
@@ -114,7 +119,7 @@ function inlineSink(options: RecorderOptions, target: string, out: string, clock
   const writer = RecordingWriter.open(
     out,
     { toolVersion: TOOL_VERSION, target, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite },
+    { overwrite: options.overwrite, onError: (error) => reportStopped(writeFailed(error, clock.now()), options.onStopped) },
   );
   return new TrafficRecorder({
     writer,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { TOOL_VERSION } from '../core/version.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import type { LiveListener } from './live-events.js';
+import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import { RecordingClock } from './recording-clock.js';
 import type { RecordingSink } from './recording-sink.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
@@ -24,6 +24,8 @@ export interface LineSinkOptions {
   redactFields?: string[];
   registry?: SchemaRegistry;
   listener?: LiveListener;
+  /** Told at once when recording stops while traffic is still forwarded; without it, stderr is. */
+  onStopped?: StoppedListener;
   overwrite?: boolean;
   pipeline?: 'worker' | 'inline';
 }
@@ -66,7 +68,7 @@ export async function openLineSink(options: LineSinkOptions, target: string, lis
       },
       clock,
       // A burst of lines waits in a spool beside the recording instead of pausing the agent.
-      { listener: options.listener, spoolPath: `${out}.spool` },
+      { listener: options.listener, onStopped: options.onStopped, spoolPath: `${out}.spool` },
     );
     return { sink, out, clock, ready: sink.ready };
   }
@@ -79,7 +81,7 @@ export async function openLineSink(options: LineSinkOptions, target: string, lis
   const writer = RecordingWriter.open(
     out,
     { toolVersion: TOOL_VERSION, target, listen, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite },
+    { overwrite: options.overwrite, onError: (error) => reportStopped(writeFailed(error, clock.now()), options.onStopped) },
   );
   const sink = new TrafficRecorder({
     writer,

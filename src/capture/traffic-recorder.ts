@@ -15,6 +15,8 @@ import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
 import { linesTap } from './line-tap.js';
 import { FieldRedactor } from './field-redaction.js';
 import { QueryRedactor } from './query-redaction.js';
+import { jsonParseCost } from '../core/json-parse-cost.js';
+import { parseBudgetBytes } from './recorder-memory.js';
 import type { RecordingTotals } from './start-recorder.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './recording-sink.js';
@@ -51,11 +53,14 @@ export class TrafficRecorder implements RecordingSink {
   /** @internal */
   readonly queryRedactor: QueryRedactor;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
+  /** Heap one message's parse may take; a message that would take more is stored unparsed. */
+  readonly parseBudget: number;
 
   constructor(readonly options: TrafficRecorderOptions) {
     this.clock = options.clock;
     this.queryRedactor = new QueryRedactor(options.redact?.queryParams);
     this.fieldRedactor = new FieldRedactor(options.redact?.fields);
+    this.parseBudget = parseBudgetBytes(this.maxBodyBytes);
   }
 
   get maxBodyBytes(): number {
@@ -156,7 +161,7 @@ export class ExchangeRecording implements ExchangeSink {
       spec.kind === 'sse'
         ? new SseTap(this, spec.sender, this.recorder.maxBodyBytes)
         : spec.kind === 'proto'
-          ? new ProtoTap(this, spec.sender)
+          ? new ProtoTap(this, spec.sender, this.recorder.parseBudget)
           : new WholeBodyTap(this, spec.sender, this.recorder.maxBodyBytes, spec.kind === 'json', spec.http);
     return decodingTap(spec.contentEncoding, inner);
   }
@@ -182,14 +187,20 @@ export class ExchangeRecording implements ExchangeSink {
     let value: unknown = options.value;
     let parseError: string | undefined = options.parseError;
     let text: string | undefined = options.payload;
-    if (value === undefined && parseError === undefined && options.json !== false && !oversized) {
+    /** What parsing it would cost, when that is more than the recorder lets one message take. */
+    let parseCost = options.parseCost ?? 0;
+    if (value === undefined && parseError === undefined && options.json !== false && !oversized && parseCost === 0) {
       if (text === undefined && !isUtf8(raw)) parseError = 'the message is not valid UTF-8';
       else {
         text ??= raw.toString('utf8');
-        try {
-          value = JSON.parse(text);
-        } catch (error) {
-          parseError = `the message is not valid JSON: ${(error as Error).message}`;
+        parseCost = jsonParseCost(text, this.recorder.parseBudget);
+        if (parseCost <= this.recorder.parseBudget) {
+          parseCost = 0;
+          try {
+            value = JSON.parse(text);
+          } catch (error) {
+            parseError = `the message is not valid JSON: ${(error as Error).message}`;
+          }
         }
       }
     }
@@ -206,6 +217,14 @@ export class ExchangeRecording implements ExchangeSink {
       verdict = options.parseError
         ? { status: 'invalid', findings: [error('invalid-json', '', options.parseError), tooBig] }
         : unchecked(`message of ${size} bytes is over --max-body ${max}; stored truncated, not judged`, [tooBig]);
+    } else if (parseCost > 0) {
+      verdict = unchecked(`message of ${size} bytes would take about ${mib(parseCost)} MiB to parse, more than the recorder's ${mib(this.recorder.parseBudget)} MiB; stored whole, not judged`, [
+        warning(
+          'complex-message',
+          '',
+          `the message is ${size} bytes of so many small values that parsing it would take about ${mib(parseCost)} MiB of memory, more than the recorder's ${mib(this.recorder.parseBudget)} MiB; it was forwarded and stored whole, not judged`,
+        ),
+      ]);
     } else if (options.judge === false) {
       verdict = unchecked(`${options.channel ?? 'control'} frame, not a protocol message`);
     } else if (options.json === false && value === undefined && parseError === undefined) {
@@ -218,7 +237,7 @@ export class ExchangeRecording implements ExchangeSink {
       verdict = unchecked('no known protocol recognised this exchange');
     }
     const kept = oversized ? raw.subarray(0, max) : raw;
-    const stored = oversized && value === undefined ? this.storableTruncated(kept, options.json !== false) : this.storable(inbound, kept, options.channel);
+    const stored = this.storable(inbound, kept, options.channel, options.json !== false);
     const id = this.recorder.options.writer.addMessage({
       exchangeId: this.id,
       sender,
@@ -279,6 +298,7 @@ export class ExchangeRecording implements ExchangeSink {
       invalid: this.invalid,
       durationMs: tOffsetMs - this.startedMs,
       tOffsetMs,
+      stored: this.recorder.options.writer.failure === undefined,
     });
   }
 
@@ -292,7 +312,7 @@ export class ExchangeRecording implements ExchangeSink {
    * What may be written to disk: write-only fields replaced (the protocol's, then secret fields), and
    * no registered secret anywhere. Called after judging, which saw the real values.
    */
-  private storable(inbound: InboundMessage, raw: Buffer, channel: string | undefined): { raw: Buffer; value: unknown } {
+  private storable(inbound: InboundMessage, raw: Buffer, channel: string | undefined, json: boolean): { raw: Buffer; value: unknown } {
     let value = inbound.value;
     let bytes = raw;
     let text = inbound.text;
@@ -311,18 +331,17 @@ export class ExchangeRecording implements ExchangeSink {
       const form = bytes.toString('latin1');
       const redacted = this.recorder.queryRedactor.redact(form);
       if (redacted !== form) bytes = Buffer.from(redacted, 'latin1');
+    } else if (json && channel !== 'proto') {
+      // Not parsed (over --max-body, too costly to parse) or not valid JSON: its text is still
+      // scanned for secret fields, from its first bracket to where it ends. (A protobuf frame that
+      // did not decode is binary, with no JSON text to scan.)
+      bytes = this.recorder.fieldRedactor.redactTruncated(bytes) ?? bytes;
     }
     if (secrets.size > 0) {
       bytes = secrets.scrubBytes(bytes);
       value = secrets.scrubValue(value);
     }
     return { raw: bytes, value };
-  }
-
-  /** The kept start of a message over --max-body (never parsed): secret fields in it still replaced when it is JSON text. */
-  private storableTruncated(raw: Buffer, json: boolean): { raw: Buffer; value: unknown } {
-    const bytes = (json && this.recorder.fieldRedactor.redactTruncated(raw)) || raw;
-    return { raw: this.recorder.secrets.scrubBytes(bytes), value: undefined };
   }
 }
 
@@ -335,6 +354,10 @@ function isFormBody(message: InboundMessage): boolean {
     }
   }
   return false;
+}
+
+function mib(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(0);
 }
 
 function labelOf(value: unknown, http?: HttpContext): string {

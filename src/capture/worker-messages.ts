@@ -36,6 +36,8 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready'; out: string }
   | { type: 'failed'; code: string; message: string }
+  /** A write to the recording failed: the writer drops every later row; the worker goes on judging. Sent once. */
+  | { type: 'write-failed'; code: string; message: string; at: number }
   | { type: 'live'; event: LiveEvent }
   /** Since the last report: `bytes` of payload recorded, `opsBytes` of op JSON applied, `spooled` bytes read back. */
   | { type: 'progress'; bytes: number; opsBytes: number; spooled: number; totals: RecordingTotals }

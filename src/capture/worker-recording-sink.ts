@@ -3,13 +3,14 @@ import type { Sender } from '../core/message.js';
 import { ProxyError, type ErrorCode } from '../core/errors.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../store/recording-writer.js';
-import type { LiveListener } from './live-events.js';
+import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
 import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
+import { recorderHeapMb } from './recorder-memory.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
@@ -41,6 +42,8 @@ const RELEASE_AHEAD_BYTES = 4 * 1024 * 1024;
 
 export interface WorkerSinkOptions {
   listener?: LiveListener;
+  /** Told at once when recording stops while traffic is still forwarded; without it, stderr is. */
+  onStopped?: StoppedListener;
   /**
    * A file for batches that arrive while recording is more than the high-water mark behind: they
    * wait there instead of capture being paused. Only for line transports (see RecordingSpool).
@@ -89,6 +92,10 @@ export class WorkerRecordingSink implements RecordingSink {
   private readonly listener?: LiveListener;
   /** Set once the worker has died: nothing more is recorded. */
   private failure?: string;
+  /** Set once a write has failed: the worker goes on judging, but stores nothing more. */
+  private writeFailure?: string;
+  /** The worker had opened the recording. */
+  private opened = false;
   /** Resolves once the worker has opened the recording file; rejects with its error if it could not. */
   readonly ready: Promise<void>;
   private settleReady!: (error?: ProxyError) => void;
@@ -115,7 +122,7 @@ export class WorkerRecordingSink implements RecordingSink {
     // it, so recording stops, capture is released, and close() reports the failure.
     worker.on('error', (error: Error) => {
       this.settleReady(new ProxyError('E_STORE_OPEN', `the recording worker failed: ${error.message}`));
-      this.fail(error.message);
+      this.fail(`the recording worker failed: ${error.message}`);
     });
     worker.on('exit', (code) => {
       this.settleReady(new ProxyError('E_STORE_OPEN', `the recording worker exited with code ${code} before it was ready`));
@@ -130,7 +137,7 @@ export class WorkerRecordingSink implements RecordingSink {
    */
   static launch(workerUrl: URL, workerSetup: WorkerSetup, clock: RecordingClock, options: WorkerSinkOptions = {}): WorkerRecordingSink {
     const setup: WorkerSetup = options.spoolPath ? { ...workerSetup, burst: new SharedArrayBuffer(4) } : workerSetup;
-    const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
+    const worker = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: recorderHeapMb(setup.maxBodyBytes), maxYoungGenerationSizeMb: 8 } });
     return new WorkerRecordingSink(worker, clock, setup, options);
   }
 
@@ -229,6 +236,8 @@ export class WorkerRecordingSink implements RecordingSink {
   private fail(message: string): void {
     if (this.failure) return;
     this.failure = message;
+    // Before it was ready, whoever awaits `ready` says why; after, recording stopped mid-way.
+    if (this.opened) reportStopped({ reason: 'recorder-exited', code: 'E_RECORDER_EXITED', message, tOffsetMs: this.clock.now() }, this.options.onStopped);
     this.burst?.clear();
     this.ops = [];
     this.opBytes = 0;
@@ -237,7 +246,6 @@ export class WorkerRecordingSink implements RecordingSink {
     this.backlog = 0;
     this.opsBacklog = 0;
     this.releaseCapture();
-    process.stderr.write(`proxy: recording stopped, traffic is still forwarded: ${message}\n`);
   }
 
   private releaseCapture(): void {
@@ -350,6 +358,7 @@ export class WorkerRecordingSink implements RecordingSink {
   private onMessage(message: FromWorker): void {
     switch (message.type) {
       case 'ready':
+        this.opened = true;
         this.settleReady();
         return;
       case 'failed':
@@ -360,6 +369,11 @@ export class WorkerRecordingSink implements RecordingSink {
         return;
       case 'live':
         this.listener?.(message.event);
+        return;
+      case 'write-failed':
+        if (this.writeFailure || this.failure) return;
+        this.writeFailure = message.message;
+        reportStopped(writeFailed(message, message.at), this.options.onStopped);
         return;
       case 'progress':
         this.latest = message.totals;

@@ -1,4 +1,4 @@
-import type { LiveEvent, LiveListener } from '../capture/live-events.js';
+import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../capture/live-events.js';
 import type { RecordingTotals } from '../capture/start-recorder.js';
 import type { Style } from './style.js';
 
@@ -11,22 +11,37 @@ export interface LiveViewOptions {
   totals: () => RecordingTotals;
 }
 
+export interface LiveView {
+  listener: LiveListener;
+  /** Recording stopped while traffic is still forwarded: said at once, whatever --quiet says. */
+  stopped: StoppedListener;
+  clearStatus(): void;
+}
+
 /**
  * Prints one line per exchange and per invalid message, mitmdump style, to stdout; with --json,
  * one NDJSON object per event. On a TTY a status line on stderr keeps running totals.
  */
-export function createLiveView(options: LiveViewOptions): { listener: LiveListener; clearStatus(): void } {
+export function createLiveView(options: LiveViewOptions): LiveView {
   const statusOn = !options.json && !options.quiet && Boolean(process.stderr.isTTY);
   let statusShown = false;
+  const reasons: Array<RecordingStopped['reason']> = [];
   const clearStatus = () => {
     if (statusShown) process.stderr.write('\r\x1b[2K');
     statusShown = false;
   };
   const drawStatus = () => {
     if (!statusOn) return;
-    const t = options.totals();
-    process.stderr.write(`\r\x1b[2K${options.style.dim(`[${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings]`)}`);
+    process.stderr.write(`\r\x1b[2K${statusText(options.totals(), reasons.at(-1), options.style)}`);
     statusShown = true;
+  };
+  const stopped: StoppedListener = (event) => {
+    if (reasons.includes(event.reason)) return;
+    reasons.push(event.reason);
+    clearStatus();
+    process.stderr.write(`proxy: ${stoppedLine(event)}\n`);
+    if (options.json) process.stdout.write(JSON.stringify({ event: 'recording-stopped', ...event }) + '\n');
+    drawStatus();
   };
   const listener: LiveListener = (event) => {
     if (options.quiet) return;
@@ -38,7 +53,14 @@ export function createLiveView(options: LiveViewOptions): { listener: LiveListen
     process.stdout.write(formatEvent(event, options) + '\n');
     drawStatus();
   };
-  return { listener, clearStatus };
+  return { listener, stopped, clearStatus };
+}
+
+/** The status line: running totals, and, once recording has stopped, that it has. */
+export function statusText(t: RecordingTotals, stopped: RecordingStopped['reason'] | undefined, style: Style): string {
+  const totals = style.dim(`[${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings]`);
+  if (stopped === undefined) return totals;
+  return `${totals} ${style.red(stopped === 'write-failed' ? 'recording stopped: a write failed' : 'recording stopped: the recorder ended')}`;
 }
 
 function withoutType(event: LiveEvent): Record<string, unknown> {
@@ -62,5 +84,15 @@ export function formatEvent(event: LiveEvent, options: Pick<LiveViewOptions, 'st
   const verdict = event.invalid > 0 ? style.red(`${event.invalid} invalid`) : style.green('valid');
   const outcome = event.outcome === 'complete' ? '' : ` ${style.yellow(event.outcome)}`;
   const what = `${event.method ?? ''} ${event.path ?? ''}`.trim();
-  return `${time} #${event.exchangeId} ${style.bold(what)} ${status} ${event.transport}${event.protocol ? `/${event.protocol}` : ''} ${event.messages} msg ${verdict}${outcome} ${style.dim(`${Math.round(event.durationMs)}ms`)}`;
+  const unstored = event.stored === false ? ` ${style.red('not stored')}` : '';
+  return `${time} #${event.exchangeId} ${style.bold(what)} ${status} ${event.transport}${event.protocol ? `/${event.protocol}` : ''} ${event.messages} msg ${verdict}${outcome}${unstored} ${style.dim(`${Math.round(event.durationMs)}ms`)}`;
+}
+
+/** Closes a recorder; a recording that could not be completed gives its totals so far and the error. */
+export async function closedRecording(recorder: { close(): Promise<RecordingTotals>; totals(): RecordingTotals }): Promise<{ totals: RecordingTotals; error?: Error }> {
+  try {
+    return { totals: await recorder.close() };
+  } catch (error) {
+    return { totals: recorder.totals(), error: error as Error };
+  }
 }

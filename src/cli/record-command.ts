@@ -7,7 +7,7 @@ import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { parseIgnoreOption } from '../replay/field-specs.js';
 import { EXIT_OK } from './exit-codes.js';
-import { createLiveView } from './live-view.js';
+import { closedRecording, createLiveView } from './live-view.js';
 import { styleFor } from './style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { inspectorListen } from '../ui/server/inspector-listen.js';
@@ -87,7 +87,7 @@ export function recordCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, listener: view.listener }, stopped);
+        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, listener: view.listener, onStopped: view.stopped }, stopped);
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
@@ -118,6 +118,7 @@ export function recordCommand(result: CommandResult): Command {
             : options.quiet
               ? undefined
               : view.listener,
+        onStopped: view.stopped,
       });
       let inspector: RunningInspector | undefined;
       if (options.ui !== undefined) {
@@ -148,15 +149,18 @@ export function recordCommand(result: CommandResult): Command {
       }
       const signal = await stopped;
       await inspector?.close();
-      const final = await recorder.close();
+      // A recording that stopped early (a write failed, the worker ended) still gets its summary,
+      // then the error, which makes the exit code 2.
+      const { totals: final, error } = await closedRecording(recorder);
       view.clearStatus();
       if (options.json) {
-        process.stdout.write(JSON.stringify({ event: 'summary', signal, ...final, out: recorder.out }) + '\n');
+        process.stdout.write(JSON.stringify({ event: 'summary', signal, ...final, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');
       } else {
         process.stdout.write(
-          `stopped (${signal}): ${final.exchanges} exchanges, ${final.messages} messages, ${final.invalid} invalid, ${final.findings} findings -> ${recorder.out}\n`,
+          `stopped (${signal}): ${final.exchanges} exchanges, ${final.messages} messages, ${final.invalid} invalid, ${final.findings} findings -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`,
         );
       }
+      if (error) throw error;
       result.code = EXIT_OK;
     });
 }

@@ -1,11 +1,11 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
-import type { LiveEvent, LiveListener } from '../capture/live-events.js';
+import { stoppedLine, type LiveEvent, type LiveListener, type StoppedListener } from '../capture/live-events.js';
 // Only light modules statically: the recorders and replayers load when their command runs (fast CLI start).
 import { STDIO_PROTOCOLS, type StdioProtocol } from '../capture/stdio-protocols.js';
 import { UsageError } from '../core/errors.js';
 import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
-import { formatEvent } from './live-view.js';
+import { closedRecording, formatEvent } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
 
@@ -15,6 +15,8 @@ import { styleFor, type Style } from './style.js';
  */
 export interface SideChannel {
   listener: LiveListener | undefined;
+  /** Recording stopped while the agent runs on: said at once, whatever --quiet says. */
+  stopped: StoppedListener;
   /** One NDJSON event (json log) or one human line (stderr). */
   event(name: string, fields: Record<string, unknown>, human: string | undefined): void;
 }
@@ -23,13 +25,24 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
   if (options.jsonLog) {
     const file = options.jsonLog;
     writeFileSync(file, '');
-    const write = (value: Record<string, unknown>) => appendFileSync(file, JSON.stringify(value) + '\n');
+    let failed = false;
+    const write = (value: Record<string, unknown>) => {
+      if (failed) return;
+      try {
+        appendFileSync(file, JSON.stringify(value) + '\n');
+      } catch (error) {
+        // A full disk must not end the agent's session: the log stops, once said, and the agent goes on.
+        failed = true;
+        process.stderr.write(`proxy: cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
+      }
+    };
     return {
       listener: (e: LiveEvent) => {
         const { type, ...rest } = e;
         write({ event: type === 'exchange-end' ? 'exchange' : 'invalid', ...rest });
       },
       event: (name, fields) => write({ event: name, ...fields }),
+      stopped: (e) => write({ event: 'recording-stopped', ...e }),
     };
   }
   const style: Style = styleFor(process.stderr);
@@ -38,6 +51,7 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
     event: (_name, _fields, human) => {
       if (human !== undefined && !options.quiet) process.stderr.write(`proxy: ${human}\n`);
     },
+    stopped: (e) => void process.stderr.write(`proxy: ${stoppedLine(e)}\n`),
   };
 }
 
@@ -71,6 +85,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: side.listener,
+    onStopped: side.stopped,
   });
   const forward = (signal: NodeJS.Signals) => () => {
     side.event('signal', { signal }, undefined);
@@ -118,6 +133,7 @@ export interface NdjsonRecordFlags {
   json?: boolean;
   quiet?: boolean;
   listener?: LiveListener;
+  onStopped?: StoppedListener;
 }
 
 /** `proxy record --ndjson --target unix:… --listen unix:…`: runs until SIGINT/SIGTERM. */
@@ -134,14 +150,16 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     redactFields: flags.redactFields,
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
+    onStopped: flags.onStopped,
   });
   warnIfReachable('record', flags.listen, recorder.url);
   if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
   else process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
   const signal = await waitForStop;
-  const totals = await recorder.close();
-  if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out: recorder.out }) + '\n');
-  else process.stdout.write(`stopped (${signal}): ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}\n`);
+  const { totals, error } = await closedRecording(recorder);
+  if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');
+  else process.stdout.write(`stopped (${signal}): ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`);
+  if (error) throw error;
   return EXIT_OK;
 }
 

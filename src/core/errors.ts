@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'E_STORE_EXISTS'
   /** A batch could not be written (disk full, I/O error); later rows are dropped. */
   | 'E_STORE_WRITE'
+  /** The recording worker ended (out of memory, a bug) while traffic was forwarded; nothing later is recorded. */
+  | 'E_RECORDER_EXITED'
   /** The writer was used wrongly: closed, or an unknown exchange/message id. */
   | 'E_STORE_STATE'
   /** better-sqlite3's native module cannot load (built for another Node.js, or not built). */

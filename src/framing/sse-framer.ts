@@ -1,4 +1,5 @@
 import { KeptBytes } from './kept-bytes.js';
+import { SseFields } from './sse-fields.js';
 
 /** One SSE event block as it travelled: its exact bytes, and the fields parsed from them. */
 export interface SseFrame {
@@ -9,8 +10,6 @@ export interface SseFrame {
   event?: string;
   id?: string;
   retry?: string;
-  /** Comment lines (after the colon), e.g. keep-alives. */
-  comments: string[];
   /** True when the stream ended before this block's blank line. */
   unterminated: boolean;
   /** The block's whole size; more than `raw.length` when only its start was kept (its fields are then not parsed). */
@@ -27,19 +26,23 @@ const CR = 0x0d;
  *
  * Each chunk is scanned once and each byte copied once more, when its line or its block is
  * complete: an event of many megabytes arriving in small chunks costs time in proportion to its size.
- * With `keepBytes`, only the start of a longer block is kept and its size counted, and its fields
- * are not parsed: it would be stored truncated and unparsed anyway.
+ * Fields are read as each line completes, so a block of a million lines holds its fields' values,
+ * not a million lines. With `keepBytes`, only the start of a longer block is kept and its size
+ * counted, and its fields are not read: it would be stored truncated and unparsed anyway. What the
+ * framer holds is thus bounded by `keepBytes`, whatever the stream's lines.
  */
 export class SseFramer {
   /** The block being read (everything since the last frame). */
   private readonly block: KeptBytes;
   /** The start of the line being read, when it began in an earlier chunk. */
-  private line: Buffer[] = [];
-  private lineLength = 0;
-  private lines: string[] = [];
+  private readonly line: KeptBytes;
+  /** The fields of the block being read, from its lines so far. */
+  private readonly fields: SseFields;
 
   constructor(private readonly keepBytes = Number.POSITIVE_INFINITY) {
     this.block = new KeptBytes(keepBytes);
+    this.line = new KeptBytes(keepBytes);
+    this.fields = new SseFields(keepBytes);
   }
 
   /** The last chunk ended with the CR that ended a line: an LF first in the next one completes that CRLF. */
@@ -70,8 +73,8 @@ export class SseFramer {
         i++;
         continue;
       }
-      const blank = this.lineLength === 0 && i === lineFrom;
-      if (!blank) this.lines.push(this.takeLine(buf.subarray(lineFrom, i)));
+      const blank = this.line.total === 0 && i === lineFrom;
+      if (!blank) this.endLine(buf.subarray(lineFrom, i));
       let next = i + 1;
       if (byte === CR) {
         if (next === buf.length) {
@@ -93,9 +96,9 @@ export class SseFramer {
     }
     if (from < buf.length) this.block.add(buf.subarray(from));
     if (lineFrom < buf.length) {
-      // A line of a block that is over the limit is not parsed: only its length matters.
-      if (!this.block.over) this.line.push(buf.subarray(lineFrom));
-      this.lineLength += buf.length - lineFrom;
+      // A line of a block that is over the limit is not read: only its length matters.
+      if (this.block.over) this.line.skip(buf.length - lineFrom);
+      else this.line.add(buf.subarray(lineFrom));
     }
     return frames;
   }
@@ -107,21 +110,28 @@ export class SseFramer {
     this.afterCR = false;
     this.blockEndsAfterCR = false;
     if (this.block.total > 0) {
-      if (this.lineLength > 0) this.lines.push(this.takeLine(Buffer.alloc(0)));
+      if (this.line.total > 0) this.endLine(EMPTY);
       frames.push(this.endBlock(true));
     }
     return frames;
   }
 
-  /** The line that ends with `tail`, decoded; its earlier parts are let go. */
-  private takeLine(tail: Buffer): string {
-    const parts = this.line;
-    const length = this.lineLength + tail.length;
-    this.line = [];
-    this.lineLength = 0;
+  /** The line that ends with `tail` is complete: its field is read, and the line let go. */
+  private endLine(tail: Buffer): void {
     // Within a block that went over the limit, lines are counted, not read (nor kept: see push).
-    if (this.block.over) return '';
-    return decodeLine(parts.length === 0 ? tail : Buffer.concat([...parts, tail], length));
+    if (this.block.over) {
+      if (this.line.total > 0) this.line.take();
+      this.fields.clear();
+      return;
+    }
+    if (this.line.total === 0) {
+      this.fields.read(tail);
+      return;
+    }
+    this.line.add(tail);
+    const { raw, total } = this.line.take();
+    // A line longer than keepBytes makes its block longer too: that block's fields are never used.
+    if (raw.length === total) this.fields.read(raw);
   }
 
   /** The block, ending with `tail`, as a frame. */
@@ -130,39 +140,18 @@ export class SseFramer {
     let totalBytes: number;
     if (this.block.total === 0 && (tail?.length ?? 0) <= this.keepBytes) {
       // The usual event, whole within one chunk: one copy, nothing to gather.
-      raw = Buffer.from(tail ?? Buffer.alloc(0));
+      raw = Buffer.from(tail ?? EMPTY);
       totalBytes = raw.length;
     } else {
       if (tail) this.block.add(tail);
       ({ raw, total: totalBytes } = this.block.take());
     }
-    const frame = totalBytes > raw.length ? { raw, comments: [], unterminated, totalBytes } : buildFrame(raw, this.lines, unterminated);
-    this.lines = [];
-    return frame;
-  }
-}
-
-function decodeLine(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-}
-
-function buildFrame(raw: Buffer, lines: string[], unterminated: boolean): SseFrame {
-  const frame: SseFrame = { raw, comments: [], unterminated, totalBytes: raw.length };
-  let data: string[] | undefined;
-  for (const line of lines) {
-    if (line.startsWith(':')) {
-      frame.comments.push(line.slice(1));
-      continue;
+    if (totalBytes > raw.length) {
+      this.fields.clear();
+      return { raw, unterminated, totalBytes };
     }
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') (data ??= []).push(value);
-    else if (field === 'event') frame.event = value;
-    else if (field === 'id') frame.id = value;
-    else if (field === 'retry') frame.retry = value;
+    return { raw, ...this.fields.take(), unterminated, totalBytes };
   }
-  if (data) frame.data = data.join('\n');
-  return frame;
 }
+
+const EMPTY = Buffer.alloc(0);

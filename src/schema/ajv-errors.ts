@@ -41,19 +41,38 @@ function pointerFor(error: ErrorObject): string {
  */
 export function findingsFromAjv(errors: ErrorObject[] | null | undefined, rule = 'schema'): Finding[] {
   if (!errors || errors.length === 0) return [];
-  const specific = errors.filter((e) => !COMBINATORS.has(e.keyword));
-  const kept = errors.filter((e) => {
-    if (!COMBINATORS.has(e.keyword)) return true;
-    return !specific.some((s) => s.instancePath.startsWith(e.instancePath));
-  });
+  // Sorted, the paths that start with a given one lie together from where it would be inserted:
+  // one binary search per combinator instead of a scan of every error (a message with thousands
+  // of wrong items gets tens of thousands of errors).
+  const specific = errors.filter((e) => !COMBINATORS.has(e.keyword)).map((e) => e.instancePath);
+  specific.sort();
+  const kept = errors.filter((e) => !COMBINATORS.has(e.keyword) || !hasPathUnder(specific, e.instancePath));
   const seen = new Set<string>();
   const findings: Finding[] = [];
+  let more = 0;
   for (const e of kept) {
     const pointer = pointerFor(e);
     const message = `${pointer || '(root)'}: ${describe(e)}`;
     if (seen.has(message)) continue;
     seen.add(message);
-    findings.push({ rule, severity: 'error', pointer, message });
+    if (findings.length < MAX_SCHEMA_FINDINGS) findings.push({ rule, severity: 'error', pointer, message });
+    else more++;
   }
+  if (more > 0) findings.push({ rule, severity: 'error', pointer: '', message: `and ${more} more schema errors, not listed` });
   return findings;
+}
+
+/** Schema findings listed per validation; the rest are counted in one more. */
+export const MAX_SCHEMA_FINDINGS = 100;
+
+/** Whether some path in `sorted` starts with `prefix`. */
+function hasPathUnder(sorted: string[], prefix: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid] < prefix) low = mid + 1;
+    else high = mid;
+  }
+  return low < sorted.length && sorted[low].startsWith(prefix);
 }

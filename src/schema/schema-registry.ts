@@ -49,8 +49,12 @@ export type SchemaCheck =
 export class SchemaRegistry {
   readonly documents: ReadonlyMap<string, SchemaDocument>;
   private readonly ajv: AjvInstance;
+  /** The same schemas, compiled to stop at the first error: for values too large to list every error of. */
+  private firstErrorAjv?: AjvInstance;
   private readonly graph: RefGraph;
   private readonly cache = new Map<string, SchemaCheck>();
+  /** Each document as ajv gets it. */
+  private readonly schemas: Array<{ json: Record<string, unknown>; id: string }> = [];
 
   private constructor(documents: Map<string, SchemaDocument>) {
     this.documents = documents;
@@ -62,7 +66,9 @@ export class SchemaRegistry {
     // verdict ever uses.
     const dangling = new Set(this.graph.unresolved().map((u) => u.from));
     for (const doc of documents.values()) {
-      this.ajv.addSchema(dangling.has(doc.id) ? cutDanglingRefs(doc.json, doc.id, documents) : doc.json, doc.id);
+      const json = dangling.has(doc.id) ? cutDanglingRefs(doc.json, doc.id, documents) : doc.json;
+      this.schemas.push({ json, id: doc.id });
+      this.ajv.addSchema(json, doc.id);
     }
   }
 
@@ -130,15 +136,57 @@ export class SchemaRegistry {
     }
     if (!validate) throw new SchemaLoadError(`no schema at ${ref}`);
     const fn = validate;
+    let firstError: ValidateFunction | undefined;
     return {
       ok: true,
       ref,
-      validate(value: unknown): Finding[] {
-        if (fn(value)) return [];
-        return findingsFromAjv(fn.errors as ErrorObject[]);
+      validate: (value: unknown): Finding[] => {
+        // Every error of a large value can take thousands of times its size: each wrong item of
+        // an array is tried against every branch of a union, each failure an error object. Large
+        // values are checked up to their first error instead.
+        if (!hasMoreValuesThan(value, ALL_ERRORS_MAX_VALUES)) {
+          if (fn(value)) return [];
+          return findingsFromAjv(fn.errors as ErrorObject[]);
+        }
+        firstError ??= this.firstErrorValidator(ref);
+        if (firstError(value)) return [];
+        return findingsFromAjv(firstError.errors as ErrorObject[]).map((f) => ({
+          ...f,
+          message: `${f.message} (the first error found: a message of more than ${ALL_ERRORS_MAX_VALUES} values is not searched for all of them)`,
+        }));
       },
     };
   }
+
+  private firstErrorValidator(ref: string): ValidateFunction {
+    if (!this.firstErrorAjv) {
+      this.firstErrorAjv = createAjv(false);
+      for (const { json, id } of this.schemas) this.firstErrorAjv.addSchema(json, id);
+    }
+    return this.firstErrorAjv.getSchema(ref)!;
+  }
+}
+
+/** Values (objects, arrays and scalars) a message may have for all its schema errors to be listed. */
+export const ALL_ERRORS_MAX_VALUES = 1000;
+
+/** Whether `value` holds more than `limit` values, itself included; counts no further than that. */
+function hasMoreValuesThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (++count > limit) return true;
+    if (next === null || typeof next !== 'object') continue;
+    if (Array.isArray(next)) {
+      if (count + stack.length + next.length > limit) return true;
+      for (const item of next) stack.push(item);
+    } else {
+      for (const key in next) stack.push((next as Record<string, unknown>)[key]);
+      if (count + stack.length > limit) return true;
+    }
+  }
+  return false;
 }
 
 function missingReason(missing: string[]): string {
@@ -203,12 +251,12 @@ const INT_RANGES: Record<string, [number, number]> = {
   uint64: [0, Number.MAX_SAFE_INTEGER],
 };
 
-function createAjv(): AjvInstance {
+function createAjv(allErrors = true): AjvInstance {
   const ajv = new Ajv2020({
     strict: true,
     // The AG-UI schema lists `required` names whose `properties` come from an allOf branch.
     strictRequired: false,
-    allErrors: true,
+    allErrors,
     allowUnionTypes: true,
     // Checking each document against the draft 2020-12 meta-schema costs most of start-up, which
     // runs while the first traffic flows; a malformed schema still fails when it is compiled.

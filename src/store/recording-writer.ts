@@ -31,6 +31,8 @@ export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_MAX_BATCH = 1000;
 /** A producer that never yields to the event loop gets a synchronous write at this many batches. */
 const BACKSTOP_BATCHES = 8;
+/** ... or once the queued messages hold this many bytes (raw and JSON text): a few large ones must not fill the heap. */
+const BACKSTOP_BYTES = 8 * 1024 * 1024;
 
 interface FindingParams { rule: string; severity: string; pointer: string; message: string }
 interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reason: string | null }
@@ -111,6 +113,8 @@ export class RecordingWriter {
 
   private queue: Op[] = [];
   private queuedRows = 0;
+  /** Bytes of raw and JSON text the queued messages hold. */
+  private queuedBytes = 0;
   /** Exchange rows whose insert is in `queue`, by id: later updates and ends merge into them. */
   private readonly queuedExchanges = new Map<number, ExchangeRow>();
   private timer: NodeJS.Timeout | undefined;
@@ -332,6 +336,7 @@ export class RecordingWriter {
     this.running.messages++;
     this.running.findings += findings.length;
     this.trackStatus(id, verdict.status);
+    const json = message.jsonText ?? jsonText(message.json);
     this.enqueue({
       kind: 'message',
       messageId: id,
@@ -350,13 +355,13 @@ export class RecordingWriter {
         // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
         Buffer.from(message.raw),
         message.rawTruncatedFrom ?? null,
-        message.jsonText ?? jsonText(message.json),
+        json,
         verdict.status,
         verdict.schemaRef,
         verdict.reason,
         findings.length,
       ],
-    }, 1 + findings.length);
+    }, 1 + findings.length, message.raw.length + (json?.length ?? 0));
     return id;
   }
 
@@ -438,6 +443,7 @@ export class RecordingWriter {
       this.closed = true;
       this.queue = [];
       this.queuedRows = 0;
+      this.queuedBytes = 0;
       this.queuedExchanges.clear();
       this.db.close();
     }
@@ -454,15 +460,16 @@ export class RecordingWriter {
     }
   }
 
-  /** Returns false when the op was dropped (after a write failure). */
-  private enqueue(op: Op, rows: number): boolean {
+  /** Returns false when the op was dropped (after a write failure). `bytes`: what a message holds. */
+  private enqueue(op: Op, rows: number, bytes = 0): boolean {
     if (this.failed) {
       this.droppedRows += rows;
       return false;
     }
     this.queue.push(op);
     this.queuedRows += rows;
-    if (this.queuedRows >= this.maxBatch * BACKSTOP_BATCHES) {
+    this.queuedBytes += bytes;
+    if (this.queuedRows >= this.maxBatch * BACKSTOP_BATCHES || this.queuedBytes >= BACKSTOP_BYTES) {
       this.writeInBackground();
     } else if (this.queuedRows >= this.maxBatch) {
       if (this.immediate === undefined) this.immediate = setImmediate(() => this.writeInBackground());
@@ -489,6 +496,7 @@ export class RecordingWriter {
     const rows = this.queuedRows;
     this.queue = [];
     this.queuedRows = 0;
+    this.queuedBytes = 0;
     // From here on these rows are being written: later changes to them become UPDATEs again.
     this.queuedExchanges.clear();
     try {

@@ -38,8 +38,10 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+/** `shell`: commands for /bin/sh to run first (a `ulimit`, a `trap`), in the process that then becomes the CLI. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, shell?: string): CliProcess {
+  const [file, argv] = shell === undefined ? [process.execPath, [BIN, ...args]] : ['/bin/sh', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, BIN, ...args]];
+  const child = spawn(file, argv, {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -40,9 +40,9 @@ describe('SseFramer', () => {
     }
   });
 
-  it('parses fields, comments and the unterminated tail', () => {
+  it('parses fields, skips comments and frames the unterminated tail', () => {
     const frames = frameAll(MIXED, [4096]);
-    expect(frames[0].comments).toEqual([' keep-alive']);
+    expect(frames[0]).toEqual({ raw: Buffer.from(': keep-alive\n\n'), unterminated: false, totalBytes: 14 });
     expect(frames[1]).toMatchObject({ event: 'message', id: 'RUN_STARTED_1', unterminated: false });
     expect(frames[4].retry).toBe('1000');
     expect(frames[5].unterminated).toBe(true);

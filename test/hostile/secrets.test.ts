@@ -382,6 +382,39 @@ describe('hostile peers: a message over --max-body', () => {
   });
 });
 
+describe('hostile peers: a JSON message that is not parsed', () => {
+  it('has its secret fields replaced in the stored bytes, whether it is broken or too costly to parse', async () => {
+    const up = await upstream();
+    const out = join(tempDir(), 'unparsed.db');
+    const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json']);
+    const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
+    // Broken JSON (a trailing comma), and 1 MB of empty objects: parsing it would not fit the recorder's heap budget.
+    const broken = `{"model":"m","apiKey":"${S.apiKey}",}`;
+    const costly = `{"password":"${S.password}","items":[${Array.from({ length: 250_000 }, () => '{}').join(',')}]}`;
+    for (const body of [broken, costly]) {
+      const posted = await fetch(`${proxy}/json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(await posted.json()).toEqual({ ok: true, bytes: body.length });
+    }
+    expect((await fetch(`${proxy}/plain`)).status).toBe(200);
+    await stop(rec);
+    expect(up.received.map((r) => r.body.toString()).slice(0, 2)).toEqual([broken, costly]);
+
+    const reader = RecordingReader.open(out);
+    onCleanup(() => reader.close());
+    const [first, second, control] = reader.exchanges();
+    const [brokenRow] = reader.messages(first.id);
+    expect(brokenRow.verdict.findings.map((f) => f.rule)).toContain('invalid-json');
+    expect(brokenRow.raw.toString()).toBe(broken.replace(`"${S.apiKey}"`, '"<redacted>"'));
+    const [costlyRow] = reader.messages(second.id);
+    expect(costlyRow.verdict.findings.map((f) => f.rule)).toContain('complex-message');
+    expect(costlyRow.raw.toString()).toBe(costly.replace(`"${S.password}"`, '"<redacted>"'));
+    expect(control.outcome).toBe('complete');
+    const bytes = recordingBytes(out);
+    expectAbsent(bytes, S.apiKey, 'the apiKey');
+    expectAbsent(bytes, S.password, 'the password');
+  });
+});
+
 describe('hostile peers: Pi session env values', () => {
   const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
   const ENV = { SHORT: 'abc', FLAG: 'true', LONGER_VALUE: 'env-longer-value-5c6d7e8f9a0b1c2d' };

@@ -43,7 +43,7 @@ describe('WorkerRecordingSink when the worker dies', () => {
       exchange.record('server', Buffer.alloc(1024 * 1024), { carrier: 'body', json: false });
       expect(sink.overloaded).toBe(false);
       await expect(sink.close(new Date())).rejects.toMatchObject({ code: 'E_STORE_WRITE' });
-      expect(stderr.join('')).toMatch(/recording stopped, traffic is still forwarded: boom/);
+      expect(stderr.join('')).toMatch(/recording stopped, traffic is still forwarded: the recording worker failed: boom/);
     } finally {
       process.stderr.write = write;
     }

@@ -95,6 +95,19 @@ describe('batched writes', () => {
     expect(w.pending).toBeLessThan(16);
   });
 
+  it('writes synchronously once the queued messages hold 8 MiB, however few they are', () => {
+    const w = writer('bytes.sqlite', { flushIntervalMs: 600_000 });
+    const other = peek(w.file);
+    const ex = w.beginExchange({ transport: 'http', tOffsetMs: 0 });
+    const big = (n: number) => ({ ...message(ex, n), raw: Buffer.alloc(3 * 1024 * 1024, 'x'), json: undefined });
+    w.addMessage(big(1));
+    w.addMessage(big(2));
+    expect(other.count('messages')).toBe(0);
+    w.addMessage(big(3));
+    expect(other.count('messages')).toBe(3);
+    expect(w.pending).toBe(0);
+  });
+
   it('addFindings after the message was written appends rows and updates the verdict', async () => {
     const w = writer('late.sqlite', { flushIntervalMs: 600_000 });
     const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { createLiveView, formatEvent, statusText } from '../../src/cli/live-view.js';
+import type { LiveEvent, RecordingStopped } from '../../src/capture/live-events.js';
+import type { Style } from '../../src/cli/style.js';
+
+const plain: Style = { red: (s) => s, green: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s };
+const totals = { exchanges: 3, messages: 7, invalid: 1, findings: 2 };
+const writeFailed: RecordingStopped = { reason: 'write-failed', code: 'E_STORE_WRITE', message: 'cannot write to the recording x.db: disk I/O error', tOffsetMs: 5 };
+const exchange: LiveEvent = {
+  type: 'exchange-end',
+  exchangeId: 4,
+  transport: 'http',
+  method: 'GET',
+  path: '/x',
+  status: 200,
+  outcome: 'complete',
+  messages: 1,
+  invalid: 0,
+  durationMs: 3,
+  tOffsetMs: 9,
+  stored: false,
+};
+
+/** What the view writes to stdout and stderr while `run` runs. */
+function captured(run: () => void): { stdout: string; stderr: string } {
+  const out = { stdout: '', stderr: '' };
+  const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
+  process.stdout.write = ((chunk: string) => ((out.stdout += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => ((out.stderr += chunk), true)) as typeof process.stderr.write;
+  try {
+    run();
+  } finally {
+    process.stdout.write = writes.stdout;
+    process.stderr.write = writes.stderr;
+  }
+  return out;
+}
+
+describe('the live view once recording has stopped', () => {
+  it('says so once on stderr and, with --json, as a recording-stopped event', () => {
+    const { stdout, stderr } = captured(() => {
+      const view = createLiveView({ json: true, quiet: false, style: plain, startedAt: new Date(0), totals: () => totals });
+      view.stopped(writeFailed);
+      view.stopped(writeFailed);
+      view.listener(exchange);
+    });
+    expect(stderr).toBe('proxy: recording stopped, traffic is still forwarded: cannot write to the recording x.db: disk I/O error\n');
+    expect(stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([
+      { event: 'recording-stopped', ...writeFailed },
+      expect.objectContaining({ event: 'exchange', exchangeId: 4, stored: false }),
+    ]);
+  });
+
+  it('says so on stderr even with --quiet', () => {
+    const { stdout, stderr } = captured(() => createLiveView({ json: false, quiet: true, style: plain, startedAt: new Date(0), totals: () => totals }).stopped(writeFailed));
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^proxy: recording stopped, traffic is still forwarded: /);
+  });
+
+  it('marks exchanges that were not stored, and shows it in the status line', () => {
+    expect(formatEvent(exchange, { style: plain, startedAt: new Date(0) })).toMatch(/ #4 GET \/x 200 http 1 msg valid not stored 3ms$/);
+    expect(formatEvent({ ...exchange, stored: true }, { style: plain, startedAt: new Date(0) })).not.toMatch(/not stored/);
+    expect(statusText(totals, undefined, plain)).toBe('[3 exchanges · 7 messages · 1 invalid · 2 findings]');
+    expect(statusText(totals, 'write-failed', plain)).toBe('[3 exchanges · 7 messages · 1 invalid · 2 findings] recording stopped: a write failed');
+    expect(statusText(totals, 'recorder-exited', plain)).toMatch(/recording stopped: the recorder ended$/);
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * Hostile peers against the recording worker's memory, through the built CLI: bodies legal on the
+ * wire that used to fill the worker's 64 MB heap (and once took the whole process down with it).
+ * Each test asserts that the proxy survives, what the client got, what was stored, and that a
+ * control request is still served; the last one, that a worker that ends anyway is said to have
+ * ended at once and costs nothing but the recording.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { tempDir } from '../record/record-helpers.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { BIN, spawnCli } from '../cli/run-cli.js';
+import { spawnLines } from '../stdio/stdio-helpers.js';
+import { CONTROL_BODY, exchangeFor, expectControlServed, fetchRaw, startJsonRecorder, startUpstream, waitForStderr } from './recorder-under-test.js';
+
+useCleanups();
+
+const MB = 1024 * 1024;
+
+function scratch(): ReturnType<typeof tempDir> {
+  const dir = tempDir('agent-proxy-hostile-');
+  onCleanup(() => dir.cleanup());
+  return dir;
+}
+
+/** The stored messages of the exchange for `path`, read after the recorder has exited. */
+function storedMessages(out: string, path: string) {
+  const reader = RecordingReader.open(out);
+  try {
+    const exchange = reader.exchanges().find((e) => e.path === path);
+    expect(exchange, `an exchange for ${path} in ${out}`).toBeDefined();
+    return reader.messages(exchange!.id);
+  } finally {
+    reader.close();
+  }
+}
+
+/** Just under ten megabytes (--max-body) of legal JSON, even as an SSE event, that parses to twenty times that. */
+const EMPTY_OBJECTS = Buffer.from(`[${'{},'.repeat(Math.floor((10 * MB - 32) / 3))}{}]`);
+
+describe('hostile bodies against the recorder', () => {
+  it('16 MB of one-byte lines as text/event-stream, with no blank line', async () => {
+    const body = Buffer.from('a\n'.repeat(8 * MB));
+    const target = await startUpstream({
+      '/sse': (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(body);
+      },
+    });
+    const out = scratch().file('lines.db');
+    const recorder = await startJsonRecorder(target, out);
+
+    const got = await fetchRaw(`${recorder.url}/sse`);
+    expect(got.status).toBe(200);
+    expect(got.body.equals(body)).toBe(true);
+    await recorder.waitForEvent(exchangeFor('/sse'), 'exchange /sse');
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    expect(recorder.events().some((e) => e.event === 'recording-stopped')).toBe(false);
+    const [block] = storedMessages(out, '/sse');
+    // One unterminated block, stored truncated to --max-body with its real size.
+    expect(block.raw.equals(body.subarray(0, 10 * MB))).toBe(true);
+    expect(block.rawTruncatedFrom).toBe(body.length);
+    expect(block.verdict.findings.map((f) => f.rule)).toEqual(['oversized-message']);
+    expect(storedMessages(out, '/control')[0].raw.toString()).toBe('{"control":true}');
+  });
+
+  it.each([
+    ['a whole JSON body', '/body', 'application/json', EMPTY_OBJECTS],
+    ['one SSE event', '/events', 'text/event-stream', Buffer.concat([Buffer.from('data: '), EMPTY_OBJECTS, Buffer.from('\n\n')])],
+  ])('ten megabytes of empty objects as %s: stored whole, not parsed', async (_what, path, contentType, body) => {
+    const target = await startUpstream({
+      [path]: (res) => {
+        res.writeHead(200, { 'content-type': contentType });
+        res.end(body);
+      },
+    });
+    const out = scratch().file('objects.db');
+    const recorder = await startJsonRecorder(target, out);
+
+    const got = await fetchRaw(`${recorder.url}${path}`);
+    expect(got.body.equals(body)).toBe(true);
+    await recorder.waitForEvent(exchangeFor(path), `exchange ${path}`);
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    expect(recorder.events().some((e) => e.event === 'recording-stopped')).toBe(false);
+    const [message] = storedMessages(out, path);
+    expect(message.raw.equals(body)).toBe(true);
+    expect(message.rawTruncatedFrom).toBeNull();
+    expect(message.json).toBeUndefined();
+    expect(message.verdict.status).toBe('unchecked');
+    expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message', severity: 'warning' })]);
+    // The next message is parsed as usual.
+    expect(storedMessages(out, '/control')[0].json).toEqual({ control: true });
+  });
+
+  it('--stdio: an agent whose first line is ten megabytes of empty objects', async () => {
+    const out = scratch().file('stdio.db');
+    const control = '{"type":"response","command":"get_state","success":true}';
+    // The protocol is not known yet when the line comes: it goes through the stdio sniffer first.
+    const agent = `process.stdout.write('[' + '{},'.repeat(${Math.floor((10 * MB - 32) / 3)}) + '{}]\\n' + '${control}\\n')`;
+    const proxy = spawnLines('node', [BIN, 'record', '--stdio', '--quiet', '--out', out, '--', process.execPath, '-e', agent]);
+    onCleanup(() => void proxy.child.kill('SIGKILL'));
+    proxy.child.stdin.end();
+    expect(await proxy.exited).toEqual({ code: 0, signal: null });
+    expect(proxy.stdout().equals(Buffer.concat([EMPTY_OBJECTS, Buffer.from(`\n${control}\n`)]))).toBe(true);
+    expect(proxy.stderr()).toBe('');
+    const reader = RecordingReader.open(out);
+    try {
+      const [line, answer] = reader.messages(reader.exchanges()[0].id);
+      expect(line.raw.length).toBe(EMPTY_OBJECTS.length + 1);
+      expect(line.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
+      expect(answer.json).toEqual(JSON.parse(control));
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a WebSocket text frame of ten megabytes of empty objects', async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(CONTROL_BODY));
+    const wss = new WebSocketServer({ server, maxPayload: 64 * MB });
+    wss.on('connection', (socket) => socket.send(EMPTY_OBJECTS.toString()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => (wss.close(), server.close(() => resolve()))));
+    const out = scratch().file('ws.db');
+    const recorder = await startJsonRecorder(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, out);
+
+    const client = new WebSocket(`${recorder.url.replace('http:', 'ws:')}/ws`, { maxPayload: 64 * MB });
+    onCleanup(() => void client.terminate());
+    const frame = await new Promise<Buffer>((resolve, reject) => {
+      client.once('message', (data: Buffer) => resolve(data));
+      client.once('error', reject);
+    });
+    expect(frame.equals(EMPTY_OBJECTS)).toBe(true);
+    client.close(1000);
+    await recorder.waitForEvent(exchangeFor('/ws'), 'exchange /ws');
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    expect(recorder.events().some((e) => e.event === 'recording-stopped')).toBe(false);
+    const [message] = storedMessages(out, '/ws');
+    expect(message).toMatchObject({ sender: 'server', carrier: 'frame', channel: 'text', rawTruncatedFrom: null });
+    expect(message.raw.equals(EMPTY_OBJECTS)).toBe(true);
+    expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
+  });
+
+  it('a 200 KB protobuf MESSAGES_SNAPSHOT of 100,000 empty messages: stored, not decoded', async () => {
+    // Event.messagesSnapshot (field 9) holding a base event and 100,000 empty Message entries (field 2).
+    const inner = Buffer.concat([Buffer.from('0a020808', 'hex'), Buffer.alloc(200_000, Buffer.from('1200', 'hex'))]);
+    const event = Buffer.concat([Buffer.from([0x4a]), varint(inner.length), inner]);
+    const frame = Buffer.concat([Buffer.alloc(4), event]);
+    frame.writeUInt32BE(event.length);
+    const target = await startUpstream({
+      '/proto': (res) => {
+        res.writeHead(200, { 'content-type': 'application/vnd.ag-ui.event+proto' });
+        res.end(frame);
+      },
+    });
+    const out = scratch().file('proto.db');
+    const recorder = await startJsonRecorder(target, out);
+
+    const got = await fetchRaw(`${recorder.url}/proto`);
+    expect(got.body.equals(frame)).toBe(true);
+    await recorder.waitForEvent(exchangeFor('/proto'), 'exchange /proto');
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    const [message] = storedMessages(out, '/proto');
+    expect(message.raw.equals(frame)).toBe(true);
+    expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
+  });
+
+  it('an AG-UI event of 50,000 array items that each fail the schema: judged, with its findings bounded', async () => {
+    const snapshot = JSON.stringify({ type: 'MESSAGES_SNAPSHOT', messages: new Array(50_000).fill(1) });
+    const body = `data: ${JSON.stringify({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })}\n\ndata: ${snapshot}\n\n`;
+    const target = await startUpstream({
+      '/agent': (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(body);
+      },
+    });
+    const out = scratch().file('schema.db');
+    const recorder = await startJsonRecorder(target, out);
+
+    const input = { threadId: 't', runId: 'r', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
+    const got = await fetchRaw(`${recorder.url}/agent`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(input) });
+    expect(got.body.toString()).toBe(body);
+    const exchange = await recorder.waitForEvent(exchangeFor('/agent'), 'exchange /agent');
+    expect(exchange).toMatchObject({ protocol: 'agui', messages: 3, stored: true });
+    await expectControlServed(recorder);
+    await recorder.waitForEvent(exchangeFor('/control'), 'exchange /control');
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    const [, , event] = storedMessages(out, '/agent');
+    expect(event.raw.toString()).toBe(`data: ${snapshot}\n\n`);
+    expect(event.verdict.status).toBe('invalid');
+    expect(event.verdict.findings.length).toBeGreaterThan(0);
+    expect(event.verdict.findings.length).toBeLessThanOrEqual(101);
+  });
+
+  it('a recording worker that ends anyway: said at once, traffic still forwarded, exit code 2', async () => {
+    const target = await startUpstream({
+      '/echo': (res, body) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ echoed: body.toString() }));
+      },
+    });
+    const out = scratch().file('ended.db');
+    // The test-only hook (see recording-worker-main.ts): the worker runs out of heap on this payload.
+    const recorder = await startJsonRecorder(target, out, [], (args) => spawnCli(args, { AGENT_PROXY_TEST_RECORDER_OOM: 'EXHAUST-THE-RECORDER' }));
+
+    expect((await fetchRaw(`${recorder.url}/echo`, { method: 'POST', body: '{"n":1}' })).body.toString()).toBe('{"echoed":"{\\"n\\":1}"}');
+    expect(await recorder.waitForEvent(exchangeFor('/echo'), 'exchange /echo')).toMatchObject({ stored: true });
+    // Written once its batch is (within 50 ms): what a worker that ends has written stays.
+    await rowsWritten(out, 2);
+
+    const fatal = await fetchRaw(`${recorder.url}/echo`, { method: 'POST', body: '{"n":"EXHAUST-THE-RECORDER"}' });
+    expect(fatal.body.toString()).toBe('{"echoed":"{\\"n\\":\\"EXHAUST-THE-RECORDER\\"}"}');
+    const stopped = await recorder.waitForEvent((e) => e.event === 'recording-stopped', 'recording-stopped');
+    expect(stopped).toMatchObject({ reason: 'recorder-exited', code: 'E_RECORDER_EXITED', message: expect.stringMatching(/memory limit/) });
+    expect(await waitForStderr(recorder.cli, /recording stopped/)).toMatch(/^proxy: recording stopped, traffic is still forwarded: the recording worker failed: .*memory limit.*\n$/);
+
+    // Forwarding goes on, unrecorded.
+    for (let n = 3; n <= 5; n++) expect((await fetchRaw(`${recorder.url}/echo`, { method: 'POST', body: `{"n":${n}}` })).body.toString()).toBe(`{"echoed":"{\\"n\\":${n}}"}`);
+    await expectControlServed(recorder);
+
+    expect(await recorder.stop()).toEqual({ code: 2, signal: null });
+    expect(recorder.events().filter((e) => e.event === 'recording-stopped')).toHaveLength(1);
+    expect(recorder.events().at(-1)).toMatchObject({ event: 'summary', stored: false });
+    expect(recorder.cli.stderr().match(/recording stopped/g)).toHaveLength(1);
+    expect(recorder.cli.stderr()).toMatch(/\nproxy: the recording is incomplete: .*\n$/);
+    // What was recorded before stays readable.
+    expect(storedMessages(out, '/echo').map((m) => m.raw.toString())).toEqual(['{"n":1}', '{"echoed":"{\\"n\\":1}"}']);
+  });
+});
+
+/** Resolves once `count` messages are in the file (a reader polls it while the recorder writes: WAL). */
+async function rowsWritten(out: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const reader = RecordingReader.open(out);
+    const messages = reader.totals().messages;
+    reader.close();
+    if (messages >= count) return;
+    if (Date.now() > deadline) throw new Error(`${out} still holds ${messages} messages, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function varint(n: number): Buffer {
+  const bytes: number[] = [];
+  while (n > 127) {
+    bytes.push((n & 127) | 128);
+    n >>>= 7;
+  }
+  bytes.push(n);
+  return Buffer.from(bytes);
+}
