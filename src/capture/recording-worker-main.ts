@@ -8,6 +8,7 @@ import { decodeBatch } from './op-batch.js';
 import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap } from './recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from './traffic-recorder.js';
+import { yieldToForwarding } from './worker-priority.js';
 import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
 
 /**
@@ -48,6 +49,7 @@ try {
     listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
   });
   send({ type: 'ready', out: writer.file });
+  if (setup.lowerPriority === 'when-ready') yieldToForwarding();
 } catch (error) {
   send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
   process.exit(0);

@@ -1,27 +1,21 @@
-import { setPriority } from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { BurstSignal } from './burst-signal.js';
 import type { WorkerSetup } from './worker-messages.js';
+import { yieldToForwarding } from './worker-priority.js';
 
 /**
- * The recording worker's entry. Its start-up (modules, schemas, SQLite) runs while the first
- * traffic already flows, so it must not compete with it: the thread's priority is lowered before
- * anything else is loaded, and the heavy modules are loaded in steps, each after any burst of
- * traffic has passed. The recording itself is in recording-worker-main.ts.
+ * The recording worker's entry. Its start-up (modules, schemas, SQLite) may run while the first
+ * traffic already flows (a stdio agent is spawned at once), so it must not compete with it: the
+ * thread's priority is lowered before anything else is loaded, and the heavy modules are loaded in
+ * steps, each after any burst of traffic has passed. The recording itself is in recording-worker-main.ts.
  *
- * Forward first, record after: on Linux a nice value is per thread, so this lowers only the
- * recording thread. When the CPU is contended the forwarding thread (and the peers) run first and
- * recording catches up in the gaps; the backlog cap in the capture thread still bounds how far behind.
- * Elsewhere (macOS) the call would lower the whole process, so it is left alone.
+ * When nothing is forwarded until the worker is ready (the HTTP proxy listens only then), a low
+ * priority would only delay the start: on a busy machine by seconds. Then the priority is lowered
+ * once the recording is open (recording-worker-main.ts).
  */
-if (process.platform === 'linux') {
-  try {
-    setPriority(19);
-  } catch {
-    // Not permitted here (some containers): recording simply shares the CPU evenly.
-  }
-}
-const { burst: burstBuffer } = workerData as WorkerSetup;
+const setup = workerData as WorkerSetup;
+if (setup.lowerPriority !== 'when-ready') yieldToForwarding();
+const { burst: burstBuffer } = setup;
 const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
 // step at most. The list sets only the granularity: whatever it misses, the last step loads.

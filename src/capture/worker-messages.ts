@@ -58,6 +58,11 @@ export interface WorkerSetup {
   live: boolean;
   /** The BurstSignal's buffer, when capture may spool (line transports). */
   burst?: SharedArrayBuffer;
+  /**
+   * When the worker lowers its priority: at once (default: traffic may flow while it starts), or once
+   * the recording is open, when the caller forwards nothing before that.
+   */
+  lowerPriority?: 'at-start' | 'when-ready';
 }
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {

@@ -143,7 +143,8 @@ export class WorkerRecordingSink implements RecordingSink {
 
   /** Starts the worker and resolves once it has opened the recording file (or rejects with its error). */
   static async start(workerUrl: URL, workerSetup: WorkerSetup, clock: RecordingClock, options: WorkerSinkOptions = {}): Promise<WorkerRecordingSink> {
-    const sink = WorkerRecordingSink.launch(workerUrl, workerSetup, clock, options);
+    // Nothing is forwarded before this resolves, so start-up need not give way to traffic.
+    const sink = WorkerRecordingSink.launch(workerUrl, { lowerPriority: 'when-ready', ...workerSetup }, clock, options);
     try {
       await sink.ready;
     } catch (error) {
