@@ -421,9 +421,14 @@ class RemoteExchange implements ExchangeSink {
 
   record(sender: Sender, raw: Buffer, options: RecordOptions): void {
     const { http, ...rest } = options;
+    // Only what will be stored crosses to the worker: a 200 MB WebSocket message is kept to its
+    // first --max-body bytes, not copied whole into a batch.
+    const max = this.sink.maxBodyBytes;
+    const kept = raw.length > max ? raw.subarray(0, max) : raw;
+    const totalBytes = kept === raw ? rest.totalBytes : (rest.totalBytes ?? raw.length);
     this.sink.push(
-      { op: 'record', id: this.id, sender, raw, options: { ...rest, http: toWireHttp(http), at: options.at ?? this.sink.now() } },
-      raw.length,
+      { op: 'record', id: this.id, sender, raw: kept, options: { ...rest, totalBytes, http: toWireHttp(http), at: options.at ?? this.sink.now() } },
+      kept.length,
     );
   }
 

@@ -152,6 +152,43 @@ describe('hostile bodies against the recorder', () => {
     expect(message.verdict.findings).toEqual([expect.objectContaining({ rule: 'complex-message' })]);
   });
 
+  it('a WebSocket message far over --max-body: forwarded whole, only its start handed to the recorder', async () => {
+    const big = Buffer.alloc(24 * MB, 0x61);
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(CONTROL_BODY));
+    const wss = new WebSocketServer({ server, maxPayload: 64 * MB });
+    wss.on('connection', (socket) => {
+      socket.send(big, { binary: true });
+      socket.send('{"after":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => (wss.close(), server.close(() => resolve()))));
+    const out = scratch().file('ws-big.db');
+    const recorder = await startJsonRecorder(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, out, ['--max-body', '65536']);
+
+    const client = new WebSocket(`${recorder.url.replace('http:', 'ws:')}/ws`, { maxPayload: 64 * MB });
+    onCleanup(() => void client.terminate());
+    const frames = await new Promise<Buffer[]>((resolve, reject) => {
+      const got: Buffer[] = [];
+      client.on('message', (data: Buffer) => {
+        got.push(data);
+        if (got.length === 2) resolve(got);
+      });
+      client.once('error', reject);
+    });
+    expect(frames[0].equals(big)).toBe(true);
+    expect(frames[1].toString()).toBe('{"after":true}');
+    client.close(1000);
+    await recorder.waitForEvent(exchangeFor('/ws'), 'exchange /ws');
+    await expectControlServed(recorder);
+
+    expect(await recorder.stop()).toEqual({ code: 0, signal: null });
+    const [first, second] = storedMessages(out, '/ws');
+    expect(first).toMatchObject({ carrier: 'frame', channel: 'binary', rawTruncatedFrom: big.length });
+    expect(first.raw.equals(big.subarray(0, 65536))).toBe(true);
+    expect(first.verdict.findings.map((f) => f.rule)).toEqual(['oversized-message']);
+    expect(second).toMatchObject({ channel: 'text', rawTruncatedFrom: null, json: { after: true } });
+  });
+
   it('a 200 KB protobuf MESSAGES_SNAPSHOT of 100,000 empty messages: stored, not decoded', async () => {
     // Event.messagesSnapshot (field 9) holding a base event and 100,000 empty Message entries (field 2).
     const inner = Buffer.concat([Buffer.from('0a020808', 'hex'), Buffer.alloc(200_000, Buffer.from('1200', 'hex'))]);
