@@ -20,7 +20,7 @@ export function reportedRequest(request: ReplayMiss['request']): ReplayMiss['req
  * (from the first `{` or `[` to where the quote ends) is scanned for secret fields as a truncated
  * message is when stored.
  */
-function redactedText(text: string): string {
+export function redactedText(text: string): string {
   const redacted = fields.redactTruncated(Buffer.from(text));
   return redacted === undefined ? text : redacted.toString('utf8');
 }

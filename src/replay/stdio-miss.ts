@@ -1,5 +1,6 @@
 import type { ProtocolId } from '../protocols/protocol.js';
 import type { LineMiss } from './line-conversation.js';
+import { redactedText } from './miss-report.js';
 import type { ScriptMessage } from './replay-script.js';
 import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG, tooDeepToNormalize } from './request-limits.js';
 
@@ -14,7 +15,8 @@ export function lineMissMessage(miss: LineMiss): string {
   if (miss.tooLong !== undefined) {
     return `replay miss: line ${miss.line.line} (${miss.line.totalBytes} bytes) is longer than the replay's limit of ${miss.tooLong} bytes; ${MAX_REQUEST_FLAG} <bytes> raises it`;
   }
-  const got = excerpt(miss.line.text);
+  // The live line is printed and sent back in the answer: its secret fields hidden as a recording would.
+  const got = excerpt(redactedText(miss.line.text));
   if (!miss.expected) return `replay miss: line ${miss.line.line} ${got} comes after the recorded conversation ended`;
   const where = miss.differences.length > 0 ? ` at ${miss.differences.slice(0, 5).join(', ')}` : '';
   const deep = tooDeepToNormalize(miss.line.raw) ? ` (its JSON nests deeper than ${MAX_MATCH_DEPTH} levels, so it is compared byte for byte)` : '';

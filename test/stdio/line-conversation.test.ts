@@ -77,6 +77,18 @@ describe('line conversation (stdio / NDJSON replay core)', () => {
     expect(writes.every((w) => w.at === 0)).toBe(true);
   });
 
+  it('hides secret fields of a live line it quotes in a miss answer', async () => {
+    const secret = 'sk-live-line-0123456789abcdef';
+    const { result, writes } = await play('none', [
+      `{"jsonrpc":"2.0","id":3,"method":"nope/x","params":{"apiKey":"${secret}"}}\n`,
+      '{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"text":"hi"}}\n',
+    ]);
+    expect(result.misses).toHaveLength(1);
+    const error = JSON.parse(writes[1].text) as { id: number; error: { message: string } };
+    expect(error.error.message).toContain('{"jsonrpc":"2.0","id":3,"method":"nope/x","params":{"apiKey":"<redacted>"}}');
+    expect(writes.map((w) => w.text).join('')).not.toContain(secret);
+  });
+
   it('reports recorded client lines that never came as unused', async () => {
     const { result } = await play('none', []);
     expect(result.unused).toHaveLength(1);
