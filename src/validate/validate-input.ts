@@ -1,5 +1,5 @@
 import type { Finding } from '../core/finding.js';
-import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../core/json-depth.js';
+import { cutBelow, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../core/json-depth.js';
 import type { InboundMessage, Sender } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
 import { UsageError } from '../core/errors.js';
@@ -83,8 +83,8 @@ function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, r
     }));
   }
   const request = stream.messages.find((m) => m.sender === 'client')?.value;
-  // The checker keeps the request and walks it (an AG-UI input's state): not when it is too deep to.
-  const requestBody = valueNestsDeeperThan(request, MAX_JSON_DEPTH) ? undefined : request;
+  // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
+  const requestBody = valueNestsDeeperThan(request, MAX_JSON_DEPTH) ? cutBelow(request, MAX_JSON_DEPTH) : request;
   const judge = new MessageJudge(module.createChecker({ registry, secrets, requestBody }), secrets);
   const out: JudgedMessage[] = [];
   for (const m of stream.messages) {
