@@ -102,7 +102,7 @@ async function upstream(): Promise<{ url: string; bodies: Map<string, string>; f
       } else if (req.url === '/v1/session') {
         res.writeHead(202, { 'content-type': 'application/json' });
         res.end('{"ok":true}');
-      } else if (req.url === '/v1/session/s1') {
+      } else if (req.url!.startsWith('/v1/session/')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(SESSION_ANSWER);
       } else if (req.url === '/echo') {
@@ -409,6 +409,38 @@ describe('hostile peers: deeply nested JSON', () => {
     replay.child.kill('SIGINT');
     expect(await replay.exited).toEqual({ code: 0, signal: null });
     expect(replay.stderr()).toBe('');
+  });
+
+  it('replay --on-miss passthrough: deep misses are forwarded and appended, and the replay goes on', async () => {
+    const { dir, file } = await deepRecording();
+    const copy = join(dir, 'passthrough.db');
+    writeFileSync(copy, readFileSync(file));
+    const up = await upstream();
+    const replay = cli(['replay', copy, '--listen', '0', '--timing', 'none', '--on-miss', 'passthrough', '--target', up.url]);
+    const base = /^listening on (\S+)$/.exec(await replay.waitForLine(/^listening on /))![1];
+    const json = { 'content-type': 'application/json' };
+    // The same env secret and deep values, under another session: a miss, recorded in the replay's own thread.
+    const session = SESSION_BODY.replace('"cwd":"/w"', '"cwd":"/other"');
+    expect((await fetch(`${base}/v1/session`, { method: 'POST', headers: json, body: session })).status).toBe(202);
+    expectSameText(up.bodies.get('POST /v1/session') ?? '', session, 'the forwarded session body');
+    expectSameText(await (await fetch(`${base}/v1/session/s2`)).text(), SESSION_ANSWER, 'the forwarded answer');
+    expect(await (await fetch(`${base}/control`)).text()).toBe('ok');
+    expect(replay.child.exitCode, replay.stderr()).toBeNull();
+    replay.child.kill('SIGINT');
+    expect(await replay.exited).toEqual({ code: 0, signal: null });
+    expect(replay.stderr()).toBe('');
+
+    expectAbsent(recordingBytes(copy), SECRET, 'the env value');
+    const reader = RecordingReader.open(copy);
+    try {
+      const appended = reader.exchanges().slice(6);
+      expect(appended.map((e) => `${e.method} ${e.path}`)).toEqual(['POST /v1/session', 'GET /v1/session/s2']);
+      const [answer] = reader.messages(appended[1].id);
+      expect(answer.verdict.findings.map((f) => `${f.severity} ${f.rule}`)).toEqual(['warning json-too-deep', 'error secret-leak']);
+      expectSameText(answer.deepJson ?? '', SESSION_ANSWER.replace(SECRET, '<redacted>'), 'the appended answer');
+    } finally {
+      reader.close();
+    }
   });
 
   it('record --stdio: a deep line each way is forwarded and stored whole, and the next lines are judged', async () => {
