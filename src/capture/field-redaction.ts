@@ -1,3 +1,4 @@
+import { stringifyJson } from '../core/json-text.js';
 import { REDACTED_JSON } from '../core/redacted.js';
 import { sseDataOffsets } from '../framing/sse-data-offsets.js';
 import { DEFAULT_REDACTED_FIELDS, FieldRules } from './field-rules.js';
@@ -34,7 +35,7 @@ export class FieldRedactor {
   redact(value: unknown, raw: Buffer, text: string | undefined, channel?: string | null): StorableForm | undefined {
     // A walk of the parsed value decides; the text is scanned only when there is something to replace.
     if (!this.rules.finds(value)) return undefined;
-    const source = text ?? JSON.stringify(value);
+    const source = text ?? stringifyJson(value)!;
     const spans = secretFieldSpans(source, this.rules);
     if (spans.length === 0) return undefined;
     const redactedText = spliceSpans(source, spans);
@@ -47,7 +48,7 @@ export class FieldRedactor {
   /** A parsed value with its secret fields replaced (for what is printed); the input when it has none. */
   redactValue(value: unknown): unknown {
     if (!this.rules.finds(value)) return value;
-    const text = JSON.stringify(value);
+    const text = stringifyJson(value)!;
     return JSON.parse(spliceSpans(text, secretFieldSpans(text, this.rules)));
   }
 

@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { error, warning } from '../core/finding.js';
+import { cutBelow, MAX_JSON_DEPTH, tooDeepToWalk, valueNestsDeeperThan } from '../core/json-depth.js';
+import { stringifyJson } from '../core/json-text.js';
 import type { HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
 import { classifyChannel, protocolById } from '../protocols/catalog.js';
@@ -8,6 +10,7 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../store/recording-writer.js';
 import { MessageJudge } from '../verdict/message-judge.js';
 import { SecretTracker } from '../verdict/secret-tracker.js';
+import { tooDeepVerdict } from '../verdict/too-deep.js';
 import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
@@ -204,12 +207,14 @@ export class ExchangeRecording implements ExchangeSink {
         }
       }
     }
+    // Too deep to walk: not judged, and what later messages are judged against is its top only.
+    const tooDeep = value !== undefined && (text !== undefined ? tooDeepToWalk(text) : valueNestsDeeperThan(value, MAX_JSON_DEPTH));
     if (sender === 'client' && options.carrier === 'body' && value !== undefined) {
-      this.requestBody = value;
+      this.requestBody = tooDeep ? cutBelow(value, MAX_JSON_DEPTH) : value;
       // The request body is what tells an AG-UI run from other POSTs; classify before judging it.
-      if (!this.protocol && http) this.classify({ transport: 'http', method: http.method, path: http.path, requestBody: value });
+      if (!this.protocol && http) this.classify({ transport: 'http', method: http.method, path: http.path, requestBody: this.requestBody });
     }
-    const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: http };
+    const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: http, tooDeep };
     let verdict: Verdict;
     if (oversized) {
       const tooBig = warning('oversized-message', '', `the message is ${size} bytes, more than the ${max}-byte limit; it was forwarded whole and stored truncated`);
@@ -233,6 +238,8 @@ export class ExchangeRecording implements ExchangeSink {
       verdict = this.judge.judge(inbound);
     } else if (parseError) {
       verdict = { status: 'invalid', findings: [{ rule: 'invalid-json', severity: 'error', pointer: '', message: parseError }] };
+    } else if (tooDeep) {
+      verdict = tooDeepVerdict();
     } else {
       verdict = unchecked('no known protocol recognised this exchange');
     }
@@ -320,7 +327,7 @@ export class ExchangeRecording implements ExchangeSink {
     const replacement = value !== undefined ? this.protocol?.redactForStorage?.(inbound, secrets) : undefined;
     if (replacement !== undefined) {
       value = replacement;
-      text = JSON.stringify(replacement);
+      text = stringifyJson(replacement)!;
       bytes = Buffer.from(text);
     }
     if (value !== undefined) {

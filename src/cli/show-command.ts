@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { stringifyJson } from '../core/json-text.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
@@ -36,7 +37,8 @@ export function showCommand(result: CommandResult): Command {
           const exchange = Number.isInteger(id) ? reader.exchange(id) : undefined;
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
           const messages = reader.messages(id);
-          if (options.json) process.stdout.write(JSON.stringify({ exchange: exchangeSummary(exchange), messages: messages.map(messageJson) }) + '\n');
+          // stringifyJson: a message may nest deeper than JSON.stringify can go.
+          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), messages: messages.map(messageJson) }) + '\n');
           else printMessages(exchange, messages, style);
         } else {
           const exchanges = reader.exchanges().map(exchangeSummary);
@@ -74,7 +76,7 @@ function messageJson(m: MessageRow) {
     tOffsetMs: m.tOffsetMs,
     bytes: m.raw.length,
     rawTruncatedFrom: m.rawTruncatedFrom,
-    json: m.json,
+    json: valueOf(m),
     status: m.verdict.status,
     schemaRef: m.verdict.schemaRef ?? null,
     reason: m.verdict.reason ?? null,
@@ -115,8 +117,13 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+/** The message's JSON, also when it nests too deep to be handed out parsed (only written, and read at the top). */
+function valueOf(m: MessageRow): unknown {
+  return m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+}
+
 function labelOf(m: MessageRow): string {
-  const v = m.json;
+  const v = valueOf(m);
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const r = v as Record<string, unknown>;
     for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;

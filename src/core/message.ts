@@ -28,4 +28,9 @@ export interface InboundMessage {
   /** The message's text as it travelled (UTF-8 decoded), used for secret scanning; optional. */
   text?: string;
   http?: HttpContext;
+  /**
+   * Whether the value nests deeper than MAX_JSON_DEPTH, when the caller already knows (it scanned the
+   * text); otherwise the judge walks the value to find out.
+   */
+  tooDeep?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import { compactJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
@@ -133,6 +134,8 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   const folded: MessageRow[] = [];
   for (const m of rows) {
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
+    // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
+    else if (m.deepJson !== undefined) messages.push(sideMessage(m, messageLabel(JSON.parse(m.deepJson), m), compactJson(m.deepJson), true));
     else messages.push(sideMessage(m, messageLabel(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
   if (kind && folded.length > 0) {

@@ -1,3 +1,5 @@
+import { tooDeepToWalk } from '../core/json-depth.js';
+import { stringifyJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import { exchangeFromRecord, type ExchangeRecord } from '../store/exchange-record.js';
 import { createHash, type Hash } from 'node:crypto';
@@ -99,7 +101,10 @@ function scanRows(file: string, dbFile: string, options: SideOptions, progress?:
         let meta = metas.get(metaText);
         if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
         const { sender, carrier, channel, status } = meta;
-        const json = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
+        const parsed = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
+        // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
+        const deep = typeof body === 'string' && tooDeepToWalk(body);
+        const json = deep ? undefined : parsed;
         const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
         const m = { sender, carrier, channel, json, verdict };
         if (kind) {
@@ -109,8 +114,8 @@ function scanRows(file: string, dbFile: string, options: SideOptions, progress?:
             continue;
           }
         }
-        const canon = json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-        hash.add(messageExact(messageLoose(m, messageLabel(json, m)), canon, verdict));
+        const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
+        hash.add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
       }
       if (kind && folded.length > 0) {
         const result = materialize(kind, folded.map((m) => m.json), request);

@@ -1,3 +1,4 @@
+import { tooDeepToWalk } from '../core/json-depth.js';
 import { FindingSink } from '../protocols/agui/finding-sink.js';
 import { StateTracker } from '../protocols/agui/state-tracker.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
@@ -168,8 +169,10 @@ export function isFoldedMessage(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender
   return kind === 'agui' ? true : piEventOf(m.json) !== undefined;
 }
 
+/** Tool call arguments as JSON; the text itself when they are not JSON, or nest too deep to compare as JSON. */
 function parseArgs(args: string): unknown {
   if (args === '') return {};
+  if (tooDeepToWalk(args)) return args;
   try {
     return JSON.parse(args);
   } catch {

@@ -1,3 +1,4 @@
+import { stringifyJson } from '../core/json-text.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
@@ -15,7 +16,8 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
   for (const exchange of exchanges) {
     let chunk = JSON.stringify(exchangeLine(exchange)) + '\n';
     for (const message of reader.messages(exchange.id)) {
-      chunk += JSON.stringify(messageLine(message)) + '\n';
+      // stringifyJson: a message may nest deeper than JSON.stringify can go.
+      chunk += stringifyJson(messageLine(message)) + '\n';
       if (chunk.length > 1 << 20) {
         write(chunk);
         chunk = '';
@@ -91,10 +93,13 @@ export function messageLine(m: MessageRow): NdjsonMessageLine {
       findings: m.verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })),
     },
   };
-  if (m.json !== undefined) {
+  // Nested too deep to be handed out parsed, it is parsed here only to be written (as the import
+  // stores it, so that export → import → export stays byte-identical).
+  const json = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+  if (json !== undefined) {
     // Keep `json` before `verdict`, so the key order stays fixed.
     const { verdict, ...rest } = line;
-    return { ...rest, json: m.json, verdict };
+    return { ...rest, json, verdict };
   }
   return line;
 }

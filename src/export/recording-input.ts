@@ -26,8 +26,10 @@ export function recordingInput(file: string): LoadedInput {
     for (const exchange of reader.exchanges()) {
       const own: SourceStream | undefined = exchange.transport === 'http' ? undefined : { label: labelOf(exchange), hint: hintOf(exchange), messages: [] };
       for (const m of reader.messages(exchange.id)) {
-        if (m.json === undefined) continue;
-        const message: SourceMessage = { value: m.json, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
+        // A message nested too deep to walk is judged too: the judge says it is too deep, and reads no further.
+        const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+        if (value === undefined) continue;
+        const message: SourceMessage = { value, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
         if (!own) message.http = httpOf(exchange, m.sender);
         (own ?? rest).messages.push(message);
       }

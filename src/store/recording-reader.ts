@@ -2,6 +2,7 @@ import { exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding, Severity } from '../core/finding.js';
+import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, missingColumns, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
@@ -195,6 +196,10 @@ function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
   const verdict: Verdict = { status: m.status, findings };
   if (m.schema_ref !== null) verdict.schemaRef = m.schema_ref;
   if (m.reason !== null) verdict.reason = m.reason;
+  // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
+  // that a damaged column is reported here like any other.
+  const json = m.json === null ? undefined : jsonColumn(m.json, 'json', m.exchange_id, m.seq);
+  const deep = m.json !== null && tooDeepToWalk(m.json);
   return {
     id: m.id,
     exchangeId: m.exchange_id,
@@ -205,7 +210,8 @@ function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
     tOffsetMs: m.t_offset_ms,
     raw: m.raw,
     rawTruncatedFrom: m.raw_truncated_from,
-    json: m.json === null ? undefined : jsonColumn(m.json, 'json', m.exchange_id, m.seq),
+    json: deep ? undefined : json,
+    ...(deep ? { deepJson: m.json! } : {}),
     verdict,
   };
 }

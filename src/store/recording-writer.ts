@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
+import { stringifyJson } from '../core/json-text.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
@@ -641,11 +642,11 @@ function findingParams(f: Finding): FindingParams {
   return { rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message };
 }
 
-/** The parsed value as JSON text; null (SQL NULL) when there is none or it cannot be serialised. */
+/** The parsed value as JSON text, at any depth; null (SQL NULL) when there is none or it cannot be serialised. */
 function jsonText(value: unknown): string | null {
   if (value === undefined) return null;
   try {
-    return JSON.stringify(value) ?? null;
+    return stringifyJson(value) ?? null;
   } catch {
     return null;
   }

@@ -151,7 +151,17 @@ export interface MessageRow {
   tOffsetMs: number;
   raw: Buffer;
   rawTruncatedFrom: number | null;
-  /** The parsed value; undefined when the message was not JSON (JSON `null` stays null). */
+  /**
+   * The parsed value; undefined when the message was not JSON (JSON `null` stays null), or when it
+   * nests deeper than MAX_JSON_DEPTH: then `deepJson` holds its text.
+   */
   json: unknown;
+  /**
+   * The stored JSON text of a message nested deeper than MAX_JSON_DEPTH, which is not handed out
+   * parsed: the recursive walks of whoever reads it (normalizing, comparing, showing) would overflow
+   * the stack. Such a message is compared and served byte for byte; what carries it on (export,
+   * `show --json`) parses it and writes it with stringifyJson.
+   */
+  deepJson?: string;
   verdict: Verdict;
 }

@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import { cutBelow, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../core/json-depth.js';
 import type { InboundMessage, Sender } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
 import { UsageError } from '../core/errors.js';
@@ -81,7 +82,9 @@ function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, r
       verdict: { status: 'unchecked', findings: [], reason: 'no known protocol recognises this message; choose one with --protocol' },
     }));
   }
-  const requestBody = stream.messages.find((m) => m.sender === 'client')?.value;
+  const request = stream.messages.find((m) => m.sender === 'client')?.value;
+  // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
+  const requestBody = valueNestsDeeperThan(request, MAX_JSON_DEPTH) ? cutBelow(request, MAX_JSON_DEPTH) : request;
   const judge = new MessageJudge(module.createChecker({ registry, secrets, requestBody }), secrets);
   const out: JudgedMessage[] = [];
   for (const m of stream.messages) {

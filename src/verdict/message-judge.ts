@@ -1,8 +1,10 @@
 import { error, warning, type Finding } from '../core/finding.js';
+import { cutBelow, MAX_JSON_DEPTH } from '../core/json-depth.js';
 import type { InboundMessage } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
 import type { ProtocolChecker } from '../protocols/protocol.js';
 import type { SecretTracker } from './secret-tracker.js';
+import { isTooDeep, tooDeepVerdict } from './too-deep.js';
 
 /**
  * Wraps one protocol checker with what every protocol shares: unparseable messages become an
@@ -13,6 +15,9 @@ import type { SecretTracker } from './secret-tracker.js';
  * never the recording or the process (a replay's passthrough judges on the serving thread). The
  * message that made it throw gets a `checker-failed` warning, and later messages of the exchange
  * are left unchecked, since the checker's state can no longer be trusted.
+ *
+ * A message nested deeper than MAX_JSON_DEPTH is never handed to the checker whole (its walks are
+ * recursive): it is unchecked with a `json-too-deep` warning, and the checker follows it cut short.
  */
 export class MessageJudge {
   private failure?: string;
@@ -28,6 +33,8 @@ export class MessageJudge {
       verdict = { status: 'invalid', findings: [error('invalid-json', '', message.parseError ?? 'the message is not valid JSON')] };
     } else if (this.failure !== undefined) {
       verdict = unchecked(`not judged: the protocol checker failed on an earlier message of this exchange (${this.failure})`);
+    } else if (isTooDeep(message)) {
+      verdict = withFindings(tooDeepVerdict(), this.follow(message));
     } else {
       try {
         verdict = this.checker.judge(message);
@@ -38,6 +45,20 @@ export class MessageJudge {
     if (this.secrets.size === 0) return verdict;
     if (message.sender === 'server') verdict = withFindings(verdict, this.secrets.scan(message.value, message.text));
     return { ...verdict, findings: this.scrubbed(verdict.findings), ...(verdict.reason ? { reason: this.secrets.scrub(verdict.reason) } : {}) };
+  }
+
+  /**
+   * Lets the checker follow a message too deep to judge, so that what comes after it is judged in
+   * context (a response to its request id, a run it started, env values it sent): the checker is given
+   * the message cut at MAX_JSON_DEPTH levels, and its verdict on that copy is not reported.
+   */
+  private follow(message: InboundMessage): Finding[] {
+    try {
+      this.checker.judge({ ...message, value: cutBelow(message.value, MAX_JSON_DEPTH), text: undefined, tooDeep: false });
+      return [];
+    } catch (thrown) {
+      return [this.checkerFailed(thrown)];
+    }
   }
 
   end(how: 'complete' | 'aborted'): Finding[] {

@@ -75,29 +75,40 @@ export class SecretTracker {
     return out;
   }
 
-  /** A copy of a parsed value with every secret replaced inside its strings and keys; the input when none occurs. */
+  /**
+   * A copy of a parsed value with every secret replaced inside its strings and keys; the input when
+   * none occurs. Walks with its own stack: a peer decides how deep the value nests.
+   */
   scrubValue(value: unknown): unknown {
     if (this.secrets.size === 0) return value;
     if (typeof value === 'string') return this.scrub(value);
     if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((item) => {
-        const scrubbed = this.scrubValue(item);
-        if (scrubbed !== item) changed = true;
-        return scrubbed;
-      });
-      return changed ? out : value;
+    const stack: CopyFrame[] = [copyFrame(value)];
+    let done: unknown;
+    for (;;) {
+      const frame = stack[stack.length - 1];
+      const size = frame.keys ? frame.keys.length : (frame.source as unknown[]).length;
+      if (frame.next >= size) {
+        stack.pop();
+        done = frame.changed ? frame.copy : frame.source;
+        if (stack.length === 0) return done;
+        place(stack[stack.length - 1], done);
+        continue;
+      }
+      const i = frame.next++;
+      const key = frame.keys ? frame.keys[i] : i;
+      const item = (frame.source as Record<string | number, unknown>)[key];
+      if (item !== null && typeof item === 'object') {
+        frame.pendingKey = typeof key === 'string' ? this.scrub(key) : key;
+        if (frame.pendingKey !== key) frame.changed = true;
+        stack.push(copyFrame(item));
+        continue;
+      }
+      const scrubbedKey = typeof key === 'string' ? this.scrub(key) : key;
+      const scrubbed = typeof item === 'string' ? this.scrub(item) : item;
+      if (scrubbedKey !== key || scrubbed !== item) frame.changed = true;
+      (frame.copy as Record<string | number, unknown>)[scrubbedKey] = scrubbed;
     }
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      const scrubbedKey = this.scrub(key);
-      const scrubbed = this.scrubValue(item);
-      if (scrubbedKey !== key || scrubbed !== item) changed = true;
-      out[scrubbedKey] = scrubbed;
-    }
-    return changed ? out : value;
   }
 
   /** The same for raw bytes, which may not be UTF-8 text at all. Returns the input when nothing matched. */
@@ -133,20 +144,57 @@ export class SecretTracker {
   }
 }
 
-function findString(value: unknown, needle: string, pointer = ''): string | undefined {
-  if (typeof value === 'string') return value.includes(needle) ? pointer : undefined;
+/** An array or object being copied by scrubValue: its keys (objects), how far it got, and the copy. */
+interface CopyFrame {
+  source: object;
+  keys?: string[];
+  next: number;
+  copy: unknown[] | Record<string, unknown>;
+  changed: boolean;
+  /** The (scrubbed) key under which the child being copied goes. */
+  pendingKey?: string | number;
+}
+
+function copyFrame(source: object): CopyFrame {
+  const isArray = Array.isArray(source);
+  return { source, keys: isArray ? undefined : Object.keys(source), next: 0, copy: isArray ? new Array<unknown>(source.length) : {}, changed: false };
+}
+
+/** Puts a finished child's copy (or the child itself, unchanged) into its parent's copy. */
+function place(parent: CopyFrame, child: unknown): void {
+  const original = (parent.source as Record<string | number, unknown>)[parent.keys ? parent.keys[parent.next - 1] : parent.next - 1];
+  if (child !== original) parent.changed = true;
+  (parent.copy as Record<string | number, unknown>)[parent.pendingKey!] = child;
+}
+
+/**
+ * The pointer of the first string (or key) that contains `needle`, in document order. Walks with its
+ * own stack: a peer decides how deep the value nests.
+ */
+function findString(value: unknown, needle: string): string | undefined {
+  if (typeof value === 'string') return value.includes(needle) ? '' : undefined;
   if (value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findString(value[i], needle, `${pointer}/${i}`);
-      if (found !== undefined) return found;
+  const stack: Array<{ container: object; keys?: string[]; next: number; pointer: string }> = [];
+  const open = (container: object, pointer: string) =>
+    stack.push({ container, keys: Array.isArray(container) ? undefined : Object.keys(container), next: 0, pointer });
+  open(value, '');
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    const size = frame.keys ? frame.keys.length : (frame.container as unknown[]).length;
+    if (frame.next >= size) {
+      stack.pop();
+      continue;
     }
-    return undefined;
-  }
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    if (key.includes(needle)) return `${pointer}/${pointerToken(key)}`;
-    const found = findString(child, needle, `${pointer}/${pointerToken(key)}`);
-    if (found !== undefined) return found;
+    const i = frame.next++;
+    const key = frame.keys ? frame.keys[i] : i;
+    const pointer = `${frame.pointer}/${typeof key === 'string' ? pointerToken(key) : key}`;
+    if (typeof key === 'string' && key.includes(needle)) return pointer;
+    const child = (frame.container as Record<string | number, unknown>)[key];
+    if (typeof child === 'string') {
+      if (child.includes(needle)) return pointer;
+    } else if (child !== null && typeof child === 'object') {
+      open(child, pointer);
+    }
   }
   return undefined;
 }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventType } from '@ag-ui/core';
 import { FieldRedactor } from '../../src/capture/field-redaction.js';
+import { stringifyJson } from '../../src/core/json-text.js';
 import { decodeAguiProto, loadAguiProtoDecoder } from '../../src/capture/proto-decoder.js';
 import { QueryRedactor } from '../../src/capture/query-redaction.js';
 import { HeaderRedactor } from '../../src/capture/redaction.js';
@@ -184,6 +185,12 @@ describe('FieldRedactor', () => {
     const deep = '['.repeat(200_000) + `{"password":"${SECRET}"}` + ']'.repeat(200_000);
     const result = redactor.redactTruncated(Buffer.from(deep))!;
     expect(result.includes(SECRET)).toBe(false);
+    // A value that came without its text (a decoded protobuf event), and what a miss report prints.
+    const value: unknown = JSON.parse(deep);
+    const stored = redactor.redact(value, Buffer.from('frame'), undefined)!;
+    expect(stored.raw.includes(SECRET)).toBe(false);
+    expect(stored.raw.toString() === deep.replace(`"${SECRET}"`, '"<redacted>"')).toBe(true);
+    expect(stringifyJson(redactor.redactValue(value)) === stored.raw.toString()).toBe(true);
   });
 });
 

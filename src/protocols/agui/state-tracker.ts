@@ -1,5 +1,6 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../../core/json-depth.js';
 import type { FindingSink } from './finding-sink.js';
 import { RULES } from './rules.js';
 import { isObject, show, type JsonObject } from './shapes.js';
@@ -125,9 +126,17 @@ export class StateTracker {
 
 type PatchResult = { ok: true; value: unknown } | { ok: false; reason: string; index?: number };
 
+/**
+ * The patched document, or why the patch failed. A result nested deeper than MAX_JSON_DEPTH counts as
+ * a failure: patches can make a state deeper than any one message is (`copy` a value into itself,
+ * again and again), and whatever walks the state later (the next patch's copy, `diff --semantic`, the
+ * inspector) is recursive.
+ */
 function patched(document: unknown, patch: unknown): PatchResult {
   try {
-    return { ok: true, value: applyPatch(document, patch as Operation[], true, false).newDocument };
+    const value = applyPatch(document, patch as Operation[], true, false).newDocument;
+    if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `the patched document would nest deeper than ${MAX_JSON_DEPTH} levels` };
+    return { ok: true, value };
   } catch (cause) {
     const err = cause as { message?: unknown };
     // fast-json-patch appends the operation and the whole document on later lines; keep the sentence.

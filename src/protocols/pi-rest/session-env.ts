@@ -1,3 +1,4 @@
+import { stringifyJson } from '../../core/json-text.js';
 import type { SecretTracker } from '../../verdict/secret-tracker.js';
 import { isPlainObject } from './json-value.js';
 
@@ -49,7 +50,7 @@ export function redactSessionEnv<T>(body: T, secrets: Pick<SecretTracker, 'diges
   if (!env) return body;
   const redacted: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    redacted[key] = secrets.digest(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+    redacted[key] = secrets.digest(typeof value === 'string' ? value : stringifyJson(value) ?? String(value));
   }
   const outer = body as Record<string, unknown> & { spec: Record<string, unknown> };
   return { ...outer, spec: { ...outer.spec, env: redacted } } as T;

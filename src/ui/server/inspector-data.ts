@@ -1,5 +1,6 @@
 import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
 import type Database from 'better-sqlite3';
+import { tooDeepToWalk } from '../../core/json-depth.js';
 import { displayLabel } from './display-label.js';
 import { openRecording } from '../../export/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
@@ -16,7 +17,10 @@ import type {
 
 /** Largest page of message rows the API hands out at once. */
 export const MAX_PAGE = 500;
-/** Messages longer than this are labelled with json_extract instead of being parsed. */
+/**
+ * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
+ * cannot read them (it refuses JSON nested deeper than 1000 levels): those few are parsed after all.
+ */
 const PARSE_LIMIT = 64 * 1024;
 
 export interface ExchangeFilter {
@@ -82,7 +86,9 @@ const EXCHANGE_COLUMNS = `e.*,
 
 const SUMMARY_COLUMNS = `seq, sender, carrier, channel, t_offset_ms, status, finding_count, length(raw) AS size,
   CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
-  CASE WHEN length(json) > ${PARSE_LIMIT} THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') END AS big_label`;
+  CASE WHEN length(json) > ${PARSE_LIMIT} THEN
+    CASE WHEN json_valid(json) THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') ELSE '' END
+  END AS big_label`;
 
 /**
  * The inspector's read side: paged, filtered queries over a recording, on a read-only connection
@@ -107,6 +113,7 @@ export class InspectorData {
       page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
       pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
       message: db.prepare('SELECT * FROM messages WHERE exchange_id = ? AND seq = ?'),
+      json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
       findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
       walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
       values: db.prepare('SELECT DISTINCT protocol AS p, transport AS t FROM exchanges'),
@@ -202,7 +209,8 @@ export class InspectorData {
     const from = Math.max(0, Math.floor(offset));
     const total = ((invalidOnly ? this.stmts.countInvalid : this.stmts.count).get(exchangeId) as { n: number }).n;
     const rows = (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, n, from) as MessageSummaryRecord[];
-    return { total, offset: from, items: rows.map(messageSummary) };
+    const jsonOf = (seq: number) => this.stmts.json.get(exchangeId, seq) as string | null;
+    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf)) };
   }
 
   message(exchangeId: number, seq: number): MessageDetail | undefined {
@@ -217,7 +225,7 @@ export class InspectorData {
       carrier: r.carrier,
       channel: r.channel,
       tOffsetMs: r.t_offset_ms,
-      label: displayLabel(json, r),
+      label: displayLabel(json ?? labelJson(r.json), r),
       status: r.status,
       findingCount: r.finding_count,
       size: r.raw.length,
@@ -242,8 +250,17 @@ export class InspectorData {
   }
 }
 
-/** The stored JSON text, parsed; undefined when there is none (or it does not parse: shown as raw text then). */
+/**
+ * The stored JSON text, parsed; undefined when there is none, or it does not parse, or it nests
+ * deeper than MAX_JSON_DEPTH (the views walk it recursively): the message is shown as raw text then.
+ */
 function parseJson(text: string | null): unknown {
+  if (text === null || tooDeepToWalk(text)) return undefined;
+  return labelJson(text);
+}
+
+/** The stored JSON text parsed at any depth, for a label, which reads only the top of it. */
+function labelJson(text: string | null): unknown {
   if (text === null) return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -271,10 +288,12 @@ function summary(r: ExchangeRecord): ExchangeSummary {
   };
 }
 
-function messageSummary(r: MessageSummaryRecord): MessageSummary {
+/** `jsonOf(seq)`: the stored JSON of a message whose label SQLite could not read. */
+function messageSummary(r: MessageSummaryRecord, jsonOf: (seq: number) => string | null): MessageSummary {
   let label: string;
-  if (r.big_label !== null) label = r.big_label;
-  else label = displayLabel(parseJson(r.json), r);
+  if (r.big_label === '') label = displayLabel(labelJson(jsonOf(r.seq)), r);
+  else if (r.big_label !== null) label = r.big_label;
+  else label = displayLabel(labelJson(r.json), r);
   return {
     seq: r.seq,
     sender: r.sender,
