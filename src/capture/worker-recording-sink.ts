@@ -421,15 +421,16 @@ class RemoteExchange implements ExchangeSink {
 
   record(sender: Sender, raw: Buffer, options: RecordOptions): void {
     const { http, ...rest } = options;
+    const wire = { ...rest, http: toWireHttp(http), at: options.at ?? this.sink.now() };
     // Only what will be stored crosses to the worker: a 200 MB WebSocket message is kept to its
-    // first --max-body bytes, not copied whole into a batch.
+    // first --max-body bytes, not copied whole into a batch. (The usual message takes the first branch.)
     const max = this.sink.maxBodyBytes;
-    const kept = raw.length > max ? raw.subarray(0, max) : raw;
-    const totalBytes = kept === raw ? rest.totalBytes : (rest.totalBytes ?? raw.length);
-    this.sink.push(
-      { op: 'record', id: this.id, sender, raw: kept, options: { ...rest, totalBytes, http: toWireHttp(http), at: options.at ?? this.sink.now() } },
-      kept.length,
-    );
+    if (raw.length <= max) {
+      this.sink.push({ op: 'record', id: this.id, sender, raw, options: wire }, raw.length);
+      return;
+    }
+    const kept = raw.subarray(0, max);
+    this.sink.push({ op: 'record', id: this.id, sender, raw: kept, options: { ...wire, totalBytes: rest.totalBytes ?? raw.length } }, kept.length);
   }
 
   tap(spec: TapSpec): BodyTap {
