@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../capture/addresses.js';
@@ -30,7 +30,16 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
     ...init,
     track: (stop) => inFlight.add(stop),
   };
-  const server = createServer(createHttpResponder(context));
+  const respond = createHttpResponder(context);
+  const server = createServer(respond);
+  // A client that asks before sending its body (Expect: 100-continue) is told at once that the body
+  // is over the limit, rather than invited to send megabytes only to have them refused.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers['content-length']);
+    const refused = Number.isFinite(declared) && declared > context.maxRequestBytes && !context.passthrough;
+    if (!refused) res.writeContinue();
+    respond(req, res);
+  });
   // Replayed streams may be as slow as the recorded ones were: no server-side timeout on them.
   server.requestTimeout = 0;
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => replayUpgrade(req, socket, head, context));

@@ -129,6 +129,43 @@ describe('replay: request bodies longer than --max-request-body', () => {
     expect(rec.unchanged()).toBe(true);
   });
 
+  it('answers a client that asks first (Expect: 100-continue) with 413 instead of inviting the body', async () => {
+    const rec = copyOf(AGUI);
+    const { cli, port } = await startReplay(rec.file);
+    // Headers only: a client that asks first sends its body only after 100 Continue.
+    const raw = await rawExchange(
+      port,
+      `POST /agent HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`,
+      WHOLE_JSON_RESPONSE,
+    );
+    expect(raw).not.toMatch(/^HTTP\/1\.1 100 /);
+    const res = parseResponse(raw);
+    expect(res.status).toBe(413);
+    expect((JSON.parse(res.body) as { error: { code: string } }).error.code).toBe('request_too_large');
+    await cli.waitForLine(/^miss /);
+
+    // A body within the limit is invited as usual, and then served its recorded answer (the control request).
+    const body = recordedRunBody();
+    const served = await rawExchange(
+      port,
+      (socket) => {
+        socket.write(`POST /agent HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nExpect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+        let seen = '';
+        const onData = (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (!seen.includes('100 Continue\r\n\r\n')) return;
+          socket.off('data', onData);
+          socket.write(body);
+        };
+        socket.on('data', onData);
+      },
+      /RUN_FINISHED[\s\S]*\r\n0\r\n\r\n$/,
+    );
+    expect(served).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(cli.alive()).toBe(true);
+    expect(await cli.stop('SIGINT')).toEqual({ code: 0, signal: null });
+  });
+
   it('holds no more of a streamed (chunked) body once it passes the limit, and reports it in a short --json line', async () => {
     const rec = copyOf(AGUI);
     const { cli, port } = await startReplay(rec.file, ['--json', '--max-request-body', '1048576']);
