@@ -21,10 +21,13 @@ const RBRACKET = 0x5d;
  *
  * A scanner, not a parser: it keeps its own stack (any nesting depth is fine) and stops quietly at
  * the end of the text, so a message stored truncated still has the secrets in its kept start found;
- * a secret cut off by the end is replaced up to the end.
+ * a secret cut off by the end is replaced up to the end. With `keys`, the key (or array index) of
+ * each span's value is pushed there, in the same order.
  */
-export function secretFieldSpans(text: string, rules: FieldRules, from = 0): Span[] {
+export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys?: string[]): Span[] {
   const spans: Span[] = [];
+  /** The key (or index) of the value being read, for `keys`. */
+  let key = '';
   const n = text.length;
   /** Per open container: is it an array, its rule state, its next index. */
   const arrays: boolean[] = [];
@@ -39,7 +42,10 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0): Spa
     const c = text.charCodeAt(i);
     if (secret && c !== 0x6e /* n */ && c !== 0x74 /* t */ && c !== 0x66 /* f */) {
       const end = skipValue(text, i);
-      if (!isStoredLiteral(text, i, end)) spans.push([i, end]);
+      if (!isStoredLiteral(text, i, end)) {
+        spans.push([i, end]);
+        keys?.push(key);
+      }
       i = end;
     } else if (c === LBRACE || c === LBRACKET) {
       const isArray = c === LBRACKET;
@@ -52,6 +58,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0): Spa
         const next = isArray ? rules.step(state, 0) : objectMember(text, i, rules, state);
         if (next === undefined) return spans;
         ({ state, secret } = next);
+        key = isArray ? '0' : (next as Member).key;
         if (!isArray) i = (next as Member).at;
         continue;
       }
@@ -75,10 +82,11 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0): Spa
       i = skipSpace(text, i + 1);
       if (arrays[top]) {
         ({ state, secret } = rules.step(states[top], ++indices[top]));
+        key = String(indices[top]);
       } else {
         const member = objectMember(text, i, rules, states[top]);
         if (member === undefined) return spans;
-        ({ state, secret } = member);
+        ({ state, secret, key } = member);
         i = member.at;
       }
       break;
@@ -89,6 +97,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0): Spa
 interface Member {
   state: RuleState;
   secret: boolean;
+  key: string;
   /** Where the member's value starts. */
   at: number;
 }
@@ -108,7 +117,7 @@ function objectMember(text: string, i: number, rules: FieldRules, parent: RuleSt
   const colon = skipSpace(text, end);
   if (text.charCodeAt(colon) !== COLON) return undefined;
   const { state, secret } = rules.step(parent, key);
-  return { state, secret, at: skipSpace(text, colon + 1) };
+  return { state, secret, key, at: skipSpace(text, colon + 1) };
 }
 
 /** A string literal that is already a stored redaction (the marker, a keyed digest): nothing to replace. */

@@ -16,6 +16,7 @@ import type { RecordingClock } from './recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
 import { decodingTap, ProtoTap, SseTap, WholeBodyTap } from './body-taps.js';
 import { linesTap } from './line-tap.js';
+import { UnparsedWriteOnly } from './unparsed-write-only.js';
 import { FieldRedactor } from './field-redaction.js';
 import { QueryRedactor } from './query-redaction.js';
 import { jsonParseCost } from '../core/json-parse-cost.js';
@@ -56,6 +57,7 @@ export class TrafficRecorder implements RecordingSink {
   /** @internal */
   readonly queryRedactor: QueryRedactor;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
+  private readonly writeOnlyScanners = new Map<ProtocolId, UnparsedWriteOnly>();
   /** Heap one message's parse may take; a message that would take more is stored unparsed. */
   readonly parseBudget: number;
 
@@ -96,6 +98,15 @@ export class TrafficRecorder implements RecordingSink {
     const query = this.queryRedactor.redact(start.query);
     if (query === start.query) return start;
     return { ...start, query, url: start.url === undefined ? undefined : this.queryRedactor.redactUrl(start.url) };
+  }
+
+  /** @internal the scanner for a protocol's write-only fields in messages that were not parsed, if it has any. */
+  unparsedWriteOnly(protocol: ProtocolModule | undefined): UnparsedWriteOnly | undefined {
+    const pointers = protocol?.replay?.writeOnlyFields;
+    if (!protocol || !pointers?.length) return undefined;
+    let scanner = this.writeOnlyScanners.get(protocol.id);
+    if (!scanner) this.writeOnlyScanners.set(protocol.id, (scanner = new UnparsedWriteOnly(pointers)));
+    return scanner;
   }
 
   /** @internal the judge for a protocol: per exchange, or shared for recording-scoped protocols. */
@@ -213,6 +224,9 @@ export class ExchangeRecording implements ExchangeSink {
       this.requestBody = tooDeep ? cutBelow(value, MAX_JSON_DEPTH) : value;
       // The request body is what tells an AG-UI run from other POSTs; classify before judging it.
       if (!this.protocol && http) this.classify({ transport: 'http', method: http.method, path: http.path, requestBody: this.requestBody });
+    } else if (sender === 'client' && options.carrier === 'body' && !this.protocol && http) {
+      // Not parsed: the route alone may still name the protocol, whose write-only fields must not be stored.
+      this.classify({ transport: 'http', method: http.method, path: http.path });
     }
     const inbound: InboundMessage = { sender, carrier: options.carrier, value, parseError, text, http: http, tooDeep };
     let verdict: Verdict;
@@ -342,6 +356,8 @@ export class ExchangeRecording implements ExchangeSink {
       // Not parsed (over --max-body, too costly to parse) or not valid JSON: its text is still
       // scanned for secret fields, from its first bracket to where it ends. (A protobuf frame that
       // did not decode is binary, with no JSON text to scan.)
+      const writeOnly = inbound.sender === 'client' ? this.recorder.unparsedWriteOnly(this.protocol) : undefined;
+      if (writeOnly) bytes = writeOnly.redact(bytes, (key, found) => secrets.registerEnv({ [key]: found })) ?? bytes;
       bytes = this.recorder.fieldRedactor.redactTruncated(bytes) ?? bytes;
     }
     if (secrets.size > 0) {

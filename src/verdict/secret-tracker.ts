@@ -12,6 +12,13 @@ interface Secret {
 /** Shorter values would match by accident (e.g. "1", "true"); they are still never stored, only not scanned. */
 const MIN_SCANNABLE_LENGTH = 4;
 
+/**
+ * A value that is also a JSON literal or number (`"true"`, `"null"`, `"8080"`) matches the syntax of
+ * every message, not just its strings (`"ok":true`, `"maxBlobs":256`), and replacing it in JSON text
+ * would leave a document that no longer parses. Such a value is never scanned for.
+ */
+const JSON_LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
+
 const REDACTED = '<redacted>';
 const REDACTED_BYTES = Buffer.from(REDACTED);
 
@@ -40,7 +47,8 @@ export class SecretTracker {
   }
 
   register(key: string, value: string): void {
-    if (value.length < MIN_SCANNABLE_LENGTH) return;
+    // Too short, or JSON syntax itself (`true`, `8080`): either would be found in messages by accident.
+    if (value.length < MIN_SCANNABLE_LENGTH || JSON_LITERAL.test(value)) return;
     this.secrets.set(value, { key, value, escaped: JSON.stringify(value).slice(1, -1) });
   }
 
