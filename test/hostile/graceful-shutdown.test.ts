@@ -11,11 +11,9 @@ import { writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RecordingReader } from '../../src/store/recording-reader.js';
-import type { ExchangeRow } from '../../src/store/store-types.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { within } from '../record/record-helpers.js';
-import { startCli, type CliSession } from './upstream-standins.js';
+import { exchangesOf, startCli, type CliSession } from './upstream-standins.js';
 
 const fixtures = fixturesAfterEach();
 
@@ -148,15 +146,6 @@ function keepAliveAgent(): Agent {
   const agent = new Agent({ keepAlive: true });
   fixtures.push(() => agent.destroy());
   return agent;
-}
-
-function exchangesOf(file: string): ExchangeRow[] {
-  const reader = RecordingReader.open(file);
-  try {
-    return reader.exchanges();
-  } finally {
-    reader.close();
-  }
 }
 
 async function stopped(session: CliSession): Promise<void> {

@@ -17,10 +17,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader, type ExchangeRow } from '../../src/store/recording-reader.js';
-import { runCli, spawnCli, type CliProcess } from '../cli/run-cli.js';
+import { runCli, type CliProcess } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
+import { startCli as cli } from './cli-child.js';
 
 useCleanups();
 
@@ -100,18 +101,6 @@ async function upstream(): Promise<{ url: string; received: Received[]; frames: 
   );
   const address = server.address() as { port: number };
   return { url: `http://127.0.0.1:${address.port}`, received, frames };
-}
-
-/** A CLI child that must be gone after the test, whatever happened. */
-function cli(args: string[]): CliProcess {
-  const child = spawnCli(args);
-  onCleanup(async () => {
-    if (child.child.exitCode === null && child.child.signalCode === null) {
-      child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
-  return child;
 }
 
 async function stop(child: CliProcess): Promise<void> {

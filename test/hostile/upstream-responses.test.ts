@@ -10,12 +10,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { RecordingReader } from '../../src/store/recording-reader.js';
-import type { ExchangeRow } from '../../src/store/store-types.js';
 import { runCli } from '../cli/run-cli.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { rawRequest, within, type RawResponse } from '../record/record-helpers.js';
-import { acceptWebSocket, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
+import { acceptWebSocket, exchangesOf, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
 
 const fixtures = fixturesAfterEach();
 
@@ -27,15 +25,6 @@ async function upstream(answers: Record<string, RawAnswer>): Promise<RawUpstream
 
 function record(target: string, out: string, env: NodeJS.ProcessEnv = {}): Promise<CliSession> {
   return startCli(['record', '--target', target, '--listen', '0', '--out', out, '--quiet'], env, fixtures.push);
-}
-
-function exchangesOf(file: string): ExchangeRow[] {
-  const reader = RecordingReader.open(file);
-  try {
-    return reader.exchanges();
-  } finally {
-    reader.close();
-  }
 }
 
 /** The proxy's own JSON error: its `error` object. */

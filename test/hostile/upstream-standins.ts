@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { expect } from 'vitest';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import type { ExchangeRow } from '../../src/store/store-types.js';
 import { spawnCli, type CliProcess } from '../cli/run-cli.js';
 
 /** What a raw upstream answers to the request for one path: bytes (the connection stays open), or a handler. */
@@ -116,4 +118,14 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, kill
 export function expectAlive(session: CliSession): void {
   expect(session.cli.child.exitCode, session.cli.stderr()).toBeNull();
   expect(session.cli.child.signalCode).toBeNull();
+}
+
+/** The exchanges of a recording file, read once the recorder is done with it. */
+export function exchangesOf(file: string): ExchangeRow[] {
+  const reader = RecordingReader.open(file);
+  try {
+    return reader.exchanges();
+  } finally {
+    reader.close();
+  }
 }
