@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import { waitFor } from '../record/pi-helpers.js';
 import { tempDir } from '../record/record-helpers.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { spawnCli } from '../cli/run-cli.js';
@@ -36,6 +37,20 @@ function track(proc: LineProcess): LineProcess {
     }
   });
   return proc;
+}
+
+/** Messages the recording holds so far, as another process sees them; 0 while it has none to show. */
+function storedMessages(file: string): number {
+  try {
+    const reader = RecordingReader.open(file);
+    try {
+      return reader.totals().messages;
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return 0;
+  }
 }
 
 describe('a full disk while recording', () => {
@@ -94,7 +109,12 @@ describe('a full disk while recording', () => {
     // `cat` as the agent: every line comes back, so each one is recorded twice. --quiet: stderr has
     // only what must be said whatever the flags.
     const proxy = track(spawnLines('/bin/sh', ['-c', `${FILE_SIZE_LIMIT}; exec "$0" "$@"`, process.execPath, BIN, 'record', '--stdio', '--quiet', '--out', out, '--', 'cat']));
-    let sent = 0;
+    // One line stored before the flood: the worker writes a burst only once it pauses, and on a busy
+    // machine the whole flood could otherwise be its first (failing) write, leaving nothing before it.
+    proxy.send(`${JSON.stringify({ type: 'prompt', id: 'first', message: 'x' })}\n`);
+    await proxy.waitForLines(1);
+    await waitFor(() => storedMessages(out) > 0, 'the first line stored', 60_000);
+    let sent = 1;
     while (!proxy.stderr().includes('recording stopped')) {
       expect(sent, `no failure after ${sent} lines; stderr: ${proxy.stderr()}`).toBeLessThan(4000);
       proxy.send(`${JSON.stringify({ type: 'prompt', id: String(++sent), message: PAD })}\n`);
