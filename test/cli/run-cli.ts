@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/proxy.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/agent-proxy.js', import.meta.url));
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliResult {
