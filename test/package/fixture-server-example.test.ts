@@ -48,7 +48,7 @@ describe('the vitest fixture-server example', () => {
     const run = vitest();
     expect(run.status).not.toBe(0);
     expect(run.stdout + run.stderr).toContain('replay --strict: 1 miss, 0 recorded exchanges unused');
-    expect(run.stdout + run.stderr).toContain('miss: GET /agent/unrecorded matches no recorded exchange');
+    expect(run.stdout + run.stderr).toContain('miss: GET /agent/unrecorded matches no recorded exchange; nearest is exchange 1 (POST /agent)');
   });
 
   it('fails the run when no test asks for a recorded exchange', () => {
