@@ -4,7 +4,7 @@
  * passes as shipped; a request the recording cannot answer, or a recorded exchange no test asks
  * for, fails the run through the strict globalSetup.
  */
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
@@ -31,6 +31,11 @@ function copyExample(): void {
 const vitest = () => project.run('npx', ['vitest', 'run']);
 
 describe('the vitest fixture-server example', () => {
+  it('is what the README shows, word for word', () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    expect(readme).toContain(`// test/agent-fixture.ts\n${readFileSync(join(EXAMPLE, 'test/agent-fixture.ts'), 'utf8')}\`\`\``);
+  });
+
   it('passes as shipped: the tests run against the recording served by globalSetup', () => {
     copyExample();
     const run = vitest();
