@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
-
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+// The command's former name, kept so `node bin/proxy.js …` in a clone and in older scripts still
+// works. It is not installed as a bin: `proxy` is another npm package's command.
+import './agent-proxy.js';

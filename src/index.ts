@@ -3,6 +3,8 @@ export { startRecorder, defaultRecordingPath } from './capture/start-recorder.js
 export type { RecorderOptions, RunningRecorder, RecordingTotals } from './capture/start-recorder.js';
 export { startReplay } from './replay/start-replay.js';
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
+export { strictFailure } from './replay/strict-failure.js';
+export type { ScriptExchange } from './replay/replay-script.js';
 export type { ReplayMiss, ServedExchange, ReplayLog, ReplayContext, MissPolicy } from './replay/replay-context.js';
 export { parseTiming, type Timing } from './replay/timing.js';
 export type { Clock } from './replay/clock.js';

@@ -5,7 +5,7 @@ import { EXIT_OK } from './exit-codes.js';
 export function importCommand(result: CommandResult): Command {
   return new Command('import')
     .description('rebuild a recording (.db) from its NDJSON form, verdicts and findings included')
-    .argument('<file>', 'an NDJSON recording written by proxy export --format ndjson')
+    .argument('<file>', 'an NDJSON recording written by agent-proxy export --format ndjson')
     .requiredOption('--out <recording>', 'the recording file to write (.db)')
     .option('--overwrite', 'replace the output file if it exists')
     .action(async (file: string, options: { out: string; overwrite?: boolean }) => {

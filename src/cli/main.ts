@@ -14,13 +14,13 @@ import { viewCommand } from './view-command.js';
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  // `proxy show … | head` closes our stdout early: that ends the output, it is not a crash.
+  // `agent-proxy show … | head` closes our stdout early: that ends the output, it is not a crash.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
   const result: CommandResult = { code: EXIT_OK };
-  const program = new Command('proxy')
+  const program = new Command('agent-proxy')
     .description('record, replay, diff and validate AI-agent protocol traffic (AG-UI, Pi daemon, Pi RPC, ACP)')
     .version(TOOL_VERSION)
     .exitOverride()

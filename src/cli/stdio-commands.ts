@@ -68,7 +68,7 @@ export interface StdioRecordFlags {
 
 /** `proxy record --stdio [...] -- <command> [args...]`; resolves to the exit code (the child's). */
 export async function runStdioRecord(command: string[], flags: StdioRecordFlags): Promise<number> {
-  if (command.length === 0) throw new UsageError('--stdio needs the agent command after --, e.g. proxy record --stdio -- pi --mode rpc');
+  if (command.length === 0) throw new UsageError('--stdio needs the agent command after --, e.g. agent-proxy record --stdio -- pi --mode rpc');
   if (flags.protocol !== 'auto' && !(STDIO_PROTOCOLS as readonly string[]).includes(flags.protocol)) {
     throw new UsageError(`--protocol '${flags.protocol}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
   }

@@ -15,7 +15,7 @@ export function viewCommand(result: CommandResult): Command {
     .description('serve the inspector: a local web page for looking at a recording (timeline, messages, findings, AG-UI runs, diff)')
     .argument('<recording>', 'the recording (.db or .ndjson)')
     .option('--listen <addr>', '[host:]port to serve on (default 127.0.0.1:8790; 0 picks a free port)')
-    .option('--diff <other>', 'another recording: add a diff view of `proxy diff <recording> <other>`')
+    .option('--diff <other>', 'another recording: add a diff view of `agent-proxy diff <recording> <other>`')
     .option('--allow-remote', 'allow a --listen address other machines can reach (anyone who reaches it can read the recording)')
     .action(async (recording: string, options: ViewOptions) => {
       // The inspector server loads only when the command runs (fast CLI start).

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { startRecorder, type RecordingTotals } from '../capture/start-recorder.js';
+import { commandFrom, shellWord } from '../cli/invocation.js';
 import { createLiveView } from '../cli/live-view.js';
 import type { Style } from '../cli/style.js';
 import { diffRecordingFiles } from '../diff/diff-recordings.js';
@@ -49,7 +50,7 @@ async function runOnce(url: string): Promise<void> {
 }
 
 /**
- * `proxy demo`: the whole loop with no agent of your own. Starts the bundled AG-UI agent, records a
+ * `agent-proxy demo`: the whole loop with no agent of your own. Starts the bundled AG-UI agent, records a
  * run through the proxy (live view), replays the recording and records a run against the replay,
  * then diffs the two recordings, which are equal after normalization.
  */
@@ -107,9 +108,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   say(style.bold('5/5 try next'));
   const rel = (p: string) => {
     const r = relative(process.cwd(), p);
-    return r.startsWith('..') ? p : r;
+    return shellWord(r.startsWith('..') ? p : r);
   };
-  const cmd = (args: string) => say(`  node bin/proxy.js ${args}`);
+  const cli = commandFrom(process.cwd());
+  const cmd = (args: string) => say(`  ${cli} ${args}`);
+  cmd(`view ${rel(recorded)}                       # the inspector: exchanges, events and verdicts in the browser`);
+  cmd(`view ${rel(recorded)} --diff ${rel(replayed)}   # … with the diff of the two runs`);
   cmd(`show ${rel(recorded)}                       # one row per exchange`);
   cmd(`show ${rel(recorded)} --exchange 1          # every event with its verdict`);
   cmd(`replay ${rel(recorded)} --listen 8788       # serve it as a mock agent`);

@@ -49,7 +49,7 @@ export function stdioExchangeOf(exchanges: readonly ScriptExchange[], id: number
   const stdio = exchanges.filter((e) => e.transport === 'stdio');
   const chosen = id === undefined ? stdio[0] : stdio.find((e) => e.id === id);
   if (!chosen) {
-    throw new UsageError(id === undefined ? `${file} holds no stdio exchange (record one with proxy record --stdio)` : `${file} has no stdio exchange #${id}`);
+    throw new UsageError(id === undefined ? `${file} holds no stdio exchange (record one with agent-proxy record --stdio)` : `${file} has no stdio exchange #${id}`);
   }
   return chosen;
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/proxy.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/agent-proxy.js', import.meta.url));
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliResult {
@@ -11,9 +11,10 @@ export interface CliResult {
 }
 
 /** Runs the built CLI under plain node, as a user would (npm test builds dist first). */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+/** `bin`: another copy of the CLI's bin script to run (an installed package's), instead of this repository's. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
       cwd: options.cwd ?? REPO,
       env: { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,11 +39,15 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `shell`: commands for /bin/sh to run first (a `ulimit`, a `trap`), in the process that then becomes the CLI. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, shell?: string): CliProcess {
-  const [file, argv] = shell === undefined ? [process.execPath, [BIN, ...args]] : ['/bin/sh', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, BIN, ...args]];
+/**
+ * `shell`: commands for /bin/sh to run first (a `ulimit`, a `trap`), in the process that then becomes the CLI.
+ * `at`: another copy of the CLI's bin script (an installed package's) and the folder to run it in.
+ */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, shell?: string, at: { bin?: string; cwd?: string } = {}): CliProcess {
+  const bin = at.bin ?? BIN;
+  const [file, argv] = shell === undefined ? [process.execPath, [bin, ...args]] : ['/bin/sh', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, bin, ...args]];
   const child = spawn(file, argv, {
-    cwd: REPO,
+    cwd: at.cwd ?? REPO,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

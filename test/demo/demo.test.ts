@@ -1,15 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/run-cli.js';
+import { REPO, runCli } from '../cli/run-cli.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-describe('proxy demo', () => {
+describe('agent-proxy demo', () => {
   it('runs the whole loop through the built CLI and exits 0: record, replay, record again, diff equal', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-demo-test-'));
     dirs.push(dir);
@@ -22,7 +23,17 @@ describe('proxy demo', () => {
     expect(out).toMatch(/#1 POST \/agent 200 sse\/agui \d+ msg 1 invalid/);
     expect(out).toContain('tool-call-args-not-started');
     expect(out).toContain('equal after normalization');
-    expect(out).toContain('node bin/proxy.js diff');
+    // Next steps name the command as it runs from here (a clone: its bin script), and the inspector.
+    const next = out.slice(out.indexOf('5/5'));
+    expect(next).toContain(`node bin/agent-proxy.js view ${join(dir, 'run-1.db')} `);
+    expect(next).toContain(`node bin/agent-proxy.js view ${join(dir, 'run-1.db')} --diff ${join(dir, 'run-2.db')}`);
+    expect(next).toContain(`node bin/agent-proxy.js diff ${join(dir, 'run-1.db')} ${join(dir, 'run-2.db')}`);
+    // …and they run as printed.
+    const show = next.split('\n').find((l) => l.includes(' show ') && l.includes('--exchange 1'))!;
+    const shown = spawnSync('/bin/sh', ['-c', show.trim()], { cwd: REPO, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(shown.stderr).toBe('');
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toContain('tool-call-args-not-started');
     expect(existsSync(join(dir, 'run-1.db'))).toBe(true);
     expect(existsSync(join(dir, 'run-2.db'))).toBe(true);
     // The recordings it leaves behind work with the other commands.

@@ -1,0 +1,67 @@
+/**
+ * examples/vitest-fixture-server, the README's fixture-server example, run for real: copied into a
+ * project that has the packed agent-proxy and vitest installed, then `npx vitest run` there. It
+ * passes as shipped; a request the recording cannot answer, or a recorded exchange no test asks
+ * for, fails the run through the strict globalSetup.
+ */
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../cli/run-cli.js';
+import { installPackedProject, type PackedProject } from './packed-project.js';
+
+const EXAMPLE = join(REPO, 'examples/vitest-fixture-server');
+
+let project: PackedProject;
+
+beforeAll(() => {
+  project = installPackedProject({ extraDependencies: ['vitest'] });
+});
+
+afterAll(() => project?.remove());
+
+/** A fresh copy of the example's files into the project. */
+function copyExample(): void {
+  for (const entry of ['vitest.config.ts', 'test', 'fixtures']) {
+    rmSync(join(project.dir, entry), { recursive: true, force: true });
+    cpSync(join(EXAMPLE, entry), join(project.dir, entry), { recursive: true });
+  }
+}
+
+const vitest = () => project.run('npx', ['vitest', 'run']);
+
+describe('the vitest fixture-server example', () => {
+  it('is what the README shows, word for word', () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    expect(readme).toContain(`// test/agent-fixture.ts\n${readFileSync(join(EXAMPLE, 'test/agent-fixture.ts'), 'utf8')}\`\`\``);
+  });
+
+  it('passes as shipped: the tests run against the recording served by globalSetup', () => {
+    copyExample();
+    const run = vitest();
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Tests\s+1 passed/);
+  });
+
+  it('fails the run when a test asks for something the recording does not hold', () => {
+    copyExample();
+    // The test itself passes: only the strict teardown can fail the run.
+    writeFileSync(
+      join(project.dir, 'test/unrecorded.test.ts'),
+      `import { inject, it } from 'vitest';\nit('asks for more', async () => { await fetch(inject('agentUrl') + '/agent/unrecorded'); });\n`,
+    );
+    const run = vitest();
+    expect(run.status).not.toBe(0);
+    expect(run.stdout + run.stderr).toContain('replay --strict: 1 miss, 0 recorded exchanges unused');
+    expect(run.stdout + run.stderr).toContain('miss: GET /agent/unrecorded matches no recorded exchange; nearest is exchange 1 (POST /agent)');
+  });
+
+  it('fails the run when no test asks for a recorded exchange', () => {
+    copyExample();
+    writeFileSync(join(project.dir, 'test/ask-agent.test.ts'), `import { it } from 'vitest';\nit('asks nothing', () => {});\n`);
+    const run = vitest();
+    expect(run.status).not.toBe(0);
+    expect(run.stdout + run.stderr).toContain('replay --strict: 0 misses, 1 recorded exchange unused');
+    expect(run.stdout + run.stderr).toContain('unused: #1 POST /agent');
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * What a git install (`npm i -D git+…`, `github:…`) does with this repository: npm checks out the
+ * commit, which has no dist/, installs the dev dependencies there and packs it, which runs the
+ * `prepare` script. Here the checkout is `git archive HEAD` and the dev dependencies are this
+ * checkout's node_modules, linked; the tarball must hold the compiled CLI and API.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from '../cli/run-cli.js';
+import { projectEnv } from './packed-project.js';
+
+const IN_GIT = spawnSync('git', ['-C', REPO, 'rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' }).stdout.trim() === 'true';
+const root = mkdtempSync(join(tmpdir(), 'agent-proxy-git-install-'));
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe.skipIf(!IN_GIT)('a git install of the committed tree', () => {
+  // A deadline for a broken build only: tsc on a loaded 2-core machine can take a minute or more.
+  it('builds dist/ through prepare when npm packs the checkout', { timeout: 300_000 }, () => {
+    const checkout = join(root, 'checkout');
+    mkdirSync(checkout);
+    execFileSync('sh', ['-c', `git -C "$0" archive HEAD | tar -x -C "$1"`, REPO, checkout]);
+    expect(existsSync(join(checkout, 'dist'))).toBe(false);
+    symlinkSync(join(REPO, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', root], { cwd: checkout, env: projectEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const files = packed[0].files.map((f) => f.path);
+    for (const file of ['bin/agent-proxy.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/capture/recording-worker.js', 'dist/ui/web/app.js']) {
+      expect(files).toContain(file);
+    }
+  });
+});
