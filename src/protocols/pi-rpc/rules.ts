@@ -41,6 +41,11 @@ export const PI_RPC_RULES = {
     severity: 'error',
     summary: 'a response without id must answer an id-less command of the same type that is still in flight',
   },
+  responseUncorrelatable: {
+    id: 'response-uncorrelatable',
+    severity: 'warning',
+    summary: "a response that names no command a client could match (the daemon's rpc_in_flight_capacity rejection, sent without the command's id); the finding names the command it most likely answers",
+  },
   duplicateCommandId: {
     id: 'duplicate-command-id',
     severity: 'warning',
