@@ -3,6 +3,7 @@ import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SecretTracker } from '../verdict/secret-tracker.js';
+import type { RecordingScope } from './recording-scope.js';
 
 export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson';
 
@@ -28,6 +29,10 @@ export interface CheckerContext {
   secrets: SecretTracker;
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
+  /** Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path. */
+  channel?: { transport: ChannelHint['transport']; path?: string };
+  /** Recording-wide state shared by the checkers of every channel; absent when judging one stream alone. */
+  scope?: RecordingScope;
 }
 
 /**

@@ -59,7 +59,8 @@ export const PI_RPC_RULES = {
   extensionUiUnknownRequest: {
     id: 'extension-ui-unknown-request',
     severity: 'warning',
-    summary: 'an extension_ui_response must answer an extension_ui_request seen on this channel and not answered yet (stock Pi ignores unknown ids)',
+    summary:
+      'an extension_ui_response must answer an extension_ui_request not answered yet: of its channel on stock Pi (which ignores unknown ids), of its session on any connection on the daemon (which refuses them)',
   },
   extensionUiNotDialog: {
     id: 'extension-ui-not-dialog',
