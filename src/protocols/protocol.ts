@@ -4,6 +4,7 @@ import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SecretTracker } from '../verdict/secret-tracker.js';
 import type { RecordingScope } from './recording-scope.js';
+import type { MissAnswers } from './miss-answer.js';
 
 export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson';
 
@@ -87,4 +88,11 @@ export interface ReplayHints {
    * matches any live value, as a stored `<redacted>` does. Diff compares them by first appearance.
    */
   readonly writeOnlyFields?: readonly string[];
+  /** How a replay answers what it could not match, in the protocol's own error shape (miss-answer.ts). */
+  readonly missAnswers?: MissAnswers;
+  /**
+   * The route template a request path is an instance of (`/v1/session/{sessionRef}`), or undefined:
+   * a miss's nearest recorded exchange is looked for on the same route first.
+   */
+  routeTemplate?(method: string, path: string): string | undefined;
 }

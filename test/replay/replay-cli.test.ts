@@ -75,7 +75,7 @@ describe('proxy replay (CLI)', () => {
     await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
     const changed = { ...runInput(), messages: [{ id: 'u1', role: 'user', content: 'changed' }] };
     const miss = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(changed));
-    expect(miss.status).toBe(404);
+    expect(miss.body.toString()).toContain('"type":"RUN_ERROR"');
     const done = await cli.stop('SIGTERM');
     expect(done.code).toBe(1);
     const missLines = done.stdout.split('\n').filter((l) => l.startsWith('miss '));
