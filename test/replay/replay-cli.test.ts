@@ -66,7 +66,7 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 14 messages 2 ids substituted$/m);
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 of 1 recorded exchanges unused/);
   });
 
   it('--strict exits 1 after a miss, and prints the miss as one line', async () => {
@@ -124,7 +124,7 @@ describe('proxy replay (CLI)', () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('misses are forwarded to');
     expect(done.stdout).toContain('appended to the recording (served from the next replay on)');
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 of 1 recorded exchanges unused/);
     expect(done.stdout).toContain(`2 forwarded misses appended to ${out} (new episodes, served from the next replay on)`);
     expect(existsSync(out.replace(/\.db$/, '.misses.db'))).toBe(false);
 
@@ -157,7 +157,7 @@ describe('proxy replay (CLI)', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^#2 POST \/other 200 sse /m);
     expect(second.stdout).toMatch(/^#3 POST \/other 200 sse /m);
-    expect(second.stdout).toMatch(/stopped \(SIGINT\): 3 served, 0 misses, 0 unused/);
+    expect(second.stdout).toMatch(/stopped \(SIGINT\): 3 served, 0 misses, 0 of 3 recorded exchanges unused/);
   });
 
   it('--on-miss passthrough --misses-out <file> records the misses into that new file and leaves the recording as it was', async () => {
