@@ -24,13 +24,11 @@ export interface FrameMiss {
 export interface ConversationResult {
   /** Frames sent to the client (text, binary, ping, pong; the close not counted). */
   sent: number;
-  /** Misses the protocol answered in its own error shape; the conversation went on after each. */
-  answered: FrameMiss[];
   /** The miss that closed the connection (1008): one the protocol has no answer for. */
   miss?: FrameMiss;
 }
 
-/** The protocol's answer to a frame that matched nothing (a text frame to send), or undefined for none. */
+/** The protocol's answer to a frame that matched nothing (a text frame to send), or undefined for none; the caller reports the misses it answers. */
 export type FrameMissAnswerer = (miss: FrameMiss) => string | undefined;
 
 /**
@@ -51,7 +49,6 @@ export class WsConversation {
   private readonly inbox: WsInbox;
   private readonly clock: PlaybackClock;
   private readonly stopped = new AbortController();
-  private readonly answered: FrameMiss[] = [];
   private sent = 0;
 
   constructor(
@@ -120,7 +117,6 @@ export class WsConversation {
   private async answer(miss: FrameMiss): Promise<boolean> {
     const answer = this.options.answerMiss?.(miss);
     if (answer === undefined || this.ws.readyState !== WebSocket.OPEN) return false;
-    this.answered.push(miss);
     await new Promise<void>((resolve) => this.ws.send(answer, () => resolve()));
     this.sent++;
     return true;
@@ -164,7 +160,7 @@ export class WsConversation {
   }
 
   private result(): ConversationResult {
-    return { sent: this.sent, answered: this.answered };
+    return { sent: this.sent };
   }
 }
 

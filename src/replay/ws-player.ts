@@ -88,9 +88,8 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   ws.on('error', (error: Error & { code?: string }) => {
     if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooLarge = true;
   });
-  converse(ws, exchange, context).then(
+  converse(ws, exchange, context, (miss) => reportMiss(context, frameMiss(exchange, path, query, miss))).then(
     (played) => {
-      for (const answered of played.answered) reportMiss(context, frameMiss(exchange, path, query, answered));
       if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
       if (tooLarge) {
         reportMiss(context, { transport: 'ws', reason: 'too-large', request: reportedRequest({ method: 'FRAME', path, query }), differences: [], limit: context.maxRequestBytes, action: 'error' });
@@ -101,8 +100,8 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   );
 }
 
-/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. */
-async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; redacted: number; answered: FrameMiss[]; miss?: FrameMiss }> {
+/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. Misses the protocol answers are reported as they happen. */
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext, reportAnswered: (miss: FrameMiss) => void): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
   ws.on('error', () => {});
   const untrack = context.track(() => {
     if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
@@ -113,7 +112,7 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
     timing: context.timing,
     clock: context.clock,
     anchorMs: exchange.startedMs,
-    answerMiss: frameMissAnswerer(exchange),
+    answerMiss: frameMissAnswerer(exchange, reportAnswered),
   });
   const result = await conversation.run();
   return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
@@ -122,16 +121,18 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
 /**
  * The protocol's answer to a text frame that matched nothing (a JSON-RPC error with the request's id,
  * a failed Pi response frame …), as its module declares it; none for binary frames or protocols
- * without one.
+ * without one. An answered miss is reported at once (`report`), as the conversation goes on.
  */
-function frameMissAnswerer(exchange: ScriptExchange): FrameMissAnswerer {
+function frameMissAnswerer(exchange: ScriptExchange, report: (miss: FrameMiss) => void): FrameMissAnswerer {
   const recordedMethods = recordedMethodsOf(exchange.messages);
   const hostInstanceId = hostInstanceIdOf(exchange.messages);
   return (miss) => {
     if (miss.frame.channel !== 'text') return undefined;
     const value = parseJsonBody(miss.frame.data);
     const answer = messageMissAnswer(exchange.protocol, value, { message: frameMissMessage(miss), recordedMethods, ...(hostInstanceId ? { hostInstanceId } : {}) });
-    return answer === undefined ? undefined : JSON.stringify(answer);
+    if (answer === undefined) return undefined;
+    report(miss);
+    return JSON.stringify(answer);
   };
 }
 
