@@ -90,9 +90,12 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(1);
     expect(done.stdout).toContain('unused #1 POST /agent');
-    // Without --strict the same run exits 0.
-    const lenient = await spawnReplay([out, '--listen', '0']);
-    expect((await lenient.stop()).code).toBe(0);
+    // Without --strict the same run exits 0, and still says how many of the recorded exchanges went unused.
+    const lenient = await spawnReplay([out, '--listen', '0', '--json']);
+    const done2 = await lenient.stop();
+    expect(done2.code).toBe(0);
+    const summary = JSON.parse(done2.stdout.trim().split('\n').at(-1)!);
+    expect(summary).toMatchObject({ event: 'summary', misses: 0, unused: [1], unusedCount: 1, recorded: 1, strict: false, ok: true });
   });
 
   it('--json prints NDJSON events, the first being {"event":"listening","url":…}', async () => {
