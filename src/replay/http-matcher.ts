@@ -7,6 +7,7 @@ import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
 import { bodyEcho } from './request-limits.js';
+import { segmentDistance } from './path-similarity.js';
 
 /** A request as it arrived at the replay, body read in full. */
 export interface LiveRequest {
@@ -177,15 +178,6 @@ function bodyDifferences(recorded: BodyIdentity, live: BodyIdentity): string[] {
 /** The route template of a path under a protocol's routes (`/v1/session/{sessionRef}`), if it has them. */
 function routeTemplateOf(protocol: ProtocolId | undefined, method: string, path: string): string | undefined {
   return protocol === undefined ? undefined : protocolById(protocol).replay?.routeTemplate?.(method, path);
-}
-
-/** How many path segments differ, position by position (a missing segment counts as differing). */
-function segmentDistance(a: string, b: string): number {
-  const as = a.split('/');
-  const bs = b.split('/');
-  let distance = 0;
-  for (let i = 0; i < Math.max(as.length, bs.length); i++) if (as[i] !== bs[i]) distance++;
-  return distance;
 }
 
 function routeKey(method: string, path: string, query: string): string {
