@@ -27,7 +27,7 @@ const matchers = new WeakMap<ReplayContext, WsUpgradeMatcher>();
  * - a recorded connection with the same path, query and a fitting subprotocol is claimed (in
  *   recorded order) and played: accepted ones turn by turn (ws-conversation.ts), refused ones as the
  *   same refusal;
- * - an upgrade that matches none is a miss: a 404 that explains itself, or, with
+ * - an upgrade that matches none is a miss: answered as its protocol answers one (http-miss-answer.ts), or, with
  *   `--on-miss passthrough`, relayed to the real upstream and recorded.
  * Frame-level misses on an accepted connection get the protocol's miss answer and the conversation
  * goes on, or, when the protocol has none for that frame, close it with 1008; they are never passed
