@@ -5,11 +5,12 @@ import { stringifyJson } from '../core/json-text.js';
 import type { HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
 import { classifyChannel, protocolById } from '../protocols/catalog.js';
-import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, CheckerContext, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../store/recording-writer.js';
 import { MessageJudge } from '../verdict/message-judge.js';
 import { SecretTracker } from '../verdict/secret-tracker.js';
+import { RecordingScope } from '../protocols/recording-scope.js';
 import { tooDeepVerdict } from '../verdict/too-deep.js';
 import type { LiveListener } from './live-events.js';
 import type { RecordingClock } from './recording-clock.js';
@@ -51,6 +52,8 @@ export interface StorageRedactionOptions {
 export class TrafficRecorder implements RecordingSink {
   readonly overloaded = false;
   readonly secrets = new SecretTracker();
+  /** State checkers share across the recording's channels (Pi extension UI requests per daemon session). */
+  readonly scope = new RecordingScope();
   readonly clock: RecordingClock;
   /** @internal */
   readonly fieldRedactor: FieldRedactor;
@@ -110,8 +113,8 @@ export class TrafficRecorder implements RecordingSink {
   }
 
   /** @internal the judge for a protocol: per exchange, or shared for recording-scoped protocols. */
-  judgeFor(module: ProtocolModule, requestBody: unknown): MessageJudge {
-    const context = { registry: this.options.registry, secrets: this.secrets, requestBody };
+  judgeFor(module: ProtocolModule, requestBody: unknown, channel?: CheckerContext['channel']): MessageJudge {
+    const context: CheckerContext = { registry: this.options.registry, secrets: this.secrets, requestBody, channel, scope: this.scope };
     if (module.checkerScope !== 'recording') return new MessageJudge(module.createChecker(context), this.secrets);
     let judge = this.recordingJudges.get(module.id);
     if (!judge) {
@@ -325,7 +328,7 @@ export class ExchangeRecording implements ExchangeSink {
 
   private adopt(module: ProtocolModule, requestBody: unknown): void {
     this.protocol = module;
-    this.judge = this.recorder.judgeFor(module, requestBody);
+    this.judge = this.recorder.judgeFor(module, requestBody, { transport: this.transport, ...(this.start.path === undefined ? {} : { path: this.start.path }) });
     this.recorder.options.writer.updateExchange(this.id, { protocol: module.id });
   }
 

@@ -5,6 +5,7 @@ import type { CommandResult } from './command-result.js';
 import { validateCommand } from './validate-command.js';
 import { recordCommand } from './record-command.js';
 import { showCommand } from './show-command.js';
+import { findingsCommand } from './findings-command.js';
 import { replayCommand } from './replay-command.js';
 import { diffCommand } from './diff-command.js';
 import { exportCommand } from './export-command.js';
@@ -28,6 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(recordCommand(result))
     .addCommand(replayCommand(result))
     .addCommand(showCommand(result))
+    .addCommand(findingsCommand(result))
     .addCommand(validateCommand(result))
     .addCommand(diffCommand(result))
     .addCommand(exportCommand(result))

@@ -32,7 +32,8 @@ export function formatServed(event: ServedExchange, style: Style): string {
 }
 
 export function formatSummary(signal: string, summary: ReplaySummary, served: number, style: Style): string {
-  const lines = [`stopped (${signal}): ${served} served, ${summary.misses.length} misses, ${summary.unused.length} unused`];
+  // Unused exchanges fail only --strict, but a replay nobody asked anything of must not pass unnoticed.
+  const lines = [`stopped (${signal}): ${served} served, ${summary.misses.length} misses, ${summary.unused.length} of ${summary.recorded} recorded exchanges unused`];
   if (!summary.ok) {
     lines.push(style.red(`--strict: ${summary.misses.length} misses and ${summary.unused.length} unused exchanges`));
     for (const e of summary.unused) lines.push(`  unused #${e.id} ${e.method ?? ''} ${e.path ?? ''}${e.query ? '?' + e.query : ''}`);

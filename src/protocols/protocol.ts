@@ -3,6 +3,8 @@ import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SecretTracker } from '../verdict/secret-tracker.js';
+import type { RecordingScope } from './recording-scope.js';
+import type { MissAnswers } from './miss-answer.js';
 
 export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson';
 
@@ -28,6 +30,10 @@ export interface CheckerContext {
   secrets: SecretTracker;
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
+  /** Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path. */
+  channel?: { transport: ChannelHint['transport']; path?: string };
+  /** Recording-wide state shared by the checkers of every channel; absent when judging one stream alone. */
+  scope?: RecordingScope;
 }
 
 /**
@@ -82,4 +88,11 @@ export interface ReplayHints {
    * matches any live value, as a stored `<redacted>` does. Diff compares them by first appearance.
    */
   readonly writeOnlyFields?: readonly string[];
+  /** How a replay answers what it could not match, in the protocol's own error shape (miss-answer.ts). */
+  readonly missAnswers?: MissAnswers;
+  /**
+   * The route template a request path is an instance of (`/v1/session/{sessionRef}`), or undefined:
+   * a miss's nearest recorded exchange is looked for on the same route first.
+   */
+  routeTemplate?(method: string, path: string): string | undefined;
 }

@@ -1,3 +1,4 @@
+import { protocolById } from '../protocols/catalog.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from './replay-context.js';
@@ -6,6 +7,7 @@ import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from './request-body.js';
 import { bodyEcho } from './request-limits.js';
+import { segmentDistance } from './path-similarity.js';
 
 /** A request as it arrived at the replay, body read in full. */
 export interface LiveRequest {
@@ -35,6 +37,8 @@ interface BodyGroup {
 
 interface Candidate {
   exchange: ScriptExchange;
+  /** The route template of its path, when its protocol has route templates. */
+  template: string | undefined;
   /** The recorded query, with the parameters redacted on its method and path masked. */
   query: string;
   group: BodyGroup;
@@ -88,7 +92,7 @@ export class HttpMatcher {
     });
     for (const { exchange, query, group, raw } of placed) {
       const body = this.identifier(exchange.protocol).identify(raw, group.mask);
-      this.candidates.push({ exchange, query, group, body });
+      this.candidates.push({ exchange, query, group, body, template: routeTemplateOf(exchange.protocol, exchange.method ?? 'GET', exchange.path ?? '/') });
       let queue = group.byBody.get(body.key);
       if (!queue) group.byBody.set(body.key, (queue = { exchanges: [], next: 0 }));
       queue.exchanges.push(exchange);
@@ -128,17 +132,27 @@ export class HttpMatcher {
       if (!identity) live.set(group, (identity = this.identifier(protocol).identify(request.body, group.mask)));
       return identity;
     };
-    for (const { exchange, query, group, body } of this.candidates) {
+    const liveTemplates = new Map<ProtocolId | undefined, string | undefined>();
+    const liveTemplate = (protocol: ProtocolId | undefined) => {
+      if (!liveTemplates.has(protocol)) liveTemplates.set(protocol, routeTemplateOf(protocol, request.method, request.path));
+      return liveTemplates.get(protocol);
+    };
+    for (const { exchange, query, group, body, template } of this.candidates) {
       const differences: string[] = [];
       const method = exchange.method ?? 'GET';
       const path = exchange.path ?? '/';
       if (method !== request.method) differences.push('method');
       if (path !== request.path) differences.push('path');
       // Masked with the recorded request's method and path: only its redacted parameters match any value.
-      if (query !== this.maskedQuery(method, path, request.query).query) differences.push('query');
-      differences.push(...bodyDifferences(body, liveBody(exchange.protocol, group)));
-      // Method and path say most about which exchange was meant; the body's fields the least.
-      const score = differences.reduce((sum, d) => sum + (d === 'method' || d === 'path' ? 100 : d === 'query' ? 10 : 1), 0);
+      const queryDiffers = query !== this.maskedQuery(method, path, request.query).query;
+      if (queryDiffers) differences.push('query');
+      const fields = bodyDifferences(body, liveBody(exchange.protocol, group));
+      differences.push(...fields);
+      // Method and path say most about which exchange was meant: the same route (template) first, then
+      // the path with the fewest differing segments; then the query; the body's fields the least.
+      const sameRoute = template !== undefined && template === liveTemplate(exchange.protocol);
+      const pathScore = path === request.path ? 0 : (sameRoute ? 0 : 100) + 10 * segmentDistance(path, request.path);
+      const score = (method !== request.method ? 1000 : 0) + pathScore + (queryDiffers ? 5 : 0) + Math.min(fields.length, 4);
       if (!best || score < best.score) best = { exchange, differences, score };
     }
     return {
@@ -159,6 +173,11 @@ function bodyDifferences(recorded: BodyIdentity, live: BodyIdentity): string[] {
   if (recorded.key === live.key) return [];
   if (recorded.normalized !== undefined && live.normalized !== undefined) return jsonDifferences(recorded.normalized, live.normalized);
   return ['body'];
+}
+
+/** The route template of a path under a protocol's routes (`/v1/session/{sessionRef}`), if it has them. */
+function routeTemplateOf(protocol: ProtocolId | undefined, method: string, path: string): string | undefined {
+  return protocol === undefined ? undefined : protocolById(protocol).replay?.routeTemplate?.(method, path);
 }
 
 function routeKey(method: string, path: string, query: string): string {

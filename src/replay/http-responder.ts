@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../capture/proxy-answers.js';
 import { HttpMatcher, type LiveRequest } from './http-matcher.js';
+import { httpMissAnswer } from './http-miss-answer.js';
 import { reportedRequest } from './miss-report.js';
 import { playRecordedResponse } from './recorded-response.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
@@ -10,8 +11,9 @@ import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG } from './request-limits.js';
 
 /**
  * The HTTP side of the replay server: reads each request in full, matches it to a recorded
- * exchange and plays that exchange back; a miss gets a 404 that explains itself, or is forwarded
- * to the real upstream with `--on-miss passthrough`.
+ * exchange and plays that exchange back; a miss gets an answer that explains itself, in the error
+ * shape of the request's protocol (http-miss-answer.ts), or is forwarded to the real upstream with
+ * `--on-miss passthrough`.
  */
 export function createHttpResponder(context: ReplayContext): (req: IncomingMessage, res: ServerResponse) => void {
   const matcher = new HttpMatcher(httpExchanges(context.script), context.ignore, context.reuse);
@@ -79,7 +81,11 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss };
     reportMiss(context, miss);
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
-    else sendJson(res, 404, { error: { code: 'replay_miss', message: missMessage(miss), ...result.miss } });
+    else {
+      const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    }
     return;
   }
   const { exchange, reused, redacted } = result;

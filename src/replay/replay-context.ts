@@ -87,6 +87,11 @@ export class ReplayLedger {
     return [...this.missed];
   }
 
+  /** How many recorded exchanges a replay can serve (the most that can go unused). */
+  servable(): number {
+    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport)).length;
+  }
+
   /** Recorded exchanges no client has been served yet. */
   unused(): ScriptExchange[] {
     return this.script.exchanges.filter((e) => SERVABLE.has(e.transport) && !this.used.has(e.id));

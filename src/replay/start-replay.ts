@@ -52,6 +52,8 @@ export interface ReplayOptions {
 export interface ReplaySummary {
   misses: ReplayMiss[];
   unused: ScriptExchange[];
+  /** How many recorded exchanges the replay could serve: `unused` out of these went unasked for. */
+  recorded: number;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
   /** Where forwarded misses were recorded (with passthrough); `appended`: into the served recording itself. */
@@ -118,6 +120,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
         return {
           misses,
           unused,
+          recorded: ledger.servable(),
           ok: !options.strict || (misses.length === 0 && unused.length === 0),
           ...(passthrough && totals ? { missesOut: { file: passthrough.out, appended: passthrough.appended, totals } } : {}),
         };

@@ -1,3 +1,5 @@
+import { protocolById } from '../protocols/catalog.js';
+import type { MessageMissContext } from '../protocols/miss-answer.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import type { LineMiss } from './line-conversation.js';
 import { redactedText } from './miss-report.js';
@@ -24,47 +26,23 @@ export function lineMissMessage(miss: LineMiss): string {
 }
 
 /**
- * What the client gets for a line that matched nothing, in its own protocol, or undefined when its
- * protocol would not answer that line (JSON-RPC notifications and responses, Pi extension UI answers):
- * - Pi RPC: `{"id":<live id>,"type":"response","command":<its type>,"success":false,"error":"replay miss: …"}`
- *   (`command: "parse"` for a line that is not JSON, as Pi answers it);
- * - JSON-RPC (ACP): an error response with the live id, -32601 when no recorded client line has its
- *   method, else -32600; -32700 for a line that is not JSON;
- * - unix-ndjson: an `ok:false` response with the live requestId and error code `replay_miss`.
+ * What the client gets for a line that matched nothing: the answer its protocol declares
+ * (`replay.missAnswers.message`, e.g. Pi RPC's failed response, a JSON-RPC error with the live id,
+ * the unix socket's `ok:false`), as one line; undefined when the protocol would not answer that line
+ * (JSON-RPC notifications and responses, Pi extension UI answers) or declares no answer.
  */
 export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss, context: { recordedMethods: ReadonlySet<string>; hostInstanceId?: string }): Buffer | undefined {
   const message = lineMissMessage(miss);
   // Too deep to echo back safely (JSON.stringify recurses): answered like a line that is not JSON.
   const value = tooDeepToNormalize(miss.line.raw) ? undefined : parse(miss.line.text);
-  const line = (v: unknown) => Buffer.from(JSON.stringify(v) + '\n');
-  switch (protocol) {
-    case 'pi-rpc': {
-      if (!isRecord(value)) return line({ type: 'response', command: 'parse', success: false, error: message });
-      if (value.type === 'extension_ui_response') return undefined;
-      const command = typeof value.type === 'string' ? value.type : 'unknown';
-      return line({ ...(value.id !== undefined ? { id: value.id } : {}), type: 'response', command, success: false, error: message });
-    }
-    case 'acp': {
-      if (value === undefined) return line({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
-      if (!isRecord(value) || typeof value.method !== 'string' || value.id === undefined || value.id === null) return undefined;
-      const code = context.recordedMethods.has(value.method) ? -32600 : -32601;
-      return line({ jsonrpc: '2.0', id: value.id, error: { code, message } });
-    }
-    case 'unix-ndjson': {
-      if (!isRecord(value) || typeof value.operation !== 'string') return undefined;
-      return line({
-        protocolVersion: typeof value.protocolVersion === 'string' ? value.protocolVersion : '1.0',
-        kind: 'response',
-        requestId: value.requestId,
-        ...(context.hostInstanceId ? { hostInstanceId: context.hostInstanceId } : {}),
-        ...(typeof value.sessionId === 'string' ? { sessionId: value.sessionId } : {}),
-        ok: false,
-        error: { code: 'replay_miss', message, retryable: false },
-      });
-    }
-    default:
-      return undefined;
-  }
+  const answer = messageMissAnswer(protocol, value, { ...context, message });
+  return answer === undefined ? undefined : Buffer.from(JSON.stringify(answer) + '\n');
+}
+
+/** The protocol's answer to a line or frame that matched nothing (see MissAnswers.message), or undefined. */
+export function messageMissAnswer(protocol: ProtocolId | undefined, value: unknown, context: MessageMissContext): unknown {
+  if (protocol === undefined) return undefined;
+  return protocolById(protocol).replay?.missAnswers?.message?.(value, context);
 }
 
 /** Methods (JSON-RPC) of the recorded client lines: a miss on an unknown method is "method not found". */

@@ -24,15 +24,21 @@ export interface FrameMiss {
 export interface ConversationResult {
   /** Frames sent to the client (text, binary, ping, pong; the close not counted). */
   sent: number;
+  /** The miss that closed the connection (1008): one the protocol has no answer for. */
   miss?: FrameMiss;
 }
+
+/** The protocol's answer to a frame that matched nothing (a text frame to send), or undefined for none; the caller reports the misses it answers. */
+export type FrameMissAnswerer = (miss: FrameMiss) => string | undefined;
 
 /**
  * Plays one recorded WebSocket connection to a live client, turn by turn:
  * 1. the server frames recorded before the first client frame;
  * 2. for each recorded client frame, the next live one is awaited and compared; on a match the ids
  *    it carries are learnt and the server frames recorded after it are sent (live ids in place),
- *    paced from the moment it arrived;
+ *    paced from the moment it arrived. A frame that does not match gets the protocol's miss answer
+ *    (a JSON-RPC error with its id, a failed Pi response …) and the replay waits on for the recorded
+ *    one; a frame the protocol has no answer for closes the connection with 1008;
  * 3. the recorded ending: the server's close code and reason, a cut, or waiting for the client.
  *
  * Live pings and pongs the recording does not expect at that point are keepalives, not
@@ -49,7 +55,7 @@ export class WsConversation {
     private readonly ws: WebSocket,
     private readonly plan: WsPlan,
     private readonly correlator: FrameCorrelator,
-    options: { timing: Timing; clock: Clock; anchorMs: number },
+    private readonly options: { timing: Timing; clock: Clock; anchorMs: number; answerMiss?: FrameMissAnswerer },
   ) {
     this.inbox = new WsInbox(ws);
     this.clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
@@ -60,20 +66,28 @@ export class WsConversation {
     await this.play(this.plan.preamble);
     let pending: LiveFrame | undefined;
     for (const turn of this.plan.turns) {
-      pending ??= await this.nextFor(turn.client);
-      if (!pending) return this.result();
-      if (isControl(turn.client.channel) && !isControl(pending.channel)) {
-        // The recorded client pinged here, the live one did not: skip that exchange of pings.
-        await this.play(turn.replies.filter((m) => m.channel !== 'pong'));
-        continue;
+      // Until the frame recorded here comes: a frame the protocol answers as a miss is followed by the next.
+      for (;;) {
+        pending ??= await this.nextFor(turn.client);
+        if (!pending) return this.result();
+        if (isControl(turn.client.channel) && !isControl(pending.channel)) {
+          // The recorded client pinged here, the live one did not: skip that exchange of pings.
+          await this.play(turn.replies.filter((m) => m.channel !== 'pong'));
+          break;
+        }
+        const live = pending;
+        pending = undefined;
+        const differences = this.correlator.differences(turn.client, live);
+        if (differences.length > 0) {
+          const miss = { frame: live, expected: turn.client, differences };
+          if (await this.answer(miss)) continue;
+          return this.fail(miss);
+        }
+        this.correlator.learn(turn.client, live);
+        this.clock.reanchor(turn.client.tOffsetMs);
+        await this.play(turn.replies, echoOf(turn, live));
+        break;
       }
-      const live = pending;
-      pending = undefined;
-      const differences = this.correlator.differences(turn.client, live);
-      if (differences.length > 0) return this.fail({ frame: live, expected: turn.client, differences });
-      this.correlator.learn(turn.client, live);
-      this.clock.reanchor(turn.client.tOffsetMs);
-      await this.play(turn.replies, echoOf(turn, live));
     }
     return this.end(pending);
   }
@@ -93,8 +107,19 @@ export class WsConversation {
       const live = pending ?? (await this.nextFor(undefined));
       pending = undefined;
       if (!live) return this.result();
-      if (!isControl(live.channel)) return this.fail({ frame: live, expected: undefined, differences: ['frame'] });
+      if (isControl(live.channel)) continue;
+      const miss = { frame: live, expected: undefined, differences: ['frame'] };
+      if (!(await this.answer(miss))) return this.fail(miss);
     }
+  }
+
+  /** Sends the protocol's answer to a miss, if it has one; false when it has none (the connection is then closed). */
+  private async answer(miss: FrameMiss): Promise<boolean> {
+    const answer = this.options.answerMiss?.(miss);
+    if (answer === undefined || this.ws.readyState !== WebSocket.OPEN) return false;
+    await new Promise<void>((resolve) => this.ws.send(answer, () => resolve()));
+    this.sent++;
+    return true;
   }
 
   /**

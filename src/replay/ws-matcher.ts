@@ -2,6 +2,7 @@ import { offeredProtocols } from '../capture/ws-relay.js';
 import type { ReplayMiss } from './replay-context.js';
 import { reportedRequest } from './miss-report.js';
 import { maskQuery, redactedQueryNames } from './redacted-values.js';
+import { segmentDistance } from './path-similarity.js';
 import type { ScriptExchange } from './replay-script.js';
 
 /** A WebSocket upgrade as it arrived at the replay. */
@@ -96,7 +97,9 @@ export class WsUpgradeMatcher {
       if ((candidate.exchange.path ?? '/') !== live.path) differences.push('path');
       if (candidate.query !== this.maskedQuery(candidate.exchange.path ?? '/', live.query).query) differences.push('query');
       if (!fits(candidate, live.offered)) differences.push('subprotocol');
-      const score = differences.reduce((sum, d) => sum + (d === 'path' ? 100 : d === 'query' ? 10 : 1), 0);
+      // The path says most (the fewer segments differ, the nearer), then the query, then the subprotocol.
+      const path = candidate.exchange.path ?? '/';
+      const score = (path === live.path ? 0 : 100 + 10 * segmentDistance(path, live.path)) + (differences.includes('query') ? 5 : 0) + (differences.includes('subprotocol') ? 1 : 0);
       if (!best || score < best.score) best = { candidate, differences, score };
     }
     return {

@@ -1,4 +1,25 @@
+import { redactedText } from './miss-report.js';
 import type { ScriptMessage } from './replay-script.js';
+import type { FrameMiss } from './ws-conversation.js';
+
+/** Longest excerpt of a frame a miss answer quotes. */
+const EXCERPT_CHARS = 160;
+
+/**
+ * One readable sentence about a text frame that matched nothing, for the protocol's miss answer:
+ * `replay miss: frame {"kind":"command",…} does not match recorded frame 4 {"kind":"command",…} at /command/type`.
+ */
+export function frameMissMessage(miss: FrameMiss): string {
+  // Sent back to the client and printed: its secret fields hidden as a recording would.
+  const got = excerpt(redactedText(miss.frame.data.toString('utf8')));
+  if (!miss.expected) return `replay miss: frame ${got} comes after the recorded conversation ended`;
+  const where = miss.differences.length > 0 ? ` at ${miss.differences.slice(0, 5).join(', ')}` : '';
+  return `replay miss: frame ${got} does not match recorded frame ${miss.expected.seq} ${excerpt(miss.expected.raw.toString('utf8'))}${where}`;
+}
+
+function excerpt(text: string): string {
+  return text.length <= EXCERPT_CHARS ? text : text.slice(0, EXCERPT_CHARS) + '…';
+}
 
 /** A close frame's reason may hold at most 123 bytes (RFC 6455 §5.5: 125-byte payload minus the code). */
 export const MAX_CLOSE_REASON_BYTES = 123;

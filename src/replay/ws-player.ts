@@ -3,12 +3,15 @@ import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { CLOSE_GOING_AWAY } from '../capture/ws-close-codes.js';
 import { offeredProtocols } from '../capture/ws-relay.js';
-import { writeProxyError } from '../capture/ws-rejection.js';
-import { missMessage } from './http-responder.js';
+import { writeProxyError, writeRawResponse } from '../capture/ws-rejection.js';
+import { httpMissAnswer } from './http-miss-answer.js';
 import { reportedRequest } from './miss-report.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
-import { WsConversation, type FrameMiss } from './ws-conversation.js';
+import { WsConversation, type FrameMiss, type FrameMissAnswerer } from './ws-conversation.js';
+import { frameMissMessage } from './ws-miss.js';
+import { hostInstanceIdOf, messageMissAnswer, recordedMethodsOf } from './stdio-miss.js';
+import { parseJsonBody } from './request-body.js';
 import { describeFrame, FrameCorrelator } from './ws-frames.js';
 import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } from './ws-handshake.js';
 import { WsUpgradeMatcher } from './ws-matcher.js';
@@ -24,10 +27,11 @@ const matchers = new WeakMap<ReplayContext, WsUpgradeMatcher>();
  * - a recorded connection with the same path, query and a fitting subprotocol is claimed (in
  *   recorded order) and played: accepted ones turn by turn (ws-conversation.ts), refused ones as the
  *   same refusal;
- * - an upgrade that matches none is a miss: a 404 that explains itself, or, with
+ * - an upgrade that matches none is a miss: answered as its protocol answers one (http-miss-answer.ts), or, with
  *   `--on-miss passthrough`, relayed to the real upstream and recorded.
- * Frame-level misses on an accepted connection close it with 1008; they are never passed through
- * (the upstream would lack the conversation so far).
+ * Frame-level misses on an accepted connection get the protocol's miss answer and the conversation
+ * goes on, or, when the protocol has none for that frame, close it with 1008; they are never passed
+ * through (the upstream would lack the conversation so far).
  */
 export function replayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
   // The http server hands the socket over without an error listener; a reset must not crash the replay.
@@ -55,7 +59,10 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
     const miss: ReplayMiss = { transport: 'ws', ...result.miss, action: context.onMiss };
     reportMiss(context, miss);
     if (context.passthrough) context.passthrough.forwardUpgrade(req, socket, head);
-    else writeProxyError(socket, 404, 'replay_miss', missMessage(miss), result.miss);
+    else {
+      const answer = httpMissAnswer(context, { method: req.method ?? 'GET', path, headers: req.headers }, miss);
+      writeRawResponse(socket, answer.status, undefined, [...Object.entries(answer.headers).flat(), 'connection', 'close'], answer.body);
+    }
     return;
   }
   const { exchange, reused } = result;
@@ -81,7 +88,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   ws.on('error', (error: Error & { code?: string }) => {
     if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooLarge = true;
   });
-  converse(ws, exchange, context).then(
+  converse(ws, exchange, context, (miss) => reportMiss(context, frameMiss(exchange, path, query, miss))).then(
     (played) => {
       if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
       if (tooLarge) {
@@ -93,17 +100,40 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   );
 }
 
-/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. */
-async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
+/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. Misses the protocol answers are reported as they happen. */
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext, reportAnswered: (miss: FrameMiss) => void): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
   ws.on('error', () => {});
   const untrack = context.track(() => {
     if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
   });
   ws.once('close', untrack);
   const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
-  const conversation = new WsConversation(ws, planConnection(exchange), correlator, { timing: context.timing, clock: context.clock, anchorMs: exchange.startedMs });
+  const conversation = new WsConversation(ws, planConnection(exchange), correlator, {
+    timing: context.timing,
+    clock: context.clock,
+    anchorMs: exchange.startedMs,
+    answerMiss: frameMissAnswerer(exchange, reportAnswered),
+  });
   const result = await conversation.run();
   return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
+}
+
+/**
+ * The protocol's answer to a text frame that matched nothing (a JSON-RPC error with the request's id,
+ * a failed Pi response frame …), as its module declares it; none for binary frames or protocols
+ * without one. An answered miss is reported at once (`report`), as the conversation goes on.
+ */
+function frameMissAnswerer(exchange: ScriptExchange, report: (miss: FrameMiss) => void): FrameMissAnswerer {
+  const recordedMethods = recordedMethodsOf(exchange.messages);
+  const hostInstanceId = hostInstanceIdOf(exchange.messages);
+  return (miss) => {
+    if (miss.frame.channel !== 'text') return undefined;
+    const value = parseJsonBody(miss.frame.data);
+    const answer = messageMissAnswer(exchange.protocol, value, { message: frameMissMessage(miss), recordedMethods, ...(hostInstanceId ? { hostInstanceId } : {}) });
+    if (answer === undefined) return undefined;
+    report(miss);
+    return JSON.stringify(answer);
+  };
 }
 
 function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: FrameMiss): ReplayMiss {
@@ -113,7 +143,7 @@ function frameMiss(exchange: ScriptExchange, path: string, query: string, miss: 
     request: reportedRequest({ method: 'FRAME', path, query, ...describeFrame(miss.frame) }),
     nearest: { exchangeId: exchange.id, method: exchange.method, path: exchange.path },
     differences: miss.differences,
-    // A connection cannot be handed to the upstream mid-conversation: a frame miss always closes it.
+    // A connection cannot be handed to the upstream mid-conversation: a frame miss is answered or closes it.
     action: 'error',
   };
 }

@@ -8,7 +8,9 @@ import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, missingColumns,
 import { openDatabase } from './open-database.js';
 import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
 import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+import { prepareFindingList, type FindingFilter, type FindingListRow } from './finding-list.js';
 
+export type { FindingFilter, FindingListRow } from './finding-list.js';
 export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 interface RecordingRecord {
@@ -74,6 +76,7 @@ export class RecordingReader {
     invalid: Database.Statement;
     totals: Database.Statement;
   };
+  private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
@@ -175,6 +178,12 @@ export class RecordingReader {
   /** Every invalid message of the recording, ordered by id. */
   invalidMessages(): MessageRow[] {
     return readingRows(this.file, () => (this.stmts.invalid.all() as MessageRecord[]).map((m) => messageRow(m, this.findingsOf(m))));
+  }
+
+  /** Every finding that passes `filter`, with its exchange and message, streamed row by row (one query). */
+  findings(filter: FindingFilter = {}): IterableIterator<FindingListRow> {
+    this.listFindings ??= prepareFindingList(this.db);
+    return this.listFindings(filter);
   }
 
   totals(): StoreTotals {

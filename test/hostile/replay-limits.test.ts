@@ -124,7 +124,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
     await expectRunServed(port);
     expect(cli.alive()).toBe(true);
     expect(await cli.stop('SIGINT')).toEqual({ code: 0, signal: null });
-    expect(cli.lines.at(-1)).toBe('stopped (SIGINT): 1 served, 1 misses, 1 unused');
+    expect(cli.lines.at(-1)).toBe('stopped (SIGINT): 1 served, 1 misses, 1 of 2 recorded exchanges unused');
     expect(cli.stderr()).toBe('');
     expect(rec.unchanged()).toBe(true);
   });
@@ -264,24 +264,21 @@ describe('replay: request bodies longer than --max-request-body', () => {
 });
 
 describe('replay: miss reports quote a few KiB at most', () => {
-  it('a 4 MB JSON body that matches nothing gets a small 404 and a small --json miss line, with its size', async () => {
+  it('a 4 MB JSON body that matches nothing gets a small RUN_ERROR and a small --json miss line, with its size', async () => {
     const { cli, port } = await startReplay(AGUI, ['--json']);
     const body = JSON.stringify({ threadId: 't', runId: 'r', messages: [{ role: 'user', content: 'é'.repeat(2 * 1024 * 1024) }] });
     const res = await fetch(`http://127.0.0.1:${port}/agent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    expect(res.status).toBe(404);
     const text = await res.text();
     expect(text.length).toBeLessThan(6000);
-    const error = (JSON.parse(text) as { error: { code: string; request: { body: string; bodyBytes: number; bodyTruncated: boolean } } }).error;
-    expect(error.code).toBe('replay_miss');
-    expect(error.request.bodyBytes).toBe(Buffer.byteLength(body));
-    expect(error.request.bodyTruncated).toBe(true);
-    // The quoted start is the body's own first bytes, not cut inside a character.
-    expect(body.startsWith(error.request.body)).toBe(true);
-    expect(Buffer.byteLength(error.request.body)).toBeLessThanOrEqual(4096);
+    expect(JSON.parse(text.replace(/^data: /, ''))).toMatchObject({ type: 'RUN_ERROR', code: 'replay_miss' });
 
     const line = await cli.waitForLine(/"event":"miss"/);
     expect(line.length).toBeLessThan(6000);
-    expect(JSON.parse(line)).toMatchObject({ reason: 'no-match', request: { bodyBytes: Buffer.byteLength(body), bodyTruncated: true } });
+    const reported = JSON.parse(line) as { reason: string; request: { body: string; bodyBytes: number; bodyTruncated: boolean } };
+    expect(reported).toMatchObject({ reason: 'no-match', request: { bodyBytes: Buffer.byteLength(body), bodyTruncated: true } });
+    // The quoted start is the body's own first bytes, not cut inside a character.
+    expect(body.startsWith(reported.request.body)).toBe(true);
+    expect(Buffer.byteLength(reported.request.body)).toBeLessThanOrEqual(4096);
     await expectRunServed(port);
     expect(await cli.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
@@ -291,7 +288,7 @@ describe('replay: miss reports quote a few KiB at most', () => {
     const recorded = JSON.parse(recordedRunBody()) as Record<string, unknown>;
     const body = JSON.stringify({ ...recorded, ['k'.repeat(1024 * 1024)]: 1 });
     const res = await fetch(`http://127.0.0.1:${port}/agent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
     const text = await res.text();
     expect(text.length).toBeLessThan(6000);
     const miss = await cli.waitForLine(/^miss /);

@@ -239,7 +239,7 @@ describe('proxy replay: timing', () => {
 });
 
 describe('proxy replay: matching', () => {
-  it('answers a changed request body with a 404 that names the differing field, and prints one line per miss', async () => {
+  it('answers a changed request body with a RUN_ERROR that names the differing field; the log keeps the full report', async () => {
     const a = await agui();
     const first = await record(a.url);
     await rawRequest({ url: first.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('hello')));
@@ -248,21 +248,24 @@ describe('proxy replay: matching', () => {
     // Volatile ids alone never make a miss...
     const ok = await rawRequest({ url: served.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('hello', 'other-thread', 'other-run')));
     expect(ok.status).toBe(200);
-    // ...a changed message does.
+    // ...a changed message does: AG-UI's own error, a RUN_ERROR event on the stream.
     const miss = await rawRequest({ url: served.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(inputSaying('bonjour')));
-    expect(miss.status).toBe(404);
-    const error = JSON.parse(miss.body.toString()).error;
-    expect(error).toMatchObject({
-      code: 'replay_miss',
-      reason: 'no-match',
-      request: { method: 'POST', path: '/agent', query: '', body: { messages: [{ content: 'bonjour' }] } },
-      nearest: { exchangeId: 1, method: 'POST', path: '/agent' },
-      differences: ['/messages/0/content'],
-    });
-    expect(error.message).toContain('/messages/0/content');
+    expect(miss.status).toBe(200);
+    expect(miss.headers['content-type']).toBe('text/event-stream');
+    const event = JSON.parse(miss.body.toString().replace(/^data: /, ''));
+    expect(event).toMatchObject({ type: 'RUN_ERROR', code: 'replay_miss' });
+    expect(event.message).toContain('nearest is exchange 1 (POST /agent); differs in /messages/0/content');
     const wrongPath = await rawRequest({ url: served.url }, 'POST', '/other?x=1', SSE_HEADERS, JSON.stringify(inputSaying('hello')));
-    expect(JSON.parse(wrongPath.body.toString()).error.differences).toEqual(['path', 'query']);
-    expect(served.missed.map((m) => m.differences)).toEqual([['/messages/0/content'], ['path', 'query']]);
+    expect(JSON.parse(wrongPath.body.toString().replace(/^data: /, '')).message).toContain('differs in path, query');
+    expect(served.missed).toEqual([
+      expect.objectContaining({
+        reason: 'no-match',
+        request: expect.objectContaining({ method: 'POST', path: '/agent', query: '', body: expect.objectContaining({ messages: [expect.objectContaining({ content: 'bonjour' })] }) }),
+        nearest: { exchangeId: 1, method: 'POST', path: '/agent' },
+        differences: ['/messages/0/content'],
+      }),
+      expect.objectContaining({ differences: ['path', 'query'] }),
+    ]);
   });
 
   it('--ignore drops a field from matching', async () => {

@@ -93,8 +93,10 @@ describe('proxy replay: Pi daemon REST', () => {
     const polls = [];
     for (let i = 0; i < 3; i++) polls.push(await api(strict.url, 'GET', ticket, { headers: auth }));
     expect(polls.slice(0, 2).map((p) => p.body.data.state)).toEqual(['running', 'succeeded']);
+    // The daemon's own error envelope, as it answers a ticket it does not have.
     expect(polls[2].status).toBe(404);
-    expect(polls[2].body.error).toMatchObject({ code: 'replay_miss', reason: 'exhausted', nearest: { exchangeId: 4, path: ticket } });
+    expect(polls[2].body).toMatchObject({ apiVersion: '1.0', ok: false });
+    expect(polls[2].body.error).toMatchObject({ code: 'replay_miss', retryable: false, details: { reason: 'exhausted', nearest: { exchangeId: 4, path: ticket } } });
     expect(strict.misses()).toHaveLength(1);
 
     const reusing = await replay(first.out, { reuse: true });

@@ -66,7 +66,7 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 14 messages 2 ids substituted$/m);
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 of 1 recorded exchanges unused/);
   });
 
   it('--strict exits 1 after a miss, and prints the miss as one line', async () => {
@@ -75,7 +75,7 @@ describe('proxy replay (CLI)', () => {
     await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
     const changed = { ...runInput(), messages: [{ id: 'u1', role: 'user', content: 'changed' }] };
     const miss = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(changed));
-    expect(miss.status).toBe(404);
+    expect(miss.body.toString()).toContain('"type":"RUN_ERROR"');
     const done = await cli.stop('SIGTERM');
     expect(done.code).toBe(1);
     const missLines = done.stdout.split('\n').filter((l) => l.startsWith('miss '));
@@ -90,9 +90,12 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(1);
     expect(done.stdout).toContain('unused #1 POST /agent');
-    // Without --strict the same run exits 0.
-    const lenient = await spawnReplay([out, '--listen', '0']);
-    expect((await lenient.stop()).code).toBe(0);
+    // Without --strict the same run exits 0, and still says how many of the recorded exchanges went unused.
+    const lenient = await spawnReplay([out, '--listen', '0', '--json']);
+    const done2 = await lenient.stop();
+    expect(done2.code).toBe(0);
+    const summary = JSON.parse(done2.stdout.trim().split('\n').at(-1)!);
+    expect(summary).toMatchObject({ event: 'summary', misses: 0, unused: [1], unusedCount: 1, recorded: 1, strict: false, ok: true });
   });
 
   it('--json prints NDJSON events, the first being {"event":"listening","url":…}', async () => {
@@ -124,7 +127,7 @@ describe('proxy replay (CLI)', () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('misses are forwarded to');
     expect(done.stdout).toContain('appended to the recording (served from the next replay on)');
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 of 1 recorded exchanges unused/);
     expect(done.stdout).toContain(`2 forwarded misses appended to ${out} (new episodes, served from the next replay on)`);
     expect(existsSync(out.replace(/\.db$/, '.misses.db'))).toBe(false);
 
@@ -157,7 +160,7 @@ describe('proxy replay (CLI)', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^#2 POST \/other 200 sse /m);
     expect(second.stdout).toMatch(/^#3 POST \/other 200 sse /m);
-    expect(second.stdout).toMatch(/stopped \(SIGINT\): 3 served, 0 misses, 0 unused/);
+    expect(second.stdout).toMatch(/stopped \(SIGINT\): 3 served, 0 misses, 0 of 3 recorded exchanges unused/);
   });
 
   it('--on-miss passthrough --misses-out <file> records the misses into that new file and leaves the recording as it was', async () => {

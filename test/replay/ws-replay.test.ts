@@ -143,7 +143,7 @@ describe('proxy replay: Pi RPC WebSocket', () => {
     expect(served.misses()).toEqual([]);
   });
 
-  it('a changed client frame is closed with 1008 naming the differing field, counted as a miss; an unserved connection is unused', async () => {
+  it('a changed command gets a failed Pi response with its id, naming the differing field; a frame Pi would not answer closes with 1008; both are misses', async () => {
     const { out, token } = await recordRpc('raw', async (wsUrl, t) => {
       const c = await connect(`${wsUrl}/v1/session/agent-a/rpc`, 'pi-rpc.v1', { headers: bearer(t) });
       c.ws.close(1000);
@@ -152,6 +152,12 @@ describe('proxy replay: Pi RPC WebSocket', () => {
     const served = await replay(out);
     const c = await connect(`${served.wsUrl}/v1/session/agent-a/rpc?role=controller`, 'pi-rpc.v1', { headers: bearer(token) });
     c.ws.send(JSON.stringify({ id: 'x', type: 'get_messages' }));
+    const [answer] = await c.texts(1);
+    const response = JSON.parse(answer);
+    expect(response).toMatchObject({ id: 'x', type: 'response', command: 'get_messages', success: false });
+    expect(response.error).toContain('at /type');
+    // The connection is still open: stock Pi sends no answer to an extension UI answer, so that one closes it.
+    c.ws.send(JSON.stringify({ type: 'extension_ui_response', id: 'nope', value: 'v' }));
     const closed = await c.closed;
     expect(closed.code).toBe(1008);
     expect(closed.reason).toContain('/type');
@@ -165,6 +171,7 @@ describe('proxy replay: Pi RPC WebSocket', () => {
         differences: ['/type'],
         action: 'error',
       }),
+      expect.objectContaining({ transport: 'ws', request: expect.objectContaining({ body: { type: 'extension_ui_response', id: 'nope', value: 'v' } }) }),
     ]);
     expect(served.unused().map((e) => e.id)).toEqual([2]);
   });
@@ -173,10 +180,11 @@ describe('proxy replay: Pi RPC WebSocket', () => {
     const { out, token } = await recordRpc('raw');
     const served = await replay(out);
     const answer = await refusal(`${served.wsUrl}/v1/session/agent-a/rpc?role=controller`, ['pi-daemon-rpc.v1'], bearer(token));
+    // The daemon's error envelope, as for any request under /v1.
     expect(answer.status).toBe(404);
-    const error = JSON.parse(answer.body).error;
-    expect(error).toMatchObject({ code: 'replay_miss', nearest: { exchangeId: 1 }, differences: ['subprotocol'] });
-    expect(error.message).toContain('subprotocol');
+    const envelope = JSON.parse(answer.body);
+    expect(envelope).toMatchObject({ apiVersion: '1.0', ok: false, error: { code: 'replay_miss', retryable: false, details: { nearest: { exchangeId: 1 }, differences: ['subprotocol'] } } });
+    expect(envelope.error.message).toContain('subprotocol');
     expect(served.misses()).toHaveLength(1);
     expect(served.unused().map((e) => e.id)).toEqual([1]);
   });

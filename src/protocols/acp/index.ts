@@ -1,4 +1,5 @@
 import { classifyJsonRpc } from '../json-rpc/index.js';
+import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
 import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
@@ -53,7 +54,7 @@ export const acpProtocol: ProtocolModule = {
     return new AcpChecker(context.registry, ACP_METHODS);
   },
   // JSON-RPC: a response carries its request's id.
-  replay: { volatileFields: ['/id'], echoFields: ['/id'] },
+  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss } },
 };
 
 export { ACP_METHODS } from './acp-methods.js';

@@ -1,5 +1,6 @@
 import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AguiChecker } from './agui-checker.js';
+import { answerAguiMiss } from './replay-miss.js';
 import { isEventType } from './event-types.js';
 import { isObject, isRunAgentInput } from './shapes.js';
 
@@ -58,6 +59,7 @@ export const aguiProtocol: ProtocolModule = {
   replay: {
     volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp'],
     echoFields: ['/threadId', '/runId'],
+    missAnswers: { http: answerAguiMiss },
   },
 };
 

@@ -4,6 +4,7 @@ import type { Verdict } from '../../core/verdict.js';
 import type { CheckerContext, ProtocolChecker } from '../protocol.js';
 import { CommandLedger } from '../pi-rpc/command-ledger.js';
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from '../pi-rpc/command-types.js';
+import { dialogBookFor } from '../pi-rpc/dialog-book.js';
 import { EXTENSION_UI_REQUEST, ExtensionUiTracker } from '../pi-rpc/extension-ui.js';
 import { isRecord } from '../pi-rpc/json.js';
 import { findingFor, PI_RPC_RULES } from '../pi-rpc/rules.js';
@@ -25,13 +26,15 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
   private readonly attach = new AttachOrder();
   private readonly events = new EventSequence();
   private readonly commands = new CommandLedger();
-  private readonly dialogs = new ExtensionUiTracker();
+  private readonly dialogs: ExtensionUiTracker;
   private readonly navigations = new TreeNavigations();
 
   constructor(
     private readonly context: CheckerContext,
     private readonly maxInFlight: number,
-  ) {}
+  ) {
+    this.dialogs = new ExtensionUiTracker(dialogBookFor(context, 'daemon'));
+  }
 
   judge(message: InboundMessage): Verdict {
     const value = message.value;

@@ -1,6 +1,7 @@
 import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotocols.js';
 import { PiDaemonRpcChecker } from './checker.js';
+import { answerPiDaemonRpcMiss } from './replay-miss.js';
 import { guessFrameSender } from './frame-kinds.js';
 import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
 import { sniffPiDaemonFrame } from './sniff.js';
@@ -20,7 +21,7 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
       return new PiDaemonRpcChecker(context, maxInFlight);
     },
     // The framed command's id comes back on its response frame.
-    replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'] },
+    replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss } },
   };
 }
 

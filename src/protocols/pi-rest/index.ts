@@ -4,6 +4,7 @@ import type { SecretTracker } from '../../verdict/secret-tracker.js';
 import { redactSessionEnv, SESSION_ENV_VALUES, sessionEnvOf } from './session-env.js';
 import { classifyPiRest, guessPiRestSender, sniffPiRest } from './detection.js';
 import { PiRestChecker } from './pi-rest-checker.js';
+import { answerPiRestMiss, piRestRouteTemplate } from './replay-miss.js';
 
 /** The Pi daemon session API over HTTP (`/v1/...`): envelopes, tickets, sessions, blobs, schedules, dashboard. */
 export const piRestProtocol: ProtocolModule = {
@@ -24,6 +25,8 @@ export const piRestProtocol: ProtocolModule = {
     echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
     // Stored as keyed digests (redactForStorage): a recorded env value stands for any live one.
     writeOnlyFields: [SESSION_ENV_VALUES],
+    missAnswers: { http: answerPiRestMiss },
+    routeTemplate: piRestRouteTemplate,
   },
   redactForStorage(message: InboundMessage, secrets: SecretTracker): unknown {
     return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value, secrets) : undefined;

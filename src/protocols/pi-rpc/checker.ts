@@ -4,6 +4,7 @@ import type { Verdict } from '../../core/verdict.js';
 import type { CheckerContext, ProtocolChecker } from '../protocol.js';
 import { CommandLedger } from './command-ledger.js';
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from './command-types.js';
+import { dialogBookFor } from './dialog-book.js';
 import { EXTENSION_UI_REQUEST, ExtensionUiTracker } from './extension-ui.js';
 import { isRecord } from './json.js';
 import { findingFor, PI_RPC_RULES as R } from './rules.js';
@@ -16,9 +17,11 @@ import { schemaVerdict } from './schema-verdict.js';
  */
 export class PiRpcChecker implements ProtocolChecker {
   private readonly commands = new CommandLedger();
-  private readonly dialogs = new ExtensionUiTracker();
+  private readonly dialogs: ExtensionUiTracker;
 
-  constructor(private readonly context: CheckerContext) {}
+  constructor(private readonly context: CheckerContext) {
+    this.dialogs = new ExtensionUiTracker(dialogBookFor(context));
+  }
 
   judge(message: InboundMessage): Verdict {
     const value = message.value;

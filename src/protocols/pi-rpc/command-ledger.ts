@@ -84,13 +84,7 @@ export class CommandLedger {
     if (command === EXTENSION_UI_RESPONSE) return this.acknowledgement(base);
     if (key !== undefined) return this.answerById(key, command, base);
     if (command === PARSE_ERROR_COMMAND) return [];
-    if (response.error === IN_FLIGHT_CAPACITY_ERROR) {
-      // The daemon's rejection of a framed command names neither its id nor its type
-      // (its `deniedResponse` reads them off the frame, not the command), so it answers
-      // the oldest frame sent over the limit, if we saw one.
-      this.dropOldestOverLimit();
-      return [];
-    }
+    if (response.error === IN_FLIGHT_CAPACITY_ERROR) return this.capacityRejection(command, base);
     const index = this.withoutId.findIndex((entry) => entry.type === command);
     if (index >= 0) {
       this.withoutId.splice(index, 1);
@@ -174,19 +168,46 @@ export class CommandLedger {
     return entry;
   }
 
-  private dropOldestOverLimit(): void {
-    let oldest: { key?: string; index: number; order: number } | undefined;
+  /**
+   * The daemon's rejection of a framed command over its in-flight limit names neither the command's
+   * id nor its type (its `deniedResponse` reads them off the frame, not the command), so no client can
+   * tell which command failed: a daemon bug worth a warning. It most likely answers the oldest command
+   * sent over the limit; failing that (the daemon's limit is not the one we assumed), the one sent last,
+   * as the daemon rejects at once. That one is taken as answered.
+   */
+  private capacityRejection(command: unknown, base: string): Finding[] {
+    const overLimit = this.pick((entry) => entry.overLimit, 'oldest');
+    const likely = overLimit ?? this.pick(() => true, 'newest');
+    if (likely === undefined) {
+      return [findingFor(R.responseUncorrelatable, base, `the ${IN_FLIGHT_CAPACITY_ERROR} rejection carries no id and no command is in flight, so it answers nothing`)];
+    }
+    const { entry } = likely;
+    if (likely.key === undefined) this.withoutId.splice(likely.index, 1);
+    else this.take(likely.key, likely.index);
+    const which = entry.id === undefined ? `command ${describeType(entry.type)} (sent without id)` : `command ${describeType(entry.type)} with id ${JSON.stringify(entry.id)}`;
+    const why = overLimit ? 'the oldest sent over the in-flight limit' : 'the last one sent';
+    return [
+      findingFor(
+        R.responseUncorrelatable,
+        base,
+        `the ${IN_FLIGHT_CAPACITY_ERROR} rejection names command ${describeType(command)} and carries no id${entry.id === undefined ? '' : ' although the command had one'}, so the client cannot tell which command failed; it most likely answers ${which}, ${why}`,
+      ),
+    ];
+  }
+
+  /** The oldest (or newest) in-flight command that passes `test`, and where it is queued. */
+  private pick(test: (entry: InFlight) => boolean, which: 'oldest' | 'newest'): { entry: InFlight; key?: string; index: number } | undefined {
+    let found: { entry: InFlight; key?: string; index: number } | undefined;
+    const better = (entry: InFlight) => test(entry) && (found === undefined || (which === 'oldest' ? entry.order < found.entry.order : entry.order > found.entry.order));
     this.withoutId.forEach((entry, index) => {
-      if (entry.overLimit && (oldest === undefined || entry.order < oldest.order)) oldest = { index, order: entry.order };
+      if (better(entry)) found = { entry, index };
     });
     for (const [key, queue] of this.byId) {
       queue.forEach((entry, index) => {
-        if (entry.overLimit && (oldest === undefined || entry.order < oldest.order)) oldest = { key, index, order: entry.order };
+        if (better(entry)) found = { entry, key, index };
       });
     }
-    if (oldest === undefined) return;
-    if (oldest.key === undefined) this.withoutId.splice(oldest.index, 1);
-    else this.take(oldest.key, oldest.index);
+    return found;
   }
 }
 

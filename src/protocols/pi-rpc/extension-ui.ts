@@ -1,4 +1,5 @@
 import type { Finding } from '../../core/finding.js';
+import type { DialogBook } from './dialog-book.js';
 import { idKey } from './json.js';
 import { findingFor, PI_RPC_RULES as R } from './rules.js';
 
@@ -13,16 +14,24 @@ export const EXTENSION_UI_REQUEST = 'extension_ui_request';
 /**
  * The extension UI sub-protocol of one channel: `extension_ui_request` events from the agent and
  * the client's `extension_ui_response` answers, matched by `id`. Findings are warnings because
- * stock Pi ignores an answer it cannot use; the dialog then waits for its timeout or forever.
+ * the agent refuses or ignores an answer it cannot use; the dialog then waits for its timeout or
+ * forever. Requests are looked up in the channel's book (dialog-book.ts): its own on stock Pi, the
+ * session's on the daemon, where another connection may have seen the request.
  */
 export class ExtensionUiTracker {
-  private readonly open = new Map<string, unknown>();
-  private readonly closed = new Set<string>();
+  private readonly open: Map<string, unknown>;
+  private readonly closed: Set<string>;
+
+  constructor(private readonly book: DialogBook = { host: 'stdio', open: new Map(), closed: new Set() }) {
+    this.open = book.open;
+    this.closed = book.closed;
+  }
 
   /** Registers an `extension_ui_request` event. */
   request(event: Record<string, unknown>): void {
     const key = idKey(event.id);
-    if (key !== undefined) this.open.set(key, event.method);
+    // Every attachment of a daemon session sees the request; one already answered stays answered.
+    if (key !== undefined && !this.closed.has(key)) this.open.set(key, event.method);
   }
 
   /** Checks an `extension_ui_response`; `base` points at the response object inside its message. */
@@ -34,9 +43,7 @@ export class ExtensionUiTracker {
         findingFor(
           R.extensionUiUnknownRequest,
           `${base}/id`,
-          this.closed.has(key)
-            ? `extension UI request ${key} was already answered; stock Pi ignores this second answer`
-            : `no extension_ui_request with id ${key} was seen on this channel; stock Pi ignores the answer`,
+          this.unknownAnswer(key),
         ),
       ];
     }
@@ -53,6 +60,20 @@ export class ExtensionUiTracker {
       ];
     }
     return answerShape(method, response, base, key);
+  }
+
+  /** Why an answer to `key` goes nowhere, in the words of the agent on this channel. */
+  private unknownAnswer(key: string): string {
+    const again = this.closed.has(key);
+    if (this.book.host === 'stdio') {
+      return again
+        ? `extension UI request ${key} was already answered; stock Pi ignores this second answer`
+        : `no extension_ui_request with id ${key} was seen on this channel; stock Pi ignores the answer`;
+    }
+    const where = this.book.session === undefined ? 'this session' : `session ${JSON.stringify(this.book.session)}`;
+    return again
+      ? `extension UI request ${key} of ${where} was already answered; the daemon refuses this second answer with unknown_ui_request`
+      : `no extension_ui_request with id ${key} was issued in ${where} on any connection of this recording; the daemon refuses the answer with unknown_ui_request`;
   }
 }
 

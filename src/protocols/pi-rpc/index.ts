@@ -1,5 +1,6 @@
 import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
+import { answerPiRpcMiss } from './replay-miss.js';
 import { guessPiRpcSender, sniffPiRpc } from './sniff.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
 
@@ -24,7 +25,7 @@ export const piRpcProtocol: ProtocolModule = {
     return new PiRpcChecker(context);
   },
   // A command's optional `id` comes back on its response.
-  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'] },
+  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'], missAnswers: { message: answerPiRpcMiss } },
 };
 
 export { PiRpcChecker } from './checker.js';

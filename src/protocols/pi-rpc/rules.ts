@@ -41,6 +41,11 @@ export const PI_RPC_RULES = {
     severity: 'error',
     summary: 'a response without id must answer an id-less command of the same type that is still in flight',
   },
+  responseUncorrelatable: {
+    id: 'response-uncorrelatable',
+    severity: 'warning',
+    summary: "a response that names no command a client could match (the daemon's rpc_in_flight_capacity rejection, sent without the command's id); the finding names the command it most likely answers",
+  },
   duplicateCommandId: {
     id: 'duplicate-command-id',
     severity: 'warning',
@@ -54,7 +59,8 @@ export const PI_RPC_RULES = {
   extensionUiUnknownRequest: {
     id: 'extension-ui-unknown-request',
     severity: 'warning',
-    summary: 'an extension_ui_response must answer an extension_ui_request seen on this channel and not answered yet (stock Pi ignores unknown ids)',
+    summary:
+      'an extension_ui_response must answer an extension_ui_request not answered yet: of its channel on stock Pi (which ignores unknown ids), of its session on any connection on the daemon (which refuses them)',
   },
   extensionUiNotDialog: {
     id: 'extension-ui-not-dialog',

@@ -1,6 +1,7 @@
 import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { classifyNdjson } from './ndjson-shape.js';
 import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
+import { answerNdjsonMiss } from './replay-miss.js';
 
 /** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
 export const unixNdjsonProtocol: ProtocolModule = {
@@ -29,7 +30,7 @@ export const unixNdjsonProtocol: ProtocolModule = {
     return new UnixNdjsonChecker(context.registry);
   },
   // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
-  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'] },
+  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss } },
 };
 
 export { UnixNdjsonChecker } from './unix-ndjson-checker.js';

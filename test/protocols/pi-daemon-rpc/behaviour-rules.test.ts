@@ -117,10 +117,35 @@ describe('pi-daemon-rpc behaviour rules: one negative each, with rule id and poi
     const verdict = c.client(command({ id: 'c8', type: 'get_state' }));
     expect(verdict.status).toBe('valid');
     expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'in-flight-limit-exceeded', severity: 'warning', pointer: '' })]);
-    // The daemon's rejection of a framed command carries neither id nor type; it answers the over-limit frame.
-    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([]);
+    // The daemon's rejection of a framed command carries neither id nor type: a warning that names the
+    // over-limit command it answers, which then counts as answered.
+    const rejection = c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' }));
+    expect(rejection.status).toBe('valid');
+    expect(rejection.findings).toEqual([
+      expect.objectContaining({
+        rule: 'response-uncorrelatable',
+        severity: 'warning',
+        pointer: '/response',
+        message: expect.stringContaining(`command 'get_state' with id "c8", the oldest sent over the in-flight limit`),
+      }),
+    ]);
     for (let i = 0; i < 8; i++) c.server(response({ id: `c${i}`, command: 'get_state' }));
     expect(c.end()).toEqual([]);
+  });
+
+  it('response-uncorrelatable: a capacity rejection below the assumed limit names the command sent last', () => {
+    const c = attached();
+    c.client(command({ id: 'first', type: 'get_state' }));
+    c.client(command({ id: 'second', type: 'prompt', message: 'hi' }));
+    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining(`command 'prompt' with id "second", the last one sent`) }),
+    ]);
+    c.server(response({ id: 'first', command: 'get_state' }));
+    expect(c.end()).toEqual([]);
+    // With nothing in flight it answers nothing, and says so.
+    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining('no command is in flight') }),
+    ]);
   });
 
   it('in-flight-limit-exceeded: the limit comes from the module options', () => {

@@ -113,6 +113,16 @@ describe('pi-rpc behaviour rules: one negative each, with rule id and pointer', 
     expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'extension-ui-ack-unexpected', severity: 'warning', pointer: '/command' })]);
   });
 
+  it('response-uncorrelatable: a capacity rejection without id on a raw channel names the command it answers', () => {
+    const c = channel();
+    c.client({ id: 'p', type: 'prompt', message: 'hi' });
+    const verdict = c.server({ type: 'response', command: 'unknown', success: false, error: 'rpc_in_flight_capacity' });
+    expect(verdict.findings).toEqual([
+      expect.objectContaining({ rule: 'response-uncorrelatable', severity: 'warning', pointer: '', message: expect.stringContaining(`command 'prompt' with id "p"`) }),
+    ]);
+    expect(c.end()).toEqual([]);
+  });
+
   it('bash-update-unknown-command: a bash_execution_update for an id that was not a bash command', () => {
     const c = channel();
     c.client({ id: 'g', type: 'get_state' });
@@ -140,6 +150,7 @@ describe('pi-rpc behaviour rules: one negative each, with rule id and pointer', 
       'response-already-answered',
       'response-command-mismatch',
       'response-missing-id',
+      'response-uncorrelatable',
       'response-unknown-id',
       'response-unmatched',
       'wrong-direction',

@@ -1,0 +1,99 @@
+import { once } from 'node:events';
+import { Command, Option } from 'commander';
+import type { Severity } from '../core/finding.js';
+import { UsageError } from '../core/errors.js';
+import type { FindingFilter, FindingListRow } from '../store/recording-reader.js';
+import type { CommandResult } from './command-result.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { styleFor, type Style } from './style.js';
+
+const SEVERITIES: readonly Severity[] = ['error', 'warning'];
+/** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * `proxy findings`: every finding of a recording in one list, streamed, with filters and a CI gate.
+ * A command of its own rather than `show --findings`: it has its own filters and its own exit code
+ * (`--fail-on`), which `show`, a plain viewer that always exits 0, has no place for.
+ */
+export function findingsCommand(result: CommandResult): Command {
+  return new Command('findings')
+    .description('list every finding of a recording: exchange, message, rule, severity, pointer and text')
+    .argument('<recording>', 'a recording file (.db or .ndjson)')
+    .option('--rule <id>', 'only findings of this rule (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .addOption(new Option('--severity <severity>', 'only findings of this severity').choices(SEVERITIES))
+    .option('--exchange <id>', 'only findings of this exchange')
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a listed finding is of this severity or worse (error > warning)').choices(SEVERITIES))
+    .option('--json', 'print one JSON document: {recording, findings, totals}')
+    .action(async (file: string, options: { rule?: string[]; severity?: Severity; exchange?: string; failOn?: Severity; json?: boolean }) => {
+      const filter: FindingFilter = { rules: options.rule, severity: options.severity };
+      if (options.exchange !== undefined) {
+        const id = Number(options.exchange);
+        if (!Number.isInteger(id) || id < 1) throw new UsageError(`--exchange '${options.exchange}' is not an exchange id`);
+        filter.exchange = id;
+      }
+      // The store loads only when the command runs (fast CLI start).
+      const { openRecording } = await import('../export/open-recording.js');
+      const reader = openRecording(file);
+      const totals = { findings: 0, errors: 0, warnings: 0 };
+      try {
+        const out = new ChunkedOutput();
+        const style = styleFor(process.stdout);
+        if (options.json) await out.write(`{"recording":${JSON.stringify(file)},"findings":[`);
+        for (const row of reader.findings(filter)) {
+          totals.findings++;
+          if (row.severity === 'error') totals.errors++;
+          else totals.warnings++;
+          await out.write(options.json ? (totals.findings > 1 ? ',' : '') + JSON.stringify(jsonOf(row)) : textOf(row, style) + '\n');
+        }
+        await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${totals.findings} findings (${totals.errors} errors, ${totals.warnings} warnings)\n`);
+        await out.flush();
+      } finally {
+        reader.close();
+      }
+      const failing = options.failOn === 'warning' ? totals.findings : options.failOn === 'error' ? totals.errors : 0;
+      result.code = failing > 0 ? EXIT_FINDINGS : EXIT_OK;
+    });
+}
+
+/** `#3 POST /agent  12 ← TOOL_CALL_ARGS  error tool-call-args-unknown at /delta: …` */
+function textOf(row: FindingListRow, style: Style): string {
+  const request = `${row.method ?? ''} ${row.path ?? ''}`.trim() || row.transport;
+  const severity = row.severity === 'error' ? style.red('error') : style.yellow('warning');
+  return `#${row.exchange} ${request}  ${row.seq} ${row.sender === 'client' ? '→' : '←'} ${row.label}  ${severity} ${row.rule} at ${row.pointer || '/'}: ${row.message}`;
+}
+
+/** The stable `findings --json` entry; scripts depend on these names. */
+function jsonOf(row: FindingListRow) {
+  return {
+    exchange: row.exchange,
+    transport: row.transport,
+    protocol: row.protocol,
+    method: row.method,
+    path: row.path,
+    seq: row.seq,
+    sender: row.sender,
+    label: row.label,
+    rule: row.rule,
+    severity: row.severity,
+    pointer: row.pointer,
+    message: row.message,
+  };
+}
+
+/** Gathers output into chunks and waits for stdout to drain, so a long list streams with flat memory. */
+class ChunkedOutput {
+  private pending = '';
+
+  async write(text: string): Promise<void> {
+    this.pending += text;
+    if (this.pending.length >= CHUNK_CHARS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending === '') return;
+    const chunk = this.pending;
+    this.pending = '';
+    if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+  }
+}

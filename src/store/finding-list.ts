@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+import type { Severity } from '../core/finding.js';
+
+/** Which findings to list; every field narrows the list, none means all. */
+export interface FindingFilter {
+  /** Only these rule ids. */
+  rules?: readonly string[];
+  /** Only findings of this severity. */
+  severity?: Severity;
+  /** Only findings of this exchange. */
+  exchange?: number;
+}
+
+/** One finding with where it is: its exchange and message. */
+export interface FindingListRow {
+  exchange: number;
+  transport: string;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  seq: number;
+  sender: 'client' | 'server';
+  /** The message's type (`RUN_STARTED`, `response:get_state`, `session/prompt` …), or its channel or carrier. */
+  label: string;
+  rule: string;
+  severity: Severity;
+  pointer: string;
+  message: string;
+}
+
+/** A string field of the stored JSON, when it is one (json_extract would hand out objects as JSON text). */
+const field = (path: string) => `CASE WHEN json_type(m.json, '${path}') = 'text' THEN json_extract(m.json, '${path}') END`;
+
+/**
+ * Every finding with its exchange and message, in one query streamed row by row, so that a recording
+ * of hundreds of thousands of messages is listed with flat memory and no query per finding. The
+ * message's label is read from its stored JSON by SQLite (as messageLabel reads it: a frame's kind
+ * with the type inside, else type, method, operation or event), not parsed in JavaScript.
+ */
+const FINDING_LIST_SQL = `
+  SELECT f.exchange_id AS exchange, e.transport, e.protocol, e.method, e.path, m.seq, m.sender,
+    coalesce(
+      CASE WHEN m.json IS NOT NULL AND json_valid(m.json) THEN coalesce(
+        ${field('$.kind')} || coalesce(':' || coalesce(${field('$.event.type')}, ${field('$.response.type')}, ${field('$.command.type')}), ''),
+        ${field('$.type')}, ${field('$.method')}, ${field('$.operation')}, ${field('$.event')}
+      ) END,
+      m.channel, m.carrier) AS label,
+    f.rule, f.severity, f.pointer, f.message
+  FROM findings f
+  JOIN messages m ON m.id = f.message_id
+  JOIN exchanges e ON e.id = f.exchange_id
+  WHERE (@severity IS NULL OR f.severity = @severity)
+    AND (@exchange IS NULL OR f.exchange_id = @exchange)
+    AND (@rules IS NULL OR f.rule IN (SELECT value FROM json_each(@rules)))
+  ORDER BY f.exchange_id, m.seq, f.id`;
+
+export function prepareFindingList(db: Database.Database): (filter: FindingFilter) => IterableIterator<FindingListRow> {
+  const statement = db.prepare(FINDING_LIST_SQL);
+  return (filter) =>
+    statement.iterate({
+      severity: filter.severity ?? null,
+      exchange: filter.exchange ?? null,
+      rules: filter.rules && filter.rules.length > 0 ? JSON.stringify(filter.rules) : null,
+    }) as IterableIterator<FindingListRow>;
+}

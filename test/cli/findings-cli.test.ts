@@ -1,0 +1,118 @@
+/**
+ * `proxy findings`: every finding of a recording in one list, driven through the built CLI on a
+ * recording written by hand (NDJSON, then imported to .db for the large case).
+ */
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ndjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { scratch, useCleanups } from '../replay/replay-helpers.js';
+import { runCli } from './run-cli.js';
+
+useCleanups();
+
+const leak = (pointer: string) => ({ rule: 'secret-leak', severity: 'error' as const, pointer, message: "the value of write-only env key 'TOKEN' appears in a server message" });
+const late = { rule: 'response-uncorrelatable', severity: 'warning' as const, pointer: '/response', message: 'the rpc_in_flight_capacity rejection carries no id' };
+const schema = { rule: 'schema', severity: 'error' as const, pointer: '/type', message: 'must be equal to one of the allowed values' };
+
+const EXCHANGES: HandExchange[] = [
+  {
+    transport: 'sse',
+    protocol: 'agui',
+    method: 'POST',
+    path: '/agent',
+    status: 200,
+    messages: [
+      { sender: 'client', json: { threadId: 't', runId: 'r', messages: [] } },
+      { sender: 'server', json: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } },
+      { sender: 'server', json: { type: 'BOGUS' }, findings: [schema] },
+    ],
+  },
+  { transport: 'http', protocol: 'pi-rest', method: 'GET', path: '/v1/capabilities', status: 200, messages: [{ sender: 'server', json: { ok: true } }] },
+  {
+    transport: 'ws',
+    protocol: 'pi-daemon-rpc',
+    method: 'GET',
+    path: '/v1/session/pd-x/rpc',
+    status: 101,
+    messages: [
+      { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'bash', command: 'env' } } },
+      { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'bash', success: true, data: { output: 'x' } } }, findings: [leak('/response/data/output'), leak('/response/data/again')] },
+      { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'unknown', success: false, error: 'rpc_in_flight_capacity' } }, findings: [late] },
+    ],
+  },
+];
+
+function recording(exchanges = EXCHANGES): string {
+  const file = scratch().file('findings.ndjson');
+  writeFileSync(file, ndjsonRecording(exchanges));
+  return file;
+}
+
+describe('proxy findings', () => {
+  it('lists every finding: exchange and message, severity and rule, pointer, text; then the totals; exit 0', async () => {
+    const done = await runCli(['findings', recording()]);
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(done.stdout.split('\n')).toEqual([
+      '#1 POST /agent  3 ← BOGUS  error schema at /type: must be equal to one of the allowed values',
+      "#3 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/output: the value of write-only env key 'TOKEN' appears in a server message",
+      "#3 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/again: the value of write-only env key 'TOKEN' appears in a server message",
+      '#3 GET /v1/session/pd-x/rpc  3 ← response:response  warning response-uncorrelatable at /response: the rpc_in_flight_capacity rejection carries no id',
+      '4 findings (3 errors, 1 warnings)',
+      '',
+    ]);
+  });
+
+  it('filters by rule (repeatable), severity and exchange; --json is one document with totals', async () => {
+    const file = recording();
+    const byRule = await runCli(['findings', file, '--rule', 'schema', '--rule', 'response-uncorrelatable', '--json']);
+    expect(byRule.code).toBe(0);
+    const doc = JSON.parse(byRule.stdout);
+    expect(doc.recording).toBe(file);
+    expect(doc.findings).toEqual([
+      { exchange: 1, transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', seq: 3, sender: 'server', label: 'BOGUS', ...schema },
+      { exchange: 3, transport: 'ws', protocol: 'pi-daemon-rpc', method: 'GET', path: '/v1/session/pd-x/rpc', seq: 3, sender: 'server', label: 'response:response', ...late },
+    ]);
+    expect(doc.totals).toEqual({ findings: 2, errors: 1, warnings: 1 });
+    const warnings = JSON.parse((await runCli(['findings', file, '--severity', 'warning', '--json'])).stdout);
+    expect(warnings.findings.map((f: { rule: string }) => f.rule)).toEqual(['response-uncorrelatable']);
+    const one = JSON.parse((await runCli(['findings', file, '--exchange', '1', '--json'])).stdout);
+    expect(one.totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
+  });
+
+  it('--fail-on exits 1 when a listed finding is at or above the severity, for a CI gate', async () => {
+    const file = recording();
+    expect((await runCli(['findings', file, '--fail-on', 'error'])).code).toBe(1);
+    expect((await runCli(['findings', file, '--fail-on', 'warning'])).code).toBe(1);
+    // Only warnings listed: no error to fail on, but a warning gate still fails.
+    expect((await runCli(['findings', file, '--severity', 'warning', '--fail-on', 'error'])).code).toBe(0);
+    expect((await runCli(['findings', file, '--rule', 'response-uncorrelatable', '--fail-on', 'warning'])).code).toBe(1);
+    // A clean recording passes either gate.
+    const clean = recording([EXCHANGES[1]]);
+    const done = await runCli(['findings', clean, '--fail-on', 'warning']);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('0 findings (0 errors, 0 warnings)\n');
+  });
+
+  it('a bad option is one line on stderr and exit 2', async () => {
+    const file = recording();
+    const badSeverity = await runCli(['findings', file, '--fail-on', 'fatal']);
+    expect(badSeverity.code).toBe(2);
+    expect(badSeverity.stderr.trim().split('\n')).toHaveLength(1);
+    const badExchange = await runCli(['findings', file, '--exchange', 'x']);
+    expect(badExchange.code).toBe(2);
+    expect(badExchange.stderr).toBe("proxy: --exchange 'x' is not an exchange id\n");
+  });
+
+  it('streams a long list: 30,000 findings from a .db, every one listed once', async () => {
+    const messages = Array.from({ length: 30_000 }, (_, i) => ({ sender: 'server' as const, json: { type: 'TEXT_MESSAGE_CONTENT', delta: String(i) }, findings: [{ ...schema, pointer: `/n${i}` }] }));
+    const file = recording([{ transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200, messages }]);
+    const db = file.replace(/\.ndjson$/, '.db');
+    expect((await runCli(['import', file, '--out', db])).code).toBe(0);
+    const done = await runCli(['findings', db, '--json']);
+    expect(done.code).toBe(0);
+    const doc = JSON.parse(done.stdout);
+    expect(doc.totals).toEqual({ findings: 30_000, errors: 30_000, warnings: 0 });
+    expect(doc.findings.map((f: { seq: number }) => f.seq)).toEqual(Array.from({ length: 30_000 }, (_, i) => i + 1));
+  });
+});
