@@ -99,7 +99,8 @@ function printExchanges(file: string, reader: RecordingReader, exchanges: ShowEx
     e.invalid > 0 ? style.red(`${e.invalid} invalid`) : style.green('ok'),
     e.outcome ?? 'open',
   ]);
-  lines.push(...table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...rows]));
+  // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
+  for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...rows])) lines.push(line);
   lines.push(`${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings`);
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -134,6 +135,6 @@ function labelOf(m: MessageRow): string {
 function table(rows: string[][]): string[] {
   // eslint-disable-next-line no-control-regex
   const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => visible(r[i]))));
+  const widths = rows[0].map((_, i) => rows.reduce((widest, r) => Math.max(widest, visible(r[i])), 0));
   return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - visible(cell))).join('  ').trimEnd());
 }

@@ -6,7 +6,8 @@ const MAX_VALUE = 100;
 /** The human diff: grouped by exchange, changed messages with their pointers, one equal message of context each side. */
 export function renderText(report: DiffReport, style: Style): string {
   const out: string[] = [style.dim(`--- a ${report.a.file}`), style.dim(`+++ b ${report.b.file}`)];
-  for (const e of report.exchanges) out.push(...exchangeLines(e, style));
+  // Line by line: an exchange can have hundreds of thousands of lines, too many to spread into push().
+  for (const e of report.exchanges) for (const line of exchangeLines(e, style)) out.push(line);
   out.push(summaryLine(report, style));
   return out.join('\n') + '\n';
 }
@@ -41,7 +42,7 @@ function exchangeLines(e: ExchangeDiff, style: Style): string[] {
   for (const m of e.messages) {
     if (onlyVerdicts && !m.verdict) continue;
     if (m.before && m.before !== lastContext && !onlyVerdicts) lines.push(style.dim(`      ${messageTitle(m.before)}`));
-    lines.push(...messageLines(m, style));
+    for (const line of messageLines(m, style)) lines.push(line);
     if (m.after && !onlyVerdicts) {
       lines.push(style.dim(`      ${messageTitle(m.after)}`));
       lastContext = m.after;

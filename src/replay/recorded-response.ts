@@ -45,7 +45,7 @@ export async function playRecordedResponse(
   }
 
   // Paced from the moment the recorded request had fully arrived.
-  const anchorMs = Math.max(exchange.startedMs, ...exchange.messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+  const anchorMs = exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
   const messages = serverMessagesOf(exchange);
   const headers = recordedResponseHeaders(exchange, substitution);
   const stopped = new AbortController();
