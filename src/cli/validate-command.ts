@@ -5,6 +5,7 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from './style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
+import { count } from '../core/plural.js';
 
 export function validateCommand(result: CommandResult): Command {
   return new Command('validate')
@@ -42,9 +43,9 @@ function printReport(report: ValidationReport, style: Style): void {
   }
   const s = report.summary;
   out.push(
-    `${s.messages} messages (${report.protocols.join(', ') || 'unknown protocol'}): ` +
+    `${count(s.messages, 'message')} (${report.protocols.join(', ') || 'unknown protocol'}): ` +
       `${style.green(`${s.valid} valid`)}, ${s.invalid > 0 ? style.red(`${s.invalid} invalid`) : '0 invalid'}, ${s.unchecked} unchecked; ` +
-      `${s.errors} errors, ${s.warnings} warnings`,
+      `${count(s.errors, 'error')}, ${count(s.warnings, 'warning')}`,
   );
   process.stdout.write(out.join('\n') + '\n');
 }

@@ -1,5 +1,6 @@
 import type { Style } from '../cli/style.js';
 import type { DiffReport, ExchangeDiff, ExchangeRef, MessageDiff, MessageRef, ValueChange } from './diff-report.js';
+import { count } from '../core/plural.js';
 
 const MAX_VALUE = 100;
 
@@ -15,7 +16,7 @@ export function renderText(report: DiffReport, style: Style): string {
 export function summaryLine(report: DiffReport, style: Style): string {
   const s = report.summary;
   const how = report.options.semantic ? ' (semantic)' : '';
-  if (report.equal) return style.green(`equal after normalization${how}: ${s.exchanges.equal} exchanges, ${report.a.messages}/${report.b.messages} messages`);
+  if (report.equal) return style.green(`equal after normalization${how}: ${count(s.exchanges.equal, 'exchange')}, ${report.a.messages}/${report.b.messages} messages`);
   const parts = [`${s.exchanges.changed} changed`, `${s.exchanges.added} added`, `${s.exchanges.removed} removed`, `${s.exchanges.equal} equal`];
   const msgs = `messages: ${s.messages.changed} changed, ${s.messages.added} added, ${s.messages.removed} removed`;
   const regress = s.regressions > 0 ? style.red(`${s.regressions} regression${s.regressions === 1 ? '' : 's'}`) : '0 regressions';

@@ -6,7 +6,7 @@ import { offeredProtocols } from '../capture/ws-relay.js';
 import { writeProxyError } from '../capture/ws-rejection.js';
 import { missMessage } from './http-responder.js';
 import { reportedRequest } from './miss-report.js';
-import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
+import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
 import { WsConversation, type FrameMiss } from './ws-conversation.js';
 import { describeFrame, FrameCorrelator } from './ws-frames.js';
@@ -60,7 +60,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   }
   const { exchange, reused } = result;
   context.ledger.markUsed(exchange.id);
-  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused };
+  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused, ...recordingCut(exchange.errorCode) };
   const unsendable = recordedHeadProblem(exchange);
   if (unsendable !== undefined) {
     writeProxyError(socket, 500, 'replay_failed', `exchange ${exchange.id} cannot be replayed: its recorded answer is not valid HTTP: ${unsendable}`);

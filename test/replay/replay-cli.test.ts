@@ -170,7 +170,7 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(0);
     expect(done.stdout).toContain(`recorded to ${missesFile}`);
-    expect(done.stdout).toContain(`1 forwarded misses recorded to ${missesFile}`);
+    expect(done.stdout).toContain(`1 forwarded miss recorded to ${missesFile}`);
     const misses = RecordingReader.open(missesFile);
     try {
       expect(misses.exchanges()).toMatchObject([{ id: 1, method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' }]);
