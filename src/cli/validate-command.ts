@@ -16,14 +16,15 @@ export function validateCommand(result: CommandResult): Command {
     .option('--json', 'print a machine-readable report')
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
+        import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
       const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
-      if (options.json) process.stdout.write(JSON.stringify(report) + '\n');
+      if (options.json) await writeReportJson(report, (text) => (process.stdout.write(text) ? true : new Promise((resolve) => process.stdout.once('drain', resolve))));
       else printReport(report, styleFor(process.stdout));
       result.code = report.summary.invalid > 0 ? EXIT_FINDINGS : EXIT_OK;
     });

@@ -81,3 +81,29 @@ describe('large inputs', () => {
     expect(text).toContain(`~ ${MANY} ← TEXT_MESSAGE_CONTENT`);
   });
 });
+
+describe('validate --json in pieces', () => {
+  it('writes the same text as JSON.stringify of the report, in chunks of bounded size, waiting when told to', async () => {
+    const { writeReportJson } = await import('../../src/validate/report-json.js');
+    const messages = Array.from({ length: 30_000 }, (_, index) => ({
+      index,
+      line: index + 1,
+      stream: 'f.ndjson',
+      protocol: 'agui' as const,
+      sender: 'server' as const,
+      label: 'TEXT_MESSAGE_CONTENT',
+      verdict: { status: 'valid' as const, findings: [], schemaRef: 'https://ag-ui.com/spec/draft/schema.json#/$defs/TextMessageContentEvent' },
+    }));
+    const report = { file: 'f.ndjson', format: 'ndjson' as const, protocols: ['agui' as const], messages, summary: { messages: 30_000, valid: 30_000, invalid: 0, unchecked: 0, errors: 0, warnings: 0 } };
+    const chunks: string[] = [];
+    let waits = 0;
+    await writeReportJson(report, (text) => {
+      chunks.push(text);
+      return chunks.length % 2 === 0 ? Promise.resolve().then(() => void waits++) : true;
+    });
+    expect(chunks.join('')).toBe(JSON.stringify(report) + '\n');
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(2 * (1 << 20));
+    expect(waits).toBeGreaterThan(0);
+  });
+});
