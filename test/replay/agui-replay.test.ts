@@ -11,6 +11,7 @@ import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, typ
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
 import { expectSameRecording, onCleanup, record, replay, rewrite, scratch, useCleanups, within } from './replay-helpers.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
 
 useCleanups();
@@ -445,7 +446,9 @@ describe('proxy replay: ids the client mints', () => {
     await first.finish();
 
     const served = await replay(first.out);
-    const replayed = await chat(`${served.url}/agent`, 'live');
+    const second = await record(served.url);
+    const replayed = await chat(`${second.url}/agent`, 'live');
+    await second.finish();
 
     expect(served.misses()).toEqual([]);
     expect(served.unused()).toEqual([]);
@@ -455,5 +458,7 @@ describe('proxy replay: ids the client mints', () => {
     expect(replayed).toEqual(rewrite(recorded, ids));
     expect(JSON.stringify(replayed)).not.toContain('rec-');
     expect(replayed.map((m) => m.id)).toEqual(['live-1', 'a-1', 'live-3', 'live-4', 'a-4']);
+    // diff sees the two sessions as one: the minted ids are compared by where they first appear.
+    expect(diffRecordingFiles(first.out, second.out).exchanges).toEqual([]);
   });
 });
