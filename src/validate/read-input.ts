@@ -102,7 +102,11 @@ function readNdjson(file: string, text: string): SourceStream {
     } catch (cause) {
       throw new InputError('E_INPUT_MALFORMED', `${file}:${i + 1}: not valid JSON: ${(cause as Error).message}`, { file, line: i + 1, cause });
     }
-    messages.push({ ...toSourceMessage(value, messages.length, i + 1), text: line, carrier: 'line' });
+    // Built in one go, not spread: a million spread copies cost hundreds of megabytes more.
+    const message = toSourceMessage(value, messages.length, i + 1);
+    message.text = line;
+    message.carrier = 'line';
+    messages.push(message);
   }
   return { label: file, messages };
 }
