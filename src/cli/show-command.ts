@@ -128,7 +128,7 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
   const ending = outcomeText(exchange.outcome, exchange.errorCode) + (exchange.outcome !== 'complete' && exchange.errorMessage ? ` (${exchange.errorMessage})` : '');
   const lines = [
     `#${exchange.id} ${request ? request + ' ' : ''}${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${ending}`,
-    `  ${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}; starts ${ms(exchange.startedMs)} into the recording`,
+    `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
     // One clock for a message's time, the inspector's: from the start of its exchange.
     style.dim(`   seq  since exchange start`),
   ];
