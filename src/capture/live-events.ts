@@ -14,6 +14,9 @@ export type LiveEvent =
       outcome: string;
       messages: number;
       invalid: number;
+      unchecked: number;
+      /** Why it did not complete (`E_CLIENT_ABORTED`, `E_PROXY_SHUTDOWN` …), when it did not. */
+      errorCode?: string;
       durationMs: number;
       tOffsetMs: number;
       /** False once recording has stopped (a write failed): the exchange was forwarded but is not, or not all, in the file. */

@@ -21,6 +21,7 @@ import { UnparsedWriteOnly } from './unparsed-write-only.js';
 import { FieldRedactor } from './field-redaction.js';
 import { QueryRedactor } from './query-redaction.js';
 import { jsonParseCost } from '../core/json-parse-cost.js';
+import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { parseBudgetBytes } from './recorder-memory.js';
 import type { RecordingTotals } from './start-recorder.js';
 
@@ -148,6 +149,7 @@ export class ExchangeRecording implements ExchangeSink {
   private ended = false;
   messages = 0;
   invalid = 0;
+  unchecked = 0;
   status?: number;
   transport: ExchangeStart['transport'];
 
@@ -278,6 +280,7 @@ export class ExchangeRecording implements ExchangeSink {
     });
     this.last = { id, verdict };
     this.messages++;
+    if (verdict.status === 'unchecked') this.unchecked++;
     if (verdict.status === 'invalid') {
       this.invalid++;
       this.recorder.options.listener?.({
@@ -298,13 +301,15 @@ export class ExchangeRecording implements ExchangeSink {
     this.ended = true;
     const tOffsetMs = at ?? this.recorder.clock.now();
     // A proxy-level failure (upstream unreachable) says nothing about the protocol: no stream rules.
-    if (this.judge && this.protocol?.checkerScope !== 'recording' && end.outcome !== 'error') {
+    // Nor does a stream the client or the proxy's shutdown cut short: the agent was still sending.
+    if (this.judge && this.protocol?.checkerScope !== 'recording' && end.outcome !== 'error' && !cutByClientOrProxy(end.errorCode)) {
       const findings = this.judge.end(end.outcome === 'complete' ? 'complete' : 'aborted');
       if (findings.length > 0 && this.last) {
         const before = this.last.verdict;
         const after = withFindings(before, findings);
         this.recorder.options.writer.addFindings(this.last.id, this.id, findings, after);
         if (before.status !== 'invalid' && after.status === 'invalid') this.invalid++;
+        if (before.status === 'unchecked' && after.status !== 'unchecked') this.unchecked--;
         this.last.verdict = after;
       }
     }
@@ -320,6 +325,8 @@ export class ExchangeRecording implements ExchangeSink {
       outcome: end.outcome,
       messages: this.messages,
       invalid: this.invalid,
+      unchecked: this.unchecked,
+      ...(end.errorCode !== undefined ? { errorCode: end.errorCode } : {}),
       durationMs: tOffsetMs - this.startedMs,
       tOffsetMs,
       stored: this.recorder.options.writer.failure === undefined,

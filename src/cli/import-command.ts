@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
+import { totalsText } from './totals-text.js';
 
 export function importCommand(result: CommandResult): Command {
   return new Command('import')
@@ -12,7 +13,7 @@ export function importCommand(result: CommandResult): Command {
       // The store loads only when the command runs (fast CLI start).
       const { importNdjsonFile } = await import('../export/ndjson-import.js');
       const totals = importNdjsonFile(file, options.out, { overwrite: options.overwrite });
-      process.stdout.write(`${options.out}: ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings\n`);
+      process.stdout.write(`${options.out}: ${totalsText(totals)}\n`);
       result.code = EXIT_OK;
     });
 }

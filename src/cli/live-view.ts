@@ -1,6 +1,10 @@
 import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../capture/live-events.js';
 import type { RecordingTotals } from '../capture/start-recorder.js';
 import type { Style } from './style.js';
+import { totalsText } from './totals-text.js';
+import { exchangeVerdict } from '../core/exchange-verdict.js';
+import { outcomeText } from '../core/exchange-ending.js';
+import { styledVerdict } from './verdict-text.js';
 
 export interface LiveViewOptions {
   json: boolean;
@@ -58,7 +62,7 @@ export function createLiveView(options: LiveViewOptions): LiveView {
 
 /** The status line: running totals, and, once recording has stopped, that it has. */
 export function statusText(t: RecordingTotals, stopped: RecordingStopped['reason'] | undefined, style: Style): string {
-  const totals = style.dim(`[${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings]`);
+  const totals = style.dim(`[${totalsText(t, ' · ')}]`);
   if (stopped === undefined) return totals;
   return `${totals} ${style.red(stopped === 'write-failed' ? 'recording stopped: a write failed' : 'recording stopped: the recorder ended')}`;
 }
@@ -81,8 +85,8 @@ export function formatEvent(event: LiveEvent, options: Pick<LiveViewOptions, 'st
     return `${time}    ${style.red('✗')} #${event.exchangeId} ${event.sender === 'client' ? '→' : '←'} ${event.label} ${style.red('invalid')}: ${first ? `${first.rule} at ${first.pointer || '/'}: ${first.message}` : ''}${more}`;
   }
   const status = event.status === undefined ? '---' : event.status >= 400 ? style.red(String(event.status)) : String(event.status);
-  const verdict = event.invalid > 0 ? style.red(`${event.invalid} invalid`) : style.green('valid');
-  const outcome = event.outcome === 'complete' ? '' : ` ${style.yellow(event.outcome)}`;
+  const verdict = styledVerdict(exchangeVerdict(event), style);
+  const outcome = event.outcome === 'complete' ? '' : ` ${style.yellow(outcomeText(event.outcome, event.errorCode))}`;
   const what = `${event.method ?? ''} ${event.path ?? ''}`.trim();
   const unstored = event.stored === false ? ` ${style.red('not stored')}` : '';
   return `${time} #${event.exchangeId} ${style.bold(what)} ${status} ${event.transport}${event.protocol ? `/${event.protocol}` : ''} ${event.messages} msg ${verdict}${outcome}${unstored} ${style.dim(`${Math.round(event.durationMs)}ms`)}`;

@@ -13,6 +13,7 @@ import { warnIfReachable } from './exposure-warning.js';
 import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../capture/live-events.js';
+import { totalsText } from './totals-text.js';
 
 interface RecordOptions {
   target?: string;
@@ -157,7 +158,7 @@ export function recordCommand(result: CommandResult): Command {
         process.stdout.write(JSON.stringify({ event: 'summary', signal, ...final, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');
       } else {
         process.stdout.write(
-          `stopped (${signal}): ${final.exchanges} exchanges, ${final.messages} messages, ${final.invalid} invalid, ${final.findings} findings -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`,
+          `stopped (${signal}): ${totalsText(final)} -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`,
         );
       }
       if (error) throw error;

@@ -6,6 +6,11 @@ import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from './style.js';
+import { totalsText } from './totals-text.js';
+import { exchangeVerdict, type ExchangeVerdict } from '../core/exchange-verdict.js';
+import { endedBy, outcomeText, type EndedBy } from '../core/exchange-ending.js';
+import { styledVerdict } from './verdict-text.js';
+import { count } from '../core/plural.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -17,7 +22,12 @@ export interface ShowExchange {
   status: number | null;
   messages: number;
   invalid: number;
+  unchecked: number;
+  /** The verdict summary every command prints (`valid`, `unchecked`, `2 invalid` …; see exchangeVerdict). */
+  verdict: string;
   outcome: string | null;
+  /** Who ended an exchange that did not complete: `client`, `shutdown` (the proxy stopping) or `upstream`. */
+  endedBy: EndedBy | null;
 }
 
 export function showCommand(result: CommandResult): Command {
@@ -38,13 +48,12 @@ export function showCommand(result: CommandResult): Command {
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
           const messages = reader.messages(id);
           // stringifyJson: a message may nest deeper than JSON.stringify can go.
-          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), messages: messages.map(messageJson) }) + '\n');
+          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), messages: messages.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
           else printMessages(exchange, messages, style);
         } else {
-          const exchanges = reader.exchanges().map(exchangeSummary);
-          const totals = reader.totals();
-          if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges, totals }) + '\n');
-          else printExchanges(file, reader, exchanges, style);
+          const rows = reader.exchanges();
+          if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges: rows.map(exchangeSummary), totals: reader.totals() }) + '\n');
+          else printExchanges(file, reader, rows, style);
         }
       } finally {
         reader.close();
@@ -63,17 +72,26 @@ function exchangeSummary(e: ExchangeRow): ShowExchange {
     status: e.status,
     messages: e.messageCount,
     invalid: e.invalidCount,
+    unchecked: e.uncheckedCount,
+    verdict: verdictOf(e).text,
     outcome: e.outcome,
+    endedBy: e.outcome === 'aborted' ? (endedBy(e.errorCode) ?? null) : null,
   };
 }
 
-function messageJson(m: MessageRow) {
+function verdictOf(e: ExchangeRow): ExchangeVerdict {
+  return exchangeVerdict({ messages: e.messageCount, invalid: e.invalidCount, unchecked: e.uncheckedCount });
+}
+
+/** A message in `show --exchange --json`: `tOffsetMs` from the recording's start, `sinceExchangeStartMs` from its exchange's. */
+function messageJson(m: MessageRow, exchangeStartedMs: number) {
   return {
     seq: m.seq,
     sender: m.sender,
     carrier: m.carrier,
     channel: m.channel,
     tOffsetMs: m.tOffsetMs,
+    sinceExchangeStartMs: m.tOffsetMs - exchangeStartedMs,
     bytes: m.raw.length,
     rawTruncatedFrom: m.rawTruncatedFrom,
     json: valueOf(m),
@@ -84,37 +102,50 @@ function messageJson(m: MessageRow) {
   };
 }
 
-function printExchanges(file: string, reader: RecordingReader, exchanges: ShowExchange[], style: Style): void {
+function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow[], style: Style): void {
   const info = reader.recording();
   const totals = reader.totals();
   const lines = [
     `${style.bold(file)}  target ${info.target ?? '-'}  started ${info.startedAt}${info.endedAt ? `  ended ${info.endedAt}` : '  (not closed)'}`,
   ];
-  const rows = exchanges.map((e) => [
+  const cells = rows.map((e) => [
     `#${e.id}`,
     e.transport + (e.protocol ? `/${e.protocol}` : ''),
     `${e.method ?? ''} ${e.path ?? ''}`.trim(),
     e.status === null ? '-' : String(e.status),
-    String(e.messages),
-    e.invalid > 0 ? style.red(`${e.invalid} invalid`) : style.green('ok'),
-    e.outcome ?? 'open',
+    String(e.messageCount),
+    styledVerdict(verdictOf(e), style),
+    outcomeText(e.outcome, e.errorCode),
   ]);
-  lines.push(...table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...rows]));
-  lines.push(`${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings`);
+  // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
+  for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...cells])) lines.push(line);
+  lines.push(totalsText(totals));
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Style): void {
-  const lines = [`#${exchange.id} ${exchange.method ?? ''} ${exchange.path ?? ''} ${exchange.status ?? ''} ${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${exchange.outcome ?? 'open'}`];
+  const request = `${exchange.method ?? ''} ${exchange.path ?? ''} ${exchange.status ?? ''}`.replace(/\s+/g, ' ').trim();
+  const ending = outcomeText(exchange.outcome, exchange.errorCode) + (exchange.outcome !== 'complete' && exchange.errorMessage ? ` (${exchange.errorMessage})` : '');
+  const lines = [
+    `#${exchange.id} ${request ? request + ' ' : ''}${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${ending}`,
+    `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
+    // One clock for a message's time, the inspector's: from the start of its exchange.
+    style.dim(`   seq  since exchange start`),
+  ];
   for (const m of messages) {
     const label = labelOf(m);
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
-    lines.push(`  ${String(m.seq).padStart(4)} ${m.tOffsetMs.toFixed(1).padStart(9)}ms ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
+    lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
       lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
     }
   }
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Milliseconds as `+12.3 ms`. */
+function ms(value: number): string {
+  return `+${value.toFixed(1)} ms`;
 }
 
 /** The message's JSON, also when it nests too deep to be handed out parsed (only written, and read at the top). */
@@ -134,6 +165,6 @@ function labelOf(m: MessageRow): string {
 function table(rows: string[][]): string[] {
   // eslint-disable-next-line no-control-regex
   const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => visible(r[i]))));
+  const widths = rows[0].map((_, i) => rows.reduce((widest, r) => Math.max(widest, visible(r[i])), 0));
   return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - visible(cell))).join('  ').trimEnd());
 }

@@ -8,6 +8,8 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { closedRecording, formatEvent } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
+import { count } from '../core/plural.js';
+import { totalsText } from './totals-text.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -111,7 +113,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     side.event(
       'summary',
       { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out: recorder.out, ...(result.error ? { error: result.error } : {}) },
-      `${how}: ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}`,
+      `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${recorder.out}`,
     );
     if (result.error) process.stderr.write(`proxy: ${result.error}\n`);
     if (result.recordingError) process.stderr.write(`proxy: ${result.recordingError}\n`);
@@ -158,7 +160,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
   const signal = await waitForStop;
   const { totals, error } = await closedRecording(recorder);
   if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');
-  else process.stdout.write(`stopped (${signal}): ${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`);
+  else process.stdout.write(`stopped (${signal}): ${totalsText(totals)} -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`);
   if (error) throw error;
   return EXIT_OK;
 }
@@ -184,10 +186,10 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
     const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
-        `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
+        `proxy: replay of #${result.exchangeId} ended: ${count(result.sent, 'line')} sent, ${count(result.misses.length, 'miss', 'misses')}, ${count(result.unused.length, 'recorded client line')} unused${result.substitutions > 0 ? `, ${count(result.substitutions, 'id')} substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
       );
     }
-    if (!result.ok) process.stderr.write(`proxy: --strict: ${result.misses.length} misses and ${result.unused.length} unused lines\n`);
+    if (!result.ok) process.stderr.write(`proxy: --strict: ${count(result.misses.length, 'miss', 'misses')} and ${count(result.unused.length, 'unused line')}\n`);
     return result.ok ? EXIT_OK : EXIT_FINDINGS;
   } finally {
     process.off('SIGINT', stop);
@@ -210,7 +212,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     log: {
       served: (e) => {
         if (flags.quiet) return;
-        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${e.sent} lines sent${e.substitutions > 0 ? ` ${e.substitutions} ids substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${e.misses} misses` : ''}`);
+        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${count(e.sent, 'line')} sent${e.substitutions > 0 ? ` ${count(e.substitutions, 'id')} substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${count(e.misses, 'miss', 'misses')}` : ''}`);
       },
       miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
     },
@@ -222,8 +224,8 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
   if (flags.json) {
     print(JSON.stringify({ event: 'summary', signal, misses: summary.misses.length, unused: summary.unusedExchanges, unusedLines: summary.unusedLines.length, ok: summary.ok }));
   } else {
-    print(`stopped (${signal}): ${summary.misses.length} misses, ${summary.unusedExchanges.length} unused connections, ${summary.unusedLines.length} unused lines`);
-    if (!summary.ok) print(`--strict: ${summary.misses.length} misses, ${summary.unusedExchanges.length} unused connections and ${summary.unusedLines.length} unused lines`);
+    print(`stopped (${signal}): ${count(summary.misses.length, 'miss', 'misses')}, ${count(summary.unusedExchanges.length, 'unused connection')}, ${count(summary.unusedLines.length, 'unused line')}`);
+    if (!summary.ok) print(`--strict: ${count(summary.misses.length, 'miss', 'misses')}, ${count(summary.unusedExchanges.length, 'unused connection')} and ${count(summary.unusedLines.length, 'unused line')}`);
   }
   return summary.ok ? EXIT_OK : EXIT_FINDINGS;
 }

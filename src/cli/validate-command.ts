@@ -5,6 +5,7 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from './style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
+import { count } from '../core/plural.js';
 
 export function validateCommand(result: CommandResult): Command {
   return new Command('validate')
@@ -15,14 +16,15 @@ export function validateCommand(result: CommandResult): Command {
     .option('--json', 'print a machine-readable report')
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
+        import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
       const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
-      if (options.json) process.stdout.write(JSON.stringify(report) + '\n');
+      if (options.json) await writeReportJson(report, (text) => (process.stdout.write(text) ? true : new Promise((resolve) => process.stdout.once('drain', resolve))));
       else printReport(report, styleFor(process.stdout));
       result.code = report.summary.invalid > 0 ? EXIT_FINDINGS : EXIT_OK;
     });
@@ -42,9 +44,9 @@ function printReport(report: ValidationReport, style: Style): void {
   }
   const s = report.summary;
   out.push(
-    `${s.messages} messages (${report.protocols.join(', ') || 'unknown protocol'}): ` +
+    `${count(s.messages, 'message')} (${report.protocols.join(', ') || 'unknown protocol'}): ` +
       `${style.green(`${s.valid} valid`)}, ${s.invalid > 0 ? style.red(`${s.invalid} invalid`) : '0 invalid'}, ${s.unchecked} unchecked; ` +
-      `${s.errors} errors, ${s.warnings} warnings`,
+      `${count(s.errors, 'error')}, ${count(s.warnings, 'warning')}`,
   );
   process.stdout.write(out.join('\n') + '\n');
 }

@@ -1,3 +1,5 @@
+import { count as plural } from './plural.js';
+
 /**
  * What a recording stores in place of a secret: a header value, a JSON field, a query parameter's
  * value. A stored value that is exactly this marker stands for "some value that was not kept", so
@@ -31,5 +33,5 @@ export function secretNameKey(name: string): string {
 
 /** How replay's served lines say that live values matched redacted recorded ones: `2 redacted values matched any`. */
 export function redactedMatched(count: number): string {
-  return `${count} redacted value${count === 1 ? '' : 's'} matched any`;
+  return `${plural(count, 'redacted value')} matched any`;
 }

@@ -11,6 +11,7 @@ import type { DiffReport } from '../diff/diff-report.js';
 import { renderText } from '../diff/render-text.js';
 import { startReplay } from '../replay/start-replay.js';
 import { startDemoAgent } from './demo-agent.js';
+import { count } from '../core/plural.js';
 
 export interface DemoOptions {
   /** Where the recordings go; default a fresh temp dir. */
@@ -87,11 +88,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   } finally {
     await agent.close();
   }
-  say(`  ${first.exchanges} exchange, ${first.messages} messages, ${first.invalid > 0 ? style.red(`${first.invalid} invalid`) : '0 invalid'}, ${first.findings} findings`);
+  say(`  ${count(first.exchanges, 'exchange')}, ${count(first.messages, 'message')}, ${first.invalid > 0 ? style.red(`${first.invalid} invalid`) : '0 invalid'}, ${count(first.findings, 'finding')}`);
 
   say(style.bold('3/5 replaying the recording (no agent now) and recording a fresh run against the replay'));
-  // The client mints a fresh id for its own user message every run; replay matches requests without it.
-  const replay = await startReplay({ recording: recorded, listen: 0, timing: 'none', ignore: ['/messages/*/id'] });
+  // The client mints a fresh id for its own user message every run; replay ignores it when matching.
+  const replay = await startReplay({ recording: recorded, listen: 0, timing: 'none' });
   say(style.dim(`  replay serving ${recorded} on ${replay.url}; the new run has new threadId/runId`));
   let second: RecordingTotals;
   try {
@@ -99,7 +100,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   } finally {
     await replay.close();
   }
-  say(`  ${second.exchanges} exchange, ${second.messages} messages`);
+  say(`  ${count(second.exchanges, 'exchange')}, ${count(second.messages, 'message')}`);
 
   say(style.bold('4/5 diffing the two recordings'));
   const report = diffRecordingFiles(recorded, replayed);

@@ -1,12 +1,14 @@
 import type { Style } from '../cli/style.js';
 import type { DiffReport, ExchangeDiff, ExchangeRef, MessageDiff, MessageRef, ValueChange } from './diff-report.js';
+import { count } from '../core/plural.js';
 
 const MAX_VALUE = 100;
 
 /** The human diff: grouped by exchange, changed messages with their pointers, one equal message of context each side. */
 export function renderText(report: DiffReport, style: Style): string {
   const out: string[] = [style.dim(`--- a ${report.a.file}`), style.dim(`+++ b ${report.b.file}`)];
-  for (const e of report.exchanges) out.push(...exchangeLines(e, style));
+  // Line by line: an exchange can have hundreds of thousands of lines, too many to spread into push().
+  for (const e of report.exchanges) for (const line of exchangeLines(e, style)) out.push(line);
   out.push(summaryLine(report, style));
   return out.join('\n') + '\n';
 }
@@ -14,7 +16,7 @@ export function renderText(report: DiffReport, style: Style): string {
 export function summaryLine(report: DiffReport, style: Style): string {
   const s = report.summary;
   const how = report.options.semantic ? ' (semantic)' : '';
-  if (report.equal) return style.green(`equal after normalization${how}: ${s.exchanges.equal} exchanges, ${report.a.messages}/${report.b.messages} messages`);
+  if (report.equal) return style.green(`equal after normalization${how}: ${count(s.exchanges.equal, 'exchange')}, ${report.a.messages}/${report.b.messages} messages`);
   const parts = [`${s.exchanges.changed} changed`, `${s.exchanges.added} added`, `${s.exchanges.removed} removed`, `${s.exchanges.equal} equal`];
   const msgs = `messages: ${s.messages.changed} changed, ${s.messages.added} added, ${s.messages.removed} removed`;
   const regress = s.regressions > 0 ? style.red(`${s.regressions} regression${s.regressions === 1 ? '' : 's'}`) : '0 regressions';
@@ -41,7 +43,7 @@ function exchangeLines(e: ExchangeDiff, style: Style): string[] {
   for (const m of e.messages) {
     if (onlyVerdicts && !m.verdict) continue;
     if (m.before && m.before !== lastContext && !onlyVerdicts) lines.push(style.dim(`      ${messageTitle(m.before)}`));
-    lines.push(...messageLines(m, style));
+    for (const line of messageLines(m, style)) lines.push(line);
     if (m.after && !onlyVerdicts) {
       lines.push(style.dim(`      ${messageTitle(m.after)}`));
       lastContext = m.after;

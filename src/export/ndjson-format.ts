@@ -22,7 +22,7 @@ export interface NdjsonRecordingLine {
 }
 
 /** One line per exchange, before the lines of its messages. */
-export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount'>;
+export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
 
 /**
  * One line per message. Exactly one of `raw` (the bytes as UTF-8 text, when they are valid UTF-8)

@@ -52,6 +52,9 @@ export function learnCorrelation(echoFields: readonly string[], recorded: EchoSo
  */
 export class Substitution {
   private readonly pairs: CorrelationPair[] = [];
+  /** The pairs that have replaced something so far: what a served line counts. */
+  private readonly usedPairs = new Set<CorrelationPair>();
+  private readonly markUsed = (pair: CorrelationPair) => void this.usedPairs.add(pair);
 
   constructor(pairs: readonly CorrelationPair[] = []) {
     this.add(pairs);
@@ -68,6 +71,11 @@ export class Substitution {
     return this.pairs.length;
   }
 
+  /** How many ids were actually replaced in what this substitution rewrote (not merely in force). */
+  get used(): number {
+    return this.usedPairs.size;
+  }
+
   /** The pairs in force, for logs and tests. */
   list(): readonly CorrelationPair[] {
     return this.pairs;
@@ -75,7 +83,7 @@ export class Substitution {
 
   /** A recorded message (SSE frame, body, WebSocket text frame) with the live values in place. */
   apply(raw: Buffer): Buffer {
-    return this.pairs.length === 0 ? raw : substituteOnce(raw, this.pairs);
+    return this.pairs.length === 0 ? raw : substituteOnce(raw, this.pairs, this.markUsed);
   }
 
   /** A parsed value with the live values in place (for messages re-encoded from their value, like protobuf). */
@@ -86,13 +94,17 @@ export class Substitution {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.applyValue(v, k)]));
     }
     const pair = this.pairs.find((p) => p.recorded === value && (typeof value === 'string' || p.key === key));
-    return pair ? pair.live : value;
+    if (!pair) return value;
+    this.usedPairs.add(pair);
+    return pair.live;
   }
 
   /** A header value or close reason: replaced only when it is exactly a recorded string. */
   applyText(text: string): string {
     const pair = this.pairs.find((p) => p.recorded === text);
-    return pair ? String(pair.live) : text;
+    if (!pair) return text;
+    this.usedPairs.add(pair);
+    return String(pair.live);
   }
 }
 

@@ -4,7 +4,7 @@ import { HttpMatcher, type LiveRequest } from './http-matcher.js';
 import { httpMissAnswer } from './http-miss-answer.js';
 import { reportedRequest } from './miss-report.js';
 import { playRecordedResponse } from './recorded-response.js';
-import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
+import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { httpExchanges } from './replay-script.js';
 import { readBoundedBody, type BoundedBody } from './bounded-body.js';
 import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG } from './request-limits.js';
@@ -101,6 +101,7 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     substitutions: played.substitutions,
     redacted,
     reused,
+    ...recordingCut(exchange.errorCode),
   });
 }
 

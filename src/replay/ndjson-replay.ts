@@ -110,7 +110,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
           return lineMissAnswer(exchange.protocol ?? 'unix-ndjson', miss, context);
         },
       });
-      unusedLines.push(...result.unused);
+      for (const line of result.unused) unusedLines.push(line);
       log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions, redacted: result.redacted });
     } finally {
       untrack();

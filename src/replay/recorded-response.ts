@@ -28,12 +28,13 @@ export async function playRecordedResponse(
       { body: parseJsonBody(live.body), headers: live.req.headers },
     ),
   );
-  const done = { messages: 0, substitutions: substitution.size };
+  // Counted once played: the ids this exchange's answer really carried, not every pair learnt so far.
+  const done = (messages: number) => ({ messages, substitutions: substitution.used });
 
   if (exchange.status === null) {
     // Nothing was answered when it was recorded (the client left first): answer nothing now.
     res.destroy();
-    return done;
+    return done(0);
   }
   // The recorder answered in the upstream's place (unreachable, an invalid answer): its body was
   // never recorded, so the same JSON error is sent again.
@@ -41,11 +42,11 @@ export async function playRecordedResponse(
   if (proxyAnswer !== undefined) {
     const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
     sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target } });
-    return done;
+    return done(0);
   }
 
   // Paced from the moment the recorded request had fully arrived.
-  const anchorMs = Math.max(exchange.startedMs, ...exchange.messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
+  const anchorMs = exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
   const messages = serverMessagesOf(exchange);
   const headers = recordedResponseHeaders(exchange, substitution);
   const stopped = new AbortController();
@@ -63,18 +64,17 @@ export async function playRecordedResponse(
       if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
       writeRecordedHead(res, exchange.id, exchange.status, headers);
       res.end(body);
-      done.messages = messages.length;
-      return done;
+      return done(messages.length);
     }
     // An event stream must reach the client frame by frame: no proxy buffering, head first.
     if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
     writeRecordedHead(res, exchange.id, exchange.status, headers);
     res.flushHeaders();
-    done.messages = await playMessages(res, messages, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: stopped.signal });
+    const sent = await playMessages(res, messages, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: stopped.signal });
     const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
     if (reset && !stopped.signal.aborted) res.destroy();
     else res.end();
-    return done;
+    return done(sent);
   } finally {
     untrack();
   }

@@ -5,6 +5,7 @@ import type { BodyEcho } from './request-limits.js';
 import type { ReplayScript, ScriptExchange } from './replay-script.js';
 import type { Clock } from './clock.js';
 import type { Timing } from './timing.js';
+import { endedBy } from '../core/exchange-ending.js';
 
 /** What happens to a request or frame that matches nothing: an error answer, or forwarding to `--target`. */
 export type MissPolicy = 'error' | 'passthrough';
@@ -51,6 +52,17 @@ export interface ServedExchange {
   redacted: number;
   /** True when this answer had been served before (--reuse). */
   reused: boolean;
+  /**
+   * Set when the recorded exchange was cut short by its client (`client`) or by the recorder's
+   * shutdown (`shutdown`), not ended by the agent: what is served stops where the recording does.
+   */
+  recordingCutBy?: 'client' | 'shutdown';
+}
+
+/** `recordingCutBy` of a recorded exchange, as a spreadable field (absent when the agent ended it). */
+export function recordingCut(errorCode: string | null): Pick<ServedExchange, 'recordingCutBy'> {
+  const by = endedBy(errorCode);
+  return by === 'client' || by === 'shutdown' ? { recordingCutBy: by } : {};
 }
 
 /** Where the replay reports what it does; the CLI prints it, tests may collect it. */

@@ -6,7 +6,7 @@ import type { CorrelationPair } from './correlation.js';
  * is the common case for JSON-RPC and Pi command ids. A string is replaced as its exact JSON token,
  * a number only as the value of the key it was learnt from; every other byte stays as recorded.
  */
-export function substituteOnce(raw: Buffer, pairs: readonly CorrelationPair[]): Buffer {
+export function substituteOnce(raw: Buffer, pairs: readonly CorrelationPair[], onUsed?: (pair: CorrelationPair) => void): Buffer {
   const patterns: string[] = [];
   const usable: CorrelationPair[] = [];
   for (const pair of pairs) {
@@ -21,6 +21,7 @@ export function substituteOnce(raw: Buffer, pairs: readonly CorrelationPair[]): 
   const after = before.replace(new RegExp(patterns.join('|'), 'g'), (match: string, ...groups: unknown[]) => {
     const index = groups.findIndex((g, i) => i < usable.length && g !== undefined);
     const pair = usable[index];
+    onUsed?.(pair);
     if (typeof pair.recorded === 'string') return latin1Json(pair.live);
     // Keep the `"key":` prefix as it was; only the number after it changes.
     return match.slice(0, match.length - String(pair.recorded).length) + latin1Json(pair.live);

@@ -6,7 +6,7 @@ import { offeredProtocols } from '../capture/ws-relay.js';
 import { writeProxyError, writeRawResponse } from '../capture/ws-rejection.js';
 import { httpMissAnswer } from './http-miss-answer.js';
 import { reportedRequest } from './miss-report.js';
-import { reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
+import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from './replay-context.js';
 import { wsExchanges, type ScriptExchange } from './replay-script.js';
 import { WsConversation, type FrameMiss, type FrameMissAnswerer } from './ws-conversation.js';
 import { frameMissMessage } from './ws-miss.js';
@@ -67,7 +67,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   }
   const { exchange, reused } = result;
   context.ledger.markUsed(exchange.id);
-  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused };
+  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused, ...recordingCut(exchange.errorCode) };
   const unsendable = recordedHeadProblem(exchange);
   if (unsendable !== undefined) {
     writeProxyError(socket, 500, 'replay_failed', `exchange ${exchange.id} cannot be replayed: its recorded answer is not valid HTTP: ${unsendable}`);

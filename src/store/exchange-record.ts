@@ -25,6 +25,7 @@ export interface ExchangeRecord {
   signal: string | null;
   message_count?: number;
   invalid_count?: number;
+  unchecked_count?: number;
 }
 
 /** The exchange as readers hand it out; counts are 0 when the query did not compute them. */
@@ -52,5 +53,6 @@ export function exchangeFromRecord(r: ExchangeRecord): ExchangeRow {
     signal: r.signal,
     messageCount: r.message_count ?? 0,
     invalidCount: r.invalid_count ?? 0,
+    uncheckedCount: r.unchecked_count ?? 0,
   };
 }

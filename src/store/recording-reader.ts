@@ -52,7 +52,8 @@ interface FindingRecord {
 const EXCHANGE_SELECT = `
   SELECT e.*,
     (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS message_count,
-    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count
+    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count,
+    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'unchecked') AS unchecked_count
   FROM exchanges e`;
 
 /**

@@ -137,6 +137,8 @@ export interface ExchangeRow {
   signal: string | null;
   messageCount: number;
   invalidCount: number;
+  /** Messages nothing could judge (see Verdict): an exchange whose messages are all unchecked is not "valid". */
+  uncheckedCount: number;
 }
 
 /** One message as stored, with its verdict and findings. */

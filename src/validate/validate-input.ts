@@ -49,7 +49,8 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
   for (const stream of input.streams) {
     const module = forced ? protocolById(forced) : detect(stream);
     if (module) protocols.add(module.id);
-    judged.push(...judgeStream(stream, module, registry, secrets));
+    // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
+    for (const message of judgeStream(stream, module, registry, secrets)) judged.push(message);
   }
   judged.sort((a, b) => a.index - b.index);
   return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary: summarize(judged) };

@@ -16,6 +16,7 @@ const exchange: LiveEvent = {
   outcome: 'complete',
   messages: 1,
   invalid: 0,
+  unchecked: 0,
   durationMs: 3,
   tOffsetMs: 9,
   stored: false,
@@ -63,5 +64,15 @@ describe('the live view once recording has stopped', () => {
     expect(statusText(totals, undefined, plain)).toBe('[3 exchanges · 7 messages · 1 invalid · 2 findings]');
     expect(statusText(totals, 'write-failed', plain)).toBe('[3 exchanges · 7 messages · 1 invalid · 2 findings] recording stopped: a write failed');
     expect(statusText(totals, 'recorder-exited', plain)).toMatch(/recording stopped: the recorder ended$/);
+    expect(statusText({ exchanges: 1, messages: 1, invalid: 0, findings: 1 }, undefined, plain)).toBe('[1 exchange · 1 message · 0 invalid · 1 finding]');
+  });
+
+  it('sums an exchange up as show does, and says who cut it short', () => {
+    const line = (over: Partial<Extract<LiveEvent, { type: 'exchange-end' }>>) => formatEvent({ ...exchange, stored: true, ...over } as LiveEvent, { style: plain, startedAt: new Date(0) });
+    expect(line({ unchecked: 1 })).toMatch(/ http 1 msg unchecked 3ms$/);
+    expect(line({ messages: 3, unchecked: 1 })).toMatch(/ http 3 msg valid, 1 unchecked 3ms$/);
+    expect(line({ messages: 3, invalid: 2 })).toMatch(/ http 3 msg 2 invalid 3ms$/);
+    expect(line({ outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED' })).toMatch(/ 1 msg valid aborted by the client 3ms$/);
+    expect(line({ outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' })).toMatch(/ 1 msg valid cut by proxy shutdown 3ms$/);
   });
 });

@@ -80,7 +80,7 @@ describe('recordings/examples', () => {
     expect(session.code).toBe(0);
     expect(session.stdout).toMatch(/http\/pi-rest\s+GET \/v1\/capabilities\s+200/);
     expect(session.stdout).toMatch(/http\/pi-rest\s+POST \/v1\/session\s+202/);
-    expect(session.stdout).toMatch(/ws\/pi-daemon-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+ok/);
+    expect(session.stdout).toMatch(/ws\/pi-daemon-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+valid(, \d+ unchecked)?\s/);
   });
 
   it('proxy replay serves the AG-UI run for a new thread and run', async () => {

@@ -124,7 +124,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
     await expectRunServed(port);
     expect(cli.alive()).toBe(true);
     expect(await cli.stop('SIGINT')).toEqual({ code: 0, signal: null });
-    expect(cli.lines.at(-1)).toBe('stopped (SIGINT): 1 served, 1 misses, 1 of 2 recorded exchanges unused');
+    expect(cli.lines.at(-1)).toBe('stopped (SIGINT): 1 served, 1 miss, 1 of 2 recorded exchanges unused');
     expect(cli.stderr()).toBe('');
     expect(rec.unchanged()).toBe(true);
   });
@@ -433,7 +433,7 @@ describe('replay --stdio: a recorded line nested 10,000 deep', () => {
     expect(JSON.parse(missAnswer)).toMatchObject({ id: 's', type: 'response', command: 'get_state', success: false });
     expect(played + '\n').toBe(answer);
     expect(rest).toBe('');
-    expect(stderr).toContain('proxy: --strict: 1 misses and 0 unused lines');
+    expect(stderr).toContain('proxy: --strict: 1 miss and 0 unused lines');
     expect(stderr).not.toContain('RangeError');
   });
 });

@@ -359,6 +359,9 @@ describe('proxy record: streams that end badly', () => {
     expect(events.slice(2).every((m) => (m.json as BaseEvent).type === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     // What the client read is a prefix of what was recorded.
     expect(concat(events).toString().startsWith(text)).toBe(true);
+    // The client cut the run, not the agent: no `stream-truncated` on the agent's last event.
+    expect(events.map((m) => m.verdict)).toEqual(events.map(() => expect.objectContaining({ status: 'valid', findings: [] })));
+    expect(exchange.invalidCount).toBe(0);
   });
 
   it('an upstream reset mid-stream ends the client body abruptly and is recorded as aborted with the events that arrived', async () => {
@@ -378,6 +381,8 @@ describe('proxy record: streams that end badly', () => {
     expect(events.map((m) => (m.json as BaseEvent).type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT']);
     expect(concat(events).toString()).toBe(expected);
     expect(events.slice(0, 3).every((m) => m.verdict.status === 'valid')).toBe(true);
+    // The agent's side broke off: that one is a protocol finding.
+    expect(events.at(-1)!.verdict.findings.map((f) => f.rule)).toEqual(['stream-truncated']);
   });
 
   it('closing the recorder mid-stream (gzip) ends the stream, stops the agent and still records the exchange', async () => {
@@ -408,6 +413,9 @@ describe('proxy record: streams that end badly', () => {
     expect(events.slice(0, 2).map((m) => (m.json as BaseEvent).type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START']);
     expect(events.slice(2).every((m) => (m.json as BaseEvent).type === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     expect(concat(events).toString().startsWith(text)).toBe(true);
+    // The shutdown cut the run, not the agent: no `stream-truncated` on the agent's last event.
+    expect(events.map((m) => m.verdict)).toEqual(events.map(() => expect.objectContaining({ status: 'valid', findings: [] })));
+    expect(exchange.invalidCount).toBe(0);
     expect(recording.recording().endedAt).toBeDefined();
     expect(totals.messages).toBe(recording.totals().messages);
   });

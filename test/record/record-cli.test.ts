@@ -76,7 +76,7 @@ describe('proxy record (CLI)', () => {
     const exit = await stop(r, 'SIGINT');
     expect(exit).toEqual({ code: 0, signal: null });
     const summary = r.lines.at(-1)!;
-    expect(summary).toMatch(/^stopped \(SIGINT\): 2 exchanges, 22 messages, (\d+) invalid, (\d+) findings -> (.+)$/);
+    expect(summary).toMatch(/^stopped \(SIGINT\): 2 exchanges, 22 messages, (\d+) invalid, (\d+) findings? -> (.+)$/);
     expect(summary.endsWith(`-> ${out}`)).toBe(true);
     expect(r.stderr()).toBe('');
 
@@ -84,7 +84,7 @@ describe('proxy record (CLI)', () => {
     const reader = RecordingReader.open(out);
     try {
       const totals = reader.totals();
-      expect(summary).toContain(`${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings`);
+      expect(summary).toContain(`${totals.exchanges} exchanges, ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} finding${totals.findings === 1 ? '' : 's'}`);
       expect(totals.invalid).toBeGreaterThanOrEqual(1);
       expect(reader.recording().endedAt).toBeDefined();
     } finally {
@@ -140,8 +140,8 @@ describe('proxy record (CLI)', () => {
     // Closed cleanly: the client's body ends normally (a proper end of the chunked body), not with an error.
     expect(await reading).toBe('ended');
     expect(await a.requests[0].aborted).toBe(true);
-    expect(r.lines.some((l) => / #1 POST \/ 200 sse\/agui \d+ msg .*aborted/.test(l))).toBe(true);
-    expect(r.lines.at(-1)).toMatch(/^stopped \(SIGINT\): 1 exchanges, \d+ messages, \d+ invalid, \d+ findings -> /);
+    expect(r.lines.some((l) => / #1 POST \/ 200 sse\/agui \d+ msg .*cut by proxy shutdown/.test(l))).toBe(true);
+    expect(r.lines.at(-1)).toMatch(/^stopped \(SIGINT\): 1 exchange, \d+ messages, \d+ invalid, \d+ findings? -> /);
     expect(r.stderr()).toBe('');
 
     const reader2 = RecordingReader.open(out);
@@ -172,7 +172,7 @@ describe('proxy record (CLI)', () => {
     await r.waitForLine(exchangeLine(1));
 
     expect(await stop(r, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expect(r.lines.at(-1)).toBe(`stopped (SIGTERM): 1 exchanges, 15 messages, 0 invalid, 0 findings -> ${out}`);
+    expect(r.lines.at(-1)).toBe(`stopped (SIGTERM): 1 exchange, 15 messages, 0 invalid, 0 findings -> ${out}`);
     expect(existsSync(proxySocket)).toBe(false);
   });
 
@@ -238,9 +238,9 @@ describe('proxy show', () => {
     expect(doc.recording).toMatchObject({ mode: 'record', target: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(doc.exchanges).toHaveLength(2);
     for (const e of doc.exchanges) {
-      expect(Object.keys(e).sort()).toEqual(['id', 'invalid', 'messages', 'method', 'outcome', 'path', 'protocol', 'status', 'transport']);
+      expect(Object.keys(e).sort()).toEqual(['endedBy', 'id', 'invalid', 'messages', 'method', 'outcome', 'path', 'protocol', 'status', 'transport', 'unchecked', 'verdict']);
     }
-    expect(doc.exchanges[0]).toEqual({ id: 1, transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200, messages: 15, invalid: 0, outcome: 'complete' });
+    expect(doc.exchanges[0]).toEqual({ id: 1, transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200, messages: 15, invalid: 0, unchecked: 0, verdict: 'valid', outcome: 'complete', endedBy: null });
     expect(doc.exchanges[1]).toMatchObject({ id: 2, transport: 'sse', protocol: 'agui', method: 'POST', path: '/scenario/broken-content-before-start', status: 200, messages: 7, outcome: 'complete' });
     expect(doc.exchanges[1].invalid).toBeGreaterThanOrEqual(1);
     expect(Object.keys(doc.totals).sort()).toEqual(['exchanges', 'findings', 'invalid', 'messages']);
@@ -255,7 +255,8 @@ describe('proxy show', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^#2 POST \/scenario\/broken-content-before-start 200 sse\/agui complete$/);
-    const rows = lines.filter((l) => /^\s+\d+\s+[\d.]+ms [→←] /.test(l));
+    expect(lines[1]).toMatch(/^  7 messages: \d+ invalid; starts \+[\d.]+ ms into the recording$/);
+    const rows = lines.filter((l) => /^\s+\d+\s+\+[\d.]+ ms {2}[→←] /.test(l));
     expect(rows).toHaveLength(7);
     expect(rows[0]).toMatch(/^\s+1 .* → (body|RunAgentInput|\S+) valid/);
     expect(rows[1]).toMatch(/← TEXT_MESSAGE_CONTENT invalid$/);

@@ -9,8 +9,9 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
-import { expectSameRecording, onCleanup, record, replay, scratch, useCleanups, within } from './replay-helpers.js';
+import { expectSameRecording, onCleanup, record, replay, rewrite, scratch, useCleanups, within } from './replay-helpers.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
 
 useCleanups();
@@ -408,3 +409,59 @@ function sseArrivals(url: string, body: string, now = () => performance.now(), a
   });
   return { arrivals, done };
 }
+
+describe('proxy replay: ids the client mints', () => {
+  /** Answers each run and echoes its input back in a MESSAGES_SNAPSHOT, as many agent frameworks do. */
+  function snapshotScript(input: RunAgentInput): BaseEvent[] {
+    const reply = `a-${input.messages.length}`;
+    return [
+      { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+      { type: EventType.TEXT_MESSAGE_START, messageId: reply, role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: reply, delta: `answer ${input.messages.length}` },
+      { type: EventType.TEXT_MESSAGE_END, messageId: reply },
+      { type: EventType.MESSAGES_SNAPSHOT, messages: [...input.messages, { id: reply, role: 'assistant', content: `answer ${input.messages.length}` }] },
+      { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+    ] as BaseEvent[];
+  }
+
+  /**
+   * A chat client as UIs write it: every message it adds gets a fresh id (`<prefix>-<n>`), and so does
+   * the tool call it makes itself on the second turn. Two runs on one HttpAgent, the second carrying
+   * the history the first one's snapshot left.
+   */
+  async function chat(url: string, prefix: string) {
+    let n = 0;
+    const mint = () => `${prefix}-${++n}`;
+    const agent = new HttpAgent({ url, threadId: `${prefix}-thread` });
+    agent.addMessage({ id: mint(), role: 'user', content: 'What time is it?' });
+    await agent.runAgent({ runId: `${prefix}-run-1` });
+    const call = mint();
+    agent.addMessage({ id: mint(), role: 'assistant', toolCalls: [{ id: call, type: 'function', function: { name: 'clock', arguments: '{}' } }] });
+    agent.addMessage({ id: mint(), role: 'tool', toolCallId: call, content: '12:00' });
+    await agent.runAgent({ runId: `${prefix}-run-2` });
+    return agent.messages as Message[];
+  }
+
+  it('a client that mints fresh message and tool-call ids on every run is served, and the echoes carry its ids', async () => {
+    const a = await agui({ script: snapshotScript });
+    const first = await record(a.url);
+    const recorded = await chat(`${first.url}/agent`, 'rec');
+    await first.finish();
+
+    const served = await replay(first.out);
+    const second = await record(served.url);
+    const replayed = await chat(`${second.url}/agent`, 'live');
+    await second.finish();
+
+    expect(served.misses()).toEqual([]);
+    expect(served.unused()).toEqual([]);
+    expect(served.served.map((s) => s.exchangeId)).toEqual([1, 2]);
+    // The snapshots name the live client's messages and tool call, not the recorded ones.
+    const ids = Object.fromEntries(['1', '2', '3', '4'].map((n) => [`rec-${n}`, `live-${n}`]));
+    expect(replayed).toEqual(rewrite(recorded, ids));
+    expect(JSON.stringify(replayed)).not.toContain('rec-');
+    expect(replayed.map((m) => m.id)).toEqual(['live-1', 'a-1', 'live-3', 'live-4', 'a-4']);
+    // diff sees the two sessions as one: the minted ids are compared by where they first appear.
+    expect(diffRecordingFiles(first.out, second.out).exchanges).toEqual([]);
+  });
+});

@@ -66,7 +66,7 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 14 messages 2 ids substituted$/m);
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 of 1 recorded exchanges unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 of 1 recorded exchange unused/);
   });
 
   it('--strict exits 1 after a miss, and prints the miss as one line', async () => {
@@ -127,7 +127,7 @@ describe('proxy replay (CLI)', () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('misses are forwarded to');
     expect(done.stdout).toContain('appended to the recording (served from the next replay on)');
-    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 of 1 recorded exchanges unused/);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 0 served, 2 misses, 1 of 1 recorded exchange unused/);
     expect(done.stdout).toContain(`2 forwarded misses appended to ${out} (new episodes, served from the next replay on)`);
     expect(existsSync(out.replace(/\.db$/, '.misses.db'))).toBe(false);
 
@@ -173,7 +173,7 @@ describe('proxy replay (CLI)', () => {
     const done = await cli.stop();
     expect(done.code).toBe(0);
     expect(done.stdout).toContain(`recorded to ${missesFile}`);
-    expect(done.stdout).toContain(`1 forwarded misses recorded to ${missesFile}`);
+    expect(done.stdout).toContain(`1 forwarded miss recorded to ${missesFile}`);
     const misses = RecordingReader.open(missesFile);
     try {
       expect(misses.exchanges()).toMatchObject([{ id: 1, method: 'POST', path: '/other', transport: 'sse', protocol: 'agui', outcome: 'complete' }]);

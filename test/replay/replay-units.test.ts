@@ -62,7 +62,25 @@ describe('normalize', () => {
 
   it("uses each protocol's volatile fields", () => {
     const agui = normalizerFor('agui', []);
-    expect(agui({ threadId: 't', runId: 'r', messages: [{ id: 'u1', content: 'x' }] })).toEqual({ messages: [{ id: 'u1', content: 'x' }] });
+    // The ids a client mints for its messages and its own tool calls go; other ids (state, tools) stay.
+    const input = {
+      threadId: 't',
+      runId: 'r',
+      state: { id: 'kept' },
+      messages: [
+        { id: 'u1', role: 'user', content: 'x' },
+        { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'y' },
+      ],
+    };
+    expect(agui(input)).toEqual({
+      state: { id: 'kept' },
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', toolCalls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', content: 'y' },
+      ],
+    });
     expect(normalizerFor('acp', [])({ jsonrpc: '2.0', id: 7, params: { id: 'kept' } })).toEqual({ jsonrpc: '2.0', params: { id: 'kept' } });
     expect(normalizerFor(undefined, ['/x'])({ x: 1, y: 2 })).toEqual({ y: 2 });
   });

@@ -64,7 +64,7 @@ describe('proxy replay --stdio', () => {
     replay.child.stdin.end();
     const exit = await replay.exited;
     expect(exit.code).toBe(1);
-    expect(replay.stderr()).toMatch(/1 misses, 2 recorded client lines unused/);
+    expect(replay.stderr()).toMatch(/1 miss, 2 recorded client lines unused/);
   });
 
   it('lets the official ACP client complete its session against a replay, and reports a changed prompt as a miss', async () => {

@@ -4,6 +4,9 @@ import { answerAguiMiss } from './replay-miss.js';
 import { isEventType } from './event-types.js';
 import { isObject, isRunAgentInput } from './shapes.js';
 
+/** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
+const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
+
 /** The protobuf binding's media type; the client compares the response Content-Type with `===` (notes §1.3). */
 export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 
@@ -55,10 +58,12 @@ export const aguiProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);
   },
-  // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2).
+  // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They
+  // also mint an id for each message they add (a fresh one per run) and for the tool calls they make
+  // themselves; a MESSAGES_SNAPSHOT, a TOOL_CALL_RESULT or a parentMessageId echoes those.
   replay: {
-    volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp'],
-    echoFields: ['/threadId', '/runId'],
+    volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp', ...CLIENT_MINTED_IDS],
+    echoFields: ['/threadId', '/runId', ...CLIENT_MINTED_IDS],
     missAnswers: { http: answerAguiMiss },
   },
 };

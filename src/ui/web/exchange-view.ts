@@ -168,7 +168,7 @@ export class ExchangeView {
       h('span', { class: 'dim' }, `#${m.seq}`),
       h('span', { class: `msg-dir ${m.sender}`, title: m.sender === 'client' ? 'client → server' : 'server → client' }, m.sender === 'client' ? '→' : '←'),
       h('span', { class: 'msg-label' }, m.label),
-      h('span', { class: 'dim num' }, `+${fmtMs(m.tOffsetMs - this.exchange.startedMs)}`),
+      h('span', { class: 'dim num', title: 'since the exchange started' }, `+${fmtMs(m.tOffsetMs - this.exchange.startedMs)}`),
       h('span', {}, verdictBadge(m.status, m.findingCount)),
     );
     return row;
@@ -292,7 +292,7 @@ function messageSection(m: MessageDetail, startedMs: number): HTMLElement {
   );
   const facts = [
     `${m.sender} · ${m.carrier}${m.channel ? ' · ' + m.channel : ''}`,
-    `+${fmtMs(m.tOffsetMs - startedMs)}`,
+    `+${fmtMs(m.tOffsetMs - startedMs)} since the exchange started`,
     fmtBytes(m.size) + (m.rawTruncatedFrom !== null ? ` (truncated from ${fmtBytes(m.rawTruncatedFrom)})` : ''),
     m.schemaRef ? `schema ${m.schemaRef}` : null,
     m.reason,
