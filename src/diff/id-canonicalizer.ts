@@ -1,5 +1,6 @@
 import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
 import { parsePointer } from '../replay/field-specs.js';
+import { replaceVolatileTokens } from './volatile-tokens.js';
 
 /** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
 export type IdLogEntry = readonly [value: string | number, label: string];
@@ -38,7 +39,7 @@ export function isTimeKey(key: string): boolean {
 }
 
 /** Ids learnt shorter than this are not replaced where they appear as plain values (too likely to match by accident). */
-const MIN_ECHO_LENGTH = 6;
+export const MIN_ECHO_LENGTH = 6;
 
 const CURSOR_KEY = /[a-z]Cursor$/;
 const IGNORED_TEXT = '"<ignored>"';
@@ -111,9 +112,20 @@ export class IdCanonicalizer {
   /** Every id learnt, in order (checkpoints for `restore`). */
   private learnt: IdLogEntry[] = [];
   private readonly specs: FieldMatcher;
+  /** Values the whole recording uses as ids, with the id key each was first seen under (collectIdRoles). */
+  private roles: ReadonlyMap<string, string> = new Map();
+  private readonly tokenLabel = (kind: string, token: string) => this.label(kind, token);
 
   constructor(extraIdSpecs: readonly string[] = []) {
     this.specs = new FieldMatcher([...ID_FIELDS, ...extraIdSpecs]);
+  }
+
+  /**
+   * Ids of the whole recording by role (collectIdRoles): a string equal to one of them is labelled
+   * wherever it appears first, not only once it has been seen in an id field.
+   */
+  useRoles(roles: ReadonlyMap<string, string>): void {
+    this.roles = roles;
   }
 
   /** The canonical label of an id value, learning it under `name` when new. */
@@ -167,9 +179,27 @@ export class IdCanonicalizer {
     }
   }
 
-  /** The label of a value learnt before, if any (for ids echoed in plain fields, headers and paths). */
+  /**
+   * The label of a value learnt before, or used as an id anywhere in the recording (then learnt
+   * now), if any: for ids echoed in plain fields, headers and paths.
+   */
   known(value: string): string | undefined {
-    return value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
+    if (value.length < MIN_ECHO_LENGTH) return undefined;
+    const label = this.strings.get(value);
+    if (label !== undefined) return label;
+    const role = this.roles.get(value);
+    return role === undefined ? undefined : this.label(role, value);
+  }
+
+  /** `text` with its volatile tokens (uuids, ULIDs, timestamps) labelled; `{label}` when the token is all of it and `braced`. */
+  tokens(text: string, braced = false): string {
+    const out = replaceVolatileTokens(text, this.tokenLabel);
+    return braced && out !== text && !out.includes('{') ? `{${out}}` : out;
+  }
+
+  /** A string in a plain (not an id) field: its label when it is an id, else the string with its volatile tokens labelled. */
+  plain(value: string): string {
+    return this.known(value) ?? replaceVolatileTokens(value, this.tokenLabel);
   }
 
   /**
@@ -180,10 +210,11 @@ export class IdCanonicalizer {
     if (Array.isArray(value)) return value.map((item, i) => this.canonicalize(item, [...path, String(i)]));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
+      const node = isTreeNode(value as Record<string, unknown>);
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         const at = [...path, key];
         if (isTimeKey(key) && (typeof item === 'string' || typeof item === 'number')) continue;
-        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || CURSOR_KEY.test(key))) {
+        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || CURSOR_KEY.test(key) || (node && key === 'id'))) {
           out[key] = this.label(key === 'id' ? idName(path) : key, item);
         } else {
           out[key] = this.canonicalize(item, at);
@@ -191,7 +222,7 @@ export class IdCanonicalizer {
       }
       return out;
     }
-    if (typeof value === 'string') return this.known(value) ?? value;
+    if (typeof value === 'string') return this.plain(value);
     return value;
   }
 
@@ -206,10 +237,7 @@ export class IdCanonicalizer {
   }
 
   private text(value: unknown, path: string[], drop: FieldMatcher): string {
-    if (typeof value === 'string') {
-      const known = value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
-      return JSON.stringify(known ?? value);
-    }
+    if (typeof value === 'string') return JSON.stringify(this.plain(value));
     if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
     if (Array.isArray(value)) {
       let out = '[';
@@ -228,6 +256,7 @@ export class IdCanonicalizer {
     }
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
+    const node = isTreeNode(record);
     const parts: string[] = [];
     let sorted = true;
     let last = '';
@@ -237,7 +266,7 @@ export class IdCanonicalizer {
       if (scalar && isTimeKeyMemo(key)) continue;
       path.push(key);
       let part: string | undefined;
-      if (scalar && (this.specs.matches(path) || CURSOR_KEY.test(key))) {
+      if (scalar && (this.specs.matches(path) || CURSOR_KEY.test(key) || (node && key === 'id'))) {
         const label = this.label(key === 'id' ? idName(path.slice(0, -1)) : key, item);
         if (!drop.matches(path)) part = JSON.stringify(label);
       } else if (drop.matches(path)) {
@@ -256,6 +285,14 @@ export class IdCanonicalizer {
     for (let i = 0; i < parts.length; i += 2) out += `${i > 0 ? ',' : ''}${keyText(parts[i])}:${parts[i + 1]}`;
     return out + '}';
   }
+}
+
+/**
+ * A node of a tree of generated records (Pi session entries: `{id, parentId, …}`): its `id` is an
+ * id even where nothing else refers to it, such as a leaf off the current branch.
+ */
+function isTreeNode(record: Record<string, unknown>): boolean {
+  return record.parentId !== undefined && record.id !== undefined;
 }
 
 /** Sorts a flat [key, value, key, value …] list by key, in place (insertion sort: objects are small). */

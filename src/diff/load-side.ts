@@ -10,7 +10,7 @@ import { encodeRaw } from '../export/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind } from './semantic.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
 export const VOLATILE_HEADERS: ReadonlySet<string> = new Set([
@@ -132,16 +132,18 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   const messages: SideMessage[] = [];
   const kind = semantic ? semanticKind(row.protocol, row.transport) : undefined;
   const folded: MessageRow[] = [];
+  const fed: MessageRow[] = [];
   for (const m of rows) {
+    if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
     // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
     else if (m.deepJson !== undefined) messages.push(sideMessage(m, messageLabel(JSON.parse(m.deepJson), m), compactJson(m.deepJson), true));
     else messages.push(sideMessage(m, messageLabel(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
-  if (kind && folded.length > 0) {
+  if (kind && fed.length > 0) {
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
-    const result = materialize(kind, folded.map((m) => m.json), request);
-    const last = folded[folded.length - 1];
+    const result = materialize(kind, fed.map((m) => m.json), request);
+    const last = fed[fed.length - 1];
     const synthetic: MessageRow = { ...last, carrier: last.carrier, verdict: foldedVerdict(folded) };
     messages.push(sideMessage(synthetic, result.kind, normalize(result), false));
   }
@@ -150,7 +152,8 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     ref: exchangeRef(row),
     loose: head.loose,
     fields,
-    messages,
+    // Under --semantic each direction is one sequence, as scanSide hashes them.
+    messages: semantic ? [...messages.filter((m) => m.ref.sender !== 'server'), ...messages.filter((m) => m.ref.sender === 'server')] : messages,
   };
 }
 
@@ -185,8 +188,7 @@ export function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer):
     if (VOLATILE_HEADERS.has(name)) continue;
     const value = Object.entries(headers).find(([k]) => k.toLowerCase() === name)![1];
     const text = Array.isArray(value) ? value.join(', ') : value;
-    const known = ids.known(text);
-    out[name] = known !== undefined ? known : text;
+    out[name] = ids.plain(text);
   }
   return out;
 }

@@ -10,8 +10,9 @@ import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
+import { collectIdRoles } from './id-roles.js';
 import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { isFoldedMessage, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, semanticKind } from './semantic.js';
 
 /** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
 export interface ExchangeKey {
@@ -31,6 +32,8 @@ export interface SideScan {
   keys: ExchangeKey[];
   messageCount: number;
   idLog: readonly IdLogEntry[];
+  /** The values used as ids anywhere in the recording (collectIdRoles), to load exchanges with. */
+  idRoles: ReadonlyMap<string, string>;
 }
 
 const EXCHANGES_SQL = `SELECT id, transport, protocol, method, path, query, url, status, subprotocol, request_headers, response_headers,
@@ -80,20 +83,27 @@ function scanRows(file: string, dbFile: string, options: SideOptions, progress?:
     const metas = new Map<string, Meta>();
     const findingsOf = db.prepare(FINDINGS_SQL);
     const ids = new IdCanonicalizer();
+    const idRoles = collectIdRoles(db);
+    ids.useRoles(idRoles);
     const drop = new DropSpecs(options.ignore);
     const keys: ExchangeKey[] = [];
     let messageCount = 0;
     for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
       const row = exchangeFromRecord(record);
+      const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
       const checkpoint = ids.size;
       const head = exchangeHead(row, ids);
       const hash = new ChunkedHash();
       hash.add(head.loose);
+      // Under --semantic the two directions are compared as two sequences: how the client's
+      // messages interleave with the server's is a race the protocols leave open.
+      const serverHash = options.semantic ? new ChunkedHash() : hash;
       const specs = drop.for(row.protocol);
       const matcher = drop.matcherFor(row.protocol);
-      const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
       const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
-      const folded: Array<{ json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null }> = [];
+      type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
+      const folded: Folded[] = [];
+      const fed: Folded[] = [];
       let request: unknown;
       const statement = findings.size > 0 ? messagesWithIdsOf : messagesOf;
       for (const [metaText, body, id] of statement.iterate(row.id) as IterableIterator<MessageTuple>) {
@@ -109,24 +119,26 @@ function scanRows(file: string, dbFile: string, options: SideOptions, progress?:
         const m = { sender, carrier, channel, json, verdict };
         if (kind) {
           if (request === undefined && sender === 'client' && json !== undefined) request = json;
+          if (feedsMaterializer(kind, m)) fed.push(m);
           if (isFoldedMessage(kind, m)) {
             folded.push(m);
             continue;
           }
         }
         const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-        hash.add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
+        (sender === 'server' ? serverHash : hash).add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
       }
-      if (kind && folded.length > 0) {
-        const result = materialize(kind, folded.map((m) => m.json), request);
+      if (kind && fed.length > 0) {
+        const result = materialize(kind, fed.map((m) => m.json), request);
         const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
-        hash.add(messageExact(messageLoose(folded[folded.length - 1], result.kind), canon, foldedVerdict(folded)));
+        serverHash.add(messageExact(messageLoose(fed[fed.length - 1], result.kind), canon, foldedVerdict(folded)));
       }
+      if (serverHash !== hash) hash.add(serverHash.digest());
       hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
       keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
       progress?.();
     }
-    return { file, keys, messageCount, idLog: ids.log() };
+    return { file, keys, messageCount, idLog: ids.log(), idRoles };
   } finally {
     db.close();
   }

@@ -160,11 +160,28 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
 /** The server messages of an exchange that `--semantic` folds into one materialised result, if any. */
 export function semanticKind(protocol: string | null, transport: string): 'agui' | 'pi' | undefined {
   if (protocol === 'agui' && (transport === 'sse' || transport === 'proto')) return 'agui';
-  if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && transport === 'ws') return 'pi';
+  if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && (transport === 'ws' || transport === 'stdio')) return 'pi';
   return undefined;
 }
 
+/**
+ * Pi's streamed partials: each carries a snapshot of the message (or tool result) built so far,
+ * cut wherever the stream happened to be, so their number and content vary from run to run.
+ */
+const PI_PARTIALS: ReadonlySet<unknown> = new Set(['message_update', 'tool_execution_update']);
+
+/**
+ * Is this server message compared only through the materialised result? Every AG-UI event of a
+ * run; of a Pi session only the streamed partials (the rest, such as `message_end` with the message
+ * they built up and `tool_execution_end` with the result, are still compared one by one).
+ */
 export function isFoldedMessage(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
+  if (m.sender !== 'server' || m.json === undefined) return false;
+  return kind === 'agui' ? true : PI_PARTIALS.has(piEventOf(m.json)?.type);
+}
+
+/** Does this server message feed the materialised result? The folded ones, and every Pi event (message boundaries, tool executions). */
+export function feedsMaterializer(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
   if (m.sender !== 'server' || m.json === undefined) return false;
   return kind === 'agui' ? true : piEventOf(m.json) !== undefined;
 }
