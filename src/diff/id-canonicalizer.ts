@@ -1,5 +1,6 @@
 import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
 import { parsePointer } from '../replay/field-specs.js';
+import type { OrderWatch } from './id-roles.js';
 import { replaceVolatileTokens } from './volatile-tokens.js';
 
 /** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
@@ -112,8 +113,9 @@ export class IdCanonicalizer {
   /** Every id learnt, in order (checkpoints for `restore`). */
   private learnt: IdLogEntry[] = [];
   private readonly specs: FieldMatcher;
-  /** Values the whole recording uses as ids, with the id key each was first seen under (collectIdRoles). */
+  /** Strings the whole recording uses as ids, with the name each was learnt under (idRolesOf). */
   private roles: ReadonlyMap<string, string> = new Map();
+  private watch: OrderWatch | undefined;
   private readonly tokenLabel = (kind: string, token: string) => this.label(kind, token);
 
   constructor(extraIdSpecs: readonly string[] = []) {
@@ -121,11 +123,16 @@ export class IdCanonicalizer {
   }
 
   /**
-   * Ids of the whole recording by role (collectIdRoles): a string equal to one of them is labelled
+   * Ids of the whole recording by role (idRolesOf): a string equal to one of them is labelled
    * wherever it appears first, not only once it has been seen in an id field.
    */
   useRoles(roles: ReadonlyMap<string, string>): void {
     this.roles = roles;
+  }
+
+  /** Reports to `watch` the strings left as they are and the ids learnt (does labelling depend on order?). */
+  watchOrder(watch: OrderWatch): void {
+    this.watch = watch;
   }
 
   /** The canonical label of an id value, learning it under `name` when new. */
@@ -137,6 +144,7 @@ export class IdCanonicalizer {
       label = `${name}#${n}`;
       this.remember(value, label);
       this.learnt.push([value, label]);
+      if (this.watch !== undefined && typeof value === 'string' && value.length >= MIN_ECHO_LENGTH) this.watch.learnt(value);
     }
     return label;
   }
@@ -191,15 +199,27 @@ export class IdCanonicalizer {
     return role === undefined ? undefined : this.label(role, value);
   }
 
-  /** `text` with its volatile tokens (uuids, ULIDs, timestamps) labelled; `{label}` when the token is all of it and `braced`. */
+  /**
+   * `text` with its volatile tokens (uuids, ULIDs, timestamps) labelled. A token that is all of
+   * `text` gives the bare label (`{label}` when `braced`, for paths).
+   */
   tokens(text: string, braced = false): string {
     const out = replaceVolatileTokens(text, this.tokenLabel);
-    return braced && out !== text && !out.includes('{') ? `{${out}}` : out;
+    // Labels hold no `{`: a changed text without one was a single token.
+    const whole = out !== text && !out.includes('{');
+    // Otherwise the text itself stays, and may turn out to be an id later (the order watch).
+    if (!whole) this.leftAsIs(text);
+    return whole && braced ? `{${out}}` : out;
   }
 
   /** A string in a plain (not an id) field: its label when it is an id, else the string with its volatile tokens labelled. */
   plain(value: string): string {
-    return this.known(value) ?? replaceVolatileTokens(value, this.tokenLabel);
+    return this.known(value) ?? this.tokens(value);
+  }
+
+  /** A string that stays as it is where it was seen (a plain field, a path segment): for the order watch. */
+  leftAsIs(value: string): void {
+    if (this.watch !== undefined && value.length >= MIN_ECHO_LENGTH) this.watch.sawPlain(value);
   }
 
   /**

@@ -50,7 +50,9 @@ export function canonicalQuery(query: string | null, ids: IdCanonicalizer): stri
   if (!query) return '';
   const params = [...new URLSearchParams(query)].map(([k, v]) => {
     const known = ids.known(v);
-    return [k, known !== undefined ? `{${known}}` : isIdLikeSegment(v) && !NUMBER.test(v) ? `{${ids.label(k, v)}}` : ids.tokens(v, true)] as const;
+    if (known !== undefined) return [k, `{${known}}`] as const;
+    if (isIdLikeSegment(v) && !NUMBER.test(v)) return [k, `{${ids.label(k, v)}}`] as const;
+    return [k, ids.tokens(v, true)] as const;
   });
   params.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   return params.map(([k, v]) => `${k}=${v}`).join('&');
