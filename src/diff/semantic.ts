@@ -119,10 +119,18 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
   return { kind: 'agui-run', messages: [...snapshotMessages, ...materialised, ...tools], state: tracker.state, custom, outcome };
 }
 
-/** Is this server message part of a Pi session's event stream (framed `{kind:'event'}` or a raw Pi RPC event)? */
+/**
+ * Is this server message part of a Pi session's event stream? A framed `{kind:'event', event}`, a
+ * raw Pi RPC event, or a daemon socket event `{kind:'event', event:'messageUpdate', data}` (read as
+ * the Pi event `{type:'message_update', …data}`).
+ */
 export function piEventOf(value: unknown): Record<string, unknown> | undefined {
   if (!isObject(value)) return undefined;
   if (value.kind === 'event' && isObject(value.event)) return value.event;
+  if (value.kind === 'event' && typeof value.event === 'string' && isObject(value.data)) {
+    const type = value.event.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return isPiRpcEventType(type) ? { ...value.data, type } : undefined;
+  }
   if (value.kind === undefined && isPiRpcEventType(value.type)) return value;
   return undefined;
 }
@@ -161,6 +169,7 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
 export function semanticKind(protocol: string | null, transport: string): 'agui' | 'pi' | undefined {
   if (protocol === 'agui' && (transport === 'sse' || transport === 'proto')) return 'agui';
   if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && (transport === 'ws' || transport === 'stdio')) return 'pi';
+  if (protocol === 'unix-ndjson' && transport === 'ndjson') return 'pi';
   return undefined;
 }
 

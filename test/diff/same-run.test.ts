@@ -151,6 +151,28 @@ describe('proxy diff --semantic: streamed partials fold into the message they bu
     expect(diffRecordingFiles(rec(piTurn(EARLY), 'stdio'), rec(piTurn(LATE), 'stdio'), { semantic: true }).equal).toBe(true);
   });
 
+  it('on the daemon socket as well, where the events are {kind:"event", event:"messageUpdate", data}', () => {
+    /** The same turn as daemon socket events (numbered by `sequence`), after the wake request. */
+    const socket = (partials: string[], final = 'Hello world') =>
+      writeRecording([
+        {
+          transport: 'ndjson',
+          protocol: 'unix-ndjson',
+          messages: piTurn(partials, final).flatMap((m, i): SyntheticMessage[] => {
+            if (m.sender === 'client') return [{ sender: 'client', json: { protocolVersion: '1.0', requestId: 'w1', operation: 'wake', sessionId: 's1', generation: 1, payload: { prompt: 'hi' } } }];
+            const { type, ...data } = m.json as { type: string };
+            if (type === 'response') return [];
+            const event = type.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+            return [{ sender: 'server', json: { protocolVersion: '1.0', kind: 'event', event, sessionId: 's1', generation: 1, sequence: i, requestId: 'w1', data } }];
+          }),
+        },
+      ]);
+    const a = socket(EARLY);
+    expect(diffRecordingFiles(a, socket(LATE)).equal).toBe(false);
+    expect(diffRecordingFiles(a, socket(LATE), { semantic: true }).equal).toBe(true);
+    expect(places(diffRecordingFiles(a, socket(LATE, 'Hello word'), { semantic: true }))).toEqual(['1#6 changed event /data/message/content/0/text']);
+  });
+
   it('one changed token in the final assistant text or in a tool result is found and named', () => {
     const a = rec(piTurn(EARLY));
     const text = diffRecordingFiles(a, rec(piTurn(LATE, 'Hello word')), { semantic: true });

@@ -30,13 +30,14 @@ export function writeRecording(exchanges: SyntheticExchange[], name = 'rec.ndjso
   exchanges.forEach((e, i) => {
     const id = i + 1;
     const ws = (e.transport ?? 'ws') === 'ws';
+    const overHttp = ws || e.transport === 'http' || e.transport === 'sse';
     lines.push({
       type: 'exchange',
       id,
       transport: e.transport ?? 'ws',
       protocol: e.protocol ?? null,
-      method: e.method ?? (e.transport === 'stdio' ? null : 'GET'),
-      path: e.path ?? (e.transport === 'stdio' ? null : '/rpc'),
+      method: e.method ?? (overHttp ? 'GET' : null),
+      path: e.path ?? (overHttp ? '/rpc' : null),
       status: e.status ?? (ws ? 101 : null),
       subprotocol: e.subprotocol ?? null,
       requestHeaders: e.requestHeaders ?? null,
@@ -50,7 +51,7 @@ export function writeRecording(exchanges: SyntheticExchange[], name = 'rec.ndjso
         exchange: id,
         seq: j + 1,
         sender: m.sender,
-        carrier: m.carrier ?? (ws ? 'frame' : e.transport === 'stdio' ? 'line' : 'body'),
+        carrier: m.carrier ?? (ws ? 'frame' : overHttp ? 'body' : 'line'),
         tOffsetMs: id + j / 1000,
         raw: JSON.stringify(m.json),
         json: m.json,
