@@ -10,7 +10,8 @@ import { encodeRaw } from '../export/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind, type SemanticKind } from './semantic.js';
+import { materializeAcpStream } from './semantic-acp.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
 export const VOLATILE_HEADERS: ReadonlySet<string> = new Set([
@@ -118,7 +119,8 @@ export function foldedVerdict(folded: ReadonlyArray<{ verdict: Verdict }>): Verd
 }
 
 /** The `--semantic` result of an exchange's folded server messages. */
-export function materialize(kind: 'agui' | 'pi', folded: readonly unknown[], request: unknown): { kind: string } {
+export function materialize(kind: SemanticKind, folded: readonly unknown[], request: unknown): { kind: string } {
+  if (kind === 'acp') return materializeAcpStream(folded);
   return kind === 'agui' ? materializeAguiRun(folded as unknown[], request) : materializePiSession(folded.map((json) => piEventOf(json)!));
 }
 

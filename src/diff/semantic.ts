@@ -3,6 +3,7 @@ import { FindingSink } from '../protocols/agui/finding-sink.js';
 import { StateTracker } from '../protocols/agui/state-tracker.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
 import type { MessageRow } from '../store/store-types.js';
+import { acpChunkOf } from './semantic-acp.js';
 
 /**
  * `--semantic`: what a client materialises from a stream, so that re-chunking the same content is
@@ -165,11 +166,14 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
   return { kind: 'pi-session', assistantText, toolExecutions };
 }
 
-/** The server messages of an exchange that `--semantic` folds into one materialised result, if any. */
-export function semanticKind(protocol: string | null, transport: string): 'agui' | 'pi' | undefined {
+/** Which materialised result `--semantic` folds an exchange's streamed server messages into, if any. */
+export type SemanticKind = 'agui' | 'pi' | 'acp';
+
+export function semanticKind(protocol: string | null, transport: string): SemanticKind | undefined {
   if (protocol === 'agui' && (transport === 'sse' || transport === 'proto')) return 'agui';
   if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && (transport === 'ws' || transport === 'stdio')) return 'pi';
   if (protocol === 'unix-ndjson' && transport === 'ndjson') return 'pi';
+  if (protocol === 'acp' && (transport === 'ws' || transport === 'stdio')) return 'acp';
   return undefined;
 }
 
@@ -184,15 +188,16 @@ const PI_PARTIALS: ReadonlySet<unknown> = new Set(['message_update', 'tool_execu
  * run; of a Pi session only the streamed partials (the rest, such as `message_end` with the message
  * they built up and `tool_execution_end` with the result, are still compared one by one).
  */
-export function isFoldedMessage(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
+export function isFoldedMessage(kind: SemanticKind, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
   if (m.sender !== 'server' || m.json === undefined) return false;
+  if (kind === 'acp') return acpChunkOf(m.json) !== undefined;
   return kind === 'agui' ? true : PI_PARTIALS.has(piEventOf(m.json)?.type);
 }
 
 /** Does this server message feed the materialised result? The folded ones, and every Pi event (message boundaries, tool executions). */
-export function feedsMaterializer(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
-  if (m.sender !== 'server' || m.json === undefined) return false;
-  return kind === 'agui' ? true : piEventOf(m.json) !== undefined;
+export function feedsMaterializer(kind: SemanticKind, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
+  if (kind !== 'pi') return isFoldedMessage(kind, m);
+  return m.sender === 'server' && m.json !== undefined && piEventOf(m.json) !== undefined;
 }
 
 /** Tool call arguments as JSON; the text itself when they are not JSON, or nest too deep to compare as JSON. */

@@ -192,6 +192,41 @@ describe('proxy diff --semantic: streamed partials fold into the message they bu
   });
 });
 
+describe('proxy diff --semantic: ACP message chunks fold into the text they build up', () => {
+  const chunk = (text: string, sessionUpdate = 'agent_message_chunk'): SyntheticMessage => ({
+    sender: 'server',
+    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate, content: { type: 'text', text } } } },
+  });
+  const acp = (chunks: SyntheticMessage[]) =>
+    writeRecording([
+      {
+        protocol: 'acp',
+        subprotocol: 'agent-client-protocol.v1',
+        messages: [
+          { sender: 'client', json: { jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'hi' }] } } },
+          ...chunks,
+          { sender: 'server', json: { jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } } },
+        ],
+      },
+    ]);
+
+  it('the same text cut into other chunks: raw differs, --semantic is equal', () => {
+    const a = acp([chunk('Thinking', 'agent_thought_chunk'), chunk('Hello'), chunk(' from the'), chunk(' mock model.')]);
+    const b = acp([chunk('Think', 'agent_thought_chunk'), chunk('ing', 'agent_thought_chunk'), chunk('Hello from'), chunk(' the mock model.')]);
+    expect(diffRecordingFiles(a, b).equal).toBe(false);
+    const report = diffRecordingFiles(a, b, { semantic: true });
+    expect(report.exchanges, JSON.stringify(report.exchanges, null, 1)).toEqual([]);
+  });
+
+  it('one changed token, or text moved from the thought to the message, is found and named', () => {
+    const a = acp([chunk('Thinking', 'agent_thought_chunk'), chunk('Hello'), chunk(' from the mock model.')]);
+    const token = diffRecordingFiles(a, acp([chunk('Thinking', 'agent_thought_chunk'), chunk('Hello from'), chunk(' the mock modal.')]), { semantic: true });
+    expect(places(token)).toEqual(['1#4 changed acp-stream /messages/1/content/0/text']);
+    const moved = diffRecordingFiles(a, acp([chunk('Thinking', 'agent_thought_chunk'), chunk('Hello', 'agent_thought_chunk'), chunk(' from the mock model.')]), { semantic: true });
+    expect(moved.equal).toBe(false);
+  });
+});
+
 describe('proxy diff --semantic: the order of messages across directions is a race', () => {
   /** ACP: the agent's available_commands_update, sent after session/load, races the client's session/prompt. */
   const acp = (notificationFirst: boolean, commands = ['compact']): string => {
