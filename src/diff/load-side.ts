@@ -101,7 +101,7 @@ export function exchangeFields(row: ExchangeRow, head: ReturnType<typeof exchang
       subprotocol: row.subprotocol,
       outcome: row.outcome,
       closeCode: row.closeCode,
-      closeReason: row.closeReason,
+      closeReason: row.closeReason === null ? null : ids.plain(row.closeReason),
       errorCode: row.errorCode,
       exitCode: row.exitCode,
       signal: row.signal,

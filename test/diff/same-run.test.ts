@@ -51,6 +51,30 @@ describe('proxy diff: volatile tokens inside strings', () => {
   });
 });
 
+describe('proxy diff: volatile tokens in exchange fields', () => {
+  /** A download of a file named after a timestamp, with the run's uuid in a header, the query and the close reason. */
+  const download = (uuid: string, at: string, closedUuid = uuid): SyntheticExchange => ({
+    transport: 'ws',
+    protocol: 'pi-rest',
+    path: `/v1/logs/${fileSafe(at)}.jsonl`,
+    query: `since=${encodeURIComponent(at)}`,
+    responseHeaders: { 'X-Trace': `trace ${uuid}` },
+    closeReason: `session ${closedUuid} closed`,
+    messages: [{ sender: 'server', json: { ok: true } }],
+  });
+
+  it('headers, path segments, query values and close reasons are equal across runs and aligned as one exchange', () => {
+    const a = writeRecording([download(randomUUID(), stamp())]);
+    const report = diffRecordingFiles(a, writeRecording([download(randomUUID(), stamp())]));
+    expect(report.exchanges, JSON.stringify(report.exchanges, null, 1)).toEqual([]);
+    const uuid = randomUUID();
+    const broken = diffRecordingFiles(writeRecording([download(uuid, stamp())]), writeRecording([download(uuid, stamp(), randomUUID())]));
+    expect(broken.summary.exchanges).toMatchObject({ changed: 1, added: 0, removed: 0 });
+    // The header names the uuid first; the close reason naming another is the difference.
+    expect(broken.exchanges[0].fields).toEqual([{ pointer: '/closeReason', a: 'session {uuid#1} closed', b: 'session {uuid#2} closed' }]);
+  });
+});
+
 describe('proxy diff: ids by their role across the whole recording', () => {
   /**
    * A Pi-like run: a REST call whose answer names the last entry in a plain field, then a framed

@@ -19,7 +19,10 @@ export interface SyntheticExchange {
   path?: string;
   subprotocol?: string;
   status?: number;
+  query?: string;
   requestHeaders?: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  closeReason?: string;
   messages: SyntheticMessage[];
 }
 
@@ -38,9 +41,13 @@ export function writeRecording(exchanges: SyntheticExchange[], name = 'rec.ndjso
       protocol: e.protocol ?? null,
       method: e.method ?? (overHttp ? 'GET' : null),
       path: e.path ?? (overHttp ? '/rpc' : null),
+      query: e.query ?? null,
       status: e.status ?? (ws ? 101 : null),
       subprotocol: e.subprotocol ?? null,
       requestHeaders: e.requestHeaders ?? null,
+      responseHeaders: e.responseHeaders ?? null,
+      closeCode: e.closeReason === undefined ? null : 1000,
+      closeReason: e.closeReason ?? null,
       startedMs: id,
       endedMs: id + 0.5,
       outcome: 'complete',
