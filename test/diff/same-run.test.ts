@@ -81,14 +81,14 @@ describe('proxy diff: ids by their role across the whole recording', () => {
    * RPC get_entries whose tree (root → child → leaf, and a leaf off the branch) lists each entry's
    * `id` before any `parentId` names it.
    */
-  const run = (ids: { root: string; child: string; leaf: string; off: string }, childParent = ids.root): string =>
+  const run = (ids: { root: string; child: string; leaf: string; off: string }, childParent = ids.root, name = 's1'): string =>
     writeRecording([
       {
         transport: 'http',
         protocol: 'pi-rest',
         path: '/v1/session/s1',
         status: 200,
-        messages: [{ sender: 'server', json: { ok: true, data: { name: 's1', lastEntry: ids.leaf } } }],
+        messages: [{ sender: 'server', json: { ok: true, data: { name, lastEntry: ids.leaf } } }],
       },
       {
         protocol: 'pi-daemon-rpc',
@@ -124,6 +124,12 @@ describe('proxy diff: ids by their role across the whole recording', () => {
   it('entry ids are equal across runs, though each appears before the parentId or leafId naming it', () => {
     const report = diffRecordingFiles(run(fresh()), run(fresh()));
     expect(report.exchanges, JSON.stringify(report.exchanges, null, 1)).toEqual([]);
+  });
+
+  it('an exchange loaded again for the report labels an id in a plain field as the scan did', () => {
+    const b = fresh();
+    const report = diffRecordingFiles(run(fresh()), run(b, b.root, 's2'));
+    expect(report.exchanges[0].messages[0].differences).toEqual([{ pointer: '/data/name', a: 's1', b: 's2' }]);
   });
 
   it('a parentId that points at another entry is still found', () => {
