@@ -59,6 +59,9 @@ interface Meta {
 
 const NO_FINDINGS: Finding[] = [];
 
+/** A message kept for the `--semantic` result of its exchange. */
+type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
+
 /** Hashes at most this much text at a time. */
 const HASH_CHUNK = 1 << 16;
 
@@ -67,7 +70,8 @@ const HASH_CHUNK = 1 << 16;
  * only a short key per exchange. Messages are normalized straight to a canonical text (one walk,
  * IdCanonicalizer.canonicalText), hashed and dropped, so memory does not grow with the messages.
  * The ids are learnt in exactly the order `loadExchange` learns them, so that an exchange can be
- * loaded in full later from its checkpoint.
+ * loaded in full later from its checkpoint (with the same `idRoles`). A side is streamed a second
+ * time only when its id labels would otherwise depend on order (see scanRows).
  *
  * `dbFile` is a recording database (an NDJSON recording is imported first, see openRecording);
  * `file` is the name the report shows.
@@ -115,7 +119,6 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
     const specs = drop.for(row.protocol);
     const matcher = drop.matcherFor(row.protocol);
     const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
-    type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
     const folded: Folded[] = [];
     const fed: Folded[] = [];
     let request: unknown;
