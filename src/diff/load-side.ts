@@ -10,7 +10,7 @@ import { encodeRaw } from '../export/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind, type SemanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind, streamOf, type SemanticKind } from './semantic.js';
 import { materializeAcpStream } from './semantic-acp.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
@@ -32,6 +32,8 @@ export interface SideMessage {
   value: unknown;
   errorRules: string[];
   errorFindings: Finding[];
+  /** Its stream under --semantic (streamOf). */
+  stream: number;
 }
 
 /** One exchange of one side, loaded in full for reporting. */
@@ -154,8 +156,8 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     ref: exchangeRef(row),
     loose: head.loose,
     fields,
-    // Under --semantic each direction is one sequence, as scanSide hashes them.
-    messages: semantic ? [...messages.filter((m) => m.ref.sender !== 'server'), ...messages.filter((m) => m.ref.sender === 'server')] : messages,
+    // Under --semantic each stream is one sequence, as scanSide hashes them (a stable sort).
+    messages: semantic ? messages.map((m, i) => [m, i] as const).sort(([x, i], [y, j]) => x.stream - y.stream || i - j).map(([m]) => m) : messages,
   };
 }
 
@@ -175,6 +177,7 @@ function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean)
     value,
     errorRules,
     errorFindings,
+    stream: streamOf(m),
   };
 }
 

@@ -13,7 +13,7 @@ import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
 import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { feedsMaterializer, isFoldedMessage, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, semanticKind, streamOf } from './semantic.js';
 
 /** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
 export interface ExchangeKey {
@@ -113,9 +113,9 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
     const head = exchangeHead(row, ids);
     const hash = new ChunkedHash();
     hash.add(head.loose);
-    // Under --semantic the two directions are compared as two sequences: how the client's
-    // messages interleave with the server's is a race the protocols leave open.
-    const serverHash = options.semantic ? new ChunkedHash() : hash;
+    // Under --semantic each stream (client, server, stderr) is hashed on its own: how they
+    // interleave is a race the protocols leave open (streamOf).
+    const streams = options.semantic ? [hash, new ChunkedHash(), new ChunkedHash()] : [hash, hash, hash];
     const specs = drop.for(row.protocol);
     const matcher = drop.matcherFor(row.protocol);
     const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
@@ -143,14 +143,15 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
         }
       }
       const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-      (sender === 'server' ? serverHash : hash).add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
+      streams[streamOf(m)].add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
     }
     if (kind && fed.length > 0) {
       const result = materialize(kind, fed.map((m) => m.json), request);
       const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
-      serverHash.add(messageExact(messageLoose(fed[fed.length - 1], result.kind), canon, foldedVerdict(folded)));
+      const last = fed[fed.length - 1];
+      streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));
     }
-    if (serverHash !== hash) hash.add(serverHash.digest());
+    if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
     keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
     progress?.();

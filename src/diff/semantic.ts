@@ -200,6 +200,16 @@ export function feedsMaterializer(kind: SemanticKind, m: Pick<MessageRow, 'sende
   return m.sender === 'server' && m.json !== undefined && piEventOf(m.json) !== undefined;
 }
 
+/**
+ * Under `--semantic` an exchange is compared as independent streams, each in its own order: what
+ * the client sent, what the server sent, and a stdio agent's stderr (a pipe of its own). How the
+ * streams interleave is a race the protocols leave open. 0, 1, 2: the order they are compared in.
+ */
+export function streamOf(m: Pick<MessageRow, 'sender' | 'channel'>): 0 | 1 | 2 {
+  if (m.sender !== 'server') return 0;
+  return m.channel === 'stderr' ? 2 : 1;
+}
+
 /** Tool call arguments as JSON; the text itself when they are not JSON, or nest too deep to compare as JSON. */
 function parseArgs(args: string): unknown {
   if (args === '') return {};

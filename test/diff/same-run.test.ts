@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { useCleanups } from './diff-helpers.js';
-import { writeRecording, type SyntheticExchange, type SyntheticMessage } from './synthetic-recording.js';
+import { RawText, writeRecording, type SyntheticExchange, type SyntheticMessage } from './synthetic-recording.js';
 
 useCleanups();
 
@@ -292,6 +292,18 @@ describe('proxy diff --semantic: the order of messages across directions is a ra
     const report = diffRecordingFiles(acp(false), acp(true, ['compact', 'export']), { semantic: true });
     expect(report.equal).toBe(false);
     expect(places(report)[0]).toMatch(/^1#\d changed session\/update \/params\/update\/availableCommands\/1/);
+  });
+
+  it('a stdio agent\'s stderr is a stream of its own', () => {
+    const log = (text: string): SyntheticMessage => ({ sender: 'server', channel: 'stderr', json: new RawText(`${text}\n`) });
+    const turn = piTurn(['Hel', 'Hello wor', 'Hello world']).map((m) => ({ ...m, channel: m.sender === 'client' ? 'stdin' : 'stdout' }));
+    const rec = (messages: SyntheticMessage[]) => writeRecording([{ transport: 'stdio', protocol: 'pi-rpc', messages }]);
+    const a = rec([log('starting'), ...turn.slice(0, 3), log('model ready'), ...turn.slice(3)]);
+    const b = rec([...turn.slice(0, 5), log('starting'), log('model ready'), ...turn.slice(5)]);
+    expect(diffRecordingFiles(a, b).equal).toBe(false);
+    expect(diffRecordingFiles(a, b, { semantic: true }).equal).toBe(true);
+    const swapped = rec([...turn.slice(0, 5), log('model ready'), log('starting'), ...turn.slice(5)]);
+    expect(diffRecordingFiles(a, swapped, { semantic: true }).equal).toBe(false);
   });
 
   it('the order within one direction still counts', () => {

@@ -8,8 +8,15 @@ import { tempDir } from './diff-helpers.js';
 
 export interface SyntheticMessage {
   sender: 'client' | 'server';
+  /** The message's JSON, or a RawText when it is not JSON (such as a line of stderr). */
   json: unknown;
   carrier?: 'body' | 'event' | 'frame' | 'line';
+  channel?: string;
+}
+
+/** A message that is not JSON: its raw text. */
+export class RawText {
+  constructor(readonly text: string) {}
 }
 
 export interface SyntheticExchange {
@@ -59,9 +66,9 @@ export function writeRecording(exchanges: SyntheticExchange[], name = 'rec.ndjso
         seq: j + 1,
         sender: m.sender,
         carrier: m.carrier ?? (ws ? 'frame' : overHttp ? 'body' : 'line'),
+        channel: m.channel ?? null,
         tOffsetMs: id + j / 1000,
-        raw: JSON.stringify(m.json),
-        json: m.json,
+        ...(m.json instanceof RawText ? { raw: m.json.text } : { raw: JSON.stringify(m.json), json: m.json }),
         verdict: { status: 'valid', findings: [] },
       }),
     );
