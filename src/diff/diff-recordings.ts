@@ -46,6 +46,7 @@ class SideLoader {
     private readonly options: SideOptions,
   ) {
     this.drop = new DropSpecs(options.ignore);
+    this.ids.useRoles(scan.idRoles);
   }
 
   load(index: number): SideExchange {

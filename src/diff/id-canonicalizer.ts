@@ -1,5 +1,7 @@
 import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
 import { parsePointer } from '../replay/field-specs.js';
+import type { OrderWatch } from './id-roles.js';
+import { replaceVolatileTokens } from './volatile-tokens.js';
 
 /** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
 export type IdLogEntry = readonly [value: string | number, label: string];
@@ -38,7 +40,7 @@ export function isTimeKey(key: string): boolean {
 }
 
 /** Ids learnt shorter than this are not replaced where they appear as plain values (too likely to match by accident). */
-const MIN_ECHO_LENGTH = 6;
+export const MIN_ECHO_LENGTH = 6;
 
 const CURSOR_KEY = /[a-z]Cursor$/;
 const IGNORED_TEXT = '"<ignored>"';
@@ -111,9 +113,26 @@ export class IdCanonicalizer {
   /** Every id learnt, in order (checkpoints for `restore`). */
   private learnt: IdLogEntry[] = [];
   private readonly specs: FieldMatcher;
+  /** Strings the whole recording uses as ids, with the name each was learnt under (idRolesOf). */
+  private roles: ReadonlyMap<string, string> = new Map();
+  private watch: OrderWatch | undefined;
+  private readonly tokenLabel = (kind: string, token: string) => this.label(kind, token);
 
   constructor(extraIdSpecs: readonly string[] = []) {
     this.specs = new FieldMatcher([...ID_FIELDS, ...extraIdSpecs]);
+  }
+
+  /**
+   * Ids of the whole recording by role (idRolesOf): a string equal to one of them is labelled
+   * wherever it appears first, not only once it has been seen in an id field.
+   */
+  useRoles(roles: ReadonlyMap<string, string>): void {
+    this.roles = roles;
+  }
+
+  /** Reports to `watch` the strings left as they are and the ids learnt (does labelling depend on order?). */
+  watchOrder(watch: OrderWatch): void {
+    this.watch = watch;
   }
 
   /** The canonical label of an id value, learning it under `name` when new. */
@@ -125,6 +144,7 @@ export class IdCanonicalizer {
       label = `${name}#${n}`;
       this.remember(value, label);
       this.learnt.push([value, label]);
+      if (this.watch !== undefined && typeof value === 'string' && value.length >= MIN_ECHO_LENGTH) this.watch.learnt(value);
     }
     return label;
   }
@@ -167,9 +187,39 @@ export class IdCanonicalizer {
     }
   }
 
-  /** The label of a value learnt before, if any (for ids echoed in plain fields, headers and paths). */
+  /**
+   * The label of a value learnt before, or used as an id anywhere in the recording (then learnt
+   * now), if any: for ids echoed in plain fields, headers and paths.
+   */
   known(value: string): string | undefined {
-    return value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
+    if (value.length < MIN_ECHO_LENGTH) return undefined;
+    const label = this.strings.get(value);
+    if (label !== undefined) return label;
+    const role = this.roles.get(value);
+    return role === undefined ? undefined : this.label(role, value);
+  }
+
+  /**
+   * `text` with its volatile tokens (uuids, ULIDs, timestamps) labelled. A token that is all of
+   * `text` gives the bare label (`{label}` when `braced`, for paths).
+   */
+  tokens(text: string, braced = false): string {
+    const out = replaceVolatileTokens(text, this.tokenLabel);
+    // Labels hold no `{`: a changed text without one was a single token.
+    const whole = out !== text && !out.includes('{');
+    // Otherwise the text itself stays, and may turn out to be an id later (the order watch).
+    if (!whole) this.leftAsIs(text);
+    return whole && braced ? `{${out}}` : out;
+  }
+
+  /** A string in a plain (not an id) field: its label when it is an id, else the string with its volatile tokens labelled. */
+  plain(value: string): string {
+    return this.known(value) ?? this.tokens(value);
+  }
+
+  /** A string that stays as it is where it was seen (a plain field, a path segment): for the order watch. */
+  leftAsIs(value: string): void {
+    if (this.watch !== undefined && value.length >= MIN_ECHO_LENGTH) this.watch.sawPlain(value);
   }
 
   /**
@@ -180,10 +230,11 @@ export class IdCanonicalizer {
     if (Array.isArray(value)) return value.map((item, i) => this.canonicalize(item, [...path, String(i)]));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
+      const node = isTreeNode(value as Record<string, unknown>);
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         const at = [...path, key];
         if (isTimeKey(key) && (typeof item === 'string' || typeof item === 'number')) continue;
-        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || CURSOR_KEY.test(key))) {
+        if ((typeof item === 'string' || typeof item === 'number') && (this.specs.matches(at) || CURSOR_KEY.test(key) || (node && key === 'id'))) {
           out[key] = this.label(key === 'id' ? idName(path) : key, item);
         } else {
           out[key] = this.canonicalize(item, at);
@@ -191,7 +242,7 @@ export class IdCanonicalizer {
       }
       return out;
     }
-    if (typeof value === 'string') return this.known(value) ?? value;
+    if (typeof value === 'string') return this.plain(value);
     return value;
   }
 
@@ -206,10 +257,7 @@ export class IdCanonicalizer {
   }
 
   private text(value: unknown, path: string[], drop: FieldMatcher): string {
-    if (typeof value === 'string') {
-      const known = value.length >= MIN_ECHO_LENGTH ? this.strings.get(value) : undefined;
-      return JSON.stringify(known ?? value);
-    }
+    if (typeof value === 'string') return JSON.stringify(this.plain(value));
     if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
     if (Array.isArray(value)) {
       let out = '[';
@@ -228,6 +276,7 @@ export class IdCanonicalizer {
     }
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
+    const node = isTreeNode(record);
     const parts: string[] = [];
     let sorted = true;
     let last = '';
@@ -237,7 +286,7 @@ export class IdCanonicalizer {
       if (scalar && isTimeKeyMemo(key)) continue;
       path.push(key);
       let part: string | undefined;
-      if (scalar && (this.specs.matches(path) || CURSOR_KEY.test(key))) {
+      if (scalar && (this.specs.matches(path) || CURSOR_KEY.test(key) || (node && key === 'id'))) {
         const label = this.label(key === 'id' ? idName(path.slice(0, -1)) : key, item);
         if (!drop.matches(path)) part = JSON.stringify(label);
       } else if (drop.matches(path)) {
@@ -256,6 +305,14 @@ export class IdCanonicalizer {
     for (let i = 0; i < parts.length; i += 2) out += `${i > 0 ? ',' : ''}${keyText(parts[i])}:${parts[i + 1]}`;
     return out + '}';
   }
+}
+
+/**
+ * A node of a tree of generated records (Pi session entries: `{id, parentId, …}`): its `id` is an
+ * id even where nothing else refers to it, such as a leaf off the current branch.
+ */
+function isTreeNode(record: Record<string, unknown>): boolean {
+  return record.parentId !== undefined && record.id !== undefined;
 }
 
 /** Sorts a flat [key, value, key, value …] list by key, in place (insertion sort: objects are small). */

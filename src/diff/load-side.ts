@@ -10,7 +10,8 @@ import { encodeRaw } from '../export/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind, streamOf, type SemanticKind } from './semantic.js';
+import { materializeAcpStream } from './semantic-acp.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
 export const VOLATILE_HEADERS: ReadonlySet<string> = new Set([
@@ -31,6 +32,8 @@ export interface SideMessage {
   value: unknown;
   errorRules: string[];
   errorFindings: Finding[];
+  /** Its stream under --semantic (streamOf). */
+  stream: number;
 }
 
 /** One exchange of one side, loaded in full for reporting. */
@@ -100,7 +103,7 @@ export function exchangeFields(row: ExchangeRow, head: ReturnType<typeof exchang
       subprotocol: row.subprotocol,
       outcome: row.outcome,
       closeCode: row.closeCode,
-      closeReason: row.closeReason,
+      closeReason: row.closeReason === null ? null : ids.plain(row.closeReason),
       errorCode: row.errorCode,
       exitCode: row.exitCode,
       signal: row.signal,
@@ -118,7 +121,8 @@ export function foldedVerdict(folded: ReadonlyArray<{ verdict: Verdict }>): Verd
 }
 
 /** The `--semantic` result of an exchange's folded server messages. */
-export function materialize(kind: 'agui' | 'pi', folded: readonly unknown[], request: unknown): { kind: string } {
+export function materialize(kind: SemanticKind, folded: readonly unknown[], request: unknown): { kind: string } {
+  if (kind === 'acp') return materializeAcpStream(folded);
   return kind === 'agui' ? materializeAguiRun(folded as unknown[], request) : materializePiSession(folded.map((json) => piEventOf(json)!));
 }
 
@@ -132,16 +136,18 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   const messages: SideMessage[] = [];
   const kind = semantic ? semanticKind(row.protocol, row.transport) : undefined;
   const folded: MessageRow[] = [];
+  const fed: MessageRow[] = [];
   for (const m of rows) {
+    if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
     // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
     else if (m.deepJson !== undefined) messages.push(sideMessage(m, messageLabel(JSON.parse(m.deepJson), m), compactJson(m.deepJson), true));
     else messages.push(sideMessage(m, messageLabel(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
-  if (kind && folded.length > 0) {
+  if (kind && fed.length > 0) {
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
-    const result = materialize(kind, folded.map((m) => m.json), request);
-    const last = folded[folded.length - 1];
+    const result = materialize(kind, fed.map((m) => m.json), request);
+    const last = fed[fed.length - 1];
     const synthetic: MessageRow = { ...last, carrier: last.carrier, verdict: foldedVerdict(folded) };
     messages.push(sideMessage(synthetic, result.kind, normalize(result), false));
   }
@@ -150,7 +156,8 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     ref: exchangeRef(row),
     loose: head.loose,
     fields,
-    messages,
+    // Under --semantic each stream is one sequence, as scanSide hashes them (a stable sort).
+    messages: semantic ? messages.map((m, i) => [m, i] as const).sort(([x, i], [y, j]) => x.stream - y.stream || i - j).map(([m]) => m) : messages,
   };
 }
 
@@ -170,6 +177,7 @@ function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean)
     value,
     errorRules,
     errorFindings,
+    stream: streamOf(m),
   };
 }
 
@@ -185,8 +193,7 @@ export function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer):
     if (VOLATILE_HEADERS.has(name)) continue;
     const value = Object.entries(headers).find(([k]) => k.toLowerCase() === name)![1];
     const text = Array.isArray(value) ? value.join(', ') : value;
-    const known = ids.known(text);
-    out[name] = known !== undefined ? known : text;
+    out[name] = ids.plain(text);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { IdCanonicalizer } from './id-canonicalizer.js';
+import { tokensAsKinds } from './volatile-tokens.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMBER = /^\d+$/;
@@ -19,7 +20,12 @@ export function pathTemplate(path: string | null, ids: IdCanonicalizer): string 
   if (path === null) return '';
   return path
     .split('/')
-    .map((s) => (isIdLikeSegment(decode(s)) || ids.known(decode(s)) !== undefined ? '{id}' : s))
+    .map((s) => {
+      const value = decode(s);
+      if (isIdLikeSegment(value) || ids.known(value) !== undefined) return '{id}';
+      const template = tokensAsKinds(value);
+      return template === value ? s : template;
+    })
     .join('/');
 }
 
@@ -32,7 +38,9 @@ export function canonicalPath(path: string | null, ids: IdCanonicalizer): string
       const value = decode(s);
       const known = ids.known(value);
       if (known !== undefined) return `{${known}}`;
-      return isIdLikeSegment(value) ? `{${ids.label('segment', value)}}` : s;
+      if (isIdLikeSegment(value)) return `{${ids.label('segment', value)}}`;
+      const canonical = ids.tokens(value, true);
+      return canonical === value ? s : canonical;
     })
     .join('/');
 }
@@ -42,7 +50,9 @@ export function canonicalQuery(query: string | null, ids: IdCanonicalizer): stri
   if (!query) return '';
   const params = [...new URLSearchParams(query)].map(([k, v]) => {
     const known = ids.known(v);
-    return [k, known !== undefined ? `{${known}}` : isIdLikeSegment(v) && !NUMBER.test(v) ? `{${ids.label(k, v)}}` : v] as const;
+    if (known !== undefined) return [k, `{${known}}`] as const;
+    if (isIdLikeSegment(v) && !NUMBER.test(v)) return [k, `{${ids.label(k, v)}}`] as const;
+    return [k, ids.tokens(v, true)] as const;
   });
   params.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   return params.map(([k, v]) => `${k}=${v}`).join('&');

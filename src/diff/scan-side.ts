@@ -6,12 +6,14 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { canonicalJson, normalizeJson } from '../replay/normalize.js';
+import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer, type IdLogEntry } from './id-canonicalizer.js';
+import { idRolesOf, OrderWatch } from './id-roles.js';
 import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { isFoldedMessage, semanticKind } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, semanticKind, streamOf } from './semantic.js';
 
 /** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
 export interface ExchangeKey {
@@ -31,6 +33,8 @@ export interface SideScan {
   keys: ExchangeKey[];
   messageCount: number;
   idLog: readonly IdLogEntry[];
+  /** The strings used as ids anywhere in the recording (idRolesOf) when the second pass was needed, to load exchanges with. */
+  idRoles: ReadonlyMap<string, string>;
 }
 
 const EXCHANGES_SQL = `SELECT id, transport, protocol, method, path, query, url, status, subprotocol, request_headers, response_headers,
@@ -55,6 +59,9 @@ interface Meta {
 
 const NO_FINDINGS: Finding[] = [];
 
+/** A message kept for the `--semantic` result of its exchange. */
+type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
+
 /** Hashes at most this much text at a time. */
 const HASH_CHUNK = 1 << 16;
 
@@ -63,7 +70,8 @@ const HASH_CHUNK = 1 << 16;
  * only a short key per exchange. Messages are normalized straight to a canonical text (one walk,
  * IdCanonicalizer.canonicalText), hashed and dropped, so memory does not grow with the messages.
  * The ids are learnt in exactly the order `loadExchange` learns them, so that an exchange can be
- * loaded in full later from its checkpoint.
+ * loaded in full later from its checkpoint (with the same `idRoles`). A side is streamed a second
+ * time only when its id labels would otherwise depend on order (see scanRows).
  *
  * `dbFile` is a recording database (an NDJSON recording is imported first, see openRecording);
  * `file` is the name the report shows.
@@ -75,61 +83,80 @@ export function scanSide(file: string, dbFile: string, options: SideOptions, pro
 function scanRows(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
   const db = openDatabase(dbFile, { readonly: true });
   try {
-    const messagesOf = db.prepare(MESSAGES_SQL).raw(true);
-    const messagesWithIdsOf = db.prepare(MESSAGES_WITH_IDS_SQL).raw(true);
-    const metas = new Map<string, Meta>();
-    const findingsOf = db.prepare(FINDINGS_SQL);
-    const ids = new IdCanonicalizer();
-    const drop = new DropSpecs(options.ignore);
-    const keys: ExchangeKey[] = [];
-    let messageCount = 0;
-    for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
-      const row = exchangeFromRecord(record);
-      const checkpoint = ids.size;
-      const head = exchangeHead(row, ids);
-      const hash = new ChunkedHash();
-      hash.add(head.loose);
-      const specs = drop.for(row.protocol);
-      const matcher = drop.matcherFor(row.protocol);
-      const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
-      const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
-      const folded: Array<{ json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null }> = [];
-      let request: unknown;
-      const statement = findings.size > 0 ? messagesWithIdsOf : messagesOf;
-      for (const [metaText, body, id] of statement.iterate(row.id) as IterableIterator<MessageTuple>) {
-        if ((++messageCount & 0x3fff) === 0) progress?.();
-        let meta = metas.get(metaText);
-        if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
-        const { sender, carrier, channel, status } = meta;
-        const parsed = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
-        // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
-        const deep = typeof body === 'string' && tooDeepToWalk(body);
-        const json = deep ? undefined : parsed;
-        const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
-        const m = { sender, carrier, channel, json, verdict };
-        if (kind) {
-          if (request === undefined && sender === 'client' && json !== undefined) request = json;
-          if (isFoldedMessage(kind, m)) {
-            folded.push(m);
-            continue;
-          }
-        }
-        const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-        hash.add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
-      }
-      if (kind && folded.length > 0) {
-        const result = materialize(kind, folded.map((m) => m.json), request);
-        const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
-        hash.add(messageExact(messageLoose(folded[folded.length - 1], result.kind), canon, foldedVerdict(folded)));
-      }
-      hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
-      keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
-      progress?.();
-    }
-    return { file, keys, messageCount, idLog: ids.log() };
+    // Ids are labelled in order of first appearance; a string used as an id is labelled wherever it
+    // first appears. One pass does that unless a string appeared in a plain field before it was seen
+    // as an id; then a second pass, knowing every id of the recording, labels it there too.
+    const watch = new OrderWatch();
+    const first = scanPass(db, options, new Map(), progress, watch);
+    if (!watch.alarmed) return { file, ...first };
+    return { file, ...scanPass(db, options, idRolesOf(first.idLog), progress) };
   } finally {
     db.close();
   }
+}
+
+function scanPass(db: Database.Database, options: SideOptions, idRoles: ReadonlyMap<string, string>, progress?: () => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
+  const messagesOf = db.prepare(MESSAGES_SQL).raw(true);
+  const messagesWithIdsOf = db.prepare(MESSAGES_WITH_IDS_SQL).raw(true);
+  const metas = new Map<string, Meta>();
+  const findingsOf = db.prepare(FINDINGS_SQL);
+  const ids = new IdCanonicalizer();
+  ids.useRoles(idRoles);
+  if (watch) ids.watchOrder(watch);
+  const drop = new DropSpecs(options.ignore);
+  const keys: ExchangeKey[] = [];
+  let messageCount = 0;
+  for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
+    const row = exchangeFromRecord(record);
+    const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
+    const checkpoint = ids.size;
+    const head = exchangeHead(row, ids);
+    const hash = new ChunkedHash();
+    hash.add(head.loose);
+    // Under --semantic each stream (client, server, stderr) is hashed on its own: how they
+    // interleave is a race the protocols leave open (streamOf).
+    const streams = options.semantic ? [hash, new ChunkedHash(), new ChunkedHash()] : [hash, hash, hash];
+    const specs = drop.for(row.protocol);
+    const matcher = drop.matcherFor(row.protocol);
+    const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
+    const folded: Folded[] = [];
+    const fed: Folded[] = [];
+    let request: unknown;
+    const statement = findings.size > 0 ? messagesWithIdsOf : messagesOf;
+    for (const [metaText, body, id] of statement.iterate(row.id) as IterableIterator<MessageTuple>) {
+      if ((++messageCount & 0x3fff) === 0) progress?.();
+      let meta = metas.get(metaText);
+      if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
+      const { sender, carrier, channel, status } = meta;
+      const parsed = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
+      // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
+      const deep = typeof body === 'string' && tooDeepToWalk(body);
+      const json = deep ? undefined : parsed;
+      const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
+      const m = { sender, carrier, channel, json, verdict };
+      if (kind) {
+        if (request === undefined && sender === 'client' && json !== undefined) request = json;
+        if (feedsMaterializer(kind, m)) fed.push(m);
+        if (isFoldedMessage(kind, m)) {
+          folded.push(m);
+          continue;
+        }
+      }
+      const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
+      streams[streamOf(m)].add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
+    }
+    if (kind && fed.length > 0) {
+      const result = materialize(kind, fed.map((m) => m.json), request);
+      const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
+      const last = fed[fed.length - 1];
+      streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));
+    }
+    if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
+    hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
+    keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
+    progress?.();
+  }
+  return { keys, messageCount, idLog: ids.log(), idRoles };
 }
 
 function parseMeta(text: string): Meta {

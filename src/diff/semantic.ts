@@ -3,6 +3,7 @@ import { FindingSink } from '../protocols/agui/finding-sink.js';
 import { StateTracker } from '../protocols/agui/state-tracker.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
 import type { MessageRow } from '../store/store-types.js';
+import { acpChunkOf } from './semantic-acp.js';
 
 /**
  * `--semantic`: what a client materialises from a stream, so that re-chunking the same content is
@@ -119,10 +120,18 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
   return { kind: 'agui-run', messages: [...snapshotMessages, ...materialised, ...tools], state: tracker.state, custom, outcome };
 }
 
-/** Is this server message part of a Pi session's event stream (framed `{kind:'event'}` or a raw Pi RPC event)? */
+/**
+ * Is this server message part of a Pi session's event stream? A framed `{kind:'event', event}`, a
+ * raw Pi RPC event, or a daemon socket event `{kind:'event', event:'messageUpdate', data}` (read as
+ * the Pi event `{type:'message_update', …data}`).
+ */
 export function piEventOf(value: unknown): Record<string, unknown> | undefined {
   if (!isObject(value)) return undefined;
   if (value.kind === 'event' && isObject(value.event)) return value.event;
+  if (value.kind === 'event' && typeof value.event === 'string' && isObject(value.data)) {
+    const type = value.event.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return isPiRpcEventType(type) ? { ...value.data, type } : undefined;
+  }
   if (value.kind === undefined && isPiRpcEventType(value.type)) return value;
   return undefined;
 }
@@ -157,16 +166,48 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
   return { kind: 'pi-session', assistantText, toolExecutions };
 }
 
-/** The server messages of an exchange that `--semantic` folds into one materialised result, if any. */
-export function semanticKind(protocol: string | null, transport: string): 'agui' | 'pi' | undefined {
+/** Which materialised result `--semantic` folds an exchange's streamed server messages into, if any. */
+export type SemanticKind = 'agui' | 'pi' | 'acp';
+
+export function semanticKind(protocol: string | null, transport: string): SemanticKind | undefined {
   if (protocol === 'agui' && (transport === 'sse' || transport === 'proto')) return 'agui';
-  if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && transport === 'ws') return 'pi';
+  if ((protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') && (transport === 'ws' || transport === 'stdio')) return 'pi';
+  if (protocol === 'unix-ndjson' && transport === 'ndjson') return 'pi';
+  if (protocol === 'acp' && (transport === 'ws' || transport === 'stdio')) return 'acp';
   return undefined;
 }
 
-export function isFoldedMessage(kind: 'agui' | 'pi', m: Pick<MessageRow, 'sender' | 'json'>): boolean {
+/**
+ * Pi's streamed partials: each carries a snapshot of the message (or tool result) built so far,
+ * cut wherever the stream happened to be, so their number and content vary from run to run.
+ */
+const PI_PARTIALS: ReadonlySet<unknown> = new Set(['message_update', 'tool_execution_update']);
+
+/**
+ * Is this server message compared only through the materialised result? Every AG-UI event of a
+ * run; of a Pi session only the streamed partials (the rest, such as `message_end` with the message
+ * they built up and `tool_execution_end` with the result, are still compared one by one).
+ */
+export function isFoldedMessage(kind: SemanticKind, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
   if (m.sender !== 'server' || m.json === undefined) return false;
-  return kind === 'agui' ? true : piEventOf(m.json) !== undefined;
+  if (kind === 'acp') return acpChunkOf(m.json) !== undefined;
+  return kind === 'agui' ? true : PI_PARTIALS.has(piEventOf(m.json)?.type);
+}
+
+/** Does this server message feed the materialised result? The folded ones, and every Pi event (message boundaries, tool executions). */
+export function feedsMaterializer(kind: SemanticKind, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
+  if (kind !== 'pi') return isFoldedMessage(kind, m);
+  return m.sender === 'server' && m.json !== undefined && piEventOf(m.json) !== undefined;
+}
+
+/**
+ * Under `--semantic` an exchange is compared as independent streams, each in its own order: what
+ * the client sent, what the server sent, and a stdio agent's stderr (a pipe of its own). How the
+ * streams interleave is a race the protocols leave open. 0, 1, 2: the order they are compared in.
+ */
+export function streamOf(m: Pick<MessageRow, 'sender' | 'channel'>): 0 | 1 | 2 {
+  if (m.sender !== 'server') return 0;
+  return m.channel === 'stderr' ? 2 : 1;
 }
 
 /** Tool call arguments as JSON; the text itself when they are not JSON, or nest too deep to compare as JSON. */

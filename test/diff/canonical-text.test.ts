@@ -18,6 +18,9 @@ const VALUES: unknown[] = [
   { kind: 'command', command: { id: 'cmd-abcdefg', type: 'prompt' }, messages: [{ id: 1 }, { id: '1' }] },
   ['t-1234567', 42, { requestId: 'q-1234567', durationMs: 12, etag: 'W/1' }, [[]]],
   { secret: { token: 'keep-me-out', inner: { messageId: 'hidden-id-1' } }, list: ['a', 'b', 'c'], keep: 'r-1234567' },
+  // Volatile tokens inside strings, a tree of entries (`id` beside `parentId`), and a dropped subtree holding a token.
+  { file: '/s/2026-12-01T19-01-28-669Z_01a232fb-bddd-7732-9bc4-d14784196a3f.jsonl', again: '01a232fb-bddd-7732-9bc4-d14784196a3f' },
+  { entries: [{ id: 'e-aaaaaaa', parentId: null }, { id: 'e-bbbbbbb', parentId: 'e-aaaaaaa' }], leafId: 'e-bbbbbbb', secret: { at: 'Tue, 01 Dec 2026 19:01:26 GMT' } },
   'plain text',
   17,
   null,

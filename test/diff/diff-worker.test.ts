@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent } from '@ag-ui/core';
+import type { DiffReport } from '../../src/diff/diff-report.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
+import { writeRecording } from './synthetic-recording.js';
 
 useCleanups();
 
@@ -23,7 +25,14 @@ describe('proxy diff with the worker thread', () => {
       [{ kind: 'run' }, { kind: 'run', path: '/second' }],
     );
     const pi = await recordPiSession();
-    for (const args of [[a, b], [b, a], [a, a, '--semantic'], [a, pi]]) {
+    // Ids that appear in a plain field before an id field names them: each side is scanned twice.
+    const tree = (root: string, leaf: string, name = 's1') =>
+      writeRecording([
+        { transport: 'http', protocol: 'pi-rest', path: '/v1/session/s1', status: 200, messages: [{ sender: 'server', json: { data: { name, lastEntry: leaf } } }] },
+        { protocol: 'pi-rpc', messages: [{ sender: 'server', json: { id: 'r1', type: 'response', data: { entries: [{ id: root, parentId: null }, { id: leaf, parentId: root }], leafId: leaf } } }] },
+      ]);
+    const [t1, t2] = [tree('aaaaaaa1', 'bbbbbbb1'), tree('aaaaaaa2', 'ccccccc2', 's2')];
+    for (const args of [[a, b], [b, a], [a, a, '--semantic'], [a, pi], [t1, t2], [pi, t1]]) {
       const never = await runCli(['diff', ...args, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'never' } });
       const always = await runCli(['diff', ...args, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } });
       expect(always.stderr).toBe('');
@@ -36,6 +45,8 @@ describe('proxy diff with the worker thread', () => {
       added: 0,
       removed: 1,
     });
+    const trees = JSON.parse((await runCli(['diff', t1, t2, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } })).stdout) as DiffReport;
+    expect(trees.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences.map((d) => d.pointer)))).toEqual(['/data/name']);
     const missing = await runCli(['diff', a, `${b}.nope`], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no recording at');
