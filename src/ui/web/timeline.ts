@@ -64,7 +64,8 @@ export class TimelineView {
     this.draw(rows);
   }
 
-  private draw(rows: ExchangeSummary[]): void {
+  /** Draws the rows the current filters selected (the page's own data, or a fetch's). */
+  draw(rows: ExchangeSummary[]): void {
     const start = rows.reduce((min, r) => Math.min(min, r.startedMs), rows.length ? Infinity : 0);
     const end = rows.reduce((max, r) => Math.max(max, r.endMs ?? r.startedMs), start);
     const span = Math.max(1, end - start);
@@ -106,7 +107,7 @@ function row(r: ExchangeSummary, origin: number, span: number): HTMLElement {
     },
     h('span', { class: 'dim' }, `#${r.id}`),
     h('span', { class: 'tl-what' }, what),
-    h('span', { class: 'dim' }, `${r.protocol ?? '?'} · ${r.transport}`),
+    h('span', { class: 'dim tl-proto' }, `${r.protocol ?? '?'} · ${r.transport}`),
     h('span', { class: `num ${bad ? 'status-bad' : 'status-ok'}` }, status),
     h('span', { class: 'num' }, r.open ? `${fmtMs(r.durationMs)}…` : fmtMs(r.durationMs)),
     h('span', { class: 'num' }, r.messageCount),
