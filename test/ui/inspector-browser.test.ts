@@ -353,6 +353,9 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       expect(await finding.isVisible()).toBe(true);
       expect(await finding.innerText()).toMatch(/ticket-shape.*\/ticketId.*the ticket id T-1 is not a ticket/s);
 
+      // Rows name the bodies as their detail pages do, not by the diff's alignment label ('object').
+      expect(await page.locator('.diff-msg a.diff-link.side-a').allTextContents()).toEqual(['#1 → sessionCreateRequest', '#2 ← response 202']);
+      expect(await page.locator('.diff-msg a.diff-link.side-b').allTextContents()).toEqual(['#1 → sessionCreateRequest', '#2 ← response 202']);
       // The changed request: A's and B's JSON side by side, the differing value marked on both.
       const changed = page.locator('.diff-msg[data-change="changed"]', { has: page.locator('a.diff-link.side-b[href="#/b/exchange/1/message/1"]') });
       await changed.locator('details.compare summary').click();

@@ -102,7 +102,7 @@ export interface RestRecordingOptions {
  */
 export function writeRestRecording(file: string, options: RestRecordingOptions = {}): void {
   const { path = '/v1/session', cwd = '/w', invalidAnswer } = options;
-  const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+  const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
   const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'POST', path, requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
   writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' } });
   const request = { sessionId: 'pd-x', spec: { cwd } };

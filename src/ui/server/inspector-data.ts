@@ -116,6 +116,7 @@ export class InspectorData {
       page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
       pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
       message: db.prepare('SELECT * FROM messages WHERE exchange_id = ? AND seq = ?'),
+      summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
       json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
       findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
       walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, status, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
@@ -215,6 +216,14 @@ export class InspectorData {
     const jsonOf = (seq: number) => this.stmts.json.get(exchangeId, seq) as string | null;
     const line = this.requestLine(exchangeId);
     return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { ...line, sender: r.sender, schemaRef: r.schema_ref })) };
+  }
+
+  /** The label a message row shows, or undefined when there is no such message. */
+  label(exchangeId: number, seq: number): string | undefined {
+    const r = this.stmts.summaryAt.get(exchangeId, seq) as MessageSummaryRecord | undefined;
+    if (r === undefined) return undefined;
+    const jsonOf = (s: number) => this.stmts.json.get(exchangeId, s) as string | null;
+    return messageSummary(r, jsonOf, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schema_ref }).label;
   }
 
   message(exchangeId: number, seq: number): MessageDetail | undefined {

@@ -8,6 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
 import type { DiffReport } from '../../diff/diff-report.js';
 import type { LivePush } from '../api-types.js';
+import { relabelDiff } from './diff-labels.js';
 import { hostAllowed } from './host-check.js';
 import { inspectorListen } from './inspector-listen.js';
 import { InspectorData } from './inspector-data.js';
@@ -66,11 +67,12 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   let dataB: InspectorData | undefined;
   try {
     if (options.diff !== undefined) {
-      diff = diffRecordingFiles(options.recording, options.diff);
       dataB = InspectorData.open(options.diff);
+      diff = relabelDiff(diffRecordingFiles(options.recording, options.diff), data, dataB);
     }
   } catch (error) {
     data.close();
+    dataB?.close();
     throw error;
   }
   const closeData = () => {
