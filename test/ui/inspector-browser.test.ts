@@ -77,6 +77,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(await page.locator('.tl-row').count()).toBe(2);
     expect(await page.locator('.tl-row[data-exchange-id="2"] .invalid-count').textContent()).toMatch(/✗ \d+/);
     expect(await page.locator('.tl-row[data-exchange-id="1"] .invalid-count').count()).toBe(0);
+    expect(await page.locator('#timeline-count').textContent()).toBe('2 exchanges · 1 invalid message');
     await shot(page, 'inspector-timeline.png');
 
     await page.check('#filter-invalid');
@@ -346,6 +347,9 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       const page = await open(diffed.url, '#/diff');
       await page.waitForSelector('#diff-summary');
       expect(await page.locator('.diff-ex a.diff-exchange-link.side-b').getAttribute('href')).toBe('#/b/exchange/1');
+      // One exchange is "1 exchange", in the header and the diff's sides alike.
+      expect(await page.locator('#recording-info').textContent()).toContain(' · 1 exchange · 2 messages · 0 invalid · 0 findings · ');
+      expect(await page.locator('#diff-view > .dim').textContent()).toContain('(1 exchange, 2 messages)');
 
       // The regression says what is wrong in B, as text on the page.
       const regression = page.locator('.diff-msg', { has: page.locator('.verdict-change.regression') });

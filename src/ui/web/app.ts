@@ -6,7 +6,7 @@
  */
 import type { ExchangeSummary, InitialData, LivePush, RecordingSummary } from '../api-types.js';
 import { getJson } from './api.js';
-import { fmtMs, h } from './dom.js';
+import { fmtMs, h, plural } from './dom.js';
 import { diffView } from './diff-view.js';
 import { ExchangeView, type ExchangeTab } from './exchange-view.js';
 import { listenForListKeys } from './list-keys.js';
@@ -91,7 +91,7 @@ async function route(initialRows?: ExchangeSummary[]): Promise<void> {
 function drawInfo(): void {
   const t = recording.totals;
   const info = document.getElementById('recording-info')!;
-  info.textContent = `${recording.file} · ${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings · started ${recording.startedAt}${recording.endedAt ? ` · ${fmtMs(Date.parse(recording.endedAt) - Date.parse(recording.startedAt))}` : ''}`;
+  info.textContent = `${recording.file} · ${plural(t.exchanges, 'exchange')} · ${plural(t.messages, 'message')} · ${t.invalid} invalid · ${plural(t.findings, 'finding')} · started ${recording.startedAt}${recording.endedAt ? ` · ${fmtMs(Date.parse(recording.endedAt) - Date.parse(recording.startedAt))}` : ''}`;
   info.title = info.textContent;
 }
 

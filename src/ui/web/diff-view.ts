@@ -2,7 +2,7 @@
 import type { Finding } from '../../core/finding.js';
 import type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../../diff/diff-report.js';
 import { getJson } from './api.js';
-import { h } from './dom.js';
+import { h, plural } from './dom.js';
 import { messageCompare } from './message-compare.js';
 import { SIDE_A, SIDE_B, type RecordingSide } from './recording-side.js';
 
@@ -20,7 +20,7 @@ export async function diffView(): Promise<HTMLElement> {
   const s = report.summary;
   const root = h('div', { class: 'diff', id: 'diff-view' });
   root.appendChild(
-    h('div', { class: 'dim' }, h('b', {}, 'A '), report.a.file, ` (${report.a.exchanges} exchanges, ${report.a.messages} messages)`, h('br'), h('b', {}, 'B '), report.b.file, ` (${report.b.exchanges} exchanges, ${report.b.messages} messages)`),
+    h('div', { class: 'dim' }, h('b', {}, 'A '), report.a.file, ` (${plural(report.a.exchanges, 'exchange')}, ${plural(report.a.messages, 'message')})`, h('br'), h('b', {}, 'B '), report.b.file, ` (${plural(report.b.exchanges, 'exchange')}, ${plural(report.b.messages, 'message')})`),
   );
   root.appendChild(
     h(

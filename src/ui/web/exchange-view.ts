@@ -3,7 +3,7 @@ import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunVie
 import { getJson, query } from './api.js';
 import { copyButton } from './clipboard.js';
 import { curlCommand } from './curl-command.js';
-import { fmtBytes, fmtMs, h, headersTable, verdictBadge } from './dom.js';
+import { fmtBytes, fmtMs, h, headersTable, plural, verdictBadge } from './dom.js';
 import { messageSection, stateSection } from './message-detail.js';
 import type { RecordingSide } from './recording-side.js';
 import { renderRun } from './run-view.js';
@@ -138,7 +138,7 @@ export class ExchangeView {
       `starts +${fmtMs(e.startedMs)}`,
       e.open ? `open for ${fmtMs(e.durationMs)}` : `took ${fmtMs(e.durationMs)}`,
       e.outcome ?? (e.open ? 'still open' : null),
-      `${e.messageCount} messages`,
+      plural(e.messageCount, 'message'),
       e.invalidCount ? `${e.invalidCount} invalid` : null,
       e.errorCode ? `error ${e.errorCode}: ${e.errorMessage ?? ''}` : null,
       e.closeCode !== null ? `close ${e.closeCode}${e.closeReason ? ' ' + e.closeReason : ''}` : null,
