@@ -350,6 +350,9 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       // One exchange is "1 exchange", in the header and the diff's sides alike.
       expect(await page.locator('#recording-info').textContent()).toContain(' · 1 exchange · 2 messages · 0 invalid · 0 findings · ');
       expect(await page.locator('#diff-view > .dim').textContent()).toContain('(1 exchange, 2 messages)');
+      expect(await page.locator('#diff-summary .card').allInnerTexts()).toEqual(
+        expect.arrayContaining(['1 exchange changed', '2 messages changed', '0 messages added', '1 regression', '0 fixes'].map((t) => expect.stringMatching(new RegExp(`^${t.replace(' ', '\\s*')}$`)))),
+      );
 
       // The regression says what is wrong in B, as text on the page.
       const regression = page.locator('.diff-msg', { has: page.locator('.verdict-change.regression') });
