@@ -261,8 +261,11 @@ export type LivePush =
   | { type: 'invalid-message'; exchangeId: number; label: string; findings: FindingInfo[] }
   | { type: 'tick' };
 
-/** What the page carries inside for its first screen: the recording and all its exchanges (unfiltered). */
+/**
+ * What the page carries inside for its first screen: the recording and all its exchanges
+ * (unfiltered), unless there are too many to carry: then the timeline fetches them.
+ */
 export interface InitialData {
   recording: RecordingSummary;
-  exchanges: ExchangeSummary[];
+  exchanges?: ExchangeSummary[];
 }

@@ -12,6 +12,7 @@ import type { DiffReport } from '../../src/diff/diff-report.js';
 import { startAguiAgent } from '../support/agui-agent.js';
 import { recordAgui, scratchDir, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
 import type { InitialData } from '../../src/ui/api-types.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
 
 const dir = scratchDir();
 const A = join(dir, 'a.db');
@@ -165,6 +166,26 @@ describe('inspector API', () => {
     }
   });
 
+  it('carries at most 10000 exchanges in the page; a bigger timeline is fetched', async () => {
+    const file = join(dir, 'many.db');
+    const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+    for (let i = 0; i < 10_001; i++) {
+      const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'GET', path: `/v1/session/${i}`, tOffsetMs: i });
+      writer.endExchange(id, { outcome: 'complete', tOffsetMs: i + 0.5 });
+    }
+    writer.close();
+    const many = await startInspector({ recording: file, listen: 0 });
+    try {
+      const html = await (await fetch(many.url + '/')).text();
+      const initial = JSON.parse(/id="initial-data">([^<]*)<\/script>/.exec(html)![1]) as InitialData;
+      expect(initial.recording.totals.exchanges).toBe(10_001);
+      expect(initial.exchanges).toBeUndefined();
+      expect(html.length).toBeLessThan(10_000);
+    } finally {
+      await many.close();
+    }
+  });
+
   it('names a REST body by its schema, else by its request line or status, not just "object"', async () => {
     const file = join(dir, 'rest.db');
     writeRestRecording(file);
@@ -191,7 +212,7 @@ describe('inspector API', () => {
       const data = /<script type="application\/json" id="initial-data">([^<]*)<\/script>/.exec(html)![1];
       const initial = JSON.parse(data) as InitialData;
       expect(initial.recording.totals.exchanges).toBe(1);
-      expect(initial.exchanges.map((e) => e.path)).toEqual([path]);
+      expect(initial.exchanges!.map((e) => e.path)).toEqual([path]);
     } finally {
       await hostile.close();
     }

@@ -46,6 +46,9 @@ export interface RunningInspector {
 
 export { DEFAULT_INSPECTOR_PORT } from './inspector-listen.js';
 
+/** Most exchanges the page carries inside (about 250 bytes each); a bigger timeline is fetched. */
+const MAX_EMBEDDED_EXCHANGES = 10_000;
+
 /**
  * The compiled page scripts. From dist/ui/server they sit in dist/ui/web; when this module runs
  * from the TypeScript sources (vitest), the build output next to src is used.
@@ -153,8 +156,10 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         return;
       }
       if (url.pathname === '/' || url.pathname === '/index.html') {
-        // The first screen's data goes into the page, so it draws without waiting for a fetch.
-        const initial = { recording: data.recording({ live, diff: diff !== undefined }), exchanges: data.exchanges() };
+        // The first screen's data goes into the page, so it draws without waiting for a fetch; a
+        // recording too big to carry whole (the timeline fetches it then) carries its summary only.
+        const recording = data.recording({ live, diff: diff !== undefined });
+        const initial = { recording, exchanges: recording.totals.exchanges <= MAX_EMBEDDED_EXCHANGES ? data.exchanges() : undefined };
         return sendText(res, 200, 'text/html; charset=utf-8', indexHtml(initial));
       }
       if (url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
