@@ -108,8 +108,18 @@ export interface StateAt {
   lastStateSeq: number | null;
 }
 
-/** One entry of the AG-UI run as a client materialises it (`GET /api/exchanges/:id/run`). */
-export type RunItem =
+/** An invalid event folded into a run item, with what was wrong with it. */
+export interface RunIssue {
+  seq: number;
+  findings: FindingInfo[];
+}
+
+/**
+ * One entry of the AG-UI run as a client materialises it (`GET /api/exchanges/:id/run`). `invalid`
+ * lists the invalid events that went into it; an invalid event that makes no entry of its own (a
+ * second RUN_STARTED, an unknown type) gets an `event` entry, so none goes unseen.
+ */
+export type RunItem = (
   | { kind: 'message'; seq: number; endSeq: number | null; id: string; role: string; text: string }
   | { kind: 'reasoning'; seq: number; endSeq: number | null; id: string; text: string }
   | {
@@ -125,15 +135,22 @@ export type RunItem =
   | { kind: 'state'; seq: number; type: string }
   | { kind: 'step'; seq: number; type: string; name: string }
   | { kind: 'run'; seq: number; type: string; detail: string }
-  | { kind: 'custom'; seq: number; type: string; name: string };
+  | { kind: 'custom'; seq: number; type: string; name: string }
+  | { kind: 'event'; seq: number; type: string }
+) & { invalid?: RunIssue[] };
 
 export interface RunView {
   exchangeId: number;
   /** The request's messages (RunAgentInput.messages), as the client sent them. */
   input: { threadId: string | null; runId: string | null; messages: Array<{ id: string; role: string; text: string }> };
   items: RunItem[];
-  /** finished / error / interrupted / open (stream ended without RUN_FINISHED or RUN_ERROR). */
+  /**
+   * finished / error / interrupted / open (stream ended without RUN_FINISHED or RUN_ERROR). `detail`
+   * adds what the event said (the result, the error, the interrupt), or is '' when it said nothing.
+   */
   outcome: { status: 'finished' | 'error' | 'interrupted' | 'open'; seq: number | null; detail: string };
+  /** How many of the run's events are invalid (each is flagged on the item it went into). */
+  invalidEvents: number;
   events: number;
 }
 
@@ -243,3 +260,12 @@ export type LivePush =
   | { type: 'exchange-end'; exchangeId: number; invalid: number; messages: number }
   | { type: 'invalid-message'; exchangeId: number; label: string; findings: FindingInfo[] }
   | { type: 'tick' };
+
+/**
+ * What the page carries inside for its first screen: the recording and all its exchanges
+ * (unfiltered), unless there are too many to carry: then the timeline fetches them.
+ */
+export interface InitialData {
+  recording: RecordingSummary;
+  exchanges?: ExchangeSummary[];
+}

@@ -33,4 +33,21 @@ describe('message labels', () => {
     expect(displayLabel('text', line)).toBe('string');
     expect(displayLabel(undefined, line)).toBe('stdout');
   });
+
+  it('names a JSON body with no type of its own by its schema, else its request line or status', () => {
+    const body = { channel: null, carrier: 'body' };
+    const request = { sender: 'client' as const, schemaRef: null, method: 'POST', path: '/v1/session', status: 202 };
+    const response = { ...request, sender: 'server' as const };
+    expect(displayLabel({ sessionId: 'x' }, body, { ...request, schemaRef: 'https://x.test/api.json#/$defs/sessionCreateRequest' })).toBe('sessionCreateRequest');
+    expect(displayLabel({ ok: true }, body, { ...response, schemaRef: 'https://x.test/agui.json#RunError' })).toBe('RunError');
+    expect(displayLabel({ sessionId: 'x' }, body, request)).toBe('POST /v1/session');
+    expect(displayLabel([{ id: 1 }], body, response)).toBe('response 202');
+    // A schema ref without a fragment names nothing; a typed message keeps its type.
+    expect(displayLabel({ sessionId: 'x' }, body, { ...request, schemaRef: 'https://x.test/api.json' })).toBe('POST /v1/session');
+    expect(displayLabel({ type: 'RUN_STARTED' }, body, { ...response, schemaRef: 'https://x.test/agui.json#RunStarted' })).toBe('RUN_STARTED');
+    // Off a body (a WebSocket frame) with no schema, the request line would mislead: it stays 'object'.
+    expect(displayLabel({ a: 1 }, { channel: null, carrier: 'frame' }, request)).toBe('object');
+    // The diff's alignment label is unchanged.
+    expect(messageLabel({ sessionId: 'x' }, body)).toBe('object');
+  });
 });

@@ -10,7 +10,9 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, RecordingSummary, RunView, StateAt } from '../../src/ui/api-types.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { startAguiAgent } from '../support/agui-agent.js';
-import { recordAgui, scratchDir, sendRun, spawnCli, writeBigRecording } from './ui-helpers.js';
+import { recordAgui, scratchDir, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
+import type { InitialData } from '../../src/ui/api-types.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
 
 const dir = scratchDir();
 const A = join(dir, 'a.db');
@@ -128,6 +130,92 @@ describe('inspector API', () => {
       expect.objectContaining({ kind: 'tool-call', id: 'call-1', name: 'get_weather', args: '{"city":"Paris"}', result: expect.objectContaining({ content: '{"tempC":21}' }) }),
     );
     expect(run.outcome.status).toBe('finished');
+    // RUN_FINISHED without a result says nothing more: no "finished: finished".
+    expect(run.outcome.detail).toBe('');
+    expect(run.invalidEvents).toBe(0);
+    expect(run.items.some((item) => item.invalid !== undefined)).toBe(false);
+  });
+
+  it('flags each invalid event of a run, with its findings, on the item it went into', async () => {
+    const messages = await get<MessagePage>('/api/exchanges/2/messages?invalid=1');
+    const run = await get<RunView>('/api/exchanges/2/run');
+    expect(run.invalidEvents).toBe(messages.total);
+    const flagged = run.items.filter((item) => item.invalid !== undefined);
+    expect(flagged.flatMap((item) => item.invalid!.map((issue) => issue.seq)).sort((x, y) => x - y)).toEqual(messages.items.map((m) => m.seq));
+    // The TEXT_MESSAGE_CONTENT sent before RUN_STARTED (#2) went into a text message.
+    const early = flagged.find((item) => item.invalid!.some((issue) => issue.seq === 2))!;
+    expect(early.kind).toBe('message');
+    expect(early.invalid!.find((issue) => issue.seq === 2)!.findings).toContainEqual(expect.objectContaining({ rule: 'first-event-must-be-run-started', pointer: '/type' }));
+  });
+
+  it('serves the --diff recording under /api/b, for the diff view to link to its side B', async () => {
+    const b = await get<RecordingSummary>('/api/b/recording');
+    expect(b.file).toBe(B);
+    expect((await get<ExchangeDetail>('/api/b/exchanges/2')).path).toBe('/scenario/default');
+    const m = await get<MessageDetail>('/api/b/messages/2/2');
+    expect(m).toMatchObject({ exchangeId: 2, seq: 2, label: 'RUN_STARTED', status: 'valid' });
+    // A's message at the same place is the invalid one.
+    expect((await get<MessageDetail>('/api/messages/2/2')).status).toBe('invalid');
+    await get('/api/b/exchanges/99', 404);
+    await get('/api/b/nothing', 404);
+    const solo = await startInspector({ recording: A, listen: 0 });
+    try {
+      expect((await fetch(solo.url + '/api/b/recording')).status).toBe(404);
+    } finally {
+      await solo.close();
+    }
+  });
+
+  it('carries at most 10000 exchanges in the page; a bigger timeline is fetched', async () => {
+    const file = join(dir, 'many.db');
+    const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+    for (let i = 0; i < 10_001; i++) {
+      const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'GET', path: `/v1/session/${i}`, tOffsetMs: i });
+      writer.endExchange(id, { outcome: 'complete', tOffsetMs: i + 0.5 });
+    }
+    writer.close();
+    const many = await startInspector({ recording: file, listen: 0 });
+    try {
+      const html = await (await fetch(many.url + '/')).text();
+      const initial = JSON.parse(/id="initial-data">([^<]*)<\/script>/.exec(html)![1]) as InitialData;
+      expect(initial.recording.totals.exchanges).toBe(10_001);
+      expect(initial.exchanges).toBeUndefined();
+      expect(html.length).toBeLessThan(10_000);
+    } finally {
+      await many.close();
+    }
+  });
+
+  it('names a REST body by its schema, else by its request line or status, not just "object"', async () => {
+    const file = join(dir, 'rest.db');
+    writeRestRecording(file);
+    const rest = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = (await (await fetch(`${rest.url}/api/exchanges/1/messages`)).json()) as MessagePage;
+      expect(page.items.map((m) => m.label)).toEqual(['sessionCreateRequest', 'response 202']);
+      const answer = (await (await fetch(`${rest.url}/api/messages/1/2`)).json()) as MessageDetail;
+      expect(answer.label).toBe('response 202');
+    } finally {
+      await rest.close();
+    }
+  });
+
+  it('puts the first screen\'s data in the page, where no recorded text can end the data block', async () => {
+    const file = join(dir, 'hostile.db');
+    const path = '/x</script><script>alert(1)</script><!--';
+    writeRestRecording(file, { path });
+    const hostile = await startInspector({ recording: file, listen: 0 });
+    try {
+      const html = await (await fetch(hostile.url + '/')).text();
+      expect(html).not.toContain('</script><script>alert');
+      expect(html.match(/<\/script>/g)).toHaveLength(2);
+      const data = /<script type="application\/json" id="initial-data">([^<]*)<\/script>/.exec(html)![1];
+      const initial = JSON.parse(data) as InitialData;
+      expect(initial.recording.totals.exchanges).toBe(1);
+      expect(initial.exchanges!.map((e) => e.path)).toEqual([path]);
+    } finally {
+      await hostile.close();
+    }
   });
 
   it('serves the diff report given with --diff', async () => {
@@ -139,7 +227,8 @@ describe('inspector API', () => {
   it('serves the page and its scripts, and nothing from other host names', async () => {
     const html = await (await fetch(inspector.url + '/')).text();
     expect(html).toContain('<script type="module" src="/web/app.js">');
-    expect(html).not.toMatch(/https?:\/\//);
+    // The markup refers to nothing outside; only the recording's data (its target URL) may name a host.
+    expect(html.replace(/<script type="application\/json" id="initial-data">[^<]*<\/script>/, '')).not.toMatch(/https?:\/\//);
     const js = await fetch(inspector.url + '/web/app.js');
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toContain('javascript');

@@ -5,15 +5,17 @@
  * screenshots to docs/images/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, scratchDir, sendRun, writeBigRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, scratchDir, sendRun, writeBigRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 
 const unavailable = await browserUnavailable();
+const SECRET = 's3cret-token-7f1e';
 const SCREENSHOTS = process.env.INSPECTOR_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/images/', import.meta.url)) : undefined;
 
 describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
@@ -28,8 +30,9 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     const { chromium } = await import('playwright-core');
     // launch() gives the browser a fresh temporary user-data-dir of its own, removed on close.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    await recordAgui(A, ['default', 'broken-content-before-start']);
-    await recordAgui(B, ['default', 'default']);
+    // The client sends a secret: the recording keeps `Bearer <redacted>`, and so does the curl.
+    await recordAgui(A, ['default', 'broken-content-before-start'], { authorization: `Bearer ${SECRET}` });
+    await recordAgui(B, ['default', 'default'], { authorization: `Bearer ${SECRET}` });
     inspector = await startInspector({ recording: A, listen: 0, diff: B });
   });
 
@@ -39,8 +42,9 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(url: string, hash = '#/'): Promise<Page> {
+  async function open(url: string, hash = '#/', clipboard = false): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     contexts.push(context);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -73,6 +77,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(await page.locator('.tl-row').count()).toBe(2);
     expect(await page.locator('.tl-row[data-exchange-id="2"] .invalid-count').textContent()).toMatch(/✗ \d+/);
     expect(await page.locator('.tl-row[data-exchange-id="1"] .invalid-count').count()).toBe(0);
+    expect(await page.locator('#timeline-count').textContent()).toBe('2 exchanges · 1 invalid message');
     await shot(page, 'inspector-timeline.png');
 
     await page.check('#filter-invalid');
@@ -124,7 +129,13 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
 
     await page.click('.tabs a[data-tab="run"]');
     await page.waitForSelector('#run-conversation .run-item');
-    expect(await page.locator('#run-outcome').textContent()).toContain('Run finished');
+    expect(await page.locator('#run-outcome').textContent()).toBe('Run finished');
+    expect(await page.locator('#run-invalid').count()).toBe(0);
+    // Ids read as recorded: no CSS upper-cases them (innerText is the text as rendered).
+    const input = page.locator('#run-conversation .run-item.input .who');
+    expect(await input.locator('.item-id').evaluate((el) => (el as HTMLElement).innerText)).toBe('u1');
+    expect(await input.evaluate((el) => getComputedStyle(el).textTransform)).toBe('none');
+    expect(await page.locator('#run-conversation .run-item.message.assistant .who .role').evaluate((el) => (el as HTMLElement).innerText)).toBe('assistant');
     expect(await page.locator('#run-conversation .run-item.message.assistant pre').textContent()).toBe('Hello from the AG-UI stand-in.');
     const tool = page.locator('#run-conversation .run-item.tool-call');
     expect(await tool.textContent()).toContain('get_weather');
@@ -148,12 +159,11 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(await page.locator('.diff-ex').count()).toBeGreaterThanOrEqual(1);
     const fixed = page.locator('.diff-msg', { hasText: 'fixed' });
     expect(await fixed.count()).toBe(1);
-    await fixed.locator('a.diff-link').click();
+    // The findings that went away are listed as text, not only in a tooltip.
+    expect(await fixed.locator('.verdict-findings li').first().innerText()).toContain('first-event-must-be-run-started');
+    await fixed.locator('a.diff-link.side-a').click();
     await page.waitForSelector('#message[data-seq="2"]');
     expect(page.url()).toMatch(/#\/exchange\/2\/message\/2$/);
-    await page.goto(inspector.url + '/#/diff');
-    await page.waitForSelector('#diff-summary');
-    await shot(page, 'inspector-diff.png');
     expect(errorsOf(page)).toEqual([]);
   });
 
@@ -216,4 +226,183 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       await server.close();
     }
   });
+
+  it('flags the invalid event in the AG-UI run view: class, marker and the finding', async () => {
+    const page = await open(inspector.url, '#/exchange/2/run');
+    await page.waitForSelector('#run-conversation .run-item');
+    expect(await page.locator('#run-invalid').textContent()).toBe('✗ 1 invalid event, flagged below');
+    const flagged = page.locator('#run-conversation .run-item.invalid');
+    expect(await flagged.count()).toBe(1);
+    expect(await flagged.getAttribute('data-seq')).toBe('2');
+    expect(await flagged.locator('.invalid-mark').isVisible()).toBe(true);
+    const finding = flagged.locator('.run-findings li', { hasText: 'first-event-must-be-run-started' });
+    expect(await finding.locator('.rule').textContent()).toBe('first-event-must-be-run-started');
+    expect(await finding.textContent()).toContain("First event must be 'RUN_STARTED'");
+    expect(await finding.isVisible()).toBe(true);
+    expect(await page.locator('#run-conversation .run-item:not(.invalid) .invalid-mark').count()).toBe(0);
+    expect(errorsOf(page)).toEqual([]);
+  });
+
+  it('moves through the message list with ↓/↑ and j/k, but not while typing in a field', async () => {
+    const page = await open(inspector.url, '#/exchange/1/message/1');
+    await page.waitForSelector('#message[data-seq="1"]');
+    const selectedAfter = async (key: string, seq: number) => {
+      await page.keyboard.press(key);
+      await page.waitForSelector(`#message[data-seq="${seq}"]`);
+      await page.waitForSelector(`.msg-row.selected[data-seq="${seq}"]`);
+      expect(page.url()).toMatch(new RegExp(`#/exchange/1/message/${seq}$`));
+    };
+    await selectedAfter('j', 2);
+    await selectedAfter('ArrowDown', 3);
+    await selectedAfter('k', 2);
+    await selectedAfter('ArrowUp', 1);
+    // At the top, ↑ stays on the first message.
+    await page.keyboard.press('ArrowUp');
+    await selectedAfter('j', 2);
+    // A j pressed in a form field is the field's: it selects nothing (else the next j would land on 4).
+    await page.locator('#msg-invalid').focus();
+    await page.keyboard.press('j');
+    await page.locator('#msg-invalid').blur();
+    await selectedAfter('j', 3);
+    expect(errorsOf(page)).toEqual([]);
+
+    // With only invalid messages listed, the keys step through those.
+    const broken = await open(inspector.url, '#/exchange/2');
+    await broken.waitForSelector('.msg-row[data-seq]');
+    await broken.check('#msg-invalid');
+    await broken.waitForFunction(() => [...document.querySelectorAll('.msg-row[data-seq]')].every((r) => r.classList.contains('invalid')));
+    await broken.locator('#msg-invalid').blur();
+    await broken.keyboard.press('j');
+    await broken.waitForSelector('#message[data-seq="2"]');
+    expect(await broken.locator('#message h3 .badge.invalid').count()).toBe(1);
+  });
+
+  it('copies a message as JSON and the request as curl, whose Authorization stays redacted', async () => {
+    const page = await open(inspector.url, '#/exchange/1/message/1', true);
+    await page.waitForSelector('#message[data-seq="1"]');
+    const clipboardAfter = async (button: string) => {
+      const before = Number((await page.locator(button).getAttribute('data-copied')) ?? '0');
+      await page.click(button);
+      await page.waitForSelector(`${button}[data-copied="${before + 1}"]`);
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
+    const json = JSON.parse(await clipboardAfter('#copy-json')) as { threadId: string; messages: Array<{ id: string }> };
+    expect(json).toMatchObject({ threadId: 'thread-1', runId: 'run-1', messages: [{ id: 'u1', role: 'user' }] });
+
+    const curl = await clipboardAfter('#copy-curl');
+    const target = (await (await fetch(inspector.url + '/api/recording')).json()) as { target: string };
+    expect(curl.split('\n')[0]).toBe('# the recording keeps no secrets: replace each <redacted> before running');
+    expect(curl.split('\n')[1]).toMatch(new RegExp(`^curl -N -X POST ${target.target.replace(/[.]/g, '\\.')}/scenario/default `));
+    expect(curl).toContain(`-H 'authorization: Bearer <redacted>'`);
+    expect(curl).not.toContain(SECRET);
+    expect(curl).toContain(`--data-raw '${JSON.stringify(json)}'`);
+    expect(errorsOf(page)).toEqual([]);
+  });
+
+  it('hides the headers toggle where there are no headers (stdio), and keeps it for HTTP', async () => {
+    const file = join(dir, 'stdio.db');
+    writeStdioRecording(file);
+    const stdio = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(stdio.url, '#/exchange/1');
+      await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
+      expect(await page.locator('#exchange-headers').count()).toBe(0);
+      expect(await page.locator('#copy-curl').count()).toBe(0);
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await stdio.close();
+    }
+    const page = await open(inspector.url, '#/exchange/1');
+    await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
+    expect(await page.locator('#exchange-headers summary').textContent()).toBe('Request and response headers');
+  });
+
+  it('labels REST bodies by schema and status, and draws hostile recorded text as text', async () => {
+    const file = join(dir, 'rest-hostile.db');
+    const path = '/v1/session"><img src=x onerror="window.pwned=1"></script><script>window.pwned=2</script>';
+    writeRestRecording(file, { path });
+    const rest = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(rest.url);
+      await page.waitForSelector('.tl-row[data-exchange-id="1"]');
+      expect(await page.locator('.tl-row .tl-what').textContent()).toBe(`POST ${path}`);
+      await page.click('.tl-row[data-exchange-id="1"]');
+      await page.waitForSelector('.msg-row[data-seq="2"]');
+      expect(await page.locator('.msg-label').allTextContents()).toEqual(['sessionCreateRequest', 'response 202']);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await rest.close();
+    }
+  });
+
+  it('diff view: links to side B, a regression\'s findings as text, a changed message side by side', async () => {
+    const restA = join(dir, 'rest-a.db');
+    const restB = join(dir, 'rest-b.db');
+    writeRestRecording(restA);
+    writeRestRecording(restB, { cwd: '/elsewhere', invalidAnswer: 'ticket-shape' });
+    const diffed = await startInspector({ recording: restA, listen: 0, diff: restB });
+    try {
+      const page = await open(diffed.url, '#/diff');
+      await page.waitForSelector('#diff-summary');
+      expect(await page.locator('.diff-ex a.diff-exchange-link.side-b').getAttribute('href')).toBe('#/b/exchange/1');
+      // One exchange is "1 exchange", in the header and the diff's sides alike.
+      expect(await page.locator('#recording-info').textContent()).toContain(' · 1 exchange · 2 messages · 0 invalid · 0 findings · ');
+      expect(await page.locator('#diff-view > .dim').textContent()).toContain('(1 exchange, 2 messages)');
+      expect(await page.locator('#diff-summary .card').allInnerTexts()).toEqual(
+        expect.arrayContaining(['1 exchange changed', '2 messages changed', '0 messages added', '1 regression', '0 fixes'].map((t) => expect.stringMatching(new RegExp(`^${t.replace(' ', '\\s*')}$`)))),
+      );
+
+      // The regression says what is wrong in B, as text on the page.
+      const regression = page.locator('.diff-msg', { has: page.locator('.verdict-change.regression') });
+      const finding = regression.locator('.verdict-findings li');
+      expect(await finding.isVisible()).toBe(true);
+      expect(await finding.innerText()).toMatch(/ticket-shape.*\/ticketId.*the ticket id T-1 is not a ticket/s);
+
+      // Rows name the bodies as their detail pages do, not by the diff's alignment label ('object').
+      expect(await page.locator('.diff-msg a.diff-link.side-a').allTextContents()).toEqual(['#1 → sessionCreateRequest', '#2 ← response 202']);
+      expect(await page.locator('.diff-msg a.diff-link.side-b').allTextContents()).toEqual(['#1 → sessionCreateRequest', '#2 ← response 202']);
+      // The changed request: A's and B's JSON side by side, the differing value marked on both.
+      const changed = page.locator('.diff-msg[data-change="changed"]', { has: page.locator('a.diff-link.side-b[href="#/b/exchange/1/message/1"]') });
+      await changed.locator('details.compare summary').click();
+      await changed.locator('details.compare[data-loaded]').waitFor();
+      const marked = (side: string) => changed.locator(`.compare-side.side-${side} .jl.hl-changed`);
+      expect(await marked('a').textContent()).toContain('"cwd": "/w"');
+      expect(await marked('b').textContent()).toContain('"cwd": "/elsewhere"');
+      await shot(page, 'inspector-diff.png');
+
+      // B's link opens B's message, marked as side B, with the way back to the diff.
+      await changed.locator('a.diff-link.side-b').click();
+      await page.waitForSelector('#exchange-view[data-exchange-id="1"] .side-mark');
+      await page.waitForSelector('#message[data-seq="1"]');
+      expect(await page.locator('#message pre.json').textContent()).toContain('"cwd": "/elsewhere"');
+      expect(await page.locator('#exchange-view .ex-title a').first().getAttribute('href')).toBe('#/diff');
+      expect(await page.locator('#nav a[data-nav="diff"]').getAttribute('class')).toContain('active');
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await diffed.close();
+    }
+  });
+
+  it('draws the timeline with no timer to wait for: chromium --headless --dump-dom shows it, no "loading…"', async () => {
+    const profile = join(dir, 'cli-profile');
+    const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--dump-dom', inspector.url + '/'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let dom = '';
+    child.stdout.on('data', (chunk: Buffer) => (dom += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(dom).not.toContain('loading…');
+    expect(dom).toContain('data-ready="timeline"');
+    expect(dom.match(/class="tl-row/g)).toHaveLength(2);
+    expect(dom).toContain('/scenario/broken-content-before-start');
+
+    // The same without a wait in playwright: the DOM at the load event already holds the rows.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(inspector.url + '/', { waitUntil: 'load' });
+    expect(await page.locator('.tl-row').count()).toBe(2);
+    expect(await page.locator('#view').textContent()).not.toContain('loading…');
+  }, 60_000);
 });

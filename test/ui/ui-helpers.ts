@@ -16,19 +16,19 @@ export { spawnCli, type CliProcess } from '../cli/run-cli.js';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** One run through the proxy: the scenario is picked per request by the stand-in's `/scenario/<name>` path. */
-export async function sendRun(recorderUrl: string, scenario: string, n: number): Promise<void> {
-  const res = await postRun(`${recorderUrl}/scenario/${scenario}`, {}, runInput(`thread-${n}`, `run-${n}`));
+export async function sendRun(recorderUrl: string, scenario: string, n: number, headers: Record<string, string> = {}): Promise<void> {
+  const res = await postRun(`${recorderUrl}/scenario/${scenario}`, headers, runInput(`thread-${n}`, `run-${n}`));
   await res.arrayBuffer();
 }
 
-/** Records the scenarios, one AG-UI run each, in order, into `file`. */
-export async function recordAgui(file: string, scenarios: string[]): Promise<void> {
+/** Records the scenarios, one AG-UI run each, in order, into `file`; every request carries `headers`. */
+export async function recordAgui(file: string, scenarios: string[], headers: Record<string, string> = {}): Promise<void> {
   const agent = await startAguiAgent();
   let recorder: RunningRecorder | undefined;
   try {
     recorder = await startRecorder({ target: agent.url, listen: 0, out: file, registry: bareRegistry(), pipeline: 'inline' });
     let n = 0;
-    for (const scenario of scenarios) await sendRun(recorder.url, scenario, ++n);
+    for (const scenario of scenarios) await sendRun(recorder.url, scenario, ++n, headers);
   } finally {
     await recorder?.close();
     await agent.close();
@@ -67,6 +67,49 @@ export function writeBigRecording(file: string, count: number): void {
     writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: i * 0.01, raw, json: event, verdict: { status: invalid ? 'invalid' : 'valid', findings } });
   }
   writer.endExchange(id, { outcome: 'complete', tOffsetMs: count * 0.01 + 1 });
+  writer.close();
+}
+
+/** A Pi RPC session over stdio (no headers, no request line): a command, its response, one event. */
+export function writeStdioRecording(file: string): void {
+  const writer = RecordingWriter.open(file, { toolVersion: 'test', target: undefined, mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+  const id = writer.beginExchange({ transport: 'stdio', protocol: 'pi-rpc', url: 'pi --mode rpc', tOffsetMs: 0 });
+  const lines: Array<['client' | 'server', unknown]> = [
+    ['client', { id: 'c-1', type: 'prompt', message: 'Hi' }],
+    ['server', { id: 'c-1', type: 'response', command: 'prompt', success: true }],
+    ['server', { type: 'agent_end', messages: [] }],
+  ];
+  lines.forEach(([sender, json], i) => {
+    const channel = sender === 'client' ? 'stdin' : 'stdout';
+    writer.addMessage({ exchangeId: id, sender, carrier: 'line', channel, tOffsetMs: i + 1, raw: Buffer.from(JSON.stringify(json) + '\n'), json, verdict: { status: 'valid', findings: [] } });
+  });
+  writer.endExchange(id, { outcome: 'complete', tOffsetMs: 10 });
+  writer.close();
+}
+
+export interface RestRecordingOptions {
+  /** The request path, as given (hostile text too). */
+  path?: string;
+  /** The request body's `spec.cwd`. */
+  cwd?: string;
+  /** The answer is invalid, with this finding's rule. */
+  invalidAnswer?: string;
+}
+
+/**
+ * A REST exchange whose bodies have no type of their own, as the Pi daemon's: a request checked
+ * against a schema, its answer checked against none (or found invalid).
+ */
+export function writeRestRecording(file: string, options: RestRecordingOptions = {}): void {
+  const { path = '/v1/session', cwd = '/w', invalidAnswer } = options;
+  const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+  const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'POST', path, requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
+  writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' } });
+  const request = { sessionId: 'pd-x', spec: { cwd } };
+  const answer = { ticketId: 'T-1' };
+  writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: 1, raw: Buffer.from(JSON.stringify(request)), json: request, verdict: { status: 'valid', schemaRef: 'https://example.test/session-api.schema.json#/$defs/sessionCreateRequest', findings: [] } });
+  writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: 2, raw: Buffer.from(JSON.stringify(answer)), json: answer, verdict: invalidAnswer === undefined ? { status: 'unchecked', findings: [] } : { status: 'invalid', findings: [{ rule: invalidAnswer, severity: 'error', pointer: '/ticketId', message: `the ticket id ${answer.ticketId} is not a ticket` }] } });
+  writer.endExchange(id, { outcome: 'complete', tOffsetMs: 3 });
   writer.close();
 }
 

@@ -1,7 +1,7 @@
 import { FindingSink } from '../../protocols/agui/finding-sink.js';
 import { isObject, type JsonObject } from '../../protocols/agui/shapes.js';
 import { StateTracker } from '../../protocols/agui/state-tracker.js';
-import type { RunItem, RunView, StateAt } from '../api-types.js';
+import type { FindingInfo, RunItem, RunView, StateAt } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 
 /** The RunAgentInput the client sent (the request body), when there is one. */
@@ -58,14 +58,28 @@ function contentText(content: unknown): string {
   return str(content);
 }
 
-/** The conversation as the client materialises it from the event stream of one exchange. */
-export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): RunView {
+/**
+ * The conversation as the client materialises it from the event stream of one exchange. Each
+ * invalid event is flagged, with its findings (`findingsOf(seq)`), on the item it went into.
+ */
+export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, findingsOf: (seq: number) => FindingInfo[]): RunView {
   const view: RunView = {
     exchangeId,
     input: { threadId: null, runId: null, messages: [] },
     items: [],
     outcome: { status: 'open', seq: null, detail: 'the stream ended without RUN_FINISHED or RUN_ERROR' },
     events: 0,
+    invalidEvents: 0,
+  };
+  /** The item the current event went into first. */
+  let touched: RunItem | undefined;
+  const touch = <T extends RunItem>(item: T): T => {
+    touched ??= item;
+    return item;
+  };
+  const add = (item: RunItem): RunItem => {
+    view.items.push(touch(item));
+    return item;
   };
   const texts = new Map<string, Extract<RunItem, { kind: 'message' }>>();
   const reasoning = new Map<string, Extract<RunItem, { kind: 'reasoning' }>>();
@@ -80,7 +94,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
       texts.set(id, item);
       view.items.push(item);
     }
-    return item;
+    return touch(item);
   };
   const thought = (id: string, seq: number) => {
     let item = reasoning.get(id);
@@ -89,7 +103,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
       reasoning.set(id, item);
       view.items.push(item);
     }
-    return item;
+    return touch(item);
   };
   const tool = (id: string, seq: number, name: string, parent: string | null) => {
     let item = tools.get(id);
@@ -98,7 +112,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
       tools.set(id, item);
       view.items.push(item);
     }
-    return item;
+    return touch(item);
   };
 
   for (const m of messages) {
@@ -111,11 +125,26 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
       }
       continue;
     }
+    touched = undefined;
     const ev = eventOf(m);
-    if (ev === undefined) continue;
+    if (ev === undefined) {
+      if (m.sender === 'server' && m.status === 'invalid') flag(add({ kind: 'event', seq: m.seq, type: '(not an AG-UI event)' }), m.seq);
+      continue;
+    }
     view.events++;
     const type = ev.type as string;
     const seq = m.seq;
+    applyEvent(type, ev, seq);
+    if (m.status === 'invalid') flag(touched ?? add({ kind: 'event', seq, type }), seq);
+  }
+  return view;
+
+  function flag(item: RunItem, seq: number): void {
+    view.invalidEvents++;
+    (item.invalid ??= []).push({ seq, findings: findingsOf(seq) });
+  }
+
+  function applyEvent(type: string, ev: JsonObject, seq: number): void {
     switch (type) {
       case 'TEXT_MESSAGE_START':
         lastTextId = str(ev.messageId);
@@ -175,7 +204,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
       case 'MESSAGES_SNAPSHOT':
       case 'ACTIVITY_SNAPSHOT':
       case 'ACTIVITY_DELTA':
-        view.items.push({ kind: 'state', seq, type });
+        add({ kind: 'state', seq, type });
         if (type === 'MESSAGES_SNAPSHOT' && Array.isArray(ev.messages)) {
           for (const msg of ev.messages.filter(isObject)) {
             const id = str(msg.id);
@@ -199,31 +228,30 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>): 
         break;
       case 'STEP_STARTED':
       case 'STEP_FINISHED':
-        view.items.push({ kind: 'step', seq, type, name: str(ev.stepName) });
+        add({ kind: 'step', seq, type, name: str(ev.stepName) });
         break;
       case 'RUN_STARTED':
-        view.items.push({ kind: 'run', seq, type, detail: `thread ${str(ev.threadId)}, run ${str(ev.runId)}` });
+        add({ kind: 'run', seq, type, detail: `thread ${str(ev.threadId)}, run ${str(ev.runId)}` });
         break;
       case 'RUN_FINISHED': {
         const interrupted = ev.outcome === 'interrupt' || ev.interrupt !== undefined;
-        const detail = interrupted ? `interrupt: ${str(ev.interrupt ?? ev.outcome)}` : ev.result === undefined ? 'finished' : `result: ${str(ev.result)}`;
-        view.items.push({ kind: 'run', seq, type, detail });
+        const detail = interrupted ? `interrupt: ${str(ev.interrupt ?? ev.outcome)}` : ev.result === undefined ? '' : `result: ${str(ev.result)}`;
+        add({ kind: 'run', seq, type, detail });
         view.outcome = { status: interrupted ? 'interrupted' : 'finished', seq, detail };
         break;
       }
       case 'RUN_ERROR': {
         const detail = `${str(ev.message)}${ev.code === undefined ? '' : ` (${str(ev.code)})`}`;
-        view.items.push({ kind: 'run', seq, type, detail });
+        add({ kind: 'run', seq, type, detail });
         view.outcome = { status: 'error', seq, detail };
         break;
       }
       case 'CUSTOM':
       case 'RAW':
-        view.items.push({ kind: 'custom', seq, type, name: str(ev.name ?? ev.source) });
+        add({ kind: 'custom', seq, type, name: str(ev.name ?? ev.source) });
         break;
       default:
         break;
     }
   }
-  return view;
 }

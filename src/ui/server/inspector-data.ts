@@ -1,7 +1,7 @@
 import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
 import type Database from 'better-sqlite3';
 import { tooDeepToWalk } from '../../core/json-depth.js';
-import { displayLabel } from './display-label.js';
+import { displayLabel, type LabelContext } from './display-label.js';
 import { openRecording } from '../../export/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
@@ -47,6 +47,7 @@ interface MessageSummaryRecord {
   status: 'valid' | 'invalid' | 'unchecked';
   finding_count: number;
   size: number;
+  schema_ref: string | null;
   json: string | null;
   big_label: string | null;
 }
@@ -76,6 +77,7 @@ export interface WalkedMessage {
   channel: string | null;
   /** Offset on the recording's clock, ms. */
   tOffsetMs: number;
+  status: 'valid' | 'invalid' | 'unchecked';
   json: unknown;
 }
 
@@ -84,7 +86,7 @@ const EXCHANGE_COLUMNS = `e.*,
   (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count,
   (SELECT max(t_offset_ms) FROM messages m WHERE m.exchange_id = e.id) AS last_ms`;
 
-const SUMMARY_COLUMNS = `seq, sender, carrier, channel, t_offset_ms, status, finding_count, length(raw) AS size,
+const SUMMARY_COLUMNS = `seq, sender, carrier, channel, t_offset_ms, status, finding_count, length(raw) AS size, schema_ref,
   CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
   CASE WHEN length(json) > ${PARSE_LIMIT} THEN
     CASE WHEN json_valid(json) THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') ELSE '' END
@@ -108,14 +110,16 @@ export class InspectorData {
     const db = this.db;
     this.stmts = {
       exchange: db.prepare(`SELECT ${EXCHANGE_COLUMNS} FROM exchanges e WHERE e.id = ?`),
+      requestLine: db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
       count: db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?'),
       countInvalid: db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'"),
       page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
       pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
       message: db.prepare('SELECT * FROM messages WHERE exchange_id = ? AND seq = ?'),
+      summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
       json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
       findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
-      walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
+      walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, status, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
       values: db.prepare('SELECT DISTINCT protocol AS p, transport AS t FROM exchanges'),
       marks: db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
     };
@@ -210,7 +214,16 @@ export class InspectorData {
     const total = ((invalidOnly ? this.stmts.countInvalid : this.stmts.count).get(exchangeId) as { n: number }).n;
     const rows = (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, n, from) as MessageSummaryRecord[];
     const jsonOf = (seq: number) => this.stmts.json.get(exchangeId, seq) as string | null;
-    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf)) };
+    const line = this.requestLine(exchangeId);
+    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { ...line, sender: r.sender, schemaRef: r.schema_ref })) };
+  }
+
+  /** The label a message row shows, or undefined when there is no such message. */
+  label(exchangeId: number, seq: number): string | undefined {
+    const r = this.stmts.summaryAt.get(exchangeId, seq) as MessageSummaryRecord | undefined;
+    if (r === undefined) return undefined;
+    const jsonOf = (s: number) => this.stmts.json.get(exchangeId, s) as string | null;
+    return messageSummary(r, jsonOf, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schema_ref }).label;
   }
 
   message(exchangeId: number, seq: number): MessageDetail | undefined {
@@ -225,7 +238,7 @@ export class InspectorData {
       carrier: r.carrier,
       channel: r.channel,
       tOffsetMs: r.t_offset_ms,
-      label: displayLabel(json ?? labelJson(r.json), r),
+      label: displayLabel(json ?? labelJson(r.json), r, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schema_ref }),
       status: r.status,
       findingCount: r.finding_count,
       size: r.raw.length,
@@ -237,10 +250,16 @@ export class InspectorData {
     };
   }
 
+  /** The exchange's method, path and status, which name the JSON bodies that have no type of their own. */
+  private requestLine(exchangeId: number): Pick<LabelContext, 'method' | 'path' | 'status'> {
+    const r = this.stmts.requestLine.get(exchangeId) as { method: string | null; path: string | null; status: number | null } | undefined;
+    return { method: r?.method ?? null, path: r?.path ?? null, status: r?.status ?? null };
+  }
+
   /** The messages of an exchange up to and including `upToSeq`, one at a time (never all in memory). */
   *walk(exchangeId: number, upToSeq = Number.MAX_SAFE_INTEGER): Generator<WalkedMessage> {
-    for (const r of this.stmts.walk.iterate(exchangeId, upToSeq) as Iterable<{ seq: number; sender: 'client' | 'server'; carrier: string; channel: string | null; t_offset_ms: number; json: string | null }>) {
-      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, channel: r.channel, tOffsetMs: r.t_offset_ms, json: parseJson(r.json) };
+    for (const r of this.stmts.walk.iterate(exchangeId, upToSeq) as Iterable<{ seq: number; sender: 'client' | 'server'; carrier: string; channel: string | null; t_offset_ms: number; status: WalkedMessage['status']; json: string | null }>) {
+      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, channel: r.channel, tOffsetMs: r.t_offset_ms, status: r.status, json: parseJson(r.json) };
     }
   }
 
@@ -289,11 +308,13 @@ function summary(r: ExchangeRecord): ExchangeSummary {
 }
 
 /** `jsonOf(seq)`: the stored JSON of a message whose label SQLite could not read. */
-function messageSummary(r: MessageSummaryRecord, jsonOf: (seq: number) => string | null): MessageSummary {
+function messageSummary(r: MessageSummaryRecord, jsonOf: (seq: number) => string | null, context: LabelContext): MessageSummary {
   let label: string;
-  if (r.big_label === '') label = displayLabel(labelJson(jsonOf(r.seq)), r);
+  if (r.big_label === '') label = displayLabel(labelJson(jsonOf(r.seq)), r, context);
+  // A big body with no type of its own: named from its context, as a small one is ({} stands in for it).
+  else if (r.big_label === 'object') label = displayLabel({}, r, context);
   else if (r.big_label !== null) label = r.big_label;
-  else label = displayLabel(labelJson(r.json), r);
+  else label = displayLabel(labelJson(r.json), r, context);
   return {
     seq: r.seq,
     sender: r.sender,

@@ -8,13 +8,13 @@ import { UsageError } from '../../core/errors.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
 import type { DiffReport } from '../../diff/diff-report.js';
 import type { LivePush } from '../api-types.js';
-import { acpSession } from './acp-session.js';
-import { runView, stateAt } from './agui-run.js';
+import { relabelDiff } from './diff-labels.js';
 import { hostAllowed } from './host-check.js';
 import { inspectorListen } from './inspector-listen.js';
-import { InspectorData, MAX_PAGE } from './inspector-data.js';
-import { INDEX_HTML, STYLE_CSS } from './page.js';
-import { piSession } from './pi-session.js';
+import { InspectorData } from './inspector-data.js';
+import { indexHtml, STYLE_CSS } from './page.js';
+import { HttpError } from './http-error.js';
+import { recordingRoute } from './recording-api.js';
 
 export interface InspectorOptions {
   /** The recording to show (.db or .ndjson). */
@@ -46,6 +46,9 @@ export interface RunningInspector {
 
 export { DEFAULT_INSPECTOR_PORT } from './inspector-listen.js';
 
+/** Most exchanges the page carries inside (about 250 bytes each); a bigger timeline is fetched. */
+const MAX_EMBEDDED_EXCHANGES = 10_000;
+
 /**
  * The compiled page scripts. From dist/ui/server they sit in dist/ui/web; when this module runs
  * from the TypeScript sources (vitest), the build output next to src is used.
@@ -58,27 +61,27 @@ function webDir(): string | undefined {
   return undefined;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Starts the inspector's HTTP server: the page, its scripts and the JSON API over one recording. */
 export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
   const listen = inspectorListen(options.listen, options.allowRemote);
   const remote = !isLoopbackHost(listen.host);
   const data = InspectorData.open(options.recording);
   let diff: DiffReport | undefined;
+  let dataB: InspectorData | undefined;
   try {
-    if (options.diff !== undefined) diff = diffRecordingFiles(options.recording, options.diff);
+    if (options.diff !== undefined) {
+      dataB = InspectorData.open(options.diff);
+      diff = relabelDiff(diffRecordingFiles(options.recording, options.diff), data, dataB);
+    }
   } catch (error) {
     data.close();
+    dataB?.close();
     throw error;
   }
+  const closeData = () => {
+    data.close();
+    dataB?.close();
+  };
   const live = Boolean(options.live);
   const scripts = webDir();
   const clients = new Set<ServerResponse>();
@@ -111,61 +114,25 @@ export async function startInspector(options: InspectorOptions): Promise<Running
 
   const api = (req: IncomingMessage, res: ServerResponse, url: URL): unknown => {
     const parts = url.pathname.split('/').filter(Boolean).slice(1);
-    const num = (text: string | null | undefined, what: string, fallback?: number): number => {
-      if ((text === null || text === undefined || text === '') && fallback !== undefined) return fallback;
-      const n = Number(text);
-      if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${what} must be a whole number`);
-      return n;
-    };
-    const exchangeOf = (text: string) => {
-      const id = num(text, 'exchange id');
-      const exchange = data.exchange(id);
-      if (exchange === undefined) throw new HttpError(404, `no exchange ${id}`);
-      return exchange;
-    };
-    const [first, second, third, fourth] = parts;
-    if (first === 'recording' && parts.length === 1) return data.recording({ live, diff: diff !== undefined });
-    if (first === 'exchanges' && parts.length === 1) {
-      const p = url.searchParams;
-      return data.exchanges({
-        protocol: p.get('protocol') || undefined,
-        transport: p.get('transport') || undefined,
-        invalidOnly: p.get('invalid') === '1' || p.get('invalid') === 'true',
-        q: p.get('q') || undefined,
-      });
+    if (parts[0] === 'b') {
+      if (dataB === undefined) throw new HttpError(404, 'no --diff recording was given');
+      const answer = recordingRoute(dataB, parts.slice(1), url.searchParams, { live: false, diff: true });
+      if (answer === undefined) throw new HttpError(404, `no API route ${url.pathname}`);
+      return answer;
     }
-    if (first === 'exchanges' && second !== undefined && parts.length === 2) return exchangeOf(second);
-    if (first === 'exchanges' && second !== undefined && parts.length === 3) {
-      const exchange = exchangeOf(second);
-      const p = url.searchParams;
-      if (third === 'messages') {
-        return data.messages(exchange.id, num(p.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(p.get('limit'), 'limit', 100)), p.get('invalid') === '1');
-      }
-      if (third === 'state') return stateAt(data.walk(exchange.id, num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER)), num(p.get('seq'), 'seq', Number.MAX_SAFE_INTEGER));
-      if (third === 'run') return runView(exchange.id, data.walk(exchange.id));
-      if (third === 'session') {
-        if (exchange.protocol === 'acp') return acpSession(exchange.id, data.walk(exchange.id));
-        if (exchange.protocol === 'pi-daemon-rpc' || exchange.protocol === 'pi-rpc') return piSession(exchange.id, exchange.protocol === 'pi-rpc' ? 'raw' : 'framed', data.walk(exchange.id));
-        throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no session view (pi-daemon-rpc, pi-rpc and acp do)`);
-      }
-    }
-    if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {
-      const message = data.message(num(second, 'exchange id'), num(third, 'seq'));
-      if (message === undefined) throw new HttpError(404, `no message ${third} in exchange ${second}`);
-      return message;
-    }
-    if (first === 'diff' && parts.length === 1) {
+    const answer = recordingRoute(data, parts, url.searchParams, { live, diff: diff !== undefined });
+    if (answer !== undefined) return answer;
+    if (parts[0] === 'diff' && parts.length === 1) {
       if (diff === undefined) throw new HttpError(404, 'no --diff recording was given');
       return diff;
     }
-    if (first === 'live' && parts.length === 1) {
+    if (parts[0] === 'live' && parts.length === 1) {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
       res.write(`retry: 1000\ndata: ${JSON.stringify({ type: 'hello', totals: data.recording({ live, diff: false }).totals } satisfies LivePush)}\n\n`);
       clients.add(res);
       req.on('close', () => clients.delete(res));
       return undefined;
     }
-    void fourth;
     throw new HttpError(404, `no API route ${url.pathname}`);
   };
 
@@ -188,7 +155,13 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         if (body !== undefined) sendText(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
         return;
       }
-      if (url.pathname === '/' || url.pathname === '/index.html') return sendText(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      if (url.pathname === '/' || url.pathname === '/index.html') {
+        // The first screen's data goes into the page, so it draws without waiting for a fetch; a
+        // recording too big to carry whole (the timeline fetches it then) carries its summary only.
+        const recording = data.recording({ live, diff: diff !== undefined });
+        const initial = { recording, exchanges: recording.totals.exchanges <= MAX_EMBEDDED_EXCHANGES ? data.exchanges() : undefined };
+        return sendText(res, 200, 'text/html; charset=utf-8', indexHtml(initial));
+      }
       if (url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', STYLE_CSS);
       const script = /^\/web\/([a-z0-9-]+\.js)$/.exec(url.pathname)?.[1];
       if (script !== undefined) {
@@ -217,7 +190,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   } catch (error) {
     clearInterval(keepAlive);
     if (poller) clearInterval(poller);
-    data.close();
+    closeData();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`--listen ${listen.host}:${listen.port}: the address is in use`);
     throw error;
@@ -240,7 +213,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         for (const res of clients) res.end();
         clients.clear();
         server.close(() => {
-          data.close();
+          closeData();
           resolve();
         });
         server.closeAllConnections();

@@ -4,7 +4,21 @@
  * from dist/ui/web/. Nothing refers to an external URL: the page works offline.
  */
 
-export const INDEX_HTML = `<!doctype html>
+import type { InitialData } from '../api-types.js';
+
+/**
+ * The page, with the data of its first screen (the recording and its exchanges) inside, so the
+ * timeline draws as the scripts run, with no fetch or timer first: a plain headless screenshot,
+ * taken when the page has loaded, shows the recording. The JSON sits in a data block, never
+ * executed; `<` is escaped so no value can close the block.
+ */
+export function indexHtml(initial: InitialData): string {
+  const json = JSON.stringify(initial).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  // A function, so `$&` and the like in the data stay as they are.
+  return INDEX_HTML.replace('<!--initial-data-->', () => `<script type="application/json" id="initial-data">${json}</script>`);
+}
+
+const INDEX_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -21,6 +35,7 @@ export const INDEX_HTML = `<!doctype html>
   <span id="live-indicator" hidden>● live</span>
 </header>
 <main id="view"><p class="dim pad">loading…</p></main>
+<!--initial-data-->
 </body>
 </html>
 `;
@@ -64,11 +79,12 @@ select { font: inherit; padding: 2px 4px; }
 .status-ok { color: var(--ok); } .status-bad { color: var(--bad); }
 /* timeline */
 .timeline { flex: 1; overflow: auto; }
-.tl-head, .tl-row { display: grid; grid-template-columns: 52px minmax(180px, 2fr) 110px 54px 80px 70px 60px minmax(200px, 3fr); gap: 8px; align-items: center; padding: 0 16px; }
+.tl-head, .tl-row { display: grid; grid-template-columns: 52px minmax(180px, 2fr) 150px 54px 80px 70px 60px minmax(200px, 3fr); gap: 8px; align-items: center; padding: 0 16px; }
 .tl-head { position: sticky; top: 0; background: var(--panel); border-bottom: 1px solid var(--line); height: 28px; color: var(--dim); font-size: 12px; z-index: 1; }
 .tl-row { height: 28px; border-bottom: 1px solid #f0f1f5; color: var(--fg); }
 .tl-row:hover { background: #f3f5fa; text-decoration: none; }
 .tl-row.has-invalid .tl-what { color: var(--bad); }
+.tl-proto { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
 .tl-what { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; font-family: var(--mono); font-size: 12px; }
 .tl-track { position: relative; height: 14px; background: #f3f4f8; border-radius: 3px; }
 .tl-bar { position: absolute; top: 2px; height: 10px; min-width: 3px; border-radius: 2px; background: #7b93e8; }
@@ -104,6 +120,9 @@ table.kv td:first-child { color: var(--dim); white-space: nowrap; }
 .msg-dir.client { color: #8a4fd6; } .msg-dir.server { color: #0f8a8a; }
 .msg-row.placeholder { color: var(--dim); }
 h3 { margin: 14px 0 6px; font-size: 13px; }
+button.copy { font: 11px system-ui, sans-serif; padding: 1px 8px; margin-left: 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; vertical-align: middle; }
+button.copy:hover { border-color: #b8c3e6; }
+.side-mark { margin-right: 6px; }
 .findings { list-style: none; padding: 0; margin: 0 0 8px; }
 .findings li { padding: 4px 8px; margin-bottom: 4px; border-left: 3px solid var(--bad); background: #fff5f6; cursor: pointer; }
 .findings li.warning { border-left-color: var(--warn); background: #fffaf0; }
@@ -115,6 +134,7 @@ pre.json { margin: 0; padding: 6px 0; font: 12px/1.45 var(--mono); background: v
 .jl.hl-warning { background: var(--hl-warning); }
 .jl.hl-start { box-shadow: inset 3px 0 0 var(--bad); }
 .jl.hl-start.hl-warning-start { box-shadow: inset 3px 0 0 var(--warn); }
+.jl.hl-changed { background: #fff6d9; box-shadow: inset 3px 0 0 var(--warn); }
 .jl .mark { color: var(--bad); font-family: system-ui, sans-serif; font-size: 11px; margin-left: 12px; }
 .jk { color: #7a3e9d; } .js { color: #1f7a44; } .jn { color: #b25400; } .jb { color: #2151c6; } .jz { color: var(--dim); }
 /* run view */
@@ -122,7 +142,11 @@ pre.json { margin: 0; padding: 6px 0; font: 12px/1.45 var(--mono); background: v
 .run-item { margin: 0 0 8px; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; cursor: pointer; background: #fff; }
 .run-item:hover { border-color: #b8c3e6; }
 .run-item.selected { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); }
-.run-item .who { font-size: 11px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; margin-bottom: 2px; display: flex; justify-content: space-between; }
+/* No text-transform: ids and values are case-sensitive and must read as recorded. */
+.run-item .who { font-size: 11px; color: var(--dim); margin-bottom: 2px; display: flex; justify-content: space-between; }
+.run-item.invalid { border-color: var(--bad); box-shadow: inset 3px 0 0 var(--bad); }
+.run-item .invalid-mark { color: var(--bad); font-weight: 600; }
+.run-item .run-findings { margin: 4px 0 0; font-style: normal; }
 .run-item.message.user { background: #f3f6ff; }
 .run-item.tool-call { background: #fbf7ff; }
 .run-item.reasoning { background: #fafafa; font-style: italic; }
@@ -150,6 +174,12 @@ table.diff-msgs td, table.diff-msgs th { padding: 3px 10px; border-bottom: 1px s
 table.diff-msgs th { color: var(--dim); font-weight: 500; }
 .chg { font-family: var(--mono); word-break: break-all; }
 .chg .a { color: var(--bad); } .chg .b { color: var(--ok); }
+.verdict-findings { margin: 4px 0 0; min-width: 260px; }
+details.compare { margin-top: 4px; font-family: system-ui, sans-serif; }
+details.compare summary { cursor: pointer; color: var(--accent); }
+.side-by-side { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin-top: 4px; }
+.compare-side { min-width: 0; }
+.compare-side pre.json { max-height: 420px; }
 .summary-cards { display: flex; gap: 12px; margin-bottom: 12px; flex-wrap: wrap; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
 .card b { font-size: 16px; margin-right: 4px; }

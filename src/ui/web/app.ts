@@ -4,15 +4,19 @@
  * run or Pi/ACP session, diff), fed by the JSON API of `proxy view` / `proxy record --ui`. With a
  * live recording it listens to /api/live (SSE) and refreshes what is on screen when it grows.
  */
-import type { LivePush, RecordingSummary } from '../api-types.js';
+import type { ExchangeSummary, InitialData, LivePush, RecordingSummary } from '../api-types.js';
 import { getJson } from './api.js';
-import { fmtMs, h } from './dom.js';
+import { fmtMs, h, plural } from './dom.js';
 import { diffView } from './diff-view.js';
 import { ExchangeView, type ExchangeTab } from './exchange-view.js';
+import { listenForListKeys } from './list-keys.js';
+import { SIDE_A, SIDE_B } from './recording-side.js';
 import { TimelineView } from './timeline.js';
 
 interface Route {
   view: 'timeline' | 'exchange' | 'diff';
+  /** Which recording an exchange route reads: A (this one) or B (the --diff one). */
+  side?: 'a' | 'b';
   exchange?: number;
   tab?: ExchangeTab;
   seq?: number;
@@ -23,10 +27,12 @@ let current: { route: Route; timeline?: TimelineView; exchange?: ExchangeView } 
 let routeTicket = 0;
 
 function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  let parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   if (parts[0] === 'diff') return { view: 'diff' };
+  const side = parts[0] === 'b' ? 'b' : 'a';
+  if (side === 'b') parts = parts.slice(1);
   if (parts[0] === 'exchange' && /^\d+$/.test(parts[1] ?? '')) {
-    const route: Route = { view: 'exchange', exchange: Number(parts[1]), tab: 'messages' };
+    const route: Route = { view: 'exchange', side, exchange: Number(parts[1]), tab: 'messages' };
     let i = 2;
     if (parts[i] === 'run' || parts[i] === 'session') {
       route.tab = parts[i] as ExchangeTab;
@@ -44,15 +50,20 @@ function setNav(view: Route['view']): void {
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.getAttribute('data-nav') === view);
 }
 
-async function route(): Promise<void> {
+/**
+ * Draws the view the hash names. `initialRows`, the exchanges the page came with, let the first
+ * timeline draw before this function awaits anything.
+ */
+async function route(initialRows?: ExchangeSummary[]): Promise<void> {
   const ticket = ++routeTicket;
   const r = parseRoute(location.hash);
-  setNav(r.view);
+  setNav(r.view === 'exchange' && r.side === 'b' ? 'diff' : r.view);
   try {
     if (r.view === 'exchange') {
+      const side = r.side === 'b' ? SIDE_B : SIDE_A;
       let view = current?.exchange;
-      if (view === undefined || view.id !== r.exchange) {
-        view = await ExchangeView.create(r.exchange!);
+      if (view === undefined || view.id !== r.exchange || view.side !== side) {
+        view = await ExchangeView.create(r.exchange!, side, side === SIDE_B ? null : recording.target);
         if (ticket !== routeTicket) return;
         main().replaceChildren(view.element);
       }
@@ -67,7 +78,8 @@ async function route(): Promise<void> {
       const view = new TimelineView(recording);
       current = { route: r, timeline: view };
       main().replaceChildren(view.element);
-      await view.refresh();
+      if (initialRows !== undefined) view.draw(initialRows);
+      else await view.refresh();
     }
     document.body.setAttribute('data-ready', r.view);
   } catch (error) {
@@ -79,14 +91,14 @@ async function route(): Promise<void> {
 function drawInfo(): void {
   const t = recording.totals;
   const info = document.getElementById('recording-info')!;
-  info.textContent = `${recording.file} · ${t.exchanges} exchanges · ${t.messages} messages · ${t.invalid} invalid · ${t.findings} findings · started ${recording.startedAt}${recording.endedAt ? ` · ${fmtMs(Date.parse(recording.endedAt) - Date.parse(recording.startedAt))}` : ''}`;
+  info.textContent = `${recording.file} · ${plural(t.exchanges, 'exchange')} · ${plural(t.messages, 'message')} · ${t.invalid} invalid · ${plural(t.findings, 'finding')} · started ${recording.startedAt}${recording.endedAt ? ` · ${fmtMs(Date.parse(recording.endedAt) - Date.parse(recording.startedAt))}` : ''}`;
   info.title = info.textContent;
 }
 
 /** Coalesces bursts of live pushes into one refresh of what is on screen. */
 let liveTimer = 0;
 function onLive(push: LivePush): void {
-  if (push.type === 'hello') return;
+  // A hello refreshes too: the page's own data may predate the connection.
   if (liveTimer) return;
   liveTimer = window.setTimeout(async () => {
     liveTimer = 0;
@@ -97,8 +109,21 @@ function onLive(push: LivePush): void {
   }, 50);
 }
 
+/** The data the server put in the page, if it did (an older or cached page may not have it). */
+function initialData(): InitialData | undefined {
+  const text = document.getElementById('initial-data')?.textContent;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as InitialData;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs without awaiting anything before the first view is drawn when the page carries its data. */
 async function start(): Promise<void> {
-  recording = await getJson<RecordingSummary>('/api/recording');
+  const initial = initialData();
+  recording = initial?.recording ?? (await getJson<RecordingSummary>('/api/recording'));
   document.title = `inspector · ${recording.file.split('/').pop()}`;
   drawInfo();
   if (recording.diff) document.getElementById('nav')!.appendChild(h('a', { href: '#/diff', 'data-nav': 'diff' }, 'Diff'));
@@ -110,7 +135,11 @@ async function start(): Promise<void> {
     source.onerror = () => document.body.setAttribute('data-live', 'reconnecting');
   }
   window.addEventListener('hashchange', () => void route());
-  await route();
+  listenForListKeys(
+    () => current?.exchange !== undefined && current.route.view === 'exchange' && current.exchange.listShown,
+    (delta) => current?.exchange?.step(delta) ?? Promise.resolve(),
+  );
+  await route(initial?.exchanges);
 }
 
 void start().catch((error: Error) => {

@@ -29,6 +29,11 @@ export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }
 
+/** `plural(1, 'exchange')` → "1 exchange", `plural(2, 'exchange')` → "2 exchanges". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** 1234.5 → "1.23 s", 12 → "12 ms". */
 export function fmtMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '–';

@@ -1,8 +1,12 @@
 /// <reference lib="dom" />
-import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunItem, RunView, SessionView, StateAt } from '../api-types.js';
+import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunView, SessionView, StateAt } from '../api-types.js';
 import { getJson, query } from './api.js';
-import { fmtBytes, fmtMs, h, headersTable, verdictBadge } from './dom.js';
-import { renderJson } from './json-view.js';
+import { copyButton } from './clipboard.js';
+import { curlCommand } from './curl-command.js';
+import { fmtBytes, fmtMs, h, headersTable, plural, verdictBadge } from './dom.js';
+import { messageSection, stateSection } from './message-detail.js';
+import type { RecordingSide } from './recording-side.js';
+import { renderRun } from './run-view.js';
 import { renderSession, sessionTabLabel } from './session-view.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -36,11 +40,16 @@ export class ExchangeView {
   private detailTicket = 0;
   private run: RunView | undefined;
 
-  static async create(id: number): Promise<ExchangeView> {
-    return new ExchangeView(await getJson<ExchangeDetail>(`/api/exchanges/${id}`));
+  /** `target`: the recording's target, for the request as curl. */
+  static async create(id: number, side: RecordingSide, target: string | null): Promise<ExchangeView> {
+    return new ExchangeView(await getJson<ExchangeDetail>(`${side.api}/exchanges/${id}`), side, target);
   }
 
-  private constructor(exchange: ExchangeDetail) {
+  private constructor(
+    exchange: ExchangeDetail,
+    readonly side: RecordingSide,
+    private readonly target: string | null,
+  ) {
     this.exchange = exchange;
     this.head = h('div', { class: 'ex-head' });
     this.tabs = h('div', { class: 'tabs' });
@@ -48,7 +57,7 @@ export class ExchangeView {
     this.list = new VirtualList<MessageSummary>({
       rowHeight: ROW_HEIGHT,
       pageSize: PAGE_SIZE,
-      fetchPage: (offset, limit) => getJson<MessagePage>(`/api/exchanges/${this.exchange.id}/messages` + query({ offset, limit, invalid: this.invalidOnly })),
+      fetchPage: (offset, limit) => getJson<MessagePage>(`${this.side.api}/exchanges/${this.exchange.id}/messages` + query({ offset, limit, invalid: this.invalidOnly })),
       renderRow: (m) => this.messageRow(m),
       onTotal: (n) => (this.count.textContent = `${n} message${n === 1 ? '' : 's'}${this.invalidOnly ? ' (invalid only)' : ''}`),
     });
@@ -94,7 +103,8 @@ export class ExchangeView {
     const changed = seq !== this.selected;
     this.selected = seq;
     if (effective === 'messages') {
-      if (seq !== null && !this.invalidOnly) this.list.scrollToIndex(seq - 1);
+      const index = seq === null ? -1 : this.invalidOnly ? this.list.indexWhere((m) => m.seq === seq) : seq - 1;
+      if (index !== -1) this.list.scrollToIndex(index);
       this.list.render();
     } else if (effective === 'session') {
       this.markSessionSelection();
@@ -106,7 +116,7 @@ export class ExchangeView {
 
   /** The recording grew (live): re-read the exchange and what is on screen. */
   async refresh(): Promise<void> {
-    this.exchange = await getJson<ExchangeDetail>(`/api/exchanges/${this.exchange.id}`);
+    this.exchange = await getJson<ExchangeDetail>(`${this.side.api}/exchanges/${this.exchange.id}`);
     this.drawHead();
     await this.list.refresh();
     if (this.tab === 'run') await this.loadRun();
@@ -114,7 +124,7 @@ export class ExchangeView {
   }
 
   private link(tab: ExchangeTab, seq: number | null): string {
-    return `#/exchange/${this.exchange.id}${tab === 'messages' ? '' : `/${tab}`}${seq === null ? '' : `/message/${seq}`}`;
+    return `${this.side.exchangeHash}/${this.exchange.id}${tab === 'messages' ? '' : `/${tab}`}${seq === null ? '' : `/message/${seq}`}`;
   }
 
   private drawHead(): void {
@@ -128,7 +138,7 @@ export class ExchangeView {
       `starts +${fmtMs(e.startedMs)}`,
       e.open ? `open for ${fmtMs(e.durationMs)}` : `took ${fmtMs(e.durationMs)}`,
       e.outcome ?? (e.open ? 'still open' : null),
-      `${e.messageCount} messages`,
+      plural(e.messageCount, 'message'),
       e.invalidCount ? `${e.invalidCount} invalid` : null,
       e.errorCode ? `error ${e.errorCode}: ${e.errorMessage ?? ''}` : null,
       e.closeCode !== null ? `close ${e.closeCode}${e.closeReason ? ' ' + e.closeReason : ''}` : null,
@@ -136,18 +146,52 @@ export class ExchangeView {
       e.signal ? `signal ${e.signal}` : null,
     ].filter(Boolean);
     const wasOpen = (this.head.querySelector('details') as HTMLDetailsElement | null)?.open ?? false;
-    const details = h(
-      'details',
-      { id: 'exchange-headers' },
-      h('summary', {}, 'Request and response headers'),
-      h('div', { class: 'headers' }, h('div', {}, h('h3', {}, 'Request'), headersTable(e.requestHeaders)), h('div', {}, h('h3', {}, 'Response'), headersTable(e.responseHeaders))),
-    );
-    details.open = wasOpen;
+    // stdio and NDJSON exchanges carry no headers: no toggle that opens onto two "(none)".
+    const hasHeaders = [e.requestHeaders, e.responseHeaders].some((headers) => headers !== null && Object.keys(headers).length > 0);
+    const details = hasHeaders
+      ? h(
+          'details',
+          { id: 'exchange-headers' },
+          h('summary', {}, 'Request and response headers'),
+          h('div', { class: 'headers' }, h('div', {}, h('h3', {}, 'Request'), headersTable(e.requestHeaders)), h('div', {}, h('h3', {}, 'Response'), headersTable(e.responseHeaders))),
+        )
+      : '';
+    if (details) details.open = wasOpen;
+    const back = this.side.key === 'b' ? h('a', { href: '#/diff' }, '← diff') : h('a', { href: '#/' }, '← timeline');
+    const sideMark = this.side.key === 'b' ? h('span', { class: 'badge change-changed side-mark', title: 'the --diff recording' }, 'B') : '';
+    const curl = (e.transport === 'http' || e.transport === 'sse') && e.method !== null ? copyButton('Copy as curl', () => this.curl(), { id: 'copy-curl' }) : '';
     this.head.replaceChildren(
-      h('div', { class: 'ex-title' }, h('a', { href: '#/' }, '← timeline'), '  ', h('b', {}, `#${e.id}`), ` ${what}${status}`),
+      h('div', { class: 'ex-title' }, back, '  ', sideMark, h('b', {}, `#${e.id}`), ` ${what}${status} `, curl),
       h('div', { class: 'dim' }, facts.join(' · ')),
       details,
     );
+  }
+
+  /** The request as curl: its body is the first message when the client sent one. */
+  private async curl(): Promise<string> {
+    const page = await getJson<MessagePage>(`${this.side.api}/exchanges/${this.exchange.id}/messages?limit=1`);
+    const first = page.items[0];
+    let body: string | undefined;
+    if (first !== undefined && first.sender === 'client' && first.carrier === 'body') {
+      const m = await getJson<MessageDetail>(`${this.side.api}/messages/${this.exchange.id}/${first.seq}`);
+      body = m.json !== undefined ? JSON.stringify(m.json) : m.text;
+    }
+    return curlCommand(this.exchange, this.target, body);
+  }
+
+  /** True while the message list is on screen (the other tabs have no list to step through). */
+  get listShown(): boolean {
+    return this.tab === 'messages';
+  }
+
+  /** Keyboard navigation: selects the next (+1) or previous (-1) message of the list as it is filtered. */
+  async step(delta: 1 | -1): Promise<void> {
+    if (this.tab !== 'messages') return;
+    const at = this.selected === null ? -1 : this.list.indexWhere((m) => m.seq === this.selected, this.invalidOnly ? undefined : this.selected - 1);
+    const next = at === -1 ? (delta === 1 ? 0 : this.list.total - 1) : at + delta;
+    if (next < 0 || next >= this.list.total) return;
+    const item = await this.list.itemAt(next);
+    if (item !== undefined) location.hash = this.link('messages', item.seq);
   }
 
   private drawTabs(): void {
@@ -175,49 +219,13 @@ export class ExchangeView {
   }
 
   private async loadRun(): Promise<void> {
-    this.run = await getJson<RunView>(`/api/exchanges/${this.exchange.id}/run`);
-    const run = this.run;
-    const items: HTMLElement[] = [];
-    const outcomeText = { finished: 'Run finished', error: 'Run error', interrupted: 'Run interrupted', open: 'Run did not finish' }[run.outcome.status];
-    items.push(h('div', { class: `outcome ${run.outcome.status}`, id: 'run-outcome' }, `${outcomeText}: ${run.outcome.detail}`));
-    items.push(h('div', { class: 'dim' }, `thread ${run.input.threadId ?? '?'} · run ${run.input.runId ?? '?'} · ${run.events} events`));
-    for (const m of run.input.messages) {
-      items.push(h('div', { class: `run-item message ${m.role} input` }, h('div', { class: 'who' }, h('span', {}, `${m.role} (input)`), h('span', {}, m.id)), h('pre', {}, m.text)));
-    }
-    for (const item of run.items) items.push(this.runItem(item));
-    this.runPane.replaceChildren(...items);
+    this.run = await getJson<RunView>(`${this.side.api}/exchanges/${this.exchange.id}/run`);
+    this.runPane.replaceChildren(...renderRun(this.run, (seq) => this.link('run', seq)));
     this.markRunSelection();
   }
 
-  private runItem(item: RunItem): HTMLElement {
-    const select = (seq: number) => h('a', { href: this.link('run', seq), class: 'dim' }, `#${seq}`);
-    const attrs = (cls: string) => ({ class: `run-item ${cls}`, 'data-seq': item.seq, onclick: () => (location.hash = this.link('run', item.seq)) });
-    switch (item.kind) {
-      case 'message':
-        return h('div', attrs(`message ${item.role}`), h('div', { class: 'who' }, h('span', {}, item.role), select(item.seq)), h('pre', {}, item.text || '(empty)'));
-      case 'reasoning':
-        return h('div', attrs('reasoning'), h('div', { class: 'who' }, h('span', {}, 'reasoning'), select(item.seq)), h('pre', {}, item.text));
-      case 'tool-call':
-        return h(
-          'div',
-          attrs('tool-call'),
-          h('div', { class: 'who' }, h('span', {}, `tool call ${item.name} (${item.id})`), select(item.seq)),
-          h('pre', {}, `args: ${prettyMaybe(item.args)}`),
-          item.result === null ? h('div', { class: 'status-bad' }, 'no result') : h('pre', {}, `result (#${item.result.seq}): ${prettyMaybe(item.result.content)}`),
-        );
-      case 'state':
-        return h('div', attrs('meta state'), `${item.type} `, select(item.seq));
-      case 'step':
-        return h('div', attrs('meta'), `${item.type} ${item.name} `, select(item.seq));
-      case 'run':
-        return h('div', attrs('meta'), `${item.type} ${item.detail} `, select(item.seq));
-      case 'custom':
-        return h('div', attrs('meta'), `${item.type} ${item.name} `, select(item.seq));
-    }
-  }
-
   private async loadSession(): Promise<void> {
-    const view = await getJson<SessionView>(`/api/exchanges/${this.exchange.id}/session`);
+    const view = await getJson<SessionView>(`${this.side.api}/exchanges/${this.exchange.id}/session`);
     // Keep the turns the user opened or closed as they were across live refreshes.
     const opened = new Map([...this.sessionPane.querySelectorAll('details[data-turn]')].map((d) => [d.getAttribute('data-turn'), (d as HTMLDetailsElement).open]));
     this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq) }));
@@ -259,8 +267,8 @@ export class ExchangeView {
       return;
     }
     const [message, state] = await Promise.all([
-      getJson<MessageDetail>(`/api/messages/${this.exchange.id}/${seq}`).catch((e: Error) => e),
-      this.agui ? getJson<StateAt>(`/api/exchanges/${this.exchange.id}/state?seq=${seq}`).catch((e: Error) => e) : Promise.resolve(undefined),
+      getJson<MessageDetail>(`${this.side.api}/messages/${this.exchange.id}/${seq}`).catch((e: Error) => e),
+      this.agui ? getJson<StateAt>(`${this.side.api}/exchanges/${this.exchange.id}/state?seq=${seq}`).catch((e: Error) => e) : Promise.resolve(undefined),
     ]);
     if (ticket !== this.detailTicket) return;
     const parts: HTMLElement[] = [];
@@ -270,75 +278,4 @@ export class ExchangeView {
     if (this.tab === 'messages' && stateEl) parts.push(stateEl);
     this.detail.replaceChildren(...parts);
   }
-}
-
-function prettyMaybe(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
-function messageSection(m: MessageDetail, startedMs: number): HTMLElement {
-  const section = h('section', { id: 'message', 'data-seq': m.seq });
-  section.appendChild(
-    h(
-      'h3',
-      {},
-      `#${m.seq} ${m.sender === 'client' ? '→' : '←'} ${m.label} `,
-      verdictBadge(m.status, m.findingCount),
-    ),
-  );
-  const facts = [
-    `${m.sender} · ${m.carrier}${m.channel ? ' · ' + m.channel : ''}`,
-    `+${fmtMs(m.tOffsetMs - startedMs)} since the exchange started`,
-    fmtBytes(m.size) + (m.rawTruncatedFrom !== null ? ` (truncated from ${fmtBytes(m.rawTruncatedFrom)})` : ''),
-    m.schemaRef ? `schema ${m.schemaRef}` : null,
-    m.reason,
-  ].filter(Boolean);
-  section.appendChild(h('div', { class: 'dim' }, facts.join(' · ')));
-  let json: HTMLElement | undefined;
-  if (m.findings.length > 0) {
-    const list = h('ul', { class: 'findings', id: 'findings' });
-    for (const f of m.findings) {
-      list.appendChild(
-        h(
-          'li',
-          {
-            class: f.severity,
-            'data-pointer': f.pointer,
-            onclick: () =>
-              [...(json?.querySelectorAll('.hl-start') ?? [])].find((el) => (el.getAttribute('data-finding') ?? '').split(' ').includes(f.pointer))?.scrollIntoView({ block: 'center' }),
-          },
-          h('span', { class: 'rule' }, f.rule),
-          h('span', { class: `badge ${f.severity === 'error' ? 'invalid' : 'warning'}` }, f.severity),
-          ' ',
-          h('span', { class: 'ptr' }, f.pointer || '/'),
-          h('span', {}, f.message),
-        ),
-      );
-    }
-    section.appendChild(h('h3', {}, `Findings (${m.findings.length})`));
-    section.appendChild(list);
-  }
-  section.appendChild(h('h3', {}, m.json !== undefined ? 'JSON' : 'Raw'));
-  json = m.json !== undefined ? renderJson(m.json, m.findings) : h('pre', { class: 'json' }, h('div', { class: 'jl' }, m.text ?? ''));
-  section.appendChild(json);
-  return section;
-}
-
-function stateSection(s: StateAt): HTMLElement {
-  const section = h('section', { id: 'state-at', 'data-seq': s.seq });
-  section.appendChild(h('h3', {}, `State at event #${s.seq}`));
-  section.appendChild(
-    h('div', { class: 'dim' }, s.applied === 0 ? 'no STATE_SNAPSHOT or STATE_DELTA yet: the request’s state' : `after ${s.applied} state event${s.applied === 1 ? '' : 's'}, the last at #${s.lastStateSeq}`),
-  );
-  section.appendChild(renderJson(s.state));
-  const ids = Object.keys(s.activities);
-  if (ids.length > 0) {
-    section.appendChild(h('h3', {}, 'Activities'));
-    section.appendChild(renderJson(s.activities));
-  }
-  return section;
 }

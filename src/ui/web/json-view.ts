@@ -62,11 +62,17 @@ export function resolvePointer(spans: Map<string, unknown>, pointer: string): st
 /**
  * The JSON, pretty-printed, one element per line (`.jl`, `data-pointer` = the value starting there).
  * The lines of each finding's value get `hl-error`/`hl-warning`; its first line `hl-start` and
- * `data-finding` = the finding's pointer, with the rule shown at the end of the line.
+ * `data-finding` = the finding's pointer, with the rule shown at the end of the line. The lines of
+ * the values at `changed` pointers (a diff's differences) get `hl-changed`.
  */
-export function renderJson(value: unknown, findings: FindingInfo[] = []): HTMLElement {
+export function renderJson(value: unknown, findings: FindingInfo[] = [], changed: string[] = []): HTMLElement {
   const { lines, spans } = layoutJson(value);
   const pre = h('pre', { class: 'json' });
+  const changedLines = new Set<number>();
+  for (const pointer of changed) {
+    const span = spans.get(resolvePointer(spans, pointer));
+    if (span !== undefined) for (let i = span[0]; i <= span[1]; i++) changedLines.add(i);
+  }
   const marks = new Map<number, FindingInfo[]>();
   const cls = new Map<number, Set<string>>();
   for (const f of findings) {
@@ -86,6 +92,7 @@ export function renderJson(value: unknown, findings: FindingInfo[] = []): HTMLEl
     for (const [c, text] of line.parts) el.appendChild(c ? h('span', { class: c }, text) : document.createTextNode(text));
     const set = cls.get(i);
     if (set) for (const c of set) el.classList.add(c);
+    if (changedLines.has(i)) el.classList.add('hl-changed');
     const here = marks.get(i);
     if (here) {
       el.classList.add('hl-start');

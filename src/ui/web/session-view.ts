@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { AcpSessionView, AcpUpdateRow, PiSessionView, SessionFrame, SessionPair, SessionView } from '../api-types.js';
-import { fmtMs, h } from './dom.js';
+import { fmtMs, h, plural } from './dom.js';
 
 /** Events drawn at most; the rest are in the message list. */
 const MAX_EVENT_ROWS = 2000;
@@ -46,7 +46,6 @@ export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
   return parts;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const seqLink = (seq: number | null, ctx: Ctx) => (seq === null ? h('span', { class: 'dim' }, '–') : h('a', { href: ctx.link(seq) }, `#${seq}`));
 const at = (ms: number | null, ctx: Ctx) => (ms === null ? '' : `+${fmtMs(ms - ctx.startedMs)}`);
 const seqs = (...list: Array<number | null>) => list.filter((s) => s !== null).join(' ');

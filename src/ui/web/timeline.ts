@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { ExchangeSummary, RecordingSummary } from '../api-types.js';
 import { getJson, query } from './api.js';
-import { clear, fmtMs, h } from './dom.js';
+import { clear, fmtMs, h, plural } from './dom.js';
 
 /** Most rows drawn at once; narrower filters show the rest. */
 const MAX_ROWS = 2000;
@@ -64,12 +64,13 @@ export class TimelineView {
     this.draw(rows);
   }
 
-  private draw(rows: ExchangeSummary[]): void {
+  /** Draws the rows the current filters selected (the page's own data, or a fetch's). */
+  draw(rows: ExchangeSummary[]): void {
     const start = rows.reduce((min, r) => Math.min(min, r.startedMs), rows.length ? Infinity : 0);
     const end = rows.reduce((max, r) => Math.max(max, r.endMs ?? r.startedMs), start);
     const span = Math.max(1, end - start);
     const invalidTotal = rows.reduce((n, r) => n + r.invalidCount, 0);
-    this.count.textContent = `${rows.length} exchange${rows.length === 1 ? '' : 's'}${invalidTotal ? ` · ${invalidTotal} invalid messages` : ''}`;
+    this.count.textContent = `${plural(rows.length, 'exchange')}${invalidTotal ? ` · ${plural(invalidTotal, 'invalid message')}` : ''}`;
     clear(this.body);
     const axis = h('div', { class: 'tl-axis dim' });
     for (const f of [0, 0.25, 0.5, 0.75, 1]) {
@@ -106,11 +107,11 @@ function row(r: ExchangeSummary, origin: number, span: number): HTMLElement {
     },
     h('span', { class: 'dim' }, `#${r.id}`),
     h('span', { class: 'tl-what' }, what),
-    h('span', { class: 'dim' }, `${r.protocol ?? '?'} · ${r.transport}`),
+    h('span', { class: 'dim tl-proto' }, `${r.protocol ?? '?'} · ${r.transport}`),
     h('span', { class: `num ${bad ? 'status-bad' : 'status-ok'}` }, status),
     h('span', { class: 'num' }, r.open ? `${fmtMs(r.durationMs)}…` : fmtMs(r.durationMs)),
     h('span', { class: 'num' }, r.messageCount),
-    h('span', {}, r.invalidCount ? h('span', { class: 'badge invalid invalid-count', title: `${r.invalidCount} invalid messages` }, `✗ ${r.invalidCount}`) : ''),
+    h('span', {}, r.invalidCount ? h('span', { class: 'badge invalid invalid-count', title: plural(r.invalidCount, 'invalid message') }, `✗ ${r.invalidCount}`) : ''),
     h('div', { class: 'tl-track' }, bar),
   );
 }

@@ -62,6 +62,28 @@ export class VirtualList<T> {
     return this.pages.get(Math.floor(index / this.options.pageSize))?.[index % this.options.pageSize];
   }
 
+  /** The item at index, fetching its page when it is not in memory. */
+  async itemAt(index: number): Promise<T | undefined> {
+    if (index < 0 || index >= this.total) return undefined;
+    const page = Math.floor(index / this.options.pageSize);
+    if (!this.pages.has(page)) await this.load(page);
+    return this.item(index);
+  }
+
+  /** The index of the first loaded item that matches, trying `hint` first; -1 when none does. */
+  indexWhere(match: (item: T) => boolean, hint?: number): number {
+    if (hint !== undefined) {
+      const item = this.item(hint);
+      if (item !== undefined && match(item)) return hint;
+    }
+    const size = this.options.pageSize;
+    for (const [page, items] of [...this.pages].sort((x, y) => x[0] - y[0])) {
+      const i = items.findIndex(match);
+      if (i !== -1) return page * size + i;
+    }
+    return -1;
+  }
+
   /** Scrolls so the row is in view (centred when it was out of view). */
   scrollToIndex(index: number): void {
     const { rowHeight } = this.options;

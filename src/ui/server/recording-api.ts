@@ -1,0 +1,59 @@
+import { acpSession } from './acp-session.js';
+import { runView, stateAt } from './agui-run.js';
+import { HttpError } from './http-error.js';
+import { type InspectorData, MAX_PAGE } from './inspector-data.js';
+import { piSession } from './pi-session.js';
+
+/**
+ * The read routes over one recording, below `/api/` (the recording shown) or `/api/b/` (the
+ * `--diff` recording, so the diff view can link to its side B): the exchanges, one exchange, its
+ * messages page by page, one message, and the AG-UI state, run and Pi/ACP session views.
+ * Returns undefined for a path that is none of them.
+ */
+export function recordingRoute(data: InspectorData, parts: string[], params: URLSearchParams, flags: { live: boolean; diff: boolean }): unknown {
+  const num = (text: string | null | undefined, what: string, fallback?: number): number => {
+    if ((text === null || text === undefined || text === '') && fallback !== undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${what} must be a whole number`);
+    return n;
+  };
+  const exchangeOf = (text: string) => {
+    const id = num(text, 'exchange id');
+    const exchange = data.exchange(id);
+    if (exchange === undefined) throw new HttpError(404, `no exchange ${id}`);
+    return exchange;
+  };
+  const [first, second, third] = parts;
+  if (first === 'recording' && parts.length === 1) return data.recording(flags);
+  if (first === 'exchanges' && parts.length === 1) {
+    return data.exchanges({
+      protocol: params.get('protocol') || undefined,
+      transport: params.get('transport') || undefined,
+      invalidOnly: params.get('invalid') === '1' || params.get('invalid') === 'true',
+      q: params.get('q') || undefined,
+    });
+  }
+  if (first === 'exchanges' && second !== undefined && parts.length === 2) return exchangeOf(second);
+  if (first === 'exchanges' && second !== undefined && parts.length === 3) {
+    const exchange = exchangeOf(second);
+    if (third === 'messages') {
+      return data.messages(exchange.id, num(params.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(params.get('limit'), 'limit', 100)), params.get('invalid') === '1');
+    }
+    if (third === 'state') {
+      const seq = num(params.get('seq'), 'seq', Number.MAX_SAFE_INTEGER);
+      return stateAt(data.walk(exchange.id, seq), seq);
+    }
+    if (third === 'run') return runView(exchange.id, data.walk(exchange.id), (seq) => data.message(exchange.id, seq)?.findings ?? []);
+    if (third === 'session') {
+      if (exchange.protocol === 'acp') return acpSession(exchange.id, data.walk(exchange.id));
+      if (exchange.protocol === 'pi-daemon-rpc' || exchange.protocol === 'pi-rpc') return piSession(exchange.id, exchange.protocol === 'pi-rpc' ? 'raw' : 'framed', data.walk(exchange.id));
+      throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no session view (pi-daemon-rpc, pi-rpc and acp do)`);
+    }
+  }
+  if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {
+    const message = data.message(num(second, 'exchange id'), num(third, 'seq'));
+    if (message === undefined) throw new HttpError(404, `no message ${third} in exchange ${second}`);
+    return message;
+  }
+  return undefined;
+}
