@@ -305,6 +305,6 @@ describe('proxy view and proxy record --ui (CLI)', () => {
       await rec.exited;
       await agent.close();
     }
-    expect(rec.stdout()).toMatch(/stopped \(SIGINT\): 1 exchanges/);
+    expect(rec.stdout()).toMatch(/stopped \(SIGINT\): 1 exchange,/);
   });
 });
