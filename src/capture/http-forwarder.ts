@@ -7,7 +7,7 @@ import { endToEndHeaders, rawHeader } from './headers.js';
 import { E_UPSTREAM_INVALID_RESPONSE, E_UPSTREAM_UNREACHABLE, sendJson } from './proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 import { FlowGate } from './flow-gate.js';
-import { invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from './response-head-check.js';
+import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from './response-head-check.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
 
@@ -153,8 +153,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   upstream.on('response', (upstreamRes) => {
     if (done) return;
     const status = upstreamRes.statusCode ?? 502;
-    // A status or reason phrase no HTTP peer may send (writeHead would throw on most), or a 101.
-    const problem = statusLineProblem(status, upstreamRes.statusMessage);
+    // A status or reason phrase no HTTP peer may send (writeHead would throw on most), or a 101; and
+    // with a lenient parser, a header value a strict one refuses (Node 24 would send it as it came).
+    const problem = statusLineProblem(status, upstreamRes.statusMessage) ?? (LENIENT_HTTP_PARSER ? headersProblem(upstreamRes.rawHeaders) : undefined);
     if (problem !== undefined) return refuseAnswer(problem, upstreamRes);
     try {
       res.writeHead(status, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));

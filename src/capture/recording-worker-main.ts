@@ -85,8 +85,11 @@ const oomMarker = process.env.AGENT_PROXY_TEST_RECORDER_OOM ? Buffer.from(proces
 
 function exhaustHeapOn(payload: Buffer): void {
   if (!oomMarker || !payload.includes(oomMarker)) return;
-  const hoard: number[][] = [];
-  for (;;) hoard.push(new Array<number>(1000).fill(hoard.length));
+  // Parsed arrays, as a recorder's own allocations are: on Node 24 a worker that only fills
+  // `new Array(n)` in a tight loop sits at its heap limit without being ended (nor terminated).
+  const item = `[${new Array<number>(1000).fill(7).join(',')}]`;
+  const hoard: unknown[] = [];
+  for (;;) hoard.push(JSON.parse(item));
 }
 
 const exchanges = new Map<number, ExchangeRecording>();

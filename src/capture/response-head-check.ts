@@ -15,6 +15,13 @@ export function statusLineProblem(status: number, reason: string | undefined): s
   return undefined;
 }
 
+/**
+ * Node's HTTP parser was made lenient (`--insecure-http-parser`, on the command line or in
+ * NODE_OPTIONS): only then can an upstream head hold a header value no strict peer accepts. Node 24
+ * also relaxes what it sends under the flag, so such a head would reach the client as it came.
+ */
+export const LENIENT_HTTP_PARSER = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--insecure-http-parser');
+
 /** Why Node would refuse to send one of these header pairs, or undefined. */
 export function headersProblem(rawHeaders: readonly string[]): string | undefined {
   for (let i = 0; i < rawHeaders.length; i += 2) {

@@ -10,13 +10,25 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The environment of a CLI child: the test's own, without colours or the developer's schema
+ * directories, plus `env`. FORCE_COLOR is removed rather than set to '': Node >= 22 takes an empty
+ * FORCE_COLOR as set and, with NO_COLOR also set, prints a warning on stderr once its colour helpers
+ * load (importing node:http loads them), which would break every "stderr is empty" assertion.
+ */
+export function cliEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '', ...env };
+  if (env.FORCE_COLOR === undefined) delete merged.FORCE_COLOR;
+  return merged;
+}
+
 /** Runs the built CLI under plain node, as a user would (npm test builds dist first). */
 /** `bin`: another copy of the CLI's bin script to run (an installed package's), instead of this repository's. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
       cwd: options.cwd ?? REPO,
-      env: { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '', ...options.env },
+      env: cliEnv(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -48,7 +60,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, shell?: st
   const [file, argv] = shell === undefined ? [process.execPath, [bin, ...args]] : ['/bin/sh', ['-c', `${shell}; exec "$0" "$@"`, process.execPath, bin, ...args]];
   const child = spawn(file, argv, {
     cwd: at.cwd ?? REPO,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', AGENT_PROXY_SCHEMAS: '', ...env },
+    env: cliEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -137,7 +137,8 @@ const CASES: Case[] = [
       writeFileSync(dir.file('cut.ndjson'), cut);
       return dir.file('cut.ndjson');
     },
-    says: /: not a recording \(line 3: cut short, not valid JSON: Unterminated string in JSON at position \d+\)$/,
+    // V8 12 (Node 22 and later) adds " (line L column C)" to JSON.parse's message; the CLI passes it on.
+    says: /: not a recording \(line 3: cut short, not valid JSON: Unterminated string in JSON at position \d+(?: \(line 1 column \d+\))?\)$/,
   },
   {
     name: 'startedAt: "soon"',
@@ -266,7 +267,7 @@ describe('a damaged .db: stored JSON that does not parse', () => {
     const partial = dir.file('partial.ndjson');
     const hashes = goodDb(dir, 'hashes.db');
     sql(hashes, "UPDATE recording SET schema_hashes = 'nope';");
-    const headerLine = /headers\.db: not a recording \(exchange 1: request_headers is not JSON: Expected property name or '\}' in JSON at position 1\)$/;
+    const headerLine = /headers\.db: not a recording \(exchange 1: request_headers is not JSON: Expected property name or '\}' in JSON at position 1(?: \(line 1 column 2\))?\)$/;
     const results = await inBatches([
       () => runToEnd(['show', headers]),
       () => runToEnd(['export', headers, '--format', 'ndjson']),

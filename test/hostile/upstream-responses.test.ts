@@ -99,7 +99,8 @@ describe('record: an upstream answer that cannot be passed on', () => {
     expect(bad.status).toBe(502);
     const error = errorOf(bad);
     expect(error.code).toBe('upstream_invalid_response');
-    expect(error.message).toMatch(/cannot be passed on: Node refuses to send its head: .*"X-Odd".* \(status 200, reason "OK"\)$/);
+    // Checked by the proxy itself, not left to writeHead: Node 24 under the flag would send the header.
+    expect(error.message).toMatch(/cannot be passed on: header "X-Odd" cannot be sent \(ERR_INVALID_CHAR\) \(status 200, reason "OK"\)$/);
     await expectControlServed(proxy);
     // Node warns about the flag itself; nothing else may reach stderr (no stack trace).
     await proxy.stop(/^(\(node:\d+\) Warning: .*\n|\(Use `node --trace-warnings .*\n)*$/);
