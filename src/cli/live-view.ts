@@ -1,6 +1,7 @@
 import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../capture/live-events.js';
 import type { RecordingTotals } from '../capture/start-recorder.js';
 import type { Style } from './style.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 export interface LiveViewOptions {
   json: boolean;
@@ -39,7 +40,7 @@ export function createLiveView(options: LiveViewOptions): LiveView {
     if (reasons.includes(event.reason)) return;
     reasons.push(event.reason);
     clearStatus();
-    process.stderr.write(`proxy: ${stoppedLine(event)}\n`);
+    process.stderr.write(`${LINE_PREFIX}${stoppedLine(event)}\n`);
     if (options.json) process.stdout.write(JSON.stringify({ event: 'recording-stopped', ...event }) + '\n');
     drawStatus();
   };

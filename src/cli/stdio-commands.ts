@@ -8,6 +8,7 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { closedRecording, formatEvent } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -33,7 +34,7 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
       } catch (error) {
         // A full disk must not end the agent's session: the log stops, once said, and the agent goes on.
         failed = true;
-        process.stderr.write(`proxy: cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
+        process.stderr.write(`${LINE_PREFIX}cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
       }
     };
     return {
@@ -47,11 +48,11 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
   }
   const style: Style = styleFor(process.stderr);
   return {
-    listener: options.quiet ? undefined : (e: LiveEvent) => void process.stderr.write(`proxy: ${formatEvent(e, { style, startedAt })}\n`),
+    listener: options.quiet ? undefined : (e: LiveEvent) => void process.stderr.write(`${LINE_PREFIX}${formatEvent(e, { style, startedAt })}\n`),
     event: (_name, _fields, human) => {
-      if (human !== undefined && !options.quiet) process.stderr.write(`proxy: ${human}\n`);
+      if (human !== undefined && !options.quiet) process.stderr.write(`${LINE_PREFIX}${human}\n`);
     },
-    stopped: (e) => void process.stderr.write(`proxy: ${stoppedLine(e)}\n`),
+    stopped: (e) => void process.stderr.write(`${LINE_PREFIX}${stoppedLine(e)}\n`),
   };
 }
 
@@ -113,8 +114,8 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
       { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out: recorder.out, ...(result.error ? { error: result.error } : {}) },
       `${how}: ${totals.messages} messages, ${totals.invalid} invalid, ${totals.findings} findings -> ${recorder.out}`,
     );
-    if (result.error) process.stderr.write(`proxy: ${result.error}\n`);
-    if (result.recordingError) process.stderr.write(`proxy: ${result.recordingError}\n`);
+    if (result.error) process.stderr.write(`${LINE_PREFIX}${result.error}\n`);
+    if (result.recordingError) process.stderr.write(`${LINE_PREFIX}${result.recordingError}\n`);
     return result.code;
   } finally {
     process.off('SIGINT', onInt);
@@ -184,10 +185,10 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
     const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
-        `proxy: replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
+        `${LINE_PREFIX}replay of #${result.exchangeId} ended: ${result.sent} lines sent, ${result.misses.length} misses, ${result.unused.length} recorded client lines unused${result.substitutions > 0 ? `, ${result.substitutions} ids substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
       );
     }
-    if (!result.ok) process.stderr.write(`proxy: --strict: ${result.misses.length} misses and ${result.unused.length} unused lines\n`);
+    if (!result.ok) process.stderr.write(`${LINE_PREFIX}--strict: ${result.misses.length} misses and ${result.unused.length} unused lines\n`);
     return result.ok ? EXIT_OK : EXIT_FINDINGS;
   } finally {
     process.off('SIGINT', stop);
