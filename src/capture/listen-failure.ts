@@ -1,0 +1,23 @@
+import { ProxyError } from '../core/errors.js';
+import { listenUrl, type ListenAddress } from './addresses.js';
+
+/** What a failed listen means to the person who chose the address, naming the option they gave it with. */
+const REASONS: Record<string, string> = {
+  EADDRINUSE: 'the address is in use (another process listens there; choose another port, or 0 for a free one)',
+  EACCES: 'permission denied (ports below 1024 need privileges; choose a port above 1023)',
+  EADDRNOTAVAIL: 'this machine has no such address',
+  ENOTFOUND: 'no such host',
+  ENOENT: 'the folder of the socket does not exist',
+};
+
+/**
+ * `--listen 127.0.0.1:8788: the address is in use (…)` for a listen error Node reports as
+ * `listen EADDRINUSE: address already in use 127.0.0.1:8788`; other errors are passed on.
+ */
+export function listenFailure(error: unknown, address: ListenAddress, flag: string): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const reason = code === undefined ? undefined : REASONS[code];
+  if (reason === undefined) return error;
+  const where = address.kind === 'unix' ? listenUrl(address) : listenUrl(address).replace(/^http:\/\//, '');
+  return new ProxyError('E_LISTEN', `${flag} ${where}: ${reason}`, { cause: error });
+}
