@@ -8,6 +8,7 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { closedRecording, formatEvent } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 
 /**
@@ -22,9 +23,11 @@ export interface SideChannel {
   event(name: string, fields: Record<string, unknown>, human: string | undefined): void;
 }
 
-export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, startedAt: Date): SideChannel {
+export function sideChannel(options: { jsonLog?: string; quiet?: boolean; overwrite?: boolean }, startedAt: Date): SideChannel {
   if (options.jsonLog) {
     const file = options.jsonLog;
+    // A log of an earlier session is not replaced without --overwrite, like the recording itself.
+    refuseExistingRecording(file, options.overwrite);
     writeFileSync(file, '');
     let failed = false;
     const write = (value: Record<string, unknown>) => {
