@@ -1,4 +1,4 @@
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
@@ -13,7 +13,7 @@ export function exportCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the --out file if it exists')
     .action(async (recording: string, options: { format: 'ndjson' | 'har'; out?: string; overwrite?: boolean }) => {
       // The store and the exporters load only when the command runs (fast CLI start).
-      const [{ openRecording }, { exportHar }, { exportNdjson }, { partialPath, publishFile }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
+      const [{ openRecording }, { exportHar }, { exportNdjson }, { partialPath, publishFile, removeIfThere }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
         import('../export/open-recording.js'),
         import('../export/har-export.js'),
         import('../export/ndjson-export.js'),
@@ -39,7 +39,7 @@ export function exportCommand(result: CommandResult): Command {
         fd = undefined;
       } catch (error) {
         if (fd !== undefined) closeSync(fd);
-        if (partial !== undefined) rmSync(partial, { force: true });
+        if (partial !== undefined) removeIfThere(partial);
         throw error;
       } finally {
         reader.close();

@@ -181,6 +181,10 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       // Half a recording would read as a whole one: the file this import created goes again.
       removeRecordingFiles(writer.file);
     }
+    // The temporary name is ours: an error about it is about the file asked for.
+    if (error instanceof StoreError && error.message.includes(partial)) {
+      throw new StoreError(error.code, target, error.message.split(partial).join(target), { cause: error });
+    }
     throw error;
   }
 }

@@ -7,7 +7,16 @@ const SIDE_FILES = ['-wal', '-shm', '-journal'];
 
 /** Removes a recording and the files SQLite keeps beside it (none of them need exist). */
 export function removeRecordingFiles(path: string): void {
-  for (const suffix of ['', ...SIDE_FILES]) rmSync(path + suffix, { force: true });
+  for (const suffix of ['', ...SIDE_FILES]) removeIfThere(path + suffix);
+}
+
+/** Removes a file of ours if it is there; cleaning up never hides the error that made it necessary. */
+export function removeIfThere(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // ENOTDIR, EACCES …: then there was nothing of ours to remove.
+  }
 }
 
 /**
@@ -30,7 +39,7 @@ export function publishFile(partial: string, path: string, overwrite: boolean | 
       unlinkSync(partial);
     }
   } catch (error) {
-    rmSync(partial, { force: true });
+    removeIfThere(partial);
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw existsError(path);
     throw new StoreError('E_STORE_OPEN', path, `cannot write ${path}: ${messageOf(error)}`, { cause: error });
   }

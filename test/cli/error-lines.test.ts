@@ -26,6 +26,8 @@ interface Case {
   /** The exact stderr line, without the program prefix and the LF. */
   says(c: Context): string;
   code?: number;
+  /** Needs Linux (/proc, where not even root can create a file). */
+  linux?: boolean;
 }
 
 const expectedTimings = 'expected recorded, none, or a speed such as 2x or 0.5x';
@@ -50,6 +52,23 @@ const CASES: Case[] = [
   { name: 'a listen address that is none', argv: () => ['replay', AGUI_EXAMPLE, '--listen', 'here'], says: () => "--listen 'here' is not an address: expected [host:]port or unix:/path.sock" },
   { name: 'a listen port out of range', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '70000'], says: () => '--listen port 70000 is out of range: expected 0 to 65535' },
   { name: '--ui with an address that is none', argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', 'here', '--out', c.dir.file('r.db')], says: () => "--ui 'here' is not an address: expected [host:]port or unix:/path.sock" },
+  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => "--max-body 'x' is not a positive whole number of bytes" },
+  { name: 'record without --target', argv: () => ['record'], says: () => "required option '--target <url>' not specified" },
+  { name: '--stdio without the agent command', argv: () => ['record', '--stdio'], says: () => '--stdio needs the agent command after --, e.g. proxy record --stdio -- pi --mode rpc' },
+  { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
+  { name: 'an exchange the recording does not have', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '99'], says: () => `${AGUI_EXAMPLE} has no exchange '99'` },
+  { name: 'a diff --config that is not there', argv: (c) => ['diff', AGUI_EXAMPLE, AGUI_EXAMPLE, '--config', c.dir.file('nope.json')], says: (c) => `--config ${c.dir.file('nope.json')}: cannot read: ENOENT` },
+  {
+    name: 'export --out in a folder that is a file: the name asked for, not the temporary one',
+    argv: (c) => (writeFileSync(c.dir.file('blocker'), ''), ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--out', c.dir.file('blocker/x.ndjson')]),
+    says: (c) => `cannot write ${c.dir.file('blocker/x.ndjson')}: ENOTDIR`,
+  },
+  {
+    name: 'import --out where no file can be made: the name asked for, not the temporary one',
+    argv: () => ['import', AGUI_EXAMPLE, '--out', '/proc/agent-proxy-test.db'],
+    says: () => 'cannot open /proc/agent-proxy-test.db: unable to open database file',
+    linux: true,
+  },
   // Busy ports: the option that named the port is the one blamed.
   {
     name: 'record --listen on a busy port',
@@ -145,7 +164,7 @@ const CASES: Case[] = [
 
 describe('every error path: one line in one voice, exit 2', () => {
   for (const c of CASES) {
-    it(c.name, async () => {
+    it.skipIf(c.linux && process.platform !== 'linux')(c.name, async () => {
       const context: Context = { dir: scratch(), busy: await busyPort() };
       const result = await runToEnd(c.argv(context));
       expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: c.code ?? 2, stderr: `${LINE_PREFIX}${c.says(context)}\n`, stdout: '' });
