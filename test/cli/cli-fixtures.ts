@@ -37,18 +37,29 @@ export function emptyRecording(dir: Scratch, name = 'empty-recording.ndjson'): s
 
 /** A recording of one Pi RPC session over stdio: nothing that replay over HTTP can serve. */
 export function stdioRecording(dir: Scratch, name = 'stdio.ndjson'): string {
+  writeFileSync(dir.file(name), [recordingLine(), ...stdioExchangeLines(1)].join('\n') + '\n');
+  return dir.file(name);
+}
+
+/** The AG-UI example (served over HTTP) with a stdio exchange beside it (served only by replay --stdio). */
+export function mixedRecording(dir: Scratch, name = 'mixed.ndjson'): string {
+  const example = readFileSync(AGUI_EXAMPLE, 'utf8').split('\n').filter(Boolean);
+  writeFileSync(dir.file(name), [...example, ...stdioExchangeLines(3)].join('\n') + '\n');
+  return dir.file(name);
+}
+
+function stdioExchangeLines(id: number): string[] {
   const exchange = {
-    type: 'exchange', id: 1, transport: 'stdio', protocol: 'pi-rpc', method: null, path: null, query: null, url: null, status: null,
+    type: 'exchange', id, transport: 'stdio', protocol: 'pi-rpc', method: null, path: null, query: null, url: null, status: null,
     subprotocol: null, requestHeaders: null, responseHeaders: null, startedMs: 0, endedMs: 5, outcome: 'complete',
     errorCode: null, errorMessage: null, closeCode: null, closeReason: null, exitCode: 0, signal: null,
   };
   const json = { type: 'get_state', id: '1' };
   const message = {
-    type: 'message', exchange: 1, seq: 1, sender: 'client', carrier: 'line', channel: null, tOffsetMs: 1,
+    type: 'message', exchange: id, seq: 1, sender: 'client', carrier: 'line', channel: null, tOffsetMs: 1,
     raw: JSON.stringify(json), rawTruncatedFrom: null, json, verdict: { status: 'valid', schemaRef: null, reason: null, findings: [] },
   };
-  writeFileSync(dir.file(name), [recordingLine(), JSON.stringify(exchange), JSON.stringify(message)].join('\n') + '\n');
-  return dir.file(name);
+  return [JSON.stringify(exchange), JSON.stringify(message)];
 }
 
 /** The AG-UI example as a `.db`, made by the built CLI's import. */

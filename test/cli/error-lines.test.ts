@@ -6,11 +6,12 @@
  * unrelated recordings): each now says so.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
-import { runToEnd } from '../hostile/cli-child.js';
+import { runToEnd, startCli } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
-import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, scratch, stdioRecording, type Scratch } from './cli-fixtures.js';
+import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, scratch, stdioRecording, type Scratch } from './cli-fixtures.js';
 
 useCleanups();
 
@@ -143,6 +144,11 @@ const CASES: Case[] = [
     argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--target', 'http://127.0.0.1:9'],
     says: () => '--target is where --on-miss passthrough forwards misses; add --on-miss passthrough, or drop --target',
   },
+  {
+    name: 'passthrough appending to an NDJSON recording',
+    argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--on-miss', 'passthrough', '--target', 'http://127.0.0.1:9'],
+    says: () => `cannot append new episodes to ${resolve(AGUI_EXAMPLE)}: it is the NDJSON form of a recording, and episodes are appended to a .db; add --misses-out <file>, or import it into a .db first`,
+  },
   { name: 'replay --overwrite without --misses-out', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--overwrite'], says: () => '--overwrite replaces the --misses-out file; it goes with --misses-out' },
   { name: 'export --overwrite without --out', argv: () => ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--overwrite'], says: () => '--overwrite replaces the --out file; it goes with --out' },
   {
@@ -170,6 +176,27 @@ describe('every error path: one line in one voice, exit 2', () => {
       expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: c.code ?? 2, stderr: `${LINE_PREFIX}${c.says(context)}\n`, stdout: '' });
     });
   }
+});
+
+describe('what replay leaves out is said at the start, and it serves the rest', () => {
+  const warned = async (args: string[]) => {
+    const replay = startCli(['replay', ...args, '--listen', '0', '--quiet']);
+    await replay.waitForLine(/^listening on /);
+    await replay.stop();
+    return replay.stderr();
+  };
+
+  it('stdio exchanges beside HTTP ones: a warning naming replay --stdio', async () => {
+    const dir = scratch();
+    const stderr = await warned([mixedRecording(dir)]);
+    expect(stderr).toBe(`${LINE_PREFIX}warning: ${dir.file('mixed.ndjson')}: 1 stdio exchange is not served over HTTP; replay --stdio (on its own stdin/stdout) serves it\n`);
+  });
+
+  it('an empty recording with passthrough: a warning that every request is forwarded', async () => {
+    const dir = scratch();
+    const stderr = await warned([emptyRecording(dir), '--on-miss', 'passthrough', '--target', 'http://127.0.0.1:9', '--misses-out', dir.file('misses.db')]);
+    expect(stderr).toBe(`${LINE_PREFIX}warning: ${dir.file('empty-recording.ndjson')} holds no exchanges: every request is forwarded to http://127.0.0.1:9\n`);
+  });
 });
 
 describe('what still works next to those errors', () => {
