@@ -7,7 +7,13 @@ const REASONS: Record<string, string> = {
   EACCES: 'permission denied (ports below 1024 need privileges; choose a port above 1023)',
   EADDRNOTAVAIL: 'this machine has no such address',
   ENOTFOUND: 'no such host',
-  ENOENT: 'the folder of the socket does not exist',
+};
+
+/** The same for a unix socket, where no port is involved: a missing folder is reported as EACCES or ENOENT. */
+const SOCKET_REASONS: Record<string, string> = {
+  EADDRINUSE: 'the socket is in use (another process listens there)',
+  EACCES: 'cannot create the socket there (does its folder exist, and may we write to it?)',
+  ENOENT: 'cannot create the socket there (its folder does not exist)',
 };
 
 /**
@@ -16,7 +22,7 @@ const REASONS: Record<string, string> = {
  */
 export function listenFailure(error: unknown, address: ListenAddress, flag: string): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  const reason = code === undefined ? undefined : REASONS[code];
+  const reason = code === undefined ? undefined : (address.kind === 'unix' ? SOCKET_REASONS : REASONS)[code];
   if (reason === undefined) return error;
   const where = address.kind === 'unix' ? listenUrl(address) : listenUrl(address).replace(/^http:\/\//, '');
   return new ProxyError('E_LISTEN', `${flag} ${where}: ${reason}`, { cause: error });

@@ -53,6 +53,14 @@ describe('record', () => {
     expect(readdirSync(dir.dir)).toEqual(['run.db']);
   });
 
+  it('--ndjson whose --listen socket cannot be made leaves no recording file behind', async () => {
+    const dir = scratch();
+    const socket = dir.file('no-such-folder/relay.sock');
+    const result = await runToEnd(['record', '--ndjson', '--target', `unix:${dir.file('daemon.sock')}`, '--listen', `unix:${socket}`, '--out', dir.file('run.db')]);
+    expect([result.code, result.stderr]).toEqual([2, `${LINE_PREFIX}--listen unix:${socket}: cannot create the socket there (does its folder exist, and may we write to it?)\n`]);
+    expect(readdirSync(dir.dir)).toEqual([]);
+  });
+
   it('refuses an existing recording with a line that names --overwrite, and leaves it as it was', async () => {
     const dir = scratch();
     const old = exampleDb(dir, 'run.db');
