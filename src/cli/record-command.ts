@@ -50,7 +50,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
     .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
-    .option('--overwrite', 'replace the output file if it exists')
+    .option('--overwrite', 'replace the output file (and the --json-log file) if it exists')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
