@@ -17,32 +17,39 @@ export function parseTarget(value: string): TargetAddress {
     if (!socketPath) throw new UsageError(`--target '${value}' names no socket path`);
     return { kind: 'unix', socketPath, basePath: '', display: value };
   }
+  const expected = 'expected http://host:port[/base] or unix:/path.sock';
+  // `localhost:8100` parses as a URL of scheme "localhost:": say what is missing instead.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    if (/^[^/\s]+:\d+(\/.*)?$/.test(value)) throw new UsageError(`--target '${value}' has no scheme: did you mean http://${value}? (${expected})`);
+    throw new UsageError(`--target '${value}' is not a URL: ${expected}`);
+  }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--target '${value}' is not a URL; expected http://host:port[/base] or unix:/path.sock`);
+    throw new UsageError(`--target '${value}' is not a URL: ${expected}`);
   }
   if (url.protocol !== 'http:') {
-    throw new UsageError(`--target '${value}' uses ${url.protocol}; only http:// and unix: targets are supported`);
+    throw new UsageError(`--target '${value}': ${url.protocol.slice(0, -1)}:// targets are not supported: ${expected}`);
   }
   const basePath = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return { kind: 'tcp', protocol: 'http:', host, port: url.port ? Number(url.port) : 80, basePath, display: value };
 }
 
-export function parseListen(value: string | number | undefined): ListenAddress {
+/** Parses a listen address; `flag` is the option it came from, named in the error. */
+export function parseListen(value: string | number | undefined, flag = '--listen'): ListenAddress {
   if (value === undefined) return { kind: 'tcp', host: '127.0.0.1', port: DEFAULT_LISTEN_PORT };
   const text = String(value);
   if (text.startsWith('unix:')) {
     const socketPath = text.slice(5);
-    if (!socketPath) throw new UsageError(`--listen '${text}' names no socket path`);
+    if (!socketPath) throw new UsageError(`${flag} '${text}' names no socket path`);
     return { kind: 'unix', socketPath };
   }
   const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text);
-  if (!match) throw new UsageError(`--listen '${text}' is not [host:]port or unix:/path`);
+  if (!match) throw new UsageError(`${flag} '${text}' is not an address: expected [host:]port or unix:/path.sock`);
   const port = Number(match[2]);
-  if (port > 65535) throw new UsageError(`--listen port ${port} is out of range`);
+  if (port > 65535) throw new UsageError(`${flag} port ${port} is out of range: expected 0 to 65535`);
   const host = (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
   return { kind: 'tcp', host, port };
 }

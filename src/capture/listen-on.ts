@@ -1,17 +1,19 @@
 import type { Server } from 'node:http';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import type { ListenAddress } from './addresses.js';
+import { listenFailure } from './listen-failure.js';
 
 /**
  * Listens on TCP or on a unix socket created owner-only (mode 0600), for `proxy record` and
  * `proxy replay` alike. A stale socket file from a crashed run is replaced; any other file is
  * left alone and the error reported.
  */
-export function listenOn(server: Server, address: ListenAddress): Promise<void> {
+export function listenOn(server: Server, address: ListenAddress, flag = '--listen'): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(listenFailure(error, address, flag));
+    server.once('error', failed);
     const done = () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     };
     if (address.kind === 'tcp') {

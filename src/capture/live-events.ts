@@ -1,5 +1,6 @@
 import type { Finding } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 /** What the recorder tells the live view; the view decides how to print it. */
 export type LiveEvent =
@@ -56,7 +57,7 @@ export function writeFailed(error: { code: string; message: string }, tOffsetMs:
 /** Tells `onStopped`, or, when nobody listens, says it on stderr: it must never go unsaid. */
 export function reportStopped(event: RecordingStopped, onStopped: StoppedListener | undefined): void {
   if (onStopped) onStopped(event);
-  else process.stderr.write(`proxy: ${stoppedLine(event)}\n`);
+  else process.stderr.write(`${LINE_PREFIX}${stoppedLine(event)}\n`);
 }
 
 export function stoppedLine(event: RecordingStopped): string {

@@ -9,6 +9,7 @@ import { listenOn } from './listen-on.js';
 import type { RecordingClock } from './recording-clock.js';
 import type { BodyTap, RecordingSink } from './recording-sink.js';
 import type { RecordingTotals } from './start-recorder.js';
+import { removeRecordingFiles } from '../store/recording-files.js';
 import { openLineSink, type LineSinkOptions } from './stdio-recording-sink.js';
 
 export interface NdjsonRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
@@ -49,7 +50,9 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
   try {
     await listenOn(server as unknown as HttpServer, listen);
   } catch (error) {
-    await sink.close(new Date());
+    await sink.close(new Date()).catch(() => undefined);
+    // A recording that never started would only block the retry.
+    removeRecordingFiles(out);
     throw error;
   }
   const url = urlOf(server, listen);

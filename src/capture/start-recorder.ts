@@ -5,6 +5,8 @@ import { TOOL_VERSION } from '../core/version.js';
 import type { ProtocolId } from '../protocols/protocol.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
+import { removeRecordingFiles, setAside } from '../store/recording-files.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { parseListen, parseTarget } from './addresses.js';
 import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import { startProxyServer } from './proxy-server.js';
@@ -40,8 +42,13 @@ export interface RecorderOptions {
    * ended); without it, that is said on stderr.
    */
   onStopped?: StoppedListener;
-  /** Replace an existing output file. */
+  /** Replace an existing output file (once the proxy has started: if it fails to, the old file stays). */
   overwrite?: boolean;
+  /**
+   * Runs once the proxy listens and the recording is open, before `startRecorder` resolves (the
+   * CLI starts `--ui` here). If it throws, the start fails as a whole: no recording is left behind.
+   */
+  starting?: (out: string) => Promise<void>;
   /**
    * 'worker' (the default where the compiled worker exists): framing, judging and SQLite run in a
    * worker thread, so forwarding never waits on them. 'inline': all in this thread.
@@ -75,32 +82,38 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
   const pipeline = options.pipeline ?? (existsSync(fileURLToPath(WORKER_URL)) ? 'worker' : 'inline');
-  const sink: RecordingSink =
-    pipeline === 'worker'
-      ? await WorkerRecordingSink.start(
-          WORKER_URL,
-          {
-            out,
-            meta: { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', startedAt: clock.startedAt.toISOString() },
-            overwrite: options.overwrite,
-            protocol: options.protocol,
-            maxBodyBytes: options.maxBodyBytes,
-            schemas: options.schemas,
-            redact: redactionOf(options),
-            clockOrigin: clock.origin,
-            live: options.listener !== undefined,
-          },
-          clock,
-          { listener: options.listener, onStopped: options.onStopped },
-        )
-      : inlineSink(options, target.display, out, clock);
+  // A recording is written live for as long as the proxy runs, and a kill -9 must leave a readable
+  // file with what was committed, so it cannot be written under a temporary name and renamed at the
+  // end. Instead a start that fails removes the file it made, and a file it replaces is only moved
+  // aside until the start has succeeded.
+  if (!options.overwrite) refuseExistingRecording(out);
+  const previous = options.overwrite ? setAside(out) : undefined;
+  let sink: RecordingSink;
+  try {
+    sink = await openSink(options, pipeline, target.display, out, clock);
+  } catch (error) {
+    previous?.restore();
+    throw error;
+  }
   let server;
   try {
     server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery });
   } catch (error) {
-    await sink.close(new Date());
+    await sink.close(new Date()).catch(() => undefined);
+    removeRecordingFiles(out);
+    previous?.restore();
     throw error;
   }
+  try {
+    await options.starting?.(out);
+  } catch (error) {
+    await server.close().catch(() => undefined);
+    await sink.close(new Date()).catch(() => undefined);
+    removeRecordingFiles(out);
+    previous?.restore();
+    throw error;
+  }
+  previous?.drop();
   let closed: Promise<RecordingTotals> | undefined;
   return {
     url: server.url,
@@ -112,6 +125,27 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       return closed;
     },
   };
+}
+
+async function openSink(options: RecorderOptions, pipeline: 'worker' | 'inline', target: string, out: string, clock: RecordingClock): Promise<RecordingSink> {
+  return pipeline === 'worker'
+    ? WorkerRecordingSink.start(
+        WORKER_URL,
+        {
+          out,
+          meta: { toolVersion: TOOL_VERSION, target, mode: 'record', startedAt: clock.startedAt.toISOString() },
+          overwrite: options.overwrite,
+          protocol: options.protocol,
+          maxBodyBytes: options.maxBodyBytes,
+          schemas: options.schemas,
+          redact: redactionOf(options),
+          clockOrigin: clock.origin,
+          live: options.listener !== undefined,
+        },
+        clock,
+        { listener: options.listener, onStopped: options.onStopped },
+      )
+    : inlineSink(options, target, out, clock);
 }
 
 function inlineSink(options: RecorderOptions, target: string, out: string, clock: RecordingClock): TrafficRecorder {

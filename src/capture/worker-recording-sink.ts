@@ -12,6 +12,7 @@ import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { recorderHeapMb } from './recorder-memory.js';
 import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
 const HIGH_WATER_BYTES = 16 * 1024 * 1024;
@@ -227,7 +228,7 @@ export class WorkerRecordingSink implements RecordingSink {
         this.spool = RecordingSpool.open(this.options.spoolPath);
       } catch (error) {
         this.options.spoolPath = undefined;
-        process.stderr.write(`proxy: cannot open the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
+        process.stderr.write(`${LINE_PREFIX}cannot open the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
       }
     }
     if (this.spool) this.spilling = true;
@@ -297,7 +298,7 @@ export class WorkerRecordingSink implements RecordingSink {
         this.burst?.clear();
         this.releaseHeld();
         this.overloaded = this.backlog > HIGH_WATER_BYTES;
-        process.stderr.write(`proxy: cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
+        process.stderr.write(`${LINE_PREFIX}cannot write the recording spool, traffic is paused while recording catches up: ${(error as Error).message}\n`);
       }
     }
     // Held batches go first: order is everything to the worker.

@@ -1,4 +1,4 @@
-import { ProxyError } from '../core/errors.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 export const EXIT_OK = 0;
 /** validate: some message is invalid. diff: the recordings differ. */
@@ -8,7 +8,6 @@ export const EXIT_USAGE = 2;
 
 /** One clear line for the terminal, never a stack trace. */
 export function errorLine(error: unknown): string {
-  if (error instanceof ProxyError) return `proxy: ${error.message}`;
-  if (error instanceof Error) return `proxy: ${error.message}`;
-  return `proxy: ${String(error)}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${LINE_PREFIX}${message.trim().split(/\s*\n\s*/).join(' ')}`;
 }

@@ -1,5 +1,6 @@
 import { parseListen } from '../capture/addresses.js';
 import { isLocalOnly } from '../capture/loopback.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 /** What a server started by the CLI hands to whoever can reach it. */
 const EXPOSES = {
@@ -15,5 +16,5 @@ const EXPOSES = {
  */
 export function warnIfReachable(what: keyof typeof EXPOSES, listen: string | undefined, url: string): void {
   if (listen === undefined || isLocalOnly(parseListen(listen))) return;
-  process.stderr.write(`proxy: warning: ${url} is reachable from other machines: anyone who can reach it ${EXPOSES[what]}\n`);
+  process.stderr.write(`${LINE_PREFIX}warning: ${url} is reachable from other machines: anyone who can reach it ${EXPOSES[what]}\n`);
 }

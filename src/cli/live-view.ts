@@ -5,6 +5,7 @@ import { totalsText } from './totals-text.js';
 import { exchangeVerdict } from '../core/exchange-verdict.js';
 import { outcomeText } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 export interface LiveViewOptions {
   json: boolean;
@@ -43,7 +44,7 @@ export function createLiveView(options: LiveViewOptions): LiveView {
     if (reasons.includes(event.reason)) return;
     reasons.push(event.reason);
     clearStatus();
-    process.stderr.write(`proxy: ${stoppedLine(event)}\n`);
+    process.stderr.write(`${LINE_PREFIX}${stoppedLine(event)}\n`);
     if (options.json) process.stdout.write(JSON.stringify({ event: 'recording-stopped', ...event }) + '\n');
     drawStatus();
   };

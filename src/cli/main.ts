@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
+import { LINE_PREFIX, PROGRAM_NAME } from '../core/program-name.js';
 import { EXIT_OK, EXIT_USAGE, errorLine } from './exit-codes.js';
 import type { CommandResult } from './command-result.js';
 import { validateCommand } from './validate-command.js';
@@ -13,6 +14,20 @@ import { importCommand } from './import-command.js';
 import { demoCommand } from './demo-command.js';
 import { viewCommand } from './view-command.js';
 
+/**
+ * Argument errors (unknown option, missing argument, a value outside the choices) in the voice of
+ * every other error: one line that begins with the program's name, instead of commander's `error:`
+ * and its "(Did you mean …?)" on a line of its own.
+ */
+const ONE_VOICE = {
+  outputError: (message: string, write: (text: string) => void) => write(usageLine(message)),
+};
+
+function usageLine(commanderMessage: string): string {
+  const text = commanderMessage.replace(/^error: /, '').trim().split(/\s*\n\s*/).join(' ');
+  return `${LINE_PREFIX}${text}\n`;
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   // `agent-proxy show … | head` closes our stdout early: that ends the output, it is not a crash.
@@ -21,11 +36,11 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   });
   const result: CommandResult = { code: EXIT_OK };
-  const program = new Command('agent-proxy')
+  const program = new Command(PROGRAM_NAME)
     .description('record, replay, diff and validate AI-agent protocol traffic (AG-UI, Pi daemon, Pi RPC, ACP)')
     .version(TOOL_VERSION)
     .exitOverride()
-    .configureOutput({ outputError: (message, write) => write(message.startsWith('error:') ? `proxy: ${message.slice(7)}` : message) })
+    .configureOutput(ONE_VOICE)
     .addCommand(recordCommand(result))
     .addCommand(replayCommand(result))
     .addCommand(showCommand(result))
@@ -36,7 +51,8 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(importCommand(result))
     .addCommand(demoCommand(result))
     .addCommand(viewCommand(result));
-  for (const command of program.commands) command.exitOverride();
+  // addCommand does not pass these settings on (only .command() does): each subcommand gets them here.
+  for (const command of program.commands) command.exitOverride().configureOutput(ONE_VOICE);
   try {
     await program.parseAsync(argv);
     return result.code;

@@ -51,7 +51,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
     .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
-    .option('--overwrite', 'replace the output file if it exists')
+    .option('--overwrite', 'replace the output file (and the --json-log file) if it exists')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
@@ -72,7 +72,7 @@ export function recordCommand(result: CommandResult): Command {
       if (options.ui !== undefined && (options.stdio || options.ndjson)) throw new UsageError('--ui goes with the HTTP proxy for now (not --stdio or --ndjson)');
       const uiListen = typeof options.ui === 'string' ? options.ui : undefined;
       // Refused before anything starts, so no recording file is left behind.
-      if (options.ui !== undefined) inspectorListen(uiListen, options.allowRemote);
+      if (options.ui !== undefined) inspectorListen(uiListen, options.allowRemote, '--ui');
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
         const { runStdioRecord } = await import('./stdio-commands.js');
@@ -95,6 +95,7 @@ export function recordCommand(result: CommandResult): Command {
       const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../validate/validate-input.js'), import('../capture/start-recorder.js')]);
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       let publish: LiveListener = () => undefined;
+      let inspector: RunningInspector | undefined;
       const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
       // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
       const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol);
@@ -120,18 +121,16 @@ export function recordCommand(result: CommandResult): Command {
               ? undefined
               : view.listener,
         onStopped: view.stopped,
+        // Started as part of the recorder: if --ui cannot listen, no recording file is left behind.
+        starting:
+          options.ui === undefined
+            ? undefined
+            : async (out) => {
+                const { startInspector } = await import('../ui/server/inspector-server.js');
+                inspector = await startInspector({ recording: out, live: true, listen: uiListen, allowRemote: options.allowRemote, listenFlag: '--ui' });
+                publish = inspector.publish;
+              },
       });
-      let inspector: RunningInspector | undefined;
-      if (options.ui !== undefined) {
-        try {
-          const { startInspector } = await import('../ui/server/inspector-server.js');
-          inspector = await startInspector({ recording: recorder.out, live: true, listen: uiListen, allowRemote: options.allowRemote });
-        } catch (error) {
-          await recorder.close();
-          throw error;
-        }
-        publish = inspector.publish;
-      }
       totals = recorder.totals;
       // Listen for the signals before announcing the address: a caller may signal right after it.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {

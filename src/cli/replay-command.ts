@@ -6,7 +6,9 @@ import { collect } from './option-parsers.js';
 import { styleFor } from './style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/request-limits.js';
+import { checkMissOptions } from '../replay/miss-options.js';
 
 interface ReplayCommandOptions {
   listen?: string;
@@ -14,6 +16,7 @@ interface ReplayCommandOptions {
   onMiss: 'error' | 'passthrough';
   target?: string;
   missesOut?: string;
+  overwrite?: boolean;
   reuse?: boolean;
   strict?: boolean;
   ignore: string[];
@@ -33,6 +36,7 @@ export function replayCommand(result: CommandResult): Command {
     .addOption(new Option('--on-miss <policy>', 'what a request that matches nothing gets').choices(['error', 'passthrough']).default('error'))
     .option('--target <url>', 'the real upstream for --on-miss passthrough; forwarded misses are appended to the recording')
     .option('--misses-out <file>', 'record forwarded misses into this new file instead of appending them to the recording')
+    .option('--overwrite', 'replace the --misses-out file if it exists')
     .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
     .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
@@ -44,6 +48,7 @@ export function replayCommand(result: CommandResult): Command {
     .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
+      checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite });
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       if (options.stdio) {
         const { runStdioReplay } = await import('./stdio-commands.js');
@@ -70,6 +75,7 @@ export function replayCommand(result: CommandResult): Command {
         onMiss: options.onMiss,
         target: options.target,
         missesOut: options.missesOut,
+        overwriteMisses: options.overwrite,
         reuse: options.reuse,
         strict: options.strict,
         ignore: options.ignore,
@@ -82,6 +88,7 @@ export function replayCommand(result: CommandResult): Command {
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       warnIfReachable('replay', options.listen, replay.url);
+      for (const warning of replay.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
       } else {

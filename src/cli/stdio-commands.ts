@@ -10,6 +10,8 @@ import { warnIfReachable } from './exposure-warning.js';
 import { styleFor, type Style } from './style.js';
 import { count } from '../core/plural.js';
 import { totalsText } from './totals-text.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -23,9 +25,11 @@ export interface SideChannel {
   event(name: string, fields: Record<string, unknown>, human: string | undefined): void;
 }
 
-export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, startedAt: Date): SideChannel {
+export function sideChannel(options: { jsonLog?: string; quiet?: boolean; overwrite?: boolean }, startedAt: Date): SideChannel {
   if (options.jsonLog) {
     const file = options.jsonLog;
+    // A log of an earlier session is not replaced without --overwrite, like the recording itself.
+    refuseExistingRecording(file, options.overwrite);
     writeFileSync(file, '');
     let failed = false;
     const write = (value: Record<string, unknown>) => {
@@ -35,7 +39,7 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
       } catch (error) {
         // A full disk must not end the agent's session: the log stops, once said, and the agent goes on.
         failed = true;
-        process.stderr.write(`proxy: cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
+        process.stderr.write(`${LINE_PREFIX}cannot write --json-log ${file}, the live view is no longer written: ${(error as Error).message}\n`);
       }
     };
     return {
@@ -49,11 +53,11 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean }, star
   }
   const style: Style = styleFor(process.stderr);
   return {
-    listener: options.quiet ? undefined : (e: LiveEvent) => void process.stderr.write(`proxy: ${formatEvent(e, { style, startedAt })}\n`),
+    listener: options.quiet ? undefined : (e: LiveEvent) => void process.stderr.write(`${LINE_PREFIX}${formatEvent(e, { style, startedAt })}\n`),
     event: (_name, _fields, human) => {
-      if (human !== undefined && !options.quiet) process.stderr.write(`proxy: ${human}\n`);
+      if (human !== undefined && !options.quiet) process.stderr.write(`${LINE_PREFIX}${human}\n`);
     },
-    stopped: (e) => void process.stderr.write(`proxy: ${stoppedLine(e)}\n`),
+    stopped: (e) => void process.stderr.write(`${LINE_PREFIX}${stoppedLine(e)}\n`),
   };
 }
 
@@ -115,8 +119,8 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
       { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out: recorder.out, ...(result.error ? { error: result.error } : {}) },
       `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${recorder.out}`,
     );
-    if (result.error) process.stderr.write(`proxy: ${result.error}\n`);
-    if (result.recordingError) process.stderr.write(`proxy: ${result.recordingError}\n`);
+    if (result.error) process.stderr.write(`${LINE_PREFIX}${result.error}\n`);
+    if (result.recordingError) process.stderr.write(`${LINE_PREFIX}${result.recordingError}\n`);
     return result.code;
   } finally {
     process.off('SIGINT', onInt);
@@ -186,10 +190,10 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
     const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
-        `proxy: replay of #${result.exchangeId} ended: ${count(result.sent, 'line')} sent, ${count(result.misses.length, 'miss', 'misses')}, ${count(result.unused.length, 'recorded client line')} unused${result.substitutions > 0 ? `, ${count(result.substitutions, 'id')} substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
+        `${LINE_PREFIX}replay of #${result.exchangeId} ended: ${count(result.sent, 'line')} sent, ${count(result.misses.length, 'miss', 'misses')}, ${count(result.unused.length, 'recorded client line')} unused${result.substitutions > 0 ? `, ${count(result.substitutions, 'id')} substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
       );
     }
-    if (!result.ok) process.stderr.write(`proxy: --strict: ${count(result.misses.length, 'miss', 'misses')} and ${count(result.unused.length, 'unused line')}\n`);
+    if (!result.ok) process.stderr.write(`${LINE_PREFIX}--strict: ${count(result.misses.length, 'miss', 'misses')} and ${count(result.unused.length, 'unused line')}\n`);
     return result.ok ? EXIT_OK : EXIT_FINDINGS;
   } finally {
     process.off('SIGINT', stop);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { ValidationReport } from '../validate/validate-input.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { UsageError } from '../core/errors.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from './style.js';
 import type { CommandResult } from './command-result.js';
@@ -24,6 +25,11 @@ export function validateCommand(result: CommandResult): Command {
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
       const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
+      // Nothing recognised is nothing checked: that must not pass a CI step as "0 invalid".
+      if (report.summary.messages > 0 && report.protocols.length === 0) {
+        const n = report.summary.messages;
+        throw new UsageError(`${file}: no known protocol recognises its ${n === 1 ? 'message' : `${n} messages`}, so nothing was checked; name the protocol with --protocol (${PROTOCOL_IDS.join(', ')})`);
+      }
       if (options.json) await writeReportJson(report, (text) => (process.stdout.write(text) ? true : new Promise((resolve) => process.stdout.once('drain', resolve))));
       else printReport(report, styleFor(process.stdout));
       result.code = report.summary.invalid > 0 ? EXIT_FINDINGS : EXIT_OK;

@@ -5,6 +5,8 @@ export type ErrorCode =
   | 'E_INPUT_MALFORMED'
   | 'E_SCHEMA_LOAD'
   | 'E_PROTOCOL_UNKNOWN'
+  /** An address given to listen on cannot be used (in use, no permission, no such address). */
+  | 'E_LISTEN'
   /** The recording file cannot be opened (missing, unreadable, locked). */
   | 'E_STORE_OPEN'
   /** The file is not a recording: not SQLite, or SQLite without the recording tables. */

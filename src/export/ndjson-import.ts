@@ -1,8 +1,11 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Verdict } from '../core/verdict.js';
 import { openDatabase } from '../store/open-database.js';
 import { RecordingWriter } from '../store/recording-writer.js';
+import { partialPath, publishFile, removeRecordingFiles } from '../store/recording-files.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
 import type { StoreTotals } from '../store/store-types.js';
 import { StoreError } from '../store/store-errors.js';
 import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
@@ -54,6 +57,11 @@ export function importNdjsonFile(file: string, out: string, options: ImportOptio
 
 export function importNdjsonText(text: string, out: string, options: ImportOptions & { file?: string } = {}): StoreTotals {
   const file = options.file ?? '<ndjson>';
+  // Written under a temporary name beside `out` and renamed once complete: a failure, or a kill
+  // halfway, never leaves a half recording under the name asked for (nor costs the file it replaces).
+  const target = resolve(out);
+  refuseExistingRecording(target, options.overwrite);
+  const partial = partialPath(target);
   let writer: RecordingWriter | undefined;
   let header: NdjsonRecordingLine | undefined;
   /** Exported exchange id → the id the writer gave it. */
@@ -85,7 +93,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         checked(file, lineNo, () => checkRecordingLine(value));
         header = value as unknown as NdjsonRecordingLine;
         writer = RecordingWriter.open(
-          out,
+          partial,
           {
             toolVersion: String(header.toolVersion),
             target: header.target ?? undefined,
@@ -94,7 +102,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             schemaHashes: header.schemaHashes ?? {},
             startedAt: new Date(header.startedAt),
           },
-          { overwrite: options.overwrite, maxBatch: 5000 },
+          { overwrite: true, maxBatch: 5000 },
         );
         continue;
       }
@@ -161,6 +169,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
     const totals = writer.totals;
     writer.close(header.endedAt ? new Date(header.endedAt) : new Date());
     restoreRecordingRow(writer.file, header);
+    publishFile(writer.file, target, options.overwrite);
     return totals;
   } catch (error) {
     if (writer) {
@@ -170,7 +179,11 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         /* the first error is the one to report */
       }
       // Half a recording would read as a whole one: the file this import created goes again.
-      for (const suffix of ['', '-wal', '-shm']) rmSync(writer.file + suffix, { force: true });
+      removeRecordingFiles(writer.file);
+    }
+    // The temporary name is ours: an error about it is about the file asked for.
+    if (error instanceof StoreError && error.message.includes(partial)) {
+      throw new StoreError(error.code, target, error.message.split(partial).join(target), { cause: error });
     }
     throw error;
   }

@@ -90,11 +90,18 @@ export function notRecordingReason(path: string): string | undefined {
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const end = text.indexOf('\n');
   const first = (end < 0 ? text : text.slice(0, end)).trim();
-  const header = `the {"type":"recording","format":"${NDJSON_FORMAT}",…} line an NDJSON recording starts with`;
+  const expected = `a recording is an agent-proxy .db, or NDJSON whose first line is {"type":"recording","format":"${NDJSON_FORMAT}",…}`;
+  if (looksLikeJson(first)) return `JSON, but ${expected}; validate checks a file of protocol messages`;
+  return `text, but ${expected}`;
+}
+
+/** Parses as JSON, or starts as a pretty-printed JSON object or array does. */
+function looksLikeJson(firstLine: string): boolean {
+  if (firstLine === '{' || firstLine === '[') return true;
   try {
-    JSON.parse(first);
-    return `not an SQLite database, and line 1 is JSON but not ${header}`;
+    JSON.parse(firstLine);
+    return /^[[{]/.test(firstLine);
   } catch {
-    return `not an SQLite database, and line 1 is not ${header}`;
+    return false;
   }
 }

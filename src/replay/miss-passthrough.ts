@@ -13,6 +13,7 @@ import { TOOL_VERSION } from '../core/version.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import { StoreError } from '../store/store-errors.js';
+import { isNdjsonRecording } from '../export/open-recording.js';
 import type { MissPassthrough } from './replay-context.js';
 
 /** `rec.db` → `rec.misses.db`: a conventional name for a separate misses recording (`--misses-out`). */
@@ -53,6 +54,9 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
   let writer: RecordingWriter;
   let clock: RecordingClock;
   if (options.append) {
+    if (isNdjsonRecording(options.out)) {
+      throw new StoreError('E_STORE_OPEN', options.out, `cannot append new episodes to ${options.out}: it is the NDJSON form of a recording, and episodes are appended to a .db; add --misses-out <file>, or import it into a .db first`);
+    }
     try {
       writer = RecordingWriter.append(options.out);
     } catch (error) {

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { parseListen } from '../capture/addresses.js';
 import type { RecordingTotals } from '../capture/start-recorder.js';
-import { UsageError } from '../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { CorrelationMemory } from './correlation.js';
 import { parseIgnoreOption } from './field-specs.js';
@@ -9,6 +8,10 @@ import { startMissPassthrough, type RunningPassthrough } from './miss-passthroug
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { startReplayServer } from './replay-server.js';
+import { checkServable } from './servable.js';
+import { checkMissOptions } from './miss-options.js';
+import { removeRecordingFiles, setAside } from '../store/recording-files.js';
+import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { maxRequestBytesOf } from './request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 
@@ -69,6 +72,8 @@ export interface RunningReplay {
   readonly recording: string;
   /** Where passthrough misses are recorded, if passthrough is on: the served recording unless `missesOut` was given. */
   readonly missesOut: string | undefined;
+  /** What this replay leaves out or does differently than asked (an empty recording, stdio exchanges it cannot serve), to be shown. */
+  readonly warnings: string[];
   /** Requests and frames that matched nothing, so far. */
   misses(): ReplayMiss[];
   /** Recorded exchanges not served yet. */
@@ -81,32 +86,44 @@ export interface RunningReplay {
 export async function startReplay(options: ReplayOptions): Promise<RunningReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const onMiss = options.onMiss ?? 'error';
-  if (onMiss !== 'error' && onMiss !== 'passthrough') throw new UsageError(`--on-miss '${String(onMiss)}' is not error or passthrough`);
-  if (onMiss === 'passthrough' && !options.target) throw new UsageError('--on-miss passthrough needs --target <url> to forward misses to');
+  checkMissOptions(onMiss, options);
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const script = loadReplayScript(options.recording);
+  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
   const ledger = new ReplayLedger(script);
   // New episodes land in the served recording unless --misses-out names another file. The script is
   // already in memory, so this replay never serves what it appends; the next one does.
   const missesOut = options.missesOut === undefined ? script.file : resolve(options.missesOut);
-  const passthrough: RunningPassthrough | undefined =
-    onMiss === 'passthrough'
-      ? startMissPassthrough({ target: options.target!, out: missesOut, append: missesOut === script.file, overwrite: options.overwriteMisses })
-      : undefined;
+  const append = missesOut === script.file;
+  // A new misses file is written live like `record`'s: a start that fails removes it, and one it
+  // replaces (--overwrite) is only moved aside until the replay listens.
+  if (onMiss === 'passthrough' && !append && !options.overwriteMisses) refuseExistingRecording(missesOut);
+  const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
+  let passthrough: RunningPassthrough | undefined;
+  try {
+    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses }) : undefined;
+  } catch (error) {
+    previous?.restore();
+    throw error;
+  }
   let server;
   try {
     server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
   } catch (error) {
-    await passthrough?.close();
+    await passthrough?.close().catch(() => undefined);
+    if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);
+    previous?.restore();
     throw error;
   }
+  previous?.drop();
   let closed: Promise<ReplaySummary> | undefined;
   return {
     url: server.url,
     wsUrl: server.wsUrl,
     recording: script.file,
+    warnings,
     missesOut: passthrough?.out,
     misses: () => ledger.misses(),
     unused: () => ledger.unused(),

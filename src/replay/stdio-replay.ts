@@ -8,6 +8,7 @@ import { loadReplayScript, type ScriptExchange, type ScriptMessage } from './rep
 import { lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
 import { maxRequestBytesOf } from './request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
+import { LINE_PREFIX } from '../core/program-name.js';
 
 export interface StdioReplayOptions {
   recording: string;
@@ -70,7 +71,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const report = options.onMiss ?? ((_miss: LineMiss, message: string) => void stderr.write(`proxy: ${message}\n`));
+  const report = options.onMiss ?? ((_miss: LineMiss, message: string) => void stderr.write(`${LINE_PREFIX}${message}\n`));
   const recordedMethods = recordedMethodsOf(exchange.messages);
   stdout.on('error', () => undefined);
   stderr.on('error', () => undefined);

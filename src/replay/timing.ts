@@ -17,7 +17,7 @@ export function parseTiming(text: string | undefined): Timing {
   const match = /^(\d+(?:\.\d+)?|\.\d+)x$/.exec(text);
   const speed = match ? Number(match[1]) : NaN;
   if (!(speed > 0) || !Number.isFinite(speed)) {
-    throw new UsageError(`--timing '${text}' is not recorded, none or a speed such as 2x or 0.5x`);
+    throw new UsageError(`--timing '${text}' is not a timing: expected recorded, none, or a speed such as 2x or 0.5x`);
   }
   return { mode: 'recorded', speed };
 }

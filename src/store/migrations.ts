@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
+import { sqliteDamage } from './sqlite-damage.js';
 
 type Db = Database.Database;
 
@@ -160,7 +161,7 @@ export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSIO
   if (version === 0) {
     const tables = tableNames(db, file);
     if (tables.length > 0) {
-      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is an SQLite database but not an agent-proxy recording (tables: ${tables.join(', ')})`);
+      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (an SQLite database of another kind, with tables ${tables.join(', ')})`);
     }
   }
   return version;
@@ -196,7 +197,7 @@ export function migrate(db: Db, file: string, migrations: readonly Migration[] =
 function notReadable(error: unknown, file: string): StoreError {
   const code = sqliteCode(error);
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (not an SQLite database)`, { cause: error });
+    return new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (${sqliteDamage(file)})`, { cause: error });
   }
   return new StoreError('E_STORE_OPEN', file, `cannot read ${file}: ${messageOf(error)}`, { cause: error });
 }

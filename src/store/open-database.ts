@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { nativeModuleProblem } from './native-module.js';
+import { sqliteDamage } from './sqlite-damage.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 
 /** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
@@ -41,7 +42,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     db.close();
     const code = sqliteCode(error);
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (not an SQLite database)`, { cause: error });
+      throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (${sqliteDamage(file)})`, { cause: error });
     }
     throw new StoreError('E_STORE_OPEN', file, `cannot open ${file}: ${messageOf(error)}`, { cause: error });
   }

@@ -105,7 +105,7 @@ export class RecordingReader {
     try {
       const version = checkFormat(db, file);
       if (version === 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (empty database)`);
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (an SQLite database without tables)`);
       }
       if (version < FORMAT_VERSION) {
         db.close();
@@ -120,16 +120,16 @@ export class RecordingReader {
       const tables = tableNames(db, file);
       const missing = RECORDING_TABLES.filter((t) => !tables.includes(t));
       if (missing.length > 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (missing tables: ${missing.join(', ')})`);
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing tables: ${missing.join(', ')})`);
       }
       const absent = missingColumns(db);
       if (absent.length > 0) {
         const shown = absent.length > 3 ? `${absent.slice(0, 3).join(', ')} and ${absent.length - 3} more` : absent.join(', ');
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (missing columns: ${shown})`);
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing columns: ${shown})`);
       }
       const reader = new RecordingReader(file, db);
       if (reader.stmts.recording.get() === undefined) {
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file} is not an agent-proxy recording (no recording row)`);
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (no recording row)`);
       }
       return reader;
     } catch (error) {

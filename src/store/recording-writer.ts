@@ -6,6 +6,7 @@ import { stringifyJson } from '../core/json-text.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
+import { existsError, removeRecordingFiles } from './recording-files.js';
 import { StoreError, messageOf } from './store-errors.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
 
@@ -159,7 +160,7 @@ export class RecordingWriter {
     }
     if (existsSync(path) && statSync(path).size > 0) {
       if (!options.overwrite) {
-        throw new StoreError('E_STORE_EXISTS', path, `${path} already exists; choose another file or allow overwriting it`);
+        throw existsError(path);
       }
       try {
         for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
@@ -167,6 +168,7 @@ export class RecordingWriter {
         throw new StoreError('E_STORE_OPEN', path, `cannot replace ${path}: ${messageOf(error)}`, { cause: error });
       }
     }
+    const created = !existsSync(path);
     const db = openDatabase(path);
     try {
       migrate(db, path);
@@ -183,6 +185,8 @@ export class RecordingWriter {
       return writer;
     } catch (error) {
       db.close();
+      // A file this call made and could not start is no recording: it would block the retry.
+      if (created) removeRecordingFiles(path);
       if (error instanceof StoreError) throw error;
       throw new StoreError('E_STORE_OPEN', path, `cannot start a recording in ${path}: ${messageOf(error)}`, { cause: error });
     }
@@ -209,7 +213,7 @@ export class RecordingWriter {
     const probe = openDatabase(path, { readonly: true });
     try {
       if (checkFormat(probe, path) === 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (empty database)`);
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (an SQLite database without tables)`);
       }
     } finally {
       probe.close();
@@ -220,11 +224,11 @@ export class RecordingWriter {
       const tables = tableNames(db, path);
       const missing = RECORDING_TABLES.filter((t) => !tables.includes(t));
       if (missing.length > 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (missing tables: ${missing.join(', ')})`);
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (missing tables: ${missing.join(', ')})`);
       }
       const row = db.prepare('SELECT started_at FROM recording WHERE id = 1').get() as { started_at: string } | undefined;
       if (row === undefined) {
-        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path} is not an agent-proxy recording (no recording row)`);
+        throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (no recording row)`);
       }
       const startedAt = new Date(row.started_at);
       if (Number.isNaN(startedAt.getTime())) {

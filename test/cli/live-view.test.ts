@@ -45,7 +45,7 @@ describe('the live view once recording has stopped', () => {
       view.stopped(writeFailed);
       view.listener(exchange);
     });
-    expect(stderr).toBe('proxy: recording stopped, traffic is still forwarded: cannot write to the recording x.db: disk I/O error\n');
+    expect(stderr).toBe('agent-proxy: recording stopped, traffic is still forwarded: cannot write to the recording x.db: disk I/O error\n');
     expect(stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([
       { event: 'recording-stopped', ...writeFailed },
       expect.objectContaining({ event: 'exchange', exchangeId: 4, stored: false }),
@@ -55,7 +55,7 @@ describe('the live view once recording has stopped', () => {
   it('says so on stderr even with --quiet', () => {
     const { stdout, stderr } = captured(() => createLiveView({ json: false, quiet: true, style: plain, startedAt: new Date(0), totals: () => totals }).stopped(writeFailed));
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^proxy: recording stopped, traffic is still forwarded: /);
+    expect(stderr).toMatch(/^agent-proxy: recording stopped, traffic is still forwarded: /);
   });
 
   it('marks exchanges that were not stored, and shows it in the status line', () => {

@@ -67,7 +67,7 @@ describe('proxy validate', () => {
   it('exits 2 with one line on bad usage or a missing file', async () => {
     const missing = await runCli(['validate', join(tmp, 'nope.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^proxy: .*nope\.json: cannot read: ENOENT\n$/);
+    expect(missing.stderr).toMatch(/^agent-proxy: .*nope\.json: cannot read: ENOENT\n$/);
     const usage = await runCli(['validate', '--protocol', 'smtp', 'examples/agui-text-run.sse']);
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);

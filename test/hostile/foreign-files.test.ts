@@ -77,7 +77,7 @@ function expectOneLine(result: CliResult, what: string, pattern: RegExp): void {
   const lines = result.stderr.split('\n');
   expect(lines, `${what}: ${result.stderr}`).toHaveLength(2);
   expect(lines[1], what).toBe('');
-  expect(lines[0], what).toMatch(/^proxy: /);
+  expect(lines[0], what).toMatch(/^agent-proxy: /);
   expect(lines[0], what).toMatch(pattern);
   expect(lines[0], what).not.toMatch(/\n|    at |RangeError|TypeError|undefined/);
 }
@@ -106,16 +106,17 @@ const CASES: Case[] = [
   {
     name: 'a text file',
     make: (dir) => (writeFileSync(dir.file('notes.txt'), 'hello world\nsecond line\n'), dir.file('notes.txt')),
-    says: /: not a recording \(not an SQLite database, and line 1 is not the \{"type":"recording","format":"agent-proxy\/ndjson",…\} line an NDJSON recording starts with\)$/,
+    says: /: not a recording \(text, but a recording is an agent-proxy \.db, or NDJSON whose first line is \{"type":"recording","format":"agent-proxy\/ndjson",…\}\)$/,
     importSays: /: not a recording \(line 1: not valid JSON: /,
     validateSays: /notes\.txt:1: not valid JSON: /,
   },
   {
     name: 'a JSON object that is no recording',
     make: (dir) => (writeFileSync(dir.file('config.json'), '{"port": 8080, "debug": true}\n'), dir.file('config.json')),
-    says: /: not a recording \(not an SQLite database, and line 1 is JSON but not the \{"type":"recording",/,
+    says: /: not a recording \(JSON, but a recording is an agent-proxy \.db, or NDJSON whose first line is \{"type":"recording",.*; validate checks a file of protocol messages\)$/,
     importSays: /: not a recording \(line 1: the first line must be \{"type":"recording","format":"agent-proxy\/ndjson",…\}\)$/,
-    validateSays: /^$/, // a JSON object is a message validate can judge: it does, exit 0 or 1
+    // A JSON object could be a message, but no protocol recognises this one: nothing checked is exit 2, not a pass.
+    validateSays: /config\.json: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol \(/,
   },
   {
     name: 'random binary data',
@@ -195,7 +196,7 @@ const CASES: Case[] = [
       sql(dir.file('app.sqlite'), "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'a');");
       return dir.file('app.sqlite');
     },
-    says: / is an SQLite database but not an agent-proxy recording \(tables: users\)$/,
+    says: /: not a recording \(an SQLite database of another kind, with tables users\)$/,
     importSays: /: not an NDJSON recording but an SQLite file; import reads what export --format ndjson writes \(a \.db recording needs no import\)$/,
   },
   {
@@ -204,7 +205,18 @@ const CASES: Case[] = [
       sql(dir.file('shape.db'), 'CREATE TABLE recording (id INTEGER PRIMARY KEY); CREATE TABLE exchanges (id INTEGER PRIMARY KEY); CREATE TABLE messages (id INTEGER PRIMARY KEY); CREATE TABLE findings (id INTEGER PRIMARY KEY); INSERT INTO recording VALUES (1); PRAGMA user_version = 1;');
       return dir.file('shape.db');
     },
-    says: / is not an agent-proxy recording \(missing columns: recording\.format_version, recording\.tool_version, recording\.target and \d+ more\)$/,
+    says: /: not a recording \(missing columns: recording\.format_version, recording\.tool_version, recording\.target and \d+ more\)$/,
+    importSays: /: not an NDJSON recording but an SQLite file/,
+  },
+  {
+    name: 'a .db cut short (a copy that stopped halfway)',
+    make: (dir) => {
+      const file = goodDb(dir, 'cut.db');
+      const bytes = readFileSync(file);
+      writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      return file;
+    },
+    says: /cut\.db: not a recording \(an SQLite database cut short: its header declares \d+ bytes, the file holds \d+\)$/,
     importSays: /: not an NDJSON recording but an SQLite file/,
   },
   {
@@ -344,7 +356,7 @@ __attribute__((constructor)) static void registered(void) { node_module_register
 
     const major = other === 127 ? 22 : 24;
     const line = new RegExp(
-      `^proxy: better-sqlite3 was built for Node\\.js ${major} \\(NODE_MODULE_VERSION ${other}\\), but this is Node\\.js ${esc(process.versions.node)} \\(NODE_MODULE_VERSION ${process.versions.modules}\\): run \`npm rebuild better-sqlite3\` with the Node\\.js that runs agent-proxy$`,
+      `^agent-proxy: better-sqlite3 was built for Node\\.js ${major} \\(NODE_MODULE_VERSION ${other}\\), but this is Node\\.js ${esc(process.versions.node)} \\(NODE_MODULE_VERSION ${process.versions.modules}\\): run \`npm rebuild better-sqlite3\` with the Node\\.js that runs agent-proxy$`,
     );
     const bin = join(root, 'bin', 'proxy.js');
     const out = scratch().file('never.db');
@@ -364,9 +376,10 @@ describe("validate's own inputs, malformed", () => {
     ];
     const results = await inBatches(cases.map(([name, doc]) => () => (writeFileSync(dir.file(name), JSON.stringify(doc)), runToEnd(['validate', dir.file(name)]))));
     results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
-    // The control: a well-formed capture of the same shape is judged.
+    // The control: a well-formed capture of the same shape is judged (its protocol named: by itself,
+    // `{}` is recognised by none, and a validate that checks nothing exits 2).
     writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
-    const ok = await runToEnd(['validate', dir.file('ok.json')]);
+    const ok = await runToEnd(['validate', '--protocol', 'pi-rest', dir.file('ok.json')]);
     expect([0, 1]).toContain(ok.code);
     expect(ok.stderr).toBe('');
   });

@@ -70,7 +70,7 @@ describe('a full disk while recording', () => {
     }
     const stopped = recorder.events().find((e) => e.event === 'recording-stopped')!;
     expect(stopped).toMatchObject({ reason: 'write-failed', code: 'E_STORE_WRITE', message: expect.stringContaining(`cannot write to the recording ${out}`) });
-    expect(await waitForStderr(recorder.cli, /recording stopped/)).toMatch(/^proxy: recording stopped, traffic is still forwarded: cannot write to the recording .*\n$/);
+    expect(await waitForStderr(recorder.cli, /recording stopped/)).toMatch(/^agent-proxy: recording stopped, traffic is still forwarded: cannot write to the recording .*\n$/);
 
     // Forwarding goes on; every exchange announced from here on says it was not stored.
     for (let n = 1; n <= 3; n++) {
@@ -88,7 +88,7 @@ describe('a full disk while recording', () => {
     expect(await recorder.stop()).toEqual({ code: 2, signal: null });
     expect(recorder.events().at(-1)).toMatchObject({ event: 'summary', stored: false });
     expect(recorder.cli.stderr().match(/recording stopped/g)).toHaveLength(1);
-    expect(recorder.cli.stderr()).toMatch(/\nproxy: cannot write to the recording .*\n$/);
+    expect(recorder.cli.stderr()).toMatch(/\nagent-proxy: cannot write to the recording .*\n$/);
 
     // The file stays readable, with what was written before the failure and nothing after it.
     const reader = RecordingReader.open(out);
@@ -120,7 +120,7 @@ describe('a full disk while recording', () => {
       proxy.send(`${JSON.stringify({ type: 'prompt', id: String(++sent), message: PAD })}\n`);
       await proxy.waitForLines(sent);
     }
-    expect(proxy.stderr()).toMatch(/^proxy: recording stopped, traffic is still forwarded: cannot write to the recording .*\n$/);
+    expect(proxy.stderr()).toMatch(/^agent-proxy: recording stopped, traffic is still forwarded: cannot write to the recording .*\n$/);
     // The agent still gets every line, and answers it.
     const control = JSON.stringify({ type: 'get_state', id: 'control' });
     proxy.send(`${control}\n`);
@@ -129,7 +129,7 @@ describe('a full disk while recording', () => {
     // --stdio exits with the agent's code (see docs/cli.md), here cat's 0; the error is said again.
     expect(await proxy.exited).toEqual({ code: 0, signal: null });
     expect(proxy.stderr().match(/recording stopped/g)).toHaveLength(1);
-    expect(proxy.stderr()).toMatch(/\nproxy: cannot write to the recording .*\n$/);
+    expect(proxy.stderr()).toMatch(/\nagent-proxy: cannot write to the recording .*\n$/);
     const reader = RecordingReader.open(out);
     try {
       expect(reader.totals().messages).toBeGreaterThan(0);
@@ -150,7 +150,7 @@ describe('a full disk while recording', () => {
     expect(await proxy.waitForLines(2)).toEqual([line, line]);
     proxy.child.stdin.end();
     expect(await proxy.exited).toEqual({ code: 0, signal: null });
-    expect(proxy.stderr()).toBe('proxy: cannot write --json-log /dev/full, the live view is no longer written: ENOSPC: no space left on device, write\n');
+    expect(proxy.stderr()).toBe('agent-proxy: cannot write --json-log /dev/full, the live view is no longer written: ENOSPC: no space left on device, write\n');
     // The recording itself is on a disk with room: complete.
     const reader = RecordingReader.open(out);
     try {

@@ -42,7 +42,7 @@ function expectRefusal(result: { code: number | null; stdout: string; stderr: st
   expect(result.stdout).toBe('');
   const lines = result.stderr.trimEnd().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^proxy: the inspector would listen on /);
+  expect(lines[0]).toMatch(/^agent-proxy: the inspector would listen on /);
   expect(lines[0]).toContain(host);
   expect(lines[0]).toContain('--allow-remote');
 }
@@ -58,7 +58,7 @@ describe('proxy view on an address other machines can reach', () => {
     const url = /^inspector on (\S+)$/.exec(await view.waitForLine(/^inspector on /))![1];
     expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     const stderr = await view.waitForStderr(/warning/);
-    expect(stderr).toMatch(/^proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can read the whole recording, through the page or its API\n$/);
+    expect(stderr).toMatch(/^agent-proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can read the whole recording, through the page or its API\n$/);
     const port = portOf(url);
 
     // Reached by IP address (as from the LAN): served.
@@ -108,7 +108,7 @@ describe('proxy record on an address other machines can reach', () => {
     const url = /^listening on (\S+) -> /.exec(await rec.waitForLine(/^listening on /))![1];
     expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     expect(await rec.waitForStderr(/warning/)).toMatch(
-      /^proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can send requests through the proxy to the target and into the recording\n$/,
+      /^agent-proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can send requests through the proxy to the target and into the recording\n$/,
     );
     const res = await fetch(`http://127.0.0.1:${portOf(url)}/agent`, {
       method: 'POST',
@@ -144,7 +144,7 @@ describe('proxy record on an address other machines can reach', () => {
     const inspector = /^inspector on (\S+)$/.exec(await rec.waitForLine(/^inspector on /))![1];
     const stderr = await rec.waitForStderr(/read the whole recording/);
     // The proxy itself is on loopback: only the inspector is announced as reachable.
-    expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can read the whole recording/)]);
+    expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^agent-proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it can read the whole recording/)]);
     expect((await get(portOf(inspector), '/api/recording', `127.0.0.1:${portOf(inspector)}`)).status).toBe(200);
     expect(await rec.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
@@ -154,7 +154,7 @@ describe('proxy replay on an address other machines can reach', () => {
   it('starts, warns on stderr and serves', async () => {
     const replay = startCli(['replay', EXAMPLE, '--listen', '0.0.0.0:0', '--timing', 'none']);
     const url = /^listening on (\S+)$/.exec(await replay.waitForLine(/^listening on /))![1];
-    expect(await replay.waitForStderr(/warning/)).toMatch(/^proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it is served the recorded answers\n$/);
+    expect(await replay.waitForStderr(/warning/)).toMatch(/^agent-proxy: warning: http:\/\/0\.0\.0\.0:\d+ is reachable from other machines: anyone who can reach it is served the recorded answers\n$/);
     const miss = await fetch(`http://127.0.0.1:${portOf(url)}/nothing-recorded`);
     expect(miss.status).toBe(404);
     expect(((await miss.json()) as { error: { code: string } }).error.code).toBe('replay_miss');

@@ -264,7 +264,7 @@ describe('hostile bodies against the recorder', () => {
     expect(fatal.body.toString()).toBe('{"echoed":"{\\"n\\":\\"EXHAUST-THE-RECORDER\\"}"}');
     const stopped = await recorder.waitForEvent((e) => e.event === 'recording-stopped', 'recording-stopped');
     expect(stopped).toMatchObject({ reason: 'recorder-exited', code: 'E_RECORDER_EXITED', message: expect.stringMatching(/memory limit/) });
-    expect(await waitForStderr(recorder.cli, /recording stopped/)).toMatch(/^proxy: recording stopped, traffic is still forwarded: the recording worker failed: .*memory limit.*\n$/);
+    expect(await waitForStderr(recorder.cli, /recording stopped/)).toMatch(/^agent-proxy: recording stopped, traffic is still forwarded: the recording worker failed: .*memory limit.*\n$/);
 
     // Forwarding goes on, unrecorded.
     for (let n = 3; n <= 5; n++) expect((await fetchRaw(`${recorder.url}/echo`, { method: 'POST', body: `{"n":${n}}` })).body.toString()).toBe(`{"echoed":"{\\"n\\":${n}}"}`);
@@ -274,7 +274,7 @@ describe('hostile bodies against the recorder', () => {
     expect(recorder.events().filter((e) => e.event === 'recording-stopped')).toHaveLength(1);
     expect(recorder.events().at(-1)).toMatchObject({ event: 'summary', stored: false });
     expect(recorder.cli.stderr().match(/recording stopped/g)).toHaveLength(1);
-    expect(recorder.cli.stderr()).toMatch(/\nproxy: the recording is incomplete: .*\n$/);
+    expect(recorder.cli.stderr()).toMatch(/\nagent-proxy: the recording is incomplete: .*\n$/);
     // What was recorded before stays readable.
     expect(storedMessages(out, '/echo').map((m) => m.raw.toString())).toEqual(['{"n":1}', '{"echoed":"{\\"n\\":1}"}']);
   });

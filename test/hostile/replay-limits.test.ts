@@ -220,7 +220,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
     for (const value of ['abc', '0', '-5', '1.5']) {
       const result = await runToEnd(['replay', AGUI, '--listen', '0', '--max-request-body', value]);
       expect(result.code, value).toBe(2);
-      expect(result.stderr).toBe(`proxy: --max-request-body '${value}' is not a positive whole number of bytes\n`);
+      expect(result.stderr).toBe(`agent-proxy: --max-request-body '${value}' is not a positive whole number of bytes\n`);
     }
   });
 
@@ -396,7 +396,7 @@ describe('replay --stdio: lines longer than --max-request-body, and nested 10,00
     expect(JSON.parse(answer)).toEqual({ id: '1', type: 'response', command: 'get_state', success: true, data: { model: null } });
     child.stdin.end();
     expect(await exited).toBe(0);
-    const missLines = stderr.split('\n').filter((l) => l.startsWith('proxy: replay miss'));
+    const missLines = stderr.split('\n').filter((l) => l.startsWith('agent-proxy: replay miss'));
     expect(missLines).toHaveLength(2);
     for (const l of missLines) expect(l.length).toBeLessThan(600);
     expect(stderr).not.toContain('RangeError');
@@ -433,7 +433,7 @@ describe('replay --stdio: a recorded line nested 10,000 deep', () => {
     expect(JSON.parse(missAnswer)).toMatchObject({ id: 's', type: 'response', command: 'get_state', success: false });
     expect(played + '\n').toBe(answer);
     expect(rest).toBe('');
-    expect(stderr).toContain('proxy: --strict: 1 miss and 0 unused lines');
+    expect(stderr).toContain('agent-proxy: --strict: 1 miss and 0 unused lines');
     expect(stderr).not.toContain('RangeError');
   });
 });

@@ -304,7 +304,7 @@ describe('replay: a recorded answer that is not valid HTTP', () => {
     writeFileSync(file, ndjsonRecording([{ id: 1, path: '/bad', status: 'abc', body: 'x' }]));
     const result = await runCli(['replay', file, '--listen', '0']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^proxy: .*imported\.ndjson: not a recording \(line 2: "status" must be a whole number/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^agent-proxy: .*imported\.ndjson: not a recording \(line 2: "status" must be a whole number/)]);
   });
 
   it('a WebSocket refusal whose recorded header would split the response: a 500, not the injected header', async () => {

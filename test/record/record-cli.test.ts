@@ -205,7 +205,7 @@ describe('proxy record (CLI)', () => {
       expect(r.stdout, target).toBe('');
       const lines = r.stderr.trim().split('\n');
       expect(lines, r.stderr).toHaveLength(1);
-      expect(lines[0]).toMatch(/^proxy: --target '.*'/);
+      expect(lines[0]).toMatch(/^agent-proxy: --target '.*'/);
       expect(lines[0]).toContain(target);
       expect(existsSync(out), target).toBe(false);
     }

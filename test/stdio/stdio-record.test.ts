@@ -55,7 +55,7 @@ describe('proxy record --stdio', () => {
     // stdout carries exactly the agent's bytes: nothing of the proxy's.
     expect(proxied.stdout().equals(direct.stdout())).toBe(true);
     expect(proxied.stderr()).toContain('pi stand-in starting');
-    expect(proxied.stderr()).toMatch(/proxy: .*stdio\/pi-rpc/);
+    expect(proxied.stderr()).toMatch(/agent-proxy: .*stdio\/pi-rpc/);
 
     const rec = readRecording(out);
     expect(rec.exchanges).toHaveLength(1);
@@ -138,7 +138,7 @@ describe('proxy record --stdio', () => {
     const proxied = recordStdio(out, PI_AGENT, [], { STANDIN_STDERR: 'the agent started' });
     const exit = await proxied.exited;
     expect(exit.code).toBe(2);
-    expect(proxied.stderr()).toBe(`proxy: ${out} already exists; choose another file or allow overwriting it\n`);
+    expect(proxied.stderr()).toBe(`agent-proxy: ${out} already exists; add --overwrite to replace it, or choose another file\n`);
     expect(proxied.stdout().length).toBe(0);
   });
 
@@ -151,7 +151,7 @@ describe('proxy record --stdio', () => {
     const exit = await proxied.exited;
     expect(exit.code).toBe(2);
     expect(proxied.stderr().trim().split('\n')).toHaveLength(1);
-    expect(proxied.stderr()).toMatch(/^proxy: .*rec\.db/);
+    expect(proxied.stderr()).toMatch(/^agent-proxy: .*rec\.db/);
   });
 
   it('forwards SIGTERM to the child and exits 128 + 15', async () => {

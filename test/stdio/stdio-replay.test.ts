@@ -92,7 +92,7 @@ describe('proxy replay --stdio', () => {
     expect(failure).toMatchObject({ code: -32600 });
     expect(failure?.message).toMatch(/replay miss: line 3 .*recorded line \d+ .*session\/prompt.* at \/params\/prompt\/0\/text/);
     expect((await missing.exited).code).toBe(1);
-    expect(missing.stderr()).toMatch(/proxy: replay miss/);
+    expect(missing.stderr()).toMatch(/agent-proxy: replay miss/);
   });
 
   it('round trip: record, replay, record the replay: the same lines and verdicts', async () => {

@@ -260,7 +260,7 @@ describe('proxy view and proxy record --ui (CLI)', () => {
   it('proxy view with a missing file exits 2 with one line', async () => {
     const view = spawnCli(['view', join(dir, 'missing.db'), '--listen', '0']);
     expect((await view.exited).code).toBe(2);
-    expect(view.stderr()).toMatch(/^proxy: /);
+    expect(view.stderr()).toMatch(/^agent-proxy: /);
   });
 
   it('proxy record --ui: the listening line stays first, the inspector line follows; pushes arrive over SSE', async () => {

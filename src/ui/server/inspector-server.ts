@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../../capture/loopback.js';
 import type { LiveEvent } from '../../capture/live-events.js';
-import { UsageError } from '../../core/errors.js';
+import { listenFailure } from '../../capture/listen-failure.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
 import type { DiffReport } from '../../diff/diff-report.js';
 import type { LivePush } from '../api-types.js';
@@ -32,6 +32,8 @@ export interface InspectorOptions {
    * address is refused: whoever can reach the inspector can read the whole recording.
    */
   allowRemote?: boolean;
+  /** The option `listen` came from, named in an error about it (default `--listen`; `record` says `--ui`). */
+  listenFlag?: string;
 }
 
 export interface RunningInspector {
@@ -63,7 +65,8 @@ function webDir(): string | undefined {
 
 /** Starts the inspector's HTTP server: the page, its scripts and the JSON API over one recording. */
 export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
-  const listen = inspectorListen(options.listen, options.allowRemote);
+  const listenFlag = options.listenFlag ?? '--listen';
+  const listen = inspectorListen(options.listen, options.allowRemote, listenFlag);
   const remote = !isLoopbackHost(listen.host);
   const data = InspectorData.open(options.recording);
   let diff: DiffReport | undefined;
@@ -191,9 +194,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     clearInterval(keepAlive);
     if (poller) clearInterval(poller);
     closeData();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`--listen ${listen.host}:${listen.port}: the address is in use`);
-    throw error;
+    throw listenFailure(error, listen, listenFlag);
   }
   port = (server.address() as AddressInfo).port;
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;

@@ -1,0 +1,78 @@
+/**
+ * Small recordings and files for the CLI error and file-writer tests, written by the tests
+ * themselves (never copied from the third-party corpus).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { expect } from 'vitest';
+import { tempDir } from '../record/record-helpers.js';
+import { onCleanup } from '../support/cleanups.js';
+import { BIN, REPO } from './run-cli.js';
+
+/** The AG-UI example shipped in the repository: one SSE run and a plain GET. */
+export const AGUI_EXAMPLE = `${REPO}/recordings/examples/agui-sse-run.ndjson`;
+/** The Pi daemon example shipped in the repository: REST calls and a framed RPC WebSocket. */
+export const PI_EXAMPLE = `${REPO}/recordings/examples/pi-daemon-session.ndjson`;
+
+export type Scratch = ReturnType<typeof tempDir>;
+
+/** A temp folder removed after the test. */
+export function scratch(): Scratch {
+  const dir = tempDir('agent-proxy-cli-');
+  onCleanup(() => dir.cleanup());
+  return dir;
+}
+
+/** The recording line every NDJSON recording starts with (the example's). */
+function recordingLine(): string {
+  return readFileSync(AGUI_EXAMPLE, 'utf8').split('\n')[0];
+}
+
+/** A recording with its recording line and no exchange at all. */
+export function emptyRecording(dir: Scratch, name = 'empty-recording.ndjson'): string {
+  writeFileSync(dir.file(name), recordingLine() + '\n');
+  return dir.file(name);
+}
+
+/** A recording of one Pi RPC session over stdio: nothing that replay over HTTP can serve. */
+export function stdioRecording(dir: Scratch, name = 'stdio.ndjson'): string {
+  writeFileSync(dir.file(name), [recordingLine(), ...stdioExchangeLines(1)].join('\n') + '\n');
+  return dir.file(name);
+}
+
+/** The AG-UI example (served over HTTP) with a stdio exchange beside it (served only by replay --stdio). */
+export function mixedRecording(dir: Scratch, name = 'mixed.ndjson'): string {
+  const example = readFileSync(AGUI_EXAMPLE, 'utf8').split('\n').filter(Boolean);
+  writeFileSync(dir.file(name), [...example, ...stdioExchangeLines(3)].join('\n') + '\n');
+  return dir.file(name);
+}
+
+function stdioExchangeLines(id: number): string[] {
+  const exchange = {
+    type: 'exchange', id, transport: 'stdio', protocol: 'pi-rpc', method: null, path: null, query: null, url: null, status: null,
+    subprotocol: null, requestHeaders: null, responseHeaders: null, startedMs: 0, endedMs: 5, outcome: 'complete',
+    errorCode: null, errorMessage: null, closeCode: null, closeReason: null, exitCode: 0, signal: null,
+  };
+  const json = { type: 'get_state', id: '1' };
+  const message = {
+    type: 'message', exchange: id, seq: 1, sender: 'client', carrier: 'line', channel: null, tOffsetMs: 1,
+    raw: JSON.stringify(json), rawTruncatedFrom: null, json, verdict: { status: 'valid', schemaRef: null, reason: null, findings: [] },
+  };
+  return [JSON.stringify(exchange), JSON.stringify(message)];
+}
+
+/** The AG-UI example as a `.db`, made by the built CLI's import. */
+export function exampleDb(dir: Scratch, name = 'example.db'): string {
+  const result = spawnSync(process.execPath, [BIN, 'import', AGUI_EXAMPLE, '--out', dir.file(name)], { encoding: 'utf8' });
+  expect(result.status, result.stderr).toBe(0);
+  return dir.file(name);
+}
+
+/** A TCP port something else already listens on (127.0.0.1), released after the test. */
+export async function busyPort(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as { port: number }).port;
+}

@@ -1,0 +1,220 @@
+/**
+ * Every error path of the CLI, driven through the built CLI: argv → exit code and the exact one
+ * line on stderr, in one voice (`agent-proxy: …`, commander's argument errors included), nothing on
+ * stdout. Also the paths that used to do nothing without a word (an empty recording, a stdio-only
+ * one replayed over HTTP, --misses-out without passthrough, validate recognising nothing, a diff of
+ * unrelated recordings): each now says so.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LINE_PREFIX } from '../../src/core/program-name.js';
+import { runToEnd, startCli } from '../hostile/cli-child.js';
+import { useCleanups } from '../support/cleanups.js';
+import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, scratch, stdioRecording, type Scratch } from './cli-fixtures.js';
+
+useCleanups();
+
+interface Context {
+  dir: Scratch;
+  /** A port something else listens on. */
+  busy: number;
+}
+
+interface Case {
+  name: string;
+  argv(c: Context): string[];
+  /** The exact stderr line, without the program prefix and the LF. */
+  says(c: Context): string;
+  code?: number;
+  /** Needs Linux (/proc, where not even root can create a file). */
+  linux?: boolean;
+}
+
+const expectedTimings = 'expected recorded, none, or a speed such as 2x or 0.5x';
+const recordingForm = 'a recording is an agent-proxy .db, or NDJSON whose first line is {"type":"recording","format":"agent-proxy/ndjson",…}';
+
+const CASES: Case[] = [
+  // Argument parsing (commander) speaks with the same prefix, on one line.
+  { name: 'an unknown option, with its suggestion on the same line', argv: () => ['record', '--lisen', '0'], says: () => "unknown option '--lisen' (Did you mean --listen?)" },
+  { name: 'an unknown command', argv: () => ['recrod'], says: () => "unknown command 'recrod' (Did you mean record?)" },
+  { name: 'a missing argument', argv: () => ['show'], says: () => "missing required argument 'recording'" },
+  { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har." },
+  { name: 'a missing required option', argv: () => ['export', AGUI_EXAMPLE], says: () => "required option '--format <format>' not specified" },
+  // Values of our own options.
+  { name: '--timing that is no timing', argv: () => ['replay', AGUI_EXAMPLE, '--timing', 'fast'], says: () => `--timing 'fast' is not a timing: ${expectedTimings}` },
+  { name: '--timing without its x', argv: () => ['replay', AGUI_EXAMPLE, '--timing', '2'], says: () => `--timing '2' is not a timing: ${expectedTimings}` },
+  {
+    name: 'a target without its scheme',
+    argv: () => ['record', '--target', 'localhost:8100', '--listen', '0'],
+    says: () => "--target 'localhost:8100' has no scheme: did you mean http://localhost:8100? (expected http://host:port[/base] or unix:/path.sock)",
+  },
+  { name: 'an https target', argv: () => ['record', '--target', 'https://example.com', '--listen', '0'], says: () => "--target 'https://example.com': https:// targets are not supported: expected http://host:port[/base] or unix:/path.sock" },
+  { name: 'a listen address that is none', argv: () => ['replay', AGUI_EXAMPLE, '--listen', 'here'], says: () => "--listen 'here' is not an address: expected [host:]port or unix:/path.sock" },
+  { name: 'a listen port out of range', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '70000'], says: () => '--listen port 70000 is out of range: expected 0 to 65535' },
+  { name: '--ui with an address that is none', argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', 'here', '--out', c.dir.file('r.db')], says: () => "--ui 'here' is not an address: expected [host:]port or unix:/path.sock" },
+  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => "--max-body 'x' is not a positive whole number of bytes" },
+  { name: 'record without --target', argv: () => ['record'], says: () => "required option '--target <url>' not specified" },
+  { name: '--stdio without the agent command', argv: () => ['record', '--stdio'], says: () => '--stdio needs the agent command after --, e.g. proxy record --stdio -- pi --mode rpc' },
+  { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
+  { name: 'an exchange the recording does not have', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '99'], says: () => `${AGUI_EXAMPLE} has no exchange '99'` },
+  { name: 'a diff --config that is not there', argv: (c) => ['diff', AGUI_EXAMPLE, AGUI_EXAMPLE, '--config', c.dir.file('nope.json')], says: (c) => `--config ${c.dir.file('nope.json')}: cannot read: ENOENT` },
+  {
+    name: 'export --out in a folder that is a file: the name asked for, not the temporary one',
+    argv: (c) => (writeFileSync(c.dir.file('blocker'), ''), ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--out', c.dir.file('blocker/x.ndjson')]),
+    says: (c) => `cannot write ${c.dir.file('blocker/x.ndjson')}: ENOTDIR`,
+  },
+  {
+    name: 'import --out where no file can be made: the name asked for, not the temporary one',
+    argv: () => ['import', AGUI_EXAMPLE, '--out', '/proc/agent-proxy-test.db'],
+    says: () => 'cannot open /proc/agent-proxy-test.db: unable to open database file',
+    linux: true,
+  },
+  // Busy ports: the option that named the port is the one blamed.
+  {
+    name: 'record --listen on a busy port',
+    argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', String(c.busy), '--out', c.dir.file('r.db')],
+    says: (c) => `--listen 127.0.0.1:${c.busy}: the address is in use (another process listens there; choose another port, or 0 for a free one)`,
+  },
+  {
+    name: 'record --ui on a busy port blames --ui, not --listen',
+    argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', String(c.busy), '--out', c.dir.file('r.db')],
+    says: (c) => `--ui 127.0.0.1:${c.busy}: the address is in use (another process listens there; choose another port, or 0 for a free one)`,
+  },
+  {
+    name: 'replay --listen on a busy port',
+    argv: (c) => ['replay', AGUI_EXAMPLE, '--listen', String(c.busy)],
+    says: (c) => `--listen 127.0.0.1:${c.busy}: the address is in use (another process listens there; choose another port, or 0 for a free one)`,
+  },
+  {
+    name: 'view --listen on a busy port',
+    argv: (c) => ['view', AGUI_EXAMPLE, '--listen', String(c.busy)],
+    says: (c) => `--listen 127.0.0.1:${c.busy}: the address is in use (another process listens there; choose another port, or 0 for a free one)`,
+  },
+  // Files that are not recordings are called what they are.
+  {
+    name: 'a JSON file is JSON, not "not an SQLite database"',
+    argv: (c) => (writeFileSync(c.dir.file('config.json'), '{"port": 8080}\n'), ['show', c.dir.file('config.json')]),
+    says: (c) => `${c.dir.file('config.json')}: not a recording (JSON, but ${recordingForm}; validate checks a file of protocol messages)`,
+  },
+  {
+    name: 'a text file',
+    argv: (c) => (writeFileSync(c.dir.file('notes.txt'), 'hello\n'), ['replay', c.dir.file('notes.txt'), '--listen', '0']),
+    says: (c) => `${c.dir.file('notes.txt')}: not a recording (text, but ${recordingForm})`,
+  },
+  {
+    name: 'an empty .ndjson is an empty file, not an empty database',
+    argv: (c) => (writeFileSync(c.dir.file('empty.ndjson'), ''), ['show', c.dir.file('empty.ndjson')]),
+    says: (c) => `${c.dir.file('empty.ndjson')}: not a recording (the file is empty)`,
+  },
+  {
+    name: 'a .db cut short is called cut short',
+    argv: (c) => {
+      const db = exampleDb(c.dir);
+      const bytes = readFileSync(db);
+      writeFileSync(c.dir.file('cut.db'), bytes.subarray(0, 8192));
+      return ['show', c.dir.file('cut.db')];
+    },
+    says: (c) => `${c.dir.file('cut.db')}: not a recording (an SQLite database cut short: its header declares ${readFileSync(c.dir.file('example.db')).length} bytes, the file holds 8192)`,
+  },
+  { name: 'a missing recording', argv: (c) => ['show', c.dir.file('nope.db')], says: (c) => `no recording at ${c.dir.file('nope.db')}` },
+  // No silent no-ops.
+  {
+    name: 'replay of an empty recording',
+    argv: (c) => ['replay', emptyRecording(c.dir), '--listen', '0'],
+    says: (c) => `${c.dir.file('empty-recording.ndjson')}: the recording holds no exchanges, so replay would serve nothing (to fill it, add --on-miss passthrough --target <url>)`,
+  },
+  {
+    name: 'replay over HTTP of a stdio-only recording names replay --stdio',
+    argv: (c) => ['replay', stdioRecording(c.dir), '--listen', '0'],
+    says: (c) => `${c.dir.file('stdio.ndjson')}: the recording holds only stdio exchanges (pi-rpc), which replay over HTTP cannot serve; use replay --stdio (on its own stdin/stdout)`,
+  },
+  {
+    name: '--misses-out without --on-miss passthrough',
+    argv: (c) => ['replay', AGUI_EXAMPLE, '--listen', '0', '--misses-out', c.dir.file('misses.db')],
+    says: () => '--misses-out records the misses that --on-miss passthrough forwards; add --on-miss passthrough --target <url>, or drop --misses-out',
+  },
+  {
+    name: '--misses-out with replay --stdio',
+    argv: (c) => ['replay', stdioRecording(c.dir), '--stdio', '--misses-out', c.dir.file('misses.db')],
+    says: () => '--misses-out records the misses that --on-miss passthrough forwards; add --on-miss passthrough --target <url>, or drop --misses-out',
+  },
+  {
+    name: '--target without --on-miss passthrough',
+    argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--target', 'http://127.0.0.1:9'],
+    says: () => '--target is where --on-miss passthrough forwards misses; add --on-miss passthrough, or drop --target',
+  },
+  {
+    name: 'passthrough appending to an NDJSON recording',
+    argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--on-miss', 'passthrough', '--target', 'http://127.0.0.1:9'],
+    says: () => `cannot append new episodes to ${resolve(AGUI_EXAMPLE)}: it is the NDJSON form of a recording, and episodes are appended to a .db; add --misses-out <file>, or import it into a .db first`,
+  },
+  { name: 'replay --overwrite without --misses-out', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '0', '--overwrite'], says: () => '--overwrite replaces the --misses-out file; it goes with --misses-out' },
+  { name: 'export --overwrite without --out', argv: () => ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--overwrite'], says: () => '--overwrite replaces the --out file; it goes with --out' },
+  {
+    name: 'validate on messages no protocol recognises: not "1 unchecked" and exit 0',
+    argv: (c) => (writeFileSync(c.dir.file('unknown.json'), '{"hello":"world"}\n'), ['validate', c.dir.file('unknown.json')]),
+    says: (c) => `${c.dir.file('unknown.json')}: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson)`,
+  },
+  {
+    name: 'validate --json on messages no protocol recognises',
+    argv: (c) => (writeFileSync(c.dir.file('unknown.ndjson'), '{"a":1}\n{"b":2}\n'), ['validate', '--json', c.dir.file('unknown.ndjson')]),
+    says: (c) => `${c.dir.file('unknown.ndjson')}: no known protocol recognises its 2 messages, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson)`,
+  },
+  {
+    name: 'a diff of recordings of different protocols',
+    argv: () => ['diff', AGUI_EXAMPLE, PI_EXAMPLE],
+    says: () => `the recordings have nothing in common to compare: ${AGUI_EXAMPLE} holds agui exchanges, ${PI_EXAMPLE} holds pi-rest and pi-daemon-rpc exchanges`,
+  },
+];
+
+describe('every error path: one line in one voice, exit 2', () => {
+  for (const c of CASES) {
+    it.skipIf(c.linux && process.platform !== 'linux')(c.name, async () => {
+      const context: Context = { dir: scratch(), busy: await busyPort() };
+      const result = await runToEnd(c.argv(context));
+      expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: c.code ?? 2, stderr: `${LINE_PREFIX}${c.says(context)}\n`, stdout: '' });
+    });
+  }
+});
+
+describe('what replay leaves out is said at the start, and it serves the rest', () => {
+  const warned = async (args: string[]) => {
+    const replay = startCli(['replay', ...args, '--listen', '0', '--quiet']);
+    await replay.waitForLine(/^listening on /);
+    await replay.stop();
+    return replay.stderr();
+  };
+
+  it('stdio exchanges beside HTTP ones: a warning naming replay --stdio', async () => {
+    const dir = scratch();
+    const stderr = await warned([mixedRecording(dir)]);
+    expect(stderr).toBe(`${LINE_PREFIX}warning: ${dir.file('mixed.ndjson')}: 1 stdio exchange is not served over HTTP; replay --stdio (on its own stdin/stdout) serves it\n`);
+  });
+
+  it('an empty recording with passthrough: a warning that every request is forwarded', async () => {
+    const dir = scratch();
+    const stderr = await warned([emptyRecording(dir), '--on-miss', 'passthrough', '--target', 'http://127.0.0.1:9', '--misses-out', dir.file('misses.db')]);
+    expect(stderr).toBe(`${LINE_PREFIX}warning: ${dir.file('empty-recording.ndjson')} holds no exchanges: every request is forwarded to http://127.0.0.1:9\n`);
+  });
+});
+
+describe('what still works next to those errors', () => {
+  it('validate of a protocol it does recognise still exits 0 or 1, not 2', async () => {
+    const dir = scratch();
+    writeFileSync(dir.file('run.ndjson'), '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n');
+    const result = await runToEnd(['validate', dir.file('run.ndjson')]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('a diff of two recordings of the same protocol still lists its differences (exit 1)', async () => {
+    const dir = scratch();
+    const lines = readFileSync(AGUI_EXAMPLE, 'utf8').split('\n').filter(Boolean);
+    // The same recording without its last message: they differ, and share everything else.
+    writeFileSync(dir.file('shorter.ndjson'), lines.slice(0, -1).join('\n') + '\n');
+    const result = await runToEnd(['diff', AGUI_EXAMPLE, dir.file('shorter.ndjson')]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+  });
+});
