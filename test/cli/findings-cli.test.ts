@@ -101,7 +101,7 @@ describe('proxy findings', () => {
     expect(badSeverity.stderr.trim().split('\n')).toHaveLength(1);
     const badExchange = await runCli(['findings', file, '--exchange', 'x']);
     expect(badExchange.code).toBe(2);
-    expect(badExchange.stderr).toBe("proxy: --exchange 'x' is not an exchange id\n");
+    expect(badExchange.stderr).toBe("agent-proxy: --exchange 'x' is not an exchange id\n");
   });
 
   it('streams a long list: 30,000 findings from a .db, every one listed once', async () => {

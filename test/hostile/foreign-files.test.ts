@@ -1,6 +1,6 @@
 /**
  * Files that are not recordings, or damaged ones, given to every command that reads a recording:
- * each answers with one `proxy: <file>: …` line naming what is wrong (the line, the field, the
+ * each answers with one `agent-proxy: <file>: …` line naming what is wrong (the line, the field, the
  * exchange), exits 2, leaves nothing behind, and the same command on a good recording still works.
  * Also: a better-sqlite3 built for another Node.js is explained in one line.
  */
