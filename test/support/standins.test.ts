@@ -18,7 +18,7 @@ import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from './agui-ag
 import { fixturesAfterEach } from './fixtures-after-each.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
-import { fullRegistry } from './shared.js';
+import { testRegistry } from './shared.js';
 import { useCleanups } from './cleanups.js';
 import { within, wsOpen, wsRefusal } from './ws-client.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
@@ -127,7 +127,7 @@ function expectMaterialisedDefaultRun(messages: Message[], state: unknown): void
   expect(state).toEqual({ counter: 1, status: 'done' });
 }
 
-const registry = () => fullRegistry();
+const registry = () => testRegistry();
 function expectValid(def: string, value: unknown): void {
   const check = registry().def(PI_SESSION_API_ID, def);
   if (!check.ok) throw new Error(check.reason);

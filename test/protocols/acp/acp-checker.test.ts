@@ -4,9 +4,9 @@ import { acpProtocol, ACP_RULES } from '../../../src/protocols/acp/index.js';
 import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/index.js';
 import { ACP_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { bareRegistry, fullRegistry, readSharedJson } from '../../support/shared.js';
+import { bareRegistry, testRegistry, readSharedJson } from '../../support/shared.js';
 
-function checker(registry: SchemaRegistry = fullRegistry()) {
+function checker(registry: SchemaRegistry = testRegistry()) {
   const c = acpProtocol.createChecker({ registry, secrets: new SecretTracker() });
   return {
     send: (sender: Sender, value: unknown) => c.judge({ sender, carrier: 'frame', value }),
@@ -25,8 +25,8 @@ describe('ACP: per-method schema checks', () => {
   it('rejects session/prompt whose params lack `prompt`, which the ACP root schema accepts', () => {
     const message = { jsonrpc: '2.0', id: 7, method: 'session/prompt', params: { sessionId: 'agent-a' } };
     // The negative is only meaningful because the root schema alone lets it through.
-    expect(fullRegistry().check(ACP_SCHEMA_ID)).toMatchObject({ ok: true });
-    const root = fullRegistry().check(ACP_SCHEMA_ID);
+    expect(testRegistry().check(ACP_SCHEMA_ID)).toMatchObject({ ok: true });
+    const root = testRegistry().check(ACP_SCHEMA_ID);
     if (root.ok) expect(root.validate(message)).toEqual([]);
 
     const verdict = checker().send('client', message);

@@ -7,7 +7,7 @@ import { aguiSchemas } from '../../../src/protocols/agui/event-schema.js';
 import { AGUI_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
 import { MessageJudge } from '../../../src/verdict/message-judge.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { bareRegistry, fullRegistry, readSharedJson } from '../../support/shared.js';
+import { bareRegistry, testRegistry, readSharedJson } from '../../support/shared.js';
 import { runStream } from './helpers.js';
 
 const schema = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/ag-ui.schema.json', import.meta.url)), 'utf8')) as {
@@ -29,7 +29,7 @@ describe('event type dispatch', () => {
   });
 
   it('resolves each check once per registry, never the root Event union', () => {
-    const registry = fullRegistry();
+    const registry = testRegistry();
     const a = aguiSchemas(registry);
     expect(aguiSchemas(registry)).toBe(a);
     for (const type of EVENT_TYPES) {
@@ -111,7 +111,7 @@ describe('the request (client message)', () => {
 
   function judgeWithRequest(requestValue: unknown, events: unknown[]) {
     const secrets = new SecretTracker();
-    const judge = new MessageJudge(aguiProtocol.createChecker({ registry: fullRegistry(), secrets }), secrets);
+    const judge = new MessageJudge(aguiProtocol.createChecker({ registry: testRegistry(), secrets }), secrets);
     const first = judge.judge({ sender: 'client', carrier: 'body', value: requestValue });
     const rest = events.map((value) => judge.judge({ sender: 'server', carrier: 'event', value }));
     return { first, rest, end: judge.end('complete') };

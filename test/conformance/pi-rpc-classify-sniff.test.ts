@@ -1,8 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import { readSharedJson, sharedPath } from '../../support/shared.js';
+import { describeWithCorpus, corpusDir, readSharedJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
+import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 
 interface StdioRecord {
   dir: 'in' | 'out';
@@ -10,12 +9,12 @@ interface StdioRecord {
   verdict: { note?: string };
 }
 
-const lines = readdirSync(sharedPath('fixtures', 'pi-rpc'))
+const lines = corpusDir('fixtures', 'pi-rpc')
   .filter((name) => name.startsWith('stdio-') && name.endsWith('.json'))
   .flatMap((name) => readSharedJson<{ records: StdioRecord[] }>('fixtures', 'pi-rpc', name).records)
   .filter((r) => r.verdict.note === undefined);
 
-describe('pi-rpc classify', () => {
+describeWithCorpus('pi-rpc classify', () => {
   it('claims the pi-rpc.v1 WebSocket outright and stdio moderately (ACP shares stdio)', () => {
     expect(piRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe(1);
     const stdio = piRpcProtocol.classify({ transport: 'stdio' });
@@ -31,7 +30,7 @@ describe('pi-rpc classify', () => {
   });
 });
 
-describe('pi-rpc sniff and guessSender on real stdio captures', () => {
+describeWithCorpus('pi-rpc sniff and guessSender on real stdio captures', () => {
   it('sniffs every captured line with high confidence, and the framed module does not', () => {
     expect(lines.length).toBeGreaterThan(140);
     // The unknown command is no evidence of Pi RPC on its own; a lone line with it is not claimed.

@@ -1,23 +1,23 @@
-import { describe, expect, it } from 'vitest';
-import { FRAME_KINDS, frameRef, SESSION_RPC_FRAME_REF, type FrameKind } from '../../../src/protocols/pi-daemon-rpc/frame-kinds.js';
-import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
-import { bareRegistry, fullRegistry, readSharedJson } from '../../support/shared.js';
-import { Conversation } from '../pi-rpc/conversation.js';
+import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { FRAME_KINDS, frameRef, SESSION_RPC_FRAME_REF, type FrameKind } from '../../src/protocols/pi-daemon-rpc/frame-kinds.js';
+import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
+import { PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 /** A real SchemaRegistry that loaded no document: the session-api schema is missing. */
 function emptyRegistry(): SchemaRegistry {
   return new (SchemaRegistry as unknown as new (documents: Map<string, unknown>) => SchemaRegistry)(new Map());
 }
 
-const records = readSharedJson<{ records: Array<{ kind: string; conn: string; dir?: string; data?: Record<string, unknown> }> }>(
+const records = corpusJson<{ records: Array<{ kind: string; conn: string; dir?: string; data?: Record<string, unknown> }> }>({ records: [] }, 
   'fixtures',
   'pi-daemon',
   'captured',
   'rpc-websocket.json',
 ).records;
 
-describe('pi-daemon-rpc without the extra schemas (no --schemas)', () => {
+describeWithCorpus('pi-daemon-rpc without the extra schemas (no --schemas)', () => {
   it('the registry says every frame $def is checkable: none reaches dashboard-api or schedule', () => {
     for (const kind of Object.keys(FRAME_KINDS) as FrameKind[]) expect(bareRegistry().check(frameRef(kind)), kind).toMatchObject({ ok: true });
     expect(bareRegistry().check(SESSION_RPC_FRAME_REF)).toMatchObject({ ok: true });
@@ -37,7 +37,7 @@ describe('pi-daemon-rpc without the extra schemas (no --schemas)', () => {
   });
 });
 
-describe('pi-daemon-rpc when the session-api schema is not loaded', () => {
+describeWithCorpus('pi-daemon-rpc when the session-api schema is not loaded', () => {
   it('judges every captured frame unchecked with the reason, never valid, and the behaviour rules find nothing', () => {
     const c = new Conversation(piDaemonRpcProtocol, emptyRegistry());
     for (const record of records.filter((r) => r.conn === 'ws-1' && r.kind === 'ws')) {

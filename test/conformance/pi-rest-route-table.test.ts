@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { matchRoute, piRestProtocol, ROUTES, type BodySpec } from '../../../src/protocols/pi-rest/index.js';
-import { readSharedJson } from '../../support/shared.js';
-import { upstreamFixture } from './pi-rest-helpers.js';
+import { describeWithCorpus, corpusJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { matchRoute, piRestProtocol, ROUTES, type BodySpec } from '../../src/protocols/pi-rest/index.js';
+import { upstreamFixture } from '../protocols/pi-rest/pi-rest-helpers.js';
 
 type OpenApiSchema = { $ref?: string; allOf?: Array<{ properties?: { data?: { $ref?: string } } }>; type?: string; required?: string[] };
 type OpenApiBody = { content?: Record<string, { schema: OpenApiSchema }> };
 type OpenApiOperation = { operationId: string; requestBody?: OpenApiBody; responses: Record<string, OpenApiBody & { $ref?: string }> };
 
-const openapi = readSharedJson<{ paths: Record<string, Record<string, OpenApiOperation | unknown[]>> }>('schemas-extra', 'session-api.openapi.json');
+const openapi = corpusJson<{ paths: Record<string, Record<string, OpenApiOperation | unknown[]>> }>({ paths: {} }, 'schemas-extra', 'session-api.openapi.json');
 
 /** The OpenAPI body, in the route table's terms, so the two can be compared. */
 function describeOpenApiBody(body: OpenApiBody | undefined): string {
@@ -30,7 +30,7 @@ function describeTableBody(body: BodySpec): string {
   return s.kind;
 }
 
-describe('the hand-written route table', () => {
+describeWithCorpus('the hand-written route table', () => {
   const operations = Object.entries(openapi.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
       .filter(([method]) => method !== 'parameters')
@@ -68,7 +68,7 @@ describe('the hand-written route table', () => {
   });
 });
 
-describe('piRestProtocol detection', () => {
+describeWithCorpus('piRestProtocol detection', () => {
   it('classifies HTTP on known /v1 routes high, and leaves WebSockets and other paths to others', () => {
     expect(piRestProtocol.classify({ transport: 'http', method: 'POST', path: '/v1/session' })).toBeGreaterThanOrEqual(0.9);
     expect(piRestProtocol.classify({ transport: 'http', path: '/v1/ticket/ticket-1' })).toBeGreaterThanOrEqual(0.8);

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import { readSharedJson } from '../../support/shared.js';
+import { describeWithCorpus, corpusJson, readSharedJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
+import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 
 interface WsRecord {
   kind: string;
@@ -10,12 +10,12 @@ interface WsRecord {
   data?: Record<string, unknown>;
 }
 
-const rpc = readSharedJson<{ records: WsRecord[] }>('fixtures', 'pi-daemon', 'captured', 'rpc-websocket.json').records;
+const rpc = corpusJson<{ records: WsRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'rpc-websocket.json').records;
 const framed = rpc.filter((r) => r.kind === 'ws' && r.conn !== 'ws-5');
-const ndjson = readSharedJson<{ records: Array<{ msg: unknown }> }>('fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json').records;
-const acp = readSharedJson<{ records: WsRecord[] }>('fixtures', 'pi-daemon', 'captured', 'acp-websocket.json').records.filter((r) => r.kind === 'ws');
+const ndjson = corpusJson<{ records: Array<{ msg: unknown }> }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json').records;
+const acp = corpusJson<{ records: WsRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'acp-websocket.json').records.filter((r) => r.kind === 'ws');
 
-describe('pi-daemon-rpc classify', () => {
+describeWithCorpus('pi-daemon-rpc classify', () => {
   it('claims a WebSocket whose negotiated subprotocol is pi-daemon-rpc.v1', () => {
     expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-daemon-rpc.v1' })).toBe(1);
   });
@@ -35,7 +35,7 @@ describe('pi-daemon-rpc classify', () => {
   });
 });
 
-describe('pi-daemon-rpc sniff and guessSender on captured traffic', () => {
+describeWithCorpus('pi-daemon-rpc sniff and guessSender on captured traffic', () => {
   it('sniffs every captured frame with high confidence, and raw Pi RPC does not', () => {
     for (const record of framed) {
       expect(piDaemonRpcProtocol.sniff(record.data), JSON.stringify(record.data).slice(0, 80)).toBeGreaterThanOrEqual(0.9);
