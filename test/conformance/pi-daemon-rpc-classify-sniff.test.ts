@@ -15,26 +15,6 @@ const framed = rpc.filter((r) => r.kind === 'ws' && r.conn !== 'ws-5');
 const ndjson = corpusJson<{ records: Array<{ msg: unknown }> }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json').records;
 const acp = corpusJson<{ records: WsRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'acp-websocket.json').records.filter((r) => r.kind === 'ws');
 
-describeWithCorpus('pi-daemon-rpc classify', () => {
-  it('claims a WebSocket whose negotiated subprotocol is pi-daemon-rpc.v1', () => {
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-daemon-rpc.v1' })).toBe(1);
-  });
-
-  it('follows the daemon’s choice when both are offered: the first supported, in client order', () => {
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-daemon-rpc.v1, pi-rpc.v1' })).toBe(1);
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1, pi-daemon-rpc.v1' })).toBe(0);
-    expect(piRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1, pi-daemon-rpc.v1' })).toBe(1);
-  });
-
-  it('leaves other channels alone', () => {
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe(0);
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', subprotocol: 'agent-client-protocol.v1' })).toBe(0);
-    expect(piDaemonRpcProtocol.classify({ transport: 'ws', path: '/v1/session/agent-a/rpc' })).toBe(0);
-    expect(piDaemonRpcProtocol.classify({ transport: 'stdio' })).toBe(0);
-    expect(piDaemonRpcProtocol.classify({ transport: 'ndjson' })).toBe(0);
-  });
-});
-
 describeWithCorpus('pi-daemon-rpc sniff and guessSender on captured traffic', () => {
   it('sniffs every captured frame with high confidence, and raw Pi RPC does not', () => {
     for (const record of framed) {

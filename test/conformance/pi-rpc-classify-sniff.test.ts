@@ -14,22 +14,6 @@ const lines = corpusDir('fixtures', 'pi-rpc')
   .flatMap((name) => readSharedJson<{ records: StdioRecord[] }>('fixtures', 'pi-rpc', name).records)
   .filter((r) => r.verdict.note === undefined);
 
-describeWithCorpus('pi-rpc classify', () => {
-  it('claims the pi-rpc.v1 WebSocket outright and stdio moderately (ACP shares stdio)', () => {
-    expect(piRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe(1);
-    const stdio = piRpcProtocol.classify({ transport: 'stdio' });
-    expect(stdio).toBeGreaterThan(0);
-    expect(stdio).toBeLessThan(1);
-  });
-
-  it('leaves other channels alone', () => {
-    expect(piRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-daemon-rpc.v1' })).toBe(0);
-    expect(piRpcProtocol.classify({ transport: 'ws' })).toBe(0);
-    expect(piRpcProtocol.classify({ transport: 'http', path: '/v1/session/agent-a' })).toBe(0);
-    expect(piRpcProtocol.classify({ transport: 'ndjson' })).toBe(0);
-  });
-});
-
 describeWithCorpus('pi-rpc sniff and guessSender on real stdio captures', () => {
   it('sniffs every captured line with high confidence, and the framed module does not', () => {
     expect(lines.length).toBeGreaterThan(140);

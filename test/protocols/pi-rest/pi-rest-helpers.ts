@@ -17,10 +17,12 @@ export interface CapturedExchange {
   response: { status: number; headers: Headers; body?: unknown; bodyBase64?: string; verdict?: { def: string; valid: boolean } };
 }
 
+/** The real daemon's REST traffic in ../shared: for test/conformance/ only (rest-exchanges.ts is ours). */
 export function capturedExchanges(): CapturedExchange[] {
   return readSharedJson<{ records: CapturedExchange[] }>('fixtures', 'pi-daemon', 'captured', 'rest-session-lifecycle.json').records;
 }
 
+/** One of the daemon's own contract fixtures in ../shared: for test/conformance/ only. */
 export function upstreamFixture<T = unknown>(name: string): T {
   return readSharedJson<T>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', name);
 }
