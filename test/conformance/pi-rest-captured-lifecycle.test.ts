@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { PI_REST_RULES } from '../../src/protocols/pi-rest/index.js';
 import type { Verdict } from '../../src/core/verdict.js';
-import { capturedExchanges, newJudge, requestMessage, responseMessage } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { newJudge, requestMessage, responseMessage } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { capturedExchanges } from './pi-rest-corpus.js';
 
 /** Behavioural findings the capture legitimately triggers, by `<seq>:<label>/<side>`. */
 const EXPECTED_RULES: Record<string, string[]> = {

@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { schemaCheckFor } from '../../src/protocols/pi-rest/index.js';
 import { DASHBOARD_API_ID } from '../../src/protocols/pi-rest/route-table.js';
-import { newJudge, upstreamFixture } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { newJudge } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { upstreamFixture } from './pi-rest-corpus.js';
 
 interface ManifestEntry {
   file: string;
