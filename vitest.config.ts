@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Without ../shared, one line says that test/conformance/ is skipped and why.
+    globalSetup: ['test/support/corpus-notice.ts'],
   },
 });

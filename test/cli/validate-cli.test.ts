@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedPath } from '../support/shared.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
+import { restExchanges } from '../protocols/pi-rest/rest-exchanges.js';
 import { runCli } from './run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'agent-proxy-validate-'));
@@ -37,20 +38,38 @@ describe('proxy validate', () => {
   });
 
   it('judges a JSON array fixture, NDJSON and capture documents', async () => {
-    const array = await runCli(['validate', sharedPath('fixtures/agui/dotnet-parallel-tool-calls.json')]);
+    const run = [
+      { type: 'RUN_STARTED', threadId: 't-1', runId: 'r-1' },
+      { type: 'TOOL_CALL_START', toolCallId: 'call-1', toolCallName: 'lookup', parentMessageId: 'm-1' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'call-1', delta: '{"q":"x"}' },
+      { type: 'TOOL_CALL_END', toolCallId: 'call-1' },
+      { type: 'RUN_FINISHED', threadId: 't-1', runId: 'r-1' },
+    ];
+    const arrayFile = join(tmp, 'agui-run.json');
+    writeFileSync(arrayFile, JSON.stringify(run));
+    const array = await runCli(['validate', arrayFile]);
+    expect(array.stdout).toMatch(/5 messages \(agui\): 5 valid/);
     expect(array.code).toBe(0);
     const ndjson = join(tmp, 'pi.jsonl');
     writeFileSync(ndjson, '{"id":"1","type":"get_state"}\n{"id":"1","type":"response","command":"get_state","success":false,"error":"x"}\n');
     const lines = await runCli(['validate', ndjson]);
     expect(lines.stdout).toMatch(/\(pi-rpc\)/);
     expect(lines.code).toBe(0);
-    const capture = await runCli(['validate', '--schemas', sharedPath('schemas-extra'), sharedPath('fixtures/pi-daemon/captured/rpc-websocket.json')]);
-    expect(capture.stdout).toMatch(/0 invalid/);
+    const captureFile = join(tmp, 'rest-capture.json');
+    writeFileSync(captureFile, JSON.stringify({ records: restExchanges() }));
+    const capture = await runCli(['validate', '--schemas', STANDIN_SCHEMAS_DIR, captureFile]);
+    expect(capture.stdout).toMatch(/\(pi-rest\): \d+ valid, 0 invalid, 0 unchecked/);
     expect(capture.code).toBe(0);
   });
 
   it('marks messages unchecked, with the reason, when a referenced schema is not loaded', async () => {
-    const r = await runCli(['validate', '--protocol', 'unix-ndjson', sharedPath('fixtures/pi-daemon/captured/unix-ndjson.json')]);
+    const lines = [
+      { dir: 'client->server', msg: { protocolVersion: '1.0', requestId: 'hs-1', operation: 'handshake', payload: {} } },
+      { dir: 'server->client', msg: { protocolVersion: '1.0', kind: 'response', requestId: 'hs-1', hostInstanceId: 'h', ok: true, data: {} } },
+    ];
+    const file = join(tmp, 'ndjson-capture.json');
+    writeFileSync(file, JSON.stringify({ records: lines }));
+    const r = await runCli(['validate', '--protocol', 'unix-ndjson', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/unchecked.*protocol\.schema\.json.*--schemas/);
   });

@@ -10,12 +10,12 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startAguiAgent, type AguiScript } from '../support/agui-agent.js';
 import { postRun, runInput } from '../record/record-helpers.js';
 import { api, bearer, daemon, onCleanup, tempDir, waitFor, wsOpen } from '../record/pi-helpers.js';
-import { sharedPath } from '../support/shared.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 export { onCleanup, tempDir, useCleanups } from '../record/pi-helpers.js';
 
 let registry: SchemaRegistry | undefined;
-const schemas = () => (registry ??= SchemaRegistry.load({ extraDirs: [sharedPath('schemas-extra')] }));
+const schemas = () => (registry ??= SchemaRegistry.load({ extraDirs: [STANDIN_SCHEMAS_DIR] }));
 
 /** A fresh RunAgentInput: new threadId, runId and user message id, as a real client sends. */
 export const freshInput = (): RunAgentInput => ({ ...runInput(`thread-${randomUUID()}`, `run-${randomUUID()}`), messages: [{ id: randomUUID(), role: 'user', content: 'Hi' }] });

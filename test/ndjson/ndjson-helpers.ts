@@ -2,8 +2,8 @@
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { tempDir, within } from '../record/record-helpers.js';
-import { capturedNdjsonConversation, type NdjsonDaemon } from '../support/ndjson-daemon.js';
-import { sharedPath } from '../support/shared.js';
+import { ndjsonConversation, type NdjsonDaemon } from '../support/ndjson-daemon.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { BIN, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
 
 export type Json = Record<string, unknown>;
@@ -39,10 +39,10 @@ export async function connect(socketPath: string): Promise<{ socket: Socket; lin
   };
 }
 
-/** Plays the captured client commands, each with `requestId` + suffix (and `edit` applied), awaiting each terminal response. */
+/** Plays the scripted client commands, each with `requestId` + suffix (and `edit` applied), awaiting each terminal response. */
 export async function conversation(socketPath: string, suffix: string, edit: (command: Json) => Json = (c) => c): Promise<Json[]> {
   const client = await connect(socketPath);
-  for (const { command } of capturedNdjsonConversation()) {
+  for (const { command } of ndjsonConversation()) {
     const requestId = `${String(command.requestId)}${suffix}`;
     client.socket.write(JSON.stringify(edit({ ...command, requestId })) + '\n');
     await client.waitFor((l) => l.kind === 'response' && l.requestId === requestId);
@@ -69,7 +69,7 @@ export function ndjsonScope(prefix: string) {
     /** `proxy record --ndjson` from a new socket in the temp folder to `target`, once it says where it listens. */
     async recordThrough(target: string, out: string, extra: string[] = []): Promise<{ proc: LineProcess; socket: string }> {
       const socket = scope.dir.file(`proxy-${running.length}.sock`);
-      const proc = scope.startCli(['record', '--ndjson', '--target', `unix:${target}`, '--listen', `unix:${socket}`, '--out', out, '--schemas', sharedPath('schemas-extra'), ...extra]);
+      const proc = scope.startCli(['record', '--ndjson', '--target', `unix:${target}`, '--listen', `unix:${socket}`, '--out', out, '--schemas', STANDIN_SCHEMAS_DIR, ...extra]);
       const [first] = await proc.waitForLines(1);
       expect(first).toBe(`listening on unix:${socket} -> unix:${target}`);
       return { proc, socket };

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { capturedNdjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
+import { ndjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
 import { readRecording } from '../stdio/stdio-helpers.js';
 import { connect, conversation, ndjsonScope, type Json } from './ndjson-helpers.js';
 
@@ -29,7 +29,7 @@ describe('proxy record --ndjson', () => {
       ['ndjson', 'unix-ndjson', 'complete'],
     ]);
     const messages = rec.messages(rec.exchanges[0].id);
-    expect(messages.filter((m) => m.sender === 'client')).toHaveLength(capturedNdjsonConversation().length);
+    expect(messages.filter((m) => m.sender === 'client')).toHaveLength(ndjsonConversation().length);
     expect(messages.every((m) => m.carrier === 'line')).toBe(true);
     expect(messages.filter((m) => m.verdict.status !== 'valid').map((m) => [m.seq, m.verdict])).toEqual([]);
     const [incomplete] = rec.messages(rec.exchanges[1].id);
@@ -75,7 +75,7 @@ describe('proxy replay --ndjson', () => {
     await replay2.waitForLines(1);
     const live = await conversation(replaySocket, '-live');
     const responses = live.filter((l) => l.kind === 'response');
-    expect(responses.map((r) => r.requestId)).toEqual(capturedNdjsonConversation().map((c) => `${String(c.command.requestId)}-live`));
+    expect(responses.map((r) => r.requestId)).toEqual(ndjsonConversation().map((c) => `${String(c.command.requestId)}-live`));
     const wakeEvents = live.filter((l) => l.kind === 'event' && l.event === 'promptAccepted');
     expect(wakeEvents.map((e) => e.requestId)).toEqual(['wake-1-live', 'wake-dup-live']);
     expect(withoutIds(live)).toEqual(withoutIds(readRecording(source).messages(1).filter((m) => m.sender === 'server').map((m) => m.json as Json)));

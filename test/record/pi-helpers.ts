@@ -14,7 +14,7 @@ import type { Finding } from '../../src/core/finding.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
-import { sharedPath } from '../support/shared.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 export { onCleanup, useCleanups } from '../support/cleanups.js';
 export { within, wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
@@ -57,16 +57,16 @@ export async function waitFor(check: () => boolean, what: string, deadlineMs = 5
 let schemasExtra: SchemaRegistry | undefined;
 
 /**
- * `proxy record` in-process toward `target`, with ../shared/schemas-extra loaded, writing into a temp
+ * `proxy record` in-process toward `target`, with our stand-in extra schemas loaded (test/fixtures/schemas-extra-standin), writing into a temp
  * dir. By default the registry is loaded once per test file from the same directories `schemas` would
  * load (compiling the Pi schemas is most of a small test's time); `{fresh: true}` passes
- * `schemas: [sharedPath('schemas-extra')]` to startRecorder instead, as the CLI's --schemas does.
+ * `schemas: [STANDIN_SCHEMAS_DIR]` to startRecorder instead, as the CLI's --schemas does.
  */
 export async function record(target: string, options: Partial<RecorderOptions> & { fresh?: boolean } = {}): Promise<Recording> {
   const out = join(tempDir('agent-proxy-rec-'), 'recording.db');
   const events: LiveEvent[] = [];
   const { fresh, ...rest } = options;
-  const schemas = { schemas: [sharedPath('schemas-extra')] };
+  const schemas = { schemas: [STANDIN_SCHEMAS_DIR] };
   const registry = fresh ? {} : { registry: (schemasExtra ??= SchemaRegistry.load({ extraDirs: schemas.schemas })) };
   const recorder = await startRecorder({ target, listen: 0, out, ...schemas, ...registry, listener: (e) => events.push(e), ...rest });
   let reader: RecordingReader | undefined;

@@ -6,13 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { startPiDaemon, type PiDaemon } from '../support/pi-daemon-standin.js';
 import { api, type ApiResult } from '../record/pi-helpers.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
-import { sharedPath } from '../support/shared.js';
+import { testRegistry } from '../support/shared.js';
 import { expectSameRecording, onCleanup, record, replay, useCleanups } from './replay-helpers.js';
 
 useCleanups();
 
-let registry: SchemaRegistry | undefined;
-const piRegistry = () => (registry ??= SchemaRegistry.load({ useEnv: false, extraDirs: [sharedPath('schemas-extra')] }));
+const piRegistry = (): SchemaRegistry => testRegistry();
 
 async function daemon(): Promise<PiDaemon> {
   const d = await startPiDaemon({ deterministic: true });

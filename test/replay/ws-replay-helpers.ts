@@ -8,12 +8,11 @@ import { ClientSideConnection, PROTOCOL_VERSION, type AnyMessage, type SessionNo
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
-import { sharedPath } from '../support/shared.js';
+import { testRegistry } from '../support/shared.js';
 import { onCleanup, within } from './replay-helpers.js';
 
-let registry: SchemaRegistry | undefined;
-/** Project schemas + the Pi schemas, so the Pi frames get real verdicts. */
-export const piRegistry = () => (registry ??= SchemaRegistry.load({ useEnv: false, extraDirs: [sharedPath('schemas-extra')] }));
+/** Project schemas + the stand-in extras, so the Pi frames get real verdicts. */
+export const piRegistry = (): SchemaRegistry => testRegistry();
 
 export async function daemon(options: PiDaemonOptions = {}): Promise<PiDaemon> {
   const d = await startPiDaemon({ deterministic: true, ...options });

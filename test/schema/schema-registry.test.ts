@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_NDJSON_V1_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
-import { bareRegistry, fullRegistry, sharedPath } from '../support/shared.js';
+import { bareRegistry, STANDIN_SCHEMAS_DIR, testRegistry } from '../support/shared.js';
 
 describe('SchemaRegistry', () => {
   it('reports every $ref to an unloaded document instead of skipping it', () => {
@@ -13,9 +13,9 @@ describe('SchemaRegistry', () => {
     expect(missing.every((m) => m.from === PI_SESSION_API_ID)).toBe(true);
   });
 
-  it('resolves every $ref once the extra schemas are loaded', () => {
-    expect(fullRegistry().unresolvedRefs()).toEqual([]);
-    expect(fullRegistry().has(PI_NDJSON_V1_ID)).toBe(true);
+  it('resolves every $ref once the extra schemas are loaded (here our stand-ins; the real ones: test/conformance)', () => {
+    expect(testRegistry().unresolvedRefs()).toEqual([]);
+    expect(testRegistry().has(PI_NDJSON_V1_ID)).toBe(true);
   });
 
   it('marks only the $defs that reach a missing document as unchecked, naming the $id and the flag', () => {
@@ -50,7 +50,7 @@ describe('SchemaRegistry', () => {
     const hashes = bareRegistry().hashes();
     expect(hashes[AGUI_SCHEMA_ID]).toBe('aba1e109145d943e9be7cef5767ec9c61b966356b1bbc5f37bf7be79f7b4df80');
     const before = process.env.AGENT_PROXY_SCHEMAS;
-    process.env.AGENT_PROXY_SCHEMAS = sharedPath('schemas-extra');
+    process.env.AGENT_PROXY_SCHEMAS = STANDIN_SCHEMAS_DIR;
     try {
       expect(SchemaRegistry.load().unresolvedRefs()).toEqual([]);
     } finally {

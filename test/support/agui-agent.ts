@@ -23,7 +23,7 @@ export { AGUI_MEDIA_TYPE };
 /** A script: the events one run emits. Iterables may be infinite (the writer stops when the client goes). */
 export type AguiScript = (input: RunAgentInput) => BaseEvent[] | Iterable<BaseEvent> | AsyncIterable<BaseEvent>;
 
-/** Named scenarios. `fixture:<name>` loads `../shared/fixtures/agui/<name>.json` at run time. */
+/** Named scenarios. `fixture:<name>` loads `test/fixtures/agui/<name>.json` (event arrays written for the tests). */
 export type AguiScenarioName =
   | 'default'
   | 'broken-content-before-start'
@@ -161,7 +161,7 @@ function resetMidStream(input: RunAgentInput): BaseEvent[] {
 /** Loads a fixture and rewrites its first threadId/runId (wherever they occur) to the input's. */
 export async function loadAguiFixture(name: string, input?: Pick<RunAgentInput, 'threadId' | 'runId'>): Promise<BaseEvent[]> {
   if (!FIXTURE_NAME.test(name)) throw new Error(`bad fixture name: ${name}`);
-  const url = new URL(`../../../shared/fixtures/agui/${name}.json`, import.meta.url);
+  const url = new URL(`../fixtures/agui/${name}.json`, import.meta.url);
   const events = JSON.parse(await readFile(url, 'utf8')) as BaseEvent[];
   if (!Array.isArray(events)) throw new Error(`fixture ${name} is not an event array`);
   if (!input) return events;

@@ -1,34 +1,113 @@
 /**
- * A stand-in for the Pi daemon's owner-only NDJSON unix socket, answering from the captured
- * exchange (../shared/fixtures/pi-daemon/captured/unix-ndjson.json): each command gets the lines
- * the real daemon wrote after the captured command most like it (same operation, generation and
- * idempotency key, taken in captured order), with the live `requestId` in place of the captured one.
+ * A stand-in for the Pi daemon's owner-only NDJSON unix socket. It answers from a conversation we
+ * wrote (ndjsonConversation below, shaped like the daemon's protocol v1): each command gets the
+ * lines written after the scripted command most like it (same operation, generation and
+ * idempotency key, taken in order), with the live `requestId` in place of the scripted one.
  */
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { readSharedJson } from './shared.js';
+import { MOCK_HELLO, MOCK_MODEL } from './mock-openai.js';
 
 type Json = Record<string, unknown>;
-interface CapturedRecord {
-  dir: 'client->server' | 'server->client';
-  t: number;
-  msg: Json;
-}
 
-export interface CapturedCommand {
+export interface ScriptedCommand {
   command: Json;
   replies: Json[];
 }
 
-/** The captured commands in order, each with the daemon lines that followed it. */
-export function capturedNdjsonConversation(): CapturedCommand[] {
-  const { records } = readSharedJson<{ records: CapturedRecord[] }>('fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json');
-  const out: CapturedCommand[] = [];
-  for (const record of records) {
-    if (record.dir === 'client->server') out.push({ command: record.msg, replies: [] });
-    else out.at(-1)?.replies.push(record.msg);
+const HOST = '00000000-0000-4000-8000-0000000000e1';
+const SESSION = 'ndjson-a';
+const V = '1.0';
+
+/** The Pi events of one text turn on the mock model, as the socket names them (camelCase). */
+function turnEvents(requestId: string, firstSequence: number): Json[] {
+  const user = { role: 'user', content: [{ type: 'text', text: 'Say hello' }], timestamp: 1_768_467_600_000 };
+  const pieces = MOCK_HELLO.match(/\S+ ?/g)!;
+  const assistant = (text: string | undefined) => ({ role: 'assistant', content: text === undefined ? [] : [{ type: 'text', text }], provider: 'mock', model: MOCK_MODEL, stopReason: 'stop' });
+  const events: Array<[string, Json | undefined]> = [
+    ['promptAccepted', { idempotencyKey: 'wake-key-1', queuedTurns: 0 }],
+    ['agentStart', {}],
+    ['turnStart', undefined],
+    ['messageStart', { message: user }],
+    ['messageEnd', { message: user }],
+    ['messageStart', { message: assistant(undefined) }],
+    ['messageUpdate', { assistantMessageEvent: { type: 'text_start', contentIndex: 0 } }],
+  ];
+  let sofar = '';
+  for (const delta of pieces) {
+    sofar += delta;
+    events.push(['messageUpdate', { assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta, partial: assistant(sofar) } }]);
   }
-  return out;
+  events.push(['messageUpdate', { assistantMessageEvent: { type: 'text_end', contentIndex: 0, content: MOCK_HELLO } }]);
+  events.push(['messageEnd', { message: assistant(MOCK_HELLO) }], ['turnEnd', { message: assistant(MOCK_HELLO) }], ['agentSettled', undefined], ['agentEnd', {}], ['sessionIdle', {}]);
+  return events.map(([event, data], i) => ({
+    protocolVersion: V,
+    kind: 'event',
+    event,
+    hostInstanceId: HOST,
+    sessionId: SESSION,
+    generation: 1,
+    sequence: firstSequence + i,
+    requestId,
+    ...(data === undefined ? {} : { data }),
+  }));
+}
+
+const command = (requestId: string, operation: string, fields: Json = {}, payload: Json = {}): Json => ({
+  protocolVersion: V,
+  requestId,
+  operation,
+  ...(operation === 'handshake' ? {} : { sessionId: SESSION, generation: 1 }),
+  ...fields,
+  payload,
+});
+const ok = (requestId: string, data: Json, fields: Json = {}): Json => ({ protocolVersion: V, kind: 'response', requestId, hostInstanceId: HOST, ...fields, ok: true, data });
+
+/** A wake, its turn's events and its terminal response; the turn starts after `sequence`. */
+function wake(requestId: string, sequence: number): ScriptedCommand {
+  const events = turnEvents(requestId, sequence + 1);
+  const last = sequence + events.length;
+  const result = { text: MOCK_HELLO, model: { provider: 'mock', id: MOCK_MODEL } };
+  return {
+    command: command(requestId, 'wake', { idempotencyKey: 'wake-key-1' }, { prompt: 'Say hello', source: 'test' }),
+    replies: [...events, ok(requestId, { result }, { sessionId: SESSION, sequence: last })],
+  };
+}
+
+/** The scripted client commands in order, each with the daemon lines that follow it. */
+export function ndjsonConversation(): ScriptedCommand[] {
+  const first = wake('wake-1', 1);
+  const afterFirst = (first.replies.at(-1)!.sequence as number);
+  const again = wake('wake-dup', afterFirst); // the same idempotency key: the daemon runs it as its own turn
+  const last = again.replies.at(-1)!.sequence as number;
+  const operations = ['handshake', 'open', 'wake', 'steer', 'followUp', 'status', 'abort', 'attach', 'detach', 'close', 'drain'];
+  return [
+    { command: command('hs-1', 'handshake'), replies: [ok('hs-1', { protocolVersion: V, packageVersion: '0.3.0', capabilities: { operations } })] },
+    {
+      command: command('open-1', 'open', {}, { cwd: '/srv/work/project-a', session: { mode: 'memory' } }),
+      replies: [ok('open-1', { created: true, session: { sessionId: SESSION, generation: 1, state: 'idle', sequence: 1, queuedTurns: 0 } }, { sessionId: SESSION, sequence: 1 })],
+    },
+    { command: command('attach-1', 'attach'), replies: [ok('attach-1', { attached: true, generation: 1, sequence: 1 }, { sessionId: SESSION, sequence: 1 })] },
+    first,
+    again,
+    { command: command('status-1', 'status'), replies: [ok('status-1', { sessionId: SESSION, generation: 1, state: 'idle', sequence: last, queuedTurns: 0 }, { sessionId: SESSION })] },
+    {
+      command: command('wake-stale', 'wake', { generation: 6, idempotencyKey: 'wake-key-2' }, { prompt: 'x' }),
+      replies: [
+        {
+          protocolVersion: V,
+          kind: 'response',
+          requestId: 'wake-stale',
+          hostInstanceId: HOST,
+          sessionId: SESSION,
+          ok: false,
+          error: { code: 'stale_generation', message: 'session generation does not match', retryable: false, details: { currentGeneration: 1, receivedGeneration: 6 } },
+        },
+      ],
+    },
+    { command: command('detach-1', 'detach'), replies: [ok('detach-1', { detached: true, generation: 1, sequence: last }, { sessionId: SESSION, sequence: last })] },
+    { command: command('close-1', 'close'), replies: [ok('close-1', { closed: true }, { sessionId: SESSION })] },
+  ];
 }
 
 export interface NdjsonDaemon {
@@ -39,7 +118,7 @@ export interface NdjsonDaemon {
 }
 
 export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemon> {
-  const conversation = capturedNdjsonConversation();
+  const conversation = ndjsonConversation();
   const received: string[][] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -78,9 +157,9 @@ export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemo
       return;
     }
     used.add(index);
-    const recordedId = conversation[index].command.requestId;
+    const scriptedId = conversation[index].command.requestId;
     for (const reply of conversation[index].replies) {
-      const live = reply.requestId === recordedId ? { ...reply, requestId: command.requestId } : reply;
+      const live = reply.requestId === scriptedId ? { ...reply, requestId: command.requestId } : reply;
       socket.write(JSON.stringify(live) + '\n');
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Pi daemon stand-in: a real HTTP + WebSocket server that behaves like pi-daemon v0.3.0's
- * session API (docs/pi-daemon-notes.md §1.3–1.6), answering with bodies templated from the
- * captured traffic in ../shared/fixtures/pi-daemon/captured (read at run time).
+ * session API (docs/pi-daemon-notes.md §1.3–1.6), answering with the bodies of our own scenario
+ * (pi-daemon/scenario.ts), shaped like the daemon's.
  *
  * - REST: /v1/capabilities, /v1/session (list/create), /v1/session/{ref} (get/put/delete),
  *   /v1/ticket/{id} (queued → running → succeeded across polls), /v1/ticket?method&target.
@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import { unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { loadPiCaptures } from './pi-daemon/captures.js';
+import { piScenario } from './pi-daemon/scenario.js';
 import { listenOn, sendJson, type Listen } from './pi-daemon/http-util.js';
 import { handleRest } from './pi-daemon/rest.js';
 import { chooseProtocol, handleUpgrade, routeOf } from './pi-daemon/rpc.js';
@@ -44,7 +44,7 @@ export interface PiDaemonOptions {
   ticketPollsToSucceed?: number;
   /** Observers get `controller_required` for non-read-only commands, like the daemon (default false: any role may prompt). */
   enforceRoles?: boolean;
-  /** Which captured turn a prompt streams: 'tool-call' (default; 27 events) or 'text' (16 events). */
+  /** Which scenario turn a prompt streams: 'tool-call' (default; 27 events) or 'text' (16 events). */
   rpcTurn?: 'tool-call' | 'text';
   /** Pre-create session agent-a (default true). */
   seedSession?: boolean;
@@ -72,7 +72,7 @@ export interface PiDaemon {
 export const SEEDED_SESSION_ID = 'agent-a';
 
 export async function startPiDaemon(options: PiDaemonOptions = {}): Promise<PiDaemon> {
-  const captures = loadPiCaptures();
+  const scenario = piScenario();
   const closeAfter = options.closeCodeAfterPrompt;
   const state = new DaemonState(
     {
@@ -86,14 +86,14 @@ export async function startPiDaemon(options: PiDaemonOptions = {}): Promise<PiDa
       rpcTurn: options.rpcTurn ?? 'tool-call',
       deterministic: options.deterministic ?? false,
     },
-    captures,
+    scenario,
     options.hostInstanceId,
   );
 
   let sessionId: string | undefined;
   if (options.seedSession ?? true) {
-    const template = captures.session;
-    const { env } = splitSpec(captures.createRequest.spec as Record<string, unknown>);
+    const template = scenario.session;
+    const { env } = splitSpec(scenario.createRequest.spec as Record<string, unknown>);
     const at = state.now();
     const seeded: SessionRecord = {
       sessionId: template.sessionId as string,

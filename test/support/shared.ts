@@ -1,16 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { describe } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, it } from 'vitest';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { join, resolve } from 'node:path';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { HAS_SHARED_CORPUS, SHARED_DIR } from './corpus.js';
 
-/** ../shared beside the checkout: read-only reference material, never copied into the repo. */
-export const SHARED_DIR = resolve(fileURLToPath(new URL('../../../shared', import.meta.url)));
-
-/** True when the third-party corpus in ../shared is present (CI has it; a plain clone does not). */
-export const HAS_SHARED_CORPUS = existsSync(join(SHARED_DIR, 'fixtures'));
-/** `describe` for tests that read the corpus: skipped, not failed, in a clone without ../shared. */
-export const describeWithCorpus = describe.skipIf(!HAS_SHARED_CORPUS);
+export { HAS_SHARED_CORPUS, SHARED_DIR };
+/**
+ * `describe` for tests that read the corpus: skipped, not failed, in a clone without ../shared.
+ * Without the corpus the body is not even run (vitest runs a skipped describe's body to list its
+ * tests, and a body that reads the corpus would fail the file): the group shows as one skipped test.
+ */
+export function describeWithCorpus(name: string, body: () => void): void {
+  if (HAS_SHARED_CORPUS) describe(name, body);
+  else describe.skip(name, () => it('needs the third-party corpus in ../shared', () => undefined));
+}
 
 export function sharedPath(...parts: string[]): string {
   return join(SHARED_DIR, ...parts);
@@ -20,13 +24,36 @@ export function readSharedJson<T = unknown>(...parts: string[]): T {
   return JSON.parse(readFileSync(sharedPath(...parts), 'utf8')) as T;
 }
 
+/**
+ * A corpus file for a conformance file's top level, which vitest runs even for a skipped
+ * `describeWithCorpus`: the file's content, or `absent` in a checkout without ../shared.
+ */
+export function corpusJson<T>(absent: T, ...parts: string[]): T {
+  return HAS_SHARED_CORPUS ? readSharedJson<T>(...parts) : absent;
+}
+
+/** The names in a corpus folder, or none in a checkout without ../shared. */
+export function corpusDir(...parts: string[]): string[] {
+  return HAS_SHARED_CORPUS ? readdirSync(sharedPath(...parts)) : [];
+}
+
+/** Our stand-ins for the third-party NDJSON protocol schemas: see its README. */
+export const STANDIN_SCHEMAS_DIR = fileURLToPath(new URL('../fixtures/schemas-extra-standin', import.meta.url));
+
 let full: SchemaRegistry | undefined;
 let bare: SchemaRegistry | undefined;
+let standIn: SchemaRegistry | undefined;
 
-/** Project schemas + ../shared/schemas-extra + ACP, loaded once per test file. */
+/** Project schemas + the real ../shared/schemas-extra + ACP: for test/conformance/ only (needs the corpus). */
 export function fullRegistry(): SchemaRegistry {
   full ??= SchemaRegistry.load({ useEnv: false, extraDirs: [sharedPath('schemas-extra')] });
   return full;
+}
+
+/** Project schemas + ACP + our stand-in NDJSON schemas: what behaviour tests judge with, in any checkout. */
+export function testRegistry(): SchemaRegistry {
+  standIn ??= SchemaRegistry.load({ useEnv: false, extraDirs: [STANDIN_SCHEMAS_DIR] });
+  return standIn;
 }
 
 /** Project schemas + ACP only: what a user gets without --schemas. */

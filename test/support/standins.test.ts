@@ -18,7 +18,7 @@ import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from './agui-ag
 import { fixturesAfterEach } from './fixtures-after-each.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
-import { fullRegistry } from './shared.js';
+import { testRegistry } from './shared.js';
 import { useCleanups } from './cleanups.js';
 import { within, wsOpen, wsRefusal } from './ws-client.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
@@ -127,7 +127,7 @@ function expectMaterialisedDefaultRun(messages: Message[], state: unknown): void
   expect(state).toEqual({ counter: 1, status: 'done' });
 }
 
-const registry = () => fullRegistry();
+const registry = () => testRegistry();
 function expectValid(def: string, value: unknown): void {
   const check = registry().def(PI_SESSION_API_ID, def);
   if (!check.ok) throw new Error(check.reason);
@@ -253,8 +253,8 @@ describe('AG-UI stand-in agent', () => {
     expect(a.requests[2].gzip).toBe(true);
   });
 
-  it('replays a shared fixture with threadId/runId rewritten to the input', async () => {
-    const a = await agui({ script: 'fixture:dotnet-text-message-run' });
+  it('replays a fixture with threadId/runId rewritten to the input', async () => {
+    const a = await agui({ script: 'fixture:text-message-run' });
     const res = await postRun(a.url, {}, runInput('thread-fx', 'run-fx'));
     const events = parseSseSpec(await res.text()).map((f) => JSON.parse(f.data) as Record<string, unknown>);
     expect(events).toHaveLength(13);
@@ -268,10 +268,10 @@ describe('AG-UI stand-in agent', () => {
 
   it('picks a scenario per request from POST /scenario/<name>', async () => {
     const a = await agui();
-    const agent = new HttpAgent({ url: `${a.url}/scenario/fixture:spec-two-sequential-runs-one-stream`, threadId: 't-two' });
+    const agent = new HttpAgent({ url: `${a.url}/scenario/fixture:two-sequential-runs`, threadId: 't-two' });
     await agent.runAgent({ runId: 'r-two' });
     expect(agent.messages).toHaveLength(2);
-    expect(a.requests[0].scenario).toBe('fixture:spec-two-sequential-runs-one-stream');
+    expect(a.requests[0].scenario).toBe('fixture:two-sequential-runs');
     const missing = await postRun(`${a.url}/scenario/fixture:no-such-fixture`);
     expect(missing.status).toBe(404);
   });

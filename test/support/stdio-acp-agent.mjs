@@ -1,27 +1,35 @@
 #!/usr/bin/env node
 /**
  * A stand-in ACP agent on stdio, built with the official SDK: AgentSideConnection over
- * ndJsonStream(process.stdout, process.stdin). Results and session/update payloads are the ones
- * pi-daemon's ACP adapter sent in ../shared/fixtures/pi-daemon/captured/acp-websocket.json.
- * A prompt containing PERMISSION first asks the client for permission (an agent → client request).
+ * ndJsonStream(process.stdout, process.stdin). It answers like the Pi daemon's ACP adapter, from
+ * the scenario written below: a text reply in chunks, or (for a prompt containing READFILE) a
+ * `read` tool call, its result and a reply. A prompt containing PERMISSION first asks the client
+ * for permission (an agent → client request).
  */
-import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { AgentSideConnection, ndJsonStream } from '@agentclientprotocol/sdk';
 
-const CAPTURE = new URL('../../../shared/fixtures/pi-daemon/captured/acp-websocket.json', import.meta.url);
-const frames = JSON.parse(readFileSync(CAPTURE, 'utf8')).records.filter((r) => r.kind === 'ws');
-const result = (id) => frames.find((r) => r.dir === 'server->client' && r.data?.id === id).data.result;
-const idOf = (method, nth = 0) => frames.filter((r) => r.dir === 'client->server' && r.data?.method === method)[nth].data.id;
-const updatesAfter = (id) => {
-  const start = frames.findIndex((r) => r.dir === 'client->server' && r.data?.id === id);
-  const end = frames.findIndex((r, i) => i > start && r.dir === 'server->client' && r.data?.id === id);
-  return frames.slice(start + 1, end).filter((r) => r.data?.method === 'session/update').map((r) => r.data.params.update);
+const LEVELS = ['off', 'minimal', 'low', 'medium', 'high'].map((id) => ({ id, name: id[0].toUpperCase() + id.slice(1) }));
+const initializeResult = {
+  protocolVersion: 1,
+  agentInfo: { name: 'stdio-acp-standin', title: 'ACP stand-in agent', version: '0.1.0' },
+  authMethods: [],
+  agentCapabilities: { loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: false }, mcpCapabilities: { http: false, sse: false } },
 };
-const initializeResult = result(idOf('initialize'));
-const loadResult = result(idOf('session/load'));
-const textTurn = updatesAfter(idOf('session/prompt', 0));
-const toolTurn = updatesAfter(idOf('session/prompt', 1));
+const loadResult = {
+  modes: { currentModeId: 'off', availableModes: LEVELS },
+  configOptions: [{ type: 'select', id: 'model', name: 'Model', category: 'model', currentValue: 'mock/mock-model', options: [{ value: 'mock/mock-model', name: 'Mock Model' }] }],
+};
+const chunks = (pieces) => pieces.map((text) => ({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }));
+const textTurn = [
+  { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'compact', description: 'Compact the session context now' }] },
+  ...chunks(['Hello ', 'from ', 'the ', 'mock ', 'model.']),
+];
+const toolTurn = [
+  { sessionUpdate: 'tool_call', toolCallId: 'call_read_1', title: 'read', kind: 'read', status: 'in_progress', rawInput: { path: 'hello.txt' }, locations: [{ path: '/srv/work/project-a/hello.txt' }] },
+  { sessionUpdate: 'tool_call_update', toolCallId: 'call_read_1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'hello\n' } }], rawOutput: { content: [{ type: 'text', text: 'hello\n' }] } },
+  ...chunks(['The ', 'file ', 'says ', 'hello.']),
+];
 
 class StandInAgent {
   constructor(conn) {

@@ -1,30 +1,82 @@
 #!/usr/bin/env node
 /**
  * A stand-in for `pi --mode rpc`: reads Pi RPC commands as strict LF-framed JSONL on stdin and
- * answers each with the lines real Pi wrote for the same command type in the captured sessions
- * (../shared/fixtures/pi-rpc/stdio-*.json), with the live command id on its response.
+ * answers each the way Pi does (a response with the command's id, and for `prompt` the events of
+ * one text turn on the loopback mock model), from the scenario written below.
  *
  * Environment: STANDIN_STDERR=<text> writes that line to stderr at start; STANDIN_EXIT=<n> exits
  * with n when stdin ends (default 0). SIGTERM/SIGINT end it by the default signal action.
  */
-import { readFileSync } from 'node:fs';
+const MODEL = 'mock-model';
+const REPLY = ['Hello ', 'from ', 'the ', 'mock ', 'model.'];
+const AT = Date.parse('2026-01-15T09:00:00.000Z');
+const usage = (input, output) => ({ input, output, cacheRead: 0, cacheWrite: 0, ...(input + output > 0 ? { reasoning: 0 } : {}), totalTokens: input + output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const assistant = (text, tokens) => ({
+  role: 'assistant',
+  content: text === undefined ? [] : [{ type: 'text', text }],
+  api: 'openai-completions',
+  provider: 'mock',
+  model: MODEL,
+  usage: tokens ? usage(12, REPLY.length) : usage(0, 0),
+  stopReason: 'stop',
+  timestamp: AT + 5,
+  responseId: 'chatcmpl-1',
+});
+const FULL = REPLY.join('');
 
-const FIXTURES = new URL('../../../shared/fixtures/pi-rpc/', import.meta.url);
-const files = ['stdio-basic-prompt.json', 'stdio-errors.json'];
-
-/** command type → the stdout lines that followed it in a capture; 'parse' for a line that is not JSON. */
-const answers = new Map();
-for (const file of files) {
-  const { records } = JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
-  for (let i = 0; i < records.length; i++) {
-    if (records[i].dir !== 'in') continue;
-    const msg = records[i].msg;
-    const key = msg && typeof msg === 'object' && typeof msg.type === 'string' ? msg.type : 'parse';
-    const out = [];
-    for (let j = i + 1; j < records.length && records[j].dir === 'out'; j++) out.push(records[j].msg);
-    if (!answers.has(key)) answers.set(key, { recordedId: msg?.id, out });
+/** The events of one text turn: 16 lines after the prompt's response. */
+function textTurn(userText) {
+  const user = { role: 'user', content: [{ type: 'text', text: userText }], timestamp: AT };
+  const final = assistant(FULL, true);
+  const events = [{ type: 'agent_start' }, { type: 'turn_start' }, { type: 'message_start', message: user }, { type: 'message_end', message: user }];
+  events.push({ type: 'message_start', message: assistant(undefined, false) });
+  events.push({ type: 'message_update', assistantMessageEvent: { type: 'text_start', contentIndex: 0, partial: assistant(REPLY[0], false) } });
+  let sofar = '';
+  for (const delta of REPLY) {
+    sofar += delta;
+    events.push({ type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta, partial: assistant(sofar, false) } });
   }
+  events.push({ type: 'message_update', assistantMessageEvent: { type: 'text_end', contentIndex: 0, content: FULL, partial: final } });
+  events.push({ type: 'message_end', message: final }, { type: 'turn_end', message: final, toolResults: [] });
+  events.push({ type: 'agent_end', messages: [user, final], willRetry: false }, { type: 'agent_settled' });
+  return events;
 }
+
+const state = {
+  model: { id: MODEL, name: 'Mock Model', api: 'openai-completions', provider: 'mock', baseUrl: 'http://127.0.0.1:9/v1', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 16384, maxTokens: 1024 },
+  thinkingLevel: 'off',
+  isStreaming: false,
+  isCompacting: false,
+  steeringMode: 'one-at-a-time',
+  followUpMode: 'one-at-a-time',
+  sessionId: '00000000-0000-4000-8000-0000000000b1',
+  autoCompactionEnabled: true,
+  messageCount: 0,
+  pendingMessageCount: 0,
+};
+
+/** command type → its answer: the response's fields (and, for prompt, the events that follow it). */
+const answers = {
+  get_state: () => ({ success: true, data: state }),
+  // Always the same turn, whatever the prompt says: tests that change only the prompt see one change.
+  prompt: () => ({ success: true, events: textTurn('Say hello') }),
+  get_last_assistant_text: () => ({ success: true, data: { text: FULL } }),
+  get_entries: () => ({
+    success: true,
+    data: {
+      entries: [
+        { type: 'model_change', id: 'a0000001', parentId: null, timestamp: new Date(AT).toISOString(), provider: 'mock', modelId: MODEL },
+        { type: 'message', id: 'a0000002', parentId: 'a0000001', timestamp: new Date(AT + 5).toISOString(), message: assistant(FULL, true) },
+      ],
+      leafId: 'a0000002',
+    },
+  }),
+  get_session_stats: () => ({ success: true, data: { sessionId: state.sessionId, userMessages: 1, assistantMessages: 1, toolCalls: 0, toolResults: 0, totalMessages: 2, tokens: { input: 12, output: 5, cacheRead: 0, cacheWrite: 0, total: 17 }, cost: 0 } }),
+  set_model: (c) => ({ success: false, error: `Model not found: ${c.provider}/${c.modelId}` }),
+  set_thinking_level: () => ({ success: true }),
+  get_available_thinking_levels: () => ({ success: true, data: { levels: ['off'] } }),
+  get_commands: () => ({ success: true, data: { commands: [{ name: 'greet', description: 'Say hello', source: 'extension' }] } }),
+};
 
 if (process.env.STANDIN_STDERR) process.stderr.write(process.env.STANDIN_STDERR + '\n');
 
@@ -40,18 +92,14 @@ function handle(text) {
     send({ type: 'response', command: 'parse', success: false, error: `Failed to parse command: ${error.message}` });
     return;
   }
-  const known = answers.get(command?.type);
-  if (!known) {
+  const answer = typeof command?.type === 'string' && Object.hasOwn(answers, command.type) ? answers[command.type](command) : undefined;
+  if (!answer) {
     send({ ...(command?.id !== undefined ? { id: command.id } : {}), type: 'response', command: command?.type ?? 'unknown', success: false, error: `Unknown command: ${command?.type}` });
     return;
   }
-  for (const line of known.out) {
-    const isOwnResponse = line.type === 'response' && line.id !== undefined && line.id === known.recordedId;
-    if (isOwnResponse) {
-      const { id: _recorded, ...rest } = line;
-      send(command.id === undefined ? rest : { id: command.id, ...rest });
-    } else send(line);
-  }
+  const { events = [], ...fields } = answer;
+  send({ ...(command.id !== undefined ? { id: command.id } : {}), type: 'response', command: command.type, ...fields });
+  for (const event of events) send(event);
 }
 
 let pending = Buffer.alloc(0);

@@ -4,9 +4,10 @@ import { acpProtocol, ACP_RULES } from '../../../src/protocols/acp/index.js';
 import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/index.js';
 import { ACP_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { bareRegistry, fullRegistry, readSharedJson } from '../../support/shared.js';
+import { bareRegistry, testRegistry } from '../../support/shared.js';
+import { piScenario } from '../../support/pi-daemon/scenario.js';
 
-function checker(registry: SchemaRegistry = fullRegistry()) {
+function checker(registry: SchemaRegistry = testRegistry()) {
   const c = acpProtocol.createChecker({ registry, secrets: new SecretTracker() });
   return {
     send: (sender: Sender, value: unknown) => c.judge({ sender, carrier: 'frame', value }),
@@ -14,10 +15,26 @@ function checker(registry: SchemaRegistry = fullRegistry()) {
   };
 }
 
-const initialize = readSharedJson('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', 'apc.initialize.json');
+/** A client's initialize request, as ACP documents it. */
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' } } };
+
+/** One ACP session on the Pi daemon stand-in's scenario: initialize, session/new, a prompt and its updates. */
+function acpConversation(): Array<['client' | 'server', unknown]> {
+  const scenario = piScenario();
+  const rpc = (id: number, result: unknown) => ({ jsonrpc: '2.0', id, result });
+  return [
+    ['client', initialize],
+    ['server', rpc(1, scenario.acpInitialize)],
+    ['client', { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/srv/work/project-a', mcpServers: [] } }],
+    ['server', rpc(2, { sessionId: 'agent-a', ...scenario.acpLoadResult })],
+    ['client', { jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId: 'agent-a', prompt: [{ type: 'text', text: 'READFILE please read hello.txt' }] } }],
+    ...scenario.acpToolTurn.map((params): ['server', unknown] => ['server', { jsonrpc: '2.0', method: 'session/update', params }]),
+    ['server', rpc(3, { stopReason: 'end_turn' })],
+  ];
+}
 
 describe('ACP: per-method schema checks', () => {
-  it('accepts the upstream apc.initialize.json fixture', () => {
+  it('accepts an initialize request', () => {
     const verdict = checker().send('client', initialize);
     expect(verdict).toEqual({ status: 'valid', schemaRef: `${ACP_SCHEMA_ID}#/$defs/InitializeRequest`, findings: [] });
   });
@@ -25,8 +42,8 @@ describe('ACP: per-method schema checks', () => {
   it('rejects session/prompt whose params lack `prompt`, which the ACP root schema accepts', () => {
     const message = { jsonrpc: '2.0', id: 7, method: 'session/prompt', params: { sessionId: 'agent-a' } };
     // The negative is only meaningful because the root schema alone lets it through.
-    expect(fullRegistry().check(ACP_SCHEMA_ID)).toMatchObject({ ok: true });
-    const root = fullRegistry().check(ACP_SCHEMA_ID);
+    expect(testRegistry().check(ACP_SCHEMA_ID)).toMatchObject({ ok: true });
+    const root = testRegistry().check(ACP_SCHEMA_ID);
     if (root.ok) expect(root.validate(message)).toEqual([]);
 
     const verdict = checker().send('client', message);
@@ -160,11 +177,11 @@ describe('ACP: behaviour', () => {
 
 describe('ACP: without --schemas', () => {
   it('still checks every message: the ACP schema comes from its npm package', () => {
-    const capture = readSharedJson<{ records: Array<{ kind: string; dir: string; data: unknown }> }>('fixtures', 'pi-daemon', 'captured', 'acp-websocket.json');
     const c = checker(bareRegistry());
-    for (const r of capture.records.filter((x) => x.kind === 'ws')) {
-      const verdict = c.send(r.dir === 'client->server' ? 'client' : 'server', r.data);
-      expect(verdict.status).toBe('valid');
+    for (const [sender, message] of acpConversation()) {
+      const verdict = c.send(sender, message);
+      expect(verdict, JSON.stringify(message)).toMatchObject({ status: 'valid', findings: [] });
+      expect(verdict.schemaRef?.startsWith(`${ACP_SCHEMA_ID}#/$defs/`)).toBe(true);
     }
     expect(c.send('client', { jsonrpc: '2.0', id: 70, method: 'session/prompt', params: { sessionId: 's' } }).status).toBe('invalid');
   });

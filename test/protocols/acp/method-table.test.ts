@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACP_METHODS } from '../../../src/protocols/acp/index.js';
 import { ACP_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
+import { testRegistry } from '../../support/shared.js';
 
 describe('ACP method table', () => {
   it('is built from the x-method / x-side annotations of the packaged schema', () => {
@@ -29,13 +29,14 @@ describe('ACP method table', () => {
   });
 
   it('names only $defs the registry can compile, each annotated with its method', () => {
-    const schema = readSharedJson<{ $defs: Record<string, Record<string, unknown>> }>('schemas-extra', 'acp.schema.json');
+    // The schema shipped in @agentclientprotocol/sdk, as the registry loaded it.
+    const schema = testRegistry().documents.get(ACP_SCHEMA_ID)!.json as { $defs: Record<string, Record<string, unknown>> };
     for (const name of ACP_METHODS.methods()) {
       const entry = ACP_METHODS.get(name)!;
       for (const ref of [entry.request, entry.response, entry.notification]) {
         if (!ref) continue;
         expect(schema.$defs[ref.def]['x-method']).toBe(name);
-        expect(fullRegistry().def(ACP_SCHEMA_ID, ref.def).ok).toBe(true);
+        expect(testRegistry().def(ACP_SCHEMA_ID, ref.def).ok).toBe(true);
       }
     }
   });

@@ -4,7 +4,7 @@ import type { SchemaRegistry } from '../../../src/schema/schema-registry.js';
 import { MessageJudge } from '../../../src/verdict/message-judge.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
 import { aguiProtocol } from '../../../src/protocols/agui/index.js';
-import { fullRegistry } from '../../support/shared.js';
+import { testRegistry } from '../../support/shared.js';
 
 export interface StreamResult {
   verdicts: Verdict[];
@@ -24,7 +24,7 @@ export interface StreamOptions {
 
 /** Runs events through an AG-UI checker wrapped like the engine wraps it, then ends the stream. */
 export function runStream(events: unknown[], options: StreamOptions = {}): StreamResult {
-  const registry = options.registry ?? fullRegistry();
+  const registry = options.registry ?? testRegistry();
   const secrets = new SecretTracker();
   const judge = new MessageJudge(aguiProtocol.createChecker({ registry, secrets, requestBody: options.requestBody }), secrets);
   const verdicts: Verdict[] = [];

@@ -2,12 +2,48 @@ import { describe, expect, it } from 'vitest';
 import { createPiDaemonRpcProtocol, piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
 import { PI_DAEMON_RPC_RULES } from '../../../src/protocols/pi-daemon-rpc/rules.js';
 import { SESSION_RPC_FRAME_REF } from '../../../src/protocols/pi-daemon-rpc/frame-kinds.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
+import { testRegistry } from '../../support/shared.js';
 import { behaviourFindings, Conversation } from '../pi-rpc/conversation.js';
 
-/** The upstream attach_ready fixture: connectionId "connection-4", role observer. */
-const READY = readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', 'rpc.ready.frame.json');
-const GAP = readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', 'rpc.replay-gap.frame.json');
+/** An observer's attach_ready while a turn runs (connectionId "connection-4", generation 3, high water 41). */
+const READY: Record<string, unknown> = {
+  kind: 'attach_ready',
+  connectionId: 'connection-4',
+  role: 'observer',
+  hostInstanceId: 'host-01',
+  sessionId: 'agent-a',
+  generation: 3,
+  highWaterCursor: 'host-01:agent-a:3:41',
+  oldestAvailableCursor: 'host-01:agent-a:3:12',
+  snapshot: {
+    session: {
+      sessionId: 'agent-a',
+      name: 'audit',
+      generation: 3,
+      revision: 7,
+      residency: 'resident',
+      state: 'running',
+      createdAt: '2026-01-15T08:00:00.000Z',
+      updatedAt: '2026-01-15T08:10:00.000Z',
+      lastUsedAt: '2026-01-15T08:09:59.000Z',
+      spec: { cwd: '/srv/work/project-a', name: 'audit', target: { mode: 'new' }, isolation: { mode: 'unisolated' } },
+      environment: { keys: ['CI'], persistence: 'memory-only', provisioned: true },
+      links: { self: '/v1/session/agent-a', rpc: '/v1/session/agent-a/rpc', apc: '/v1/session/agent-a/apc' },
+    },
+    requestState: { state: 'running', sequence: 41, queuedTurns: 1, activeRequestId: 'request-active', model: { provider: 'mock', id: 'mock-model' }, lastUsedAt: '2026-01-15T08:09:59.000Z', idleForMs: 0 },
+    rpcState: { sessionId: 'pi-session-1', thinkingLevel: 'off', isStreaming: true, messageCount: 9, pendingMessageCount: 0 },
+    leafId: 'entry-9',
+  },
+};
+/** The replay_gap that precedes a fresh attach_ready when a cursor is too old. */
+const GAP: Record<string, unknown> = {
+  kind: 'replay_gap',
+  reason: 'cursor_expired',
+  requestedCursor: 'host-01:agent-a:3:2',
+  oldestAvailableCursor: 'host-01:agent-a:3:12',
+  highWaterCursor: 'host-01:agent-a:3:45',
+  snapshotFollows: true,
+};
 
 const event = (sequence: number, payload: Record<string, unknown> = { type: 'agent_start' }) => ({
   kind: 'event',
@@ -24,7 +60,7 @@ const uiAnswer = (response: Record<string, unknown>) => ({ kind: 'extension_ui_r
 
 /** A framed connection that has completed its attach handshake. */
 function attached(module = piDaemonRpcProtocol): Conversation {
-  const c = new Conversation(module, fullRegistry());
+  const c = new Conversation(module, testRegistry());
   expect(c.server(READY)).toMatchObject({ status: 'valid', findings: [] });
   return c;
 }
@@ -67,17 +103,17 @@ describe('pi-daemon-rpc behaviour rules: one negative each, with rule id and poi
   });
 
   it('attach-ready-not-first: an event before attach_ready', () => {
-    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const c = new Conversation(piDaemonRpcProtocol, testRegistry());
     const verdict = c.server(event(1));
     expect(verdict.status).toBe('invalid');
     expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'attach-ready-not-first', pointer: '/kind' })]);
   });
 
   it('replay-gap-without-attach-ready: a replay_gap followed by an event, by another replay_gap, or by the end', () => {
-    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const c = new Conversation(piDaemonRpcProtocol, testRegistry());
     expect(c.server(GAP).findings).toEqual([]);
     expect(c.server(event(3)).findings).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '/kind' })]);
-    const twice = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const twice = new Conversation(piDaemonRpcProtocol, testRegistry());
     twice.server(GAP);
     expect(twice.server(GAP).findings).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '/kind' })]);
     expect(twice.end('complete')).toEqual([expect.objectContaining({ rule: 'replay-gap-without-attach-ready', pointer: '' })]);
@@ -270,7 +306,7 @@ describe('pi-daemon-rpc: the raw correlation rules apply inside frames, one leve
 
 describe('pi-daemon-rpc behaviour rules: positive controls', () => {
   it('accepts replay_gap, attach_ready, then events starting at any sequence', () => {
-    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const c = new Conversation(piDaemonRpcProtocol, testRegistry());
     expect(c.server(GAP).findings).toEqual([]);
     expect(c.server(READY).findings).toEqual([]);
     expect(c.server(event(42)).findings).toEqual([]);
@@ -279,7 +315,7 @@ describe('pi-daemon-rpc behaviour rules: positive controls', () => {
   });
 
   it('accepts client frames before attach_ready', () => {
-    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const c = new Conversation(piDaemonRpcProtocol, testRegistry());
     expect(c.client(command({ id: 'a', type: 'get_state' }))).toMatchObject({ status: 'valid', findings: [] });
     expect(c.server(READY).findings).toEqual([]);
     expect(c.server(response({ id: 'a', command: 'get_state' })).findings).toEqual([]);
@@ -320,7 +356,7 @@ describe('pi-daemon-rpc behaviour rules: positive controls', () => {
   });
 
   it('reports nothing at an aborted end', () => {
-    const c = new Conversation(piDaemonRpcProtocol, fullRegistry());
+    const c = new Conversation(piDaemonRpcProtocol, testRegistry());
     c.server(GAP);
     c.client(command({ id: 'a', type: 'get_state' }));
     c.client(navigate('t'));

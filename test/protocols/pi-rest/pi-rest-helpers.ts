@@ -4,25 +4,16 @@ import type { SchemaRegistry } from '../../../src/schema/schema-registry.js';
 import { MessageJudge } from '../../../src/verdict/message-judge.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
 import { piRestProtocol } from '../../../src/protocols/pi-rest/index.js';
-import { readSharedJson } from '../../support/shared.js';
 
 type Headers = Record<string, string>;
 
-/** A captured REST exchange as stored in fixtures/pi-daemon/captured/rest-session-lifecycle.json. */
+/** A REST exchange: ours in rest-exchanges.ts, or the real daemon's in ../shared (test/conformance/pi-rest-corpus.ts). */
 export interface CapturedExchange {
   kind: 'http';
   seq: number;
   label: string;
   request: { method: string; path: string; headers: Headers; body?: unknown; bodyBase64?: string; verdict?: { def: string; valid: boolean } };
   response: { status: number; headers: Headers; body?: unknown; bodyBase64?: string; verdict?: { def: string; valid: boolean } };
-}
-
-export function capturedExchanges(): CapturedExchange[] {
-  return readSharedJson<{ records: CapturedExchange[] }>('fixtures', 'pi-daemon', 'captured', 'rest-session-lifecycle.json').records;
-}
-
-export function upstreamFixture<T = unknown>(name: string): T {
-  return readSharedJson<T>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'session-api', name);
 }
 
 /** A fresh checker wrapped the way the recorder wraps it. */

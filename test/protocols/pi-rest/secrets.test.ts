@@ -2,23 +2,24 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { piRestProtocol, redactSessionEnv, SESSION_ENV_POINTER } from '../../../src/protocols/pi-rest/index.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { fullRegistry } from '../../support/shared.js';
-import { capturedExchanges, clone, judgeExchange, newJudge, requestMessage, responseMessage, upstreamFixture } from './pi-rest-helpers.js';
+import { testRegistry } from '../../support/shared.js';
+import { clone, judgeExchange, newJudge, requestMessage, responseMessage } from './pi-rest-helpers.js';
+import { restExchanges, updateRequest } from './rest-exchanges.js';
 
 const SECRET = 'sk-live-abc123secret';
 
 type CreateBody = { requestId: string; sessionId: string; spec: { env?: Record<string, string>; name?: string } };
 
 function createBodyWithSecret(): CreateBody {
-  const body = clone(capturedExchanges().find((r) => r.label === 'session.create')!.request.body as CreateBody);
+  const body = clone(restExchanges().find((r) => r.label === 'session.create')!.request.body as CreateBody);
   body.spec.env = { API_TOKEN: SECRET, FIXTURE_ENV: 'not-a-secret' };
   return body;
 }
 
 describe('write-only spec.env', () => {
   it('finds an env value the server sends back, names the key, and never shows the value', () => {
-    const { judge, secrets } = newJudge(fullRegistry());
-    const records = capturedExchanges();
+    const { judge, secrets } = newJudge(testRegistry());
+    const records = restExchanges();
     const create = records.find((r) => r.label === 'session.create')!;
     const verdicts = [];
 
@@ -63,8 +64,8 @@ describe('write-only spec.env', () => {
   });
 
   it('registers env from update bodies too (PUT /v1/session/{ref})', () => {
-    const { judge, secrets } = newJudge(fullRegistry());
-    const update = clone(upstreamFixture<{ spec: { env: Record<string, string> } }>('update.request.json'));
+    const { judge, secrets } = newJudge(testRegistry());
+    const update = updateRequest();
     update.spec.env = { ROTATED_TOKEN: SECRET };
     const verdict = judge.judge(requestMessage('PUT', '/v1/session/agent-a', { 'Idempotency-Key': 'u-1' }, update));
     expect(verdict.status).toBe('valid');
@@ -83,9 +84,9 @@ describe('write-only spec.env', () => {
 describe('the checker on its own', () => {
   it('keeps registered values out of its findings even without MessageJudge', () => {
     const secrets = new SecretTracker();
-    const checker = piRestProtocol.createChecker({ registry: fullRegistry(), secrets });
+    const checker = piRestProtocol.createChecker({ registry: testRegistry(), secrets });
     checker.judge(requestMessage('POST', '/v1/session', { 'Idempotency-Key': 'k', 'X-Request-Id': 'req-create-1' }, createBodyWithSecret()));
-    const session = clone(capturedExchanges().find((r) => r.label === 'session.get')!.response.body as { requestId: string });
+    const session = clone(restExchanges().find((r) => r.label === 'session.get')!.response.body as { requestId: string });
     session.requestId = SECRET;
     const verdict = checker.judge(responseMessage('GET', '/v1/session/agent-a', { 'X-Request-Id': 'req-get-1' }, 200, session));
     expect(verdict.findings.map((f) => f.rule)).toEqual(['request-id-not-echoed']);
@@ -111,11 +112,11 @@ describe('redactSessionEnv', () => {
   });
 
   it('still validates after redaction (digests are strings) and returns bodies without env as they are', () => {
-    const { judge } = newJudge(fullRegistry());
+    const { judge } = newJudge(testRegistry());
     const tracker = new SecretTracker();
     const redacted = redactSessionEnv(createBodyWithSecret(), tracker);
     expect(judge.judge(requestMessage('POST', '/v1/session', { 'Idempotency-Key': 'k', 'X-Request-Id': 'req-create-1' }, redacted)).status).toBe('valid');
-    const noEnv = upstreamFixture<object>('blob.reserve.request.json');
+    const noEnv = restExchanges().find((r) => r.label === 'blob.reserve')!.request.body as object;
     expect(redactSessionEnv(noEnv, tracker)).toBe(noEnv);
     expect(redactSessionEnv(null, tracker)).toBe(null);
   });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
 import { PI_RPC_RULES } from '../../../src/protocols/pi-rpc/rules.js';
-import { fullRegistry } from '../../support/shared.js';
+import { testRegistry } from '../../support/shared.js';
 import { behaviourFindings, Conversation } from './conversation.js';
 
-const channel = () => new Conversation(piRpcProtocol, fullRegistry(), 'line');
+const channel = () => new Conversation(piRpcProtocol, testRegistry(), 'line');
 
 const CONFIRM = { type: 'extension_ui_request', id: 'ui-1', method: 'confirm', title: 'Proceed?', message: 'Run it?' };
 

@@ -1,19 +1,7 @@
-import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
 import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import { readSharedJson, sharedPath } from '../../support/shared.js';
-
-interface StdioRecord {
-  dir: 'in' | 'out';
-  msg: Record<string, unknown>;
-  verdict: { note?: string };
-}
-
-const lines = readdirSync(sharedPath('fixtures', 'pi-rpc'))
-  .filter((name) => name.startsWith('stdio-') && name.endsWith('.json'))
-  .flatMap((name) => readSharedJson<{ records: StdioRecord[] }>('fixtures', 'pi-rpc', name).records)
-  .filter((r) => r.verdict.note === undefined);
+import { piScenario } from '../../support/pi-daemon/scenario.js';
 
 describe('pi-rpc classify', () => {
   it('claims the pi-rpc.v1 WebSocket outright and stdio moderately (ACP shares stdio)', () => {
@@ -31,34 +19,19 @@ describe('pi-rpc classify', () => {
   });
 });
 
-describe('pi-rpc sniff and guessSender on real stdio captures', () => {
-  it('sniffs every captured line with high confidence, and the framed module does not', () => {
-    expect(lines.length).toBeGreaterThan(140);
-    // The unknown command is no evidence of Pi RPC on its own; a lone line with it is not claimed.
-    for (const record of lines.filter((r) => r.msg.type !== 'no_such_command')) {
-      expect(piRpcProtocol.sniff(record.msg), JSON.stringify(record.msg).slice(0, 80)).toBeGreaterThanOrEqual(0.9);
-      expect(piDaemonRpcProtocol.sniff(record.msg)).toBe(0);
+/** Sniffing the real `pi --mode rpc` captures: test/conformance/pi-rpc-classify-sniff.test.ts. */
+describe('pi-rpc sniff and guessSender', () => {
+  it('sniffs commands, responses and events of a turn with high confidence, and the framed module does not', () => {
+    const scenario = piScenario();
+    const lines: Array<['client' | 'server', Record<string, unknown>]> = [
+      ['client', { id: 'p-1', type: 'prompt', message: scenario.toolTurnUserText }],
+      ['server', { id: 'p-1', type: 'response', command: 'prompt', success: true }],
+      ...scenario.toolTurnEvents.map((e): ['server', Record<string, unknown>] => ['server', e]),
+    ];
+    for (const [sender, line] of lines) {
+      expect(piRpcProtocol.sniff(line), JSON.stringify(line).slice(0, 80)).toBeGreaterThanOrEqual(0.9);
+      expect(piDaemonRpcProtocol.sniff(line)).toBe(0);
+      expect(piRpcProtocol.guessSender(line)).toBe(sender);
     }
-  });
-
-  it('guesses the sender of every captured line as the capture records it, the unknown command included', () => {
-    for (const record of lines) {
-      expect(piRpcProtocol.guessSender(record.msg), JSON.stringify(record.msg).slice(0, 80)).toBe(record.dir === 'in' ? 'client' : 'server');
-    }
-  });
-
-  it('sniffs the raw pi-rpc.v1 WebSocket frames of the daemon capture', () => {
-    const raw = readSharedJson<{ records: Array<{ kind: string; conn: string; data?: unknown }> }>('fixtures', 'pi-daemon', 'captured', 'rpc-websocket.json')
-      .records.filter((r) => r.kind === 'ws' && r.conn === 'ws-5');
-    for (const record of raw) expect(piRpcProtocol.sniff(record.data)).toBeGreaterThanOrEqual(0.9);
-  });
-
-  it('does not claim unix-ndjson, ACP JSON-RPC, AG-UI events or unknown types', () => {
-    const ndjson = readSharedJson<{ records: Array<{ msg: unknown }> }>('fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json').records;
-    for (const record of ndjson) expect(piRpcProtocol.sniff(record.msg)).toBe(0);
-    const acp = readSharedJson<{ records: Array<{ kind: string; data?: unknown }> }>('fixtures', 'pi-daemon', 'captured', 'acp-websocket.json').records;
-    for (const record of acp.filter((r) => r.kind === 'ws')) expect(piRpcProtocol.sniff(record.data)).toBe(0);
-    for (const event of readSharedJson<unknown[]>('fixtures', 'agui', 'dotnet-text-message-run.json')) expect(piRpcProtocol.sniff(event)).toBe(0);
-    for (const value of [null, 'prompt', [], { type: 'no_such_command' }, { type: 'response' }]) expect(piRpcProtocol.sniff(value)).toBe(0);
   });
 });

@@ -3,13 +3,65 @@ import type { Sender } from '../../../src/core/message.js';
 import { NDJSON_RULES, unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
 import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
 import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
+import { bareRegistry, testRegistry } from '../../support/shared.js';
 
 const HOST = 'host-019f';
-const fixture = (name: string) => readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'unix-ndjson', name);
+/** Lines shaped like the daemon's protocol documents them (written for these tests). */
+const LINES = {
+  handshake: { protocolVersion: '1.0', requestId: 'req-handshake-1', operation: 'handshake', payload: {} },
+  wake: { protocolVersion: '1.0', requestId: 'req-wake-1', operation: 'wake', sessionId: 'agent-a', generation: 2, idempotencyKey: 'k-1', payload: { prompt: 'hi' } },
+  successResponse: { protocolVersion: '1.0', kind: 'response', requestId: 'req-status-1', hostInstanceId: HOST, ok: true, data: {} },
+  errorResponse: {
+    protocolVersion: '1.0',
+    kind: 'response',
+    requestId: 'req-wake-1',
+    hostInstanceId: HOST,
+    sessionId: 'agent-a',
+    ok: false,
+    error: { code: 'session_not_open', message: 'logical session is not open', retryable: true },
+  },
+  messageEvent: { protocolVersion: '1.0', kind: 'event', event: 'messageUpdate', hostInstanceId: HOST, sessionId: 'agent-a', generation: 2, sequence: 7, requestId: 'req-wake-1', data: {} },
+  eventDropped: {
+    protocolVersion: '1.0',
+    kind: 'event',
+    event: 'eventDropped',
+    requestId: 'w-1',
+    data: { originalEvent: 'messageUpdate', error: { code: 'outbound_record_too_large', message: 'record over the byte limit', retryable: false, details: { maxBytes: 1048576 } } },
+  },
+  openV2NoTools: {
+    protocolVersion: '2.0',
+    requestId: 'req-open-v2-configured-1',
+    operation: 'open',
+    sessionId: 'agent-b',
+    generation: 1,
+    payload: { cwd: '/workspace/agent-b', session: { mode: 'new', sessionDir: '/home/op/.pi/agent/sessions/agent-b' }, resources: { tools: 'none' } },
+  },
+  openV2HostTools: {
+    protocolVersion: '2.0',
+    requestId: 'req-open-v2-1',
+    operation: 'open',
+    sessionId: 'agent-a',
+    generation: 2,
+    payload: {
+      cwd: '/workspace/agent-a',
+      session: { mode: 'new' },
+      resources: {
+        tools: {
+          mode: 'host-adapter',
+          descriptor: {
+            protocolVersion: '1.0',
+            adapterId: 'owner-filesystem',
+            endpoint: { transport: 'unix', path: '/run/user/1000/tools.sock' },
+            binding: { hostInstanceId: HOST, sessionId: 'agent-a', generation: 2, capabilityHandle: 'handle-0123456789' },
+          },
+        },
+      },
+    },
+  },
+};
 
 function connection() {
-  const checker = unixNdjsonProtocol.createChecker({ registry: fullRegistry(), secrets: new SecretTracker() });
+  const checker = unixNdjsonProtocol.createChecker({ registry: testRegistry(), secrets: new SecretTracker() });
   return {
     send: (sender: Sender, value: unknown) => checker.judge({ sender, carrier: 'line', value }),
     end: (how: 'complete' | 'aborted' = 'complete') => checker.end(how),
@@ -65,7 +117,7 @@ describe('unix-ndjson: positive control', () => {
     expect(c.send('server', response('st-1')).findings).toEqual([]);
     for (const seq of [5, 6, 7]) expect(c.send('server', event(seq, { requestId: 'w-1' })).findings).toEqual([]);
     // eventDropped takes the sequence of the event it replaces.
-    expect(c.send('server', { ...fixture('event-dropped.event.json'), hostInstanceId: HOST, sessionId: 's', generation: 1, sequence: 8 }).findings).toEqual([]);
+    expect(c.send('server', { ...LINES.eventDropped, hostInstanceId: HOST, sessionId: 's', generation: 1, sequence: 8 }).findings).toEqual([]);
     expect(c.send('server', response('w-1', { sequence: 8 })).findings).toEqual([]);
     expect(c.send('client', command('d-1', 'detach')).findings).toEqual([]);
     expect(c.send('server', response('d-1')).findings).toEqual([]);
@@ -118,13 +170,13 @@ describe('unix-ndjson: rules', () => {
 
   it(NDJSON_RULES.responseVersionMismatch, () => {
     const c = connection();
-    c.send('client', fixture('open-v2-configured-no-tools.command.json'));
+    c.send('client', LINES.openV2NoTools);
     const verdict = c.send('server', response('req-open-v2-configured-1'));
     expect(verdict.schemaRef).toBe(`${PI_NDJSON_V1_ID}#/$defs/response`);
     expect(rules(verdict)).toEqual([{ rule: NDJSON_RULES.responseVersionMismatch, severity: 'error', pointer: '/protocolVersion' }]);
     // The same response in the command's version is fine, and is checked by the v2 schema.
     const v2 = connection();
-    v2.send('client', fixture('open-v2-configured-no-tools.command.json'));
+    v2.send('client', LINES.openV2NoTools);
     expect(v2.send('server', response('req-open-v2-configured-1', { protocolVersion: '2.0' }))).toEqual({
       status: 'valid',
       schemaRef: `${PI_NDJSON_V2_ID}#/$defs/response`,
@@ -238,7 +290,7 @@ describe('unix-ndjson: schema choice', () => {
   });
 
   it('uses protocol-v2.schema.json for 2.x lines and v1 for 1.x', () => {
-    const v2 = fixture('open-v2-host-tool-adapter.command.json');
+    const v2 = LINES.openV2HostTools;
     expect(connection().send('client', v2)).toEqual({ status: 'valid', schemaRef: `${PI_NDJSON_V2_ID}#/$defs/openCommand`, findings: [] });
     // v1 stays exactly no-tools: the same open as 1.0 is rejected.
     const asV1 = connection().send('client', { ...v2, protocolVersion: '1.0' });
@@ -265,9 +317,9 @@ describe('unix-ndjson: module', () => {
   });
 
   it('sniffs commands, responses and events, and nothing else', () => {
-    expect(unixNdjsonProtocol.sniff(fixture('handshake.command.json'))).toBeGreaterThanOrEqual(0.8);
-    expect(unixNdjsonProtocol.sniff(fixture('error.response.json'))).toBeGreaterThanOrEqual(0.8);
-    expect(unixNdjsonProtocol.sniff(fixture('message.event.json'))).toBeGreaterThanOrEqual(0.8);
+    expect(unixNdjsonProtocol.sniff(LINES.handshake)).toBeGreaterThanOrEqual(0.8);
+    expect(unixNdjsonProtocol.sniff(LINES.errorResponse)).toBeGreaterThanOrEqual(0.8);
+    expect(unixNdjsonProtocol.sniff(LINES.messageEvent)).toBeGreaterThanOrEqual(0.8);
     expect(unixNdjsonProtocol.sniff({ kind: 'response', protocolVersion: '1.0' })).toBe(0);
     expect(unixNdjsonProtocol.sniff({ jsonrpc: '2.0', id: 1, method: 'initialize' })).toBe(0);
     expect(unixNdjsonProtocol.sniff({ type: 'prompt', id: 'x' })).toBe(0);
@@ -275,8 +327,30 @@ describe('unix-ndjson: module', () => {
   });
 
   it('guesses the sender from the shape', () => {
-    expect(unixNdjsonProtocol.guessSender(fixture('wake.command.json'))).toBe('client');
-    expect(unixNdjsonProtocol.guessSender(fixture('success.response.json'))).toBe('server');
-    expect(unixNdjsonProtocol.guessSender(fixture('event-dropped.event.json'))).toBe('server');
+    expect(unixNdjsonProtocol.guessSender(LINES.wake)).toBe('client');
+    expect(unixNdjsonProtocol.guessSender(LINES.successResponse)).toBe('server');
+    expect(unixNdjsonProtocol.guessSender(LINES.eventDropped)).toBe('server');
+  });
+});
+
+describe('unix-ndjson: without --schemas', () => {
+  const bare = () => unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+
+  it('leaves each line unchecked, naming protocol.schema.json and --schemas', () => {
+    const checker = bare();
+    for (const [sender, value] of [['client', LINES.handshake], ['server', { ...LINES.successResponse, requestId: 'req-handshake-1' }]] as const) {
+      const verdict = checker.judge({ sender, carrier: 'line', value });
+      expect(verdict.status).toBe('unchecked');
+      expect(verdict.reason).toContain(PI_NDJSON_V1_ID);
+      expect(verdict.reason).toContain('--schemas');
+      expect(verdict.findings).toEqual([]);
+    }
+  });
+
+  it('still reports behavioural errors, which make the line invalid', () => {
+    const verdict = bare().judge({ sender: 'server', carrier: 'line', value: LINES.successResponse });
+    expect(verdict.status).toBe('invalid');
+    expect(verdict.reason).toContain(PI_NDJSON_V1_ID);
+    expect(verdict.findings.map((f) => f.rule)).toEqual(['ndjson-unknown-request-id']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * ACP half of the Pi daemon stand-in (/v1/session/{ref}/apc): a real ACP agent built with
  * @agentclientprotocol/sdk's AgentSideConnection over the WebSocket. Results and session/update
- * payloads come from the captured traffic (acp-websocket.json).
+ * payloads come from our scenario (scenario.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
@@ -43,7 +43,7 @@ class StandInAcpAgent implements Agent {
   ) {}
 
   initialize(_params: InitializeRequest): InitializeResponse {
-    return structuredClone(this.state.captures.acpInitialize) as unknown as InitializeResponse;
+    return structuredClone(this.state.scenario.acpInitialize) as unknown as InitializeResponse;
   }
 
   authenticate(_params: AuthenticateRequest): AuthenticateResponse {
@@ -52,17 +52,17 @@ class StandInAcpAgent implements Agent {
 
   /** The /apc route is bound to one daemon session: session/new attaches to it (any cwd is accepted). */
   newSession(_params: NewSessionRequest): NewSessionResponse {
-    return { sessionId: this.session.sessionId, ...(structuredClone(this.state.captures.acpLoadResult) as Json) } as NewSessionResponse;
+    return { sessionId: this.session.sessionId, ...(structuredClone(this.state.scenario.acpLoadResult) as Json) } as NewSessionResponse;
   }
 
   async loadSession(params: LoadSessionRequest): Promise<LoadSessionResponse> {
     if (params.sessionId !== this.session.sessionId && params.sessionId !== this.session.name) {
       throw RequestError.resourceNotFound(params.sessionId);
     }
-    for (const update of this.state.captures.acpLoadHistory) {
+    for (const update of this.state.scenario.acpLoadHistory) {
       await this.conn.sessionUpdate({ ...(structuredClone(update) as unknown as SessionNotification), sessionId: params.sessionId });
     }
-    return structuredClone(this.state.captures.acpLoadResult) as LoadSessionResponse;
+    return structuredClone(this.state.scenario.acpLoadResult) as LoadSessionResponse;
   }
 
   listSessions(_params: ListSessionsRequest): ListSessionsResponse {
@@ -78,13 +78,13 @@ class StandInAcpAgent implements Agent {
     return {};
   }
 
-  /** Streams the captured text turn (or the tool-call turn when the prompt mentions READFILE), then end_turn. */
+  /** Streams the scenario's text turn (or the tool-call turn when the prompt mentions READFILE), then end_turn. */
   async prompt(params: PromptRequest): Promise<PromptResponse> {
     const abort = new AbortController();
     this.prompts.get(params.sessionId)?.abort();
     this.prompts.set(params.sessionId, abort);
     const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-    const updates = text.includes('READFILE') ? this.state.captures.acpToolTurn : this.state.captures.acpTextTurn;
+    const updates = text.includes('READFILE') ? this.state.scenario.acpToolTurn : this.state.scenario.acpTextTurn;
     try {
       for (const update of updates) {
         if (abort.signal.aborted || this.state.closing) break;

@@ -1,7 +1,7 @@
 /**
  * REST half of the Pi daemon stand-in: /v1/capabilities, /v1/session[/{ref}], /v1/ticket[/{id}].
- * Envelopes, headers, status codes and error codes follow docs/pi-daemon-notes.md §1.3–1.4 and the
- * captured traffic (rest-session-lifecycle.json).
+ * Envelopes, headers, status codes and error codes follow the daemon's documented behaviour
+ * (pi-daemon-notes §1.3–1.4); bodies come from our scenario (scenario.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorEnvelope, header, okEnvelope, readBody, sendJson, type ApiErrorBody } from './http-util.js';
@@ -90,7 +90,7 @@ export async function handleRest(state: DaemonState, req: IncomingMessage, res: 
 
   if (path === '/v1/capabilities') {
     if (method !== 'GET') return notAllowed();
-    return ok(200, state.captures.capabilities);
+    return ok(200, state.scenario.capabilities);
   }
 
   if (ATTACH_PATH.test(path)) {

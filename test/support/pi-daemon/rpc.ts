@@ -165,11 +165,11 @@ function send(att: RpcAttachment, message: unknown): void {
 }
 
 function rpcState(state: DaemonState, hub: RpcHub): Json {
-  return { ...structuredClone(state.captures.rpcState), messageCount: hub.messageCount };
+  return { ...structuredClone(state.scenario.rpcState), messageCount: hub.messageCount };
 }
 
 function attachReadyFrame(state: DaemonState, hub: RpcHub, session: SessionRecord, att: RpcAttachment): Json {
-  const template = state.captures.attachReady.snapshot as Json;
+  const template = state.scenario.attachReady.snapshot as Json;
   const frame: Json = {
     kind: 'attach_ready',
     connectionId: att.connectionId,
@@ -281,11 +281,11 @@ function handleCommand(state: DaemonState, hub: RpcHub, session: SessionRecord, 
     case 'get_state':
       return respond({ success: true, data: rpcState(state, hub) });
     case 'get_entries':
-      return respond({ success: true, data: structuredClone(state.captures.entries) });
+      return respond({ success: true, data: structuredClone(state.scenario.entries) });
     case 'get_messages':
       return respond({ success: true, data: { messages: [] } });
     default: {
-      const host = (state.captures.capabilities.rpc as Json).host as Json;
+      const host = (state.scenario.capabilities.rpc as Json).host as Json;
       if ((host.commandTypes as string[]).includes(type)) return respond({ success: true });
       return respond({ success: false, error: `Unknown command: ${type}` });
     }
@@ -312,8 +312,8 @@ function emit(state: DaemonState, hub: RpcHub, session: SessionRecord, event: Js
 
 async function streamTurn(state: DaemonState, hub: RpcHub, session: SessionRecord, att: RpcAttachment, message: string): Promise<void> {
   const text = state.settings.rpcTurn === 'text';
-  const template = text ? state.captures.textTurnEvents : state.captures.toolTurnEvents;
-  const userText = text ? state.captures.textTurnUserText : state.captures.toolTurnUserText;
+  const template = text ? state.scenario.textTurnEvents : state.scenario.toolTurnEvents;
+  const userText = text ? state.scenario.textTurnUserText : state.scenario.toolTurnUserText;
   const events = replaceString(structuredClone(template), userText, message) as Json[];
   for (const event of events) {
     if (state.closing) return;

@@ -5,7 +5,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebSocket } from 'ws';
 import { base64url } from './http-util.js';
-import type { PiCaptures } from './captures.js';
+import type { PiScenario } from './scenario.js';
 
 type Json = Record<string, unknown>;
 
@@ -123,7 +123,7 @@ export class DaemonState {
 
   constructor(
     readonly settings: DaemonSettings,
-    readonly captures: PiCaptures,
+    readonly scenario: PiScenario,
     hostInstanceId?: string,
   ) {
     this.hostInstanceId = hostInstanceId ?? (settings.deterministic ? '00000000-0000-4000-8000-00000000d43e' : randomUUID());

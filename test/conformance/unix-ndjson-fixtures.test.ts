@@ -1,11 +1,11 @@
+import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry, readSharedJson, sharedPath } from '../support/shared.js';
 import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import type { Sender } from '../../../src/core/message.js';
-import { unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
-import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { bareRegistry, fullRegistry, readSharedJson, sharedPath } from '../../support/shared.js';
+import { expect, it } from 'vitest';
+import type { Sender } from '../../src/core/message.js';
+import { unixNdjsonProtocol } from '../../src/protocols/unix-ndjson/index.js';
+import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../src/schema/schema-registry.js';
+import { MessageJudge } from '../../src/verdict/message-judge.js';
+import { SecretTracker } from '../../src/verdict/secret-tracker.js';
 
 interface LineRecord {
   dir: 'client->server' | 'server->client';
@@ -19,13 +19,13 @@ interface ManifestEntry {
   expectValid?: boolean;
 }
 
-const capture = readSharedJson<{ records: LineRecord[] }>('fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json');
-const manifest = readSharedJson<{ entries: ManifestEntry[] }>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
+const capture = corpusJson<{ records: LineRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'unix-ndjson.json');
+const manifest = corpusJson<{ entries: ManifestEntry[] }>({ entries: [] }, 'fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
 const upstream = manifest.entries.filter((e) => e.file.startsWith('unix-ndjson/'));
 const senderOf = (dir: LineRecord['dir']): Sender => (dir === 'client->server' ? 'client' : 'server');
 const fixture = (file: string) => readSharedJson<Record<string, unknown>>('fixtures', 'pi-daemon', 'upstream-v0.3.0', file);
 
-describe('unix-ndjson: captured session', () => {
+describeWithCorpus('unix-ndjson: captured session', () => {
   it('judges every line as its recorded verdict says, with no behavioural findings', () => {
     expect(capture.records.length).toBe(54);
     const secrets = new SecretTracker();
@@ -47,7 +47,7 @@ describe('unix-ndjson: captured session', () => {
   });
 });
 
-describe('unix-ndjson: upstream v0.3.0 fixtures', () => {
+describeWithCorpus('unix-ndjson: upstream v0.3.0 fixtures', () => {
   it('lists every fixture file in the manifest', () => {
     const files = readdirSync(sharedPath('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'unix-ndjson')).map((f) => `unix-ndjson/${f}`);
     expect(upstream.map((e) => e.file).sort()).toEqual(files.sort());
@@ -74,7 +74,7 @@ describe('unix-ndjson: upstream v0.3.0 fixtures', () => {
   }
 });
 
-describe('unix-ndjson: without --schemas', () => {
+describeWithCorpus('unix-ndjson: without --schemas', () => {
   it('leaves every line unchecked, naming protocol.schema.json and --schemas', () => {
     const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
     for (const record of capture.records) {

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import type { Sender } from '../../../src/core/message.js';
-import { acpProtocol } from '../../../src/protocols/acp/index.js';
-import { MessageJudge } from '../../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { ACP_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
+import { describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import type { Sender } from '../../src/core/message.js';
+import { acpProtocol } from '../../src/protocols/acp/index.js';
+import { MessageJudge } from '../../src/verdict/message-judge.js';
+import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { ACP_SCHEMA_ID } from '../../src/schema/schema-registry.js';
 
 interface WsRecord {
   kind: string;
@@ -13,11 +13,11 @@ interface WsRecord {
   verdict?: { valid: boolean; acp?: { valid: boolean } };
 }
 
-const capture = readSharedJson<{ records: WsRecord[] }>('fixtures', 'pi-daemon', 'captured', 'acp-websocket.json');
+const capture = corpusJson<{ records: WsRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'acp-websocket.json');
 const frames = capture.records.filter((r) => r.kind === 'ws');
 const senderOf = (dir: WsRecord['dir']): Sender => (dir === 'client->server' ? 'client' : 'server');
 
-describe('ACP: captured /apc traffic', () => {
+describeWithCorpus('ACP: captured /apc traffic', () => {
   it('has the frames the notes describe', () => {
     expect(frames.length).toBe(27);
   });

@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { FRAME_KINDS, type FrameKind } from '../../../src/protocols/pi-daemon-rpc/frame-kinds.js';
-import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import type { ProtocolModule } from '../../../src/protocols/protocol.js';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
-import { Conversation } from '../pi-rpc/conversation.js';
+import { describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
+import { FRAME_KINDS, type FrameKind } from '../../src/protocols/pi-daemon-rpc/frame-kinds.js';
+import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
+import type { ProtocolModule } from '../../src/protocols/protocol.js';
+import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 type CaptureRecord =
   | { kind: 'ws_open'; conn: string; path: string; offeredSubprotocols: string[] }
@@ -13,7 +13,7 @@ type CaptureRecord =
   | { kind: 'ws'; conn: string; dir: 'client->server' | 'server->client'; data: Record<string, unknown>; verdict: { def: string; valid: boolean } }
   | { kind: 'ws_close'; conn: string; code: number };
 
-const { records } = readSharedJson<{ records: CaptureRecord[] }>('fixtures', 'pi-daemon', 'captured', 'rpc-websocket.json');
+const { records } = corpusJson<{ records: CaptureRecord[] }>({ records: [] }, 'fixtures', 'pi-daemon', 'captured', 'rpc-websocket.json');
 const MODULES = [piDaemonRpcProtocol, piRpcProtocol];
 
 /** The module the proxy would pick for a connection, from the subprotocol the daemon echoed. */
@@ -28,7 +28,7 @@ function moduleFor(conn: string): ProtocolModule {
 
 const connections = [...new Set(records.map((r) => r.conn))];
 
-describe('captured /v1/session/{ref}/rpc traffic (pi-daemon v0.3.0)', () => {
+describeWithCorpus('captured /v1/session/{ref}/rpc traffic (pi-daemon v0.3.0)', () => {
   it('has five connections: four framed, one raw', () => {
     expect(connections.map((c) => moduleFor(c).id)).toEqual(['pi-daemon-rpc', 'pi-daemon-rpc', 'pi-daemon-rpc', 'pi-daemon-rpc', 'pi-rpc']);
   });

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describeWithCorpus, corpusJson, fullRegistry, readSharedJson, sharedPath } from '../support/shared.js';
+import { expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { piRpcProtocol, PI_RPC_COMMAND_TYPES } from '../../../src/protocols/pi-rpc/index.js';
-import { PI_RPC_COMMAND_REF, PI_RPC_EVENT_REF, PI_RPC_RESPONSE_REF } from '../../../src/protocols/pi-rpc/schema-refs.js';
-import { fullRegistry, readSharedJson, sharedPath } from '../../support/shared.js';
-import { Conversation } from './conversation.js';
+import { piRpcProtocol, PI_RPC_COMMAND_TYPES } from '../../src/protocols/pi-rpc/index.js';
+import { PI_RPC_COMMAND_REF, PI_RPC_EVENT_REF, PI_RPC_RESPONSE_REF } from '../../src/protocols/pi-rpc/schema-refs.js';
+import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 interface Conformance {
   sdkVersion: string;
@@ -13,10 +13,10 @@ interface Conformance {
   extensionUiMethods: string[];
 }
 
-const conformance = readSharedJson<Conformance>('fixtures', 'pi-rpc', 'pi-daemon-v0.3.0', 'pi-rpc-conformance.json');
-const commandTypes = readSharedJson<{ commandTypes: string[] }>('fixtures', 'pi-rpc', 'pi-daemon-v0.3.0', 'pi-rpc-command-types.json');
+const conformance = corpusJson<Conformance>({ sdkVersion: '', commands: [], policyGatedCommands: [], rawEvents: [], extensionUiMethods: [] }, 'fixtures', 'pi-rpc', 'pi-daemon-v0.3.0', 'pi-rpc-conformance.json');
+const commandTypes = corpusJson<{ commandTypes: string[] }>({ commandTypes: [] }, 'fixtures', 'pi-rpc', 'pi-daemon-v0.3.0', 'pi-rpc-command-types.json');
 
-describe('pi-daemon v0.3.0 Pi RPC conformance fixtures', () => {
+describeWithCorpus('pi-daemon v0.3.0 Pi RPC conformance fixtures', () => {
   it('lists the same 32 command types as the module', () => {
     expect(commandTypes.commandTypes).toEqual(PI_RPC_COMMAND_TYPES);
     expect(conformance.commands.map((c) => c.type)).toEqual(PI_RPC_COMMAND_TYPES);

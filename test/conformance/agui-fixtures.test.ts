@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { AguiChecker } from '../../../src/protocols/agui/agui-checker.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
-import { errorsOf, rulesAt, runStream, warningsOf } from './helpers.js';
+import { describeWithCorpus, corpusJson, fullRegistry, readSharedJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { AguiChecker } from '../../src/protocols/agui/agui-checker.js';
+import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { errorsOf, rulesAt, runStream, warningsOf } from '../protocols/agui/helpers.js';
 
 interface ManifestEntry {
   file: string;
@@ -61,9 +61,9 @@ const EXPECTED: Record<string, { errors: Array<[At, string]>; warnings?: Array<[
   'dotnet-parallel-tool-calls.json': { errors: [], note: 'real' },
 };
 
-const manifest = readSharedJson<ManifestEntry[]>('fixtures', 'agui', 'MANIFEST.json');
+const manifest = corpusJson<ManifestEntry[]>([], 'fixtures', 'agui', 'MANIFEST.json');
 
-describe('AG-UI shared fixtures', () => {
+describeWithCorpus('AG-UI shared fixtures', () => {
   it('has an expectation for every manifest entry and no other', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(manifest.map((m) => m.file).sort());
   });

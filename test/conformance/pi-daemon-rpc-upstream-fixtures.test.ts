@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
-import { Conversation } from '../pi-rpc/conversation.js';
+import { describeWithCorpus, corpusJson, fullRegistry, readSharedJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
+import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
+import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 interface ManifestEntry {
   file: string;
@@ -11,7 +11,7 @@ interface ManifestEntry {
   expectValid?: boolean;
 }
 
-const manifest = readSharedJson<{ entries: ManifestEntry[] }>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
+const manifest = corpusJson<{ entries: ManifestEntry[] }>({ entries: [] }, 'fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
 const RPC_ENTRIES = manifest.entries.filter((e) => e.file.startsWith('session-api/rpc.') && e.schemaRef !== null);
 const RAW_DEFS = new Set(['piRpcCommand', 'piRpcResponse', 'piRpcEvent']);
 
@@ -20,7 +20,7 @@ function absoluteRef(ref: string): string {
   return ref.replace(/^session-api\.schema\.json#/, `${PI_SESSION_API_ID}#`);
 }
 
-describe('upstream pi-daemon v0.3.0 contract fixtures (session-api/rpc.*)', () => {
+describeWithCorpus('upstream pi-daemon v0.3.0 contract fixtures (session-api/rpc.*)', () => {
   it('maps eleven rpc fixtures to a $def (the hydrate query is not a schema instance)', () => {
     expect(RPC_ENTRIES).toHaveLength(11);
     expect(manifest.entries.find((e) => e.file === 'session-api/rpc.hydrate-query.json')?.schemaRef).toBeNull();

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
-import { PI_REST_RULES } from '../../../src/protocols/pi-rest/index.js';
-import type { Verdict } from '../../../src/core/verdict.js';
-import { fullRegistry } from '../../support/shared.js';
-import { capturedExchanges, newJudge, requestMessage, responseMessage } from './pi-rest-helpers.js';
+import { describeWithCorpus, fullRegistry } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_REST_RULES } from '../../src/protocols/pi-rest/index.js';
+import type { Verdict } from '../../src/core/verdict.js';
+import { newJudge, requestMessage, responseMessage } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { capturedExchanges } from './pi-rest-corpus.js';
 
 /** Behavioural findings the capture legitimately triggers, by `<seq>:<label>/<side>`. */
 const EXPECTED_RULES: Record<string, string[]> = {
@@ -18,7 +19,7 @@ interface Judged {
   verdict: Verdict;
 }
 
-describe('captured pi-daemon v0.3.0 REST lifecycle through one checker', () => {
+describeWithCorpus('captured pi-daemon v0.3.0 REST lifecycle through one checker', () => {
   const records = capturedExchanges();
   // One checker for the whole recording, in capture order, as the recorder runs it.
   const { judge, secrets } = newJudge(fullRegistry());

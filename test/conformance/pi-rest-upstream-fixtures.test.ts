@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
-import { schemaCheckFor } from '../../../src/protocols/pi-rest/index.js';
-import { DASHBOARD_API_ID } from '../../../src/protocols/pi-rest/route-table.js';
-import { fullRegistry, readSharedJson } from '../../support/shared.js';
-import { newJudge, upstreamFixture } from './pi-rest-helpers.js';
+import { describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { schemaCheckFor } from '../../src/protocols/pi-rest/index.js';
+import { DASHBOARD_API_ID } from '../../src/protocols/pi-rest/route-table.js';
+import { newJudge } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { upstreamFixture } from './pi-rest-corpus.js';
 
 interface ManifestEntry {
   file: string;
@@ -19,7 +20,7 @@ const DOC_IDS: Record<string, string> = {
 /** RPC frames, raw Pi RPC and ACP messages travel over WebSockets: other modules' fixtures. */
 const NOT_REST = /^(rpc[A-Z]|piRpc|jsonRpcMessage)/;
 
-const manifest = readSharedJson<{ entries: ManifestEntry[] }>('fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
+const manifest = corpusJson<{ entries: ManifestEntry[] }>({ entries: [] }, 'fixtures', 'pi-daemon', 'upstream-v0.3.0', 'manifest.json');
 const restEntries = manifest.entries
   .filter((e) => e.file.startsWith('session-api/') && e.schemaRef !== null)
   .map((e) => {
@@ -28,7 +29,7 @@ const restEntries = manifest.entries
   })
   .filter((e) => e.doc !== undefined && !NOT_REST.test(e.def));
 
-describe('upstream pi-daemon v0.3.0 session-api fixtures (REST $defs)', () => {
+describeWithCorpus('upstream pi-daemon v0.3.0 session-api fixtures (REST $defs)', () => {
   it('covers the REST fixtures of the manifest, 4 of them deliberately invalid', () => {
     expect(restEntries.length).toBe(27);
     expect(restEntries.filter((e) => e.expectValid === false).map((e) => e.file).sort()).toEqual([

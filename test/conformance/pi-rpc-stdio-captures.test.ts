@@ -1,10 +1,9 @@
-import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
-import { PI_RPC_EXTENSION_UI_RESPONSE_REF } from '../../../src/protocols/pi-rpc/schema-refs.js';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
-import { fullRegistry, readSharedJson, sharedPath } from '../../support/shared.js';
-import { Conversation } from './conversation.js';
+import { describeWithCorpus, corpusDir, fullRegistry, readSharedJson } from '../support/shared.js';
+import { expect, it } from 'vitest';
+import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
+import { PI_RPC_EXTENSION_UI_RESPONSE_REF } from '../../src/protocols/pi-rpc/schema-refs.js';
+import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 interface StdioRecord {
   dir: 'in' | 'out';
@@ -13,7 +12,7 @@ interface StdioRecord {
   verdict: { def?: string; valid?: boolean; note?: string };
 }
 
-const FILES = readdirSync(sharedPath('fixtures', 'pi-rpc'))
+const FILES = corpusDir('fixtures', 'pi-rpc')
   .filter((name) => name.startsWith('stdio-') && name.endsWith('.json'))
   .sort();
 
@@ -21,7 +20,7 @@ function defOf(schemaRef: string | undefined): string | undefined {
   return schemaRef?.startsWith(`${PI_SESSION_API_ID}#/$defs/`) ? schemaRef.slice(`${PI_SESSION_API_ID}#/$defs/`.length) : schemaRef;
 }
 
-describe('pi-rpc: real `pi --mode rpc` stdio captures', () => {
+describeWithCorpus('pi-rpc: real `pi --mode rpc` stdio captures', () => {
   it('finds all six capture files', () => {
     expect(FILES).toHaveLength(6);
   });
