@@ -45,7 +45,7 @@ class SideLoader {
     private readonly reader: RecordingReader,
     private readonly options: SideOptions,
   ) {
-    this.drop = new DropSpecs(options.ignore);
+    this.drop = new DropSpecs(options.ignore, options.semantic);
     this.ids.useRoles(scan.idRoles);
   }
 

@@ -50,12 +50,26 @@ export interface SideOptions {
   semantic: boolean;
 }
 
+/**
+ * Under `--semantic`, the Pi daemon's event counters (`sequence` on every WebSocket and socket
+ * frame) are not compared: they count the streamed partials too, whose number varies with
+ * streaming timing, so one partial more shifts every later frame. Gaps and repeats in them are
+ * the verdict's business (`sequence-gap` findings), and findings are still compared.
+ */
+const SEMANTIC_DROPS: Partial<Record<string, readonly string[]>> = {
+  'pi-daemon-rpc': ['/sequence'],
+  'unix-ndjson': ['/sequence'],
+};
+
 /** The field specs one side drops, per protocol: the protocol's volatile fields that are not ids, and `--ignore`. */
 export class DropSpecs {
   readonly user: FieldSpecs;
   private readonly byProtocol = new Map<string, { specs: FieldSpecs; matcher: FieldMatcher }>();
 
-  constructor(private readonly ignore: readonly string[]) {
+  constructor(
+    private readonly ignore: readonly string[],
+    private readonly semantic = false,
+  ) {
     this.user = new FieldSpecs(ignore);
   }
 
@@ -74,7 +88,7 @@ export class DropSpecs {
     let entry = this.byProtocol.get(key);
     if (!entry) {
       const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? (key as ProtocolId) : undefined;
-      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...this.ignore];
+      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...(this.semantic ? (SEMANTIC_DROPS[key] ?? []) : []), ...this.ignore];
       entry = { specs: new FieldSpecs(list), matcher: new FieldMatcher(list) };
       this.byProtocol.set(key, entry);
     }

@@ -103,7 +103,7 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
   const ids = new IdCanonicalizer();
   ids.useRoles(idRoles);
   if (watch) ids.watchOrder(watch);
-  const drop = new DropSpecs(options.ignore);
+  const drop = new DropSpecs(options.ignore, options.semantic);
   const keys: ExchangeKey[] = [];
   let messageCount = 0;
   for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {

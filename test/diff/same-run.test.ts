@@ -222,6 +222,43 @@ describe('proxy diff --semantic: streamed partials fold into the message they bu
   });
 });
 
+describe('proxy diff --semantic: a different number of partials does not shift the daemon\'s event counters', () => {
+  /** One turn on the daemon's WebSocket RPC: each Pi event framed with the session-wide `sequence` counter. */
+  const framed = (deltas: string[], final = 'Hello world') => {
+    const text = (t: string) => ({ role: 'assistant', content: [{ type: 'text', text: t }] });
+    let built = '';
+    const events: unknown[] = [
+      { type: 'message_start', message: text('') },
+      ...deltas.map((delta) => {
+        built += delta;
+        return { type: 'message_update', message: text(built), assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta, partial: text(built) } };
+      }),
+      { type: 'message_end', message: text(final) },
+      { type: 'agent_end', messages: [] },
+    ];
+    return writeRecording([
+      {
+        transport: 'ws',
+        protocol: 'pi-daemon-rpc',
+        path: '/v1/session/s1/rpc',
+        subprotocol: 'pi-daemon-rpc.v1',
+        messages: [
+          { sender: 'client', json: { kind: 'command', command: { id: 'p1', type: 'prompt', message: 'hi' } } },
+          ...events.map((event, i): SyntheticMessage => ({ sender: 'server', json: { kind: 'event', sequence: i + 1, event } })),
+        ],
+      },
+    ]);
+  };
+
+  it('streamed in three deltas or in four: raw differs, --semantic is equal; a changed final text is still found', () => {
+    const a = framed(['Hel', 'lo wor', 'ld']);
+    const b = framed(['Hel', 'lo', ' wor', 'ld']);
+    expect(diffRecordingFiles(a, b).equal).toBe(false);
+    expect(diffRecordingFiles(a, b, { semantic: true }).equal).toBe(true);
+    expect(places(diffRecordingFiles(a, framed(['Hel', 'lo', ' wor', 'ld'], 'Hello word'), { semantic: true }))).toEqual(['1#7 changed event:message_end /event/message/content/0/text']);
+  });
+});
+
 describe('proxy diff --semantic: ACP message chunks fold into the text they build up', () => {
   const chunk = (text: string, sessionUpdate = 'agent_message_chunk'): SyntheticMessage => ({
     sender: 'server',
