@@ -31,7 +31,7 @@ installed_version() { # <package dir>
 }
 
 mkdir -p "$PREFIX"
-# A package.json of its own stops npm from walking up to /work/main/package.json.
+# A package.json of its own stops npm from walking up to this repository's package.json.
 if [ ! -f "$PREFIX/package.json" ]; then
   printf '{\n  "name": "real-pi-cache",\n  "private": true\n}\n' > "$PREFIX/package.json"
 fi

@@ -149,7 +149,7 @@ function keepAliveAgent(): Agent {
 }
 
 async function stopped(session: CliSession): Promise<void> {
-  const exit = await within(15_000, session.cli.exited, 'the process to exit');
+  const exit = await within(session.cli.exited, 'the process to exit');
   expect(session.cli.stderr()).toBe('');
   expect(exit).toEqual({ code: 0, signal: null });
 }
@@ -165,11 +165,11 @@ describe('record: SIGTERM with requests in flight', () => {
 
     proxy.cli.child.kill('SIGTERM');
     // The stream is ended cleanly at once (a proper end of the body): the shutdown has begun.
-    expect(await within(10_000, stream.ended, 'the stream to end')).toBe('end');
+    expect(await within(stream.ended, 'the stream to end')).toBe('end');
     await up.streamGone;
     up.releaseSlow();
 
-    const answer = await within(10_000, slow, 'the slow answer');
+    const answer = await within(slow, 'the slow answer');
     expect(answer).toMatchObject({ status: 200, body: SLOW_BODY });
     expect(answer.headers.connection).toBe('close');
     expect(await answer.socketClosed).toBe(false);
@@ -190,11 +190,11 @@ describe('record: SIGTERM with requests in flight', () => {
     await up.slowStreamArrived;
 
     proxy.cli.child.kill('SIGTERM');
-    expect(await within(10_000, stream.ended, 'the stream to end')).toBe('end');
+    expect(await within(stream.ended, 'the stream to end')).toBe('end');
     up.releaseSlowStream();
 
-    const lateStream = await within(10_000, late, 'the late stream to start');
-    expect(await within(10_000, lateStream.ended, 'the late stream to end')).toBe('end');
+    const lateStream = await within(late, 'the late stream to start');
+    expect(await within(lateStream.ended, 'the late stream to end')).toBe('end');
     await stopped(proxy);
     const [, lateExchange] = exchangesOf(out);
     expect(lateExchange).toMatchObject({ path: '/slow-stream', transport: 'sse', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' });
@@ -284,7 +284,7 @@ describe('replay: SIGTERM with requests in flight', () => {
     await replay.cli.waitForLine(/\/not-recorded/);
 
     replay.cli.child.kill('SIGTERM');
-    const [hadError] = (await within(10_000, closed, 'the replay to close the connection')) as [boolean];
+    const [hadError] = (await within(closed, 'the replay to close the connection')) as [boolean];
     expect(hadError).toBe(false);
     // The answer, whole, and the connection closed after it (a client must retry what it pipelined behind it).
     expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -309,10 +309,10 @@ describe('replay: SIGTERM with requests in flight', () => {
     await up.slowArrived;
 
     replay.cli.child.kill('SIGTERM');
-    expect(await within(10_000, stream.ended, 'the replayed stream to end')).toBe('end');
+    expect(await within(stream.ended, 'the replayed stream to end')).toBe('end');
     up.releaseSlow();
 
-    const answer = await within(10_000, slow, 'the forwarded answer');
+    const answer = await within(slow, 'the forwarded answer');
     expect(answer).toMatchObject({ status: 200, body: SLOW_BODY });
     expect(answer.headers.connection).toBe('close');
     expect(await answer.socketClosed).toBe(false);
@@ -330,7 +330,7 @@ describe('replay: SIGTERM with requests in flight', () => {
     const stream = await openStream(`${replay.url}/stream`);
 
     replay.cli.child.kill('SIGTERM');
-    expect(await within(10_000, stream.ended, 'the forwarded stream to end')).toBe('end');
+    expect(await within(stream.ended, 'the forwarded stream to end')).toBe('end');
     await up.streamGone;
     await stopped(replay);
     expect(exchangesOf(misses)).toMatchObject([{ path: '/stream', transport: 'sse', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' }]);

@@ -75,7 +75,7 @@ describe('record: an upstream answer that cannot be passed on', () => {
       const out = fixtures.scratch().file('rec.db');
       const proxy = await record(up.url, out);
 
-      const bad = await within(10_000, rawRequest({ url: proxy.url }, 'GET', '/bad'), 'the answer to GET /bad');
+      const bad = await within(rawRequest({ url: proxy.url }, 'GET', '/bad'), 'the answer to GET /bad');
       expect(bad.status).toBe(502);
       const error = errorOf(bad);
       expect(error).toMatchObject({ code: 'upstream_invalid_response', target: up.url });
@@ -168,7 +168,7 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
       const out = fixtures.scratch().file('rec.db');
       const proxy = await record(up.url, out);
 
-      const refused = await within(10_000, upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
+      const refused = await within(upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
       expect(refused.status).toBe(502);
       const error = (JSON.parse(refused.body!) as { error: { code: string; message: string } }).error;
       expect(error.code).toBe('upstream_invalid_response');
@@ -184,7 +184,7 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
     const out = fixtures.scratch().file('rec.db');
     const proxy = await record(up.url, out, { NODE_OPTIONS: '--insecure-http-parser' });
 
-    const refused = await within(10_000, upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
+    const refused = await within(upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
     expect(refused.status).toBe(502);
     expect(JSON.parse(refused.body!)).toMatchObject({ error: { code: 'upstream_invalid_response', message: expect.stringMatching(/header "X-Odd" cannot be sent/) } });
     await expectControlServed(proxy);
@@ -210,7 +210,7 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
 
       const { ws } = await upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`);
       ws!.on('error', () => {});
-      const [code] = (await within(10_000, once(ws!, 'close'), 'the client leg to close')) as [number];
+      const [code] = (await within(once(ws!, 'close'), 'the client leg to close')) as [number];
       expect(code).toBe(1006);
       await expectControlServed(proxy);
       await proxy.stop();
@@ -271,7 +271,7 @@ async function rawExchange(url: string, request: string): Promise<string> {
   socket.write(request);
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-  await within(10_000, once(socket, 'close'), 'the server to close the connection');
+  await within(once(socket, 'close'), 'the server to close the connection');
   return received;
 }
 

@@ -29,7 +29,6 @@ export async function connect(socketPath: string): Promise<{ socket: Socket; lin
     closed,
     waitFor: (pred) =>
       within(
-        10_000,
         new Promise<void>((resolve) => {
           const check = () => (lines.some(pred) ? resolve() : waiters.push(check));
           check();

@@ -181,7 +181,7 @@ describe('proxy replay: timing', () => {
 
     const clock = new ManualClock();
     const served = await replay(out, { timing: 'none', clock });
-    const again = await within(10_000, rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
+    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
     expect(again.body.equals(live.body)).toBe(true);
     expect(clock.deadlines).toEqual([]);
   });
@@ -208,11 +208,11 @@ describe('proxy replay: timing', () => {
     const served = await replay(first.out, { timing: 'recorded', clock });
     let answered = false;
     const answer = rawRequest({ url: served.url }, 'GET', '/answer').finally(() => (answered = true));
-    expect(await within(5000, clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
+    expect(await within(clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
     expect(last - anchor).toBeGreaterThanOrEqual(50);
     expect(answered).toBe(false);
     clock.advanceTo(clock.nextDeadline()!);
-    const res = await within(5000, answer, 'the answer');
+    const res = await within(answer, 'the answer');
     expect(res.status).toBe(200);
     expect(res.body.toString()).toBe('{"answer":42}');
     expect(clock.deadlines).toHaveLength(1);
@@ -356,7 +356,7 @@ describe('proxy replay: endings', () => {
     const res = await rawRequest({ socketPath }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
     expect(res.status).toBe(200);
     expect(sseBlocks(res.body)).toHaveLength(14);
-    const summary = await within(5000, served.close(), 'the replay to close');
+    const summary = await within(served.close(), 'the replay to close');
     expect(summary).toMatchObject({ misses: [], unused: [], ok: true });
   });
 
@@ -369,14 +369,14 @@ describe('proxy replay: endings', () => {
     const run = sseArrivals(served.url, JSON.stringify(runInput()), () => clock.now(), () => progress.changed());
     // Step the clock until three events are out, then leave the player waiting for the next one: only close() can end the stream.
     for (;;) {
-      await within(5000, clock.sleeping(), 'the player to wait for its next event');
+      await within(clock.sleeping(), 'the player to wait for its next event');
       await progress.until(() => run.arrivals.length >= writtenBy(due, clock.now()), `the events due by ${clock.now()} ms`);
       if (run.arrivals.length >= 3) break;
       clock.advanceTo(clock.nextDeadline()!);
     }
     const seen = run.arrivals.length;
-    await within(5000, served.close(), 'the replay to close');
-    const arrivals = await within(5000, run.done, 'the body to end');
+    await within(served.close(), 'the replay to close');
+    const arrivals = await within(run.done, 'the body to end');
     expect(arrivals).toHaveLength(seen);
     expect(seen).toBeLessThan(14);
   });

@@ -45,12 +45,12 @@ function spawnReplay(args: string[]): Promise<CliReplay> {
     });
     void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
   });
-  return within(10_000, first, 'the listening line').then((firstLine) => ({
+  return within(first, 'the listening line').then((firstLine) => ({
     firstLine,
     url: firstLine.startsWith('{') ? (JSON.parse(firstLine) as { url: string }).url : firstLine.replace('listening on ', ''),
     async stop(signal: NodeJS.Signals = 'SIGINT') {
       child.kill(signal);
-      const code = await within(10_000, exited, 'the replay to exit');
+      const code = await within(exited, 'the replay to exit');
       return { code, stdout, stderr };
     },
   }));

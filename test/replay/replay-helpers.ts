@@ -98,13 +98,4 @@ export function rewrite(value: unknown, ids: Record<string, string>): unknown {
   return value;
 }
 
-/** Resolves with the promise's value, or rejects after `ms`. */
-export function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    // A deadline for a broken test, not a timing assertion: a loaded 2-core CI box needs slack.
-    const limit = Math.max(ms, 30_000);
-    timer = setTimeout(() => reject(new Error(`timed out after ${limit} ms waiting for ${what}`)), limit);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
+export { within } from '../support/waits.js';

@@ -23,7 +23,6 @@ async function recordFramed(): Promise<{ out: string; token: string; url: string
 function rawExchange(url: string, request: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return within(
-    5000,
     new Promise((resolve, reject) => {
       const socket = netConnect(Number(port), hostname, () => socket.end(request));
       const chunks: Buffer[] = [];
@@ -41,7 +40,7 @@ describe('proxy replay: WebSocket edges', () => {
     const served = await replay(out);
     const c = await connect(`${served.wsUrl}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: bearer(token) });
     await c.texts(1);
-    const summary = await within(5000, served.close(), 'the replay to stop');
+    const summary = await within(served.close(), 'the replay to stop');
     expect(await c.closed).toEqual({ code: 1001, reason: 'replay shutting down' });
     expect(summary.misses).toEqual([]);
   });
@@ -53,7 +52,7 @@ describe('proxy replay: WebSocket edges', () => {
     await c.texts(1);
     const pong = new Promise<string>((r) => c.ws.once('pong', (data) => r(data.toString())));
     c.ws.ping('keepalive-1');
-    expect(await within(5000, pong, 'the keepalive pong')).toBe('keepalive-1');
+    expect(await within(pong, 'the keepalive pong')).toBe('keepalive-1');
     c.ws.send(JSON.stringify({ kind: 'command', command: { id: 's', type: 'get_state' } }));
     await c.texts(2);
     // No ping here, although the recorded client pinged: straight on to the prompt.

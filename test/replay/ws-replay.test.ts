@@ -33,7 +33,6 @@ interface Refusal {
 
 function refusal(url: string, protocols: string[], headers: Record<string, string>): Promise<Refusal> {
   return within(
-    5000,
     new Promise((resolve, reject) => {
       const ws = new WebSocket(url, protocols, { headers });
       ws.on('unexpected-response', (_req, res) => {

@@ -55,7 +55,7 @@ async function waitForLine(proc: LineProcess, from: number, match: (line: Json) 
     }
     const left = deadline - Date.now();
     if (left <= 0) throw new Error(`timed out waiting for ${what}; stdout so far:\n${lines.join('\n')}\nstderr:\n${proc.stderr()}`);
-    await proc.waitForLines(lines.length + 1, left).catch(() => undefined);
+    await proc.waitForLines(lines.length + 1);
   }
 }
 

@@ -26,9 +26,9 @@ export interface LineProcess {
   stderr(): string;
   send(line: string | Buffer): void;
   /** Resolves once at least `n` stdout lines have arrived. */
-  waitForLines(n: number, ms?: number): Promise<string[]>;
+  waitForLines(n: number): Promise<string[]>;
   /** Resolves once stderr contains `text`. */
-  waitForStderr(text: string | RegExp, ms?: number): Promise<void>;
+  waitForStderr(text: string | RegExp): Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -60,9 +60,8 @@ export function spawnLines(command: string, args: string[], env: NodeJS.ProcessE
     return parts;
   };
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  const until = (done: () => boolean, ms: number, what: string) =>
+  const until = (done: () => boolean, what: string) =>
     within(
-      ms,
       new Promise<void>((resolve) => {
         const check = () => (done() ? resolve() : waiters.push(check));
         check();
@@ -75,11 +74,11 @@ export function spawnLines(command: string, args: string[], env: NodeJS.ProcessE
     lines,
     stderr: () => err,
     send: (line) => child.stdin.write(line),
-    waitForLines: async (n, ms = 15_000) => {
-      await until(() => lines().length >= n, ms, `${n} stdout lines (have ${lines().length}; stderr: ${err})`);
+    waitForLines: async (n) => {
+      await until(() => lines().length >= n, `${n} stdout lines (have ${lines().length}; stderr: ${err})`);
       return lines();
     },
-    waitForStderr: (text, ms = 15_000) => until(() => (typeof text === 'string' ? err.includes(text) : text.test(err)), ms, `stderr ${String(text)} (have: ${err})`),
+    waitForStderr: (text) => until(() => (typeof text === 'string' ? err.includes(text) : text.test(err)), `stderr ${String(text)} (have: ${err})`),
     exited,
   };
 }
@@ -134,10 +133,10 @@ export async function runAcpClient(proc: LineProcess, prompts = ['Say hello', 'P
   };
   const stream = ndJsonStream(Writable.toWeb(proc.child.stdin) as WritableStream<Uint8Array>, input);
   const conn = new ClientSideConnection(() => client, stream);
-  await within(15_000, conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } }), 'initialize');
-  const session = await within(15_000, conn.newSession({ cwd: '/srv/work/project-a', mcpServers: [] }), 'session/new');
+  await within(conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } }), 'initialize');
+  const session = await within(conn.newSession({ cwd: '/srv/work/project-a', mcpServers: [] }), 'session/new');
   for (const text of prompts) {
-    const result = await within(15_000, conn.prompt({ sessionId: session.sessionId, prompt: [{ type: 'text', text }] }), `prompt ${text}`);
+    const result = await within(conn.prompt({ sessionId: session.sessionId, prompt: [{ type: 'text', text }] }), `prompt ${text}`);
     transcript.stopReasons.push(result.stopReason);
   }
   return transcript;

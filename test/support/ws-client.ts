@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 import { WebSocket, type ClientOptions } from 'ws';
 import { onCleanup } from './cleanups.js';
+import { within } from './waits.js';
 
 /**
  * A WebSocket client for tests: every text frame as it arrived, waits bounded by a timeout, and the
@@ -9,16 +10,7 @@ import { onCleanup } from './cleanups.js';
  * refuses, as the client sees it.
  */
 
-/** `promise`, or a rejection naming `what` after `ms`: a broken relay must fail a test, not hang it. */
-export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    // A deadline for a broken test, not a timing assertion: a loaded 2-core CI box needs slack.
-    const limit = Math.max(ms, 30_000);
-    timer = setTimeout(() => reject(new Error(`timed out after ${limit} ms waiting for ${what}`)), limit);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+export { within };
 
 
 export interface WsSession {
@@ -42,16 +34,13 @@ export function wsOpen(url: string, protocols: string | string[], options: Clien
     });
     const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
     const take = (n: number) =>
-      new Promise<string[]>((res, rej) => {
-        const timer = setTimeout(() => rej(new Error(`timed out waiting for ${n} frames, have ${frames.length}`)), 30_000);
-        const check = () => {
-          if (frames.length >= n) {
-            clearTimeout(timer);
-            res(frames.slice(0, n));
-          } else waiters.push(check);
-        };
-        check();
-      });
+      within(
+        new Promise<string[]>((res) => {
+          const check = () => (frames.length >= n ? res(frames.slice(0, n)) : waiters.push(check));
+          check();
+        }),
+        `${n} frames (have ${frames.length})`,
+      );
     ws.on('open', () => {
       onCleanup(() => {
         if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
