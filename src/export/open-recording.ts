@@ -1,6 +1,7 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileHead, SQLITE_MAGIC } from '../store/file-head.js';
 import { RecordingReader } from '../store/recording-reader.js';
 import { StoreError } from '../store/store-errors.js';
 import { importNdjsonFile, isNdjsonRecordingText } from './ndjson-import.js';
@@ -8,31 +9,19 @@ import { NDJSON_FORMAT } from './ndjson-format.js';
 
 /** Does the file start like an agent-proxy NDJSON recording (whatever its extension)? */
 export function isNdjsonRecording(path: string): boolean {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    const head = Buffer.alloc(4096);
-    const n = readSync(fd, head, 0, head.length, 0);
-    return isNdjsonRecordingText(head.subarray(0, n).toString('utf8'));
+    return isNdjsonRecordingText(readFileHead(path, 4096).toString('utf8'));
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
 /** Does the file start with the SQLite header? */
 export function isSqliteFile(path: string): boolean {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    const head = Buffer.alloc(16);
-    const n = readSync(fd, head, 0, 16, 0);
-    return n === 16 && head.toString('latin1') === 'SQLite format 3\0';
+    return readFileHead(path, 16).toString('latin1') === SQLITE_MAGIC;
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -74,18 +63,13 @@ export function openRecording(path: string): RecordingReader {
  */
 export function notRecordingReason(path: string): string | undefined {
   let head: Buffer;
-  let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    head = Buffer.alloc(4096);
-    head = head.subarray(0, readSync(fd, head, 0, head.length, 0));
+    head = readFileHead(path, 4096);
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   if (head.length === 0) return 'the file is empty';
-  if (head.length >= 16 && head.toString('latin1', 0, 16) === 'SQLite format 3\0') return undefined;
+  if (head.toString('latin1', 0, 16) === SQLITE_MAGIC) return undefined;
   if (head.includes(0)) return 'binary data: neither an SQLite recording nor NDJSON text';
   const text = head.toString('utf8').replace(/^\uFEFF/, '');
   const end = text.indexOf('\n');

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readFileHead, SQLITE_MAGIC } from './file-head.js';
 
 /**
  * What is wrong with a file that starts with the SQLite header but that SQLite refuses to read
@@ -7,12 +8,10 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
  * SQLite database".
  */
 export function sqliteDamage(file: string): string {
-  let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const head = Buffer.alloc(100);
-    const n = readSync(fd, head, 0, 100, 0);
-    if (n < 16 || head.toString('latin1', 0, 16) !== 'SQLite format 3\0') return 'not an SQLite database';
+    const head = readFileHead(file, 100);
+    const n = head.length;
+    if (head.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'not an SQLite database';
     if (n < 100) return `an SQLite database cut short: the file holds ${n} bytes, less than its 100-byte header`;
     const rawPageSize = head.readUInt16BE(16);
     const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
@@ -26,7 +25,5 @@ export function sqliteDamage(file: string): string {
     return 'a damaged SQLite database';
   } catch {
     return 'a damaged SQLite database';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
