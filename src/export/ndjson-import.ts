@@ -10,6 +10,7 @@ import type { StoreTotals } from '../store/store-types.js';
 import { StoreError } from '../store/store-errors.js';
 import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
 import { NDJSON_FORMAT, decodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
+import { SQLITE_MAGIC } from '../store/file-head.js';
 
 export interface ImportOptions {
   /** Replace an existing output file. */
@@ -48,7 +49,7 @@ export function importNdjsonFile(file: string, out: string, options: ImportOptio
   } catch (cause) {
     throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
   }
-  if (bytes.subarray(0, 16).toString('latin1') === 'SQLite format 3\0') {
+  if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) {
     throw new InputError('E_INPUT_MALFORMED', `${file}: not an NDJSON recording but an SQLite file; import reads what export --format ndjson writes (a .db recording needs no import)`, { file });
   }
   if (bytes.subarray(0, 4096).includes(0)) throw new InputError('E_INPUT_MALFORMED', `${file}: not a recording (binary data, not NDJSON text)`, { file });

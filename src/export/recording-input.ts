@@ -4,12 +4,12 @@ import type { ExchangeRow, Headers } from '../store/store-types.js';
 import type { LoadedInput, SourceMessage, SourceStream } from '../validate/message-source.js';
 import { isNdjsonRecordingText } from './ndjson-import.js';
 import { openRecording } from './open-recording.js';
+import { SQLITE_MAGIC } from '../store/file-head.js';
 
-const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Is this file content a recording (.db, or its NDJSON form)? */
 export function isRecordingBytes(bytes: Buffer): boolean {
-  if (bytes.length >= 16 && bytes.subarray(0, 16).equals(SQLITE_MAGIC)) return true;
+  if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) return true;
   return isNdjsonRecordingText(bytes.subarray(0, 4096).toString('utf8'));
 }
 
