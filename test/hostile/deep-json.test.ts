@@ -19,7 +19,7 @@ import { RecordingReader, type MessageRow } from '../../src/store/recording-read
 import { runCli, type CliProcess } from '../cli/run-cli.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { spawnLines, BIN, type LineProcess } from '../stdio/stdio-helpers.js';
-import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
 import { wsOpen } from '../support/ws-client.js';
 import { startCli as cli } from './cli-child.js';
 
@@ -111,14 +111,7 @@ async function upstream(): Promise<{ url: string; bodies: Map<string, string>; f
     }),
   );
   await listen(server);
-  onCleanup(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const ws of wss.clients) ws.terminate();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  closeServerOnCleanup(server, wss);
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, bodies, frames };
 }
 

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader, type ExchangeRow } from '../../src/store/recording-reader.js';
 import { runCli, type CliProcess } from '../cli/run-cli.js';
-import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { startCli as cli } from './cli-child.js';
@@ -91,14 +91,7 @@ async function upstream(): Promise<{ url: string; received: Received[]; frames: 
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onCleanup(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const ws of wss.clients) ws.terminate();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  closeServerOnCleanup(server, wss);
   const address = server.address() as { port: number };
   return { url: `http://127.0.0.1:${address.port}`, received, frames };
 }
