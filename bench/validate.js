@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { aguiProtocol } from '../dist/protocols/agui/index.js';
 import { SchemaRegistry } from '../dist/schema/schema-registry.js';
-import { MessageJudge } from '../dist/verdict/message-judge.js';
-import { SecretTracker } from '../dist/verdict/secret-tracker.js';
+import { MessageJudge } from '../dist/judge/message-judge.js';
+import { SecretTracker } from '../dist/judge/secret-tracker.js';
 
 const FIXTURE = fileURLToPath(new URL('../../shared/fixtures/agui/dotnet-long-text-693-deltas-raw-usage.json', import.meta.url));
 const repetitions = Number(process.argv[2] ?? 300);

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { startRecorder } from '../src/capture/start-recorder.js';
+import { startRecorder } from '../src/record/start-recorder.js';
 import { defaultAguiScript, startAguiAgent } from '../test/support/agui-agent.js';
 import { startPiDaemon } from '../test/support/pi-daemon-standin.js';
 import { fullRegistry } from '../test/support/shared.js';

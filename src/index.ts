@@ -1,6 +1,6 @@
 /** Programmatic API: the same jobs as the CLI, for tests and scripts. */
-export { startRecorder, defaultRecordingPath } from './capture/start-recorder.js';
-export type { RecorderOptions, RunningRecorder, RecordingTotals } from './capture/start-recorder.js';
+export { startRecorder, defaultRecordingPath } from './record/start-recorder.js';
+export type { RecorderOptions, RunningRecorder, RecordingTotals } from './record/start-recorder.js';
 export { startReplay } from './replay/start-replay.js';
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
 export { strictFailure } from './replay/strict-failure.js';
@@ -20,17 +20,17 @@ export type { ProtocolId, ProtocolModule, ProtocolChecker, ChannelHint, ReplayHi
 export type { Finding, Severity } from './core/finding.js';
 export type { Verdict, VerdictStatus } from './core/verdict.js';
 export { ProxyError } from './core/errors.js';
-export { startStdioRecorder } from './capture/stdio-recorder.js';
-export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult } from './capture/stdio-recorder.js';
-export { startNdjsonRecorder } from './capture/ndjson-relay.js';
-export { replayStdio } from './replay/stdio-replay.js';
-export { startNdjsonReplay } from './replay/ndjson-replay.js';
+export { startStdioRecorder } from './record/relay/stdio-recorder.js';
+export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult } from './record/relay/stdio-recorder.js';
+export { startNdjsonRecorder } from './record/relay/ndjson-relay.js';
+export { replayStdio } from './replay/line/stdio-replay.js';
+export { startNdjsonReplay } from './replay/line/ndjson-replay.js';
 export { diffRecordingFiles } from './diff/diff-recordings.js';
 export type { DiffOptions } from './diff/diff-options.js';
 export type { DiffReport } from './diff/diff-report.js';
 export { exportNdjsonText } from './export/ndjson-export.js';
 export { exportHar } from './export/har-export.js';
 export { importNdjsonFile } from './export/ndjson-import.js';
-export { openRecording } from './export/open-recording.js';
+export { openRecording } from './store/open-recording.js';
 export { startInspector } from './ui/server/inspector-server.js';
 export type { InspectorOptions, RunningInspector } from './ui/server/inspector-server.js';

@@ -14,7 +14,7 @@ export function exportCommand(result: CommandResult): Command {
     .action(async (recording: string, options: { format: 'ndjson' | 'har'; out?: string; overwrite?: boolean }) => {
       // The store and the exporters load only when the command runs (fast CLI start).
       const [{ openRecording }, { exportHar }, { exportNdjson }, { partialPath, publishFile, removeIfThere }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
-        import('../export/open-recording.js'),
+        import('../store/open-recording.js'),
         import('../export/har-export.js'),
         import('../export/ndjson-export.js'),
         import('../store/recording-files.js'),

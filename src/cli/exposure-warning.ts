@@ -1,5 +1,5 @@
-import { parseListen } from '../capture/addresses.js';
-import { isLocalOnly } from '../capture/loopback.js';
+import { parseListen } from '../net/addresses.js';
+import { isLocalOnly } from '../net/loopback.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 
 /** What a server started by the CLI hands to whoever can reach it. */

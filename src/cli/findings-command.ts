@@ -33,7 +33,7 @@ export function findingsCommand(result: CommandResult): Command {
         filter.exchange = id;
       }
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../export/open-recording.js');
+      const { openRecording } = await import('../store/open-recording.js');
       const reader = openRecording(file);
       const totals = { findings: 0, errors: 0, warnings: 0 };
       try {

@@ -1,5 +1,5 @@
-import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../capture/live-events.js';
-import type { RecordingTotals } from '../capture/start-recorder.js';
+import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../record/live-events.js';
+import type { RecordingTotals } from '../record/start-recorder.js';
 import type { Style } from './style.js';
 import { totalsText } from './totals-text.js';
 import { exchangeVerdict } from '../core/exchange-verdict.js';

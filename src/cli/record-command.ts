@@ -5,14 +5,14 @@ import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { UsageError } from '../core/errors.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
-import { parseIgnoreOption } from '../replay/field-specs.js';
+import { parseIgnoreOption } from '../replay/match/field-specs.js';
 import { EXIT_OK } from './exit-codes.js';
 import { closedRecording, createLiveView } from './live-view.js';
 import { styleFor } from './style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
-import type { LiveListener } from '../capture/live-events.js';
+import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
 
 interface RecordOptions {
@@ -92,7 +92,7 @@ export function recordCommand(result: CommandResult): Command {
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
-      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../validate/validate-input.js'), import('../capture/start-recorder.js')]);
+      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../validate/validate-input.js'), import('../record/start-recorder.js')]);
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       let publish: LiveListener = () => undefined;
       let inspector: RunningInspector | undefined;

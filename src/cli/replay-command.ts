@@ -7,7 +7,7 @@ import { styleFor } from './style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
-import { maxRequestBytesOf } from '../replay/request-limits.js';
+import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
 
 interface ReplayCommandOptions {

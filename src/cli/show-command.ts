@@ -38,7 +38,7 @@ export function showCommand(result: CommandResult): Command {
     .option('--json', 'print JSON')
     .action(async (file: string, options: { exchange?: string; json?: boolean }) => {
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../export/open-recording.js');
+      const { openRecording } = await import('../store/open-recording.js');
       const reader = openRecording(file);
       try {
         const style = styleFor(process.stdout);

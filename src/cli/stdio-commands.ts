@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { stoppedLine, type LiveEvent, type LiveListener, type StoppedListener } from '../capture/live-events.js';
+import { stoppedLine, type LiveEvent, type LiveListener, type StoppedListener } from '../record/live-events.js';
 // Only light modules statically: the recorders and replayers load when their command runs (fast CLI start).
-import { STDIO_PROTOCOLS, type StdioProtocol } from '../capture/stdio-protocols.js';
+import { STDIO_PROTOCOLS, type StdioProtocol } from '../record/pipeline/stdio-protocols.js';
 import { UsageError } from '../core/errors.js';
 import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
@@ -78,7 +78,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
   if (flags.protocol !== 'auto' && !(STDIO_PROTOCOLS as readonly string[]).includes(flags.protocol)) {
     throw new UsageError(`--protocol '${flags.protocol}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
   }
-  const { startStdioRecorder } = await import('../capture/stdio-recorder.js');
+  const { startStdioRecorder } = await import('../record/relay/stdio-recorder.js');
   const startedAt = new Date();
   const side = sideChannel(flags, startedAt);
   const recorder = await startStdioRecorder({
@@ -146,7 +146,7 @@ export interface NdjsonRecordFlags {
 export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Promise<NodeJS.Signals>): Promise<number> {
   if (!flags.target) throw new UsageError("--ndjson needs --target unix:/path/daemon.sock");
   if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path/proxy.sock');
-  const { startNdjsonRecorder } = await import('../capture/ndjson-relay.js');
+  const { startNdjsonRecorder } = await import('../record/relay/ndjson-relay.js');
   const recorder = await startNdjsonRecorder({
     target: flags.target,
     listen: flags.listen,
@@ -181,7 +181,7 @@ export interface LineReplayFlags {
 
 /** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends. */
 export async function runStdioReplay(recording: string, flags: LineReplayFlags): Promise<number> {
-  const { replayStdio } = await import('../replay/stdio-replay.js');
+  const { replayStdio } = await import('../replay/line/stdio-replay.js');
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.on('SIGINT', stop);
@@ -204,7 +204,7 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
 /** `proxy replay --ndjson <recording> --listen unix:…`: serves until SIGINT/SIGTERM. */
 export async function runNdjsonReplay(recording: string, flags: LineReplayFlags, waitForStop: Promise<NodeJS.Signals>): Promise<number> {
   if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path.sock');
-  const { startNdjsonReplay } = await import('../replay/ndjson-replay.js');
+  const { startNdjsonReplay } = await import('../replay/line/ndjson-replay.js');
   const print = (line: string) => process.stdout.write(line + '\n');
   const replay = await startNdjsonReplay({
     recording,

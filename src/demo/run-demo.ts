@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { startRecorder, type RecordingTotals } from '../capture/start-recorder.js';
+import { startRecorder, type RecordingTotals } from '../record/start-recorder.js';
 import { commandFrom, shellWord } from '../cli/invocation.js';
 import { createLiveView } from '../cli/live-view.js';
 import type { Style } from '../cli/style.js';

@@ -3,7 +3,7 @@ import { TOOL_VERSION } from '../core/version.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from './ndjson-format.js';
-import { header } from './recording-input.js';
+import { header } from '../store/recording-input.js';
 
 /** HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), with Chrome DevTools' WebSocket extension. */
 export interface Har {

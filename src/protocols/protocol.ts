@@ -2,7 +2,7 @@ import type { Finding } from '../core/finding.js';
 import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import type { SecretTracker } from '../verdict/secret-tracker.js';
+import type { SecretTracker } from '../judge/secret-tracker.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 

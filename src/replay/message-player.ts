@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { Clock } from './clock.js';
-import type { Substitution } from './correlation.js';
-import { substituteMessage } from './frame-substitution.js';
+import type { Substitution } from './match/correlation.js';
+import { substituteMessage } from './match/frame-substitution.js';
 import type { ScriptMessage } from './replay-script.js';
 import { PlaybackClock, type Timing } from './timing.js';
 

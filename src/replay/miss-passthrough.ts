@@ -1,19 +1,19 @@
 import { Agent, type IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { parseTarget } from '../capture/addresses.js';
-import type { CaptureContext } from '../capture/capture-context.js';
-import { forwardHttp } from '../capture/http-forwarder.js';
-import { InFlight } from '../capture/in-flight.js';
-import { RecordingClock } from '../capture/recording-clock.js';
-import { HeaderRedactor } from '../capture/redaction.js';
-import type { RecordingTotals } from '../capture/start-recorder.js';
-import { TrafficRecorder } from '../capture/traffic-recorder.js';
-import { relayUpgrade } from '../capture/ws-relay.js';
+import { parseTarget } from '../net/addresses.js';
+import type { CaptureContext } from '../record/capture-context.js';
+import { forwardHttp } from '../record/relay/http-forwarder.js';
+import { InFlight } from '../net/in-flight.js';
+import { RecordingClock } from '../core/recording-clock.js';
+import { HeaderRedactor } from '../judge/header-redaction.js';
+import type { RecordingTotals } from '../record/start-recorder.js';
+import { TrafficRecorder } from '../record/pipeline/traffic-recorder.js';
+import { relayUpgrade } from '../record/relay/ws-relay.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { RecordingWriter } from '../store/recording-writer.js';
 import { StoreError } from '../store/store-errors.js';
-import { isNdjsonRecording } from '../export/open-recording.js';
+import { isNdjsonRecording } from '../store/open-recording.js';
 import type { MissPassthrough } from './replay-context.js';
 
 /** `rec.db` → `rec.misses.db`: a conventional name for a separate misses recording (`--misses-out`). */

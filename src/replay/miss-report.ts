@@ -1,5 +1,5 @@
-import { FieldRedactor } from '../capture/field-redaction.js';
-import { QueryRedactor } from '../capture/query-redaction.js';
+import { FieldRedactor } from '../judge/field-redaction.js';
+import { QueryRedactor } from '../judge/query-redaction.js';
 import type { ReplayMiss } from './replay-context.js';
 
 const queries = new QueryRedactor();

@@ -1,9 +1,9 @@
 import type { ProtocolId } from '../protocols/protocol.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { resolve } from 'node:path';
-import { openRecording } from '../export/open-recording.js';
+import { openRecording } from '../store/open-recording.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
-import { tooDeepToNormalize } from './request-limits.js';
+import { tooDeepToNormalize } from './http/request-limits.js';
 
 /** One recorded message, as replay needs it: who sent it, its exact bytes, its parsed value and when. */
 export interface ScriptMessage {

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { listenUrl, type ListenAddress } from '../capture/addresses.js';
-import { InFlight } from '../capture/in-flight.js';
-import { createHttpResponder } from './http-responder.js';
-import { listenOn } from '../capture/listen-on.js';
+import { listenUrl, type ListenAddress } from '../net/addresses.js';
+import { InFlight } from '../net/in-flight.js';
+import { createHttpResponder } from './http/http-responder.js';
+import { listenOn } from '../net/listen-on.js';
 import type { ReplayContext } from './replay-context.js';
-import { replayUpgrade } from './ws-player.js';
+import { replayUpgrade } from './ws/ws-player.js';
 
 /** Open streams and sockets still get this long to finish after close() before they are cut. */
 const SHUTDOWN_GRACE_MS = 2_000;

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { parseListen } from '../capture/addresses.js';
-import type { RecordingTotals } from '../capture/start-recorder.js';
+import { parseListen } from '../net/addresses.js';
+import type { RecordingTotals } from '../record/start-recorder.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
-import { CorrelationMemory } from './correlation.js';
-import { parseIgnoreOption } from './field-specs.js';
+import { CorrelationMemory } from './match/correlation.js';
+import { parseIgnoreOption } from './match/field-specs.js';
 import { startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
@@ -12,7 +12,7 @@ import { checkServable } from './servable.js';
 import { checkMissOptions } from './miss-options.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
-import { maxRequestBytesOf } from './request-limits.js';
+import { maxRequestBytesOf } from './http/request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 
 export interface ReplayOptions {

@@ -6,8 +6,8 @@ import { UsageError } from '../core/errors.js';
 import { classifyChannel, protocolById, sniffMessage } from '../protocols/catalog.js';
 import { PROTOCOL_IDS, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import { MessageJudge } from '../verdict/message-judge.js';
-import { SecretTracker } from '../verdict/secret-tracker.js';
+import { MessageJudge } from '../judge/message-judge.js';
+import { SecretTracker } from '../judge/secret-tracker.js';
 import type { LoadedInput, SourceMessage, SourceStream } from './message-source.js';
 
 export interface JudgedMessage {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveView, formatEvent, statusText } from '../../src/cli/live-view.js';
-import type { LiveEvent, RecordingStopped } from '../../src/capture/live-events.js';
+import type { LiveEvent, RecordingStopped } from '../../src/record/live-events.js';
 import type { Style } from '../../src/cli/style.js';
 
 const plain: Style = { red: (s) => s, green: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s };

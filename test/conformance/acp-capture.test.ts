@@ -2,8 +2,8 @@ import { describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.
 import { expect, it } from 'vitest';
 import type { Sender } from '../../src/core/message.js';
 import { acpProtocol } from '../../src/protocols/acp/index.js';
-import { MessageJudge } from '../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../src/judge/message-judge.js';
+import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { ACP_SCHEMA_ID } from '../../src/schema/schema-registry.js';
 
 interface WsRecord {

@@ -1,7 +1,7 @@
 import { describeWithCorpus, corpusJson, fullRegistry, readSharedJson } from '../support/shared.js';
 import { expect, it } from 'vitest';
 import { AguiChecker } from '../../src/protocols/agui/agui-checker.js';
-import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { errorsOf, rulesAt, runStream, warningsOf } from '../protocols/agui/helpers.js';
 
 interface ManifestEntry {

@@ -3,8 +3,8 @@ import { expect, it } from 'vitest';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 import { piRestProtocol } from '../../src/protocols/pi-rest/index.js';
 import { PI_NDJSON_V1_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../src/judge/message-judge.js';
+import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
 import { responseMessage } from '../protocols/pi-rest/pi-rest-helpers.js';
 

@@ -4,8 +4,8 @@ import { expect, it } from 'vitest';
 import type { Sender } from '../../src/core/message.js';
 import { unixNdjsonProtocol } from '../../src/protocols/unix-ndjson/index.js';
 import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../src/judge/message-judge.js';
+import { SecretTracker } from '../../src/judge/secret-tracker.js';
 
 interface LineRecord {
   dir: 'client->server' | 'server->client';

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FieldMatcher, IdCanonicalizer } from '../../src/diff/id-canonicalizer.js';
-import { FieldSpecs } from '../../src/replay/field-specs.js';
-import { canonicalJson, normalizeJson } from '../../src/replay/normalize.js';
+import { FieldSpecs } from '../../src/replay/match/field-specs.js';
+import { canonicalJson, normalizeJson } from '../../src/replay/match/normalize.js';
 
 const VALUES: unknown[] = [
   { threadId: 't-1234567', runId: 'r-1234567', messages: [{ id: 'u-1234567', role: 'user', content: 'Hi' }], state: { n: 1 }, tools: [], context: [], forwardedProps: {} },

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { startRecorder } from '../../src/capture/start-recorder.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startAguiAgent, type AguiScript } from '../support/agui-agent.js';
 import { postRun, runInput } from '../record/record-helpers.js';

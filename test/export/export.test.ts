@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { exportHar } from '../../src/export/har-export.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/export/ndjson-import.js';
-import { openRecording } from '../../src/export/open-recording.js';
+import { openRecording } from '../../src/store/open-recording.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';

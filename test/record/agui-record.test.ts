@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
-import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
+import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
 import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from '../support/agui-agent.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';

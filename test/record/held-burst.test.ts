@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecordingClock } from '../../src/capture/recording-clock.js';
-import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
+import { RecordingClock } from '../../src/core/recording-clock.js';
+import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
 import { readRecording } from '../stdio/stdio-helpers.js';
 
-const WORKER = new URL('../../dist/capture/recording-worker.js', import.meta.url);
+const WORKER = new URL('../../dist/record/worker/recording-worker.js', import.meta.url);
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const line = (i: number) => `{"type":"queue_update","steering":[],"followUp":["line ${i}"]}\n`;
 

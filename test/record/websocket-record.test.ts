@@ -5,7 +5,7 @@
  * its refusals (426, 409, 401) reach the client unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCloseFramePayload } from '../../src/capture/ws-close-codes.js';
+import { parseCloseFramePayload } from '../../src/net/ws-close-codes.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import type { MessageRow } from '../../src/store/recording-reader.js';
 import type { PiDaemonOptions } from '../support/pi-daemon-standin.js';

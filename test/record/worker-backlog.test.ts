@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecordingClock } from '../../src/capture/recording-clock.js';
-import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
+import { RecordingClock } from '../../src/core/recording-clock.js';
+import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
 
 // A stand-in worker that holds every batch until it is sent 'close', then reports them all applied.
 const LAGGING_WORKER = `

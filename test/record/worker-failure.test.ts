@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RecordingClock } from '../../src/capture/recording-clock.js';
-import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
+import { RecordingClock } from '../../src/core/recording-clock.js';
+import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
 import { within } from './record-helpers.js';
 
 describe('WorkerRecordingSink when the worker dies', () => {

@@ -8,7 +8,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { WebSocket } from 'ws';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { startPiDaemon, type PiDaemon } from '../support/pi-daemon-standin.js';
-import { startRecorder as startInline } from '../../src/capture/start-recorder.js';
+import { startRecorder as startInline } from '../../src/record/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from './record-helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { onCleanup } from '../support/cleanups.js';
-import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/capture/start-recorder.js';
+import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { startReplay, type ReplayOptions, type RunningReplay } from '../../src/replay/start-replay.js';
 import type { ReplayMiss, ServedExchange } from '../../src/replay/replay-context.js';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { WsInbox } from '../../src/replay/ws-inbox.js';
+import { WsInbox } from '../../src/replay/ws/ws-inbox.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 
 useCleanups();

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScriptExchange, ScriptMessage } from '../../src/replay/replay-script.js';
-import { FrameCorrelator } from '../../src/replay/ws-frames.js';
-import { WsUpgradeMatcher } from '../../src/replay/ws-matcher.js';
-import { frameMissReason } from '../../src/replay/ws-miss.js';
-import { planConnection } from '../../src/replay/ws-plan.js';
-import { substituteOnce } from '../../src/replay/token-substitution.js';
-import { closeFramePayload } from '../../src/capture/ws-close-codes.js';
+import { FrameCorrelator } from '../../src/replay/ws/ws-frames.js';
+import { WsUpgradeMatcher } from '../../src/replay/match/ws-matcher.js';
+import { frameMissReason } from '../../src/replay/ws/ws-miss.js';
+import { planConnection } from '../../src/replay/ws/ws-plan.js';
+import { substituteOnce } from '../../src/replay/match/token-substitution.js';
+import { closeFramePayload } from '../../src/net/ws-close-codes.js';
 
 let seq = 0;
 function frame(sender: 'client' | 'server', channel: string, text: string, tOffsetMs = seq): ScriptMessage {

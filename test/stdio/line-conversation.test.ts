@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LineInbox, planLines, playLineConversation } from '../../src/replay/line-conversation.js';
+import { LineInbox, planLines, playLineConversation } from '../../src/replay/line/line-conversation.js';
 import type { ScriptMessage } from '../../src/replay/replay-script.js';
-import { lineMissAnswer } from '../../src/replay/stdio-miss.js';
+import { lineMissAnswer } from '../../src/replay/line/stdio-miss.js';
 import { parseTiming } from '../../src/replay/timing.js';
 import { driveClock, ManualClock } from '../support/manual-clock.js';
 

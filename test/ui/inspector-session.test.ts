@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { ClientSideConnection, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
-import { startRecorder } from '../../src/capture/start-recorder.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import type { AcpSessionView, ExchangeSummary, PiSessionView } from '../../src/ui/api-types.js';

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRecorder, type RunningRecorder } from '../../src/capture/start-recorder.js';
+import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';

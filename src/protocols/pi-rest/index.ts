@@ -1,6 +1,6 @@
 import type { InboundMessage } from '../../core/message.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
-import type { SecretTracker } from '../../verdict/secret-tracker.js';
+import type { SecretTracker } from '../../judge/secret-tracker.js';
 import { redactSessionEnv, SESSION_ENV_VALUES, sessionEnvOf } from './session-env.js';
 import { classifyPiRest, guessPiRestSender, sniffPiRest } from './detection.js';
 import { PiRestChecker } from './pi-rest-checker.js';

@@ -1,5 +1,5 @@
 import { stringifyJson } from '../../core/json-text.js';
-import type { SecretTracker } from '../../verdict/secret-tracker.js';
+import type { SecretTracker } from '../../judge/secret-tracker.js';
 import { isPlainObject } from './json-value.js';
 
 /**

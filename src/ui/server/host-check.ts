@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isLoopbackHost } from '../../capture/loopback.js';
+import { isLoopbackHost } from '../../net/loopback.js';
 
 /**
  * The DNS-rebinding defence: does a request's `Host` header name this server? A page on another

@@ -2,7 +2,7 @@ import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchang
 import type Database from 'better-sqlite3';
 import { tooDeepToWalk } from '../../core/json-depth.js';
 import { displayLabel, type LabelContext } from './display-label.js';
-import { openRecording } from '../../export/open-recording.js';
+import { openRecording } from '../../store/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
 import type {

@@ -1,5 +1,5 @@
-import { parseListen, type ListenAddress } from '../../capture/addresses.js';
-import { isLoopbackHost } from '../../capture/loopback.js';
+import { parseListen, type ListenAddress } from '../../net/addresses.js';
+import { isLoopbackHost } from '../../net/loopback.js';
 import { UsageError } from '../../core/errors.js';
 
 export const DEFAULT_INSPECTOR_PORT = 8790;

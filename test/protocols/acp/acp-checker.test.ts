@@ -3,7 +3,7 @@ import type { Sender } from '../../../src/core/message.js';
 import { acpProtocol, ACP_RULES } from '../../../src/protocols/acp/index.js';
 import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/index.js';
 import { ACP_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, testRegistry } from '../../support/shared.js';
 import { piScenario } from '../../support/pi-daemon/scenario.js';
 

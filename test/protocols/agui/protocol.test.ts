@@ -5,8 +5,8 @@ import { aguiProtocol, AGUI_PROTO_MEDIA_TYPE, EVENT_TYPES } from '../../../src/p
 import { defNameOf } from '../../../src/protocols/agui/event-types.js';
 import { aguiSchemas } from '../../../src/protocols/agui/event-schema.js';
 import { AGUI_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../../src/judge/message-judge.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, testRegistry } from '../../support/shared.js';
 import { runStream } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import type { InboundMessage } from '../../../src/core/message.js';
 import type { Verdict } from '../../../src/core/verdict.js';
 import type { SchemaRegistry } from '../../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../../src/judge/message-judge.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { piRestProtocol } from '../../../src/protocols/pi-rest/index.js';
 
 type Headers = Record<string, string>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { piRestProtocol, redactSessionEnv, SESSION_ENV_POINTER } from '../../../src/protocols/pi-rest/index.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { testRegistry } from '../../support/shared.js';
 import { clone, judgeExchange, newJudge, requestMessage, responseMessage } from './pi-rest-helpers.js';
 import { restExchanges, updateRequest } from './rest-exchanges.js';

@@ -3,8 +3,8 @@ import type { Sender } from '../../../src/core/message.js';
 import type { Verdict } from '../../../src/core/verdict.js';
 import type { ProtocolModule } from '../../../src/protocols/protocol.js';
 import type { SchemaRegistry } from '../../../src/schema/schema-registry.js';
-import { MessageJudge } from '../../../src/verdict/message-judge.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { MessageJudge } from '../../../src/judge/message-judge.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 
 /**
  * One channel judged the way the proxy judges it: a module's checker wrapped in MessageJudge

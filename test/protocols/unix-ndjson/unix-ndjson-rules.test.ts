@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sender } from '../../../src/core/message.js';
 import { NDJSON_RULES, unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
 import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
-import { SecretTracker } from '../../../src/verdict/secret-tracker.js';
+import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, testRegistry } from '../../support/shared.js';
 
 const HOST = 'host-019f';

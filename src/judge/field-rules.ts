@@ -1,0 +1,137 @@
+import { secretNameKey } from '../core/redacted.js';
+import { parsePointer } from '../replay/match/field-specs.js';
+
+/**
+ * JSON body fields whose values are secrets: stored as `<redacted>` wherever they appear, at any
+ * depth, in every JSON message (request and response bodies, SSE events, WebSocket frames, lines).
+ * Names are compared ignoring case, `-` and `_` (`apiKey` covers `api_key` and `API-KEY`).
+ * `token` is deliberately not here: streaming APIs use it for generated text.
+ * The two pointers are ACP's `session/new` MCP server settings, where clients put API keys.
+ */
+export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
+  'apiKey',
+  'password',
+  'passwd',
+  'secret',
+  'clientSecret',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'authToken',
+  'sessionToken',
+  'privateKey',
+  'credential',
+  '/params/mcpServers/*/env/*/value',
+  '/params/mcpServers/*/headers/*/value',
+];
+
+/** One step into a pointer: the next segments it accepts. */
+interface PointerNode {
+  children: Map<string, PointerNode>;
+  /** A `*` segment: any key or index. */
+  any?: PointerNode;
+  /** A pointer ends here. */
+  end: boolean;
+}
+
+/** Where a walk is among the pointers: the nodes still reachable (usually none). */
+export type RuleState = readonly PointerNode[];
+
+const NOWHERE: RuleState = [];
+
+/** Per key name: is it a secret name (bounded memo: keys repeat in every message). */
+const MEMO_LIMIT = 10_000;
+
+/**
+ * Decides which fields of a JSON value are secrets: key names (any depth) and JSON pointers (`*` for
+ * any one key or index), the notation of replay's `--ignore`. A walk carries a RuleState from parent
+ * to child, so a pointer costs nothing below a key it cannot match.
+ */
+export class FieldRules {
+  private readonly names = new Set<string>();
+  private readonly memo = new Map<string, boolean>();
+  readonly root: RuleState;
+
+  constructor(specs: readonly string[]) {
+    const top: PointerNode = { children: new Map(), end: false };
+    let pointers = 0;
+    for (const spec of specs) {
+      if (spec.startsWith('/')) {
+        let node = top;
+        for (const segment of parsePointer(spec)) {
+          if (segment === '*') node = node.any ??= { children: new Map(), end: false };
+          else {
+            let next = node.children.get(segment);
+            if (!next) node.children.set(segment, (next = { children: new Map(), end: false }));
+            node = next;
+          }
+        }
+        node.end = true;
+        pointers++;
+      } else if (spec.length > 0) {
+        this.names.add(secretNameKey(spec));
+      }
+    }
+    this.root = pointers > 0 ? [top] : NOWHERE;
+  }
+
+  /**
+   * The state of a child (`key` in an object, or `index` in an array) and whether it is a secret field.
+   * Key names apply to object keys only.
+   */
+  step(state: RuleState, key: string | number): { state: RuleState; secret: boolean } {
+    let secret = typeof key === 'string' && this.isSecretName(key);
+    if (state.length === 0) return { state: NOWHERE, secret };
+    const segment = String(key);
+    const next: PointerNode[] = [];
+    for (const node of state) {
+      const child = node.children.get(segment);
+      if (child) next.push(child);
+      if (node.any) next.push(node.any);
+    }
+    for (const node of next) if (node.end) secret = true;
+    return { state: next.length === 0 ? NOWHERE : next, secret };
+  }
+
+  private isSecretName(key: string): boolean {
+    if (this.names.size === 0) return false;
+    let secret = this.memo.get(key);
+    if (secret === undefined) {
+      secret = this.names.has(secretNameKey(key));
+      if (this.memo.size < MEMO_LIMIT) this.memo.set(key, secret);
+    }
+    return secret;
+  }
+
+  /**
+   * True when `value` holds a secret field: then the text is scanned, which replaces the values worth
+   * hiding (strings not already `<redacted>` or a keyed digest, numbers, objects, arrays; `null` and
+   * booleans cannot carry a secret and stay). Any secret-named key sends the text to the scan, whatever
+   * its parsed value: with a duplicate key the parse keeps only the last value
+   * (`{"apiKey":"s","apiKey":null}`, or `"<redacted>"` last), while the raw bytes still hold the first.
+   * Walks with its own stack, so no nesting depth can overflow it.
+   */
+  finds(value: unknown): boolean {
+    if (value === null || typeof value !== 'object') return false;
+    const stack: Array<[object, RuleState]> = [[value, this.root]];
+    while (stack.length > 0) {
+      const [container, state] = stack.pop()!;
+      if (Array.isArray(container)) {
+        for (let i = 0; i < container.length; i++) if (this.visit(container[i], state, i, stack)) return true;
+      } else {
+        for (const key of Object.keys(container)) if (this.visit((container as Record<string, unknown>)[key], state, key, stack)) return true;
+      }
+    }
+    return false;
+  }
+
+  private visit(item: unknown, state: RuleState, key: string | number, stack: Array<[object, RuleState]>): boolean {
+    const isContainer = item !== null && typeof item === 'object';
+    // An array element is only worth a step when a pointer could still reach into it.
+    if (typeof key === 'number' && state.length === 0 && !isContainer) return false;
+    const next = this.step(state, key);
+    if (next.secret) return true;
+    if (isContainer) stack.push([item, next.state]);
+    return false;
+  }
+}

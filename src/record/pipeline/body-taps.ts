@@ -1,0 +1,276 @@
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import type { HttpContext, Sender } from '../../core/message.js';
+import { SseFramer } from '../../framing/sse-framer.js';
+import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../../framing/length-prefixed-framer.js';
+import type { ExchangeRecording } from './traffic-recorder.js';
+import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
+
+export type { BodyKind, BodyTap } from './recording-sink.js';
+import { protoDecodeCost } from '../../judge/proto-decode-cost.js';
+import { AGUI_PROTO_MEDIA_TYPE, aguiProtoDecoderSettled, decodeAguiProto, loadAguiProtoDecoder } from '../../judge/proto-decoder.js';
+
+export function bodyKindOf(contentType: string | undefined): BodyKind {
+  // The usual REST response, without splitting the header.
+  if (contentType === 'application/json') return 'json';
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'text/event-stream') return 'sse';
+  // The AG-UI client compares the whole header with ===; a parameter makes it treat the body as SSE.
+  if (contentType?.trim() === AGUI_PROTO_MEDIA_TYPE) return 'proto';
+  if (type === AGUI_PROTO_MEDIA_TYPE) return 'proto';
+  if (type === 'application/json' || type.endsWith('+json') || type === 'application/x-ndjson' || type === '') return 'json';
+  return 'other';
+}
+
+/** Records every SSE block, including comments and keep-alives, with its exact bytes. */
+export class SseTap implements BodyTap {
+  private readonly framer: SseFramer;
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+    /** Of a longer event only this many bytes are kept: it is stored truncated to that anyway. */
+    keepBytes?: number,
+  ) {
+    this.framer = new SseFramer(keepBytes);
+  }
+
+  push(chunk: Buffer, at?: number): void {
+    for (const frame of this.framer.push(chunk)) this.record(frame, at);
+  }
+
+  end(_complete: boolean, at?: number): void {
+    for (const frame of this.framer.end()) this.record(frame, at);
+  }
+
+  /** `at`: the arrival of the chunk that completed the frame. */
+  private record(frame: ReturnType<SseFramer['end']>[number], at: number | undefined): void {
+    if (frame.totalBytes > frame.raw.length) {
+      // Too long to keep whole: stored truncated with its size, not parsed.
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', totalBytes: frame.totalBytes, at });
+      return;
+    }
+    if (frame.data === undefined) {
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'comment', json: false, at });
+      return;
+    }
+    this.exchange.record(this.sender, frame.raw, { carrier: 'event', payload: frame.data, at });
+  }
+}
+
+/**
+ * Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes.
+ * The decoder is loaded on the first protobuf stream; chunks that arrive meanwhile wait, in order.
+ */
+export class ProtoTap implements BodyTap {
+  /** Frames the client accepts are kept whole, to be decoded; of a longer one only its start. */
+  private readonly framer = new LengthPrefixedFramer(4 + MAX_PROTO_FRAME_BYTES);
+  private waiting: Array<{ chunk: Buffer; at?: number }> | undefined;
+  private readonly loaded: Promise<void> | undefined;
+
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+    /** Heap the decoding of one frame may take (see protoDecodeCost). */
+    private readonly decodeBudget: number,
+  ) {
+    if (!aguiProtoDecoderSettled()) {
+      this.waiting = [];
+      this.loaded = loadAguiProtoDecoder().then(() => {
+        const waiting = this.waiting ?? [];
+        this.waiting = undefined;
+        for (const { chunk, at } of waiting) this.push(chunk, at);
+      });
+    }
+  }
+
+  push(chunk: Buffer, at?: number): void {
+    if (this.waiting) {
+      this.waiting.push({ chunk, at });
+      return;
+    }
+    for (const frame of this.framer.push(chunk)) {
+      if (!frame.payload) {
+        this.exchange.record(this.sender, frame.raw, {
+          carrier: 'event',
+          channel: 'proto',
+          parseError: `a protobuf frame of ${frame.totalBytes - 4} bytes, more than the client's ${MAX_PROTO_FRAME_BYTES}-byte limit; not decoded`,
+          totalBytes: frame.totalBytes,
+          at,
+        });
+        continue;
+      }
+      const cost = protoDecodeCost(frame.payload, this.decodeBudget);
+      if (cost > this.decodeBudget) {
+        this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', parseCost: cost, at });
+        continue;
+      }
+      const decoded = decodeAguiProto(frame.payload);
+      this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error, at });
+    }
+  }
+
+  end(_complete: boolean, at?: number): Promise<void> | void {
+    if (this.waiting) return this.loaded!.then(() => this.endNow(at));
+    this.endNow(at);
+  }
+
+  private endNow(at?: number): void {
+    const announced = this.framer.nextLength();
+    const rest = this.framer.end();
+    if (rest) {
+      const over = announced !== undefined && announced > MAX_PROTO_FRAME_BYTES ? ` (its frame announced ${announced} bytes, more than the client's limit)` : '';
+      this.exchange.record(this.sender, rest.raw, {
+        carrier: 'event',
+        channel: 'proto',
+        parseError: `the binary stream ended mid-frame: ${rest.totalBytes} trailing bytes could not be read as a complete message${over}`,
+        ...(rest.totalBytes > rest.raw.length ? { totalBytes: rest.totalBytes } : {}),
+        at,
+      });
+    }
+  }
+}
+
+/** Collects a whole body (up to the limit) and records it as one message when it ends. */
+export class WholeBodyTap implements BodyTap {
+  private readonly chunks: Buffer[] = [];
+  private stored = 0;
+  private total = 0;
+  constructor(
+    private readonly exchange: ExchangeRecording,
+    private readonly sender: Sender,
+    private readonly limit: number,
+    private readonly json: boolean,
+    private readonly http: HttpContext | undefined,
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    if (this.stored > this.limit) return;
+    const room = this.limit + 1 - this.stored;
+    const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    this.chunks.push(kept);
+    this.stored += kept.length;
+  }
+
+  /** `at`: the end of the body, which is when the message is complete. */
+  end(_complete: boolean, at?: number): void {
+    if (this.total === 0) return;
+    const body = Buffer.concat(this.chunks, this.stored);
+    this.exchange.record(this.sender, body, { carrier: 'body', json: this.json, totalBytes: this.total, http: this.http, at });
+  }
+}
+
+/** Bodies up to this size are collected where they are captured (CollectedBodyTap). */
+export const COLLECTED_BODY_BYTES = 64 * 1024;
+
+/**
+ * A whole, uncompressed body collected in the capture thread and handed to the recorder as one
+ * message, which is what the recorder's whole-body tap would store: a small REST body then costs
+ * one hand-over instead of a tap, its chunks and its end. Past `limit` bytes it opens a regular tap
+ * and streams the rest, so a large body never waits in the capture thread.
+ */
+export class CollectedBodyTap implements BodyTap {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private tap?: BodyTap;
+  constructor(
+    private readonly exchange: ExchangeSink,
+    private readonly spec: BodyTapSpec,
+    private readonly limit = COLLECTED_BODY_BYTES,
+  ) {}
+
+  /** Only bodies the recorder would store whole and as they are qualify. */
+  static fits(spec: BodyTapSpec): boolean {
+    return (spec.kind === 'json' || spec.kind === 'other') && codingOf(spec.contentEncoding) === undefined;
+  }
+
+  push(chunk: Buffer, at?: number): void {
+    if (this.tap) return this.tap.push(chunk, at);
+    // A copy: socket chunks are views into larger buffers, which must not stay pinned meanwhile.
+    this.chunks.push(Buffer.from(chunk));
+    this.size += chunk.length;
+    if (this.size <= this.limit) return;
+    this.tap = this.exchange.tap(this.spec);
+    for (const collected of this.chunks) this.tap.push(collected, at);
+    this.chunks = [];
+  }
+
+  end(complete: boolean, at?: number): Promise<void> | void {
+    if (this.tap) return this.tap.end(complete, at);
+    // As WholeBodyTap: an empty body is no message, and a cut one is stored as far as it came.
+    if (this.size === 0) return;
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    this.chunks = [];
+    const { sender, kind, http } = this.spec;
+    this.exchange.record(sender, body, { carrier: 'body', json: kind === 'json', totalBytes: this.size, http, at });
+  }
+}
+
+/**
+ * Feeds the tap the decoded bytes of a compressed body. The client gets the compressed bytes
+ * untouched; only this copy is inflated.
+ */
+export function decodingTap(encoding: string | undefined, inner: BodyTap): BodyTap {
+  const decoder = decoderFor(encoding);
+  if (!decoder) return inner;
+  let failed = false;
+  // Decoded bytes come out later than the compressed chunk went in; they carry that chunk's arrival time.
+  let lastAt: number | undefined;
+  decoder.on('data', (chunk: Buffer) => inner.push(chunk, lastAt));
+  decoder.on('error', () => {
+    failed = true;
+  });
+  return {
+    push(chunk, at) {
+      lastAt = at;
+      if (!failed) decoder.write(chunk);
+    },
+    end(complete, at) {
+      lastAt = at ?? lastAt;
+      if (failed) return inner.end(false, lastAt);
+      return new Promise<void>((resolve) => {
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          resolve(inner.end(complete && !failed, lastAt));
+        };
+        decoder.once('end', finish);
+        decoder.once('error', finish);
+        decoder.end();
+        // A truncated stream never emits 'end'; the flush above has delivered what could be decoded.
+        if (!complete) setImmediate(() => decoder.destroy());
+        decoder.once('close', finish);
+      }).then(() => undefined);
+    },
+  };
+}
+
+function decoderFor(encoding: string | undefined): Transform | undefined {
+  const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+  switch (codingOf(encoding)) {
+    case 'gzip':
+      return createGunzip(options);
+    case 'deflate':
+      return createInflate(options);
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** The compression a Content-Encoding names, when it is one the tap decodes. */
+function codingOf(encoding: string | undefined): 'gzip' | 'deflate' | 'br' | undefined {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
+    default:
+      return undefined;
+  }
+}

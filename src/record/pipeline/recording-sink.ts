@@ -1,0 +1,91 @@
+import type { HttpContext, Sender } from '../../core/message.js';
+import type { ChannelHint } from '../../protocols/protocol.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
+import type { RecordingTotals } from '../start-recorder.js';
+
+/** Messages larger than this are stored truncated and not parsed, unless --max-body says otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export type BodyKind = 'sse' | 'proto' | 'json' | 'other';
+
+/** Receives a copy of a body's chunks after they were forwarded, and records messages from them. */
+export interface BodyTap {
+  /** `at`: when the chunk arrived, in recording-clock milliseconds (stamped where it was captured). */
+  push(chunk: Buffer, at?: number): void;
+  /** `complete` is false when the stream was cut (reset, client gone). Resolves once every message is handed on. */
+  end(complete: boolean, at?: number): Promise<void> | void;
+}
+
+/** A tap that frames an HTTP body (SSE events, protobuf frames, or the whole body as one message). */
+export interface BodyTapSpec {
+  kind: BodyKind;
+  sender: Sender;
+  /** Content-Encoding of the body: the tap decodes its copy, the client gets the bytes as sent. */
+  contentEncoding?: string;
+  /** Route context for whole bodies (Pi REST judges by method, path and status). */
+  http?: HttpContext;
+}
+
+/** A tap that frames a line-based stream (a stdio stream, one side of an NDJSON socket) into LF lines. */
+export interface LinesTapSpec {
+  kind: 'lines';
+  sender: Sender;
+  /** The stdio stream the lines came from. */
+  channel?: string;
+  /** False for lines that are stored, not judged (a child's stderr). */
+  judge?: boolean;
+  /** Hold the first lines until one shows whether the exchange speaks Pi RPC or ACP. */
+  sniffStdio?: boolean;
+}
+
+export type TapSpec = BodyTapSpec | LinesTapSpec;
+
+export interface RecordOptions {
+  carrier: 'body' | 'event' | 'frame' | 'line';
+  /** ws opcode or stdio stream name. */
+  channel?: string;
+  /** An already-decoded value (protobuf frames); otherwise the bytes are parsed as JSON. */
+  value?: unknown;
+  /** Why decoding failed, when the caller decoded (protobuf). */
+  parseError?: string;
+  /** What decoding would have taken, in heap bytes, when the caller did not decode because that is over the recorder's budget. */
+  parseCost?: number;
+  /** The text to parse when it is not the raw bytes themselves (an SSE frame's joined data lines). */
+  payload?: string;
+  /** The message's real size when `raw` is only the stored prefix of it. */
+  totalBytes?: number;
+  /** False for bodies that are not meant to be JSON (HTML, octet-stream): stored, not judged. */
+  json?: boolean;
+  /** False for control rows (a WebSocket close as {code, reason}): `value` is stored but no protocol judges it. */
+  judge?: boolean;
+  http?: HttpContext;
+  /** When the message was captured, in recording-clock milliseconds; default: now. */
+  at?: number;
+}
+
+/**
+ * What capture code sees of one exchange being recorded. Every call returns at once: the work
+ * (framing, parsing, judging, storing) happens after the bytes were forwarded, in this thread or
+ * in the recording worker.
+ */
+export interface ExchangeSink {
+  readonly id: number;
+  /** Picks the protocol from what is known so far; the first confident answer sticks. */
+  classify(hint: ChannelHint): void;
+  update(update: ExchangeUpdate): void;
+  record(sender: Sender, raw: Buffer, options: RecordOptions): void;
+  tap(spec: TapSpec): BodyTap;
+  end(end: Omit<ExchangeEnd, 'tOffsetMs'>): void;
+}
+
+/** The recorder as capture code sees it. */
+export interface RecordingSink {
+  readonly maxBodyBytes: number;
+  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink;
+  /** True while recording lags so far behind that capture should stop reading until `onDrain`. */
+  readonly overloaded: boolean;
+  onDrain(listener: () => void): void;
+  totals(): RecordingTotals;
+  /** Finishes every queued message and closes the recording file. */
+  close(endedAt: Date): Promise<RecordingTotals>;
+}

@@ -1,0 +1,162 @@
+import { rmSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { UsageError } from '../../core/errors.js';
+import { parseListen, type ListenAddress } from '../../net/addresses.js';
+import { FlowGate } from './flow-gate.js';
+import { InFlight } from '../../net/in-flight.js';
+import { listenOn } from '../../net/listen-on.js';
+import type { RecordingClock } from '../../core/recording-clock.js';
+import type { BodyTap, RecordingSink } from '../pipeline/recording-sink.js';
+import type { RecordingTotals } from '../start-recorder.js';
+import { removeRecordingFiles } from '../../store/recording-files.js';
+import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
+
+export interface NdjsonRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
+  /** The daemon's socket: `unix:/path.sock`. */
+  target: string;
+  /** Where clients connect: `unix:/path.sock` (created 0600). TCP `[host:]port` works too. */
+  listen: string;
+}
+
+export interface RunningNdjsonRecorder {
+  readonly url: string;
+  readonly out: string;
+  readonly target: string;
+  totals(): RecordingTotals;
+  /** Stops accepting, ends open connections, flushes and closes the recording. */
+  close(): Promise<RecordingTotals>;
+}
+
+/** `unix:/path` only: the daemon's NDJSON socket is a unix socket. */
+export function parseUnixTarget(value: string, flag = '--target'): string {
+  if (!value.startsWith('unix:') || value.length <= 5) throw new UsageError(`${flag} '${value}' is not unix:/path.sock (the NDJSON socket is a unix socket)`);
+  return value.slice(5);
+}
+
+/**
+ * `proxy record --ndjson`: relays the daemon's NDJSON unix socket. Each client connection gets its
+ * own upstream connection and is one exchange (transport `ndjson`, judged by the unix-ndjson
+ * module); every chunk is forwarded first, then framed into LF lines and recorded. A half-written
+ * last line at disconnect is recorded as incomplete.
+ */
+export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promise<RunningNdjsonRecorder> {
+  const socketPath = parseUnixTarget(options.target);
+  const listen = parseListen(options.listen);
+  const { sink, out, clock, ready } = await openLineSink(options, options.target, options.listen);
+  await ready;
+  const inFlight = new InFlight();
+  const server: Server = createServer((client) => relay(client, socketPath, sink, clock, inFlight));
+  try {
+    await listenOn(server as unknown as HttpServer, listen);
+  } catch (error) {
+    await sink.close(new Date()).catch(() => undefined);
+    // A recording that never started would only block the retry.
+    removeRecordingFiles(out);
+    throw error;
+  }
+  const url = urlOf(server, listen);
+  let closing: Promise<RecordingTotals> | undefined;
+  return {
+    url,
+    out,
+    target: options.target,
+    totals: () => sink.totals(),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const cap = setTimeout(resolve, 3_000);
+        const check = () => {
+          if (inFlight.size === 0) {
+            clearTimeout(cap);
+            resolve();
+          }
+        };
+        inFlight.onEmpty = check;
+        server.close();
+        inFlight.stopAll();
+        check();
+      }).then(() => {
+        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
+        return sink.close(new Date());
+      });
+      return closing;
+    },
+  };
+}
+
+function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: RecordingClock, inFlight: InFlight): void {
+  const exchange = sink.openExchange({ transport: 'ndjson', url: `unix:${socketPath}` });
+  exchange.classify({ transport: 'ndjson' });
+  const upstream = createConnection({ path: socketPath });
+  const clientTap = exchange.tap({ kind: 'lines', sender: 'client' });
+  const serverTap = exchange.tap({ kind: 'lines', sender: 'server' });
+  let connected = false;
+  let failure: NodeJS.ErrnoException | undefined;
+  let clientEnded = false;
+  let upstreamEnded = false;
+  let shutdown = false;
+
+  const closer = () => {
+    // Let the poll phase read what already arrived first: a client that had just hung up ends its
+    // exchange on its own (complete), instead of being counted as cut by the shutdown.
+    setImmediate(() => {
+      if (clientEnded) return;
+      shutdown = true;
+      client.end();
+      upstream.end();
+      setTimeout(() => {
+        client.destroy();
+        upstream.destroy();
+      }, 1_000).unref();
+    });
+  };
+  const untrack = inFlight.add(closer);
+
+  pipe(client, upstream, clientTap, () => (clientEnded = true));
+  pipe(upstream, client, serverTap, () => (upstreamEnded = true));
+  function pipe(from: Socket, to: Socket, tap: BodyTap, ended: () => void): void {
+    const gate = new FlowGate<'peer' | 'recorder'>(() => from.pause(), () => from.resume());
+    from.on('data', (chunk: Buffer) => {
+      const at = clock.now();
+      if (!to.destroyed && !to.write(chunk)) {
+        gate.hold('peer');
+        to.once('drain', () => gate.release('peer'));
+      }
+      tap.push(chunk, at);
+      if (sink.overloaded && gate.hold('recorder')) sink.onDrain(() => gate.release('recorder'));
+    });
+    from.on('end', () => {
+      ended();
+      if (!to.destroyed) to.end();
+    });
+  }
+  upstream.on('connect', () => (connected = true));
+  upstream.on('error', (error: NodeJS.ErrnoException) => {
+    failure ??= error;
+    client.destroy();
+  });
+  client.on('error', () => upstream.destroy());
+
+  let closed = 0;
+  const onClose = () => {
+    if (++closed < 2) return;
+    clientTap.end(true, clock.now());
+    serverTap.end(true, clock.now());
+    if (!connected && failure) {
+      exchange.end({ outcome: 'error', errorCode: failure.code ?? 'E_UPSTREAM', errorMessage: `could not connect to unix:${socketPath}: ${failure.message}` });
+    } else {
+      const complete = (clientEnded && upstreamEnded) || shutdown;
+      exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: 'E_PROXY_SHUTDOWN', errorMessage: 'the proxy was stopped' } : {}) });
+    }
+    untrack();
+  };
+  client.on('close', onClose);
+  upstream.on('close', onClose);
+}
+
+function urlOf(server: Server, listen: ListenAddress): string {
+  if (listen.kind === 'unix') return `unix:${listen.socketPath}`;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : listen.port;
+  return `tcp:${listen.host}:${port}`;
+}

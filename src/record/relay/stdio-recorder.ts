@@ -1,0 +1,188 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { FlowGate } from './flow-gate.js';
+import type { BodyTap } from '../pipeline/recording-sink.js';
+import type { RecordingTotals } from '../start-recorder.js';
+import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
+import type { StdioProtocol } from '../pipeline/stdio-protocols.js';
+
+export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from '../pipeline/stdio-protocols.js';
+
+export interface StdioRecorderOptions extends Omit<LineSinkOptions, 'protocol'> {
+  command: string;
+  args?: string[];
+  /** `pi-rpc` or `acp`, or undefined / `auto` to sniff the first lines. */
+  protocol?: StdioProtocol | 'auto';
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Our side of the pipes; default process.stdin / stdout / stderr. */
+  stdin?: Readable;
+  stdout?: Writable;
+  stderr?: Writable;
+}
+
+export interface StdioResult {
+  /** The child's exit code, null when a signal ended it. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** What `proxy record --stdio` exits with: the child's code, 128 + n for signal n, 127 if it could not start. */
+  code: number;
+  /** Why the child could not be started, if it could not. */
+  error?: string;
+  /** Why the recording is incomplete, if recording failed while the child ran (traffic still flowed). */
+  recordingError?: string;
+  totals: RecordingTotals;
+}
+
+export interface RunningStdioRecorder {
+  readonly out: string;
+  readonly child: ChildProcess;
+  /** Sends a signal to the child (SIGINT and SIGTERM are forwarded this way). */
+  kill(signal: NodeJS.Signals): void;
+  /**
+   * Resolves once the recording file is open. The child is started before that, so that it is not kept
+   * waiting; if the file cannot be opened this rejects, the child is sent SIGTERM and `done` follows.
+   */
+  readonly ready: Promise<void>;
+  /** Resolves once the child has exited, every line is recorded and the recording is closed. */
+  readonly done: Promise<StdioResult>;
+}
+
+/**
+ * `proxy record --stdio -- <command>`: runs the agent as a child and stands in its place on our own
+ * stdin and stdout. Every chunk is written onward first, unchanged, and only then framed into LF
+ * lines and recorded (stdin lines as the client's, stdout lines as the agent's). The child's stderr
+ * passes through to ours and is stored, unjudged, on channel `stderr`. One exchange per child.
+ */
+export async function startStdioRecorder(options: StdioRecorderOptions): Promise<RunningStdioRecorder> {
+  const args = options.args ?? [];
+  const commandLine = [options.command, ...args].map(quoteArg).join(' ');
+  const forced = options.protocol === 'auto' ? undefined : options.protocol;
+  // The agent starts while the recording worker is still opening the file: an editor waiting for
+  // its agent should not wait on us. If the file cannot be opened the agent is stopped again.
+  const { sink, out, clock, ready } = await openLineSink({ ...options, protocol: forced }, commandLine, 'stdio');
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+
+  const exchange = sink.openExchange({ transport: 'stdio', url: commandLine });
+
+  // Its own process group: a Ctrl-C on the terminal reaches the child once, through us, not twice.
+  const child = spawn(options.command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+
+  // Capture only forwards and hands over raw chunks; lines are split, judged and stored by the recorder.
+  const sniffStdio = forced === undefined;
+  const inTap = exchange.tap({ kind: 'lines', sender: 'client', channel: 'stdin', sniffStdio });
+  const outTap = exchange.tap({ kind: 'lines', sender: 'server', channel: 'stdout', sniffStdio });
+  const errTap = exchange.tap({ kind: 'lines', sender: 'server', channel: 'stderr', judge: false, sniffStdio });
+
+  const inGate = new FlowGate<'peer' | 'recorder'>(() => stdin.pause(), () => stdin.resume());
+  const outGate = new FlowGate<'peer' | 'recorder'>(() => child.stdout!.pause(), () => child.stdout!.resume());
+  const errGate = new FlowGate<'peer' | 'recorder'>(() => child.stderr!.pause(), () => child.stderr!.resume());
+  const holdForRecorder = (gate: FlowGate<'peer' | 'recorder'>) => {
+    if (sink.overloaded && gate.hold('recorder')) sink.onDrain(() => gate.release('recorder'));
+  };
+
+  let inEnded = false;
+  const onStdinData = (chunk: Buffer) => {
+    const at = clock.now();
+    if (!child.stdin!.destroyed && !child.stdin!.write(chunk)) inGate.hold('peer');
+    inTap.push(chunk, at);
+    holdForRecorder(inGate);
+  };
+  const onStdinEnd = () => {
+    if (inEnded) return;
+    inEnded = true;
+    inTap.end(true, clock.now());
+    child.stdin!.end();
+  };
+  stdin.on('data', onStdinData);
+  stdin.on('end', onStdinEnd);
+  stdin.on('error', () => undefined);
+  // Our reader going away (EPIPE) must not take the proxy down before the child has ended.
+  stdout.on('error', () => undefined);
+  stderr.on('error', () => undefined);
+  child.stdin!.on('drain', () => inGate.release('peer'));
+  // The child may exit without reading everything: EPIPE is its business, not a proxy failure.
+  child.stdin!.on('error', () => inGate.release('peer'));
+
+  pass(child.stdout!, stdout, outTap, outGate);
+  pass(child.stderr!, stderr, errTap, errGate);
+  function pass(from: Readable, to: Writable, tap: BodyTap, gate: FlowGate<'peer' | 'recorder'>): void {
+    from.on('data', (chunk: Buffer) => {
+      const at = clock.now();
+      if (!to.write(chunk)) {
+        gate.hold('peer');
+        to.once('drain', () => gate.release('peer'));
+      }
+      tap.push(chunk, at);
+      holdForRecorder(gate);
+    });
+    from.on('end', () => tap.end(true, clock.now()));
+  }
+
+  const done = new Promise<StdioResult>((resolve) => {
+    let spawnError: NodeJS.ErrnoException | undefined;
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      spawnError = error;
+      // A child that never started emits no 'close' on some platforms; make sure we finish.
+      if (child.pid === undefined) setImmediate(() => finish(null, null));
+    });
+    let finished = false;
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (finished) return;
+      finished = true;
+      stdin.off('data', onStdinData);
+      stdin.off('end', onStdinEnd);
+      stdin.pause();
+      if (!inEnded) {
+        inEnded = true;
+        inTap.end(true, clock.now());
+      }
+      if (spawnError && child.pid === undefined) {
+        exchange.end({ outcome: 'error', errorCode: spawnError.code ?? 'E_SPAWN', errorMessage: `could not start ${options.command}: ${spawnError.message}` });
+      } else {
+        exchange.end({ outcome: 'complete', ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) });
+      }
+      const result = (totals: RecordingTotals, recordingError?: string): StdioResult => ({
+        exitCode,
+        signal,
+        code: spawnError && child.pid === undefined ? 127 : exitCodeOf(exitCode, signal),
+        ...(spawnError && child.pid === undefined ? { error: `could not start ${options.command}: ${spawnError.message}` } : {}),
+        ...(recordingError ? { recordingError } : {}),
+        totals,
+      });
+      sink.close(new Date()).then(
+        (totals) => resolve(result(totals)),
+        (error: Error) => resolve(result(sink.totals(), error.message)),
+      );
+    };
+    child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => finish(exitCode, signal));
+  });
+
+  ready.catch(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
+
+  return {
+    out,
+    child,
+    ready,
+    kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+    done,
+  };
+}
+
+/** The shell's convention: the child's code, or 128 + the number of the signal that ended it. */
+export function exitCodeOf(exitCode: number | null, signal: NodeJS.Signals | null): number {
+  if (exitCode !== null) return exitCode;
+  const number = signal ? (osConstants.signals as Record<string, number>)[signal] : undefined;
+  return number === undefined ? 1 : 128 + number;
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

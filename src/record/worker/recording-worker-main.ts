@@ -1,0 +1,169 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ProxyError } from '../../core/errors.js';
+import { SchemaRegistry } from '../../schema/schema-registry.js';
+import { RecordingWriter } from '../../store/recording-writer.js';
+import { BurstSignal } from './burst-signal.js';
+import { RecordingClock } from '../../core/recording-clock.js';
+import { decodeBatch } from './op-batch.js';
+import { readSpooledBatch } from './recording-spool.js';
+import type { BodyTap } from '../pipeline/recording-sink.js';
+import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
+import { yieldToForwarding } from './worker-priority.js';
+import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+
+/**
+ * The recording worker: framing, parsing, judging and SQLite writes, off the thread that forwards.
+ * Ops arrive in capture order and are applied one by one; a tap end that must wait for a
+ * decompressor is awaited before the next op, so order is never lost.
+ */
+const setup = workerData as WorkerSetup;
+const port = parentPort!;
+const send = (message: FromWorker) => port.postMessage(message);
+/** Raised by capture while it forwards a burst that recording is behind on: record after it. */
+const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
+
+// Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
+if (burst?.active) await burst.quiet();
+
+let recorder: TrafficRecorder;
+try {
+  const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
+  const clock = new RecordingClock(setup.clockOrigin);
+  if (burst?.active) await burst.quiet();
+  const writer = RecordingWriter.open(
+    setup.out,
+    { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },
+    {
+      overwrite: setup.overwrite,
+      // Told at once, not only when the recording is closed: the person watching must know now.
+      onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
+    },
+  );
+  recorder = new TrafficRecorder({
+    writer,
+    registry,
+    clock,
+    protocol: setup.protocol,
+    maxBodyBytes: setup.maxBodyBytes,
+    redact: setup.redact,
+    listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
+  });
+  send({ type: 'ready', out: writer.file });
+  if (setup.lowerPriority === 'when-ready') yieldToForwarding();
+} catch (error) {
+  send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
+  process.exit(0);
+}
+
+/** Progress is reported at most this often: each report costs the capture thread a message. */
+const PROGRESS_INTERVAL_MS = 10;
+let unreportedBytes = 0;
+let unreportedOps = 0;
+let unreportedSpool = 0;
+let progressTimer: NodeJS.Timeout | undefined;
+
+function reportProgress(bytes: number, opsBytes: number, spooled: number): void {
+  unreportedBytes += bytes;
+  unreportedOps += opsBytes;
+  unreportedSpool += spooled;
+  progressTimer ??= setTimeout(() => {
+    progressTimer = undefined;
+    send({ type: 'progress', bytes: unreportedBytes, opsBytes: unreportedOps, spooled: unreportedSpool, totals: recorder.totals() });
+    unreportedBytes = 0;
+    unreportedOps = 0;
+    unreportedSpool = 0;
+  }, PROGRESS_INTERVAL_MS);
+}
+
+/**
+ * Test only (test/hostile/recorder-memory.test.ts): with AGENT_PROXY_TEST_RECORDER_OOM set, the first
+ * payload that contains its value makes this worker allocate until V8 ends it for reaching its heap
+ * limit, the way a real out-of-memory ends it. No legal input does that any more, yet the capture
+ * thread must survive it; this lets a test see that it does. Unset, it costs one test per payload.
+ */
+const oomMarker = process.env.AGENT_PROXY_TEST_RECORDER_OOM ? Buffer.from(process.env.AGENT_PROXY_TEST_RECORDER_OOM) : undefined;
+
+function exhaustHeapOn(payload: Buffer): void {
+  if (!oomMarker || !payload.includes(oomMarker)) return;
+  // Parsed arrays, as a recorder's own allocations are: on Node 24 a worker that only fills
+  // `new Array(n)` in a tight loop sits at its heap limit without being ended (nor terminated).
+  const item = `[${new Array<number>(1000).fill(7).join(',')}]`;
+  const hoard: unknown[] = [];
+  for (;;) hoard.push(JSON.parse(item));
+}
+
+const exchanges = new Map<number, ExchangeRecording>();
+const taps = new Map<number, BodyTap>();
+const inbox: ToWorker[] = [];
+let draining = false;
+
+port.on('message', (message: ToWorker) => {
+  inbox.push(message);
+  if (!draining) void drain();
+});
+
+async function drain(): Promise<void> {
+  draining = true;
+  while (inbox.length > 0) {
+    if (burst?.active) await burst.quiet();
+    const message = inbox.shift()!;
+    if (message.type === 'close') {
+      if (progressTimer) clearTimeout(progressTimer);
+      let error: { code: string; message: string } | undefined;
+      let totals = recorder.totals();
+      try {
+        totals = await recorder.close(new Date(message.endedAt));
+      } catch (e) {
+        error = { code: e instanceof ProxyError ? e.code : 'E_STORE_WRITE', message: (e as Error).message };
+      }
+      send({ type: 'closed', totals, error });
+      port.close();
+      return;
+    }
+    const ops = decodeBatch(message.type === 'spooled' ? readSpooledBatch(message.batch) : message.batch);
+    for (const op of ops) {
+      // Checked per op, not per batch: a batch can hold a megabyte of lines, a long time to compete.
+      if (burst?.active) await burst.quiet();
+      const pending = apply(op);
+      if (pending) await pending;
+    }
+    reportProgress(message.bytes, message.type === 'ops' ? message.opsBytes : 0, message.type === 'spooled' ? message.batch.length : 0);
+  }
+  draining = false;
+}
+
+function apply(op: RecorderOp): Promise<void> | void {
+  switch (op.op) {
+    case 'open':
+      exchanges.set(op.id, recorder.openExchange(op.start, op.at));
+      return;
+    case 'classify':
+      exchanges.get(op.id)?.classify(op.hint);
+      return;
+    case 'update':
+      exchanges.get(op.id)?.update(op.update);
+      return;
+    case 'record':
+      if (oomMarker) exhaustHeapOn(op.raw);
+      exchanges.get(op.id)?.record(op.sender, op.raw, { ...op.options, http: fromWireHttp(op.options.http) });
+      return;
+    case 'tap': {
+      const exchange = exchanges.get(op.id);
+      if (exchange) taps.set(op.tap, exchange.tap(op.spec.kind === 'lines' ? op.spec : { ...op.spec, http: fromWireHttp(op.spec.http) }));
+      return;
+    }
+    case 'push':
+      if (oomMarker) exhaustHeapOn(op.chunk);
+      taps.get(op.tap)?.push(op.chunk, op.at);
+      return;
+    case 'tap-end': {
+      const tap = taps.get(op.tap);
+      taps.delete(op.tap);
+      return tap?.end(op.complete, op.at) ?? undefined;
+    }
+    case 'end':
+      exchanges.get(op.id)?.end(op.end, op.at);
+      exchanges.delete(op.id);
+      return;
+  }
+}

@@ -1,0 +1,39 @@
+import { workerData } from 'node:worker_threads';
+import { BurstSignal } from './burst-signal.js';
+import type { WorkerSetup } from './worker-messages.js';
+import { yieldToForwarding } from './worker-priority.js';
+
+/**
+ * The recording worker's entry. Its start-up (modules, schemas, SQLite) may run while the first
+ * traffic already flows (a stdio agent is spawned at once), so it must not compete with it: the
+ * thread's priority is lowered before anything else is loaded, and the heavy modules are loaded in
+ * steps, each after any burst of traffic has passed. The recording itself is in recording-worker-main.ts.
+ *
+ * When nothing is forwarded until the worker is ready (the HTTP proxy listens only then), a low
+ * priority would only delay the start: on a busy machine by seconds. Then the priority is lowered
+ * once the recording is open (recording-worker-main.ts).
+ */
+const setup = workerData as WorkerSetup;
+if (setup.lowerPriority !== 'when-ready') yieldToForwarding();
+const { burst: burstBuffer } = setup;
+const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
+// The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
+// step at most. The list sets only the granularity: whatever it misses, the last step loads.
+const steps = [
+  () => import('better-sqlite3'),
+  () => import('ajv/dist/2020.js'),
+  () => import('fast-json-patch'),
+  () => import('../../schema/schema-registry.js'),
+  () => import('../../store/recording-writer.js'),
+  () => import('../../protocols/agui/index.js'),
+  () => import('../../protocols/acp/index.js'),
+  () => import('../../protocols/pi-rpc/index.js'),
+  () => import('../../protocols/pi-rest/index.js'),
+  () => import('../../protocols/pi-daemon-rpc/index.js'),
+  () => import('../pipeline/traffic-recorder.js'),
+  () => import('./recording-worker-main.js'),
+];
+for (const load of steps) {
+  if (burst?.active) await burst.quiet();
+  await load();
+}

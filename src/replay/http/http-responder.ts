@@ -1,0 +1,120 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from '../../net/proxy-answers.js';
+import { HttpMatcher, type LiveRequest } from '../match/http-matcher.js';
+import { httpMissAnswer } from './http-miss-answer.js';
+import { reportedRequest } from '../miss-report.js';
+import { playRecordedResponse } from './recorded-response.js';
+import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
+import { httpExchanges } from '../replay-script.js';
+import { readBoundedBody, type BoundedBody } from './bounded-body.js';
+import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG } from './request-limits.js';
+
+/**
+ * The HTTP side of the replay server: reads each request in full, matches it to a recorded
+ * exchange and plays that exchange back; a miss gets an answer that explains itself, in the error
+ * shape of the request's protocol (http-miss-answer.ts), or is forwarded to the real upstream with
+ * `--on-miss passthrough`.
+ */
+export function createHttpResponder(context: ReplayContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const matcher = new HttpMatcher(httpExchanges(context.script), context.ignore, context.reuse);
+  return (req, res) => {
+    readBoundedBody(req, context.maxRequestBytes, (read) => {
+      if (read.kind === 'too-large') return refuseTooLarge(context, req, read, res);
+      respond(matcher, context, req, read.body, res).catch((error: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: error instanceof Error ? error.message : String(error) } });
+        else res.destroy();
+      });
+    });
+  };
+}
+
+/**
+ * A body longer than `--max-request-body` is never held whole: it is a miss, answered 413 at once,
+ * or with passthrough streamed on to the upstream. No recording made with the default `--max-body`
+ * could match it anyway: it keeps at most that much of a body.
+ */
+function refuseTooLarge(context: ReplayContext, req: IncomingMessage, read: Extract<BoundedBody, { kind: 'too-large' }>, res: ServerResponse): void {
+  const miss: ReplayMiss = {
+    transport: 'http',
+    reason: 'too-large',
+    // A streamed body was read only up to the limit: `bodyTruncated` says its size is only what had arrived.
+    request: reportedRequest({ ...requestLine(req), bodyBytes: read.bytes, ...(read.declared ? {} : { bodyTruncated: true as const }) }),
+    differences: [],
+    limit: context.maxRequestBytes,
+    action: context.onMiss,
+  };
+  reportMiss(context, miss);
+  if (context.passthrough) return context.passthrough.forwardHttp(req, { head: read.head }, res);
+  const body = JSON.stringify({ error: { code: 'request_too_large', message: missMessage(miss), reason: miss.reason, request: miss.request, limit: miss.limit, flag: MAX_REQUEST_FLAG } });
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  discardRest(req);
+}
+
+/** How much more of a refused body is read (and dropped) before the connection is cut. */
+const DISCARD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the rest of a refused body and drops it, so a client still sending gets to read the 413
+ * (closing a socket with unread bytes resets it, and the reset can destroy the answer in flight),
+ * and the connection can serve the next request. Past DISCARD_BYTES more the connection is cut.
+ */
+function discardRest(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+function requestLine(req: IncomingMessage): { method: string; path: string; query: string } {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  return { method: req.method ?? 'GET', path: queryAt < 0 ? url : url.slice(0, queryAt), query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+}
+
+async function respond(matcher: HttpMatcher, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+  const request: LiveRequest = { ...requestLine(req), body };
+  const result = matcher.match(request);
+  if (result.kind === 'miss') {
+    const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss };
+    reportMiss(context, miss);
+    if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
+    else {
+      const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    }
+    return;
+  }
+  const { exchange, reused, redacted } = result;
+  context.ledger.markUsed(exchange.id);
+  const played = await playRecordedResponse(exchange, { req, body, res }, context);
+  context.log.served({
+    exchangeId: exchange.id,
+    transport: exchange.transport,
+    method: request.method,
+    path: request.path,
+    status: exchange.status ?? undefined,
+    messages: played.messages,
+    substitutions: played.substitutions,
+    redacted,
+    reused,
+    ...recordingCut(exchange.errorCode),
+  });
+}
+
+/** One readable sentence about a miss, for logs and the 404 body. */
+export function missMessage(miss: ReplayMiss): string {
+  const what = `${miss.request.method} ${miss.request.path}${miss.request.query ? '?' + miss.request.query : ''}`;
+  if (miss.reason === 'too-large') {
+    const size = miss.request.bodyBytes === undefined || miss.request.bodyTruncated ? '' : ` (${miss.request.bodyBytes} bytes)`;
+    return `${what}: the ${miss.transport === 'ws' ? 'frame' : 'request body'}${size} is larger than the replay's limit of ${miss.limit} bytes; ${MAX_REQUEST_FLAG} <bytes> raises it`;
+  }
+  if (miss.reason === 'exhausted') return `${what}: every recorded answer for this request was used (exchange ${miss.nearest?.exchangeId} last); --reuse serves it again`;
+  if (!miss.nearest) return `${what} matches no recorded exchange`;
+  const deep = miss.request.bodyTooDeep ? ` (its JSON nests deeper than ${MAX_MATCH_DEPTH} levels, so it is compared byte for byte)` : '';
+  const differs = miss.differences.length > 0 ? `; differs in ${miss.differences.join(', ')}${deep}` : deep;
+  return `${what} matches no recorded exchange; nearest is exchange ${miss.nearest.exchangeId} (${miss.nearest.method} ${miss.nearest.path})${differs}`;
+}

@@ -1,0 +1,216 @@
+import type { Readable } from 'node:stream';
+import { LineFramer, type LineFrame } from '../../framing/line-framer.js';
+import type { ProtocolId } from '../../protocols/protocol.js';
+import type { Clock } from '../clock.js';
+import type { ScriptMessage } from '../replay-script.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from '../http/request-limits.js';
+import { PlaybackClock, type Timing } from '../timing.js';
+import { FrameCorrelator } from '../ws/ws-frames.js';
+
+/**
+ * The turn-by-turn replay of a line protocol (stdio JSON-RPC / Pi RPC, the daemon's NDJSON socket):
+ * the same steps as a replayed WebSocket, with lines for frames. Comparison, id learning and
+ * substitution are the WebSocket player's FrameCorrelator: a recorded line is a text frame.
+ */
+
+/** One recorded client line the replay waits for, and the server lines that followed it. */
+export interface LineTurn {
+  client: ScriptMessage;
+  replies: ScriptMessage[];
+}
+
+export interface LinePlan {
+  /** Server lines recorded before the first client line. */
+  preamble: ScriptMessage[];
+  turns: LineTurn[];
+}
+
+/** Splits recorded lines at the client's; server lines keep their channel (`stdout`, `stderr`, or none). */
+export function planLines(messages: readonly ScriptMessage[]): LinePlan {
+  const preamble: ScriptMessage[] = [];
+  const turns: LineTurn[] = [];
+  for (const message of messages) {
+    if (message.carrier !== 'line') continue;
+    if (message.sender === 'client') turns.push({ client: message, replies: [] });
+    else (turns.at(-1)?.replies ?? preamble).push(message);
+  }
+  return { preamble, turns };
+}
+
+/** Lines a client may send ahead of the conversation before its input is paused. */
+const MAX_QUEUED_LINES = 1024;
+
+/**
+ * Queues the LF-framed lines of a readable until the conversation asks for them; undefined at the end.
+ * A client that writes far ahead of the replay (the replay keeps the recorded pace) is paused rather
+ * than queued without bound, and of a line longer than `maxLineBytes` only that many bytes are held
+ * (the conversation answers it as a miss).
+ */
+export class LineInbox {
+  private readonly framer: LineFramer;
+  private readonly queue: LineFrame[] = [];
+  private waiter: ((line: LineFrame | undefined) => void) | undefined;
+  private ended = false;
+  private paused = false;
+
+  constructor(
+    private readonly input: Readable,
+    readonly maxLineBytes = DEFAULT_MAX_REQUEST_BYTES,
+  ) {
+    this.framer = new LineFramer(maxLineBytes);
+    input.on('data', (chunk: Buffer) => {
+      for (const frame of this.framer.push(chunk)) this.push(frame);
+    });
+    const end = () => {
+      if (this.ended) return;
+      for (const frame of this.framer.end()) this.push(frame);
+      this.ended = true;
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter?.(undefined);
+    };
+    input.on('end', end);
+    input.on('close', end);
+    input.on('error', end);
+  }
+
+  /** Stops waiting: the conversation sees the end of the input (shutdown). */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.queue.length = 0;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(undefined);
+  }
+
+  next(): Promise<LineFrame | undefined> {
+    const line = this.queue.shift();
+    if (this.paused && this.queue.length <= MAX_QUEUED_LINES / 2) {
+      this.paused = false;
+      this.input.resume();
+    }
+    if (line || this.ended) return Promise.resolve(line);
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  private push(frame: LineFrame): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter) return waiter(frame);
+    this.queue.push(frame);
+    if (!this.paused && this.queue.length >= MAX_QUEUED_LINES) {
+      this.paused = true;
+      this.input.pause();
+    }
+  }
+}
+
+/** A live line that matched no recorded one. */
+export interface LineMiss {
+  line: LineFrame;
+  /** The recorded client line it was compared with; undefined when the recording expects no more. */
+  expected: ScriptMessage | undefined;
+  differences: string[];
+  /** Set when the line was longer than this limit (`--max-request-body`): it was not compared. */
+  tooLong?: number;
+}
+
+/** Where the conversation sends recorded server lines; resolves once the line may be followed by more. */
+export type LineWriter = (bytes: Buffer, message: ScriptMessage) => Promise<void>;
+
+export interface LineConversationOptions {
+  protocol: ProtocolId | undefined;
+  ignore: readonly string[];
+  timing: Timing;
+  clock: Clock;
+  /** The recorded moment the conversation starts at (the child's start, the connection's). */
+  anchorMs: number;
+  write: LineWriter;
+  /** Told about each miss; what it returns (an error response) is written back to the client. */
+  onMiss(miss: LineMiss): Buffer | undefined;
+  signal?: AbortSignal;
+}
+
+export interface LineConversationResult {
+  /** Server lines written. */
+  sent: number;
+  misses: LineMiss[];
+  /** Recorded client lines that never came (the client ended first). */
+  unused: ScriptMessage[];
+  /** Correlation pairs learnt. */
+  substitutions: number;
+  /** Live values that matched a value the recording redacted. */
+  redacted: number;
+}
+
+/**
+ * Plays a recorded line conversation to a live client:
+ * 1. the server lines recorded before the first client line;
+ * 2. for each recorded client line, the next live line is awaited and compared after normalization,
+ *    with the ids it carries substituted; on a match the server lines recorded after it are written
+ *    (live ids in place) at the recorded pace from the moment it arrived. A live line that does not
+ *    match is a miss: the client gets the miss answer, and the replay keeps waiting for the line it
+ *    expects, so one stray line does not derail the rest.
+ * 3. once the recording is played out, any further line is a miss, until the client ends.
+ */
+export async function playLineConversation(plan: LinePlan, inbox: LineInbox, options: LineConversationOptions): Promise<LineConversationResult> {
+  const correlator = new FrameCorrelator(options.protocol, options.ignore);
+  const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
+  const misses: LineMiss[] = [];
+  let sent = 0;
+
+  const play = async (messages: readonly ScriptMessage[]) => {
+    for (const message of messages) {
+      await clock.wait(message.tOffsetMs, options.signal);
+      if (options.signal?.aborted) return;
+      // Substitution works on text frames; stderr passes as recorded.
+      const bytes = message.channel === 'stderr' ? message.raw : correlator.substitute(asText(message));
+      await options.write(bytes, message);
+      sent++;
+    }
+  };
+  const miss = async (line: LineFrame, expected: ScriptMessage | undefined, differences: string[]) => {
+    const report: LineMiss = { line, expected, differences };
+    if (line.totalBytes > line.raw.length) report.tooLong = inbox.maxLineBytes;
+    misses.push(report);
+    const answer = options.onMiss(report);
+    if (answer) await options.write(answer, { ...(expected ?? SYNTHETIC), channel: expected?.channel === 'stdin' ? 'stdout' : null });
+  };
+
+  await play(plan.preamble);
+  for (let i = 0; i < plan.turns.length; i++) {
+    const turn = plan.turns[i];
+    const recorded = asText(turn.client);
+    for (;;) {
+      if (options.signal?.aborted) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
+      const line = await inbox.next();
+      if (!line) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
+      const live = { channel: 'text' as const, data: line.raw };
+      // Only the start of an over-long line was kept: it cannot be compared, only refused.
+      const differences = line.totalBytes > line.raw.length ? ['size'] : correlator.differences(recorded, live);
+      if (differences.length > 0) {
+        await miss(line, turn.client, differences);
+        continue;
+      }
+      correlator.learn(recorded, live);
+      clock.reanchor(turn.client.tOffsetMs);
+      await play(turn.replies);
+      break;
+    }
+  }
+  for (;;) {
+    if (options.signal?.aborted) break;
+    const line = await inbox.next();
+    if (!line) break;
+    await miss(line, undefined, ['line']);
+  }
+  return { sent, misses, unused: [], substitutions: correlator.substitutions, redacted: correlator.redacted };
+}
+
+const SYNTHETIC: ScriptMessage = { seq: 0, sender: 'server', carrier: 'line', channel: null, raw: Buffer.alloc(0), json: undefined, tOffsetMs: 0, truncated: false };
+
+/** A recorded line as the correlator compares it: a text frame. An unterminated line is compared without a LF. */
+function asText(message: ScriptMessage): ScriptMessage {
+  return { ...message, channel: 'text' };
+}

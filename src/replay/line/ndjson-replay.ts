@@ -1,0 +1,145 @@
+import { rmSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
+import { createServer, type Socket } from 'node:net';
+import { parseListen } from '../../net/addresses.js';
+import { InFlight } from '../../net/in-flight.js';
+import { listenOn } from '../../net/listen-on.js';
+import { UsageError } from '../../core/errors.js';
+import { SYSTEM_CLOCK, type Clock } from '../clock.js';
+import { parseIgnoreOption } from '../match/field-specs.js';
+import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
+import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
+import { hostInstanceIdOf, lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
+import { writeTo } from './stdio-replay.js';
+import { maxRequestBytesOf } from '../http/request-limits.js';
+import { parseTiming, type Timing } from '../timing.js';
+
+export interface NdjsonReplayOptions {
+  recording: string;
+  /** `unix:/path.sock` (created 0600) or `[host:]port`. */
+  listen: string;
+  timing?: string | Timing;
+  ignore?: string[];
+  strict?: boolean;
+  /** Longest client line held to match it, in bytes (default 10 MiB); a longer one is a miss. */
+  maxRequestBytes?: number;
+  /** Told about each connection served and each miss. */
+  log?: NdjsonReplayLog;
+  /** What the pacing runs on (default: the system clock). */
+  clock?: Clock;
+}
+
+export interface NdjsonReplayLog {
+  served(event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number }): void;
+  miss(message: string, miss?: LineMiss): void;
+}
+
+export interface NdjsonReplaySummary {
+  misses: string[];
+  /** Recorded connections never served. */
+  unusedExchanges: number[];
+  /** Recorded client lines that never came on connections that were served. */
+  unusedLines: ScriptMessage[];
+  ok: boolean;
+}
+
+export interface RunningNdjsonReplay {
+  readonly url: string;
+  readonly recording: string;
+  close(): Promise<NdjsonReplaySummary>;
+}
+
+/**
+ * `proxy replay --ndjson`: serves a recorded NDJSON socket. Each connection plays the next recorded
+ * connection, in recorded order, turn by turn: it waits for each recorded client line, compares it
+ * after normalization (`requestId` learnt and substituted) and writes the daemon lines that
+ * followed. A line that matches nothing gets an `ok:false` response with error code `replay_miss`.
+ */
+export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<RunningNdjsonReplay> {
+  const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const ignore = parseIgnoreOption(options.ignore ?? []);
+  const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
+  const listen = parseListen(options.listen);
+  const script = loadReplayScript(options.recording);
+  const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
+  if (exchanges.length === 0) throw new UsageError(`${script.file} holds no NDJSON connection (record one with agent-proxy record --ndjson)`);
+  const log = options.log ?? { served() {}, miss() {} };
+  const misses: string[] = [];
+  const unusedLines: ScriptMessage[] = [];
+  let next = 0;
+  const inFlight = new InFlight();
+  const running = new Set<Promise<void>>();
+
+  const server = createServer((socket) => {
+    const exchange = exchanges[next++];
+    if (!exchange) {
+      const message = `replay miss: connection ${next} but the recording holds only ${exchanges.length} NDJSON connections`;
+      misses.push(message);
+      log.miss(message);
+      socket.destroy();
+      return;
+    }
+    const done = serve(socket, exchange).finally(() => running.delete(done));
+    running.add(done);
+  });
+
+  async function serve(socket: Socket, exchange: ScriptExchange): Promise<void> {
+    socket.on('error', () => undefined);
+    const abort = new AbortController();
+    const inbox = new LineInbox(socket, maxLineBytes);
+    const stop = () => {
+      abort.abort();
+      inbox.close();
+    };
+    const untrack = inFlight.add(stop);
+    const context = { recordedMethods: recordedMethodsOf(exchange.messages), hostInstanceId: hostInstanceIdOf(exchange.messages) };
+    try {
+      const result = await playLineConversation(planLines(exchange.messages), inbox, {
+        protocol: exchange.protocol ?? 'unix-ndjson',
+        ignore,
+        timing,
+        clock,
+        anchorMs: exchange.startedMs,
+        signal: abort.signal,
+        write: (bytes) => writeTo(socket, bytes),
+        onMiss(miss) {
+          const message = lineMissMessage(miss);
+          misses.push(message);
+          log.miss(message, miss);
+          return lineMissAnswer(exchange.protocol ?? 'unix-ndjson', miss, context);
+        },
+      });
+      for (const line of result.unused) unusedLines.push(line);
+      log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions, redacted: result.redacted });
+    } finally {
+      untrack();
+      socket.end();
+    }
+  }
+
+  await listenOn(server as unknown as HttpServer, listen);
+  const address = server.address();
+  const url = listen.kind === 'unix' ? `unix:${listen.socketPath}` : `tcp:${listen.host}:${typeof address === 'object' && address ? address.port : listen.port}`;
+  let closing: Promise<NdjsonReplaySummary> | undefined;
+  return {
+    url,
+    recording: script.file,
+    close() {
+      closing ??= (async () => {
+        server.close();
+        inFlight.stopAll();
+        await Promise.allSettled([...running]);
+        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
+        const unusedExchanges = exchanges.slice(next).map((e) => e.id);
+        return {
+          misses: [...misses],
+          unusedExchanges,
+          unusedLines: [...unusedLines],
+          ok: !options.strict || (misses.length === 0 && unusedExchanges.length === 0 && unusedLines.length === 0),
+        };
+      })();
+      return closing;
+    },
+  };
+}

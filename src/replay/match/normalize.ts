@@ -1,0 +1,103 @@
+import { protocolById } from '../../protocols/catalog.js';
+import type { ProtocolId } from '../../protocols/protocol.js';
+import { FieldSpecs, formatPointer } from './field-specs.js';
+
+/** Stands in for an ignored array element, so the positions of the others stay put. */
+const IGNORED = '<ignored>';
+
+/** The fields a protocol declares volatile (generated ids, timestamps), or none for an unknown protocol. */
+export function volatileFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
+  return protocol === undefined ? [] : (protocolById(protocol).replay?.volatileFields ?? []);
+}
+
+/** The fields a protocol stores only as digests (ReplayHints.writeOnlyFields): a recorded value there matches any. */
+export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
+  return protocol === undefined ? [] : (protocolById(protocol).replay?.writeOnlyFields ?? []);
+}
+
+/**
+ * The canonical form of a JSON value for matching: the fields in `drop` removed (array elements
+ * replaced by a placeholder) and object keys sorted, so equal requests normalize to equal values.
+ */
+export function normalizeJson(value: unknown, drop: FieldSpecs): unknown {
+  return walk(value, [], drop);
+}
+
+/** Normalizes with the protocol's volatile fields plus the user's `--ignore` specs. */
+export function normalizerFor(protocol: ProtocolId | undefined, ignore: readonly string[]): (value: unknown) => unknown {
+  const drop = new FieldSpecs([...volatileFieldsOf(protocol), ...ignore]);
+  return (value) => normalizeJson(value, drop);
+}
+
+/** JSON text with sorted keys: equal for values that normalize equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'undefined';
+}
+
+/**
+ * Where two JSON values differ, as JSON pointers (`''` = the whole value), in document order.
+ * Stops after `limit` entries; a miss report needs the first few, not all.
+ */
+export function jsonDifferences(a: unknown, b: unknown, limit = 20): string[] {
+  const out: string[] = [];
+  diff(a, b, [], out, limit);
+  // A key can be megabytes long: a miss report names where, it does not quote the key in full.
+  return out.map((pointer) => (pointer.length <= MAX_POINTER_CHARS ? pointer : pointer.slice(0, MAX_POINTER_CHARS) + '…'));
+}
+
+/** Longest JSON pointer a miss report prints. */
+const MAX_POINTER_CHARS = 200;
+
+function walk(value: unknown, path: string[], drop: FieldSpecs): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item, i) => {
+      const at = [...path, String(i)];
+      return drop.matches(at) ? IGNORED : walk(item, at, drop);
+    });
+  }
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const at = [...path, key];
+      if (!drop.matches(at)) out[key] = walk(value[key], at, drop);
+    }
+    return out;
+  }
+  return value;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
+    return out;
+  }
+  return value;
+}
+
+function diff(a: unknown, b: unknown, path: string[], out: string[], limit: number): void {
+  if (out.length >= limit) return;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i >= a.length || i >= b.length) out.push(formatPointer([...path, String(i)]));
+      else diff(a[i], b[i], [...path, String(i)], out, limit);
+      if (out.length >= limit) return;
+    }
+    return;
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) {
+      if (!(key in a) || !(key in b)) out.push(formatPointer([...path, key]));
+      else diff(a[key], b[key], [...path, key], out, limit);
+      if (out.length >= limit) return;
+    }
+    return;
+  }
+  if (!Object.is(a, b)) out.push(formatPointer(path));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

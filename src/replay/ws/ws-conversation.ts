@@ -1,0 +1,170 @@
+import { WebSocket } from 'ws';
+import { forwardClose } from '../../net/ws-close-codes.js';
+import type { Clock } from '../clock.js';
+import type { ScriptMessage } from '../replay-script.js';
+import { PlaybackClock, type Timing } from '../timing.js';
+import { describeFrame, isControl, type FrameCorrelator, type LiveFrame } from './ws-frames.js';
+import { WsInbox } from './ws-inbox.js';
+import { frameMissReason } from './ws-miss.js';
+import type { WsPlan, WsTurn } from './ws-plan.js';
+
+/** Past this many unsent bytes the player waits for the socket before sending more. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+/** RFC 6455 policy violation: what a client frame that matches nothing gets. */
+export const CLOSE_POLICY_VIOLATION = 1008;
+
+/** A client frame that matched nothing: where in the recording, and how it differed. */
+export interface FrameMiss {
+  frame: LiveFrame;
+  /** The recorded client frame it was compared with; undefined when none was expected any more. */
+  expected: ScriptMessage | undefined;
+  differences: string[];
+}
+
+export interface ConversationResult {
+  /** Frames sent to the client (text, binary, ping, pong; the close not counted). */
+  sent: number;
+  /** The miss that closed the connection (1008): one the protocol has no answer for. */
+  miss?: FrameMiss;
+}
+
+/** The protocol's answer to a frame that matched nothing (a text frame to send), or undefined for none; the caller reports the misses it answers. */
+export type FrameMissAnswerer = (miss: FrameMiss) => string | undefined;
+
+/**
+ * Plays one recorded WebSocket connection to a live client, turn by turn:
+ * 1. the server frames recorded before the first client frame;
+ * 2. for each recorded client frame, the next live one is awaited and compared; on a match the ids
+ *    it carries are learnt and the server frames recorded after it are sent (live ids in place),
+ *    paced from the moment it arrived. A frame that does not match gets the protocol's miss answer
+ *    (a JSON-RPC error with its id, a failed Pi response …) and the replay waits on for the recorded
+ *    one; a frame the protocol has no answer for closes the connection with 1008;
+ * 3. the recorded ending: the server's close code and reason, a cut, or waiting for the client.
+ *
+ * Live pings and pongs the recording does not expect at that point are keepalives, not
+ * conversation: a ping is answered, a pong dropped. A recorded client ping or pong the live client
+ * skipped is passed over (its pong is not sent).
+ */
+export class WsConversation {
+  private readonly inbox: WsInbox;
+  private readonly clock: PlaybackClock;
+  private readonly stopped = new AbortController();
+  private sent = 0;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly plan: WsPlan,
+    private readonly correlator: FrameCorrelator,
+    private readonly options: { timing: Timing; clock: Clock; anchorMs: number; answerMiss?: FrameMissAnswerer },
+  ) {
+    this.inbox = new WsInbox(ws);
+    this.clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
+    ws.on('close', () => this.stopped.abort());
+  }
+
+  async run(): Promise<ConversationResult> {
+    await this.play(this.plan.preamble);
+    let pending: LiveFrame | undefined;
+    for (const turn of this.plan.turns) {
+      // Until the frame recorded here comes: a frame the protocol answers as a miss is followed by the next.
+      for (;;) {
+        pending ??= await this.nextFor(turn.client);
+        if (!pending) return this.result();
+        if (isControl(turn.client.channel) && !isControl(pending.channel)) {
+          // The recorded client pinged here, the live one did not: skip that exchange of pings.
+          await this.play(turn.replies.filter((m) => m.channel !== 'pong'));
+          break;
+        }
+        const live = pending;
+        pending = undefined;
+        const differences = this.correlator.differences(turn.client, live);
+        if (differences.length > 0) {
+          const miss = { frame: live, expected: turn.client, differences };
+          if (await this.answer(miss)) continue;
+          return this.fail(miss);
+        }
+        this.correlator.learn(turn.client, live);
+        this.clock.reanchor(turn.client.tOffsetMs);
+        await this.play(turn.replies, echoOf(turn, live));
+        break;
+      }
+    }
+    return this.end(pending);
+  }
+
+  /** The recorded ending, once every turn has been played. */
+  private async end(pending: LiveFrame | undefined): Promise<ConversationResult> {
+    const ending = this.plan.ending;
+    if (ending.by === 'server' || ending.by === 'server-reset') {
+      await this.clock.wait(ending.at, this.stopped.signal);
+      if (ending.by === 'server-reset') this.ws.terminate();
+      // As the recorder passed closes on: 1005 as a close without code, a code ws refuses as a plain close.
+      else forwardClose(this.ws, ending.code, Buffer.from(ending.reason));
+      return this.result();
+    }
+    // The client ends it. Until then any data frame it sends is one the recording never saw.
+    for (;;) {
+      const live = pending ?? (await this.nextFor(undefined));
+      pending = undefined;
+      if (!live) return this.result();
+      if (isControl(live.channel)) continue;
+      const miss = { frame: live, expected: undefined, differences: ['frame'] };
+      if (!(await this.answer(miss))) return this.fail(miss);
+    }
+  }
+
+  /** Sends the protocol's answer to a miss, if it has one; false when it has none (the connection is then closed). */
+  private async answer(miss: FrameMiss): Promise<boolean> {
+    const answer = this.options.answerMiss?.(miss);
+    if (answer === undefined || this.ws.readyState !== WebSocket.OPEN) return false;
+    await new Promise<void>((resolve) => this.ws.send(answer, () => resolve()));
+    this.sent++;
+    return true;
+  }
+
+  /**
+   * The next live frame worth comparing with `expected`: a ping or pong of a kind the recording
+   * does not expect here is answered or dropped on the way.
+   */
+  private async nextFor(expected: ScriptMessage | undefined): Promise<LiveFrame | undefined> {
+    for (;;) {
+      const frame = await this.inbox.next();
+      if (!frame || !isControl(frame.channel) || frame.channel === expected?.channel) return frame;
+      if (frame.channel === 'ping' && this.ws.readyState === WebSocket.OPEN) this.ws.pong(frame.data);
+    }
+  }
+
+  /** Sends recorded server frames at their recorded pace; `echo` swaps a recorded ping payload in a pong for the live one. */
+  private async play(messages: readonly ScriptMessage[], echo?: { recorded: Buffer; live: Buffer }): Promise<void> {
+    for (const message of messages) {
+      await this.clock.wait(message.tOffsetMs, this.stopped.signal);
+      if (this.ws.readyState !== WebSocket.OPEN) return;
+      const drained = this.send(message, echo);
+      this.sent++;
+      if (this.ws.bufferedAmount > HIGH_WATER_BYTES) await drained;
+    }
+  }
+
+  private send(message: ScriptMessage, echo: { recorded: Buffer; live: Buffer } | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => resolve();
+      if (message.channel === 'ping') this.ws.ping(message.raw, undefined, done);
+      else if (message.channel === 'pong') this.ws.pong(echo && message.raw.equals(echo.recorded) ? echo.live : message.raw, undefined, done);
+      else this.ws.send(this.correlator.substitute(message), { binary: message.channel === 'binary' }, done);
+    });
+  }
+
+  private fail(miss: FrameMiss): ConversationResult {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(CLOSE_POLICY_VIOLATION, frameMissReason(miss.expected, miss.differences, describeFrame(miss.frame).body));
+    return { ...this.result(), miss };
+  }
+
+  private result(): ConversationResult {
+    return { sent: this.sent };
+  }
+}
+
+/** A pong answering the client's ping carries the ping's payload: the live one, not the recorded one. */
+function echoOf(turn: WsTurn, live: LiveFrame): { recorded: Buffer; live: Buffer } | undefined {
+  return turn.client.channel === 'ping' ? { recorded: turn.client.raw, live: live.data } : undefined;
+}

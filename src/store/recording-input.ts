@@ -1,0 +1,79 @@
+import type { HttpContext } from '../core/message.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+import type { ExchangeRow, Headers } from './store-types.js';
+import type { LoadedInput, SourceMessage, SourceStream } from '../validate/message-source.js';
+import { isNdjsonRecordingText } from '../export/ndjson-import.js';
+import { openRecording } from './open-recording.js';
+import { SQLITE_MAGIC } from './file-head.js';
+
+
+/** Is this file content a recording (.db, or its NDJSON form)? */
+export function isRecordingBytes(bytes: Buffer): boolean {
+  if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) return true;
+  return isNdjsonRecordingText(bytes.subarray(0, 4096).toString('utf8'));
+}
+
+/**
+ * A recording as `proxy validate` input: its JSON messages, re-judged. Plain HTTP exchanges share
+ * one stream (REST rules span calls, as in a capture); every stream or connection is its own.
+ */
+export function recordingInput(file: string): LoadedInput {
+  const reader = openRecording(file);
+  try {
+    const rest: SourceStream = { label: 'http', hint: { transport: 'http' }, messages: [] };
+    const streams: SourceStream[] = [];
+    let index = 0;
+    for (const exchange of reader.exchanges()) {
+      const own: SourceStream | undefined = exchange.transport === 'http' ? undefined : { label: labelOf(exchange), hint: hintOf(exchange), messages: [] };
+      for (const m of reader.messages(exchange.id)) {
+        // A message nested too deep to walk is judged too: the judge says it is too deep, and reads no further.
+        const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+        if (value === undefined) continue;
+        const message: SourceMessage = { value, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
+        if (!own) message.http = httpOf(exchange, m.sender);
+        (own ?? rest).messages.push(message);
+      }
+      if (own && own.messages.length > 0) streams.push(own);
+    }
+    if (own(rest)) streams.unshift(rest);
+    return { file, format: 'capture', streams };
+  } finally {
+    reader.close();
+  }
+}
+
+function own(stream: SourceStream): boolean {
+  return stream.messages.length > 0;
+}
+
+function labelOf(e: ExchangeRow): string {
+  return `#${e.id} ${`${e.method ?? ''} ${e.path ?? ''}`.trim() || e.transport}`;
+}
+
+function hintOf(e: ExchangeRow): ChannelHint {
+  const hint: ChannelHint = { transport: e.transport };
+  if (e.method !== null) hint.method = e.method;
+  if (e.path !== null) hint.path = e.path;
+  const contentType = header(e.responseHeaders, 'content-type');
+  if (contentType !== undefined) hint.contentType = contentType;
+  if (e.subprotocol !== null) hint.subprotocol = e.subprotocol;
+  return hint;
+}
+
+function httpOf(e: ExchangeRow, sender: 'client' | 'server'): HttpContext {
+  const http: HttpContext = { method: e.method ?? 'GET', path: e.path ?? '/', query: new URLSearchParams(e.query ?? '') };
+  if (e.requestHeaders) http.requestHeaders = e.requestHeaders;
+  if (sender === 'server') {
+    if (e.status !== null) http.status = e.status;
+    if (e.responseHeaders) http.responseHeaders = e.responseHeaders;
+  }
+  return http;
+}
+
+export function header(headers: Headers | null, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
+  }
+  return undefined;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { endToEndHeaders, headerRecord, rawHeader } from '../../src/net/headers.js';
+import { HeaderRedactor, REDACTED } from '../../src/judge/header-redaction.js';
+
+describe('header handling', () => {
+  it('drops hop-by-hop headers in any case, and those the Connection header names', () => {
+    const raw = ['Host', 'a:1', 'CONNECTION', 'keep-alive, X-Hop', 'Keep-Alive', 'timeout=5', 'x-hop', '1', 'TE', 'trailers', 'Date', 'today', 'X-Keep', '2'];
+    expect(endToEndHeaders(raw)).toEqual(['Host', 'a:1', 'Date', 'today', 'X-Keep', '2']);
+    expect(endToEndHeaders(raw, { host: 'upstream:2' })).toEqual(['Host', 'upstream:2', 'Date', 'today', 'X-Keep', '2']);
+    expect(endToEndHeaders(['HOST', 'a', 'hosts', 'b'], { host: 'u' })).toEqual(['HOST', 'u', 'hosts', 'b']);
+    expect(endToEndHeaders(['Date', 'x', 'Server', 'y'], { drop: ['date'] })).toEqual(['Server', 'y']);
+  });
+
+  it('finds a header in any case', () => {
+    expect(rawHeader(['Content-Type', 'a', 'content-type', 'b'], 'CONTENT-TYPE')).toBe('a');
+    expect(rawHeader(['Content-Typo', 'a'], 'content-type')).toBeUndefined();
+  });
+
+  it('merges repeated names case-insensitively under their first spelling, with few or many headers', () => {
+    const few = ['Set-Cookie', 'a', 'X-Id', '1', 'set-cookie', 'b', 'SET-COOKIE', 'c'];
+    expect(headerRecord(few)).toEqual({ 'Set-Cookie': ['a', 'b', 'c'], 'X-Id': '1' });
+    const many = [...Array.from({ length: 40 }, (_, i) => [`X-H${i}`, String(i)]).flat(), ...few];
+    const record = headerRecord(many);
+    expect(record['Set-Cookie']).toEqual(['a', 'b', 'c']);
+    expect(Object.keys(record)).toHaveLength(42);
+    const proto = headerRecord(['__proto__', 'x', '__PROTO__', 'y']);
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual(['x', 'y']);
+  });
+
+  it('redacts credentials whatever the case of their names, keeping the scheme of Authorization', () => {
+    const redactor = new HeaderRedactor(['X-Secret']);
+    const raw = ['AUTHORIZATION', 'Bearer abc', 'cookie', 'k=v', 'X-SECRET', 's', 'X-Api-Key', 'key', 'Authorizatiox', 'kept'];
+    expect(redactor.record(raw)).toEqual({ AUTHORIZATION: `Bearer ${REDACTED}`, cookie: REDACTED, 'X-SECRET': REDACTED, 'X-Api-Key': REDACTED, Authorizatiox: 'kept' });
+    expect(redactor.redact(raw)).toEqual(['AUTHORIZATION', `Bearer ${REDACTED}`, 'cookie', REDACTED, 'X-SECRET', REDACTED, 'X-Api-Key', REDACTED, 'Authorizatiox', 'kept']);
+  });
+});
