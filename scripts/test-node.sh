@@ -129,6 +129,7 @@ restore_tree_binary # left over by a run that was killed outright
 if [ "$build" = 1 ]; then
   npm run build
   npx tsc -p tsconfig.test.json
+  npx tsc -p test/ui/tsconfig.browser.json
 fi
 
 system_abi="$(node -p process.versions.modules)"

@@ -1,36 +1,92 @@
-/** Programmatic API: the same jobs as the CLI, for tests and scripts. */
+/**
+ * Programmatic API: the same jobs as the CLI, for tests and scripts. Every exported function's
+ * options and results are exported as types too; the machinery behind them (replay contexts,
+ * protocol modules) is not. test/api/public-api.test.ts pins this list.
+ */
+
+// record
 export { startRecorder, defaultRecordingPath } from './record/start-recorder.js';
 export type { RecorderOptions, RunningRecorder, RecordingTotals } from './record/start-recorder.js';
+export type { LiveEvent, LiveListener, RecordingStopped, StoppedListener } from './record/live-events.js';
+export { startStdioRecorder } from './record/relay/stdio-recorder.js';
+export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult, StdioProtocol } from './record/relay/stdio-recorder.js';
+export { startNdjsonRecorder } from './record/relay/ndjson-relay.js';
+export type { NdjsonRecorderOptions, RunningNdjsonRecorder } from './record/relay/ndjson-relay.js';
+
+// replay
 export { startReplay } from './replay/start-replay.js';
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
 export { strictFailure } from './replay/strict-failure.js';
-export type { ScriptExchange } from './replay/replay-script.js';
-export type { ReplayMiss, ServedExchange, ReplayLog, ReplayContext, MissPolicy } from './replay/replay-context.js';
+export type { ScriptExchange, ScriptMessage } from './replay/replay-script.js';
+export type { ReplayMiss, ServedExchange, ReplayLog, MissPolicy } from './replay/replay-context.js';
+export type { BodyEcho } from './replay/http/request-limits.js';
 export { parseTiming, type Timing } from './replay/timing.js';
 export type { Clock } from './replay/clock.js';
+export { replayStdio } from './replay/line/stdio-replay.js';
+export type { StdioReplayOptions, StdioReplayResult } from './replay/line/stdio-replay.js';
+export type { LineMiss } from './replay/line/line-conversation.js';
+export type { LineFrame } from './framing/line-framer.js';
+export { startNdjsonReplay } from './replay/line/ndjson-replay.js';
+export type { NdjsonReplayOptions, NdjsonReplayLog, NdjsonReplaySummary, RunningNdjsonReplay } from './replay/line/ndjson-replay.js';
+
+// validate
 export { SchemaRegistry } from './schema/schema-registry.js';
 export type { SchemaRegistryOptions, SchemaCheck } from './schema/schema-registry.js';
 export { readInput } from './validate/read-input.js';
+export type { LoadedInput, InputFormat, SourceStream, SourceMessage } from './validate/message-source.js';
 export { validateInput } from './validate/validate-input.js';
 export type { ValidationReport, JudgedMessage, ValidationSummary } from './validate/validate-input.js';
-export { RecordingReader } from './store/recording-reader.js';
-export { RecordingWriter } from './store/recording-writer.js';
-export { PROTOCOLS, protocolById, classifyChannel, sniffMessage } from './protocols/catalog.js';
-export type { ProtocolId, ProtocolModule, ProtocolChecker, ChannelHint, ReplayHints } from './protocols/protocol.js';
+export type { ProtocolId, ChannelHint } from './protocols/protocol.js';
 export type { Finding, Severity } from './core/finding.js';
 export type { Verdict, VerdictStatus } from './core/verdict.js';
-export { ProxyError } from './core/errors.js';
-export { startStdioRecorder } from './record/relay/stdio-recorder.js';
-export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult } from './record/relay/stdio-recorder.js';
-export { startNdjsonRecorder } from './record/relay/ndjson-relay.js';
-export { replayStdio } from './replay/line/stdio-replay.js';
-export { startNdjsonReplay } from './replay/line/ndjson-replay.js';
+export type { Sender, Carrier, HttpContext } from './core/message.js';
+
+// the recording file
+export { openRecording } from './store/open-recording.js';
+export { RecordingReader } from './store/recording-reader.js';
+export type { FindingFilter, FindingListRow } from './store/recording-reader.js';
+export { RecordingWriter } from './store/recording-writer.js';
+export type { RecordingWriterOptions, RecordingAppendOptions } from './store/recording-writer.js';
+export type {
+  RecordingMeta,
+  RecordingInfo,
+  ExchangeStart,
+  ExchangeUpdate,
+  ExchangeEnd,
+  MessageInput,
+  ExchangeRow,
+  MessageRow,
+  StoreTotals,
+  Transport,
+  Outcome,
+  Headers,
+} from './store/store-types.js';
+
+// diff, export, import, inspector
 export { diffRecordingFiles } from './diff/diff-recordings.js';
 export type { DiffOptions } from './diff/diff-options.js';
-export type { DiffReport } from './diff/diff-report.js';
+export type {
+  DiffReport,
+  DiffSummary,
+  SideInfo,
+  ExchangeDiff,
+  MessageDiff,
+  ExchangeRef,
+  MessageRef,
+  ValueChange,
+  VerdictChange,
+  Change as DiffChange,
+} from './diff/diff-report.js';
 export { exportNdjsonText } from './export/ndjson-export.js';
 export { exportHar } from './export/har-export.js';
+export type { Har, HarEntry, HarNameValue, HarContent, HarWebSocketMessage } from './export/har-export.js';
 export { importNdjsonFile } from './export/ndjson-import.js';
-export { openRecording } from './store/open-recording.js';
+export type { ImportOptions } from './export/ndjson-import.js';
 export { startInspector } from './ui/server/inspector-server.js';
 export type { InspectorOptions, RunningInspector } from './ui/server/inspector-server.js';
+
+// errors
+export { ProxyError } from './core/errors.js';
+export type { ErrorCode } from './core/errors.js';
+export { StoreError } from './store/store-errors.js';
+export type { StoreErrorCode } from './store/store-errors.js';

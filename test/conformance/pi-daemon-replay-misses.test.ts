@@ -13,7 +13,7 @@ describeWithCorpus('replay misses on a real pi-daemon recording', () => {
     const served = await replay(RUN1());
     const res = await fetch(`${served.url}/v1/session/other-session`, { headers: { 'x-request-id': 'req-miss-1' } });
     expect(res.status).toBe(404);
-    const body = await res.json();
+    const body = (await res.json()) as { error: { details: { nearest: unknown } } };
     // The daemon's own 404 in the same recording (exchange 13) has this shape and host.
     expect(body).toMatchObject({ apiVersion: '1.0', requestId: 'req-miss-1', hostInstanceId: '866f2fec-11c3-4c52-8340-e8c705301267', ok: false, error: { code: 'replay_miss', retryable: false } });
     expect(body.error.details.nearest).toMatchObject({ method: 'GET', path: '/v1/session/pd-a' });

@@ -76,11 +76,11 @@ describe('Pi daemon REST: a miss is the daemon error envelope', () => {
 
   it('without X-Request-Id the requestId is made as the daemon makes one; a body requestId is echoed', async () => {
     const served = await replay(recordingOf(PI_REST));
-    const bare = await (await fetch(`${served.url}/v1/ticket/ticket-x`)).json();
+    const bare = (await (await fetch(`${served.url}/v1/ticket/ticket-x`)).json()) as { requestId: string };
     expect(bare.requestId).toMatch(/^http-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const posted = await fetch(`${served.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requestId: 'req-body-1', sessionId: 's' }) });
     expect(posted.status).toBe(404);
-    expect((await posted.json()).requestId).toBe('req-body-1');
+    expect(((await posted.json()) as { requestId: string }).requestId).toBe('req-body-1');
   });
 });
 

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /** Fetches from the inspector's JSON API; a non-2xx answer becomes an Error with the server's sentence. */
 export async function getJson<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: 'application/json' } });

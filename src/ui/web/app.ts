@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The inspector page: a hash router over four views (timeline, exchange with its messages, AG-UI
  * run or Pi/ACP session, diff), fed by the JSON API of `proxy view` / `proxy record --ui`. With a

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { h } from './dom.js';
 
 /** Puts text on the clipboard: the Clipboard API, or, where the page may not use it, a selected textarea. */

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { Finding } from '../../core/finding.js';
 import type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../../diff/diff-report.js';
 import { getJson } from './api.js';

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /** Small DOM helpers for the inspector page (no framework). */
 
 type Child = Node | string | number | null | undefined | false;

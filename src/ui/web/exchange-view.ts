@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunView, SessionView, StateAt } from '../api-types.js';
 import { getJson, query } from './api.js';
 import { copyButton } from './clipboard.js';

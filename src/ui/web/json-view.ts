@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { FindingInfo } from '../api-types.js';
 import { h } from './dom.js';
 

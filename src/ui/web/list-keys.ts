@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 
 /** The keys that move through a list: ↓ and j to the next item, ↑ and k to the previous one. */
 const STEPS: Record<string, 1 | -1> = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1 };

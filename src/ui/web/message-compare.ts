@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { MessageDetail } from '../api-types.js';
 import { getJson } from './api.js';
 import { h } from './dom.js';

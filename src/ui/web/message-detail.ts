@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { MessageDetail, StateAt } from '../api-types.js';
 import { copyButton } from './clipboard.js';
 import { fmtBytes, fmtMs, h, verdictBadge } from './dom.js';

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { RunItem, RunView } from '../api-types.js';
 import { h } from './dom.js';
 

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { AcpSessionView, AcpUpdateRow, PiSessionView, SessionFrame, SessionPair, SessionView } from '../api-types.js';
 import { fmtMs, h, plural } from './dom.js';
 

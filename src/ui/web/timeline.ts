@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { ExchangeSummary, RecordingSummary } from '../api-types.js';
 import { getJson, query } from './api.js';
 import { clear, fmtMs, h, plural } from './dom.js';

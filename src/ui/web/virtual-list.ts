@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { h } from './dom.js';
 
 export interface Page<T> {
