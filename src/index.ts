@@ -30,7 +30,7 @@ export type { DiffOptions } from './diff/diff-options.js';
 export type { DiffReport } from './diff/diff-report.js';
 export { exportNdjsonText } from './export/ndjson-export.js';
 export { exportHar } from './export/har-export.js';
-export { importNdjsonFile } from './export/ndjson-import.js';
+export { importNdjsonFile } from './store/ndjson-import.js';
 export { openRecording } from './store/open-recording.js';
 export { startInspector } from './ui/server/inspector-server.js';
 export type { InspectorOptions, RunningInspector } from './ui/server/inspector-server.js';

@@ -1,5 +1,5 @@
 import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
-import { parsePointer } from '../replay/match/field-specs.js';
+import { parsePointer } from '../core/field-specs.js';
 import type { OrderWatch } from './id-roles.js';
 import { replaceVolatileTokens } from './volatile-tokens.js';
 

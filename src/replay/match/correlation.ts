@@ -1,7 +1,7 @@
 import { substituteOnce } from './token-substitution.js';
 import { protocolById } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
-import { parsePointer } from './field-specs.js';
+import { parsePointer } from '../../core/field-specs.js';
 
 /** Where echo values are looked up: a request's parsed body and its headers (or one client frame). */
 export interface EchoSource {
