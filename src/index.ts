@@ -80,8 +80,8 @@ export type {
 export { exportNdjsonText } from './export/ndjson-export.js';
 export { exportHar } from './export/har-export.js';
 export type { Har, HarEntry, HarNameValue, HarContent, HarWebSocketMessage } from './export/har-export.js';
-export { importNdjsonFile } from './export/ndjson-import.js';
-export type { ImportOptions } from './export/ndjson-import.js';
+export { importNdjsonFile } from './store/ndjson-import.js';
+export type { ImportOptions } from './store/ndjson-import.js';
 export { startInspector } from './ui/server/inspector-server.js';
 export type { InspectorOptions, RunningInspector } from './ui/server/inspector-server.js';
 

@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
-import { styleFor } from './style.js';
+import { styleFor } from '../core/style.js';
 
 interface DiffCommandOptions {
   format: 'text' | 'json' | 'markdown';

@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.js';
 import type { FindingFilter, FindingListRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
-import { styleFor, type Style } from './style.js';
+import { styleFor, type Style } from '../core/style.js';
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning'];
 /** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */

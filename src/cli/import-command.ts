@@ -11,7 +11,7 @@ export function importCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the output file if it exists')
     .action(async (file: string, options: { out: string; overwrite?: boolean }) => {
       // The store loads only when the command runs (fast CLI start).
-      const { importNdjsonFile } = await import('../export/ndjson-import.js');
+      const { importNdjsonFile } = await import('../store/ndjson-import.js');
       const totals = importNdjsonFile(file, options.out, { overwrite: options.overwrite });
       process.stdout.write(`${options.out}: ${totalsText(totals)}\n`);
       result.code = EXIT_OK;

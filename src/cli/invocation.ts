@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellWord } from '../core/shell-word.js';
 
 /** The package's own folder: this file is dist/cli/invocation.js (src/cli/… under vitest). */
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,9 +16,4 @@ export function commandFrom(cwd: string, packageDir: string = PACKAGE_DIR): stri
   const bin = join(packageDir, 'bin', 'agent-proxy.js');
   const rel = relative(cwd, bin);
   return `node ${shellWord(rel.startsWith('..') || isAbsolute(rel) ? bin : rel)}`;
-}
-
-/** A path as one shell word: quoted only when it holds something a shell would split or expand. */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

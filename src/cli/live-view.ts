@@ -1,6 +1,6 @@
 import { stoppedLine, type LiveEvent, type LiveListener, type RecordingStopped, type StoppedListener } from '../record/live-events.js';
 import type { RecordingTotals } from '../record/start-recorder.js';
-import type { Style } from './style.js';
+import type { Style } from '../core/style.js';
 import { totalsText } from './totals-text.js';
 import { exchangeVerdict } from '../core/exchange-verdict.js';
 import { outcomeText } from '../core/exchange-ending.js';

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
-import { styleFor } from './style.js';
+import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';

@@ -1,8 +1,8 @@
 import { redactedMatched } from '../core/redacted.js';
-import { missMessage } from '../replay/http/http-responder.js';
+import { missMessage } from '../replay/miss-message.js';
 import type { ReplayLog, ReplayMiss, ServedExchange } from '../replay/replay-context.js';
 import type { ReplaySummary } from '../replay/start-replay.js';
-import type { Style } from './style.js';
+import type { Style } from '../core/style.js';
 import { count } from '../core/plural.js';
 
 /**

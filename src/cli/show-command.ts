@@ -5,7 +5,7 @@ import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
-import { styleFor, type Style } from './style.js';
+import { styleFor, type Style } from '../core/style.js';
 import { totalsText } from './totals-text.js';
 import { exchangeVerdict, type ExchangeVerdict } from '../core/exchange-verdict.js';
 import { endedBy, outcomeText, type EndedBy } from '../core/exchange-ending.js';

@@ -7,7 +7,7 @@ import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { closedRecording, formatEvent } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
-import { styleFor, type Style } from './style.js';
+import { styleFor, type Style } from '../core/style.js';
 import { count } from '../core/plural.js';
 import { totalsText } from './totals-text.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';

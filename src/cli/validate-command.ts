@@ -3,7 +3,7 @@ import type { ValidationReport } from '../validate/validate-input.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { UsageError } from '../core/errors.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
-import { styleFor, type Style } from './style.js';
+import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';

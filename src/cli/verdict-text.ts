@@ -1,5 +1,5 @@
 import type { ExchangeVerdict } from '../core/exchange-verdict.js';
-import type { Style } from './style.js';
+import type { Style } from '../core/style.js';
 
 /** An exchange's verdict summary in its colour: red when invalid, yellow when nothing could be judged. */
 export function styledVerdict(verdict: ExchangeVerdict, style: Style): string {

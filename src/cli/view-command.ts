@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { warnIfReachable } from './exposure-warning.js';
-import { styleFor } from './style.js';
+import { styleFor } from '../core/style.js';
 
 interface ViewOptions {
   listen?: string;

@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { startRecorder, type RecordingTotals } from '../record/start-recorder.js';
-import { commandFrom, shellWord } from '../cli/invocation.js';
-import { createLiveView } from '../cli/live-view.js';
-import type { Style } from '../cli/style.js';
+import type { LiveListener } from '../record/live-events.js';
+import { shellWord } from '../core/shell-word.js';
+import type { Style } from '../core/style.js';
 import { diffRecordingFiles } from '../diff/diff-recordings.js';
 import type { DiffReport } from '../diff/diff-report.js';
 import { renderText } from '../diff/render-text.js';
@@ -19,6 +19,15 @@ export interface DemoOptions {
   style: Style;
   /** Where the narration goes (default stdout). */
   write?: (text: string) => void;
+  /** The live view of each recording, from whoever presents the demo (the CLI's, as `record` shows it). */
+  liveView: (totals: () => RecordingTotals) => DemoLiveView;
+  /** The command that runs this CLI again, for the commands the demo suggests at the end. */
+  command: string;
+}
+
+export interface DemoLiveView {
+  listener: LiveListener;
+  clearStatus(): void;
 }
 
 export interface DemoResult {
@@ -66,7 +75,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   const record = async (target: string, out: string): Promise<RecordingTotals> => {
     let totals: () => RecordingTotals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
-    const view = createLiveView({ json: false, quiet: false, style, startedAt: new Date(), totals: () => totals() });
+    const view = options.liveView(() => totals());
     const recorder = await startRecorder({ target, listen: 0, out, overwrite: true, listener: view.listener });
     totals = () => recorder.totals();
     say(style.dim(`  proxy ${recorder.url} -> ${target}, recording to ${out}`));
@@ -111,8 +120,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const r = relative(process.cwd(), p);
     return shellWord(r.startsWith('..') ? p : r);
   };
-  const cli = commandFrom(process.cwd());
-  const cmd = (args: string) => say(`  ${cli} ${args}`);
+  const cmd = (args: string) => say(`  ${options.command} ${args}`);
   cmd(`view ${rel(recorded)}                       # the inspector: exchanges, events and verdicts in the browser`);
   cmd(`view ${rel(recorded)} --diff ${rel(replayed)}   # … with the diff of the two runs`);
   cmd(`show ${rel(recorded)}                       # one row per exchange`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
-import { parseIgnoreOption } from '../replay/match/field-specs.js';
+import { parseIgnoreOption } from '../core/field-specs.js';
 
 /** What `proxy diff` compares and how. */
 export interface DiffOptions {

@@ -1,7 +1,7 @@
 import type { Finding } from '../core/finding.js';
 import { openRecording } from '../store/open-recording.js';
 import { jsonDifferences } from '../replay/match/normalize.js';
-import { parseIgnoreOption, parsePointer } from '../replay/match/field-specs.js';
+import { parseIgnoreOption, parsePointer } from '../core/field-specs.js';
 import { align } from './align.js';
 import type { DiffOptions } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';

@@ -1,10 +1,7 @@
 import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
-import { parsePointer } from '../replay/match/field-specs.js';
-import type { OrderWatch } from './id-roles.js';
+import { parsePointer } from '../core/field-specs.js';
+import type { IdLogEntry, OrderWatch } from './id-roles.js';
 import { replaceVolatileTokens } from './volatile-tokens.js';
-
-/** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
-export type IdLogEntry = readonly [value: string | number, label: string];
 
 /**
  * Generated-id fields, made canonical rather than dropped: the first value seen becomes `runId#1`,

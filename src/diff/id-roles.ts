@@ -1,4 +1,5 @@
-import type { IdLogEntry } from './id-canonicalizer.js';
+/** One learnt id, in order of first appearance: the value (a string and a number are different ids) and its label. */
+export type IdLogEntry = readonly [value: string | number, label: string];
 
 /** Strings longer than this are not remembered one by one: learning one as an id always asks for the second pass. */
 const MAX_REMEMBERED_LENGTH = 1024;

@@ -1,4 +1,4 @@
-import type { Style } from '../cli/style.js';
+import type { Style } from '../core/style.js';
 import type { DiffReport, ExchangeDiff, ExchangeRef, MessageDiff, MessageRef, ValueChange } from './diff-report.js';
 import { count } from '../core/plural.js';
 

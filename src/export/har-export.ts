@@ -2,8 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import { TOOL_VERSION } from '../core/version.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
-import { encodeRaw } from './ndjson-format.js';
-import { header } from '../store/recording-input.js';
+import { encodeRaw } from '../store/ndjson-format.js';
+import { storedHeader } from '../store/stored-header.js';
 
 /** HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), with Chrome DevTools' WebSocket extension. */
 export interface Har {
@@ -96,7 +96,7 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
   const server = messages.filter((m) => m.sender === 'server');
   const requestBody = ws ? undefined : client[0];
   const responseBytes = ws ? Buffer.alloc(0) : Buffer.concat(server.map((m) => m.raw));
-  const mimeType = header(e.responseHeaders, 'content-type') ?? (responseBytes.length > 0 ? 'application/octet-stream' : 'x-unknown');
+  const mimeType = storedHeader(e.responseHeaders, 'content-type') ?? (responseBytes.length > 0 ? 'application/octet-stream' : 'x-unknown');
   const content: HarContent = { size: responseBytes.length, mimeType };
   if (responseBytes.length > 0) {
     const encoded = encodeRaw(responseBytes);
@@ -129,7 +129,7 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
       cookies: [],
       headers: nameValues(e.responseHeaders),
       content,
-      redirectURL: header(e.responseHeaders, 'location') ?? '',
+      redirectURL: storedHeader(e.responseHeaders, 'location') ?? '',
       headersSize: -1,
       bodySize: responseBytes.length,
     },
@@ -139,7 +139,7 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
   if (requestBody) {
     const encoded = encodeRaw(requestBody.raw);
     entry.request.postData = {
-      mimeType: header(e.requestHeaders, 'content-type') ?? 'application/octet-stream',
+      mimeType: storedHeader(e.requestHeaders, 'content-type') ?? 'application/octet-stream',
       ...('raw' in encoded ? { text: encoded.raw } : { text: encoded.rawBase64, encoding: 'base64' as const }),
     };
   }

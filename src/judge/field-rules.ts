@@ -1,5 +1,5 @@
 import { secretNameKey } from '../core/redacted.js';
-import { parsePointer } from '../replay/match/field-specs.js';
+import { parsePointer } from '../core/field-specs.js';
 
 /**
  * JSON body fields whose values are secrets: stored as `<redacted>` wherever they appear, at any

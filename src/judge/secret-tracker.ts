@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import { pointerToken } from '../core/finding.js';
+import type { RecordingSecrets } from '../protocols/recording-secrets.js';
 
 interface Secret {
   key: string;
@@ -26,7 +27,7 @@ const REDACTED_BYTES = Buffer.from(REDACTED);
  * Holds write-only secrets (Pi session `spec.env` values) for the length of a recording and
  * finds them if they come back from the server. Findings name the key, never the value.
  */
-export class SecretTracker {
+export class SecretTracker implements RecordingSecrets {
   private readonly secrets = new Map<string, Secret>();
   /**
    * The key of `digest`: random, made for this tracker (one recording session) and never written

@@ -2,7 +2,7 @@ import type { Finding } from '../core/finding.js';
 import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import type { SecretTracker } from '../judge/secret-tracker.js';
+import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 
@@ -27,7 +27,7 @@ export interface ChannelHint {
 export interface CheckerContext {
   registry: SchemaRegistry;
   /** Recording-wide store of write-only secrets (Pi session env values) and their leak check. */
-  secrets: SecretTracker;
+  secrets: RecordingSecrets;
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
   /** Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path. */
@@ -68,7 +68,7 @@ export interface ProtocolModule {
    * (Pi session `spec.env`, stored as `secrets.digest` of each value); undefined when the message can
    * be stored as it is.
    */
-  redactForStorage?(message: InboundMessage, secrets: SecretTracker): unknown;
+  redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
   /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
   readonly replay?: ReplayHints;
 }

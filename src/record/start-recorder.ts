@@ -12,7 +12,7 @@ import { reportStopped, writeFailed, type LiveListener, type StoppedListener } f
 import { startProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
-import type { RecordingSink } from './pipeline/recording-sink.js';
+import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
 import { TrafficRecorder, type StorageRedactionOptions } from './pipeline/traffic-recorder.js';
 import { WorkerRecordingSink } from './worker/worker-recording-sink.js';
 
@@ -56,12 +56,7 @@ export interface RecorderOptions {
   pipeline?: 'worker' | 'inline';
 }
 
-export interface RecordingTotals {
-  exchanges: number;
-  messages: number;
-  invalid: number;
-  findings: number;
-}
+export type { RecordingTotals } from './pipeline/recording-sink.js';
 
 export interface RunningRecorder {
   /** Where clients should connect: `http://127.0.0.1:PORT` or `unix:/path`. */

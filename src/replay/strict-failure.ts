@@ -1,4 +1,4 @@
-import { missMessage } from './http/http-responder.js';
+import { missMessage } from './miss-message.js';
 import type { ReplaySummary } from './start-replay.js';
 
 /**

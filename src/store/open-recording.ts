@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { readFileHead, SQLITE_MAGIC } from './file-head.js';
 import { RecordingReader } from './recording-reader.js';
 import { StoreError } from './store-errors.js';
-import { importNdjsonFile, isNdjsonRecordingText } from '../export/ndjson-import.js';
-import { NDJSON_FORMAT } from '../export/ndjson-format.js';
+import { importNdjsonFile, isNdjsonRecordingText } from './ndjson-import.js';
+import { NDJSON_FORMAT } from './ndjson-format.js';
 
 /** Does the file start like an agent-proxy NDJSON recording (whatever its extension)? */
 export function isNdjsonRecording(path: string): boolean {

@@ -3,6 +3,11 @@
  * server (Node) and the page (browser) import it without pulling code across.
  */
 
+// `/api/diff` sends the diff report as the diff module makes it: its types are the API's. The page
+// imports them from here only (the layering rules let src/ui/web reach nothing else).
+export type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../diff/diff-report.js';
+export type { Finding } from '../core/finding.js';
+
 export interface FindingInfo {
   rule: string;
   severity: 'error' | 'warning';

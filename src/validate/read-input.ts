@@ -3,7 +3,7 @@ import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
 import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
-import { isRecordingBytes, recordingInput } from '../store/recording-input.js';
+import { isRecordingBytes, recordingInput } from './recording-input.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commandFrom, shellWord } from '../../src/cli/invocation.js';
+import { commandFrom } from '../../src/cli/invocation.js';
+import { shellWord } from '../../src/core/shell-word.js';
 
 describe('the command the CLI suggests for running itself again', () => {
   it('is npx agent-proxy where the package is installed, in a project or globally', () => {

@@ -10,7 +10,7 @@ import { runCli } from './run-cli.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { renderText } from '../../src/diff/render-text.js';
 import type { DiffReport, MessageDiff } from '../../src/diff/diff-report.js';
-import { styleFor } from '../../src/cli/style.js';
+import { styleFor } from '../../src/core/style.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'agent-proxy-large-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

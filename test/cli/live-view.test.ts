@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveView, formatEvent, statusText } from '../../src/cli/live-view.js';
 import type { LiveEvent, RecordingStopped } from '../../src/record/live-events.js';
-import type { Style } from '../../src/cli/style.js';
+import type { Style } from '../../src/core/style.js';
 
 const plain: Style = { red: (s) => s, green: (s) => s, yellow: (s) => s, dim: (s) => s, bold: (s) => s };
 const totals = { exchanges: 3, messages: 7, invalid: 1, findings: 2 };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FieldMatcher, IdCanonicalizer } from '../../src/diff/id-canonicalizer.js';
-import { FieldSpecs } from '../../src/replay/match/field-specs.js';
+import { FieldSpecs } from '../../src/core/field-specs.js';
 import { canonicalJson, normalizeJson } from '../../src/replay/match/normalize.js';
 
 const VALUES: unknown[] = [

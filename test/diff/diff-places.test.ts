@@ -15,7 +15,7 @@ import { renderMarkdown } from '../../src/diff/render-markdown.js';
 import { renderText } from '../../src/diff/render-text.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { styleFor } from '../../src/cli/style.js';
+import { styleFor } from '../../src/core/style.js';
 import { defaultAguiScript } from '../support/agui-agent.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, tempDir, textScript, useCleanups } from './diff-helpers.js';

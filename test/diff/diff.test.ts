@@ -3,7 +3,7 @@ import { EventType, type BaseEvent } from '@ag-ui/core';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { renderMarkdown } from '../../src/diff/render-markdown.js';
 import { renderText } from '../../src/diff/render-text.js';
-import { styleFor } from '../../src/cli/style.js';
+import { styleFor } from '../../src/core/style.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
 

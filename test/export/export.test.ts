@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportHar } from '../../src/export/har-export.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
-import { importNdjsonFile } from '../../src/export/ndjson-import.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';

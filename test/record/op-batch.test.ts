@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
-import type { RecorderOp } from '../../src/record/worker/worker-messages.js';
+import type { RecorderOp } from '../../src/record/worker/recorder-ops.js';
 
 /** Ops as capture makes them: payloads are views into larger socket buffers. */
 function sampleOps(): { ops: RecorderOp[]; payload: number } {

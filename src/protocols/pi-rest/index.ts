@@ -1,6 +1,6 @@
 import type { InboundMessage } from '../../core/message.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
-import type { SecretTracker } from '../../judge/secret-tracker.js';
+import type { RecordingSecrets } from '../recording-secrets.js';
 import { redactSessionEnv, SESSION_ENV_VALUES, sessionEnvOf } from './session-env.js';
 import { classifyPiRest, guessPiRestSender, sniffPiRest } from './detection.js';
 import { PiRestChecker } from './pi-rest-checker.js';
@@ -28,7 +28,7 @@ export const piRestProtocol: ProtocolModule = {
     missAnswers: { http: answerPiRestMiss },
     routeTemplate: piRestRouteTemplate,
   },
-  redactForStorage(message: InboundMessage, secrets: SecretTracker): unknown {
+  redactForStorage(message: InboundMessage, secrets: RecordingSecrets): unknown {
     return message.sender === 'client' && sessionEnvOf(message.value) ? redactSessionEnv(message.value, secrets) : undefined;
   },
 };

@@ -1,5 +1,5 @@
 import { stringifyJson } from '../../core/json-text.js';
-import type { SecretTracker } from '../../judge/secret-tracker.js';
+import type { RecordingSecrets } from '../recording-secrets.js';
 import { isPlainObject } from './json-value.js';
 
 /**
@@ -32,7 +32,7 @@ const JSON_LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?
  * Values that read as JSON literals are left out (see JSON_LITERAL); like every env value they are
  * still never stored with the request (`redactSessionEnv`).
  */
-export function registerSessionEnv(body: unknown, secrets: SecretTracker): void {
+export function registerSessionEnv(body: unknown, secrets: RecordingSecrets): void {
   const env = sessionEnvOf(body);
   if (!env) return;
   secrets.registerEnv(Object.fromEntries(Object.entries(env).filter(([, value]) => !(typeof value === 'string' && JSON_LITERAL.test(value)))));
@@ -45,7 +45,7 @@ export function registerSessionEnv(body: unknown, secrets: SecretTracker): void 
  * without `spec.env` come back as they are. A non-string value (invalid, but maybe still sensitive) is
  * digested from its JSON text.
  */
-export function redactSessionEnv<T>(body: T, secrets: Pick<SecretTracker, 'digest'>): T {
+export function redactSessionEnv<T>(body: T, secrets: Pick<RecordingSecrets, 'digest'>): T {
   const env = sessionEnvOf(body);
   if (!env) return body;
   const redacted: Record<string, string> = {};

@@ -3,7 +3,6 @@ import type { Transform } from 'node:stream';
 import type { HttpContext, Sender } from '../../core/message.js';
 import { SseFramer } from '../../framing/sse-framer.js';
 import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../../framing/length-prefixed-framer.js';
-import type { ExchangeRecording } from './traffic-recorder.js';
 import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
@@ -26,7 +25,7 @@ export function bodyKindOf(contentType: string | undefined): BodyKind {
 export class SseTap implements BodyTap {
   private readonly framer: SseFramer;
   constructor(
-    private readonly exchange: ExchangeRecording,
+    private readonly exchange: ExchangeSink,
     private readonly sender: Sender,
     /** Of a longer event only this many bytes are kept: it is stored truncated to that anyway. */
     keepBytes?: number,
@@ -68,7 +67,7 @@ export class ProtoTap implements BodyTap {
   private readonly loaded: Promise<void> | undefined;
 
   constructor(
-    private readonly exchange: ExchangeRecording,
+    private readonly exchange: ExchangeSink,
     private readonly sender: Sender,
     /** Heap the decoding of one frame may take (see protoDecodeCost). */
     private readonly decodeBudget: number,
@@ -136,7 +135,7 @@ export class WholeBodyTap implements BodyTap {
   private stored = 0;
   private total = 0;
   constructor(
-    private readonly exchange: ExchangeRecording,
+    private readonly exchange: ExchangeSink,
     private readonly sender: Sender,
     private readonly limit: number,
     private readonly json: boolean,

@@ -1,7 +1,14 @@
 import type { HttpContext, Sender } from '../../core/message.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
-import type { RecordingTotals } from '../start-recorder.js';
+
+/** What a recording holds so far (or in the end), as every command prints it. */
+export interface RecordingTotals {
+  exchanges: number;
+  messages: number;
+  invalid: number;
+  findings: number;
+}
 
 /** Messages larger than this are stored truncated and not parsed, unless --max-body says otherwise. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -23,7 +23,7 @@ import { QueryRedactor } from '../../judge/query-redaction.js';
 import { jsonParseCost } from '../../core/json-parse-cost.js';
 import { cutByClientOrProxy } from '../../core/exchange-ending.js';
 import { parseBudgetBytes } from '../worker/recorder-memory.js';
-import type { RecordingTotals } from '../start-recorder.js';
+import type { RecordingTotals } from './recording-sink.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './recording-sink.js';
 

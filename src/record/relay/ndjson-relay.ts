@@ -8,7 +8,7 @@ import { InFlight } from '../../net/in-flight.js';
 import { listenOn } from '../../net/listen-on.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import type { BodyTap, RecordingSink } from '../pipeline/recording-sink.js';
-import type { RecordingTotals } from '../start-recorder.js';
+import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { removeRecordingFiles } from '../../store/recording-files.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 

@@ -3,7 +3,7 @@ import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { FlowGate } from './flow-gate.js';
 import type { BodyTap } from '../pipeline/recording-sink.js';
-import type { RecordingTotals } from '../start-recorder.js';
+import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 import type { StdioProtocol } from '../pipeline/stdio-protocols.js';
 

@@ -1,4 +1,4 @@
-import type { RecorderOp } from './worker-messages.js';
+import type { RecorderOp } from './recorder-ops.js';
 
 /** Where an op's bytes lie in its batch's byte buffer: [offset, length]. */
 export type ByteSpan = readonly [number, number];

@@ -9,7 +9,8 @@ import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
-import { fromWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
+import { fromWireHttp, type RecorderOp } from './recorder-ops.js';
 
 /**
  * The recording worker: framing, parsing, judging and SQLite writes, off the thread that forwards.

@@ -6,12 +6,13 @@ import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/rec
 import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from '../live-events.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from '../pipeline/recording-sink.js';
-import type { RecordingTotals } from '../start-recorder.js';
+import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { BURST_BACKLOG_BYTES, BurstSignal } from './burst-signal.js';
 import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { recorderHeapMb } from './recorder-memory.js';
-import { toWireHttp, type FromWorker, type RecorderOp, type ToWorker, type WorkerSetup } from './worker-messages.js';
+import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
+import { toWireHttp, type RecorderOp } from './recorder-ops.js';
 import { LINE_PREFIX } from '../../core/program-name.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */

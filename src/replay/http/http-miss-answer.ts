@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { classifyChannel } from '../../protocols/catalog.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
-import { missMessage } from './http-responder.js';
+import { missMessage } from '../miss-message.js';
 import { parseJsonBody } from './request-body.js';
 import { hostInstanceIdOf } from '../line/stdio-miss.js';
 

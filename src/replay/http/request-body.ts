@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { ProtocolId } from '../../protocols/protocol.js';
-import { FieldSpecs } from '../match/field-specs.js';
+import { FieldSpecs } from '../../core/field-specs.js';
 import { normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
 import { RedactionMask } from '../match/redacted-values.js';
 import { tooDeepToNormalize } from './request-limits.js';

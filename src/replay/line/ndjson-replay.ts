@@ -6,7 +6,7 @@ import { InFlight } from '../../net/in-flight.js';
 import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
-import { parseIgnoreOption } from '../match/field-specs.js';
+import { parseIgnoreOption } from '../../core/field-specs.js';
 import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
 import { hostInstanceIdOf, lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';

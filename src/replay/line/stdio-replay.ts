@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
-import { parseIgnoreOption } from '../match/field-specs.js';
+import { parseIgnoreOption } from '../../core/field-specs.js';
 import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
 import { lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';

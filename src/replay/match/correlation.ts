@@ -1,22 +1,12 @@
-import { substituteOnce } from './token-substitution.js';
+import { substituteOnce, type CorrelationPair } from './token-substitution.js';
 import { protocolById } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
-import { parsePointer } from './field-specs.js';
+import { parsePointer } from '../../core/field-specs.js';
 
 /** Where echo values are looked up: a request's parsed body and its headers (or one client frame). */
 export interface EchoSource {
   body?: unknown;
   headers?: Readonly<Record<string, string | string[] | undefined>> | null;
-}
-
-/** One value the recorded response echoed, and what the live request has in its place. */
-export interface CorrelationPair {
-  /** The echo field it came from (`/runId`, `header:x-request-id`). */
-  field: string;
-  /** The JSON key that held it, when it came from a body: numbers are only replaced after this key. */
-  key: string | undefined;
-  recorded: string | number;
-  live: string | number;
 }
 
 /** The request fields a protocol's responses echo, or none for an unknown protocol. */

@@ -1,6 +1,6 @@
 import { protocolById } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
-import { FieldSpecs, formatPointer } from './field-specs.js';
+import { FieldSpecs, formatPointer } from '../../core/field-specs.js';
 
 /** Stands in for an ignored array element, so the positions of the others stay put. */
 const IGNORED = '<ignored>';

@@ -1,4 +1,12 @@
-import type { CorrelationPair } from './correlation.js';
+/** One value the recorded response echoed, and what the live request has in its place. */
+export interface CorrelationPair {
+  /** The echo field it came from (`/runId`, `header:x-request-id`). */
+  field: string;
+  /** The JSON key that held it, when it came from a body: numbers are only replaced after this key. */
+  key: string | undefined;
+  recorded: string | number;
+  live: string | number;
+}
 
 /**
  * Rewrites recorded bytes so they carry the live ids, every pair in ONE pass: replacing pair after

@@ -5,21 +5,13 @@ import type { ScriptMessage } from '../replay-script.js';
 import { PlaybackClock, type Timing } from '../timing.js';
 import { describeFrame, isControl, type FrameCorrelator, type LiveFrame } from './ws-frames.js';
 import { WsInbox } from './ws-inbox.js';
-import { frameMissReason } from './ws-miss.js';
+import { frameMissReason, type FrameMiss } from './ws-miss.js';
 import type { WsPlan, WsTurn } from './ws-plan.js';
 
 /** Past this many unsent bytes the player waits for the socket before sending more. */
 const HIGH_WATER_BYTES = 1024 * 1024;
 /** RFC 6455 policy violation: what a client frame that matches nothing gets. */
 export const CLOSE_POLICY_VIOLATION = 1008;
-
-/** A client frame that matched nothing: where in the recording, and how it differed. */
-export interface FrameMiss {
-  frame: LiveFrame;
-  /** The recorded client frame it was compared with; undefined when none was expected any more. */
-  expected: ScriptMessage | undefined;
-  differences: string[];
-}
 
 export interface ConversationResult {
   /** Frames sent to the client (text, binary, ping, pong; the close not counted). */

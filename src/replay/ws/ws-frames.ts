@@ -1,6 +1,6 @@
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from '../match/correlation.js';
-import { FieldSpecs } from '../match/field-specs.js';
+import { FieldSpecs } from '../../core/field-specs.js';
 import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
 import { RedactionMask } from '../match/redacted-values.js';
 import type { ScriptMessage } from '../replay-script.js';

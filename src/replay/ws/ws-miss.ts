@@ -1,6 +1,14 @@
 import { redactedText } from '../miss-report.js';
 import type { ScriptMessage } from '../replay-script.js';
-import type { FrameMiss } from './ws-conversation.js';
+import type { LiveFrame } from './ws-frames.js';
+
+/** A client frame that matched nothing: where in the recording, and how it differed. */
+export interface FrameMiss {
+  frame: LiveFrame;
+  /** The recorded client frame it was compared with; undefined when none was expected any more. */
+  expected: ScriptMessage | undefined;
+  differences: string[];
+}
 
 /** Longest excerpt of a frame a miss answer quotes. */
 const EXCERPT_CHARS = 160;

@@ -1,5 +1,4 @@
-import type { Finding } from '../../core/finding.js';
-import type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../../diff/diff-report.js';
+import type { DiffReport, ExchangeRef, Finding, MessageRef, ValueChange } from '../api-types.js';
 import { getJson } from './api.js';
 import { h, plural } from './dom.js';
 import { messageCompare } from './message-compare.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from './errors.js';
 
 /**
  * A set of JSON fields, each named either by key (`runId`: that key at any depth) or by an RFC 6901

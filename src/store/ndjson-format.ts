@@ -1,4 +1,4 @@
-import type { ExchangeRow } from '../store/store-types.js';
+import type { ExchangeRow } from './store-types.js';
 import type { Finding } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
 

@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Verdict } from '../core/verdict.js';
-import { openDatabase } from '../store/open-database.js';
-import { RecordingWriter } from '../store/recording-writer.js';
-import { partialPath, publishFile, removeRecordingFiles } from '../store/recording-files.js';
-import { refuseExistingRecording } from '../store/refuse-existing.js';
-import type { StoreTotals } from '../store/store-types.js';
-import { StoreError } from '../store/store-errors.js';
+import { openDatabase } from './open-database.js';
+import { RecordingWriter } from './recording-writer.js';
+import { partialPath, publishFile, removeRecordingFiles } from './recording-files.js';
+import { refuseExistingRecording } from './refuse-existing.js';
+import type { StoreTotals } from './store-types.js';
+import { StoreError } from './store-errors.js';
 import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
 import { NDJSON_FORMAT, decodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
-import { SQLITE_MAGIC } from '../store/file-head.js';
+import { SQLITE_MAGIC } from './file-head.js';
 
 export interface ImportOptions {
   /** Replace an existing output file. */

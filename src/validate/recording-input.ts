@@ -1,10 +1,11 @@
 import type { HttpContext } from '../core/message.js';
 import type { ChannelHint } from '../protocols/protocol.js';
-import type { ExchangeRow, Headers } from './store-types.js';
-import type { LoadedInput, SourceMessage, SourceStream } from '../validate/message-source.js';
-import { isNdjsonRecordingText } from '../export/ndjson-import.js';
-import { openRecording } from './open-recording.js';
-import { SQLITE_MAGIC } from './file-head.js';
+import type { ExchangeRow } from '../store/store-types.js';
+import { storedHeader } from '../store/stored-header.js';
+import type { LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { isNdjsonRecordingText } from '../store/ndjson-import.js';
+import { openRecording } from '../store/open-recording.js';
+import { SQLITE_MAGIC } from '../store/file-head.js';
 
 
 /** Is this file content a recording (.db, or its NDJSON form)? */
@@ -54,7 +55,7 @@ function hintOf(e: ExchangeRow): ChannelHint {
   const hint: ChannelHint = { transport: e.transport };
   if (e.method !== null) hint.method = e.method;
   if (e.path !== null) hint.path = e.path;
-  const contentType = header(e.responseHeaders, 'content-type');
+  const contentType = storedHeader(e.responseHeaders, 'content-type');
   if (contentType !== undefined) hint.contentType = contentType;
   if (e.subprotocol !== null) hint.subprotocol = e.subprotocol;
   return hint;
@@ -68,12 +69,4 @@ function httpOf(e: ExchangeRow, sender: 'client' | 'server'): HttpContext {
     if (e.responseHeaders) http.responseHeaders = e.responseHeaders;
   }
   return http;
-}
-
-export function header(headers: Headers | null, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
-  }
-  return undefined;
 }

@@ -1,0 +1,128 @@
+// The layering of src/, checked by `npm test` (scripts: lint:deps). README.md, "Architecture", explains it.
+//
+// Each area may import from the areas listed for it and from itself, nothing else under src/: an
+// import going up the layers, or sideways between two areas of one layer, is a violation. Type-only
+// imports count too (tsPreCompilationDeps): a type that must come from above means the piece is in
+// the wrong place. The fix is to move the shared piece down to where both can use it, not to widen
+// a list here.
+
+const CORE = ['core'];
+const BASE = [...CORE, 'framing', 'schema', 'net'];
+const JUDGING = [...BASE, 'protocols', 'judge'];
+const STORE = [...JUDGING, 'store'];
+const TOOLS = ['record', 'replay', 'diff', 'export', 'validate'];
+
+/** Area (a folder under src/, or one file) → the areas it may import from. Bottom to top. */
+const LAYERS = {
+  // 0: the shared kernel.
+  core: [],
+  // 1: wire formats, the JSON Schema registry, sockets and listeners; no protocol knowledge.
+  framing: CORE,
+  schema: CORE,
+  net: CORE,
+  // 2: what each protocol's messages mean.
+  protocols: ['core', 'framing', 'schema'],
+  // 3: parse → judge → redact.
+  judge: ['core', 'framing', 'schema', 'net', 'protocols'],
+  // 4: the recording on disk (SQLite and its NDJSON form).
+  store: JUDGING,
+  // 5: the tools, side by side. replay may use record to pass misses through (rule below); diff
+  // uses replay's matching notation (replay/match), nothing else of replay.
+  record: STORE,
+  replay: [...STORE, 'record'],
+  diff: [...STORE, 'replay/match'],
+  export: STORE,
+  validate: STORE,
+  // 6: what composes the tools: the inspector's server and the demo.
+  'ui/api-types.ts': [...STORE, ...TOOLS],
+  'ui/server': [...STORE, ...TOOLS, 'ui/api-types.ts'],
+  demo: [...STORE, ...TOOLS],
+  // 7: the command line, then the package's entry point.
+  cli: [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo'],
+  'index.ts': [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'cli'],
+};
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `net` matches src/net/…, `index.ts` matches src/index.ts only. */
+const areaPattern = (area) => `^src/${escape(area)}${area.endsWith('.ts') ? '$' : '/'}`;
+
+const layerRules = Object.entries(LAYERS).map(([area, allowed]) => ({
+  name: `layer:${area}`,
+  severity: 'error',
+  comment:
+    allowed.length > 0
+      ? `src/${area} may import only from itself and ${allowed.join(', ')}: this import goes up the layers or sideways.`
+      : `src/${area} is the bottom layer: it may import nothing else under src/.`,
+  from: { path: areaPattern(area) },
+  to: { path: '^src/', pathNot: [area, ...allowed].map(areaPattern) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'An import cycle in src/: two modules that need each other are one concept, or one of them holds a piece that belongs lower.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'replay-uses-record-only-to-pass-through',
+      severity: 'error',
+      comment: 'Only the passthrough of misses (and start-replay, which wires it) may use record/.',
+      from: { path: '^src/replay/', pathNot: '^src/replay/(miss-passthrough|start-replay)\\.ts$' },
+      to: { path: '^src/record/' },
+    },
+    {
+      name: 'ui-web-no-node-builtins',
+      severity: 'error',
+      comment: 'src/ui/web runs in the browser: no Node built-ins.',
+      from: { path: '^src/ui/web/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'ui-web-only-api-types',
+      severity: 'error',
+      comment: 'src/ui/web runs in the browser: outside its own folder it may only `import type` from src/ui/api-types.ts.',
+      from: { path: '^src/ui/web/' },
+      to: { pathNot: ['^src/ui/web/', '^src/ui/api-types\\.ts$'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'ui-web-api-types-as-types',
+      severity: 'error',
+      comment: 'src/ui/web may import src/ui/api-types.ts only with `import type`: no code crosses from the server to the page.',
+      from: { path: '^src/ui/web/' },
+      to: { path: '^src/ui/api-types\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'ui-api-types-only-types',
+      severity: 'error',
+      comment: 'src/ui/api-types.ts is shared with the browser page: it may only `import type`.',
+      from: { path: '^src/ui/api-types\\.ts$' },
+      to: { dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-test-from-src',
+      severity: 'error',
+      comment: 'src/ must not import test/: the package ships without it.',
+      from: { path: '^src/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve: the rules above cannot judge it.',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules', '^test/'] },
+    // Type-only imports are dependencies too (see above).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // src/ imports './x.js' for './x.ts' (NodeNext).
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types', 'typings'] },
+  },
+};

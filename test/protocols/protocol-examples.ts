@@ -1,0 +1,146 @@
+/**
+ * A small, well-formed example of every protocol in PROTOCOLS, for the contract suite
+ * (protocol.contract.test.ts): channels the protocol must claim, and one conversation in order. Each
+ * is built from the repository's own stand-ins (the stand-in Pi daemon's scenario, the NDJSON
+ * daemon's script, the AG-UI fixture streams), never from ../shared.
+ *
+ * Typed as a Record over ProtocolId, so a new protocol id without examples fails the type-check;
+ * the suite also fails at run time for a module in PROTOCOLS that has none.
+ */
+import { readFileSync } from 'node:fs';
+import type { InboundMessage, Sender } from '../../src/core/message.js';
+import type { ChannelHint, ProtocolId } from '../../src/protocols/protocol.js';
+import { ndjsonConversation } from '../support/ndjson-daemon.js';
+import { piScenario } from '../support/pi-daemon/scenario.js';
+import { ACP_PROTOCOL, FRAMED_PROTOCOL, RAW_PROTOCOL } from '../support/pi-daemon/rpc.js';
+import { requestMessage, responseMessage } from './pi-rest/pi-rest-helpers.js';
+import { restExchanges } from './pi-rest/rest-exchanges.js';
+
+type Json = Record<string, unknown>;
+
+export interface ProtocolExamples {
+  /** Channels this protocol must claim: classifyChannel picks it for each. */
+  channels: ChannelHint[];
+  /** One well-formed conversation, in order: every message judged valid, no error at its end. */
+  conversation: InboundMessage[];
+  /** Lone messages (from the conversation) that sniffMessage must attribute to this protocol. */
+  lone: unknown[];
+}
+
+const framed = (carrier: InboundMessage['carrier']) => (sender: Sender, value: unknown): InboundMessage => ({ sender, carrier, value, text: JSON.stringify(value) });
+
+function agui(): ProtocolExamples {
+  const events = JSON.parse(readFileSync(new URL('../fixtures/agui/text-message-run.json', import.meta.url), 'utf8')) as Json[];
+  const runInput = { threadId: 't-text', runId: 'r-text', state: {}, messages: [{ id: 'u-1', role: 'user', content: 'Hello?' }], tools: [], context: [], forwardedProps: {} };
+  const event = framed('event');
+  return {
+    channels: [
+      { transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream', requestBody: runInput },
+      { transport: 'proto', method: 'POST', path: '/agent', contentType: 'application/vnd.ag-ui.event+proto' },
+    ],
+    conversation: [framed('body')('client', runInput), ...events.map((e) => event('server', e))],
+    lone: [runInput, events[0], events[1]],
+  };
+}
+
+function piRest(): ProtocolExamples {
+  // Two reads of one session, revision 1 then 3: read backwards, the revision goes down.
+  const wanted = new Set(['capabilities', 'session.create', 'session.get', 'session.get.after-update']);
+  const conversation: InboundMessage[] = [];
+  for (const x of restExchanges().filter((e) => wanted.has(e.label))) {
+    if (x.request.body !== undefined) conversation.push(requestMessage(x.request.method, x.request.path, x.request.headers, x.request.body));
+    conversation.push(responseMessage(x.request.method, x.request.path, x.request.headers, x.response.status, x.response.body, x.response.headers));
+  }
+  return {
+    channels: [
+      { transport: 'http', method: 'GET', path: '/v1/capabilities' },
+      { transport: 'http', method: 'POST', path: '/v1/session', contentType: 'application/json' },
+    ],
+    conversation,
+    lone: conversation.map((m) => m.value),
+  };
+}
+
+/** get_state, then a prompt and the text turn's raw Pi events, as the stand-in agent answers them. */
+function piRpcTurn(): Array<[Sender, Json]> {
+  const scenario = piScenario();
+  return [
+    ['client', { id: 'c-1', type: 'get_state' }],
+    ['server', { id: 'c-1', type: 'response', command: 'get_state', success: true, data: scenario.rpcState }],
+    ['client', { id: 'c-2', type: 'prompt', message: scenario.textTurnUserText }],
+    ['server', { id: 'c-2', type: 'response', command: 'prompt', success: true }],
+    ...scenario.textTurnEvents.map((e): [Sender, Json] => ['server', e]),
+  ];
+}
+
+function piRpc(): ProtocolExamples {
+  const turn = piRpcTurn();
+  const line = framed('line');
+  return {
+    channels: [{ transport: 'ws', path: '/v1/session/agent-a/rpc', subprotocol: RAW_PROTOCOL }],
+    conversation: turn.map(([sender, value]) => line(sender, value)),
+    lone: [turn[0][1], turn[1][1]],
+  };
+}
+
+function piDaemonRpc(): ProtocolExamples {
+  const scenario = piScenario();
+  const ready = scenario.attachReady;
+  const frame = framed('frame');
+  const cursor = (sequence: number) => Buffer.from(JSON.stringify({ v: 1, h: ready.hostInstanceId, s: ready.sessionId, g: ready.generation, q: sequence })).toString('base64url');
+  let sequence = 1;
+  const frames: Array<[Sender, Json]> = [['server', ready]];
+  for (const [sender, value] of piRpcTurn()) {
+    if (sender === 'client') frames.push(['client', { kind: 'command', command: value }]);
+    else if (value.type === 'response') frames.push(['server', { kind: 'response', response: value }]);
+    else {
+      sequence++;
+      frames.push(['server', { kind: 'event', cursor: cursor(sequence), sequence, event: value }]);
+    }
+  }
+  return {
+    channels: [{ transport: 'ws', path: '/v1/session/agent-a/rpc', subprotocol: FRAMED_PROTOCOL }],
+    conversation: frames.map(([sender, value]) => frame(sender, value)),
+    lone: [ready, frames[1][1]],
+  };
+}
+
+function acp(): ProtocolExamples {
+  const scenario = piScenario();
+  const rpc = (id: number, result: unknown) => ({ jsonrpc: '2.0', id, result });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' } } };
+  const messages: Array<[Sender, unknown]> = [
+    ['client', initialize],
+    ['server', rpc(1, scenario.acpInitialize)],
+    ['client', { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/srv/work/project-a', mcpServers: [] } }],
+    ['server', rpc(2, { sessionId: 'agent-a', ...scenario.acpLoadResult })],
+    ['client', { jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId: 'agent-a', prompt: [{ type: 'text', text: scenario.textTurnUserText }] } }],
+    ...scenario.acpTextTurn.map((params): [Sender, unknown] => ['server', { jsonrpc: '2.0', method: 'session/update', params }]),
+    ['server', rpc(3, { stopReason: 'end_turn' })],
+  ];
+  const frame = framed('frame');
+  return {
+    channels: [{ transport: 'ws', path: '/v1/session/agent-a/apc', subprotocol: ACP_PROTOCOL }],
+    conversation: messages.map(([sender, value]) => frame(sender, value)),
+    lone: [initialize, messages[4][1]],
+  };
+}
+
+function unixNdjson(): ProtocolExamples {
+  const line = framed('line');
+  const conversation = ndjsonConversation().flatMap(({ command, replies }) => [line('client', command), ...replies.map((r) => line('server', r))]);
+  return {
+    channels: [{ transport: 'ndjson' }],
+    conversation,
+    lone: [conversation[0].value, conversation[1].value],
+  };
+}
+
+export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
+  agui,
+  'pi-rest': piRest,
+  'pi-daemon-rpc': piDaemonRpc,
+  'pi-rpc': piRpc,
+  acp,
+  'unix-ndjson': unixNdjson,
+};
