@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Finding } from '../../core/finding.js';
 import { ChunkExpander, isChunkType } from './chunk-expander.js';
 import { FindingSink } from './finding-sink.js';
@@ -392,6 +393,16 @@ export class AguiRunModel {
     if (!isObject(input) || !Array.isArray(input.messages)) return;
     for (const m of input.messages.filter(isMessage)) if (this.find(m.id) === undefined) this.messageList.push(ownMessage(m));
   }
+}
+
+/**
+ * The messages the run made or changed: all but the input messages it left as they were, which the
+ * request already shows. (A MESSAGES_SNAPSHOT that restates the conversation restates them too.)
+ */
+export function runMessages(run: MaterializedRun): AguiMessage[] {
+  const sent = new Map<unknown, unknown>();
+  if (Array.isArray(run.input?.messages)) for (const m of run.input.messages) if (isObject(m)) sent.set(m.id, m);
+  return run.messages.filter((m) => !sent.has(m.id) || !isDeepStrictEqual(m, sent.get(m.id)));
 }
 
 /** The run the client materialises from `events` (wire events, chunks included), starting from `input` (the request body). */
