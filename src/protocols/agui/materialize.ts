@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Finding } from '../../core/finding.js';
 import { ChunkExpander, isChunkType } from './chunk-expander.js';
+import { ThinkingTranslator } from './thinking-compat.js';
 import { FindingSink } from './finding-sink.js';
 import { isObject, type JsonObject } from './shapes.js';
 import { authoritativeActivityTypes, patched, StateTracker } from './state-tracker.js';
@@ -72,9 +73,16 @@ export class AguiRunModel {
   private outcomeValue: RunOutcome = { status: 'open', at: null };
   private readonly messageAt = new Map<unknown, Provenance>();
   private readonly toolCallAt = new Map<unknown, Provenance>();
-  private thinking = { span: 0, message: 0, openMessage: undefined as string | undefined };
+  private readonly thinking = new ThinkingTranslator();
   private touched: Touch | undefined;
   private at = 0;
+  /**
+   * Streams send many deltas in a row to one message or call, and a long conversation makes a scan per
+   * delta quadratic: the last lookup is remembered until the list changes other than by appending.
+   */
+  private generation = 0;
+  private lastMessage: { message: AguiMessage; generation: number } | undefined;
+  private lastCall: { message: AguiMessage; call: AguiToolCall; generation: number } | undefined;
 
   /** `input` is the RunAgentInput (the request body): its messages and state are where the client starts. */
   constructor(input?: unknown) {
@@ -88,6 +96,7 @@ export class AguiRunModel {
     this.tracker.setBaseline(input.state);
     const messages = Array.isArray(input.messages) ? input.messages : [];
     this.messageList = messages.filter(isMessage).filter((m) => m.role !== 'activity').map(ownMessage);
+    this.generation++;
   }
 
   get messages(): AguiMessage[] {
@@ -136,34 +145,13 @@ export class AguiRunModel {
     };
     if (isChunkType(type)) this.chunks.expand(type, event, this.sink, emit);
     else {
-      this.chunks.before(type, event, emit);
-      const translated = this.fromThinking(type, event);
+      // The compatibility boundary runs before chunk expansion in the client, so a translated event closes lanes too.
+      const translated = this.thinking.translate(type, event);
+      this.chunks.before(translated.type as string, translated, emit);
       this.reduce(translated.type as string, translated);
     }
     this.scratch.length = 0;
     return this.touched;
-  }
-
-  /** The compatibility boundary: THINKING_* (retired) as the REASONING_* events they became, with ids of our own. */
-  private fromThinking(type: string, ev: JsonObject): JsonObject {
-    switch (type) {
-      case 'THINKING_START':
-        return { ...ev, type: 'REASONING_START', messageId: `thinking-${++this.thinking.span}` };
-      case 'THINKING_END':
-        return { ...ev, type: 'REASONING_END', messageId: `thinking-${this.thinking.span}` };
-      case 'THINKING_TEXT_MESSAGE_START':
-        this.thinking.openMessage = `thinking-message-${++this.thinking.message}`;
-        return { ...ev, type: 'REASONING_MESSAGE_START', messageId: this.thinking.openMessage, role: 'reasoning' };
-      case 'THINKING_TEXT_MESSAGE_CONTENT':
-        return { ...ev, type: 'REASONING_MESSAGE_CONTENT', messageId: this.thinking.openMessage ?? `thinking-message-${++this.thinking.message}` };
-      case 'THINKING_TEXT_MESSAGE_END': {
-        const messageId = this.thinking.openMessage;
-        this.thinking.openMessage = undefined;
-        return { ...ev, type: 'REASONING_MESSAGE_END', messageId };
-      }
-      default:
-        return ev;
-    }
   }
 
   private touch(kind: Touch['kind'], id: unknown): void {
@@ -179,14 +167,23 @@ export class AguiRunModel {
     if (p !== undefined) p.end = this.at;
   }
 
+  /** The first message with this id, as the client's `messages.find` finds it. */
   private find(id: unknown): AguiMessage | undefined {
-    return this.messageList.find((m) => m.id === id);
+    const last = this.lastMessage;
+    if (last !== undefined && last.generation === this.generation && last.message.id === id) return last.message;
+    const message = this.messageList.find((m) => m.id === id);
+    if (message !== undefined) this.lastMessage = { message, generation: this.generation };
+    return message;
   }
 
   private ownerOf(toolCallId: unknown): { message: AguiMessage; call: AguiToolCall } | undefined {
+    const last = this.lastCall;
+    if (last !== undefined && last.generation === this.generation && last.call.id === toolCallId) return last;
     for (const message of this.messageList) {
       const call = toolCallsOf(message)?.find((c) => c.id === toolCallId);
-      if (call !== undefined) return { message, call };
+      if (call === undefined) continue;
+      this.lastCall = { message, call, generation: this.generation };
+      return this.lastCall;
     }
     return undefined;
   }
@@ -310,6 +307,7 @@ export class AguiRunModel {
       let at = owner + 1;
       while (at < this.messageList.length && this.messageList[at].role === 'tool') at++;
       this.messageList.splice(at, 0, message);
+      this.generation++;
     }
     this.made(this.messageAt, message.id);
     this.touch('message', message.id);
@@ -330,6 +328,7 @@ export class AguiRunModel {
     const keptLocal = (m: AguiMessage) =>
       (m.role === 'activity' && (owned ? !owned.includes(m.activityType as string) : owned !== null && !hasActivity)) || (m.role === 'reasoning' && !hasReasoning);
     this.messageList = this.messageList.filter((m) => byId.has(m.id) || keptLocal(m)).map((m) => byId.get(m.id) ?? m);
+    this.generation++;
     const present = new Set(this.messageList.map((m) => m.id));
     for (const m of incoming) {
       if (!present.has(m.id)) this.messageList.push(m);
@@ -345,6 +344,7 @@ export class AguiRunModel {
     const fresh: AguiMessage = { id: ev.messageId, role: 'activity', activityType: ev.activityType, content: ev.content };
     if (ev.subagentRunId !== undefined && ev.subagentRunId !== null) fresh.subagentRunId = ev.subagentRunId;
     let target: AguiMessage | undefined;
+    this.generation++;
     if (existing === undefined) {
       this.messageList.push(fresh);
       target = fresh;
@@ -373,6 +373,7 @@ export class AguiRunModel {
     mergeMetadata(existing, ev);
     const result = patched(existing.content ?? {}, ev.patch ?? []);
     if (result.ok) this.messageList[index] = { ...existing, content: result.value, activityType: ev.activityType };
+    this.generation++;
     this.touch('message', existing.id);
   }
 

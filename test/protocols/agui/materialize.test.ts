@@ -65,6 +65,11 @@ describe('the run model, fact by fact', () => {
     expect(owned.messages.map((m) => m.id)).toEqual(['th2']);
   });
 
+  it('a message or tool call a snapshot replaced mid-stream takes the next deltas', () => {
+    const run = materializeRun(events('a MESSAGES_SNAPSHOT in the middle'), INPUT);
+    expect(run.messages[1]).toEqual({ id: 'a', role: 'assistant', content: 'restated and more', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] });
+  });
+
   it('does not change the events it reads: a snapshot message it appends to stays as sent', () => {
     const stream = [
       { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'a', role: 'assistant', content: 'x', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] }] },

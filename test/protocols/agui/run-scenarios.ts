@@ -95,6 +95,28 @@ export const RUN_SCENARIOS: RunScenario[] = [
     ],
   },
   {
+    name: 'a MESSAGES_SNAPSHOT in the middle of a streaming message replaces it: the next deltas append to the replacement',
+    events: (t, r) => [
+      run(t, r),
+      { type: 'TEXT_MESSAGE_START', messageId: 'a', role: 'assistant' },
+      { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'f', parentMessageId: 'a' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a', delta: 'streamed' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"x":' },
+      {
+        type: 'MESSAGES_SNAPSHOT',
+        messages: [
+          { id: 'u1', role: 'user', content: 'Hi' },
+          { id: 'a', role: 'assistant', content: 'restated', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"x":' } }] },
+        ],
+      },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '1}' },
+      { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a', delta: ' and more' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'a' },
+      done(t, r),
+    ],
+  },
+  {
     name: 'a STATE_DELTA whose second operation fails leaves the state as it was; the next one applies',
     events: (t, r) => [
       run(t, r),
