@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Finding } from '../../core/finding.js';
-import { ChunkExpander, isChunkType } from './chunk-expander.js';
-import { ThinkingTranslator } from './thinking-compat.js';
+import { ChunkExpander, isChunkType, type Emit } from './chunk-expander.js';
 import { FindingSink } from './finding-sink.js';
 import { isObject, type JsonObject } from './shapes.js';
 import { authoritativeActivityTypes, patched, StateTracker } from './state-tracker.js';
+import { ThinkingTranslator } from './thinking-compat.js';
 
 /**
  * The ONE model of an AG-UI run: what the official client (`@ag-ui/client@1.0.0`) holds after it has
@@ -75,7 +75,15 @@ export class AguiRunModel {
   private readonly toolCallAt = new Map<unknown, Provenance>();
   private readonly thinking = new ThinkingTranslator();
   private touched: Touch | undefined;
+  /** Set while an END synthesised for a chunk lane that this event closed is applied: that END is not what the event went into. */
+  private closing = false;
   private at = 0;
+  private readonly emit: Emit = (ev, type, origin) => {
+    this.closing = origin === 'closing';
+    this.reduce(type, ev);
+    this.closing = false;
+    return true;
+  };
   /**
    * Streams send many deltas in a row to one message or call, and a long conversation makes a scan per
    * delta quadratic: the last lookup is remembered until the list changes other than by appending.
@@ -111,10 +119,6 @@ export class AguiRunModel {
     return this.outcomeValue;
   }
 
-  get input(): JsonObject | undefined {
-    return this.inputValue;
-  }
-
   /** Where a message (by id) was first made and ended, or undefined for one the events never touched. */
   messageProvenance(id: unknown): Provenance | undefined {
     return this.messageAt.get(id);
@@ -139,15 +143,11 @@ export class AguiRunModel {
     this.at = at;
     this.sink.begin(event, this.scratch);
     const type = event.type;
-    const emit = (ev: JsonObject, t: string): boolean => {
-      this.reduce(t, ev);
-      return true;
-    };
-    if (isChunkType(type)) this.chunks.expand(type, event, this.sink, emit);
+    if (isChunkType(type)) this.chunks.expand(type, event, this.sink, this.emit);
     else {
       // The compatibility boundary runs before chunk expansion in the client, so a translated event closes lanes too.
       const translated = this.thinking.translate(type, event);
-      this.chunks.before(translated.type as string, translated, emit);
+      this.chunks.before(translated.type as string, translated, this.emit);
       this.reduce(translated.type as string, translated);
     }
     this.scratch.length = 0;
@@ -155,7 +155,7 @@ export class AguiRunModel {
   }
 
   private touch(kind: Touch['kind'], id: unknown): void {
-    this.touched ??= { kind, id };
+    if (!this.closing) this.touched ??= { kind, id };
   }
 
   private made(map: Map<unknown, Provenance>, id: unknown): void {

@@ -119,6 +119,16 @@ describe('the run model, fact by fact', () => {
     expect(model.messageProvenance('m2')).toEqual({ first: 9, end: 10 });
   });
 
+  it('an event that closes a chunk lane went into its own item, not the one the synthesised END closed', () => {
+    const model = new AguiRunModel();
+    model.apply({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'Hi' }, 0);
+    expect(model.apply({ type: 'TOOL_CALL_START', toolCallId: 'c', toolCallName: 'f', parentMessageId: 'm' }, 1)).toEqual({ kind: 'tool-call', id: 'c' });
+    expect(model.messageProvenance('m')).toEqual({ first: 0, end: 1 });
+    model.apply({ type: 'TOOL_CALL_CHUNK', toolCallId: 'd', toolCallName: 'g', delta: '{}' }, 2);
+    expect(model.apply({ type: 'STATE_SNAPSHOT', snapshot: {} }, 3)).toBeUndefined();
+    expect(model.toolCallProvenance('d')).toEqual({ first: 2, end: 3 });
+  });
+
   it('REASONING_* make a reasoning message; an encrypted value lands on it; retired THINKING_* read as REASONING_*', () => {
     const run = materializeRun(events('reasoning span'));
     expect(run.messages[0]).toEqual({ id: 'th1', role: 'reasoning', content: 'The user greets me.', encryptedValue: 'opaque-blob' });
