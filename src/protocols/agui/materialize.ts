@@ -392,7 +392,12 @@ export class AguiRunModel {
     this.outcomeValue = { status: 'open', at: null };
     const input = ev.input;
     if (!isObject(input) || !Array.isArray(input.messages)) return;
-    for (const m of input.messages.filter(isMessage)) if (this.find(m.id) === undefined) this.messageList.push(ownMessage(m));
+    for (const m of input.messages.filter(isMessage)) {
+      if (this.find(m.id) !== undefined) continue;
+      this.messageList.push(ownMessage(m));
+      this.made(this.messageAt, m.id);
+      for (const call of toolCallsOf(m) ?? []) this.made(this.toolCallAt, call.id);
+    }
   }
 }
 

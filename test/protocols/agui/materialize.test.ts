@@ -86,7 +86,7 @@ describe('the run model, fact by fact', () => {
     expect(materializeRun(events('text, state snapshot'), INPUT).messages.map((m) => m.id)).toEqual(['u1', 'm1', 'r1', 'm2']);
     const parallel = materializeRun(events('two runs'), INPUT);
     // c1 had no parent: the client names its assistant message after the call; c2 and c3 share p2.
-    expect(parallel.messages.map((m) => [m.id, m.role])).toEqual([['u1', 'user'], ['c1', 'assistant'], ['p2', 'assistant'], ['r3', 'tool'], ['r2', 'tool'], ['m9', 'assistant']]);
+    expect(parallel.messages.map((m) => [m.id, m.role])).toEqual([['u1', 'user'], ['c1', 'assistant'], ['p2', 'assistant'], ['r3', 'tool'], ['r2', 'tool'], ['u2', 'user'], ['m9', 'assistant']]);
     expect(parallel.messages[2].toolCalls).toEqual([
       { id: 'c2', type: 'function', function: { name: 'two', arguments: '"x"' } },
       { id: 'c3', type: 'function', function: { name: 'three', arguments: '[1,2]' } },

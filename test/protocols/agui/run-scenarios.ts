@@ -152,7 +152,7 @@ export const RUN_SCENARIOS: RunScenario[] = [
       { type: 'TOOL_CALL_RESULT', messageId: 'r3', toolCallId: 'c3', content: 'three done' },
       { type: 'TOOL_CALL_RESULT', messageId: 'r2', toolCallId: 'c2', content: 'two done' },
       done(t, r),
-      run(t, `${r}-2`),
+      { ...run(t, `${r}-2`), input: { threadId: t, runId: `${r}-2`, state: {}, tools: [], context: [], forwardedProps: {}, messages: [{ id: 'u1', role: 'user', content: 'Hi' }, { id: 'u2', role: 'user', content: 'And now?' }] } },
       { type: 'TEXT_MESSAGE_START', messageId: 'm9', role: 'assistant' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm9', delta: 'second run' },
       { type: 'TEXT_MESSAGE_END', messageId: 'm9' },
