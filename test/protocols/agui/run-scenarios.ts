@@ -160,6 +160,16 @@ export const RUN_SCENARIOS: RunScenario[] = [
     ],
   },
   {
+    name: 'a cancelled run',
+    events: (t, r) => [
+      run(t, r),
+      { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Stopping' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+      done(t, r, { outcome: { type: 'cancelled' } }),
+    ],
+  },
+  {
     name: 'a run that ends in an interrupt',
     events: (t, r) => [
       run(t, r),
