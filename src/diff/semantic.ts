@@ -1,6 +1,5 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
-import { FindingSink } from '../protocols/agui/finding-sink.js';
-import { StateTracker } from '../protocols/agui/state-tracker.js';
+import { materializeRun, runMessages, toolCallsOf, type AguiMessage, type RunOutcome } from '../protocols/agui/materialize.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
 import type { MessageRow } from '../store/store-types.js';
 import { acpChunkOf } from './semantic-acp.js';
@@ -9,16 +8,19 @@ import { acpChunkOf } from './semantic-acp.js';
  * `--semantic`: what a client materialises from a stream, so that re-chunking the same content is
  * not a difference.
  *
- * AG-UI run (an SSE or protobuf stream): the final messages (text joined, tool calls with parsed
- * arguments, tool results), the final state (snapshots and RFC 6902 deltas applied with the same
- * StateTracker the checker uses), custom events and the outcome.
+ * AG-UI run (an SSE or protobuf stream): the run model the inspector shows too
+ * (protocols/agui/materialize.ts), presented for comparing: the messages the run made or changed
+ * (tool calls with parsed arguments, tool results, reasoning, activity), the input messages it
+ * dropped, the final state, custom events and the outcome.
  */
 export interface AguiRunResult {
   kind: 'agui-run';
   messages: Array<Record<string, unknown>>;
+  /** Ids of input messages the client no longer holds after the run (a MESSAGES_SNAPSHOT left them out); only when there are any. */
+  droppedInput?: unknown[];
   state: unknown;
   custom: Array<{ name: unknown; value: unknown }>;
-  outcome: { status: 'finished' | 'error' | 'incomplete'; result?: unknown; message?: unknown; code?: unknown };
+  outcome: { status: 'finished' | 'interrupted' | 'cancelled' | 'error' | 'incomplete'; result?: unknown; interrupts?: unknown; message?: unknown; code?: unknown };
 }
 
 /** Pi session (a framed or raw RPC WebSocket): the assistant text of each message and the tool executions. */
@@ -28,96 +30,39 @@ export interface PiSessionResult {
   toolExecutions: Array<{ toolCallId: unknown; toolName: unknown; args: unknown; result: unknown; isError: unknown }>;
 }
 
-interface MessageState {
-  id: unknown;
-  role: unknown;
-  content: string;
-  toolCalls: Array<{ id: unknown; name: unknown; args: string }>;
+export function materializeAguiRun(events: unknown[], requestBody: unknown): AguiRunResult {
+  const run = materializeRun(events, requestBody);
+  // The request is compared as a message of its own: only what the run made or changed is compared here.
+  const messages = runMessages(run).map(comparable);
+  const held = new Set(run.messages.map((m) => m.id));
+  const sent = isObject(requestBody) && Array.isArray(requestBody.messages) ? requestBody.messages.filter(isObject) : [];
+  const droppedInput = sent.map((m) => m.id).filter((id) => !held.has(id));
+  const custom: AguiRunResult['custom'] = [];
+  for (const ev of events) if (isObject(ev) && (ev.type === 'CUSTOM' || ev.type === 'RAW')) custom.push({ name: ev.name ?? ev.type, value: ev.value ?? ev.event });
+  return { kind: 'agui-run', messages, ...(droppedInput.length > 0 ? { droppedInput } : {}), state: run.state, custom, outcome: outcomeOf(run.outcome) };
 }
 
-export function materializeAguiRun(events: unknown[], requestBody: unknown): AguiRunResult {
-  const baseline = isObject(requestBody) ? requestBody.state : undefined;
-  const tracker = new StateTracker(baseline);
-  const sink = new FindingSink();
-  const messages: MessageState[] = [];
-  const snapshotMessages: Array<Record<string, unknown>> = [];
-  const byId = new Map<unknown, MessageState>();
-  const toolCalls = new Map<unknown, { id: unknown; name: unknown; args: string }>();
-  const tools: Array<Record<string, unknown>> = [];
-  const custom: AguiRunResult['custom'] = [];
-  let outcome: AguiRunResult['outcome'] = { status: 'incomplete' };
-  const message = (id: unknown, role: unknown = 'assistant'): MessageState => {
-    let m = byId.get(id);
-    if (!m) {
-      m = { id, role, content: '', toolCalls: [] };
-      byId.set(id, m);
-      messages.push(m);
+/** A message with its tool calls as `{id, name, arguments}`, the arguments parsed, so that a re-spaced JSON is no difference. */
+function comparable(message: AguiMessage): Record<string, unknown> {
+  const calls = toolCallsOf(message);
+  if (calls === undefined) return message;
+  return { ...message, toolCalls: calls.map(({ id, type: _type, function: fn, ...rest }) => ({ id, name: fn.name, arguments: parseArgs(fn.arguments), ...rest })) };
+}
+
+function outcomeOf(outcome: RunOutcome): AguiRunResult['outcome'] {
+  const ev = outcome.event ?? {};
+  switch (outcome.status) {
+    case 'open':
+      return { status: 'incomplete' };
+    case 'error':
+      return { status: 'error', message: ev.message, ...(ev.code === undefined ? {} : { code: ev.code }) };
+    case 'interrupted': {
+      const interrupts = isObject(ev.outcome) ? ev.outcome.interrupts : ev.interrupt;
+      return { status: 'interrupted', ...(interrupts === undefined ? {} : { interrupts }) };
     }
-    return m;
-  };
-  const toolCall = (id: unknown, name?: unknown, parent?: unknown) => {
-    let call = toolCalls.get(id);
-    if (!call) {
-      call = { id, name, args: '' };
-      toolCalls.set(id, call);
-      message(parent ?? `tool-call-parent:${String(id)}`).toolCalls.push(call);
-    }
-    if (name !== undefined) call.name = name;
-    return call;
-  };
-  for (const ev of events) {
-    if (!isObject(ev) || typeof ev.type !== 'string') continue;
-    switch (ev.type) {
-      case 'TEXT_MESSAGE_START':
-        message(ev.messageId, ev.role ?? 'assistant');
-        break;
-      case 'TEXT_MESSAGE_CONTENT':
-      case 'TEXT_MESSAGE_CHUNK':
-        if (typeof ev.delta === 'string') message(ev.messageId, ev.role ?? 'assistant').content += ev.delta;
-        else message(ev.messageId, ev.role ?? 'assistant');
-        break;
-      case 'TOOL_CALL_START':
-        toolCall(ev.toolCallId, ev.toolCallName, ev.parentMessageId);
-        break;
-      case 'TOOL_CALL_ARGS':
-      case 'TOOL_CALL_CHUNK':
-        toolCall(ev.toolCallId, ev.toolCallName, ev.parentMessageId).args += typeof ev.delta === 'string' ? ev.delta : '';
-        break;
-      case 'TOOL_CALL_RESULT':
-        tools.push({ id: ev.messageId, role: ev.role ?? 'tool', toolCallId: ev.toolCallId, content: ev.content });
-        break;
-      case 'MESSAGES_SNAPSHOT':
-        if (Array.isArray(ev.messages)) {
-          snapshotMessages.splice(0, snapshotMessages.length, ...(ev.messages.filter(isObject) as Array<Record<string, unknown>>));
-          messages.splice(0);
-          byId.clear();
-          tools.splice(0);
-        }
-        break;
-      case 'STATE_SNAPSHOT':
-      case 'STATE_DELTA':
-        tracker.apply(ev.type, ev, sink);
-        break;
-      case 'CUSTOM':
-      case 'RAW':
-        custom.push({ name: ev.name ?? ev.type, value: ev.value ?? ev.event });
-        break;
-      case 'RUN_FINISHED':
-        outcome = { status: 'finished', ...(ev.result === undefined ? {} : { result: ev.result }) };
-        break;
-      case 'RUN_ERROR':
-        outcome = { status: 'error', message: ev.message, ...(ev.code === undefined ? {} : { code: ev.code }) };
-        break;
-      default:
-        break;
-    }
+    default:
+      return { status: outcome.status, ...(ev.result === undefined ? {} : { result: ev.result }) };
   }
-  const materialised = messages.map((m) => {
-    const out: Record<string, unknown> = { id: m.id, role: m.role, content: m.content };
-    if (m.toolCalls.length > 0) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArgs(c.args) }));
-    return out;
-  });
-  return { kind: 'agui-run', messages: [...snapshotMessages, ...materialised, ...tools], state: tracker.state, custom, outcome };
 }
 
 /**

@@ -150,10 +150,11 @@ export interface RunView {
   input: { threadId: string | null; runId: string | null; messages: Array<{ id: string; role: string; text: string }> };
   items: RunItem[];
   /**
-   * finished / error / interrupted / open (stream ended without RUN_FINISHED or RUN_ERROR). `detail`
-   * adds what the event said (the result, the error, the interrupt), or is '' when it said nothing.
+   * finished / error / interrupted / cancelled / open (stream ended without RUN_FINISHED or
+   * RUN_ERROR). `detail` adds what the event said (the result, the error, the interrupt), or is ''
+   * when it said nothing.
    */
-  outcome: { status: 'finished' | 'error' | 'interrupted' | 'open'; seq: number | null; detail: string };
+  outcome: { status: 'finished' | 'error' | 'interrupted' | 'cancelled' | 'open'; seq: number | null; detail: string };
   /** How many of the run's events are invalid (each is flagged on the item it went into). */
   invalidEvents: number;
   events: number;

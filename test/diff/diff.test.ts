@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { renderMarkdown } from '../../src/diff/render-markdown.js';
 import { renderText } from '../../src/diff/render-text.js';
 import { styleFor } from '../../src/core/style.js';
+import type { AguiScript } from '../support/agui-agent.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
 
@@ -86,6 +88,32 @@ describe('proxy diff', () => {
     expect(changed.exchanges[0].messages[0].differences).toEqual([{ pointer: '/messages/0/content', a: 'Hello from the stand-in.', b: 'Hello from the stand-by.' }]);
     const cli = await runCli(['diff', a, b, '--semantic']);
     expect(cli.code).toBe(0);
+  });
+
+  it('--semantic: reasoning is part of the run, and chunk events compare as the events they expand into', async () => {
+    const thought = (parts: string[], chunked: boolean): AguiScript => (input) => {
+      const think = `th-${randomUUID()}`;
+      const say = `msg-${randomUUID()}`;
+      const body = chunked
+        ? [
+            ...parts.map((delta, i) => ({ type: 'REASONING_MESSAGE_CHUNK', ...(i === 0 ? { messageId: think } : {}), delta })),
+            { type: 'TEXT_MESSAGE_CHUNK', messageId: say, delta: 'Hi' },
+            { type: 'TEXT_MESSAGE_CHUNK', delta: ' there' },
+          ]
+        : [
+            { type: 'REASONING_MESSAGE_START', messageId: think, role: 'reasoning' },
+            ...parts.map((delta) => ({ type: 'REASONING_MESSAGE_CONTENT', messageId: think, delta })),
+            { type: 'REASONING_MESSAGE_END', messageId: think },
+            { type: 'TEXT_MESSAGE_START', messageId: say, role: 'assistant' },
+            { type: 'TEXT_MESSAGE_CONTENT', messageId: say, delta: 'Hi there' },
+            { type: 'TEXT_MESSAGE_END', messageId: say },
+          ];
+      return [{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }, ...body, { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId }] as BaseEvent[];
+    };
+    const a = await recordAgui(thought(['Think', ' hard'], false));
+    expect(diffRecordingFiles(a, await recordAgui(thought(['Thi', 'nk hard'], true)), { semantic: true }).equal).toBe(true);
+    const changed = diffRecordingFiles(a, await recordAgui(thought(['Think', ' softly'], false)), { semantic: true });
+    expect(changed.exchanges[0].messages[0].differences).toEqual([{ pointer: '/messages/0/content', a: 'Think hard', b: 'Think softly' }]);
   });
 
   it('a message valid in A and invalid in B is reported as a regression', async () => {

@@ -124,7 +124,7 @@ export class StateTracker {
   }
 }
 
-type PatchResult = { ok: true; value: unknown } | { ok: false; reason: string; index?: number };
+export type PatchResult = { ok: true; value: unknown } | { ok: false; reason: string; index?: number };
 
 /**
  * The patched document, or why the patch failed. A result nested deeper than MAX_JSON_DEPTH counts as
@@ -132,7 +132,7 @@ type PatchResult = { ok: true; value: unknown } | { ok: false; reason: string; i
  * again and again), and whatever walks the state later (the next patch's copy, `diff --semantic`, the
  * inspector) is recursive.
  */
-function patched(document: unknown, patch: unknown): PatchResult {
+export function patched(document: unknown, patch: unknown): PatchResult {
   try {
     const value = applyPatch(document, patch as Operation[], true, false).newDocument;
     if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `the patched document would nest deeper than ${MAX_JSON_DEPTH} levels` };
@@ -167,7 +167,7 @@ function opPointer(base: string, patch: unknown, index: number | undefined): str
 }
 
 /** `metadata['@ag-ui/client'].authoritativeActivityTypes` as the client reads it (agent.ts `he`). */
-function authoritativeActivityTypes(metadata: unknown): string[] | null | undefined {
+export function authoritativeActivityTypes(metadata: unknown): string[] | null | undefined {
   if (!isObject(metadata) || !Object.prototype.hasOwnProperty.call(metadata, '@ag-ui/client')) return undefined;
   const own = metadata['@ag-ui/client'];
   if (!isObject(own)) return [];

@@ -1,6 +1,5 @@
-import { FindingSink } from '../../protocols/agui/finding-sink.js';
+import { AguiRunModel, contentText, runMessages, toolCallsOf, type AguiMessage, type Touch } from '../../protocols/agui/materialize.js';
 import { isObject, type JsonObject } from '../../protocols/agui/shapes.js';
-import { StateTracker } from '../../protocols/agui/state-tracker.js';
 import type { FindingInfo, RunItem, RunView, StateAt } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 
@@ -14,53 +13,42 @@ function eventOf(m: WalkedMessage): JsonObject | undefined {
 }
 
 /**
- * The AG-UI state at event `seq`: the request's `state` as the baseline, then every STATE_SNAPSHOT,
- * STATE_DELTA and ACTIVITY_* up to and including `seq`, applied as the client does (a failing patch
- * leaves the state as it was).
+ * The AG-UI state at event `seq`, from the run model (protocols/agui/materialize.ts) fed every event
+ * up to and including `seq`: the request's `state` as the baseline, then STATE_SNAPSHOT and
+ * STATE_DELTA applied as the client does (a failing patch leaves the state as it was), and the
+ * activity messages the client holds by then.
  */
 export function stateAt(messages: Iterable<WalkedMessage>, seq: number): StateAt {
-  const tracker = new StateTracker();
-  const sink = new FindingSink();
-  const activityIds = new Set<string>();
+  const model = new AguiRunModel();
   let applied = 0;
   let lastStateSeq: number | null = null;
   for (const m of messages) {
     if (m.seq > seq) break;
     const input = inputOf(m);
     if (input !== undefined) {
-      tracker.setBaseline(input.state);
+      model.setInput(input);
       continue;
     }
     const ev = eventOf(m);
     if (ev === undefined) continue;
-    const type = ev.type as string;
-    sink.begin(ev, []);
-    tracker.apply(type, ev, sink);
-    if (type === 'STATE_SNAPSHOT' || type === 'STATE_DELTA') {
+    model.apply(ev, m.seq);
+    if (ev.type === 'STATE_SNAPSHOT' || ev.type === 'STATE_DELTA') {
       applied++;
       lastStateSeq = m.seq;
     }
-    if ((type === 'ACTIVITY_SNAPSHOT' || type === 'ACTIVITY_DELTA') && typeof ev.messageId === 'string') activityIds.add(ev.messageId);
   }
   const activities: StateAt['activities'] = {};
-  for (const id of activityIds) {
-    const a = tracker.activity(id);
-    if (a !== undefined) activities[id] = a;
-  }
-  return { seq, state: tracker.state, activities, applied, lastStateSeq };
+  for (const m of model.messages) if (m.role === 'activity') activities[str(m.id)] = { activityType: m.activityType, content: m.content };
+  return { seq, state: model.state, activities, applied, lastStateSeq };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('');
-  return str(content);
-}
-
 /**
- * The conversation as the client materialises it from the event stream of one exchange. Each
- * invalid event is flagged, with its findings (`findingsOf(seq)`), on the item it went into.
+ * The conversation as the client materialises it from the event stream of one exchange: the run
+ * model's messages (each at the seq of the event that made it), between the run, step, state and
+ * custom events. Each invalid event is flagged, with its findings (`findingsOf(seq)`), on the item
+ * it went into, or on an entry of its own when it went into none.
  */
 export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, findingsOf: (seq: number) => FindingInfo[]): RunView {
   const view: RunView = {
@@ -71,50 +59,9 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
     events: 0,
     invalidEvents: 0,
   };
-  /** The item the current event went into first. */
-  let touched: RunItem | undefined;
-  const touch = <T extends RunItem>(item: T): T => {
-    touched ??= item;
-    return item;
-  };
-  const add = (item: RunItem): RunItem => {
-    view.items.push(touch(item));
-    return item;
-  };
-  const texts = new Map<string, Extract<RunItem, { kind: 'message' }>>();
-  const reasoning = new Map<string, Extract<RunItem, { kind: 'reasoning' }>>();
-  const tools = new Map<string, Extract<RunItem, { kind: 'tool-call' }>>();
-  let lastToolId: string | undefined;
-  let lastTextId: string | undefined;
-
-  const text = (id: string, seq: number, role: string) => {
-    let item = texts.get(id);
-    if (item === undefined) {
-      item = { kind: 'message', seq, endSeq: null, id, role, text: '' };
-      texts.set(id, item);
-      view.items.push(item);
-    }
-    return touch(item);
-  };
-  const thought = (id: string, seq: number) => {
-    let item = reasoning.get(id);
-    if (item === undefined) {
-      item = { kind: 'reasoning', seq, endSeq: null, id, text: '' };
-      reasoning.set(id, item);
-      view.items.push(item);
-    }
-    return touch(item);
-  };
-  const tool = (id: string, seq: number, name: string, parent: string | null) => {
-    let item = tools.get(id);
-    if (item === undefined) {
-      item = { kind: 'tool-call', seq, endSeq: null, id, name, args: '', parentMessageId: parent, result: null };
-      tools.set(id, item);
-      view.items.push(item);
-    }
-    return touch(item);
-  };
-
+  const model = new AguiRunModel();
+  const eventItems: RunItem[] = [];
+  const flags: Array<{ seq: number; into: Touch | undefined; own: RunItem | undefined; type: string }> = [];
   for (const m of messages) {
     const input = inputOf(m);
     if (input !== undefined) {
@@ -123,135 +70,130 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
       if (Array.isArray(input.messages)) {
         view.input.messages = input.messages.filter(isObject).map((msg) => ({ id: str(msg.id), role: str(msg.role), text: contentText(msg.content) }));
       }
+      model.setInput(input);
       continue;
     }
-    touched = undefined;
     const ev = eventOf(m);
     if (ev === undefined) {
-      if (m.sender === 'server' && m.status === 'invalid') flag(add({ kind: 'event', seq: m.seq, type: '(not an AG-UI event)' }), m.seq);
+      if (m.sender === 'server' && m.status === 'invalid') flags.push({ seq: m.seq, into: undefined, own: undefined, type: '(not an AG-UI event)' });
       continue;
     }
     view.events++;
-    const type = ev.type as string;
-    const seq = m.seq;
-    applyEvent(type, ev, seq);
-    if (m.status === 'invalid') flag(touched ?? add({ kind: 'event', seq, type }), seq);
+    const into = model.apply(ev, m.seq);
+    const own = eventItem(ev, m.seq);
+    if (own !== undefined) eventItems.push(own);
+    if (m.status === 'invalid') flags.push({ seq: m.seq, into, own, type: ev.type as string });
   }
-  return view;
 
-  function flag(item: RunItem, seq: number): void {
+  const { items, byMessage, byToolCall } = messageItems(model);
+  for (const flag of flags) {
+    let item = flag.into === undefined ? undefined : flag.into.kind === 'message' ? byMessage.get(flag.into.id) : byToolCall.get(flag.into.id);
+    item ??= flag.own;
+    if (item === undefined) eventItems.push((item = { kind: 'event', seq: flag.seq, type: flag.type }));
     view.invalidEvents++;
-    (item.invalid ??= []).push({ seq, findings: findingsOf(seq) });
+    (item.invalid ??= []).push({ seq: flag.seq, findings: findingsOf(flag.seq) });
   }
+  // One timeline by seq; on a tie the event (a MESSAGES_SNAPSHOT) comes before the messages it made.
+  view.items = [...eventItems, ...items].map((item, i) => [item, i] as const).sort(([a, i], [b, j]) => a.seq - b.seq || i - j).map(([item]) => item);
+  view.outcome = outcomeOf(model);
+  return view;
+}
 
-  function applyEvent(type: string, ev: JsonObject, seq: number): void {
-    switch (type) {
-      case 'TEXT_MESSAGE_START':
-        lastTextId = str(ev.messageId);
-        text(lastTextId, seq, str(ev.role) || 'assistant');
-        break;
-      case 'TEXT_MESSAGE_CONTENT':
-      case 'TEXT_MESSAGE_CHUNK': {
-        const id = ev.messageId === undefined ? (lastTextId ?? '') : str(ev.messageId);
-        lastTextId = id;
-        text(id, seq, str(ev.role) || 'assistant').text += str(ev.delta);
-        break;
+/**
+ * The model's messages as run items, in the client's order; input messages the run left as they
+ * were are left to `view.input`. A tool result is shown on its call; activity messages on their state events.
+ */
+function messageItems(model: AguiRunModel) {
+  const items: RunItem[] = [];
+  const byMessage = new Map<unknown, RunItem>();
+  const byToolCall = new Map<unknown, Extract<RunItem, { kind: 'tool-call' }>>();
+  for (const m of runMessages(model.result())) {
+    const calls = toolCallsOf(m) ?? [];
+    // An assistant message the client made up for a tool call was made by that call's events.
+    const made = model.messageProvenance(m.id) ?? calls.map((c) => model.toolCallProvenance(c.id)).find((p) => p !== undefined);
+    if (made === undefined || m.role === 'activity') continue;
+    const text = contentText(m.content);
+    if (m.role === 'tool') {
+      const call = byToolCall.get(m.toolCallId);
+      if (call !== undefined) {
+        call.result = { seq: made.first, content: text };
+        byMessage.set(m.id, call);
+        continue;
       }
-      case 'TEXT_MESSAGE_END':
-        text(str(ev.messageId), seq, 'assistant').endSeq = seq;
-        break;
-      case 'REASONING_START':
-      case 'THINKING_START':
-        break;
-      case 'REASONING_MESSAGE_START':
-      case 'THINKING_TEXT_MESSAGE_START':
-        thought(str(ev.messageId) || `reasoning@${seq}`, seq);
-        break;
-      case 'REASONING_MESSAGE_CONTENT':
-      case 'REASONING_MESSAGE_CHUNK':
-      case 'THINKING_TEXT_MESSAGE_CONTENT': {
-        const id = str(ev.messageId) || [...reasoning.keys()].pop() || `reasoning@${seq}`;
-        thought(id, seq).text += str(ev.delta);
-        break;
-      }
-      case 'REASONING_MESSAGE_END':
-      case 'THINKING_TEXT_MESSAGE_END': {
-        const id = str(ev.messageId) || [...reasoning.keys()].pop();
-        if (id !== undefined && reasoning.has(id)) reasoning.get(id)!.endSeq = seq;
-        break;
-      }
-      case 'TOOL_CALL_START':
-        lastToolId = str(ev.toolCallId);
-        tool(lastToolId, seq, str(ev.toolCallName), ev.parentMessageId === undefined ? null : str(ev.parentMessageId));
-        break;
-      case 'TOOL_CALL_ARGS':
-      case 'TOOL_CALL_CHUNK': {
-        const id = ev.toolCallId === undefined ? (lastToolId ?? '') : str(ev.toolCallId);
-        lastToolId = id;
-        const item = tool(id, seq, str(ev.toolCallName), ev.parentMessageId === undefined ? null : str(ev.parentMessageId));
-        if (!item.name && typeof ev.toolCallName === 'string') item.name = ev.toolCallName;
-        item.args += str(ev.delta);
-        break;
-      }
-      case 'TOOL_CALL_END':
-        tool(str(ev.toolCallId), seq, '', null).endSeq = seq;
-        break;
-      case 'TOOL_CALL_RESULT':
-        tool(str(ev.toolCallId), seq, '', null).result = { seq, content: contentText(ev.content) };
-        break;
-      case 'STATE_SNAPSHOT':
-      case 'STATE_DELTA':
-      case 'MESSAGES_SNAPSHOT':
-      case 'ACTIVITY_SNAPSHOT':
-      case 'ACTIVITY_DELTA':
-        add({ kind: 'state', seq, type });
-        if (type === 'MESSAGES_SNAPSHOT' && Array.isArray(ev.messages)) {
-          for (const msg of ev.messages.filter(isObject)) {
-            const id = str(msg.id);
-            if (msg.role === 'tool') {
-              const call = tools.get(str(msg.toolCallId));
-              if (call !== undefined && call.result === null) call.result = { seq, content: contentText(msg.content) };
-              continue;
-            }
-            if (msg.role === 'activity') continue;
-            const item = text(id, seq, str(msg.role));
-            if (msg.content !== undefined) item.text = contentText(msg.content);
-            if (Array.isArray(msg.toolCalls)) {
-              for (const call of msg.toolCalls.filter(isObject)) {
-                const fn = isObject(call.function) ? call.function : {};
-                const t = tool(str(call.id), seq, str(fn.name), id);
-                if (!t.args) t.args = str(fn.arguments);
-              }
-            }
-          }
-        }
-        break;
-      case 'STEP_STARTED':
-      case 'STEP_FINISHED':
-        add({ kind: 'step', seq, type, name: str(ev.stepName) });
-        break;
-      case 'RUN_STARTED':
-        add({ kind: 'run', seq, type, detail: `thread ${str(ev.threadId)}, run ${str(ev.runId)}` });
-        break;
-      case 'RUN_FINISHED': {
-        const interrupted = ev.outcome === 'interrupt' || ev.interrupt !== undefined;
-        const detail = interrupted ? `interrupt: ${str(ev.interrupt ?? ev.outcome)}` : ev.result === undefined ? '' : `result: ${str(ev.result)}`;
-        add({ kind: 'run', seq, type, detail });
-        view.outcome = { status: interrupted ? 'interrupted' : 'finished', seq, detail };
-        break;
-      }
-      case 'RUN_ERROR': {
-        const detail = `${str(ev.message)}${ev.code === undefined ? '' : ` (${str(ev.code)})`}`;
-        add({ kind: 'run', seq, type, detail });
-        view.outcome = { status: 'error', seq, detail };
-        break;
-      }
-      case 'CUSTOM':
-      case 'RAW':
-        add({ kind: 'custom', seq, type, name: str(ev.name ?? ev.source) });
-        break;
-      default:
-        break;
+    }
+    if (m.role === 'reasoning') add({ kind: 'reasoning', seq: made.first, endSeq: made.end, id: str(m.id), text });
+    else if (text !== '' || calls.length === 0) add({ kind: 'message', seq: made.first, endSeq: made.end, id: str(m.id), role: str(m.role), text });
+    for (const call of calls) {
+      const at = model.toolCallProvenance(call.id) ?? made;
+      const item: Extract<RunItem, { kind: 'tool-call' }> = {
+        kind: 'tool-call',
+        seq: at.first,
+        endSeq: at.end,
+        id: str(call.id),
+        name: str(call.function.name),
+        args: str(call.function.arguments),
+        parentMessageId: parentOf(m, call.id),
+        result: null,
+      };
+      items.push(item);
+      byToolCall.set(call.id, item);
+      if (!byMessage.has(m.id)) byMessage.set(m.id, item);
     }
   }
+  return { items, byMessage, byToolCall };
+
+  function add(item: RunItem): void {
+    items.push(item);
+    byMessage.set((item as { id: string }).id, item);
+  }
+}
+
+/** The message a tool call belongs to; null when the client made one up for it (named after the call). */
+function parentOf(message: AguiMessage, toolCallId: unknown): string | null {
+  return message.id === toolCallId ? null : str(message.id);
+}
+
+/** The run item of an event that is not a message's: run, step, state and custom events. */
+function eventItem(ev: JsonObject, seq: number): RunItem | undefined {
+  const type = ev.type as string;
+  switch (type) {
+    case 'STATE_SNAPSHOT':
+    case 'STATE_DELTA':
+    case 'MESSAGES_SNAPSHOT':
+    case 'ACTIVITY_SNAPSHOT':
+    case 'ACTIVITY_DELTA':
+      return { kind: 'state', seq, type };
+    case 'STEP_STARTED':
+    case 'STEP_FINISHED':
+      return { kind: 'step', seq, type, name: str(ev.stepName) };
+    case 'RUN_STARTED':
+      return { kind: 'run', seq, type, detail: `thread ${str(ev.threadId)}, run ${str(ev.runId)}` };
+    case 'RUN_FINISHED':
+      return { kind: 'run', seq, type, detail: finishedDetail(ev) };
+    case 'RUN_ERROR':
+      return { kind: 'run', seq, type, detail: errorDetail(ev) };
+    case 'CUSTOM':
+    case 'RAW':
+      return { kind: 'custom', seq, type, name: str(ev.name ?? ev.source) };
+    default:
+      return undefined;
+  }
+}
+
+function outcomeOf(model: AguiRunModel): RunView['outcome'] {
+  const { status, at, event } = model.outcome;
+  if (status === 'open' || event === undefined) return { status: 'open', seq: null, detail: 'the stream ended without RUN_FINISHED or RUN_ERROR' };
+  return { status, seq: at, detail: status === 'error' ? errorDetail(event) : status === 'cancelled' ? '' : finishedDetail(event) };
+}
+
+function finishedDetail(ev: JsonObject): string {
+  const outcome = isObject(ev.outcome) ? ev.outcome : undefined;
+  if (outcome?.type === 'interrupt') return `interrupt: ${str(outcome.interrupts)}`;
+  if (outcome?.type === 'cancelled') return 'cancelled';
+  if (ev.outcome === 'interrupt' || ev.interrupt !== undefined) return `interrupt: ${str(ev.interrupt ?? ev.outcome)}`;
+  return ev.result === undefined ? '' : `result: ${str(ev.result)}`;
+}
+
+function errorDetail(ev: JsonObject): string {
+  return `${str(ev.message)}${ev.code === undefined ? '' : ` (${str(ev.code)})`}`;
 }

@@ -154,7 +154,7 @@ pre.json { margin: 0; padding: 6px 0; font: 12px/1.45 var(--mono); background: v
 .run-item pre { margin: 4px 0 0; white-space: pre-wrap; word-break: break-word; font: 12px/1.4 var(--mono); }
 .outcome { padding: 6px 10px; border-radius: 6px; margin-bottom: 10px; font-weight: 600; }
 .outcome.finished { background: #e2f4e9; color: var(--ok); } .outcome.error { background: #fbe0e2; color: var(--bad); }
-.outcome.interrupted { background: #fff1d6; color: var(--warn); } .outcome.open { background: #eceef2; color: var(--dim); }
+.outcome.interrupted { background: #fff1d6; color: var(--warn); } .outcome.open, .outcome.cancelled { background: #eceef2; color: var(--dim); }
 /* Pi / ACP session */
 table.sess { width: 100%; border-collapse: collapse; font-size: 12px; margin-bottom: 6px; }
 table.sess td, table.sess th { padding: 2px 8px; border-bottom: 1px solid #f0f1f5; text-align: left; white-space: nowrap; }

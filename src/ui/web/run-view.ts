@@ -1,7 +1,7 @@
 import type { RunItem, RunView } from '../api-types.js';
 import { h } from './dom.js';
 
-const OUTCOME = { finished: 'Run finished', error: 'Run error', interrupted: 'Run interrupted', open: 'Run did not finish' } as const;
+const OUTCOME = { finished: 'Run finished', error: 'Run error', interrupted: 'Run interrupted', cancelled: 'Run cancelled', open: 'Run did not finish' } as const;
 
 /**
  * The AG-UI run as the client materialises it: the outcome, the request's messages, then each
