@@ -8,7 +8,7 @@ import { cutAfterGrace, GracefulShutdown } from '../../net/graceful-shutdown.js'
 import { listenOn } from '../../net/listen-on.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import type { BodyTap, RecordingSink } from '../pipeline/recording-sink.js';
-import type { RecordingTotals } from '../start-recorder.js';
+import { runningRecorder, type RecordingTotals } from '../start-recorder.js';
 import { removeRecordingFiles } from '../../store/recording-files.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 
@@ -56,18 +56,7 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
     removeRecordingFiles(out);
     throw error;
   }
-  const url = urlOf(server, listen);
-  let closing: Promise<RecordingTotals> | undefined;
-  return {
-    url,
-    out,
-    target: options.target,
-    totals: () => sink.totals(),
-    close() {
-      closing ??= shutdown.close().then(() => sink.close(new Date()));
-      return closing;
-    },
-  };
+  return runningRecorder(urlOf(server, listen), out, options.target, sink, () => shutdown.close());
 }
 
 function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: RecordingClock, inFlight: InFlight): void {
