@@ -1,0 +1,13 @@
+/**
+ * Runs the recording sink contract against every sink: the inline pipeline, and the recording
+ * worker as the HTTP proxy and the line transports (with a spool) start it. The worker exists only
+ * in the compiled package (npm test builds first), so its sinks are opened through dist.
+ */
+import { openRecordingSink } from '../../src/record/open-recording-sink.js';
+import { describeRecordingSinkContract } from './recording-sink.contract.js';
+
+const dist = (await import(new URL('../../dist/record/open-recording-sink.js', import.meta.url).href)) as { openRecordingSink: typeof openRecordingSink };
+
+describeRecordingSinkContract('inline', (options) => openRecordingSink({ ...options, pipeline: 'inline' }));
+describeRecordingSinkContract('worker', (options) => dist.openRecordingSink({ ...options, pipeline: 'worker' }));
+describeRecordingSinkContract('worker with a spool (line transports)', (options) => dist.openRecordingSink({ ...options, pipeline: 'worker', lines: true }));
