@@ -75,6 +75,8 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
       { overwrite: options.overwrite },
     );
   }
+  // Inline, not the worker (record/open-recording-sink.ts): only the inline writer can append to the
+  // recording being served, and misses are few.
   const recorder = new TrafficRecorder({ writer, registry, clock });
   const inFlight = new InFlight();
   const agent = new Agent({ keepAlive: true });
