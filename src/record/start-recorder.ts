@@ -1,23 +1,15 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { TOOL_VERSION } from '../core/version.js';
 import type { ProtocolId } from '../protocols/protocol.js';
-import { SchemaRegistry } from '../schema/schema-registry.js';
-import { RecordingWriter } from '../store/recording-writer.js';
+import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { parseListen, parseTarget } from '../net/addresses.js';
-import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
+import type { LiveListener, StoppedListener } from './live-events.js';
 import { startProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
-import { TrafficRecorder, type StorageRedactionOptions } from './pipeline/traffic-recorder.js';
-import { WorkerRecordingSink } from './worker/worker-recording-sink.js';
-
-/** The compiled worker; absent when this module runs from TypeScript sources (vitest). */
-const WORKER_URL = new URL('./worker/recording-worker.js', import.meta.url);
+import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
 
 export interface RecorderOptions {
   /** `http://host:port[/base]` or `unix:/path.sock`. */
@@ -53,7 +45,7 @@ export interface RecorderOptions {
    * 'worker' (the default where the compiled worker exists): framing, judging and SQLite run in a
    * worker thread, so forwarding never waits on them. 'inline': all in this thread.
    */
-  pipeline?: 'worker' | 'inline';
+  pipeline?: RecordingPipeline;
 }
 
 export type { RecordingTotals } from './pipeline/recording-sink.js';
@@ -70,13 +62,30 @@ export interface RunningRecorder {
 
 export { defaultRecordingPath } from './recording-path.js';
 
+/**
+ * The handle of a started recorder (HTTP proxy or NDJSON relay): `stopServing` ends the traffic, then
+ * the recording is flushed and closed. Later calls of close() get the same promise.
+ */
+export function runningRecorder(url: string, out: string, target: string, sink: RecordingSink, stopServing: () => Promise<void>): RunningRecorder {
+  let closed: Promise<RecordingTotals> | undefined;
+  return {
+    url,
+    out,
+    target,
+    totals: () => sink.totals(),
+    close() {
+      closed ??= stopServing().then(() => sink.close(new Date()));
+      return closed;
+    },
+  };
+}
+
 /** Starts `proxy record` in-process: for tests, scripts and the CLI. */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
-  const pipeline = options.pipeline ?? (existsSync(fileURLToPath(WORKER_URL)) ? 'worker' : 'inline');
   // A recording is written live for as long as the proxy runs, and a kill -9 must leave a readable
   // file with what was committed, so it cannot be written under a temporary name and renamed at the
   // end. Instead a start that fails removes the file it made, and a file it replaces is only moved
@@ -85,7 +94,20 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const previous = options.overwrite ? setAside(out) : undefined;
   let sink: RecordingSink;
   try {
-    sink = await openSink(options, pipeline, target.display, out, clock);
+    ({ sink } = await openRecordingSink({
+      out,
+      target: target.display,
+      clock,
+      pipeline: options.pipeline,
+      protocol: options.protocol,
+      maxBodyBytes: options.maxBodyBytes,
+      schemas: options.schemas,
+      registry: options.registry,
+      redact: { queryParams: options.redactQuery, fields: options.redactFields },
+      listener: options.listener,
+      onStopped: options.onStopped,
+      overwrite: options.overwrite,
+    }));
   } catch (error) {
     previous?.restore();
     throw error;
@@ -109,58 +131,5 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     throw error;
   }
   previous?.drop();
-  let closed: Promise<RecordingTotals> | undefined;
-  return {
-    url: server.url,
-    out,
-    target: target.display,
-    totals: () => sink.totals(),
-    close() {
-      closed ??= server.close().then(() => sink.close(new Date()));
-      return closed;
-    },
-  };
-}
-
-async function openSink(options: RecorderOptions, pipeline: 'worker' | 'inline', target: string, out: string, clock: RecordingClock): Promise<RecordingSink> {
-  return pipeline === 'worker'
-    ? WorkerRecordingSink.start(
-        WORKER_URL,
-        {
-          out,
-          meta: { toolVersion: TOOL_VERSION, target, mode: 'record', startedAt: clock.startedAt.toISOString() },
-          overwrite: options.overwrite,
-          protocol: options.protocol,
-          maxBodyBytes: options.maxBodyBytes,
-          schemas: options.schemas,
-          redact: redactionOf(options),
-          clockOrigin: clock.origin,
-          live: options.listener !== undefined,
-        },
-        clock,
-        { listener: options.listener, onStopped: options.onStopped },
-      )
-    : inlineSink(options, target, out, clock);
-}
-
-function inlineSink(options: RecorderOptions, target: string, out: string, clock: RecordingClock): TrafficRecorder {
-  const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
-  const writer = RecordingWriter.open(
-    out,
-    { toolVersion: TOOL_VERSION, target, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite, onError: (error) => reportStopped(writeFailed(error, clock.now()), options.onStopped) },
-  );
-  return new TrafficRecorder({
-    writer,
-    registry,
-    clock,
-    protocol: options.protocol,
-    maxBodyBytes: options.maxBodyBytes,
-    redact: redactionOf(options),
-    listener: options.listener,
-  });
-}
-
-function redactionOf(options: Pick<RecorderOptions, 'redactQuery' | 'redactFields'>): StorageRedactionOptions {
-  return { queryParams: options.redactQuery, fields: options.redactFields };
+  return runningRecorder(server.url, out, target.display, sink, () => server.close());
 }

@@ -4,6 +4,7 @@ import { parseTarget } from '../net/addresses.js';
 import type { CaptureContext } from '../record/capture-context.js';
 import { forwardHttp } from '../record/relay/http-forwarder.js';
 import { InFlight } from '../net/in-flight.js';
+import { endInFlight } from '../net/graceful-shutdown.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { HeaderRedactor } from '../judge/header-redaction.js';
 import type { RecordingTotals } from '../record/start-recorder.js';
@@ -74,6 +75,8 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
       { overwrite: options.overwrite },
     );
   }
+  // Inline, not the worker (record/open-recording-sink.ts): only the inline writer can append to the
+  // recording being served, and misses are few.
   const recorder = new TrafficRecorder({ writer, registry, clock });
   const inFlight = new InFlight();
   const agent = new Agent({ keepAlive: true });
@@ -98,9 +101,7 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
       inFlight.stopAll();
     },
     async close() {
-      inFlight.stopAll();
-      // Never hang on an exchange that fails to report its end.
-      if (inFlight.size > 0) await new Promise<void>((resolve) => ((inFlight.onEmpty = resolve), setTimeout(resolve, 5_000).unref()));
+      await endInFlight(inFlight);
       agent.destroy();
       return recorder.close(new Date());
     },

@@ -1,15 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../net/addresses.js';
 import { InFlight } from '../net/in-flight.js';
+import { GracefulShutdown } from '../net/graceful-shutdown.js';
 import { createHttpResponder } from './http/http-responder.js';
 import { listenOn } from '../net/listen-on.js';
 import type { ReplayContext } from './replay-context.js';
 import { replayUpgrade } from './ws/ws-player.js';
-
-/** Open streams and sockets still get this long to finish after close() before they are cut. */
-const SHUTDOWN_GRACE_MS = 2_000;
 
 export interface ReplayServer {
   /** `http://host:port` or `unix:/path`. */
@@ -47,11 +44,7 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const shutdown = new GracefulShutdown(server, inFlight, listen);
 
   await listenOn(server, listen);
   const address = server.address();
@@ -59,30 +52,11 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
   const url = listenUrl(listen, port);
   const wsUrl = listen.kind === 'unix' ? `ws+unix://${listen.socketPath}:` : url.replace(/^http:/, 'ws:');
 
-  let closing: Promise<void> | undefined;
   return {
     url,
     wsUrl,
     server,
     context,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        const cut = setTimeout(() => {
-          for (const socket of sockets) socket.destroy();
-        }, SHUTDOWN_GRACE_MS);
-        // Streams told to end below leave keep-alive connections behind: close those as they go idle.
-        const sweep = setInterval(() => server.closeIdleConnections(), 25);
-        server.close(() => {
-          clearTimeout(cut);
-          clearInterval(sweep);
-          resolve();
-        });
-        inFlight.stopAll();
-        server.closeIdleConnections();
-      }).then(() => {
-        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
-      });
-      return closing;
-    },
+    close: () => shutdown.close(),
   };
 }

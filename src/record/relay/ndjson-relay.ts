@@ -1,14 +1,15 @@
-import { rmSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { parseListen, type ListenAddress } from '../../net/addresses.js';
 import { FlowGate } from './flow-gate.js';
 import { InFlight } from '../../net/in-flight.js';
+import { cutAfterGrace, GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import type { BodyTap, RecordingSink } from '../pipeline/recording-sink.js';
 import type { RecordingTotals } from '../pipeline/recording-sink.js';
+import { runningRecorder } from '../start-recorder.js';
 import { removeRecordingFiles } from '../../store/recording-files.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 
@@ -47,6 +48,7 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
   await ready;
   const inFlight = new InFlight();
   const server: Server = createServer((client) => relay(client, socketPath, sink, clock, inFlight));
+  const shutdown = new GracefulShutdown(server, inFlight, listen);
   try {
     await listenOn(server as unknown as HttpServer, listen);
   } catch (error) {
@@ -55,33 +57,7 @@ export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promi
     removeRecordingFiles(out);
     throw error;
   }
-  const url = urlOf(server, listen);
-  let closing: Promise<RecordingTotals> | undefined;
-  return {
-    url,
-    out,
-    target: options.target,
-    totals: () => sink.totals(),
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        const cap = setTimeout(resolve, 3_000);
-        const check = () => {
-          if (inFlight.size === 0) {
-            clearTimeout(cap);
-            resolve();
-          }
-        };
-        inFlight.onEmpty = check;
-        server.close();
-        inFlight.stopAll();
-        check();
-      }).then(() => {
-        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
-        return sink.close(new Date());
-      });
-      return closing;
-    },
-  };
+  return runningRecorder(urlOf(server, listen), out, options.target, sink, () => shutdown.close());
 }
 
 function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: RecordingClock, inFlight: InFlight): void {
@@ -104,10 +80,10 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
       shutdown = true;
       client.end();
       upstream.end();
-      setTimeout(() => {
+      cutAfterGrace(() => {
         client.destroy();
         upstream.destroy();
-      }, 1_000).unref();
+      });
     });
   };
   const untrack = inFlight.add(closer);

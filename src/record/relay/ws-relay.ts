@@ -12,13 +12,13 @@ import { headersProblem, invalidStatusLineMessage, isParserError, parserErrorMes
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from '../../net/ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
+import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
 export const WS_HIGH_WATER = 1024 * 1024;
 /** ...until the buffer drains below this. */
 export const WS_LOW_WATER = 256 * 1024;
-/** On shutdown both legs get a 1001 close; whatever has not finished closing by then is cut. */
-export const WS_SHUTDOWN_GRACE_MS = 2_000;
+/** On shutdown both legs get a 1001 close with this reason; whatever has not finished closing after the grace period is cut. */
 export const WS_SHUTDOWN_REASON = 'proxy shutting down';
 
 /** Request headers ws generates for the upstream leg itself (plus ones that would confuse the handshake). */
@@ -431,11 +431,10 @@ class UpgradeRelay {
       if (leg.readyState === WebSocket.OPEN) leg.close(CLOSE_GOING_AWAY, WS_SHUTDOWN_REASON);
       if (leg.isPaused) leg.resume();
     }
-    this.shutdownTimer = setTimeout(() => {
+    this.shutdownTimer = cutAfterGrace(() => {
       this.client?.terminate();
       this.upstream?.terminate();
-    }, WS_SHUTDOWN_GRACE_MS);
-    this.shutdownTimer.unref();
+    });
   }
 }
 

@@ -181,10 +181,11 @@ export class WorkerRecordingSink implements RecordingSink {
     }
     this.closing ??= new Promise<Extract<FromWorker, { type: 'closed' }>>((resolve) => {
       this.closed = resolve;
-      // Nothing more is forwarded: recording need not wait for a quiet moment.
+      // Nothing more is forwarded: recording need not wait for a quiet moment. The last ops join
+      // the held batches first (while spilling, flush holds them too), then all of them are posted.
       this.burst?.clear();
-      this.releaseHeld(true);
       this.flush();
+      this.releaseHeld(true);
       this.worker.postMessage({ type: 'close', endedAt: endedAt.toISOString() } satisfies ToWorker);
       this.worker.once('exit', () => resolve({ type: 'closed', totals: this.latest, error: { code: 'E_STORE_WRITE', message: 'the recording worker stopped unexpectedly' } }));
     }).then(async (message) => {

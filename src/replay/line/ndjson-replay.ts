@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { parseListen } from '../../net/addresses.js';
 import { InFlight } from '../../net/in-flight.js';
+import { GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
@@ -118,6 +118,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     }
   }
 
+  const shutdown = new GracefulShutdown(server, inFlight, listen);
   await listenOn(server as unknown as HttpServer, listen);
   const address = server.address();
   const url = listen.kind === 'unix' ? `unix:${listen.socketPath}` : `tcp:${listen.host}:${typeof address === 'object' && address ? address.port : listen.port}`;
@@ -127,10 +128,8 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     recording: script.file,
     close() {
       closing ??= (async () => {
-        server.close();
-        inFlight.stopAll();
+        await shutdown.close();
         await Promise.allSettled([...running]);
-        if (listen.kind === 'unix') rmSync(listen.socketPath, { force: true });
         const unusedExchanges = exchanges.slice(next).map((e) => e.id);
         return {
           misses: [...misses],

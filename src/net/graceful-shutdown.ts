@@ -1,0 +1,116 @@
+import { rmSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
+import type { Server, Socket } from 'node:net';
+import type { ListenAddress } from './addresses.js';
+import type { InFlight } from './in-flight.js';
+
+/**
+ * Once shutdown begins, exchanges told to end and connections still open get this long to finish on
+ * their own before they are cut. Two seconds: a relayed WebSocket close needs a round trip through
+ * the proxy to each peer, and a plain answer on its way must still reach its client. (The NDJSON
+ * relay used to cut after one second; a daemon that answers a half-close promptly is not slowed by
+ * the longer wait, and one that does not is cut all the same.)
+ */
+export const SHUTDOWN_GRACE_MS = 2_000;
+/** Shutdown never waits longer than this for an exchange that fails to report its end. */
+const GIVE_UP_MS = SHUTDOWN_GRACE_MS + 3_000;
+/** How often an HTTP server closes the keep-alive connections that have gone idle since shutdown began. */
+const IDLE_SWEEP_MS = 25;
+
+/**
+ * Cuts what an exchange could not end gracefully (a leg that never answers its close, an upstream
+ * that never closes its side), once the grace period is over. The timer does not keep the process alive.
+ */
+export function cutAfterGrace(cut: () => void): NodeJS.Timeout {
+  const timer = setTimeout(cut, SHUTDOWN_GRACE_MS);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * Tells every exchange in flight to end, and resolves once the last has reported its end (or after
+ * GIVE_UP_MS): for exchanges that have no listening server of their own (forwarded replay misses).
+ */
+export function endInFlight(inFlight: InFlight): Promise<void> {
+  inFlight.stopAll();
+  if (inFlight.size === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const cap = setTimeout(resolve, GIVE_UP_MS);
+    cap.unref();
+    inFlight.onEmpty = () => {
+      clearTimeout(cap);
+      resolve();
+    };
+  });
+}
+
+/**
+ * The one shutdown sequence of every listening server (record's proxy and NDJSON relay, replay's
+ * server). Create it before the server listens, so it sees every connection. `close()`:
+ * 1. stops accepting;
+ * 2. tells every exchange in flight to end (InFlight: a stream ends cleanly, a WebSocket gets 1001);
+ * 3. closes at once the connections with nothing to finish (an HTTP client's spare, unused
+ *    connection; an idle keep-alive one), and each keep-alive connection as soon as it goes idle;
+ * 4. resolves once every connection is gone AND every exchange has reported its end: an exchange may
+ *    still be flushing its recording (a gzip decoder draining) after its sockets closed;
+ * 5. destroys whatever connection is still open after SHUTDOWN_GRACE_MS, and stops waiting after
+ *    GIVE_UP_MS for an exchange that never reports its end.
+ * A unix socket file it listened on is removed. Idempotent: later calls get the same promise.
+ */
+export class GracefulShutdown {
+  private readonly sockets = new Set<Socket>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly server: Server,
+    private readonly inFlight: InFlight,
+    private readonly listen: ListenAddress,
+  ) {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      const { server, inFlight, sockets } = this;
+      const http = isHttpServer(server) ? server : undefined;
+      const cut = cutAfterGrace(() => {
+        for (const socket of sockets) socket.destroy();
+      });
+      const sweep = http ? setInterval(() => http.closeIdleConnections(), IDLE_SWEEP_MS) : undefined;
+      // Kept referenced: close must settle.
+      const cap = setTimeout(() => done(), GIVE_UP_MS);
+      let serverClosed = false;
+      const done = () => {
+        clearTimeout(cut);
+        clearTimeout(cap);
+        clearInterval(sweep);
+        resolve();
+      };
+      const check = () => {
+        if (serverClosed && inFlight.size === 0) done();
+      };
+      inFlight.onEmpty = check;
+      server.close(() => {
+        serverClosed = true;
+        check();
+      });
+      inFlight.stopAll();
+      if (http) {
+        http.closeIdleConnections();
+        // A client's spare connection, opened ahead and never used, has nothing to finish; Node's
+        // closeIdleConnections leaves it open (it counts only connections that carried a request).
+        for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+      }
+    }).then(() => {
+      if (this.listen.kind === 'unix') rmSync(this.listen.socketPath, { force: true });
+    });
+    return this.closing;
+  }
+}
+
+function isHttpServer(server: Server): server is HttpServer {
+  return typeof (server as HttpServer).closeIdleConnections === 'function';
+}
