@@ -4,6 +4,7 @@ import { StateTracker } from '../protocols/agui/state-tracker.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
 import type { MessageRow } from '../store/store-types.js';
 import { acpChunkOf } from './semantic-acp.js';
+import { isJsonObject } from '../core/json.js';
 
 /**
  * `--semantic`: what a client materialises from a stream, so that re-chunking the same content is
@@ -36,7 +37,7 @@ interface MessageState {
 }
 
 export function materializeAguiRun(events: unknown[], requestBody: unknown): AguiRunResult {
-  const baseline = isObject(requestBody) ? requestBody.state : undefined;
+  const baseline = isJsonObject(requestBody) ? requestBody.state : undefined;
   const tracker = new StateTracker(baseline);
   const sink = new FindingSink();
   const messages: MessageState[] = [];
@@ -66,7 +67,7 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
     return call;
   };
   for (const ev of events) {
-    if (!isObject(ev) || typeof ev.type !== 'string') continue;
+    if (!isJsonObject(ev) || typeof ev.type !== 'string') continue;
     switch (ev.type) {
       case 'TEXT_MESSAGE_START':
         message(ev.messageId, ev.role ?? 'assistant');
@@ -88,7 +89,7 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
         break;
       case 'MESSAGES_SNAPSHOT':
         if (Array.isArray(ev.messages)) {
-          snapshotMessages.splice(0, snapshotMessages.length, ...(ev.messages.filter(isObject) as Array<Record<string, unknown>>));
+          snapshotMessages.splice(0, snapshotMessages.length, ...(ev.messages.filter(isJsonObject) as Array<Record<string, unknown>>));
           messages.splice(0);
           byId.clear();
           tools.splice(0);
@@ -126,9 +127,9 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
  * the Pi event `{type:'message_update', …data}`).
  */
 export function piEventOf(value: unknown): Record<string, unknown> | undefined {
-  if (!isObject(value)) return undefined;
-  if (value.kind === 'event' && isObject(value.event)) return value.event;
-  if (value.kind === 'event' && typeof value.event === 'string' && isObject(value.data)) {
+  if (!isJsonObject(value)) return undefined;
+  if (value.kind === 'event' && isJsonObject(value.event)) return value.event;
+  if (value.kind === 'event' && typeof value.event === 'string' && isJsonObject(value.data)) {
     const type = value.event.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     return isPiRpcEventType(type) ? { ...value.data, type } : undefined;
   }
@@ -144,7 +145,7 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
   for (const ev of events) {
     switch (ev.type) {
       case 'message_update': {
-        const inner = isObject(ev.assistantMessageEvent) ? ev.assistantMessageEvent : undefined;
+        const inner = isJsonObject(ev.assistantMessageEvent) ? ev.assistantMessageEvent : undefined;
         if (inner?.type === 'text_delta' && typeof inner.delta === 'string') current = (current ?? '') + inner.delta;
         break;
       }
@@ -221,6 +222,3 @@ function parseArgs(args: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -5,6 +5,7 @@ import type { LineMiss } from './line-conversation.js';
 import { redactedText } from '../miss-report.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG, tooDeepToNormalize } from '../http/request-limits.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** Longest excerpt of a line a miss report quotes. */
 const EXCERPT_CHARS = 160;
@@ -48,13 +49,13 @@ export function messageMissAnswer(protocol: ProtocolId | undefined, value: unkno
 /** Methods (JSON-RPC) of the recorded client lines: a miss on an unknown method is "method not found". */
 export function recordedMethodsOf(messages: readonly ScriptMessage[]): Set<string> {
   const methods = new Set<string>();
-  for (const m of messages) if (m.sender === 'client' && isRecord(m.json) && typeof m.json.method === 'string') methods.add(m.json.method);
+  for (const m of messages) if (m.sender === 'client' && isJsonObject(m.json) && typeof m.json.method === 'string') methods.add(m.json.method);
   return methods;
 }
 
 /** The daemon's hostInstanceId as recorded, so a miss answer looks like the daemon's. */
 export function hostInstanceIdOf(messages: readonly ScriptMessage[]): string | undefined {
-  for (const m of messages) if (m.sender === 'server' && isRecord(m.json) && typeof m.json.hostInstanceId === 'string') return m.json.hostInstanceId;
+  for (const m of messages) if (m.sender === 'server' && isJsonObject(m.json) && typeof m.json.hostInstanceId === 'string') return m.json.hostInstanceId;
   return undefined;
 }
 
@@ -74,6 +75,3 @@ function parse(text: string): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

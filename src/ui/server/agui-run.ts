@@ -1,16 +1,16 @@
 import { FindingSink } from '../../protocols/agui/finding-sink.js';
-import { isObject, type JsonObject } from '../../protocols/agui/shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { StateTracker } from '../../protocols/agui/state-tracker.js';
 import type { FindingInfo, RunItem, RunView, StateAt } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 
 /** The RunAgentInput the client sent (the request body), when there is one. */
 function inputOf(m: WalkedMessage): JsonObject | undefined {
-  return m.sender === 'client' && isObject(m.json) && typeof m.json.threadId === 'string' ? m.json : undefined;
+  return m.sender === 'client' && isJsonObject(m.json) && typeof m.json.threadId === 'string' ? m.json : undefined;
 }
 
 function eventOf(m: WalkedMessage): JsonObject | undefined {
-  return m.sender === 'server' && isObject(m.json) && typeof m.json.type === 'string' ? m.json : undefined;
+  return m.sender === 'server' && isJsonObject(m.json) && typeof m.json.type === 'string' ? m.json : undefined;
 }
 
 /**
@@ -54,7 +54,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('');
+  if (Array.isArray(content)) return content.map((part) => (isJsonObject(part) && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('');
   return str(content);
 }
 
@@ -121,7 +121,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
       view.input.threadId = str(input.threadId);
       view.input.runId = str(input.runId);
       if (Array.isArray(input.messages)) {
-        view.input.messages = input.messages.filter(isObject).map((msg) => ({ id: str(msg.id), role: str(msg.role), text: contentText(msg.content) }));
+        view.input.messages = input.messages.filter(isJsonObject).map((msg) => ({ id: str(msg.id), role: str(msg.role), text: contentText(msg.content) }));
       }
       continue;
     }
@@ -206,7 +206,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
       case 'ACTIVITY_DELTA':
         add({ kind: 'state', seq, type });
         if (type === 'MESSAGES_SNAPSHOT' && Array.isArray(ev.messages)) {
-          for (const msg of ev.messages.filter(isObject)) {
+          for (const msg of ev.messages.filter(isJsonObject)) {
             const id = str(msg.id);
             if (msg.role === 'tool') {
               const call = tools.get(str(msg.toolCallId));
@@ -217,8 +217,8 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
             const item = text(id, seq, str(msg.role));
             if (msg.content !== undefined) item.text = contentText(msg.content);
             if (Array.isArray(msg.toolCalls)) {
-              for (const call of msg.toolCalls.filter(isObject)) {
-                const fn = isObject(call.function) ? call.function : {};
+              for (const call of msg.toolCalls.filter(isJsonObject)) {
+                const fn = isJsonObject(call.function) ? call.function : {};
                 const t = tool(str(call.id), seq, str(fn.name), id);
                 if (!t.args) t.args = str(fn.arguments);
               }
