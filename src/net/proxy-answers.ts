@@ -1,12 +1,5 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-
-/**
- * The exchange error code when the upstream answered with something the proxy cannot pass on (a
- * status or reason phrase no HTTP peer may send, bytes Node's parser rejects, a 101 nobody asked
- * for); the client got the proxy's own 502 `upstream_invalid_response` instead.
- */
-export const E_UPSTREAM_INVALID_RESPONSE = 'E_UPSTREAM_INVALID_RESPONSE';
-export const E_UPSTREAM_UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
+import type { ExchangeErrorCode } from '../core/errors.js';
 
 /**
  * Exchange error codes of the answers the proxy gives in the upstream's place, with the
@@ -15,11 +8,11 @@ export const E_UPSTREAM_UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
  */
 export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = {
   E_INVALID_UPGRADE: 'invalid_upgrade',
-  [E_UPSTREAM_UNREACHABLE]: 'upstream_unreachable',
-  [E_UPSTREAM_INVALID_RESPONSE]: 'upstream_invalid_response',
+  E_UPSTREAM_UNREACHABLE: 'upstream_unreachable',
+  E_UPSTREAM_INVALID_RESPONSE: 'upstream_invalid_response',
   E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
   E_PROXY_SHUTDOWN: 'proxy_shutting_down',
-};
+} satisfies Partial<Record<ExchangeErrorCode, string>>;
 
 /**
  * Answers with a JSON document of the proxy's own. Anything already set on the response for
