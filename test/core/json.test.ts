@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonObject } from '../../src/core/json.js';
+import { isJsonObject, tryParseJson } from '../../src/core/json.js';
 
 describe('isJsonObject', () => {
   it('accepts objects, whatever their prototype', () => {
@@ -13,5 +13,19 @@ describe('isJsonObject', () => {
     for (const value of [null, undefined, [], [{}], JSON.parse('[1,2]'), 'x', '', 0, 1.5, true, false]) {
       expect(isJsonObject(value), JSON.stringify(value) ?? 'undefined').toBe(false);
     }
+  });
+});
+
+describe('tryParseJson', () => {
+  it('gives the value of any JSON text, null and falsy values included', () => {
+    expect(tryParseJson('{"a":[1,{"b":null}]}')).toEqual({ a: [1, { b: null }] });
+    expect(tryParseJson(' null ')).toBeNull();
+    expect(tryParseJson('0')).toBe(0);
+    expect(tryParseJson('false')).toBe(false);
+    expect(tryParseJson('""')).toBe('');
+  });
+
+  it('is undefined for text that is not JSON, cut off or empty', () => {
+    for (const text of ['', ' ', '{', '{"a":1', "{'a':1}", 'undefined', 'data: {}', '[1,]']) expect(tryParseJson(text), text).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import type { LineMiss } from './line-conversation.js';
 import { redactedText } from '../miss-report.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG, tooDeepToNormalize } from '../http/request-limits.js';
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, tryParseJson } from '../../core/json.js';
 
 /** Longest excerpt of a line a miss report quotes. */
 const EXCERPT_CHARS = 160;
@@ -35,7 +35,7 @@ export function lineMissMessage(miss: LineMiss): string {
 export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss, context: { recordedMethods: ReadonlySet<string>; hostInstanceId?: string }): Buffer | undefined {
   const message = lineMissMessage(miss);
   // Too deep to echo back safely (JSON.stringify recurses): answered like a line that is not JSON.
-  const value = tooDeepToNormalize(miss.line.raw) ? undefined : parse(miss.line.text);
+  const value = tooDeepToNormalize(miss.line.raw) ? undefined : tryParseJson(miss.line.text);
   const answer = messageMissAnswer(protocol, value, { ...context, message });
   return answer === undefined ? undefined : Buffer.from(JSON.stringify(answer) + '\n');
 }
@@ -65,13 +65,5 @@ function textOf(message: ScriptMessage): string {
 
 function excerpt(text: string): string {
   return text.length <= EXCERPT_CHARS ? text : text.slice(0, EXCERPT_CHARS) + '…';
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
