@@ -37,10 +37,15 @@ export type StoreErrorCode = keyof typeof StoreErrorCode;
 
 /** The codes of every error agent-proxy raises. */
 export const ErrorCode = codeList({
+  /** A command line, option value or API option that cannot be used as given (`UsageError`). */
   E_USAGE: 'E_USAGE',
+  /** An input file cannot be read (`InputError`). */
   E_INPUT_UNREADABLE: 'E_INPUT_UNREADABLE',
+  /** An input file is read but is not what it should be: not JSON, a bad line, a wrong field (`InputError`). */
   E_INPUT_MALFORMED: 'E_INPUT_MALFORMED',
+  /** A schema cannot be read, parsed or compiled (`SchemaLoadError`). */
   E_SCHEMA_LOAD: 'E_SCHEMA_LOAD',
+  /** A protocol id no module knows. */
   E_PROTOCOL_UNKNOWN: 'E_PROTOCOL_UNKNOWN',
   /** An address given to listen on cannot be used (in use, no permission, no such address). */
   E_LISTEN: 'E_LISTEN',
