@@ -6,13 +6,24 @@ import type { ExchangeErrorCode } from '../core/errors.js';
  * `error.code` of the JSON error it sends. Such an exchange stores the proxy's status and no
  * response headers; replay sends the same JSON error again.
  */
-export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = {
+const ANSWER_CODES = {
   E_INVALID_UPGRADE: 'invalid_upgrade',
   E_UPSTREAM_UNREACHABLE: 'upstream_unreachable',
   E_UPSTREAM_INVALID_RESPONSE: 'upstream_invalid_response',
   E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
   E_PROXY_SHUTDOWN: 'proxy_shutting_down',
-} satisfies Partial<Record<ExchangeErrorCode, string>>;
+} as const satisfies Partial<Record<ExchangeErrorCode, string>>;
+
+/** The exchange codes of the answers the proxy gives in the upstream's place. */
+export type ProxyAnswerErrorCode = keyof typeof ANSWER_CODES;
+
+/** For replay, which looks up a stored code: the JSON error's code, or undefined for a code of no proxy answer. */
+export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = ANSWER_CODES;
+
+/** The `error.code` of the JSON error the proxy answers with, for the exchange code it stores. */
+export function proxyAnswerCode(errorCode: ProxyAnswerErrorCode): string {
+  return ANSWER_CODES[errorCode];
+}
 
 /**
  * Answers with a JSON document of the proxy's own. Anything already set on the response for

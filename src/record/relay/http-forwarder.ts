@@ -4,7 +4,7 @@ import type { HttpContext } from '../../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from '../pipeline/body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from '../capture-context.js';
 import { endToEndHeaders, rawHeader } from '../../net/headers.js';
-import { sendJson } from '../../net/proxy-answers.js';
+import { proxyAnswerCode, sendJson, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-sink.js';
 import { FlowGate } from './flow-gate.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
@@ -89,9 +89,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   });
 
   /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
-  const answerBadGateway = (code: string, errorCode: ExchangeErrorCode, message: string) => {
+  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string) => {
     exchange.update({ status: 502 });
-    sendJson(res, 502, { error: { code, message, target: context.target.display } });
+    sendJson(res, 502, { error: { code: proxyAnswerCode(errorCode), message, target: context.target.display } });
     finish({ outcome: 'error', code: errorCode, message });
   };
 
@@ -130,8 +130,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     if (done) return;
     if (!res.headersSent) {
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
-      if (isParserError(error)) answerBadGateway('upstream_invalid_response', ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
-      else answerBadGateway('upstream_unreachable', ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
+      if (isParserError(error)) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }
     res.destroy();
@@ -148,7 +148,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   const refuseAnswer = (problem: string, upstreamRes: IncomingMessage) => {
     if (done) return;
     upstream.destroy();
-    answerBadGateway('upstream_invalid_response', ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
+    answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
   };
 
   upstream.on('response', (upstreamRes) => {

@@ -12,6 +12,7 @@ import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
 export const WS_HIGH_WATER = 1024 * 1024;
@@ -120,7 +121,7 @@ class UpgradeRelay {
     if (problem) {
       this.phase = 'done';
       this.exchange.update({ status: 400 });
-      writeProxyError(this.socket, 400, 'invalid_upgrade', problem);
+      writeProxyError(this.socket, 400, proxyAnswerCode(ExchangeErrorCode.E_INVALID_UPGRADE), problem);
       this.exchange.end({ outcome: 'rejected', errorCode: ExchangeErrorCode.E_INVALID_UPGRADE, errorMessage: problem });
       return;
     }
@@ -130,7 +131,7 @@ class UpgradeRelay {
       this.upstream = this.dialUpstream();
     } catch (error) {
       // ws refused to even build the request (it validates the URL and subprotocols up front).
-      this.fail(400, 'invalid_upgrade', ExchangeErrorCode.E_INVALID_UPGRADE, `the upgrade cannot be relayed: ${(error as Error).message}`, 'rejected');
+      this.fail(400, ExchangeErrorCode.E_INVALID_UPGRADE, `the upgrade cannot be relayed: ${(error as Error).message}`, 'rejected');
       return;
     }
     const upstream = this.upstream;
@@ -201,21 +202,21 @@ class UpgradeRelay {
     const code = (error as NodeJS.ErrnoException).code;
     if (isParserError(error as NodeJS.ErrnoException)) {
       // The upstream was reached, but what it answered is not HTTP.
-      this.fail(502, 'upstream_invalid_response', ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
     } else if (code !== undefined && !code.startsWith('WS_ERR')) {
       const message = `cannot reach ${this.context.target.display}: ${code}`;
-      this.fail(502, 'upstream_unreachable', ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, message, 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, message, 'error');
     } else {
       const message = `the upstream's WebSocket handshake failed: ${error.message}`;
-      this.fail(502, 'upstream_handshake_failed', ExchangeErrorCode.E_UPSTREAM_HANDSHAKE, message, 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_HANDSHAKE, message, 'error');
     }
   }
 
   /** Answers the client's raw socket with a JSON error of the proxy's own and ends the exchange. */
-  private fail(status: number, code: string, errorCode: ExchangeErrorCode, message: string, outcome: 'error' | 'rejected'): void {
+  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected'): void {
     this.phase = 'done';
     this.exchange.update({ status });
-    writeProxyError(this.socket, status, code, message, { target: this.context.target.display });
+    writeProxyError(this.socket, status, proxyAnswerCode(errorCode), message, { target: this.context.target.display });
     this.finish({ outcome, errorCode, errorMessage: message });
   }
 
@@ -231,7 +232,7 @@ class UpgradeRelay {
     const problem = statusLineProblem(status, response.statusMessage) ?? headersProblem(response.rawHeaders);
     if (problem !== undefined) {
       request.destroy();
-      this.fail(502, 'upstream_invalid_response', ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
       return;
     }
     this.phase = 'rejecting';
@@ -419,7 +420,7 @@ class UpgradeRelay {
       this.phase = 'done';
       this.upstream?.terminate();
       this.exchange.update({ status: 503 });
-      writeProxyError(this.socket, 503, 'proxy_shutting_down', 'the proxy is shutting down');
+      writeProxyError(this.socket, 503, proxyAnswerCode(ExchangeErrorCode.E_PROXY_SHUTDOWN), 'the proxy is shutting down');
       this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy shut down before the upgrade was answered' });
       return;
     }
