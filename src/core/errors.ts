@@ -1,5 +1,5 @@
 /**
- * Every error code agent-proxy uses, in one place. Two lists:
+ * Every error code agent-proxy uses, in one place, of two kinds:
  * - `ErrorCode`: the errors it raises (`ProxyError` and its subclasses, `StoreError`); library
  *   callers and tests match on `error.code`, a command prints the message as one line and exits
  *   non-zero.
@@ -7,7 +7,7 @@
  *   saw end without completing (see docs/recording-format.md). Stdio and NDJSON-socket exchanges
  *   store Node's own code there instead when it has one (`ENOENT`, `ECONNREFUSED` …).
  *
- * Each list is a constant object whose names are their values, so `ExchangeErrorCode.E_UPSTREAM_RESET`
+ * Each list is a constant object whose names are its values, so `ExchangeErrorCode.E_UPSTREAM_RESET`
  * is the stored string, a search for the string finds every use, and a misspelt name does not compile.
  */
 
