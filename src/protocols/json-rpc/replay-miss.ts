@@ -1,4 +1,4 @@
-import { type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
 
 /** JSON-RPC 2.0 error codes (§5.1). */

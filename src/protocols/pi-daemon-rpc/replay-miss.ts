@@ -1,4 +1,4 @@
-import { type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
 import { answerPiRpcMiss } from '../pi-rpc/replay-miss.js';
 

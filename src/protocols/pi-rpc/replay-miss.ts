@@ -1,4 +1,4 @@
-import { type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
 import { EXTENSION_UI_RESPONSE } from './command-types.js';
 

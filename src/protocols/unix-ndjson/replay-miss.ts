@@ -1,4 +1,4 @@
-import { type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
 
 /** A command on the daemon's unix socket that matched nothing gets an `ok: false` response with code `replay_miss`. */
