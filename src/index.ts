@@ -89,4 +89,4 @@ export type { InspectorOptions, RunningInspector } from './ui/server/inspector-s
 export { ProxyError } from './core/errors.js';
 export type { ErrorCode } from './core/errors.js';
 export { StoreError } from './store/store-errors.js';
-export type { StoreErrorCode } from './store/store-errors.js';
+export type { StoreErrorCode } from './core/errors.js';

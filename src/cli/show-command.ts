@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { stringifyJson } from '../core/json-text.js';
+import { isJsonObject } from '../core/json.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
@@ -155,9 +156,8 @@ function valueOf(m: MessageRow): unknown {
 
 function labelOf(m: MessageRow): string {
   const v = valueOf(m);
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-    const r = v as Record<string, unknown>;
-    for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;
+  if (isJsonObject(v)) {
+    for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof v[key] === 'string') return v[key] as string;
   }
   return m.channel ?? m.carrier;
 }

@@ -1,28 +1,90 @@
-/** Stable error codes. The CLI maps them to exit codes and the store keeps them. */
-export type ErrorCode =
-  | 'E_USAGE'
-  | 'E_INPUT_UNREADABLE'
-  | 'E_INPUT_MALFORMED'
-  | 'E_SCHEMA_LOAD'
-  | 'E_PROTOCOL_UNKNOWN'
-  /** An address given to listen on cannot be used (in use, no permission, no such address). */
-  | 'E_LISTEN'
+/**
+ * Every error code agent-proxy uses, in one place, of two kinds:
+ * - `ErrorCode`: the errors it raises (`ProxyError` and its subclasses, `StoreError`); library
+ *   callers and tests match on `error.code`, a command prints the message as one line and exits
+ *   non-zero.
+ * - `ExchangeErrorCode`: what a recording keeps in `exchanges.error_code` for an exchange the proxy
+ *   saw end without completing (see docs/recording-format.md). Stdio and NDJSON-socket exchanges
+ *   store Node's own code there instead when it has one (`ENOENT`, `ECONNREFUSED` …).
+ *
+ * Each list is a constant object whose names are its values, so `ExchangeErrorCode.E_UPSTREAM_RESET`
+ * is the stored string, a search for the string finds every use, and a misspelt name does not compile.
+ */
+
+/** Takes a `{ CODE: 'CODE' }` list as it is; a name that differs from its value does not compile. */
+function codeList<const T extends { readonly [K in keyof T]: K }>(codes: T): Readonly<T> {
+  return Object.freeze(codes);
+}
+
+/** The codes of the recording store's errors (`StoreError`). */
+export const StoreErrorCode = codeList({
   /** The recording file cannot be opened (missing, unreadable, locked). */
-  | 'E_STORE_OPEN'
+  E_STORE_OPEN: 'E_STORE_OPEN',
   /** The file is not a recording: not SQLite, or SQLite without the recording tables. */
-  | 'E_STORE_NOT_RECORDING'
+  E_STORE_NOT_RECORDING: 'E_STORE_NOT_RECORDING',
   /** The recording was written by a newer format version than this build knows. */
-  | 'E_STORE_VERSION'
+  E_STORE_VERSION: 'E_STORE_VERSION',
   /** `record` would overwrite an existing recording. */
-  | 'E_STORE_EXISTS'
+  E_STORE_EXISTS: 'E_STORE_EXISTS',
   /** A batch could not be written (disk full, I/O error); later rows are dropped. */
-  | 'E_STORE_WRITE'
-  /** The recording worker ended (out of memory, a bug) while traffic was forwarded; nothing later is recorded. */
-  | 'E_RECORDER_EXITED'
+  E_STORE_WRITE: 'E_STORE_WRITE',
   /** The writer was used wrongly: closed, or an unknown exchange/message id. */
-  | 'E_STORE_STATE'
+  E_STORE_STATE: 'E_STORE_STATE',
   /** better-sqlite3's native module cannot load (built for another Node.js, or not built). */
-  | 'E_STORE_NATIVE';
+  E_STORE_NATIVE: 'E_STORE_NATIVE',
+});
+export type StoreErrorCode = keyof typeof StoreErrorCode;
+
+/** The codes of every error agent-proxy raises. */
+export const ErrorCode = codeList({
+  /** A command line, option value or API option that cannot be used as given (`UsageError`). */
+  E_USAGE: 'E_USAGE',
+  /** An input file cannot be read (`InputError`). */
+  E_INPUT_UNREADABLE: 'E_INPUT_UNREADABLE',
+  /** An input file is read but is not what it should be: not JSON, a bad line, a wrong field (`InputError`). */
+  E_INPUT_MALFORMED: 'E_INPUT_MALFORMED',
+  /** A schema cannot be read, parsed or compiled (`SchemaLoadError`). */
+  E_SCHEMA_LOAD: 'E_SCHEMA_LOAD',
+  /** A protocol id no module knows. */
+  E_PROTOCOL_UNKNOWN: 'E_PROTOCOL_UNKNOWN',
+  /** An address given to listen on cannot be used (in use, no permission, no such address). */
+  E_LISTEN: 'E_LISTEN',
+  /** The recording worker ended (out of memory, a bug) while traffic was forwarded; nothing later is recorded. */
+  E_RECORDER_EXITED: 'E_RECORDER_EXITED',
+  ...StoreErrorCode,
+});
+export type ErrorCode = keyof typeof ErrorCode;
+
+/**
+ * The codes the proxy stores for an exchange that did not complete, in `exchanges.error_code`. They
+ * are part of the recording format: replay, `show`, `diff` and the inspector read them back, from
+ * recordings made by any version, so a code is never renamed or reused.
+ */
+export const ExchangeErrorCode = codeList({
+  /** The upstream could not be reached; the client got the proxy's own 502 `upstream_unreachable`. */
+  E_UPSTREAM_UNREACHABLE: 'E_UPSTREAM_UNREACHABLE',
+  /**
+   * The upstream answered with something the proxy cannot pass on (a status or reason phrase no
+   * HTTP peer may send, bytes Node's parser rejects, a 101 nobody asked for); the client got the
+   * proxy's own 502 `upstream_invalid_response` instead.
+   */
+  E_UPSTREAM_INVALID_RESPONSE: 'E_UPSTREAM_INVALID_RESPONSE',
+  /** The upstream's WebSocket handshake failed; the client got a 502. */
+  E_UPSTREAM_HANDSHAKE: 'E_UPSTREAM_HANDSHAKE',
+  /** The upstream closed the connection mid-response, or a WebSocket without a close frame. */
+  E_UPSTREAM_RESET: 'E_UPSTREAM_RESET',
+  /** The client went away first. */
+  E_CLIENT_ABORTED: 'E_CLIENT_ABORTED',
+  /** The proxy shut down first: a stream it ended, or an answer still unfinished after the grace period. */
+  E_PROXY_SHUTDOWN: 'E_PROXY_SHUTDOWN',
+  /** The client's upgrade request could not be relayed; the client got a 400. */
+  E_INVALID_UPGRADE: 'E_INVALID_UPGRADE',
+  /** An NDJSON socket could not be connected to, and Node gave no code for why. */
+  E_UPSTREAM: 'E_UPSTREAM',
+  /** The stdio agent could not be started, and Node gave no code for why. */
+  E_SPAWN: 'E_SPAWN',
+});
+export type ExchangeErrorCode = keyof typeof ExchangeErrorCode;
 
 export class ProxyError extends Error {
   readonly code: ErrorCode;

@@ -1,3 +1,5 @@
+import type { ExchangeErrorCode } from './errors.js';
+
 /**
  * Who ended an exchange that did not complete, read from its stored error code. The client going
  * away (a closed tab, `abortRun()`) and the proxy stopping (Ctrl-C) cut a stream the agent was still
@@ -6,11 +8,11 @@
  */
 export type EndedBy = 'client' | 'shutdown' | 'upstream';
 
-const BY_CODE: Record<string, EndedBy> = {
+const BY_CODE: Readonly<Record<string, EndedBy>> = {
   E_CLIENT_ABORTED: 'client',
   E_PROXY_SHUTDOWN: 'shutdown',
   E_UPSTREAM_RESET: 'upstream',
-};
+} satisfies Partial<Record<ExchangeErrorCode, EndedBy>>;
 
 export function endedBy(errorCode: string | null | undefined): EndedBy | undefined {
   return errorCode == null ? undefined : BY_CODE[errorCode];

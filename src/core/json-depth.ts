@@ -1,9 +1,4 @@
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringLiteralEnd } from './json-scan.js';
 
 /**
  * How deep a JSON message may nest arrays and objects and still be walked: judged, redacted by
@@ -70,8 +65,9 @@ function stringNestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = closingQuote(text, i);
-      if (i < 0) return false;
+      const end = stringLiteralEnd(text, i);
+      if (end < 0) return false;
+      i = end - 1;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > max) return true;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
@@ -79,19 +75,6 @@ function stringNestsDeeperThan(text: string, max: number): boolean {
     }
   }
   return false;
-}
-
-/** Where the string literal opening at `open` closes, or -1 when it does not. */
-function closingQuote(text: string, open: number): number {
-  let from = open + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return -1;
-    let backslashes = 0;
-    for (let b = quote - 1; b > open && text.charCodeAt(b) === BACKSLASH; b--) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-    from = quote + 1;
-  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-scan.js';
+
 /** What one character of JSON can count for at most, in heap bytes (a `{`: see below). */
 const MAX_COST_PER_CHAR = 97;
 
@@ -19,17 +21,17 @@ export function jsonParseCost(text: string, budget: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
+      if (c === BACKSLASH) i++; // the next character is escaped
+      else if (c === QUOTE) inString = false;
       continue;
     }
-    if (c === 0x22) {
+    if (c === QUOTE) {
       inString = true;
       cost += 48;
-    } else if (c === 0x7b) cost += 96;
-    else if (c === 0x5b) cost += 80;
-    else if (c === 0x3a) cost += 64;
-    else if (c === 0x2c) cost += 32;
+    } else if (c === OPEN_OBJECT) cost += 96;
+    else if (c === OPEN_ARRAY) cost += 80;
+    else if (c === COLON) cost += 64;
+    else if (c === COMMA) cost += 32;
   }
   return cost;
 }

@@ -1,3 +1,5 @@
+import { isJsonObject } from './json.js';
+
 /**
  * The short label `proxy diff` pairs messages by, and the inspector builds its labels on: the event
  * type, a frame's kind (with the event type inside), a JSON-RPC method, or for anything else the
@@ -5,8 +7,8 @@
  * how two recordings align.
  */
 export function messageLabel(value: unknown, m: { channel: string | null; carrier: string }): string {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const r = value as Record<string, unknown>;
+  if (isJsonObject(value)) {
+    const r = value;
     if (typeof r.kind === 'string') {
       const inner = (r.event ?? r.response ?? r.command) as Record<string, unknown> | undefined;
       if (inner && typeof inner === 'object' && typeof inner.type === 'string') return `${r.kind}:${inner.type}`;

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../core/json.js';
 /**
  * `--semantic` for ACP: the agent streams a message as `session/update` notifications of chunks
  * (`agent_message_chunk`, `agent_thought_chunk`, `user_message_chunk` when a session is loaded),
@@ -14,9 +15,9 @@ const CHUNKS: ReadonlySet<unknown> = new Set(['agent_message_chunk', 'agent_thou
 
 /** The `update` of an ACP chunk notification, if this message is one. */
 export function acpChunkOf(value: unknown): { sessionId: unknown; update: Record<string, unknown> } | undefined {
-  if (!isObject(value) || value.method !== 'session/update' || value.id !== undefined || !isObject(value.params)) return undefined;
+  if (!isJsonObject(value) || value.method !== 'session/update' || value.id !== undefined || !isJsonObject(value.params)) return undefined;
   const update = value.params.update;
-  return isObject(update) && CHUNKS.has(update.sessionUpdate) ? { sessionId: value.params.sessionId, update } : undefined;
+  return isJsonObject(update) && CHUNKS.has(update.sessionUpdate) ? { sessionId: value.params.sessionId, update } : undefined;
 }
 
 export function materializeAcpStream(notifications: readonly unknown[]): AcpStreamResult {
@@ -40,9 +41,6 @@ export function materializeAcpStream(notifications: readonly unknown[]): AcpStre
 }
 
 function isText(value: unknown): value is { type: 'text'; text: string } {
-  return isObject(value) && value.type === 'text' && typeof value.text === 'string' && Object.keys(value).length === 2;
+  return isJsonObject(value) && value.type === 'text' && typeof value.text === 'string' && Object.keys(value).length === 2;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -1,4 +1,5 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
+import { isJsonObject } from '../core/json.js';
 import { materializeRun, runMessages, toolCallsOf, type AguiMessage, type RunOutcome } from '../protocols/agui/materialize.js';
 import { isPiRpcEventType } from '../protocols/pi-rpc/event-types.js';
 import type { MessageRow } from '../store/store-types.js';
@@ -35,10 +36,10 @@ export function materializeAguiRun(events: unknown[], requestBody: unknown): Agu
   // The request is compared as a message of its own: only what the run made or changed is compared here.
   const messages = runMessages(run).map(comparable);
   const held = new Set(run.messages.map((m) => m.id));
-  const sent = isObject(requestBody) && Array.isArray(requestBody.messages) ? requestBody.messages.filter(isObject) : [];
+  const sent = isJsonObject(requestBody) && Array.isArray(requestBody.messages) ? requestBody.messages.filter(isJsonObject) : [];
   const droppedInput = sent.map((m) => m.id).filter((id) => !held.has(id));
   const custom: AguiRunResult['custom'] = [];
-  for (const ev of events) if (isObject(ev) && (ev.type === 'CUSTOM' || ev.type === 'RAW')) custom.push({ name: ev.name ?? ev.type, value: ev.value ?? ev.event });
+  for (const ev of events) if (isJsonObject(ev) && (ev.type === 'CUSTOM' || ev.type === 'RAW')) custom.push({ name: ev.name ?? ev.type, value: ev.value ?? ev.event });
   return { kind: 'agui-run', messages, ...(droppedInput.length > 0 ? { droppedInput } : {}), state: run.state, custom, outcome: outcomeOf(run.outcome) };
 }
 
@@ -57,7 +58,7 @@ function outcomeOf(outcome: RunOutcome): AguiRunResult['outcome'] {
     case 'error':
       return { status: 'error', message: ev.message, ...(ev.code === undefined ? {} : { code: ev.code }) };
     case 'interrupted': {
-      const interrupts = isObject(ev.outcome) ? ev.outcome.interrupts : ev.interrupt;
+      const interrupts = isJsonObject(ev.outcome) ? ev.outcome.interrupts : ev.interrupt;
       return { status: 'interrupted', ...(interrupts === undefined ? {} : { interrupts }) };
     }
     default:
@@ -71,9 +72,9 @@ function outcomeOf(outcome: RunOutcome): AguiRunResult['outcome'] {
  * the Pi event `{type:'message_update', …data}`).
  */
 export function piEventOf(value: unknown): Record<string, unknown> | undefined {
-  if (!isObject(value)) return undefined;
-  if (value.kind === 'event' && isObject(value.event)) return value.event;
-  if (value.kind === 'event' && typeof value.event === 'string' && isObject(value.data)) {
+  if (!isJsonObject(value)) return undefined;
+  if (value.kind === 'event' && isJsonObject(value.event)) return value.event;
+  if (value.kind === 'event' && typeof value.event === 'string' && isJsonObject(value.data)) {
     const type = value.event.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     return isPiRpcEventType(type) ? { ...value.data, type } : undefined;
   }
@@ -89,7 +90,7 @@ export function materializePiSession(events: Array<Record<string, unknown>>): Pi
   for (const ev of events) {
     switch (ev.type) {
       case 'message_update': {
-        const inner = isObject(ev.assistantMessageEvent) ? ev.assistantMessageEvent : undefined;
+        const inner = isJsonObject(ev.assistantMessageEvent) ? ev.assistantMessageEvent : undefined;
         if (inner?.type === 'text_delta' && typeof inner.delta === 'string') current = (current ?? '') + inner.delta;
         break;
       }
@@ -166,6 +167,3 @@ function parseArgs(args: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

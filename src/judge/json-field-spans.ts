@@ -1,17 +1,9 @@
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringLiteralEnd } from '../core/json-scan.js';
 import { isStoredRedaction, REDACTED_JSON } from '../core/redacted.js';
 import type { FieldRules, RuleState } from './field-rules.js';
 
 /** A value's place in a text: [start, end) in UTF-16 code units. */
 export type Span = readonly [start: number, end: number];
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
 
 /**
  * Where the values of secret fields are in a JSON text, in order: the spans that `spliceSpans`
@@ -47,10 +39,10 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
         keys?.push(key);
       }
       i = end;
-    } else if (c === LBRACE || c === LBRACKET) {
-      const isArray = c === LBRACKET;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      const isArray = c === OPEN_ARRAY;
       i = skipSpace(text, i + 1);
-      if (text.charCodeAt(i) === (isArray ? RBRACKET : RBRACE)) i++;
+      if (text.charCodeAt(i) === (isArray ? CLOSE_ARRAY : CLOSE_OBJECT)) i++;
       else {
         arrays.push(isArray);
         states.push(state);
@@ -71,7 +63,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
       const top = arrays.length - 1;
       if (top < 0 || i >= n) return spans;
       const d = text.charCodeAt(i);
-      if (d === RBRACE || d === RBRACKET) {
+      if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
         i++;
         arrays.pop();
         states.pop();
@@ -127,22 +119,15 @@ function isStoredLiteral(text: string, start: number, end: number): boolean {
 
 /** The end of the string literal opening at `i` (after its closing quote), or the text's length. */
 function skipString(text: string, i: number): number {
-  let from = i + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return text.length;
-    let backslashes = 0;
-    for (let b = quote - 1; b > i && text.charCodeAt(b) === BACKSLASH; b--) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
+  const end = stringLiteralEnd(text, i);
+  return end < 0 ? text.length : end;
 }
 
 /** The end of the value starting at `i`, nested containers included, or the text's length. */
 function skipValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === QUOTE) return skipString(text, i);
-  if (c !== LBRACE && c !== LBRACKET) return skipScalar(text, i);
+  if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return skipScalar(text, i);
   let depth = 0;
   for (let j = i; j < text.length; ) {
     const d = text.charCodeAt(j);
@@ -150,8 +135,8 @@ function skipValue(text: string, i: number): number {
       j = skipString(text, j);
       continue;
     }
-    if (d === LBRACE || d === LBRACKET) depth++;
-    else if ((d === RBRACE || d === RBRACKET) && --depth === 0) return j + 1;
+    if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
+    else if ((d === CLOSE_OBJECT || d === CLOSE_ARRAY) && --depth === 0) return j + 1;
     j++;
   }
   return text.length;
@@ -161,7 +146,7 @@ function skipScalar(text: string, i: number): number {
   let j = i;
   while (j < text.length) {
     const c = text.charCodeAt(j);
-    if (c === COMMA || c === RBRACE || c === RBRACKET || isSpace(c)) break;
+    if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c)) break;
     j++;
   }
   return j === i ? i + 1 : j;

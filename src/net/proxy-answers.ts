@@ -1,25 +1,29 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-
-/**
- * The exchange error code when the upstream answered with something the proxy cannot pass on (a
- * status or reason phrase no HTTP peer may send, bytes Node's parser rejects, a 101 nobody asked
- * for); the client got the proxy's own 502 `upstream_invalid_response` instead.
- */
-export const E_UPSTREAM_INVALID_RESPONSE = 'E_UPSTREAM_INVALID_RESPONSE';
-export const E_UPSTREAM_UNREACHABLE = 'E_UPSTREAM_UNREACHABLE';
+import type { ExchangeErrorCode } from '../core/errors.js';
 
 /**
  * Exchange error codes of the answers the proxy gives in the upstream's place, with the
  * `error.code` of the JSON error it sends. Such an exchange stores the proxy's status and no
  * response headers; replay sends the same JSON error again.
  */
-export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = {
+const ANSWER_CODES = {
   E_INVALID_UPGRADE: 'invalid_upgrade',
-  [E_UPSTREAM_UNREACHABLE]: 'upstream_unreachable',
-  [E_UPSTREAM_INVALID_RESPONSE]: 'upstream_invalid_response',
+  E_UPSTREAM_UNREACHABLE: 'upstream_unreachable',
+  E_UPSTREAM_INVALID_RESPONSE: 'upstream_invalid_response',
   E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
   E_PROXY_SHUTDOWN: 'proxy_shutting_down',
-};
+} as const satisfies Partial<Record<ExchangeErrorCode, string>>;
+
+/** The exchange codes of the answers the proxy gives in the upstream's place. */
+export type ProxyAnswerErrorCode = keyof typeof ANSWER_CODES;
+
+/** For replay, which looks up a stored code: the JSON error's code, or undefined for a code of no proxy answer. */
+export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = ANSWER_CODES;
+
+/** The `error.code` of the JSON error the proxy answers with, for the exchange code it stores. */
+export function proxyAnswerCode(errorCode: ProxyAnswerErrorCode): string {
+  return ANSWER_CODES[errorCode];
+}
 
 /**
  * Answers with a JSON document of the proxy's own. Anything already set on the response for

@@ -60,6 +60,3 @@ export function jsonAnswer(status: number, value: unknown, headers: Record<strin
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers, 'content-length': String(body.length) }, body };
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

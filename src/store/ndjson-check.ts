@@ -1,4 +1,5 @@
 import { NDJSON_VERSION } from './ndjson-format.js';
+import { isJsonObject } from '../core/json.js';
 
 /**
  * Field-by-field checks of the three NDJSON line types, before anything is written: a line with a
@@ -27,8 +28,7 @@ const isInteger = (v: unknown) => Number.isSafeInteger(v);
 const isPositiveInteger = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
 const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 const isDate = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isHeaders = (v: unknown) => isRecord(v) && Object.values(v).every((x) => typeof x === 'string' || (Array.isArray(x) && x.every(isString)));
+const isHeaders = (v: unknown) => isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string' || (Array.isArray(x) && x.every(isString)));
 const oneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
 
 const text: Rule = { test: isString, expected: 'a string' };
@@ -42,7 +42,7 @@ const RECORDING: Record<string, Rule> = {
   mode: { test: (v) => typeof v === 'string' && v !== '', expected: 'a non-empty string' },
   startedAt: { test: isDate, expected: 'an ISO 8601 date' },
   endedAt: { test: isDate, expected: 'an ISO 8601 date', nullable: true },
-  schemaHashes: { test: (v) => isRecord(v) && Object.values(v).every(isString), expected: 'an object of strings', optional: true },
+  schemaHashes: { test: (v) => isJsonObject(v) && Object.values(v).every(isString), expected: 'an object of strings', optional: true },
 };
 
 const EXCHANGE: Record<string, Rule> = {
@@ -78,7 +78,7 @@ const MESSAGE: Record<string, Rule> = {
   raw: { ...text, optional: true },
   rawBase64: { test: (v) => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v), expected: 'a base64 string', optional: true },
   rawTruncatedFrom: nullableInteger,
-  verdict: { test: isRecord, expected: 'an object' },
+  verdict: { test: isJsonObject, expected: 'an object' },
 };
 
 const VERDICT: Record<string, Rule> = {
@@ -115,7 +115,7 @@ export function checkMessageLine(line: Record<string, unknown>): void {
   check(verdict, VERDICT, 'verdict.');
   const findings = (verdict.findings ?? []) as unknown[];
   findings.forEach((finding, i) => {
-    if (!isRecord(finding)) throw new LineProblem(`"verdict.findings[${i}]" must be an object, not ${shown(finding)}`);
+    if (!isJsonObject(finding)) throw new LineProblem(`"verdict.findings[${i}]" must be an object, not ${shown(finding)}`);
     check(finding, FINDING, `verdict.findings[${i}].`);
   });
 }
@@ -138,7 +138,7 @@ function check(line: Record<string, unknown>, rules: Record<string, Rule>, prefi
 function shown(value: unknown): string {
   if (value === undefined) return 'missing';
   if (Array.isArray(value)) return 'an array';
-  if (isRecord(value)) return 'an object';
+  if (isJsonObject(value)) return 'an object';
   const json = JSON.stringify(value);
   return json.length <= 40 ? json : json.slice(0, 39) + '…';
 }

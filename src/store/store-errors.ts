@@ -1,14 +1,4 @@
-import { ProxyError } from '../core/errors.js';
-
-/** The error codes the store raises; each is also in the core `ErrorCode` union. */
-export type StoreErrorCode =
-  | 'E_STORE_OPEN'
-  | 'E_STORE_NOT_RECORDING'
-  | 'E_STORE_VERSION'
-  | 'E_STORE_EXISTS'
-  | 'E_STORE_WRITE'
-  | 'E_STORE_STATE'
-  | 'E_STORE_NATIVE';
+import { ProxyError, type StoreErrorCode } from '../core/errors.js';
 
 /** A failure of the recording store, with the file it concerns. */
 export class StoreError extends ProxyError {

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../core/json.js';
 import type { HttpContext, Sender } from '../core/message.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 
@@ -35,8 +36,8 @@ const SERVER_DIRS = new Set(['out', 'server', 'server->client', 'response', 'std
 
 /** Accepts bare messages and `{dir|direction, msg|message|data}` wrappers. */
 export function toSourceMessage(item: unknown, index: number, line?: number): SourceMessage {
-  if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-    const record = item as Record<string, unknown>;
+  if (isJsonObject(item)) {
+    const record = item;
     const dir = record.dir ?? record.direction;
     const inner = 'msg' in record ? record.msg : 'message' in record ? record.message : 'data' in record && typeof dir === 'string' ? record.data : undefined;
     if (typeof dir === 'string' && inner !== undefined) {

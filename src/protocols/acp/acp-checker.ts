@@ -1,4 +1,5 @@
 import { warning, type Finding } from '../../core/finding.js';
+import { isJsonObject } from '../../core/json.js';
 import type { InboundMessage, Sender } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import { ACP_SCHEMA_ID, PI_SESSION_API_ID, type SchemaRegistry } from '../../schema/schema-registry.js';
@@ -29,7 +30,7 @@ export class AcpChecker implements ProtocolChecker {
 
   judge(message: InboundMessage): Verdict {
     const value = message.value;
-    const record = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    const record = isJsonObject(value) ? value : {};
     const shape = classifyJsonRpc(value);
     const pass = new SchemaPass();
     const behaviour: Finding[] = [];

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isJsonObject } from '../../core/json.js';
 
 /**
  * The ACP JSON Schema shipped inside @agentclientprotocol/sdk (the version pi-daemon pins).
@@ -14,7 +15,7 @@ export function readPackagedAcpSchema(): Record<string, unknown> | undefined {
     // The package's exports hide package.json; its main entry lives in dist/, beside schema/.
     const file = join(dirname(require.resolve('@agentclientprotocol/sdk')), '..', 'schema', 'schema.json');
     const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+    return isJsonObject(json) ? json : undefined;
   } catch {
     return undefined;
   }

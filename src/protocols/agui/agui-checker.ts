@@ -9,7 +9,8 @@ import { FindingSink, type Origin } from './finding-sink.js';
 import { RunAgreement } from './run-agreement.js';
 import { RunVerifier } from './run-verifier.js';
 import { RULES } from './rules.js';
-import { isObject, isRunAgentInput, show, type JsonObject } from './shapes.js';
+import { isRunAgentInput, show } from './shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { StateTracker } from './state-tracker.js';
 
 /**
@@ -72,7 +73,7 @@ export class AguiChecker implements ProtocolChecker {
   }
 
   private judgeEvent(value: unknown): Verdict {
-    if (!isObject(value)) {
+    if (!isJsonObject(value)) {
       return verdictFrom([error(RULES.eventNotObject, '', `Invalid event: the frame is not a JSON object (got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}).`)]);
     }
     const type = value.type;

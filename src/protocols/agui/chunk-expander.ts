@@ -1,6 +1,7 @@
 import type { FindingSink, Origin } from './finding-sink.js';
 import { RULES } from './rules.js';
-import { show, type JsonObject } from './shapes.js';
+import { show } from './shapes.js';
+import type { JsonObject } from '../../core/json.js';
 
 type Kind = 'text' | 'tool' | 'reasoning';
 

@@ -1,5 +1,5 @@
 import type { Finding, Severity } from '../../core/finding.js';
-import type { JsonObject } from './shapes.js';
+import type { JsonObject } from '../../core/json.js';
 
 /**
  * Where the event being verified came from:

@@ -2,7 +2,8 @@ import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } fro
 import { AguiChecker } from './agui-checker.js';
 import { answerAguiMiss } from './replay-miss.js';
 import { isEventType } from './event-types.js';
-import { isObject, isRunAgentInput } from './shapes.js';
+import { isRunAgentInput } from './shapes.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
 const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
@@ -39,7 +40,7 @@ function classify(hint: ChannelHint): number {
 
 /** A lone message: an event whose `type` is an EventType, or a RunAgentInput. */
 function sniff(value: unknown): number {
-  if (!isObject(value)) return 0;
+  if (!isJsonObject(value)) return 0;
   if (isEventType(value.type)) return 0.9;
   if (isRunAgentInput(value)) return 0.9;
   return 0;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Finding } from '../../core/finding.js';
 import { ChunkExpander, isChunkType, type Emit } from './chunk-expander.js';
 import { FindingSink } from './finding-sink.js';
-import { isObject, type JsonObject } from './shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { authoritativeActivityTypes, patched, StateTracker } from './state-tracker.js';
 import { ThinkingTranslator } from './thinking-compat.js';
 
@@ -99,7 +99,7 @@ export class AguiRunModel {
 
   /** Starts from a RunAgentInput: its messages (the client sends no activity messages) and its `state`. */
   setInput(input: unknown): void {
-    if (!isObject(input)) return;
+    if (!isJsonObject(input)) return;
     this.inputValue = input;
     this.tracker.setBaseline(input.state);
     const messages = Array.isArray(input.messages) ? input.messages : [];
@@ -139,7 +139,7 @@ export class AguiRunModel {
    */
   apply(event: unknown, at: number): Touch | undefined {
     this.touched = undefined;
-    if (!isObject(event) || typeof event.type !== 'string') return undefined;
+    if (!isJsonObject(event) || typeof event.type !== 'string') return undefined;
     this.at = at;
     this.sink.begin(event, this.scratch);
     const type = event.type;
@@ -391,7 +391,7 @@ export class AguiRunModel {
   private runStarted(ev: JsonObject): void {
     this.outcomeValue = { status: 'open', at: null };
     const input = ev.input;
-    if (!isObject(input) || !Array.isArray(input.messages)) return;
+    if (!isJsonObject(input) || !Array.isArray(input.messages)) return;
     for (const m of input.messages.filter(isMessage)) {
       if (this.find(m.id) !== undefined) continue;
       this.messageList.push(ownMessage(m));
@@ -407,7 +407,7 @@ export class AguiRunModel {
  */
 export function runMessages(run: MaterializedRun): AguiMessage[] {
   const sent = new Map<unknown, unknown>();
-  if (Array.isArray(run.input?.messages)) for (const m of run.input.messages) if (isObject(m)) sent.set(m.id, m);
+  if (Array.isArray(run.input?.messages)) for (const m of run.input.messages) if (isJsonObject(m)) sent.set(m.id, m);
   return run.messages.filter((m) => !sent.has(m.id) || !isDeepStrictEqual(m, sent.get(m.id)));
 }
 
@@ -422,7 +422,7 @@ export function materializeRun(events: Iterable<unknown>, input?: unknown): Mate
 /** The text of a message's content: a string as is; text parts joined (other parts as JSON). */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('');
+  if (Array.isArray(content)) return content.map((part) => (isJsonObject(part) && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('');
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
@@ -431,7 +431,7 @@ export function toolCallsOf(message: AguiMessage): AguiToolCall[] | undefined {
 }
 
 function finishedStatus(ev: JsonObject): RunStatus {
-  const outcome = isObject(ev.outcome) ? ev.outcome.type : ev.outcome;
+  const outcome = isJsonObject(ev.outcome) ? ev.outcome.type : ev.outcome;
   // `outcome: "interrupt"` and a bare `interrupt` are the drafts' shapes before the outcome object.
   if (outcome === 'interrupt' || ev.interrupt !== undefined) return 'interrupted';
   return outcome === 'cancelled' ? 'cancelled' : 'finished';
@@ -443,7 +443,7 @@ function textOf(delta: unknown): string {
 }
 
 function isMessage(value: unknown): value is AguiMessage {
-  return isObject(value) && 'id' in value;
+  return isJsonObject(value) && 'id' in value;
 }
 
 /**
@@ -453,12 +453,12 @@ function isMessage(value: unknown): value is AguiMessage {
 function ownMessage(message: AguiMessage): AguiMessage {
   const own: AguiMessage = { ...message };
   if (own.subagentRunId === null) delete own.subagentRunId;
-  if (Array.isArray(own.toolCalls)) own.toolCalls = own.toolCalls.map((c) => (isObject(c) ? { ...c, function: isObject(c.function) ? { ...c.function } : c.function } : c));
+  if (Array.isArray(own.toolCalls)) own.toolCalls = own.toolCalls.map((c) => (isJsonObject(c) ? { ...c, function: isJsonObject(c.function) ? { ...c.function } : c.function } : c));
   return own;
 }
 
 /** An event's metadata merged into what it builds, key by key, the last write winning (core `mergeMetadata`). */
 function mergeMetadata(target: JsonObject, ev: JsonObject): void {
   if (ev.metadata === undefined) return;
-  target.metadata = isObject(target.metadata) ? { ...target.metadata, ...(ev.metadata as JsonObject) } : { ...(ev.metadata as JsonObject) };
+  target.metadata = isJsonObject(target.metadata) ? { ...target.metadata, ...(ev.metadata as JsonObject) } : { ...(ev.metadata as JsonObject) };
 }

@@ -1,7 +1,8 @@
 import { error, type Finding } from '../../core/finding.js';
 import type { FindingSink } from './finding-sink.js';
 import { RULES } from './rules.js';
-import { isObject, show, type JsonObject, type RunAgentInputLike } from './shapes.js';
+import { show, type RunAgentInputLike } from './shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /**
  * The draft rules the 1.0.0 client does not enforce yet (notes §2.2 "Not checked by the 1.0.0
@@ -81,12 +82,12 @@ export class RunAgreement {
 
   private duplicateInterrupts(ev: JsonObject, sink: FindingSink): void {
     const outcome = ev.outcome;
-    if (!isObject(outcome) || outcome.type !== 'interrupt' || !Array.isArray(outcome.interrupts)) return;
+    if (!isJsonObject(outcome) || outcome.type !== 'interrupt' || !Array.isArray(outcome.interrupts)) return;
     const seen = new Set<unknown>();
     const interrupts = outcome.interrupts;
     for (let i = 0; i < interrupts.length; i++) {
       const interrupt = interrupts[i];
-      if (!isObject(interrupt) || interrupt.id === undefined) continue;
+      if (!isJsonObject(interrupt) || interrupt.id === undefined) continue;
       if (seen.has(interrupt.id)) {
         sink.error(RULES.D5, `/outcome/interrupts/${i}/id`, `RUN_FINISHED carries two interrupts with the id '${show(interrupt.id)}'; interrupt ids must be unique within a run (draft)`);
       }

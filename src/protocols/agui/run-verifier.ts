@@ -1,7 +1,8 @@
 import type { FindingSink } from './finding-sink.js';
 import { OwnerTables, PARENT_AGENT, ownerName, ownerOfTag, tagOfOwner, type Owner } from './ownership.js';
 import { RULES } from './rules.js';
-import { isObject, show, type JsonObject } from './shapes.js';
+import { show } from './shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /**
  * A port of `verifyEvents` from `@ag-ui/client@1.0.0` (`src/verify/verify.ts`; notes §2.2), rules
@@ -210,7 +211,7 @@ export class RunVerifier {
         return true;
       case 'RUN_STARTED':
         this.runStarted = true;
-        if (isObject(ev.input)) this.seedOwners(ev.input.messages, false, '/input/messages', sink);
+        if (isJsonObject(ev.input)) this.seedOwners(ev.input.messages, false, '/input/messages', sink);
         return true;
       case 'RUN_FINISHED':
         this.interruptNulls(ev, sink);
@@ -311,7 +312,7 @@ export class RunVerifier {
     if (!Array.isArray(messages)) return;
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i];
-      if (!isObject(message) || typeof message.id !== 'string') continue;
+      if (!isJsonObject(message) || typeof message.id !== 'string') continue;
       let tag = message.subagentRunId;
       if (tag === null) {
         sink.error(RULES.N2, sink.path(`${base}/${i}/subagentRunId`), `Cannot send a message (id '${message.id}') with 'subagentRunId: null'. The field is optional — omit it entirely.`);
@@ -321,7 +322,7 @@ export class RunVerifier {
       if (override || !table.has(message.id)) table.set(message.id, ownerOfTag(tag));
       if (!Array.isArray(message.toolCalls)) continue;
       for (const call of message.toolCalls) {
-        if (isObject(call) && typeof call.id === 'string' && (override || !this.owners.toolCall.has(call.id))) {
+        if (isJsonObject(call) && typeof call.id === 'string' && (override || !this.owners.toolCall.has(call.id))) {
           this.owners.toolCall.set(call.id, ownerOfTag(tag));
         }
       }
@@ -335,7 +336,7 @@ export class RunVerifier {
     }
     const outcome = ev.outcome as unknown;
     if (outcome === undefined || outcome === null) return;
-    const kind = isObject(outcome) ? outcome.type : undefined;
+    const kind = isJsonObject(outcome) ? outcome.type : undefined;
     if (kind !== 'success' && kind !== 'suspended') {
       sink.error(RULES.A7, sink.path('/outcome/type'), `Cannot send '${type}' with outcome type '${String(kind)}'. The outcome is either { type: "success" } or { type: "suspended" }.`);
       return;
@@ -398,11 +399,11 @@ export class RunVerifier {
   /** N4: a null tag on an interrupt of an interrupt outcome. */
   private interruptNulls(ev: JsonObject, sink: FindingSink): void {
     const outcome = ev.outcome;
-    if (!isObject(outcome) || outcome.type !== 'interrupt' || !Array.isArray(outcome.interrupts)) return;
+    if (!isJsonObject(outcome) || outcome.type !== 'interrupt' || !Array.isArray(outcome.interrupts)) return;
     const interrupts = outcome.interrupts;
     for (let i = 0; i < interrupts.length; i++) {
       const interrupt = interrupts[i];
-      if (isObject(interrupt) && interrupt.subagentRunId === null) {
+      if (isJsonObject(interrupt) && interrupt.subagentRunId === null) {
         sink.error(RULES.N4, sink.path(`/outcome/interrupts/${i}/subagentRunId`), `Cannot send 'RUN_FINISHED' with an interrupt (id '${show(interrupt.id)}') carrying 'subagentRunId: null'. The field is optional — omit it entirely.`);
       }
     }

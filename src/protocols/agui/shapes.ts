@@ -1,9 +1,4 @@
-/** A parsed JSON object (not an array, not null). */
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /** The three members every SDK agrees a RunAgentInput has: string threadId and runId, array messages. */
 export interface RunAgentInputLike extends JsonObject {
@@ -14,7 +9,7 @@ export interface RunAgentInputLike extends JsonObject {
 
 export function isRunAgentInput(value: unknown): value is RunAgentInputLike {
   return (
-    isObject(value) &&
+    isJsonObject(value) &&
     typeof value.threadId === 'string' &&
     typeof value.runId === 'string' &&
     Array.isArray(value.messages)

@@ -3,7 +3,8 @@ import type { Operation } from 'fast-json-patch';
 import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../../core/json-depth.js';
 import type { FindingSink } from './finding-sink.js';
 import { RULES } from './rules.js';
-import { isObject, show, type JsonObject } from './shapes.js';
+import { show } from './shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 // fast-json-patch is CommonJS under node and ESM under vite; both expose applyPatch on the default export.
 const { applyPatch } = fastJsonPatch;
@@ -78,9 +79,9 @@ export class StateTracker {
       case 'RUN_STARTED': {
         // The reducer appends echoed input messages it does not have yet.
         const input = ev.input;
-        if (!isObject(input) || !Array.isArray(input.messages)) return;
+        if (!isJsonObject(input) || !Array.isArray(input.messages)) return;
         for (const message of input.messages) {
-          if (isObject(message) && message.role === 'activity' && !this.activities.has(message.id)) {
+          if (isJsonObject(message) && message.role === 'activity' && !this.activities.has(message.id)) {
             this.activities.set(message.id, { activityType: message.activityType, content: message.content });
           }
         }
@@ -101,7 +102,7 @@ export class StateTracker {
     const byId = new Map<unknown, JsonObject>();
     let carriesActivities = false;
     for (const message of ev.messages) {
-      if (!isObject(message)) continue;
+      if (!isJsonObject(message)) continue;
       byId.set(message.id, message);
       if (message.role === 'activity') carriesActivities = true;
     }
@@ -168,9 +169,9 @@ function opPointer(base: string, patch: unknown, index: number | undefined): str
 
 /** `metadata['@ag-ui/client'].authoritativeActivityTypes` as the client reads it (agent.ts `he`). */
 export function authoritativeActivityTypes(metadata: unknown): string[] | null | undefined {
-  if (!isObject(metadata) || !Object.prototype.hasOwnProperty.call(metadata, '@ag-ui/client')) return undefined;
+  if (!isJsonObject(metadata) || !Object.prototype.hasOwnProperty.call(metadata, '@ag-ui/client')) return undefined;
   const own = metadata['@ag-ui/client'];
-  if (!isObject(own)) return [];
+  if (!isJsonObject(own)) return [];
   if (!Object.prototype.hasOwnProperty.call(own, 'authoritativeActivityTypes')) return undefined;
   const types = own.authoritativeActivityTypes;
   if (types === null) return null;

@@ -1,4 +1,4 @@
-import type { JsonObject } from './shapes.js';
+import type { JsonObject } from '../../core/json.js';
 
 /**
  * The client's compatibility boundary for reasoning (`src/middleware/compatibility-boundary.ts`):

@@ -1,4 +1,5 @@
-import { isRecord, type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** JSON-RPC 2.0 error codes (§5.1). */
 const PARSE_ERROR = -32700;
@@ -12,7 +13,7 @@ const METHOD_NOT_FOUND = -32601;
  */
 export function answerJsonRpcMiss(value: unknown, context: MessageMissContext): unknown {
   if (value === undefined) return { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: context.message } };
-  if (!isRecord(value) || typeof value.method !== 'string' || value.id === undefined || value.id === null) return undefined;
+  if (!isJsonObject(value) || typeof value.method !== 'string' || value.id === undefined || value.id === null) return undefined;
   const code = context.recordedMethods.has(value.method) ? INVALID_REQUEST : METHOD_NOT_FOUND;
   return { jsonrpc: '2.0', id: value.id, error: { code, message: context.message } };
 }

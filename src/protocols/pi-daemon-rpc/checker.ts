@@ -6,7 +6,7 @@ import { CommandLedger } from '../pi-rpc/command-ledger.js';
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from '../pi-rpc/command-types.js';
 import { dialogBookFor } from '../pi-rpc/dialog-book.js';
 import { EXTENSION_UI_REQUEST, ExtensionUiTracker } from '../pi-rpc/extension-ui.js';
-import { isRecord } from '../pi-rpc/json.js';
+import { isJsonObject } from '../../core/json.js';
 import { findingFor, PI_RPC_RULES } from '../pi-rpc/rules.js';
 import { schemaVerdict } from '../pi-rpc/schema-verdict.js';
 import { AttachOrder } from './attach-order.js';
@@ -56,7 +56,7 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
   }
 
   private unknownKind(value: unknown): Verdict {
-    const hasKind = isRecord(value) && 'kind' in value;
+    const hasKind = isJsonObject(value) && 'kind' in value;
     const finding = findingFor(
       R.unknownFrameKind,
       hasKind ? '/kind' : '',
@@ -67,7 +67,7 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
     // The union is the context: the verdict names it, and a value that is not even an object
     // keeps its "must be object". For an object every branch fails on `kind` and then lists its
     // own required properties, nine branches deep; the finding above says all of that in one line.
-    return schemaVerdict(this.context.registry, SESSION_RPC_FRAME_REF, value, [finding], () => !isRecord(value));
+    return schemaVerdict(this.context.registry, SESSION_RPC_FRAME_REF, value, [finding], () => !isJsonObject(value));
   }
 
   private fromClient(kind: FrameKind, frame: Record<string, unknown>): Finding[] {
@@ -83,8 +83,8 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
         ),
       );
     }
-    if (kind === 'command' && isRecord(frame.command)) findings.push(...this.commands.send(frame.command, '/command', overLimit));
-    if (kind === 'extension_ui_response' && isRecord(frame.response)) {
+    if (kind === 'command' && isJsonObject(frame.command)) findings.push(...this.commands.send(frame.command, '/command', overLimit));
+    if (kind === 'extension_ui_response' && isJsonObject(frame.response)) {
       this.commands.expectAcknowledgement();
       findings.push(...this.dialogs.respond(frame.response, '/response'));
     }
@@ -94,7 +94,7 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
 
   private fromServer(kind: FrameKind, frame: Record<string, unknown>): Finding[] {
     const findings = this.attach.serverFrame(kind, frame);
-    if (kind === 'response' && isRecord(frame.response)) findings.push(...this.commands.answer(frame.response, '/response'));
+    if (kind === 'response' && isJsonObject(frame.response)) findings.push(...this.commands.answer(frame.response, '/response'));
     if (kind === 'event') findings.push(...this.events.next(frame.sequence, '/sequence'), ...this.event(frame.event));
     if (kind === 'tree_navigate_result') findings.push(...this.navigations.result(frame));
     if (kind === 'control') findings.push(...checkServerControl(frame, this.attach.connectionId));
@@ -102,7 +102,7 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
   }
 
   private event(event: unknown): Finding[] {
-    if (!isRecord(event)) return [];
+    if (!isJsonObject(event)) return [];
     if (isPiRpcCommandType(event.type) || event.type === EXTENSION_UI_RESPONSE) {
       return [findingFor(PI_RPC_RULES.wrongDirection, '/event/type', `'${String(event.type)}' is a client message, but the daemon sent it as an event`)];
     }

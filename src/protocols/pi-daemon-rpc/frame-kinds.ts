@@ -1,6 +1,6 @@
 import type { Sender } from '../../core/message.js';
 import { PI_SESSION_API_ID } from '../../schema/schema-registry.js';
-import { isRecord } from '../pi-rpc/json.js';
+import { isJsonObject } from '../../core/json.js';
 
 export type FrameKind =
   | 'command'
@@ -48,7 +48,7 @@ export const CONTROL_ACTION_SENDERS: Readonly<Record<string, readonly Sender[]>>
 export const SESSION_RPC_FRAME_REF = `${PI_SESSION_API_ID}#/$defs/sessionRpcFrame`;
 
 export function frameKindOf(value: unknown): FrameKind | undefined {
-  if (!isRecord(value) || typeof value.kind !== 'string') return undefined;
+  if (!isJsonObject(value) || typeof value.kind !== 'string') return undefined;
   return Object.hasOwn(FRAME_KINDS, value.kind) ? (value.kind as FrameKind) : undefined;
 }
 

@@ -1,4 +1,5 @@
-import { isRecord, type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
+import { isJsonObject } from '../../core/json.js';
 import { answerPiRpcMiss } from '../pi-rpc/replay-miss.js';
 
 /** The daemon's limit on an apiError message. */
@@ -13,8 +14,8 @@ const MAX_MESSAGE_CHARS = 4096;
  * Control frames and anything else get none: the connection is then closed, as before.
  */
 export function answerPiDaemonRpcMiss(value: unknown, context: MessageMissContext): unknown {
-  if (!isRecord(value)) return undefined;
-  if (value.kind === 'command' && isRecord(value.command)) return { kind: 'response', response: answerPiRpcMiss(value.command, context) };
+  if (!isJsonObject(value)) return undefined;
+  if (value.kind === 'command' && isJsonObject(value.command)) return { kind: 'response', response: answerPiRpcMiss(value.command, context) };
   if (value.kind === 'extension_ui_response') {
     return { kind: 'response', response: { type: 'response', command: 'extension_ui_response', success: false, error: context.message } };
   }

@@ -1,4 +1,4 @@
-import { isRecord } from '../pi-rpc/json.js';
+import { isJsonObject } from '../../core/json.js';
 import { frameKindOf } from './frame-kinds.js';
 
 const SURE = 0.9;
@@ -15,7 +15,7 @@ export function sniffPiDaemonFrame(value: unknown): number {
   if (kind === undefined) return 0;
   const frame = value as Record<string, unknown>;
   if ('protocolVersion' in frame) return 0;
-  if (kind === 'response') return isRecord(frame.response) ? SURE : UNSURE;
-  if (kind === 'event') return isRecord(frame.event) ? SURE : UNSURE;
+  if (kind === 'response') return isJsonObject(frame.response) ? SURE : UNSURE;
+  if (kind === 'event') return isJsonObject(frame.event) ? SURE : UNSURE;
   return SURE;
 }

@@ -1,7 +1,7 @@
 import type { ChannelHint } from '../protocol.js';
 import { isEnvelope } from './envelope.js';
 import { apiRelativePath, matchRoute, routesForPath } from './route-matcher.js';
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 
 /**
  * HTTP under `/v1` on a known route template is ours. WebSocket attachments (`/rpc`, `/apc`, `/tui`)
@@ -22,9 +22,9 @@ export function classifyPiRest(hint: ChannelHint): number {
 /** An envelope (`apiVersion` + boolean `ok`) is almost surely ours; a create/update/blob request body less so. */
 export function sniffPiRest(value: unknown): number {
   if (isEnvelope(value)) return 0.9;
-  if (!isPlainObject(value) || typeof value.requestId !== 'string') return 0;
+  if (!isJsonObject(value) || typeof value.requestId !== 'string') return 0;
   // sessionCreateRequest / sessionUpdateRequest: {requestId, spec: {cwd, target, ...}}.
-  if (isPlainObject(value.spec) && 'cwd' in value.spec && !('idempotencyKey' in value)) return 0.6;
+  if (isJsonObject(value.spec) && 'cwd' in value.spec && !('idempotencyKey' in value)) return 0.6;
   // blobReservationRequest / blobMaterializationRequest.
   if (typeof value.expectedGeneration === 'number' && ('blobId' in value || 'sha256' in value)) return 0.5;
   return 0;

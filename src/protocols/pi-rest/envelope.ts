@@ -1,4 +1,4 @@
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** The fields every Pi REST response body shares (`$defs/apiEnvelopeBase`). */
 export interface EnvelopeLike {
@@ -12,5 +12,5 @@ export interface EnvelopeLike {
 
 /** `{apiVersion, ok: boolean, ...}`: how every daemon response body starts, success or error. */
 export function isEnvelope(value: unknown): value is EnvelopeLike {
-  return isPlainObject(value) && 'apiVersion' in value && typeof value.ok === 'boolean';
+  return isJsonObject(value) && 'apiVersion' in value && typeof value.ok === 'boolean';
 }

@@ -1,6 +1,6 @@
 import { warning, type Finding } from '../../core/finding.js';
 import type { HttpContext } from '../../core/message.js';
-import { headerValue } from './http-headers.js';
+import { headerValue } from '../../core/header-value.js';
 import { PI_REST_RULES } from './rule-ids.js';
 import { isMutating } from './route-table.js';
 

@@ -6,7 +6,8 @@ import type { CheckerContext, ProtocolChecker } from '../protocol.js';
 import { isEnvelope } from './envelope.js';
 import { ExchangePairing } from './exchange-pairing.js';
 import { idempotencyKeyFindings } from './idempotency-rule.js';
-import { isPlainObject, stringField } from './json-value.js';
+import { stringField } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 import { requestIdConflict, requestIdEcho } from './request-id-rules.js';
 import { matchRoute, pathWithoutQuery } from './route-matcher.js';
 import { API_ERROR_ENVELOPE, defName, describeRoute, type BodySpec, type RouteSpec, type SchemaSpec } from './route-table.js';
@@ -119,14 +120,14 @@ export class PiRestChecker implements ProtocolChecker {
 
   /** Ticket states and session versions seen in a success body. */
   private observeResources(def: string | undefined, body: unknown, where: string): Finding[] {
-    if (!isEnvelope(body) || body.ok !== true || !isPlainObject(body.data)) return [];
+    if (!isEnvelope(body) || body.ok !== true || !isJsonObject(body.data)) return [];
     const data = body.data;
     switch (def) {
       case 'ticketEnvelope': {
         const findings = this.tickets.observe(data, '/data');
         const operation = data.operation;
         const sessionId = stringField(data, 'sessionId');
-        if ((operation === 'create' || operation === 'update') && isPlainObject(data.result)) {
+        if ((operation === 'create' || operation === 'update') && isJsonObject(data.result)) {
           this.sessions.note(data.result, `the result of ticket '${String(data.ticketId)}'`);
         }
         if (operation === 'delete' && data.state === 'succeeded' && sessionId !== undefined) this.sessions.forget(sessionId);

@@ -1,7 +1,7 @@
 import { error, pointerOf, type Finding } from '../../core/finding.js';
 import { PI_SESSION_API_ID, type SchemaCheck, type SchemaRegistry } from '../../schema/schema-registry.js';
 import { prefixFindings } from './finding-paths.js';
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 
 const TOP_LEVEL = ['requestId', 'state', 'error', 'evidence'];
 const STATES = ['succeeded', 'failed'];
@@ -23,7 +23,7 @@ export function reconcileRequestCheck(registry: SchemaRegistry, ref: string): Sc
     ok: true,
     ref,
     validate(value: unknown): Finding[] {
-      if (!isPlainObject(value)) return [error('schema', '', '(root): must be object')];
+      if (!isJsonObject(value)) return [error('schema', '', '(root): must be object')];
       const findings: Finding[] = [];
       for (const key of ['requestId', 'state', 'evidence']) {
         if (!(key in value)) findings.push(error('schema', '', `(root): missing required property '${key}'`));
@@ -43,7 +43,7 @@ export function reconcileRequestCheck(registry: SchemaRegistry, ref: string): Sc
 }
 
 function evidenceFindings(evidence: unknown, identifier: Extract<SchemaCheck, { ok: true }>): Finding[] {
-  if (!isPlainObject(evidence)) return [error('schema', '/evidence', '/evidence: must be object')];
+  if (!isJsonObject(evidence)) return [error('schema', '/evidence', '/evidence: must be object')];
   const findings: Finding[] = [];
   for (const key of Object.keys(evidence)) {
     if (key !== 'piEntryIds') findings.push(error('schema', pointerOf('evidence', key), `${pointerOf('evidence', key)}: unexpected property '${key}'`));

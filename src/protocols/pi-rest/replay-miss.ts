@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isRecord, jsonAnswer, type HttpMissAnswer, type MissedHttpRequest, type MissFacts, type RecordedServer } from '../miss-answer.js';
+import { jsonAnswer, type HttpMissAnswer, type MissedHttpRequest, type MissFacts, type RecordedServer } from '../miss-answer.js';
+import { isJsonObject } from '../../core/json.js';
 import { matchRoute } from './route-matcher.js';
 
 /** The daemon's limit on `error.message` (apiError in the session API schema). */
@@ -17,7 +18,7 @@ const REPLAY_HOST_INSTANCE_ID = randomUUID();
 export function answerPiRestMiss(request: MissedHttpRequest, miss: MissFacts, server: RecordedServer): HttpMissAnswer {
   const header = request.headers['x-request-id'];
   const fromHeader = Array.isArray(header) ? header[0] : header;
-  const fromBody = isRecord(request.body) && typeof request.body.requestId === 'string' ? request.body.requestId : undefined;
+  const fromBody = isJsonObject(request.body) && typeof request.body.requestId === 'string' ? request.body.requestId : undefined;
   const envelope = {
     apiVersion: '1.0',
     requestId: fromHeader || fromBody || `http-${randomUUID()}`,

@@ -1,7 +1,7 @@
 import { error, type Finding } from '../../core/finding.js';
 import type { HttpContext } from '../../core/message.js';
 import type { EnvelopeLike } from './envelope.js';
-import { headerValue } from './http-headers.js';
+import { headerValue } from '../../core/header-value.js';
 import { stringField } from './json-value.js';
 import { PI_REST_RULES } from './rule-ids.js';
 

@@ -1,7 +1,7 @@
 import { error, type Finding } from '../../core/finding.js';
 import { PI_SESSION_API_ID, type SchemaCheck, type SchemaRegistry } from '../../schema/schema-registry.js';
 import { prefixFindings } from './finding-paths.js';
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 import { reconcileRequestCheck } from './reconcile-request.js';
 import type { SchemaSpec } from './route-table.js';
 
@@ -53,7 +53,7 @@ function build(registry: SchemaRegistry, spec: SchemaSpec): SchemaCheck {
       return {
         ok: true,
         ref: `${OPENAPI_DOC}#/paths/~1schedule~1{scheduleId}`,
-        validate: (value: unknown): Finding[] => (isPlainObject(value) ? [] : [error('schema', '', '(root): must be object')]),
+        validate: (value: unknown): Finding[] => (isJsonObject(value) ? [] : [error('schema', '', '(root): must be object')]),
       };
   }
 }
@@ -72,7 +72,7 @@ function envelopeCheck(registry: SchemaRegistry, doc: string, name: string): Sch
     ref: data.ref,
     validate(value: unknown): Finding[] {
       const findings = base.validate(value);
-      if (!isPlainObject(value)) return findings;
+      if (!isJsonObject(value)) return findings;
       if ('ok' in value && value.ok !== true) findings.push(error('schema', '/ok', '/ok: must be true'));
       if (!('data' in value)) findings.push(error('schema', '', "(root): missing required property 'data'"));
       else findings.push(...prefixFindings(data.validate(value.data), '/data'));

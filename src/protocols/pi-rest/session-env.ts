@@ -1,6 +1,6 @@
 import { stringifyJson } from '../../core/json-text.js';
 import type { RecordingSecrets } from '../recording-secrets.js';
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 
 /**
  * Where a create/update body keeps its environment: `sessionCreateRequest` and `sessionUpdateRequest`
@@ -14,9 +14,9 @@ export const SESSION_ENV_VALUES = '/spec/env/*';
 
 /** The `spec.env` object of a create/update body, when there is one. */
 export function sessionEnvOf(body: unknown): Record<string, unknown> | undefined {
-  if (!isPlainObject(body) || !isPlainObject(body.spec)) return undefined;
+  if (!isJsonObject(body) || !isJsonObject(body.spec)) return undefined;
   const env = body.spec.env;
-  return isPlainObject(env) ? env : undefined;
+  return isJsonObject(env) ? env : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { PI_SESSION_API_ID, type SchemaRegistry } from '../../schema/schema-registry.js';
 import { isEnvelope } from './envelope.js';
-import { isPlainObject } from './json-value.js';
+import { isJsonObject } from '../../core/json.js';
 import type { SchemaSpec } from './route-table.js';
 
 /** Success envelopes whose `data` has a closed shape of its own: envelope `$def` → `data` `$def`. */
@@ -38,10 +38,10 @@ function shapeOf(registry: SchemaRegistry, name: string): Shape | undefined {
   }
   if (perRegistry.has(name)) return perRegistry.get(name);
   const defs = registry.documents.get(PI_SESSION_API_ID)?.json.$defs;
-  const def = isPlainObject(defs) ? defs[name] : undefined;
+  const def = isJsonObject(defs) ? defs[name] : undefined;
   let shape: Shape | undefined;
-  if (isPlainObject(def) && Array.isArray(def.required)) {
-    const props = isPlainObject(def.properties) ? Object.keys(def.properties) : [];
+  if (isJsonObject(def) && Array.isArray(def.required)) {
+    const props = isJsonObject(def.properties) ? Object.keys(def.properties) : [];
     shape = {
       required: def.required.filter((r): r is string => typeof r === 'string'),
       allowed: def.additionalProperties === false ? new Set(props) : undefined,
@@ -71,13 +71,13 @@ export function inferSchemaByShape(registry: SchemaRegistry, value: unknown): Sc
 function envelopeDef(registry: SchemaRegistry, envelope: { ok: boolean; data?: unknown }): string | undefined {
   if (!envelope.ok) return 'apiErrorEnvelope';
   const data = envelope.data;
-  if (!isPlainObject(data)) return undefined;
+  if (!isJsonObject(data)) return undefined;
   const fitting = ENVELOPE_DATA.filter(([, dataDef]) => fits(data, shapeOf(registry, dataDef)));
   return fitting.length === 1 ? fitting[0][0] : undefined;
 }
 
 function requestDef(registry: SchemaRegistry, value: unknown): string | undefined {
-  if (!isPlainObject(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const fitting = REQUEST_DEFS.filter((name) => fits(value, shapeOf(registry, name)));
   return fitting.length === 1 ? fitting[0] : undefined;
 }

@@ -6,7 +6,7 @@ import { CommandLedger } from './command-ledger.js';
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from './command-types.js';
 import { dialogBookFor } from './dialog-book.js';
 import { EXTENSION_UI_REQUEST, ExtensionUiTracker } from './extension-ui.js';
-import { isRecord } from './json.js';
+import { isJsonObject } from '../../core/json.js';
 import { findingFor, PI_RPC_RULES as R } from './rules.js';
 import { rawSchemaRef } from './schema-refs.js';
 import { schemaVerdict } from './schema-verdict.js';
@@ -25,7 +25,7 @@ export class PiRpcChecker implements ProtocolChecker {
 
   judge(message: InboundMessage): Verdict {
     const value = message.value;
-    const behaviour = !isRecord(value) ? [] : message.sender === 'client' ? this.fromClient(value) : this.fromServer(value);
+    const behaviour = !isJsonObject(value) ? [] : message.sender === 'client' ? this.fromClient(value) : this.fromServer(value);
     return schemaVerdict(this.context.registry, rawSchemaRef(value, message.sender), value, behaviour);
   }
 

@@ -43,4 +43,4 @@ export {
 } from './schema-refs.js';
 export { schemaVerdict } from './schema-verdict.js';
 export { PI_RPC_SUBPROTOCOL, PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
-export { isRecord, idKey } from './json.js';
+export { idKey } from './json.js';

@@ -1,8 +1,3 @@
-/** A plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * A correlation id as Pi echoes it: any string or number the sender chose. The key keeps
  * `1` and `"1"` apart; `undefined` means the message carries no usable id.

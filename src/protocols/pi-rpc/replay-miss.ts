@@ -1,4 +1,5 @@
-import { isRecord, type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
+import { isJsonObject } from '../../core/json.js';
 import { EXTENSION_UI_RESPONSE } from './command-types.js';
 
 /**
@@ -8,7 +9,7 @@ import { EXTENSION_UI_RESPONSE } from './command-types.js';
  * no acknowledgement).
  */
 export function answerPiRpcMiss(value: unknown, context: MessageMissContext): unknown {
-  if (!isRecord(value)) return { type: 'response', command: 'parse', success: false, error: context.message };
+  if (!isJsonObject(value)) return { type: 'response', command: 'parse', success: false, error: context.message };
   if (value.type === EXTENSION_UI_RESPONSE) return undefined;
   const command = typeof value.type === 'string' ? value.type : 'unknown';
   return { ...(value.id !== undefined ? { id: value.id } : {}), type: 'response', command, success: false, error: context.message };

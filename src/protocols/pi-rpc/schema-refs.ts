@@ -1,7 +1,7 @@
 import type { Sender } from '../../core/message.js';
 import { PI_SESSION_API_ID } from '../../schema/schema-registry.js';
 import { EXTENSION_UI_RESPONSE } from './command-types.js';
-import { isRecord } from './json.js';
+import { isJsonObject } from '../../core/json.js';
 
 export const PI_RPC_COMMAND_REF = `${PI_SESSION_API_ID}#/$defs/piRpcCommand`;
 export const PI_RPC_RESPONSE_REF = `${PI_SESSION_API_ID}#/$defs/piRpcResponse`;
@@ -14,7 +14,7 @@ export const PI_RPC_EXTENSION_UI_RESPONSE_REF = `${PI_SESSION_API_ID}#/$defs/rpc
 
 /** The schema location for one raw Pi RPC message, by who sent it and its `type`. */
 export function rawSchemaRef(value: unknown, sender: Sender): string {
-  const type = isRecord(value) ? value.type : undefined;
+  const type = isJsonObject(value) ? value.type : undefined;
   if (sender === 'client') return type === EXTENSION_UI_RESPONSE ? PI_RPC_EXTENSION_UI_RESPONSE_REF : PI_RPC_COMMAND_REF;
   return type === 'response' ? PI_RPC_RESPONSE_REF : PI_RPC_EVENT_REF;
 }

@@ -1,6 +1,6 @@
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from './command-types.js';
 import { isPiRpcEventType } from './event-types.js';
-import { isRecord } from './json.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** Score for a lone message that has the shape of raw Pi RPC. */
 const SURE = 0.9;
@@ -10,7 +10,7 @@ const SURE = 0.9;
  * (JSON-RPC's `jsonrpc`, framed `kind`, unix-ndjson's `protocolVersion`) are never raw Pi RPC.
  */
 export function sniffPiRpc(value: unknown): number {
-  if (!isRecord(value)) return 0;
+  if (!isJsonObject(value)) return 0;
   if ('jsonrpc' in value || 'kind' in value || 'protocolVersion' in value) return 0;
   const type = value.type;
   if (isPiRpcCommandType(type) || isPiRpcEventType(type)) return SURE;
@@ -26,7 +26,7 @@ export function sniffPiRpc(value: unknown): number {
  * extension_ui_request, both known.
  */
 export function guessPiRpcSender(value: unknown): 'client' | 'server' {
-  if (!isRecord(value)) return 'server';
+  if (!isJsonObject(value)) return 'server';
   const type = value.type;
   if (isPiRpcCommandType(type) || type === EXTENSION_UI_RESPONSE) return 'client';
   if (type === 'response' || isPiRpcEventType(type)) return 'server';

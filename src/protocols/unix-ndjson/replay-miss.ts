@@ -1,8 +1,9 @@
-import { isRecord, type MessageMissContext } from '../miss-answer.js';
+import type { MessageMissContext } from '../miss-answer.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** A command on the daemon's unix socket that matched nothing gets an `ok: false` response with code `replay_miss`. */
 export function answerNdjsonMiss(value: unknown, context: MessageMissContext): unknown {
-  if (!isRecord(value) || typeof value.operation !== 'string') return undefined;
+  if (!isJsonObject(value) || typeof value.operation !== 'string') return undefined;
   return {
     protocolVersion: typeof value.protocolVersion === 'string' ? value.protocolVersion : '1.0',
     kind: 'response',

@@ -1,6 +1,7 @@
 import { error, warning, type Finding } from '../../core/finding.js';
 import type { InboundMessage, Sender } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
+import { isJsonObject } from '../../core/json.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ProtocolChecker } from '../protocol.js';
 import { CommandTracker, type PendingCommand } from './command-tracker.js';
@@ -114,9 +115,8 @@ export class UnixNdjsonChecker implements ProtocolChecker {
       return [error('schema', '/operation', `/operation: must be one of ${known}`), ...validate(value)];
     }
     if (shape.kind === 'other') {
-      const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-      if (!isObject) return [error('schema', '', '(root): must be object')];
-      if ('kind' in (value as Record<string, unknown>)) return [error('schema', '/kind', '/kind: must be one of "response", "event"')];
+      if (!isJsonObject(value)) return [error('schema', '', '(root): must be object')];
+      if ('kind' in value) return [error('schema', '/kind', '/kind: must be one of "response", "event"')];
       return [error('schema', '', '(root): must be a command (with `operation`), a response or an event (with `kind`)')];
     }
     return validate(value);

@@ -1,5 +1,6 @@
 import type { Sender } from '../../core/message.js';
 import type { LineFrame } from '../../framing/line-framer.js';
+import { tryParseJson } from '../../core/json.js';
 import { jsonParseCost } from '../../core/json-parse-cost.js';
 import type { ExchangeSink } from './recording-sink.js';
 
@@ -36,9 +37,5 @@ export function recordLine(exchange: ExchangeSink, line: PendingLine): void {
  */
 export function lineJson(frame: LineFrame, budget: number): unknown {
   if (frame.invalidUtf8 || frame.text.trim() === '' || jsonParseCost(frame.text, budget) > budget) return undefined;
-  try {
-    return JSON.parse(frame.text);
-  } catch {
-    return undefined;
-  }
+  return tryParseJson(frame.text);
 }

@@ -4,12 +4,13 @@ import type { HttpContext } from '../../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from '../pipeline/body-taps.js';
 import { upstreamConnectOptions, upstreamHost, type CaptureContext } from '../capture-context.js';
 import { endToEndHeaders, rawHeader } from '../../net/headers.js';
-import { E_UPSTREAM_INVALID_RESPONSE, E_UPSTREAM_UNREACHABLE, sendJson } from '../../net/proxy-answers.js';
+import { proxyAnswerCode, sendJson, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-sink.js';
 import { FlowGate } from './flow-gate.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
 
-type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: string; message?: string };
+type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: ExchangeErrorCode; message?: string };
 
 /**
  * Forwards one HTTP request to the target and streams the response back unchanged and unbuffered.
@@ -78,7 +79,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   const endStreamForShutdown = () => {
     upstream.destroy();
     res.end();
-    finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
+    finish({ outcome: 'aborted', code: ExchangeErrorCode.E_PROXY_SHUTDOWN, message: 'the proxy shut down before the response finished' });
   };
   const untrack = context.track(() => {
     if (res.writableFinished || done) return;
@@ -88,9 +89,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   });
 
   /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
-  const answerBadGateway = (code: string, errorCode: string, message: string) => {
+  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string) => {
     exchange.update({ status: 502 });
-    sendJson(res, 502, { error: { code, message, target: context.target.display } });
+    sendJson(res, 502, { error: { code: proxyAnswerCode(errorCode), message, target: context.target.display } });
     finish({ outcome: 'error', code: errorCode, message });
   };
 
@@ -121,20 +122,20 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   res.on('close', () => {
     if (res.writableFinished || done) return;
     upstream.destroy();
-    if (stopping) finish({ outcome: 'aborted', code: 'E_PROXY_SHUTDOWN', message: 'the proxy shut down before the response finished' });
-    else finish({ outcome: 'aborted', code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' });
+    if (stopping) finish({ outcome: 'aborted', code: ExchangeErrorCode.E_PROXY_SHUTDOWN, message: 'the proxy shut down before the response finished' });
+    else finish({ outcome: 'aborted', code: ExchangeErrorCode.E_CLIENT_ABORTED, message: 'the client disconnected before the response finished' });
   });
 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
     if (done) return;
     if (!res.headersSent) {
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
-      if (isParserError(error)) answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
-      else answerBadGateway('upstream_unreachable', E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
+      if (isParserError(error)) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }
     res.destroy();
-    finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: `the upstream failed mid-response: ${error.code ?? error.message}` });
+    finish({ outcome: 'aborted', code: ExchangeErrorCode.E_UPSTREAM_RESET, message: `the upstream failed mid-response: ${error.code ?? error.message}` });
   });
 
   // The request never asks for an upgrade (those go to the WebSocket relay): a switch is no answer.
@@ -147,7 +148,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   const refuseAnswer = (problem: string, upstreamRes: IncomingMessage) => {
     if (done) return;
     upstream.destroy();
-    answerBadGateway('upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
+    answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
   };
 
   upstream.on('response', (upstreamRes) => {
@@ -208,7 +209,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       if (upstreamRes.complete || done) return;
       // The upstream reset mid-stream: end the client's stream just as abruptly.
       res.destroy();
-      finish({ outcome: 'aborted', code: 'E_UPSTREAM_RESET', message: 'the upstream closed the connection mid-response' });
+      finish({ outcome: 'aborted', code: ExchangeErrorCode.E_UPSTREAM_RESET, message: 'the upstream closed the connection mid-response' });
     });
   });
 }

@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { UsageError } from '../../core/errors.js';
+import { UsageError, ExchangeErrorCode } from '../../core/errors.js';
 import { parseListen, type ListenAddress } from '../../net/addresses.js';
 import { FlowGate } from './flow-gate.js';
 import { InFlight } from '../../net/in-flight.js';
@@ -119,10 +119,10 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
     clientTap.end(true, clock.now());
     serverTap.end(true, clock.now());
     if (!connected && failure) {
-      exchange.end({ outcome: 'error', errorCode: failure.code ?? 'E_UPSTREAM', errorMessage: `could not connect to unix:${socketPath}: ${failure.message}` });
+      exchange.end({ outcome: 'error', errorCode: failure.code ?? ExchangeErrorCode.E_UPSTREAM, errorMessage: `could not connect to unix:${socketPath}: ${failure.message}` });
     } else {
       const complete = (clientEnded && upstreamEnded) || shutdown;
-      exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: 'E_PROXY_SHUTDOWN', errorMessage: 'the proxy was stopped' } : {}) });
+      exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy was stopped' } : {}) });
     }
     untrack();
   };

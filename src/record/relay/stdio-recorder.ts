@@ -6,6 +6,7 @@ import type { BodyTap } from '../pipeline/recording-sink.js';
 import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 import type { StdioProtocol } from '../pipeline/stdio-protocols.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
 
 export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from '../pipeline/stdio-protocols.js';
 
@@ -141,7 +142,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
         inTap.end(true, clock.now());
       }
       if (spawnError && child.pid === undefined) {
-        exchange.end({ outcome: 'error', errorCode: spawnError.code ?? 'E_SPAWN', errorMessage: `could not start ${options.command}: ${spawnError.message}` });
+        exchange.end({ outcome: 'error', errorCode: spawnError.code ?? ExchangeErrorCode.E_SPAWN, errorMessage: `could not start ${options.command}: ${spawnError.message}` });
       } else {
         exchange.end({ outcome: 'complete', ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) });
       }

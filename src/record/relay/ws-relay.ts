@@ -7,12 +7,13 @@ import { bodyKindOf } from '../pipeline/body-taps.js';
 import { upstreamHost, type CaptureContext } from '../capture-context.js';
 import { endToEndHeaders, headerRecord, rawHeader } from '../../net/headers.js';
 import type { ExchangeSink } from '../pipeline/recording-sink.js';
-import { E_UPSTREAM_INVALID_RESPONSE } from '../../net/proxy-answers.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from '../../net/ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
+import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
 export const WS_HIGH_WATER = 1024 * 1024;
@@ -120,8 +121,8 @@ class UpgradeRelay {
     if (problem) {
       this.phase = 'done';
       this.exchange.update({ status: 400 });
-      writeProxyError(this.socket, 400, 'invalid_upgrade', problem);
-      this.exchange.end({ outcome: 'rejected', errorCode: 'E_INVALID_UPGRADE', errorMessage: problem });
+      writeProxyError(this.socket, 400, proxyAnswerCode(ExchangeErrorCode.E_INVALID_UPGRADE), problem);
+      this.exchange.end({ outcome: 'rejected', errorCode: ExchangeErrorCode.E_INVALID_UPGRADE, errorMessage: problem });
       return;
     }
 
@@ -130,7 +131,7 @@ class UpgradeRelay {
       this.upstream = this.dialUpstream();
     } catch (error) {
       // ws refused to even build the request (it validates the URL and subprotocols up front).
-      this.fail(400, 'invalid_upgrade', 'E_INVALID_UPGRADE', `the upgrade cannot be relayed: ${(error as Error).message}`, 'rejected');
+      this.fail(400, ExchangeErrorCode.E_INVALID_UPGRADE, `the upgrade cannot be relayed: ${(error as Error).message}`, 'rejected');
       return;
     }
     const upstream = this.upstream;
@@ -189,7 +190,7 @@ class UpgradeRelay {
     this.phase = 'done';
     this.socket.destroy();
     this.upstream?.terminate();
-    this.finish({ outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED', errorMessage: 'the client disconnected before the upgrade was answered' });
+    this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_CLIENT_ABORTED, errorMessage: 'the client disconnected before the upgrade was answered' });
   };
 
   private onUpstreamError(error: Error): void {
@@ -201,21 +202,21 @@ class UpgradeRelay {
     const code = (error as NodeJS.ErrnoException).code;
     if (isParserError(error as NodeJS.ErrnoException)) {
       // The upstream was reached, but what it answered is not HTTP.
-      this.fail(502, 'upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
     } else if (code !== undefined && !code.startsWith('WS_ERR')) {
       const message = `cannot reach ${this.context.target.display}: ${code}`;
-      this.fail(502, 'upstream_unreachable', 'E_UPSTREAM_UNREACHABLE', message, 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, message, 'error');
     } else {
       const message = `the upstream's WebSocket handshake failed: ${error.message}`;
-      this.fail(502, 'upstream_handshake_failed', 'E_UPSTREAM_HANDSHAKE', message, 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_HANDSHAKE, message, 'error');
     }
   }
 
   /** Answers the client's raw socket with a JSON error of the proxy's own and ends the exchange. */
-  private fail(status: number, code: string, errorCode: string, message: string, outcome: 'error' | 'rejected'): void {
+  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected'): void {
     this.phase = 'done';
     this.exchange.update({ status });
-    writeProxyError(this.socket, status, code, message, { target: this.context.target.display });
+    writeProxyError(this.socket, status, proxyAnswerCode(errorCode), message, { target: this.context.target.display });
     this.finish({ outcome, errorCode, errorMessage: message });
   }
 
@@ -231,7 +232,7 @@ class UpgradeRelay {
     const problem = statusLineProblem(status, response.statusMessage) ?? headersProblem(response.rawHeaders);
     if (problem !== undefined) {
       request.destroy();
-      this.fail(502, 'upstream_invalid_response', E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
       return;
     }
     this.phase = 'rejecting';
@@ -254,7 +255,7 @@ class UpgradeRelay {
       // The upstream cut its refusal short: end the client's socket just as abruptly.
       this.phase = 'done';
       this.socket.destroy();
-      this.finish({ outcome: 'aborted', errorCode: 'E_UPSTREAM_RESET', errorMessage: 'the upstream closed the connection while sending its refusal of the upgrade' });
+      this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_UPSTREAM_RESET, errorMessage: 'the upstream closed the connection while sending its refusal of the upgrade' });
     });
   }
 
@@ -303,7 +304,7 @@ class UpgradeRelay {
       this.phase = 'done';
       upstream.terminate();
       this.socket.destroy();
-      this.finish({ outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED', errorMessage: 'the client disconnected before the upgrade was answered' });
+      this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_CLIENT_ABORTED, errorMessage: 'the client disconnected before the upgrade was answered' });
       return;
     }
     this.phase = 'open';
@@ -391,7 +392,7 @@ class UpgradeRelay {
     const first = this.firstClose!;
     const closeReason = first.reason.length > 0 ? first.reason.toString('utf8') : undefined;
     if (this.cutByShutdown) {
-      this.finish({ outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN', errorMessage: 'the proxy shut down while the connection was open', closeCode: first.code, closeReason: closeReason ?? WS_SHUTDOWN_REASON });
+      this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy shut down while the connection was open', closeCode: first.code, closeReason: closeReason ?? WS_SHUTDOWN_REASON });
       return;
     }
     if (!isAbruptClose(first.code)) {
@@ -402,8 +403,8 @@ class UpgradeRelay {
     const detail = error ? `: ${(error as NodeJS.ErrnoException).code ?? error.message}` : '';
     this.finish(
       first.side === 'client'
-        ? { outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED', errorMessage: `the client closed the connection without a close frame${detail}`, closeCode: first.code }
-        : { outcome: 'aborted', errorCode: 'E_UPSTREAM_RESET', errorMessage: `the upstream closed the connection without a close frame${detail}`, closeCode: first.code },
+        ? { outcome: 'aborted', errorCode: ExchangeErrorCode.E_CLIENT_ABORTED, errorMessage: `the client closed the connection without a close frame${detail}`, closeCode: first.code }
+        : { outcome: 'aborted', errorCode: ExchangeErrorCode.E_UPSTREAM_RESET, errorMessage: `the upstream closed the connection without a close frame${detail}`, closeCode: first.code },
     );
   }
 
@@ -419,8 +420,8 @@ class UpgradeRelay {
       this.phase = 'done';
       this.upstream?.terminate();
       this.exchange.update({ status: 503 });
-      writeProxyError(this.socket, 503, 'proxy_shutting_down', 'the proxy is shutting down');
-      this.finish({ outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN', errorMessage: 'the proxy shut down before the upgrade was answered' });
+      writeProxyError(this.socket, 503, proxyAnswerCode(ExchangeErrorCode.E_PROXY_SHUTDOWN), 'the proxy is shutting down');
+      this.finish({ outcome: 'aborted', errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy shut down before the upgrade was answered' });
       return;
     }
     if (this.phase !== 'open' || this.shuttingDown) return;

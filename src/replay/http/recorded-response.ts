@@ -7,6 +7,7 @@ import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-
 import { parseJsonBody } from './request-body.js';
 import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
 import { PlaybackClock } from '../timing.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
@@ -71,7 +72,7 @@ export async function playRecordedResponse(
     writeRecordedHead(res, exchange.id, exchange.status, headers);
     res.flushHeaders();
     const sent = await playMessages(res, messages, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: stopped.signal });
-    const reset = exchange.outcome === 'aborted' && exchange.errorCode === 'E_UPSTREAM_RESET';
+    const reset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET;
     if (reset && !stopped.signal.aborted) res.destroy();
     else res.end();
     return done(sent);

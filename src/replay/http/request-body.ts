@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import { tryParseJson } from '../../core/json.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { FieldSpecs } from '../../core/field-specs.js';
 import { normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
@@ -22,11 +23,7 @@ export interface BodyIdentity {
  */
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0 || !isUtf8(raw) || tooDeepToNormalize(raw)) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  return tryParseJson(raw.toString('utf8'));
 }
 
 const NO_MASK = new RedactionMask();

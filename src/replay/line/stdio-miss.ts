@@ -5,6 +5,7 @@ import type { LineMiss } from './line-conversation.js';
 import { redactedText } from '../miss-report.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { MAX_MATCH_DEPTH, MAX_REQUEST_FLAG, tooDeepToNormalize } from '../http/request-limits.js';
+import { isJsonObject, tryParseJson } from '../../core/json.js';
 
 /** Longest excerpt of a line a miss report quotes. */
 const EXCERPT_CHARS = 160;
@@ -34,7 +35,7 @@ export function lineMissMessage(miss: LineMiss): string {
 export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss, context: { recordedMethods: ReadonlySet<string>; hostInstanceId?: string }): Buffer | undefined {
   const message = lineMissMessage(miss);
   // Too deep to echo back safely (JSON.stringify recurses): answered like a line that is not JSON.
-  const value = tooDeepToNormalize(miss.line.raw) ? undefined : parse(miss.line.text);
+  const value = tooDeepToNormalize(miss.line.raw) ? undefined : tryParseJson(miss.line.text);
   const answer = messageMissAnswer(protocol, value, { ...context, message });
   return answer === undefined ? undefined : Buffer.from(JSON.stringify(answer) + '\n');
 }
@@ -48,13 +49,13 @@ export function messageMissAnswer(protocol: ProtocolId | undefined, value: unkno
 /** Methods (JSON-RPC) of the recorded client lines: a miss on an unknown method is "method not found". */
 export function recordedMethodsOf(messages: readonly ScriptMessage[]): Set<string> {
   const methods = new Set<string>();
-  for (const m of messages) if (m.sender === 'client' && isRecord(m.json) && typeof m.json.method === 'string') methods.add(m.json.method);
+  for (const m of messages) if (m.sender === 'client' && isJsonObject(m.json) && typeof m.json.method === 'string') methods.add(m.json.method);
   return methods;
 }
 
 /** The daemon's hostInstanceId as recorded, so a miss answer looks like the daemon's. */
 export function hostInstanceIdOf(messages: readonly ScriptMessage[]): string | undefined {
-  for (const m of messages) if (m.sender === 'server' && isRecord(m.json) && typeof m.json.hostInstanceId === 'string') return m.json.hostInstanceId;
+  for (const m of messages) if (m.sender === 'server' && isJsonObject(m.json) && typeof m.json.hostInstanceId === 'string') return m.json.hostInstanceId;
   return undefined;
 }
 
@@ -66,14 +67,3 @@ function excerpt(text: string): string {
   return text.length <= EXCERPT_CHARS ? text : text.slice(0, EXCERPT_CHARS) + '…';
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

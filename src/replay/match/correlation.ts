@@ -1,3 +1,4 @@
+import { headerValue, type HeaderMap } from '../../core/header-value.js';
 import { substituteOnce, type CorrelationPair } from './token-substitution.js';
 import { protocolById } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
@@ -6,7 +7,7 @@ import { parsePointer } from '../../core/field-specs.js';
 /** Where echo values are looked up: a request's parsed body and its headers (or one client frame). */
 export interface EchoSource {
   body?: unknown;
-  headers?: Readonly<Record<string, string | string[] | undefined>> | null;
+  headers?: HeaderMap | null;
 }
 
 /** The request fields a protocol's responses echo, or none for an unknown protocol. */
@@ -134,16 +135,6 @@ function collectKey(value: unknown, name: string, out: Found[]): void {
     if (k === name) out.push({ key: k, value: v });
     else collectKey(v, name, out);
   }
-}
-
-function headerValue(headers: EchoSource['headers'], name: string): string | undefined {
-  if (!headers) return undefined;
-  const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(headers)) {
-    if (k.toLowerCase() !== lower || v === undefined) continue;
-    return Array.isArray(v) ? v[0] : v;
-  }
-  return undefined;
 }
 
 function isScalar(value: unknown): value is string | number {

@@ -1,6 +1,7 @@
 import { protocolById } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { FieldSpecs, formatPointer } from '../../core/field-specs.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** Stands in for an ignored array element, so the positions of the others stay put. */
 const IGNORED = '<ignored>';
@@ -55,7 +56,7 @@ function walk(value: unknown, path: string[], drop: FieldSpecs): unknown {
       return drop.matches(at) ? IGNORED : walk(item, at, drop);
     });
   }
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const at = [...path, key];
@@ -68,7 +69,7 @@ function walk(value: unknown, path: string[], drop: FieldSpecs): unknown {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
     return out;
@@ -86,7 +87,7 @@ function diff(a: unknown, b: unknown, path: string[], out: string[], limit: numb
     }
     return;
   }
-  if (isObject(a) && isObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
       if (!(key in a) || !(key in b)) out.push(formatPointer([...path, key]));
@@ -98,6 +99,3 @@ function diff(a: unknown, b: unknown, path: string[], out: string[], limit: numb
   if (!Object.is(a, b)) out.push(formatPointer(path));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

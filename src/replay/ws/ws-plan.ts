@@ -1,5 +1,6 @@
 import { parseCloseFramePayload } from '../../net/ws-close-codes.js';
 import type { ScriptExchange, ScriptMessage } from '../replay-script.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
 
 /** One step of a recorded conversation: a client frame the replay waits for, and the server frames that followed it. */
 export interface WsTurn {
@@ -48,9 +49,9 @@ export function planConnection(exchange: ScriptExchange): WsPlan {
 function endingOf(exchange: ScriptExchange, firstClose: ScriptMessage | undefined): WsEnding {
   // A connection cut by the recorder's own shutdown had not ended: it stays open until the client
   // (or the replay's shutdown) ends it.
-  if (exchange.errorCode === 'E_PROXY_SHUTDOWN') return { by: 'client' };
+  if (exchange.errorCode === ExchangeErrorCode.E_PROXY_SHUTDOWN) return { by: 'client' };
   if (firstClose?.sender === 'server') return { by: 'server', ...parseCloseFramePayload(firstClose.raw), at: firstClose.tOffsetMs };
-  if (!firstClose && exchange.errorCode === 'E_UPSTREAM_RESET') {
+  if (!firstClose && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET) {
     return { by: 'server-reset', at: exchange.endedMs ?? exchange.messages.at(-1)?.tOffsetMs ?? exchange.startedMs };
   }
   return { by: 'client' };

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
+import { ExchangeErrorCode } from '../../core/errors.js';
+import { proxyAnswerCode } from '../../net/proxy-answers.js';
 import { CLOSE_GOING_AWAY } from '../../net/ws-close-codes.js';
 import { offeredProtocols } from '../../net/ws-limits.js';
 import { writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
@@ -47,7 +49,7 @@ export function replayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer
 function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
   const problem = upgradeProblem(req);
   if (problem) {
-    writeProxyError(socket, 400, 'invalid_upgrade', problem);
+    writeProxyError(socket, 400, proxyAnswerCode(ExchangeErrorCode.E_INVALID_UPGRADE), problem);
     return;
   }
   const url = req.url ?? '/';

@@ -2,9 +2,7 @@ import type { AcpSessionView, AcpTurn, AcpUpdateRow } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 import { displayLabel } from './display-label.js';
 import { errorText, objectOf, PairBook } from './session-pairs.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isJsonObject } from '../../core/json.js';
 
 /**
  * An ACP connection as the inspector shows it: JSON-RPC requests, from either side, paired with
@@ -24,7 +22,7 @@ export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>
       const key = `${m.sender}:${JSON.stringify(msg.id)}`;
       book.request(key, m, msg.method, msg.id);
       if (msg.method === 'session/prompt' && m.sender === 'client') {
-        const params = isObj(msg.params) ? msg.params : {};
+        const params = isJsonObject(msg.params) ? msg.params : {};
         const turn: AcpTurn = {
           promptSeq: m.seq,
           responseSeq: null,
@@ -43,8 +41,8 @@ export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>
         view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: msg.method });
         continue;
       }
-      const params = isObj(msg.params) ? msg.params : {};
-      const update = isObj(params.update) && typeof params.update.sessionUpdate === 'string' ? params.update.sessionUpdate : '?';
+      const params = isJsonObject(msg.params) ? msg.params : {};
+      const update = isJsonObject(params.update) && typeof params.update.sessionUpdate === 'string' ? params.update.sessionUpdate : '?';
       const row: AcpUpdateRow = { seq: m.seq, atMs: m.tOffsetMs, sessionId: typeof params.sessionId === 'string' ? params.sessionId : null, update };
       const open = [...openTurns.values()];
       const turn = open.filter((t) => row.sessionId === null || t.sessionId === null || t.sessionId === row.sessionId).pop();
@@ -52,13 +50,13 @@ export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>
     } else if (hasId && ('result' in msg || 'error' in msg)) {
       const key = `${m.sender === 'client' ? 'server' : 'client'}:${JSON.stringify(msg.id)}`;
       const ok = !('error' in msg);
-      const err = isObj(msg.error) ? msg.error : undefined;
+      const err = isJsonObject(msg.error) ? msg.error : undefined;
       const error = ok ? null : err !== undefined ? `${String(err.code ?? '')}${err.message === undefined ? '' : ` ${String(err.message)}`}`.trim() : errorText(msg.error);
       const turn = openTurns.get(key);
       book.answer(key, m, { ok, error, label: turn ? 'session/prompt' : 'response', id: msg.id });
       if (turn !== undefined) {
         openTurns.delete(key);
-        const result = isObj(msg.result) ? msg.result : {};
+        const result = isJsonObject(msg.result) ? msg.result : {};
         turn.responseSeq = m.seq;
         turn.ok = ok;
         turn.stopReason = ok ? (typeof result.stopReason === 'string' ? result.stopReason : null) : (err !== undefined ? errorText(err.message) : error);

@@ -1,15 +1,15 @@
 import { AguiRunModel, contentText, runMessages, toolCallsOf, type AguiMessage, type Touch } from '../../protocols/agui/materialize.js';
-import { isObject, type JsonObject } from '../../protocols/agui/shapes.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { FindingInfo, RunItem, RunView, StateAt } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 
 /** The RunAgentInput the client sent (the request body), when there is one. */
 function inputOf(m: WalkedMessage): JsonObject | undefined {
-  return m.sender === 'client' && isObject(m.json) && typeof m.json.threadId === 'string' ? m.json : undefined;
+  return m.sender === 'client' && isJsonObject(m.json) && typeof m.json.threadId === 'string' ? m.json : undefined;
 }
 
 function eventOf(m: WalkedMessage): JsonObject | undefined {
-  return m.sender === 'server' && isObject(m.json) && typeof m.json.type === 'string' ? m.json : undefined;
+  return m.sender === 'server' && isJsonObject(m.json) && typeof m.json.type === 'string' ? m.json : undefined;
 }
 
 /**
@@ -68,7 +68,7 @@ export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, f
       view.input.threadId = str(input.threadId);
       view.input.runId = str(input.runId);
       if (Array.isArray(input.messages)) {
-        view.input.messages = input.messages.filter(isObject).map((msg) => ({ id: str(msg.id), role: str(msg.role), text: contentText(msg.content) }));
+        view.input.messages = input.messages.filter(isJsonObject).map((msg) => ({ id: str(msg.id), role: str(msg.role), text: contentText(msg.content) }));
       }
       model.setInput(input);
       continue;
@@ -187,7 +187,7 @@ function outcomeOf(model: AguiRunModel): RunView['outcome'] {
 }
 
 function finishedDetail(ev: JsonObject): string {
-  const outcome = isObject(ev.outcome) ? ev.outcome : undefined;
+  const outcome = isJsonObject(ev.outcome) ? ev.outcome : undefined;
   if (outcome?.type === 'interrupt') return `interrupt: ${str(outcome.interrupts)}`;
   if (outcome?.type === 'cancelled') return 'cancelled';
   if (ev.outcome === 'interrupt' || ev.interrupt !== undefined) return `interrupt: ${str(ev.interrupt ?? ev.outcome)}`;

@@ -1,6 +1,7 @@
 import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
 import type Database from 'better-sqlite3';
 import { tooDeepToWalk } from '../../core/json-depth.js';
+import { tryParseJson } from '../../core/json.js';
 import { displayLabel, type LabelContext } from './display-label.js';
 import { openRecording } from '../../store/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
@@ -280,12 +281,7 @@ function parseJson(text: string | null): unknown {
 
 /** The stored JSON text parsed at any depth, for a label, which reads only the top of it. */
 function labelJson(text: string | null): unknown {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return text === null ? undefined : tryParseJson(text);
 }
 
 function summary(r: ExchangeRecord): ExchangeSummary {

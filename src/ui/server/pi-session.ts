@@ -2,9 +2,7 @@ import type { PiSessionView } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
 import { displayLabel } from './display-label.js';
 import { errorText, objectOf, PairBook } from './session-pairs.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /**
  * A Pi RPC session (framed `pi-daemon-rpc` or raw `pi-rpc`) as the inspector shows it: commands
@@ -21,15 +19,15 @@ export function piSession(exchangeId: number, mode: 'framed' | 'raw', messages: 
   for (const m of messages) {
     const msg = objectOf(m);
     if (msg === undefined) continue;
-    let command: Obj | undefined;
-    let response: Obj | undefined;
-    let event: Obj | undefined;
+    let command: JsonObject | undefined;
+    let response: JsonObject | undefined;
+    let event: JsonObject | undefined;
     let sequence: number | null = null;
     if (mode === 'framed') {
-      if (m.sender === 'client' && msg.kind === 'command' && isObj(msg.command)) command = msg.command;
-      else if (m.sender === 'client' && msg.kind === 'extension_ui_response' && isObj(msg.response)) command = { ...msg.response, type: 'extension_ui_response' };
-      else if (m.sender === 'server' && msg.kind === 'response' && isObj(msg.response)) response = msg.response;
-      else if (m.sender === 'server' && msg.kind === 'event' && isObj(msg.event)) {
+      if (m.sender === 'client' && msg.kind === 'command' && isJsonObject(msg.command)) command = msg.command;
+      else if (m.sender === 'client' && msg.kind === 'extension_ui_response' && isJsonObject(msg.response)) command = { ...msg.response, type: 'extension_ui_response' };
+      else if (m.sender === 'server' && msg.kind === 'response' && isJsonObject(msg.response)) response = msg.response;
+      else if (m.sender === 'server' && msg.kind === 'event' && isJsonObject(msg.event)) {
         event = msg.event;
         if (typeof msg.sequence === 'number') sequence = msg.sequence;
       }

@@ -1,5 +1,6 @@
 import type { SessionPair } from '../api-types.js';
 import type { WalkedMessage } from './inspector-data.js';
+import { isJsonObject } from '../../core/json.js';
 
 /** The id as JSON text for display, or null when there is none. */
 export const idText = (id: unknown): string | null => (id === undefined || id === null ? null : JSON.stringify(id));
@@ -75,7 +76,7 @@ export class PairBook {
 /** The message is a JSON object worth looking at (not a close frame, not a raw line). */
 export function objectOf(m: WalkedMessage): Record<string, unknown> | undefined {
   if (m.channel === 'close') return undefined;
-  return m.json !== null && typeof m.json === 'object' && !Array.isArray(m.json) ? (m.json as Record<string, unknown>) : undefined;
+  return isJsonObject(m.json) ? m.json : undefined;
 }
 
 export const errorText = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
