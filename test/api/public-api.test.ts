@@ -51,7 +51,7 @@ const TYPE_EXPORTS = [
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
   'NdjsonReplayLog', 'NdjsonReplayOptions', 'NdjsonReplaySummary', 'Outcome', 'ProtocolId',
-  'RecorderOptions', 'RecordingAppendOptions', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
+  'RecorderOptions', 'RecordingAppendOptions', 'RecordingPipeline', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
   'RecordingTotals', 'RecordingWriterOptions', 'ReplayLog', 'ReplayMiss', 'ReplayOptions', 'ReplaySummary',
   'RunningInspector', 'RunningNdjsonRecorder', 'RunningNdjsonReplay', 'RunningRecorder', 'RunningReplay',
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
@@ -97,7 +97,7 @@ describe('the public API', () => {
       onStopped?: api.StoppedListener;
       overwrite?: boolean;
       starting?: (out: string) => Promise<void>;
-      pipeline?: 'worker' | 'inline';
+      pipeline?: api.RecordingPipeline;
     }>();
     expectTypeOf<api.RunningRecorder>().toEqualTypeOf<{
       readonly url: string;
@@ -156,7 +156,7 @@ describe('the public API', () => {
       listener?: api.LiveListener;
       onStopped?: api.StoppedListener;
       overwrite?: boolean;
-      pipeline?: 'worker' | 'inline';
+      pipeline?: api.RecordingPipeline;
     }>();
     expectTypeOf<api.RunningStdioRecorder>().toEqualTypeOf<{
       readonly out: string;
@@ -179,7 +179,7 @@ describe('the public API', () => {
       listener?: api.LiveListener;
       onStopped?: api.StoppedListener;
       overwrite?: boolean;
-      pipeline?: 'worker' | 'inline';
+      pipeline?: api.RecordingPipeline;
     }>();
     expectTypeOf<api.RunningNdjsonRecorder>().toEqualTypeOf<{
       readonly url: string;
