@@ -12,7 +12,7 @@ import { endToEndHeaders, headerRecord } from '../../src/capture/headers.js';
 import { HeaderRedactor } from '../../src/capture/redaction.js';
 import { startRecorder as startInline } from '../../src/capture/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 type StartRecorder = typeof startInline;
 const dist = (await import(new URL('../../dist/index.js', import.meta.url).href)) as { startRecorder: StartRecorder };

@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ndjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { scratch, useCleanups } from '../replay/replay-helpers.js';
+import { useCleanups } from '../replay/replay-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { runCli } from './run-cli.js';
 
 useCleanups();

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_INPUT, EXAMPLES, EXAMPLES_DIR, makeExamples } from '../../scripts/make-examples.js';
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from './diff-helpers.js';
+import { within } from '../support/waits.js';
 
 useCleanups();
 
@@ -35,24 +36,25 @@ function replay(file: string): Promise<Replaying> {
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replay did not start: ${stdout} ${stderr}`)), 10_000);
-    void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      const nl = stdout.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      resolve({
-        url: stdout.slice(0, nl).replace('listening on ', ''),
-        async stop() {
-          child.kill('SIGINT');
-          const code = await exited;
-          return { code, stdout, stderr };
-        },
+  return within(
+    new Promise((resolve, reject) => {
+      void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        const nl = stdout.indexOf('\n');
+        if (nl < 0) return;
+        resolve({
+          url: stdout.slice(0, nl).replace('listening on ', ''),
+          async stop() {
+            child.kill('SIGINT');
+            const code = await exited;
+            return { code, stdout, stderr };
+          },
+        });
       });
-    });
-  });
+    }),
+    'the replay to print where it listens',
+  );
 }
 
 describe('recordings/examples', () => {

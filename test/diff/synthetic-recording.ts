@@ -3,8 +3,7 @@
  * ndjson`): exchanges of JSON messages, each marked valid, with no proxy or agent behind them.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from './diff-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 
 export interface SyntheticMessage {
   sender: 'client' | 'server';
@@ -35,7 +34,7 @@ export interface SyntheticExchange {
 
 /** Writes the exchanges as an NDJSON recording in a fresh temp dir; returns its path. */
 export function writeRecording(exchanges: SyntheticExchange[], name = 'rec.ndjson'): string {
-  const file = join(tempDir('agent-proxy-diff-synth-'), name);
+  const file = scratch('agent-proxy-diff-synth-').file(name);
   const lines: unknown[] = [{ type: 'recording', format: 'agent-proxy/ndjson', version: 1, toolVersion: '0.1.0', mode: 'record', startedAt: '2026-12-01T00:00:00.000Z' }];
   exchanges.forEach((e, i) => {
     const id = i + 1;

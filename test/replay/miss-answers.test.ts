@@ -9,7 +9,8 @@ import { HttpAgent } from '@ag-ui/client';
 import { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { ndjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { replay, scratch, useCleanups } from './replay-helpers.js';
+import { replay, useCleanups } from './replay-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { connect } from './ws-replay-helpers.js';
 
 useCleanups();

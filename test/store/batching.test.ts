@@ -6,7 +6,9 @@ import { verdictFrom, withFindings } from '../../src/core/verdict.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import type { StoreError } from '../../src/store/store-errors.js';
-import { meta, tempDir, thrown, waitFor } from './store-fixtures.js';
+import { meta, thrown } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let open: Array<{ close(): void }> = [];
@@ -61,7 +63,7 @@ describe('batched writes', () => {
     w.addMessage(message(ex, 2));
     // The enqueue itself never writes; the batch goes out on the next turn of the event loop.
     expect(other.count('messages')).toBe(0);
-    expect(await waitFor(() => other.count('messages') === 2)).toBe(true);
+    await waitFor(() => other.count('messages') === 2, 'the batch of two to be written');
     expect(other.count('exchanges')).toBe(1);
     expect(w.pending).toBe(0);
 
@@ -78,11 +80,11 @@ describe('batched writes', () => {
     const ex = w.beginExchange({ transport: 'ws', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
     expect(other.count('messages')).toBe(0);
-    expect(await waitFor(() => other.count('messages') === 1, 5000)).toBe(true);
+    await waitFor(() => other.count('messages') === 1, 'the timer to write the first message');
     // A second burst re-arms the timer.
     w.addMessage(message(ex, 2));
     w.endExchange(ex, { outcome: 'complete', tOffsetMs: 5 });
-    expect(await waitFor(() => other.count('messages') === 2, 5000)).toBe(true);
+    await waitFor(() => other.count('messages') === 2, 'the re-armed timer to write the second');
     expect(other.db.prepare('SELECT outcome FROM exchanges').get()).toEqual({ outcome: 'complete' });
   });
 
@@ -157,7 +159,7 @@ describe('batched writes', () => {
 
     const ex = w.beginExchange({ transport: 'http', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
-    expect(await waitFor(() => errors.length > 0)).toBe(true);
+    await waitFor(() => errors.length > 0, 'the background write to fail');
     expect(errors).toHaveLength(1);
     expect(errors[0].code).toBe('E_STORE_WRITE');
     expect(w.failure).toBe(errors[0]);

@@ -1,13 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RecordingMeta } from '../../src/store/recording-writer.js';
-
-/** A fresh temp folder per test; the returned function removes it. */
-export function tempDir(): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-store-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+import { waitFor } from '../support/waits.js';
 
 export function meta(overrides: Partial<RecordingMeta> = {}): RecordingMeta {
   return {
@@ -19,16 +11,6 @@ export function meta(overrides: Partial<RecordingMeta> = {}): RecordingMeta {
     startedAt: new Date('2026-01-02T03:04:05.678Z'),
     ...overrides,
   };
-}
-
-/** Polls `check` until it returns true or the deadline passes; generous by default so slow CI stays green. */
-export async function waitFor(check: () => boolean, deadlineMs = 5000, stepMs = 5): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return check();
 }
 
 /** The `<enqueued> <ms>` lines a crash-test child has printed so far (a half-written last line left out). */
@@ -48,7 +30,8 @@ export async function childHasRun(child: { exitCode: number | null }, out: () =>
     const reports = childReports(out());
     return reports.length > 5 && reports[reports.length - 1][1] - reports[0][1] >= spanMs;
   };
-  return (await waitFor(() => ran() || child.exitCode !== null, 30_000)) && ran();
+  await waitFor(() => ran() || child.exitCode !== null, 'the child to report or exit');
+  return ran();
 }
 
 /** Runs `fn` and returns the error it throws, so tests can look at `code`. */

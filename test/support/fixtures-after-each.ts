@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir, type TempDir } from './temp-dir.js';
 import { startAguiAgent, type AguiAgent, type AguiAgentOptions } from './agui-agent.js';
 
 /**
@@ -21,7 +21,7 @@ export function fixturesAfterEach() {
       undo.push(() => agent.close());
       return agent;
     },
-    scratch(prefix?: string): ReturnType<typeof tempDir> {
+    scratch(prefix?: string): TempDir {
       const dir = tempDir(prefix);
       undo.push(() => dir.cleanup());
       return dir;
