@@ -1,3 +1,4 @@
+import type { CancelWrite, FlushSchedule } from '../../src/store/flush-schedule.js';
 import type { RecordingMeta } from '../../src/store/recording-writer.js';
 import { waitFor } from '../support/waits.js';
 
@@ -32,6 +33,51 @@ export async function childHasRun(child: { exitCode: number | null }, out: () =>
   };
   await waitFor(() => ran() || child.exitCode !== null, 'the child to report or exit');
   return ran();
+}
+
+/**
+ * A writer's flush schedule run by hand: it keeps what the batching policy scheduled (a write after
+ * the interval, a write on the next turn) and runs it only when the test says, so whether and when
+ * rows are written is checked without timers.
+ */
+export class ManualSchedule implements FlushSchedule {
+  private timed?: { ms: number; write: () => void };
+  private nextTurn?: () => void;
+  /** How many timed writes have been scheduled in all (one per burst, not one per row). */
+  timedScheduled = 0;
+
+  later(ms: number, write: () => void): CancelWrite {
+    this.timedScheduled++;
+    const entry = { ms, write };
+    this.timed = entry;
+    return () => void (this.timed === entry && (this.timed = undefined));
+  }
+
+  soon(write: () => void): CancelWrite {
+    this.nextTurn = write;
+    return () => void (this.nextTurn === write && (this.nextTurn = undefined));
+  }
+
+  /** What waits to run: the interval of a timed write (if any), and whether a next-turn write does. */
+  get scheduled(): { afterMs?: number; nextTurn: boolean } {
+    return { ...(this.timed ? { afterMs: this.timed.ms } : {}), nextTurn: this.nextTurn !== undefined };
+  }
+
+  /** Runs the timed write, as its timer would. */
+  runTimed(): void {
+    const entry = this.timed;
+    if (!entry) throw new Error('no timed write is scheduled');
+    this.timed = undefined;
+    entry.write();
+  }
+
+  /** Runs the next-turn write, as the event loop would. */
+  runNextTurn(): void {
+    const write = this.nextTurn;
+    if (!write) throw new Error('no next-turn write is scheduled');
+    this.nextTurn = undefined;
+    write();
+  }
 }
 
 /** Runs `fn` and returns the error it throws, so tests can look at `code`. */
