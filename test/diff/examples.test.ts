@@ -13,6 +13,8 @@ import { EXAMPLE_INPUT, EXAMPLES, EXAMPLES_DIR, makeExamples } from '../../scrip
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from './diff-helpers.js';
 import { within } from '../support/waits.js';
+import { scratch } from '../support/temp-dir.js';
+import { importNdjsonText, isNdjsonRecordingText } from '../../src/export/ndjson-import.js';
 
 useCleanups();
 
@@ -58,11 +60,15 @@ function replay(file: string): Promise<Replaying> {
 }
 
 describe('recordings/examples', () => {
-  it('are small NDJSON recordings (the text form), committed beside each other', () => {
+  it('are small recordings that import reads as the NDJSON text form, whole', () => {
     for (const file of [agui, pi]) {
       expect(statSync(file).size).toBeLessThan(100 * 1024);
-      const first = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]) as Record<string, unknown>;
-      expect(first).toMatchObject({ type: 'recording', format: 'agent-proxy/ndjson' });
+      const text = readFileSync(file, 'utf8');
+      expect(isNdjsonRecordingText(text), file).toBe(true);
+      const totals = importNdjsonText(text, scratch('agent-proxy-examples-').file('imported.db'), { file });
+      const messageLines = text.split('\n').filter((line) => line.startsWith('{"type":"message"')).length;
+      expect(messageLines, file).toBeGreaterThan(0);
+      expect(totals.messages, file).toBe(messageLines);
     }
   });
 
