@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
-import { waitFor } from '../support/waits.js';
-import { postRun, spawnRecorder, sseBlocks, within } from './record-helpers.js';
+import { waitFor, within } from '../support/waits.js';
+import { postRun, spawnRecorder, sseBlocks } from './record-helpers.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];

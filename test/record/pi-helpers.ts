@@ -17,7 +17,7 @@ import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/p
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 export { onCleanup, useCleanups } from '../support/cleanups.js';
-export { within, wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
+export { wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
 
 export async function daemon(options: PiDaemonOptions = {}): Promise<PiDaemon> {
   const d = await startPiDaemon(options);

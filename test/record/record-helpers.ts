@@ -88,7 +88,6 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export { within } from '../support/waits.js';
 
 /** `proxy record …` as a child process, with its stdout split into lines as they arrive. */
 export type CliRecorder = CliProcess;

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../src/capture/recording-clock.js';
 import { WorkerRecordingSink } from '../../src/capture/worker-recording-sink.js';
-import { within } from './record-helpers.js';
+import { within } from '../support/waits.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 

@@ -92,4 +92,3 @@ export function rewrite(value: unknown, ids: Record<string, string>): unknown {
   return value;
 }
 
-export { within } from '../support/waits.js';

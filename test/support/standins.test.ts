@@ -18,7 +18,8 @@ import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
 import { testRegistry } from './shared.js';
 import { useCleanups } from './cleanups.js';
-import { within, wsOpen, wsRefusal } from './ws-client.js';
+import { wsOpen, wsRefusal } from './ws-client.js';
+import { within } from './waits.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { scratch } from './temp-dir.js';
 
