@@ -48,6 +48,7 @@ export { RecordingReader } from './store/recording-reader.js';
 export type { FindingFilter, FindingListRow } from './store/recording-reader.js';
 export { RecordingWriter } from './store/recording-writer.js';
 export type { RecordingWriterOptions, RecordingAppendOptions } from './store/recording-writer.js';
+export type { FlushSchedule, CancelWrite } from './store/flush-schedule.js';
 export type {
   RecordingMeta,
   RecordingInfo,

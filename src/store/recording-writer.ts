@@ -7,6 +7,7 @@ import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
+import { EVENT_LOOP_SCHEDULE, type CancelWrite, type FlushSchedule } from './flush-schedule.js';
 import { StoreError, messageOf } from './store-errors.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
 
@@ -24,6 +25,8 @@ export interface RecordingWriterOptions {
    * `dropped`) and `flush()`/`close()` throw the same error. Without it the failure only surfaces there.
    */
   onError?: (error: StoreError) => void;
+  /** @internal when background writes run (default: timers of the event loop); tests inject their own. */
+  schedule?: FlushSchedule;
 }
 
 /** Options of `RecordingWriter.append`: the same, minus `overwrite`. */
@@ -119,8 +122,9 @@ export class RecordingWriter {
   private queuedBytes = 0;
   /** Exchange rows whose insert is in `queue`, by id: later updates and ends merge into them. */
   private readonly queuedExchanges = new Map<number, ExchangeRow>();
-  private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
+  private readonly schedule: FlushSchedule;
+  private cancelLater: CancelWrite | undefined;
+  private cancelSoon: CancelWrite | undefined;
   private closed = false;
   private failed: StoreError | undefined;
   private droppedRows = 0;
@@ -143,6 +147,7 @@ export class RecordingWriter {
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
     this.onError = options.onError;
+    this.schedule = options.schedule ?? EVENT_LOOP_SCHEDULE;
     this.stmts = prepareStatements(db);
     this.writeBatch = db.transaction((ops: Op[]) => this.apply(ops));
   }
@@ -477,10 +482,9 @@ export class RecordingWriter {
     if (this.queuedRows >= this.maxBatch * BACKSTOP_BATCHES || this.queuedBytes >= BACKSTOP_BYTES) {
       this.writeInBackground();
     } else if (this.queuedRows >= this.maxBatch) {
-      if (this.immediate === undefined) this.immediate = setImmediate(() => this.writeInBackground());
-    } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.writeInBackground(), this.flushIntervalMs);
-      this.timer.unref();
+      this.cancelSoon ??= this.schedule.soon(() => this.writeInBackground());
+    } else {
+      this.cancelLater ??= this.schedule.later(this.flushIntervalMs, () => this.writeInBackground());
     }
     return true;
   }
@@ -542,14 +546,10 @@ export class RecordingWriter {
   }
 
   private cancelScheduled(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.immediate !== undefined) {
-      clearImmediate(this.immediate);
-      this.immediate = undefined;
-    }
+    this.cancelLater?.();
+    this.cancelLater = undefined;
+    this.cancelSoon?.();
+    this.cancelSoon = undefined;
   }
 
   private trackStatus(messageId: number, status: VerdictStatus): void {

@@ -44,9 +44,9 @@ const RUNTIME_EXPORTS = [
 
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
-  'BodyEcho', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
+  'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
   'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
-  'ExchangeUpdate', 'Finding', 'FindingFilter', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
+  'ExchangeUpdate', 'Finding', 'FindingFilter', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
@@ -352,11 +352,17 @@ describe('the public API', () => {
       maxBatch?: number;
       overwrite?: boolean;
       onError?: (error: api.StoreError) => void;
+      schedule?: api.FlushSchedule;
     }>();
     expectTypeOf<api.RecordingAppendOptions>().toEqualTypeOf<{
       flushIntervalMs?: number;
       maxBatch?: number;
       onError?: (error: api.StoreError) => void;
+      schedule?: api.FlushSchedule;
+    }>();
+    expectTypeOf<api.FlushSchedule>().toEqualTypeOf<{
+      later(ms: number, write: () => void): api.CancelWrite;
+      soon(write: () => void): api.CancelWrite;
     }>();
     expectTypeOf<keyof api.RecordingMeta>().toEqualTypeOf<'toolVersion' | 'target' | 'listen' | 'mode' | 'schemaHashes' | 'startedAt'>();
     expectTypeOf<keyof api.RecordingInfo>().toEqualTypeOf<'formatVersion' | 'toolVersion' | 'target' | 'listen' | 'mode' | 'startedAt' | 'endedAt' | 'schemaHashes'>();

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import type { TempDir } from '../support/temp-dir.js';
 import { onCleanup } from '../support/cleanups.js';
 import { BIN, REPO } from './run-cli.js';
 
@@ -15,34 +15,25 @@ export const AGUI_EXAMPLE = `${REPO}/recordings/examples/agui-sse-run.ndjson`;
 /** The Pi daemon example shipped in the repository: REST calls and a framed RPC WebSocket. */
 export const PI_EXAMPLE = `${REPO}/recordings/examples/pi-daemon-session.ndjson`;
 
-export type Scratch = ReturnType<typeof tempDir>;
-
-/** A temp folder removed after the test. */
-export function scratch(): Scratch {
-  const dir = tempDir('agent-proxy-cli-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
-
 /** The recording line every NDJSON recording starts with (the example's). */
 function recordingLine(): string {
   return readFileSync(AGUI_EXAMPLE, 'utf8').split('\n')[0];
 }
 
 /** A recording with its recording line and no exchange at all. */
-export function emptyRecording(dir: Scratch, name = 'empty-recording.ndjson'): string {
+export function emptyRecording(dir: TempDir, name = 'empty-recording.ndjson'): string {
   writeFileSync(dir.file(name), recordingLine() + '\n');
   return dir.file(name);
 }
 
 /** A recording of one Pi RPC session over stdio: nothing that replay over HTTP can serve. */
-export function stdioRecording(dir: Scratch, name = 'stdio.ndjson'): string {
+export function stdioRecording(dir: TempDir, name = 'stdio.ndjson'): string {
   writeFileSync(dir.file(name), [recordingLine(), ...stdioExchangeLines(1)].join('\n') + '\n');
   return dir.file(name);
 }
 
 /** The AG-UI example (served over HTTP) with a stdio exchange beside it (served only by replay --stdio). */
-export function mixedRecording(dir: Scratch, name = 'mixed.ndjson'): string {
+export function mixedRecording(dir: TempDir, name = 'mixed.ndjson'): string {
   const example = readFileSync(AGUI_EXAMPLE, 'utf8').split('\n').filter(Boolean);
   writeFileSync(dir.file(name), [...example, ...stdioExchangeLines(3)].join('\n') + '\n');
   return dir.file(name);
@@ -63,7 +54,7 @@ function stdioExchangeLines(id: number): string[] {
 }
 
 /** The AG-UI example as a `.db`, made by the built CLI's import. */
-export function exampleDb(dir: Scratch, name = 'example.db'): string {
+export function exampleDb(dir: TempDir, name = 'example.db'): string {
   const result = spawnSync(process.execPath, [BIN, 'import', AGUI_EXAMPLE, '--out', dir.file(name)], { encoding: 'utf8' });
   expect(result.status, result.stderr).toBe(0);
   return dir.file(name);

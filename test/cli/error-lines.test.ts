@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { runToEnd, startCli } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
-import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, scratch, stdioRecording, type Scratch } from './cli-fixtures.js';
+import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, stdioRecording } from './cli-fixtures.js';
+import { scratch, type TempDir } from '../support/temp-dir.js';
 
 useCleanups();
 
 interface Context {
-  dir: Scratch;
+  dir: TempDir;
   /** A port something else listens on. */
   busy: number;
 }

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { runToEnd } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
-import { AGUI_EXAMPLE, busyPort, exampleDb, scratch } from './cli-fixtures.js';
+import { AGUI_EXAMPLE, busyPort, exampleDb } from './cli-fixtures.js';
+import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
 

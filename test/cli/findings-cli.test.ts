@@ -2,10 +2,9 @@
  * `proxy findings`: every finding of a recording in one list, driven through the built CLI on a
  * recording written by hand (NDJSON, then imported to .db for the large case).
  */
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ndjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { scratch, useCleanups } from '../replay/replay-helpers.js';
+import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { useCleanups } from '../replay/replay-helpers.js';
 import { runCli } from './run-cli.js';
 
 useCleanups();
@@ -43,9 +42,7 @@ const EXCHANGES: HandExchange[] = [
 ];
 
 function recording(exchanges = EXCHANGES): string {
-  const file = scratch().file('findings.ndjson');
-  writeFileSync(file, ndjsonRecording(exchanges));
-  return file;
+  return writeNdjsonRecording(exchanges, 'findings.ndjson');
 }
 
 describe('proxy findings', () => {

@@ -2,8 +2,7 @@
  * Commands on inputs far larger than a test stream: every message or exchange handled, none lost to
  * the argument limit of push() or Math.max() (spreading ~120k items into a call overflows the stack).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
@@ -11,9 +10,11 @@ import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { renderText } from '../../src/diff/render-text.js';
 import type { DiffReport, MessageDiff } from '../../src/diff/diff-report.js';
 import { styleFor } from '../../src/core/style.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'agent-proxy-large-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const folder = tempDir('agent-proxy-large-');
+afterAll(() => folder.cleanup());
+const tmp = folder.dir;
 
 /** Past the size where a spread argument list overflows the stack (about 120k on Node 20). */
 const MANY = 200_000;

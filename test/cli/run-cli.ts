@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { within } from '../support/waits.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/agent-proxy.js', import.meta.url));
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,7 +48,7 @@ export interface CliProcess {
   stdout(): string;
   stderr(): string;
   /** Resolves with the first stdout line matching `pattern` (already printed or still to come). */
-  waitForLine(pattern: RegExp, ms?: number): Promise<string>;
+  waitForLine(pattern: RegExp): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -81,22 +82,20 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, shell?: st
       resolve({ code, signal });
     }),
   );
-  // Generous: the recorder listens once its worker, which runs at the lowest priority, is ready;
-  // on a loaded machine that alone can take seconds.
-  const waitForLine = (pattern: RegExp, ms = 60_000) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no stdout line matched ${pattern} within ${ms} ms; stdout: ${out}; stderr: ${err}`)), ms);
-      const check = () => {
-        const line = lines.find((l) => pattern.test(l));
-        if (line !== undefined) {
-          clearTimeout(timer);
-          resolve(line);
-        } else if (gone) {
-          clearTimeout(timer);
-          reject(new Error(`proxy exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
-        } else waiters.push(check);
-      };
-      check();
-    });
+  // No deadline of its own: the recorder listens once its worker, which runs at the lowest
+  // priority, is ready, and on a loaded machine that alone can take long.
+  const waitForLine = (pattern: RegExp) =>
+    within(
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          const line = lines.find((l) => pattern.test(l));
+          if (line !== undefined) resolve(line);
+          else if (gone) reject(new Error(`proxy exited before printing ${pattern}; stdout: ${out}; stderr: ${err}`));
+          else waiters.push(check);
+        };
+        check();
+      }),
+      `a stdout line matching ${pattern}`,
+    );
   return { child, lines, stdout: () => out, stderr: () => err, waitForLine, exited };
 }

@@ -1,12 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { restExchanges } from '../protocols/pi-rest/rest-exchanges.js';
 import { runCli } from './run-cli.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'agent-proxy-validate-'));
+const folder = tempDir('agent-proxy-validate-');
+afterAll(() => folder.cleanup());
+const tmp = folder.dir;
 
 describe('proxy validate', () => {
   it('accepts a valid SSE run and exits 0', async () => {

@@ -6,11 +6,11 @@ import { describeWithCorpus } from '../support/shared.js';
  * show only streaming partial snapshots, and a one-token change must still be found and named.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { runCli } from '../cli/run-cli.js';
-import { tempDir, useCleanups } from '../record/pi-helpers.js';
+import { useCleanups } from '../record/pi-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { sharedPath } from '../support/shared.js';
 
 useCleanups();
@@ -41,7 +41,7 @@ function mutatedRun2(exchange: number, marker: string, from: string, to: string)
       return JSON.stringify(value);
     });
   expect(changed).toBe(1);
-  const file = join(tempDir('agent-proxy-conformance-diff-'), 'run2-mutated.ndjson');
+  const file = scratch('agent-proxy-conformance-diff-').file('run2-mutated.ndjson');
   writeFileSync(file, lines.join('\n'));
   return file;
 }

@@ -1,19 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../cli/run-cli.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+useCleanups();
 
 describe('agent-proxy demo', () => {
   it('runs the whole loop through the built CLI and exits 0: record, replay, record again, diff equal', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-demo-test-'));
-    dirs.push(dir);
+    const dir = scratch('agent-proxy-demo-test-').dir;
     const result = await runCli(['demo', '--dir', dir]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

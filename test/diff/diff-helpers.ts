@@ -3,16 +3,17 @@
  * Pi daemon stand-in, recorded through startRecorder into temp dirs.
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { startRecorder } from '../../src/record/start-recorder.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startAguiAgent, type AguiScript } from '../support/agui-agent.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { api, bearer, daemon, onCleanup, tempDir, waitFor, wsOpen } from '../record/pi-helpers.js';
+import { api, bearer, daemon, onCleanup, wsOpen } from '../record/pi-helpers.js';
+import { scratch } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
-export { onCleanup, tempDir, useCleanups } from '../record/pi-helpers.js';
+export { onCleanup, useCleanups } from '../record/pi-helpers.js';
 
 let registry: SchemaRegistry | undefined;
 const schemas = () => (registry ??= SchemaRegistry.load({ extraDirs: [STANDIN_SCHEMAS_DIR] }));
@@ -25,7 +26,7 @@ export type Step = { kind: 'run'; path?: string } | { kind: 'health' };
 /** Records the steps against an AG-UI stand-in running `script`; returns the .db path. */
 export async function recordAgui(script: AguiScript | undefined, steps: Step[] = [{ kind: 'run' }], name = 'rec.db'): Promise<string> {
   const agent = await startAguiAgent(script ? { script } : {});
-  const out = join(tempDir('agent-proxy-diff-'), name);
+  const out = scratch('agent-proxy-diff-').file(name);
   const recorder = await startRecorder({ target: agent.url, listen: 0, out, registry: schemas() });
   try {
     for (const step of steps) {
@@ -65,7 +66,7 @@ function fillMessageId(event: BaseEvent, _i: number, all: BaseEvent[]): BaseEven
  */
 export async function recordPiSession(name = 'pi.db'): Promise<string> {
   const d = await daemon({ deterministic: false, closeCodeAfterPrompt: { code: 4001, reason: 'turn over' } });
-  const out = join(tempDir('agent-proxy-diff-pi-'), name);
+  const out = scratch('agent-proxy-diff-pi-').file(name);
   let ended = 0;
   const recorder = await startRecorder({ target: d.url, listen: 0, out, registry: schemas(), listener: (e) => void (e.type === 'exchange-end' && ended++) });
   onCleanup(() => recorder.close().then(() => undefined));

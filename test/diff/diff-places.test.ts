@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
@@ -18,7 +17,8 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { styleFor } from '../../src/core/style.js';
 import { defaultAguiScript } from '../support/agui-agent.js';
 import { runCli } from '../cli/run-cli.js';
-import { recordAgui, tempDir, textScript, useCleanups } from './diff-helpers.js';
+import { recordAgui, textScript, useCleanups } from './diff-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
 
@@ -104,7 +104,7 @@ describe('proxy diff names the place of a real difference', () => {
     const health = lines.findIndex((l) => l.includes('"type":"exchange"') && l.includes('"path":"/health"'));
     expect(health).toBeGreaterThan(0);
     lines[health] = lines[health].replace('"status":200', '"status":503');
-    const b = join(tempDir('agent-proxy-diff-status-'), 'b.ndjson');
+    const b = scratch('agent-proxy-diff-status-').file('b.ndjson');
     writeFileSync(b, lines.join('\n'));
     expect(readFileSync(b, 'utf8')).toContain('"status":503');
 

@@ -8,7 +8,7 @@ import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
-import { writeRecording } from './synthetic-recording.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 
 useCleanups();
 
@@ -27,7 +27,7 @@ describe('proxy diff with the worker thread', () => {
     const pi = await recordPiSession();
     // Ids that appear in a plain field before an id field names them: each side is scanned twice.
     const tree = (root: string, leaf: string, name = 's1') =>
-      writeRecording([
+      writeNdjsonRecording([
         { transport: 'http', protocol: 'pi-rest', path: '/v1/session/s1', status: 200, messages: [{ sender: 'server', json: { data: { name, lastEntry: leaf } } }] },
         { protocol: 'pi-rpc', messages: [{ sender: 'server', json: { id: 'r1', type: 'response', data: { entries: [{ id: root, parentId: null }, { id: leaf, parentId: root }], leafId: leaf } } }] },
       ]);

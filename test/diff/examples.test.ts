@@ -12,6 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_INPUT, EXAMPLES, EXAMPLES_DIR, makeExamples } from '../../scripts/make-examples.js';
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from './diff-helpers.js';
+import { within } from '../support/waits.js';
+import { scratch } from '../support/temp-dir.js';
+import { importNdjsonText, isNdjsonRecordingText } from '../../src/store/ndjson-import.js';
 
 useCleanups();
 
@@ -35,32 +38,37 @@ function replay(file: string): Promise<Replaying> {
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replay did not start: ${stdout} ${stderr}`)), 10_000);
-    void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      const nl = stdout.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      resolve({
-        url: stdout.slice(0, nl).replace('listening on ', ''),
-        async stop() {
-          child.kill('SIGINT');
-          const code = await exited;
-          return { code, stdout, stderr };
-        },
+  return within(
+    new Promise((resolve, reject) => {
+      void exited.then(() => reject(new Error(`replay exited early: ${stdout} ${stderr}`)));
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        const nl = stdout.indexOf('\n');
+        if (nl < 0) return;
+        resolve({
+          url: stdout.slice(0, nl).replace('listening on ', ''),
+          async stop() {
+            child.kill('SIGINT');
+            const code = await exited;
+            return { code, stdout, stderr };
+          },
+        });
       });
-    });
-  });
+    }),
+    'the replay to print where it listens',
+  );
 }
 
 describe('recordings/examples', () => {
-  it('are small NDJSON recordings (the text form), committed beside each other', () => {
+  it('are small recordings that import reads as the NDJSON text form, whole', () => {
     for (const file of [agui, pi]) {
       expect(statSync(file).size).toBeLessThan(100 * 1024);
-      const first = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]) as Record<string, unknown>;
-      expect(first).toMatchObject({ type: 'recording', format: 'agent-proxy/ndjson' });
+      const text = readFileSync(file, 'utf8');
+      expect(isNdjsonRecordingText(text), file).toBe(true);
+      const totals = importNdjsonText(text, scratch('agent-proxy-examples-').file('imported.db'), { file });
+      const messageLines = text.split('\n').filter((line) => line.startsWith('{"type":"message"')).length;
+      expect(messageLines, file).toBeGreaterThan(0);
+      expect(totals.messages, file).toBe(messageLines);
     }
   });
 

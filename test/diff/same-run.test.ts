@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { useCleanups } from './diff-helpers.js';
-import { RawText, writeRecording, type SyntheticExchange, type SyntheticMessage } from './synthetic-recording.js';
+import { writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
 
 useCleanups();
 
@@ -30,7 +30,7 @@ function places(report: DiffReport): string[] {
 
 describe('proxy diff: volatile tokens inside strings', () => {
   /** A session resource whose file name is built from a timestamp and a uuid, and a log line naming the uuid. */
-  const session = (uuid: string, echoed = uuid): SyntheticExchange => ({
+  const session = (uuid: string, echoed = uuid): HandExchange => ({
     transport: 'http',
     protocol: 'pi-rest',
     path: '/v1/session/s1',
@@ -39,11 +39,11 @@ describe('proxy diff: volatile tokens inside strings', () => {
   });
 
   it('a path built from a fresh timestamp and uuid is equal across runs; a uuid that no longer matches is found', () => {
-    const a = writeRecording([session(randomUUID())]);
-    const b = writeRecording([session(randomUUID())]);
+    const a = writeNdjsonRecording([session(randomUUID())]);
+    const b = writeNdjsonRecording([session(randomUUID())]);
     expect(diffRecordingFiles(a, b).equal).toBe(true);
 
-    const broken = writeRecording([session(randomUUID(), randomUUID())]);
+    const broken = writeNdjsonRecording([session(randomUUID(), randomUUID())]);
     const report = diffRecordingFiles(a, broken);
     expect(report.equal).toBe(false);
     expect(places(report)).toEqual(['1#1 changed object /data/log']);
@@ -53,7 +53,7 @@ describe('proxy diff: volatile tokens inside strings', () => {
 
 describe('proxy diff: volatile tokens in exchange fields', () => {
   /** A download of a file named after a timestamp, with the run's uuid in a header, the query and the close reason. */
-  const download = (uuid: string, at: string, closedUuid = uuid): SyntheticExchange => ({
+  const download = (uuid: string, at: string, closedUuid = uuid): HandExchange => ({
     transport: 'ws',
     protocol: 'pi-rest',
     path: `/v1/logs/${fileSafe(at)}.jsonl`,
@@ -64,11 +64,11 @@ describe('proxy diff: volatile tokens in exchange fields', () => {
   });
 
   it('headers, path segments, query values and close reasons are equal across runs and aligned as one exchange', () => {
-    const a = writeRecording([download(randomUUID(), stamp())]);
-    const report = diffRecordingFiles(a, writeRecording([download(randomUUID(), stamp())]));
+    const a = writeNdjsonRecording([download(randomUUID(), stamp())]);
+    const report = diffRecordingFiles(a, writeNdjsonRecording([download(randomUUID(), stamp())]));
     expect(report.exchanges, JSON.stringify(report.exchanges, null, 1)).toEqual([]);
     const uuid = randomUUID();
-    const broken = diffRecordingFiles(writeRecording([download(uuid, stamp())]), writeRecording([download(uuid, stamp(), randomUUID())]));
+    const broken = diffRecordingFiles(writeNdjsonRecording([download(uuid, stamp())]), writeNdjsonRecording([download(uuid, stamp(), randomUUID())]));
     expect(broken.summary.exchanges).toMatchObject({ changed: 1, added: 0, removed: 0 });
     // The header names the uuid first; the close reason naming another is the difference.
     expect(broken.exchanges[0].fields).toEqual([{ pointer: '/closeReason', a: 'session {uuid#1} closed', b: 'session {uuid#2} closed' }]);
@@ -82,7 +82,7 @@ describe('proxy diff: ids by their role across the whole recording', () => {
    * `id` before any `parentId` names it.
    */
   const run = (ids: { root: string; child: string; leaf: string; off: string }, childParent = ids.root, name = 's1'): string =>
-    writeRecording([
+    writeNdjsonRecording([
       {
         transport: 'http',
         protocol: 'pi-rest',
@@ -145,14 +145,14 @@ describe('proxy diff: ids by their role across the whole recording', () => {
 });
 
 /** Pi RPC events of one prompt: a streamed assistant message (partial snapshots as given) and a tool execution. */
-function piTurn(partials: string[], final = 'Hello world', toolText = 'MARKER-42'): SyntheticMessage[] {
+function piTurn(partials: string[], final = 'Hello world', toolText = 'MARKER-42'): HandMessage[] {
   const deltas = ['Hel', 'lo wor', 'ld'];
   const text = (t: string) => ({ role: 'assistant', content: [{ type: 'text', text: t }] });
   return [
     { sender: 'client', json: { id: 'p1', type: 'prompt', message: 'hi' } },
     { sender: 'server', json: { id: 'p1', type: 'response', command: 'prompt', success: true } },
     { sender: 'server', json: { type: 'message_start', message: text('') } },
-    ...deltas.map((delta, i): SyntheticMessage => ({
+    ...deltas.map((delta, i): HandMessage => ({
       sender: 'server',
       json: { type: 'message_update', message: text(partials[i]), assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta, partial: text(partials[i]) } },
     })),
@@ -166,7 +166,7 @@ function piTurn(partials: string[], final = 'Hello world', toolText = 'MARKER-42
 describe('proxy diff --semantic: streamed partials fold into the message they build up', () => {
   const EARLY = ['Hel', 'Hello wor', 'Hello world'];
   const LATE = ['Hello wor', 'Hello world', 'Hello world'];
-  const rec = (messages: SyntheticMessage[], transport: 'ws' | 'stdio' = 'ws') => writeRecording([{ transport, protocol: 'pi-rpc', subprotocol: transport === 'ws' ? 'pi-rpc.v1' : undefined, messages }]);
+  const rec = (messages: HandMessage[], transport: 'ws' | 'stdio' = 'ws') => writeNdjsonRecording([{ transport, protocol: 'pi-rpc', subprotocol: transport === 'ws' ? 'pi-rpc.v1' : undefined, messages }]);
 
   it('partial snapshots caught at other moments: the raw diff shows only them, --semantic is equal', () => {
     const a = rec(piTurn(EARLY));
@@ -184,11 +184,11 @@ describe('proxy diff --semantic: streamed partials fold into the message they bu
   it('on the daemon socket as well, where the events are {kind:"event", event:"messageUpdate", data}', () => {
     /** The same turn as daemon socket events (numbered by `sequence`), after the wake request. */
     const socket = (partials: string[], final = 'Hello world') =>
-      writeRecording([
+      writeNdjsonRecording([
         {
           transport: 'ndjson',
           protocol: 'unix-ndjson',
-          messages: piTurn(partials, final).flatMap((m, i): SyntheticMessage[] => {
+          messages: piTurn(partials, final).flatMap((m, i): HandMessage[] => {
             if (m.sender === 'client') return [{ sender: 'client', json: { protocolVersion: '1.0', requestId: 'w1', operation: 'wake', sessionId: 's1', generation: 1, payload: { prompt: 'hi' } } }];
             const { type, ...data } = m.json as { type: string };
             if (type === 'response') return [];
@@ -236,7 +236,7 @@ describe('proxy diff --semantic: a different number of partials does not shift t
       { type: 'message_end', message: text(final) },
       { type: 'agent_end', messages: [] },
     ];
-    return writeRecording([
+    return writeNdjsonRecording([
       {
         transport: 'ws',
         protocol: 'pi-daemon-rpc',
@@ -244,7 +244,7 @@ describe('proxy diff --semantic: a different number of partials does not shift t
         subprotocol: 'pi-daemon-rpc.v1',
         messages: [
           { sender: 'client', json: { kind: 'command', command: { id: 'p1', type: 'prompt', message: 'hi' } } },
-          ...events.map((event, i): SyntheticMessage => ({ sender: 'server', json: { kind: 'event', sequence: i + 1, event } })),
+          ...events.map((event, i): HandMessage => ({ sender: 'server', json: { kind: 'event', sequence: i + 1, event } })),
         ],
       },
     ]);
@@ -260,12 +260,12 @@ describe('proxy diff --semantic: a different number of partials does not shift t
 });
 
 describe('proxy diff --semantic: ACP message chunks fold into the text they build up', () => {
-  const chunk = (text: string, sessionUpdate = 'agent_message_chunk'): SyntheticMessage => ({
+  const chunk = (text: string, sessionUpdate = 'agent_message_chunk'): HandMessage => ({
     sender: 'server',
     json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate, content: { type: 'text', text } } } },
   });
-  const acp = (chunks: SyntheticMessage[]) =>
-    writeRecording([
+  const acp = (chunks: HandMessage[]) =>
+    writeNdjsonRecording([
       {
         protocol: 'acp',
         subprotocol: 'agent-client-protocol.v1',
@@ -297,12 +297,12 @@ describe('proxy diff --semantic: ACP message chunks fold into the text they buil
 describe('proxy diff --semantic: the order of messages across directions is a race', () => {
   /** ACP: the agent's available_commands_update, sent after session/load, races the client's session/prompt. */
   const acp = (notificationFirst: boolean, commands = ['compact']): string => {
-    const notification: SyntheticMessage = {
+    const notification: HandMessage = {
       sender: 'server',
       json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'available_commands_update', availableCommands: commands.map((name) => ({ name, description: name })) } } },
     };
-    const prompt: SyntheticMessage = { sender: 'client', json: { jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'hi' }] } } };
-    return writeRecording([
+    const prompt: HandMessage = { sender: 'client', json: { jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'hi' }] } } };
+    return writeNdjsonRecording([
       {
         protocol: 'acp',
         subprotocol: 'agent-client-protocol.v1',
@@ -332,9 +332,9 @@ describe('proxy diff --semantic: the order of messages across directions is a ra
   });
 
   it('a stdio agent\'s stderr is a stream of its own', () => {
-    const log = (text: string): SyntheticMessage => ({ sender: 'server', channel: 'stderr', json: new RawText(`${text}\n`) });
+    const log = (text: string): HandMessage => ({ sender: 'server', channel: 'stderr', raw: `${text}\n` });
     const turn = piTurn(['Hel', 'Hello wor', 'Hello world']).map((m) => ({ ...m, channel: m.sender === 'client' ? 'stdin' : 'stdout' }));
-    const rec = (messages: SyntheticMessage[]) => writeRecording([{ transport: 'stdio', protocol: 'pi-rpc', messages }]);
+    const rec = (messages: HandMessage[]) => writeNdjsonRecording([{ transport: 'stdio', protocol: 'pi-rpc', messages }]);
     const a = rec([log('starting'), ...turn.slice(0, 3), log('model ready'), ...turn.slice(3)]);
     const b = rec([...turn.slice(0, 5), log('starting'), log('model ready'), ...turn.slice(5)]);
     expect(diffRecordingFiles(a, b).equal).toBe(false);
@@ -345,7 +345,7 @@ describe('proxy diff --semantic: the order of messages across directions is a ra
 
   it('the order within one direction still counts', () => {
     const a = acp(false);
-    const swapped = writeRecording([
+    const swapped = writeNdjsonRecording([
       {
         protocol: 'acp',
         subprotocol: 'agent-client-protocol.v1',

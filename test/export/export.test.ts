@@ -10,7 +10,8 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { runCli } from '../cli/run-cli.js';
 import { postRun } from '../record/record-helpers.js';
-import { freshInput, recordAgui, recordPiSession, tempDir, textScript, useCleanups } from '../diff/diff-helpers.js';
+import { freshInput, recordAgui, recordPiSession, textScript, useCleanups } from '../diff/diff-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
 
@@ -31,7 +32,7 @@ describe('proxy export / import: NDJSON', () => {
     expect(Object.keys(lines[0])).toEqual(['type', 'format', 'version', 'toolVersion', 'target', 'listen', 'mode', 'startedAt', 'endedAt', 'schemaHashes']);
     expect(lines.filter((l) => l.type === 'exchange')).toHaveLength(3);
     expect(lines.some((l) => l.type === 'message' && l.verdict.status === 'invalid' && l.verdict.findings.length > 0)).toBe(true);
-    const dir = tempDir('agent-proxy-export-');
+    const dir = scratch('agent-proxy-export-').dir;
     const ndjson = join(dir, 'run.ndjson');
     writeFileSync(ndjson, first);
     importNdjsonFile(ndjson, join(dir, 'back.db'));
@@ -45,7 +46,7 @@ describe('proxy export / import: NDJSON', () => {
   });
 
   it('non-UTF-8 raw bytes survive as base64; an unfinished recording stays unfinished', () => {
-    const dir = tempDir('agent-proxy-export-');
+    const dir = scratch('agent-proxy-export-').dir;
     const file = join(dir, 'binary.db');
     const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
     const id = writer.beginExchange({ transport: 'ws', path: '/bin', method: 'GET', tOffsetMs: 1.5 });
@@ -74,7 +75,7 @@ describe('proxy export / import: NDJSON', () => {
 
   it('show, validate, diff and replay accept an .ndjson recording', async () => {
     const db = await recordAgui(textScript(['Hello', ' there.']));
-    const ndjson = join(tempDir('agent-proxy-export-'), 'golden.ndjson');
+    const ndjson = scratch('agent-proxy-export-').file('golden.ndjson');
     writeFileSync(ndjson, exportText(db));
     const show = await runCli(['show', ndjson, '--json']);
     expect(show.code).toBe(0);

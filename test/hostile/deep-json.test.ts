@@ -10,8 +10,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { createConnection, createServer as createNetServer, type Socket } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -20,6 +19,7 @@ import { runCli, type CliProcess } from '../cli/run-cli.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { spawnLines, BIN, type LineProcess } from '../stdio/stdio-helpers.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch, tempDir, type TempDir } from '../support/temp-dir.js';
 import { wsOpen } from '../support/ws-client.js';
 import { startCli as cli } from './cli-child.js';
 
@@ -44,16 +44,9 @@ const SSE_BODY = Object.values(EVENTS).map((e) => `data: ${e}\n\n`).join('');
 const SESSION_BODY = `{"spec":{"cwd":"/w","env":{"TOKEN":"${SECRET}","NESTED":${DEEP_ARRAY}}},"labels":${DEEP_OBJECT}}`;
 const SESSION_ANSWER = `{"leak":"${SECRET}","deep":${DEEP_OBJECT}}`;
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-deep-'));
-  dirs.push(dir);
-  return dir;
-}
+// One recording serves the whole file, so its folder goes after the last test.
+let sharedDir: TempDir | undefined;
+afterAll(() => sharedDir?.cleanup());
 
 /** Still running, and the recording worker never stopped; then SIGINT and a clean exit. */
 async function stop(child: CliProcess): Promise<void> {
@@ -129,7 +122,7 @@ function deepRecording(): Promise<Recorded> {
 
 async function recordDeepTraffic(): Promise<Recorded> {
   const up = await upstream();
-  const dir = tempDir();
+  const dir = (sharedDir = tempDir('agent-proxy-deep-')).dir;
   const file = join(dir, 'deep.db');
   const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', file]);
   const proxy = /on (http:\/\/\S+)/.exec(await rec.waitForLine(/^listening on /))![1];
@@ -427,7 +420,7 @@ describe('hostile peers: deeply nested JSON', () => {
   });
 
   it('record --stdio: a deep line each way is forwarded and stored whole, and the next lines are judged', async () => {
-    const dir = tempDir();
+    const dir = scratch('agent-proxy-deep-').dir;
     const agent = join(dir, 'agent.mjs');
     // A Pi RPC agent: answers every command; `get_state` with deep data.
     writeFileSync(
@@ -477,7 +470,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   });
 
   it('record --ndjson: a deep line from the daemon is forwarded and stored whole, and the next lines are recorded', async () => {
-    const dir = tempDir();
+    const dir = scratch('agent-proxy-deep-').dir;
     const daemonSocket = join(dir, 'daemon.sock');
     const deepLine = `{"kind":"event","protocolVersion":"1.0.0","hostInstanceId":"h1","requestId":"r1","event":"deep","data":${DEEP_OBJECT}}`;
     const sockets = new Set<Socket>();
@@ -570,7 +563,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     });
     await listen(server);
     onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const dir = tempDir();
+    const dir = scratch('agent-proxy-deep-').dir;
     const out = join(dir, 'state.db');
     const rec = cli(['record', '--target', `http://127.0.0.1:${(server.address() as { port: number }).port}`, '--listen', '0', '--out', out]);
     const proxy = /on (http:\/\/\S+)/.exec(await rec.waitForLine(/^listening on /))![1];

@@ -12,18 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
-import { tempDir } from '../record/record-helpers.js';
-import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { useCleanups } from '../support/cleanups.js';
 
 useCleanups();
 
 const GOOD = `${REPO}/recordings/examples/agui-sse-run.ndjson`;
-
-function scratch() {
-  const dir = tempDir('agent-proxy-foreign-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
 
 /** The example recording's lines, each parsed, for making damaged copies. */
 function goodLines(): Array<Record<string, unknown>> {
@@ -234,7 +228,7 @@ const CASES: Case[] = [
 describe('files that are not recordings, given to every command', () => {
   for (const c of CASES) {
     it(`${c.name}: one line naming the file and the problem, exit 2, nothing written`, async () => {
-      const dir = scratch();
+      const dir = scratch('agent-proxy-foreign-');
       const file = c.make(dir);
       const out = dir.file('imported.db');
       const before = readFileSync(file);
@@ -257,7 +251,7 @@ describe('files that are not recordings, given to every command', () => {
   }
 
   it('every command still works on a good recording (the control)', async () => {
-    const out = scratch().file('good.db');
+    const out = scratch('agent-proxy-foreign-').file('good.db');
     const jobs = Object.entries(commands(GOOD, out))
       .filter(([name]) => name !== 'replay' && name !== 'view')
       .map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
@@ -271,7 +265,7 @@ describe('files that are not recordings, given to every command', () => {
 
 describe('a damaged .db: stored JSON that does not parse', () => {
   it('names the exchange, the message and the column', async () => {
-    const dir = scratch();
+    const dir = scratch('agent-proxy-foreign-');
     const headers = goodDb(dir, 'headers.db');
     sql(headers, "UPDATE exchanges SET request_headers = '{a' WHERE id = 1;");
     const json = goodDb(dir, 'json.db');
@@ -330,7 +324,7 @@ describe('better-sqlite3 built for another Node.js', () => {
     // A copy of the package whose better-sqlite3 native module is a stub built with gcc that
     // registers itself for another NODE_MODULE_VERSION: Node refuses it exactly as it refuses a
     // real better-sqlite3 built for another Node.js.
-    const root = scratch().dir;
+    const root = scratch('agent-proxy-foreign-').dir;
     for (const part of ['dist', 'bin', 'schemas']) cpSync(join(REPO, part), join(root, part), { recursive: true });
     copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
     mkdirSync(join(root, 'node_modules'));
@@ -359,7 +353,7 @@ __attribute__((constructor)) static void registered(void) { node_module_register
       `^agent-proxy: better-sqlite3 was built for Node\\.js ${major} \\(NODE_MODULE_VERSION ${other}\\), but this is Node\\.js ${esc(process.versions.node)} \\(NODE_MODULE_VERSION ${process.versions.modules}\\): run \`npm rebuild better-sqlite3\` with the Node\\.js that runs agent-proxy$`,
     );
     const bin = join(root, 'bin', 'proxy.js');
-    const out = scratch().file('never.db');
+    const out = scratch('agent-proxy-foreign-').file('never.db');
     const [show, record] = await Promise.all([runToEnd(['show', GOOD], { bin }), runToEnd(['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', out], { bin })]);
     expectOneLine(show, 'show', line);
     expectOneLine(record, 'record (the recording worker opens the file)', line);
@@ -368,7 +362,7 @@ __attribute__((constructor)) static void registered(void) { node_module_register
 
 describe("validate's own inputs, malformed", () => {
   it('a capture whose records are not what it says names the record and the field', async () => {
-    const dir = scratch();
+    const dir = scratch('agent-proxy-foreign-');
     const cases: Array<[string, unknown, RegExp]> = [
       ['null-record.json', { records: [null] }, /null-record\.json: not a capture \(record 1 is not an object\)$/],
       ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],

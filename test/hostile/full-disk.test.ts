@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { waitFor } from '../record/pi-helpers.js';
-import { tempDir } from '../record/record-helpers.js';
+import { waitFor } from '../support/waits.js';
+import { scratch } from '../support/temp-dir.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { spawnCli } from '../cli/run-cli.js';
 import { BIN, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
@@ -22,12 +22,6 @@ useCleanups();
 /** 512 KiB with 512-byte blocks (dash, POSIX sh), 1 MiB with 1 KiB ones: a few dozen exchanges of the size below. */
 const FILE_SIZE_LIMIT = `trap '' XFSZ; ulimit -f 1024`;
 const PAD = 'x'.repeat(4000);
-
-function scratch(): ReturnType<typeof tempDir> {
-  const dir = tempDir('agent-proxy-full-disk-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
 
 function track(proc: LineProcess): LineProcess {
   onCleanup(async () => {
@@ -56,7 +50,7 @@ function storedMessages(file: string): number {
 describe('a full disk while recording', () => {
   it('HTTP: the first failed write is said at once; later exchanges say they were not stored; exit code 2', async () => {
     const target = await startUpstream({});
-    const out = scratch().file('full.db');
+    const out = scratch('agent-proxy-full-disk-').file('full.db');
     const recorder = await startJsonRecorder(target, out, [], (args) => spawnCli(args, {}, FILE_SIZE_LIMIT));
     // Not an upstream route: the proxy answers nothing itself, so a 404 it forwarded is as good a body as any.
     const stoppedYet = () => recorder.events().some((e) => e.event === 'recording-stopped');
@@ -105,7 +99,7 @@ describe('a full disk while recording', () => {
   });
 
   it('stdio: the failure is said on stderr at once, and the agent session goes on', async () => {
-    const out = scratch().file('stdio.db');
+    const out = scratch('agent-proxy-full-disk-').file('stdio.db');
     // `cat` as the agent: every line comes back, so each one is recorded twice. --quiet: stderr has
     // only what must be said whatever the flags.
     const proxy = track(spawnLines('/bin/sh', ['-c', `${FILE_SIZE_LIMIT}; exec "$0" "$@"`, process.execPath, BIN, 'record', '--stdio', '--quiet', '--out', out, '--', 'cat']));
@@ -113,7 +107,7 @@ describe('a full disk while recording', () => {
     // machine the whole flood could otherwise be its first (failing) write, leaving nothing before it.
     proxy.send(`${JSON.stringify({ type: 'prompt', id: 'first', message: 'x' })}\n`);
     await proxy.waitForLines(1);
-    await waitFor(() => storedMessages(out) > 0, 'the first line stored', 60_000);
+    await waitFor(() => storedMessages(out) > 0, 'the first line stored');
     let sent = 1;
     while (!proxy.stderr().includes('recording stopped')) {
       expect(sent, `no failure after ${sent} lines; stderr: ${proxy.stderr()}`).toBeLessThan(4000);
@@ -140,7 +134,7 @@ describe('a full disk while recording', () => {
   });
 
   it('stdio --json-log on a full disk (/dev/full): said once on stderr, and the agent session goes on', async () => {
-    const out = scratch().file('log.db');
+    const out = scratch('agent-proxy-full-disk-').file('log.db');
     const proxy = track(spawnLines('node', [BIN, 'record', '--stdio', '--out', out, '--json-log', '/dev/full', '--', 'cat']));
     const line = JSON.stringify({ type: 'get_state', id: 'one' });
     proxy.send(`${line}\n`);

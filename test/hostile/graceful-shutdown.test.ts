@@ -12,7 +12,7 @@ import { Agent, createServer, request, type IncomingHttpHeaders, type ServerResp
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
-import { within } from '../record/record-helpers.js';
+import { within } from '../support/waits.js';
 import { exchangesOf, startCli, type CliSession } from './upstream-standins.js';
 
 const fixtures = fixturesAfterEach();

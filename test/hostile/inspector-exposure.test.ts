@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { tempDir } from '../record/record-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { startAguiAgent } from '../support/agui-agent.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { portOf, runToEnd, startCli } from './cli-child.js';
@@ -16,12 +16,6 @@ import { portOf, runToEnd, startCli } from './cli-child.js';
 useCleanups();
 
 const EXAMPLE = 'recordings/examples/agui-sse-run.ndjson';
-
-function scratch() {
-  const dir = tempDir('agent-proxy-exposure-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
 
 /** GET on 127.0.0.1:port with the Host header given (or none). */
 function get(port: number, path: string, host: string | undefined): Promise<{ status: number; body: string }> {
@@ -103,7 +97,7 @@ describe('proxy record on an address other machines can reach', () => {
   it('starts, warns on stderr, forwards and records', async () => {
     const agent = await startAguiAgent();
     onCleanup(() => agent.close());
-    const out = scratch().file('exposed.db');
+    const out = scratch('agent-proxy-exposure-').file('exposed.db');
     const rec = startCli(['record', '--target', agent.url, '--listen', '0.0.0.0:0', '--out', out]);
     const url = /^listening on (\S+) -> /.exec(await rec.waitForLine(/^listening on /))![1];
     expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
@@ -130,7 +124,7 @@ describe('proxy record on an address other machines can reach', () => {
   it('refuses --ui on such an address without --allow-remote, before any recording file is made', async () => {
     const agent = await startAguiAgent();
     onCleanup(() => agent.close());
-    const out = scratch().file('never.db');
+    const out = scratch('agent-proxy-exposure-').file('never.db');
     const result = await runToEnd(['record', '--target', agent.url, '--listen', '0', '--out', out, '--ui', '0.0.0.0:0']);
     expectRefusal(result, '0.0.0.0');
     expect(existsSync(out)).toBe(false);
@@ -139,7 +133,7 @@ describe('proxy record on an address other machines can reach', () => {
   it('with --ui on such an address and --allow-remote, warns for the proxy and for the inspector', async () => {
     const agent = await startAguiAgent();
     onCleanup(() => agent.close());
-    const out = scratch().file('ui.db');
+    const out = scratch('agent-proxy-exposure-').file('ui.db');
     const rec = startCli(['record', '--target', agent.url, '--listen', '0', '--out', out, '--ui', '0.0.0.0:0', '--allow-remote']);
     const inspector = /^inspector on (\S+)$/.exec(await rec.waitForLine(/^inspector on /))![1];
     const stderr = await rec.waitForStderr(/read the whole recording/);

@@ -10,21 +10,16 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { tempDir } from '../record/record-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { BIN, spawnCli } from '../cli/run-cli.js';
 import { spawnLines } from '../stdio/stdio-helpers.js';
 import { CONTROL_BODY, exchangeFor, expectControlServed, fetchRaw, startJsonRecorder, startUpstream, waitForStderr } from './recorder-under-test.js';
+import { waitFor } from '../support/waits.js';
 
 useCleanups();
 
 const MB = 1024 * 1024;
-
-function scratch(): ReturnType<typeof tempDir> {
-  const dir = tempDir('agent-proxy-hostile-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
 
 /** The stored messages of the exchange for `path`, read after the recorder has exited. */
 function storedMessages(out: string, path: string) {
@@ -50,7 +45,7 @@ describe('hostile bodies against the recorder', () => {
         res.end(body);
       },
     });
-    const out = scratch().file('lines.db');
+    const out = scratch('agent-proxy-hostile-').file('lines.db');
     const recorder = await startJsonRecorder(target, out);
 
     const got = await fetchRaw(`${recorder.url}/sse`);
@@ -80,7 +75,7 @@ describe('hostile bodies against the recorder', () => {
         res.end(body);
       },
     });
-    const out = scratch().file('objects.db');
+    const out = scratch('agent-proxy-hostile-').file('objects.db');
     const recorder = await startJsonRecorder(target, out);
 
     const got = await fetchRaw(`${recorder.url}${path}`);
@@ -102,7 +97,7 @@ describe('hostile bodies against the recorder', () => {
   });
 
   it('--stdio: an agent whose first line is ten megabytes of empty objects', async () => {
-    const out = scratch().file('stdio.db');
+    const out = scratch('agent-proxy-hostile-').file('stdio.db');
     const control = '{"type":"response","command":"get_state","success":true}';
     // The protocol is not known yet when the line comes: it goes through the stdio sniffer first.
     const agent = `process.stdout.write('[' + '{},'.repeat(${Math.floor((10 * MB - 32) / 3)}) + '{}]\\n' + '${control}\\n')`;
@@ -129,7 +124,7 @@ describe('hostile bodies against the recorder', () => {
     wss.on('connection', (socket) => socket.send(EMPTY_OBJECTS.toString()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     onCleanup(() => new Promise<void>((resolve) => (wss.close(), server.close(() => resolve()))));
-    const out = scratch().file('ws.db');
+    const out = scratch('agent-proxy-hostile-').file('ws.db');
     const recorder = await startJsonRecorder(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, out);
 
     const client = new WebSocket(`${recorder.url.replace('http:', 'ws:')}/ws`, { maxPayload: 64 * MB });
@@ -162,7 +157,7 @@ describe('hostile bodies against the recorder', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     onCleanup(() => new Promise<void>((resolve) => (wss.close(), server.close(() => resolve()))));
-    const out = scratch().file('ws-big.db');
+    const out = scratch('agent-proxy-hostile-').file('ws-big.db');
     const recorder = await startJsonRecorder(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, out, ['--max-body', '65536']);
 
     const client = new WebSocket(`${recorder.url.replace('http:', 'ws:')}/ws`, { maxPayload: 64 * MB });
@@ -201,7 +196,7 @@ describe('hostile bodies against the recorder', () => {
         res.end(frame);
       },
     });
-    const out = scratch().file('proto.db');
+    const out = scratch('agent-proxy-hostile-').file('proto.db');
     const recorder = await startJsonRecorder(target, out);
 
     const got = await fetchRaw(`${recorder.url}/proto`);
@@ -225,7 +220,7 @@ describe('hostile bodies against the recorder', () => {
         res.end(body);
       },
     });
-    const out = scratch().file('schema.db');
+    const out = scratch('agent-proxy-hostile-').file('schema.db');
     const recorder = await startJsonRecorder(target, out);
 
     const input = { threadId: 't', runId: 'r', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
@@ -251,7 +246,7 @@ describe('hostile bodies against the recorder', () => {
         res.end(JSON.stringify({ echoed: body.toString() }));
       },
     });
-    const out = scratch().file('ended.db');
+    const out = scratch('agent-proxy-hostile-').file('ended.db');
     // The test-only hook (see recording-worker-main.ts): the worker runs out of heap on this payload.
     const recorder = await startJsonRecorder(target, out, [], (args) => spawnCli(args, { AGENT_PROXY_TEST_RECORDER_OOM: 'EXHAUST-THE-RECORDER' }));
 
@@ -282,15 +277,15 @@ describe('hostile bodies against the recorder', () => {
 
 /** Resolves once `count` messages are in the file (a reader polls it while the recorder writes: WAL). */
 async function rowsWritten(out: string, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  const messages = () => {
     const reader = RecordingReader.open(out);
-    const messages = reader.totals().messages;
-    reader.close();
-    if (messages >= count) return;
-    if (Date.now() > deadline) throw new Error(`${out} still holds ${messages} messages, not ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    try {
+      return reader.totals().messages;
+    } finally {
+      reader.close();
+    }
+  };
+  await waitFor(() => messages() >= count, `${count} messages in ${out}`, { pollMs: 20 });
 }
 
 function varint(n: number): Buffer {

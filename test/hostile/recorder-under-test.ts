@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { spawnCli, type CliProcess } from '../cli/run-cli.js';
 import { onCleanup } from '../support/cleanups.js';
+import { waitFor } from '../support/waits.js';
 
 /** The answer of every upstream to GET /control: what a test asks after the hostile part, to see the proxy still serves. */
 export const CONTROL_BODY = '{"control":true}';
@@ -40,7 +41,7 @@ export interface JsonRecorder {
   /** Every NDJSON event printed so far. */
   events(): Array<Record<string, unknown>>;
   /** The first event matching, printed or still to come. */
-  waitForEvent(match: (event: Record<string, unknown>) => boolean, what: string, ms?: number): Promise<Record<string, unknown>>;
+  waitForEvent(match: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
   /** SIGINT, then the exit. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -54,33 +55,23 @@ export async function startJsonRecorder(target: string, out: string, extra: stri
       await cli.exited;
     }
   });
-  const listening = JSON.parse(await cli.waitForLine(/"event":"listening"/, 20_000)) as { url: string };
+  const listening = JSON.parse(await cli.waitForLine(/"event":"listening"/)) as { url: string };
   const events = () => cli.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     cli,
     url: listening.url,
     events,
-    waitForEvent(match, what, ms = 20_000) {
-      return new Promise((resolve, reject) => {
-        const found = () => events().find(match);
-        const settle = (event: Record<string, unknown> | undefined) => {
-          clearTimeout(timer);
-          cli.child.stdout.off('data', onData);
-          cli.child.off('close', onClose);
-          if (event) resolve(event);
-          else reject(new Error(`no ${what} event (waited ${ms} ms at most); stdout: ${cli.stdout()}; stderr: ${cli.stderr()}`));
-        };
-        // spawnCli's own listener came first: the new lines are in by the time this one runs.
-        const onData = () => {
-          const event = found();
-          if (event) settle(event);
-        };
-        const onClose = () => settle(found());
-        const timer = setTimeout(() => settle(found()), ms);
-        cli.child.stdout.on('data', onData);
-        cli.child.on('close', onClose);
-        onData();
-      });
+    waitForEvent(match, what) {
+      return waitFor(
+        () => {
+          const event = events().find(match);
+          // Once stdout has closed, every line it will ever print is in.
+          if (event === undefined && cli.child.stdout.closed) throw new Error(`the proxy exited before its ${what} event; stdout: ${cli.stdout()}; stderr: ${cli.stderr()}`);
+          return event;
+        },
+        `the ${what} event`,
+        { wakeOn: [[cli.child.stdout, 'data'], [cli.child.stdout, 'close']] },
+      );
     },
     async stop() {
       cli.child.kill('SIGINT');
@@ -113,31 +104,15 @@ export async function expectControlServed(recorder: JsonRecorder): Promise<void>
   expect(control.body.toString()).toBe(CONTROL_BODY);
 }
 
-/** Resolves once the CLI's stderr matches `pattern` (stderr and stdout are separate pipes: either may arrive first). */
-export function waitForStderr(cli: CliProcess, pattern: RegExp, ms = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const settle = () => {
-      clearTimeout(timer);
-      cli.child.stderr.off('data', check);
-      cli.child.off('close', onClose);
-    };
-    // spawnCli's own listener came first: the new text is in by the time this one runs.
-    const check = () => {
-      if (!pattern.test(cli.stderr())) return;
-      settle();
-      resolve(cli.stderr());
-    };
-    const onClose = () => {
-      settle();
-      if (pattern.test(cli.stderr())) resolve(cli.stderr());
-      else reject(new Error(`proxy exited before its stderr matched ${pattern}; stderr: ${cli.stderr()}`));
-    };
-    const timer = setTimeout(() => {
-      settle();
-      reject(new Error(`stderr did not match ${pattern} within ${ms} ms; stderr: ${cli.stderr()}`));
-    }, ms);
-    cli.child.stderr.on('data', check);
-    cli.child.on('close', onClose);
-    check();
-  });
+/** Resolves with the CLI's stderr once it matches `pattern` (stderr and stdout are separate pipes: either may arrive first). */
+export function waitForStderr(cli: CliProcess, pattern: RegExp): Promise<string> {
+  return waitFor(
+    () => {
+      if (pattern.test(cli.stderr())) return cli.stderr();
+      if (cli.child.stderr.closed) throw new Error(`proxy exited before its stderr matched ${pattern}; stderr: ${cli.stderr()}`);
+      return undefined;
+    },
+    `stderr to match ${pattern}`,
+    { wakeOn: [[cli.child.stderr, 'data'], [cli.child.stderr, 'close']] },
+  );
 }

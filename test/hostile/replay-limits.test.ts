@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { BIN, REPO } from '../cli/run-cli.js';
-import { tempDir } from '../record/record-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { wsOpen } from '../support/ws-client.js';
 import { portOf, rawExchange, runToEnd, startCli, type CliChild } from './cli-child.js';
@@ -26,15 +26,9 @@ const LIMIT = 10 * 1024 * 1024;
 const AGUI = 'recordings/examples/agui-sse-run.ndjson';
 const PI_DAEMON = 'recordings/examples/pi-daemon-session.ndjson';
 
-function scratch() {
-  const dir = tempDir('agent-proxy-limits-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
-
 /** A copy of an example recording, so the test can check that replay left it as it was. */
 function copyOf(example: string): { file: string; unchanged(): boolean } {
-  const file = scratch().file(example.split('/').pop()!);
+  const file = scratch('agent-proxy-limits-').file(example.split('/').pop()!);
   copyFileSync(`${REPO}/${example}`, file);
   const before = readFileSync(file);
   return { file, unchanged: () => readFileSync(file).equals(before) };
@@ -237,7 +231,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     onCleanup(() => new Promise<void>((r) => upstream.close(() => r())));
-    const misses = scratch().file('misses.db');
+    const misses = scratch('agent-proxy-limits-').file('misses.db');
     const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     const { cli, port } = await startReplay(AGUI, ['--on-miss', 'passthrough', '--target', target, '--misses-out', misses, '--max-request-body', '1048576']);
 
@@ -343,7 +337,7 @@ describe('replay: WebSocket frames longer than --max-request-body', () => {
 
 /** A Pi RPC stdio recording in the NDJSON form: get_state and its answer. */
 function stdioRecording(): string {
-  const file = scratch().file('pi-stdio.ndjson');
+  const file = scratch('agent-proxy-limits-').file('pi-stdio.ndjson');
   const request = '{"id":"1","type":"get_state"}\n';
   const response = '{"id":"1","type":"response","command":"get_state","success":true,"data":{"model":null}}\n';
   const verdict = { status: 'unchecked', schemaRef: null, reason: 'test', findings: [] };
@@ -408,7 +402,7 @@ describe('replay --stdio: a recorded line nested 10,000 deep', () => {
     // Written with the store directly: the recorded client line is JSON nested 10,000 deep.
     const deep = '{"id":"d","type":"get_state","x":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}\n';
     const answer = '{"id":"d","type":"response","command":"get_state","success":true}\n';
-    const file = scratch().file('deep.db');
+    const file = scratch('agent-proxy-limits-').file('deep.db');
     const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
     const id = writer.beginExchange({ transport: 'stdio', protocol: 'pi-rpc', tOffsetMs: 0 });
     const verdict = { status: 'unchecked' as const, findings: [] };

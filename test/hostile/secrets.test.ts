@@ -11,14 +11,13 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader, type ExchangeRow } from '../../src/store/recording-reader.js';
 import { runCli, type CliProcess } from '../cli/run-cli.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { startCli as cli } from './cli-child.js';
@@ -44,12 +43,6 @@ const S = {
   location: 'location-signature-2f3a4b5c6d7e8f9a',
 };
 const ALL = Object.values(S);
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-secrets-'));
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 interface Received {
   method: string;
@@ -146,7 +139,7 @@ const jsonBody = (values: { apiKey: string; pointer: string; customKey: string; 
 describe('hostile peers: secrets outside the redacted headers never reach the disk', () => {
   it('query tokens, X-Auth-Token, body fields and WebSocket tokens are forwarded unchanged and stored redacted; replay matches other values', async () => {
     const up = await upstream();
-    const dir = tempDir();
+    const dir = scratch('agent-proxy-secrets-').dir;
     const out = join(dir, 'secrets.db');
     const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json', '--redact-query', 'x-sig2', '--redact-field', '/spec/innerToken', '--redact-field', 'customKey']);
     const listening = JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string };
@@ -277,7 +270,7 @@ describe('redaction flags', () => {
       [['--redact-query', ''], '--redact-query needs a parameter name'],
       [['--stdio', '--redact-query', 'sig', '--', 'true'], '--redact-query goes with the HTTP proxy'],
     ] as const) {
-      const result = await runCli(['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', join(tempDir(), 'x.db'), ...args]);
+      const result = await runCli(['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', scratch('agent-proxy-secrets-').file('x.db'), ...args]);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toContain(message);
@@ -287,7 +280,7 @@ describe('redaction flags', () => {
 
 describe('hostile peers: secret fields in stdio lines', () => {
   it('forwards them to the agent and back unchanged, and stores them redacted (--redact-field too)', async () => {
-    const out = join(tempDir(), 'stdio.db');
+    const out = scratch('agent-proxy-secrets-').file('stdio.db');
     // An agent that answers each line with a JSON-RPC result echoing its params.
     const agent = `require('readline').createInterface({ input: process.stdin }).on('line', (l) => { const m = JSON.parse(l); process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: m.params }) + '\\n'); });`;
     const rec = cli(['record', '--stdio', '--protocol', 'acp', '--out', out, '--redact-field', 'customKey', '--', process.execPath, '-e', agent]);
@@ -318,7 +311,7 @@ describe('hostile peers: secret fields in stdio lines', () => {
 describe('hostile peers: a form body', () => {
   it('is a query string: its secret parameters are stored redacted, every other byte as sent', async () => {
     const up = await upstream();
-    const out = join(tempDir(), 'form.db');
+    const out = scratch('agent-proxy-secrets-').file('form.db');
     const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json']);
     const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
     const form = `grant_type=password&username=u%C3%A9&password=${S.password}&client_secret=${S.customKey}&scope=a+b`;
@@ -342,7 +335,7 @@ describe('hostile peers: a form body', () => {
 describe('hostile peers: a message over --max-body', () => {
   it('is stored truncated, with the secrets in its kept start replaced', async () => {
     const up = await upstream();
-    const out = join(tempDir(), 'big.db');
+    const out = scratch('agent-proxy-secrets-').file('big.db');
     const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json', '--max-body', '80']);
     const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
     const body = `{"model":"m","apiKey":"${S.apiKey}","padding":"${'x'.repeat(200)}","password":"${S.password}"}`;
@@ -367,7 +360,7 @@ describe('hostile peers: a message over --max-body', () => {
 describe('hostile peers: a JSON message that is not parsed', () => {
   it('has its secret fields replaced in the stored bytes, whether it is broken or too costly to parse', async () => {
     const up = await upstream();
-    const out = join(tempDir(), 'unparsed.db');
+    const out = scratch('agent-proxy-secrets-').file('unparsed.db');
     const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json']);
     const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
     // Broken JSON (a trailing comma), and 1 MB of empty objects: parsing it would not fit the recorder's heap budget.
@@ -423,7 +416,7 @@ describe('hostile peers: Pi session env values', () => {
   }
 
   it('stores keyed digests, not sha256 of the values; replay matches other values; two runs diff equal', async () => {
-    const dir = tempDir();
+    const dir = scratch('agent-proxy-secrets-').dir;
     const a = join(dir, 'a.db');
     const b = join(dir, 'b.db');
     await recordCreate(a, ENV);

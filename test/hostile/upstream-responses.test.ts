@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runCli } from '../cli/run-cli.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
-import { rawRequest, within, type RawResponse } from '../record/record-helpers.js';
+import { rawRequest, type RawResponse } from '../record/record-helpers.js';
+import { within } from '../support/waits.js';
 import { acceptWebSocket, exchangesOf, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
 
 const fixtures = fixturesAfterEach();

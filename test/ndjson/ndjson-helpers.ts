@@ -1,7 +1,8 @@
 /** Clients of the NDJSON socket for the ndjson tests. */
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { tempDir, within } from '../record/record-helpers.js';
+import { within } from '../support/waits.js';
+import { tempDir } from '../support/temp-dir.js';
 import { ndjsonConversation, type NdjsonDaemon } from '../support/ndjson-daemon.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { BIN, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';

@@ -14,7 +14,7 @@ import { listenOn } from '../../src/net/listen-on.js';
 import type { ListenAddress } from '../../src/net/addresses.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { within } from '../support/waits.js';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 useCleanups();
 

@@ -5,17 +5,18 @@
  * checkout's node_modules, linked; the tarball must hold the compiled CLI and API.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
 import { projectEnv } from './packed-project.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const IN_GIT = spawnSync('git', ['-C', REPO, 'rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' }).stdout.trim() === 'true';
-const root = mkdtempSync(join(tmpdir(), 'agent-proxy-git-install-'));
+const folder = tempDir('agent-proxy-git-install-');
+const root = folder.dir;
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => folder.cleanup());
 
 describe.skipIf(!IN_GIT)('a git install of the committed tree', () => {
   // A deadline for a broken build only: tsc on a loaded 2-core machine can take a minute or more.

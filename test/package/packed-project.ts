@@ -9,10 +9,10 @@
  * tarball holds, and a runtime import of anything that is not one of its dependencies fails.
  */
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../cli/run-cli.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface PackedProject {
   /** The project folder; `node_modules/agent-proxy` is the installed package. */
@@ -46,7 +46,8 @@ export function projectEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** Packs the repository (its dist/ as built: `npm test` builds first) and installs it into a new project. */
 export function installPackedProject(options: { extraDependencies?: string[] } = {}): PackedProject {
-  const root = mkdtempSync(join(tmpdir(), 'agent-proxy-packed-'));
+  const folder = tempDir('agent-proxy-packed-');
+  const root = folder.dir;
   const env = projectEnv();
   // --ignore-scripts: dist/ is already built; prepare would only build it again.
   const packed = JSON.parse(
@@ -67,6 +68,6 @@ export function installPackedProject(options: { extraDependencies?: string[] } =
     files: packed[0].files.map((f) => f.path),
     bin: join(dir, 'node_modules', '.bin', 'agent-proxy'),
     run: (file, args, extra = {}) => spawnSync(file, args, { cwd: dir, env: projectEnv(extra), encoding: 'utf8' }),
-    remove: () => rmSync(root, { recursive: true, force: true }),
+    remove: () => folder.cleanup(),
   };
 }

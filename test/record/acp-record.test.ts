@@ -9,7 +9,8 @@ import { WebSocket } from 'ws';
 import { ClientSideConnection, PROTOCOL_VERSION, type SessionNotification } from '@agentclientprotocol/sdk';
 import { ACP_SCHEMA_ID } from '../../src/schema/schema-registry.js';
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
-import { bearer, daemon, errorsOf, expectAllValid, findingsOf, onCleanup, record, useCleanups, within } from './pi-helpers.js';
+import { bearer, daemon, errorsOf, expectAllValid, findingsOf, onCleanup, record, useCleanups } from './pi-helpers.js';
+import { within } from '../support/waits.js';
 
 useCleanups();
 

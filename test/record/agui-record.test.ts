@@ -16,7 +16,8 @@ import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/st
 import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from '../support/agui-agent.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
-import { closedPort, endpoint, postRun, rawRequest, runInput, sseBlocks, within } from './record-helpers.js';
+import { closedPort, endpoint, postRun, rawRequest, runInput, sseBlocks } from './record-helpers.js';
+import { within } from '../support/waits.js';
 
 const AGUI_SCHEMA = 'https://ag-ui.com/spec/draft/schema.json';
 

@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
-import { waitFor } from './pi-helpers.js';
-import { postRun, spawnRecorder, sseBlocks, tempDir, within } from './record-helpers.js';
+import { waitFor, within } from '../support/waits.js';
+import { postRun, spawnRecorder, sseBlocks } from './record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -64,7 +65,7 @@ describe('proxy record: kill -9 mid-stream', () => {
     // Kill it mid-stream once the client has seen a real stream and the recording has committed
     // part of it (the recording worker runs at low priority: on a loaded machine that takes a while).
     let committed = 0;
-    await waitFor(() => sseBlocks(Buffer.concat(chunks)).length > 50 && (committed = committedServerRows(out)) >= 10, 'a stream running and rows committed', 30_000);
+    await waitFor(() => sseBlocks(Buffer.concat(chunks)).length > 50 && (committed = committedServerRows(out)) >= 10, 'a stream running and rows committed');
     r.child.kill('SIGKILL');
     expect(await within(r.exited, 'the recorder to die')).toEqual({ code: null, signal: 'SIGKILL' });
     expect(await within(reading, 'the client body to end')).toBe('failed');

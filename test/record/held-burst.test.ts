@@ -3,28 +3,24 @@
  * spool file, and everything reaches the recording worker in capture order once the burst pauses.
  * Runs the built worker (dist), as `proxy record --stdio` does.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../src/core/recording-clock.js';
 import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
 import { readRecording } from '../stdio/stdio-helpers.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 
 const WORKER = new URL('../../dist/record/worker/recording-worker.js', import.meta.url);
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const line = (i: number) => `{"type":"queue_update","steering":[],"followUp":["line ${i}"]}\n`;
 
-describe('a burst on a line transport', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+useCleanups();
 
+describe('a burst on a line transport', () => {
   it('holds its start in memory, spools the rest, and records every line in order', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-proxy-held-'));
-    const out = join(dir, 'held.db');
+    const out = scratch('agent-proxy-held-').file('held.db');
     const clock = new RecordingClock();
     const sink = WorkerRecordingSink.launch(
       WORKER,
@@ -38,8 +34,8 @@ describe('a burst on a line transport', () => {
     let lines = 0;
     let expected = '';
     // Two bursts of ~3 MiB, one 64 KiB chunk per event-loop turn as a pipe delivers them, with a
-    // pause between them in which what the first one left behind is posted to the worker.
-    for (const pause of [100, 0]) {
+    // pause between them until what the first one left in memory has been posted to the worker.
+    for (const burst of [1, 2]) {
       for (let c = 0; c < 48; c++) {
         let chunk = '';
         while (chunk.length < 64 * 1024) chunk += line(lines++);
@@ -47,7 +43,7 @@ describe('a burst on a line transport', () => {
         tap.push(Buffer.from(chunk));
         await turn();
       }
-      await delay(pause);
+      if (burst === 1) await waitFor(() => sink.heldBatches === 0, 'the first burst\'s held batches to be posted');
     }
     tap.end(true);
     exchange.end({ outcome: 'complete' });

@@ -12,7 +12,7 @@ import { endToEndHeaders, headerRecord } from '../../src/net/headers.js';
 import { HeaderRedactor } from '../../src/judge/header-redaction.js';
 import { startRecorder as startInline } from '../../src/record/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { tempDir } from './record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 type StartRecorder = typeof startInline;
 const dist = (await import(new URL('../../dist/index.js', import.meta.url).href)) as { startRecorder: StartRecorder };

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
 import type { RecorderOp } from '../../src/record/worker/recorder-ops.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
 
 /** Ops as capture makes them: payloads are views into larger socket buffers. */
 function sampleOps(): { ops: RecorderOp[]; payload: number } {
@@ -41,12 +40,9 @@ function expectSameOps(decoded: RecorderOp[], original: RecorderOp[]): void {
   });
 }
 
+useCleanups();
+
 describe('recorder op batches', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
 
   it('round-trips every op kind, payload bytes exact, strings and odd header names intact', () => {
     const { ops, payload } = sampleOps();
@@ -68,8 +64,7 @@ describe('recorder op batches', () => {
   });
 
   it('reads spooled batches back in order, each exactly as appended', () => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-proxy-spool-'));
-    const spool = RecordingSpool.open(join(dir, 'r.db.spool'));
+    const spool = RecordingSpool.open(scratch('agent-proxy-spool-').file('r.db.spool'));
     try {
       const first = sampleOps();
       const second = sampleOps();
@@ -87,8 +82,7 @@ describe('recorder op batches', () => {
   });
 
   it('spools a batch of more payload pieces than one writev takes (IOV_MAX is 1024)', () => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-proxy-spool-'));
-    const spool = RecordingSpool.open(join(dir, 'r.db.spool'));
+    const spool = RecordingSpool.open(scratch('agent-proxy-spool-').file('r.db.spool'));
     try {
       const ops: RecorderOp[] = [];
       let payload = 0;

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -13,6 +11,7 @@ import { TrafficRecorder } from '../../src/record/pipeline/traffic-recorder.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { tempDir } from '../support/temp-dir.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -87,8 +86,9 @@ describe('protoDecodeCost', () => {
 });
 
 describe('the recorder within its budget', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-budget-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = tempDir('agent-proxy-budget-');
+  afterAll(() => folder.cleanup());
+  const dir = folder.dir;
 
   it('scales the worker heap with --max-body and gives a parse three eighths of it', () => {
     expect(recorderHeapMb()).toBe(64);

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RecordingReader } from '../../src/store/recording-reader.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
-import { api, bearer, daemon, errorsOf, expectAllValid, rawRequest, record, tempDir, useCleanups, wsExchanges, wsOpen, type ApiResult } from './pi-helpers.js';
+import { api, bearer, daemon, errorsOf, expectAllValid, rawRequest, record, useCleanups, wsExchanges, wsOpen, type ApiResult } from './pi-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
 
@@ -151,7 +152,7 @@ describe('proxy record: Pi daemon REST', () => {
 
 describe('proxy record: unix-socket Pi daemon target', () => {
   it('forwards REST and WebSocket traffic to unix:<path> and records both', async () => {
-    const socketPath = join(tempDir('pi-sock-'), 'daemon.sock');
+    const socketPath = scratch('pi-sock-').file('daemon.sock');
     const d = await daemon({ listen: { path: socketPath }, deterministic: true, rpcTurn: 'text' });
     expect(d.url).toBe(`unix:${socketPath}`);
     const rec = await record(`unix:${socketPath}`);

@@ -2,12 +2,12 @@
  * Shared plumbing for the `proxy record` integration tests against the Pi daemon stand-in:
  * real servers on 127.0.0.1 port 0 (or unix sockets), real clients, SQLite recordings in temp dirs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import { onCleanup } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import type { LiveEvent } from '../../src/record/live-events.js';
 import type { Finding } from '../../src/core/finding.js';
@@ -17,13 +17,7 @@ import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/p
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 export { onCleanup, useCleanups } from '../support/cleanups.js';
-export { within, wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
-
-export function tempDir(prefix = 'agent-proxy-pi-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export { wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
 
 export async function daemon(options: PiDaemonOptions = {}): Promise<PiDaemon> {
   const d = await startPiDaemon(options);
@@ -46,14 +40,6 @@ export interface Recording {
   finish(): Promise<RecordingReader>;
 }
 
-export async function waitFor(check: () => boolean, what: string, deadlineMs = 5000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 let schemasExtra: SchemaRegistry | undefined;
 
 /**
@@ -63,7 +49,7 @@ let schemasExtra: SchemaRegistry | undefined;
  * `schemas: [STANDIN_SCHEMAS_DIR]` to startRecorder instead, as the CLI's --schemas does.
  */
 export async function record(target: string, options: Partial<RecorderOptions> & { fresh?: boolean } = {}): Promise<Recording> {
-  const out = join(tempDir('agent-proxy-rec-'), 'recording.db');
+  const out = scratch('agent-proxy-rec-').file('recording.db');
   const events: LiveEvent[] = [];
   const { fresh, ...rest } = options;
   const schemas = { schemas: [STANDIN_SCHEMAS_DIR] };
@@ -75,7 +61,9 @@ export async function record(target: string, options: Partial<RecorderOptions> &
     await recorder.close();
   });
   const ended = () => events.filter((e) => e.type === 'exchange-end').length;
-  const settled = () => waitFor(() => ended() >= recorder.totals().exchanges, 'every exchange to end');
+  const settled = async () => {
+    await waitFor(() => ended() >= recorder.totals().exchanges, 'every exchange to end');
+  };
   return {
     recorder,
     url: recorder.url,

@@ -3,17 +3,9 @@
  * not decompress or re-frame anything, an SSE block splitter, and a spawned CLI recorder.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RunAgentInput } from '@ag-ui/core';
 import { spawnCli, type CliProcess } from '../cli/run-cli.js';
-
-export function tempDir(prefix = 'agent-proxy-record-'): { dir: string; file(name: string): string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, file: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export const runInput = (threadId = 'thread-1', runId = 'run-1'): RunAgentInput => ({
   threadId,
@@ -96,7 +88,6 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export { within } from '../support/waits.js';
 
 /** `proxy record …` as a child process, with its stdout split into lines as they arrive. */
 export type CliRecorder = CliProcess;

@@ -9,7 +9,7 @@ import { RecordingClock } from '../../src/core/recording-clock.js';
 import type { OpenedRecordingSink, RecordingSinkOptions } from '../../src/record/open-recording-sink.js';
 import type { RecordingSink } from '../../src/record/pipeline/recording-sink.js';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';
-import { tempDir } from './record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** Opens a sink of the kind under test; the suite supplies everything but the pipeline. */
 export type OpenSink = (options: Omit<RecordingSinkOptions, 'pipeline'>) => Promise<OpenedRecordingSink>;

@@ -3,13 +3,14 @@
  * the worker lags, that JSON waits in memory too: capture must be told to wait once it piles up,
  * not only once the payload does, and be released as the worker catches up.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../src/core/recording-clock.js';
 import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
 
 // A stand-in worker that holds every batch until it is sent 'close', then reports them all applied.
 const LAGGING_WORKER = `
@@ -27,14 +28,11 @@ parentPort.on('message', (message) => {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('WorkerRecordingSink backlog of op JSON', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+useCleanups();
 
+describe('WorkerRecordingSink backlog of op JSON', () => {
   it('pauses capture once ~32 MiB of op JSON waits, with almost no payload, and resumes when it is applied', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-proxy-backlog-'));
+    const dir = scratch('agent-proxy-backlog-').dir;
     const script = join(dir, 'lagging-worker.mjs');
     writeFileSync(script, LAGGING_WORKER);
     const clock = new RecordingClock();

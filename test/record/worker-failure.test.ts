@@ -2,18 +2,21 @@
  * A recording worker that dies must not stall the traffic: capture is released, later ops are
  * dropped, and close() reports the failure instead of hanging.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../src/core/recording-clock.js';
 import { WorkerRecordingSink } from '../../src/record/worker/worker-recording-sink.js';
-import { within } from './record-helpers.js';
+import { within } from '../support/waits.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+
+useCleanups();
 
 describe('WorkerRecordingSink when the worker dies', () => {
   it('releases capture, drops later ops and rejects close() with E_STORE_WRITE', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-worker-'));
+    const dir = scratch('agent-proxy-worker-').dir;
     const script = join(dir, 'dying-worker.mjs');
     // Opens "the recording", then crashes on the first batch it is sent.
     writeFileSync(

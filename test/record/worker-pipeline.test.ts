@@ -10,7 +10,7 @@ import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { startPiDaemon, type PiDaemon } from '../support/pi-daemon-standin.js';
 import { startRecorder as startInline } from '../../src/record/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { tempDir } from './record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 type StartRecorder = typeof startInline;
 const dist = (await import(new URL('../../dist/index.js', import.meta.url).href)) as { startRecorder: StartRecorder };

@@ -1,11 +1,8 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer, type ClientOptions, type RawData, type ServerOptions } from 'ws';
 import type { TargetAddress } from '../../src/net/addresses.js';
 import type { CaptureContext } from '../../src/record/capture-context.js';
@@ -18,6 +15,9 @@ import { relayUpgrade } from '../../src/record/relay/ws-relay.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { waitFor, within } from '../support/waits.js';
 
 type ExchangeEnd = Extract<LiveEvent, { type: 'exchange-end' }>;
 
@@ -26,24 +26,7 @@ beforeAll(() => {
   registry = SchemaRegistry.load({ useEnv: false });
 });
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function waitFor(check: () => boolean, what: string, deadlineMs = 5000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-ws-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+useCleanups();
 
 async function listen(server: Server, where?: string): Promise<number> {
   if (where) server.listen(where);
@@ -54,7 +37,7 @@ async function listen(server: Server, where?: string): Promise<number> {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  cleanups.push(async () => {
+  onCleanup(async () => {
     for (const s of sockets) s.destroy();
     await new Promise<void>((r) => server.close(() => r()));
   });
@@ -83,7 +66,7 @@ async function startUpstream(options: ServerOptions = {}, onConnection?: (ws: We
     onConnection?.(ws, req);
   });
   const port = await listen(server, where);
-  cleanups.push(() => {
+  onCleanup(() => {
     for (const { ws } of connections) ws.terminate();
   });
   return {
@@ -109,7 +92,7 @@ interface Proxy {
 
 /** node:http whose 'upgrade' calls relayUpgrade, recording into a real RecordingWriter. */
 async function startProxy(target: TargetAddress): Promise<Proxy> {
-  const file = join(tempDir(), 'recording.sqlite');
+  const file = scratch('agent-proxy-ws-').file('recording.sqlite');
   const writer = RecordingWriter.open(file, { toolVersion: 'test', mode: 'record', schemaHashes: registry.hashes(), startedAt: new Date() });
   const ends: ExchangeEnd[] = [];
   const recorder = new TrafficRecorder({
@@ -134,7 +117,7 @@ async function startProxy(target: TargetAddress): Promise<Proxy> {
   };
   const server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => relayUpgrade(req, socket, head, context));
-  cleanups.push(async () => {
+  onCleanup(async () => {
     // Every exchange must have ended before the writer closes, or a late record would hit a closed file.
     await waitFor(() => ends.length >= writer.totals.exchanges, 'every exchange to end');
     writer.close();
@@ -146,11 +129,13 @@ async function startProxy(target: TargetAddress): Promise<Proxy> {
     url: `ws://127.0.0.1:${port}`,
     ends,
     closers,
-    waitForEnds: (count) => waitFor(() => ends.length >= count, `${count} exchange end(s)`),
+    waitForEnds: async (count) => {
+      await waitFor(() => ends.length >= count, `${count} exchange end(s)`);
+    },
     read() {
       writer.flush();
       const reader = RecordingReader.open(file);
-      cleanups.push(() => reader.close());
+      onCleanup(() => reader.close());
       return { exchanges: reader.exchanges(), messages: (id) => reader.messages(id) };
     },
   };
@@ -160,7 +145,7 @@ async function startProxy(target: TargetAddress): Promise<Proxy> {
 function connectClient(url: string, protocols: string[] = [], options: ClientOptions = {}): WebSocket {
   const ws = new WebSocket(url, protocols, { autoPong: false, skipUTF8Validation: true, perMessageDeflate: false, ...options });
   ws.on('error', () => {});
-  cleanups.push(() => ws.terminate());
+  onCleanup(() => ws.terminate());
   return ws;
 }
 
@@ -175,8 +160,8 @@ function collect(ws: WebSocket): Received[] {
   return out;
 }
 
-/** Sends raw bytes to the proxy and returns everything it answers until it ends the socket. */
-function rawRequest(port: number, request: string, { destroyAfterMs }: { destroyAfterMs?: number } = {}): Promise<Buffer> {
+/** Sends raw bytes to the proxy and returns everything it answers until it ends the socket (or, with `leaveWhen`, until the client leaves then). */
+function rawRequest(port: number, request: string, { leaveWhen }: { leaveWhen?: Promise<unknown> } = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = netConnect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -184,7 +169,7 @@ function rawRequest(port: number, request: string, { destroyAfterMs }: { destroy
     socket.on('close', () => resolve(Buffer.concat(chunks)));
     socket.on('error', reject);
     socket.write(request);
-    if (destroyAfterMs !== undefined) setTimeout(() => socket.destroy(), destroyAfterMs);
+    void leaveWhen?.then(() => socket.destroy());
   });
 }
 
@@ -337,7 +322,7 @@ describe('relayUpgrade: messages', () => {
       if (this !== client) relayPauses++;
       return pause.call(this);
     };
-    cleanups.push(() => {
+    onCleanup(() => {
       WebSocket.prototype.pause = pause;
     });
     await once(client, 'open');
@@ -345,9 +330,9 @@ describe('relayUpgrade: messages', () => {
     client.pause();
     client.send('go');
     // The flood outgrows what the stalled client takes: the relay stops reading the upstream.
-    await waitFor(() => relayPauses > 0, 'the relay to pause the upstream', 10_000);
+    await waitFor(() => relayPauses > 0, 'the relay to pause the upstream');
     client.resume();
-    await waitFor(() => got.length === count, `${count} messages`, 10_000);
+    await waitFor(() => got.length === count, `${count} messages`);
     expect(relayPauses).toBeGreaterThan(0);
     for (let i = 0; i < count; i++) {
       expect(got[i].isBinary).toBe(true);
@@ -497,13 +482,14 @@ describe('relayUpgrade: handshake', () => {
     const upstreamServer = createServer();
     let upstreamSockets = 0;
     let upstreamGone = false;
+    const dialled = once(upstreamServer, 'upgrade');
     upstreamServer.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
       upstreamSockets++;
       for (const event of ['end', 'close', 'error']) socket.on(event, () => (upstreamGone = true));
       socket.resume();
     });
     const proxy = await startProxy(tcpTarget(await listen(upstreamServer)));
-    await rawRequest(proxy.port, `GET /slow HTTP/1.1\r\nHost: x\r\n${UPGRADE_HEADERS}\r\n`, { destroyAfterMs: 100 });
+    await rawRequest(proxy.port, `GET /slow HTTP/1.1\r\nHost: x\r\n${UPGRADE_HEADERS}\r\n`, { leaveWhen: dialled });
     await proxy.waitForEnds(1);
     expect(proxy.read().exchanges[0]).toMatchObject({ outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED' });
     expect(upstreamSockets).toBe(1);
@@ -511,7 +497,7 @@ describe('relayUpgrade: handshake', () => {
   });
 
   it('reaches a unix-socket target with the request path and query exactly as the client sent them', async () => {
-    const socketPath = join(tempDir(), 'upstream.sock');
+    const socketPath = scratch('agent-proxy-ws-').file('upstream.sock');
     const upstream = await startUpstream({}, (ws) => ws.send('over unix'), socketPath);
     const proxy = await startProxy({ kind: 'unix', socketPath, basePath: '/base', display: `unix:${socketPath}` });
     const path = '/v1/x/../session/a:b/rpc?cursor=host-01:agent-a:3:42&q=%2F';
@@ -535,9 +521,12 @@ describe('relayUpgrade: handshake', () => {
 
 describe('relayUpgrade: closing', () => {
   it('passes the upstream close code and reason to the client', async () => {
-    const upstream = await startUpstream({}, (ws) => setTimeout(() => ws.close(4001, 'upstream says bye'), 20));
+    const upstream = await startUpstream();
     const proxy = await startProxy(tcpTarget(upstream.port));
     const client = connectClient(proxy.url);
+    // The upstream closes once both legs are open, so the close travels as a relayed frame.
+    await within(once(client, 'open'), 'the client to be connected');
+    (await upstream.next()).ws.close(4001, 'upstream says bye');
     const [code, reason] = (await once(client, 'close')) as [number, Buffer];
     expect(code).toBe(4001);
     expect(reason.toString()).toBe('upstream says bye');

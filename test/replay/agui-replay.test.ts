@@ -9,7 +9,9 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
-import { expectSameRecording, onCleanup, record, replay, rewrite, scratch, useCleanups, within } from './replay-helpers.js';
+import { expectSameRecording, onCleanup, record, replay, rewrite, useCleanups } from './replay-helpers.js';
+import { within } from '../support/waits.js';
+import { scratch } from '../support/temp-dir.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
@@ -218,24 +220,14 @@ describe('proxy replay: timing', () => {
     expect(clock.deadlines).toHaveLength(1);
   });
 
-  // The one test of pacing against the wall clock. Its bounds hold on a loaded machine: timers never
-  // fire early, so the lower bounds are hard; and the fast replay only has to beat half the slow one.
-  it('on the system clock, 0.5x takes at least twice the recorded time and 2x at least half, and 2x is clearly the quicker', async () => {
-    const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 40 });
-    const span = offsets.at(-1)! - anchor;
-    expect(span).toBeGreaterThan(13 * 40 - 1);
-    const timed = async (timing: string) => {
-      const served = await replay(out, { timing });
-      const started = performance.now();
-      const res = await rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-      expect(sseBlocks(res.body)).toHaveLength(offsets.length);
-      return performance.now() - started;
-    };
-    const slow = await timed('0.5x');
-    const fast = await timed('2x');
-    expect(slow).toBeGreaterThanOrEqual(2 * span - 5);
-    expect(fast).toBeGreaterThanOrEqual(span / 2 - 5);
-    expect(fast).toBeLessThan(slow / 2);
+  // The one test on the real clock. It asserts order only, never how long anything took: the
+  // pacing itself is checked on the manual clock above.
+  it('on the system clock, a paced replay serves every event, in the recorded order', async () => {
+    const { out, live, offsets } = await pacedRecording({ eventDelayMs: 10 });
+    const served = await replay(out, { timing: '2x' });
+    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
+    expect(sseBlocks(again.body)).toHaveLength(offsets.length);
+    expect(again.body.equals(live.body)).toBe(true);
   });
 });
 
@@ -383,10 +375,10 @@ describe('proxy replay: endings', () => {
 });
 
 /**
- * Posts a run with node:http and stamps each SSE block's arrival with `now()` (performance.now() by
- * default); `arrived` is told after each. `done` resolves with the stamps once the body has ended.
+ * Posts a run with node:http and stamps each SSE block's arrival with `now()` (the replay's manual
+ * clock); `arrived` is told after each. `done` resolves with the stamps once the body has ended.
  */
-function sseArrivals(url: string, body: string, now = () => performance.now(), arrived = () => {}): { arrivals: number[]; done: Promise<number[]> } {
+function sseArrivals(url: string, body: string, now: () => number, arrived: () => void): { arrivals: number[]; done: Promise<number[]> } {
   const arrivals: number[] = [];
   const done = new Promise<number[]>((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers: SSE_HEADERS }, (res) => {

@@ -4,12 +4,11 @@
  * a JSON-RPC error with the request's id on an ACP WebSocket, a failed response frame on the
  * daemon's framed RPC. Recordings are written by hand (test/support/ndjson-recording.ts).
  */
-import { writeFileSync } from 'node:fs';
 import { HttpAgent } from '@ag-ui/client';
 import { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
-import { ndjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { replay, scratch, useCleanups } from './replay-helpers.js';
+import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { replay, useCleanups } from './replay-helpers.js';
 import { connect } from './ws-replay-helpers.js';
 
 useCleanups();
@@ -34,11 +33,6 @@ function refusedUpgrade(url: string, protocol: string, headers: Record<string, s
   });
 }
 
-function recordingOf(exchanges: HandExchange[]): string {
-  const file = scratch().file('hand.ndjson');
-  writeFileSync(file, ndjsonRecording(exchanges));
-  return file;
-}
 
 const PI_REST: HandExchange[] = [
   { transport: 'http', protocol: 'pi-rest', method: 'GET', path: '/v1/capabilities', status: 200, messages: [{ sender: 'server', json: envelope('req-1', { apiVersion: '1.0' }) }] },
@@ -47,7 +41,7 @@ const PI_REST: HandExchange[] = [
 
 describe('Pi daemon REST: a miss is the daemon error envelope', () => {
   it('404 with apiVersion, the live requestId, the recorded hostInstanceId and error {code, message, retryable, details}; nearest on the same route', async () => {
-    const served = await replay(recordingOf(PI_REST));
+    const served = await replay(writeNdjsonRecording(PI_REST));
     const res = await fetch(`${served.url}/v1/session/other-session`, { headers: { 'x-request-id': 'req-live-9' } });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -75,7 +69,7 @@ describe('Pi daemon REST: a miss is the daemon error envelope', () => {
   });
 
   it('without X-Request-Id the requestId is made as the daemon makes one; a body requestId is echoed', async () => {
-    const served = await replay(recordingOf(PI_REST));
+    const served = await replay(writeNdjsonRecording(PI_REST));
     const bare = (await (await fetch(`${served.url}/v1/ticket/ticket-x`)).json()) as { requestId: string };
     expect(bare.requestId).toMatch(/^http-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const posted = await fetch(`${served.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requestId: 'req-body-1', sessionId: 's' }) });
@@ -87,7 +81,7 @@ describe('Pi daemon REST: a miss is the daemon error envelope', () => {
 describe('a WebSocket upgrade under /v1 that matches nothing', () => {
   it('gets the daemon envelope; its nearest recorded connection is the one with the fewest differing path segments', async () => {
     const connection = (path: string): HandExchange => ({ transport: 'ws', protocol: 'pi-daemon-rpc', method: 'GET', path, status: 101, subprotocol: 'pi-daemon-rpc.v1', messages: [] });
-    const served = await replay(recordingOf([...PI_REST, connection('/v1/session/pd-a/apc'), connection('/v1/session/pd-a/rpc')]));
+    const served = await replay(writeNdjsonRecording([...PI_REST, connection('/v1/session/pd-a/apc'), connection('/v1/session/pd-a/rpc')]));
     const res = await refusedUpgrade(`${served.wsUrl}/v1/session/other/rpc`, 'pi-daemon-rpc.v1', { 'x-request-id': 'req-ws-1' });
     expect(res.status).toBe(404);
     const body = JSON.parse(res.body);
@@ -110,7 +104,7 @@ describe('AG-UI: the official client hands the reason to the app', () => {
         { sender: 'server', json: { type: 'RUN_FINISHED', threadId: 't', runId: 'r' } },
       ],
     };
-    const served = await replay(recordingOf([recorded]));
+    const served = await replay(writeNdjsonRecording([recorded]));
     const agent = new HttpAgent({ url: `${served.url}/agent`, threadId: 'live-thread', initialMessages: [{ id: 'm1', role: 'user', content: 'bonjour' }] });
     const errors: string[] = [];
     await agent.runAgent({ runId: 'live-run' }, { onRunErrorEvent: ({ event }) => void errors.push(event.message) });
@@ -137,7 +131,7 @@ describe('JSON-RPC and Pi RPC over WebSocket: an error response carrying the req
   };
 
   it('ACP: a request that matches nothing gets an error with its id, and the conversation goes on', async () => {
-    const served = await replay(recordingOf([ACP]));
+    const served = await replay(writeNdjsonRecording([ACP]));
     const c = await connect(`${served.wsUrl}/v1/session/pd-a/apc`, 'agent-client-protocol.v1');
     c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'session/load', params: {} }));
     c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'initialize', params: { protocolVersion: 2 } }));
@@ -163,7 +157,7 @@ describe('JSON-RPC and Pi RPC over WebSocket: an error response carrying the req
         { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
       ],
     };
-    const served = await replay(recordingOf([framed]));
+    const served = await replay(writeNdjsonRecording([framed]));
     const c = await connect(`${served.wsUrl}/v1/session/pd-a/rpc`, 'pi-daemon-rpc.v1');
     c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'live-7', type: 'get_messages' } }));
     const [answer] = (await c.texts(1)).map((t) => JSON.parse(t));

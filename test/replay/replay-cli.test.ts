@@ -9,7 +9,9 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { startAguiAgent } from '../support/agui-agent.js';
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import { rawRequest, runInput } from '../record/record-helpers.js';
-import { onCleanup, record, scratch, useCleanups, within } from './replay-helpers.js';
+import { onCleanup, record, useCleanups } from './replay-helpers.js';
+import { within } from '../support/waits.js';
+import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
 

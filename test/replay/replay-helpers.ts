@@ -10,15 +10,9 @@ import { startReplay, type ReplayOptions, type RunningReplay } from '../../src/r
 import type { ReplayMiss, ServedExchange } from '../../src/replay/replay-context.js';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';
 import { bareRegistry } from '../support/shared.js';
-import { tempDir } from '../record/record-helpers.js';
+import { scratch } from '../support/temp-dir.js';
 
 export { onCleanup, useCleanups } from '../support/cleanups.js';
-
-export function scratch(): ReturnType<typeof tempDir> {
-  const dir = tempDir('agent-proxy-replay-');
-  onCleanup(() => dir.cleanup());
-  return dir;
-}
 
 export interface Recording {
   recorder: RunningRecorder;
@@ -98,4 +92,3 @@ export function rewrite(value: unknown, ids: Record<string, string>): unknown {
   return value;
 }
 
-export { within } from '../support/waits.js';

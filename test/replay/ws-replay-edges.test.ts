@@ -5,8 +5,8 @@
  */
 import { connect as netConnect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../record/pi-helpers.js';
-import { record, replay, useCleanups, within } from './replay-helpers.js';
+import { waitFor, within } from '../support/waits.js';
+import { record, replay, useCleanups } from './replay-helpers.js';
 import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession } from './ws-replay-helpers.js';
 
 useCleanups();

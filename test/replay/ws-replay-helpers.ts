@@ -9,7 +9,8 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
 import { testRegistry } from '../support/shared.js';
-import { onCleanup, within } from './replay-helpers.js';
+import { onCleanup } from './replay-helpers.js';
+import { within } from '../support/waits.js';
 
 /** Project schemas + the stand-in extras, so the Pi frames get real verdicts. */
 export const piRegistry = (): SchemaRegistry => testRegistry();

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { RecordingReader } from '../../src/store/recording-reader.js';
-import { expectSameRecording, record, replay, useCleanups, within } from './replay-helpers.js';
+import { expectSameRecording, record, replay, useCleanups } from './replay-helpers.js';
+import { within } from '../support/waits.js';
 import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession, type Seen } from './ws-replay-helpers.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
 

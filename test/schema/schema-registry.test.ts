@@ -1,9 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_NDJSON_V1_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { bareRegistry, STANDIN_SCHEMAS_DIR, testRegistry } from '../support/shared.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('SchemaRegistry', () => {
   it('reports every $ref to an unloaded document instead of skipping it', () => {
@@ -63,8 +62,12 @@ describe('SchemaRegistry', () => {
     expect(() => SchemaRegistry.load({ useEnv: false, extraDirs: ['/nonexistent/schemas'] })).toThrow(
       expect.objectContaining({ code: 'E_SCHEMA_LOAD' }),
     );
-    const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
-    writeFileSync(join(dir, 'broken.json'), '{"$id": ');
-    expect(() => SchemaRegistry.load({ useEnv: false, extraDirs: [dir] })).toThrow(/broken\.json is not valid JSON/);
+    const dir = tempDir('schemas-');
+    try {
+      writeFileSync(dir.file('broken.json'), '{"$id": ');
+      expect(() => SchemaRegistry.load({ useEnv: false, extraDirs: [dir.dir] })).toThrow(/broken\.json is not valid JSON/);
+    } finally {
+      dir.cleanup();
+    }
   });
 });

@@ -17,7 +17,8 @@
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 import { MOCK_HELLO, MOCK_MODEL, startMockOpenAI, type MockOpenAI } from '../support/mock-openai.js';
 import { BIN, diffJson, pointersOf, readRecording, REPO, spawnLines, type LineProcess } from './stdio-helpers.js';
 
@@ -27,7 +28,6 @@ const PI_CLI = join(CACHE, 'node_modules', '@earendil-works', 'pi-coding-agent',
 const available = existsSync(NODE22) && existsSync(PI_CLI);
 
 /** How long one step of the session (one command's answer, one agent run) may take. */
-const STEP_MS = 20_000;
 const FILE_TEXT = 'first line of hello.txt\nsecond line\n';
 
 type Json = Record<string, unknown>;
@@ -41,8 +41,7 @@ interface Ids {
 
 /** The index of the first stdout line at or after `from` that `match`es, waiting for it. */
 async function waitForLine(proc: LineProcess, from: number, match: (line: Json) => boolean, what: string): Promise<number> {
-  const deadline = Date.now() + STEP_MS;
-  for (;;) {
+  const found = () => {
     const lines = proc.lines();
     for (let i = from; i < lines.length; i++) {
       let value: unknown;
@@ -51,12 +50,12 @@ async function waitForLine(proc: LineProcess, from: number, match: (line: Json) 
       } catch {
         continue;
       }
-      if (value !== null && typeof value === 'object' && match(value as Json)) return i;
+      if (value !== null && typeof value === 'object' && match(value as Json)) return { at: i };
     }
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`timed out waiting for ${what}; stdout so far:\n${lines.join('\n')}\nstderr:\n${proc.stderr()}`);
-    await proc.waitForLines(lines.length + 1);
-  }
+    if (proc.child.stdout.closed) throw new Error(`pi ended before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${proc.stderr()}`);
+    return undefined;
+  };
+  return (await waitFor(found, what, { wakeOn: [[proc.child.stdout, 'data'], [proc.child.stdout, 'close']] })).at;
 }
 
 /**

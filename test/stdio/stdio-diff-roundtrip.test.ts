@@ -4,7 +4,7 @@
  * is the negative control: the diff exits 1 and names the differing pointer.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, diffJson, PI_AGENT, pointersOf, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;

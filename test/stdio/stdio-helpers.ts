@@ -10,7 +10,7 @@ import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../../src/store/store-types.js';
-import { within } from '../record/record-helpers.js';
+import { within } from '../support/waits.js';
 
 export const PI_AGENT = fileURLToPath(new URL('../support/stdio-pi-agent.mjs', import.meta.url));
 export const ACP_AGENT = fileURLToPath(new URL('../support/stdio-acp-agent.mjs', import.meta.url));

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyChannel } from '../../src/protocols/catalog.js';
 import { stdioHint } from '../../src/record/relay/stdio-recorder.js';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, BURST_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, PI_AGENT, readRecording, recordStdio, replayStdioProcess, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;

@@ -15,7 +15,8 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
 import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
-import { childHasRun, childReports, meta, tempDir, thrown } from './store-fixtures.js';
+import { childHasRun, childReports, meta, thrown } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const VALID: Verdict = { status: 'valid', findings: [] };
 

@@ -6,9 +6,11 @@ import { verdictFrom, withFindings } from '../../src/core/verdict.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import type { StoreError } from '../../src/store/store-errors.js';
-import { meta, tempDir, thrown, waitFor } from './store-fixtures.js';
+import { ManualSchedule, meta, thrown } from './store-fixtures.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let open: Array<{ close(): void }> = [];
 beforeEach(() => {
   tmp = tempDir();
@@ -38,52 +40,73 @@ function writer(name: string, options: Parameters<typeof RecordingWriter.open>[2
   return w;
 }
 
-/** One turn of the event loop: a full batch queued before it has been written by its end. */
-const turn = () => new Promise((r) => setImmediate(r));
-
 function message(exchangeId: number, n: number) {
   return { exchangeId, sender: 'server' as const, carrier: 'event' as const, tOffsetMs: n, raw: Buffer.from(`data: ${n}\n\n`), json: n, verdict: verdictFrom([]) };
 }
 
 describe('batched writes', () => {
-  it('writes nothing below maxBatch and the batch once the threshold is reached', async () => {
-    const w = writer('batch.sqlite', { flushIntervalMs: 600_000, maxBatch: 3 });
+  it('below maxBatch schedules only the interval write; at maxBatch the batch goes out on the next turn', () => {
+    const schedule = new ManualSchedule();
+    const w = writer('batch.sqlite', { flushIntervalMs: 600_000, maxBatch: 3, schedule });
     const other = peek(w.file);
     expect(other.count('recording')).toBe(1);
 
     const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
     expect(w.pending).toBe(2);
-    await turn();
+    expect(schedule.scheduled).toEqual({ afterMs: 600_000, nextTurn: false });
     expect(other.count('exchanges')).toBe(0);
     expect(other.count('messages')).toBe(0);
 
     w.addMessage(message(ex, 2));
-    // The enqueue itself never writes; the batch goes out on the next turn of the event loop.
+    // The enqueue itself never writes; the full batch is scheduled for the next turn of the event loop.
     expect(other.count('messages')).toBe(0);
-    expect(await waitFor(() => other.count('messages') === 2)).toBe(true);
+    expect(schedule.scheduled).toEqual({ afterMs: 600_000, nextTurn: true });
+    schedule.runNextTurn();
+    expect(other.count('messages')).toBe(2);
     expect(other.count('exchanges')).toBe(1);
     expect(w.pending).toBe(0);
+    // Written: the interval write is cancelled with it.
+    expect(schedule.scheduled).toEqual({ nextTurn: false });
 
     w.addMessage(message(ex, 3));
-    await turn();
+    expect(schedule.scheduled).toEqual({ afterMs: 600_000, nextTurn: false });
     expect(other.count('messages')).toBe(2);
     w.flush();
     expect(other.count('messages')).toBe(3);
+    expect(schedule.scheduled).toEqual({ nextTurn: false });
   });
 
-  it('writes queued rows on the timer within about flushIntervalMs', async () => {
-    const w = writer('timer.sqlite', { flushIntervalMs: 50 });
+  it('writes queued rows when flushIntervalMs after the first has passed, and re-arms for the next', () => {
+    const schedule = new ManualSchedule();
+    const w = writer('timer.sqlite', { flushIntervalMs: 50, schedule });
     const other = peek(w.file);
     const ex = w.beginExchange({ transport: 'ws', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
+    // One timed write for the whole burst (exchange and message), armed by its first row.
+    expect(schedule.scheduled).toEqual({ afterMs: 50, nextTurn: false });
+    expect(schedule.timedScheduled).toBe(1);
     expect(other.count('messages')).toBe(0);
-    expect(await waitFor(() => other.count('messages') === 1, 5000)).toBe(true);
-    // A second burst re-arms the timer.
+    schedule.runTimed();
+    expect(other.count('messages')).toBe(1);
+    expect(schedule.scheduled).toEqual({ nextTurn: false });
+    // A second burst re-arms it.
     w.addMessage(message(ex, 2));
     w.endExchange(ex, { outcome: 'complete', tOffsetMs: 5 });
-    expect(await waitFor(() => other.count('messages') === 2, 5000)).toBe(true);
+    expect(schedule.scheduled).toEqual({ afterMs: 50, nextTurn: false });
+    expect(schedule.timedScheduled).toBe(2);
+    schedule.runTimed();
+    expect(other.count('messages')).toBe(2);
     expect(other.db.prepare('SELECT outcome FROM exchanges').get()).toEqual({ outcome: 'complete' });
+  });
+
+  it('on the default schedule, queued rows reach the file without a flush', async () => {
+    const w = writer('default.sqlite', { flushIntervalMs: 5 });
+    const other = peek(w.file);
+    const ex = w.beginExchange({ transport: 'ws', tOffsetMs: 0 });
+    w.addMessage(message(ex, 1));
+    await waitFor(() => other.count('messages') === 1, 'the event loop to write the message');
+    expect(w.pending).toBe(0);
   });
 
   it('writes synchronously when a producer queues many batches without yielding', () => {
@@ -147,9 +170,10 @@ describe('batched writes', () => {
     expect(reader.messages(ex)[0].verdict).toEqual({ status: 'invalid', findings: late });
   });
 
-  it('reports a failed background write once, then drops rows and throws it from flush and close', async () => {
+  it('reports a failed background write once, then drops rows and throws it from flush and close', () => {
     const errors: StoreError[] = [];
-    const w = RecordingWriter.open(join(tmp.dir, 'fail.sqlite'), meta(), { flushIntervalMs: 10, onError: (e) => errors.push(e) });
+    const schedule = new ManualSchedule();
+    const w = RecordingWriter.open(join(tmp.dir, 'fail.sqlite'), meta(), { flushIntervalMs: 10, onError: (e) => errors.push(e), schedule });
     // Another connection takes exchange id 1 first, so the writer's batch violates the primary key.
     const rogue = new Database(w.file);
     open.push(rogue);
@@ -157,7 +181,7 @@ describe('batched writes', () => {
 
     const ex = w.beginExchange({ transport: 'http', tOffsetMs: 0 });
     w.addMessage(message(ex, 1));
-    expect(await waitFor(() => errors.length > 0)).toBe(true);
+    schedule.runTimed();
     expect(errors).toHaveLength(1);
     expect(errors[0].code).toBe('E_STORE_WRITE');
     expect(w.failure).toBe(errors[0]);

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { BUILT_WRITER_URL, ensureBuilt } from './built-writer.js';
-import { childHasRun, childReports, tempDir } from './store-fixtures.js';
+import { childHasRun, childReports } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 
 /** The child: one SSE exchange, 10 messages per millisecond, reports `<enqueued> <ms>` every 10 ms. */

@@ -8,7 +8,8 @@ import { openDatabase } from '../../src/store/open-database.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
-import { meta, tempDir, thrown } from './store-fixtures.js';
+import { meta, thrown } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -9,7 +9,8 @@ import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
-import { meta, tempDir, thrown } from './store-fixtures.js';
+import { meta, thrown } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const NOT_UTF8 = new Uint8Array([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]);
 

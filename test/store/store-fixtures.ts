@@ -1,13 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { CancelWrite, FlushSchedule } from '../../src/store/flush-schedule.js';
 import type { RecordingMeta } from '../../src/store/recording-writer.js';
-
-/** A fresh temp folder per test; the returned function removes it. */
-export function tempDir(): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-store-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+import { waitFor } from '../support/waits.js';
 
 export function meta(overrides: Partial<RecordingMeta> = {}): RecordingMeta {
   return {
@@ -19,16 +12,6 @@ export function meta(overrides: Partial<RecordingMeta> = {}): RecordingMeta {
     startedAt: new Date('2026-01-02T03:04:05.678Z'),
     ...overrides,
   };
-}
-
-/** Polls `check` until it returns true or the deadline passes; generous by default so slow CI stays green. */
-export async function waitFor(check: () => boolean, deadlineMs = 5000, stepMs = 5): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return check();
 }
 
 /** The `<enqueued> <ms>` lines a crash-test child has printed so far (a half-written last line left out). */
@@ -48,7 +31,53 @@ export async function childHasRun(child: { exitCode: number | null }, out: () =>
     const reports = childReports(out());
     return reports.length > 5 && reports[reports.length - 1][1] - reports[0][1] >= spanMs;
   };
-  return (await waitFor(() => ran() || child.exitCode !== null, 30_000)) && ran();
+  await waitFor(() => ran() || child.exitCode !== null, 'the child to report or exit');
+  return ran();
+}
+
+/**
+ * A writer's flush schedule run by hand: it keeps what the batching policy scheduled (a write after
+ * the interval, a write on the next turn) and runs it only when the test says, so whether and when
+ * rows are written is checked without timers.
+ */
+export class ManualSchedule implements FlushSchedule {
+  private timed?: { ms: number; write: () => void };
+  private nextTurn?: () => void;
+  /** How many timed writes have been scheduled in all (one per burst, not one per row). */
+  timedScheduled = 0;
+
+  later(ms: number, write: () => void): CancelWrite {
+    this.timedScheduled++;
+    const entry = { ms, write };
+    this.timed = entry;
+    return () => void (this.timed === entry && (this.timed = undefined));
+  }
+
+  soon(write: () => void): CancelWrite {
+    this.nextTurn = write;
+    return () => void (this.nextTurn === write && (this.nextTurn = undefined));
+  }
+
+  /** What waits to run: the interval of a timed write (if any), and whether a next-turn write does. */
+  get scheduled(): { afterMs?: number; nextTurn: boolean } {
+    return { ...(this.timed ? { afterMs: this.timed.ms } : {}), nextTurn: this.nextTurn !== undefined };
+  }
+
+  /** Runs the timed write, as its timer would. */
+  runTimed(): void {
+    const entry = this.timed;
+    if (!entry) throw new Error('no timed write is scheduled');
+    this.timed = undefined;
+    entry.write();
+  }
+
+  /** Runs the next-turn write, as the event loop would. */
+  runNextTurn(): void {
+    const write = this.nextTurn;
+    if (!write) throw new Error('no next-turn write is scheduled');
+    this.nextTurn = undefined;
+    write();
+  }
 }
 
 /** Runs `fn` and returns the error it throws, so tests can look at `code`. */

@@ -1,30 +1,21 @@
-import { afterEach } from 'vitest';
-import { tempDir } from '../record/record-helpers.js';
+import { onCleanup, useCleanups } from './cleanups.js';
 import { startAguiAgent, type AguiAgent, type AguiAgentOptions } from './agui-agent.js';
+import { scratch } from './temp-dir.js';
 
 /**
- * What a test file starts, undone after each test, newest first. Call once at the top of a file:
- * `push` takes any undo step; `agui` and `scratch` start an AG-UI stand-in or a temp folder that
- * are closed and removed that way.
+ * What a test file starts, undone after each test, newest first, by the one cleanup list of
+ * cleanups.ts. Call once at the top of a file: `push` takes any undo step; `agui` and `scratch`
+ * start an AG-UI stand-in or a temp folder that are closed and removed that way.
  */
 export function fixturesAfterEach() {
-  const undo: Array<() => Promise<void> | void> = [];
-  afterEach(async () => {
-    while (undo.length) await undo.pop()!();
-  });
+  useCleanups();
   return {
-    push(step: () => Promise<void> | void): void {
-      undo.push(step);
-    },
+    push: onCleanup,
     async agui(options?: AguiAgentOptions): Promise<AguiAgent> {
       const agent = await startAguiAgent(options);
-      undo.push(() => agent.close());
+      onCleanup(() => agent.close());
       return agent;
     },
-    scratch(prefix?: string): ReturnType<typeof tempDir> {
-      const dir = tempDir(prefix);
-      undo.push(() => dir.cleanup());
-      return dir;
-    },
+    scratch,
   };
 }

@@ -4,14 +4,12 @@
  * machine: the player sleeps on this clock, the test sees each deadline it asked for and wakes it.
  */
 import type { Clock } from '../../src/replay/clock.js';
+import { within } from './waits.js';
 
 interface Sleeper {
   at: number;
   wake(): void;
 }
-
-/** Fails a wait that never ends; a deadline for a broken test, not a timing assertion. */
-const STUCK_MS = 10_000;
 
 export class ManualClock implements Clock {
   private current = 0;
@@ -85,9 +83,9 @@ export async function driveClock(clock: ManualClock, done: Promise<unknown>, cau
     () => void (finished = true),
   );
   for (;;) {
-    const next = await bounded(Promise.race([clock.sleeping(), ended.then(() => undefined)]), 'the player to sleep or finish');
+    const next = await within(Promise.race([clock.sleeping(), ended.then(() => undefined)]), 'the player to sleep or finish');
     if (finished || next === undefined) return stepped;
-    await bounded(caughtUp(), `the client to catch up at ${clock.now()} ms`);
+    await within(caughtUp(), `the client to catch up at ${clock.now()} ms`);
     clock.advanceTo(next);
     stepped.push(next);
   }
@@ -120,7 +118,7 @@ export function deadlinesOf(due: readonly number[], from = 0): number[] {
   return deadlines;
 }
 
-/** Resolves once `check()` holds, re-checking whenever `changed` is signalled; fails after a generous deadline. */
+/** Resolves once `check()` holds, re-checking whenever `changed` is signalled. */
 export class Progress {
   private waiters: Array<() => void> = [];
 
@@ -130,7 +128,7 @@ export class Progress {
   }
 
   until(check: () => boolean, what: string): Promise<void> {
-    return bounded(
+    return within(
       new Promise<void>((resolve) => {
         const test = () => (check() ? resolve() : this.waiters.push(test));
         test();
@@ -138,12 +136,4 @@ export class Progress {
       what,
     );
   }
-}
-
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`stuck for ${STUCK_MS} ms waiting for ${what}`)), STUCK_MS);
-  });
-  return Promise.race([promise, stuck]).finally(() => clearTimeout(timer));
 }

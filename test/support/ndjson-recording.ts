@@ -1,30 +1,43 @@
 /**
  * Small recordings written by hand in the NDJSON export form, for tests that need a given set of
- * exchanges without a stand-in to record them from. Every field the importer checks is filled in.
+ * exchanges without a stand-in to record them from. Every field the importer checks is filled in;
+ * what a test leaves out gets what the recorder would have stored for such an exchange.
  */
+import { writeFileSync } from 'node:fs';
+import { scratch } from './temp-dir.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
+  /** Default: `frame` on a WebSocket, `event` from an SSE server, `line` on stdio and NDJSON, else `body`. */
   carrier?: 'body' | 'event' | 'frame' | 'line';
+  /** Default: `text` on a WebSocket, else none. */
   channel?: string | null;
-  /** The message: JSON (serialized as its raw bytes) or raw text. */
+  /** The message's JSON; its raw bytes are that JSON (an SSE event with its framing). */
   json?: unknown;
+  /** Raw text instead, for what is not JSON (a line of stderr). */
   raw?: string;
+  /** Default: invalid when a finding is an error, else valid. */
   status?: 'valid' | 'invalid' | 'unchecked';
   findings?: Array<{ rule: string; severity: 'error' | 'warning'; pointer: string; message: string }>;
 }
 
 export interface HandExchange {
-  transport: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
-  protocol: string | null;
+  /** Default `ws`. */
+  transport?: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
+  protocol?: string | null;
+  /** Default `GET` over HTTP and WebSocket. */
   method?: string;
+  /** Default `/rpc` over HTTP and WebSocket. */
   path?: string;
   query?: string;
+  /** Default 101 on a WebSocket. */
   status?: number;
   subprotocol?: string;
   requestHeaders?: Record<string, string>;
   responseHeaders?: Record<string, string>;
+  /** A WebSocket close: either one implies the other (code 1000, an empty reason). */
   closeCode?: number;
+  closeReason?: string;
   messages: HandMessage[];
 }
 
@@ -36,16 +49,21 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
   exchanges.forEach((e, index) => {
     const id = index + 1;
     const startedMs = id * 10;
+    const transport = e.transport ?? 'ws';
+    const ws = transport === 'ws';
+    const overHttp = ws || transport === 'http' || transport === 'sse' || transport === 'proto';
+    const path = e.path ?? (overHttp ? '/rpc' : undefined);
+    const closed = e.closeCode !== undefined || e.closeReason !== undefined;
     lines.push({
       type: 'exchange',
       id,
-      transport: e.transport,
-      protocol: e.protocol,
-      method: e.method ?? null,
-      path: e.path ?? null,
+      transport,
+      protocol: e.protocol ?? null,
+      method: e.method ?? (overHttp ? 'GET' : null),
+      path: path ?? null,
       query: e.query ?? null,
-      url: e.path === undefined ? null : e.path + (e.query ? `?${e.query}` : ''),
-      status: e.status ?? null,
+      url: path === undefined ? null : path + (e.query ? `?${e.query}` : ''),
+      status: e.status ?? (ws ? 101 : null),
       subprotocol: e.subprotocol ?? null,
       requestHeaders: e.requestHeaders ?? {},
       responseHeaders: e.responseHeaders ?? {},
@@ -54,29 +72,37 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
       outcome: 'complete',
       errorCode: null,
       errorMessage: null,
-      closeCode: e.closeCode ?? null,
-      closeReason: e.closeCode === undefined ? null : '',
+      closeCode: closed ? (e.closeCode ?? 1000) : null,
+      closeReason: closed ? (e.closeReason ?? '') : null,
       exitCode: null,
       signal: null,
     });
     e.messages.forEach((m, i) => {
       const findings = m.findings ?? [];
-      const carrier = m.carrier ?? (e.transport === 'ws' ? 'frame' : e.transport === 'sse' && m.sender === 'server' ? 'event' : 'body');
+      const carrier = m.carrier ?? (ws ? 'frame' : transport === 'sse' && m.sender === 'server' ? 'event' : transport === 'stdio' || transport === 'ndjson' ? 'line' : 'body');
       lines.push({
         type: 'message',
         exchange: id,
         seq: i + 1,
         sender: m.sender,
         carrier,
-        channel: m.channel ?? (e.transport === 'ws' ? 'text' : null),
+        channel: m.channel ?? (ws ? 'text' : null),
         tOffsetMs: startedMs + 1 + i * 0.1,
         // An SSE event is stored with its framing.
         raw: m.raw ?? (carrier === 'event' ? `data: ${JSON.stringify(m.json)}\n\n` : JSON.stringify(m.json)),
         rawTruncatedFrom: null,
-        json: m.json ?? null,
+        // Without the key the importer stores the message as not JSON.
+        ...(m.json === undefined ? {} : { json: m.json }),
         verdict: { status: m.status ?? (findings.some((f) => f.severity === 'error') ? 'invalid' : 'valid'), schemaRef: null, reason: null, findings },
       });
     });
   });
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+/** Writes `ndjsonRecording(exchanges)` into a folder removed after the test; returns the file's path. */
+export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson'): string {
+  const file = scratch('agent-proxy-hand-').file(name);
+  writeFileSync(file, ndjsonRecording(exchanges));
+  return file;
 }

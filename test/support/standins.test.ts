@@ -5,8 +5,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { HttpAgent } from '@ag-ui/client';
@@ -20,8 +18,10 @@ import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from './pi-daemon-
 import { acpStreamFromWebSocket } from './acp-over-ws.js';
 import { testRegistry } from './shared.js';
 import { useCleanups } from './cleanups.js';
-import { within, wsOpen, wsRefusal } from './ws-client.js';
+import { wsOpen, wsRefusal } from './ws-client.js';
+import { within } from './waits.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { scratch } from './temp-dir.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -343,8 +343,7 @@ describe('AG-UI stand-in agent', () => {
   });
 
   it('listens on a unix socket', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agui-sock-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = scratch('agui-sock-').dir;
     const socketPath = join(dir, 'agent.sock');
     const a = await agui({ listen: { path: socketPath } });
     expect(a.url).toBe(`unix:${socketPath}`);
@@ -688,8 +687,7 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
   });
 
   it('works over a unix socket (ws+unix)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pi-sock-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = scratch('pi-sock-').dir;
     const socketPath = join(dir, 'daemon.sock');
     const d = await daemon({ listen: { path: socketPath } });
     expect(d.url).toBe(`unix:${socketPath}`);

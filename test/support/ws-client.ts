@@ -10,7 +10,6 @@ import { within } from './waits.js';
  * refuses, as the client sees it.
  */
 
-export { within };
 
 
 export interface WsSession {

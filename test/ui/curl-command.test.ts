@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExchangeDetail } from '../../src/ui/api-types.js';
 import { curlCommand, shellQuote } from '../../src/ui/web/curl-command.js';
-import { scratchDir } from './ui-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const exchange = (over: Partial<ExchangeDetail>): ExchangeDetail => ({
   id: 1, transport: 'http', protocol: 'pi-rest', method: 'POST', path: '/v1/session', status: 202, outcome: 'complete', startedMs: 0, endMs: 1, durationMs: 1,
@@ -18,7 +18,8 @@ const exchange = (over: Partial<ExchangeDetail>): ExchangeDetail => ({
 
 /** The arguments the shell hands to `curl` when it runs `command`. */
 function argsOf(command: string): string[] {
-  const dir = scratchDir();
+  const folder = tempDir('agent-proxy-ui-');
+  const dir = folder.dir;
   try {
     const fake = join(dir, 'curl');
     writeFileSync(fake, '#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n');
@@ -26,7 +27,7 @@ function argsOf(command: string): string[] {
     const out = execFileSync('/bin/sh', ['-c', command], { env: { PATH: `${dir}:/usr/bin:/bin` } }).toString();
     return out.split('\0').slice(0, -1);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    folder.cleanup();
   }
 }
 

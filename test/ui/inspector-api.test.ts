@@ -3,18 +3,20 @@
  * through the recorder, a real HTTP server, fetch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, RecordingSummary, RunView, StateAt } from '../../src/ui/api-types.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { startAguiAgent } from '../support/agui-agent.js';
-import { recordAgui, scratchDir, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
+import { recordAgui, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
 import type { InitialData } from '../../src/ui/api-types.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
 
-const dir = scratchDir();
+const folder = tempDir('agent-proxy-ui-');
+const dir = folder.dir;
 const A = join(dir, 'a.db');
 const B = join(dir, 'b.db');
 const BIG = join(dir, 'big.db');
@@ -34,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await inspector?.close();
-  rmSync(dir, { recursive: true, force: true });
+  folder.cleanup();
 });
 
 describe('inspector API', () => {
@@ -294,12 +296,10 @@ describe('proxy view and proxy record --ui (CLI)', () => {
       expect(pushes.join('')).toContain('"invalid-message"');
       await reader.cancel();
       // The push can come before the writer's next flush (every 50 ms) commits the row.
-      let rows: ExchangeSummary[] = [];
-      const deadline = Date.now() + 10_000;
-      while (rows.length === 0 && Date.now() < deadline) {
-        rows = (await (await fetch(url + '/api/exchanges')).json()) as ExchangeSummary[];
-        if (rows.length === 0) await new Promise((r) => setTimeout(r, 25));
-      }
+      const rows = await waitFor(async () => {
+        const listed = (await (await fetch(url + '/api/exchanges')).json()) as ExchangeSummary[];
+        return listed.length > 0 && listed;
+      }, 'the exchange row to be committed', { pollMs: 25 });
       expect(rows).toHaveLength(1);
       expect(rows[0].invalidCount).toBeGreaterThanOrEqual(1);
     } finally {

@@ -6,20 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, scratchDir, sendRun, writeBigRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, sendRun, writeBigRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const unavailable = await browserUnavailable();
 const SECRET = 's3cret-token-7f1e';
 const SCREENSHOTS = process.env.INSPECTOR_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/images/', import.meta.url)) : undefined;
 
 describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  const dir = scratchDir();
+  const folder = tempDir('agent-proxy-ui-');
+  const dir = folder.dir;
   const A = join(dir, 'a.db');
   const B = join(dir, 'b.db');
   let browser: Browser;
@@ -39,7 +41,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
   afterAll(async () => {
     await inspector?.close();
     await browser?.close();
-    rmSync(dir, { recursive: true, force: true });
+    folder.cleanup();
   });
 
   async function open(url: string, hash = '#/', clipboard = false): Promise<Page> {

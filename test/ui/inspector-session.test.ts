@@ -5,7 +5,6 @@
  * command, an agent-to-client request).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { ClientSideConnection, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -16,10 +15,11 @@ import type { AcpSessionView, ExchangeSummary, PiSessionView } from '../../src/u
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { bareRegistry } from '../support/shared.js';
-import { waitFor } from '../record/pi-helpers.js';
-import { scratchDir } from './ui-helpers.js';
+import { waitFor } from '../support/waits.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = scratchDir();
+const folder = tempDir('agent-proxy-ui-');
+const dir = folder.dir;
 const RECORDED = join(dir, 'recorded.db');
 const HAND = join(dir, 'hand.db');
 let recorded: RunningInspector;
@@ -29,22 +29,11 @@ let hand: RunningInspector;
 async function wsSession(url: string, protocol: string, token: string, steps: Array<{ send?: unknown; until: number }>): Promise<string[]> {
   const ws = new WebSocket(url, protocol, { headers: { authorization: `Bearer ${token}` } });
   const frames: string[] = [];
-  let wake: (() => void) | undefined;
-  ws.on('message', (data) => {
-    frames.push(data.toString());
-    wake?.();
-  });
+  ws.on('message', (data) => frames.push(data.toString()));
   await new Promise<void>((resolve, reject) => ws.once('open', () => resolve()).once('error', reject));
   for (const step of steps) {
     if (step.send !== undefined) ws.send(JSON.stringify(step.send));
-    const deadline = Date.now() + 5000;
-    while (frames.length < step.until) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${step.until} frames, have ${frames.length}`);
-      await new Promise<void>((r) => {
-        wake = r;
-        setTimeout(r, 50);
-      });
-    }
+    await waitFor(() => frames.length >= step.until, `${step.until} frames`, { wakeOn: [[ws, 'message']] });
   }
   const closed = new Promise<void>((r) => ws.once('close', () => r()));
   ws.close(1000, 'done');
@@ -154,7 +143,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await recorded?.close();
   await hand?.close();
-  rmSync(dir, { recursive: true, force: true });
+  folder.cleanup();
 });
 
 async function exchangeOf(inspector: RunningInspector, protocol: string): Promise<number> {

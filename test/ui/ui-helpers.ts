@@ -3,9 +3,7 @@
  * synthetic recording written with RecordingWriter, and the browser (playwright-core driving
  * Debian's chromium) when both are present.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
@@ -111,10 +109,6 @@ export function writeRestRecording(file: string, options: RestRecordingOptions =
   writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: 2, raw: Buffer.from(JSON.stringify(answer)), json: answer, verdict: invalidAnswer === undefined ? { status: 'unchecked', findings: [] } : { status: 'invalid', findings: [{ rule: invalidAnswer, severity: 'error', pointer: '/ticketId', message: `the ticket id ${answer.ticketId} is not a ticket` }] } });
   writer.endExchange(id, { outcome: 'complete', tOffsetMs: 3 });
   writer.close();
-}
-
-export function scratchDir(): string {
-  return mkdtempSync(join(tmpdir(), 'agent-proxy-ui-'));
 }
 
 /** The Chromium launch arguments that work in a container without a sandbox or a GPU. */

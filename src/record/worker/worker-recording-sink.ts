@@ -90,6 +90,10 @@ export class WorkerRecordingSink implements RecordingSink {
   private releaseScheduled = false;
   /** @internal how many batches have waited in memory and in the spool, for tests. */
   readonly deferred = { inMemory: 0, spooled: 0 };
+  /** @internal batches of a burst still held in memory right now, for tests. */
+  get heldBatches(): number {
+    return this.held.length;
+  }
   private readonly burst?: BurstSignal;
   private readonly listener?: LiveListener;
   /** Set once the worker has died: nothing more is recorded. */

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RecordingClock } from '../../../src/core/recording-clock.js';
 import { TrafficRecorder } from '../../../src/record/pipeline/traffic-recorder.js';
 import { SchemaRegistry } from '../../../src/schema/schema-registry.js';
@@ -9,6 +6,8 @@ import { RecordingReader } from '../../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../../src/store/recording-writer.js';
 import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
 import { Conversation } from './conversation.js';
+import { useCleanups } from '../../support/cleanups.js';
+import { scratch } from '../../support/temp-dir.js';
 
 /**
  * Extension UI request ids are session-wide on the daemon: a request one connection saw may be
@@ -16,10 +15,7 @@ import { Conversation } from './conversation.js';
  */
 
 const registry = SchemaRegistry.load({ useEnv: false });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+useCleanups();
 
 const frame = (value: unknown) => Buffer.from(JSON.stringify(value));
 const uiRequest = (sequence: number, id: string) => ({ kind: 'event', cursor: `c${sequence}`, sequence, event: { type: 'extension_ui_request', id, method: 'confirm', title: 'Go?' } });
@@ -28,9 +24,7 @@ const ack = (error?: string) => ({ kind: 'response', response: { type: 'response
 
 /** Records framed connections to daemon sessions and returns the findings of each client frame, by exchange. */
 function record(connections: Array<{ session: string; frames: Array<['client' | 'server', unknown]> }>): Map<number, Array<{ rule: string; message: string }>> {
-  const dir = mkdtempSync(join(tmpdir(), 'session-dialogs-'));
-  dirs.push(dir);
-  const file = join(dir, 'rec.db');
+  const file = scratch('session-dialogs-').file('rec.db');
   const writer = RecordingWriter.open(file, { toolVersion: 'test', mode: 'record', schemaHashes: registry.hashes(), startedAt: new Date() });
   const recorder = new TrafficRecorder({ writer, registry, clock: new RecordingClock() });
   const open = connections.map(({ session }) => {

@@ -1,0 +1,25 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onCleanup } from './cleanups.js';
+
+export interface TempDir {
+  readonly dir: string;
+  /** The path of `name` inside the folder. */
+  file(name: string): string;
+  /** Removes the folder and everything in it; safe to call twice. */
+  cleanup(): void;
+}
+
+/** A fresh folder under the OS temp dir that the caller removes (e.g. one per file, in afterAll). */
+export function tempDir(prefix = 'agent-proxy-test-'): TempDir {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, file: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh folder removed after the current test (the file calls useCleanups()). */
+export function scratch(prefix?: string): TempDir {
+  const dir = tempDir(prefix);
+  onCleanup(() => dir.cleanup());
+  return dir;
+}
