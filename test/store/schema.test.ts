@@ -20,7 +20,7 @@ import {
   type ExchangeFields,
 } from '../../src/store/schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../src/store/store-types.js';
-import { meta, tempDir } from './store-fixtures.js';
+import { meta, tempDir, thrown } from './store-fixtures.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../recordings/examples/', import.meta.url));
 
@@ -182,6 +182,25 @@ describe('writer → reader → NDJSON export → import → reader', () => {
       expect(exportNdjsonText(again)).toBe(text);
     } finally {
       again.close();
+    }
+  });
+
+  it('refuses an NDJSON exchange line whose column holds a value of the wrong type, naming the field', () => {
+    const original = join(tmp.dir, 'original.db');
+    const writer = RecordingWriter.open(original, meta());
+    writer.beginExchange({ transport: 'http', tOffsetMs: 1 });
+    writer.close();
+    const reader = RecordingReader.open(original);
+    const [recordingLine, exchangeLine] = exportNdjsonText(reader).trimEnd().split('\n');
+    reader.close();
+    const checked = (Object.entries(EXCHANGE_COLUMNS) as Array<[string, Column]>).filter(([, column]) => !column.json);
+    expect(checked.length).toBeGreaterThan(10);
+    for (const [field] of checked) {
+      const line = { ...JSON.parse(exchangeLine), [field]: { not: 'a column value' } };
+      const out = join(tmp.dir, `${field}.db`);
+      const problem = thrown(() => importNdjsonText(`${recordingLine}\n${JSON.stringify(line)}\n`, out));
+      expect(problem, field).toMatchObject({ code: 'E_INPUT_MALFORMED' });
+      expect((problem as Error).message, field).toContain(`line 2: "${field}" must be`);
     }
   });
 
