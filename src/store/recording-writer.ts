@@ -44,8 +44,8 @@ interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reaso
 
 type Op =
   | { kind: 'begin'; row: StoredExchange }
-  | { kind: 'update'; row: Record<string, unknown> }
-  | { kind: 'end'; row: Record<string, unknown> }
+  | { kind: 'update'; row: Partial<StoredExchange> }
+  | { kind: 'end'; row: Partial<StoredExchange> }
   | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
 
