@@ -63,6 +63,7 @@ export type {
   Outcome,
   Headers,
 } from './store/store-types.js';
+export type { ExchangeFields } from './store/schema.js';
 
 // diff, export, import, inspector
 export { diffRecordingFiles } from './diff/diff-recordings.js';

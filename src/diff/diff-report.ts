@@ -1,5 +1,6 @@
 import type { Finding } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
+import type { ExchangeFields, StoredMessage } from '../store/schema.js';
 
 /** The stable `proxy diff --format json` document; see docs/diff-format.md. */
 export interface DiffReport {
@@ -30,14 +31,8 @@ export interface DiffSummary {
   fixes: number;
 }
 
-export interface ExchangeRef {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  status: number | null;
-}
+/** Which exchange: the columns that name it, as the recording holds them. */
+export type ExchangeRef = Pick<ExchangeFields, 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'status'>;
 
 export type Change = 'changed' | 'added' | 'removed';
 
@@ -53,9 +48,7 @@ export interface ExchangeDiff {
   messages: MessageDiff[];
 }
 
-export interface MessageRef {
-  seq: number;
-  sender: 'client' | 'server';
+export interface MessageRef extends Pick<StoredMessage, 'seq' | 'sender'> {
   /** Event type, frame kind, JSON-RPC method …, or `agui-run` / `pi-session` for a `--semantic` result. */
   label: string;
   status: VerdictStatus;

@@ -1,7 +1,8 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
 import { stringifyJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
-import { exchangeFromRecord, type ExchangeRecord } from '../store/exchange-record.js';
+import { exchangeFromRecord } from '../store/exchange-record.js';
+import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
@@ -37,19 +38,6 @@ export interface SideScan {
   /** The strings used as ids anywhere in the recording (idRolesOf) when the second pass was needed, to load exchanges with. */
   idRoles: ReadonlyMap<string, string>;
 }
-
-const EXCHANGES_SQL = `SELECT id, transport, protocol, method, path, query, url, status, subprotocol, request_headers, response_headers,
-  started_ms, ended_ms, outcome, error_code, error_message, close_code, close_reason, exit_code, signal FROM exchanges ORDER BY id`;
-// As few columns as possible: sender, carrier, status and channel in one text (a few distinct values,
-// parsed once each), and the JSON text, or the raw bytes when the message is not JSON (the only ones
-// compared by their bytes). The message id only for exchanges with findings.
-const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel, '')`;
-const MESSAGES_SQL = `SELECT ${META}, ifnull(json, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`;
-const MESSAGES_WITH_IDS_SQL = `SELECT ${META}, ifnull(json, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`;
-// Only error findings count (their rules are part of what is compared).
-const FINDINGS_SQL = "SELECT message_id, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id";
-
-type MessageTuple = [meta: string, body: string | Buffer, id?: number];
 
 interface Meta {
   sender: MessageRow['sender'];
@@ -97,17 +85,15 @@ function scanRows(file: string, dbFile: string, options: SideOptions, progress?:
 }
 
 function scanPass(db: Database.Database, options: SideOptions, idRoles: ReadonlyMap<string, string>, progress?: () => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
-  const messagesOf = db.prepare(MESSAGES_SQL).raw(true);
-  const messagesWithIdsOf = db.prepare(MESSAGES_WITH_IDS_SQL).raw(true);
+  const queries = prepareScanQueries(db);
   const metas = new Map<string, Meta>();
-  const findingsOf = db.prepare(FINDINGS_SQL);
   const ids = new IdCanonicalizer();
   ids.useRoles(idRoles);
   if (watch) ids.watchOrder(watch);
   const drop = new DropSpecs(options.ignore, options.semantic);
   const keys: ExchangeKey[] = [];
   let messageCount = 0;
-  for (const record of db.prepare(EXCHANGES_SQL).all() as ExchangeRecord[]) {
+  for (const record of queries.exchanges()) {
     const row = exchangeFromRecord(record);
     const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
     const checkpoint = ids.size;
@@ -119,12 +105,11 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
     const streams = options.semantic ? [hash, new ChunkedHash(), new ChunkedHash()] : [hash, hash, hash];
     const specs = drop.for(row.protocol);
     const matcher = drop.matcherFor(row.protocol);
-    const findings = findingsByMessage(findingsOf.all(row.id) as FindingRecord[]);
+    const findings = findingsByMessage(queries.errorFindings(row.id));
     const folded: Folded[] = [];
     const fed: Folded[] = [];
     let request: unknown;
-    const statement = findings.size > 0 ? messagesWithIdsOf : messagesOf;
-    for (const [metaText, body, id] of statement.iterate(row.id) as IterableIterator<MessageTuple>) {
+    for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0)) {
       if ((++messageCount & 0x3fff) === 0) progress?.();
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
@@ -193,19 +178,11 @@ class ChunkedHash {
   }
 }
 
-interface FindingRecord {
-  message_id: number;
-  rule: string;
-  severity: Finding['severity'];
-  pointer: string;
-  message: string;
-}
-
-function findingsByMessage(records: FindingRecord[]): Map<number, Finding[]> {
+function findingsByMessage(records: ScannedFinding[]): Map<number, Finding[]> {
   const out = new Map<number, Finding[]>();
   for (const f of records) {
-    let list = out.get(f.message_id);
-    if (!list) out.set(f.message_id, (list = []));
+    let list = out.get(f.messageId);
+    if (!list) out.set(f.messageId, (list = []));
     list.push({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message });
   }
   return out;

@@ -1,4 +1,5 @@
 import { stringifyJson } from '../core/json-text.js';
+import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
@@ -49,30 +50,9 @@ export function recordingLine(info: RecordingInfo): NdjsonRecordingLine {
   };
 }
 
+/** The exchange's columns, in column order (store/schema.ts), after `type`. */
 export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
-  return {
-    type: 'exchange',
-    id: e.id,
-    transport: e.transport,
-    protocol: e.protocol,
-    method: e.method,
-    path: e.path,
-    query: e.query,
-    url: e.url,
-    status: e.status,
-    subprotocol: e.subprotocol,
-    requestHeaders: e.requestHeaders,
-    responseHeaders: e.responseHeaders,
-    startedMs: e.startedMs,
-    endedMs: e.endedMs,
-    outcome: e.outcome,
-    errorCode: e.errorCode,
-    errorMessage: e.errorMessage,
-    closeCode: e.closeCode,
-    closeReason: e.closeReason,
-    exitCode: e.exitCode,
-    signal: e.signal,
-  };
+  return copyExchangeColumns(e, { type: 'exchange' as const });
 }
 
 export function messageLine(m: MessageRow): NdjsonMessageLine {

@@ -1,58 +1,43 @@
+import { fieldsOf, jsonFieldsOf, selectList } from './columns.js';
+import { EXCHANGE_COLUMNS, type StoredExchange } from './schema.js';
 import { jsonColumn } from './store-errors.js';
-import type { ExchangeRow, Headers, Outcome, Transport } from './store-types.js';
+import type { ExchangeRow } from './store-types.js';
 
-/** An `exchanges` row as SQLite returns it (snake_case), with the counts a query may add. */
-export interface ExchangeRecord {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  request_headers: string | null;
-  response_headers: string | null;
-  started_ms: number;
-  ended_ms: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  close_code: number | null;
-  close_reason: string | null;
-  exit_code: number | null;
-  signal: string | null;
-  message_count?: number;
-  invalid_count?: number;
-  unchecked_count?: number;
+/** An `exchanges` row as the exchange queries return it (keyed by field), with the counts a query may add. */
+export type ExchangeRecord = StoredExchange & { messageCount?: number; invalidCount?: number; uncheckedCount?: number };
+
+/** Every column of `exchanges e`, keyed by field name. */
+export const EXCHANGE_SELECT_LIST = selectList(EXCHANGE_COLUMNS, 'e');
+
+/** The counts of an exchange's messages, for a SELECT over `exchanges e`. */
+export const MESSAGE_COUNTS = `
+  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS messageCount,
+  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalidCount,
+  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'unchecked') AS uncheckedCount`;
+
+const JSON_FIELDS = jsonFieldsOf(EXCHANGE_COLUMNS);
+const FIELDS = fieldsOf(EXCHANGE_COLUMNS);
+
+/**
+ * The exchange as readers hand it out: JSON columns parsed (a damaged one is E_STORE_DAMAGED, with its
+ * column and exchange named), counts 0 when the query did not compute them. The record is turned
+ * into the row in place: no copy per exchange.
+ */
+export function exchangeFromRecord(r: ExchangeRecord): ExchangeRow {
+  const row = r as unknown as Record<string, unknown>;
+  for (const field of JSON_FIELDS) {
+    const text = r[field] as string | null;
+    if (text !== null) row[field] = jsonColumn(text, EXCHANGE_COLUMNS[field].name, r.id);
+  }
+  r.messageCount ??= 0;
+  r.invalidCount ??= 0;
+  r.uncheckedCount ??= 0;
+  return r as unknown as ExchangeRow;
 }
 
-/** The exchange as readers hand it out; counts are 0 when the query did not compute them. */
-export function exchangeFromRecord(r: ExchangeRecord): ExchangeRow {
-  return {
-    id: r.id,
-    transport: r.transport as Transport,
-    protocol: r.protocol,
-    method: r.method,
-    path: r.path,
-    query: r.query,
-    url: r.url,
-    status: r.status,
-    subprotocol: r.subprotocol,
-    requestHeaders: r.request_headers === null ? null : (jsonColumn(r.request_headers, 'request_headers', r.id) as Headers),
-    responseHeaders: r.response_headers === null ? null : (jsonColumn(r.response_headers, 'response_headers', r.id) as Headers),
-    startedMs: r.started_ms,
-    endedMs: r.ended_ms,
-    outcome: r.outcome as Outcome | null,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    closeCode: r.close_code,
-    closeReason: r.close_reason,
-    exitCode: r.exit_code,
-    signal: r.signal,
-    messageCount: r.message_count ?? 0,
-    invalidCount: r.invalid_count ?? 0,
-    uncheckedCount: r.unchecked_count ?? 0,
-  };
+/** The exchange's columns alone, in column order (what an NDJSON exchange line holds). */
+export function copyExchangeColumns<T extends Record<string, unknown>>(row: ExchangeRow, into: T): T & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'> {
+  const out = into as Record<string, unknown>;
+  for (const field of FIELDS) out[field] = row[field];
+  return out as T & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
 }

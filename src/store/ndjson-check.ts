@@ -1,3 +1,5 @@
+import type { Column } from '../store/columns.js';
+import { EXCHANGE_COLUMNS } from '../store/schema.js';
 import { NDJSON_VERSION } from './ndjson-format.js';
 import { isJsonObject } from '../core/json.js';
 
@@ -45,28 +47,39 @@ const RECORDING: Record<string, Rule> = {
   schemaHashes: { test: (v) => isJsonObject(v) && Object.values(v).every(isString), expected: 'an object of strings', optional: true },
 };
 
-const EXCHANGE: Record<string, Rule> = {
+/** What a column of its SQL type may hold; nullable unless the column is NOT NULL. */
+function columnRule(column: Column): Rule {
+  const rule: Rule = column.json
+    ? { test: () => true, expected: 'JSON' }
+    : column.type === 'INTEGER'
+      ? { test: isInteger, expected: 'a whole number' }
+      : column.type === 'REAL'
+        ? { test: isNumber, expected: 'a number' }
+        : column.type === 'TEXT'
+          ? text
+          : { test: () => false, expected: 'not in an exchange line' };
+  return column.notNull ? rule : { ...rule, nullable: true };
+}
+
+/** Exchange fields that may hold less than their column's type allows. */
+const NARROWER: Record<string, Rule> = {
   id: { test: isPositiveInteger, expected: 'a positive whole number' },
   transport: { test: oneOf(TRANSPORTS), expected: TRANSPORTS.join(', ') },
-  protocol: nullableText,
-  method: nullableText,
-  path: nullableText,
-  query: nullableText,
-  url: nullableText,
-  status: nullableInteger,
-  subprotocol: nullableText,
-  requestHeaders: { test: isHeaders, expected: 'an object of header values', nullable: true },
-  responseHeaders: { test: isHeaders, expected: 'an object of header values', nullable: true },
+  requestHeaders: { test: isHeaders, expected: 'an object of header values' },
+  responseHeaders: { test: isHeaders, expected: 'an object of header values' },
   startedMs: { test: isNumber, expected: 'a number of milliseconds' },
-  endedMs: { test: isNumber, expected: 'a number of milliseconds', nullable: true },
-  outcome: { test: oneOf(OUTCOMES), expected: OUTCOMES.join(', '), nullable: true },
-  errorCode: nullableText,
-  errorMessage: nullableText,
-  closeCode: nullableInteger,
-  closeReason: nullableText,
-  exitCode: nullableInteger,
-  signal: nullableText,
+  endedMs: { test: isNumber, expected: 'a number of milliseconds' },
+  outcome: { test: oneOf(OUTCOMES), expected: OUTCOMES.join(', ') },
 };
+
+/** One rule per column of `exchanges` (store/schema.ts), in column order. */
+const EXCHANGE: Record<string, Rule> = Object.fromEntries(
+  (Object.entries(EXCHANGE_COLUMNS) as Array<[string, Column]>).map(([field, column]) => {
+    const rule = columnRule(column);
+    const narrower = NARROWER[field];
+    return [field, narrower === undefined ? rule : { ...narrower, nullable: rule.nullable }];
+  }),
+);
 
 const MESSAGE: Record<string, Rule> = {
   exchange: { test: isPositiveInteger, expected: 'a positive whole number (the id of an exchange line above)' },

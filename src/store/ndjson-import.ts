@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Verdict } from '../core/verdict.js';
-import { openDatabase } from './open-database.js';
 import { RecordingWriter } from './recording-writer.js';
 import { partialPath, publishFile, removeRecordingFiles } from './recording-files.js';
 import { refuseExistingRecording } from './refuse-existing.js';
@@ -67,7 +66,6 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
   let header: NdjsonRecordingLine | undefined;
   /** Exported exchange id → the id the writer gave it. */
   const ids = new Map<number, number>();
-  const ends: Array<[number, NdjsonExchangeLine]> = [];
   let lineNo = 0;
   let start = 0;
   try {
@@ -99,7 +97,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             toolVersion: String(header.toolVersion),
             target: header.target ?? undefined,
             listen: header.listen ?? undefined,
-            mode: header.mode === 'import' ? 'import' : 'record',
+            mode: header.mode,
             schemaHashes: header.schemaHashes ?? {},
             startedAt: new Date(header.startedAt),
           },
@@ -111,22 +109,8 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         checked(file, lineNo, () => checkExchangeLine(value));
         const e = value as unknown as NdjsonExchangeLine;
         if (ids.has(e.id)) throw malformed(file, lineNo, `exchange ${e.id} is declared a second time`);
-        const id = writer!.beginExchange({
-          transport: e.transport,
-          protocol: e.protocol ?? undefined,
-          method: e.method ?? undefined,
-          path: e.path ?? undefined,
-          query: e.query ?? undefined,
-          url: e.url ?? undefined,
-          subprotocol: e.subprotocol ?? undefined,
-          requestHeaders: e.requestHeaders ?? undefined,
-          tOffsetMs: e.startedMs,
-        });
-        ids.set(e.id, id);
-        if (e.status !== null || e.responseHeaders !== null) {
-          writer!.updateExchange(id, { status: e.status ?? undefined, responseHeaders: e.responseHeaders ?? undefined });
-        }
-        if (e.outcome !== null) ends.push([id, e]);
+        const { type: _, ...exchange } = e;
+        ids.set(e.id, writer!.restoreExchange(exchange));
         continue;
       }
       if (value.type === 'message') {
@@ -155,21 +139,9 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       throw malformed(file, lineNo, `"type" must be exchange or message, not ${JSON.stringify(value.type) ?? 'missing'}`);
     }
     if (!writer || !header) throw new InputError('E_INPUT_MALFORMED', `${file}: not a recording (the file holds no lines)`, { file });
-    for (const [id, e] of ends) {
-      writer.endExchange(id, {
-        outcome: e.outcome!,
-        tOffsetMs: e.endedMs ?? e.startedMs,
-        errorCode: e.errorCode ?? undefined,
-        errorMessage: e.errorMessage ?? undefined,
-        closeCode: e.closeCode ?? undefined,
-        closeReason: e.closeReason ?? undefined,
-        exitCode: e.exitCode ?? undefined,
-        signal: e.signal ?? undefined,
-      });
-    }
     const totals = writer.totals;
-    writer.close(header.endedAt ? new Date(header.endedAt) : new Date());
-    restoreRecordingRow(writer.file, header);
+    // null: the original never ended. Absent (a hand-written line): ended now.
+    writer.close(header.endedAt === null ? null : header.endedAt === undefined ? new Date() : new Date(header.endedAt));
     publishFile(writer.file, target, options.overwrite);
     return totals;
   } catch (error) {
@@ -187,18 +159,6 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       throw new StoreError(error.code, target, error.message.split(partial).join(target), { cause: error });
     }
     throw error;
-  }
-}
-
-/** What the writer cannot be told: a recording that never ended, and the exact mode. */
-function restoreRecordingRow(file: string, header: NdjsonRecordingLine): void {
-  if (header.endedAt !== null && (header.mode === 'record' || header.mode === 'import')) return;
-  const db = openDatabase(file);
-  try {
-    db.prepare('UPDATE recording SET ended_at = ?, mode = ? WHERE id = 1').run(header.endedAt, header.mode);
-    db.pragma('journal_mode = DELETE');
-  } finally {
-    db.close();
   }
 }
 

@@ -1,9 +1,11 @@
-import { exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { selectList } from './columns.js';
+import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
-import type { Finding, Severity } from '../core/finding.js';
+import type { Finding } from '../core/finding.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
-import type { Verdict, VerdictStatus } from '../core/verdict.js';
+import type { Verdict } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, missingColumns, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
@@ -13,48 +15,9 @@ import { prepareFindingList, type FindingFilter, type FindingListRow } from './f
 export type { FindingFilter, FindingListRow } from './finding-list.js';
 export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
-interface RecordingRecord {
-  tool_version: string;
-  target: string | null;
-  listen: string | null;
-  mode: string;
-  started_at: string;
-  ended_at: string | null;
-  schema_hashes: string;
-}
-
-
-interface MessageRecord {
-  id: number;
-  exchange_id: number;
-  seq: number;
-  sender: 'client' | 'server';
-  carrier: 'body' | 'event' | 'frame' | 'line';
-  channel: string | null;
-  t_offset_ms: number;
-  raw: Buffer;
-  raw_truncated_from: number | null;
-  json: string | null;
-  status: VerdictStatus;
-  schema_ref: string | null;
-  reason: string | null;
-  finding_count: number;
-}
-
-interface FindingRecord {
-  message_id: number;
-  rule: string;
-  severity: Severity;
-  pointer: string;
-  message: string;
-}
-
-const EXCHANGE_SELECT = `
-  SELECT e.*,
-    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS message_count,
-    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count,
-    (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'unchecked') AS unchecked_count
-  FROM exchanges e`;
+const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
+const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages`;
+const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
 
 /**
  * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
@@ -83,13 +46,13 @@ export class RecordingReader {
     this.file = file;
     this.db = db;
     this.stmts = {
-      recording: db.prepare('SELECT * FROM recording WHERE id = 1'),
+      recording: db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
       exchanges: db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`),
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
-      messages: db.prepare('SELECT * FROM messages WHERE exchange_id = ? ORDER BY seq'),
-      findingsOfExchange: db.prepare('SELECT * FROM findings WHERE exchange_id = ? ORDER BY id'),
-      findingsOfMessage: db.prepare('SELECT * FROM findings WHERE message_id = ? ORDER BY id'),
-      invalid: db.prepare("SELECT * FROM messages WHERE status = 'invalid' ORDER BY id"),
+      messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`),
+      findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
+      findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
+      invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`),
       totals: db.prepare(`SELECT
         (SELECT count(*) FROM exchanges) AS exchanges,
         (SELECT count(*) FROM messages) AS messages,
@@ -140,16 +103,16 @@ export class RecordingReader {
   }
 
   recording(): RecordingInfo {
-    const r = this.stmts.recording.get() as RecordingRecord;
-    const schemaHashes = readingRows(this.file, () => jsonColumn(r.schema_hashes, 'schema_hashes')) as Record<string, string>;
+    const r = this.stmts.recording.get() as StoredRecording;
+    const schemaHashes = readingRows(this.file, () => jsonColumn(r.schemaHashes, RECORDING_COLUMNS.schemaHashes.name)) as Record<string, string>;
     return {
       formatVersion: this.db.pragma('user_version', { simple: true }) as number,
-      toolVersion: r.tool_version,
+      toolVersion: r.toolVersion,
       ...(r.target === null ? {} : { target: r.target }),
       ...(r.listen === null ? {} : { listen: r.listen }),
       mode: r.mode,
-      startedAt: r.started_at,
-      ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
+      startedAt: r.startedAt,
+      ...(r.endedAt === null ? {} : { endedAt: r.endedAt }),
       schemaHashes,
     };
   }
@@ -166,11 +129,11 @@ export class RecordingReader {
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
   messages(exchangeId: number): MessageRow[] {
-    const records = this.stmts.messages.all(exchangeId) as MessageRecord[];
+    const records = this.stmts.messages.all(exchangeId) as StoredMessage[];
     const byMessage = new Map<number, Finding[]>();
-    for (const f of this.stmts.findingsOfExchange.all(exchangeId) as FindingRecord[]) {
-      let list = byMessage.get(f.message_id);
-      if (list === undefined) byMessage.set(f.message_id, (list = []));
+    for (const f of this.stmts.findingsOfExchange.all(exchangeId) as StoredFinding[]) {
+      let list = byMessage.get(f.messageId);
+      if (list === undefined) byMessage.set(f.messageId, (list = []));
       list.push(finding(f));
     }
     return readingRows(this.file, () => records.map((m) => messageRow(m, byMessage.get(m.id) ?? [])));
@@ -178,7 +141,7 @@ export class RecordingReader {
 
   /** Every invalid message of the recording, ordered by id. */
   invalidMessages(): MessageRow[] {
-    return readingRows(this.file, () => (this.stmts.invalid.all() as MessageRecord[]).map((m) => messageRow(m, this.findingsOf(m))));
+    return readingRows(this.file, () => (this.stmts.invalid.all() as StoredMessage[]).map((m) => messageRow(m, this.findingsOf(m))));
   }
 
   /** Every finding that passes `filter`, with its exchange and message, streamed row by row (one query). */
@@ -195,37 +158,42 @@ export class RecordingReader {
     if (this.db.open) this.db.close();
   }
 
-  private findingsOf(m: MessageRecord): Finding[] {
-    if (m.finding_count === 0) return [];
-    return (this.stmts.findingsOfMessage.all(m.id) as FindingRecord[]).map(finding);
+  private findingsOf(m: StoredMessage): Finding[] {
+    if (m.findingCount === 0) return [];
+    return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
   }
 }
 
 
-function messageRow(m: MessageRecord, findings: Finding[]): MessageRow {
+/**
+ * A literal, not a copy of the row minus its verdict columns: handing out messages is the hot path of
+ * replay, export and diff, and the literal is a tenth cheaper. The row type comes from the schema,
+ * so a new column that is missing here does not compile.
+ */
+function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
   const verdict: Verdict = { status: m.status, findings };
-  if (m.schema_ref !== null) verdict.schemaRef = m.schema_ref;
+  if (m.schemaRef !== null) verdict.schemaRef = m.schemaRef;
   if (m.reason !== null) verdict.reason = m.reason;
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
-  const json = m.json === null ? undefined : jsonColumn(m.json, 'json', m.exchange_id, m.seq);
+  const json = m.json === null ? undefined : jsonColumn(m.json, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
   const deep = m.json !== null && tooDeepToWalk(m.json);
   return {
     id: m.id,
-    exchangeId: m.exchange_id,
+    exchangeId: m.exchangeId,
     seq: m.seq,
     sender: m.sender,
     carrier: m.carrier,
     channel: m.channel,
-    tOffsetMs: m.t_offset_ms,
-    raw: m.raw,
-    rawTruncatedFrom: m.raw_truncated_from,
+    tOffsetMs: m.tOffsetMs,
+    raw: m.raw as Buffer,
+    rawTruncatedFrom: m.rawTruncatedFrom,
     json: deep ? undefined : json,
     ...(deep ? { deepJson: m.json! } : {}),
     verdict,
   };
 }
 
-function finding(f: FindingRecord): Finding {
+function finding(f: StoredFinding): Finding {
   return { rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message };
 }

@@ -9,6 +9,9 @@ import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
 import { EVENT_LOOP_SCHEDULE, type CancelWrite, type FlushSchedule } from './flush-schedule.js';
 import { StoreError, messageOf } from './store-errors.js';
+import { insertSql, positionalBinder, storedRow } from './columns.js';
+import { END_EXCHANGE_SQL, UPDATE_EXCHANGE_SQL, endParams, mergeEnd, mergeUpdate, startedExchange, updateParams } from './exchange-changes.js';
+import { EXCHANGE_COLUMNS, MESSAGE_COLUMNS, type ExchangeFields, type StoredExchange, type StoredMessage } from './schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
@@ -43,46 +46,22 @@ interface FindingParams { rule: string; severity: string; pointer: string; messa
 interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reason: string | null }
 
 type Op =
-  | { kind: 'begin'; row: ExchangeRow }
-  | { kind: 'update'; row: Record<string, unknown> }
-  | { kind: 'end'; row: Record<string, unknown> }
-  | { kind: 'message'; row: unknown[]; messageId: number; exchangeId: number; findings: FindingParams[] }
+  | { kind: 'begin'; row: StoredExchange }
+  | { kind: 'update'; row: Partial<StoredExchange> }
+  | { kind: 'end'; row: Partial<StoredExchange> }
+  | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
-
-/**
- * An exchange row, positional in the column order of insertExchange. While its insert is still
- * queued, updates and the end are merged into it: a short exchange becomes one INSERT instead of
- * an INSERT and two or three UPDATEs.
- */
-type ExchangeRow = [
-  id: number,
-  transport: string,
-  protocol: string | null,
-  method: string | null,
-  path: string | null,
-  query: string | null,
-  url: string | null,
-  subprotocol: string | null,
-  requestHeaders: string | null,
-  startedMs: number,
-  status: number | null,
-  responseHeaders: string | null,
-  endedMs: number | null,
-  outcome: string | null,
-  errorCode: string | null,
-  errorMessage: string | null,
-  closeCode: number | null,
-  closeReason: string | null,
-  exitCode: number | null,
-  signal: string | null,
-];
 
 interface Statements {
   insertRecording: Database.Statement;
   insertExchange: Database.Statement;
+  /** The positional parameters of insertExchange. */
+  exchangeParams: (row: StoredExchange) => unknown[];
   updateExchange: Database.Statement;
   endExchange: Database.Statement;
   insertMessage: Database.Statement;
+  /** The positional parameters of insertMessage. */
+  messageParams: (row: StoredMessage) => unknown[];
   updateVerdict: Database.Statement;
   insertFinding: Database.Statement;
   setEndedAt: Database.Statement;
@@ -120,8 +99,11 @@ export class RecordingWriter {
   private queuedRows = 0;
   /** Bytes of raw and JSON text the queued messages hold. */
   private queuedBytes = 0;
-  /** Exchange rows whose insert is in `queue`, by id: later updates and ends merge into them. */
-  private readonly queuedExchanges = new Map<number, ExchangeRow>();
+  /**
+   * Exchange rows whose insert is in `queue`, by id: later updates and ends merge into them, so a
+   * short exchange becomes one INSERT instead of an INSERT and two or three UPDATEs.
+   */
+  private readonly queuedExchanges = new Map<number, StoredExchange>();
   private readonly schedule: FlushSchedule;
   private cancelLater: CancelWrite | undefined;
   private cancelSoon: CancelWrite | undefined;
@@ -277,31 +259,27 @@ export class RecordingWriter {
   /** Starts an exchange and returns its id. */
   beginExchange(start: ExchangeStart): number {
     this.assertOpen('beginExchange');
+    return this.addExchange((id) => startedExchange(id, start));
+  }
+
+  /**
+   * Adds a whole exchange, every column as given (an imported copy's), and returns its id: the next
+   * one, not `exchange.id`. A column the exchange lacks is null.
+   */
+  restoreExchange(exchange: Partial<ExchangeFields> & Pick<ExchangeFields, 'transport' | 'startedMs'>): number {
+    this.assertOpen('restoreExchange');
+    return this.addExchange((id) => {
+      const row = storedRow(EXCHANGE_COLUMNS, exchange);
+      row.id = id;
+      return row;
+    });
+  }
+
+  private addExchange(rowOf: (id: number) => StoredExchange): number {
     const id = this.nextExchangeId++;
     this.nextSeq.begin(id);
     this.running.exchanges++;
-    const row: ExchangeRow = [
-      id,
-      start.transport,
-      start.protocol ?? null,
-      start.method ?? null,
-      start.path ?? null,
-      start.query ?? null,
-      start.url ?? null,
-      start.subprotocol ?? null,
-      start.requestHeaders === undefined ? null : JSON.stringify(start.requestHeaders),
-      start.tOffsetMs,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-    ];
+    const row = rowOf(id);
     // Set first: a backstop write inside enqueue takes the row with it and clears the map.
     this.queuedExchanges.set(id, row);
     if (!this.enqueue({ kind: 'begin', row }, 1)) this.queuedExchanges.delete(id);
@@ -314,24 +292,10 @@ export class RecordingWriter {
     this.assertExchange(id);
     const queued = this.queuedExchanges.get(id);
     if (queued) {
-      if (update.transport !== undefined) queued[1] = update.transport;
-      if (update.protocol !== undefined) queued[2] = update.protocol;
-      if (update.subprotocol !== undefined) queued[7] = update.subprotocol;
-      if (update.status !== undefined) queued[10] = update.status;
-      if (update.responseHeaders !== undefined) queued[11] = JSON.stringify(update.responseHeaders);
+      mergeUpdate(queued, update);
       return;
     }
-    this.enqueue({
-      kind: 'update',
-      row: {
-        id,
-        transport: update.transport ?? null,
-        protocol: update.protocol ?? null,
-        status: update.status ?? null,
-        responseHeaders: update.responseHeaders === undefined ? null : JSON.stringify(update.responseHeaders),
-        subprotocol: update.subprotocol ?? null,
-      },
-    }, 1);
+    this.enqueue({ kind: 'update', row: updateParams(id, update) }, 1);
   }
 
   /** Records one message and its verdict; returns the message id. Its seq is the order of calls within the exchange. */
@@ -349,28 +313,24 @@ export class RecordingWriter {
     const json = message.jsonText ?? jsonText(message.json);
     this.enqueue({
       kind: 'message',
-      messageId: id,
-      exchangeId: message.exchangeId,
       findings,
-      // Positional, in the column order of insertMessage: binding an array is measurably cheaper
-      // than named parameters on the hottest statement.
-      row: [
+      row: {
         id,
-        message.exchangeId,
+        exchangeId: message.exchangeId,
         seq,
-        message.sender,
-        message.carrier,
-        message.channel ?? null,
-        message.tOffsetMs,
+        sender: message.sender,
+        carrier: message.carrier,
+        channel: message.channel ?? null,
+        tOffsetMs: message.tOffsetMs,
         // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-        Buffer.from(message.raw),
-        message.rawTruncatedFrom ?? null,
+        raw: Buffer.from(message.raw),
+        rawTruncatedFrom: message.rawTruncatedFrom ?? null,
         json,
-        verdict.status,
-        verdict.schemaRef,
-        verdict.reason,
-        findings.length,
-      ],
+        status: verdict.status,
+        schemaRef: verdict.schemaRef,
+        reason: verdict.reason,
+        findingCount: findings.length,
+      },
     }, 1 + findings.length, message.raw.length + (json?.length ?? 0));
     return id;
   }
@@ -398,30 +358,10 @@ export class RecordingWriter {
     this.assertExchange(id);
     const queued = this.queuedExchanges.get(id);
     if (queued) {
-      queued[12] = end.tOffsetMs;
-      queued[13] = end.outcome;
-      queued[14] = end.errorCode ?? null;
-      queued[15] = end.errorMessage ?? null;
-      queued[16] = end.closeCode ?? null;
-      queued[17] = end.closeReason ?? null;
-      queued[18] = end.exitCode ?? null;
-      queued[19] = end.signal ?? null;
+      mergeEnd(queued, end);
       return;
     }
-    this.enqueue({
-      kind: 'end',
-      row: {
-        id,
-        outcome: end.outcome,
-        endedMs: end.tOffsetMs,
-        errorCode: end.errorCode ?? null,
-        errorMessage: end.errorMessage ?? null,
-        closeCode: end.closeCode ?? null,
-        closeReason: end.closeReason ?? null,
-        exitCode: end.exitCode ?? null,
-        signal: end.signal ?? null,
-      },
-    }, 1);
+    this.enqueue({ kind: 'end', row: endParams(id, end) }, 1);
   }
 
   /** Writes everything queued now, in one transaction. Throws the write failure, if any. */
@@ -435,15 +375,16 @@ export class RecordingWriter {
    * Writes what is queued and the end time, checkpoints the WAL into the main file, switches the file
    * back to a rollback journal when no other connection has it open (so the closed recording is one
    * self-contained file that opens even from a read-only folder), and closes it.
-   * Calling it again does nothing. Throws the write failure, if any, after closing.
+   * Calling it again does nothing. Throws the write failure, if any, after closing. `endedAt` null
+   * leaves the recording without an end (an imported copy of one that never ended).
    */
-  close(endedAt: Date = new Date()): void {
+  close(endedAt: Date | null = new Date()): void {
     if (this.closed) return;
     this.cancelScheduled();
     try {
       if (!this.failed) {
         this.writeQueued(false);
-        this.stmts.setEndedAt.run(endedAt.toISOString());
+        this.stmts.setEndedAt.run(endedAt === null ? null : endedAt.toISOString());
         this.db.pragma('wal_checkpoint(TRUNCATE)');
         this.leaveWal();
       }
@@ -523,7 +464,7 @@ export class RecordingWriter {
     for (const op of ops) {
       switch (op.kind) {
         case 'begin':
-          s.insertExchange.run(op.row);
+          s.insertExchange.run(s.exchangeParams(op.row));
           break;
         case 'update':
           s.updateExchange.run(op.row);
@@ -532,8 +473,8 @@ export class RecordingWriter {
           s.endExchange.run(op.row);
           break;
         case 'message': {
-          s.insertMessage.run(op.row);
-          for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
+          s.insertMessage.run(s.messageParams(op.row));
+          for (const f of op.findings) s.insertFinding.run({ messageId: op.row.id, exchangeId: op.row.exchangeId, ...f });
           break;
         }
         case 'findings': {
@@ -607,27 +548,12 @@ function prepareStatements(db: Database.Database): Statements {
     insertRecording: db.prepare(`
       INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes)
       VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes)`),
-    insertExchange: db.prepare(`
-      INSERT INTO exchanges (id, transport, protocol, method, path, query, url, subprotocol, request_headers, started_ms,
-                             status, response_headers, ended_ms, outcome, error_code, error_message, close_code, close_reason, exit_code, signal)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    updateExchange: db.prepare(`
-      UPDATE exchanges SET
-        transport = coalesce(@transport, transport),
-        protocol = coalesce(@protocol, protocol),
-        status = coalesce(@status, status),
-        response_headers = coalesce(@responseHeaders, response_headers),
-        subprotocol = coalesce(@subprotocol, subprotocol)
-      WHERE id = @id`),
-    endExchange: db.prepare(`
-      UPDATE exchanges SET
-        outcome = @outcome, ended_ms = @endedMs, error_code = @errorCode, error_message = @errorMessage,
-        close_code = @closeCode, close_reason = @closeReason, exit_code = @exitCode, signal = @signal
-      WHERE id = @id`),
-    insertMessage: db.prepare(`
-      INSERT INTO messages (id, exchange_id, seq, sender, carrier, channel, t_offset_ms, raw, raw_truncated_from, json,
-                            status, schema_ref, reason, finding_count)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertExchange: db.prepare(insertSql('exchanges', EXCHANGE_COLUMNS)),
+    exchangeParams: positionalBinder(EXCHANGE_COLUMNS),
+    updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
+    endExchange: db.prepare(END_EXCHANGE_SQL),
+    insertMessage: db.prepare(insertSql('messages', MESSAGE_COLUMNS)),
+    messageParams: positionalBinder(MESSAGE_COLUMNS),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = @schemaRef, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

@@ -1,5 +1,6 @@
 import type { Carrier, Sender } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
+import type { ExchangeEndFields, ExchangeFields, ExchangeStartFields, ExchangeUpdateFields, Outcome, StoredMessage, Transport } from './schema.js';
 
 /** What the recording file says about itself; written once when the recording starts. */
 export interface RecordingMeta {
@@ -9,64 +10,28 @@ export interface RecordingMeta {
   target?: string;
   /** Where the proxy listened. */
   listen?: string;
-  /** `record`: captured live. `import`: converted from another format. */
-  mode: 'record' | 'import';
+  /** `record`: captured live. `import`: converted from another format. An imported NDJSON copy keeps its original's. */
+  mode: string;
   /** Hash of each schema document used for the verdicts, keyed by `$id`. */
   schemaHashes: Record<string, string>;
   startedAt: Date;
 }
 
-/** How the exchange travelled. `proto` is an AG-UI protobuf event stream. */
-export type Transport = 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
+export type { Headers, Outcome, Transport } from './schema.js';
 
-/**
- * How an exchange ended. complete: both sides finished normally. aborted: a side went away
- * mid-stream. error: the proxy or upstream failed (see errorCode). rejected: the proxy or upstream refused it
- * (e.g. a WebSocket upgrade answered with a non-101 status).
- */
-export type Outcome = 'complete' | 'aborted' | 'error' | 'rejected';
-
-/** Header values as they were given to the writer; redaction happens before the writer is called. */
-export type Headers = Record<string, string | string[]>;
-
-export interface ExchangeStart {
+export interface ExchangeStart extends ExchangeStartFields {
   transport: Transport;
-  /** The protocol module that classified the exchange (`agui`, `pi-rest`, `acp`, ...), when known. */
-  protocol?: string;
-  method?: string;
-  /** Path without the query string. */
-  path?: string;
-  /** The query string without `?`. */
-  query?: string;
-  url?: string;
-  subprotocol?: string;
-  requestHeaders?: Headers;
   /** Milliseconds since the recording started. */
   tOffsetMs: number;
 }
 
 /** Fields learnt after the exchange started; undefined fields keep their stored value. */
-export interface ExchangeUpdate {
-  transport?: Transport;
-  protocol?: string;
-  status?: number;
-  responseHeaders?: Headers;
-  subprotocol?: string;
-}
+export type ExchangeUpdate = ExchangeUpdateFields;
 
-export interface ExchangeEnd {
+export interface ExchangeEnd extends ExchangeEndFields {
   outcome: Outcome;
   /** Milliseconds since the recording started. */
   tOffsetMs: number;
-  /** A stable error code (`E_...` or a Node code such as `ECONNRESET`) when outcome is error. */
-  errorCode?: string;
-  errorMessage?: string;
-  /** WebSocket close code and reason. */
-  closeCode?: number;
-  closeReason?: string;
-  /** Exit code and signal of a stdio child. */
-  exitCode?: number;
-  signal?: string;
 }
 
 export interface MessageInput {
@@ -112,47 +77,20 @@ export interface RecordingInfo {
   schemaHashes: Record<string, string>;
 }
 
-/** One exchange as stored. Columns that are SQL NULL are `null`. */
-export interface ExchangeRow {
-  id: number;
-  transport: Transport;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  url: string | null;
-  status: number | null;
-  subprotocol: string | null;
-  requestHeaders: Headers | null;
-  responseHeaders: Headers | null;
-  startedMs: number;
-  endedMs: number | null;
-  /** null while the exchange is open, or when the recorder stopped before it ended. */
-  outcome: Outcome | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  closeCode: number | null;
-  closeReason: string | null;
-  exitCode: number | null;
-  signal: string | null;
+/** One exchange as stored, with the counts of its messages. Columns that are SQL NULL are `null`. */
+export interface ExchangeRow extends ExchangeFields {
   messageCount: number;
   invalidCount: number;
   /** Messages nothing could judge (see Verdict): an exchange whose messages are all unchecked is not "valid". */
   uncheckedCount: number;
 }
 
+/** The columns of a message that make its verdict. */
+type VerdictFields = 'status' | 'schemaRef' | 'reason' | 'findingCount';
+
 /** One message as stored, with its verdict and findings. */
-export interface MessageRow {
-  id: number;
-  exchangeId: number;
-  /** 1-based position within the exchange, in the order the recorder saw the messages. */
-  seq: number;
-  sender: Sender;
-  carrier: Carrier;
-  channel: string | null;
-  tOffsetMs: number;
+export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | VerdictFields> {
   raw: Buffer;
-  rawTruncatedFrom: number | null;
   /**
    * The parsed value; undefined when the message was not JSON (JSON `null` stays null), or when it
    * nests deeper than MAX_JSON_DEPTH: then `deepJson` holds its text.

@@ -1,19 +1,17 @@
 /**
  * The inspector's JSON API: what the server sends and the page reads. Type-only, so both the
- * server (Node) and the page (browser) import it without pulling code across.
+ * server (Node) and the page (browser) import it without pulling code across. The fields that are
+ * a recording's columns take their types from the store's schema (types only, nothing of Node).
  */
 
 // `/api/diff` sends the diff report as the diff module makes it: its types are the API's. The page
 // imports them from here only (the layering rules let src/ui/web reach nothing else).
 export type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../diff/diff-report.js';
 export type { Finding } from '../core/finding.js';
+import type { Finding } from '../core/finding.js';
+import type { ExchangeFields, StoredMessage } from '../store/schema.js';
 
-export interface FindingInfo {
-  rule: string;
-  severity: 'error' | 'warning';
-  pointer: string;
-  message: string;
-}
+export type FindingInfo = Finding;
 
 /** `GET /api/recording` */
 export interface RecordingSummary {
@@ -34,15 +32,7 @@ export interface RecordingSummary {
 }
 
 /** One row of `GET /api/exchanges`. */
-export interface ExchangeSummary {
-  id: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  status: number | null;
-  outcome: string | null;
-  startedMs: number;
+export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'status' | 'outcome' | 'startedMs'> {
   /** ended_ms, or (while open) the offset of its last message; null when nothing is known yet. */
   endMs: number | null;
   /** endMs - startedMs, or null. */
@@ -53,31 +43,15 @@ export interface ExchangeSummary {
 }
 
 /** `GET /api/exchanges/:id` */
-export interface ExchangeDetail extends ExchangeSummary {
-  query: string | null;
-  url: string | null;
-  subprotocol: string | null;
-  requestHeaders: Record<string, string | string[]> | null;
-  responseHeaders: Record<string, string | string[]> | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  closeCode: number | null;
-  closeReason: string | null;
-  exitCode: number | null;
-  signal: string | null;
-}
+export interface ExchangeDetail
+  extends ExchangeSummary,
+    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'> {}
 
 /** One row of a messages page. */
-export interface MessageSummary {
-  seq: number;
-  sender: 'client' | 'server';
-  carrier: string;
-  channel: string | null;
-  tOffsetMs: number;
+export interface MessageSummary extends Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount'> {
   /** Event type, JSON-RPC method, frame kind … */
   label: string;
-  status: 'valid' | 'invalid' | 'unchecked';
-  findingCount: number;
+  /** The size of the raw bytes. */
   size: number;
 }
 
@@ -90,14 +64,10 @@ export interface MessagePage {
 }
 
 /** `GET /api/messages/:exchange/:seq` */
-export interface MessageDetail extends MessageSummary {
-  exchangeId: number;
+export interface MessageDetail extends MessageSummary, Pick<StoredMessage, 'exchangeId' | 'rawTruncatedFrom' | 'schemaRef' | 'reason'> {
   /** The parsed JSON; absent when the message was not JSON (then `text` holds the raw bytes as text). */
   json?: unknown;
   text?: string;
-  rawTruncatedFrom: number | null;
-  schemaRef: string | null;
-  reason: string | null;
   findings: FindingInfo[];
 }
 

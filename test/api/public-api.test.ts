@@ -45,7 +45,7 @@ const RUNTIME_EXPORTS = [
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
-  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
+  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'Finding', 'FindingFilter', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
@@ -344,8 +344,9 @@ describe('the public API', () => {
       addMessage: (message: api.MessageInput) => number;
       addFindings: (messageId: number, exchangeId: number, findings: api.Finding[], verdict: api.Verdict) => void;
       endExchange: (id: number, end: api.ExchangeEnd) => void;
+      restoreExchange: (exchange: Partial<api.ExchangeFields> & Pick<api.ExchangeFields, 'transport' | 'startedMs'>) => number;
       flush: () => void;
-      close: (endedAt?: Date) => void;
+      close: (endedAt?: Date | null) => void;
     }>();
     expectTypeOf<api.RecordingWriterOptions>().toEqualTypeOf<{
       flushIntervalMs?: number;

@@ -66,7 +66,7 @@ describe('large inputs', () => {
       before: null,
       after: null,
     }));
-    const exchange = { id: 1, transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200 };
+    const exchange = { id: 1, transport: 'sse' as const, protocol: 'agui', method: 'POST', path: '/agent', status: 200 };
     const report: DiffReport = {
       format: 'agent-proxy/diff',
       version: 1,

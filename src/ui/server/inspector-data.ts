@@ -1,74 +1,17 @@
-import type { ExchangeRecord as StoredExchangeRecord } from '../../store/exchange-record.js';
-import type Database from 'better-sqlite3';
 import { tooDeepToWalk } from '../../core/json-depth.js';
 import { tryParseJson } from '../../core/json.js';
 import { displayLabel, type LabelContext } from './display-label.js';
 import { openRecording } from '../../store/open-recording.js';
 import { openDatabase } from '../../store/open-database.js';
+import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
-import type {
-  ExchangeDetail,
-  ExchangeSummary,
-  FindingInfo,
-  MessageDetail,
-  MessagePage,
-  MessageSummary,
-  RecordingSummary,
-} from '../api-types.js';
+import type Database from 'better-sqlite3';
+import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, MessageSummary, RecordingSummary } from '../api-types.js';
+
+export type { ExchangeFilter } from '../../store/queries/inspector-queries.js';
 
 /** Largest page of message rows the API hands out at once. */
 export const MAX_PAGE = 500;
-/**
- * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
- * cannot read them (it refuses JSON nested deeper than 1000 levels): those few are parsed after all.
- */
-const PARSE_LIMIT = 64 * 1024;
-
-export interface ExchangeFilter {
-  protocol?: string;
-  transport?: string;
-  invalidOnly?: boolean;
-  /** Case-insensitive text: method, path, url, protocol, transport, status, or any message's JSON. */
-  q?: string;
-}
-
-/** An exchanges row with the counts and the last message's offset the inspector's query adds. */
-interface ExchangeRecord extends StoredExchangeRecord {
-  message_count: number;
-  invalid_count: number;
-  last_ms: number | null;
-}
-
-interface MessageSummaryRecord {
-  seq: number;
-  sender: 'client' | 'server';
-  carrier: string;
-  channel: string | null;
-  t_offset_ms: number;
-  status: 'valid' | 'invalid' | 'unchecked';
-  finding_count: number;
-  size: number;
-  schema_ref: string | null;
-  json: string | null;
-  big_label: string | null;
-}
-
-interface MessageRecord {
-  id: number;
-  exchange_id: number;
-  seq: number;
-  sender: 'client' | 'server';
-  carrier: string;
-  channel: string | null;
-  t_offset_ms: number;
-  raw: Buffer;
-  raw_truncated_from: number | null;
-  json: string | null;
-  status: 'valid' | 'invalid' | 'unchecked';
-  schema_ref: string | null;
-  reason: string | null;
-  finding_count: number;
-}
 
 /** A message row as the state and run views walk them: seq, sender and parsed JSON only. */
 export interface WalkedMessage {
@@ -82,17 +25,6 @@ export interface WalkedMessage {
   json: unknown;
 }
 
-const EXCHANGE_COLUMNS = `e.*,
-  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS message_count,
-  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalid_count,
-  (SELECT max(t_offset_ms) FROM messages m WHERE m.exchange_id = e.id) AS last_ms`;
-
-const SUMMARY_COLUMNS = `seq, sender, carrier, channel, t_offset_ms, status, finding_count, length(raw) AS size, schema_ref,
-  CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
-  CASE WHEN length(json) > ${PARSE_LIMIT} THEN
-    CASE WHEN json_valid(json) THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') ELSE '' END
-  END AS big_label`;
-
 /**
  * The inspector's read side: paged, filtered queries over a recording, on a read-only connection
  * of its own (safe while a recorder is still writing the file, in WAL mode). NDJSON recordings
@@ -102,28 +34,13 @@ export class InspectorData {
   readonly file: string;
   private readonly reader: RecordingReader;
   private readonly db: Database.Database;
-  private readonly stmts;
+  private readonly queries: InspectorQueries;
 
   private constructor(file: string, reader: RecordingReader) {
     this.file = file;
     this.reader = reader;
     this.db = openDatabase(reader.file, { readonly: true });
-    const db = this.db;
-    this.stmts = {
-      exchange: db.prepare(`SELECT ${EXCHANGE_COLUMNS} FROM exchanges e WHERE e.id = ?`),
-      requestLine: db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
-      count: db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?'),
-      countInvalid: db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'"),
-      page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
-      pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
-      message: db.prepare('SELECT * FROM messages WHERE exchange_id = ? AND seq = ?'),
-      summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
-      findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
-      walk: db.prepare('SELECT seq, sender, carrier, channel, t_offset_ms, status, json FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq'),
-      values: db.prepare('SELECT DISTINCT protocol AS p, transport AS t FROM exchanges'),
-      marks: db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
-    };
+    this.queries = new InspectorQueries(this.db);
   }
 
   /** Opens a .db or .ndjson recording. */
@@ -141,9 +58,9 @@ export class InspectorData {
     const info = this.reader.recording();
     const protocols = new Set<string>();
     const transports = new Set<string>();
-    for (const row of this.stmts.values.all() as Array<{ p: string | null; t: string }>) {
-      if (row.p !== null) protocols.add(row.p);
-      transports.add(row.t);
+    for (const row of this.queries.values()) {
+      if (row.protocol !== null) protocols.add(row.protocol);
+      transports.add(row.transport);
     }
     return {
       file: this.file,
@@ -162,48 +79,28 @@ export class InspectorData {
 
   /** A cheap fingerprint of what has been written so far (for live polling). */
   marks(): string {
-    const r = this.stmts.marks.get() as { e: number | null; m: number | null; ended: number };
-    return `${r.e ?? 0}/${r.m ?? 0}/${r.ended}`;
+    return this.queries.marks();
   }
 
   exchanges(filter: ExchangeFilter = {}): ExchangeSummary[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.protocol) {
-      where.push('e.protocol = ?');
-      params.push(filter.protocol);
-    }
-    if (filter.transport) {
-      where.push('e.transport = ?');
-      params.push(filter.transport);
-    }
-    if (filter.invalidOnly) where.push("EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid')");
-    const q = filter.q?.trim().toLowerCase();
-    if (q) {
-      where.push(`(instr(lower(coalesce(e.method,'') || ' ' || coalesce(e.path,'') || ' ' || coalesce(e.url,'') || ' ' || coalesce(e.protocol,'') || ' '
-        || e.transport || ' ' || coalesce(e.status,'') || ' #' || e.id), ?) > 0
-        OR EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND instr(lower(m.json), ?) > 0))`);
-      params.push(q, q);
-    }
-    const sql = `SELECT ${EXCHANGE_COLUMNS} FROM exchanges e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.started_ms, e.id`;
-    return (this.db.prepare(sql).all(...params) as ExchangeRecord[]).map(summary);
+    return this.queries.timeline(filter).map(summary);
   }
 
   exchange(id: number): ExchangeDetail | undefined {
-    const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
+    const r = this.queries.exchange(id);
     if (r === undefined) return undefined;
     return {
       ...summary(r),
       query: r.query,
       url: r.url,
       subprotocol: r.subprotocol,
-      requestHeaders: r.request_headers === null ? null : JSON.parse(r.request_headers),
-      responseHeaders: r.response_headers === null ? null : JSON.parse(r.response_headers),
-      errorCode: r.error_code,
-      errorMessage: r.error_message,
-      closeCode: r.close_code,
-      closeReason: r.close_reason,
-      exitCode: r.exit_code,
+      requestHeaders: r.requestHeaders,
+      responseHeaders: r.responseHeaders,
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+      closeCode: r.closeCode,
+      closeReason: r.closeReason,
+      exitCode: r.exitCode,
       signal: r.signal,
     };
   }
@@ -212,40 +109,40 @@ export class InspectorData {
   messages(exchangeId: number, offset: number, limit: number, invalidOnly = false): MessagePage {
     const n = Math.max(0, Math.min(MAX_PAGE, Math.floor(limit)));
     const from = Math.max(0, Math.floor(offset));
-    const total = ((invalidOnly ? this.stmts.countInvalid : this.stmts.count).get(exchangeId) as { n: number }).n;
-    const rows = (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, n, from) as MessageSummaryRecord[];
-    const jsonOf = (seq: number) => this.stmts.json.get(exchangeId, seq) as string | null;
+    const total = this.queries.messageCount(exchangeId, invalidOnly);
+    const rows = this.queries.page(exchangeId, n, from, invalidOnly);
+    const jsonOf = (seq: number) => this.queries.json(exchangeId, seq);
     const line = this.requestLine(exchangeId);
-    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { ...line, sender: r.sender, schemaRef: r.schema_ref })) };
+    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { ...line, sender: r.sender, schemaRef: r.schemaRef })) };
   }
 
   /** The label a message row shows, or undefined when there is no such message. */
   label(exchangeId: number, seq: number): string | undefined {
-    const r = this.stmts.summaryAt.get(exchangeId, seq) as MessageSummaryRecord | undefined;
+    const r = this.queries.summaryAt(exchangeId, seq);
     if (r === undefined) return undefined;
-    const jsonOf = (s: number) => this.stmts.json.get(exchangeId, s) as string | null;
-    return messageSummary(r, jsonOf, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schema_ref }).label;
+    const jsonOf = (s: number) => this.queries.json(exchangeId, s);
+    return messageSummary(r, jsonOf, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schemaRef }).label;
   }
 
   message(exchangeId: number, seq: number): MessageDetail | undefined {
-    const r = this.stmts.message.get(exchangeId, seq) as MessageRecord | undefined;
+    const r = this.queries.message(exchangeId, seq);
     if (r === undefined) return undefined;
     const json = parseJson(r.json);
-    const findings = r.finding_count === 0 ? [] : (this.stmts.findings.all(r.id) as FindingInfo[]);
+    const findings = r.findingCount === 0 ? [] : this.queries.findings(r.id);
     return {
-      exchangeId: r.exchange_id,
+      exchangeId: r.exchangeId,
       seq: r.seq,
       sender: r.sender,
       carrier: r.carrier,
       channel: r.channel,
-      tOffsetMs: r.t_offset_ms,
-      label: displayLabel(json ?? labelJson(r.json), r, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schema_ref }),
+      tOffsetMs: r.tOffsetMs,
+      label: displayLabel(json ?? labelJson(r.json), r, { ...this.requestLine(exchangeId), sender: r.sender, schemaRef: r.schemaRef }),
       status: r.status,
-      findingCount: r.finding_count,
+      findingCount: r.findingCount,
       size: r.raw.length,
       ...(json === undefined ? { text: r.raw.toString('utf8') } : { json }),
-      rawTruncatedFrom: r.raw_truncated_from,
-      schemaRef: r.schema_ref,
+      rawTruncatedFrom: r.rawTruncatedFrom,
+      schemaRef: r.schemaRef,
       reason: r.reason,
       findings,
     };
@@ -253,14 +150,14 @@ export class InspectorData {
 
   /** The exchange's method, path and status, which name the JSON bodies that have no type of their own. */
   private requestLine(exchangeId: number): Pick<LabelContext, 'method' | 'path' | 'status'> {
-    const r = this.stmts.requestLine.get(exchangeId) as { method: string | null; path: string | null; status: number | null } | undefined;
+    const r = this.queries.requestLine(exchangeId);
     return { method: r?.method ?? null, path: r?.path ?? null, status: r?.status ?? null };
   }
 
   /** The messages of an exchange up to and including `upToSeq`, one at a time (never all in memory). */
   *walk(exchangeId: number, upToSeq = Number.MAX_SAFE_INTEGER): Generator<WalkedMessage> {
-    for (const r of this.stmts.walk.iterate(exchangeId, upToSeq) as Iterable<{ seq: number; sender: 'client' | 'server'; carrier: string; channel: string | null; t_offset_ms: number; status: WalkedMessage['status']; json: string | null }>) {
-      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, channel: r.channel, tOffsetMs: r.t_offset_ms, status: r.status, json: parseJson(r.json) };
+    for (const r of this.queries.walk(exchangeId, upToSeq)) {
+      yield { seq: r.seq, sender: r.sender, carrier: r.carrier, channel: r.channel, tOffsetMs: r.tOffsetMs, status: r.status, json: parseJson(r.json) };
     }
   }
 
@@ -284,8 +181,8 @@ function labelJson(text: string | null): unknown {
   return text === null ? undefined : tryParseJson(text);
 }
 
-function summary(r: ExchangeRecord): ExchangeSummary {
-  const endMs = r.ended_ms ?? r.last_ms;
+function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders'>): ExchangeSummary {
+  const endMs = r.endedMs ?? r.lastMs;
   return {
     id: r.id,
     transport: r.transport,
@@ -294,32 +191,32 @@ function summary(r: ExchangeRecord): ExchangeSummary {
     path: r.path,
     status: r.status,
     outcome: r.outcome,
-    startedMs: r.started_ms,
+    startedMs: r.startedMs,
     endMs,
-    durationMs: endMs === null ? null : Math.max(0, endMs - r.started_ms),
-    open: r.ended_ms === null,
-    messageCount: r.message_count,
-    invalidCount: r.invalid_count,
+    durationMs: endMs === null ? null : Math.max(0, endMs - r.startedMs),
+    open: r.endedMs === null,
+    messageCount: r.messageCount,
+    invalidCount: r.invalidCount,
   };
 }
 
 /** `jsonOf(seq)`: the stored JSON of a message whose label SQLite could not read. */
 function messageSummary(r: MessageSummaryRecord, jsonOf: (seq: number) => string | null, context: LabelContext): MessageSummary {
   let label: string;
-  if (r.big_label === '') label = displayLabel(labelJson(jsonOf(r.seq)), r, context);
+  if (r.bigLabel === '') label = displayLabel(labelJson(jsonOf(r.seq)), r, context);
   // A big body with no type of its own: named from its context, as a small one is ({} stands in for it).
-  else if (r.big_label === 'object') label = displayLabel({}, r, context);
-  else if (r.big_label !== null) label = r.big_label;
+  else if (r.bigLabel === 'object') label = displayLabel({}, r, context);
+  else if (r.bigLabel !== null) label = r.bigLabel;
   else label = displayLabel(labelJson(r.json), r, context);
   return {
     seq: r.seq,
     sender: r.sender,
     carrier: r.carrier,
     channel: r.channel,
-    tOffsetMs: r.t_offset_ms,
+    tOffsetMs: r.tOffsetMs,
     label,
     status: r.status,
-    findingCount: r.finding_count,
+    findingCount: r.findingCount,
     size: r.size,
   };
 }

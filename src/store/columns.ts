@@ -1,0 +1,140 @@
+/**
+ * The machinery of the schema module (store/schema.ts): a table is an object of columns, keyed by the
+ * field name its rows use in JavaScript, in the table's column order. From it come the row types,
+ * the SQL that reads and writes it, and the binding of a row to that SQL. Type-only users (the
+ * inspector page) may import the types: nothing here needs Node.
+ */
+
+export type SqlType = 'INTEGER' | 'REAL' | 'TEXT' | 'BLOB';
+
+/**
+ * One column. `Value` is what a row holds as readers hand it out; `Stored` what SQLite holds (they
+ * differ only for JSON columns: a value out, its text in the file).
+ */
+export interface Column<Value = unknown, Stored = Value> {
+  /** The column's name in SQL. */
+  readonly name: string;
+  readonly type: SqlType;
+  readonly notNull: boolean;
+  /** Stored as JSON text, handed out parsed. */
+  readonly json: boolean;
+  /** Type carriers only; never set. */
+  readonly value?: Value;
+  readonly stored?: Stored;
+}
+
+export type Columns = Readonly<Record<string, Column<unknown, unknown>>>;
+
+/** A row as readers hand it out. Columns that are SQL NULL are `null`. */
+export type RowOf<C extends Columns> = { -readonly [K in keyof C]: C[K] extends Column<infer V, unknown> ? V : never };
+
+/** A row as SQLite holds it: JSON columns are their text. */
+export type StoredOf<C extends Columns> = { -readonly [K in keyof C]: C[K] extends Column<unknown, infer S> ? S : never };
+
+const column = <Value, Stored = Value>(name: string, type: SqlType, notNull: boolean, json = false): Column<Value, Stored> => ({ name, type, notNull, json });
+
+export const integer = (name: string) => column<number | null>(name, 'INTEGER', false);
+export const requiredInteger = (name: string) => column<number>(name, 'INTEGER', true);
+export const real = (name: string) => column<number | null>(name, 'REAL', false);
+export const requiredReal = (name: string) => column<number>(name, 'REAL', true);
+export const text = <T extends string = string>(name: string) => column<T | null>(name, 'TEXT', false);
+export const requiredText = <T extends string = string>(name: string) => column<T>(name, 'TEXT', true);
+export const blob = (name: string) => column<Uint8Array>(name, 'BLOB', true);
+/** A value stored as its JSON text. */
+export const jsonText = <T>(name: string) => column<T | null, string | null>(name, 'TEXT', false, true);
+
+/** The fields of a table, in column order. */
+export function fieldsOf<C extends Columns>(columns: C): Array<keyof C & string> {
+  return Object.keys(columns) as Array<keyof C & string>;
+}
+
+/** Some of a table's columns, for a SELECT of only those. */
+export function pickColumns<C extends Columns, K extends keyof C>(columns: C, fields: readonly K[]): Pick<C, K> {
+  const out = {} as Pick<C, K>;
+  for (const field of fields) out[field] = columns[field];
+  return out;
+}
+
+/** `a.name AS field, …`: a SELECT list whose rows come back keyed by field name. */
+export function selectList(columns: Columns, alias?: string): string {
+  const prefix = alias === undefined ? '' : `${alias}.`;
+  return Object.entries(columns)
+    .map(([field, c]) => (c.name === field && alias === undefined ? c.name : `${prefix}${c.name} AS ${field}`))
+    .join(', ');
+}
+
+/** INSERT of every column, with positional parameters in column order (see positionalBinder). */
+export function insertSql(table: string, columns: Columns): string {
+  const names = Object.values(columns).map((c) => c.name);
+  return `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+}
+
+/**
+ * `UPDATE table SET column = @field, … WHERE key = @key`; with `keepWhenNull`, a null parameter
+ * keeps the stored value.
+ */
+export function updateSql(table: string, columns: Columns, fields: readonly string[], key: string, keepWhenNull = false): string {
+  const sets = fields.map((field) => {
+    const name = columns[field].name;
+    return keepWhenNull ? `${name} = coalesce(@${field}, ${name})` : `${name} = @${field}`;
+  });
+  return `UPDATE ${table} SET ${sets.join(', ')} WHERE ${columns[key].name} = @${key}`;
+}
+
+/**
+ * Turns a stored row into the positional parameters of insertSql. Binding an array is measurably
+ * cheaper than named parameters on the hottest statements; the array is reused (statements bind
+ * synchronously), so a row costs no allocation here. The function is compiled from the field list:
+ * a loop over the fields would read them by a varying key, slower on the writer's hot path.
+ */
+export function positionalBinder<C extends Columns>(columns: C): (row: StoredOf<C>) => unknown[] {
+  const fields = fieldNames(columns);
+  const params = new Array<unknown>(fields.length);
+  const assignments = fields.map((field, i) => `params[${i}] = row.${field};`).join(' ');
+  return new Function('params', `return function bind(row) { ${assignments} return params; }`)(params) as (row: StoredOf<C>) => unknown[];
+}
+
+/**
+ * Makes rows with every field null, as object literals: rows built field by field from a list
+ * would be dictionaries in V8 (more than a dozen properties added by key), slower to fill and bind.
+ */
+export function blankRowFactory<C extends Columns>(columns: C): () => StoredOf<C> {
+  const fields = fieldNames(columns).map((field) => `${field}: null`);
+  return new Function(`return function blankRow() { return { ${fields.join(', ')} }; }`)() as () => StoredOf<C>;
+}
+
+/**
+ * Compiles `copy(row, given)`: each of `fields` that `given` holds (not undefined) is set on the
+ * stored row, a JSON column as its text; with `undefinedIsNull` the others are set to null.
+ */
+export function fieldCopier<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>, undefinedIsNull: boolean): (row: Partial<StoredOf<C>>, given: object) => void {
+  const known = new Set(fieldNames(columns));
+  const steps = fields.map((field) => {
+    if (!known.has(field)) throw new Error(`not a column: ${field}`);
+    const value = columns[field].json ? 'JSON.stringify(v)' : 'v';
+    return `v = given.${field}; if (v !== undefined) row.${field} = ${value};${undefinedIsNull ? ` else row.${field} = null;` : ''}`;
+  });
+  return new Function(`return function copy(row, given) { let v; ${steps.join(' ')} }`)() as (row: Partial<StoredOf<C>>, given: object) => void;
+}
+
+/** The fields of a table, checked to be identifiers: the code compiled from them is the schema's own, never input. */
+function fieldNames(columns: Columns): string[] {
+  const fields = Object.keys(columns);
+  for (const field of fields) if (!/^[A-Za-z_$][\w$]*$/.test(field)) throw new Error(`not a field name: ${field}`);
+  return fields;
+}
+
+/** The JSON columns' fields of a table. */
+export function jsonFieldsOf<C extends Columns>(columns: C): Array<keyof C & string> {
+  return fieldsOf(columns).filter((field) => columns[field].json);
+}
+
+/** A row as handed out → as stored: JSON columns become their text; absent fields are null. */
+export function storedRow<C extends Columns>(columns: C, row: Partial<RowOf<C>>): StoredOf<C> {
+  const stored = {} as Record<string, unknown>;
+  for (const field of fieldsOf(columns)) {
+    const value = row[field] ?? null;
+    stored[field] = columns[field].json && value !== null ? JSON.stringify(value) : value;
+  }
+  return stored as StoredOf<C>;
+}

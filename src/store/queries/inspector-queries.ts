@@ -1,0 +1,153 @@
+import type Database from 'better-sqlite3';
+import { pickColumns, selectList } from '../columns.js';
+import { EXCHANGE_SELECT_LIST, exchangeFromRecord, type ExchangeRecord } from '../exchange-record.js';
+import { MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../schema.js';
+import type { ExchangeRow } from '../store-types.js';
+
+/**
+ * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
+ * cannot read them (it refuses JSON nested deeper than 1000 levels): those few are parsed after all.
+ */
+const PARSE_LIMIT = 64 * 1024;
+
+/** Which exchanges the inspector's timeline lists. */
+export interface ExchangeFilter {
+  protocol?: string;
+  transport?: string;
+  invalidOnly?: boolean;
+  /** Case-insensitive text: method, path, url, protocol, transport, status, or any message's JSON. */
+  q?: string;
+}
+
+/** An exchange with the counts the timeline shows and the offset of its last message (an open one's end so far). */
+export type TimelineExchange = ExchangeRecord & { messageCount: number; invalidCount: number; lastMs: number | null };
+
+/** A message row of a page: no raw bytes, and the JSON only when it is small (else `bigLabel`). */
+export type MessageSummaryRecord = Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount' | 'schemaRef'> & {
+  /** length(raw). */
+  size: number;
+  /** The stored JSON when it is at most PARSE_LIMIT long. */
+  json: string | null;
+  /** A longer one's label read by SQLite: its type, method or kind, `object` when it has none, '' when SQLite cannot read it. */
+  bigLabel: string | null;
+};
+
+/** A message as the state and run views walk it. */
+export type WalkedRecord = Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'json'>;
+
+const TIMELINE_COLUMNS = `${EXCHANGE_SELECT_LIST},
+  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS messageCount,
+  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalidCount,
+  (SELECT max(t_offset_ms) FROM messages m WHERE m.exchange_id = e.id) AS lastMs`;
+
+const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']))},
+  length(raw) AS size,
+  CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
+  CASE WHEN length(json) > ${PARSE_LIMIT} THEN
+    CASE WHEN json_valid(json) THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') ELSE '' END
+  END AS bigLabel`;
+
+const WALK_COLUMNS = selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'json']));
+
+/**
+ * The inspector's reads: paged, filtered queries over a recording, on the read-only connection it
+ * is given. Rows come back keyed by the schema's field names.
+ */
+export class InspectorQueries {
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = {
+      exchange: db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`),
+      requestLine: db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
+      count: db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
+      countInvalid: db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
+      page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
+      pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
+      message: db.prepare(`SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages WHERE exchange_id = ? AND seq = ?`),
+      summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
+      json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
+      findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
+      walk: db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
+      values: db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
+      marks: db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
+    };
+  }
+
+  /** The exchanges that pass `filter`, in the order they started; headers stay JSON text. */
+  timeline(filter: ExchangeFilter = {}): TimelineExchange[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.protocol) {
+      where.push('e.protocol = ?');
+      params.push(filter.protocol);
+    }
+    if (filter.transport) {
+      where.push('e.transport = ?');
+      params.push(filter.transport);
+    }
+    if (filter.invalidOnly) where.push("EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid')");
+    const q = filter.q?.trim().toLowerCase();
+    if (q) {
+      where.push(`(instr(lower(coalesce(e.method,'') || ' ' || coalesce(e.path,'') || ' ' || coalesce(e.url,'') || ' ' || coalesce(e.protocol,'') || ' '
+        || e.transport || ' ' || coalesce(e.status,'') || ' #' || e.id), ?) > 0
+        OR EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND instr(lower(m.json), ?) > 0))`);
+      params.push(q, q);
+    }
+    const sql = `SELECT ${TIMELINE_COLUMNS} FROM exchanges e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.started_ms, e.id`;
+    return this.db.prepare(sql).all(...params) as TimelineExchange[];
+  }
+
+  /** One exchange with its headers parsed, or undefined. */
+  exchange(id: number): (ExchangeRow & { lastMs: number | null }) | undefined {
+    const r = this.stmts.exchange.get(id) as TimelineExchange | undefined;
+    return r === undefined ? undefined : (exchangeFromRecord(r) as ExchangeRow & { lastMs: number | null });
+  }
+
+  /** The exchange's method, path and status (what names the JSON bodies that have no type of their own). */
+  requestLine(exchangeId: number): { method: string | null; path: string | null; status: number | null } | undefined {
+    return this.stmts.requestLine.get(exchangeId) as { method: string | null; path: string | null; status: number | null } | undefined;
+  }
+
+  /** How many messages the exchange has (only the invalid ones with `invalidOnly`). */
+  messageCount(exchangeId: number, invalidOnly: boolean): number {
+    return (invalidOnly ? this.stmts.countInvalid : this.stmts.count).get(exchangeId) as number;
+  }
+
+  page(exchangeId: number, limit: number, offset: number, invalidOnly: boolean): MessageSummaryRecord[] {
+    return (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, limit, offset) as MessageSummaryRecord[];
+  }
+
+  summaryAt(exchangeId: number, seq: number): MessageSummaryRecord | undefined {
+    return this.stmts.summaryAt.get(exchangeId, seq) as MessageSummaryRecord | undefined;
+  }
+
+  message(exchangeId: number, seq: number): (StoredMessage & { raw: Buffer }) | undefined {
+    return this.stmts.message.get(exchangeId, seq) as (StoredMessage & { raw: Buffer }) | undefined;
+  }
+
+  /** The stored JSON text of one message, whatever its length. */
+  json(exchangeId: number, seq: number): string | null {
+    return (this.stmts.json.get(exchangeId, seq) as string | null | undefined) ?? null;
+  }
+
+  findings(messageId: number): Array<Omit<StoredFinding, 'id' | 'messageId' | 'exchangeId'>> {
+    return this.stmts.findings.all(messageId) as Array<Omit<StoredFinding, 'id' | 'messageId' | 'exchangeId'>>;
+  }
+
+  /** The messages of an exchange up to and including `upToSeq`, streamed. */
+  walk(exchangeId: number, upToSeq: number): IterableIterator<WalkedRecord> {
+    return this.stmts.walk.iterate(exchangeId, upToSeq) as IterableIterator<WalkedRecord>;
+  }
+
+  /** Every protocol and transport the recording has. */
+  values(): Array<{ protocol: string | null; transport: string }> {
+    return this.stmts.values.all() as Array<{ protocol: string | null; transport: string }>;
+  }
+
+  /** A cheap fingerprint of what has been written so far (for live polling). */
+  marks(): string {
+    const r = this.stmts.marks.get() as { e: number | null; m: number | null; ended: number };
+    return `${r.e ?? 0}/${r.m ?? 0}/${r.ended}`;
+  }
+}

@@ -1,0 +1,40 @@
+import type Database from 'better-sqlite3';
+import { EXCHANGE_SELECT_LIST, type ExchangeRecord } from '../exchange-record.js';
+import type { StoredFinding } from '../schema.js';
+
+/**
+ * The reads of `proxy diff`'s first pass (diff/scan-side.ts), which streams a whole recording and
+ * keeps only a hash per exchange, so it reads as few columns as it can.
+ */
+
+/** `sender carrier status[ channel]`: a few distinct values, parsed once each by the caller. */
+const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel, '')`;
+
+/** A message as the scan reads it: its meta text, the JSON text or (not JSON) the raw bytes, and its id when asked for. */
+export type ScannedMessage = [meta: string, body: string | Buffer, id?: number];
+
+/** An error finding as the scan compares it. */
+export type ScannedFinding = Pick<StoredFinding, 'messageId' | 'rule' | 'severity' | 'pointer' | 'message'>;
+
+export interface ScanQueries {
+  /** Every exchange, in id order (no message counts; headers as JSON text). */
+  exchanges(): ExchangeRecord[];
+  /** The messages of an exchange in seq order; with `withIds`, each with its id (to attach findings). */
+  messages(exchangeId: number, withIds: boolean): IterableIterator<ScannedMessage>;
+  /** The error findings of an exchange (only those count in a diff), in id order. */
+  errorFindings(exchangeId: number): ScannedFinding[];
+}
+
+export function prepareScanQueries(db: Database.Database): ScanQueries {
+  const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
+  const messages = db.prepare(`SELECT ${META}, ifnull(json, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(json, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const findings = db.prepare(
+    "SELECT message_id AS messageId, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id",
+  );
+  return {
+    exchanges: () => exchanges.all() as ExchangeRecord[],
+    messages: (exchangeId, withIds) => (withIds ? messagesWithIds : messages).iterate(exchangeId) as IterableIterator<ScannedMessage>,
+    errorFindings: (exchangeId) => findings.all(exchangeId) as ScannedFinding[],
+  };
+}
