@@ -13,7 +13,7 @@ export interface JudgedMessage {
   stream: string;
   protocol?: ProtocolId;
   sender: Sender;
-  /** A short label: the event `type`, frame `kind`, JSON-RPC method or REST route. */
+  /** The message's label (core/message-label.ts), as record's live lines and `show` name it. */
   label: string;
   verdict: Verdict;
 }
@@ -70,7 +70,11 @@ function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, p
     const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
     const verdict = pipeline.verdict(message, AS_READ, judge);
     const label = pipeline.label(m.value, { carrier: m.carrier, sender, http: m.http });
-    out.push({ index: m.index, line: m.line, stream: stream.label, ...(module ? { protocol: module.id } : {}), sender, label, verdict });
+    out.push(
+      module
+        ? { index: m.index, line: m.line, stream: stream.label, protocol: module.id, sender, label, verdict }
+        : { index: m.index, line: m.line, stream: stream.label, sender, label, verdict },
+    );
   }
   const tail: Finding[] = module && judge ? pipeline.endOfStream(module, judge, 'complete') : [];
   if (tail.length > 0 && out.length > 0) out[out.length - 1].verdict = withFindings(out[out.length - 1].verdict, tail);
