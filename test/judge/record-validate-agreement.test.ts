@@ -56,7 +56,8 @@ function envelope(requestId: string, data: unknown): unknown {
 /**
  * An AG-UI run with an event before RUN_STARTED; Pi REST calls across which a session's generation goes
  * down (only a checker that sees every REST exchange, checkerScope 'recording', can tell) and whose
- * env secret comes back in a later answer; a WebSocket no protocol claims; a JSON-RPC stream.
+ * env secret comes back in a later answer; a WebSocket no protocol claims; a JSON-RPC stream; a daemon
+ * session's extension UI request answered on two connections.
  */
 function traffic(): Exchange[] {
   const scenario = piScenario();
@@ -122,7 +123,31 @@ function traffic(): Exchange[] {
         { sender: 'server', carrier: 'frame', value: { jsonrpc: '2.0', id: 7, result: {} } },
       ],
     },
+    // A daemon session's extension UI request, answered on its connection, then again on another:
+    // only a scope shared by the connections (RecordingScope) knows the id was already answered.
+    daemonRpc([
+      ['server', { kind: 'event', cursor: 'c1', sequence: 1, event: { type: 'extension_ui_request', id: 'ui-1', method: 'confirm', title: 'Go?' } }],
+      ['client', uiAnswer],
+      ['server', uiAck()],
+    ]),
+    daemonRpc([
+      ['client', uiAnswer],
+      ['server', uiAck('unknown_ui_request')],
+    ]),
   ];
+}
+
+const uiAnswer = { kind: 'extension_ui_response', response: { type: 'extension_ui_response', id: 'ui-1', confirmed: true } };
+const uiAck = (error?: string) => ({ kind: 'response', response: { type: 'response', command: 'extension_ui_response', success: error === undefined, ...(error ? { error } : {}) } });
+
+function daemonRpc(frames: Array<[Sender, unknown]>): Exchange {
+  return {
+    transport: 'ws',
+    method: 'GET',
+    path: '/v1/session/pd-x/rpc',
+    subprotocol: 'pi-daemon-rpc.v1',
+    steps: frames.map(([sender, value]) => ({ sender, carrier: 'frame', value })),
+  };
 }
 
 interface Recorded {
@@ -209,13 +234,17 @@ describe('record and validate agree', () => {
   const exchanges = traffic();
   const recorded = record(exchanges, 'agreement');
 
-  it('on every verdict, across exchanges too (a recording-scoped checker), when validate reads the messages as a file', () => {
+  it('on every verdict, across exchanges too (a recording-scoped checker, a scope shared by connections), when validate reads the messages as a file', () => {
     const report = validateInput(asFile(exchanges), registry);
     expect(report.messages.map((m) => judged(m.verdict))).toEqual(recorded.verdicts.map(judged));
     // What the agreement stands on: the run rule, the rules across REST exchanges, the leak.
     const rules = recorded.verdicts.flatMap((v) => v.findings.map((f) => f.rule));
-    expect(rules).toEqual(expect.arrayContaining(['first-event-must-be-run-started', 'session-generation-decreased', 'session-revision-decreased', 'secret-leak']));
-    expect(report.messages.map((m) => m.verdict.status)).toEqual(['valid', 'invalid', 'valid', 'valid', 'valid', 'valid', 'invalid', 'unchecked', 'unchecked', 'valid', 'valid', 'invalid']);
+    expect(rules).toEqual(
+      expect.arrayContaining(['first-event-must-be-run-started', 'session-generation-decreased', 'session-revision-decreased', 'secret-leak', 'extension-ui-unknown-request']),
+    );
+    const again = recorded.verdicts[recorded.verdicts.length - 2].findings.find((f) => f.rule === 'extension-ui-unknown-request');
+    expect(again?.message).toContain('already answered');
+    expect(report.messages.map((m) => m.verdict.status)).toEqual(['valid', 'invalid', 'valid', 'valid', 'valid', 'valid', 'invalid', 'unchecked', 'unchecked', 'valid', 'valid', 'invalid', 'invalid', 'valid', 'invalid', 'valid', 'invalid']);
   });
 
   it('on every verdict when validate reads the recording itself, but for the leak the recording no longer holds', () => {
@@ -243,10 +272,15 @@ describe('record and validate agree', () => {
       'initialize',
       'response',
       'response',
+      'event:extension_ui_request',
+      'extension_ui_response:extension_ui_response',
+      'response:response',
+      'extension_ui_response:extension_ui_response',
+      'response:response',
     ]);
     expect(labels(validateInput(recordingInput(recorded.file), registry).messages)).toEqual(fromFile);
     // The live line names each invalid message as validate does.
-    expect(recorded.liveLabels.size).toBe(3);
+    expect(recorded.liveLabels.size).toBe(6);
     for (const [at, label] of recorded.liveLabels) expect(label, `message ${at}`).toBe(fromFile[at]);
     // findings reads the label in SQL: the same one.
     const db = new Database(recorded.file, { readonly: true });
