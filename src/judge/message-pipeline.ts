@@ -2,7 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import { error, warning, type Finding } from '../core/finding.js';
 import { cutBelow, MAX_JSON_DEPTH, tooDeepToWalk, valueNestsDeeperThan } from '../core/json-depth.js';
 import { jsonParseCost } from '../core/json-parse-cost.js';
-import { stringifyJson } from '../core/json-text.js';
 import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, type Verdict } from '../core/verdict.js';
@@ -14,7 +13,7 @@ import { MessageJudge } from './message-judge.js';
 import { QueryRedactor } from './query-redaction.js';
 import { SecretTracker } from './secret-tracker.js';
 import { tooDeepVerdict } from './too-deep.js';
-import { UnparsedWriteOnly } from './unparsed-write-only.js';
+import { StoredForm } from './stored-form.js';
 
 /** `--redact-query` and `--redact-field`: more query parameter names, and JSON fields (key names or pointers). */
 export interface StorageRedactionOptions {
@@ -79,18 +78,17 @@ export class MessagePipeline {
   readonly secrets = new SecretTracker();
   /** State checkers share across channels (Pi extension UI requests per daemon session). */
   readonly scope = new RecordingScope();
-  readonly fieldRedactor: FieldRedactor;
   readonly queryRedactor: QueryRedactor;
+  private readonly storedForm: StoredForm;
   readonly maxBodyBytes: number;
   readonly parseBudget: number;
   private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
-  private readonly writeOnlyScanners = new Map<ProtocolId, UnparsedWriteOnly>();
 
   constructor(private readonly options: MessagePipelineOptions) {
     this.maxBodyBytes = options.maxBodyBytes;
     this.parseBudget = options.parseBudget;
     this.queryRedactor = new QueryRedactor(options.redact?.queryParams);
-    this.fieldRedactor = new FieldRedactor(options.redact?.fields);
+    this.storedForm = new StoredForm(this.secrets, new FieldRedactor(options.redact?.fields), this.queryRedactor);
   }
 
   /**
@@ -182,69 +180,19 @@ export class MessagePipeline {
     return message.tooDeep ? cutBelow(message.value, MAX_JSON_DEPTH) : message.value;
   }
 
-  /** The message's label (core/message-label.ts), with no registered secret in it. */
-  label(value: unknown, place: LabelPlace): string {
-    const label = messageLabel(value, place);
-    return this.secrets.size > 0 ? this.secrets.scrub(label) : label;
-  }
-
   /**
    * What may be written to disk: write-only fields replaced (the protocol's, then secret fields), and
    * no registered secret anywhere. Called after judging, which saw the real values.
    */
   storable(message: InboundMessage, raw: Buffer, protocol: ProtocolModule | undefined, channel: string | undefined, json: boolean): { raw: Buffer; value: unknown } {
-    let value = message.value;
-    let bytes = raw;
-    let text = message.text;
-    const secrets = this.secrets;
-    const replacement = value !== undefined ? protocol?.redactForStorage?.(message, secrets) : undefined;
-    if (replacement !== undefined) {
-      value = replacement;
-      text = stringifyJson(replacement)!;
-      bytes = Buffer.from(text);
-    }
-    if (value !== undefined) {
-      const redacted = this.fieldRedactor.redact(value, bytes, text, channel);
-      if (redacted) ({ value, raw: bytes } = redacted);
-    } else if (message.carrier === 'body' && isFormBody(message)) {
-      // A form body is a query string: OAuth token requests carry client_secret and password this way.
-      const form = bytes.toString('latin1');
-      const redacted = this.queryRedactor.redact(form);
-      if (redacted !== form) bytes = Buffer.from(redacted, 'latin1');
-    } else if (json && channel !== 'proto') {
-      // Not parsed (over --max-body, too costly to parse) or not valid JSON: its text is still
-      // scanned for secret fields, from its first bracket to where it ends. (A protobuf frame that
-      // did not decode is binary, with no JSON text to scan.)
-      const writeOnly = message.sender === 'client' ? this.unparsedWriteOnly(protocol) : undefined;
-      if (writeOnly) bytes = writeOnly.redact(bytes, (key, found) => secrets.registerEnv({ [key]: found })) ?? bytes;
-      bytes = this.fieldRedactor.redactTruncated(bytes) ?? bytes;
-    }
-    if (secrets.size > 0) {
-      bytes = secrets.scrubBytes(bytes);
-      value = secrets.scrubValue(value);
-    }
-    return { raw: bytes, value };
+    return this.storedForm.of(message, raw, protocol, channel, json);
   }
 
-  /** The scanner for a protocol's write-only fields in messages that were not parsed, if it has any. */
-  private unparsedWriteOnly(protocol: ProtocolModule | undefined): UnparsedWriteOnly | undefined {
-    const pointers = protocol?.replay?.writeOnlyFields;
-    if (!protocol || !pointers?.length) return undefined;
-    let scanner = this.writeOnlyScanners.get(protocol.id);
-    if (!scanner) this.writeOnlyScanners.set(protocol.id, (scanner = new UnparsedWriteOnly(pointers)));
-    return scanner;
+  /** The message's label (core/message-label.ts), with no registered secret in it. */
+  label(value: unknown, place: LabelPlace): string {
+    const label = messageLabel(value, place);
+    return this.secrets.size > 0 ? this.secrets.scrub(label) : label;
   }
-}
-
-function isFormBody(message: InboundMessage): boolean {
-  const headers = message.sender === 'client' ? message.http?.requestHeaders : message.http?.responseHeaders;
-  if (!headers) return false;
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.length === 12 && name.toLowerCase() === 'content-type') {
-      return String(Array.isArray(value) ? value[0] : value).toLowerCase().startsWith('application/x-www-form-urlencoded');
-    }
-  }
-  return false;
 }
 
 function mib(bytes: number): string {
