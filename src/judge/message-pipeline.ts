@@ -64,14 +64,14 @@ export interface ReadMessage extends InboundMessage {
   parseCost: number;
 }
 
-/** The reason of a message no protocol module claimed. */
-export const NO_PROTOCOL_REASON = 'no known protocol recognises this message; choose one with --protocol';
+/** The reason of a message no protocol module claimed (as record has always stored it). */
+export const NO_PROTOCOL_REASON = 'no known protocol recognised this exchange';
 
 /**
  * The one way a message becomes a verdict and a stored form, for `record` (live, in its worker or
  * inline) and `validate` (files and recordings) alike: read (UTF-8, parse cost, JSON) → judge (the
- * protocol's checker through MessageJudge: schemas, behaviour, leaked secrets) → storable (write-only
- * fields, --redact-field, registered secrets). One pipeline per recording or validated input: its
+ * protocol's checker through MessageJudge: schemas, behaviour, leaked secrets) → stored form
+ * (judge/stored-form.ts: write-only fields, --redact-field, registered secrets). One pipeline per recording or validated input: its
  * secrets, its recording-wide checker scope and its recording-scoped checkers span every stream.
  */
 export class MessagePipeline {
