@@ -92,7 +92,7 @@ export function recordCommand(result: CommandResult): Command {
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
-      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../validate/validate-input.js'), import('../record/start-recorder.js')]);
+      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../judge/protocol-choice.js'), import('../record/start-recorder.js')]);
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       let publish: LiveListener = () => undefined;
       let inspector: RunningInspector | undefined;

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { stringifyJson } from '../core/json-text.js';
-import { isJsonObject } from '../core/json.js';
+import { messageLabel } from '../core/message-label.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import type { CommandResult } from './command-result.js';
@@ -134,7 +134,7 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
     style.dim(`   seq  since exchange start`),
   ];
   for (const m of messages) {
-    const label = labelOf(m);
+    const label = messageLabel(valueOf(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
     lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
@@ -152,14 +152,6 @@ function ms(value: number): string {
 /** The message's JSON, also when it nests too deep to be handed out parsed (only written, and read at the top). */
 function valueOf(m: MessageRow): unknown {
   return m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
-}
-
-function labelOf(m: MessageRow): string {
-  const v = valueOf(m);
-  if (isJsonObject(v)) {
-    for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof v[key] === 'string') return v[key] as string;
-  }
-  return m.channel ?? m.carrier;
 }
 
 function table(rows: string[][]): string[] {

@@ -17,10 +17,11 @@ export function validateCommand(result: CommandResult): Command {
     .option('--json', 'print a machine-readable report')
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { parseProtocolOption, validateInput }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInput }, { validateInput }, { parseProtocolOption }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
+        import('../judge/protocol-choice.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });

@@ -31,7 +31,8 @@ export function recordingInput(file: string): LoadedInput {
         const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
         if (value === undefined) continue;
         const message: SourceMessage = { value, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
-        if (!own) message.http = httpOf(exchange, m.sender);
+        // A body has its request line and status, as when it was recorded (a RunAgentInput too).
+        if (!own || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
         (own ?? rest).messages.push(message);
       }
       if (own && own.messages.length > 0) streams.push(own);

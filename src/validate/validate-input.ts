@@ -1,14 +1,11 @@
 import type { Finding } from '../core/finding.js';
-import { cutBelow, MAX_JSON_DEPTH, valueNestsDeeperThan } from '../core/json-depth.js';
-import type { InboundMessage, Sender } from '../core/message.js';
+import type { Sender } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
-import { UsageError } from '../core/errors.js';
-import { classifyChannel, protocolById, sniffMessage } from '../protocols/catalog.js';
-import { PROTOCOL_IDS, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import { MessageJudge } from '../judge/message-judge.js';
-import { SecretTracker } from '../judge/secret-tracker.js';
-import type { LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js';
+import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
+import type { LoadedInput, SourceStream } from './message-source.js';
 
 export interface JudgedMessage {
   index: number;
@@ -16,7 +13,7 @@ export interface JudgedMessage {
   stream: string;
   protocol?: ProtocolId;
   sender: Sender;
-  /** A short label: the event `type`, frame `kind`, JSON-RPC method or REST route. */
+  /** The message's label (core/message-label.ts), as record's live lines and `show` name it. */
   label: string;
   verdict: Verdict;
 }
@@ -39,72 +36,55 @@ export interface ValidationReport {
 }
 
 /**
- * Judges every message of a loaded input. Each stream gets its own checker; all streams share
- * one secret tracker, because a secret sent in a REST call can leak in a WebSocket frame.
+ * Judges every message of a loaded input with record's pipeline (judge/message-pipeline.ts): each
+ * stream gets its own checker, except that a protocol whose checker spans the recording (Pi REST)
+ * has one for every stream of it, and all streams share one secret tracker, because a secret sent
+ * in a REST call can leak in a WebSocket frame.
  */
 export function validateInput(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId): ValidationReport {
-  const secrets = new SecretTracker();
+  // Files are read whole, and every message in them is judged: no size or parse budget applies.
+  const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
   const judged: JudgedMessage[] = [];
   const protocols = new Set<ProtocolId>();
   for (const stream of input.streams) {
-    const module = forced ? protocolById(forced) : detect(stream);
+    const module = chooseProtocol({ forced, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
     if (module) protocols.add(module.id);
     // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
-    for (const message of judgeStream(stream, module, registry, secrets)) judged.push(message);
+    for (const message of judgeStream(stream, module, pipeline)) judged.push(message);
   }
   judged.sort((a, b) => a.index - b.index);
   return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary: summarize(judged) };
 }
 
-function detect(stream: SourceStream): ProtocolModule | undefined {
-  if (stream.hint) {
-    const byChannel = classifyChannel(stream.hint);
-    if (byChannel && stream.hint.transport !== 'sse') return byChannel;
-  }
-  // Vote over the first messages; one odd message should not decide.
-  const votes = new Map<ProtocolModule, number>();
-  for (const m of stream.messages.slice(0, 20)) {
-    const module = sniffMessage(m.value);
-    if (module) votes.set(module, (votes.get(module) ?? 0) + 1);
-  }
-  let best: ProtocolModule | undefined;
-  for (const [module, count] of votes) if (!best || count > votes.get(best)!) best = module;
-  return best ?? (stream.hint ? classifyChannel(stream.hint) : undefined);
-}
+/** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
+const AS_READ: VerdictFacts = {};
 
-function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, registry: SchemaRegistry, secrets: SecretTracker): JudgedMessage[] {
-  if (!module) {
-    return stream.messages.map((m) => ({
-      index: m.index,
-      line: m.line,
-      stream: stream.label,
-      sender: m.sender ?? 'server',
-      label: labelOf(m.value),
-      verdict: { status: 'unchecked', findings: [], reason: 'no known protocol recognises this message; choose one with --protocol' },
-    }));
-  }
-  const request = stream.messages.find((m) => m.sender === 'client')?.value;
+function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline): JudgedMessage[] {
+  const request = module ? stream.messages.find((m) => m.sender === 'client') : undefined;
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
-  const requestBody = valueNestsDeeperThan(request, MAX_JSON_DEPTH) ? cutBelow(request, MAX_JSON_DEPTH) : request;
-  const judge = new MessageJudge(module.createChecker({ registry, secrets, requestBody }), secrets);
+  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
+  const judge = module && pipeline.judgeFor(module, requestBody, channelOf(stream.hint));
   const out: JudgedMessage[] = [];
   for (const m of stream.messages) {
-    const sender = m.sender ?? module.guessSender(m.value);
-    const inbound: InboundMessage = { sender, carrier: m.carrier, value: m.value, text: m.text, http: m.http };
-    out.push({ index: m.index, line: m.line, stream: stream.label, protocol: module.id, sender, label: labelOf(m.value, m), verdict: judge.judge(inbound) });
+    const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
+    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
+    const verdict = pipeline.verdict(message, AS_READ, judge);
+    const label = pipeline.label(m.value, { carrier: m.carrier, sender, http: m.http });
+    out.push(
+      module
+        ? { index: m.index, line: m.line, stream: stream.label, protocol: module.id, sender, label, verdict }
+        : { index: m.index, line: m.line, stream: stream.label, sender, label, verdict },
+    );
   }
-  const tail: Finding[] = judge.end('complete');
+  const tail: Finding[] = module && judge ? pipeline.endOfStream(module, judge, 'complete') : [];
   if (tail.length > 0 && out.length > 0) out[out.length - 1].verdict = withFindings(out[out.length - 1].verdict, tail);
   return out;
 }
 
-function labelOf(value: unknown, source?: SourceMessage): string {
-  if (source?.http) return `${source.http.method} ${source.http.path}${source.http.status ? ` ${source.http.status}` : ''}`;
-  if (value === null || typeof value !== 'object') return typeof value;
-  const v = value as Record<string, unknown>;
-  for (const key of ['type', 'kind', 'method', 'operation', 'event']) if (typeof v[key] === 'string') return v[key] as string;
-  if (v.jsonrpc === '2.0') return 'id' in v ? `response ${JSON.stringify(v.id)}` : 'json-rpc';
-  return 'object';
+/** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path. */
+function channelOf(hint: ChannelHint | undefined): { transport: ChannelHint['transport']; path?: string } | undefined {
+  if (!hint) return undefined;
+  return hint.path === undefined ? { transport: hint.transport } : { transport: hint.transport, path: hint.path };
 }
 
 export function summarize(messages: JudgedMessage[]): ValidationSummary {
@@ -114,12 +94,4 @@ export function summarize(messages: JudgedMessage[]): ValidationSummary {
     for (const f of m.verdict.findings) f.severity === 'error' ? s.errors++ : s.warnings++;
   }
   return s;
-}
-
-export function parseProtocolOption(value: string | undefined): ProtocolId | undefined {
-  if (value === undefined || value === 'auto') return undefined;
-  if (!PROTOCOL_IDS.includes(value as ProtocolId)) {
-    throw new UsageError(`unknown protocol '${value}'; expected auto or one of ${PROTOCOL_IDS.join(', ')}`);
-  }
-  return value as ProtocolId;
 }

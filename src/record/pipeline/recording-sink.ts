@@ -1,5 +1,6 @@
 import type { HttpContext, Sender } from '../../core/message.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
+import type { MessageFacts } from '../../judge/message-pipeline.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
 
 /** What a recording holds so far (or in the end), as every command prints it. */
@@ -47,24 +48,8 @@ export interface LinesTapSpec {
 
 export type TapSpec = BodyTapSpec | LinesTapSpec;
 
-export interface RecordOptions {
-  carrier: 'body' | 'event' | 'frame' | 'line';
-  /** ws opcode or stdio stream name. */
-  channel?: string;
-  /** An already-decoded value (protobuf frames); otherwise the bytes are parsed as JSON. */
-  value?: unknown;
-  /** Why decoding failed, when the caller decoded (protobuf). */
-  parseError?: string;
-  /** What decoding would have taken, in heap bytes, when the caller did not decode because that is over the recorder's budget. */
-  parseCost?: number;
-  /** The text to parse when it is not the raw bytes themselves (an SSE frame's joined data lines). */
-  payload?: string;
-  /** The message's real size when `raw` is only the stored prefix of it. */
-  totalBytes?: number;
-  /** False for bodies that are not meant to be JSON (HTML, octet-stream): stored, not judged. */
-  json?: boolean;
-  /** False for control rows (a WebSocket close as {code, reason}): `value` is stored but no protocol judges it. */
-  judge?: boolean;
+/** One message handed to the recorder: what the framer knows of it (judge/message-pipeline.ts) and when it came. */
+export interface RecordOptions extends MessageFacts {
   http?: HttpContext;
   /** When the message was captured, in recording-clock milliseconds; default: now. */
   at?: number;

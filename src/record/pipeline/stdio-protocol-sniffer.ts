@@ -1,4 +1,4 @@
-import { sniffMessage } from '../../protocols/catalog.js';
+import { chooseProtocol } from '../../judge/protocol-choice.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { lineJson, recordLine, type PendingLine } from './line-record.js';
 import type { ExchangeSink } from './recording-sink.js';
@@ -38,7 +38,7 @@ export class StdioProtocolSniffer {
   push(line: PendingLine): void {
     if (!this.decided && line.judge) {
       const value = lineJson(line.frame, this.parseBudget);
-      const module = value === undefined ? undefined : sniffMessage(value);
+      const module = value === undefined ? undefined : chooseProtocol({ sample: [value] });
       if (module && (STDIO_PROTOCOLS as readonly ProtocolId[]).includes(module.id)) {
         this.exchange.classify(stdioHint(module.id as StdioProtocol));
         this.decided = true;
