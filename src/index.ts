@@ -63,7 +63,9 @@ export type {
   Outcome,
   Headers,
 } from './store/store-types.js';
-export type { ExchangeFields } from './store/schema.js';
+// The row types are made from the schema's column table, so their building blocks are named too.
+export type { ExchangeFields, ExchangeUpdateFields } from './store/schema.js';
+export type { Column, Columns, RowOf, SqlType } from './store/columns.js';
 
 // diff, export, import, inspector
 export { diffRecordingFiles } from './diff/diff-recordings.js';

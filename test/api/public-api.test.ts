@@ -45,7 +45,7 @@ const RUNTIME_EXPORTS = [
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
-  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
+  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'Finding', 'FindingFilter', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
