@@ -50,3 +50,19 @@ export function tlsFailureOf(error: NodeJS.ErrnoException & { reason?: string },
   }
   return undefined;
 }
+
+/** The `tls` field of the proxy's 502 for a TLS failure. */
+export function tlsAnswerFields(failure: Pick<TlsFailure, 'check' | 'nodeCode'>): { tls: { check: TlsCheck; code: string } } {
+  return { tls: { check: failure.check, code: failure.nodeCode } };
+}
+
+/**
+ * The same field again from a stored error message (replay sends the recorded 502 again, and the
+ * recording keeps only the message): its trailing `[CODE]` names the check.
+ */
+export function tlsAnswerFieldsOfMessage(message: string | null | undefined): { tls: { check: TlsCheck; code: string } } | Record<string, never> {
+  const code = message ? /\[([A-Z0-9_]+)\]$/.exec(message)?.[1] : undefined;
+  if (code === undefined) return {};
+  const check = CERTIFICATE_CHECKS[code]?.check ?? 'handshake';
+  return tlsAnswerFields({ check, nodeCode: code });
+}

@@ -313,5 +313,31 @@ describe.skipIf(!HAS_OPENSSL)('replay --on-miss passthrough --target https://', 
       reader.close();
     }
   });
-});
 
+  it("replay sends a recorded TLS failure's 502 again, word for word, to a request and to an upgrade; and serves over TLS with listenTls", async () => {
+    const { front } = await echoOverTls(certs.otherHost);
+    const first = await record(`https://localhost:${front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+    const recorded = await (await fetch(`${first.recorder.url}/health`)).text();
+    const recordedUpgrade = await wsRefusal(`${first.recorder.url.replace(/^http:/, 'ws:')}/socket`, []);
+    await first.recorder.close();
+
+    const replay = await startReplay({ recording: first.recorder.out, listen: 0, timing: 'none', listenTls: { cert: certs.valid.certFile, key: certs.valid.keyFile } });
+    cleanups.push(() => replay.close().then(() => undefined));
+    expect(replay.url).toMatch(/^https:/);
+    expect(replay.wsUrl).toMatch(/^wss:/);
+    const ca = [readFileSync(certs.caFile)];
+    const replayed = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const request = httpsRequest(`${replay.url}/health`, { ca }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(replayed).toEqual({ status: 502, body: recorded });
+    expect((JSON.parse(recorded) as { error: ProxyError }).error.tls).toEqual({ check: 'host-name', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    const replayedUpgrade = await wsRefusal(`${replay.wsUrl}/socket`, [], { ca });
+    expect([replayedUpgrade.status, replayedUpgrade.text]).toEqual([502, recordedUpgrade.text]);
+  });
+});

@@ -10,7 +10,7 @@ import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-s
 import { FlowGate } from './flow-gate.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
-import { tlsFailureOf } from '../../net/tls-failure.js';
+import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: ExchangeErrorCode; message?: string };
 
@@ -136,7 +136,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
       if (isParserError(error)) return answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
       const tls = tlsFailureOf(error, context.target.display);
-      if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, { tls: { check: tls.check, code: tls.nodeCode } });
+      if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, tlsAnswerFields(tls));
       else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }

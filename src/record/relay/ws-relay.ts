@@ -13,7 +13,7 @@ import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/w
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
-import { tlsFailureOf } from '../../net/tls-failure.js';
+import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
 import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
@@ -206,7 +206,7 @@ class UpgradeRelay {
     const code = (error as NodeJS.ErrnoException).code;
     const tls = tlsFailureOf(error as NodeJS.ErrnoException, this.context.target.display);
     if (tls) {
-      this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', { tls: { check: tls.check, code: tls.nodeCode } });
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', tlsAnswerFields(tls));
     } else if (isParserError(error as NodeJS.ErrnoException)) {
       // The upstream was reached, but what it answered is not HTTP.
       this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
