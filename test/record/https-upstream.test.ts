@@ -15,6 +15,8 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
+import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
@@ -341,3 +343,48 @@ describe.skipIf(!HAS_OPENSSL)('replay --on-miss passthrough --target https://', 
     expect([replayedUpgrade.status, replayedUpgrade.text]).toEqual([502, recordedUpgrade.text]);
   });
 });
+
+describe.skipIf(!HAS_OPENSSL)('behind TLS: recorded, replayed and diffed', () => {
+  /** A REST call and a prompt over the daemon's WebSocket RPC, through `base` (the proxy over a daemon or a replay). */
+  async function piSession(base: string, token: string): Promise<void> {
+    const caps = await fetch(`${base}/v1/capabilities`, { headers: { authorization: `Bearer ${token}` } });
+    expect(caps.status).toBe(200);
+    await caps.text();
+    const c = await wsOpen(`${base.replace(/^http:/, 'ws:')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: { authorization: `Bearer ${token}` } });
+    await c.take(1);
+    c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p-1', type: 'prompt', message: 'Say hello' } }));
+    const frames = await c.take(2 + 16);
+    expect(JSON.parse(frames[1])).toEqual({ kind: 'response', response: { id: 'p-1', type: 'response', command: 'prompt', success: true } });
+    c.ws.close(1000, 'done');
+    await c.closed;
+  }
+
+  it('a Pi daemon behind TLS (REST and a wss:// RPC session) and an AG-UI agent behind TLS: replaying each gives the same recording', async () => {
+    const daemon = await startPiDaemon({ deterministic: true, rpcTurn: 'text' });
+    cleanups.push(() => daemon.close());
+    const daemonFront = await startTlsFront(certs.valid, daemon.port!);
+    cleanups.push(() => daemonFront.close());
+    const { front: aguiFront } = await aguiOverTls(certs.valid);
+
+    for (const [name, front, session, exchanges] of [
+      ['pi-daemon', daemonFront, (base: string) => piSession(base, daemon.token), 2],
+      ['agui', aguiFront, (base: string) => runAgui(`${base}/agent`).then(() => undefined), 1],
+    ] as const) {
+      const live = await record(`https://localhost:${front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+      await session(live.recorder.url);
+      await live.ended(exchanges);
+      const liveReader = await live.read();
+      expect(liveReader.exchanges().map((e) => e.outcome), name).toEqual(Array(exchanges).fill('complete'));
+
+      const served = await startReplay({ recording: live.recorder.out, listen: 0, timing: 'none' });
+      cleanups.push(() => served.close().then(() => undefined));
+      const again = await record(served.url);
+      await session(again.recorder.url);
+      await again.ended(exchanges);
+      expect((await again.read()).exchanges(), name).toHaveLength(exchanges);
+      expect(served.misses(), name).toEqual([]);
+      expect(diffRecordingFiles(live.recorder.out, again.recorder.out).exchanges, name).toEqual([]);
+    }
+  });
+});
+
