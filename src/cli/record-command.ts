@@ -14,7 +14,7 @@ import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
-import { addTlsFlags, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
 interface RecordOptions extends TlsFlags {
   target?: string;
@@ -37,7 +37,8 @@ interface RecordOptions extends TlsFlags {
 }
 
 export function recordCommand(result: CommandResult): Command {
-  const command = new Command('record')
+  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target');
+  return new Command('record')
     .description('run the transparent proxy and record every exchange and message, with verdicts, into SQLite')
     .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
     .option('--target <url>', 'where to forward: http[s]://host[:port][/base] or unix:/path.sock (required unless --stdio)')
@@ -56,8 +57,12 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
-    .option('--allow-remote', 'allow a --ui address other machines can reach (anyone who reaches it can read the recording)');
-  return addTlsFlags(command, 'an https:// --target').action(async (command: string[], options: RecordOptions) => {
+    .option('--allow-remote', 'allow a --ui address other machines can reach (anyone who reaches it can read the recording)')
+    .addOption(ca)
+    .addOption(insecure)
+    .addOption(tlsCert)
+    .addOption(tlsKey)
+    .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
       if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)) {

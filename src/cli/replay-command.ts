@@ -9,7 +9,7 @@ import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
-import { addTlsFlags, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
 interface ReplayCommandOptions extends TlsFlags {
   listen?: string;
@@ -29,7 +29,8 @@ interface ReplayCommandOptions extends TlsFlags {
 }
 
 export function replayCommand(result: CommandResult): Command {
-  const command = new Command('replay')
+  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target (--on-miss passthrough)');
+  return new Command('replay')
     .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
     .argument('<recording>', 'the recording file (.db or .ndjson)')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
@@ -45,8 +46,12 @@ export function replayCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
-    .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock');
-  return addTlsFlags(command, 'an https:// --target (--on-miss passthrough)').action(async (recording: string, options: ReplayCommandOptions) => {
+    .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock')
+    .addOption(ca)
+    .addOption(insecure)
+    .addOption(tlsCert)
+    .addOption(tlsKey)
+    .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
       checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite });

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import type { ListenTlsOptions } from '../net/listen-tls.js';
@@ -14,12 +14,13 @@ export interface TlsFlags {
 }
 
 /** --ca, --insecure (the upstream) and --tls-cert, --tls-key (the listener), for record and replay. */
-export function addTlsFlags(command: Command, upstream: string): Command {
-  return command
-    .option('--ca <pem>', `another CA certificate (PEM file) to trust for ${upstream}, besides Node's and NODE_EXTRA_CA_CERTS (repeatable)`, collect, [])
-    .option('--insecure', `do not check the certificate of ${upstream} (prints a warning on every start)`)
-    .option('--tls-cert <pem>', 'serve HTTPS and WSS with this certificate (chain), for clients that insist on https:// (with --tls-key)')
-    .option('--tls-key <pem>', 'the private key for --tls-cert');
+export function tlsFlagOptions(upstream: string): Option[] {
+  return [
+    new Option('--ca <pem>', `another CA certificate (PEM file) to trust for ${upstream}, besides Node's and NODE_EXTRA_CA_CERTS (repeatable)`).argParser(collect).default([]),
+    new Option('--insecure', `do not check the certificate of ${upstream} (prints a warning on every start)`),
+    new Option('--tls-cert <pem>', 'serve HTTPS and WSS with this certificate (chain), for clients that insist on https:// (with --tls-key)'),
+    new Option('--tls-key <pem>', 'the private key for --tls-cert'),
+  ];
 }
 
 /** The API options the flags stand for; refused when they cannot apply (`mode` names what was asked instead). */
