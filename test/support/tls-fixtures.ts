@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,20 +53,35 @@ export function makeTestCertificates(): TestCertificates {
   const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   openssl('req', '-x509', ...newKey, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=agent-proxy test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
   openssl('req', ...newKey, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=localhost');
-  const leaf = (name: string, altNames: string, days: string): CertPair => {
+  const leaf = (name: string, altNames: string, validity: string[]): CertPair => {
     writeFileSync(file(`${name}.ext`), `subjectAltName=${altNames}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-    openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', days, '-extfile', `${name}.ext`);
+    openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, ...validity, '-extfile', `${name}.ext`);
     return pair(`${name}.pem`, 'leaf.key');
   };
   const pair = (cert: string, key: string): CertPair => ({ certFile: file(cert), keyFile: file(key), cert: readFileSync(file(cert)), key: readFileSync(file(key)) });
   const local = 'DNS:localhost,IP:127.0.0.1';
-  const valid = leaf('valid', local, '2');
-  const otherHost = leaf('other-host', 'DNS:other.test', '2');
-  // A negative validity: notAfter a day before notBefore (now), so the certificate has already expired.
-  const expired = leaf('expired', local, '-1');
+  const valid = leaf('valid', local, ['-days', '2']);
+  const otherHost = leaf('other-host', 'DNS:other.test', ['-days', '2']);
+  const expired = expiredLeaf(() => leaf('expired', local, ['-days', '-1']), () => leaf('expired', local, ['-not_before', '20200101000000Z', '-not_after', '20200102000000Z']));
   openssl('req', '-x509', ...newKey, '-keyout', 'self.key', '-out', 'self.pem', '-days', '2', '-subj', '/CN=localhost', '-addext', `subjectAltName=${local}`);
   const selfSigned = pair('self.pem', 'self.key');
   return { dir, caFile: file('ca.pem'), valid, otherHost, expired, selfSigned, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * OpenSSL 3.0 takes a negative validity (notAfter a day before notBefore, now); newer ones may refuse
+ * it but take explicit dates (3.4+). Whichever works, the certificate must really have expired.
+ */
+function expiredLeaf(...attempts: Array<() => CertPair>): CertPair {
+  for (const attempt of attempts) {
+    try {
+      const made = attempt();
+      if (new Date(new X509Certificate(made.cert).validTo).getTime() < Date.now()) return made;
+    } catch {
+      // the next way
+    }
+  }
+  throw new Error('openssl made no expired certificate');
 }
 
 export interface TlsFront {
