@@ -8,6 +8,8 @@
 export { startRecorder, defaultRecordingPath } from './record/start-recorder.js';
 export type { RecorderOptions, RunningRecorder, RecordingTotals } from './record/start-recorder.js';
 export type { RecordingPipeline } from './record/open-recording-sink.js';
+export type { UpstreamTlsOptions } from './net/upstream-tls.js';
+export type { ListenTlsOptions } from './net/listen-tls.js';
 export type { LiveEvent, LiveListener, RecordingStopped, StoppedListener } from './record/live-events.js';
 export { startStdioRecorder } from './record/relay/stdio-recorder.js';
 export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult, StdioProtocol } from './record/relay/stdio-recorder.js';

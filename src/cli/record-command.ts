@@ -14,8 +14,9 @@ import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
+import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
-interface RecordOptions {
+interface RecordOptions extends TlsFlags {
   target?: string;
   listen?: string;
   out?: string;
@@ -36,10 +37,11 @@ interface RecordOptions {
 }
 
 export function recordCommand(result: CommandResult): Command {
+  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target');
   return new Command('record')
     .description('run the transparent proxy and record every exchange and message, with verdicts, into SQLite')
     .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
-    .option('--target <url>', 'where to forward: http://host:port[/base] or unix:/path.sock (required unless --stdio)')
+    .option('--target <url>', 'where to forward: http[s]://host[:port][/base] or unix:/path.sock (required unless --stdio)')
     .option('--stdio', 'run the agent command given after -- and record its stdin/stdout lines (Pi RPC or ACP)')
     .option('--ndjson', "relay and record the daemon's NDJSON unix socket (--target unix:… --listen unix:…)")
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
@@ -56,6 +58,10 @@ export function recordCommand(result: CommandResult): Command {
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
     .option('--allow-remote', 'allow a --ui address other machines can reach (anyone who reaches it can read the recording)')
+    .addOption(ca)
+    .addOption(insecure)
+    .addOption(tlsCert)
+    .addOption(tlsKey)
     .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
@@ -63,6 +69,7 @@ export function recordCommand(result: CommandResult): Command {
         throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
       }
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       const redactFields = parseIgnoreOption(options.redactField, '--redact-field');
       const redactQuery = options.redactQuery.map((name) => {
         if (name.trim() === '') throw new UsageError('--redact-query needs a parameter name');
@@ -101,6 +108,7 @@ export function recordCommand(result: CommandResult): Command {
       const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol);
       const recorder = await startRecorder({
         target: options.target!,
+        ...tls,
         listen: options.listen,
         out: options.out,
         protocol,
@@ -138,6 +146,7 @@ export function recordCommand(result: CommandResult): Command {
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       warnIfReachable('record', options.listen, recorder.url);
+      warnIfInsecure(options, recorder.target);
       if (inspector) warnIfReachable('inspector', uiListen, inspector.url);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');

@@ -9,8 +9,9 @@ import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
+import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
-interface ReplayCommandOptions {
+interface ReplayCommandOptions extends TlsFlags {
   listen?: string;
   timing?: string;
   onMiss: 'error' | 'passthrough';
@@ -28,6 +29,7 @@ interface ReplayCommandOptions {
 }
 
 export function replayCommand(result: CommandResult): Command {
+  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target (--on-miss passthrough)');
   return new Command('replay')
     .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
     .argument('<recording>', 'the recording file (.db or .ndjson)')
@@ -45,10 +47,16 @@ export function replayCommand(result: CommandResult): Command {
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
     .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock')
+    .addOption(ca)
+    .addOption(insecure)
+    .addOption(tlsCert)
+    .addOption(tlsKey)
     .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
       checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite });
+      const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
+      if (tls.upstreamTls && options.target === undefined) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       if (options.stdio) {
         const { runStdioReplay } = await import('./stdio-commands.js');
@@ -74,6 +82,7 @@ export function replayCommand(result: CommandResult): Command {
         timing: options.timing,
         onMiss: options.onMiss,
         target: options.target,
+        ...tls,
         missesOut: options.missesOut,
         overwriteMisses: options.overwrite,
         reuse: options.reuse,
@@ -88,6 +97,7 @@ export function replayCommand(result: CommandResult): Command {
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       warnIfReachable('replay', options.listen, replay.url);
+      warnIfInsecure(options, options.target);
       for (const warning of replay.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');

@@ -69,6 +69,12 @@ export const ExchangeErrorCode = codeList({
    * proxy's own 502 `upstream_invalid_response` instead.
    */
   E_UPSTREAM_INVALID_RESPONSE: 'E_UPSTREAM_INVALID_RESPONSE',
+  /**
+   * The upstream's TLS failed: its certificate did not pass the check (expired, for another host
+   * name, from an unknown issuer) or the handshake did; the client got the proxy's own 502
+   * `upstream_tls_failed` saying which.
+   */
+  E_UPSTREAM_TLS: 'E_UPSTREAM_TLS',
   /** The upstream's WebSocket handshake failed; the client got a 502. */
   E_UPSTREAM_HANDSHAKE: 'E_UPSTREAM_HANDSHAKE',
   /** The upstream closed the connection mid-response, or a WebSocket without a close frame. */

@@ -2,7 +2,7 @@ import { UsageError } from '../core/errors.js';
 
 /** Where the proxy forwards to: a TCP origin with an optional base path, or a unix socket. */
 export type TargetAddress =
-  | { kind: 'tcp'; protocol: 'http:'; host: string; port: number; basePath: string; display: string }
+  | { kind: 'tcp'; protocol: 'http:' | 'https:'; host: string; port: number; basePath: string; display: string }
   | { kind: 'unix'; socketPath: string; basePath: string; display: string };
 
 /** Where the proxy listens. */
@@ -17,7 +17,7 @@ export function parseTarget(value: string): TargetAddress {
     if (!socketPath) throw new UsageError(`--target '${value}' names no socket path`);
     return { kind: 'unix', socketPath, basePath: '', display: value };
   }
-  const expected = 'expected http://host:port[/base] or unix:/path.sock';
+  const expected = 'expected http[s]://host[:port][/base] or unix:/path.sock';
   // `localhost:8100` parses as a URL of scheme "localhost:": say what is missing instead.
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
     if (/^[^/\s]+:\d+(\/.*)?$/.test(value)) throw new UsageError(`--target '${value}' has no scheme: did you mean http://${value}? (${expected})`);
@@ -29,12 +29,13 @@ export function parseTarget(value: string): TargetAddress {
   } catch {
     throw new UsageError(`--target '${value}' is not a URL: ${expected}`);
   }
-  if (url.protocol !== 'http:') {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`--target '${value}': ${url.protocol.slice(0, -1)}:// targets are not supported: ${expected}`);
   }
   const basePath = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  return { kind: 'tcp', protocol: 'http:', host, port: url.port ? Number(url.port) : 80, basePath, display: value };
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return { kind: 'tcp', protocol: url.protocol, host, port, basePath, display: value };
 }
 
 /** Parses a listen address; `flag` is the option it came from, named in the error. */
@@ -54,8 +55,14 @@ export function parseListen(value: string | number | undefined, flag = '--listen
   return { kind: 'tcp', host, port };
 }
 
-export function listenUrl(address: ListenAddress, actualPort?: number): string {
+/** True when the target is reached over TLS (`https://`, and `wss://` for upgrades). */
+export function isTlsTarget(target: TargetAddress): boolean {
+  return target.kind === 'tcp' && target.protocol === 'https:';
+}
+
+/** The URL clients use; `tls` when the listener serves HTTPS (`--tls-cert`). */
+export function listenUrl(address: ListenAddress, actualPort?: number, tls = false): string {
   if (address.kind === 'unix') return `unix:${address.socketPath}`;
   const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-  return `http://${host}:${actualPort ?? address.port}`;
+  return `${tls ? 'https' : 'http'}://${host}:${actualPort ?? address.port}`;
 }

@@ -11,6 +11,7 @@ const ANSWER_CODES = {
   E_UPSTREAM_UNREACHABLE: 'upstream_unreachable',
   E_UPSTREAM_INVALID_RESPONSE: 'upstream_invalid_response',
   E_UPSTREAM_HANDSHAKE: 'upstream_handshake_failed',
+  E_UPSTREAM_TLS: 'upstream_tls_failed',
   E_PROXY_SHUTDOWN: 'proxy_shutting_down',
 } as const satisfies Partial<Record<ExchangeErrorCode, string>>;
 

@@ -1,5 +1,7 @@
-import type { Agent } from 'node:http';
-import type { TargetAddress } from '../net/addresses.js';
+import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { isTlsTarget, type TargetAddress } from '../net/addresses.js';
+import type { UpstreamTls } from '../net/upstream-tls.js';
 import type { HeaderRedactor } from '../judge/header-redaction.js';
 import type { RecordingSink } from './pipeline/recording-sink.js';
 
@@ -8,17 +10,25 @@ export interface CaptureContext {
   target: TargetAddress;
   recorder: RecordingSink;
   redactor: HeaderRedactor;
-  /** Keep-alive agent for upstream HTTP requests. */
+  /** Keep-alive agent for upstream HTTP requests (an https one, with `tls`, for an https:// target). */
   agent: Agent;
+  /** How an https:// target's certificate is checked; the WebSocket relay dials with it too. */
+  tls?: UpstreamTls;
   /** Live connections, so shutdown can close them cleanly. */
   track(closer: () => void): () => void;
 }
 
-/** host[:port] to send upstream in the Host header. */
+/** The keep-alive agent for the target: TLS settings live on it, so each request stays as cheap as plain HTTP. */
+export function upstreamAgent(target: TargetAddress, tls: UpstreamTls): Agent {
+  if (!isTlsTarget(target)) return new Agent({ keepAlive: true });
+  return new HttpsAgent({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.ca ? { ca: tls.ca } : {}) });
+}
+
+/** host[:port] to send upstream in the Host header (the port left out when it is the scheme's default). */
 export function upstreamHost(target: TargetAddress): string {
   if (target.kind === 'unix') return 'localhost';
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
-  return target.port === 80 ? host : `${host}:${target.port}`;
+  return target.port === (target.protocol === 'https:' ? 443 : 80) ? host : `${host}:${target.port}`;
 }
 
 /** Connection options for node:http / ws toward the target. */

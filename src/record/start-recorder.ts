@@ -4,6 +4,8 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { parseListen, parseTarget } from '../net/addresses.js';
+import { checkUpstreamTlsTarget, loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
 import type { LiveListener, StoppedListener } from './live-events.js';
 import { startProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
@@ -12,8 +14,12 @@ import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.j
 import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
 
 export interface RecorderOptions {
-  /** `http://host:port[/base]` or `unix:/path.sock`. */
+  /** `http[s]://host[:port][/base]` or `unix:/path.sock`. */
   target: string;
+  /** For an https:// target: more CAs to trust, or no certificate check at all (as --ca, --insecure). */
+  upstreamTls?: UpstreamTlsOptions;
+  /** Serve HTTPS and WSS to clients with this certificate and key (as --tls-cert, --tls-key). */
+  listenTls?: ListenTlsOptions;
   /** The recording file; default `recordings/<UTC timestamp>.db`. */
   out?: string;
   /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
@@ -84,6 +90,10 @@ export function runningRecorder(url: string, out: string, target: string, sink: 
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
+  // Read before the recording file is made: a bad certificate file leaves nothing behind.
+  checkUpstreamTlsTarget(target, options.upstreamTls);
+  const upstreamTls = loadUpstreamTls(options.upstreamTls);
+  const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
   // A recording is written live for as long as the proxy runs, and a kill -9 must leave a readable
@@ -114,7 +124,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   }
   let server;
   try {
-    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery });
+    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls });
   } catch (error) {
     await sink.close(new Date()).catch(() => undefined);
     removeRecordingFiles(out);

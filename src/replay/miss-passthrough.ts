@@ -1,7 +1,8 @@
-import { Agent, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { parseTarget } from '../net/addresses.js';
-import type { CaptureContext } from '../record/capture-context.js';
+import { upstreamAgent, type CaptureContext } from '../record/capture-context.js';
+import { checkUpstreamTlsTarget, loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { forwardHttp } from '../record/relay/http-forwarder.js';
 import { InFlight } from '../net/in-flight.js';
 import { endInFlight } from '../net/graceful-shutdown.js';
@@ -39,6 +40,8 @@ export interface MissPassthroughOptions {
   /** Replace an existing `out` file (only without `append`). */
   overwrite?: boolean;
   registry?: SchemaRegistry;
+  /** For an https:// target: more CAs to trust, or no certificate check (as --ca, --insecure). */
+  upstreamTls?: UpstreamTlsOptions;
 }
 
 /**
@@ -51,6 +54,8 @@ export interface MissPassthroughOptions {
  */
 export function startMissPassthrough(options: MissPassthroughOptions): RunningPassthrough {
   const target = parseTarget(options.target);
+  checkUpstreamTlsTarget(target, options.upstreamTls);
+  const tls = loadUpstreamTls(options.upstreamTls);
   const registry = options.registry ?? SchemaRegistry.load();
   let writer: RecordingWriter;
   let clock: RecordingClock;
@@ -79,12 +84,13 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
   // recording being served, and misses are few.
   const recorder = new TrafficRecorder({ writer, registry, clock });
   const inFlight = new InFlight();
-  const agent = new Agent({ keepAlive: true });
+  const agent = upstreamAgent(target, tls);
   const capture: CaptureContext = {
     target,
     recorder,
     redactor: new HeaderRedactor(),
     agent,
+    tls,
     track: (stop) => inFlight.add(stop),
   };
   return {

@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { ListenTls } from '../net/listen-tls.js';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../net/addresses.js';
 import { InFlight } from '../net/in-flight.js';
@@ -21,14 +23,14 @@ export interface ReplayServer {
 }
 
 /** The listening side of `proxy replay`: HTTP requests go to the HTTP responder, upgrades to the WebSocket player. */
-export async function startReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>): Promise<ReplayServer> {
+export async function startReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>, listenTls?: ListenTls): Promise<ReplayServer> {
   const inFlight = new InFlight();
   const context: ReplayContext = {
     ...init,
     track: (stop) => inFlight.add(stop),
   };
   const respond = createHttpResponder(context);
-  const server = createServer(respond);
+  const server: Server = listenTls ? createHttpsServer({ cert: listenTls.cert, key: listenTls.key }, respond) : createServer(respond);
   // A client that asks before sending its body (Expect: 100-continue) is told at once that the body
   // is over the limit, rather than invited to send megabytes only to have them refused.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -49,8 +51,8 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
   await listenOn(server, listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : undefined;
-  const url = listenUrl(listen, port);
-  const wsUrl = listen.kind === 'unix' ? `ws+unix://${listen.socketPath}:` : url.replace(/^http:/, 'ws:');
+  const url = listenUrl(listen, port, listenTls !== undefined);
+  const wsUrl = listen.kind === 'unix' ? `ws+unix://${listen.socketPath}:` : url.replace(/^http(s?):/, 'ws$1:');
 
   return {
     url,

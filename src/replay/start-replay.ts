@@ -14,6 +14,8 @@ import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { maxRequestBytesOf } from './http/request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
+import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -27,8 +29,12 @@ export interface ReplayOptions {
    * the served recording ("new episodes", served from the next replay on), or record it into `missesOut`.
    */
   onMiss?: MissPolicy;
-  /** The real upstream, for `onMiss: 'passthrough'`. */
+  /** The real upstream, for `onMiss: 'passthrough'`: `http[s]://host[:port][/base]` or `unix:/path.sock`. */
   target?: string;
+  /** For an https:// `target`: more CAs to trust, or no certificate check (as --ca, --insecure). */
+  upstreamTls?: UpstreamTlsOptions;
+  /** Serve HTTPS and WSS with this certificate and key (as --tls-cert, --tls-key). */
+  listenTls?: ListenTlsOptions;
   /** Record passthrough misses into this new file instead of appending them to the served recording. */
   missesOut?: string;
   /** Replace an existing `missesOut` file. */
@@ -90,6 +96,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
+  const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
   const ledger = new ReplayLedger(script);
@@ -103,14 +110,14 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses }) : undefined;
+    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;
   }
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG });
+    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);
     if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);

@@ -48,7 +48,7 @@ const TYPE_EXPORTS = [
   'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'Finding', 'FindingFilter', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
-  'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
+  'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
   'NdjsonReplayLog', 'NdjsonReplayOptions', 'NdjsonReplaySummary', 'Outcome', 'ProtocolId',
   'RecorderOptions', 'RecordingAppendOptions', 'RecordingPipeline', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
@@ -57,7 +57,7 @@ const TYPE_EXPORTS = [
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
   'Sender', 'ServedExchange', 'Severity', 'SideInfo', 'SourceMessage', 'SourceStream', 'StdioProtocol',
   'StdioRecorderOptions', 'StdioReplayOptions', 'StdioReplayResult', 'StdioResult', 'StoppedListener',
-  'StoreErrorCode', 'StoreTotals', 'Timing', 'Transport', 'ValidationReport', 'ValidationSummary',
+  'StoreErrorCode', 'StoreTotals', 'Timing', 'Transport', 'UpstreamTlsOptions', 'ValidationReport', 'ValidationSummary',
   'ValueChange', 'Verdict', 'VerdictChange', 'VerdictStatus',
 ];
 
@@ -84,6 +84,8 @@ describe('the public API', () => {
     expectTypeOf(api.defaultRecordingPath).toEqualTypeOf<(now?: Date) => string>();
     expectTypeOf<api.RecorderOptions>().toEqualTypeOf<{
       target: string;
+      upstreamTls?: api.UpstreamTlsOptions;
+      listenTls?: api.ListenTlsOptions;
       out?: string;
       listen?: string | number;
       protocol?: api.ProtocolId;
@@ -99,6 +101,7 @@ describe('the public API', () => {
       starting?: (out: string) => Promise<void>;
       pipeline?: api.RecordingPipeline;
     }>();
+    expectTypeOf<api.RecordingPipeline>().toEqualTypeOf<'worker' | 'inline'>();
     expectTypeOf<api.RunningRecorder>().toEqualTypeOf<{
       readonly url: string;
       readonly out: string;
@@ -135,6 +138,8 @@ describe('the public API', () => {
           tOffsetMs: number;
         }
     >();
+    expectTypeOf<api.UpstreamTlsOptions>().toEqualTypeOf<{ ca?: string[]; insecure?: boolean }>();
+    expectTypeOf<api.ListenTlsOptions>().toEqualTypeOf<{ cert: string; key: string }>();
     expectTypeOf<api.LiveListener>().toEqualTypeOf<(event: api.LiveEvent) => void>();
     expectTypeOf<keyof api.RecordingStopped>().toEqualTypeOf<'reason' | 'code' | 'message' | 'tOffsetMs'>();
     expectTypeOf<api.StoppedListener>().toEqualTypeOf<(event: api.RecordingStopped) => void>();
@@ -195,6 +200,8 @@ describe('the public API', () => {
       listen?: string | number;
       onMiss?: api.MissPolicy;
       target?: string;
+      upstreamTls?: api.UpstreamTlsOptions;
+      listenTls?: api.ListenTlsOptions;
       missesOut?: string;
       overwriteMisses?: boolean;
       reuse?: boolean;

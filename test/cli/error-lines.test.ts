@@ -48,9 +48,9 @@ const CASES: Case[] = [
   {
     name: 'a target without its scheme',
     argv: () => ['record', '--target', 'localhost:8100', '--listen', '0'],
-    says: () => "--target 'localhost:8100' has no scheme: did you mean http://localhost:8100? (expected http://host:port[/base] or unix:/path.sock)",
+    says: () => "--target 'localhost:8100' has no scheme: did you mean http://localhost:8100? (expected http[s]://host[:port][/base] or unix:/path.sock)",
   },
-  { name: 'an https target', argv: () => ['record', '--target', 'https://example.com', '--listen', '0'], says: () => "--target 'https://example.com': https:// targets are not supported: expected http://host:port[/base] or unix:/path.sock" },
+  { name: 'an ftp target', argv: () => ['record', '--target', 'ftp://example.com', '--listen', '0'], says: () => "--target 'ftp://example.com': ftp:// targets are not supported: expected http[s]://host[:port][/base] or unix:/path.sock" },
   { name: 'a listen address that is none', argv: () => ['replay', AGUI_EXAMPLE, '--listen', 'here'], says: () => "--listen 'here' is not an address: expected [host:]port or unix:/path.sock" },
   { name: 'a listen port out of range', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '70000'], says: () => '--listen port 70000 is out of range: expected 0 to 65535' },
   { name: '--ui with an address that is none', argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', 'here', '--out', c.dir.file('r.db')], says: () => "--ui 'here' is not an address: expected [host:]port or unix:/path.sock" },

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { HttpContext } from '../../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from '../pipeline/body-taps.js';
@@ -9,6 +10,7 @@ import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-s
 import { FlowGate } from './flow-gate.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: ExchangeErrorCode; message?: string };
 
@@ -42,7 +44,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   let requestTap: BodyTap | undefined;
   let requestEnded = false;
 
-  const upstream = httpRequest({
+  // An https:// target: the agent carries the CA and verification settings; SNI and the host-name
+  // check follow the Host header, which names the target.
+  const upstream = (context.target.kind === 'tcp' && context.target.protocol === 'https:' ? httpsRequest : httpRequest)({
     ...upstreamConnectOptions(context.target),
     agent: context.agent,
     method,
@@ -89,9 +93,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   });
 
   /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
-  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string) => {
+  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string, extra?: Record<string, unknown>) => {
     exchange.update({ status: 502 });
-    sendJson(res, 502, { error: { code: proxyAnswerCode(errorCode), message, target: context.target.display } });
+    sendJson(res, 502, { error: { code: proxyAnswerCode(errorCode), message, target: context.target.display, ...extra } });
     finish({ outcome: 'error', code: errorCode, message });
   };
 
@@ -130,7 +134,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     if (done) return;
     if (!res.headersSent) {
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
-      if (isParserError(error)) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      if (isParserError(error)) return answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
+      const tls = tlsFailureOf(error, context.target.display);
+      if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, tlsAnswerFields(tls));
       else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }

@@ -1,7 +1,10 @@
-import { createServer, Agent, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress, type TargetAddress } from '../../net/addresses.js';
-import type { CaptureContext } from '../capture-context.js';
+import { upstreamAgent, type CaptureContext } from '../capture-context.js';
+import type { UpstreamTls } from '../../net/upstream-tls.js';
+import type { ListenTls } from '../../net/listen-tls.js';
 import { forwardHttp } from './http-forwarder.js';
 import { InFlight } from '../../net/in-flight.js';
 import { GracefulShutdown } from '../../net/graceful-shutdown.js';
@@ -24,20 +27,28 @@ export interface ProxyServerOptions {
   redactHeaders?: readonly string[];
   /** More secret query parameters, for URL-valued headers (Location, Referer); the recorder redacts the request's own query. */
   redactQuery?: readonly string[];
+  /** How an https:// target's certificate is checked (default: Node's CAs, verified). */
+  upstreamTls?: UpstreamTls;
+  /** Serve HTTPS (and WSS) to clients with this certificate and key instead of plain HTTP. */
+  listenTls?: ListenTls;
 }
 
 /** The listening side of `proxy record`: HTTP requests are forwarded, upgrades relayed. */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const inFlight = new InFlight();
-  const agent = new Agent({ keepAlive: true });
+  const tls = options.upstreamTls ?? { rejectUnauthorized: true };
+  const agent = upstreamAgent(options.target, tls);
   const context: CaptureContext = {
     target: options.target,
     recorder: options.recorder,
     redactor: new HeaderRedactor(options.redactHeaders, options.redactQuery),
     agent,
+    tls,
     track: (stop) => inFlight.add(stop),
   };
-  const server = createServer((req, res) => forwardHttp(req, res, context));
+  const handle = (req: Parameters<typeof forwardHttp>[0], res: Parameters<typeof forwardHttp>[1]) => forwardHttp(req, res, context);
+  // https.Server is an http.Server on TLS sockets: the rest (upgrades, timeouts, shutdown) is the same.
+  const server: Server = options.listenTls ? createHttpsServer({ cert: options.listenTls.cert, key: options.listenTls.key }, handle) : createServer(handle);
   // Agent streams can be silent for minutes; the proxy must not time them out on its own.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -52,7 +63,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   await listenOn(server, options.listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : undefined;
-  const url = listenUrl(options.listen, port);
+  const url = listenUrl(options.listen, port, options.listenTls !== undefined);
 
   let closing: Promise<void> | undefined;
   return {

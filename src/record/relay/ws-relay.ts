@@ -13,6 +13,7 @@ import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/w
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
 import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
@@ -149,7 +150,8 @@ class UpgradeRelay {
   private dialUpstream(): WebSocket {
     const target = this.context.target;
     const requestPath = target.basePath + this.url;
-    const origin = target.kind === 'unix' ? 'ws://localhost' : `ws://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+    const scheme = target.kind === 'tcp' && target.protocol === 'https:' ? 'wss' : 'ws';
+    const origin = target.kind === 'unix' ? 'ws://localhost' : `${scheme}://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
     const headers = headerRecord(endToEndHeaders(this.req.rawHeaders, { drop: CLIENT_GENERATED }));
     headers.Host = upstreamHost(target);
     const options: ClientOptions = {
@@ -163,6 +165,8 @@ class UpgradeRelay {
         request.path = requestPath;
         request.end();
       },
+      // wss://: ws sets SNI to the host and checks the certificate against it, with these CAs.
+      ...(scheme === 'wss' && this.context.tls ? { rejectUnauthorized: this.context.tls.rejectUnauthorized, ...(this.context.tls.ca ? { ca: this.context.tls.ca } : {}) } : {}),
       // `ws+unix:` would split the socket path at its first ':' and percent-encode it; dial directly instead.
       ...(target.kind === 'unix' ? { createConnection: () => connect({ path: target.socketPath }) } : {}),
     };
@@ -200,7 +204,10 @@ class UpgradeRelay {
     }
     if (this.phase !== 'connecting') return;
     const code = (error as NodeJS.ErrnoException).code;
-    if (isParserError(error as NodeJS.ErrnoException)) {
+    const tls = tlsFailureOf(error as NodeJS.ErrnoException, this.context.target.display);
+    if (tls) {
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', tlsAnswerFields(tls));
+    } else if (isParserError(error as NodeJS.ErrnoException)) {
       // The upstream was reached, but what it answered is not HTTP.
       this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
     } else if (code !== undefined && !code.startsWith('WS_ERR')) {
@@ -213,10 +220,10 @@ class UpgradeRelay {
   }
 
   /** Answers the client's raw socket with a JSON error of the proxy's own and ends the exchange. */
-  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected'): void {
+  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected', extra?: Record<string, unknown>): void {
     this.phase = 'done';
     this.exchange.update({ status });
-    writeProxyError(this.socket, status, proxyAnswerCode(errorCode), message, { target: this.context.target.display });
+    writeProxyError(this.socket, status, proxyAnswerCode(errorCode), message, { target: this.context.target.display, ...extra });
     this.finish({ outcome, errorCode, errorMessage: message });
   }
 

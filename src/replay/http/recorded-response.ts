@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROXY_ANSWER_CODES, sendJson } from '../../net/proxy-answers.js';
+import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
 import { echoFieldsOf, learnCorrelation } from '../match/correlation.js';
 import { playMessages } from '../message-player.js';
 import type { ReplayContext } from '../replay-context.js';
@@ -42,7 +43,8 @@ export async function playRecordedResponse(
   const proxyAnswer = exchange.outcome === 'error' && exchange.responseHeaders === null ? PROXY_ANSWER_CODES[exchange.errorCode ?? ''] : undefined;
   if (proxyAnswer !== undefined) {
     const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
-    sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target } });
+    const tls = exchange.errorCode === 'E_UPSTREAM_TLS' ? tlsAnswerFieldsOfMessage(exchange.errorMessage) : {};
+    sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target, ...tls } });
     return done(0);
   }
 

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import { UsageError } from '../core/errors.js';
+
+/** Files of the certificate (chain) and key the listener serves HTTPS with (`--tls-cert`, `--tls-key`). */
+export interface ListenTlsOptions {
+  cert: string;
+  key: string;
+}
+
+/** The PEM contents, read and checked at start. */
+export interface ListenTls {
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** Reads both files and checks that they make a TLS context (the key belongs to the certificate); else a usage error. */
+export function loadListenTls(options: ListenTlsOptions): ListenTls {
+  const cert = readPem(options.cert, '--tls-cert');
+  const key = readPem(options.key, '--tls-key');
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new UsageError(`--tls-cert '${options.cert}' and --tls-key '${options.key}' cannot serve TLS: ${(error as Error).message}`);
+  }
+  return { cert, key };
+}
+
+function readPem(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`${flag} '${file}' cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

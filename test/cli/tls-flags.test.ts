@@ -1,0 +1,134 @@
+/**
+ * The TLS flags as a user runs them, through the built CLI: `record --target https://… --ca`,
+ * `--insecure` (and its warning on every start), `--tls-cert/--tls-key`, and each misuse as one
+ * stderr line with exit 2 and no recording left behind.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINE_PREFIX } from '../../src/core/program-name.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { fixturesAfterEach } from '../support/fixtures-after-each.js';
+import { HAS_OPENSSL, makeTestCertificates, startTlsFront, type CertPair, type TestCertificates } from '../support/tls-fixtures.js';
+import { REPO, runCli, spawnCli, type CliProcess } from './run-cli.js';
+
+const cleanups = fixturesAfterEach();
+const { agui, scratch } = cleanups;
+
+let certs: TestCertificates;
+beforeAll(() => {
+  if (HAS_OPENSSL) certs = makeTestCertificates();
+});
+afterAll(() => certs?.remove());
+
+async function httpsAgui(pair: CertPair): Promise<string> {
+  const agent = await agui();
+  const front = await startTlsFront(pair, agent.port!);
+  cleanups.push(() => front.close());
+  return `https://localhost:${front.port}`;
+}
+
+function spawnRecord(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const r = spawnCli(['record', '--listen', '0', ...args], env);
+  cleanups.push(async () => {
+    if (r.child.exitCode === null && r.child.signalCode === null) {
+      r.child.kill('SIGKILL');
+      await r.exited;
+    }
+  });
+  return r;
+}
+
+async function listening(r: CliProcess): Promise<string> {
+  const line = await r.waitForLine(/^listening on /);
+  return /^listening on (\S+) -> /.exec(line)![1];
+}
+
+describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
+  it('record --target https://… --ca <pem>: forwards over TLS, prints no warning, and records the exchange', async () => {
+    const target = await httpsAgui(certs.valid);
+    const out = scratch().file('tls.db');
+    const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
+    const url = await listening(r);
+    const response = await fetch(`${url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', agent: 'agui-stand-in' });
+    await r.waitForLine(/ #1 GET \/health 200 /);
+    r.child.kill('SIGINT');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    expect(r.stderr()).toBe('');
+    const reader = RecordingReader.open(out);
+    try {
+      expect(reader.recording().target).toBe(target);
+      expect(reader.exchanges().map((e) => [e.path, e.status, e.outcome])).toEqual([['/health', 200, 'complete']]);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('--ca adds to the CAs Node trusts: one given by NODE_EXTRA_CA_CERTS still counts', async () => {
+    const target = await httpsAgui(certs.valid);
+    // The test CA comes from the environment; --ca adds another (unrelated) certificate.
+    const r = spawnRecord(['--target', target, '--ca', certs.selfSigned.certFile, '--out', scratch().file('extra.db')], { NODE_EXTRA_CA_CERTS: certs.caFile });
+    const url = await listening(r);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+  });
+
+  it('record --insecure: an expired certificate is let through, with a loud warning line on stderr', async () => {
+    const target = await httpsAgui(certs.expired);
+    const r = spawnRecord(['--target', target, '--insecure', '--out', scratch().file('insecure.db')]);
+    const url = await listening(r);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+    expect(r.stderr()).toBe(`${LINE_PREFIX}WARNING: --insecure: the TLS certificate of ${target} is NOT checked; anyone on the network path can read and change this traffic\n`);
+  });
+
+  it('record without the CA: the failed check is a 502 for the client and an error line in the live view', async () => {
+    const target = await httpsAgui(certs.valid);
+    const r = spawnRecord(['--target', target, '--out', scratch().file('untrusted.db')]);
+    const url = await listening(r);
+    const response = await fetch(`${url}/health`);
+    expect(response.status).toBe(502);
+    const { error } = (await response.json()) as { error: { code: string; tls: { check: string } } };
+    expect(error).toMatchObject({ code: 'upstream_tls_failed', tls: { check: 'untrusted' } });
+    await r.waitForLine(/ #1 GET \/health 502 /);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+  });
+
+  it('record --tls-cert/--tls-key: the listening line says https://', async () => {
+    const target = await httpsAgui(certs.valid);
+    const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--tls-cert', certs.valid.certFile, '--tls-key', certs.valid.keyFile, '--out', scratch().file('listen.db')]);
+    expect(await listening(r)).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+  });
+
+  const misuses: Array<{ name: string; argv: (out: string) => string[]; says: (out: string) => string }> = [
+    { name: '--ca that cannot be read', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', `${out}.missing.pem`], says: (out) => `--ca '${out}.missing.pem' cannot be read: ENOENT` },
+    { name: '--ca that holds no certificate', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', `${REPO}package.json`], says: () => `--ca '${REPO}package.json' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)` },
+    { name: '--ca with an http:// target', argv: (out) => ['record', '--target', 'http://localhost:9', '--listen', '0', '--out', out, '--ca', certs.caFile], says: () => "--ca goes with an https:// target, not 'http://localhost:9'" },
+    { name: '--insecure with --stdio', argv: () => ['record', '--insecure', '--stdio', '--', 'node', '-e', ''], says: () => '--insecure goes with the HTTP proxy, not --stdio' },
+    { name: '--tls-cert without --tls-key', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--tls-cert', certs.valid.certFile], says: () => '--tls-cert needs --tls-key, its private key' },
+    {
+      name: '--tls-key that does not belong to --tls-cert',
+      argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--tls-cert', certs.valid.certFile, '--tls-key', certs.selfSigned.keyFile],
+      says: () => `--tls-cert '${certs.valid.certFile}' and --tls-key '${certs.selfSigned.keyFile}' cannot serve TLS: `,
+    },
+    { name: 'replay --ca without passthrough', argv: (out) => ['replay', out, '--ca', certs.caFile], says: () => '--ca is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it' },
+  ];
+  for (const misuse of misuses) {
+    it(`${misuse.name}: one line on stderr, exit 2, no recording`, async () => {
+      const out = scratch().file('never.db');
+      const result = await runCli(misuse.argv(out));
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0].startsWith(`${LINE_PREFIX}${misuse.says(out)}`), result.stderr).toBe(true);
+      expect(existsSync(out)).toBe(false);
+    });
+  }
+});
