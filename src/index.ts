@@ -7,6 +7,7 @@
 // record
 export { startRecorder, defaultRecordingPath } from './record/start-recorder.js';
 export type { RecorderOptions, RunningRecorder, RecordingTotals } from './record/start-recorder.js';
+export type { RecordingPipeline } from './record/open-recording-sink.js';
 export type { LiveEvent, LiveListener, RecordingStopped, StoppedListener } from './record/live-events.js';
 export { startStdioRecorder } from './record/relay/stdio-recorder.js';
 export type { StdioRecorderOptions, RunningStdioRecorder, StdioResult, StdioProtocol } from './record/relay/stdio-recorder.js';

@@ -51,7 +51,7 @@ const TYPE_EXPORTS = [
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
   'NdjsonReplayLog', 'NdjsonReplayOptions', 'NdjsonReplaySummary', 'Outcome', 'ProtocolId',
-  'RecorderOptions', 'RecordingAppendOptions', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
+  'RecorderOptions', 'RecordingAppendOptions', 'RecordingInfo', 'RecordingMeta', 'RecordingPipeline', 'RecordingStopped',
   'RecordingTotals', 'RecordingWriterOptions', 'ReplayLog', 'ReplayMiss', 'ReplayOptions', 'ReplaySummary',
   'RunningInspector', 'RunningNdjsonRecorder', 'RunningNdjsonReplay', 'RunningRecorder', 'RunningReplay',
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
@@ -97,8 +97,9 @@ describe('the public API', () => {
       onStopped?: api.StoppedListener;
       overwrite?: boolean;
       starting?: (out: string) => Promise<void>;
-      pipeline?: 'worker' | 'inline';
+      pipeline?: api.RecordingPipeline;
     }>();
+    expectTypeOf<api.RecordingPipeline>().toEqualTypeOf<'worker' | 'inline'>();
     expectTypeOf<api.RunningRecorder>().toEqualTypeOf<{
       readonly url: string;
       readonly out: string;
