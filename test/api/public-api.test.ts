@@ -253,6 +253,7 @@ describe('the public API', () => {
       forwarded: number;
       written: api.RecordingTotals;
       ok: boolean;
+      replay?: api.ReplaySummary;
     }>();
     expectTypeOf<keyof api.ScriptExchange>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'status' | 'subprotocol'
