@@ -29,7 +29,7 @@ interface FixtureCommandOptions {
 export function fixtureCommand(result: CommandResult): Command {
   return new Command('fixture')
     .description("a test suite's fixture server: replay the recording, record it once or again, append what misses, or pass through, as --mode (or AGENT_PROXY_MODE) says")
-    .argument('<recording>', 'the recording to replay or record into (.db; replay also reads .ndjson)')
+    .argument('<recording>', 'the recording to replay or record into (.db, or its NDJSON form named .ndjson)')
     .option('--mode <mode>', 'replay, once (default: record if the recording does not exist, else replay), new-episodes, record or passthrough; AGENT_PROXY_MODE overrides it')
     .option('--target <url>', 'the real upstream, for the modes that reach it: http://host:port[/base] or unix:/path.sock')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
