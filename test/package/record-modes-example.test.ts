@@ -54,13 +54,13 @@ describe('the vitest record-modes example', () => {
 
   it('records on the first run, then AGENT_PROXY_MODE=replay replays without the agent and fails on a miss', async () => {
     for (const entry of ['vitest.config.ts', 'test']) cpSync(join(EXAMPLE, entry), join(project.dir, entry), { recursive: true });
-    const recording = join(project.dir, 'fixtures/agent-run.db');
+    const recording = join(project.dir, 'fixtures/agent-run.ndjson');
     rmSync(join(project.dir, 'fixtures'), { recursive: true, force: true });
 
     // CI without the recording: replay only is refused, nothing is recorded.
     const missing = await vitest({ AGENT_PROXY_MODE: 'replay', AGENT_URL: 'http://127.0.0.1:9' });
     expect(missing.status).not.toBe(0);
-    expect(missing.output).toContain('agent-run.db does not exist, and mode replay (AGENT_PROXY_MODE) only replays');
+    expect(missing.output).toContain('agent-run.ndjson does not exist, and mode replay (AGENT_PROXY_MODE) only replays');
     expect(existsSync(recording)).toBe(false);
 
     const agent = await startAguiAgent({ script: sunny });
@@ -68,7 +68,7 @@ describe('the vitest record-modes example', () => {
     expect(recorded.status, recorded.output).toBe(0);
     expect(recorded.output).toMatch(/Tests\s+1 passed/);
     expect(agent.requests).toHaveLength(1);
-    expect(existsSync(recording)).toBe(true);
+    expect(readFileSync(recording, 'utf8')).toMatch(/^\{"type":"recording","format":"agent-proxy\/ndjson"/);
 
     // The agent is gone: only the recording can answer.
     const replayed = await vitest({ AGENT_PROXY_MODE: 'replay', AGENT_URL: agent.url });

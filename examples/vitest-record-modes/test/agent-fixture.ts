@@ -8,13 +8,13 @@ declare module 'vitest' {
 }
 
 /**
- * vitest globalSetup: mode once records the agent into fixtures/agent-run.db on the first run and
+ * vitest globalSetup: mode once records the agent into fixtures/agent-run.ndjson on the first run and
  * replays that recording on every later one. CI sets AGENT_PROXY_MODE=replay: it replays only and
  * never reaches the network, and a miss or a recorded exchange no test asked for fails the run.
  */
 export default async function setup(project: TestProject) {
   const fixture = await startFixture({
-    recording: 'fixtures/agent-run.db',
+    recording: 'fixtures/agent-run.ndjson',
     target: process.env.AGENT_URL ?? 'http://127.0.0.1:8000',
     mode: 'once',
     listen: 0,
