@@ -37,9 +37,11 @@ const LAYERS = {
   'ui/api-types.ts': [...STORE, ...TOOLS],
   'ui/server': [...STORE, ...TOOLS, 'ui/api-types.ts'],
   demo: [...STORE, ...TOOLS],
+  // A test suite's fixture server: replays, records or forwards, as its mode says.
+  fixture: [...STORE, ...TOOLS],
   // 7: the command line, then the package's entry point.
-  cli: [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo'],
-  'index.ts': [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'cli'],
+  cli: [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture'],
+  'index.ts': [...STORE, ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'cli'],
 };
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

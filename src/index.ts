@@ -32,6 +32,11 @@ export type { LineFrame } from './framing/line-framer.js';
 export { startNdjsonReplay } from './replay/line/ndjson-replay.js';
 export type { NdjsonReplayOptions, NdjsonReplayLog, NdjsonReplaySummary, RunningNdjsonReplay } from './replay/line/ndjson-replay.js';
 
+// fixture: replay, record once, new episodes, re-record or pass through, as the mode (or AGENT_PROXY_MODE) says
+export { startFixture } from './fixture/start-fixture.js';
+export type { FixtureOptions, RunningFixture, FixtureSummary } from './fixture/start-fixture.js';
+export type { FixtureMode, FixtureAction } from './fixture/fixture-mode.js';
+
 // validate
 export { SchemaRegistry } from './schema/schema-registry.js';
 export type { SchemaRegistryOptions, SchemaCheck } from './schema/schema-registry.js';

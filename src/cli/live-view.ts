@@ -12,8 +12,8 @@ export interface LiveViewOptions {
   quiet: boolean;
   style: Style;
   startedAt: Date;
-  /** Running totals for the status line. */
-  totals: () => RecordingTotals;
+  /** Running totals for the status line; without them, no status line. */
+  totals?: () => RecordingTotals;
 }
 
 export interface LiveView {
@@ -28,7 +28,7 @@ export interface LiveView {
  * one NDJSON object per event. On a TTY a status line on stderr keeps running totals.
  */
 export function createLiveView(options: LiveViewOptions): LiveView {
-  const statusOn = !options.json && !options.quiet && Boolean(process.stderr.isTTY);
+  const totals = options.json || options.quiet || !process.stderr.isTTY ? undefined : options.totals;
   let statusShown = false;
   const reasons: Array<RecordingStopped['reason']> = [];
   const clearStatus = () => {
@@ -36,8 +36,8 @@ export function createLiveView(options: LiveViewOptions): LiveView {
     statusShown = false;
   };
   const drawStatus = () => {
-    if (!statusOn) return;
-    process.stderr.write(`\r\x1b[2K${statusText(options.totals(), reasons.at(-1), options.style)}`);
+    if (!totals) return;
+    process.stderr.write(`\r\x1b[2K${statusText(totals(), reasons.at(-1), options.style)}`);
     statusShown = true;
   };
   const stopped: StoppedListener = (event) => {

@@ -8,6 +8,7 @@ import { recordCommand } from './record-command.js';
 import { showCommand } from './show-command.js';
 import { findingsCommand } from './findings-command.js';
 import { replayCommand } from './replay-command.js';
+import { fixtureCommand } from './fixture-command.js';
 import { diffCommand } from './diff-command.js';
 import { exportCommand } from './export-command.js';
 import { importCommand } from './import-command.js';
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput(ONE_VOICE)
     .addCommand(recordCommand(result))
     .addCommand(replayCommand(result))
+    .addCommand(fixtureCommand(result))
     .addCommand(showCommand(result))
     .addCommand(findingsCommand(result))
     .addCommand(validateCommand(result))

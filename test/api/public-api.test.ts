@@ -32,6 +32,7 @@ const RUNTIME_EXPORTS = [
   'parseTiming',
   'readInput',
   'replayStdio',
+  'startFixture',
   'startInspector',
   'startNdjsonRecorder',
   'startNdjsonReplay',
@@ -46,14 +47,14 @@ const RUNTIME_EXPORTS = [
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
   'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
-  'ExchangeUpdate', 'Finding', 'FindingFilter', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
+  'ExchangeUpdate', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
   'NdjsonReplayLog', 'NdjsonReplayOptions', 'NdjsonReplaySummary', 'Outcome', 'ProtocolId',
   'RecorderOptions', 'RecordingAppendOptions', 'RecordingPipeline', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
   'RecordingTotals', 'RecordingWriterOptions', 'ReplayLog', 'ReplayMiss', 'ReplayOptions', 'ReplaySummary',
-  'RunningInspector', 'RunningNdjsonRecorder', 'RunningNdjsonReplay', 'RunningRecorder', 'RunningReplay',
+  'RunningFixture', 'RunningInspector', 'RunningNdjsonRecorder', 'RunningNdjsonReplay', 'RunningRecorder', 'RunningReplay',
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
   'Sender', 'ServedExchange', 'Severity', 'SideInfo', 'SourceMessage', 'SourceStream', 'StdioProtocol',
   'StdioRecorderOptions', 'StdioReplayOptions', 'StdioReplayResult', 'StdioResult', 'StoppedListener',
@@ -223,6 +224,43 @@ describe('the public API', () => {
     }>();
     expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'ok' | 'missesOut'>();
     expectTypeOf(api.strictFailure).toEqualTypeOf<(summary: Pick<api.ReplaySummary, 'misses' | 'unused'>) => string | undefined>();
+    expectTypeOf(api.startFixture).toEqualTypeOf<(options: api.FixtureOptions) => Promise<api.RunningFixture>>();
+    expectTypeOf<api.FixtureOptions>().toEqualTypeOf<{
+      recording: string;
+      target?: string;
+      mode?: api.FixtureMode;
+      listen?: string | number;
+      timing?: string | api.Timing;
+      strict?: boolean;
+      reuse?: boolean;
+      ignore?: string[];
+      maxRequestBytes?: number;
+      log?: api.ReplayLog;
+      listener?: api.LiveListener;
+    }>();
+    expectTypeOf<api.FixtureMode>().toEqualTypeOf<'replay' | 'once' | 'new-episodes' | 'record' | 'passthrough'>();
+    expectTypeOf<api.FixtureAction>().toEqualTypeOf<'replay' | 'record' | 'append' | 'forward'>();
+    expectTypeOf<api.RunningFixture>().toEqualTypeOf<{
+      readonly url: string;
+      readonly wsUrl: string;
+      readonly recording: string;
+      readonly mode: api.FixtureMode;
+      readonly modeFrom: 'environment' | 'option' | 'default';
+      readonly action: api.FixtureAction;
+      readonly warnings: string[];
+      close: () => Promise<api.FixtureSummary>;
+    }>();
+    expectTypeOf<api.FixtureSummary>().toEqualTypeOf<{
+      mode: api.FixtureMode;
+      action: api.FixtureAction;
+      recording: string;
+      misses: api.ReplayMiss[];
+      unused: api.ScriptExchange[];
+      forwarded: number;
+      written: api.RecordingTotals;
+      ok: boolean;
+      replay?: api.ReplaySummary;
+    }>();
     expectTypeOf<keyof api.ScriptExchange>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'

@@ -1,0 +1,126 @@
+import { Command } from 'commander';
+// Only light modules statically (the options and help); the servers load in the action.
+import type { CommandResult } from './command-result.js';
+import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { collect } from './option-parsers.js';
+import { styleFor } from '../core/style.js';
+import { warnIfReachable } from './exposure-warning.js';
+import { LINE_PREFIX } from '../core/program-name.js';
+import { count } from '../core/plural.js';
+import { maxRequestBytesOf } from '../replay/http/request-limits.js';
+import { chooseFixtureMode, modeText } from '../fixture/fixture-mode.js';
+import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js';
+import { totalsText } from './totals-text.js';
+import { createLiveView } from './live-view.js';
+
+interface FixtureCommandOptions {
+  mode?: string;
+  target?: string;
+  listen?: string;
+  timing: string;
+  strict?: boolean;
+  reuse?: boolean;
+  ignore: string[];
+  maxRequestBody?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function fixtureCommand(result: CommandResult): Command {
+  return new Command('fixture')
+    .description("a test suite's fixture server: replay the recording, record it once or again, append what misses, or pass through, as --mode (or AGENT_PROXY_MODE) says")
+    .argument('<recording>', 'the recording to replay or record into (.db, or its NDJSON form named .ndjson)')
+    .option('--mode <mode>', 'replay, once (default: record if the recording does not exist, else replay), new-episodes, record or passthrough; AGENT_PROXY_MODE overrides it')
+    .option('--target <url>', 'the real upstream, for the modes that reach it: http://host:port[/base] or unix:/path.sock')
+    .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
+    .option('--timing <mode>', 'when replaying: recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
+    .option('--strict', 'when only replaying: exit 1 at the end if any request missed or any recorded exchange was never used')
+    .option('--reuse', "when replaying: serve a request's last recorded answer again once its answers are used up")
+    .option('--ignore <pointer>', 'when replaying: another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
+    .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
+    .option('--json', 'print NDJSON events on stdout')
+    .option('--quiet', 'print only the first line, misses and the summary')
+    .action(async (recording: string, options: FixtureCommandOptions) => {
+      const chosen = chooseFixtureMode(options.mode);
+      const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
+      const style = styleFor(process.stdout);
+      const json = Boolean(options.json);
+      const quiet = Boolean(options.quiet);
+      let served = 0;
+      const replayView = createReplayView({ json, quiet, style });
+      const liveView = createLiveView({ json, quiet, style, startedAt: new Date() });
+      const fixture = await startFixture({
+        recording,
+        mode: chosen.mode,
+        target: options.target,
+        listen: options.listen,
+        timing: options.timing,
+        strict: options.strict,
+        reuse: options.reuse,
+        ignore: options.ignore,
+        maxRequestBytes,
+        log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
+        listener: quiet ? undefined : liveView.listener,
+      });
+      // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      warnIfReachable(fixture.action === 'replay' ? 'replay' : 'record', options.listen, fixture.url);
+      for (const warning of fixture.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
+      const from = chosen.from === 'environment' ? { modeFrom: 'environment' } : {};
+      if (json) {
+        process.stdout.write(JSON.stringify({ event: 'listening', url: fixture.url, wsUrl: fixture.wsUrl, mode: fixture.mode, ...from, action: fixture.action, recording: fixture.recording, ...(options.target ? { target: options.target } : {}) }) + '\n');
+      } else {
+        process.stdout.write(`listening on ${fixture.url}\n`);
+        if (!quiet) process.stdout.write(style.dim(`${modeText(chosen)}: ${doing(fixture, options)}; Ctrl-C to stop`) + '\n');
+      }
+      const signal = await stopped;
+      const summary = await fixture.close();
+      liveView.clearStatus();
+      if (json) {
+        process.stdout.write(
+          JSON.stringify({
+            event: 'summary',
+            signal,
+            mode: summary.mode,
+            action: summary.action,
+            served,
+            misses: summary.misses.length,
+            unused: summary.unused.map((e) => e.id),
+            unusedCount: summary.unused.length,
+            forwarded: summary.forwarded,
+            written: summary.written,
+            strict: options.strict === true,
+            ok: summary.ok,
+          }) + '\n',
+        );
+      } else {
+        const text = summary.replay ? formatSummary(signal, summary.replay, served, style) : recordedText(signal, summary, options);
+        process.stdout.write(text + '\n');
+      }
+      result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
+    });
+}
+
+/** The second line: what this run does with the recording and the target. */
+function doing(fixture: RunningFixture, options: FixtureCommandOptions): string {
+  switch (fixture.action) {
+    case 'replay':
+      return `replaying ${fixture.recording} (timing ${options.timing}); misses are answered 404, nothing reaches the network`;
+    case 'append':
+      return `replaying ${fixture.recording} (timing ${options.timing}); misses are forwarded to ${options.target} and appended to the recording (served from the next replay on)`;
+    case 'record':
+      return fixture.mode === 'record' ? `recording ${fixture.recording} again from ${options.target} (the old recording is replaced)` : `${fixture.recording} does not exist: recording it from ${options.target}`;
+    case 'forward':
+      return `forwarding to ${options.target}; nothing is recorded`;
+  }
+}
+
+/** The last line when the fixture recorded or forwarded everything. */
+function recordedText(signal: string, summary: FixtureSummary, options: FixtureCommandOptions): string {
+  if (summary.action === 'forward') return `stopped (${signal}): ${count(summary.forwarded, 'exchange')} forwarded to ${options.target}, nothing recorded`;
+  return `stopped (${signal}): ${totalsText(summary.written)} -> ${summary.recording}`;
+}
