@@ -13,20 +13,17 @@ export class PairBook {
   private readonly all: SessionPair[] = [];
   private readonly waiting = new Map<string, SessionPair[]>();
 
-  request(key: string, m: WalkedMessage, label: string, id: unknown): SessionPair {
-    const pair: SessionPair = {
-      label,
-      id: idText(id),
-      from: m.sender,
-      requestSeq: m.seq,
-      requestAtMs: m.tOffsetMs,
-      responseSeq: null,
-      responseAtMs: null,
-      latencyMs: null,
-      ok: null,
-      error: null,
-    };
+  /** A new pair with nothing seen yet, listed in the order pairs are made. */
+  private open(label: string, id: unknown, from: SessionPair['from']): SessionPair {
+    const pair: SessionPair = { label, id: idText(id), from, requestSeq: null, requestAtMs: null, responseSeq: null, responseAtMs: null, latencyMs: null, ok: null, error: null };
     this.all.push(pair);
+    return pair;
+  }
+
+  request(key: string, m: WalkedMessage, label: string, id: unknown): SessionPair {
+    const pair = this.open(label, id, m.sender);
+    pair.requestSeq = m.seq;
+    pair.requestAtMs = m.tOffsetMs;
     const queue = this.waiting.get(key);
     if (queue === undefined) this.waiting.set(key, [pair]);
     else queue.push(pair);
@@ -39,19 +36,7 @@ export class PairBook {
     let pair = queue?.shift();
     if (queue !== undefined && queue.length === 0) this.waiting.delete(key);
     if (pair === undefined) {
-      pair = {
-        label: outcome.label,
-        id: idText(outcome.id),
-        from: m.sender === 'client' ? 'server' : 'client',
-        requestSeq: null,
-        requestAtMs: null,
-        responseSeq: null,
-        responseAtMs: null,
-        latencyMs: null,
-        ok: null,
-        error: null,
-      };
-      this.all.push(pair);
+      pair = this.open(outcome.label, outcome.id, m.sender === 'client' ? 'server' : 'client');
     }
     pair.responseSeq = m.seq;
     pair.responseAtMs = m.tOffsetMs;
