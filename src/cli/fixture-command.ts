@@ -12,8 +12,9 @@ import { chooseFixtureMode, modeText } from '../fixture/fixture-mode.js';
 import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js';
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
+import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
-interface FixtureCommandOptions {
+interface FixtureCommandOptions extends TlsFlags {
   mode?: string;
   target?: string;
   listen?: string;
@@ -27,7 +28,7 @@ interface FixtureCommandOptions {
 }
 
 export function fixtureCommand(result: CommandResult): Command {
-  return new Command('fixture')
+  const command = new Command('fixture')
     .description("a test suite's fixture server: replay the recording, record it once or again, append what misses, or pass through, as --mode (or AGENT_PROXY_MODE) says")
     .argument('<recording>', 'the recording to replay or record into (.db, or its NDJSON form named .ndjson)')
     .option('--mode <mode>', 'replay, once (default: record if the recording does not exist, else replay), new-episodes, record or passthrough; AGENT_PROXY_MODE overrides it')
@@ -39,9 +40,12 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--ignore <pointer>', 'when replaying: another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
     .option('--json', 'print NDJSON events on stdout')
-    .option('--quiet', 'print only the first line, misses and the summary')
+    .option('--quiet', 'print only the first line, misses and the summary');
+  for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
+  return command
     .action(async (recording: string, options: FixtureCommandOptions) => {
       const chosen = chooseFixtureMode(options.mode);
+      const tls = tlsOptionsOf(options);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
@@ -62,6 +66,7 @@ export function fixtureCommand(result: CommandResult): Command {
         maxRequestBytes,
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
+        ...tls,
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -69,6 +74,8 @@ export function fixtureCommand(result: CommandResult): Command {
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       warnIfReachable(fixture.action === 'replay' ? 'replay' : 'record', options.listen, fixture.url);
+      // Only a mode that reaches the upstream skips its certificate check.
+      if (fixture.action !== 'replay') warnIfInsecure(options, options.target);
       for (const warning of fixture.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
       const from = chosen.from === 'environment' ? { modeFrom: 'environment' } : {};
       if (json) {

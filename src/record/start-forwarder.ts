@@ -1,4 +1,7 @@
 import { parseListen, parseTarget } from '../net/addresses.js';
+import type { ListenTlsOptions } from '../net/listen-tls.js';
+import { loadProxyTls } from '../net/proxy-tls.js';
+import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { DiscardingSink } from './pipeline/discarding-sink.js';
 import { startProxyServer } from './relay/proxy-server.js';
 
@@ -7,6 +10,10 @@ export interface ForwarderOptions {
   target: string;
   /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
   listen?: string | number;
+  /** For an `https://` target: more CAs to trust, or no certificate check at all. */
+  upstreamTls?: UpstreamTlsOptions;
+  /** Serve HTTPS and WSS instead of plain HTTP. */
+  listenTls?: ListenTlsOptions;
 }
 
 export interface RunningForwarder {
@@ -22,8 +29,9 @@ export interface RunningForwarder {
  */
 export async function startForwarder(options: ForwarderOptions): Promise<RunningForwarder> {
   const target = parseTarget(options.target);
+  const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
   const sink = new DiscardingSink();
-  const server = await startProxyServer({ listen: parseListen(options.listen), target, recorder: sink });
+  const server = await startProxyServer({ listen: parseListen(options.listen), target, recorder: sink, upstreamTls, listenTls });
   let closed: Promise<number> | undefined;
   return {
     url: server.url,

@@ -4,8 +4,9 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { parseListen, parseTarget } from '../net/addresses.js';
-import { checkUpstreamTlsTarget, loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
-import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
+import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
+import type { ListenTlsOptions } from '../net/listen-tls.js';
+import { loadProxyTls } from '../net/proxy-tls.js';
 import type { LiveListener, StoppedListener } from './live-events.js';
 import { startProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
@@ -91,9 +92,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
   // Read before the recording file is made: a bad certificate file leaves nothing behind.
-  checkUpstreamTlsTarget(target, options.upstreamTls);
-  const upstreamTls = loadUpstreamTls(options.upstreamTls);
-  const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
+  const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
   // A recording is written live for as long as the proxy runs, and a kill -9 must leave a readable

@@ -237,6 +237,8 @@ describe('the public API', () => {
       maxRequestBytes?: number;
       log?: api.ReplayLog;
       listener?: api.LiveListener;
+      upstreamTls?: api.UpstreamTlsOptions;
+      listenTls?: api.ListenTlsOptions;
     }>();
     expectTypeOf<api.FixtureMode>().toEqualTypeOf<'replay' | 'once' | 'new-episodes' | 'record' | 'passthrough'>();
     expectTypeOf<api.FixtureAction>().toEqualTypeOf<'replay' | 'record' | 'append' | 'forward'>();

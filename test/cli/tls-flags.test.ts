@@ -117,6 +117,8 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--tls-cert', certs.valid.certFile, '--tls-key', certs.selfSigned.keyFile],
       says: () => `--tls-cert '${certs.valid.certFile}' and --tls-key '${certs.selfSigned.keyFile}' cannot serve TLS: `,
     },
+    { name: 'fixture --tls-key without --tls-cert', argv: (out) => ['fixture', out, '--mode', 'record', '--target', 'https://localhost:9', '--listen', '0', '--tls-key', certs.valid.keyFile], says: () => '--tls-key needs --tls-cert, the certificate it belongs to' },
+    { name: 'fixture --ca with an http:// target', argv: (out) => ['fixture', out, '--mode', 'record', '--target', 'http://localhost:9', '--listen', '0', '--ca', certs.caFile], says: () => "--ca goes with an https:// target, not 'http://localhost:9'" },
     { name: 'replay --ca without passthrough', argv: (out) => ['replay', out, '--ca', certs.caFile], says: () => '--ca is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it' },
   ];
   for (const misuse of misuses) {
