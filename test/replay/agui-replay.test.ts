@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
-import { AGUI_MEDIA_TYPE, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { AGUI_MEDIA_TYPE, echoAguiScript, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
 import { expectSameRecording, onCleanup, record, replay, rewrite, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
@@ -38,17 +38,6 @@ const inputSaying = (text: string, threadId = 'thread-1', runId = 'run-1'): RunA
   ...runInput(threadId, runId),
   messages: [{ id: 'u1', role: 'user', content: text }],
 });
-
-function echoScript(input: RunAgentInput): BaseEvent[] {
-  const said = String((input.messages[0] as { content?: unknown }).content);
-  return [
-    { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
-    { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
-    { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `you said ${said}` },
-    { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
-    { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
-  ] as BaseEvent[];
-}
 
 describe('proxy replay: AG-UI round trip', () => {
   for (const [transport, Agent] of [
@@ -272,7 +261,7 @@ describe('proxy replay: matching', () => {
   });
 
   it('20 parallel runs recorded together replay correctly: each client gets the run its request asked for', async () => {
-    const a = await agui({ script: echoScript, eventDelayMs: 5 });
+    const a = await agui({ script: echoAguiScript, eventDelayMs: 5 });
     const first = await record(a.url);
     const texts = Array.from({ length: 20 }, (_, i) => `question ${i % 10}`); // 10 distinct bodies, each twice
     await Promise.all(texts.map((t, i) => rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(inputSaying(t, `thread-${i}`, `run-${i}`)))));

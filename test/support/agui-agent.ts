@@ -106,6 +106,18 @@ export class ProtobufHttpAgent extends HttpAgent {
 
 const FIXTURE_NAME = /^[A-Za-z0-9._-]+$/;
 
+/** A run that answers `you said <the first message's text>`: every input gets its own answer. */
+export function echoAguiScript(input: RunAgentInput): BaseEvent[] {
+  const said = String((input.messages[0] as { content?: unknown }).content);
+  return [
+    { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+    { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+    { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `you said ${said}` },
+    { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+    { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+  ] as BaseEvent[];
+}
+
 /** The default text run: text message, state snapshot + delta, a tool call with its result. */
 export function defaultAguiScript(input: RunAgentInput): BaseEvent[] {
   const { threadId, runId } = input;
