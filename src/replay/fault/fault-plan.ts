@@ -1,0 +1,139 @@
+import type { FaultAction, FaultKind, FaultSpec } from './fault-spec.js';
+
+/** What a fault can be asked for: an HTTP request, a WebSocket upgrade, or a line session (stdio, NDJSON socket). */
+export type FaultTransport = 'http' | 'ws' | 'stdio' | 'ndjson';
+
+/** The request a replay is about to answer, as far as faults look at it. */
+export interface FaultTarget {
+  transport: FaultTransport;
+  /** `GET` for a WebSocket upgrade; empty for a line session. */
+  method: string;
+  /** Empty for a line session. */
+  path: string;
+}
+
+/** Which transports each fault can act on; a spec whose action a transport lacks never selects it. */
+const ACTS_ON: Record<FaultKind, ReadonlySet<FaultTransport>> = {
+  latency: new Set(['http', 'ws', 'stdio', 'ndjson']),
+  gap: new Set(['http', 'ws', 'stdio', 'ndjson']),
+  status: new Set(['http', 'ws']),
+  cut: new Set(['http', 'ws', 'ndjson']),
+  close: new Set(['ws']),
+  exit: new Set(['stdio']),
+};
+
+/**
+ * The faults chosen for one answer, merged: the answer applies each field it can. `specs` are the
+ * texts of the specs that chose it, for the served line and --json.
+ */
+export interface ChosenFaults {
+  specs: string[];
+  /** Before the first byte. */
+  latencyMs: number;
+  /** Before every message after the first. */
+  gapMs: number;
+  status?: number;
+  cut?: Extract<FaultAction, { kind: 'cut' }>;
+  close?: Extract<FaultAction, { kind: 'close' }>;
+  exit?: Extract<FaultAction, { kind: 'exit' }>;
+}
+
+/** One spec's account, for the end-of-replay report: how many requests it selected. */
+export interface FaultTally {
+  spec: string;
+  injected: number;
+}
+
+export const NO_FAULTS: ChosenFaults = Object.freeze({ specs: [], latencyMs: 0, gapMs: 0 }) as ChosenFaults;
+
+/**
+ * The `--fault` specs of one replay and what they have selected so far. Deterministic: each spec
+ * counts the requests its filters select in the order they arrive, and `nth` picks among those.
+ * When two specs set the same field (two statuses), the first given wins; latencies and gaps add up.
+ */
+export class FaultPlan {
+  private readonly seen: number[];
+  private readonly injected: number[];
+
+  constructor(private readonly specs: readonly FaultSpec[]) {
+    this.seen = specs.map(() => 0);
+    this.injected = specs.map(() => 0);
+  }
+
+  get empty(): boolean {
+    return this.specs.length === 0;
+  }
+
+  /** Counts `target` for every spec that selects it and returns the faults to inject into its answer. */
+  choose(target: FaultTarget): ChosenFaults {
+    if (this.specs.length === 0) return NO_FAULTS;
+    let chosen: ChosenFaults | undefined;
+    this.specs.forEach((spec, index) => {
+      if (!selects(spec, target)) return;
+      const nth = ++this.seen[index];
+      if (spec.nth && (nth < spec.nth.from || (spec.nth.to !== undefined && nth > spec.nth.to))) return;
+      this.injected[index]++;
+      chosen ??= { specs: [], latencyMs: 0, gapMs: 0 };
+      merge(chosen, spec);
+    });
+    return chosen ?? NO_FAULTS;
+  }
+
+  /** Every spec with how often it was injected, in the order given. */
+  tally(): FaultTally[] {
+    return this.specs.map((spec, index) => ({ spec: spec.text, injected: this.injected[index] }));
+  }
+
+  /** Specs that were never injected: reported when the replay ends, as a likely typo in a path or count. */
+  unmatched(): string[] {
+    return this.tally().filter((t) => t.injected === 0).map((t) => t.spec);
+  }
+}
+
+function selects(spec: FaultSpec, target: FaultTarget): boolean {
+  if (!ACTS_ON[spec.action.kind].has(target.transport)) return false;
+  if (spec.method !== undefined && spec.method !== target.method) return false;
+  if (spec.path !== undefined && !pathPattern(spec.path).test(target.path)) return false;
+  return true;
+}
+
+function merge(chosen: ChosenFaults, spec: FaultSpec): void {
+  chosen.specs.push(spec.text);
+  const action = spec.action;
+  switch (action.kind) {
+    case 'latency':
+      chosen.latencyMs += action.ms;
+      break;
+    case 'gap':
+      chosen.gapMs += action.ms;
+      break;
+    case 'status':
+      chosen.status ??= action.status;
+      break;
+    case 'cut':
+      chosen.cut ??= action;
+      break;
+    case 'close':
+      chosen.close ??= action;
+      break;
+    case 'exit':
+      chosen.exit ??= action;
+      break;
+  }
+}
+
+const patterns = new Map<string, RegExp>();
+
+/** `*`: any run of characters but `/`; `**`: any run at all; everything else literal. */
+function pathPattern(pattern: string): RegExp {
+  let regex = patterns.get(pattern);
+  if (!regex) {
+    const source = pattern
+      .split(/(\*\*|\*)/)
+      .map((piece) => (piece === '**' ? '.*' : piece === '*' ? '[^/]*' : piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    regex = new RegExp(`^${source}$`);
+    patterns.set(pattern, regex);
+  }
+  return regex;
+}

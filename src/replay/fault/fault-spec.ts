@@ -1,0 +1,145 @@
+import { UsageError } from '../../core/errors.js';
+
+/**
+ * What a fault does to one answer. `after` counts what the client was sent first: server events
+ * (SSE, protobuf frames) of an HTTP stream, server frames of a WebSocket, agent lines of a stdio or
+ * NDJSON-socket session.
+ */
+export type FaultAction =
+  /** Hold the answer this long before its first byte (HTTP head, WebSocket handshake, first line). */
+  | { kind: 'latency'; ms: number }
+  /** Add this long before every event, frame or line after the first. */
+  | { kind: 'gap'; ms: number }
+  /** Answer with this HTTP status (and a JSON error body) instead of the recorded answer. */
+  | { kind: 'status'; status: number }
+  /** End the stream after `after` messages: cleanly (as the agent would), or by resetting the connection. */
+  | { kind: 'cut'; after: number; how: 'clean' | 'reset' }
+  /** Close a WebSocket with this code after `after` server frames. */
+  | { kind: 'close'; code: number; after: number }
+  /** A replayed stdio agent exits with this code after writing `after` lines. */
+  | { kind: 'exit'; code: number; after: number };
+
+export type FaultKind = FaultAction['kind'];
+
+/** Which requests a fault applies to: all three must hold. */
+export interface FaultFilter {
+  /** Only the `from`-th to `to`-th request this fault's other filters select (1-based, inclusive; `to` absent: no end). */
+  nth?: { from: number; to?: number };
+  /** Only requests whose path matches this pattern: `*` stands for any run of characters but `/`, `**` for any. */
+  path?: string;
+  /** Only requests with this method (upper case); WebSocket upgrades are `GET`. */
+  method?: string;
+}
+
+/** One parsed `--fault`: the text as given (what reports show), what to do, and to which requests. */
+export interface FaultSpec extends FaultFilter {
+  text: string;
+  action: FaultAction;
+}
+
+/** The grammar, shown in every parse error so a wrong spec can be fixed from the message alone. */
+export const FAULT_GRAMMAR =
+  'latency=<duration> | gap=<duration> | status=<code> | cut=clean|reset | close=<code> | exit=<code>, ' +
+  'then options: after=<n> (cut, close, exit), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
+
+const ACTIONS = new Set<FaultKind>(['latency', 'gap', 'status', 'cut', 'close', 'exit']);
+const WITH_AFTER = new Set<FaultKind>(['cut', 'close', 'exit']);
+
+/**
+ * Parses one `--fault` spec: an action, then comma-separated options, e.g. `status=503,nth=3`,
+ * `cut=reset,after=5,path=/agent`, `close=1011,after=2`, `latency=1.5s`, `exit=3,after=10`.
+ * Throws a UsageError that quotes the spec and the grammar.
+ */
+export function parseFault(text: string): FaultSpec {
+  const fail = (why: string): never => {
+    throw new UsageError(`--fault '${text}': ${why} (expected ${FAULT_GRAMMAR})`);
+  };
+  const parts = text.split(',').map((part) => part.trim());
+  const [kind, value] = splitPair(parts[0], fail);
+  if (!ACTIONS.has(kind as FaultKind)) fail(`'${kind}' is not a fault`);
+  const options = new Map<string, string>();
+  for (const part of parts.slice(1)) {
+    const [key, optionValue] = splitPair(part, fail);
+    if (options.has(key)) fail(`'${key}' is given twice`);
+    options.set(key, optionValue);
+  }
+  const spec: FaultSpec = { text, action: actionOf(kind as FaultKind, value, options, fail) };
+  for (const [key, optionValue] of options) {
+    if (key === 'after') {
+      if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to cut, close and exit only`);
+    } else if (key === 'nth') spec.nth = rangeOf(optionValue, fail);
+    else if (key === 'path') {
+      if (!optionValue.startsWith('/')) fail(`path '${optionValue}' must start with /`);
+      spec.path = optionValue;
+    } else if (key === 'method') {
+      if (!/^[A-Za-z]+$/.test(optionValue)) fail(`method '${optionValue}' is not an HTTP method`);
+      spec.method = optionValue.toUpperCase();
+    } else fail(`'${key}' is not an option`);
+  }
+  return spec;
+}
+
+/** Parses every `--fault` given, in order. */
+export function parseFaults(texts: readonly string[]): FaultSpec[] {
+  return texts.map(parseFault);
+}
+
+function splitPair(part: string, fail: (why: string) => never): [string, string] {
+  const at = part.indexOf('=');
+  if (at <= 0 || at === part.length - 1) fail(`'${part}' is not <name>=<value>`);
+  return [part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).trim()];
+}
+
+function actionOf(kind: FaultKind, value: string, options: Map<string, string>, fail: (why: string) => never): FaultAction {
+  const after = () => countOf(options.get('after') ?? '0', 'after', fail);
+  switch (kind) {
+    case 'latency':
+    case 'gap':
+      return { kind, ms: durationOf(value, fail) };
+    case 'status': {
+      const status = countOf(value, 'status', fail);
+      if (status < 100 || status > 599) fail(`status ${value} is not an HTTP status (100-599)`);
+      return { kind, status };
+    }
+    case 'cut':
+      if (value !== 'clean' && value !== 'reset') fail(`cut must be clean or reset, not '${value}'`);
+      return { kind, how: value as 'clean' | 'reset', after: after() };
+    case 'close': {
+      const code = countOf(value, 'close', fail);
+      // The codes an endpoint may send in a close frame (RFC 6455 §7.4): 1005, 1006 and 1015 are never sent.
+      const sendable = (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+      if (!sendable) fail(`close code ${value} cannot be sent in a close frame (1000-1003, 1007-1014, 3000-4999)`);
+      return { kind, code, after: after() };
+    }
+    case 'exit': {
+      const code = countOf(value, 'exit', fail);
+      if (code > 255) fail(`exit code ${value} is not 0-255`);
+      return { kind, code, after: after() };
+    }
+  }
+}
+
+function countOf(text: string, name: string, fail: (why: string) => never): number {
+  if (!/^\d+$/.test(text)) fail(`${name} '${text}' is not a whole number`);
+  return Number(text);
+}
+
+function rangeOf(text: string, fail: (why: string) => never): { from: number; to?: number } {
+  const match = /^(\d+)(-(\d*))?$/.exec(text);
+  const from = match ? Number(match[1]) : 0;
+  if (!match || from < 1) fail(`nth '${text}' is not n, n-m or n- (counting from 1)`);
+  if (!match![2]) return { from, to: from };
+  if (!match![3]) return { from };
+  const to = Number(match![3]);
+  if (to < from) fail(`nth '${text}' ends before it starts`);
+  return { from, to };
+}
+
+/** `250`, `250ms`, `1.5s`: milliseconds. */
+function durationOf(text: string, fail: (why: string) => never): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
+  if (!match) fail(`'${text}' is not a duration such as 250ms or 1.5s`);
+  const ms = Number(match![1]) * (match![2] === 's' ? 1000 : 1);
+  if (ms > 3_600_000) fail(`'${text}' is longer than an hour`);
+  return Math.round(ms);
+}

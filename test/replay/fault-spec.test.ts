@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/core/errors.js';
+import { parseFault } from '../../src/replay/fault/fault-spec.js';
+
+describe('parseFault', () => {
+  it('reads each action with its options', () => {
+    expect(parseFault('latency=250ms')).toEqual({ text: 'latency=250ms', action: { kind: 'latency', ms: 250 } });
+    expect(parseFault('latency=1.5s').action).toEqual({ kind: 'latency', ms: 1500 });
+    expect(parseFault('gap=40').action).toEqual({ kind: 'gap', ms: 40 });
+    expect(parseFault('status=503,nth=3')).toEqual({ text: 'status=503,nth=3', action: { kind: 'status', status: 503 }, nth: { from: 3, to: 3 } });
+    expect(parseFault('cut=reset,after=5,path=/agent/*').action).toEqual({ kind: 'cut', how: 'reset', after: 5 });
+    expect(parseFault('cut=clean').action).toEqual({ kind: 'cut', how: 'clean', after: 0 });
+    expect(parseFault('close=1011,after=2').action).toEqual({ kind: 'close', code: 1011, after: 2 });
+    expect(parseFault('exit=3, after=10').action).toEqual({ kind: 'exit', code: 3, after: 10 });
+  });
+
+  it('reads the filters: nth ranges, a path pattern, an upper-cased method', () => {
+    expect(parseFault('status=500,nth=2-4').nth).toEqual({ from: 2, to: 4 });
+    expect(parseFault('status=500,nth=2-').nth).toEqual({ from: 2 });
+    const spec = parseFault('status=500,method=post,path=/v1/**');
+    expect(spec.method).toBe('POST');
+    expect(spec.path).toBe('/v1/**');
+  });
+
+  it.each([
+    ['', 'is not <name>=<value>'],
+    ['slow=5', "'slow' is not a fault"],
+    ['status=99', 'not an HTTP status'],
+    ['status=abc', 'not a whole number'],
+    ['cut=maybe', 'cut must be clean or reset'],
+    ['close=1006', 'cannot be sent in a close frame'],
+    ['exit=256', 'not 0-255'],
+    ['latency=fast', 'not a duration'],
+    ['latency=2h', 'not a duration'],
+    ['status=503,after=2', "'after' applies to cut, close and exit only"],
+    ['status=503,nth=0', 'counting from 1'],
+    ['status=503,nth=4-2', 'ends before it starts'],
+    ['status=503,path=agent', 'must start with /'],
+    ['status=503,colour=red', "'colour' is not an option"],
+    ['status=503,nth=1,nth=2', 'given twice'],
+  ])('refuses %j with one line that says why', (text, why) => {
+    let caught: unknown;
+    try {
+      parseFault(text);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: ErrorCode.E_USAGE });
+    const message = (caught as Error).message;
+    expect(message).toContain(why);
+    expect(message).toContain(`--fault '${text}'`);
+    expect(message).not.toContain('\n');
+  });
+});
