@@ -24,6 +24,8 @@ export type { ScriptExchange, ScriptMessage } from './replay/replay-script.js';
 export type { ReplayMiss, ServedExchange, ReplayLog, MissPolicy } from './replay/replay-context.js';
 export type { BodyEcho } from './replay/http/request-limits.js';
 export { parseTiming, type Timing } from './replay/timing.js';
+export { parseFault, type FaultSpec, type FaultAction } from './replay/fault/fault-spec.js';
+export type { FaultTally } from './replay/fault/fault-plan.js';
 export type { Clock } from './replay/clock.js';
 export { replayStdio } from './replay/line/stdio-replay.js';
 export type { StdioReplayOptions, StdioReplayResult } from './replay/line/stdio-replay.js';

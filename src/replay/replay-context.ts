@@ -6,6 +6,7 @@ import type { ReplayScript, ScriptExchange } from './replay-script.js';
 import type { Clock } from './clock.js';
 import type { Timing } from './timing.js';
 import { endedBy } from '../core/exchange-ending.js';
+import type { FaultPlan } from './fault/fault-plan.js';
 
 /** What happens to a request or frame that matches nothing: an error answer, or forwarding to `--target`. */
 export type MissPolicy = 'error' | 'passthrough';
@@ -57,6 +58,8 @@ export interface ServedExchange {
    * shutdown (`shutdown`), not ended by the agent: what is served stops where the recording does.
    */
   recordingCutBy?: 'client' | 'shutdown';
+  /** The `--fault` specs that changed this answer, as given; absent when none did. */
+  faults?: string[];
 }
 
 /** `recordingCutBy` of a recorded exchange, as a spreadable field (absent when the agent ended it). */
@@ -146,6 +149,8 @@ export interface ReplayContext {
   /** Longest request body or client frame held to match it (`--max-request-body`). */
   maxRequestBytes: number;
   ledger: ReplayLedger;
+  /** The `--fault` specs: ask it with `choose()` which faults an answer gets, once per request or upgrade. */
+  faults: FaultPlan;
   /** Correlation pairs learnt so far: build each exchange's Substitution with `substitutionFor`. */
   correlations: CorrelationMemory;
   log: ReplayLog;

@@ -16,6 +16,8 @@ import { maxRequestBytesOf } from './http/request-limits.js';
 import { parseTiming, type Timing } from './timing.js';
 import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
+import { FaultPlan, type FaultTally } from './fault/fault-plan.js';
+import { parseFault, type FaultSpec } from './fault/fault-spec.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -56,6 +58,12 @@ export interface ReplayOptions {
   log?: ReplayLog;
   /** What the pacing runs on (default: the system clock); tests pass a clock they advance by hand. */
   clock?: Clock;
+  /**
+   * Faults to inject, as `--fault` specs (`status=503,nth=3`, `cut=reset,after=5`, `close=1011,after=2`,
+   * `latency=500ms` …) or already parsed; see docs/cli.md "Faults". Each answer a fault changes is
+   * reported with `ServedExchange.faults`, and `ReplaySummary.faults` says how often each was injected.
+   */
+  faults?: readonly (string | FaultSpec)[];
 }
 
 export interface ReplaySummary {
@@ -65,6 +73,8 @@ export interface ReplaySummary {
   recorded: number;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
+  /** Every `faults` spec, in the order given, with how many answers it changed (0: it matched nothing). */
+  faults: FaultTally[];
   /** Where forwarded misses were recorded (with passthrough); `appended`: into the served recording itself. */
   missesOut?: { file: string; appended: boolean; totals: RecordingTotals };
 }
@@ -100,6 +110,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
   const ledger = new ReplayLedger(script);
+  const faults = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   // New episodes land in the served recording unless --misses-out names another file. The script is
   // already in memory, so this replay never serves what it appends; the next one does.
   const missesOut = options.missesOut === undefined ? script.file : resolve(options.missesOut);
@@ -117,7 +128,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   }
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
+    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);
     if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);
@@ -145,6 +156,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
           misses,
           unused,
           recorded: ledger.servable(),
+          faults: faults.tally(),
           ok: !options.strict || (misses.length === 0 && unused.length === 0),
           ...(passthrough && totals ? { missesOut: { file: passthrough.out, appended: passthrough.appended, totals } } : {}),
         };

@@ -29,6 +29,7 @@ const RUNTIME_EXPORTS = [
   'exportNdjsonText',
   'importNdjsonFile',
   'openRecording',
+  'parseFault',
   'parseTiming',
   'readInput',
   'replayStdio',
@@ -47,7 +48,7 @@ const RUNTIME_EXPORTS = [
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
   'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
-  'ExchangeUpdate', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
+  'ExchangeUpdate', 'FaultAction', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
@@ -211,6 +212,7 @@ describe('the public API', () => {
       strict?: boolean;
       log?: api.ReplayLog;
       clock?: api.Clock;
+      faults?: readonly (string | api.FaultSpec)[];
     }>();
     expectTypeOf<api.RunningReplay>().toEqualTypeOf<{
       readonly url: string;
@@ -222,7 +224,11 @@ describe('the public API', () => {
       unused: () => api.ScriptExchange[];
       close: () => Promise<api.ReplaySummary>;
     }>();
-    expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'ok' | 'missesOut'>();
+    expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'ok' | 'faults' | 'missesOut'>();
+    expectTypeOf(api.parseFault).toEqualTypeOf<(text: string) => api.FaultSpec>();
+    expectTypeOf<keyof api.FaultSpec>().toEqualTypeOf<'text' | 'action' | 'nth' | 'path' | 'method'>();
+    expectTypeOf<api.FaultAction['kind']>().toEqualTypeOf<'latency' | 'gap' | 'status' | 'cut' | 'close' | 'exit'>();
+    expectTypeOf<api.FaultTally>().toEqualTypeOf<{ spec: string; injected: number }>();
     expectTypeOf(api.strictFailure).toEqualTypeOf<(summary: Pick<api.ReplaySummary, 'misses' | 'unused'>) => string | undefined>();
     expectTypeOf(api.startFixture).toEqualTypeOf<(options: api.FixtureOptions) => Promise<api.RunningFixture>>();
     expectTypeOf<api.FixtureOptions>().toEqualTypeOf<{
@@ -272,7 +278,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action'>();
     expectTypeOf<keyof api.ServedExchange>().toEqualTypeOf<
       | 'exchangeId' | 'transport' | 'method' | 'path' | 'status' | 'messages' | 'substitutions'
-      | 'redacted' | 'reused' | 'recordingCutBy'
+      | 'redacted' | 'reused' | 'recordingCutBy' | 'faults'
     >();
     expectTypeOf<api.ReplayLog>().toEqualTypeOf<{
       served: (event: api.ServedExchange) => void;
