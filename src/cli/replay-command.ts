@@ -9,6 +9,7 @@ import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
+import { parseFaults } from '../replay/fault/fault-spec.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
 interface ReplayCommandOptions extends TlsFlags {
@@ -26,6 +27,7 @@ interface ReplayCommandOptions extends TlsFlags {
   stdio?: boolean;
   ndjson?: boolean;
   maxRequestBody?: string;
+  fault: string[];
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -43,6 +45,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--max-request-body <bytes>', 'longest request body, WebSocket frame or line held to match it; a longer one is a miss (413, close 1009) (default 10485760)')
+    .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
@@ -58,6 +61,8 @@ export function replayCommand(result: CommandResult): Command {
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       if (tls.upstreamTls && options.target === undefined) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      // Parsed before anything starts, so a wrong spec is one usage line and nothing listens.
+      const faults = parseFaults(options.fault);
       if (options.stdio) {
         const { runStdioReplay } = await import('./stdio-commands.js');
         result.code = await runStdioReplay(recording, { ...options, maxRequestBytes });
@@ -89,6 +94,7 @@ export function replayCommand(result: CommandResult): Command {
         strict: options.strict,
         ignore: options.ignore,
         maxRequestBytes,
+        faults,
         log: { served: (e) => (served++, view.served(e)), miss: view.miss },
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
