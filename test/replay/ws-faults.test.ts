@@ -72,17 +72,17 @@ describe('replay --fault on WebSocket connections', () => {
     expect(await one.texts(1)).toEqual(['{"conn":"first","n":1}']);
     const two = await refused(`${r.wsUrl}/events`);
     expect(two.status).toBe(503);
-    expect(JSON.parse(two.body)).toEqual({ error: { code: 'fault_injected', message: expect.stringContaining('status=503,nth=2,path=/events'), faults: ['status=503,nth=2,path=/events'] } });
+    expect(JSON.parse(two.body)).toEqual({ error: { code: 'fault_injected', message: 'status 503 injected by --fault status=503,nth=2,path=/events', fault: 'status=503,nth=2,path=/events' } });
     const three = await connect(`${r.wsUrl}/events`, []);
     expect(await three.texts(1)).toEqual(['{"conn":"second","n":1}']);
     const summary = await r.close();
     expect(summary.misses).toEqual([]);
     expect(summary.unused).toEqual([]);
     // A refusal is logged at once, an accepted connection when it ends (here: at shutdown).
-    expect(r.served.map((s) => [s.exchangeId, s.status, s.faults]).sort()).toEqual([
-      [1, 101, undefined],
-      [2, 101, undefined],
-      [2, 503, ['status=503,nth=2,path=/events']],
+    expect(r.served.map((s) => [s.exchangeId, s.status, s.faultStatus, s.faults]).sort()).toEqual([
+      [1, 101, undefined, undefined],
+      [2, 101, undefined, undefined],
+      [2, 503, 503, ['status=503,nth=2,path=/events']],
     ]);
     expect(summary.faults).toEqual([{ spec: 'status=503,nth=2,path=/events', injected: 1 }]);
   });

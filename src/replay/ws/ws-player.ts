@@ -19,7 +19,7 @@ import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } fro
 import { WsUpgradeMatcher, type LiveUpgrade } from '../match/ws-matcher.js';
 import { planConnection } from './ws-plan.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
-import { faultsField } from '../fault/fault-notice.js';
+import { FAULT_INJECTED, faultsField } from '../fault/fault-notice.js';
 
 const SHUTDOWN_REASON = 'replay shutting down';
 
@@ -112,19 +112,27 @@ function answer(req: IncomingMessage, socket: Duplex, head: Buffer, context: Rep
 }
 
 /**
- * An injected status: the upgrade is refused with a JSON error naming the fault, as a miss is
+ * An injected status: the upgrade is refused with a JSON error naming the spec, as a miss is
  * refused. The recorded connection it would have got is not used up: the next upgrade gets it.
+ * The served line names that connection (null: the upgrade would have missed).
  */
 function refuseWithFault(socket: Duplex, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults, status: number): void {
-  const result = matcherFor(context).match(live, { claim: false });
-  writeProxyError(socket, status, 'fault_injected', `fault injected: status ${status} instead of the recorded answer (${faults.specs.join('; ')})`, { faults: faults.specs });
-  if (result.kind === 'miss') {
-    // Nothing recorded would have answered it: still a miss, whatever the fault answered.
-    reportMiss(context, { transport: 'ws', ...result.miss, action: 'error' });
-    return;
-  }
-  const { exchange } = result;
-  context.log.served({ exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path: live.path, status, messages: 0, substitutions: 0, redacted: result.redacted, reused: result.reused, ...faultsField(faults) });
+  const would = matcherFor(context).match(live, { claim: false });
+  const spec = faults.statusSpec ?? faults.specs[0];
+  writeProxyError(socket, status, FAULT_INJECTED, `status ${status} injected by --fault ${spec}`, { fault: spec });
+  context.log.served({
+    exchangeId: would.kind === 'hit' ? would.exchange.id : null,
+    transport: 'ws',
+    method: 'GET',
+    path: live.path,
+    status,
+    messages: 0,
+    substitutions: 0,
+    redacted: 0,
+    reused: false,
+    faults: faults.specs,
+    faultStatus: status,
+  });
 }
 
 function serve(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults): void {
