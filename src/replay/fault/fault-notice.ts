@@ -20,5 +20,5 @@ export function faultsField(chosen: ChosenFaults): { faults?: string[] } {
 
 /** The end-of-replay line about a spec that selected nothing: most likely a typo in its path or count. */
 export function unmatchedFaultLine(spec: string): string {
-  return `--fault '${spec}' matched nothing`;
+  return `fault ${spec} matched nothing`;
 }
