@@ -193,6 +193,22 @@ describe('replay --ndjson --fault', () => {
     ]);
   });
 
+  it('through the built CLI: the served line names the fault, and a spec that matched nothing is said at the end', async () => {
+    const rec = writeNdjsonRecording([session('ndjson', 3)], 'daemon.ndjson');
+    const path = scratch('agent-proxy-ndjson-fault-').file('cli.sock');
+    const proc = spawnLines('node', [BIN, 'replay', '--ndjson', rec, '--listen', `unix:${path}`, '--timing', 'none', '--fault', 'cut=clean,after=1', '--fault', 'exit=1']);
+    onCleanup(() => void proc.child.kill('SIGKILL'));
+    expect((await proc.waitForLines(1))[0]).toBe(`listening on unix:${path}`);
+    const client = await rawClient({ path });
+    client.socket.write(line(COMMAND));
+    expect(await client.ended).toBe('end');
+    expect(client.lines()).toHaveLength(1);
+    expect((await proc.waitForLines(2))[1]).toBe('#1 ndjson 1 line sent fault cut=clean,after=1');
+    proc.child.kill('SIGTERM');
+    expect((await within(proc.exited, 'the replay to stop')).code).toBe(0);
+    expect(proc.lines().slice(2)).toEqual(['stopped (SIGTERM): 0 misses, 0 unused connections, 0 unused lines', 'fault cut=clean,after=1 injected 1 time', 'fault exit=1 matched nothing']);
+  });
+
   it('latency and gap on the replay clock; a spec no connection selects is counted 0', async () => {
     const clock = new ManualClock();
     const { replay, served } = await ndjsonReplay([session('ndjson', 2)], { clock, faults: ['latency=1s', 'gap=10ms', 'close=1011'] });

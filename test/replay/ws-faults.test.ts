@@ -87,6 +87,16 @@ describe('replay --fault on WebSocket connections', () => {
     expect(summary.faults).toEqual([{ spec: 'status=503,nth=2,path=/events', injected: 1 }]);
   });
 
+  it('a status fault on an upgrade nothing recorded would answer: the fault answers, and the served line names no exchange', async () => {
+    const r = await replay(writeNdjsonRecording([pushing('a', 1)]), { faults: ['status=502,path=/elsewhere'] });
+    const answer = await refused(`${r.wsUrl}/elsewhere`);
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'fault_injected', fault: 'status=502,path=/elsewhere' } });
+    const summary = await r.close();
+    expect(r.served).toEqual([expect.objectContaining({ exchangeId: null, transport: 'ws', path: '/elsewhere', faultStatus: 502 })]);
+    expect(summary.unused.map((e) => e.id)).toEqual([1]);
+  });
+
   it('latency holds the 101 on the replay clock; gap comes before every frame after the first', async () => {
     const clock = new ManualClock();
     const r = await replay(writeNdjsonRecording([pushing('a', 3)]), { clock, faults: ['latency=500ms', 'gap=100ms'] });
