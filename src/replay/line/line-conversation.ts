@@ -195,7 +195,8 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
 
   /** Writes one line after the injected latency or gap; false when the conversation was stopped meanwhile. */
   const write = async (bytes: Buffer, message: ScriptMessage): Promise<boolean> => {
-    if (faults) await clock.hold(written === 0 ? faults.latencyMs : faults.gapMs, options.signal);
+    const added = faults ? (written === 0 ? faults.latencyMs : faults.gapMs) : 0;
+    if (added > 0) await clock.hold(added, options.signal);
     if (options.signal?.aborted) return false;
     await options.write(bytes, message);
     written++;

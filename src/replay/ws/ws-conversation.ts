@@ -125,7 +125,7 @@ export class WsConversation {
   private async answer(miss: FrameMiss): Promise<boolean> {
     const answer = this.options.answerMiss?.(miss);
     if (answer === undefined || this.ws.readyState !== WebSocket.OPEN) return false;
-    if (this.sent > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
+    if (this.sent > 0 && this.faults.gapMs > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
     if (this.ws.readyState !== WebSocket.OPEN) return true;
     await new Promise<void>((resolve) => this.ws.send(answer, () => resolve()));
     this.sent++;
@@ -148,7 +148,7 @@ export class WsConversation {
   /** Sends recorded server frames at their recorded pace; `echo` swaps a recorded ping payload in a pong for the live one. */
   private async play(messages: readonly ScriptMessage[], echo?: { recorded: Buffer; live: Buffer }): Promise<void> {
     for (const message of messages) {
-      if (this.sent > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
+      if (this.sent > 0 && this.faults.gapMs > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
       await this.clock.wait(message.tOffsetMs, this.stopped.signal);
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const drained = this.send(message, echo);
