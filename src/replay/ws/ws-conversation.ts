@@ -48,7 +48,7 @@ export class WsConversation {
   private readonly clock: PlaybackClock;
   private readonly stopped = new AbortController();
   private sent = 0;
-  /** The injected ending that comes first, if any; set to undefined once it has happened. */
+  /** The injected ending (close or cut) that comes after the fewest frames, if any. */
   private readonly faultEnd: { after: number; end: () => void } | undefined;
   /** True once an injected ending closed or cut the connection: nothing more is played. */
   private faulted = false;
