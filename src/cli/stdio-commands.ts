@@ -12,6 +12,7 @@ import { count } from '../core/plural.js';
 import { totalsText } from './totals-text.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { LINE_PREFIX } from '../core/program-name.js';
+import { unmatchedFaultLine } from '../replay/fault/fault-notice.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -177,9 +178,11 @@ export interface LineReplayFlags {
   listen?: string;
   json?: boolean;
   quiet?: boolean;
+  /** `--fault` specs, as given (already checked). */
+  fault?: string[];
 }
 
-/** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends. */
+/** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends, or an injected exit. */
 export async function runStdioReplay(recording: string, flags: LineReplayFlags): Promise<number> {
   const { replayStdio } = await import('../replay/line/stdio-replay.js');
   const abort = new AbortController();
@@ -187,13 +190,24 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal });
+    const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal, faults: flags.fault });
+    if (result.exitCode !== undefined) {
+      const specs = result.faults.filter((f) => f.injected > 0).map((f) => f.spec);
+      process.stderr.write(`${LINE_PREFIX}fault injected: the replayed agent exits with code ${result.exitCode} (${specs.join('; ')})\n`);
+    }
     if (!flags.quiet || !result.ok) {
       process.stderr.write(
         `${LINE_PREFIX}replay of #${result.exchangeId} ended: ${count(result.sent, 'line')} sent, ${count(result.misses.length, 'miss', 'misses')}, ${count(result.unused.length, 'recorded client line')} unused${result.substitutions > 0 ? `, ${count(result.substitutions, 'id')} substituted` : ''}${result.redacted > 0 ? `, ${redactedMatched(result.redacted)}` : ''}\n`,
       );
     }
     if (!result.ok) process.stderr.write(`${LINE_PREFIX}--strict: ${count(result.misses.length, 'miss', 'misses')} and ${count(result.unused.length, 'unused line')}\n`);
+    for (const tally of result.faults) if (tally.injected === 0) process.stderr.write(`${LINE_PREFIX}${unmatchedFaultLine(tally.spec)}\n`);
+    if (result.exitCode !== undefined) {
+      // The client may still be writing: stop reading so the process can end, once stdout has gone out.
+      process.stdin.destroy();
+      await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+      return result.exitCode;
+    }
     return result.ok ? EXIT_OK : EXIT_FINDINGS;
   } finally {
     process.off('SIGINT', stop);
@@ -213,10 +227,11 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     strict: flags.strict,
     ignore: flags.ignore,
     maxRequestBytes: flags.maxRequestBytes,
+    faults: flags.fault,
     log: {
       served: (e) => {
         if (flags.quiet) return;
-        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${count(e.sent, 'line')} sent${e.substitutions > 0 ? ` ${count(e.substitutions, 'id')} substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${count(e.misses, 'miss', 'misses')}` : ''}`);
+        print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${count(e.sent, 'line')} sent${e.substitutions > 0 ? ` ${count(e.substitutions, 'id')} substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${count(e.misses, 'miss', 'misses')}` : ''}${e.faults ? ` fault ${e.faults.join(' + ')}` : ''}`);
       },
       miss: (message) => print(flags.json ? JSON.stringify({ event: 'miss', message }) : `miss ${message}`),
     },
@@ -226,10 +241,21 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
   const signal = await waitForStop;
   const summary = await replay.close();
   if (flags.json) {
-    print(JSON.stringify({ event: 'summary', signal, misses: summary.misses.length, unused: summary.unusedExchanges, unusedLines: summary.unusedLines.length, ok: summary.ok }));
+    print(
+      JSON.stringify({
+        event: 'summary',
+        signal,
+        misses: summary.misses.length,
+        unused: summary.unusedExchanges,
+        unusedLines: summary.unusedLines.length,
+        ok: summary.ok,
+        ...(summary.faults.length > 0 ? { faults: summary.faults } : {}),
+      }),
+    );
   } else {
     print(`stopped (${signal}): ${count(summary.misses.length, 'miss', 'misses')}, ${count(summary.unusedExchanges.length, 'unused connection')}, ${count(summary.unusedLines.length, 'unused line')}`);
     if (!summary.ok) print(`--strict: ${count(summary.misses.length, 'miss', 'misses')}, ${count(summary.unusedExchanges.length, 'unused connection')} and ${count(summary.unusedLines.length, 'unused line')}`);
+    for (const tally of summary.faults) print(tally.injected === 0 ? unmatchedFaultLine(tally.spec) : `fault ${tally.spec} injected ${count(tally.injected, 'time')}`);
   }
   return summary.ok ? EXIT_OK : EXIT_FINDINGS;
 }

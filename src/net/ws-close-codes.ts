@@ -1,5 +1,7 @@
 import { WebSocket } from 'ws';
 
+/** A normal closure: the purpose of the connection was fulfilled. */
+export const CLOSE_NORMAL = 1000;
 /** No status code was present in the close frame (RFC 6455 §7.4.1); never sent on the wire. */
 export const CLOSE_NO_STATUS = 1005;
 /** The connection closed without a close frame; never sent on the wire. */

@@ -52,6 +52,16 @@ export class PlaybackClock {
     this.anchorClockMs = this.clock.now();
   }
 
+  /**
+   * Waits `ms` more than the recording did (an injected latency or gap), whatever the timing, and
+   * moves the rest of the schedule as much later, so the recorded gaps that follow stay as they were.
+   */
+  async hold(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms <= 0) return;
+    await this.clock.sleep(ms, signal);
+    this.anchorClockMs += ms;
+  }
+
   /** Milliseconds until the message recorded at `tOffsetMs` is due; 0 when it is due already or timing is none. */
   delayBefore(tOffsetMs: number): number {
     if (this.timing.mode === 'none') return 0;

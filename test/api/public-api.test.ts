@@ -278,8 +278,9 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action'>();
     expectTypeOf<keyof api.ServedExchange>().toEqualTypeOf<
       | 'exchangeId' | 'transport' | 'method' | 'path' | 'status' | 'messages' | 'substitutions'
-      | 'redacted' | 'reused' | 'recordingCutBy' | 'faults'
+      | 'redacted' | 'reused' | 'recordingCutBy' | 'faults' | 'faultStatus'
     >();
+    expectTypeOf<api.ServedExchange['exchangeId']>().toEqualTypeOf<number | null>();
     expectTypeOf<api.ReplayLog>().toEqualTypeOf<{
       served: (event: api.ServedExchange) => void;
       miss: (miss: api.ReplayMiss) => void;
@@ -303,8 +304,11 @@ describe('the public API', () => {
       onMiss?: (miss: api.LineMiss, message: string) => void;
       signal?: AbortSignal;
       clock?: api.Clock;
+      faults?: readonly (string | api.FaultSpec)[];
     }>();
-    expectTypeOf<keyof api.StdioReplayResult>().toEqualTypeOf<'exchangeId' | 'sent' | 'misses' | 'unused' | 'substitutions' | 'redacted' | 'ok'>();
+    expectTypeOf<keyof api.StdioReplayResult>().toEqualTypeOf<'exchangeId' | 'sent' | 'misses' | 'unused' | 'substitutions' | 'redacted' | 'ok' | 'exitCode' | 'faults'>();
+    expectTypeOf<api.StdioReplayResult['exitCode']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<api.StdioReplayResult['faults']>().toEqualTypeOf<api.FaultTally[]>();
     expectTypeOf<keyof api.LineMiss>().toEqualTypeOf<'line' | 'expected' | 'differences' | 'tooLong'>();
     expectTypeOf<keyof api.LineFrame>().toEqualTypeOf<'raw' | 'text' | 'line' | 'unterminated' | 'invalidUtf8' | 'totalBytes'>();
     expectTypeOf(api.startNdjsonReplay).toEqualTypeOf<(options: api.NdjsonReplayOptions) => Promise<api.RunningNdjsonReplay>>();
@@ -317,12 +321,14 @@ describe('the public API', () => {
       maxRequestBytes?: number;
       log?: api.NdjsonReplayLog;
       clock?: api.Clock;
+      faults?: readonly (string | api.FaultSpec)[];
     }>();
     expectTypeOf<api.NdjsonReplayLog>().toEqualTypeOf<{
-      served: (event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number; }) => void;
+      served: (event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number; faults?: string[]; }) => void;
       miss: (message: string, miss?: api.LineMiss | undefined) => void;
     }>();
-    expectTypeOf<keyof api.NdjsonReplaySummary>().toEqualTypeOf<'misses' | 'unusedExchanges' | 'unusedLines' | 'ok'>();
+    expectTypeOf<keyof api.NdjsonReplaySummary>().toEqualTypeOf<'misses' | 'unusedExchanges' | 'unusedLines' | 'ok' | 'faults'>();
+    expectTypeOf<api.NdjsonReplaySummary['faults']>().toEqualTypeOf<api.FaultTally[]>();
     expectTypeOf<api.RunningNdjsonReplay>().toEqualTypeOf<{
       readonly url: string;
       readonly recording: string;

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { LineFramer, type LineFrame } from '../../framing/line-framer.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import type { Clock } from '../clock.js';
+import type { ChosenFaults } from '../fault/fault-plan.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../http/request-limits.js';
 import { PlaybackClock, type Timing } from '../timing.js';
@@ -116,6 +117,22 @@ export interface LineMiss {
   tooLong?: number;
 }
 
+/**
+ * Faults injected into one line session: a latency before the first line written, a gap before
+ * every later one, and a stop once `stopAfter` lines were written (miss answers included).
+ */
+export interface LineFaults {
+  latencyMs: number;
+  gapMs: number;
+  stopAfter?: number;
+}
+
+/** What a line session's conversation applies of the faults chosen for it (undefined: none, no waiting added); `stopAfter` comes from the transport's ending fault. */
+export function lineFaultsOf(chosen: ChosenFaults, stopAfter: number | undefined): LineFaults | undefined {
+  if (chosen.specs.length === 0) return undefined;
+  return { latencyMs: chosen.latencyMs, gapMs: chosen.gapMs, ...(stopAfter === undefined ? {} : { stopAfter }) };
+}
+
 /** Where the conversation sends recorded server lines; resolves once the line may be followed by more. */
 export type LineWriter = (bytes: Buffer, message: ScriptMessage) => Promise<void>;
 
@@ -130,6 +147,7 @@ export interface LineConversationOptions {
   /** Told about each miss; what it returns (an error response) is written back to the client. */
   onMiss(miss: LineMiss): Buffer | undefined;
   signal?: AbortSignal;
+  faults?: LineFaults;
 }
 
 export interface LineConversationResult {
@@ -142,6 +160,8 @@ export interface LineConversationResult {
   substitutions: number;
   /** Live values that matched a value the recording redacted. */
   redacted: number;
+  /** True when the conversation stopped because an injected fault's `stopAfter` lines were written. */
+  faulted: boolean;
 }
 
 /**
@@ -153,20 +173,44 @@ export interface LineConversationResult {
  *    match is a miss: the client gets the miss answer, and the replay keeps waiting for the line it
  *    expects, so one stray line does not derail the rest.
  * 3. once the recording is played out, any further line is a miss, until the client ends.
+ * With `faults`, every line written waits the fault's latency (the first) or gap (the others) on
+ * top of the recorded pace, and the conversation stops once `stopAfter` lines were written.
  */
 export async function playLineConversation(plan: LinePlan, inbox: LineInbox, options: LineConversationOptions): Promise<LineConversationResult> {
   const correlator = new FrameCorrelator(options.protocol, options.ignore);
   const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
   const misses: LineMiss[] = [];
+  const faults = options.faults;
   let sent = 0;
+  let written = 0;
+  let faulted = faults?.stopAfter === 0;
+  const ended = (unused: readonly LineTurn[]): LineConversationResult => ({
+    sent,
+    misses,
+    unused: unused.map((t) => t.client),
+    substitutions: correlator.substitutions,
+    redacted: correlator.redacted,
+    faulted,
+  });
 
+  /** Writes one line after the injected latency or gap; false when the conversation was stopped meanwhile. */
+  const write = async (bytes: Buffer, message: ScriptMessage): Promise<boolean> => {
+    const added = faults ? (written === 0 ? faults.latencyMs : faults.gapMs) : 0;
+    if (added > 0) await clock.hold(added, options.signal);
+    if (options.signal?.aborted) return false;
+    await options.write(bytes, message);
+    written++;
+    if (faults?.stopAfter !== undefined && written >= faults.stopAfter) faulted = true;
+    return true;
+  };
   const play = async (messages: readonly ScriptMessage[]) => {
     for (const message of messages) {
+      if (faulted) return;
       await clock.wait(message.tOffsetMs, options.signal);
       if (options.signal?.aborted) return;
       // Substitution works on text frames; stderr passes as recorded.
       const bytes = message.channel === 'stderr' ? message.raw : correlator.substitute(asText(message));
-      await options.write(bytes, message);
+      if (!(await write(bytes, message))) return;
       sent++;
     }
   };
@@ -175,17 +219,18 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     if (line.totalBytes > line.raw.length) report.tooLong = inbox.maxLineBytes;
     misses.push(report);
     const answer = options.onMiss(report);
-    if (answer) await options.write(answer, { ...(expected ?? SYNTHETIC), channel: expected?.channel === 'stdin' ? 'stdout' : null });
+    if (answer) await write(answer, { ...(expected ?? SYNTHETIC), channel: expected?.channel === 'stdin' ? 'stdout' : null });
   };
 
+  if (faulted) return ended(plan.turns);
   await play(plan.preamble);
   for (let i = 0; i < plan.turns.length; i++) {
     const turn = plan.turns[i];
     const recorded = asText(turn.client);
     for (;;) {
-      if (options.signal?.aborted) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
+      if (options.signal?.aborted || faulted) return ended(plan.turns.slice(i));
       const line = await inbox.next();
-      if (!line) return { sent, misses, unused: plan.turns.slice(i).map((t) => t.client), substitutions: correlator.substitutions, redacted: correlator.redacted };
+      if (!line) return ended(plan.turns.slice(i));
       const live = { channel: 'text' as const, data: line.raw };
       // Only the start of an over-long line was kept: it cannot be compared, only refused.
       const differences = line.totalBytes > line.raw.length ? ['size'] : correlator.differences(recorded, live);
@@ -200,12 +245,12 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     }
   }
   for (;;) {
-    if (options.signal?.aborted) break;
+    if (options.signal?.aborted || faulted) break;
     const line = await inbox.next();
     if (!line) break;
     await miss(line, undefined, ['line']);
   }
-  return { sent, misses, unused: [], substitutions: correlator.substitutions, redacted: correlator.redacted };
+  return ended([]);
 }
 
 const SYNTHETIC: ScriptMessage = { seq: 0, sender: 'server', carrier: 'line', channel: null, raw: Buffer.alloc(0), json: undefined, tOffsetMs: 0, truncated: false };

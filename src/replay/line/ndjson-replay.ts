@@ -7,7 +7,10 @@ import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
-import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
+import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
+import { FaultPlan, type ChosenFaults, type FaultTally } from '../fault/fault-plan.js';
+import { parseFault, type FaultSpec } from '../fault/fault-spec.js';
+import { faultsField } from '../fault/fault-notice.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
 import { hostInstanceIdOf, lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
 import { writeTo } from './stdio-replay.js';
@@ -27,10 +30,17 @@ export interface NdjsonReplayOptions {
   log?: NdjsonReplayLog;
   /** What the pacing runs on (default: the system clock). */
   clock?: Clock;
+  /**
+   * Faults to inject, as `--fault` specs or already parsed, chosen once per connection: `latency`
+   * before the first daemon line, `gap` before each later one, `cut=clean|reset,after=<n>` to end
+   * the connection (or destroy it) after n daemon lines.
+   */
+  faults?: readonly (string | FaultSpec)[];
 }
 
 export interface NdjsonReplayLog {
-  served(event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number }): void;
+  /** `faults`: the specs that changed this connection, as given; absent when none did. */
+  served(event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number; faults?: string[] }): void;
   miss(message: string, miss?: LineMiss): void;
 }
 
@@ -41,6 +51,8 @@ export interface NdjsonReplaySummary {
   /** Recorded client lines that never came on connections that were served. */
   unusedLines: ScriptMessage[];
   ok: boolean;
+  /** Every `faults` spec, in the order given, with how many connections it changed (0: it matched nothing). */
+  faults: FaultTally[];
 }
 
 export interface RunningNdjsonReplay {
@@ -54,6 +66,7 @@ export interface RunningNdjsonReplay {
  * connection, in recorded order, turn by turn: it waits for each recorded client line, compares it
  * after normalization (`requestId` learnt and substituted) and writes the daemon lines that
  * followed. A line that matches nothing gets an `ok:false` response with error code `replay_miss`.
+ * The `faults` plan is asked once per served connection.
  */
 export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<RunningNdjsonReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
@@ -65,6 +78,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
   if (exchanges.length === 0) throw new UsageError(`${script.file} holds no NDJSON connection (record one with agent-proxy record --ndjson)`);
   const log = options.log ?? { served() {}, miss() {} };
+  const plan = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   const misses: string[] = [];
   const unusedLines: ScriptMessage[] = [];
   let next = 0;
@@ -80,11 +94,11 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
       socket.destroy();
       return;
     }
-    const done = serve(socket, exchange).finally(() => running.delete(done));
+    const done = serve(socket, exchange, plan.choose({ transport: 'ndjson', method: '', path: '' })).finally(() => running.delete(done));
     running.add(done);
   });
 
-  async function serve(socket: Socket, exchange: ScriptExchange): Promise<void> {
+  async function serve(socket: Socket, exchange: ScriptExchange, faults: ChosenFaults): Promise<void> {
     socket.on('error', () => undefined);
     const abort = new AbortController();
     const inbox = new LineInbox(socket, maxLineBytes);
@@ -102,6 +116,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
         clock,
         anchorMs: exchange.startedMs,
         signal: abort.signal,
+        faults: lineFaultsOf(faults, faults.cut?.after),
         write: (bytes) => writeTo(socket, bytes),
         onMiss(miss) {
           const message = lineMissMessage(miss);
@@ -111,11 +126,22 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
         },
       });
       for (const line of result.unused) unusedLines.push(line);
-      log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions, redacted: result.redacted });
+      if (result.faulted && faults.cut?.how === 'reset') await reset(socket);
+      log.served({ exchangeId: exchange.id, sent: result.sent, misses: result.misses.length, unused: result.unused.length, substitutions: result.substitutions, redacted: result.redacted, ...faultsField(faults) });
     } finally {
       untrack();
       socket.end();
     }
+  }
+
+  /**
+   * An injected `cut=reset`: once the lines before it are written, the connection is dropped at
+   * once, without the daemon's orderly end (which waits for the client to end its side). Not a TCP
+   * RST: that would let the kernel discard lines the client had not read yet.
+   */
+  async function reset(socket: Socket): Promise<void> {
+    await new Promise<void>((resolve) => socket.write(Buffer.alloc(0), () => resolve()));
+    socket.destroy();
   }
 
   const shutdown = new GracefulShutdown(server, inFlight, listen);
@@ -136,6 +162,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
           unusedExchanges,
           unusedLines: [...unusedLines],
           ok: !options.strict || (misses.length === 0 && unusedExchanges.length === 0 && unusedLines.length === 0),
+          faults: plan.tally(),
         };
       })();
       return closing;

@@ -3,12 +3,14 @@ import { once } from 'node:events';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
-import { LineInbox, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
+import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
 import { lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
 import { maxRequestBytesOf } from '../http/request-limits.js';
 import { parseTiming, type Timing } from '../timing.js';
 import { LINE_PREFIX } from '../../core/program-name.js';
+import { FaultPlan, type FaultTally } from '../fault/fault-plan.js';
+import { parseFault, type FaultSpec } from '../fault/fault-spec.js';
 
 export interface StdioReplayOptions {
   recording: string;
@@ -29,6 +31,12 @@ export interface StdioReplayOptions {
   signal?: AbortSignal;
   /** What the pacing runs on (default: the system clock). */
   clock?: Clock;
+  /**
+   * Faults to inject into the session, as `--fault` specs or already parsed: `latency` before the
+   * first agent line, `gap` before each later one, `exit=<code>,after=<n>` to stop after n agent
+   * lines as if the agent had exited with that code (`exitCode` of the result).
+   */
+  faults?: readonly (string | FaultSpec)[];
 }
 
 export interface StdioReplayResult {
@@ -43,6 +51,10 @@ export interface StdioReplayResult {
   redacted: number;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
+  /** Set when an injected `exit` fault ended the session: the code the replayed agent exits with. */
+  exitCode?: number;
+  /** Every `faults` spec, in the order given, with how often it was injected (0 or 1: one session). */
+  faults: FaultTally[];
 }
 
 /** The recorded stdio exchange to play: `id`, or the first. */
@@ -77,6 +89,8 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   stderr.on('error', () => undefined);
   const inbox = new LineInbox(stdin, maxLineBytes);
   options.signal?.addEventListener('abort', () => inbox.close(), { once: true });
+  const plan = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
+  const chosen = plan.choose({ transport: 'stdio', method: '', path: '' });
 
   const result = await playLineConversation(planLines(exchange.messages), inbox, {
     protocol: exchange.protocol,
@@ -85,12 +99,15 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     clock: options.clock ?? SYSTEM_CLOCK,
     anchorMs: exchange.startedMs,
     signal: options.signal,
+    faults: lineFaultsOf(chosen, chosen.exit?.after),
     write: (bytes, message) => writeTo(message.channel === 'stderr' ? stderr : stdout, bytes),
     onMiss(miss) {
       report(miss, lineMissMessage(miss));
       return lineMissAnswer(exchange.protocol, miss, { recordedMethods });
     },
   });
+  // The replayed agent has exited: nothing more is read.
+  if (result.faulted) inbox.close();
   return {
     exchangeId: exchange.id,
     sent: result.sent,
@@ -99,6 +116,8 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     substitutions: result.substitutions,
     redacted: result.redacted,
     ok: !options.strict || (result.misses.length === 0 && result.unused.length === 0),
+    ...(result.faulted && chosen.exit ? { exitCode: chosen.exit.code } : {}),
+    faults: plan.tally(),
   };
 }
 

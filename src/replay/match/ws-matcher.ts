@@ -68,13 +68,17 @@ export class WsUpgradeMatcher {
     }
   }
 
-  /** Claims the next recorded connection for the upgrade, or explains the miss. Synchronous, so concurrent upgrades claim in arrival order. */
-  match(live: LiveUpgrade): UpgradeMatch {
+  /**
+   * Claims the next recorded connection for the upgrade, or explains the miss. Synchronous, so
+   * concurrent upgrades claim in arrival order. `claim: false` only looks: the connection stays for
+   * the next upgrade (one refused by an injected status).
+   */
+  match(live: LiveUpgrade, { claim = true }: { claim?: boolean } = {}): UpgradeMatch {
     const query = this.maskedQuery(live.path, live.query);
     const fitting = (this.routes.get(routeKey(live.path, query.query)) ?? []).filter((c) => fits(c, live.offered));
     const next = fitting.find((c) => !c.claimed);
     if (next) {
-      next.claimed = true;
+      if (claim) next.claimed = true;
       return { kind: 'hit', exchange: next.exchange, reused: false, redacted: query.masked };
     }
     const last = fitting.at(-1);

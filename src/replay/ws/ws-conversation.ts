@@ -1,11 +1,13 @@
 import { WebSocket } from 'ws';
-import { forwardClose } from '../../net/ws-close-codes.js';
+import { CLOSE_NORMAL, forwardClose } from '../../net/ws-close-codes.js';
 import type { Clock } from '../clock.js';
+import { NO_FAULTS, type ChosenFaults } from '../fault/fault-plan.js';
+import { faultNotice } from '../fault/fault-notice.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { PlaybackClock, type Timing } from '../timing.js';
 import { describeFrame, isControl, type FrameCorrelator, type LiveFrame } from './ws-frames.js';
 import { WsInbox } from './ws-inbox.js';
-import { frameMissReason, type FrameMiss } from './ws-miss.js';
+import { frameMissReason, truncateUtf8, MAX_CLOSE_REASON_BYTES, type FrameMiss } from './ws-miss.js';
 import type { WsPlan, WsTurn } from './ws-plan.js';
 
 /** Past this many unsent bytes the player waits for the socket before sending more. */
@@ -36,32 +38,45 @@ export type FrameMissAnswerer = (miss: FrameMiss) => string | undefined;
  * Live pings and pongs the recording does not expect at that point are keepalives, not
  * conversation: a ping is answered, a pong dropped. A recorded client ping or pong the live client
  * skipped is passed over (its pong is not sent).
+ *
+ * Injected faults (`faults`): a gap before every server frame after the first, and an ending of
+ * their own once `after` server frames were sent: a close with the fault's code (`close`, or 1000
+ * for `cut=clean`) or the socket destroyed without a close frame (`cut=reset`).
  */
 export class WsConversation {
   private readonly inbox: WsInbox;
   private readonly clock: PlaybackClock;
   private readonly stopped = new AbortController();
   private sent = 0;
+  /** The injected ending (close or cut) that comes after the fewest frames, if any. */
+  private readonly faultEnd: { after: number; end: () => void } | undefined;
+  /** True once an injected ending closed or cut the connection: nothing more is played. */
+  private faulted = false;
+  private readonly faults: ChosenFaults;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly plan: WsPlan,
     private readonly correlator: FrameCorrelator,
-    private readonly options: { timing: Timing; clock: Clock; anchorMs: number; answerMiss?: FrameMissAnswerer },
+    private readonly options: { timing: Timing; clock: Clock; anchorMs: number; answerMiss?: FrameMissAnswerer; faults?: ChosenFaults },
   ) {
     this.inbox = new WsInbox(ws);
     this.clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
     ws.on('close', () => this.stopped.abort());
+    this.faults = options.faults ?? NO_FAULTS;
+    this.faultEnd = injectedEnding(ws, this.faults);
   }
 
   async run(): Promise<ConversationResult> {
+    if (this.faultDue()) return this.result();
     await this.play(this.plan.preamble);
     let pending: LiveFrame | undefined;
     for (const turn of this.plan.turns) {
       // Until the frame recorded here comes: a frame the protocol answers as a miss is followed by the next.
       for (;;) {
+        if (this.faulted) return this.result();
         pending ??= await this.nextFor(turn.client);
-        if (!pending) return this.result();
+        if (!pending || this.faulted) return this.result();
         if (isControl(turn.client.channel) && !isControl(pending.channel)) {
           // The recorded client pinged here, the live one did not: skip that exchange of pings.
           await this.play(turn.replies.filter((m) => m.channel !== 'pong'));
@@ -86,6 +101,7 @@ export class WsConversation {
 
   /** The recorded ending, once every turn has been played. */
   private async end(pending: LiveFrame | undefined): Promise<ConversationResult> {
+    if (this.faulted) return this.result();
     const ending = this.plan.ending;
     if (ending.by === 'server' || ending.by === 'server-reset') {
       await this.clock.wait(ending.at, this.stopped.signal);
@@ -98,7 +114,7 @@ export class WsConversation {
     for (;;) {
       const live = pending ?? (await this.nextFor(undefined));
       pending = undefined;
-      if (!live) return this.result();
+      if (!live || this.faulted) return this.result();
       if (isControl(live.channel)) continue;
       const miss = { frame: live, expected: undefined, differences: ['frame'] };
       if (!(await this.answer(miss))) return this.fail(miss);
@@ -109,8 +125,11 @@ export class WsConversation {
   private async answer(miss: FrameMiss): Promise<boolean> {
     const answer = this.options.answerMiss?.(miss);
     if (answer === undefined || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (this.sent > 0 && this.faults.gapMs > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
+    if (this.ws.readyState !== WebSocket.OPEN) return true;
     await new Promise<void>((resolve) => this.ws.send(answer, () => resolve()));
     this.sent++;
+    this.faultDue();
     return true;
   }
 
@@ -129,12 +148,28 @@ export class WsConversation {
   /** Sends recorded server frames at their recorded pace; `echo` swaps a recorded ping payload in a pong for the live one. */
   private async play(messages: readonly ScriptMessage[], echo?: { recorded: Buffer; live: Buffer }): Promise<void> {
     for (const message of messages) {
+      if (this.sent > 0 && this.faults.gapMs > 0) await this.clock.hold(this.faults.gapMs, this.stopped.signal);
       await this.clock.wait(message.tOffsetMs, this.stopped.signal);
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const drained = this.send(message, echo);
       this.sent++;
+      if (this.faultEnd && this.sent >= this.faultEnd.after) {
+        // A reset discards what is not yet written: the frames before it go out first.
+        await drained;
+        this.faultDue();
+        return;
+      }
       if (this.ws.bufferedAmount > HIGH_WATER_BYTES) await drained;
     }
+  }
+
+  /** Ends the connection as the injected fault says once its frames are sent; true when it has ended so. */
+  private faultDue(): boolean {
+    if (this.faulted) return true;
+    if (!this.faultEnd || this.sent < this.faultEnd.after) return false;
+    this.faulted = true;
+    if (this.ws.readyState === WebSocket.OPEN) this.faultEnd.end();
+    return true;
   }
 
   private send(message: ScriptMessage, echo: { recorded: Buffer; live: Buffer } | undefined): Promise<void> {
@@ -154,6 +189,17 @@ export class WsConversation {
   private result(): ConversationResult {
     return { sent: this.sent };
   }
+}
+
+/** The injected ending of a connection: a close or a cut, whichever comes after fewer frames (a close on a tie). */
+function injectedEnding(ws: WebSocket, faults: ChosenFaults): { after: number; end: () => void } | undefined {
+  const { close, cut } = faults;
+  if (close && (!cut || close.after <= cut.after)) {
+    return { after: close.after, end: () => ws.close(close.code, truncateUtf8(faultNotice(close), MAX_CLOSE_REASON_BYTES)) };
+  }
+  if (!cut) return undefined;
+  if (cut.how === 'reset') return { after: cut.after, end: () => ws.terminate() };
+  return { after: cut.after, end: () => ws.close(CLOSE_NORMAL, truncateUtf8(faultNotice(cut), MAX_CLOSE_REASON_BYTES)) };
 }
 
 /** A pong answering the client's ping carries the ping's payload: the live one, not the recorded one. */

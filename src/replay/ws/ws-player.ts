@@ -16,8 +16,10 @@ import { hostInstanceIdOf, messageMissAnswer, recordedMethodsOf } from '../line/
 import { parseJsonBody } from '../http/request-body.js';
 import { describeFrame, FrameCorrelator } from './ws-frames.js';
 import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } from './ws-handshake.js';
-import { WsUpgradeMatcher } from '../match/ws-matcher.js';
+import { WsUpgradeMatcher, type LiveUpgrade } from '../match/ws-matcher.js';
 import { planConnection } from './ws-plan.js';
+import type { ChosenFaults } from '../fault/fault-plan.js';
+import { FAULT_INJECTED, faultsField } from '../fault/fault-notice.js';
 
 const SHUTDOWN_REASON = 'replay shutting down';
 
@@ -34,6 +36,10 @@ const matchers = new WeakMap<ReplayContext, WsUpgradeMatcher>();
  * Frame-level misses on an accepted connection get the protocol's miss answer and the conversation
  * goes on, or, when the protocol has none for that frame, close it with 1008; they are never passed
  * through (the upstream would lack the conversation so far).
+ *
+ * The `--fault` plan is asked once per upgrade: a latency holds the answer (the 101 or a refusal);
+ * a status refuses the upgrade without using up the recorded connection; gaps, closes and cuts act
+ * on the conversation (ws-conversation.ts).
  */
 export function replayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
   // The http server hands the socket over without an error listener; a reset must not crash the replay.
@@ -41,9 +47,13 @@ export function replayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer
   try {
     route(req, socket, head, context);
   } catch (error) {
-    if (socket.writable) writeProxyError(socket, 500, 'replay_failed', String(error));
-    else socket.destroy();
+    failed(socket, error);
   }
+}
+
+function failed(socket: Duplex, error: unknown): void {
+  if (socket.writable) writeProxyError(socket, 500, 'replay_failed', String(error));
+  else socket.destroy();
 }
 
 function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext): void {
@@ -56,7 +66,78 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   const queryAt = url.indexOf('?');
   const path = queryAt < 0 ? url : url.slice(0, queryAt);
   const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
-  const result = matcherFor(context).match({ path, query, offered: offeredProtocols(req.headers['sec-websocket-protocol']) });
+  const live: LiveUpgrade = { path, query, offered: offeredProtocols(req.headers['sec-websocket-protocol']) };
+  const faults = context.faults.choose({ transport: 'ws', method: 'GET', path });
+  if (faults.latencyMs <= 0) {
+    answer(req, socket, head, context, live, faults);
+    return;
+  }
+  holdHandshake(socket, context, faults.latencyMs).then(
+    (go) => {
+      if (go) answer(req, socket, head, context, live, faults);
+    },
+    (error: unknown) => failed(socket, error),
+  );
+}
+
+/**
+ * Waits an injected latency before the upgrade is answered. False when the client left meanwhile,
+ * or the replay shut down (the socket is then destroyed: no answer was begun).
+ */
+async function holdHandshake(socket: Duplex, context: ReplayContext, ms: number): Promise<boolean> {
+  const stop = new AbortController();
+  const gone = () => stop.abort();
+  socket.once('close', gone);
+  const untrack = context.track(() => {
+    stop.abort();
+    socket.destroy();
+  });
+  try {
+    await context.clock.sleep(ms, stop.signal);
+  } finally {
+    untrack();
+    socket.off('close', gone);
+  }
+  return !stop.signal.aborted && !socket.destroyed;
+}
+
+/** Answers an upgrade once any injected latency is over: an injected status, a recorded connection, or a miss. */
+function answer(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults): void {
+  try {
+    if (faults.status !== undefined) refuseWithFault(socket, context, live, faults, faults.status);
+    else serve(req, socket, head, context, live, faults);
+  } catch (error) {
+    failed(socket, error);
+  }
+}
+
+/**
+ * An injected status: the upgrade is refused with a JSON error naming the spec, as a miss is
+ * refused. The recorded connection it would have got is not used up: the next upgrade gets it.
+ * The served line names that connection (null: the upgrade would have missed).
+ */
+function refuseWithFault(socket: Duplex, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults, status: number): void {
+  const would = matcherFor(context).match(live, { claim: false });
+  const spec = faults.statusSpec ?? faults.specs[0];
+  writeProxyError(socket, status, FAULT_INJECTED, `status ${status} injected by --fault ${spec}`, { fault: spec });
+  context.log.served({
+    exchangeId: would.kind === 'hit' ? would.exchange.id : null,
+    transport: 'ws',
+    method: 'GET',
+    path: live.path,
+    status,
+    messages: 0,
+    substitutions: 0,
+    redacted: 0,
+    reused: false,
+    faults: faults.specs,
+    faultStatus: status,
+  });
+}
+
+function serve(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults): void {
+  const { path, query } = live;
+  const result = matcherFor(context).match(live);
   if (result.kind === 'miss') {
     const miss: ReplayMiss = { transport: 'ws', ...result.miss, action: context.onMiss };
     reportMiss(context, miss);
@@ -69,7 +150,7 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   }
   const { exchange, reused } = result;
   context.ledger.markUsed(exchange.id);
-  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused, ...recordingCut(exchange.errorCode) };
+  const served = { exchangeId: exchange.id, transport: exchange.transport, method: 'GET', path, status: exchange.status ?? undefined, reused, ...recordingCut(exchange.errorCode), ...faultsField(faults) };
   const unsendable = recordedHeadProblem(exchange);
   if (unsendable !== undefined) {
     writeProxyError(socket, 500, 'replay_failed', `exchange ${exchange.id} cannot be replayed: its recorded answer is not valid HTTP: ${unsendable}`);
@@ -90,34 +171,47 @@ function route(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
   ws.on('error', (error: Error & { code?: string }) => {
     if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooLarge = true;
   });
-  converse(ws, exchange, context, (miss) => reportMiss(context, frameMiss(exchange, path, query, miss))).then(
-    (played) => {
-      if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
-      if (tooLarge) {
-        reportMiss(context, { transport: 'ws', reason: 'too-large', request: reportedRequest({ method: 'FRAME', path, query }), differences: [], limit: context.maxRequestBytes, action: 'error' });
-      }
-      context.log.served({ ...served, messages: played.sent, substitutions: played.substitutions, redacted: result.redacted + played.redacted });
-    },
-    () => ws.terminate(),
-  );
+  const reportAnswered = (miss: FrameMiss) => reportMiss(context, frameMiss(exchange, path, query, miss));
+  converse(ws, exchange, context, faults, reportAnswered, (played) => {
+    if (played.miss) reportMiss(context, frameMiss(exchange, path, query, played.miss));
+    if (tooLarge) {
+      reportMiss(context, { transport: 'ws', reason: 'too-large', request: reportedRequest({ method: 'FRAME', path, query }), differences: [], limit: context.maxRequestBytes, action: 'error' });
+    }
+    context.log.served({ ...served, messages: played.sent, substitutions: played.substitutions, redacted: result.redacted + played.redacted });
+  }).catch(() => ws.terminate());
 }
 
-/** Plays an accepted connection until it ends; a replay shutdown closes it with 1001. Misses the protocol answers are reported as they happen. */
-async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext, reportAnswered: (miss: FrameMiss) => void): Promise<{ sent: number; substitutions: number; redacted: number; miss?: FrameMiss }> {
+interface Played {
+  sent: number;
+  substitutions: number;
+  redacted: number;
+  miss?: FrameMiss;
+}
+
+/**
+ * Plays an accepted connection until it ends; a replay shutdown closes it with 1001. Misses the
+ * protocol answers are reported as they happen; `ended` is told how it went before the replay stops
+ * tracking the connection, so a shutdown does not finish before the connection is logged.
+ */
+async function converse(ws: WebSocket, exchange: ScriptExchange, context: ReplayContext, faults: ChosenFaults, reportAnswered: (miss: FrameMiss) => void, ended: (played: Played) => void): Promise<void> {
   ws.on('error', () => {});
   const untrack = context.track(() => {
     if (ws.readyState === WebSocket.OPEN) ws.close(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
   });
-  ws.once('close', untrack);
   const correlator = new FrameCorrelator(exchange.protocol, context.ignore);
   const conversation = new WsConversation(ws, planConnection(exchange), correlator, {
     timing: context.timing,
     clock: context.clock,
     anchorMs: exchange.startedMs,
     answerMiss: frameMissAnswerer(exchange, reportAnswered),
+    faults,
   });
-  const result = await conversation.run();
-  return { ...result, substitutions: correlator.substitutions, redacted: correlator.redacted };
+  try {
+    const result = await conversation.run();
+    ended({ ...result, substitutions: correlator.substitutions, redacted: correlator.redacted });
+  } finally {
+    untrack();
+  }
 }
 
 /**

@@ -1,0 +1,24 @@
+import type { ChosenFaults } from './fault-plan.js';
+import type { FaultAction } from './fault-spec.js';
+
+/** The `error.code` of the answer a `status` fault sends: a client's log says the failure was asked for. */
+export const FAULT_INJECTED = 'fault_injected';
+
+/**
+ * What an injected ending says about itself, where the protocol has room for a reason (a WebSocket
+ * close reason, a stderr line): `fault injected: close=1011,after=2`. Short enough for a close frame.
+ */
+export function faultNotice(action: Extract<FaultAction, { kind: 'cut' | 'close' | 'exit' }>): string {
+  const value = action.kind === 'cut' ? action.how : String(action.code);
+  return `fault injected: ${action.kind}=${value},after=${action.after}`;
+}
+
+/** `faults` of a served event, as a spreadable field: absent when no fault chose the answer. */
+export function faultsField(chosen: ChosenFaults): { faults?: string[] } {
+  return chosen.specs.length > 0 ? { faults: chosen.specs } : {};
+}
+
+/** The end-of-replay line about a spec that selected nothing: most likely a typo in its path or count. */
+export function unmatchedFaultLine(spec: string): string {
+  return `fault ${spec} matched nothing`;
+}
