@@ -35,9 +35,13 @@ export interface ReplayMiss {
   action: MissPolicy;
 }
 
-/** One recorded exchange served to a client. */
+/** One recorded exchange served to a client, or a `status` fault answered in its place. */
 export interface ServedExchange {
-  exchangeId: number;
+  /**
+   * The recorded exchange served. For a `status` fault (`faultStatus`): the exchange the request
+   * would have got, which stays unused for the next request; null when it would have missed.
+   */
+  exchangeId: number | null;
   transport: ScriptExchange['transport'];
   method: string;
   path: string;
@@ -60,6 +64,8 @@ export interface ServedExchange {
   recordingCutBy?: 'client' | 'shutdown';
   /** The `--fault` specs that changed this answer, as given; absent when none did. */
   faults?: string[];
+  /** Set when a `status` fault answered instead of the recording: that status was sent, with a JSON error body. */
+  faultStatus?: number;
 }
 
 /** `recordingCutBy` of a recorded exchange, as a spreadable field (absent when the agent ended it). */

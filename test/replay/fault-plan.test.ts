@@ -30,6 +30,7 @@ describe('FaultPlan', () => {
       latencyMs: 150,
       gapMs: 10,
       status: 503,
+      statusSpec: 'status=503',
       cut: { kind: 'cut', how: 'reset', after: 2 },
     });
   });

@@ -33,6 +33,8 @@ export interface ChosenFaults {
   /** Before every message after the first. */
   gapMs: number;
   status?: number;
+  /** The text of the spec that set `status`, named in the error answer. */
+  statusSpec?: string;
   cut?: Extract<FaultAction, { kind: 'cut' }>;
   close?: Extract<FaultAction, { kind: 'close' }>;
   exit?: Extract<FaultAction, { kind: 'exit' }>;
@@ -108,7 +110,10 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
       chosen.gapMs += action.ms;
       break;
     case 'status':
-      chosen.status ??= action.status;
+      if (chosen.status === undefined) {
+        chosen.status = action.status;
+        chosen.statusSpec = spec.text;
+      }
       break;
     case 'cut':
       chosen.cut ??= action;
