@@ -242,6 +242,7 @@ describe('the public API', () => {
       ignore?: string[];
       maxRequestBytes?: number;
       log?: api.ReplayLog;
+      faults?: readonly (string | api.FaultSpec)[];
       listener?: api.LiveListener;
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
@@ -278,8 +279,9 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action'>();
     expectTypeOf<keyof api.ServedExchange>().toEqualTypeOf<
       | 'exchangeId' | 'transport' | 'method' | 'path' | 'status' | 'messages' | 'substitutions'
-      | 'redacted' | 'reused' | 'recordingCutBy' | 'faults'
+      | 'redacted' | 'reused' | 'recordingCutBy' | 'faults' | 'faultStatus'
     >();
+    expectTypeOf<api.ServedExchange['exchangeId']>().toEqualTypeOf<number | null>();
     expectTypeOf<api.ReplayLog>().toEqualTypeOf<{
       served: (event: api.ServedExchange) => void;
       miss: (miss: api.ReplayMiss) => void;

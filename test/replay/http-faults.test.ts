@@ -105,7 +105,7 @@ describe('--fault cut: the official AG-UI client sees the stream break off', () 
 
     it(`cut=reset,after=3 (${transport}): exactly 3 events, then the run fails with a network error`, async () => {
       vi.spyOn(console, 'error').mockImplementation(() => undefined); // the client logs the failure too
-      onCleanup(() => vi.restoreAllMocks());
+      onCleanup(() => void vi.restoreAllMocks());
       const { out } = await aguiRecording(Agent);
       const served = await replay(out, { faults: ['cut=reset,after=3'] });
       const run = await runAgui(Agent, `${served.url}/agent`);
