@@ -20,7 +20,8 @@ export function createReplayView(options: { json: boolean; quiet: boolean; style
     },
     miss(miss: ReplayMiss) {
       if (options.json) return print(JSON.stringify({ event: 'miss', ...miss }));
-      print(`${options.style.red('miss')} ${missMessage(miss)}${miss.action === 'passthrough' ? ' -> forwarded' : ''}`);
+      const faults = miss.faults ? ` ${options.style.yellow(`fault ${faultList(miss.faults)}`)}` : '';
+      print(`${options.style.red('miss')} ${missMessage(miss)}${miss.action === 'passthrough' ? ' -> forwarded' : ''}${faults}`);
     },
   };
 }

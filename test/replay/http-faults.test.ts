@@ -221,6 +221,22 @@ describe('--fault latency and gap, on the replay clock', () => {
     expect(served.served).toMatchObject([{ messages: events.length, faults: ['latency=1s', 'gap=100ms'] }]);
   });
 
+  it('latency holds a miss answer too, and the miss names the spec', async () => {
+    const out = await countingRecording(1);
+    const clock = new ManualClock();
+    const served = await replay(out, { clock, faults: ['latency=500ms'] });
+    let answered = false;
+    const answer = rawRequest({ url: served.url }, 'GET', '/other').finally(() => (answered = true));
+    expect(await within(clock.sleeping(), 'the replay to hold the miss answer')).toBe(500);
+    expect(answered).toBe(false);
+    clock.advanceTo(500);
+    const res = await within(answer, 'the miss answer');
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body.toString())).toMatchObject({ error: { code: 'replay_miss', faults: ['latency=500ms'] } });
+    expect(served.missed).toMatchObject([{ request: { path: '/other' }, faults: ['latency=500ms'] }]);
+    expect((await served.close()).faults).toEqual([{ spec: 'latency=500ms', injected: 1 }]);
+  });
+
   it('a held answer goes at once when the replay shuts down', async () => {
     const out = await countingRecording(1);
     const clock = new ManualClock();

@@ -84,7 +84,7 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
   if (faults.status !== undefined) return answerFaultStatus(matcher, context, request, res, faults, faults.status);
   const result = matcher.match(request);
   if (result.kind === 'miss') {
-    const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss };
+    const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss, ...(faults.specs.length > 0 ? { faults: faults.specs } : {}) };
     reportMiss(context, miss);
     if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
