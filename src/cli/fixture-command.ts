@@ -8,6 +8,7 @@ import { warnIfReachable } from './exposure-warning.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { count } from '../core/plural.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
+import { parseFaults } from '../replay/fault/fault-spec.js';
 import { chooseFixtureMode, modeText } from '../fixture/fixture-mode.js';
 import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js';
 import { totalsText } from './totals-text.js';
@@ -23,6 +24,7 @@ interface FixtureCommandOptions extends TlsFlags {
   reuse?: boolean;
   ignore: string[];
   maxRequestBody?: string;
+  fault: string[];
   json?: boolean;
   quiet?: boolean;
 }
@@ -39,6 +41,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--reuse', "when replaying: serve a request's last recorded answer again once its answers are used up")
     .option('--ignore <pointer>', 'when replaying: another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
+    .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
@@ -47,6 +50,8 @@ export function fixtureCommand(result: CommandResult): Command {
       const chosen = chooseFixtureMode(options.mode);
       const tls = tlsOptionsOf(options);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
+      const faults = parseFaults(options.fault);
       const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       const json = Boolean(options.json);
@@ -64,6 +69,7 @@ export function fixtureCommand(result: CommandResult): Command {
         reuse: options.reuse,
         ignore: options.ignore,
         maxRequestBytes,
+        faults,
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
@@ -102,6 +108,7 @@ export function fixtureCommand(result: CommandResult): Command {
             written: summary.written,
             strict: options.strict === true,
             ok: summary.ok,
+            ...(summary.replay && summary.replay.faults.length > 0 ? { faults: summary.replay.faults } : {}),
           }) + '\n',
         );
       } else {

@@ -132,6 +132,7 @@ export function replayCommand(result: CommandResult): Command {
             recorded: summary.recorded,
             strict: options.strict === true,
             ok: summary.ok,
+            ...(summary.faults.length > 0 ? { faults: summary.faults } : {}),
             ...(summary.missesOut ? { missesOut: summary.missesOut } : {}),
           }) + '\n',
         );

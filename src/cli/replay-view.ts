@@ -4,6 +4,7 @@ import type { ReplayLog, ReplayMiss, ServedExchange } from '../replay/replay-con
 import type { ReplaySummary } from '../replay/start-replay.js';
 import type { Style } from '../core/style.js';
 import { count } from '../core/plural.js';
+import type { FaultTally } from '../replay/fault/fault-plan.js';
 
 /**
  * What `proxy replay` prints while it runs: one line per served exchange (not with --quiet) and one
@@ -19,18 +20,37 @@ export function createReplayView(options: { json: boolean; quiet: boolean; style
     },
     miss(miss: ReplayMiss) {
       if (options.json) return print(JSON.stringify({ event: 'miss', ...miss }));
-      print(`${options.style.red('miss')} ${missMessage(miss)}${miss.action === 'passthrough' ? ' -> forwarded' : ''}`);
+      const faults = miss.faults ? ` ${options.style.yellow(`fault ${faultList(miss.faults)}`)}` : '';
+      print(`${options.style.red('miss')} ${missMessage(miss)}${miss.action === 'passthrough' ? ' -> forwarded' : ''}${faults}`);
     },
   };
 }
 
 export function formatServed(event: ServedExchange, style: Style): string {
+  if (event.faultStatus !== undefined) {
+    const instead = event.exchangeId === null ? 'a request that matched nothing' : `#${event.exchangeId}, kept for the next request`;
+    return `${style.yellow('fault')} ${event.method} ${event.path} ${event.faultStatus} ${faultList(event.faults)} (instead of ${instead})`;
+  }
   const parts = [`#${event.exchangeId}`, event.method, event.path, String(event.status ?? '-'), event.transport, count(event.messages, 'message')];
   if (event.substitutions > 0) parts.push(`${count(event.substitutions, 'id')} substituted`);
   if (event.redacted > 0) parts.push(redactedMatched(event.redacted));
   if (event.reused) parts.push(style.yellow('reused'));
   if (event.recordingCutBy !== undefined) parts.push(style.yellow(event.recordingCutBy === 'client' ? '(the recording was cut by its client)' : '(the recording was cut by proxy shutdown)'));
+  if (event.faults) parts.push(style.yellow(`fault ${faultList(event.faults)}`));
   return parts.join(' ');
+}
+
+/** The specs that changed one answer, as given: `status=503,nth=3` or `latency=1s + cut=reset,after=2`. */
+function faultList(faults: readonly string[] | undefined): string {
+  return (faults ?? []).join(' + ');
+}
+
+/**
+ * The end-of-replay account of the `--fault` specs, one line each: how often it was injected, or
+ * that it matched nothing (a likely typo in its path or count). Empty when none were given.
+ */
+export function faultTallyLines(faults: readonly FaultTally[], style: Style): string[] {
+  return faults.map((f) => (f.injected === 0 ? style.yellow(`fault ${f.spec} matched nothing`) : `fault ${f.spec} injected ${count(f.injected, 'time')}`));
 }
 
 export function formatSummary(signal: string, summary: ReplaySummary, served: number, style: Style): string {
@@ -40,6 +60,7 @@ export function formatSummary(signal: string, summary: ReplaySummary, served: nu
     lines.push(style.red(`--strict: ${count(summary.misses.length, 'miss', 'misses')} and ${count(summary.unused.length, 'unused exchange')}`));
     for (const e of summary.unused) lines.push(`  unused #${e.id} ${e.method ?? ''} ${e.path ?? ''}${e.query ? '?' + e.query : ''}`);
   }
+  lines.push(...faultTallyLines(summary.faults, style));
   if (summary.missesOut) {
     const { file, appended, totals } = summary.missesOut;
     lines.push(

@@ -13,18 +13,25 @@ const BATCH_BYTES = 32 * 1024;
  * Writes recorded stream messages (SSE events, protobuf frames) to a response at the recorded pace,
  * flushing each as soon as it is due. Frames due at the same moment share one write (as they
  * shared one when the upstream sent them: the recording stamps a chunk's frames with its arrival),
- * so `--timing none` is not paced by per-write overhead. Stops early when the client goes away
- * or `signal` aborts; resolves to the number of messages written.
+ * so `--timing none` is not paced by per-write overhead. `gapMs` (a `gap` fault) adds that long
+ * before every message after the first, on top of the recorded pace, so each then goes on its own.
+ * Stops early when the client goes away or `signal` aborts; resolves to the number of messages written.
  */
 export async function playMessages(
   res: ServerResponse,
   messages: readonly ScriptMessage[],
-  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal },
+  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal; gapMs?: number },
 ): Promise<number> {
   const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
+  const gapMs = options.gapMs ?? 0;
   let written = 0;
   while (written < messages.length) {
     await clock.wait(messages[written].tOffsetMs, options.signal);
+    if (gapMs > 0 && written > 0) {
+      await options.clock.sleep(gapMs, options.signal);
+      // The schedule moves on by the gap: later messages keep their recorded distance from this one.
+      clock.reanchor(messages[written].tOffsetMs);
+    }
     if (options.signal.aborted || res.destroyed) break;
     const due: Buffer[] = [];
     let bytes = 0;
@@ -32,7 +39,7 @@ export async function playMessages(
       const frame = substituteMessage(messages[written++], options.substitution);
       due.push(frame);
       bytes += frame.length;
-    } while (written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
+    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
     const chunk = due.length === 1 ? due[0] : Buffer.concat(due);
     // The last write is awaited until it has reached the socket: the caller may cut the
     // connection next (a recorded reset), which would drop bytes still queued.

@@ -33,6 +33,8 @@ export interface ReplayMiss {
   differences: string[];
   /** What the replay did about it. */
   action: MissPolicy;
+  /** The `--fault` specs that selected this request (of them, only latency acts on a miss's answer); absent when none did. */
+  faults?: string[];
 }
 
 /** One recorded exchange served to a client, or a `status` fault answered in its place. */

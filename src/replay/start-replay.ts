@@ -62,6 +62,11 @@ export interface ReplayOptions {
    * Faults to inject, as `--fault` specs (`status=503,nth=3`, `cut=reset,after=5`, `close=1011,after=2`,
    * `latency=500ms` …) or already parsed; see docs/cli.md "Faults". Each answer a fault changes is
    * reported with `ServedExchange.faults`, and `ReplaySummary.faults` says how often each was injected.
+   * A spec that does not parse throws a UsageError (`parseFault` checks one beforehand).
+   *
+   * @example
+   * // The third POST /agent gets a 503 (its retry gets the recorded answer); every stream breaks off after 4 events.
+   * const replay = await startReplay({ recording: 'run.db', faults: ['status=503,nth=3,path=/agent', 'cut=reset,after=4'] });
    */
   faults?: readonly (string | FaultSpec)[];
 }

@@ -242,6 +242,7 @@ describe('the public API', () => {
       ignore?: string[];
       maxRequestBytes?: number;
       log?: api.ReplayLog;
+      faults?: readonly (string | api.FaultSpec)[];
       listener?: api.LiveListener;
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
@@ -275,7 +276,7 @@ describe('the public API', () => {
       | 'errorMessage' | 'closeCode' | 'closeReason' | 'messages'
     >();
     expectTypeOf<keyof api.ScriptMessage>().toEqualTypeOf<'seq' | 'sender' | 'carrier' | 'channel' | 'raw' | 'json' | 'tOffsetMs' | 'truncated'>();
-    expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action'>();
+    expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action' | 'faults'>();
     expectTypeOf<keyof api.ServedExchange>().toEqualTypeOf<
       | 'exchangeId' | 'transport' | 'method' | 'path' | 'status' | 'messages' | 'substitutions'
       | 'redacted' | 'reused' | 'recordingCutBy' | 'faults' | 'faultStatus'

@@ -26,6 +26,7 @@ describe('parseFault', () => {
     ['', 'is not <name>=<value>'],
     ['slow=5', "'slow' is not a fault"],
     ['status=99', 'not an HTTP status'],
+    ['status=101', 'not an HTTP status a fault can answer with (200-599)'],
     ['status=abc', 'not a whole number'],
     ['cut=maybe', 'cut must be clean or reset'],
     ['close=1006', 'cannot be sent in a close frame'],

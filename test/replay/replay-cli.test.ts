@@ -200,3 +200,64 @@ describe('proxy replay (CLI)', () => {
     expect((await runCli(['replay', out, '--on-miss', 'passthrough'])).stderr).toContain('--target');
   });
 });
+
+describe('proxy replay --fault (CLI)', () => {
+  it('names the fault on the served line, and at the end says how often each spec was injected and which matched nothing', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--timing', 'none', '--fault', 'cut=clean,after=2', '--fault', 'status=503,nth=9']);
+    const res = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
+    expect(res.status).toBe(200);
+    const done = await cli.stop();
+    expect(done.code).toBe(0);
+    expect(done.stderr).toBe('');
+    expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 2 messages fault cut=clean,after=2$/m);
+    expect(done.stdout).toMatch(/^fault cut=clean,after=2 injected 1 time$/m);
+    expect(done.stdout).toMatch(/^fault status=503,nth=9 matched nothing$/m);
+  });
+
+  it('--json: a status fault is a served event naming the spec and the exchange kept for the retry; the summary lists every spec', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--json', '--timing', 'none', '--fault', 'status=503,nth=1', '--fault', 'latency=5ms,path=/nowhere']);
+    const body = JSON.stringify(runInput());
+    const failed = await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, body);
+    expect(failed.status).toBe(503);
+    expect(JSON.parse(failed.body.toString())).toMatchObject({ error: { code: 'fault_injected', fault: 'status=503,nth=1' } });
+    expect((await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, body)).status).toBe(200);
+    const done = await cli.stop();
+    const events = done.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.event)).toEqual(['listening', 'served', 'served', 'summary']);
+    expect(events[1]).toEqual({ event: 'served', exchangeId: 1, transport: 'sse', method: 'POST', path: '/agent', status: 503, messages: 0, substitutions: 0, redacted: 0, reused: false, faults: ['status=503,nth=1'], faultStatus: 503 });
+    expect(events[2]).toMatchObject({ exchangeId: 1, status: 200, messages: 14 });
+    expect(events[2]).not.toHaveProperty('faults');
+    expect(events[3]).toMatchObject({
+      event: 'summary',
+      served: 2,
+      unused: [],
+      faults: [
+        { spec: 'status=503,nth=1', injected: 1 },
+        { spec: 'latency=5ms,path=/nowhere', injected: 0 },
+      ],
+    });
+  });
+
+  it('a status fault prints a served line that says which status and spec stood in for which exchange', async () => {
+    const { out } = await oneRunRecording();
+    const cli = await spawnReplay([out, '--listen', '0', '--timing', 'none', '--fault', 'status=500,nth=1']);
+    await rawRequest({ url: cli.url }, 'POST', '/agent', SSE_HEADERS, JSON.stringify(runInput()));
+    const done = await cli.stop();
+    expect(done.stdout).toMatch(/^fault POST \/agent 500 status=500,nth=1 \(instead of #1, kept for the next request\)$/m);
+    expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 1 of 1 recorded exchange unused/);
+    expect(done.stdout).toMatch(/^fault status=500,nth=1 injected 1 time$/m);
+  });
+
+  it('a bad spec is one line on stderr, exit 2, and nothing listens', async () => {
+    const { out } = await oneRunRecording();
+    for (const command of ['replay', 'fixture']) {
+      const bad = await runCli([command, out, '--listen', '0', '--fault', 'cut=sideways,after=2']);
+      expect(bad.code).toBe(2);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toContain("--fault 'cut=sideways,after=2': cut must be clean or reset, not 'sideways'");
+    }
+  });
+});

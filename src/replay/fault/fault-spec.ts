@@ -98,7 +98,8 @@ function actionOf(kind: FaultKind, value: string, options: Map<string, string>, 
       return { kind, ms: durationOf(value, fail) };
     case 'status': {
       const status = countOf(value, 'status', fail);
-      if (status < 100 || status > 599) fail(`status ${value} is not an HTTP status (100-599)`);
+      // A 1xx is no answer: a client would wait on for the final one (101 would even claim an upgrade).
+      if (status < 200 || status > 599) fail(`status ${value} is not an HTTP status a fault can answer with (200-599)`);
       return { kind, status };
     }
     case 'cut':

@@ -9,12 +9,15 @@ import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '.
 import { httpExchanges } from '../replay-script.js';
 import { readBoundedBody, type BoundedBody } from './bounded-body.js';
 import { MAX_REQUEST_FLAG } from './request-limits.js';
+import { holdAnswer, sendFaultStatus } from './fault-answer.js';
+import type { ChosenFaults } from '../fault/fault-plan.js';
 
 /**
  * The HTTP side of the replay server: reads each request in full, matches it to a recorded
  * exchange and plays that exchange back; a miss gets an answer that explains itself, in the error
  * shape of the request's protocol (http-miss-answer.ts), or is forwarded to the real upstream with
- * `--on-miss passthrough`.
+ * `--on-miss passthrough`. `--fault` specs are asked once per request, before matching, so a
+ * status fault answers in place of the recording without using it up.
  */
 export function createHttpResponder(context: ReplayContext): (req: IncomingMessage, res: ServerResponse) => void {
   const matcher = new HttpMatcher(httpExchanges(context.script), context.ignore, context.reuse);
@@ -77,10 +80,13 @@ function requestLine(req: IncomingMessage): { method: string; path: string; quer
 
 async function respond(matcher: HttpMatcher, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const request: LiveRequest = { ...requestLine(req), body };
+  const faults = context.faults.choose({ transport: 'http', method: request.method, path: request.path });
+  if (faults.status !== undefined) return answerFaultStatus(matcher, context, request, res, faults, faults.status);
   const result = matcher.match(request);
   if (result.kind === 'miss') {
-    const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss };
+    const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss, ...(faults.specs.length > 0 ? { faults: faults.specs } : {}) };
     reportMiss(context, miss);
+    if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
     else {
       const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss);
@@ -91,7 +97,7 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
   }
   const { exchange, reused, redacted } = result;
   context.ledger.markUsed(exchange.id);
-  const played = await playRecordedResponse(exchange, { req, body, res }, context);
+  const played = await playRecordedResponse(exchange, { req, body, res }, context, faults);
   context.log.served({
     exchangeId: exchange.id,
     transport: exchange.transport,
@@ -103,5 +109,29 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     redacted,
     reused,
     ...recordingCut(exchange.errorCode),
+    ...(faults.specs.length > 0 ? { faults: faults.specs } : {}),
+  });
+}
+
+/**
+ * A status fault: its error answer instead of the recorded one, which is left for the next
+ * request (a client that retries gets it). The served line names the exchange it stood in for.
+ */
+async function answerFaultStatus(matcher: HttpMatcher, context: ReplayContext, request: LiveRequest, res: ServerResponse, faults: ChosenFaults, status: number): Promise<void> {
+  const would = matcher.match(request, false);
+  if (!(await holdAnswer(context, res, faults.latencyMs))) return;
+  sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0]);
+  context.log.served({
+    exchangeId: would.kind === 'hit' ? would.exchange.id : null,
+    transport: would.kind === 'hit' ? would.exchange.transport : 'http',
+    method: request.method,
+    path: request.path,
+    status,
+    messages: 0,
+    substitutions: 0,
+    redacted: 0,
+    reused: false,
+    faults: faults.specs,
+    faultStatus: status,
   });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROXY_ANSWER_CODES, sendJson } from '../../net/proxy-answers.js';
 import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
-import { echoFieldsOf, learnCorrelation } from '../match/correlation.js';
+import { echoFieldsOf, learnCorrelation, type Substitution } from '../match/correlation.js';
 import { playMessages } from '../message-player.js';
 import type { ReplayContext } from '../replay-context.js';
 import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-script.js';
@@ -9,17 +9,20 @@ import { parseJsonBody } from './request-body.js';
 import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
 import { PlaybackClock } from '../timing.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import type { ChosenFaults } from '../fault/fault-plan.js';
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
  * (byte for byte) or the stream (frame by frame, paced), with live ids substituted for echoed
  * ones. Ends the way the recording ended: normally, or abruptly after an upstream reset.
+ * `faults` may hold the answer back (latency), space a stream out (gap) or cut it short (cut).
  * Resolves to the number of messages sent.
  */
 export async function playRecordedResponse(
   exchange: ScriptExchange,
   live: { req: IncomingMessage; body: Buffer; res: ServerResponse },
   context: ReplayContext,
+  faults: ChosenFaults,
 ): Promise<{ messages: number; substitutions: number }> {
   const { res } = live;
   const recordedBody = requestBodyOf(exchange);
@@ -38,49 +41,78 @@ export async function playRecordedResponse(
     res.destroy();
     return done(0);
   }
-  // The recorder answered in the upstream's place (unreachable, an invalid answer): its body was
-  // never recorded, so the same JSON error is sent again.
-  const proxyAnswer = exchange.outcome === 'error' && exchange.responseHeaders === null ? PROXY_ANSWER_CODES[exchange.errorCode ?? ''] : undefined;
-  if (proxyAnswer !== undefined) {
-    const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
-    const tls = exchange.errorCode === 'E_UPSTREAM_TLS' ? tlsAnswerFieldsOfMessage(exchange.errorMessage) : {};
-    sendJson(res, exchange.status, { error: { code: proxyAnswer, message, target: context.script.target, ...tls } });
-    return done(0);
-  }
-
-  // Paced from the moment the recorded request had fully arrived.
-  const anchorMs = exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
-  const messages = serverMessagesOf(exchange);
-  const headers = recordedResponseHeaders(exchange, substitution);
   const stopped = new AbortController();
-  // Shutdown: a stream ends at once; a plain answer still waiting for its recorded moment is sent
-  // now, on a connection that closes after it.
+  // Shutdown: a stream ends at once; a plain answer still waiting for its recorded moment (or a
+  // latency fault) is sent now, on a connection that closes after it.
   const untrack = context.track(() => {
     if (!res.headersSent) res.shouldKeepAlive = false;
     stopped.abort();
   });
   res.once('close', () => stopped.abort());
   try {
-    if (exchange.transport === 'http') {
-      await new PlaybackClock(context.timing, anchorMs, context.clock).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, stopped.signal);
-      const body = Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
-      if (hadContentLength(exchange) || body.length === 0) headers.push('Content-Length', String(body.length));
-      writeRecordedHead(res, exchange.id, exchange.status, headers);
-      res.end(body);
-      return done(messages.length);
-    }
-    // An event stream must reach the client frame by frame: no proxy buffering, head first.
-    if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
-    writeRecordedHead(res, exchange.id, exchange.status, headers);
-    res.flushHeaders();
-    const sent = await playMessages(res, messages, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: stopped.signal });
-    const reset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET;
-    if (reset && !stopped.signal.aborted) res.destroy();
-    else res.end();
-    return done(sent);
+    if (faults.latencyMs > 0) await context.clock.sleep(faults.latencyMs, stopped.signal);
+    return done(await playAnswer(exchange, exchange.status, res, context, faults, substitution, stopped.signal));
   } finally {
     untrack();
   }
+}
+
+/** The recorded answer itself, once any latency fault has passed: the messages sent. */
+async function playAnswer(
+  exchange: ScriptExchange,
+  status: number,
+  res: ServerResponse,
+  context: ReplayContext,
+  faults: ChosenFaults,
+  substitution: Substitution,
+  signal: AbortSignal,
+): Promise<number> {
+  const cut = faults.cut;
+  if (cut?.how === 'reset' && cut.after === 0 && exchange.transport === 'http') {
+    // Not a byte of a plain answer: the client's connection is reset before the status line.
+    res.destroy();
+    return 0;
+  }
+  // The recorder answered in the upstream's place (unreachable, an invalid answer): its body was
+  // never recorded, so the same JSON error is sent again.
+  const proxyAnswer = exchange.outcome === 'error' && exchange.responseHeaders === null ? PROXY_ANSWER_CODES[exchange.errorCode ?? ''] : undefined;
+  if (proxyAnswer !== undefined) {
+    const message = exchange.errorMessage ?? `recorded as ${exchange.errorCode}`;
+    const tls = exchange.errorCode === 'E_UPSTREAM_TLS' ? tlsAnswerFieldsOfMessage(exchange.errorMessage) : {};
+    sendJson(res, status, { error: { code: proxyAnswer, message, target: context.script.target, ...tls } });
+    return 0;
+  }
+
+  // Paced from the moment the recorded request had fully arrived.
+  const anchorMs = exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
+  const messages = serverMessagesOf(exchange);
+  const headers = recordedResponseHeaders(exchange, substitution);
+  if (exchange.transport === 'http') {
+    await new PlaybackClock(context.timing, anchorMs, context.clock).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, signal);
+    // A cut plain answer keeps its first `after` messages (its body is usually one): a clean cut
+    // sends that as the whole body, a reset sends it under the full length and then drops the connection.
+    const kept = cut ? messages.slice(0, cut.after) : messages;
+    const body = Buffer.concat(kept.map((m) => substitution.apply(m.raw)));
+    const full = kept === messages || cut?.how !== 'reset' ? body : Buffer.concat(messages.map((m) => substitution.apply(m.raw)));
+    if (hadContentLength(exchange) || full.length === 0 || cut) headers.push('Content-Length', String(full.length));
+    writeRecordedHead(res, exchange.id, status, headers);
+    if (cut?.how === 'reset') {
+      res.write(body, () => res.destroy());
+    } else res.end(body);
+    return kept.length;
+  }
+  // An event stream must reach the client frame by frame: no proxy buffering, head first.
+  if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
+  writeRecordedHead(res, exchange.id, status, headers);
+  res.flushHeaders();
+  const played = cut ? messages.slice(0, cut.after) : messages;
+  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs });
+  const recordedReset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET && played === messages;
+  // A reset (recorded, or a cut fault) drops the connection without the stream's last chunk, so the
+  // client sees the stream break off; unless the replay is shutting down, which ends streams cleanly.
+  if ((recordedReset || cut?.how === 'reset') && !signal.aborted) res.destroy();
+  else res.end();
+  return sent;
 }
 
 /** A recording imported from NDJSON may hold a status or header Node will not send: say which exchange, and why. */

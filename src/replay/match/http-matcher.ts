@@ -99,8 +99,11 @@ export class HttpMatcher {
     }
   }
 
-  /** Claims the next recorded answer for the request, or explains the miss. */
-  match(request: LiveRequest): MatchResult {
+  /**
+   * Claims the next recorded answer for the request, or explains the miss. With `claim` false it
+   * only says which answer that would be (a status fault answers in its place and leaves it for the next request).
+   */
+  match(request: LiveRequest, claim = true): MatchResult {
     const query = this.maskedQuery(request.method, request.path, request.query);
     const byProtocol = this.routes.get(routeKey(request.method, request.path, query.query));
     // A route's exchanges may come from different protocols; each normalizes the body its own way.
@@ -109,7 +112,7 @@ export class HttpMatcher {
       const queue = group.byBody.get(body.key);
       if (!queue) continue;
       const redacted = query.masked + body.masked;
-      if (queue.next < queue.exchanges.length) return { kind: 'hit', exchange: queue.exchanges[queue.next++], reused: false, redacted };
+      if (queue.next < queue.exchanges.length) return { kind: 'hit', exchange: queue.exchanges[claim ? queue.next++ : queue.next], reused: false, redacted };
       const last = queue.exchanges[queue.exchanges.length - 1];
       if (this.reuse) return { kind: 'hit', exchange: last, reused: true, redacted };
       return { kind: 'miss', miss: { reason: 'exhausted', request: describe(request), nearest: nearestOf(last), differences: [] } };
