@@ -4,6 +4,11 @@ import type { FaultAction } from './fault-spec.js';
 /** The `error.code` of the answer a `status` fault sends: a client's log says the failure was asked for. */
 export const FAULT_INJECTED = 'fault_injected';
 
+/** The message of that answer, over HTTP and on a refused WebSocket upgrade alike. */
+export function faultStatusMessage(status: number, spec: string): string {
+  return `status ${status} injected by --fault ${spec}`;
+}
+
 /**
  * What an injected ending says about itself, where the protocol has room for a reason (a WebSocket
  * close reason, a stderr line): `fault injected: close=1011,after=2`. Short enough for a close frame.

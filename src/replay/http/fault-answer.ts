@@ -1,16 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
 import type { ReplayContext } from '../replay-context.js';
-
-/** The `error.code` of the answer a `status` fault sends: a client's log says the failure was asked for. */
-export const FAULT_INJECTED = 'fault_injected';
+import { FAULT_INJECTED, faultStatusMessage } from '../fault/fault-notice.js';
 
 /**
  * The answer a `status` fault sends in place of the recorded one: that status and a JSON error
  * naming the spec, so a test that sees it knows which `--fault` it came from.
  */
 export function sendFaultStatus(res: ServerResponse, status: number, spec: string): void {
-  sendJson(res, status, { error: { code: FAULT_INJECTED, message: `status ${status} injected by --fault ${spec}`, fault: spec } });
+  sendJson(res, status, { error: { code: FAULT_INJECTED, message: faultStatusMessage(status, spec), fault: spec } });
 }
 
 /**

@@ -19,7 +19,7 @@ import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } fro
 import { WsUpgradeMatcher, type LiveUpgrade } from '../match/ws-matcher.js';
 import { planConnection } from './ws-plan.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
-import { FAULT_INJECTED, faultsField } from '../fault/fault-notice.js';
+import { FAULT_INJECTED, faultStatusMessage, faultsField } from '../fault/fault-notice.js';
 
 const SHUTDOWN_REASON = 'replay shutting down';
 
@@ -119,7 +119,7 @@ function answer(req: IncomingMessage, socket: Duplex, head: Buffer, context: Rep
 function refuseWithFault(socket: Duplex, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults, status: number): void {
   const would = matcherFor(context).match(live, { claim: false });
   const spec = faults.statusSpec ?? faults.specs[0];
-  writeProxyError(socket, status, FAULT_INJECTED, `status ${status} injected by --fault ${spec}`, { fault: spec });
+  writeProxyError(socket, status, FAULT_INJECTED, faultStatusMessage(status, spec), { fault: spec });
   context.log.served({
     exchangeId: would.kind === 'hit' ? would.exchange.id : null,
     transport: 'ws',
