@@ -18,6 +18,11 @@ export function parseProtocolOption(value: string | undefined): ProtocolId | und
 export interface ProtocolEvidence {
   /** `--protocol`: wins over everything. */
   forced?: ProtocolId;
+  /**
+   * What `record` chose, read back from a recording: null when no protocol claimed the exchange. It wins
+   * over the channel and the messages, so `validate rec.db` judges each exchange as record did.
+   */
+  recorded?: ProtocolId | null;
   /** What the channel says (transport, route, content type, subprotocol, request body). */
   hint?: ChannelHint;
   /**
@@ -31,6 +36,7 @@ export interface ProtocolEvidence {
 /** The protocol a stream's messages are judged by, for `record` and `validate` alike; undefined: none claims it. */
 export function chooseProtocol(evidence: ProtocolEvidence): ProtocolModule | undefined {
   if (evidence.forced) return protocolById(evidence.forced);
+  if (evidence.recorded !== undefined) return evidence.recorded === null ? undefined : protocolById(evidence.recorded);
   const { hint, sample } = evidence;
   const byChannel = hint ? classifyChannel(hint) : undefined;
   if (byChannel && (sample === undefined || hint!.transport !== 'sse')) return byChannel;

@@ -47,7 +47,8 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
   const judged: JudgedMessage[] = [];
   const protocols = new Set<ProtocolId>();
   for (const stream of input.streams) {
-    const module = chooseProtocol({ forced, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
+    // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
+    const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
     if (module) protocols.add(module.id);
     // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
     for (const message of judgeStream(stream, module, pipeline)) judged.push(message);

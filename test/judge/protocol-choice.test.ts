@@ -19,6 +19,12 @@ describe('parseProtocolOption', () => {
 describe('chooseProtocol', () => {
   it('takes --protocol over everything the channel and the messages say', () => {
     expect(chooseProtocol({ forced: 'acp', hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ forced: 'acp', recorded: 'pi-rpc' })?.id).toBe('acp');
+  });
+
+  it("takes a recording's choice (none too) over what the channel and the messages say", () => {
+    expect(chooseProtocol({ recorded: 'acp', hint: { transport: 'stdio' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ recorded: null, hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: acpFrames })).toBeUndefined();
   });
 
   it('takes what the channel says (record has only that), and its messages only when the channel says nothing', () => {
