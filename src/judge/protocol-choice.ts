@@ -1,18 +1,10 @@
-import { UsageError } from '../core/errors.js';
 import { classifyChannel, protocolById, sniffMessage } from '../protocols/catalog.js';
-import { PROTOCOL_IDS, type ChannelHint, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+
+export { checkProtocolOption, parseProtocolOption } from './protocol-option.js';
 
 /** How many of a stream's first messages vote on its protocol when its channel does not say. */
 export const PROTOCOL_SAMPLE_SIZE = 20;
-
-/** `--protocol`, as `record` and `validate` take it: a protocol id, or `auto` (undefined: classify). */
-export function parseProtocolOption(value: string | undefined): ProtocolId | undefined {
-  if (value === undefined || value === 'auto') return undefined;
-  if (!PROTOCOL_IDS.includes(value as ProtocolId)) {
-    throw new UsageError(`unknown protocol '${value}'; expected auto or one of ${PROTOCOL_IDS.join(', ')}`);
-  }
-  return value as ProtocolId;
-}
 
 /** What is known of a stream when its protocol is chosen. */
 export interface ProtocolEvidence {
