@@ -1,4 +1,3 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
@@ -13,11 +12,12 @@ export function exportCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the --out file if it exists')
     .action(async (recording: string, options: { format: 'ndjson' | 'har'; out?: string; overwrite?: boolean }) => {
       // The store and the exporters load only when the command runs (fast CLI start).
-      const [{ openRecording }, { exportHar }, { exportNdjson }, { partialPath, publishFile, removeIfThere }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
+      const [{ openRecording }, { exportHar }, { exportNdjson }, { writeNdjsonFile }, { writeWholeFile }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
         import('../store/open-recording.js'),
         import('../export/har-export.js'),
         import('../export/ndjson-export.js'),
-        import('../store/recording-files.js'),
+        import('../export/ndjson-file.js'),
+        import('../export/whole-file.js'),
         import('../store/refuse-existing.js'),
         import('../core/errors.js'),
       ]);
@@ -26,34 +26,16 @@ export function exportCommand(result: CommandResult): Command {
       const out = options.out === undefined ? undefined : resolve(options.out);
       if (out !== undefined) refuseExistingRecording(out, options.overwrite);
       const reader = openRecording(recording);
-      // Written under a temporary name beside --out and renamed once complete, so that a failure
-      // halfway (a damaged recording, a full disk, a kill) leaves the old file, or none, never half of one.
-      const partial = out === undefined ? undefined : partialPath(out);
-      let fd: number | undefined;
       try {
-        if (partial !== undefined) fd = openOut(partial, out!);
-        const write = (text: string) => (fd === undefined ? process.stdout.write(text) : writeSync(fd, text));
-        if (options.format === 'har') write(JSON.stringify(exportHar(reader), null, 2) + '\n');
-        else exportNdjson(reader, write);
-        if (fd !== undefined) closeSync(fd);
-        fd = undefined;
-      } catch (error) {
-        if (fd !== undefined) closeSync(fd);
-        if (partial !== undefined) removeIfThere(partial);
-        throw error;
+        const har = () => JSON.stringify(exportHar(reader), null, 2) + '\n';
+        if (out === undefined) {
+          if (options.format === 'har') process.stdout.write(har());
+          else exportNdjson(reader, (text) => process.stdout.write(text));
+        } else if (options.format === 'har') writeWholeFile(out, Boolean(options.overwrite), (write) => write(har()));
+        else writeNdjsonFile(reader, out, Boolean(options.overwrite));
       } finally {
         reader.close();
       }
-      if (partial !== undefined) publishFile(partial, out!, options.overwrite);
       result.code = EXIT_OK;
     });
-}
-
-/** Opens the temporary file of `--out`; an error names `--out` as given, not the temporary name. */
-function openOut(partial: string, out: string): number {
-  try {
-    return openSync(partial, 'w');
-  } catch (error) {
-    throw new Error(`cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
-  }
 }

@@ -1,8 +1,9 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 // Only light modules statically (the options and help); the recorder, the protocol catalog and the
 // inspector load in the action, so that starting the CLI stays fast.
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { UsageError } from '../core/errors.js';
+import { parseProtocolOption } from '../judge/protocol-option.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
@@ -47,7 +48,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
-    .addOption(new Option('--protocol <id>', 'protocol of the traffic').choices(['auto', 'pi-daemon', ...PROTOCOL_IDS]).default('auto'))
+    .option('--protocol <id>', `protocol of the traffic: ${['auto', 'pi-daemon', ...PROTOCOL_IDS].join(', ')}`, 'auto')
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
     .option('--redact-query <name>', 'another query parameter whose value is never stored (repeatable)', collect, [])
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
@@ -64,6 +65,8 @@ export function recordCommand(result: CommandResult): Command {
     .addOption(tlsKey)
     .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
+      // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
+      const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol, ['pi-daemon']);
       const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
       if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)) {
         throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
@@ -99,13 +102,11 @@ export function recordCommand(result: CommandResult): Command {
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
-      const [{ parseProtocolOption }, { startRecorder }] = await Promise.all([import('../judge/protocol-choice.js'), import('../record/start-recorder.js')]);
+      const { startRecorder } = await import('../record/start-recorder.js');
       let totals = () => ({ exchanges: 0, messages: 0, invalid: 0, findings: 0 });
       let publish: LiveListener = () => undefined;
       let inspector: RunningInspector | undefined;
       const view = createLiveView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style, startedAt: new Date(), totals: () => totals() });
-      // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
-      const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol);
       const recorder = await startRecorder({
         target: options.target!,
         ...tls,

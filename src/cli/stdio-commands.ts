@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { stoppedLine, type LiveEvent, type LiveListener, type StoppedListener } from '../record/live-events.js';
 // Only light modules statically: the recorders and replayers load when their command runs (fast CLI start).
-import { STDIO_PROTOCOLS, type StdioProtocol } from '../record/pipeline/stdio-protocols.js';
+import { parseStdioProtocol } from '../record/pipeline/stdio-protocols.js';
 import { UsageError } from '../core/errors.js';
 import { redactedMatched } from '../core/redacted.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
@@ -76,9 +76,7 @@ export interface StdioRecordFlags {
 /** `proxy record --stdio [...] -- <command> [args...]`; resolves to the exit code (the child's). */
 export async function runStdioRecord(command: string[], flags: StdioRecordFlags): Promise<number> {
   if (command.length === 0) throw new UsageError('--stdio needs the agent command after --, e.g. agent-proxy record --stdio -- pi --mode rpc');
-  if (flags.protocol !== 'auto' && !(STDIO_PROTOCOLS as readonly string[]).includes(flags.protocol)) {
-    throw new UsageError(`--protocol '${flags.protocol}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
-  }
+  const protocol = parseStdioProtocol(flags.protocol, '--protocol');
   const { startStdioRecorder } = await import('../record/relay/stdio-recorder.js');
   const startedAt = new Date();
   const side = sideChannel(flags, startedAt);
@@ -86,7 +84,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     command: command[0],
     args: command.slice(1),
     out: flags.out,
-    protocol: flags.protocol as StdioProtocol | 'auto',
+    protocol,
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
     redactFields: flags.redactFields,

@@ -1,7 +1,8 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { ValidationReport } from '../validate/validate-input.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
 import { UsageError } from '../core/errors.js';
+import { parseProtocolOption } from '../judge/protocol-option.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
@@ -12,20 +13,20 @@ export function validateCommand(result: CommandResult): Command {
   return new Command('validate')
     .description('check a saved stream or capture against the protocol schemas and behaviour rules')
     .argument('<file>', 'a JSON array of messages, NDJSON/JSONL, a raw SSE body, or a capture ({records:[...]})')
-    .addOption(new Option('--protocol <id>', 'protocol of the messages').choices(['auto', ...PROTOCOL_IDS]).default('auto'))
+    .option('--protocol <id>', `protocol of the messages: ${['auto', ...PROTOCOL_IDS].join(', ')}`, 'auto')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--json', 'print a machine-readable report')
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
+      const protocol = parseProtocolOption(options.protocol);
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { validateInput }, { parseProtocolOption }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInput }, { validateInput }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
-        import('../judge/protocol-choice.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      const report = validateInput(readInput(file), registry, parseProtocolOption(options.protocol));
+      const report = validateInput(readInput(file), registry, protocol);
       // Nothing recognised is nothing checked: that must not pass a CI step as "0 invalid".
       if (report.summary.messages > 0 && report.protocols.length === 0) {
         const n = report.summary.messages;

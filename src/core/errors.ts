@@ -45,7 +45,7 @@ export const ErrorCode = codeList({
   E_INPUT_MALFORMED: 'E_INPUT_MALFORMED',
   /** A schema cannot be read, parsed or compiled (`SchemaLoadError`). */
   E_SCHEMA_LOAD: 'E_SCHEMA_LOAD',
-  /** A protocol id no module knows. */
+  /** A protocol id no module knows (`ProtocolUnknownError`, a `UsageError`): `--protocol`, an API option, a recording's exchange. */
   E_PROTOCOL_UNKNOWN: 'E_PROTOCOL_UNKNOWN',
   /** An address given to listen on cannot be used (in use, no permission, no such address). */
   E_LISTEN: 'E_LISTEN',
@@ -102,9 +102,17 @@ export class ProxyError extends Error {
 }
 
 export class UsageError extends ProxyError {
-  constructor(message: string) {
-    super('E_USAGE', message);
+  constructor(message: string, code: 'E_USAGE' | 'E_PROTOCOL_UNKNOWN' = 'E_USAGE') {
+    super(code, message);
     this.name = 'UsageError';
+  }
+}
+
+/** A protocol id no module knows: in `--protocol`, an API option, or a recording's exchange. A usage error with its own code. */
+export class ProtocolUnknownError extends UsageError {
+  constructor(message: string) {
+    super(message, 'E_PROTOCOL_UNKNOWN');
+    this.name = 'ProtocolUnknownError';
   }
 }
 

@@ -17,6 +17,24 @@ export interface LabelPlace {
 }
 
 /**
+ * The fields that name a message, in the order messageLabel tries them. The SQL that labels stored
+ * messages (store/queries/label-sql.ts) is built from this too, so the two cannot drift apart.
+ */
+export const LABEL_FIELDS = {
+  /** The message's own type: `RUN_STARTED`. */
+  type: 'type',
+  /** Else a frame's kind, with the type of the first of `carried` it holds: `event:agent_start`. */
+  kind: 'kind',
+  carried: ['event', 'response', 'command'],
+  /** Else a JSON-RPC method, an operation or an event name. */
+  names: ['method', 'operation', 'event'],
+  /** Else a JSON-RPC message: `response` when it has an id, `json-rpc` when not. */
+  jsonRpc: 'jsonrpc',
+  jsonRpcVersion: '2.0',
+  id: 'id',
+} as const;
+
+/**
  * The one short label of a message, the same in `record`'s live lines, `show`, `findings`, `validate`,
  * the inspector and `proxy diff` (which pairs messages by it): the event `type`, else a frame's `kind`
  * (with the event, response or command type inside: `event:agent_start`), a JSON-RPC method, an
@@ -26,21 +44,29 @@ export interface LabelPlace {
  * at all. Changing it changes how two recordings align.
  */
 export function messageLabel(value: unknown, m: LabelPlace): string {
-  if (isJsonObject(value)) {
-    const r = value;
-    if (typeof r.type === 'string') return r.type;
-    if (typeof r.kind === 'string') {
-      const inner = (r.event ?? r.response ?? r.command) as Record<string, unknown> | undefined;
-      if (inner && typeof inner === 'object' && typeof inner.type === 'string') return `${r.kind}:${inner.type}`;
-      return r.kind;
-    }
-    for (const key of ['method', 'operation', 'event']) if (typeof r[key] === 'string') return r[key] as string;
-    if (r.jsonrpc === '2.0') return 'id' in r ? 'response' : 'json-rpc';
-  }
+  const own = ownName(value);
+  if (own !== undefined) return own;
   const route = m.http && m.carrier === 'body' ? httpLabel(m.sender, m.http) : undefined;
   if (route !== undefined) return route;
   if (value !== undefined) return typeof value;
   return m.channel ?? m.carrier;
+}
+
+/** The name a JSON object gives itself (LABEL_FIELDS), or undefined. */
+function ownName(value: unknown): string | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const F = LABEL_FIELDS;
+  const type = value[F.type];
+  if (typeof type === 'string') return type;
+  const kind = value[F.kind];
+  if (typeof kind === 'string') {
+    const key = F.carried.find((k) => value[k] !== undefined && value[k] !== null);
+    const inner = key === undefined ? undefined : value[key];
+    return isJsonObject(inner) && typeof inner[F.type] === 'string' ? `${kind}:${inner[F.type] as string}` : kind;
+  }
+  for (const key of F.names) if (typeof value[key] === 'string') return value[key] as string;
+  if (value[F.jsonRpc] === F.jsonRpcVersion) return F.id in value ? 'response' : 'json-rpc';
+  return undefined;
 }
 
 /** A REST body's name from its exchange: the request line for the request, the status for the response. */

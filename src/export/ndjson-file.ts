@@ -1,22 +1,11 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { RecordingReader } from '../store/recording-reader.js';
-import { partialPath, publishFile, removeIfThere } from '../store/recording-files.js';
 import { exportNdjson } from './ndjson-export.js';
+import { writeWholeFile } from './whole-file.js';
 
 /**
- * Writes a recording's NDJSON form to `out`, replacing what is there, under a temporary name
- * beside it that is renamed once complete: a failure halfway leaves the old file, never half a new one.
+ * Writes a recording's NDJSON form to `out` whole or not at all (writeWholeFile): replacing what is
+ * there, unless `overwrite` is false (`export` without --overwrite).
  */
-export function writeNdjsonFile(reader: RecordingReader, out: string): void {
-  const partial = partialPath(out);
-  const fd = openSync(partial, 'w');
-  try {
-    exportNdjson(reader, (text) => writeSync(fd, text));
-  } catch (error) {
-    closeSync(fd);
-    removeIfThere(partial);
-    throw error;
-  }
-  closeSync(fd);
-  publishFile(partial, out, true);
+export function writeNdjsonFile(reader: RecordingReader, out: string, overwrite = true): void {
+  writeWholeFile(out, overwrite, (write) => exportNdjson(reader, write));
 }

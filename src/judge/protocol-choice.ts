@@ -1,23 +1,20 @@
-import { UsageError } from '../core/errors.js';
 import { classifyChannel, protocolById, sniffMessage } from '../protocols/catalog.js';
-import { PROTOCOL_IDS, type ChannelHint, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+
+export { checkProtocolOption, parseProtocolOption } from './protocol-option.js';
 
 /** How many of a stream's first messages vote on its protocol when its channel does not say. */
 export const PROTOCOL_SAMPLE_SIZE = 20;
-
-/** `--protocol`, as `record` and `validate` take it: a protocol id, or `auto` (undefined: classify). */
-export function parseProtocolOption(value: string | undefined): ProtocolId | undefined {
-  if (value === undefined || value === 'auto') return undefined;
-  if (!PROTOCOL_IDS.includes(value as ProtocolId)) {
-    throw new UsageError(`unknown protocol '${value}'; expected auto or one of ${PROTOCOL_IDS.join(', ')}`);
-  }
-  return value as ProtocolId;
-}
 
 /** What is known of a stream when its protocol is chosen. */
 export interface ProtocolEvidence {
   /** `--protocol`: wins over everything. */
   forced?: ProtocolId;
+  /**
+   * What `record` chose, read back from a recording: null when no protocol claimed the exchange. It wins
+   * over the channel and the messages, so `validate rec.db` judges each exchange as record did.
+   */
+  recorded?: ProtocolId | null;
   /** What the channel says (transport, route, content type, subprotocol, request body). */
   hint?: ChannelHint;
   /**
@@ -31,6 +28,7 @@ export interface ProtocolEvidence {
 /** The protocol a stream's messages are judged by, for `record` and `validate` alike; undefined: none claims it. */
 export function chooseProtocol(evidence: ProtocolEvidence): ProtocolModule | undefined {
   if (evidence.forced) return protocolById(evidence.forced);
+  if (evidence.recorded !== undefined) return evidence.recorded === null ? undefined : protocolById(evidence.recorded);
   const { hint, sample } = evidence;
   const byChannel = hint ? classifyChannel(hint) : undefined;
   if (byChannel && (sample === undefined || hint!.transport !== 'sse')) return byChannel;

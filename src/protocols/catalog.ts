@@ -1,4 +1,5 @@
-import type { ChannelHint, ProtocolId, ProtocolModule } from './protocol.js';
+import { ProtocolUnknownError } from '../core/errors.js';
+import { PROTOCOL_IDS, type ChannelHint, type ProtocolId, type ProtocolModule } from './protocol.js';
 import { aguiProtocol } from './agui/index.js';
 import { piRestProtocol } from './pi-rest/index.js';
 import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
@@ -16,9 +17,10 @@ export const PROTOCOLS: readonly ProtocolModule[] = [
   unixNdjsonProtocol,
 ];
 
+/** The module of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
 export function protocolById(id: ProtocolId): ProtocolModule {
   const found = PROTOCOLS.find((p) => p.id === id);
-  if (!found) throw new Error(`unknown protocol '${id}'`);
+  if (!found) throw new ProtocolUnknownError(`unknown protocol '${id}'; expected one of ${PROTOCOL_IDS.join(', ')}`);
   return found;
 }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { ProtocolId } from '../protocols/protocol.js';
+import { checkProtocolOption } from '../judge/protocol-option.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
@@ -89,6 +90,7 @@ export function runningRecorder(url: string, out: string, target: string, sink: 
 
 /** Starts `proxy record` in-process: for tests, scripts and the CLI. */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
+  checkProtocolOption(options.protocol, 'startRecorder protocol');
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
   // Read before the recording file is made: a bad certificate file leaves nothing behind.

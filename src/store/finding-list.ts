@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Severity } from '../core/finding.js';
+import { messageLabelSql } from './queries/label-sql.js';
 
 /** Which findings to list; every field narrows the list, none means all. */
 export interface FindingFilter {
@@ -28,34 +29,15 @@ export interface FindingListRow {
   message: string;
 }
 
-/** A string field of the stored JSON, when it is one (json_extract would hand out objects as JSON text). */
-const field = (path: string) => `CASE WHEN json_type(m.json, '${path}') = 'text' THEN json_extract(m.json, '${path}') END`;
-
 /**
  * Every finding with its exchange and message, in one query streamed row by row, so that a recording
  * of hundreds of thousands of messages is listed with flat memory and no query per finding. The
- * message's label is core/message-label.ts's, read from its stored JSON by SQLite, not parsed in
- * JavaScript: the type, else a frame's kind with the type inside, method, operation or event, a
- * JSON-RPC response; for a REST body its request line or status; else the JSON type or the channel.
+ * message's label is core/message-label.ts's, read from its stored JSON by SQLite (messageLabelSql,
+ * built from the same LABEL_FIELDS), not parsed in JavaScript.
  */
 const FINDING_LIST_SQL = `
   SELECT f.exchange_id AS exchange, e.transport, e.protocol, e.method, e.path, m.seq, m.sender,
-    coalesce(
-      CASE WHEN m.json IS NOT NULL AND json_valid(m.json) THEN coalesce(
-        ${field('$.type')},
-        ${field('$.kind')} || coalesce(':' || coalesce(${field('$.event.type')}, ${field('$.response.type')}, ${field('$.command.type')}), ''),
-        ${field('$.method')}, ${field('$.operation')}, ${field('$.event')},
-        CASE WHEN json_type(m.json) = 'object' AND json_extract(m.json, '$.jsonrpc') = '2.0'
-          THEN CASE WHEN json_type(m.json, '$.id') IS NOT NULL THEN 'response' ELSE 'json-rpc' END END
-      ) END,
-      CASE WHEN m.carrier = 'body' THEN coalesce(
-        CASE WHEN m.sender = 'server' AND e.status IS NOT NULL THEN 'response ' || e.status END,
-        nullif(trim(coalesce(e.method, '') || ' ' || coalesce(e.path, '')), '')
-      ) END,
-      CASE WHEN m.json IS NOT NULL AND json_valid(m.json) THEN
-        CASE json_type(m.json) WHEN 'text' THEN 'string' WHEN 'integer' THEN 'number' WHEN 'real' THEN 'number'
-          WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' ELSE 'object' END END,
-      m.channel, m.carrier) AS label,
+    ${messageLabelSql({ json: 'm.json', sender: 'm.sender', carrier: 'm.carrier', channel: 'm.channel', status: 'e.status', method: 'e.method', path: 'e.path' })} AS label,
   f.rule, f.severity, f.pointer, f.message
   FROM findings f
   JOIN messages m ON m.id = f.message_id

@@ -1,6 +1,6 @@
 import { isJsonObject } from '../core/json.js';
 import type { HttpContext, Sender } from '../core/message.js';
-import type { ChannelHint } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 
 /** One message read from a file, before judging. */
 export interface SourceMessage {
@@ -20,6 +20,11 @@ export interface SourceMessage {
 export interface SourceStream {
   label: string;
   hint?: ChannelHint;
+  /**
+   * The protocol `record` judged the stream by, read from a recording (null: none claimed it):
+   * validate judges it by the same. Absent for a file, whose protocol the hint and messages choose.
+   */
+  protocol?: ProtocolId | null;
   messages: SourceMessage[];
 }
 

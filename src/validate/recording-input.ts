@@ -1,5 +1,5 @@
 import type { HttpContext } from '../core/message.js';
-import type { ChannelHint } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 import type { ExchangeRow } from '../store/store-types.js';
 import { storedHeader } from '../store/stored-header.js';
 import type { LoadedInput, SourceMessage, SourceStream } from './message-source.js';
@@ -15,37 +15,31 @@ export function isRecordingBytes(bytes: Buffer): boolean {
 }
 
 /**
- * A recording as `proxy validate` input: its JSON messages, re-judged. Plain HTTP exchanges share
- * one stream (REST rules span calls, as in a capture); every stream or connection is its own.
+ * A recording as `proxy validate` input: its JSON messages, re-judged, one stream per exchange, each
+ * by the protocol record chose for it (a Pi REST checker still spans every REST exchange, as in record).
  */
 export function recordingInput(file: string): LoadedInput {
   const reader = openRecording(file);
   try {
-    const rest: SourceStream = { label: 'http', hint: { transport: 'http' }, messages: [] };
     const streams: SourceStream[] = [];
     let index = 0;
     for (const exchange of reader.exchanges()) {
-      const own: SourceStream | undefined = exchange.transport === 'http' ? undefined : { label: labelOf(exchange), hint: hintOf(exchange), messages: [] };
+      const stream: SourceStream = { label: labelOf(exchange), hint: hintOf(exchange), protocol: exchange.protocol as ProtocolId | null, messages: [] };
       for (const m of reader.messages(exchange.id)) {
         // A message nested too deep to walk is judged too: the judge says it is too deep, and reads no further.
         const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
         if (value === undefined) continue;
         const message: SourceMessage = { value, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
         // A body has its request line and status, as when it was recorded (a RunAgentInput too).
-        if (!own || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
-        (own ?? rest).messages.push(message);
+        if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
+        stream.messages.push(message);
       }
-      if (own && own.messages.length > 0) streams.push(own);
+      if (stream.messages.length > 0) streams.push(stream);
     }
-    if (own(rest)) streams.unshift(rest);
     return { file, format: 'capture', streams };
   } finally {
     reader.close();
   }
-}
-
-function own(stream: SourceStream): boolean {
-  return stream.messages.length > 0;
 }
 
 function labelOf(e: ExchangeRow): string {

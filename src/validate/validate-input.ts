@@ -5,6 +5,8 @@ import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/proto
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js';
 import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
+import { checkProtocolOption, isProtocolId } from '../judge/protocol-option.js';
+import { ProtocolUnknownError } from '../core/errors.js';
 import type { LoadedInput, SourceStream } from './message-source.js';
 
 export interface JudgedMessage {
@@ -42,12 +44,17 @@ export interface ValidationReport {
  * in a REST call can leak in a WebSocket frame.
  */
 export function validateInput(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId): ValidationReport {
+  checkProtocolOption(forced, 'validateInput protocol');
   // Files are read whole, and every message in them is judged: no size or parse budget applies.
   const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
   const judged: JudgedMessage[] = [];
   const protocols = new Set<ProtocolId>();
   for (const stream of input.streams) {
-    const module = chooseProtocol({ forced, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
+    if (!forced && typeof stream.protocol === 'string' && !isProtocolId(stream.protocol)) {
+      throw new ProtocolUnknownError(`${input.file}: ${stream.label} was recorded as protocol '${stream.protocol}', which this version does not know; name one with --protocol`);
+    }
+    // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
+    const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
     if (module) protocols.add(module.id);
     // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
     for (const message of judgeStream(stream, module, pipeline)) judged.push(message);

@@ -356,7 +356,8 @@ describe('the public API', () => {
     expectTypeOf(api.readInput).toEqualTypeOf<(file: string) => api.LoadedInput>();
     expectTypeOf<keyof api.LoadedInput>().toEqualTypeOf<'file' | 'format' | 'streams'>();
     expectTypeOf<api.InputFormat>().toEqualTypeOf<'json-array' | 'ndjson' | 'sse' | 'capture'>();
-    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'messages'>();
+    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'messages'>();
+    expectTypeOf<api.SourceStream['protocol']>().toEqualTypeOf<api.ProtocolId | null | undefined>();
     expectTypeOf<keyof api.SourceMessage>().toEqualTypeOf<'value' | 'sender' | 'line' | 'index' | 'text' | 'http' | 'carrier'>();
     expectTypeOf(api.validateInput).toEqualTypeOf<(input: api.LoadedInput, registry: api.SchemaRegistry, forced?: api.ProtocolId | undefined) => api.ValidationReport>();
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'summary'>();

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
+import { PROTOCOL_IDS } from '../../src/protocols/protocol.js';
 import { runToEnd, startCli } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
 import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, stdioRecording } from './cli-fixtures.js';
@@ -43,6 +44,14 @@ const CASES: Case[] = [
   { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har." },
   { name: 'a missing required option', argv: () => ['export', AGUI_EXAMPLE], says: () => "required option '--format <format>' not specified" },
   // Values of our own options.
+  {
+    name: 'record --protocol that no module knows',
+    argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--protocol', 'soap', '--out', c.dir.file('r.db')],
+    says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}`,
+  },
+  { name: 'record --stdio --protocol that no module knows', argv: () => ['record', '--stdio', '--protocol', 'soap', '--', 'node', '-e', ''], says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}` },
+  { name: 'record --stdio --protocol of another transport', argv: () => ['record', '--stdio', '--protocol', 'agui', '--', 'node', '-e', ''], says: () => "--protocol 'agui' does not run over stdio; use auto, pi-rpc or acp" },
+  { name: 'validate --protocol that no module knows', argv: () => ['validate', AGUI_EXAMPLE, '--protocol', 'soap'], says: () => `unknown protocol 'soap'; expected auto or one of ${PROTOCOL_IDS.join(', ')}` },
   { name: '--timing that is no timing', argv: () => ['replay', AGUI_EXAMPLE, '--timing', 'fast'], says: () => `--timing 'fast' is not a timing: ${expectedTimings}` },
   { name: '--timing without its x', argv: () => ['replay', AGUI_EXAMPLE, '--timing', '2'], says: () => `--timing '2' is not a timing: ${expectedTimings}` },
   {

@@ -306,7 +306,9 @@ describe('hostile peers: deeply nested JSON', () => {
     const { file, dir } = await deepRecording();
     const recording = await runCli(['validate', file]);
     expect(recording.stderr).toBe('');
-    expect(recording.code).toBe(0);
+    // The session's answer ({"ok":true}, no envelope) is invalid, as record judged it by Pi REST.
+    expect(recording.code).toBe(1);
+    expect(recording.stdout).toMatch(/#6 {2}← response 202 {2}invalid\n/);
     // Every deep message, as record judged it (its pipeline): the run's two deep events, the session
     // answer, the deep body and the two deep frames, the last three of no protocol.
     expect(recording.stdout.match(/warning json-too-deep/g)).toHaveLength(6);

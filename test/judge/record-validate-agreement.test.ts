@@ -30,13 +30,13 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 interface Step {
   sender: Sender;
-  carrier: 'body' | 'event' | 'frame';
+  carrier: 'body' | 'event' | 'frame' | 'line';
   value: unknown;
 }
 
 /** One exchange as capture sees it: its request line, its response's status and type, its messages in order. */
 interface Exchange {
-  transport: 'http' | 'sse' | 'ws';
+  transport: 'http' | 'sse' | 'ws' | 'stdio';
   method: string;
   path: string;
   status?: number;
@@ -159,7 +159,7 @@ interface Recorded {
 }
 
 /** Records the traffic as the HTTP forwarder and WebSocket relay hand it over. */
-function record(exchanges: Exchange[], name: string): Recorded {
+async function record(exchanges: Exchange[], name: string): Promise<Recorded> {
   const file = join(dir, `${name}.db`);
   const writer = RecordingWriter.open(file, { toolVersion: 'test', mode: 'record', schemaHashes: registry.hashes(), startedAt: new Date() });
   const events: LiveEvent[] = [];
@@ -168,6 +168,19 @@ function record(exchanges: Exchange[], name: string): Recorded {
   const liveLabels = new Map<number, string>();
   let seen = 0;
   for (const x of exchanges) {
+    if (x.transport === 'stdio') {
+      // As the stdio recorder hands it over: each stream's lines through its tap, the first lines held until they name the protocol.
+      const exchange = recorder.openExchange({ transport: 'stdio', url: x.path });
+      const taps = { client: exchange.tap({ kind: 'lines', sender: 'client', channel: 'stdin', sniffStdio: true }), server: exchange.tap({ kind: 'lines', sender: 'server', channel: 'stdout', sniffStdio: true }) };
+      for (const step of x.steps) {
+        taps[step.sender].push(Buffer.from(JSON.stringify(step.value) + '\n'));
+        order.push({ exchangeId: exchange.id, sender: step.sender });
+      }
+      await taps.client.end(true);
+      await taps.server.end(true);
+      exchange.end({ outcome: 'complete' });
+      continue;
+    }
     const exchange = recorder.openExchange({ transport: x.transport === 'ws' ? 'ws' : 'http', method: x.method, path: x.path, requestHeaders: JSON_TYPE });
     const request: HttpContext = { method: x.method, path: x.path, requestHeaders: JSON_TYPE };
     if (x.transport === 'ws') {
@@ -210,12 +223,13 @@ function record(exchanges: Exchange[], name: string): Recorded {
 function asFile(exchanges: Exchange[]): LoadedInput {
   let index = 0;
   const streams: SourceStream[] = exchanges.map((x, i) => {
-    const hint: ChannelHint = { transport: x.transport, method: x.method, path: x.path };
-    if (x.contentType) hint.contentType = x.contentType;
-    if (x.subprotocol) hint.subprotocol = x.subprotocol;
+    // A file of a stdio session's lines (NDJSON) says nothing of its channel.
+    const hint: ChannelHint | undefined = x.transport === 'stdio' ? undefined : { transport: x.transport, method: x.method, path: x.path };
+    if (hint && x.contentType) hint.contentType = x.contentType;
+    if (hint && x.subprotocol) hint.subprotocol = x.subprotocol;
     return {
       label: `#${i + 1}`,
-      hint,
+      ...(hint ? { hint } : {}),
       messages: x.steps.map((step) => {
         const text = JSON.stringify(step.value);
         const http: HttpContext | undefined =
@@ -230,9 +244,9 @@ function asFile(exchanges: Exchange[]): LoadedInput {
 /** What must agree: status and findings, not the wording of an unchecked reason. */
 const judged = (v: Verdict) => ({ status: v.status, findings: v.findings.map((f) => `${f.severity} ${f.rule} ${f.pointer}: ${f.message}`) });
 
-describe('record and validate agree', () => {
+describe('record and validate agree', async () => {
   const exchanges = traffic();
-  const recorded = record(exchanges, 'agreement');
+  const recorded = await record(exchanges, 'agreement');
 
   it('on every verdict, across exchanges too (a recording-scoped checker, a scope shared by connections), when validate reads the messages as a file', () => {
     const report = validateInput(asFile(exchanges), registry);
@@ -298,6 +312,82 @@ describe('record and validate agree', () => {
       }
     } finally {
       db.close();
+    }
+  });
+});
+
+/**
+ * Traffic whose protocol only its messages tell, or that a recording's neighbours could mislead: a
+ * WebSocket with no subprotocol on a path no protocol claims, carrying ACP (record used to choose by
+ * the channel alone, validate by the frames too); a plain JSON POST beside Pi REST calls (validate of
+ * the recording used to judge all HTTP exchanges as one stream, by one protocol); an ACP session on
+ * stdio (validate of the recording used to choose by the stdio channel, where Pi RPC wins the tie).
+ */
+function evidenceTraffic(): Exchange[] {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } };
+  return [
+    {
+      transport: 'ws',
+      method: 'GET',
+      path: '/agent-socket',
+      steps: [
+        { sender: 'client', carrier: 'frame', value: initialize },
+        { sender: 'server', carrier: 'frame', value: { jsonrpc: '2.0', id: 1, result: { protocolVersion: 1 } } },
+        // An answer to a request nobody sent.
+        { sender: 'server', carrier: 'frame', value: { jsonrpc: '2.0', id: 9, result: {} } },
+      ],
+    },
+    {
+      transport: 'http',
+      method: 'GET',
+      path: '/v1/session/agent-a',
+      status: 200,
+      contentType: 'application/json',
+      steps: [{ sender: 'server', carrier: 'body', value: envelope('req-get-1', { ...(piScenario().session as object), generation: 3, revision: 3 }) }],
+    },
+    {
+      transport: 'http',
+      method: 'POST',
+      path: '/hooks/build',
+      status: 200,
+      contentType: 'application/json',
+      steps: [
+        { sender: 'client', carrier: 'body', value: { ref: 'main' } },
+        { sender: 'server', carrier: 'body', value: { queued: true } },
+      ],
+    },
+    {
+      transport: 'stdio',
+      method: 'RUN',
+      path: 'agent --acp',
+      steps: [
+        { sender: 'client', carrier: 'line', value: initialize },
+        { sender: 'server', carrier: 'line', value: { jsonrpc: '2.0', id: 1, result: { protocolVersion: 1 } } },
+        { sender: 'server', carrier: 'line', value: { jsonrpc: '2.0', id: 5, result: {} } },
+      ],
+    },
+  ];
+}
+
+describe('record and validate choose a protocol from the same evidence', async () => {
+  const exchanges = evidenceTraffic();
+  const recorded = await record(exchanges, 'evidence');
+
+  it('record judges a WebSocket its channel does not name by its first frames, as validate judges a file of them', () => {
+    const report = validateInput(asFile(exchanges), registry);
+    expect(report.messages.map((m) => judged(m.verdict))).toEqual(recorded.verdicts.map(judged));
+    expect(report.messages.map((m) => m.protocol)).toEqual(['acp', 'acp', 'acp', 'pi-rest', undefined, undefined, 'acp', 'acp', 'acp']);
+    expect(recorded.verdicts.map((v) => v.status)).toEqual(['valid', 'valid', 'invalid', 'valid', 'unchecked', 'unchecked', 'valid', 'valid', 'invalid']);
+  });
+
+  it('validate of the recording judges each exchange by the protocol record stored for it', () => {
+    const report = validateInput(recordingInput(recorded.file), registry);
+    expect(report.messages.map((m) => judged(m.verdict))).toEqual(recorded.verdicts.map(judged));
+    const reader = RecordingReader.open(recorded.file);
+    try {
+      expect(reader.exchanges().map((e) => e.protocol)).toEqual(['acp', 'pi-rest', null, 'acp']);
+    } finally {
+      reader.close();
     }
   });
 });

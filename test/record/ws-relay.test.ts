@@ -388,6 +388,39 @@ describe('relayUpgrade: handshake', () => {
     expect(proxy.read().exchanges[0]).toMatchObject({ protocol: 'pi-daemon-rpc', subprotocol: 'pi-daemon-rpc.v1' });
   });
 
+  it('classifies a connection whose subprotocol and path say nothing by its first frames, stored in order once they chose', async () => {
+    const upstream = await startUpstream({}, (ws) => {
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        if (isBinary) return;
+        const request = JSON.parse(data.toString()) as { id: number };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { protocolVersion: 1 } }));
+      });
+    });
+    const proxy = await startProxy(tcpTarget(upstream.port));
+    const client = connectClient(`${proxy.url}/agent-socket`);
+    const got = collect(client);
+    await once(client, 'open');
+    client.send(Buffer.from([0x01, 0x02]));
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } }));
+    await waitFor(() => got.length === 1, 'the answer');
+    client.close(1000);
+    await proxy.waitForEnds(1);
+    expect(proxy.ends[0].protocol).toBe('acp');
+    const { exchanges, messages } = proxy.read();
+    expect(exchanges[0]).toMatchObject({ protocol: 'acp', subprotocol: null, path: '/agent-socket' });
+    const stored = messages(exchanges[0].id);
+    expect(stored.map((m) => [m.seq, m.sender, m.channel, m.verdict.status])).toEqual([
+      [1, 'client', 'binary', 'unchecked'],
+      [2, 'client', 'text', 'valid'],
+      [3, 'server', 'text', 'valid'],
+      [4, 'client', 'close', 'unchecked'],
+      [5, 'server', 'close', 'unchecked'],
+    ]);
+    // Each keeps the time it was captured at, not the time the sample was complete.
+    const times = stored.map((m) => m.tOffsetMs);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
   it('mirrors an upstream 426 byte for byte and records the refusal with its JSON body', async () => {
     const body = JSON.stringify({
       apiVersion: '1.0',

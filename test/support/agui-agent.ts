@@ -54,6 +54,8 @@ export interface AguiAgentOptions {
   /** gzip the body (`Content-Encoding: gzip`, Z_SYNC_FLUSH per frame) when Accept-Encoding allows gzip. */
   gzip?: boolean;
   listen?: StandInListen;
+  /** How the stand-in waits `eventDelayMs` / `intervalMs` (default: a timer); a test passes a ManualClock's sleep to step it. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ReceivedRun {
@@ -354,14 +356,15 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
       });
 
     const delay = scenario === 'endless' ? intervalMs : eventDelayMs;
+    const wait = options.sleep ?? ((ms: number) => sleep(ms));
     let index = 0;
     for await (const event of events) {
       if (gone || closing) break;
-      if (index > 0 && delay > 0) await sleep(delay);
+      if (index > 0 && delay > 0) await wait(delay);
       if (gone || closing) break;
       if (scenario === 'reset-mid-stream' && index >= resetAfter) {
-        // Let the bytes already written reach the client, then reset.
-        await sleep(20);
+        // Every byte written so far must be on its way to the client before the reset, which would discard it.
+        await flushed(res, gzip ? out : undefined);
         serverReset = true;
         const socket = res.socket as (Socket & { resetAndDestroy?: () => Socket }) | null;
         if (socket?.resetAndDestroy) socket.resetAndDestroy();
@@ -429,4 +432,16 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
   res.end(payload);
+}
+
+/**
+ * Resolves once everything written to `res` (through `gzip`, when the body is compressed) has been
+ * handed to the kernel: the gzip stream flushed, then an empty write on the socket, whose callback
+ * runs only after every write queued before it.
+ */
+async function flushed(res: ServerResponse, gzip: Writable | undefined): Promise<void> {
+  if (gzip) await new Promise<void>((resolve) => (gzip as Writable & { flush(cb: () => void): void }).flush(resolve));
+  const socket = res.socket;
+  if (!socket || socket.destroyed) return;
+  await new Promise<void>((resolve) => socket.write(Buffer.alloc(0), () => resolve()));
 }

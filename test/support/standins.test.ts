@@ -20,6 +20,7 @@ import { testRegistry } from './shared.js';
 import { useCleanups } from './cleanups.js';
 import { wsOpen, wsRefusal } from './ws-client.js';
 import { within } from './waits.js';
+import { ManualClock } from './manual-clock.js';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { scratch } from './temp-dir.js';
 
@@ -328,17 +329,23 @@ describe('AG-UI stand-in agent', () => {
   });
 
   it('honours eventDelayMs and a custom script function', async () => {
+    const clock = new ManualClock();
     const a = await agui({
       eventDelayMs: 25,
+      sleep: (ms) => clock.sleep(ms),
       script: (input) => [
         { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
         { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId },
       ] as BaseEvent[],
     });
-    const started = Date.now();
-    const events = parseSseSpec(await (await postRun(a.url)).text());
+    const response = postRun(a.url);
+    // It waits the delay between the events, after the first and before the second.
+    expect(await within(clock.sleeping(), 'the stand-in to wait between events')).toBe(25);
+    expect(a.requests[0].eventsSent).toBe(1);
+    clock.advanceTo(25);
+    const events = parseSseSpec(await (await response).text());
     expect(events).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(20);
+    expect(clock.deadlines).toEqual([25]);
     expect(a.requests[0].scenario).toBe('custom');
   });
 

@@ -50,4 +50,29 @@ describe('message labels', () => {
     // The diff's alignment label is unchanged.
     expect(messageLabel({ sessionId: 'x' }, body)).toBe('object');
   });
+
+  it("falls back to a body's request line or status exactly as messageLabel does, having no rule of its own", () => {
+    const places = [
+      { channel: null, carrier: 'body' },
+      { channel: 'text', carrier: 'frame' },
+    ];
+    const contexts = [
+      { sender: 'client' as const, schemaRef: null, method: 'POST', path: '/v1/session', status: 202 },
+      { sender: 'server' as const, schemaRef: null, method: 'POST', path: '/v1/session', status: 202 },
+      // No status (an answer cut off before it): the request line, as messageLabel says.
+      { sender: 'server' as const, schemaRef: null, method: 'GET', path: '/v1/x', status: null },
+      { sender: 'client' as const, schemaRef: null, method: null, path: null, status: null },
+    ];
+    const values = [{ ok: true }, [1], 'text', 7, false, null, { type: 'RUN_STARTED' }, { jsonrpc: '2.0', id: 1, result: {} }];
+    for (const place of places) {
+      for (const context of contexts) {
+        for (const value of values) {
+          const expected = messageLabel(value, { ...place, sender: context.sender, http: context });
+          expect(displayLabel(value, place, context), `${JSON.stringify(value)} ${place.carrier} ${JSON.stringify(context)}`).toBe(expected);
+        }
+      }
+    }
+    expect(displayLabel({ ok: true }, places[0], contexts[2])).toBe('GET /v1/x');
+    expect(displayLabel('text', places[0], contexts[0])).toBe('POST /v1/session');
+  });
 });

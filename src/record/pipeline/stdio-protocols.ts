@@ -1,4 +1,6 @@
+import { UsageError } from '../../core/errors.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
+import { checkProtocolOption } from '../../judge/protocol-option.js';
 
 /** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
 export const STDIO_PROTOCOLS = ['pi-rpc', 'acp'] as const;
@@ -8,4 +10,16 @@ export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
 export function stdioHint(protocol: StdioProtocol): ChannelHint {
   // Both claim stdio equally; ACP's subprotocol name makes it certain, and pi-rpc wins the tie.
   return protocol === 'acp' ? { transport: 'stdio', subprotocol: 'agent-client-protocol.v1' } : { transport: 'stdio' };
+}
+
+/**
+ * A stdio recorder's protocol as given (`--protocol`, `startStdioRecorder({protocol})`): `auto` or
+ * one of STDIO_PROTOCOLS; an id no module knows is ProtocolUnknownError, one that does not run over
+ * stdio a UsageError. `where` names the option.
+ */
+export function parseStdioProtocol(value: string | undefined, where: string): StdioProtocol | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  checkProtocolOption(value, where);
+  if (!(STDIO_PROTOCOLS as readonly string[]).includes(value)) throw new UsageError(`${where} '${value}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
+  return value as StdioProtocol;
 }

@@ -4,7 +4,8 @@ import type { ChannelHint, ProtocolId, ProtocolModule } from '../../protocols/pr
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
 import type { MessageJudge } from '../../judge/message-judge.js';
-import { MessagePipeline, type StorageRedactionOptions } from '../../judge/message-pipeline.js';
+import { MessagePipeline, type ReadMessage, type StorageRedactionOptions } from '../../judge/message-pipeline.js';
+import { FrameSample } from './frame-sample.js';
 import { chooseProtocol } from '../../judge/protocol-choice.js';
 import type { LiveListener } from '../live-events.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
@@ -106,6 +107,8 @@ export class ExchangeRecording implements ExchangeSink {
   private requestHeaders: ExchangeStart['requestHeaders'];
   private responseHeaders: ExchangeUpdate['responseHeaders'];
   private judge?: MessageJudge;
+  /** While a WebSocket's channel names no protocol: its first frames, held until they choose one. */
+  private sample?: FrameSample;
   private last?: StoredMessage;
   private ended = false;
   messages = 0;
@@ -126,12 +129,16 @@ export class ExchangeRecording implements ExchangeSink {
     if (forced) this.adopt(chooseProtocol({ forced })!, undefined);
   }
 
-  /** Picks the protocol from what is known so far; the first confident answer sticks. */
+  /**
+   * Picks the protocol from what is known so far; the first confident answer sticks. A WebSocket
+   * whose channel says nothing is chosen for by its first frames, as `validate` chooses (FrameSample).
+   */
   classify(hint: ChannelHint): void {
-    if (this.protocol) return;
+    if (this.protocol || this.sample) return;
     const requestBody = hint.requestBody ?? this.requestBody;
     const module = chooseProtocol({ hint: requestBody === undefined ? hint : { ...hint, requestBody } });
     if (module) this.adopt(module, requestBody);
+    else if (hint.transport === 'ws') this.sample = new FrameSample(hint);
   }
 
   /** A tap that frames a body's chunks into messages of this exchange. */
@@ -161,9 +168,28 @@ export class ExchangeRecording implements ExchangeSink {
       requestHeaders: options.http.requestHeaders ?? this.requestHeaders,
       responseHeaders: options.http.status === undefined ? undefined : (options.http.responseHeaders ?? this.responseHeaders),
     };
+    const message = this.recorder.pipeline.read(sender, raw, options, http);
+    if (this.sample) {
+      // A copy: the frame may be a view into a whole batch of the worker's, which holding it would keep alive.
+      if (this.sample.hold({ sender, raw: Buffer.from(raw), options, message, tOffsetMs })) this.chooseFromSample();
+      return;
+    }
+    this.store(sender, raw, options, message, tOffsetMs);
+  }
+
+  /** The held frames choose the protocol (or none), and are judged and stored by it, in order. */
+  private chooseFromSample(): void {
+    const sample = this.sample!;
+    this.sample = undefined;
+    const module = chooseProtocol({ hint: sample.hint, sample: sample.values });
+    if (module) this.adopt(module, undefined);
+    for (const frame of sample.held) this.store(frame.sender, frame.raw, frame.options, frame.message, frame.tOffsetMs);
+  }
+
+  private store(sender: Sender, raw: Buffer, options: RecordOptions, message: ReadMessage, tOffsetMs: number): void {
     const pipeline = this.recorder.pipeline;
-    const message = pipeline.read(sender, raw, options, http);
     const { value } = message;
+    const { http } = message;
     if (sender === 'client' && options.carrier === 'body' && value !== undefined) {
       this.requestBody = pipeline.requestBodyOf(message);
       // The request body is what tells an AG-UI run from other POSTs; classify before judging it.
@@ -210,6 +236,8 @@ export class ExchangeRecording implements ExchangeSink {
   end(end: Omit<ExchangeEnd, 'tOffsetMs'>, at?: number): void {
     if (this.ended) return;
     this.ended = true;
+    // Fewer frames than a full sample: what came chooses.
+    if (this.sample) this.chooseFromSample();
     const tOffsetMs = at ?? this.recorder.clock.now();
     // A proxy-level failure (upstream unreachable) says nothing about the protocol: no stream rules.
     // Nor does a stream the client or the proxy's shutdown cut short: the agent was still sending.

@@ -5,7 +5,7 @@ import { FlowGate } from './flow-gate.js';
 import type { BodyTap } from '../pipeline/recording-sink.js';
 import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
-import type { StdioProtocol } from '../pipeline/stdio-protocols.js';
+import { parseStdioProtocol, type StdioProtocol } from '../pipeline/stdio-protocols.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 
 export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from '../pipeline/stdio-protocols.js';
@@ -59,7 +59,8 @@ export interface RunningStdioRecorder {
 export async function startStdioRecorder(options: StdioRecorderOptions): Promise<RunningStdioRecorder> {
   const args = options.args ?? [];
   const commandLine = [options.command, ...args].map(quoteArg).join(' ');
-  const forced = options.protocol === 'auto' ? undefined : options.protocol;
+  const protocol = parseStdioProtocol(options.protocol, 'startStdioRecorder protocol');
+  const forced = protocol === 'auto' ? undefined : protocol;
   // The agent starts while the recording worker is still opening the file: an editor waiting for
   // its agent should not wait on us. If the file cannot be opened the agent is stopped again.
   const { sink, out, clock, ready } = await openLineSink({ ...options, protocol: forced }, commandLine, 'stdio');

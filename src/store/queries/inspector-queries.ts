@@ -3,6 +3,7 @@ import { pickColumns, selectList } from '../columns.js';
 import { EXCHANGE_SELECT_LIST, exchangeFromRecord, type ExchangeRecord } from '../exchange-record.js';
 import { MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../schema.js';
 import type { ExchangeRow } from '../store-types.js';
+import { ownNameSql } from './label-sql.js';
 
 /**
  * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
@@ -28,7 +29,7 @@ export type MessageSummaryRecord = Pick<StoredMessage, 'seq' | 'sender' | 'carri
   size: number;
   /** The stored JSON when it is at most PARSE_LIMIT long. */
   json: string | null;
-  /** A longer one's label read by SQLite: its type, method or kind, `object` when it has none, '' when SQLite cannot read it. */
+  /** A longer one's own name read by SQLite (as messageLabel finds it), `object` when it has none, '' when SQLite cannot read it. */
   bigLabel: string | null;
 };
 
@@ -44,7 +45,7 @@ const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'send
   length(raw) AS size,
   CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
   CASE WHEN length(json) > ${PARSE_LIMIT} THEN
-    CASE WHEN json_valid(json) THEN coalesce(json_extract(json, '$.type'), json_extract(json, '$.method'), json_extract(json, '$.kind'), 'object') ELSE '' END
+    CASE WHEN json_valid(json) THEN coalesce(${ownNameSql('json')}, 'object') ELSE '' END
   END AS bigLabel`;
 
 const WALK_COLUMNS = selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'json']));

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../core/json.js';
 import { messageLabel } from '../../core/message-label.js';
 
 /** What a label can draw on besides the message itself: its schema and its exchange's request line. */
@@ -10,24 +11,21 @@ export interface LabelContext {
 }
 
 /**
- * The inspector's label for a message row: the label `proxy diff` aligns by, with names that help a
- * reader but must not change alignment: an AG-UI RunAgentInput, a JSON-RPC response that carries an
- * error, and for a JSON body that has no type of its own (a REST request or response) the schema
- * it was checked against, else its request line (`POST /v1/session`) or status (`response 202`).
+ * The inspector's label for a message row: messageLabel's (the label `proxy diff` aligns by, with its
+ * fallback to a body's request line or status), and for a JSON value that names itself by none of
+ * its fields, display names that help a reader but must not change alignment: an AG-UI
+ * RunAgentInput, or the schema a body was checked against. A JSON-RPC response carrying an error
+ * is an `error response`.
  */
 export function displayLabel(value: unknown, m: { channel: string | null; carrier: string }, context?: LabelContext): string {
-  const label = messageLabel(value, m);
-  if (value === null || typeof value !== 'object') return label;
-  const r = value as Record<string, unknown>;
-  if (label === 'response' && 'error' in r) return 'error response';
-  if (label !== 'object') return label;
-  if (!Array.isArray(value) && typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
-  if (context === undefined) return label;
-  const schema = schemaName(context.schemaRef);
-  if (schema !== undefined) return schema;
-  if (m.carrier === 'body') {
-    if (context.sender === 'client' && (context.method !== null || context.path !== null)) return `${context.method ?? ''} ${context.path ?? ''}`.trim();
-    if (context.sender === 'server' && context.status !== null) return `response ${context.status}`;
+  const label = messageLabel(value, context ? { ...m, sender: context.sender, http: context } : m);
+  if (label === 'response' && isJsonObject(value) && 'error' in value) return 'error response';
+  // Nameless by its own fields (messageLabel without the route says only its JSON type).
+  if (value !== null && typeof value === 'object' && messageLabel(value, m) === 'object') {
+    const r = value as Record<string, unknown>;
+    if (!Array.isArray(value) && typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
+    const schema = context && schemaName(context.schemaRef);
+    if (schema !== undefined) return schema;
   }
   return label;
 }

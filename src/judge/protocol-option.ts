@@ -1,0 +1,27 @@
+// Light on purpose (no protocol module is loaded): the CLI checks its options with it before anything starts.
+import { ProtocolUnknownError } from '../core/errors.js';
+import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
+
+/**
+ * `--protocol`, as `record` and `validate` take it: a protocol id, or `auto` (undefined: classify);
+ * anything else is ProtocolUnknownError. `names`: what else the command takes (record's `pi-daemon`),
+ * handled by the caller, named in the error.
+ */
+export function parseProtocolOption(value: string | undefined, names: readonly string[] = []): ProtocolId | undefined {
+  if (value === undefined || value === 'auto') return undefined;
+  if (!isProtocolId(value)) throw new ProtocolUnknownError(`unknown protocol '${value}'; expected ${['auto', ...names].join(', ')} or one of ${PROTOCOL_IDS.join(', ')}`);
+  return value;
+}
+
+/**
+ * A protocol id given through the API (`startRecorder({protocol})`, `validateInput`), checked before
+ * anything starts: JavaScript callers and casts get past the type. `where` names the option.
+ */
+export function checkProtocolOption(value: string | undefined, where: string): ProtocolId | undefined {
+  if (value === undefined || isProtocolId(value)) return value;
+  throw new ProtocolUnknownError(`${where}: unknown protocol '${value}'; expected one of ${PROTOCOL_IDS.join(', ')}`);
+}
+
+export function isProtocolId(value: string): value is ProtocolId {
+  return (PROTOCOL_IDS as readonly string[]).includes(value);
+}
