@@ -13,8 +13,9 @@ import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 
-interface FixtureCommandOptions extends TlsFlags {
+interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   mode?: string;
   target?: string;
   listen?: string;
@@ -42,11 +43,13 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
+  for (const option of recordingRuleOptions('what the fixture records (the recording, or the new episodes)', true)) command.addOption(option);
   return command
     .action(async (recording: string, options: FixtureCommandOptions) => {
       const chosen = chooseFixtureMode(options.mode);
       const tls = tlsOptionsOf(options);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      const rules = recordingRulesOf(options);
       const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       const json = Boolean(options.json);
@@ -67,6 +70,7 @@ export function fixtureCommand(result: CommandResult): Command {
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
+        ...rules,
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
