@@ -49,7 +49,7 @@ export async function runStdioFixture(recording: string, command: string[], flag
       return runAgent(command);
     case 'record':
       say(recordingText(plan, command.join(' ')));
-      return published(plan, () => runStdioRecord(command, { ...flags, out: plan.out, overwrite: plan.overwrite }));
+      return published(plan, () => runStdioRecord(command, { ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite }));
   }
 }
 
@@ -76,7 +76,7 @@ export async function runNdjsonFixture(recording: string, flags: LineFixtureFlag
     case 'record': {
       say(recordingText(plan, flags.target!));
       const view = createLiveView({ json: Boolean(flags.json), quiet: Boolean(flags.quiet), style: styleFor(process.stdout), startedAt: new Date() });
-      return published(plan, () => runNdjsonRecord({ ...flags, out: plan.out, overwrite: plan.overwrite, listener: view.listener, onStopped: view.stopped }, stopped));
+      return published(plan, () => runNdjsonRecord({ ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite, listener: view.listener, onStopped: view.stopped }, stopped));
     }
   }
 }
