@@ -13,6 +13,7 @@ import { onCleanup, record, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 useCleanups();
 
@@ -206,6 +207,23 @@ describe('proxy replay (CLI)', () => {
       expect(recording.exchanges()[1]).toMatchObject({ path: '/other', query: 'sig=%3Credacted%3E', requestHeaders: { 'x-team-token': '<redacted>' } });
     } finally {
       recording.close();
+    }
+  });
+
+  it('--on-miss passthrough --misses-out records the misses with --schemas and --max-body, as record would', async () => {
+    const { out, agentUrl } = await oneRunRecording();
+    const missesFile = scratch().file('misses.db');
+    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl, '--misses-out', missesFile, '--schemas', STANDIN_SCHEMAS_DIR, '--max-body', '64']);
+    expect((await rawRequest({ url: cli.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput()))).status).toBe(200);
+    expect((await cli.stop()).code).toBe(0);
+    const misses = RecordingReader.open(missesFile);
+    try {
+      expect(Object.keys(misses.recording().schemaHashes)).toContain('https://a.skh.am/pi-daemon/protocol.schema.json');
+      const request = misses.messages(1).find((m) => m.sender === 'client')!;
+      expect(request.raw.length).toBe(64);
+      expect(request.rawTruncatedFrom).toBeGreaterThan(64);
+    } finally {
+      misses.close();
     }
   });
 
