@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
+import { UsageError } from '../core/errors.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { LINE_PREFIX } from '../core/program-name.js';
@@ -14,8 +15,9 @@ import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 
-interface FixtureCommandOptions extends TlsFlags {
+interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   mode?: string;
   target?: string;
   listen?: string;
@@ -27,14 +29,19 @@ interface FixtureCommandOptions extends TlsFlags {
   fault: string[];
   json?: boolean;
   quiet?: boolean;
+  stdio?: boolean;
+  ndjson?: boolean;
 }
 
 export function fixtureCommand(result: CommandResult): Command {
   const command = new Command('fixture')
     .description("a test suite's fixture server: replay the recording, record it once or again, append what misses, or pass through, as --mode (or AGENT_PROXY_MODE) says")
     .argument('<recording>', 'the recording to replay or record into (.db, or its NDJSON form named .ndjson)')
+    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
     .option('--mode <mode>', 'replay, once (default: record if the recording does not exist, else replay), new-episodes, record or passthrough; AGENT_PROXY_MODE overrides it')
     .option('--target <url>', 'the real upstream, for the modes that reach it: http://host:port[/base] or unix:/path.sock')
+    .option('--stdio', 'stand in for the agent command given after -- on our own stdin/stdout: replay its recorded conversation, or run and record it (Pi RPC or ACP)')
+    .option('--ndjson', "the daemon's NDJSON unix socket: replay its recorded connections on --listen unix:…, or relay --target unix:… and record them")
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--timing <mode>', 'when replaying: recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
     .option('--strict', 'when only replaying: exit 1 at the end if any request missed or any recorded exchange was never used')
@@ -45,13 +52,25 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
+  for (const option of recordingRuleOptions('what the fixture records (the recording, or the new episodes)', true)) command.addOption(option);
   return command
-    .action(async (recording: string, options: FixtureCommandOptions) => {
+    .action(async (recording: string, command: string[], options: FixtureCommandOptions) => {
       const chosen = chooseFixtureMode(options.mode);
-      const tls = tlsOptionsOf(options);
+      if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      if (!options.stdio && command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
+      const lines = options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined;
+      const tls = tlsOptionsOf(options, lines);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
+      const rules = recordingRulesOf(options, lines);
+      if (lines) {
+        refuseForLines(options, lines);
+        const { runStdioFixture, runNdjsonFixture } = await import('./line-fixture-command.js');
+        const flags = { ...options, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields };
+        result.code = options.stdio ? await runStdioFixture(recording, command, flags) : await runNdjsonFixture(recording, flags);
+        return;
+      }
       const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       const json = Boolean(options.json);
@@ -73,6 +92,7 @@ export function fixtureCommand(result: CommandResult): Command {
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
+        ...rules,
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -117,6 +137,15 @@ export function fixtureCommand(result: CommandResult): Command {
       }
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
+}
+
+/** The flags that mean nothing for a stdio or NDJSON fixture: refused, not ignored. */
+function refuseForLines(options: FixtureCommandOptions, lines: '--stdio' | '--ndjson'): void {
+  if (options.reuse) throw new UsageError(`--reuse goes with the HTTP fixture, not ${lines}`);
+  if (lines === '--ndjson') return;
+  if (options.target !== undefined) throw new UsageError('--target goes with the HTTP and NDJSON fixtures; with --stdio the agent is the command after --');
+  if (options.listen !== undefined) throw new UsageError('--listen goes with the HTTP and NDJSON fixtures; with --stdio the fixture is on its own stdin and stdout');
+  if (options.json) throw new UsageError("--json goes with the HTTP and NDJSON fixtures; with --stdio stdout belongs to the agent's protocol");
 }
 
 /** The second line: what this run does with the recording and the target. */

@@ -16,6 +16,7 @@ import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { maxBodyOf } from './recording-rule-flags.js';
 
 interface RecordOptions extends TlsFlags {
   target?: string;
@@ -67,10 +68,7 @@ export function recordCommand(result: CommandResult): Command {
       const style = styleFor(process.stdout);
       // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
       const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol, ['pi-daemon']);
-      const maxBodyBytes = options.maxBody === undefined ? undefined : Number(options.maxBody);
-      if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)) {
-        throw new UsageError(`--max-body '${options.maxBody}' is not a positive whole number of bytes`);
-      }
+      const maxBodyBytes = maxBodyOf(options.maxBody);
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       const redactFields = parseIgnoreOption(options.redactField, '--redact-field');

@@ -11,8 +11,9 @@ import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
 import { parseFaults } from '../replay/fault/fault-spec.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
+import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 
-interface ReplayCommandOptions extends TlsFlags {
+interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'protocol'> {
   listen?: string;
   timing?: string;
   onMiss: 'error' | 'passthrough';
@@ -32,7 +33,7 @@ interface ReplayCommandOptions extends TlsFlags {
 
 export function replayCommand(result: CommandResult): Command {
   const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target (--on-miss passthrough)');
-  return new Command('replay')
+  const command = new Command('replay')
     .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
     .argument('<recording>', 'the recording file (.db or .ndjson)')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
@@ -53,10 +54,15 @@ export function replayCommand(result: CommandResult): Command {
     .addOption(ca)
     .addOption(insecure)
     .addOption(tlsCert)
-    .addOption(tlsKey)
+    .addOption(tlsKey);
+  for (const option of recordingRuleOptions('the forwarded misses (--on-miss passthrough)', false)) command.addOption(option);
+  return command
     .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
+      const missRecording = recordingRulesOf(options);
+      const ruleFlag = missRuleFlag(options);
+      if (ruleFlag && options.onMiss !== 'passthrough') throw new UsageError(`${ruleFlag} says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it`);
       checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite });
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       if (tls.upstreamTls && options.target === undefined) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
@@ -90,6 +96,7 @@ export function replayCommand(result: CommandResult): Command {
         ...tls,
         missesOut: options.missesOut,
         overwriteMisses: options.overwrite,
+        missRecording,
         reuse: options.reuse,
         strict: options.strict,
         ignore: options.ignore,
@@ -141,4 +148,14 @@ export function replayCommand(result: CommandResult): Command {
       }
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
+}
+
+/** The first flag given that says how forwarded misses are recorded, if any. */
+function missRuleFlag(options: ReplayCommandOptions): string | undefined {
+  if (options.redactHeader.length > 0) return '--redact-header';
+  if (options.redactQuery.length > 0) return '--redact-query';
+  if (options.redactField.length > 0) return '--redact-field';
+  if (options.maxBody !== undefined) return '--max-body';
+  if (options.schemas.length > 0) return '--schemas';
+  return undefined;
 }

@@ -64,6 +64,8 @@ export function sideChannel(options: { jsonLog?: string; quiet?: boolean; overwr
 
 export interface StdioRecordFlags {
   out?: string;
+  /** The file to name as the recording when `out` is a work copy of it (a fixture committed as NDJSON). */
+  shownAs?: string;
   protocol: string;
   schemas: string[];
   maxBody?: number;
@@ -108,15 +110,16 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     process.off('SIGTERM', onTerm);
     throw error;
   }
-  side.event('started', { command, pid: recorder.child.pid, out: recorder.out }, `recording ${command.join(' ')} (pid ${recorder.child.pid ?? '-'}) to ${recorder.out}`);
+  const out = flags.shownAs ?? recorder.out;
+  side.event('started', { command, pid: recorder.child.pid, out }, `recording ${command.join(' ')} (pid ${recorder.child.pid ?? '-'}) to ${out}`);
   try {
     const result = await recorder.done;
     const { totals } = result;
     const how = result.error ?? (result.signal ? `killed by ${result.signal}` : `exited ${result.exitCode}`);
     side.event(
       'summary',
-      { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out: recorder.out, ...(result.error ? { error: result.error } : {}) },
-      `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${recorder.out}`,
+      { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out, ...(result.error ? { error: result.error } : {}) },
+      `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${out}`,
     );
     if (result.error) process.stderr.write(`${LINE_PREFIX}${result.error}\n`);
     if (result.recordingError) process.stderr.write(`${LINE_PREFIX}${result.recordingError}\n`);
@@ -131,6 +134,8 @@ export interface NdjsonRecordFlags {
   target?: string;
   listen?: string;
   out?: string;
+  /** The file to name as the recording when `out` is a work copy of it (a fixture committed as NDJSON). */
+  shownAs?: string;
   schemas: string[];
   maxBody?: number;
   redactFields?: string[];
@@ -158,12 +163,13 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     onStopped: flags.onStopped,
   });
   warnIfReachable('record', flags.listen, recorder.url);
-  if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out: recorder.out }) + '\n');
+  const out = flags.shownAs ?? recorder.out;
+  if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out }) + '\n');
   else process.stdout.write(`listening on ${recorder.url} -> ${recorder.target}\n`);
   const signal = await waitForStop;
   const { totals, error } = await closedRecording(recorder);
-  if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');
-  else process.stdout.write(`stopped (${signal}): ${totalsText(totals)} -> ${recorder.out}${error ? ' (incomplete)' : ''}\n`);
+  if (flags.json) process.stdout.write(JSON.stringify({ event: 'summary', signal, ...totals, out, ...(error ? { stored: false } : {}) }) + '\n');
+  else process.stdout.write(`stopped (${signal}): ${totalsText(totals)} -> ${out}${error ? ' (incomplete)' : ''}\n`);
   if (error) throw error;
   return EXIT_OK;
 }

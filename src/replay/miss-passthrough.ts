@@ -17,6 +17,7 @@ import { RecordingWriter } from '../store/recording-writer.js';
 import { StoreError } from '../store/store-errors.js';
 import { isNdjsonRecording } from '../store/open-recording.js';
 import type { MissPassthrough } from './replay-context.js';
+import type { RecordingRules } from '../record/recording-rules.js';
 
 /** `rec.db` → `rec.misses.db`: a conventional name for a separate misses recording (`--misses-out`). */
 export function defaultMissesPath(recording: string): string {
@@ -30,7 +31,7 @@ export interface RunningPassthrough extends MissPassthrough {
   close(): Promise<RecordingTotals>;
 }
 
-export interface MissPassthroughOptions {
+export interface MissPassthroughOptions extends RecordingRules {
   /** The real upstream. */
   target: string;
   /** The recording the forwarded misses go to. */
@@ -56,7 +57,7 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
   const target = parseTarget(options.target);
   checkUpstreamTlsTarget(target, options.upstreamTls);
   const tls = loadUpstreamTls(options.upstreamTls);
-  const registry = options.registry ?? SchemaRegistry.load();
+  const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
   let writer: RecordingWriter;
   let clock: RecordingClock;
   if (options.append) {
@@ -82,13 +83,20 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
   }
   // Inline, not the worker (record/open-recording-sink.ts): only the inline writer can append to the
   // recording being served, and misses are few.
-  const recorder = new TrafficRecorder({ writer, registry, clock });
+  const recorder = new TrafficRecorder({
+    writer,
+    registry,
+    clock,
+    protocol: options.protocol,
+    maxBodyBytes: options.maxBodyBytes,
+    redact: { queryParams: options.redactQuery, fields: options.redactFields },
+  });
   const inFlight = new InFlight();
   const agent = upstreamAgent(target, tls);
   const capture: CaptureContext = {
     target,
     recorder,
-    redactor: new HeaderRedactor(),
+    redactor: new HeaderRedactor(options.redactHeaders, options.redactQuery),
     agent,
     tls,
     track: (stop) => inFlight.add(stop),

@@ -18,6 +18,7 @@ import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
 import { FaultPlan, type FaultTally } from './fault/fault-plan.js';
 import { parseFault, type FaultSpec } from './fault/fault-spec.js';
+import type { RecordingRules } from '../record/recording-rules.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -41,6 +42,11 @@ export interface ReplayOptions {
   missesOut?: string;
   /** Replace an existing `missesOut` file. */
   overwriteMisses?: boolean;
+  /**
+   * How forwarded misses are recorded, as `record` would record them: more headers, query
+   * parameters and JSON fields never stored, `maxBodyBytes`, `schemas`, a forced `protocol`.
+   */
+  missRecording?: RecordingRules;
   /** Serve a request's last recorded answer again once its answers are used up. */
   reuse?: boolean;
   /** More fields to ignore when matching: JSON pointers (`/messages/0/id`, `*` for any key) or key names. */
@@ -126,7 +132,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
+    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;

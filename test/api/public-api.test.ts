@@ -54,7 +54,7 @@ const TYPE_EXPORTS = [
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
   'NdjsonReplayLog', 'NdjsonReplayOptions', 'NdjsonReplaySummary', 'Outcome', 'ProtocolId',
   'RecorderOptions', 'RecordingAppendOptions', 'RecordingPipeline', 'RecordingInfo', 'RecordingMeta', 'RecordingStopped',
-  'RecordingTotals', 'RecordingWriterOptions', 'ReplayLog', 'ReplayMiss', 'ReplayOptions', 'ReplaySummary',
+  'RecordingRules', 'RecordingTotals', 'RecordingWriterOptions', 'ReplayLog', 'ReplayMiss', 'ReplayOptions', 'ReplaySummary',
   'RunningFixture', 'RunningInspector', 'RunningNdjsonRecorder', 'RunningNdjsonReplay', 'RunningRecorder', 'RunningReplay',
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
   'Sender', 'ServedExchange', 'Severity', 'SideInfo', 'SourceMessage', 'SourceStream', 'StdioProtocol',
@@ -206,6 +206,7 @@ describe('the public API', () => {
       listenTls?: api.ListenTlsOptions;
       missesOut?: string;
       overwriteMisses?: boolean;
+      missRecording?: api.RecordingRules;
       reuse?: boolean;
       ignore?: string[];
       maxRequestBytes?: number;
@@ -246,6 +247,20 @@ describe('the public API', () => {
       listener?: api.LiveListener;
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
+      protocol?: api.ProtocolId;
+      redactHeaders?: string[];
+      redactQuery?: string[];
+      redactFields?: string[];
+      maxBodyBytes?: number;
+      schemas?: string[];
+    }>();
+    expectTypeOf<api.RecordingRules>().toEqualTypeOf<{
+      protocol?: api.ProtocolId;
+      redactHeaders?: string[];
+      redactQuery?: string[];
+      redactFields?: string[];
+      maxBodyBytes?: number;
+      schemas?: string[];
     }>();
     expectTypeOf<api.FixtureMode>().toEqualTypeOf<'replay' | 'once' | 'new-episodes' | 'record' | 'passthrough'>();
     expectTypeOf<api.FixtureAction>().toEqualTypeOf<'replay' | 'record' | 'append' | 'forward'>();

@@ -51,6 +51,11 @@ const CASES: Case[] = [
   },
   { name: 'record --stdio --protocol that no module knows', argv: () => ['record', '--stdio', '--protocol', 'soap', '--', 'node', '-e', ''], says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}` },
   { name: 'record --stdio --protocol of another transport', argv: () => ['record', '--stdio', '--protocol', 'agui', '--', 'node', '-e', ''], says: () => "--protocol 'agui' does not run over stdio; use auto, pi-rpc or acp" },
+  {
+    name: 'fixture --protocol that no module knows',
+    argv: (c) => ['fixture', c.dir.file('f.db'), '--mode', 'record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--protocol', 'soap'],
+    says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}`,
+  },
   { name: 'validate --protocol that no module knows', argv: () => ['validate', AGUI_EXAMPLE, '--protocol', 'soap'], says: () => `unknown protocol 'soap'; expected auto or one of ${PROTOCOL_IDS.join(', ')}` },
   { name: '--timing that is no timing', argv: () => ['replay', AGUI_EXAMPLE, '--timing', 'fast'], says: () => `--timing 'fast' is not a timing: ${expectedTimings}` },
   { name: '--timing without its x', argv: () => ['replay', AGUI_EXAMPLE, '--timing', '2'], says: () => `--timing '2' is not a timing: ${expectedTimings}` },

@@ -12,6 +12,8 @@ import { rawRequest, runInput } from '../record/record-helpers.js';
 import { onCleanup, record, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
+import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 
 useCleanups();
 
@@ -190,6 +192,41 @@ describe('proxy replay (CLI)', () => {
     }
   });
 
+  it('--on-miss passthrough takes the redaction flags: a forwarded miss reaches the agent as sent and is appended redacted', async () => {
+    const { out, agentUrl } = await oneRunRecording();
+    const secrets = { header: 'hdr-secret-2b7e9d1c5a3f', query: 'qry-secret-8c4a2e6f0b1d', field: 'fld-secret-3f9b7d5e1a2c' };
+    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl, '--redact-header', 'x-team-token', '--redact-query', 'sig', '--redact-field', 'teamKey']);
+    const input = { ...runInput('t-secret', 'r-secret'), forwardedProps: { teamKey: secrets.field } };
+    const res = await rawRequest({ url: cli.url }, 'POST', `/other?sig=${secrets.query}`, { ...SSE_HEADERS, 'x-team-token': secrets.header }, JSON.stringify(input));
+    expect(res.status).toBe(200);
+    expect((await cli.stop()).code).toBe(0);
+    const bytes = recordingBytes(out);
+    for (const [what, secret] of Object.entries(secrets)) expectAbsent(bytes, secret, `the ${what} secret`);
+    const recording = RecordingReader.open(out);
+    try {
+      expect(recording.exchanges()[1]).toMatchObject({ path: '/other', query: 'sig=%3Credacted%3E', requestHeaders: { 'x-team-token': '<redacted>' } });
+    } finally {
+      recording.close();
+    }
+  });
+
+  it('--on-miss passthrough --misses-out records the misses with --schemas and --max-body, as record would', async () => {
+    const { out, agentUrl } = await oneRunRecording();
+    const missesFile = scratch().file('misses.db');
+    const cli = await spawnReplay([out, '--listen', '0', '--on-miss', 'passthrough', '--target', agentUrl, '--misses-out', missesFile, '--schemas', STANDIN_SCHEMAS_DIR, '--max-body', '64']);
+    expect((await rawRequest({ url: cli.url }, 'POST', '/other', SSE_HEADERS, JSON.stringify(runInput()))).status).toBe(200);
+    expect((await cli.stop()).code).toBe(0);
+    const misses = RecordingReader.open(missesFile);
+    try {
+      expect(Object.keys(misses.recording().schemaHashes)).toContain('https://a.skh.am/pi-daemon/protocol.schema.json');
+      const request = misses.messages(1).find((m) => m.sender === 'client')!;
+      expect(request.raw.length).toBe(64);
+      expect(request.rawTruncatedFrom).toBeGreaterThan(64);
+    } finally {
+      misses.close();
+    }
+  });
+
   it('exits 2 on bad usage', async () => {
     const dir = scratch();
     expect((await runCli(['replay', dir.file('missing.db'), '--listen', '0'])).code).toBe(2);
@@ -198,6 +235,9 @@ describe('proxy replay (CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--timing 'fast'");
     expect((await runCli(['replay', out, '--on-miss', 'passthrough'])).stderr).toContain('--target');
+    const unused = await runCli(['replay', out, '--redact-field', 'teamKey']);
+    expect(unused).toMatchObject({ code: 2, stdout: '' });
+    expect(unused.stderr).toBe('agent-proxy: --redact-field says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it\n');
   });
 });
 

@@ -1,0 +1,64 @@
+import { Option } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { parseIgnoreOption } from '../core/field-specs.js';
+import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { parseProtocolOption } from '../judge/protocol-option.js';
+import type { RecordingRules } from '../record/recording-rules.js';
+import { collect } from './option-parsers.js';
+
+/** The flags `record` takes for what it stores, as commander hands them over. */
+export interface RecordingRuleFlags {
+  protocol?: string;
+  redactHeader: string[];
+  redactQuery: string[];
+  redactField: string[];
+  maxBody?: string;
+  schemas: string[];
+}
+
+/**
+ * `--redact-header`, `--redact-query`, `--redact-field`, `--max-body`, `--schemas` (and, with
+ * `protocol`, `--protocol`) for a command that records `what`, worded as `record` words them.
+ */
+export function recordingRuleOptions(what: string, protocol: boolean): Option[] {
+  return [
+    // No commander choices: an unknown id gets our one-line E_PROTOCOL_UNKNOWN, as on `record`.
+    ...(protocol ? [new Option('--protocol <id>', `protocol of ${what}: ${['auto', 'pi-daemon', ...PROTOCOL_IDS].join(', ')}`).default('auto')] : []),
+    new Option('--redact-header <name>', `another header whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
+    new Option('--redact-query <name>', `another query parameter whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
+    new Option('--redact-field <field>', `another JSON field whose value is never stored in ${what}: a key name (any depth) or a JSON pointer (repeatable)`).argParser(collect).default([]),
+    new Option('--max-body <bytes>', `messages in ${what} larger than this are stored truncated (default 10485760)`),
+    new Option('--schemas <dir>', `extra schema directory to judge ${what} with (repeatable); also AGENT_PROXY_SCHEMAS`).argParser(collect).default([]),
+  ];
+}
+
+/**
+ * The API options the flags stand for, checked before anything starts. `lines`: the stdio or NDJSON
+ * transport, which carries no URLs (so no query to redact), named in the refusal.
+ */
+export function recordingRulesOf(flags: RecordingRuleFlags, lines?: '--stdio' | '--ndjson'): RecordingRules {
+  const maxBodyBytes = maxBodyOf(flags.maxBody);
+  const redactFields = parseIgnoreOption(flags.redactField, '--redact-field');
+  for (const name of flags.redactQuery) if (name.trim() === '') throw new UsageError('--redact-query needs a parameter name');
+  for (const name of flags.redactHeader) if (name.trim() === '') throw new UsageError('--redact-header needs a header name');
+  if (lines && flags.redactQuery.length > 0) throw new UsageError(`--redact-query goes with the HTTP proxy (${lines} carries no URLs)`);
+  if (lines && flags.redactHeader.length > 0) throw new UsageError(`--redact-header goes with the HTTP proxy (${lines} carries no headers)`);
+  // "pi-daemon" names the daemon's family: its REST, RPC and ACP are told apart per exchange.
+  const protocol = flags.protocol === 'pi-daemon' ? undefined : parseProtocolOption(flags.protocol, ['pi-daemon']);
+  return {
+    ...(protocol ? { protocol } : {}),
+    ...(flags.redactHeader.length > 0 ? { redactHeaders: flags.redactHeader } : {}),
+    ...(flags.redactQuery.length > 0 ? { redactQuery: flags.redactQuery } : {}),
+    ...(redactFields.length > 0 ? { redactFields } : {}),
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+    ...(flags.schemas.length > 0 ? { schemas: flags.schemas } : {}),
+  };
+}
+
+/** `--max-body`: a positive whole number of bytes. */
+export function maxBodyOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = Number(value);
+  if (!Number.isInteger(bytes) || bytes <= 0) throw new UsageError(`--max-body '${value}' is not a positive whole number of bytes`);
+  return bytes;
+}
