@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
-import { OP, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
+import { httpOfWire, OP, wireHttpOf, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 
@@ -103,5 +103,29 @@ describe('recorder op batches', () => {
     } finally {
       spool.close();
     }
+  });
+});
+
+describe('an HTTP context as it crosses', () => {
+  const route = { method: 'POST', path: '/v1/session/a' };
+
+  it('of the exchange\'s own route is sent as its status alone, and comes back whole', () => {
+    const response = { method: 'POST', path: '/v1/session/a', status: 409 };
+    const request = { method: 'POST', path: '/v1/session/a' };
+    expect(wireHttpOf(response, route)).toBe(409);
+    expect(wireHttpOf(request, route)).toBe(0);
+    // Through JSON, as a batch takes it.
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(response, route))), route)).toEqual(response);
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(request, route))), route)).toEqual(request);
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(undefined, route))), route)).toBeUndefined();
+  });
+
+  it('of another route, or with a query or headers, is sent whole', () => {
+    const withQuery = { method: 'GET', path: '/v1/x', query: new URLSearchParams('b=2&a=1'), status: 200 };
+    const back = httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(withQuery, { method: 'GET', path: '/v1/x', query: 'b=2&a=1' }))), route);
+    expect(back).toMatchObject({ method: 'GET', path: '/v1/x', status: 200 });
+    expect(back!.query!.toString()).toBe('b=2&a=1');
+    const other = { method: 'GET', path: '/elsewhere', status: 404, requestHeaders: { accept: 'application/json' } };
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(other, route))), route)).toEqual(other);
   });
 });
