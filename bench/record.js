@@ -1,11 +1,13 @@
-// Recording overhead, measured against a direct connection in the same run.
-// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick])
+// Recording overhead, measured against a direct connection and a forwarder that records nothing, in the same run.
+// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH])
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
-// and this client. Each throughput figure is taken direct and through a fresh recorder in
-// alternating rounds (three; one with --quick), and the medians are reported with each round's ratio.
-// REST rounds also go through bench/bare-forwarder.js, a node:http forwarder that records nothing:
-// its share of direct is the ceiling any node:http recorder can reach on the same machine.
+// and this client. Each throughput figure is taken direct, through bench/bare-forwarder.js (node:http
+// and ws forwarding that records nothing: the ceiling any node:http recorder can reach on the same
+// machine) and through a fresh recorder, in alternating rounds (three; one with --quick); the medians
+// are reported, and each ratio is the median of the per-round ratios. The CPU each process spends
+// (user + system, all threads, from /proc) is taken per request for the recorder and the bare forwarder.
+// --recorder-bin measures another build of the CLI (e.g. a copy of an earlier dist) in the recorder's place.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -16,7 +18,15 @@ import { startProcess, stop } from './lib/processes.js';
 import { sseThroughput } from './lib/sse-client.js';
 
 const quick = process.argv.includes('--quick');
+const argValue = (name) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const ONLY = argValue('--only')?.split(',');
+const runs = (name) => !ONLY || ONLY.includes(name);
 const SSE_EVENTS = quick ? 20_000 : 200_000;
+/** The usual agent writes each event as it comes: one write(), one socket chunk, per event. */
+const SSE_PER_WRITE_EVENTS = quick ? 10_000 : 50_000;
 const PACED_EVENTS = quick ? 300 : 2_000;
 const PACED_GAP_MS = 2;
 const WS_FRAMES = quick ? 20_000 : 100_000;
@@ -26,7 +36,7 @@ const REST_CONCURRENCY = 32;
 const ROUNDS = quick ? 1 : 3;
 const RSS_EVENTS = process.env.RSS_EVENTS ? Number(process.env.RSS_EVENTS) : quick ? 100_000 : 1_000_000;
 
-const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+const BIN = argValue('--recorder-bin') ?? fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
 
@@ -39,6 +49,18 @@ function rssOf(pid) {
 function cpuMsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Resolves once process `pid` has used no CPU for 50 ms (at most 5 s): whatever it was doing is done. */
+async function settled(pid) {
+  const until = Date.now() + 5_000;
+  let last = cpuMsOf(pid);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = cpuMsOf(pid);
+    if (now === last) return;
+    last = now;
+  }
 }
 
 /** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */
@@ -109,7 +131,8 @@ const percentile = (values, p) => {
 };
 const median = (values) => percentile(values, 50);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const percent = (ratio) => `${(100 * ratio).toFixed(1)} % of direct`;
+const pct = (ratio) => `${(100 * ratio).toFixed(1)} %`;
+const roundsOf = (ratios) => ratios.map((r) => (100 * r).toFixed(1)).join(' / ');
 
 /**
  * Runs `run` against a fresh recorder. `warm` first sends it a little of the same traffic, as each
@@ -132,7 +155,7 @@ async function withBareForwarder(upstreamUrl, warm, run) {
   const { child, info } = await startProcess([BARE_FORWARDER, upstreamUrl], (line) => JSON.parse(line));
   try {
     await warm(info.url);
-    return await run(info.url);
+    return await run(info.url, child);
   } finally {
     await stop(child);
   }
@@ -143,115 +166,168 @@ const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.
 const upstreamUrl = `http://127.0.0.1:${info.port}`;
 const results = {};
 try {
-  // Each kind of traffic is warmed on both paths (JIT, connections) before it is measured.
+  // Each kind of traffic is warmed on every path (JIT, connections) before it is measured.
   const warmSse = (url) => sseThroughput(url, 2_000);
+  const warmSse1 = (url) => sseThroughput(url, 2_000, undefined, 1);
   const warmWs = (url) => wsThroughput(url, 2_000);
   const warmRest = (url) => restThroughput(url, 2_000, REST_CONCURRENCY);
 
   /**
-   * ROUNDS alternating rounds of direct, then a fresh warmed recorder; medians of each side, and the
-   * median of the per-round ratios as the figure (each ratio compares runs taken side by side).
-   * Alternating keeps a machine that speeds up or slows down from favouring a side.
-   * With `bare`, each round also goes through the bare forwarder, the ceiling for the recorded figure.
+   * `measure` resolves with {units, seconds}; this adds the CPU spent per unit (µs) by the client, the
+   * upstream and, when there is one, the process in between (`child`: the recorder or the bare forwarder).
    */
-  async function compare(name, warm, measure, rate, { bare = false } = {}) {
+  const withCpu = (measure) => async (url, child) => {
+    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), child: child && cpuMsOf(child.pid) };
+    const run = await measure(url);
+    const client = process.cpuUsage(before.client);
+    // A recorder may still be recording what it forwarded (its worker lags a flood by design): that is its CPU too.
+    if (child) await settled(child.pid);
+    const perUnit = (ms) => (1000 * ms) / run.units;
+    run.cpu = {
+      client: perUnit((client.user + client.system) / 1000),
+      upstream: perUnit(cpuMsOf(upstream.pid) - before.upstream),
+      ...(child ? { between: perUnit(cpuMsOf(child.pid) - before.child) } : {}),
+    };
+    return run;
+  };
+
+  /**
+   * ROUNDS alternating rounds of direct, the bare forwarder, then a fresh warmed recorder. Each side's
+   * figure is its median; each ratio is the median of the per-round ratios (each compares runs taken
+   * side by side). Alternating keeps a machine that speeds up or slows down from favouring a side.
+   */
+  async function compare(name, warm, measure) {
+    const timed = withCpu(measure);
     await warm(upstreamUrl);
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const direct = await measure(upstreamUrl);
-      const viaBare = bare ? rate(await withBareForwarder(upstreamUrl, warm, measure)) : undefined;
-      const proxied = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, measure);
-      rounds.push({ direct: rate(direct), bare: viaBare, proxied: rate(proxied), proxiedRun: proxied });
+      const direct = await timed(upstreamUrl);
+      const bare = await withBareForwarder(upstreamUrl, warm, timed);
+      const recorded = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, timed);
+      rounds.push({ direct, bare, recorded });
     }
-    const ratios = rounds.map((r) => r.proxied / r.direct);
-    const bareRatios = bare ? rounds.map((r) => r.bare / r.direct) : undefined;
+    const rate = (run) => run.units / run.seconds;
+    const side = (key) => ({ rate: median(rounds.map((r) => rate(r[key]))), cpu: (who) => median(rounds.map((r) => r[key].cpu[who])) });
+    const ratios = (over, under) => rounds.map((r) => rate(r[over]) / rate(r[under]));
+    const cpuRatios = rounds.map((r) => r.recorded.cpu.between / r.bare.cpu.between);
     return {
-      direct: median(rounds.map((r) => r.direct)),
-      proxied: median(rounds.map((r) => r.proxied)),
-      ratio: median(ratios),
-      ratios,
-      ...(bare ? { bare: median(rounds.map((r) => r.bare)), bareRatio: median(bareRatios), bareRatios } : {}),
-      runs: rounds.map((r) => r.proxiedRun),
+      direct: side('direct'),
+      bare: side('bare'),
+      recorded: side('recorded'),
+      ofDirect: ratios('recorded', 'direct'),
+      ofBare: ratios('recorded', 'bare'),
+      bareOfDirect: ratios('bare', 'direct'),
+      cpuRatios,
+      runs: rounds.map((r) => r.recorded),
     };
   }
 
-  results.sse = await compare('sse', warmSse, (url) => sseThroughput(url, SSE_EVENTS), (run) => run.events / run.seconds);
-
-  const latDirect = await pacedLatencies(upstreamUrl);
-  const latProxied = await withRecorder(upstreamUrl, dir, 'latency', warmSse, (url) => pacedLatencies(url));
-  results.latency = {
-    direct: { p50: percentile(latDirect, 50), p99: percentile(latDirect, 99) },
-    proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
+  const sse = (perWrite, n) => async (url) => {
+    const run = await sseThroughput(url, n, undefined, perWrite);
+    return { ...run, units: run.events };
   };
+  if (runs('sse')) results.sse = await compare('sse', warmSse, sse(undefined, SSE_EVENTS));
+  if (runs('sse1')) results.sse1 = await compare('sse1', warmSse1, sse(1, SSE_PER_WRITE_EVENTS));
 
-  results.ws = await compare('ws', warmWs, (url) => wsThroughput(url, WS_FRAMES), (run) => run.frames / run.seconds);
+  if (runs('latency')) {
+    const latDirect = await pacedLatencies(upstreamUrl);
+    const latProxied = await withRecorder(upstreamUrl, dir, 'latency', warmSse, (url) => pacedLatencies(url));
+    results.latency = {
+      direct: { p50: percentile(latDirect, 50), p99: percentile(latDirect, 99) },
+      proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
+    };
+  }
 
-  results.rest = await compare(
-    'rest',
-    warmRest,
-    async (url, child) => {
-      if (!child) return restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
-      // Where the CPU goes: on a machine with fewer cores than busy processes, the ratio is set by the sum.
-      const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), recorder: cpuMsOf(child.pid) };
-      const run = await restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
-      const client = process.cpuUsage(before.client);
-      const perRequest = (ms) => (1000 * ms) / run.requests;
-      run.cpu = {
-        client: perRequest((client.user + client.system) / 1000),
-        upstream: perRequest(cpuMsOf(upstream.pid) - before.upstream),
-        recorder: perRequest(cpuMsOf(child.pid) - before.recorder),
-      };
-      return run;
-    },
-    (run) => run.requests / run.seconds,
-    { bare: true },
-  );
-
-  results.rss = await withRecorder(upstreamUrl, dir, 'rss', undefined, async (url, child) => {
-    const samples = [];
-    let next = 0;
-    await sseThroughput(url, RSS_EVENTS, (events) => {
-      if (events >= next) {
-        samples.push({ events, rss: rssOf(child.pid) });
-        next += RSS_EVENTS / 20;
-      }
+  if (runs('ws'))
+    results.ws = await compare('ws', warmWs, async (url) => {
+      const run = await wsThroughput(url, WS_FRAMES);
+      return { ...run, units: run.frames };
     });
-    samples.push({ events: RSS_EVENTS, rss: rssOf(child.pid) });
-    return samples;
-  });
+
+  if (runs('rest'))
+    results.rest = await compare('rest', warmRest, async (url) => {
+      const run = await restThroughput(url, REST_REQUESTS, REST_CONCURRENCY);
+      return { ...run, units: run.requests };
+    });
+
+  if (runs('rss'))
+    results.rss = await withRecorder(upstreamUrl, dir, 'rss', undefined, async (url, child) => {
+      const samples = [];
+      let next = 0;
+      await sseThroughput(url, RSS_EVENTS, (events) => {
+        if (events >= next) {
+          samples.push({ events, rss: rssOf(child.pid) });
+          next += RSS_EVENTS / 20;
+        }
+      });
+      samples.push({ events: RSS_EVENTS, rss: rssOf(child.pid) });
+      return samples;
+    });
 } finally {
   await stop(upstream);
   rmSync(dir, { recursive: true, force: true });
 }
 
-const peak = Math.max(...results.rss.map((s) => s.rss));
-const mid = results.rss[Math.floor(results.rss.length / 2)].rss;
-console.log(`record bench${quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(SSE_EVENTS)} SSE events, ${fmt(WS_FRAMES)} WS frames, ${fmt(REST_REQUESTS)} REST requests, medians of ${ROUNDS} alternating rounds`);
-const ratios = (result) => result.ratios.map((r) => `${(100 * r).toFixed(1)}`).join(' / ');
+const meets = (ok) => (ok ? 'met' : 'MISSED');
 console.log(
-  `SSE events/s:        direct ${fmt(results.sse.direct)}  recorded ${fmt(results.sse.proxied)}  (${percent(results.sse.ratio)}; rounds ${ratios(results.sse)} %)`,
+  `record bench${quick ? ' (quick)' : ''}: node ${process.version}, ${availableParallelism()} CPUs, ${fmt(SSE_EVENTS)} SSE events (64 per write), ` +
+    `${fmt(SSE_PER_WRITE_EVENTS)} SSE events (1 per write), ${fmt(WS_FRAMES)} WS frames, ${fmt(REST_REQUESTS)} REST requests (c=${REST_CONCURRENCY}), ` +
+    `medians of ${ROUNDS} alternating rounds${BIN.endsWith('/bin/proxy.js') ? '' : `, recorder ${BIN}`}`,
 );
-console.log(
-  `event latency (ms):  direct p50 ${results.latency.direct.p50.toFixed(3)} p99 ${results.latency.direct.p99.toFixed(3)}  ` +
-    `recorded p50 ${results.latency.proxied.p50.toFixed(3)} p99 ${results.latency.proxied.p99.toFixed(3)}  ` +
-    `added p50 ${(results.latency.proxied.p50 - results.latency.direct.p50).toFixed(3)} p99 ${(results.latency.proxied.p99 - results.latency.direct.p99).toFixed(3)}`,
-);
-console.log(
-  `WS frames/s:         direct ${fmt(results.ws.direct)}  recorded ${fmt(results.ws.proxied)}  (${percent(results.ws.ratio)}; rounds ${ratios(results.ws)} %), ` +
-    `close ${results.ws.runs.map((run) => run.code).join('/')}`,
-);
-console.log(
-  `REST req/s (c=${REST_CONCURRENCY}):   direct ${fmt(results.rest.direct)}  recorded ${fmt(results.rest.proxied)}  (${percent(results.rest.ratio)}; rounds ${ratios(results.rest)} %)`,
-);
-console.log(
-  `REST ceiling:        a node:http forwarder recording nothing ${fmt(results.rest.bare)}  (${percent(results.rest.bareRatio)}; rounds ${results.rest.bareRatios.map((r) => (100 * r).toFixed(1)).join(' / ')} %)`,
-);
-const cpu = (key) => median(results.rest.runs.map((run) => run.cpu[key]));
-console.log(
-  `REST CPU per request (recorded runs, median, ${availableParallelism()} CPUs): recorder ${cpu('recorder').toFixed(0)} us (all threads), ` +
-    `client ${cpu('client').toFixed(0)} us, upstream ${cpu('upstream').toFixed(0)} us`,
-);
-console.log(
-  `recorder RSS over ${fmt(RSS_EVENTS)} events: peak ${(peak / 2 ** 20).toFixed(1)} MB, at half-way ${(mid / 2 ** 20).toFixed(1)} MB, ` +
-    `samples ${results.rss.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(' ')}`,
-);
+/** One throughput line: each side's rate, the recorded share of direct and of the bare forwarder. */
+function throughputLine(label, unit, result) {
+  console.log(
+    `${label.padEnd(30)} direct ${fmt(result.direct.rate)}  bare forwarder ${fmt(result.bare.rate)} (${pct(median(result.bareOfDirect))} of direct)  ` +
+      `recorded ${fmt(result.recorded.rate)} ${unit}/s (${pct(median(result.ofDirect))} of direct; rounds ${roundsOf(result.ofDirect)} %)\n` +
+      `${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')} (all threads): bare forwarder ${result.bare.cpu('between').toFixed(2)} µs, recorder ${result.recorded.cpu('between').toFixed(2)} µs`,
+  );
+}
+/** One target line: the figure, its target, and whether it is met. */
+function targetLine(label, value, target, ok, detail = '') {
+  console.log(`  ${label.padEnd(58)} ${value.padStart(9)}   target ${target.padEnd(8)} ${meets(ok)}${detail ? `   ${detail}` : ''}`);
+}
+if (results.sse) {
+  throughputLine('SSE, 64 events per write:', 'events', results.sse);
+  const r = median(results.sse.ofBare);
+  targetLine('SSE events/s recorded ÷ bare forwarder', r.toFixed(2), '≥ 0.9', r >= 0.9, `rounds ${roundsOf(results.sse.ofBare)} %`);
+}
+if (results.sse1) {
+  throughputLine('SSE, 1 event per write:', 'events', results.sse1);
+  const r = median(results.sse1.ofDirect);
+  targetLine('SSE (1 event per write) events/s recorded ÷ direct', r.toFixed(2), '≥ 0.6', r >= 0.6, `÷ bare forwarder ${median(results.sse1.ofBare).toFixed(2)}`);
+}
+if (results.latency) {
+  const added = (p) => results.latency.proxied[p] - results.latency.direct[p];
+  console.log(
+    `${'event latency (ms):'.padEnd(30)} direct p50 ${results.latency.direct.p50.toFixed(3)} p99 ${results.latency.direct.p99.toFixed(3)}  ` +
+      `recorded p50 ${results.latency.proxied.p50.toFixed(3)} p99 ${results.latency.proxied.p99.toFixed(3)}`,
+  );
+  targetLine('added latency per event, p50 (ms)', added('p50').toFixed(3), '≤ 0.15', added('p50') <= 0.15);
+  targetLine('added latency per event, p99 (ms)', added('p99').toFixed(3), '≤ 1', added('p99') <= 1);
+}
+if (results.ws) {
+  throughputLine('WS:', 'frames', results.ws);
+  const r = median(results.ws.ofBare);
+  targetLine('WS frames/s recorded ÷ bare relay', r.toFixed(2), '≥ 0.9', r >= 0.9, `rounds ${roundsOf(results.ws.ofBare)} %, close ${results.ws.runs.map((run) => run.code).join('/')}`);
+}
+if (results.rest) {
+  throughputLine(`REST, c=${REST_CONCURRENCY}:`, 'req', results.rest);
+  const r = median(results.rest.ofBare);
+  targetLine('REST req/s recorded ÷ bare forwarder', r.toFixed(2), '≥ 0.85', r >= 0.85, `rounds ${roundsOf(results.rest.ofBare)} %`);
+  const recorderCpu = results.rest.recorded.cpu('between');
+  const bareCpu = results.rest.bare.cpu('between');
+  const cpuRatio = median(results.rest.cpuRatios);
+  targetLine(
+    'REST CPU per request, recorder (all threads) ÷ bare forwarder',
+    `${cpuRatio.toFixed(2)}×`,
+    '≤ 1.5×',
+    cpuRatio <= 1.5,
+    `recorder ${recorderCpu.toFixed(0)} µs, bare forwarder ${bareCpu.toFixed(0)} µs; client ${results.rest.recorded.cpu('client').toFixed(0)} µs, upstream ${results.rest.recorded.cpu('upstream').toFixed(0)} µs`,
+  );
+}
+if (results.rss) {
+  const peak = Math.max(...results.rss.map((s) => s.rss));
+  const mid = results.rss[Math.floor(results.rss.length / 2)].rss;
+  console.log(`${`recorder RSS over ${fmt(RSS_EVENTS)} events:`.padEnd(30)} at half-way ${(mid / 2 ** 20).toFixed(1)} MB, samples ${results.rss.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(' ')}`);
+  targetLine('recorder peak RSS (MB)', (peak / 2 ** 20).toFixed(1), '< 150', peak < 150 * 2 ** 20);
+}

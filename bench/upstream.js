@@ -1,6 +1,7 @@
 // The upstream side of bench/record.js, run as its own process so the proxy and the client
 // do not share its event loop. Prints `{"port":N}` once listening.
 //   POST /sse?n=N            an AG-UI run of N text deltas, written as fast as the socket takes them
+//   POST /sse?n=N&per=1      the same, one event per write(), as an agent writes each token as it comes
 //   POST /sse-paced?n=N&gap=MS  the same, one event every MS milliseconds, each stamped with its send time
 //   GET  /rest               a small JSON envelope
 //   WS   /ws?n=N             N small JSON text frames, then close 1000
@@ -14,15 +15,15 @@ const START = frame({ type: 'RUN_STARTED', threadId: THREAD, runId: RUN }) + fra
 const END = frame({ type: 'TEXT_MESSAGE_END', messageId: 'm1' }) + frame({ type: 'RUN_FINISHED', threadId: THREAD, runId: RUN });
 const delta = (i, sentNs) => frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: sentNs === undefined ? `tok${i % 1000} ` : `t${sentNs}` });
 
-function sse(res, n) {
+function sse(res, n, perWrite) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.write(START);
   let i = 0;
   const pump = () => {
     while (i < n) {
-      // 64 events per write, as a busy model server batches tokens into socket writes.
+      // 64 events per write by default, as a busy model server batches tokens into socket writes.
       let chunk = '';
-      for (let k = 0; k < 64 && i < n; k++, i++) chunk += delta(i);
+      for (let k = 0; k < perWrite && i < n; k++, i++) chunk += delta(i);
       if (!res.write(chunk)) return res.once('drain', pump);
     }
     res.end(END);
@@ -51,7 +52,7 @@ const server = createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
   req.resume();
   req.on('end', () => {
-    if (url.pathname === '/sse') return sse(res, Number(url.searchParams.get('n')));
+    if (url.pathname === '/sse') return sse(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('per') ?? 64));
     if (url.pathname === '/sse-paced') return paced(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('gap')));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REST_BODY) });
     res.end(REST_BODY);

@@ -3,11 +3,14 @@ import { request } from 'node:http';
 
 const RUN_INPUT = JSON.stringify({ threadId: 'bench-thread', runId: 'bench-run', messages: [] });
 
-/** Streams `${base}/sse?n=N` and counts events; resolves with {status, events, seconds, perSecond}. */
-export function sseThroughput(base, n, onProgress) {
+/**
+ * Streams `${base}/sse?n=N` and counts events; resolves with {status, events, seconds, perSecond}.
+ * `perWrite`: how many events the upstream puts in each write() (its default: 64).
+ */
+export function sseThroughput(base, n, onProgress, perWrite) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = request(`${base}/sse?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
+    const req = request(`${base}/sse?n=${n}${perWrite ? `&per=${perWrite}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
       let events = 0;
       let tail = '';
       res.setEncoding('utf8');

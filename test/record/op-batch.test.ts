@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
-import type { RecorderOp } from '../../src/record/worker/recorder-ops.js';
+import { httpOfWire, OP, wireHttpOf, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 
@@ -13,27 +13,31 @@ function sampleOps(): { ops: RecorderOp[]; payload: number } {
   const headers: Record<string, string | string[]> = { Host: '127.0.0.1', 'Set-Cookie': ['a', 'b'] };
   Object.defineProperty(headers, '__proto__', { value: 'not a prototype', enumerable: true, writable: true, configurable: true });
   const ops: RecorderOp[] = [
-    { op: 'open', id: 1, start: { transport: 'http', method: 'POST', path: '/run', url: '/run?x=\ud800', requestHeaders: headers }, at: 0.125 },
-    { op: 'tap', id: 1, tap: 7, spec: { kind: 'lines', sender: 'server', channel: 'stdout' } },
-    { op: 'push', tap: 7, chunk: line, at: 1.5 },
-    { op: 'record', id: 1, sender: 'client', raw: binary, options: { carrier: 'frame', channel: 'binary', json: false, at: 2 } },
-    { op: 'push', tap: 7, chunk: Buffer.alloc(0), at: 3 },
-    { op: 'tap-end', tap: 7, complete: true, at: 4 },
-    { op: 'end', id: 1, end: { outcome: 'complete' }, at: 5 },
+    [OP.open, 1, 0.125, { transport: 'http', method: 'POST', path: '/run', url: '/run?x=\ud800', requestHeaders: headers }],
+    [OP.classifyRoute, 1, 'http', null],
+    [OP.tap, 1, 7, { kind: 'lines', sender: 'server', channel: 'stdout' }],
+    [OP.push, 7, line, 1.5],
+    [OP.record, 1, 'client', binary, 2, { carrier: 'frame', channel: 'binary', json: false }, null],
+    [OP.update, 1, { status: 200, transport: 'sse' }],
+    [OP.classify, 1, { transport: 'sse', method: 'POST', path: '/run', contentType: 'text/event-stream' }],
+    [OP.push, 7, Buffer.alloc(0), 3],
+    [OP.record, 1, 'server', Buffer.from('{}'), 3.5, 0, 200],
+    [OP.tapEnd, 7, true, 4],
+    [OP.end, 1, 5, { outcome: 'complete' }],
   ];
-  return { ops, payload: line.length + binary.length };
+  return { ops, payload: line.length + binary.length + 2 };
 }
 
 function expectSameOps(decoded: RecorderOp[], original: RecorderOp[]): void {
   expect(decoded).toHaveLength(original.length);
   decoded.forEach((op, i) => {
     const want = original[i];
-    if (op.op === 'push' && want.op === 'push') {
-      expect(Buffer.compare(op.chunk, want.chunk)).toBe(0);
-      expect({ ...op, chunk: null }).toEqual({ ...want, chunk: null });
-    } else if (op.op === 'record' && want.op === 'record') {
-      expect(Buffer.compare(op.raw, want.raw)).toBe(0);
-      expect({ ...op, raw: null }).toEqual({ ...want, raw: null });
+    if (op[0] === OP.push && want[0] === OP.push) {
+      expect(Buffer.compare(op[2], want[2])).toBe(0);
+      expect([...op.slice(0, 2), ...op.slice(3)]).toEqual([...want.slice(0, 2), ...want.slice(3)]);
+    } else if (op[0] === OP.record && want[0] === OP.record) {
+      expect(Buffer.compare(op[3], want[3])).toBe(0);
+      expect([...op.slice(0, 3), ...op.slice(4)]).toEqual([...want.slice(0, 3), ...want.slice(4)]);
     } else {
       expect(op).toEqual(want);
     }
@@ -52,10 +56,10 @@ describe('recorder op batches', () => {
     expect(batch.bytes.byteLength).toBe(payload);
     const decoded = decodeBatch(batch);
     expectSameOps(decoded, expected);
-    const open = decoded[0] as Extract<RecorderOp, { op: 'open' }>;
-    expect(Object.getPrototypeOf(open.start.requestHeaders)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(open.start.requestHeaders, '__proto__')?.value).toBe('not a prototype');
-    expect(open.start.url).toBe('/run?x=\ud800');
+    const [, , , start] = decoded[0] as Extract<RecorderOp, [typeof OP.open, ...unknown[]]>;
+    expect(Object.getPrototypeOf(start.requestHeaders)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(start.requestHeaders, '__proto__')?.value).toBe('not a prototype');
+    expect(start.url).toBe('/run?x=\ud800');
   });
 
   it('refuses a batch whose payload was miscounted rather than sending shifted bytes', () => {
@@ -89,15 +93,39 @@ describe('recorder op batches', () => {
       for (let i = 0; i < 3000; i++) {
         const chunk = Buffer.from(`{"n":${i}}\n`);
         payload += chunk.length;
-        ops.push({ op: 'push', tap: 1, chunk, at: i });
+        ops.push([OP.push, 1, chunk, i]);
       }
       const decoded = decodeBatch(readSpooledBatch(spool.append(encodeOps(ops, payload))));
       expect(decoded).toHaveLength(3000);
-      expect(decoded.map((op) => (op.op === 'push' ? op.chunk.toString() : '')).join('')).toBe(
+      expect(decoded.map((op) => (op[0] === OP.push ? op[2].toString() : '')).join('')).toBe(
         Array.from({ length: 3000 }, (_, i) => `{"n":${i}}\n`).join(''),
       );
     } finally {
       spool.close();
     }
+  });
+});
+
+describe('an HTTP context as it crosses', () => {
+  const route = { method: 'POST', path: '/v1/session/a' };
+
+  it('of the exchange\'s own route is sent as its status alone, and comes back whole', () => {
+    const response = { method: 'POST', path: '/v1/session/a', status: 409 };
+    const request = { method: 'POST', path: '/v1/session/a' };
+    expect(wireHttpOf(response, route)).toBe(409);
+    expect(wireHttpOf(request, route)).toBe(0);
+    // Through JSON, as a batch takes it.
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(response, route))), route)).toEqual(response);
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(request, route))), route)).toEqual(request);
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(undefined, route))), route)).toBeUndefined();
+  });
+
+  it('of another route, or with a query or headers, is sent whole', () => {
+    const withQuery = { method: 'GET', path: '/v1/x', query: new URLSearchParams('b=2&a=1'), status: 200 };
+    const back = httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(withQuery, { method: 'GET', path: '/v1/x', query: 'b=2&a=1' }))), route);
+    expect(back).toMatchObject({ method: 'GET', path: '/v1/x', status: 200 });
+    expect(back!.query!.toString()).toBe('b=2&a=1');
+    const other = { method: 'GET', path: '/elsewhere', status: 404, requestHeaders: { accept: 'application/json' } };
+    expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(other, route))), route)).toEqual(other);
   });
 });

@@ -11,6 +11,7 @@ import { startPiDaemon, type PiDaemon } from '../support/pi-daemon-standin.js';
 import { startRecorder as startInline } from '../../src/record/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../support/temp-dir.js';
+import { api } from './pi-helpers.js';
 
 type StartRecorder = typeof startInline;
 const dist = (await import(new URL('../../dist/index.js', import.meta.url).href)) as { startRecorder: StartRecorder };
@@ -51,6 +52,34 @@ describe('recording in a worker thread', () => {
     const offsets = worker.reader.messages(1).map((m) => m.tOffsetMs);
     expect([...offsets].sort((a, b) => a - b)).toEqual(offsets);
     expect(offsets[0]).toBeGreaterThanOrEqual(worker.reader.exchanges()[0].startedMs);
+  });
+
+  it('records Pi REST answers, errors included, with the same protocol, statuses and verdicts as the inline pipeline', async () => {
+    const daemon: PiDaemon = await startPiDaemon();
+    cleanups.push(() => daemon.close());
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    // Each hint and body context crosses to the worker by route and status: the judge must see the same.
+    const recordCalls = async (start: StartRecorder, pipeline: 'worker' | 'inline') => {
+      const out = dir.file(`rest-${pipeline}.db`);
+      const recorder = await start({ target: daemon.url, listen: 0, out, pipeline });
+      const auth = { authorization: `Bearer ${daemon.token}` };
+      expect((await api(recorder.url, 'GET', '/v1/capabilities', { headers: { ...auth, 'x-request-id': 'req-1' } })).status).toBe(200);
+      expect((await api(recorder.url, 'GET', '/v1/capabilities')).status).toBe(401);
+      expect((await api(recorder.url, 'GET', '/v1/session/no-such-session', { headers: auth })).status).toBe(404);
+      expect((await api(recorder.url, 'GET', '/v1/session?limit=10', { headers: auth })).status).toBe(200);
+      await recorder.close();
+      const reader = RecordingReader.open(out);
+      cleanups.push(() => reader.close());
+      return reader.exchanges().map((e) => ({
+        exchange: [e.method, e.path, e.query, e.status, e.transport, e.protocol, e.outcome],
+        messages: reader.messages(e.id).map((m) => [m.sender, m.verdict.status, m.verdict.schemaRef, m.verdict.findings.map((f) => f.rule)]),
+      }));
+    };
+    const worker = await recordCalls(dist.startRecorder, 'worker');
+    const inline = await recordCalls(startInline, 'inline');
+    expect(worker).toEqual(inline);
+    expect(worker.map((e) => e.exchange[5])).toEqual(['pi-rest', 'pi-rest', 'pi-rest', 'pi-rest']);
   });
 
   it('records WebSocket frames and close codes, and refuses an existing file with a typed error', async () => {

@@ -55,6 +55,11 @@ export interface RecordOptions extends MessageFacts {
   at?: number;
 }
 
+/** A WebSocket text frame's facts: shared, so that the worker sink can send it as a preset (recorder-ops.ts). */
+export const TEXT_FRAME: RecordOptions = Object.freeze({ carrier: 'frame', channel: 'text' });
+/** A WebSocket binary frame's facts: stored, not judged. */
+export const BINARY_FRAME: RecordOptions = Object.freeze({ carrier: 'frame', channel: 'binary', json: false });
+
 /**
  * What capture code sees of one exchange being recorded. Every call returns at once: the work
  * (framing, parsing, judging, storing) happens after the bytes were forwarded, in this thread or

@@ -120,7 +120,8 @@ export class ExchangeRecording implements ExchangeSink {
   constructor(
     private readonly recorder: TrafficRecorder,
     readonly id: number,
-    private readonly start: Omit<ExchangeStart, 'tOffsetMs'>,
+    /** As capture opened it (not redacted: the route the worker rebuilds hints and contexts from). */
+    readonly start: Omit<ExchangeStart, 'tOffsetMs'>,
     private readonly startedMs: number,
   ) {
     this.transport = start.transport;

@@ -8,6 +8,7 @@ import { endToEndHeaders, rawHeader } from '../../net/headers.js';
 import { proxyAnswerCode, sendJson, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-sink.js';
 import { FlowGate } from './flow-gate.js';
+import { ReadBatch } from './read-batch.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
@@ -176,17 +177,18 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     const transport = kind === 'sse' ? 'sse' : kind === 'proto' ? 'proto' : 'http';
     exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders) });
     exchange.classify({ transport, method, path, contentType });
-    responseTap = bodyTap(exchange, {
+    const recorded = bodyTap(exchange, {
       kind,
       sender: 'server',
       contentEncoding: rawHeader(upstreamRes.rawHeaders, 'content-encoding'),
       http: { ...requestContext, status },
     });
-    const tap = responseTap;
-
     // Streams must reach the client event by event: send their head now rather than with the first
-    // event. Other responses keep head and body in one write.
+    // event. Other responses keep head and body in one write. The recorder takes a stream's copy a
+    // socket read at a time, however many events (HTTP chunks) the read held.
     streaming = kind === 'sse' || kind === 'proto';
+    responseTap = streaming ? new ReadBatch(recorded) : recorded;
+    const tap = responseTap;
     if (streaming) {
       res.flushHeaders();
       // A stream that starts while the proxy shuts down ends at once, as the ones already running did.

@@ -6,7 +6,7 @@ import type { HttpContext, Sender } from '../../core/message.js';
 import { bodyKindOf } from '../pipeline/body-taps.js';
 import { upstreamHost, type CaptureContext } from '../capture-context.js';
 import { endToEndHeaders, headerRecord, rawHeader } from '../../net/headers.js';
-import type { ExchangeSink } from '../pipeline/recording-sink.js';
+import { BINARY_FRAME, TEXT_FRAME, type ExchangeSink } from '../pipeline/recording-sink.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from '../../net/ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
@@ -337,7 +337,7 @@ class UpgradeRelay {
       const bytes = toBuffer(data);
       to.send(bytes, { binary: isBinary }, drained);
       this.applyBackpressure(from, to);
-      this.exchange.record(sender, bytes, isBinary ? { carrier: 'frame', channel: 'binary', json: false } : { carrier: 'frame', channel: 'text' });
+      this.exchange.record(sender, bytes, isBinary ? BINARY_FRAME : TEXT_FRAME);
       this.waitForRecorder(from);
     });
     from.on('ping', (data: Buffer) => {

@@ -1,4 +1,4 @@
-import type { RecorderOp } from './recorder-ops.js';
+import { OP, type RecorderOp } from './recorder-ops.js';
 
 /** Where an op's bytes lie in its batch's byte buffer: [offset, length]. */
 export type ByteSpan = readonly [number, number];
@@ -16,11 +16,9 @@ export interface EncodedBatch {
   bytes: ArrayBuffer;
 }
 
-/** An op as encoded: its bytes replaced by where they lie in the batch buffer. */
-type EncodedOp =
-  | Exclude<RecorderOp, { op: 'push' | 'record' }>
-  | (Omit<Extract<RecorderOp, { op: 'push' }>, 'chunk'> & { chunk: ByteSpan })
-  | (Omit<Extract<RecorderOp, { op: 'record' }>, 'raw'> & { raw: ByteSpan });
+/** Where an op holds its bytes (push: the chunk, record: the raw message); an encoded op holds a ByteSpan there. */
+const PAYLOAD_AT = 2;
+const RAW_AT = 3;
 
 /** A batch's ops encoded, their payloads still where capture left them, in span order. */
 export interface EncodedOps {
@@ -31,7 +29,8 @@ export interface EncodedOps {
 
 /**
  * Encodes `ops`, whose payloads add up to `payloadBytes`. The ops are rewritten in place (their
- * bytes become spans): the caller hands the batch over and keeps nothing of it. The payloads are
+ * bytes become spans): the caller hands the batch over and keeps nothing of it. A value JSON has
+ * no form for (undefined) in an op tuple arrives as null. The payloads are
  * not copied here: the spool writes them from where they are, the worker gets them packed.
  * Ops hold only JSON-safe values: strings, finite numbers, booleans, plain objects and arrays.
  */
@@ -44,11 +43,12 @@ export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
     offset += view.byteLength;
     return at;
   };
-  const encoded = ops as unknown as EncodedOp[];
+  // In place: the op tuples are the caller's no more.
+  const encoded = ops as unknown[][];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
-    if (op.op === 'push') encoded[i] = { ...op, chunk: span(op.chunk) };
-    else if (op.op === 'record') encoded[i] = { ...op, raw: span(op.raw) };
+    if (op[0] === OP.push) encoded[i][PAYLOAD_AT] = span(op[2]);
+    else if (op[0] === OP.record) encoded[i][RAW_AT] = span(op[3]);
   }
   if (offset !== payloadBytes) throw new RangeError(`a recorder batch holds ${offset} payload bytes, not the ${payloadBytes} counted`);
   return { ops: JSON.stringify(encoded), payload, payloadBytes };
@@ -69,13 +69,11 @@ export function packBatch(encoded: EncodedOps): EncodedBatch {
 
 /** The worker's side: the ops back, their payloads as Buffers over the batch buffer (no copy). */
 export function decodeBatch(batch: EncodedBatch): RecorderOp[] {
-  const ops = JSON.parse(batch.ops) as EncodedOp[];
-  const decoded = ops as unknown as RecorderOp[];
+  const ops = JSON.parse(batch.ops) as unknown[][];
   const view = ([offset, length]: ByteSpan) => Buffer.from(batch.bytes, offset, length);
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i];
-    if (op.op === 'push') decoded[i] = { ...op, chunk: view(op.chunk) };
-    else if (op.op === 'record') decoded[i] = { ...op, raw: view(op.raw) };
+  for (const op of ops) {
+    if (op[0] === OP.push) op[PAYLOAD_AT] = view(op[PAYLOAD_AT] as ByteSpan);
+    else if (op[0] === OP.record) op[RAW_AT] = view(op[RAW_AT] as ByteSpan);
   }
-  return decoded;
+  return ops as RecorderOp[];
 }

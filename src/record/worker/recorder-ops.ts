@@ -2,6 +2,7 @@ import type { HttpContext, Sender } from '../../core/message.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
 import type { BodyTapSpec, LinesTapSpec, RecordOptions } from '../pipeline/recording-sink.js';
+import { BINARY_FRAME, TEXT_FRAME } from '../pipeline/recording-sink.js';
 
 // The ops stand apart from the thread messages (worker-messages.ts) that carry them in batches:
 // op-batch.ts encodes these and the messages name its batches, without either importing the other.
@@ -9,19 +10,42 @@ import type { BodyTapSpec, LinesTapSpec, RecordOptions } from '../pipeline/recor
 /** HttpContext as it crosses the thread boundary: URLSearchParams does not survive structured clone. */
 export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
 
-export type WireRecordOptions = Omit<RecordOptions, 'http'> & { http?: WireHttpContext };
+/** A message's facts as they cross: `at` and `http` have places of their own in the op. */
+export type WireRecordOptions = Omit<RecordOptions, 'http' | 'at'>;
 export type WireTapSpec = LinesTapSpec | (Omit<BodyTapSpec, 'http'> & { http?: WireHttpContext });
 
-/** Capture thread → recording worker, in order, in batches (encoded by op-batch.ts). */
+/** What each op is, its first element. */
+export const OP = { open: 0, classify: 1, classifyRoute: 2, update: 3, record: 4, tap: 5, push: 6, tapEnd: 7, end: 8 } as const;
+
+/**
+ * The facts of the commonest messages, sent as their index here instead of as an object: a
+ * WebSocket relay records every frame with one of these (by identity).
+ */
+export const RECORD_PRESETS: readonly RecordOptions[] = [TEXT_FRAME, BINARY_FRAME];
+
+/**
+ * An HTTP context that is the exchange's own route (its start's method and path, no query) is sent
+ * as its status alone (0: none, the request's side): method and path are not repeated in each op.
+ */
+export type WireHttp = WireHttpContext | number | null;
+
+/**
+ * Capture thread → recording worker, in order, in batches (encoded by op-batch.ts). Each op is a
+ * tuple, not an object: a REST exchange takes six of them, and property names would be most of
+ * what is serialised on the forwarding thread and parsed again in the worker.
+ */
 export type RecorderOp =
-  | { op: 'open'; id: number; start: Omit<ExchangeStart, 'tOffsetMs'>; at: number }
-  | { op: 'classify'; id: number; hint: ChannelHint }
-  | { op: 'update'; id: number; update: ExchangeUpdate }
-  | { op: 'record'; id: number; sender: Sender; raw: Buffer; options: WireRecordOptions }
-  | { op: 'tap'; id: number; tap: number; spec: WireTapSpec }
-  | { op: 'push'; tap: number; chunk: Buffer; at: number }
-  | { op: 'tap-end'; tap: number; complete: boolean; at: number }
-  | { op: 'end'; id: number; end: Omit<ExchangeEnd, 'tOffsetMs'>; at: number };
+  | [op: typeof OP.open, id: number, at: number, start: Omit<ExchangeStart, 'tOffsetMs'>]
+  | [op: typeof OP.classify, id: number, hint: ChannelHint]
+  /** A hint of the exchange's own method and path: only its transport and content type cross. */
+  | [op: typeof OP.classifyRoute, id: number, transport: ChannelHint['transport'], contentType: string | null]
+  | [op: typeof OP.update, id: number, update: ExchangeUpdate]
+  /** `facts`: an index into RECORD_PRESETS, or the options themselves. */
+  | [op: typeof OP.record, id: number, sender: Sender, raw: Buffer, at: number, facts: WireRecordOptions | number, http: WireHttp]
+  | [op: typeof OP.tap, id: number, tap: number, spec: WireTapSpec]
+  | [op: typeof OP.push, tap: number, chunk: Buffer, at: number]
+  | [op: typeof OP.tapEnd, tap: number, complete: boolean, at: number]
+  | [op: typeof OP.end, id: number, at: number, end: Omit<ExchangeEnd, 'tOffsetMs'>];
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {
   if (!http) return undefined;
@@ -33,4 +57,32 @@ export function fromWireHttp(http: WireHttpContext | undefined): HttpContext | u
   if (!http) return undefined;
   const { query, ...rest } = http;
   return query === undefined ? rest : { ...rest, query: new URLSearchParams(query) };
+}
+
+/** An exchange's method and path, as the capture thread opened it. */
+export interface Route {
+  method?: string;
+  path?: string;
+  query?: string;
+}
+
+/**
+ * `http` for the wire: the route's status alone when it is the exchange's own route, with nothing
+ * but a status added (what the HTTP forwarder sends); the whole context otherwise.
+ */
+export function wireHttpOf(http: HttpContext | undefined, route: Route): WireHttp {
+  if (!http) return null;
+  if (http.query === undefined && route.query === undefined && http.method === route.method && http.path === route.path && http.requestHeaders === undefined && http.responseHeaders === undefined) {
+    return http.status ?? 0;
+  }
+  return toWireHttp(http)!;
+}
+
+/** The worker's side of wireHttpOf. */
+export function httpOfWire(http: WireHttp, route: Route): HttpContext | undefined {
+  if (http === null) return undefined;
+  if (typeof http !== 'number') return fromWireHttp(http);
+  const context: HttpContext = { method: route.method!, path: route.path! };
+  if (http !== 0) context.status = http;
+  return context;
 }

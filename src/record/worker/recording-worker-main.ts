@@ -10,7 +10,8 @@ import type { BodyTap } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { fromWireHttp, type RecorderOp } from './recorder-ops.js';
+import { fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type RecorderOp } from './recorder-ops.js';
+import type { ChannelHint } from '../../protocols/protocol.js';
 
 /**
  * The recording worker: framing, parsing, judging and SQLite writes, off the thread that forwards.
@@ -134,37 +135,53 @@ async function drain(): Promise<void> {
 }
 
 function apply(op: RecorderOp): Promise<void> | void {
-  switch (op.op) {
-    case 'open':
-      exchanges.set(op.id, recorder.openExchange(op.start, op.at));
+  switch (op[0]) {
+    case OP.open:
+      exchanges.set(op[1], recorder.openExchange(op[3], op[2]));
       return;
-    case 'classify':
-      exchanges.get(op.id)?.classify(op.hint);
+    case OP.classify:
+      exchanges.get(op[1])?.classify(op[2]);
       return;
-    case 'update':
-      exchanges.get(op.id)?.update(op.update);
-      return;
-    case 'record':
-      if (oomMarker) exhaustHeapOn(op.raw);
-      exchanges.get(op.id)?.record(op.sender, op.raw, { ...op.options, http: fromWireHttp(op.options.http) });
-      return;
-    case 'tap': {
-      const exchange = exchanges.get(op.id);
-      if (exchange) taps.set(op.tap, exchange.tap(op.spec.kind === 'lines' ? op.spec : { ...op.spec, http: fromWireHttp(op.spec.http) }));
+    case OP.classifyRoute: {
+      const exchange = exchanges.get(op[1]);
+      if (!exchange) return;
+      const { method, path } = exchange.start;
+      const hint: ChannelHint = { transport: op[2] };
+      if (method !== undefined) hint.method = method;
+      if (path !== undefined) hint.path = path;
+      if (op[3] !== null) hint.contentType = op[3];
+      exchange.classify(hint);
       return;
     }
-    case 'push':
-      if (oomMarker) exhaustHeapOn(op.chunk);
-      taps.get(op.tap)?.push(op.chunk, op.at);
+    case OP.update:
+      exchanges.get(op[1])?.update(op[2]);
       return;
-    case 'tap-end': {
-      const tap = taps.get(op.tap);
-      taps.delete(op.tap);
-      return tap?.end(op.complete, op.at) ?? undefined;
+    case OP.record: {
+      if (oomMarker) exhaustHeapOn(op[3]);
+      const exchange = exchanges.get(op[1]);
+      if (!exchange) return;
+      const facts = typeof op[5] === 'number' ? RECORD_PRESETS[op[5]] : op[5];
+      exchange.record(op[2], op[3], { ...facts, at: op[4], http: httpOfWire(op[6], exchange.start) });
+      return;
     }
-    case 'end':
-      exchanges.get(op.id)?.end(op.end, op.at);
-      exchanges.delete(op.id);
+    case OP.tap: {
+      const exchange = exchanges.get(op[1]);
+      const spec = op[3];
+      if (exchange) taps.set(op[2], exchange.tap(spec.kind === 'lines' ? spec : { ...spec, http: fromWireHttp(spec.http) }));
+      return;
+    }
+    case OP.push:
+      if (oomMarker) exhaustHeapOn(op[2]);
+      taps.get(op[1])?.push(op[2], op[3]);
+      return;
+    case OP.tapEnd: {
+      const tap = taps.get(op[1]);
+      taps.delete(op[1]);
+      return tap?.end(op[2], op[3]) ?? undefined;
+    }
+    case OP.end:
+      exchanges.get(op[1])?.end(op[3], op[2]);
+      exchanges.delete(op[1]);
       return;
   }
 }

@@ -12,7 +12,7 @@ import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { recorderHeapMb } from './recorder-memory.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { toWireHttp, type RecorderOp } from './recorder-ops.js';
+import { OP, RECORD_PRESETS, toWireHttp, wireHttpOf, type RecorderOp, type Route, type WireRecordOptions } from './recorder-ops.js';
 import { LINE_PREFIX } from '../../core/program-name.js';
 
 /** Recording may fall this far behind before capture stops reading; it resumes below the low mark. */
@@ -162,8 +162,8 @@ export class WorkerRecordingSink implements RecordingSink {
 
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink {
     const id = this.nextExchange++;
-    this.push({ op: 'open', id, start, at: this.clock.now() }, 0);
-    return new RemoteExchange(this, id);
+    this.push([OP.open, id, this.clock.now(), start], 0);
+    return new RemoteExchange(this, id, start);
   }
 
   onDrain(listener: () => void): void {
@@ -416,45 +416,58 @@ class RemoteExchange implements ExchangeSink {
   constructor(
     private readonly sink: WorkerRecordingSink,
     readonly id: number,
+    /** Its method and path: hints and messages of the same route do not send them again. */
+    private readonly route: Route,
   ) {}
 
   classify(hint: ChannelHint): void {
-    this.sink.push({ op: 'classify', id: this.id, hint }, 0);
+    const { route } = this;
+    if (hint.method === route.method && hint.path === route.path && hint.subprotocol === undefined && hint.requestBody === undefined) {
+      this.sink.push([OP.classifyRoute, this.id, hint.transport, hint.contentType ?? null], 0);
+    } else this.sink.push([OP.classify, this.id, hint], 0);
   }
 
   update(update: ExchangeUpdate): void {
-    this.sink.push({ op: 'update', id: this.id, update }, 0);
+    this.sink.push([OP.update, this.id, update], 0);
   }
 
   record(sender: Sender, raw: Buffer, options: RecordOptions): void {
-    const { http, ...rest } = options;
-    const wire = { ...rest, http: toWireHttp(http), at: options.at ?? this.sink.now() };
+    const at = options.at ?? this.sink.now();
     // Only what will be stored crosses to the worker: a 200 MB WebSocket message is kept to its
     // first --max-body bytes, not copied whole into a batch. (The usual message takes the first branch.)
     const max = this.sink.maxBodyBytes;
     if (raw.length <= max) {
-      this.sink.push({ op: 'record', id: this.id, sender, raw, options: wire }, raw.length);
+      const preset = RECORD_PRESETS.indexOf(options);
+      this.sink.push([OP.record, this.id, sender, raw, at, preset >= 0 ? preset : factsOf(options), wireHttpOf(options.http, this.route)], raw.length);
       return;
     }
     const kept = raw.subarray(0, max);
-    this.sink.push({ op: 'record', id: this.id, sender, raw: kept, options: { ...wire, totalBytes: rest.totalBytes ?? raw.length } }, kept.length);
+    const facts = { ...factsOf(options), totalBytes: options.totalBytes ?? raw.length };
+    this.sink.push([OP.record, this.id, sender, kept, at, facts, wireHttpOf(options.http, this.route)], kept.length);
   }
 
   tap(spec: TapSpec): BodyTap {
     const tap = this.sink.newTapId();
-    this.sink.push({ op: 'tap', id: this.id, tap, spec: spec.kind === 'lines' ? spec : { ...spec, http: toWireHttp(spec.http) } }, 0);
+    this.sink.push([OP.tap, this.id, tap, spec.kind === 'lines' ? spec : { ...spec, http: toWireHttp(spec.http) }], 0);
     const sink = this.sink;
     return {
       push(chunk: Buffer, at?: number) {
-        sink.push({ op: 'push', tap, chunk, at: at ?? sink.now() }, chunk.length);
+        sink.push([OP.push, tap, chunk, at ?? sink.now()], chunk.length);
       },
       end(complete: boolean, at?: number) {
-        sink.push({ op: 'tap-end', tap, complete, at: at ?? sink.now() }, 0);
+        sink.push([OP.tapEnd, tap, complete, at ?? sink.now()], 0);
       },
     };
   }
 
   end(end: Omit<ExchangeEnd, 'tOffsetMs'>): void {
-    this.sink.push({ op: 'end', id: this.id, end, at: this.sink.now() }, 0);
+    this.sink.push([OP.end, this.id, this.sink.now(), end], 0);
   }
+}
+
+/** The options of a message as they cross: without `at` and `http`, which the op carries on its own. */
+function factsOf(options: RecordOptions): WireRecordOptions {
+  if (options.http === undefined && options.at === undefined) return options;
+  const { http: _http, at: _at, ...facts } = options;
+  return facts;
 }
