@@ -5,12 +5,12 @@
  * also refuse them when a document they were compiled from is not the one loaded.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
-import { REPO } from '../cli/run-cli.js';
+import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const COMPILED_DIR = join(REPO, 'dist/schema/compiled');
@@ -160,5 +160,37 @@ describe('compiled schema validators', () => {
     const check = without.check(`${AGUI_SCHEMA_ID}#RunStartedEvent`);
     expect(check.ok).toBe(true);
     if (check.ok) expect(check.validate({ type: 'RUN_STARTED', threadId: 't' })).toEqual([expect.objectContaining({ message: "(root): missing required property 'runId'" })]);
+  });
+});
+
+describe('a build without compiled validators', () => {
+  // A copy of the built package without dist/schema/compiled: every validator is compiled at run time.
+  const copy = tempDir('no-compiled-validators-');
+  afterAll(() => copy.cleanup());
+  for (const part of ['bin', 'dist', 'schemas', 'package.json']) {
+    cpSync(join(REPO, part), copy.file(part), { recursive: true, filter: (source) => source !== COMPILED_DIR });
+  }
+  symlinkSync(join(REPO, 'node_modules'), copy.file('node_modules'));
+  const bin = copy.file('bin/agent-proxy.js');
+
+  it('validates as the full build does', async () => {
+    expect(existsSync(copy.file('dist/schema/compiled'))).toBe(false);
+    for (const file of ['examples/agui-broken-run.sse', 'recordings/examples/pi-daemon-session.ndjson']) {
+      const [fromBuild, atRunTime] = await Promise.all([runCli(['validate', '--json', file]), runCli(['validate', '--json', file], { bin })]);
+      expect(atRunTime.stderr).toBe('');
+      expect(atRunTime).toEqual(fromBuild);
+    }
+  }, 60_000);
+
+  it('replays', async () => {
+    const replay = spawnCli(['replay', 'recordings/examples/agui-sse-run.ndjson', '--listen', '0', '--timing', 'none', '--quiet'], {}, undefined, { bin, cwd: REPO });
+    try {
+      const url = (await replay.waitForLine(/^listening on /)).replace('listening on ', '');
+      const answer = await fetch(`${url}/health`);
+      expect(answer.status).toBe(200);
+    } finally {
+      replay.child.kill('SIGINT');
+      await replay.exited;
+    }
   });
 });
