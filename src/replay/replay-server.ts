@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { ListenTls } from '../net/listen-tls.js';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../net/addresses.js';
@@ -52,7 +51,8 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
   };
   if (wsExchanges(init.script).length > 0 || init.passthrough) await loadWsPlayer();
   const respond = createHttpResponder(context);
-  const server: Server = listenTls ? createHttpsServer({ cert: listenTls.cert, key: listenTls.key }, respond) : createServer(respond);
+  // node:https (and node:tls) load only for a replay that serves TLS.
+  const server: Server = listenTls ? process.getBuiltinModule('node:https').createServer({ cert: listenTls.cert, key: listenTls.key }, respond) : createServer(respond);
   // A client that asks before sending its body (Expect: 100-continue) is told at once that the body
   // is over the limit, rather than invited to send megabytes only to have them refused.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {

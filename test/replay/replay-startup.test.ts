@@ -1,6 +1,6 @@
 /**
  * A replay loads what it serves and nothing more: no checker, schema compiler, recorder, protobuf
- * encoder or WebSocket library for a recording of plain HTTP (they cost most of its start-up), and
+ * encoder, WebSocket library or TLS for a recording of plain HTTP served without TLS (they cost most of its start-up), and
  * yet it still answers a WebSocket upgrade, loading the player when the upgrade arrives.
  */
 import { spawn } from 'node:child_process';
@@ -57,13 +57,13 @@ async function modulesOfReplay(recording: string): Promise<string[]> {
 }
 
 describe('replay start-up', () => {
-  it('serves a recording of plain HTTP without loading checkers, schemas, the recorder, protobuf or ws', async () => {
+  it('serves a recording of plain HTTP without loading checkers, schemas, the recorder, protobuf, ws or TLS', async () => {
     const loaded = await modulesOfReplay(writeNdjsonRecording(HTTP_ONLY, 'http-only.ndjson'));
     // The probe saw the replay's own modules, and SQLite, which it needs.
     expect(loaded.some((m) => m.endsWith('/dist/replay/replay-server.js'))).toBe(true);
     expect(loaded.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
     const unwanted = loaded.filter((m) =>
-      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-ids\.js)|\/dist\/protocols\/catalog\.js|-checker\.js$|\/checker\.js$/.test(m),
+      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-ids\.js)|\/dist\/protocols\/catalog\.js|-checker\.js$|\/checker\.js$|^node:(https|tls)$/.test(m),
     );
     expect(unwanted).toEqual([]);
   });
