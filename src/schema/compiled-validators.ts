@@ -59,6 +59,11 @@ export class CompiledValidators {
     return manifest.format === COMPILED_FORMAT ? new CompiledValidators(dir, manifest) : undefined;
   }
 
+  /** Whether validators were compiled from this very document (same $id, same bytes). */
+  covers(doc: SchemaDocument): boolean {
+    return this.manifest.documents[doc.id]?.needs[doc.id] === doc.sha256;
+  }
+
   /** The compiled validator for `ref`, if there is one that fits the loaded `documents`. */
   find(ref: string, documents: ReadonlyMap<string, SchemaDocument>, allErrors: boolean): ValidateFunction | undefined {
     const entry = this.manifest.documents[ref.split('#')[0]];

@@ -56,6 +56,9 @@ export class SchemaRegistry {
   private constructor(documents: Map<string, SchemaDocument>, compiled: CompiledValidators | undefined) {
     this.documents = documents;
     this.compiled = compiled;
+    // A document nothing was compiled from (an extra schema, a replaced one, a build without them)
+    // is handed to ajv now, as before there were compiled validators: one ajv refuses fails the load.
+    if ([...documents.values()].some((doc) => !compiled?.covers(doc))) this.ajv(true);
   }
 
   private get graph(): RefGraph {

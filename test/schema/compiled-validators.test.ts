@@ -140,6 +140,19 @@ describe('compiled schema validators', () => {
     }
   });
 
+  it('leave to ajv, at load as before, the documents they were not compiled from: one it refuses fails the load', () => {
+    const dir = tempDir('compiled-validators-');
+    try {
+      const schema = (id: string, defs: Record<string, unknown>) => JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: id, $defs: defs });
+      writeFileSync(dir.file('a.json'), schema('https://example.test/a.json', { a: { type: 'string' } }));
+      // A subschema that claims another document's $id.
+      writeFileSync(dir.file('b.json'), schema('https://example.test/b.json', { b: { $id: 'https://example.test/a.json', type: 'number' } }));
+      expect(() => SchemaRegistry.load({ useEnv: false, extraDirs: [dir.dir], compiledValidators: COMPILED_DIR })).toThrow(/resolves to more than one schema/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('are what a command uses: judging AG-UI with the built registry does not load the schema compiler', () => {
     const probe = `
       import { createRequire } from 'node:module';
