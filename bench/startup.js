@@ -1,56 +1,216 @@
-// How long `proxy record` takes to listen, on an idle CPU and with busy processes beside it.
-// Run:  npm run build && node bench/startup.js [--runs N] [--busy N]
+// Start-up: how long until each command does its first useful thing, each figure beside its target.
+// Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>]
 //
-// Each run spawns the real CLI and times spawn → its `listening on` line, then stops it with SIGINT.
-// With --busy N (default: one per CPU, plus one) as many spinning child processes compete for the
-// CPU, as on a CI machine running tests beside the recorder. Medians are reported.
+// - `replay` spawn → first response served: the CLI replays a small AG-UI recording (the example
+//   run, imported to a .db) with --timing none; the clock stops when the recorded SSE run has been
+//   read to its end.
+// - startReplay() in-process → listening: a child process imports the package, then times its own
+//   calls (the import with the first call, then the median of the rest); the replay is closed after each.
+// - `validate` of a small file (examples/agui-text-run.sse), the whole process: spawn → exit.
+// - `record` spawn → "listening on", on an idle CPU and beside --busy N spinning processes (default:
+//   one per CPU, plus one), as on a CI machine running tests beside the recorder.
+//
+// Each figure is the median of --runs rounds (default 7). With --compare <dir> (a checkout or a copy
+// of another build: a folder with bin/agent-proxy.js and dist/), the rounds alternate between the two
+// builds, which one goes first alternating too, so both see the same load. Beside the wall time goes
+// the CPU time (user + system, all threads) of the measured process, which a shared machine disturbs
+// less: for a process still running, summed from /proc/<pid>/task/*/schedstat when the event is seen;
+// for one that exited, the change in this process's cutime + cstime (10 ms ticks). Linux only; "n/a"
+// elsewhere.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
-  return at < 0 ? fallback : Number(process.argv[at + 1]);
+  return at < 0 ? fallback : process.argv[at + 1];
 };
-const RUNS = arg('--runs', 7);
-const BUSY = arg('--busy', availableParallelism() + 1);
+const RUNS = Number(arg('--runs', 7));
+const BUSY = Number(arg('--busy', availableParallelism() + 1));
+const COMPARE = arg('--compare', undefined);
 
-async function timeToListen() {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
+const TARGETS = { replay: 120, startReplay: 20, validate: 150 };
+const SMALL_RECORDING = join(ROOT, 'recordings/examples/agui-sse-run.ndjson');
+const SMALL_STREAM = join(ROOT, 'examples/agui-text-run.sse');
+
+/** A build to measure: its CLI and its package entry. */
+function build(dir, name) {
+  const bin = join(dir, 'bin/agent-proxy.js');
+  if (!existsSync(bin)) throw new Error(`${dir}: no bin/agent-proxy.js (build it first)`);
+  return { name, dir, bin, entry: join(dir, 'dist/index.js') };
+}
+
+// CPU time of a child, in ms.
+const HAS_PROC = existsSync('/proc/self/stat');
+function runningCpuMs(pid) {
+  if (!HAS_PROC) return NaN;
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return ns / 1e6;
+}
+function reapedChildrenCpuMs() {
+  if (!HAS_PROC) return NaN;
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+function exited(child) {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
+}
+
+/** Spawns `node bin args` and resolves when a stdout line matches `pattern`, with the match, the time and the child's CPU so far. */
+function spawnUntil(bin, args, pattern) {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', join(dir, 'run.db'), '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (out.includes('listening on')) resolve();
+      const match = out.match(pattern);
+      if (match) {
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        child.removeAllListeners('exit');
+        resolve({ child, match, started });
+      }
     });
-    child.on('exit', (code) => reject(new Error(`proxy record exited with ${code} before listening`)));
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before printing ${pattern}`)));
   });
-  const elapsed = performance.now() - started;
+}
+
+async function stopChild(child) {
   child.kill('SIGINT');
-  await new Promise((resolve) => child.on('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
-  return elapsed;
+  await exited(child);
 }
 
-async function medianOf(runs) {
-  const times = [];
-  for (let i = 0; i < runs; i++) times.push(await timeToListen());
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], all: times };
+/** `replay` of the small recording: spawn → the recorded run read to its end. */
+async function replayFirstResponse(b, recording, request) {
+  const { child, match, started } = await spawnUntil(b.bin, ['replay', recording, '--listen', '0', '--timing', 'none', '--quiet'], /listening on (\S+)/);
+  try {
+    const response = await fetch(match[1] + request.path, { method: request.method, headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: request.body });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    const cpu = runningCpuMs(child.pid);
+    if (response.status !== 200 || !text.includes('RUN_FINISHED')) throw new Error(`${b.name}: the replay answered ${response.status} without the recorded run`);
+    return { ms, cpu };
+  } finally {
+    await stopChild(child);
+  }
 }
 
-const format = ({ median, all }) => `${median.toFixed(0)} ms (runs: ${all.map((t) => t.toFixed(0)).join(', ')})`;
+/** `record` spawn → "listening on". */
+async function recordListening(b) {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
+  try {
+    const { child, started } = await spawnUntil(b.bin, ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', join(dir, 'run.db'), '--quiet'], /listening on/);
+    const ms = performance.now() - started;
+    const cpu = runningCpuMs(child.pid);
+    await stopChild(child);
+    return { ms, cpu };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-console.log(`record start-up, spawn to "listening on", median of ${RUNS}`);
-console.log(`  idle CPU:           ${format(await medianOf(RUNS))}`);
-const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+/** `validate` of a small file: the whole process. */
+async function validateWhole(b) {
+  const cpuBefore = reapedChildrenCpuMs();
+  const started = performance.now();
+  const child = spawn(process.execPath, [b.bin, 'validate', SMALL_STREAM], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`${b.name}: validate exited with ${code}`);
+  return { ms, cpu: reapedChildrenCpuMs() - cpuBefore };
+}
+
+/** startReplay() timed by a child process around its own calls: the import and the first call, then the median of `calls` more. */
+async function startReplayInProcess(b, recording, calls = 15) {
+  const probe = `
+    const importing = performance.now();
+    const { startReplay } = await import(${JSON.stringify(`file://${b.entry}`)});
+    const imported = performance.now() - importing;
+    const times = [];
+    for (let i = 0; i < ${calls + 1}; i++) {
+      const started = performance.now();
+      const replay = await startReplay({ recording: ${JSON.stringify(recording)}, listen: 0, timing: 'none' });
+      times.push(performance.now() - started);
+      await replay.close();
+    }
+    const first = times.shift();
+    times.sort((a, b) => a - b);
+    console.log(JSON.stringify({ cold: imported + first, median: times[times.length >> 1] }));
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', probe], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`${b.name}: the startReplay probe exited with ${code}`);
+  return JSON.parse(out);
+}
+
+const median = (xs) => {
+  const sorted = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
+};
+const ms = (x) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x)} ms`);
+
+/** Runs `measure` on each build for RUNS rounds, alternating which build goes first. */
+async function alternating(builds, measure) {
+  const results = builds.map(() => []);
+  for (let round = 0; round < RUNS; round++) {
+    const order = round % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => i).reverse();
+    for (const i of order) results[i].push(await measure(builds[i]));
+  }
+  return results;
+}
+
+function line(label, target, results, builds, pick = (r) => r) {
+  const cells = results.map((runs, i) => {
+    const picked = runs.map(pick);
+    const cpu = picked.some((r) => r.cpu !== undefined) ? ` (cpu ${ms(median(picked.map((r) => r.cpu)))})` : '';
+    return `${builds[i].name}: ${ms(median(picked.map((r) => r.ms)))}${cpu}`;
+  });
+  console.log(`  ${label.padEnd(56)} ${cells.join('   ')}${target === undefined ? '' : `   target ≤ ${target} ms`}`);
+}
+
+const builds = [build(ROOT, 'this build')];
+if (COMPARE) builds.push(build(resolve(COMPARE), 'compared'));
+
+const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
 try {
-  console.log(`  ${BUSY} busy processes:  ${format(await medianOf(RUNS))}`);
+  // The small recording as a .db, made by this build once.
+  const recording = join(scratch, 'small.db');
+  await new Promise((resolve, reject) =>
+    spawn(process.execPath, [builds[0].bin, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`)))),
+  );
+  const requestRow = readFileSync(SMALL_RECORDING, 'utf8')
+    .split('\n')
+    .map((text) => (text ? JSON.parse(text) : undefined))
+    .find((row) => row?.type === 'message' && row.exchange === 1 && row.sender === 'client');
+  const request = { method: 'POST', path: '/agent', body: requestRow.raw };
+
+  console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
+  line('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request)), builds);
+  const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
+  line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
+  line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
+  line('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole), builds);
+  line('record spawn → "listening on", idle CPU', undefined, await alternating(builds, recordListening), builds);
+  const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+  try {
+    line(`record spawn → "listening on", ${BUSY} busy processes`, undefined, await alternating(builds, recordListening), builds);
+  } finally {
+    for (const spinner of spinners) spinner.kill('SIGKILL');
+  }
 } finally {
-  for (const spinner of spinners) spinner.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
 import { UsageError } from '../core/errors.js';
 
 /** Files of the certificate (chain) and key the listener serves HTTPS with (`--tls-cert`, `--tls-key`). */
@@ -19,7 +18,8 @@ export function loadListenTls(options: ListenTlsOptions): ListenTls {
   const cert = readPem(options.cert, '--tls-cert');
   const key = readPem(options.key, '--tls-key');
   try {
-    createSecureContext({ cert, key });
+    // node:tls is loaded here, by the listeners that serve TLS, not by every one that might.
+    process.getBuiltinModule('node:tls').createSecureContext({ cert, key });
   } catch (error) {
     throw new UsageError(`--tls-cert '${options.cert}' and --tls-key '${options.key}' cannot serve TLS: ${(error as Error).message}`);
   }

@@ -6,8 +6,9 @@ import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
 import { piRpcProtocol } from './pi-rpc/index.js';
 import { acpProtocol } from './acp/index.js';
 import { unixNdjsonProtocol } from './unix-ndjson/index.js';
+import { mostSure } from './replay-catalog.js';
 
-/** Every protocol the proxy understands, in the order ties are broken. */
+/** Every protocol the proxy understands, in the order ties are broken (the same as replay-catalog.ts). */
 export const PROTOCOLS: readonly ProtocolModule[] = [
   aguiProtocol,
   piRestProtocol,
@@ -26,22 +27,10 @@ export function protocolById(id: ProtocolId): ProtocolModule {
 
 /** The module most sure that a channel is its own, or undefined when none claims it. */
 export function classifyChannel(hint: ChannelHint): ProtocolModule | undefined {
-  return best(PROTOCOLS.map((p) => [p, p.classify(hint)] as const));
+  return mostSure(PROTOCOLS.map((p) => [p, p.classify(hint)] as const));
 }
 
 /** The module most sure that a lone message is its own (for files and stdio without a hint). */
 export function sniffMessage(value: unknown): ProtocolModule | undefined {
-  return best(PROTOCOLS.map((p) => [p, p.sniff(value)] as const));
-}
-
-function best(scored: ReadonlyArray<readonly [ProtocolModule, number]>): ProtocolModule | undefined {
-  let top: ProtocolModule | undefined;
-  let topScore = 0;
-  for (const [module, score] of scored) {
-    if (score > topScore) {
-      top = module;
-      topScore = score;
-    }
-  }
-  return top;
+  return mostSure(PROTOCOLS.map((p) => [p, p.sniff(value)] as const));
 }

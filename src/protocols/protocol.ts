@@ -74,6 +74,13 @@ export interface ProtocolModule {
 }
 
 /**
+ * What `proxy replay` needs of a protocol: which channels are its own, and its replay hints. Kept in a
+ * module of its own per protocol (replay-facts.ts), apart from the checker, so that a replay does not
+ * load the judging code (replay-catalog.ts).
+ */
+export type ReplayFacts = Pick<ProtocolModule, 'id' | 'classify' | 'replay'>;
+
+/**
  * Replay hints of a protocol. A field is named either by its key (`runId`: that key at any depth) or
  * by a JSON pointer (`/command/id`; `*` matches any one key or index). Echo fields may also be
  * `header:<name>`, a request header.

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { ListenTls } from '../net/listen-tls.js';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress } from '../net/addresses.js';
@@ -8,7 +7,28 @@ import { GracefulShutdown } from '../net/graceful-shutdown.js';
 import { createHttpResponder } from './http/http-responder.js';
 import { listenOn } from '../net/listen-on.js';
 import type { ReplayContext } from './replay-context.js';
-import { replayUpgrade } from './ws/ws-player.js';
+import type { replayUpgrade as ReplayUpgrade } from './ws/ws-player.js';
+import { wsExchanges } from './replay-script.js';
+
+/**
+ * The WebSocket player, with the ws library: loaded before listening when the recording has WebSocket
+ * exchanges or misses pass through, and otherwise only when an upgrade arrives, so that a replay of
+ * HTTP alone starts without it.
+ */
+let wsPlayer: typeof ReplayUpgrade | undefined;
+
+async function loadWsPlayer(): Promise<typeof ReplayUpgrade> {
+  return (wsPlayer ??= (await import('./ws/ws-player.js')).replayUpgrade);
+}
+
+function upgradeLater(req: IncomingMessage, socket: Socket, head: Buffer, context: ReplayContext): void {
+  // Until the player has it, a reset must not crash the replay (the player adds the same listener).
+  socket.on('error', () => {});
+  loadWsPlayer().then(
+    (replayUpgrade) => replayUpgrade(req, socket, head, context),
+    () => socket.destroy(),
+  );
+}
 
 export interface ReplayServer {
   /** `http://host:port` or `unix:/path`. */
@@ -29,8 +49,10 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
     ...init,
     track: (stop) => inFlight.add(stop),
   };
+  if (wsExchanges(init.script).length > 0 || init.passthrough) await loadWsPlayer();
   const respond = createHttpResponder(context);
-  const server: Server = listenTls ? createHttpsServer({ cert: listenTls.cert, key: listenTls.key }, respond) : createServer(respond);
+  // node:https (and node:tls) load only for a replay that serves TLS.
+  const server: Server = listenTls ? process.getBuiltinModule('node:https').createServer({ cert: listenTls.cert, key: listenTls.key }, respond) : createServer(respond);
   // A client that asks before sending its body (Expect: 100-continue) is told at once that the body
   // is over the limit, rather than invited to send megabytes only to have them refused.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -41,7 +63,7 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
   });
   // Replayed streams may be as slow as the recorded ones were: no server-side timeout on them.
   server.requestTimeout = 0;
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => replayUpgrade(req, socket, head, context));
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => (wsPlayer ? wsPlayer(req, socket, head, context) : upgradeLater(req, socket, head, context)));
   server.on('clientError', (_error, socket: Socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();

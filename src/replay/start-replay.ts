@@ -4,9 +4,10 @@ import type { RecordingTotals } from '../record/start-recorder.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { CorrelationMemory } from './match/correlation.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
-import { startMissPassthrough, type RunningPassthrough } from './miss-passthrough.js';
+import type { RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
+import { loadProtoEncoder, needsProtoEncoder } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
 import { checkServable } from './servable.js';
 import { checkMissOptions } from './miss-options.js';
@@ -130,9 +131,12 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   // replaces (--overwrite) is only moved aside until the replay listens.
   if (onMiss === 'passthrough' && !append && !options.overwriteMisses) refuseExistingRecording(missesOut);
   const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
+  // Only what this replay serves is loaded: the recorder behind passthrough and the protobuf encoder are large.
+  const passthroughModule = onMiss === 'passthrough' ? await import('./miss-passthrough.js') : undefined;
+  if (needsProtoEncoder(script)) await loadProtoEncoder();
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = onMiss === 'passthrough' ? startMissPassthrough({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
+    passthrough = passthroughModule ? passthroughModule.startMissPassthrough({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;

@@ -62,6 +62,24 @@ export class RefGraph {
     return out;
   }
 
+  /** The $ids of the loaded documents that `docId`'s `$ref`s reach, directly or through others, itself included; sorted. */
+  documentsReachedFrom(docId: string): string[] {
+    const reached = new Set<string>();
+    const stack = [docId];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      const doc = this.docs.get(id);
+      if (!doc || reached.has(id)) continue;
+      reached.add(id);
+      walk(doc.json, (node) => {
+        if (typeof node.$ref !== 'string') return;
+        const target = this.resolve(id, node.$ref);
+        if ('docId' in target) stack.push(target.docId);
+      });
+    }
+    return [...reached].sort();
+  }
+
   /** The $ids of unloaded documents reachable from `ref`, sorted; empty when everything resolves. */
   missingFor(ref: string): string[] {
     const cached = this.missingCache.get(ref);

@@ -2,25 +2,17 @@ import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Finding } from '../core/finding.js';
 import { SchemaLoadError } from '../core/errors.js';
 import { readSchemaDocument, type SchemaDocument } from './schema-document.js';
 import { RefGraph, type UnresolvedRef } from './ref-graph.js';
 import { findingsFromAjv } from './ajv-errors.js';
+import { createAjv, type AjvInstance } from './ajv-setup.js';
+import { CompiledValidators } from './compiled-validators.js';
+import { ACP_SCHEMA_ID } from './schema-ids.js';
 
-// ajv's ESM build exposes the class as the default export of a CommonJS module.
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Class;
-type AjvInstance = Ajv2020Class;
-
-/** The $id we address the ACP schema by; the file shipped in @agentclientprotocol/sdk has none. */
-export const ACP_SCHEMA_ID = 'https://agentclientprotocol.com/schema/sdk/schema.json';
-export const AGUI_SCHEMA_ID = 'https://ag-ui.com/spec/draft/schema.json';
-export const PI_SESSION_API_ID = 'https://a.skh.am/pi-daemon/session-api.schema.json';
-export const PI_NDJSON_V1_ID = 'https://a.skh.am/pi-daemon/protocol.schema.json';
-export const PI_NDJSON_V2_ID = 'https://a.skh.am/pi-daemon/protocol-v2.schema.json';
+export { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_SESSION_API_ID, PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from './schema-ids.js';
 
 /** The environment variable that lists extra schema directories, separated like PATH. */
 export const SCHEMAS_ENV = 'AGENT_PROXY_SCHEMAS';
@@ -34,6 +26,11 @@ export interface SchemaRegistryOptions {
   useEnv?: boolean;
   /** Load the ACP schema from @agentclientprotocol/sdk (default true). */
   acp?: boolean;
+  /**
+   * Where the validators compiled by `npm run build` are (default: the package's own); `false`
+   * compiles every validator at run time. Either way the verdicts are the same.
+   */
+  compiledValidators?: string | false;
 }
 
 /** A validator for one schema location, or the reason it cannot be checked. */
@@ -48,28 +45,24 @@ export type SchemaCheck =
  */
 export class SchemaRegistry {
   readonly documents: ReadonlyMap<string, SchemaDocument>;
-  private readonly ajv: AjvInstance;
+  /** The compiler, made only when a validator was not compiled at build time. */
+  private allErrorsAjv?: AjvInstance;
   /** The same schemas, compiled to stop at the first error: for values too large to list every error of. */
   private firstErrorAjv?: AjvInstance;
-  private readonly graph: RefGraph;
+  private refGraph?: RefGraph;
   private readonly cache = new Map<string, SchemaCheck>();
-  /** Each document as ajv gets it. */
-  private readonly schemas: Array<{ json: Record<string, unknown>; id: string }> = [];
+  private readonly compiled: CompiledValidators | undefined;
 
-  private constructor(documents: Map<string, SchemaDocument>) {
+  private constructor(documents: Map<string, SchemaDocument>, compiled: CompiledValidators | undefined) {
     this.documents = documents;
-    this.ajv = createAjv();
-    this.graph = new RefGraph(documents.values());
-    // ajv compiles a whole document before it resolves any pointer into it, so one dangling
-    // $ref would make every $def of that document fail. The graph already marks the $defs that
-    // reach a missing document as unchecked; ajv gets a copy with those refs cut, which no
-    // verdict ever uses.
-    const dangling = new Set(this.graph.unresolved().map((u) => u.from));
-    for (const doc of documents.values()) {
-      const json = dangling.has(doc.id) ? cutDanglingRefs(doc.json, doc.id, documents) : doc.json;
-      this.schemas.push({ json, id: doc.id });
-      this.ajv.addSchema(json, doc.id);
-    }
+    this.compiled = compiled;
+    // A document nothing was compiled from (an extra schema, a replaced one, a build without them)
+    // is handed to ajv now, as before there were compiled validators: one ajv refuses fails the load.
+    if ([...documents.values()].some((doc) => !compiled?.covers(doc))) this.ajv(true);
+  }
+
+  private get graph(): RefGraph {
+    return (this.refGraph ??= new RefGraph(this.documents.values()));
   }
 
   static load(options: SchemaRegistryOptions = {}): SchemaRegistry {
@@ -88,7 +81,8 @@ export class SchemaRegistry {
     }
     for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
     if (options.acp !== false) add(readAcpSchema());
-    return new SchemaRegistry(docs);
+    const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
+    return new SchemaRegistry(docs, compiled);
   }
 
   /** `$ref`s that point at documents nobody loaded. Reported, never silently skipped. */
@@ -124,18 +118,23 @@ export class SchemaRegistry {
     if (!this.documents.has(docId)) {
       return { ok: false, ref, missing: [docId], reason: missingReason([docId]) };
     }
+    const compiled = this.compiled?.find(ref, this.documents, true);
+    if (compiled) return this.checkWith(ref, compiled);
     const missing = this.graph.missingFor(ref);
     if (missing.length > 0) return { ok: false, ref, missing, reason: missingReason(missing) };
     let validate: ValidateFunction | undefined;
     try {
-      validate = this.ajv.getSchema(ref);
+      validate = this.ajv(true).getSchema(ref);
     } catch (cause) {
       const err = cause as { missingSchema?: string; message: string };
       if (err.missingSchema) return { ok: false, ref, missing: [err.missingSchema], reason: missingReason([err.missingSchema]) };
       throw new SchemaLoadError(`cannot compile ${ref}: ${err.message}`, { cause });
     }
     if (!validate) throw new SchemaLoadError(`no schema at ${ref}`);
-    const fn = validate;
+    return this.checkWith(ref, validate);
+  }
+
+  private checkWith(ref: string, fn: ValidateFunction): SchemaCheck {
     let firstError: ValidateFunction | undefined;
     return {
       ok: true,
@@ -159,12 +158,31 @@ export class SchemaRegistry {
   }
 
   private firstErrorValidator(ref: string): ValidateFunction {
-    if (!this.firstErrorAjv) {
-      this.firstErrorAjv = createAjv(false);
-      for (const { json, id } of this.schemas) this.firstErrorAjv.addSchema(json, id);
-    }
-    return this.firstErrorAjv.getSchema(ref)!;
+    return this.compiled?.find(ref, this.documents, false) ?? this.ajv(false).getSchema(ref)!;
   }
+
+  /** The compiler with every document added; `allErrors` false: the one that stops at the first error. */
+  private ajv(allErrors: boolean): AjvInstance {
+    let ajv = allErrors ? this.allErrorsAjv : this.firstErrorAjv;
+    if (!ajv) {
+      ajv = createAjv(allErrors);
+      for (const { json, id } of ajvSchemasOf(this.documents, this.graph)) ajv.addSchema(json, id);
+      if (allErrors) this.allErrorsAjv = ajv;
+      else this.firstErrorAjv = ajv;
+    }
+    return ajv;
+  }
+}
+
+/**
+ * Each document as ajv gets it. ajv compiles a whole document before it resolves any pointer into
+ * it, so one dangling $ref would make every $def of that document fail. The graph already marks the
+ * $defs that reach a missing document as unchecked; ajv gets a copy with those refs cut, which no
+ * verdict ever uses.
+ */
+export function ajvSchemasOf(documents: ReadonlyMap<string, SchemaDocument>, graph = new RefGraph(documents.values())): Array<{ json: Record<string, unknown>; id: string }> {
+  const dangling = new Set(graph.unresolved().map((u) => u.from));
+  return [...documents.values()].map((doc) => ({ id: doc.id, json: dangling.has(doc.id) ? cutDanglingRefs(doc.json, doc.id, documents) : doc.json }));
 }
 
 /** Values (objects, arrays and scalars) a message may have for all its schema errors to be listed. */
@@ -225,7 +243,7 @@ function readAcpSchema(): SchemaDocument | undefined {
   return readSchemaDocument(file, 'package', ACP_SCHEMA_ID);
 }
 
-function cutDanglingRefs(json: unknown, baseId: string, documents: Map<string, SchemaDocument>): Record<string, unknown> {
+function cutDanglingRefs(json: unknown, baseId: string, documents: ReadonlyMap<string, SchemaDocument>): Record<string, unknown> {
   const cut = (node: unknown): unknown => {
     if (node === null || typeof node !== 'object') return node;
     if (Array.isArray(node)) return node.map(cut);
@@ -241,36 +259,4 @@ function cutDanglingRefs(json: unknown, baseId: string, documents: Map<string, S
     return out;
   };
   return cut(json) as Record<string, unknown>;
-}
-
-const INT_RANGES: Record<string, [number, number]> = {
-  int32: [-2147483648, 2147483647],
-  uint16: [0, 65535],
-  uint32: [0, 4294967295],
-  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  uint64: [0, Number.MAX_SAFE_INTEGER],
-};
-
-function createAjv(allErrors = true): AjvInstance {
-  const ajv = new Ajv2020({
-    strict: true,
-    // The AG-UI schema lists `required` names whose `properties` come from an allOf branch.
-    strictRequired: false,
-    allErrors,
-    allowUnionTypes: true,
-    // Checking each document against the draft 2020-12 meta-schema costs most of start-up, which
-    // runs while the first traffic flows; a malformed schema still fails when it is compiled.
-    validateSchema: false,
-  });
-  // $anchor is resolved by ajv's ref resolver but unknown to its strict keyword check.
-  // The x-* and discriminator annotations come from the ACP schema and carry no validation.
-  for (const keyword of ['$anchor', 'x-method', 'x-side', 'x-docs-ignore', 'x-deserialize-default-on-error', 'x-deserialize-skip-invalid-items', 'discriminator']) {
-    ajv.addKeyword({ keyword });
-  }
-  for (const [name, [min, max]] of Object.entries(INT_RANGES)) {
-    ajv.addFormat(name, { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= min && n <= max });
-  }
-  ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
-  ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
-  return ajv;
 }

@@ -1,8 +1,20 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { nativeModuleProblem } from './native-module.js';
 import { sqliteDamage } from './sqlite-damage.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
+
+/**
+ * better-sqlite3, loaded at the first open rather than with every module that may open a file: a
+ * command that reads no recording (validate of a stream, --help) does not pay for it. It is
+ * CommonJS, so it loads synchronously where the file is opened.
+ */
+let sqlite: typeof Database | undefined;
+
+function loadSqlite(): typeof Database {
+  return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
 
 /** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -25,7 +37,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
+    db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);

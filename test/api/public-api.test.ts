@@ -363,6 +363,7 @@ describe('the public API', () => {
       extraDirs?: string[];
       useEnv?: boolean;
       acp?: boolean;
+      compiledValidators?: string | false;
     }>();
     expectTypeOf<api.SchemaCheck>().toEqualTypeOf<
       | { readonly ok: true; readonly ref: string; validate(value: unknown): api.Finding[] }

@@ -1,28 +1,14 @@
 import { classifyJsonRpc } from '../json-rpc/index.js';
-import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
-import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
 import { senderFor } from './method-table.js';
-
-/** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
-export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
-
-const APC_PATH = /^\/v1\/session\/[^/]+\/apc$/;
+import { acpReplayFacts } from './replay-facts.js';
 
 /** Agent Client Protocol: JSON-RPC 2.0 between an editor (client) and an agent (server). */
 export const acpProtocol: ProtocolModule = {
-  id: 'acp',
+  ...acpReplayFacts,
   title: 'Agent Client Protocol (JSON-RPC 2.0)',
-
-  classify(hint: ChannelHint): number {
-    if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
-    // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.
-    if (hint.transport === 'ws' && hint.path !== undefined && APC_PATH.test(hint.path)) return 0.7;
-    // ACP's official transport is NDJSON on the agent's stdio; other stdio protocols exist.
-    if (hint.transport === 'stdio') return 0.5;
-    return 0;
-  },
 
   sniff(value: unknown): number {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
@@ -53,10 +39,9 @@ export const acpProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AcpChecker(context.registry, ACP_METHODS);
   },
-  // JSON-RPC: a response carries its request's id.
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss } },
 };
 
+export { ACP_SUBPROTOCOL } from './replay-facts.js';
 export { ACP_METHODS } from './acp-methods.js';
 export { AcpChecker } from './acp-checker.js';
 export { ACP_RULES } from './acp-rules.js';

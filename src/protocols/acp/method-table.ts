@@ -25,10 +25,14 @@ export interface AcpMethod {
 
 /** The per-method `$defs` of one ACP schema document, read from its `x-method`/`x-side` annotations. */
 export class AcpMethodTable {
-  private readonly byMethod: ReadonlyMap<string, AcpMethod>;
+  private table?: ReadonlyMap<string, AcpMethod>;
 
-  constructor(methods: Iterable<AcpMethod>) {
-    this.byMethod = new Map([...methods].map((m) => [m.method, m]));
+  /** `methods` may be given as a function: it is then called on first use, not before. */
+  constructor(private readonly methodList: Iterable<AcpMethod> | (() => Iterable<AcpMethod>)) {}
+
+  private get byMethod(): ReadonlyMap<string, AcpMethod> {
+    const list = this.methodList;
+    return (this.table ??= new Map([...(typeof list === 'function' ? list() : list)].map((m) => [m.method, m])));
   }
 
   get size(): number {
@@ -61,6 +65,11 @@ const DATA_KEYWORDS = new Set(['enum', 'const', 'examples', 'default']);
  * a method), so a `$def` the envelopes never use falls back to its name's suffix.
  */
 export function buildMethodTable(schema: Record<string, unknown>): AcpMethodTable {
+  return new AcpMethodTable(methodsOf(schema));
+}
+
+/** The methods of an ACP schema document, as buildMethodTable() tables them. */
+export function methodsOf(schema: Record<string, unknown>): Iterable<AcpMethod> {
   const defs = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
   const kinds = envelopeKinds(schema, defs);
   const methods = new Map<string, AcpMethod>();
@@ -74,7 +83,7 @@ export function buildMethodTable(schema: Record<string, unknown>): AcpMethodTabl
     entry[kind] = { def: name, side };
     methods.set(method, entry);
   }
-  return new AcpMethodTable(methods.values());
+  return methods.values();
 }
 
 function envelopeKinds(schema: unknown, defs: Record<string, Record<string, unknown>>): Map<string, AcpMessageKind> {

@@ -1,4 +1,5 @@
-import { AGUI_SCHEMA_ID, type SchemaCheck, type SchemaRegistry } from '../../schema/schema-registry.js';
+import { AGUI_SCHEMA_ID } from '../../schema/schema-ids.js';
+import type { SchemaCheck, SchemaRegistry } from '../../schema/schema-registry.js';
 import { EVENT_TYPES, defNameOf, type EventType } from './event-types.js';
 
 /** The schema checks one registry offers AG-UI: one per event type, plus the input and the type enum. */

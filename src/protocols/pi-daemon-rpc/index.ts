@@ -1,7 +1,6 @@
-import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
-import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotocols.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
-import { answerPiDaemonRpcMiss } from './replay-miss.js';
+import { piDaemonRpcReplayFacts } from './replay-facts.js';
 import { guessFrameSender } from './frame-kinds.js';
 import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
 import { sniffPiDaemonFrame } from './sniff.js';
@@ -10,18 +9,13 @@ import { sniffPiDaemonFrame } from './sniff.js';
 export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule {
   const maxInFlight = options.maxInFlightCommandsPerConnection ?? DEFAULT_MAX_IN_FLIGHT_COMMANDS;
   return {
-    id: 'pi-daemon-rpc',
+    ...piDaemonRpcReplayFacts,
     title: 'Pi daemon framed RPC',
-    classify(hint: ChannelHint): number {
-      return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
-    },
     sniff: sniffPiDaemonFrame,
     guessSender: guessFrameSender,
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);
     },
-    // The framed command's id comes back on its response frame.
-    replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss } },
   };
 }
 

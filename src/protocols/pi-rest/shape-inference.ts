@@ -1,4 +1,5 @@
-import { PI_SESSION_API_ID, type SchemaRegistry } from '../../schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../schema/schema-ids.js';
+import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import { isEnvelope } from './envelope.js';
 import { isJsonObject } from '../../core/json.js';
 import type { SchemaSpec } from './route-table.js';

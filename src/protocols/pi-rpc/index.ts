@@ -1,31 +1,17 @@
-import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
-import { answerPiRpcMiss } from './replay-miss.js';
+import { piRpcReplayFacts } from './replay-facts.js';
 import { guessPiRpcSender, sniffPiRpc } from './sniff.js';
-import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
-
-/**
- * Stdio is shared with ACP (JSON-RPC over stdio), so a stdio channel is only a moderate
- * claim; sniffing the first line decides.
- */
-const STDIO_SCORE = 0.5;
 
 /** Raw Pi RPC: `pi --mode rpc` JSONL on stdio, or the daemon's `pi-rpc.v1` WebSocket. */
 export const piRpcProtocol: ProtocolModule = {
-  id: 'pi-rpc',
+  ...piRpcReplayFacts,
   title: 'Pi RPC (raw)',
-  classify(hint: ChannelHint): number {
-    if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;
-    if (hint.transport === 'stdio') return STDIO_SCORE;
-    return 0;
-  },
   sniff: sniffPiRpc,
   guessSender: guessPiRpcSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);
   },
-  // A command's optional `id` comes back on its response.
-  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'], missAnswers: { message: answerPiRpcMiss } },
 };
 
 export { PiRpcChecker } from './checker.js';

@@ -1,16 +1,12 @@
-import type { ChannelHint, CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { classifyNdjson } from './ndjson-shape.js';
 import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
-import { answerNdjsonMiss } from './replay-miss.js';
+import { unixNdjsonReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
 export const unixNdjsonProtocol: ProtocolModule = {
-  id: 'unix-ndjson',
+  ...unixNdjsonReplayFacts,
   title: 'Pi daemon unix-socket NDJSON protocol',
-
-  classify(hint: ChannelHint): number {
-    return hint.transport === 'ndjson' ? 1 : 0;
-  },
 
   sniff(value: unknown): number {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
@@ -29,8 +25,6 @@ export const unixNdjsonProtocol: ProtocolModule = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new UnixNdjsonChecker(context.registry);
   },
-  // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
-  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss } },
 };
 
 export { UnixNdjsonChecker } from './unix-ndjson-checker.js';

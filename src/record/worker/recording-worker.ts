@@ -21,7 +21,6 @@ const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // step at most. The list sets only the granularity: whatever it misses, the last step loads.
 const steps = [
   () => import('better-sqlite3'),
-  () => import('ajv/dist/2020.js'),
   () => import('fast-json-patch'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { classifyChannel } from '../../protocols/catalog.js';
+import { classifyForReplay } from '../../protocols/replay-catalog.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
 import { missMessage } from '../miss-message.js';
@@ -18,7 +18,7 @@ const hostIds = new WeakMap<ReplayContext, { id: string | undefined }>();
 export function httpMissAnswer(context: ReplayContext, request: { method: string; path: string; headers: IncomingHttpHeaders; body?: Buffer }, miss: ReplayMiss): HttpMissAnswer {
   const facts: MissFacts = { message: missMessage(miss), details: reportOf(miss) };
   const body = request.body === undefined ? undefined : parseJsonBody(request.body);
-  const module = classifyChannel({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
+  const module = classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
   const answer = module?.replay?.missAnswers?.http;
   if (!answer) return jsonAnswer(404, { error: { code: 'replay_miss', message: facts.message, ...facts.details } });
   return answer({ method: request.method, path: request.path, headers: request.headers, body }, facts, { hostInstanceId: recordedHostId(context) });

@@ -1,4 +1,4 @@
-import { protocolById } from '../../protocols/catalog.js';
+import { replayHintsOf } from '../../protocols/replay-catalog.js';
 import type { MessageMissContext } from '../../protocols/miss-answer.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import type { LineMiss } from './line-conversation.js';
@@ -43,7 +43,7 @@ export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss,
 /** The protocol's answer to a line or frame that matched nothing (see MissAnswers.message), or undefined. */
 export function messageMissAnswer(protocol: ProtocolId | undefined, value: unknown, context: MessageMissContext): unknown {
   if (protocol === undefined) return undefined;
-  return protocolById(protocol).replay?.missAnswers?.message?.(value, context);
+  return replayHintsOf(protocol)?.missAnswers?.message?.(value, context);
 }
 
 /** Methods (JSON-RPC) of the recorded client lines: a miss on an unknown method is "method not found". */

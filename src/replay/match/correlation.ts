@@ -1,6 +1,6 @@
 import { headerValue, type HeaderMap } from '../../core/header-value.js';
 import { substituteOnce, type CorrelationPair } from './token-substitution.js';
-import { protocolById } from '../../protocols/catalog.js';
+import { replayHintsOf } from '../../protocols/replay-catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { parsePointer } from '../../core/field-specs.js';
 
@@ -12,7 +12,7 @@ export interface EchoSource {
 
 /** The request fields a protocol's responses echo, or none for an unknown protocol. */
 export function echoFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (protocolById(protocol).replay?.echoFields ?? []);
+  return protocol === undefined ? [] : (replayHintsOf(protocol)?.echoFields ?? []);
 }
 
 /**

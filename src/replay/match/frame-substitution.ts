@@ -1,7 +1,20 @@
-import { encode } from '@ag-ui/proto';
+import type { encode as EncodeEvent } from '@ag-ui/proto';
 import type { BaseEvent } from '@ag-ui/core';
 import type { Substitution } from './correlation.js';
-import type { ScriptMessage } from '../replay-script.js';
+import type { ReplayScript, ScriptMessage } from '../replay-script.js';
+
+/** The AG-UI protobuf encoder: a large module, which only a recording with protobuf streams needs. */
+let encodeEvent: typeof EncodeEvent | undefined;
+
+/** Whether serving `script` may re-encode a protobuf frame (it has some): then loadProtoEncoder() first. */
+export function needsProtoEncoder(script: ReplayScript): boolean {
+  return script.exchanges.some((exchange) => exchange.messages.some((message) => message.channel === 'proto'));
+}
+
+/** Loads the encoder substituteMessage() needs for protobuf frames. */
+export async function loadProtoEncoder(): Promise<void> {
+  encodeEvent ??= (await import('@ag-ui/proto')).encode;
+}
 
 /**
  * A recorded stream message with the live ids in place. Text (JSON bodies, SSE frames) is rewritten
@@ -14,7 +27,8 @@ export function substituteMessage(message: ScriptMessage, substitution: Substitu
   if (message.json === undefined) return message.raw;
   const replaced = substitution.applyValue(message.json);
   if (JSON.stringify(replaced) === JSON.stringify(message.json)) return message.raw;
-  const payload = encode(replaced as BaseEvent);
+  if (!encodeEvent) throw new Error('a protobuf frame is to be re-encoded before loadProtoEncoder() was awaited');
+  const payload = encodeEvent(replaced as BaseEvent);
   const frame = Buffer.alloc(4 + payload.length);
   frame.writeUInt32BE(payload.length, 0);
   frame.set(payload, 4);

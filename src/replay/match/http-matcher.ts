@@ -1,4 +1,4 @@
-import { protocolById } from '../../protocols/catalog.js';
+import { replayHintsOf } from '../../protocols/replay-catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from '../replay-context.js';
@@ -180,7 +180,7 @@ function bodyDifferences(recorded: BodyIdentity, live: BodyIdentity): string[] {
 
 /** The route template of a path under a protocol's routes (`/v1/session/{sessionRef}`), if it has them. */
 function routeTemplateOf(protocol: ProtocolId | undefined, method: string, path: string): string | undefined {
-  return protocol === undefined ? undefined : protocolById(protocol).replay?.routeTemplate?.(method, path);
+  return protocol === undefined ? undefined : replayHintsOf(protocol)?.routeTemplate?.(method, path);
 }
 
 function routeKey(method: string, path: string, query: string): string {

@@ -1,4 +1,4 @@
-import { protocolById } from '../../protocols/catalog.js';
+import { replayHintsOf } from '../../protocols/replay-catalog.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { FieldSpecs, formatPointer } from '../../core/field-specs.js';
 import { isJsonObject } from '../../core/json.js';
@@ -8,12 +8,12 @@ const IGNORED = '<ignored>';
 
 /** The fields a protocol declares volatile (generated ids, timestamps), or none for an unknown protocol. */
 export function volatileFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (protocolById(protocol).replay?.volatileFields ?? []);
+  return protocol === undefined ? [] : (replayHintsOf(protocol)?.volatileFields ?? []);
 }
 
 /** The fields a protocol stores only as digests (ReplayHints.writeOnlyFields): a recorded value there matches any. */
 export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (protocolById(protocol).replay?.writeOnlyFields ?? []);
+  return protocol === undefined ? [] : (replayHintsOf(protocol)?.writeOnlyFields ?? []);
 }
 
 /**

@@ -1,0 +1,22 @@
+import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
+import type { ChannelHint, ReplayFacts } from '../protocol.js';
+
+/** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
+export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
+
+const APC_PATH = /^\/v1\/session\/[^/]+\/apc$/;
+
+/** Which channels carry ACP, and how a replay matches and answers its messages. */
+export const acpReplayFacts: ReplayFacts = {
+  id: 'acp',
+  classify(hint: ChannelHint): number {
+    if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
+    // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.
+    if (hint.transport === 'ws' && hint.path !== undefined && APC_PATH.test(hint.path)) return 0.7;
+    // ACP's official transport is NDJSON on the agent's stdio; other stdio protocols exist.
+    if (hint.transport === 'stdio') return 0.5;
+    return 0;
+  },
+  // JSON-RPC: a response carries its request's id.
+  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss } },
+};

@@ -1,0 +1,50 @@
+import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import { answerAguiMiss } from './replay-miss.js';
+import { isRunAgentInput } from './shapes.js';
+
+/** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
+const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
+
+/** The protobuf binding's media type; the client compares the response Content-Type with `===` (notes §1.3). */
+export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
+
+function mediaType(contentType: string): string {
+  const semi = contentType.indexOf(';');
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
+/**
+ * How sure we are that a channel is an AG-UI run: a POST answered with an event stream, or whose body is
+ * a RunAgentInput. Pi daemon routes live under `/v1/` and are never AG-UI.
+ */
+function classify(hint: ChannelHint): number {
+  if (hint.path !== undefined && (hint.path === '/v1' || hint.path.startsWith('/v1/'))) return 0;
+  if (hint.method !== undefined && hint.method.toUpperCase() !== 'POST') return 0;
+  const isHttp = hint.transport === 'http' || hint.transport === 'sse' || hint.transport === 'proto';
+  if (!isHttp) return 0;
+  const post = hint.method !== undefined;
+  // Length-prefixed protobuf frames are AG-UI's binding; a bare SSE channel is probably ours.
+  let score = hint.transport === 'proto' ? 0.9 : hint.transport === 'sse' ? 0.5 : 0;
+  if (isRunAgentInput(hint.requestBody)) score = 0.95;
+  if (hint.contentType !== undefined) {
+    if (hint.contentType === AGUI_PROTO_MEDIA_TYPE) score = Math.max(score, 0.9);
+    // A parameter on the proto type makes the client hand the body to its SSE parser (§1.4): ours, but broken.
+    else if (mediaType(hint.contentType) === AGUI_PROTO_MEDIA_TYPE) score = Math.max(score, 0.3);
+    else if (mediaType(hint.contentType) === 'text/event-stream') score = Math.max(score, post ? 0.8 : 0.5);
+  }
+  return score;
+}
+
+/** Which channels are AG-UI runs, and how a replay matches and answers them. */
+export const aguiReplayFacts: ReplayFacts = {
+  id: 'agui',
+  classify,
+  // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They
+  // also mint an id for each message they add (a fresh one per run) and for the tool calls they make
+  // themselves; a MESSAGES_SNAPSHOT, a TOOL_CALL_RESULT or a parentMessageId echoes those.
+  replay: {
+    volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp', ...CLIENT_MINTED_IDS],
+    echoFields: ['/threadId', '/runId', ...CLIENT_MINTED_IDS],
+    missAnswers: { http: answerAguiMiss },
+  },
+};

@@ -1,0 +1,13 @@
+import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotocols.js';
+import { answerPiDaemonRpcMiss } from './replay-miss.js';
+
+/** Which channels carry the Pi daemon's framed RPC, and how a replay matches and answers its frames. */
+export const piDaemonRpcReplayFacts: ReplayFacts = {
+  id: 'pi-daemon-rpc',
+  classify(hint: ChannelHint): number {
+    return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
+  },
+  // The framed command's id comes back on its response frame.
+  replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss } },
+};

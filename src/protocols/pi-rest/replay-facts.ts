@@ -1,0 +1,20 @@
+import type { ReplayFacts } from '../protocol.js';
+import { classifyPiRest } from './detection.js';
+import { answerPiRestMiss, piRestRouteTemplate } from './replay-miss.js';
+import { SESSION_ENV_VALUES } from './session-env.js';
+
+/** Which channels are Pi daemon REST calls, and how a replay matches and answers them. */
+export const piRestReplayFacts: ReplayFacts = {
+  id: 'pi-rest',
+  classify: classifyPiRest,
+  // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
+  // echoes the Idempotency-Key it was submitted with.
+  replay: {
+    volatileFields: ['requestId', 'idempotencyKey', 'submittedAt', 'updatedAt', 'createdAt', 'lastUsedAt', 'timestamp'],
+    echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
+    // Stored as keyed digests (redactForStorage): a recorded env value stands for any live one.
+    writeOnlyFields: [SESSION_ENV_VALUES],
+    missAnswers: { http: answerPiRestMiss },
+    routeTemplate: piRestRouteTemplate,
+  },
+};

@@ -1,0 +1,12 @@
+import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import { answerNdjsonMiss } from './replay-miss.js';
+
+/** Which channels carry the Pi daemon's unix-socket NDJSON, and how a replay matches and answers it. */
+export const unixNdjsonReplayFacts: ReplayFacts = {
+  id: 'unix-ndjson',
+  classify(hint: ChannelHint): number {
+    return hint.transport === 'ndjson' ? 1 : 0;
+  },
+  // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
+  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss } },
+};

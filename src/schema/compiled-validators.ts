@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ValidateFunction } from 'ajv';
+import { SCHEMA_FORMATS } from './schema-formats.js';
+import type { SchemaDocument } from './schema-document.js';
+
+/** Where `npm run build` writes the validators it compiles (scripts/compile-validators.mjs). */
+export const COMPILED_VALIDATORS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'compiled');
+
+/** The file that lists them; its `format` changes when the layout below does. */
+export const COMPILED_MANIFEST = 'manifest.json';
+export const COMPILED_FORMAT = 1;
+
+/** The validators compiled from one schema document, in two modules: all errors, and first error only. */
+export interface CompiledDocument {
+  /** Module (CommonJS, beside the manifest) whose validators list every error. */
+  allErrors: string;
+  /** Module whose validators stop at the first error. */
+  firstError: string;
+  /** Every document the code was compiled from (this one and those its `$ref`s reach), by $id, with its sha256. */
+  needs: Record<string, string>;
+  /** Ref (`<$id>#/$defs/x`, `<$id>#Anchor`, `<$id>`) → the module's export name. */
+  exports: Record<string, string>;
+}
+
+export interface CompiledManifest {
+  format: number;
+  documents: Record<string, CompiledDocument>;
+}
+
+/** A compiled module's export: it links to the format checks, then hands out its validators. */
+type LinkModule = (formats: typeof SCHEMA_FORMATS) => Record<string, ValidateFunction>;
+
+/**
+ * The validators `npm run build` compiled from the shipped schemas. A registry takes one from here
+ * only when every document it was compiled from is loaded byte for byte as it was then (same
+ * sha256); anything else (a ref not compiled, a document an extra directory replaces, a build
+ * without them) is compiled at run time as before.
+ */
+export class CompiledValidators {
+  private readonly linked = new Map<string, Record<string, ValidateFunction>>();
+  private readonly require = createRequire(import.meta.url);
+
+  private constructor(
+    private readonly dir: string,
+    private readonly manifest: CompiledManifest,
+  ) {}
+
+  /** The compiled validators in `dir`, or undefined when there are none (or of another format). */
+  static load(dir = COMPILED_VALIDATORS_DIR): CompiledValidators | undefined {
+    let manifest: CompiledManifest;
+    try {
+      manifest = JSON.parse(readFileSync(join(dir, COMPILED_MANIFEST), 'utf8')) as CompiledManifest;
+    } catch {
+      return undefined;
+    }
+    return manifest.format === COMPILED_FORMAT ? new CompiledValidators(dir, manifest) : undefined;
+  }
+
+  /** Whether validators were compiled from this very document (same $id, same bytes). */
+  covers(doc: SchemaDocument): boolean {
+    return this.manifest.documents[doc.id]?.needs[doc.id] === doc.sha256;
+  }
+
+  /** The compiled validator for `ref`, if there is one that fits the loaded `documents`. */
+  find(ref: string, documents: ReadonlyMap<string, SchemaDocument>, allErrors: boolean): ValidateFunction | undefined {
+    const entry = this.manifest.documents[ref.split('#')[0]];
+    const name = entry?.exports[ref];
+    if (name === undefined) return undefined;
+    for (const [id, sha256] of Object.entries(entry.needs)) if (documents.get(id)?.sha256 !== sha256) return undefined;
+    return this.module(allErrors ? entry.allErrors : entry.firstError)[name];
+  }
+
+  private module(file: string): Record<string, ValidateFunction> {
+    let validators = this.linked.get(file);
+    if (!validators) {
+      validators = (this.require(join(this.dir, file)) as LinkModule)(SCHEMA_FORMATS);
+      this.linked.set(file, validators);
+    }
+    return validators;
+  }
+}
