@@ -89,6 +89,7 @@ CREATE INDEX findings_by_rule ON findings (rule);
 /** The format chain. Append a step for every format change; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'recording, exchanges, messages, findings', up: (db) => db.exec(V1_SCHEMA) },
+  { version: 2, description: 'exchanges.tls', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tls TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

@@ -45,7 +45,7 @@ export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport'
 /** `GET /api/exchanges/:id` */
 export interface ExchangeDetail
   extends ExchangeSummary,
-    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'> {}
+    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {}
 
 /** One row of a messages page. */
 export interface MessageSummary extends Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount'> {

@@ -47,7 +47,7 @@ const RUNTIME_EXPORTS = [
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
-  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
+  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'TlsFacts', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'FaultAction', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
@@ -424,7 +424,7 @@ describe('the public API', () => {
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'
     >();
-    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol'>();
+    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
     expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
@@ -433,7 +433,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ExchangeRow>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
-      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'messageCount'
+      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'messageCount'
       | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<

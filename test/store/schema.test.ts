@@ -77,6 +77,7 @@ function everyRow(file: string): Record<string, unknown[]> {
 function sampleValue(field: string, column: Column, n: number): unknown {
   if (field === 'transport') return 'ws';
   if (field === 'outcome') return 'error';
+  if (field === 'tls') return { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-01-01T00:00:00.000Z', validTo: '2027-01-01T00:00:00.000Z', fingerprint256: 'AB:CD', authorized: false, authorizationError: 'CERT_HAS_EXPIRED' };
   if (column.json) return { [`x-${field.toLowerCase()}`]: [`${field}-1`, `${field}-2`] };
   if (column.type === 'INTEGER') return 100 + n;
   if (column.type === 'REAL') return 10.25 + n;
@@ -166,7 +167,7 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     const exchanges = reader.exchanges();
     const expected = Object.fromEntries(
       Object.keys(EXCHANGE_COLUMNS).map((f) => [f, f === 'startedMs' ? start.tOffsetMs : f === 'endedMs' ? end.tOffsetMs : { ...start, ...update, ...end }[f as keyof ExchangeStart]]),
-    ) as Omit<ExchangeFields, 'id'>;
+    ) as unknown as Omit<ExchangeFields, 'id'>;
     expect(exchanges).toEqual([
       { ...expected, id, messageCount: 1, invalidCount: 1, uncheckedCount: 0 },
       { ...expected, id: merged, messageCount: 1, invalidCount: 1, uncheckedCount: 0 },
