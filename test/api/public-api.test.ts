@@ -465,7 +465,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.Har>().toEqualTypeOf<'log'>();
     expectTypeOf<keyof api.HarEntry>().toEqualTypeOf<
       | 'startedDateTime' | 'time' | 'request' | 'response' | 'cache' | 'timings' | 'comment'
-      | '_resourceType' | '_webSocketMessages'
+      | '_resourceType' | '_webSocketMessages' | '_tls'
     >();
     expectTypeOf<keyof api.HarNameValue>().toEqualTypeOf<'name' | 'value'>();
     expectTypeOf<keyof api.HarContent>().toEqualTypeOf<'size' | 'mimeType' | 'text' | 'encoding'>();
