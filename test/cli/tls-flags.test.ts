@@ -1,9 +1,10 @@
 /**
  * The TLS flags as a user runs them, through the built CLI: `record --target https://… --ca`,
  * `--insecure` (and its warning on every start), `--tls-cert/--tls-key`, and each misuse as one
- * stderr line with exit 2 and no recording left behind.
+ * stderr line with exit 2 and no recording left behind; and what `show` says of a recorded TLS upstream.
  */
 import { existsSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -63,6 +64,32 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it("show prints an exchange's TLS facts (recorded in the worker thread) and --json carries them", async () => {
+    const target = await httpsAgui(certs.valid);
+    const out = scratch().file('facts.db');
+    const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
+    const url = await listening(r);
+    await (await fetch(`${url}/health`)).text();
+    await r.waitForLine(/ #1 GET \/health 200 /);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+
+    const cert = new X509Certificate(certs.valid.cert);
+    const seconds = (date: string) => new Date(date).toISOString().replace('.000Z', 'Z');
+    const shown = await runCli(['show', out, '--exchange', '1']);
+    expect(shown.code).toBe(0);
+    const line = shown.stdout.split('\n')[1];
+    expect(line).toMatch(/^  TLS 1\.[23] \S+ · /);
+    expect(line).toContain(` · CN=localhost issued by CN=agent-proxy test CA · valid ${seconds(cert.validFrom)}→${seconds(cert.validTo)} · sha256 ${cert.fingerprint256}`);
+    expect(line).not.toContain('not authorized');
+
+    const listed = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { exchanges: Array<{ tls: unknown }> };
+    const detail = JSON.parse((await runCli(['show', out, '--exchange', '1', '--json'])).stdout) as { exchange: { tls: unknown } };
+    const facts = { protocol: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), subject: 'CN=localhost', issuer: 'CN=agent-proxy test CA', fingerprint256: cert.fingerprint256, authorized: true };
+    expect(listed.exchanges[0].tls).toMatchObject(facts);
+    expect(detail.exchange.tls).toEqual(listed.exchanges[0].tls);
   });
 
   it('--ca adds to the CAs Node trusts: one given by NODE_EXTRA_CA_CERTS still counts', async () => {
