@@ -43,7 +43,7 @@ export type { FixtureMode, FixtureAction } from './fixture/fixture-mode.js';
 export { SchemaRegistry } from './schema/schema-registry.js';
 export type { SchemaRegistryOptions, SchemaCheck } from './schema/schema-registry.js';
 export { readInput } from './validate/read-input.js';
-export type { LoadedInput, InputFormat, SourceStream, SourceMessage } from './validate/message-source.js';
+export type { LoadedInput, InputFormat, SourceStream, SourceMessage, ExchangeFinding } from './validate/message-source.js';
 export { validateInput } from './validate/validate-input.js';
 export type { ValidationReport, JudgedMessage, ValidationSummary } from './validate/validate-input.js';
 export type { ProtocolId, ChannelHint } from './protocols/protocol.js';

@@ -14,6 +14,7 @@ import { styledVerdict } from './verdict-text.js';
 import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { tlsText } from '../core/tls-text.js';
+import { exchangeFindings } from '../core/exchange-findings.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -135,6 +136,8 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
   const lines = [
     `#${exchange.id} ${request ? request + ' ' : ''}${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${ending}`,
     ...(exchange.tls === null ? [] : [`  ${tlsText(exchange.tls)}`]),
+    // What failed before any message (the upstream's TLS): the exchange's own findings.
+    ...exchangeFindings(exchange).map((f) => `  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`),
     `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
     // One clock for a message's time, the inspector's: from the start of its exchange.
     style.dim(`   seq  since exchange start`),

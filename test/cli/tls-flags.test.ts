@@ -92,6 +92,46 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
     expect(detail.exchange.tls).toEqual(listed.exchanges[0].tls);
   });
 
+  it('a certificate that failed the check is an upstream-tls-failed error of its exchange: findings, validate and show say what failed', async () => {
+    const cases = [
+      { pair: certs.expired, failed: 'expired certificate', code: 'CERT_HAS_EXPIRED' },
+      { pair: certs.otherHost, failed: 'certificate for the wrong host', code: 'ERR_TLS_CERT_ALTNAME_INVALID' },
+    ];
+    for (const { pair, failed, code } of cases) {
+      const target = await httpsAgui(pair);
+      const out = scratch().file(`${code}.db`);
+      const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
+      const url = await listening(r);
+      expect((await fetch(`${url}/health`)).status).toBe(502);
+      await r.waitForLine(/ #1 GET \/health 502 /);
+      r.child.kill('SIGINT');
+      expect((await r.exited).code).toBe(0);
+
+      const listed = await runCli(['findings', out, '--fail-on', 'error']);
+      expect(listed.code, code).toBe(1);
+      const [line, total] = listed.stdout.trimEnd().split('\n');
+      expect(line, code).toMatch(new RegExp(`^#1 GET /health  exchange  error upstream-tls-failed: the upstream's TLS failed: ${failed} \\(TLS certificate check of ${target.replace(/\./g, '\\.')} failed: .*\\[${code}\\]\\)$`));
+      expect(total).toBe('1 findings (1 errors, 0 warnings)');
+      const json = JSON.parse((await runCli(['findings', out, '--json', '--rule', 'upstream-tls-failed'])).stdout) as { findings: Array<Record<string, unknown>> };
+      expect(json.findings).toEqual([
+        expect.objectContaining({ exchange: 1, method: 'GET', path: '/health', seq: 0, label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '' }),
+      ]);
+      expect((await runCli(['findings', out, '--severity', 'warning'])).stdout).toBe('0 findings (0 errors, 0 warnings)\n');
+
+      const validated = await runCli(['validate', out]);
+      expect(validated.code, code).toBe(1);
+      expect(validated.stdout).toContain(`${out} #1 GET /health  error upstream-tls-failed: the upstream's TLS failed: ${failed} (`);
+      expect(validated.stdout).toContain('0 messages (unknown protocol): 0 valid, 0 invalid, 0 unchecked; 1 error, 0 warnings');
+      const report = JSON.parse((await runCli(['validate', out, '--json'])).stdout) as { exchangeFindings: unknown[]; summary: { errors: number } };
+      expect(report.exchangeFindings).toEqual([expect.objectContaining({ stream: '#1 GET /health', rule: 'upstream-tls-failed', severity: 'error' })]);
+      expect(report.summary.errors).toBe(1);
+
+      const shown = (await runCli(['show', out, '--exchange', '1'])).stdout.split('\n');
+      expect(shown[1]).toMatch(new RegExp(`^  TLS .*not authorized: ${code}$`));
+      expect(shown[2]).toMatch(new RegExp(`^  error upstream-tls-failed: the upstream's TLS failed: ${failed} `));
+    }
+  });
+
   it('--ca adds to the CAs Node trusts: one given by NODE_EXTRA_CA_CERTS still counts', async () => {
     const target = await httpsAgui(certs.valid);
     // The test CA comes from the environment; --ca adds another (unrelated) certificate.
