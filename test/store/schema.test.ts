@@ -206,6 +206,21 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     }
   });
 
+  it('refuses an NDJSON exchange line whose tls is not an object with "authorized"', () => {
+    const original = join(tmp.dir, 'original.db');
+    const writer = RecordingWriter.open(original, meta());
+    writer.beginExchange({ transport: 'http', tOffsetMs: 1 });
+    writer.close();
+    const reader = RecordingReader.open(original);
+    const [recordingLine, exchangeLine] = exportNdjsonText(reader).trimEnd().split('\n');
+    reader.close();
+    for (const tls of ['TLSv1.3', { protocol: 'TLSv1.3' }]) {
+      const line = { ...JSON.parse(exchangeLine), tls };
+      const problem = thrown(() => importNdjsonText(`${recordingLine}\n${JSON.stringify(line)}\n`, join(tmp.dir, `tls-${typeof tls}.db`)));
+      expect((problem as Error).message).toContain('line 2: "tls" must be an object with "authorized" or null');
+    }
+  });
+
   it('keeps a recording that never ended, its mode, and an exchange still open, as they were', () => {
     const original = join(tmp.dir, 'original.db');
     const writer = RecordingWriter.open(original, meta({ mode: 'harvested' }));
