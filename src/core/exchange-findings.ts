@@ -1,3 +1,4 @@
+import { ExchangeErrorCode } from './errors.js';
 import { error, type Finding } from './finding.js';
 import type { TlsFacts } from './tls-facts.js';
 
@@ -19,7 +20,7 @@ export interface ExchangeFindingInput {
 }
 
 /** The stored codes that have an exchange-level finding (for a query that picks those exchanges). */
-export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = ['E_UPSTREAM_TLS'];
+export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS];
 
 /** Node's codes of a failed certificate check, by what the finding calls the failure. */
 const FAILED_CHECK: Readonly<Record<string, string>> = {
@@ -36,7 +37,7 @@ const FAILED_CHECK: Readonly<Record<string, string>> = {
 };
 
 export function exchangeFindings(exchange: ExchangeFindingInput): Finding[] {
-  if (exchange.errorCode !== 'E_UPSTREAM_TLS') return [];
+  if (exchange.errorCode !== ExchangeErrorCode.E_UPSTREAM_TLS) return [];
   // The recorded facts name the code; a recording made before them has it at the end of the message.
   const code = exchange.tls?.authorizationError ?? (exchange.errorMessage ? /\[([A-Z0-9_]+)\]$/.exec(exchange.errorMessage)?.[1] : undefined);
   const failed = (code !== undefined ? FAILED_CHECK[code] : undefined) ?? 'TLS handshake or other certificate failure';
