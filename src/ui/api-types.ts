@@ -8,6 +8,8 @@
 // imports them from here only (the layering rules let src/ui/web reach nothing else).
 export type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../diff/diff-report.js';
 export type { Finding } from '../core/finding.js';
+// An exchange's `tls` (ExchangeDetail), which the page words in the exchange head.
+export type { TlsFacts } from '../core/tls-facts.js';
 import type { Finding } from '../core/finding.js';
 import type { ExchangeFields, StoredMessage } from '../store/schema.js';
 

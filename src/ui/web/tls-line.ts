@@ -1,4 +1,4 @@
-import type { TlsFacts } from '../../core/tls-facts.js';
+import type { TlsFacts } from '../api-types.js';
 
 /**
  * An exchange's TLS facts on one line in the exchange head: core/tls-text.ts's words, which `show`
