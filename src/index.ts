@@ -44,7 +44,7 @@ export type { FixtureMode, FixtureAction } from './fixture/fixture-mode.js';
 export { SchemaRegistry } from './schema/schema-registry.js';
 export type { SchemaRegistryOptions, SchemaCheck } from './schema/schema-registry.js';
 export { readInput } from './validate/read-input.js';
-export type { LoadedInput, InputFormat, SourceStream, SourceMessage } from './validate/message-source.js';
+export type { LoadedInput, InputFormat, SourceStream, SourceMessage, ExchangeFinding } from './validate/message-source.js';
 export { validateInput } from './validate/validate-input.js';
 export type { ValidationReport, JudgedMessage, ValidationSummary } from './validate/validate-input.js';
 export type { ProtocolId, ChannelHint } from './protocols/protocol.js';
@@ -75,6 +75,7 @@ export type {
 } from './store/store-types.js';
 // The row types are made from the schema's column table, so their building blocks are named too.
 export type { ExchangeFields, ExchangeUpdateFields } from './store/schema.js';
+export type { TlsFacts } from './core/tls-facts.js';
 export type { Column, Columns, RowOf, SqlType } from './store/columns.js';
 
 // diff, export, import, inspector

@@ -56,10 +56,14 @@ export function findingsCommand(result: CommandResult): Command {
     });
 }
 
-/** `#3 POST /agent  12 ← TOOL_CALL_ARGS  error tool-call-args-unknown at /delta: …` */
+/**
+ * `#3 POST /agent  12 ← TOOL_CALL_ARGS  error tool-call-args-unknown at /delta: …`; a finding of the
+ * exchange itself (seq 0) has no message to name: `#4 GET /health  exchange  error upstream-tls-failed: …`.
+ */
 function textOf(row: FindingListRow, style: Style): string {
   const request = `${row.method ?? ''} ${row.path ?? ''}`.trim() || row.transport;
   const severity = row.severity === 'error' ? style.red('error') : style.yellow('warning');
+  if (row.seq === 0) return `#${row.exchange} ${request}  ${row.label}  ${severity} ${row.rule}: ${row.message}`;
   return `#${row.exchange} ${request}  ${row.seq} ${row.sender === 'client' ? '→' : '←'} ${row.label}  ${severity} ${row.rule} at ${row.pointer || '/'}: ${row.message}`;
 }
 

@@ -12,6 +12,9 @@ import { exchangeVerdict, type ExchangeVerdict } from '../core/exchange-verdict.
 import { endedBy, outcomeText, type EndedBy } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
 import { count } from '../core/plural.js';
+import type { TlsFacts } from '../core/tls-facts.js';
+import { tlsText } from '../core/tls-text.js';
+import { exchangeFindings } from '../core/exchange-findings.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -29,6 +32,8 @@ export interface ShowExchange {
   outcome: string | null;
   /** Who ended an exchange that did not complete: `client`, `shutdown` (the proxy stopping) or `upstream`. */
   endedBy: EndedBy | null;
+  /** An https:// or wss:// upstream's TLS protocol, cipher and certificate (docs/recording-format.md#tls); null for a plain one. */
+  tls: TlsFacts | null;
 }
 
 export function showCommand(result: CommandResult): Command {
@@ -77,6 +82,7 @@ function exchangeSummary(e: ExchangeRow): ShowExchange {
     verdict: verdictOf(e).text,
     outcome: e.outcome,
     endedBy: e.outcome === 'aborted' ? (endedBy(e.errorCode) ?? null) : null,
+    tls: e.tls,
   };
 }
 
@@ -129,6 +135,9 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
   const ending = outcomeText(exchange.outcome, exchange.errorCode) + (exchange.outcome !== 'complete' && exchange.errorMessage ? ` (${exchange.errorMessage})` : '');
   const lines = [
     `#${exchange.id} ${request ? request + ' ' : ''}${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${ending}`,
+    ...(exchange.tls === null ? [] : [`  ${tlsText(exchange.tls)}`]),
+    // What failed before any message (the upstream's TLS): the exchange's own findings.
+    ...exchangeFindings(exchange).map((f) => `  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`),
     `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
     // One clock for a message's time, the inspector's: from the start of its exchange.
     style.dim(`   seq  since exchange start`),

@@ -34,7 +34,8 @@ export function validateCommand(result: CommandResult): Command {
       }
       if (options.json) await writeReportJson(report, (text) => (process.stdout.write(text) ? true : new Promise((resolve) => process.stdout.once('drain', resolve))));
       else printReport(report, styleFor(process.stdout));
-      result.code = report.summary.invalid > 0 ? EXIT_FINDINGS : EXIT_OK;
+      const failedExchange = report.exchangeFindings?.some((f) => f.severity === 'error') ?? false;
+      result.code = report.summary.invalid > 0 || failedExchange ? EXIT_FINDINGS : EXIT_OK;
     });
 }
 
@@ -49,6 +50,9 @@ function printReport(report: ValidationReport, style: Style): void {
       const severity = f.severity === 'error' ? style.red('error') : style.yellow('warning');
       out.push(`    ${severity} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
     }
+  }
+  for (const f of report.exchangeFindings ?? []) {
+    out.push(`${report.file} ${f.stream}  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`);
   }
   const s = report.summary;
   out.push(

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { TOOL_VERSION } from '../core/version.js';
+import type { TlsFacts } from '../core/tls-facts.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
@@ -65,6 +66,8 @@ export interface HarEntry {
   comment?: string;
   _resourceType?: string;
   _webSocketMessages?: HarWebSocketMessage[];
+  /** The upstream's TLS facts (HAR 1.2 has no field for them; `_` marks a custom one). */
+  _tls?: TlsFacts;
 }
 
 /**
@@ -146,6 +149,7 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
   if (e.outcome !== 'complete' || e.errorCode !== null) {
     entry.comment = [`outcome ${e.outcome ?? 'open'}`, e.errorCode, e.errorMessage].filter(Boolean).join(': ');
   }
+  if (e.tls !== null) entry._tls = e.tls;
   if (ws) {
     entry._resourceType = 'websocket';
     entry._webSocketMessages = messages

@@ -21,6 +21,18 @@ export type ProxyAnswerErrorCode = keyof typeof ANSWER_CODES;
 /** For replay, which looks up a stored code: the JSON error's code, or undefined for a code of no proxy answer. */
 export const PROXY_ANSWER_CODES: Readonly<Record<string, string>> = ANSWER_CODES;
 
+/**
+ * The answers that stand for a failed upstream: their JSON error names the target. Listed, not
+ * matched by prefix, so that a new `E_UPSTREAM…` code (E_UPSTREAM_RESET is one, and no answer of
+ * the proxy's) is added here on purpose or not at all.
+ */
+const UPSTREAM_FAILURES: ReadonlySet<string> = new Set<ProxyAnswerErrorCode>(['E_UPSTREAM_UNREACHABLE', 'E_UPSTREAM_INVALID_RESPONSE', 'E_UPSTREAM_HANDSHAKE', 'E_UPSTREAM_TLS']);
+
+/** True when a stored code is one of the proxy's answers for a failed upstream (whose JSON error names the target). */
+export function isUpstreamFailureAnswer(errorCode: string | null | undefined): boolean {
+  return errorCode != null && UPSTREAM_FAILURES.has(errorCode);
+}
+
 /** The `error.code` of the JSON error the proxy answers with, for the exchange code it stores. */
 export function proxyAnswerCode(errorCode: ProxyAnswerErrorCode): string {
   return ANSWER_CODES[errorCode];

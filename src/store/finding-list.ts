@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Severity } from '../core/finding.js';
 import { messageLabelSql } from './queries/label-sql.js';
+import { CODES_WITH_EXCHANGE_FINDINGS, exchangeFindings } from '../core/exchange-findings.js';
+import type { TlsFacts } from '../core/tls-facts.js';
+import { jsonColumn } from './store-errors.js';
 
 /** Which findings to list; every field narrows the list, none means all. */
 export interface FindingFilter {
@@ -19,7 +22,9 @@ export interface FindingListRow {
   protocol: string | null;
   method: string | null;
   path: string | null;
+  /** The message's seq; 0 for a finding of the exchange itself (core/exchange-findings.ts), which has no message. */
   seq: number;
+  /** Who sent the message; `server` for a finding of the exchange (the upstream's failure). */
   sender: 'client' | 'server';
   /** The message's type (`RUN_STARTED`, `response:get_state`, `session/prompt` …), or its channel or carrier. */
   label: string;
@@ -47,12 +52,56 @@ const FINDING_LIST_SQL = `
     AND (@rules IS NULL OR f.rule IN (SELECT value FROM json_each(@rules)))
   ORDER BY f.exchange_id, m.seq, f.id`;
 
+/** The exchanges that have findings of their own (few: they failed before any message). */
+const EXCHANGES_WITH_FINDINGS_SQL = `
+  SELECT id, transport, protocol, method, path, error_code AS errorCode, error_message AS errorMessage, tls
+  FROM exchanges
+  WHERE error_code IN (SELECT value FROM json_each(@codes)) AND (@exchange IS NULL OR id = @exchange)
+  ORDER BY id`;
+
+interface ExchangeWithFindings {
+  id: number;
+  transport: string;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  tls: string | null;
+}
+
+/** The label of a finding of the exchange itself, where a message's type would be. */
+export const EXCHANGE_FINDING_LABEL = 'exchange';
+
 export function prepareFindingList(db: Database.Database): (filter: FindingFilter) => IterableIterator<FindingListRow> {
   const statement = db.prepare(FINDING_LIST_SQL);
-  return (filter) =>
-    statement.iterate({
+  const exchanges = db.prepare(EXCHANGES_WITH_FINDINGS_SQL);
+  const codes = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
+  return (filter) => {
+    const rows = statement.iterate({
       severity: filter.severity ?? null,
       exchange: filter.exchange ?? null,
       rules: filter.rules && filter.rules.length > 0 ? JSON.stringify(filter.rules) : null,
     }) as IterableIterator<FindingListRow>;
+    const own = (exchanges.all({ codes, exchange: filter.exchange ?? null }) as ExchangeWithFindings[]).flatMap((e) => exchangeRows(e, filter));
+    return own.length === 0 ? rows : merged(rows, own);
+  };
+}
+
+/** The exchange's own findings as list rows, filtered as the query filters the others. */
+function exchangeRows(e: ExchangeWithFindings, filter: FindingFilter): FindingListRow[] {
+  const tls = e.tls === null ? null : (jsonColumn(e.tls, 'tls', e.id) as TlsFacts);
+  return exchangeFindings({ errorCode: e.errorCode, errorMessage: e.errorMessage, tls })
+    .filter((f) => (filter.severity === undefined || f.severity === filter.severity) && (!filter.rules || filter.rules.length === 0 || filter.rules.includes(f.rule)))
+    .map((f) => ({ exchange: e.id, transport: e.transport, protocol: e.protocol, method: e.method, path: e.path, seq: 0, sender: 'server', label: EXCHANGE_FINDING_LABEL, ...f }));
+}
+
+/** The message findings in their order, each exchange's own findings first (seq 0 comes before seq 1). */
+function* merged(rows: IterableIterator<FindingListRow>, own: FindingListRow[]): IterableIterator<FindingListRow> {
+  let next = 0;
+  for (const row of rows) {
+    while (next < own.length && own[next].exchange <= row.exchange) yield own[next++];
+    yield row;
+  }
+  while (next < own.length) yield own[next++];
 }

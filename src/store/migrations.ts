@@ -89,6 +89,7 @@ CREATE INDEX findings_by_rule ON findings (rule);
 /** The format chain. Append a step for every format change; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'recording, exchanges, messages, findings', up: (db) => db.exec(V1_SCHEMA) },
+  { version: 2, description: 'exchanges.tls', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tls TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */
@@ -97,29 +98,49 @@ export const FORMAT_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** The tables every recording has; a file without them is not a recording. */
 export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings'] as const;
 
-let expectedColumns: Map<string, string[]> | undefined;
+/** The columns of each recording table at each version, as a fresh file migrated to it has them. */
+const expectedColumns = new Map<number, Map<string, string[]>>();
 
 /**
- * The recording tables' columns this build reads that the file lacks, as `table.column`: a file that
- * has the tables' names but not their shape (another tool's, or a damaged one) is not a recording.
- * The expected columns are those of a fresh file at the newest version.
+ * The recording tables' columns the file lacks for its version (by default the newest), as
+ * `table.column`: a file that has the tables' names but not their shape (another tool's, or a
+ * damaged one) is not a recording.
  */
-export function missingColumns(db: Db): string[] {
-  if (!expectedColumns) {
+export function missingColumns(db: Db, version: number = FORMAT_VERSION): string[] {
+  let expected = expectedColumns.get(version);
+  if (!expected) {
     const fresh = openDatabase(':memory:');
     try {
-      migrate(fresh, ':memory:');
-      expectedColumns = new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
+      migrate(fresh, ':memory:', MIGRATIONS.filter((m) => m.version <= version));
+      expected = new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
+      expectedColumns.set(version, expected);
     } finally {
       fresh.close();
     }
   }
   const missing: string[] = [];
-  for (const [table, columns] of expectedColumns) {
+  for (const [table, columns] of expected) {
     const present = new Set(columnsOf(db, table));
     for (const column of columns) if (!present.has(column)) missing.push(`${table}.${column}`);
   }
   return missing;
+}
+
+/**
+ * Refuses, with E_STORE_NOT_RECORDING, a file whose tables or columns are not those of a recording
+ * at `version`: checked before an upgrade, so that a foreign file is never written to.
+ */
+export function checkRecordingShape(db: Db, file: string, version: number): void {
+  const tables = tableNames(db, file);
+  const missingTables = RECORDING_TABLES.filter((t) => !tables.includes(t));
+  if (missingTables.length > 0) {
+    throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing tables: ${missingTables.join(', ')})`);
+  }
+  const absent = missingColumns(db, version);
+  if (absent.length > 0) {
+    const shown = absent.length > 3 ? `${absent.slice(0, 3).join(', ')} and ${absent.length - 3} more` : absent.join(', ');
+    throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing columns: ${shown})`);
+  }
 }
 
 function columnsOf(db: Db, table: string): string[] {

@@ -70,6 +70,7 @@ const NARROWER: Record<string, Rule> = {
   startedMs: { test: isNumber, expected: 'a number of milliseconds' },
   endedMs: { test: isNumber, expected: 'a number of milliseconds' },
   outcome: { test: oneOf(OUTCOMES), expected: OUTCOMES.join(', ') },
+  tls: { test: (v) => isJsonObject(v) && typeof v.authorized === 'boolean', expected: 'an object with "authorized"' },
 };
 
 /** One rule per column of `exchanges` (store/schema.ts), in column order. */

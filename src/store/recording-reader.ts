@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
-import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, missingColumns, tableNames } from './migrations.js';
+import { FORMAT_VERSION, checkFormat, checkRecordingShape, migrate } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
 import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
@@ -70,6 +70,8 @@ export class RecordingReader {
       if (version === 0) {
         throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (an SQLite database without tables)`);
       }
+      // The shape of its own version first: an upgrade must not write into a file that is no recording.
+      checkRecordingShape(db, file, version);
       if (version < FORMAT_VERSION) {
         db.close();
         const writable = openDatabase(file);
@@ -79,16 +81,6 @@ export class RecordingReader {
           writable.close();
         }
         db = openDatabase(file, { readonly: true });
-      }
-      const tables = tableNames(db, file);
-      const missing = RECORDING_TABLES.filter((t) => !tables.includes(t));
-      if (missing.length > 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing tables: ${missing.join(', ')})`);
-      }
-      const absent = missingColumns(db);
-      if (absent.length > 0) {
-        const shown = absent.length > 3 ? `${absent.slice(0, 3).join(', ')} and ${absent.length - 3} more` : absent.join(', ');
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (missing columns: ${shown})`);
       }
       const reader = new RecordingReader(file, db);
       if (reader.stmts.recording.get() === undefined) {

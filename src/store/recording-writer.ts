@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { stringifyJson } from '../core/json-text.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, migrate, tableNames } from './migrations.js';
+import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, checkRecordingShape, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
 import { EVENT_LOOP_SCHEDULE, type CancelWrite, type FlushSchedule } from './flush-schedule.js';
@@ -199,9 +199,11 @@ export class RecordingWriter {
     // Look before writing: a file that is no recording must not even get its journal mode changed.
     const probe = openDatabase(path, { readonly: true });
     try {
-      if (checkFormat(probe, path) === 0) {
+      const version = checkFormat(probe, path);
+      if (version === 0) {
         throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (an SQLite database without tables)`);
       }
+      checkRecordingShape(probe, path, version);
     } finally {
       probe.close();
     }

@@ -1,6 +1,7 @@
 import type { Carrier, Sender } from '../core/message.js';
 import type { Severity } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
+import type { TlsFacts } from '../core/tls-facts.js';
 import { blob, integer, jsonText, real, requiredInteger, requiredReal, requiredText, text, type RowOf, type StoredOf } from './columns.js';
 
 /**
@@ -70,6 +71,8 @@ export const EXCHANGE_COLUMNS = {
   /** Exit code and signal of a stdio child. */
   exitCode: integer('exit_code'),
   signal: text('signal'),
+  /** An https:// or wss:// upstream's TLS protocol, cipher and certificate, or what a failed check told of them. */
+  tls: jsonText<TlsFacts>('tls'),
 } as const;
 
 export const MESSAGE_COLUMNS = {
@@ -125,7 +128,7 @@ export type StoredFinding = RowOf<typeof FINDING_COLUMNS>;
 /** What an ExchangeStart may set (startedMs comes from its tOffsetMs). */
 export const EXCHANGE_START_FIELDS = ['transport', 'protocol', 'method', 'path', 'query', 'url', 'subprotocol', 'requestHeaders'] as const;
 /** What an ExchangeUpdate may set; an undefined field keeps the stored value. */
-export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'status', 'responseHeaders', 'subprotocol'] as const;
+export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'status', 'responseHeaders', 'subprotocol', 'tls'] as const;
 /** What an ExchangeEnd sets (endedMs comes from its tOffsetMs); an undefined field is stored as null. */
 export const EXCHANGE_END_FIELDS = ['outcome', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal'] as const;
 

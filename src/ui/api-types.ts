@@ -8,6 +8,8 @@
 // imports them from here only (the layering rules let src/ui/web reach nothing else).
 export type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../diff/diff-report.js';
 export type { Finding } from '../core/finding.js';
+// An exchange's `tls` (ExchangeDetail), which the page words in the exchange head.
+export type { TlsFacts } from '../core/tls-facts.js';
 import type { Finding } from '../core/finding.js';
 import type { ExchangeFields, StoredMessage } from '../store/schema.js';
 
@@ -45,7 +47,7 @@ export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport'
 /** `GET /api/exchanges/:id` */
 export interface ExchangeDetail
   extends ExchangeSummary,
-    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'> {}
+    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {}
 
 /** One row of a messages page. */
 export interface MessageSummary extends Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount'> {

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../core/json.js';
 import type { HttpContext, Sender } from '../core/message.js';
 import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
+import type { Finding } from '../core/finding.js';
 
 /** One message read from a file, before judging. */
 export interface SourceMessage {
@@ -30,10 +31,18 @@ export interface SourceStream {
 
 export type InputFormat = 'json-array' | 'ndjson' | 'sse' | 'capture';
 
+/** A finding of a whole recorded exchange (core/exchange-findings.ts): no message carries it. */
+export interface ExchangeFinding extends Finding {
+  /** The exchange, as a stream label names it: `#3 GET /health`. */
+  stream: string;
+}
+
 export interface LoadedInput {
   file: string;
   format: InputFormat;
   streams: SourceStream[];
+  /** A recording's findings of whole exchanges; absent for other inputs and when there are none. */
+  exchangeFindings?: ExchangeFinding[];
 }
 
 const CLIENT_DIRS = new Set(['in', 'client', 'client->server', 'request', 'stdin', 'send', 'sent']);

@@ -2,7 +2,8 @@ import type { HttpContext } from '../core/message.js';
 import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 import type { ExchangeRow } from '../store/store-types.js';
 import { storedHeader } from '../store/stored-header.js';
-import type { LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { exchangeFindings } from '../core/exchange-findings.js';
 import { isNdjsonRecordingText } from '../store/ndjson-import.js';
 import { openRecording } from '../store/open-recording.js';
 import { SQLITE_MAGIC } from '../store/file-head.js';
@@ -22,8 +23,10 @@ export function recordingInput(file: string): LoadedInput {
   const reader = openRecording(file);
   try {
     const streams: SourceStream[] = [];
+    const ofExchanges: ExchangeFinding[] = [];
     let index = 0;
     for (const exchange of reader.exchanges()) {
+      for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), ...finding });
       const stream: SourceStream = { label: labelOf(exchange), hint: hintOf(exchange), protocol: exchange.protocol as ProtocolId | null, messages: [] };
       for (const m of reader.messages(exchange.id)) {
         // A message nested too deep to walk is judged too: the judge says it is too deep, and reads no further.
@@ -36,7 +39,7 @@ export function recordingInput(file: string): LoadedInput {
       }
       if (stream.messages.length > 0) streams.push(stream);
     }
-    return { file, format: 'capture', streams };
+    return ofExchanges.length === 0 ? { file, format: 'capture', streams } : { file, format: 'capture', streams, exchangeFindings: ofExchanges };
   } finally {
     reader.close();
   }

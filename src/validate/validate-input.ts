@@ -7,7 +7,7 @@ import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js
 import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
 import { checkProtocolOption, isProtocolId } from '../judge/protocol-option.js';
 import { ProtocolUnknownError } from '../core/errors.js';
-import type { LoadedInput, SourceStream } from './message-source.js';
+import type { ExchangeFinding, LoadedInput, SourceStream } from './message-source.js';
 
 export interface JudgedMessage {
   index: number;
@@ -34,6 +34,8 @@ export interface ValidationReport {
   format: LoadedInput['format'];
   protocols: ProtocolId[];
   messages: JudgedMessage[];
+  /** A recording's findings of whole exchanges (a failed upstream TLS check); absent when there are none. Counted in the summary's errors and warnings. */
+  exchangeFindings?: ExchangeFinding[];
   summary: ValidationSummary;
 }
 
@@ -60,7 +62,10 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
     for (const message of judgeStream(stream, module, pipeline)) judged.push(message);
   }
   judged.sort((a, b) => a.index - b.index);
-  return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary: summarize(judged) };
+  const summary = summarize(judged);
+  if (input.exchangeFindings === undefined) return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary };
+  for (const f of input.exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
+  return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, exchangeFindings: input.exchangeFindings, summary };
 }
 
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */

@@ -47,7 +47,7 @@ const RUNTIME_EXPORTS = [
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
-  'ErrorCode', 'ExchangeDiff', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
+  'ErrorCode', 'ExchangeDiff', 'ExchangeFinding', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'TlsFacts', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'FaultAction', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
@@ -370,13 +370,13 @@ describe('the public API', () => {
       | { readonly ok: false; readonly ref: string; readonly reason: string; readonly missing: string[] }
     >();
     expectTypeOf(api.readInput).toEqualTypeOf<(file: string) => api.LoadedInput>();
-    expectTypeOf<keyof api.LoadedInput>().toEqualTypeOf<'file' | 'format' | 'streams'>();
+    expectTypeOf<keyof api.LoadedInput>().toEqualTypeOf<'file' | 'format' | 'streams' | 'exchangeFindings'>();
     expectTypeOf<api.InputFormat>().toEqualTypeOf<'json-array' | 'ndjson' | 'sse' | 'capture'>();
     expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'messages'>();
     expectTypeOf<api.SourceStream['protocol']>().toEqualTypeOf<api.ProtocolId | null | undefined>();
     expectTypeOf<keyof api.SourceMessage>().toEqualTypeOf<'value' | 'sender' | 'line' | 'index' | 'text' | 'http' | 'carrier'>();
     expectTypeOf(api.validateInput).toEqualTypeOf<(input: api.LoadedInput, registry: api.SchemaRegistry, forced?: api.ProtocolId | undefined) => api.ValidationReport>();
-    expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'summary'>();
+    expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
     expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson'>();
@@ -448,7 +448,7 @@ describe('the public API', () => {
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'
     >();
-    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol'>();
+    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
     expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
@@ -457,7 +457,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ExchangeRow>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
-      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'messageCount'
+      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'messageCount'
       | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<
@@ -489,7 +489,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.Har>().toEqualTypeOf<'log'>();
     expectTypeOf<keyof api.HarEntry>().toEqualTypeOf<
       | 'startedDateTime' | 'time' | 'request' | 'response' | 'cache' | 'timings' | 'comment'
-      | '_resourceType' | '_webSocketMessages'
+      | '_resourceType' | '_webSocketMessages' | '_tls'
     >();
     expectTypeOf<keyof api.HarNameValue>().toEqualTypeOf<'name' | 'value'>();
     expectTypeOf<keyof api.HarContent>().toEqualTypeOf<'size' | 'mimeType' | 'text' | 'encoding'>();

@@ -77,6 +77,37 @@ describe('proxy findings', () => {
     expect(one.totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
   });
 
+  it("lists a failed upstream TLS check as its exchange's own error, in exchange order, ahead of that exchange's message findings; filters apply to it too", async () => {
+    const expired = 'TLS certificate check of https://agents.example.test failed: its certificate has expired [CERT_HAS_EXPIRED]';
+    const untrusted = "TLS certificate check of https://agents.example.test failed: its certificate's issuer is unknown [UNABLE_TO_VERIFY_LEAF_SIGNATURE]";
+    const file = recording([
+      EXCHANGES[0],
+      // Made before exchanges.tls: the code is read from the stored message.
+      { transport: 'http', method: 'GET', path: '/v1/health', status: 502, error: { code: 'E_UPSTREAM_TLS', message: expired }, messages: [] },
+      { transport: 'http', method: 'GET', path: '/v1/other', status: 502, error: { code: 'E_UPSTREAM_TLS', message: untrusted }, tls: { authorized: false, authorizationError: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }, messages: [] },
+      { transport: 'http', method: 'GET', path: '/v1/gone', status: 502, error: { code: 'E_UPSTREAM_UNREACHABLE', message: 'cannot reach https://agents.example.test: ECONNREFUSED' }, messages: [] },
+      EXCHANGES[2],
+    ]);
+    const done = await runCli(['findings', file]);
+    expect(done.code).toBe(0);
+    expect(done.stdout.split('\n')).toEqual([
+      '#1 POST /agent  3 ← BOGUS  error schema at /type: must be equal to one of the allowed values',
+      `#2 GET /v1/health  exchange  error upstream-tls-failed: the upstream's TLS failed: expired certificate (${expired})`,
+      `#3 GET /v1/other  exchange  error upstream-tls-failed: the upstream's TLS failed: certificate from an unknown issuer (${untrusted})`,
+      "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/output: the value of write-only env key 'TOKEN' appears in a server message",
+      "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/again: the value of write-only env key 'TOKEN' appears in a server message",
+      '#5 GET /v1/session/pd-x/rpc  3 ← response:response  warning response-uncorrelatable at /response: the rpc_in_flight_capacity rejection carries no id',
+      '6 findings (5 errors, 1 warnings)',
+      '',
+    ]);
+    const only = JSON.parse((await runCli(['findings', file, '--exchange', '3', '--json'])).stdout);
+    expect(only.findings).toEqual([
+      { exchange: 3, transport: 'http', protocol: null, method: 'GET', path: '/v1/other', seq: 0, sender: 'server', label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '', message: `the upstream's TLS failed: certificate from an unknown issuer (${untrusted})` },
+    ]);
+    expect(JSON.parse((await runCli(['findings', file, '--rule', 'schema', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
+    expect(JSON.parse((await runCli(['findings', file, '--severity', 'warning', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 0, warnings: 1 });
+  });
+
   it('--fail-on exits 1 when a listed finding is at or above the severity, for a CI gate', async () => {
     const file = recording();
     expect((await runCli(['findings', file, '--fail-on', 'error'])).code).toBe(1);

@@ -1,9 +1,10 @@
 /**
  * The TLS flags as a user runs them, through the built CLI: `record --target https://… --ca`,
  * `--insecure` (and its warning on every start), `--tls-cert/--tls-key`, and each misuse as one
- * stderr line with exit 2 and no recording left behind.
+ * stderr line with exit 2 and no recording left behind; and what `show` says of a recorded TLS upstream.
  */
 import { existsSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -62,6 +63,72 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       expect(reader.exchanges().map((e) => [e.path, e.status, e.outcome])).toEqual([['/health', 200, 'complete']]);
     } finally {
       reader.close();
+    }
+  });
+
+  it("show prints an exchange's TLS facts (recorded in the worker thread) and --json carries them", async () => {
+    const target = await httpsAgui(certs.valid);
+    const out = scratch().file('facts.db');
+    const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
+    const url = await listening(r);
+    await (await fetch(`${url}/health`)).text();
+    await r.waitForLine(/ #1 GET \/health 200 /);
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+
+    const cert = new X509Certificate(certs.valid.cert);
+    const seconds = (date: string) => new Date(date).toISOString().replace('.000Z', 'Z');
+    const shown = await runCli(['show', out, '--exchange', '1']);
+    expect(shown.code).toBe(0);
+    const line = shown.stdout.split('\n')[1];
+    expect(line).toMatch(/^  TLS 1\.[23] \S+ · /);
+    expect(line).toContain(` · CN=localhost issued by CN=agent-proxy test CA · valid ${seconds(cert.validFrom)}→${seconds(cert.validTo)} · sha256 ${cert.fingerprint256}`);
+    expect(line).not.toContain('not authorized');
+
+    const listed = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { exchanges: Array<{ tls: unknown }> };
+    const detail = JSON.parse((await runCli(['show', out, '--exchange', '1', '--json'])).stdout) as { exchange: { tls: unknown } };
+    const facts = { protocol: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), subject: 'CN=localhost', issuer: 'CN=agent-proxy test CA', fingerprint256: cert.fingerprint256, authorized: true };
+    expect(listed.exchanges[0].tls).toMatchObject(facts);
+    expect(detail.exchange.tls).toEqual(listed.exchanges[0].tls);
+  });
+
+  it('a certificate that failed the check is an upstream-tls-failed error of its exchange: findings, validate and show say what failed', async () => {
+    const cases = [
+      { pair: certs.expired, failed: 'expired certificate', code: 'CERT_HAS_EXPIRED' },
+      { pair: certs.otherHost, failed: 'certificate for the wrong host', code: 'ERR_TLS_CERT_ALTNAME_INVALID' },
+    ];
+    for (const { pair, failed, code } of cases) {
+      const target = await httpsAgui(pair);
+      const out = scratch().file(`${code}.db`);
+      const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
+      const url = await listening(r);
+      expect((await fetch(`${url}/health`)).status).toBe(502);
+      await r.waitForLine(/ #1 GET \/health 502 /);
+      r.child.kill('SIGINT');
+      expect((await r.exited).code).toBe(0);
+
+      const listed = await runCli(['findings', out, '--fail-on', 'error']);
+      expect(listed.code, code).toBe(1);
+      const [line, total] = listed.stdout.trimEnd().split('\n');
+      expect(line, code).toMatch(new RegExp(`^#1 GET /health  exchange  error upstream-tls-failed: the upstream's TLS failed: ${failed} \\(TLS certificate check of ${target.replace(/\./g, '\\.')} failed: .*\\[${code}\\]\\)$`));
+      expect(total).toBe('1 findings (1 errors, 0 warnings)');
+      const json = JSON.parse((await runCli(['findings', out, '--json', '--rule', 'upstream-tls-failed'])).stdout) as { findings: Array<Record<string, unknown>> };
+      expect(json.findings).toEqual([
+        expect.objectContaining({ exchange: 1, method: 'GET', path: '/health', seq: 0, label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '' }),
+      ]);
+      expect((await runCli(['findings', out, '--severity', 'warning'])).stdout).toBe('0 findings (0 errors, 0 warnings)\n');
+
+      const validated = await runCli(['validate', out]);
+      expect(validated.code, code).toBe(1);
+      expect(validated.stdout).toContain(`${out} #1 GET /health  error upstream-tls-failed: the upstream's TLS failed: ${failed} (`);
+      expect(validated.stdout).toContain('0 messages (unknown protocol): 0 valid, 0 invalid, 0 unchecked; 1 error, 0 warnings');
+      const report = JSON.parse((await runCli(['validate', out, '--json'])).stdout) as { exchangeFindings: unknown[]; summary: { errors: number } };
+      expect(report.exchangeFindings).toEqual([expect.objectContaining({ stream: '#1 GET /health', rule: 'upstream-tls-failed', severity: 'error' })]);
+      expect(report.summary.errors).toBe(1);
+
+      const shown = (await runCli(['show', out, '--exchange', '1'])).stdout.split('\n');
+      expect(shown[1]).toMatch(new RegExp(`^  TLS .*not authorized: ${code}$`));
+      expect(shown[2]).toMatch(new RegExp(`^  error upstream-tls-failed: the upstream's TLS failed: ${failed} `));
     }
   });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
+import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
 import { scratch } from '../support/temp-dir.js';
@@ -220,7 +221,7 @@ const CASES: Case[] = [
       sql(file, 'PRAGMA user_version = 99;');
       return file;
     },
-    says: / is recording format 99, but this agent-proxy reads formats up to 1; upgrade agent-proxy to open it$/,
+    says: new RegExp(` is recording format 99, but this agent-proxy reads formats up to ${FORMAT_VERSION}; upgrade agent-proxy to open it$`),
     importSays: /: not an NDJSON recording but an SQLite file/,
   },
 ];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExchangeErrorCode } from '../../src/core/errors.js';
-import { PROXY_ANSWER_CODES, proxyAnswerCode } from '../../src/net/proxy-answers.js';
+import { isUpstreamFailureAnswer, PROXY_ANSWER_CODES, proxyAnswerCode } from '../../src/net/proxy-answers.js';
 
 describe('proxy answers', () => {
   it('answers each stored code with the JSON error code clients and replay already know', () => {
@@ -14,6 +14,14 @@ describe('proxy answers', () => {
   it('gives replay no answer of the proxy for a code the upstream or the client caused', () => {
     for (const code of [ExchangeErrorCode.E_UPSTREAM_RESET, ExchangeErrorCode.E_CLIENT_ABORTED, ExchangeErrorCode.E_UPSTREAM, ExchangeErrorCode.E_SPAWN, 'ECONNREFUSED', '']) {
       expect(PROXY_ANSWER_CODES[code], code).toBeUndefined();
+    }
+  });
+
+  it('names exactly the upstream failures the proxy answered for, by list: no other E_UPSTREAM… code, nor a lookalike', () => {
+    const answered = [ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, ExchangeErrorCode.E_UPSTREAM_HANDSHAKE, ExchangeErrorCode.E_UPSTREAM_TLS];
+    expect(Object.values(ExchangeErrorCode).filter(isUpstreamFailureAnswer).sort()).toEqual([...answered].sort());
+    for (const code of [ExchangeErrorCode.E_UPSTREAM_RESET, ExchangeErrorCode.E_UPSTREAM, ExchangeErrorCode.E_INVALID_UPGRADE, 'E_UPSTREAM_SOMETHING_NEW', null, undefined]) {
+      expect(isUpstreamFailureAnswer(code), String(code)).toBe(false);
     }
   });
 });

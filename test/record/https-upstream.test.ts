@@ -6,6 +6,7 @@
  * Also the listening side over TLS (--tls-cert/--tls-key) and replay's passthrough to an https target.
  */
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,9 @@ import { startReplay } from '../../src/replay/start-replay.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { exportHar } from '../../src/export/har-export.js';
+import { importNdjsonText } from '../../src/store/ndjson-import.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
 import { useCleanups } from '../support/cleanups.js';
@@ -389,3 +393,86 @@ describe.skipIf(!HAS_OPENSSL)('behind TLS: recorded, replayed and diffed', () =>
   });
 });
 
+
+describe.skipIf(!HAS_OPENSSL)('the TLS facts of each exchange (exchanges.tls)', () => {
+  /** What the recording must say of a connection to a server with `pair`, read from the certificate itself. */
+  function factsOf(pair: CertPair): Record<string, unknown> {
+    const cert = new X509Certificate(pair.cert);
+    return {
+      subject: 'CN=localhost',
+      issuer: 'CN=agent-proxy test CA',
+      validFrom: new Date(cert.validFrom).toISOString(),
+      validTo: new Date(cert.validTo).toISOString(),
+      fingerprint256: cert.fingerprint256,
+    };
+  }
+
+  it('an SSE run and a keep-alive JSON call each carry the protocol, cipher and certificate; they survive NDJSON export → import and reach HAR', async () => {
+    const { front } = await aguiOverTls(certs.valid);
+    const { recorder, read } = await record(`https://localhost:${front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+    await runAgui(`${recorder.url}/agent`);
+    await (await fetch(`${recorder.url}/health`)).text();
+
+    const reader = await read();
+    const exchanges = reader.exchanges();
+    expect(exchanges.map((e) => e.transport)).toEqual(['sse', 'http']);
+    for (const e of exchanges) {
+      expect(e.tls, e.path ?? '').toEqual({ protocol: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.stringMatching(/^TLS_|^ECDHE-/), ...factsOf(certs.valid), authorized: true });
+    }
+
+    const dir = scratch();
+    const ndjson = exportNdjsonText(reader);
+    importNdjsonText(ndjson, dir.file('back.db'));
+    const back = RecordingReader.open(dir.file('back.db'));
+    try {
+      expect(back.exchanges().map((e) => e.tls)).toEqual(exchanges.map((e) => e.tls));
+    } finally {
+      back.close();
+    }
+    expect(exportHar(reader).log.entries.map((entry) => entry._tls)).toEqual(exchanges.map((e) => e.tls));
+  });
+
+  it('a wss:// WebSocket carries them too; a plain upstream has none', async () => {
+    const { front } = await echoOverTls(certs.valid);
+    const { recorder, read, ended } = await record(`https://localhost:${front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+    const session = await wsOpen(`${recorder.url.replace(/^http:/, 'ws:')}/socket`, []);
+    session.ws.send('{"over":"wss"}');
+    await session.take(1);
+    session.ws.close(1000);
+    await session.closed;
+    await ended(1);
+    const [exchange] = (await read()).exchanges();
+    expect(exchange).toMatchObject({ transport: 'ws', status: 101, tls: { protocol: expect.stringMatching(/^TLSv1\.[23]$/), ...factsOf(certs.valid), authorized: true } });
+
+    const agent = await agui();
+    const plain = await record(`http://127.0.0.1:${agent.port}`);
+    await (await fetch(`${plain.recorder.url}/health`)).text();
+    expect((await plain.read()).exchanges()[0].tls).toBeNull();
+  });
+
+  it("a failed check keeps what it told: the code for an expired certificate, and the certificate too for another host's", async () => {
+    const expired = await aguiOverTls(certs.expired);
+    const first = await record(`https://localhost:${expired.front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+    await proxyError(await fetch(`${first.recorder.url}/health`));
+    expect((await first.read()).exchanges()[0].tls).toEqual({ authorized: false, authorizationError: 'CERT_HAS_EXPIRED' });
+
+    const other = await echoOverTls(certs.otherHost);
+    const second = await record(`https://localhost:${other.front.port}`, { upstreamTls: { ca: [certs.caFile] } });
+    await proxyError(await fetch(`${second.recorder.url}/health`));
+    const refusal = await wsRefusal(`${second.recorder.url.replace(/^http:/, 'ws:')}/socket`, []);
+    expect(refusal.status).toBe(502);
+    const otherCert = new X509Certificate(certs.otherHost.cert);
+    const told = { subject: 'CN=localhost', issuer: 'CN=agent-proxy test CA', fingerprint256: otherCert.fingerprint256, authorized: false, authorizationError: 'ERR_TLS_CERT_ALTNAME_INVALID' };
+    expect((await second.read()).exchanges().map((e) => [e.transport, e.tls])).toEqual([
+      ['http', expect.objectContaining(told)],
+      ['ws', expect.objectContaining(told)],
+    ]);
+  });
+
+  it('with --insecure a certificate that would have failed is recorded as not authorized, with its facts', async () => {
+    const { front } = await aguiOverTls(certs.expired);
+    const { recorder, read } = await record(`https://localhost:${front.port}`, { upstreamTls: { insecure: true } });
+    await (await fetch(`${recorder.url}/health`)).text();
+    expect((await read()).exchanges()[0].tls).toMatchObject({ ...factsOf(certs.expired), authorized: false, authorizationError: expect.stringMatching(/^[A-Z_]+$/) });
+  });
+});

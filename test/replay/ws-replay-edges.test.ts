@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { waitFor, within } from '../support/waits.js';
 import { record, replay, useCleanups } from './replay-helpers.js';
 import { bearer, CLOSE, connect, daemon, piRegistry, rpcSession } from './ws-replay-helpers.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { scratch } from '../support/temp-dir.js';
+import { wsRefusal } from '../support/ws-client.js';
 
 useCleanups();
 
@@ -34,7 +37,32 @@ function rawExchange(url: string, request: string): Promise<string> {
   );
 }
 
+/** A recording of one upgrade the proxy answered itself (502, no upstream headers), ended with `errorCode`. */
+function refusedUpgrade(errorCode: string, errorMessage: string): string {
+  const out = scratch().file('refused.db');
+  const writer = RecordingWriter.open(out, { toolVersion: 'test', target: 'https://agents.example.test', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+  const id = writer.beginExchange({ transport: 'ws', method: 'GET', path: '/socket', url: '/socket', tOffsetMs: 0 });
+  writer.updateExchange(id, { status: 502 });
+  writer.endExchange(id, { outcome: 'error', errorCode, errorMessage, tOffsetMs: 1 });
+  writer.close();
+  return out;
+}
+
 describe('proxy replay: WebSocket edges', () => {
+  it("a recorded upgrade the proxy answered for a failed upstream gets the same JSON error with the target; another E_UPSTREAM… code gets none", async () => {
+    const tls = await replay(refusedUpgrade('E_UPSTREAM_TLS', 'TLS certificate check of https://agents.example.test failed: its certificate has expired [CERT_HAS_EXPIRED]'));
+    const answered = await wsRefusal(`${tls.wsUrl}/socket`, []);
+    expect(answered.status).toBe(502);
+    expect(JSON.parse(answered.text).error).toMatchObject({ code: 'upstream_tls_failed', target: 'https://agents.example.test', tls: { check: 'expired', code: 'CERT_HAS_EXPIRED' } });
+
+    // Not a failure the proxy answered for, whatever its name starts with: no target is claimed.
+    const reset = await replay(refusedUpgrade('E_UPSTREAM_RESET', 'the upstream closed the connection'));
+    const other = await wsRefusal(`${reset.wsUrl}/socket`, []);
+    expect(other.status).toBe(502);
+    const { error } = JSON.parse(other.text) as { error: Record<string, unknown> };
+    expect(error).toEqual({ code: 'replay_recorded_error', message: 'the upstream closed the connection' });
+  });
+
   it('closes an open replayed connection with 1001 when the replay stops', async () => {
     const { out, token } = await recordFramed();
     const served = await replay(out);

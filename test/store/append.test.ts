@@ -192,6 +192,17 @@ describe('RecordingWriter.append', () => {
     expect(codeOf(() => RecordingWriter.append(foreign))).toBe('E_STORE_NOT_RECORDING');
     expect(readFileSync(foreign).equals(bytes)).toBe(true);
 
+    // The recording tables' names at an older version, but not their columns: refused before any upgrade writes to it.
+    const shaped = join(tmp.dir, 'shaped.db');
+    const s = new Database(shaped);
+    s.exec('CREATE TABLE recording (id INTEGER PRIMARY KEY); CREATE TABLE exchanges (id INTEGER PRIMARY KEY); CREATE TABLE messages (id INTEGER PRIMARY KEY); CREATE TABLE findings (id INTEGER PRIMARY KEY); INSERT INTO recording VALUES (1); PRAGMA user_version = 1;');
+    s.close();
+    const shapedBytes = readFileSync(shaped);
+    const refused = thrown(() => RecordingWriter.append(shaped)) as StoreError;
+    expect(refused.code).toBe('E_STORE_NOT_RECORDING');
+    expect(refused.message).toContain('not a recording (missing columns: recording.format_version');
+    expect(readFileSync(shaped).equals(shapedBytes)).toBe(true);
+
     const newer = join(tmp.dir, 'newer.db');
     closedRecording(newer);
     const n = new Database(newer);

@@ -31,7 +31,8 @@ function emptyDatabase(file: string): void {
   db.close();
 }
 
-function recordingAtV1(file: string): void {
+/** A recording at the current version, with one exchange and one message. */
+function recordingAtCurrent(file: string): void {
   const w = RecordingWriter.open(file, meta());
   const ex = w.beginExchange({ transport: 'http', tOffsetMs: 0 });
   w.addMessage({ exchangeId: ex, sender: 'client', carrier: 'body', tOffsetMs: 0, raw: Buffer.from('{}'), json: {}, verdict: { status: 'valid', findings: [] } });
@@ -67,24 +68,59 @@ describe('format versions (PRAGMA user_version)', () => {
   });
 
   it('upgrades an older recording step by step, and the reader opens the result', () => {
-    const file = join(tmp.dir, 'v1.sqlite');
-    recordingAtV1(file);
-    const v2: Migration = { version: 2, description: 'add exchanges.note', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN note TEXT') };
+    const file = join(tmp.dir, 'older.sqlite');
+    recordingAtCurrent(file);
+    const next = FORMAT_VERSION + 1;
+    const step: Migration = { version: next, description: 'add exchanges.note', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN note TEXT') };
     const db = openDatabase(file);
-    expect(migrate(db, file, [...MIGRATIONS, v2])).toEqual({ from: 1, to: 2 });
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
-    expect(db.prepare('SELECT format_version FROM recording').get()).toEqual({ format_version: 2 });
+    expect(migrate(db, file, [...MIGRATIONS, step])).toEqual({ from: FORMAT_VERSION, to: next });
+    expect(db.pragma('user_version', { simple: true })).toBe(next);
+    expect(db.prepare('SELECT format_version FROM recording').get()).toEqual({ format_version: next });
     expect(db.prepare('SELECT note FROM exchanges').get()).toEqual({ note: null });
     db.close();
-    // This build only knows version 1, so the upgraded file is now "newer".
+    // This build does not know that version, so the upgraded file is now "newer".
     expect(codeOf(() => RecordingReader.open(file))).toBe('E_STORE_VERSION');
+  });
+
+  it('a version 1 recording (before exchanges.tls) is upgraded when opened: its rows kept, tls null, and new exchanges can carry it', () => {
+    const file = join(tmp.dir, 'v1.sqlite');
+    const db = openDatabase(file);
+    migrate(db, file, MIGRATIONS.slice(0, 1));
+    db.prepare("INSERT INTO recording (id, format_version, tool_version, mode, started_at) VALUES (1, 1, '0.1.0', 'record', '2026-01-02T03:04:05.000Z')").run();
+    db.prepare("INSERT INTO exchanges (id, transport, method, path, status, started_ms, ended_ms, outcome) VALUES (1, 'http', 'GET', '/v1/health', 200, 1, 2, 'complete')").run();
+    db.close();
+
+    const reader = RecordingReader.open(file);
+    try {
+      expect(reader.recording().formatVersion).toBe(FORMAT_VERSION);
+      expect(reader.exchanges()).toMatchObject([{ id: 1, method: 'GET', path: '/v1/health', status: 200, outcome: 'complete', tls: null }]);
+    } finally {
+      reader.close();
+    }
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
+    expect(raw.prepare('SELECT format_version FROM recording').get()).toEqual({ format_version: FORMAT_VERSION });
+    expect((raw.prepare("SELECT name FROM pragma_table_info('exchanges')").all() as Array<{ name: string }>).map((c) => c.name)).toContain('tls');
+    raw.close();
+
+    const tls = { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', authorized: true };
+    const writer = RecordingWriter.append(file);
+    const id = writer.beginExchange({ transport: 'sse', tOffsetMs: 3 });
+    writer.updateExchange(id, { status: 200, tls });
+    writer.close();
+    const again = RecordingReader.open(file);
+    try {
+      expect(again.exchanges().map((e) => e.tls)).toEqual([null, tls]);
+    } finally {
+      again.close();
+    }
   });
 
   it('a failing step leaves the file at the previous version', () => {
     const file = join(tmp.dir, 'rollback.sqlite');
-    recordingAtV1(file);
+    recordingAtCurrent(file);
     const broken: Migration = {
-      version: 2,
+      version: FORMAT_VERSION + 1,
       description: 'breaks halfway',
       up: (db) => {
         db.exec('CREATE TABLE half_done (a)');
@@ -93,7 +129,7 @@ describe('format versions (PRAGMA user_version)', () => {
     };
     const db = openDatabase(file);
     expect(codeOf(() => migrate(db, file, [...MIGRATIONS, broken]))).toBe('E_STORE_WRITE');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
     expect(tableNames(db, file)).not.toContain('half_done');
     db.close();
     const reader = RecordingReader.open(file);
@@ -103,16 +139,16 @@ describe('format versions (PRAGMA user_version)', () => {
 
   it('refuses a gap in the chain', () => {
     const file = join(tmp.dir, 'gap.sqlite');
-    recordingAtV1(file);
+    recordingAtCurrent(file);
     const db = openDatabase(file);
-    const v3: Migration = { version: 3, description: 'skips 2', up: () => {} };
-    expect(codeOf(() => migrate(db, file, [...MIGRATIONS, v3]))).toBe('E_STORE_VERSION');
+    const skipping: Migration = { version: FORMAT_VERSION + 2, description: 'skips one', up: () => {} };
+    expect(codeOf(() => migrate(db, file, [...MIGRATIONS, skipping]))).toBe('E_STORE_VERSION');
     db.close();
   });
 
   it('refuses a file with a newer user_version (99) with E_STORE_VERSION', () => {
     const file = join(tmp.dir, 'v99.sqlite');
-    recordingAtV1(file);
+    recordingAtCurrent(file);
     setUserVersion(file, 99);
     const err = thrown(() => RecordingReader.open(file)) as StoreError;
     expect(err.code).toBe('E_STORE_VERSION');
@@ -156,7 +192,7 @@ describe('RecordingReader.open refusals', () => {
 
   it('a recording file with its recording row missing: E_STORE_NOT_RECORDING', () => {
     const file = join(tmp.dir, 'norow.sqlite');
-    recordingAtV1(file);
+    recordingAtCurrent(file);
     const db = new Database(file);
     db.exec('DELETE FROM recording');
     db.close();

@@ -77,6 +77,7 @@ function everyRow(file: string): Record<string, unknown[]> {
 function sampleValue(field: string, column: Column, n: number): unknown {
   if (field === 'transport') return 'ws';
   if (field === 'outcome') return 'error';
+  if (field === 'tls') return { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-01-01T00:00:00.000Z', validTo: '2027-01-01T00:00:00.000Z', fingerprint256: 'AB:CD', authorized: false, authorizationError: 'CERT_HAS_EXPIRED' };
   if (column.json) return { [`x-${field.toLowerCase()}`]: [`${field}-1`, `${field}-2`] };
   if (column.type === 'INTEGER') return 100 + n;
   if (column.type === 'REAL') return 10.25 + n;
@@ -166,7 +167,7 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     const exchanges = reader.exchanges();
     const expected = Object.fromEntries(
       Object.keys(EXCHANGE_COLUMNS).map((f) => [f, f === 'startedMs' ? start.tOffsetMs : f === 'endedMs' ? end.tOffsetMs : { ...start, ...update, ...end }[f as keyof ExchangeStart]]),
-    ) as Omit<ExchangeFields, 'id'>;
+    ) as unknown as Omit<ExchangeFields, 'id'>;
     expect(exchanges).toEqual([
       { ...expected, id, messageCount: 1, invalidCount: 1, uncheckedCount: 0 },
       { ...expected, id: merged, messageCount: 1, invalidCount: 1, uncheckedCount: 0 },
@@ -202,6 +203,21 @@ describe('writer → reader → NDJSON export → import → reader', () => {
       const problem = thrown(() => importNdjsonText(`${recordingLine}\n${JSON.stringify(line)}\n`, out));
       expect(problem, field).toMatchObject({ code: 'E_INPUT_MALFORMED' });
       expect((problem as Error).message, field).toContain(`line 2: "${field}" must be`);
+    }
+  });
+
+  it('refuses an NDJSON exchange line whose tls is not an object with "authorized"', () => {
+    const original = join(tmp.dir, 'original.db');
+    const writer = RecordingWriter.open(original, meta());
+    writer.beginExchange({ transport: 'http', tOffsetMs: 1 });
+    writer.close();
+    const reader = RecordingReader.open(original);
+    const [recordingLine, exchangeLine] = exportNdjsonText(reader).trimEnd().split('\n');
+    reader.close();
+    for (const tls of ['TLSv1.3', { protocol: 'TLSv1.3' }]) {
+      const line = { ...JSON.parse(exchangeLine), tls };
+      const problem = thrown(() => importNdjsonText(`${recordingLine}\n${JSON.stringify(line)}\n`, join(tmp.dir, `tls-${typeof tls}.db`)));
+      expect((problem as Error).message).toContain('line 2: "tls" must be an object with "authorized" or null');
     }
   });
 

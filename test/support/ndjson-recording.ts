@@ -38,6 +38,10 @@ export interface HandExchange {
   /** A WebSocket close: either one implies the other (code 1000, an empty reason). */
   closeCode?: number;
   closeReason?: string;
+  /** An exchange that ended in an error (outcome `error`), with its stored code and message. */
+  error?: { code: string; message: string };
+  /** The upstream's TLS facts. */
+  tls?: Record<string, unknown>;
   messages: HandMessage[];
 }
 
@@ -69,13 +73,14 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
       responseHeaders: e.responseHeaders ?? {},
       startedMs,
       endedMs: startedMs + 5,
-      outcome: 'complete',
-      errorCode: null,
-      errorMessage: null,
+      outcome: e.error ? 'error' : 'complete',
+      errorCode: e.error?.code ?? null,
+      errorMessage: e.error?.message ?? null,
       closeCode: closed ? (e.closeCode ?? 1000) : null,
       closeReason: closed ? (e.closeReason ?? '') : null,
       exitCode: null,
       signal: null,
+      tls: e.tls ?? null,
     });
     e.messages.forEach((m, i) => {
       const findings = m.findings ?? [];

@@ -222,6 +222,20 @@ describe('inspector API', () => {
     }
   });
 
+  it("gives an exchange's TLS facts with its detail, and null for a plain upstream", async () => {
+    const tls = { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-12-02T05:59:59.000Z', validTo: '2027-12-02T05:59:59.000Z', fingerprint256: 'AB:CD', authorized: true };
+    const file = join(dir, 'tls.db');
+    writeRestRecording(file, { tls });
+    const tlsInspector = await startInspector({ recording: file, listen: 0 });
+    try {
+      const detail = (await (await fetch(`${tlsInspector.url}/api/exchanges/1`)).json()) as ExchangeDetail;
+      expect(detail.tls).toEqual(tls);
+    } finally {
+      await tlsInspector.close();
+    }
+    expect((await get<ExchangeDetail>('/api/exchanges/1')).tls).toBeNull();
+  });
+
   it('serves the diff report given with --diff', async () => {
     const report = await get<DiffReport>('/api/diff');
     expect(report).toMatchObject({ format: 'agent-proxy/diff', version: 1, equal: false });

@@ -14,6 +14,7 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import { postRun, runInput } from '../record/record-helpers.js';
 import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, sendRun, writeBigRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 import { tempDir } from '../support/temp-dir.js';
+import { tlsText } from '../../src/core/tls-text.js';
 
 const unavailable = await browserUnavailable();
 const SECRET = 's3cret-token-7f1e';
@@ -317,6 +318,24 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     const page = await open(inspector.url, '#/exchange/1');
     await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
     expect(await page.locator('#exchange-headers summary').textContent()).toBe('Request and response headers');
+  });
+
+  it("shows an https:// upstream's TLS facts in the exchange head, and no TLS line for a plain one", async () => {
+    const file = join(dir, 'tls.db');
+    const tls = { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-12-02T05:59:59.000Z', validTo: '2027-12-02T05:59:59.000Z', fingerprint256: 'AB:CD', authorized: true };
+    writeRestRecording(file, { tls });
+    const server = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(server.url, '#/exchange/1');
+      await page.waitForSelector('#exchange-tls');
+      expect(await page.locator('#exchange-tls').textContent()).toBe(tlsText(tls));
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+    const plain = await open(inspector.url, '#/exchange/1');
+    await plain.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
+    expect(await plain.locator('#exchange-tls').count()).toBe(0);
   });
 
   it('labels REST bodies by schema and status, and draws hostile recorded text as text', async () => {

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
+import type { TlsFacts } from '../../src/core/tls-facts.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
@@ -92,6 +93,8 @@ export interface RestRecordingOptions {
   cwd?: string;
   /** The answer is invalid, with this finding's rule. */
   invalidAnswer?: string;
+  /** The upstream's TLS facts (an https:// target). */
+  tls?: TlsFacts;
 }
 
 /**
@@ -99,10 +102,10 @@ export interface RestRecordingOptions {
  * against a schema, its answer checked against none (or found invalid).
  */
 export function writeRestRecording(file: string, options: RestRecordingOptions = {}): void {
-  const { path = '/v1/session', cwd = '/w', invalidAnswer } = options;
+  const { path = '/v1/session', cwd = '/w', invalidAnswer, tls } = options;
   const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
   const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'POST', path, requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
-  writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' } });
+  writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' }, tls });
   const request = { sessionId: 'pd-x', spec: { cwd } };
   const answer = { ticketId: 'T-1' };
   writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: 1, raw: Buffer.from(JSON.stringify(request)), json: request, verdict: { status: 'valid', schemaRef: 'https://example.test/session-api.schema.json#/$defs/sessionCreateRequest', findings: [] } });

@@ -12,6 +12,8 @@ import { ReadBatch } from './read-batch.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
+import { tlsFactsOf, tlsFactsOfFailure } from '../../net/tls-facts.js';
+import type { TlsFacts } from '../../core/tls-facts.js';
 
 type Ending = { outcome: 'complete' | 'aborted' | 'error'; code?: ExchangeErrorCode; message?: string };
 
@@ -94,8 +96,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   });
 
   /** The proxy answers in the upstream's place with a 502 of its own; the exchange ends as an error. */
-  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string, extra?: Record<string, unknown>) => {
-    exchange.update({ status: 502 });
+  const answerBadGateway = (errorCode: ProxyAnswerErrorCode, message: string, extra?: Record<string, unknown>, tls?: TlsFacts) => {
+    exchange.update({ status: 502, tls });
     sendJson(res, 502, { error: { code: proxyAnswerCode(errorCode), message, target: context.target.display, ...extra } });
     finish({ outcome: 'error', code: errorCode, message });
   };
@@ -137,7 +139,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
       if (isParserError(error)) return answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
       const tls = tlsFailureOf(error, context.target.display);
-      if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, tlsAnswerFields(tls));
+      if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, tlsAnswerFields(tls), tlsFactsOfFailure(error, tls.nodeCode));
       else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;
     }
@@ -155,7 +157,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   const refuseAnswer = (problem: string, upstreamRes: IncomingMessage) => {
     if (done) return;
     upstream.destroy();
-    answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage));
+    answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, upstreamRes.statusCode ?? 0, upstreamRes.statusMessage), undefined, tlsFactsOf(upstreamRes.socket));
   };
 
   upstream.on('response', (upstreamRes) => {
@@ -175,7 +177,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     const contentType = rawHeader(upstreamRes.rawHeaders, 'content-type');
     const kind = bodyKindOf(contentType);
     const transport = kind === 'sse' ? 'sse' : kind === 'proto' ? 'proto' : 'http';
-    exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders) });
+    // Once per exchange, not per chunk: a keep-alive connection's facts are read once and shared.
+    exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders), tls: tlsFactsOf(upstreamRes.socket) });
     exchange.classify({ transport, method, path, contentType });
     const recorded = bodyTap(exchange, {
       kind,

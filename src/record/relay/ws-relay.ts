@@ -14,6 +14,8 @@ import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
+import { tlsFactsOf, tlsFactsOfFailure } from '../../net/tls-facts.js';
+import type { TlsFacts } from '../../core/tls-facts.js';
 import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 
 /** A leg whose outgoing buffer passes this pauses the leg that feeds it... */
@@ -206,7 +208,7 @@ class UpgradeRelay {
     const code = (error as NodeJS.ErrnoException).code;
     const tls = tlsFailureOf(error as NodeJS.ErrnoException, this.context.target.display);
     if (tls) {
-      this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', tlsAnswerFields(tls));
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', tlsAnswerFields(tls), tlsFactsOfFailure(error, tls.nodeCode));
     } else if (isParserError(error as NodeJS.ErrnoException)) {
       // The upstream was reached, but what it answered is not HTTP.
       this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error as NodeJS.ErrnoException), 'error');
@@ -220,9 +222,9 @@ class UpgradeRelay {
   }
 
   /** Answers the client's raw socket with a JSON error of the proxy's own and ends the exchange. */
-  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected', extra?: Record<string, unknown>): void {
+  private fail(status: number, errorCode: ProxyAnswerErrorCode, message: string, outcome: 'error' | 'rejected', extra?: Record<string, unknown>, tls?: TlsFacts): void {
     this.phase = 'done';
-    this.exchange.update({ status });
+    this.exchange.update({ status, tls });
     writeProxyError(this.socket, status, proxyAnswerCode(errorCode), message, { target: this.context.target.display, ...extra });
     this.finish({ outcome, errorCode, errorMessage: message });
   }
@@ -239,12 +241,12 @@ class UpgradeRelay {
     const problem = statusLineProblem(status, response.statusMessage) ?? headersProblem(response.rawHeaders);
     if (problem !== undefined) {
       request.destroy();
-      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error');
+      this.fail(502, ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, invalidStatusLineMessage(problem, status, response.statusMessage), 'error', undefined, tlsFactsOf(response.socket));
       return;
     }
     this.phase = 'rejecting';
     const responseHeaders = headerRecord(this.context.redactor.redact(response.rawHeaders));
-    this.exchange.update({ status, responseHeaders });
+    this.exchange.update({ status, responseHeaders, tls: tlsFactsOf(response.socket) });
     const chunks: Buffer[] = [];
     response.on('data', (chunk: Buffer) => chunks.push(chunk));
     response.on('error', () => {});
@@ -319,6 +321,7 @@ class UpgradeRelay {
       status: response?.statusCode ?? 101,
       subprotocol: chosen || undefined,
       responseHeaders: response ? headerRecord(this.context.redactor.redact(response.rawHeaders)) : undefined,
+      tls: tlsFactsOf(response?.socket),
     });
     this.exchange.classify({ transport: 'ws', path: this.path, subprotocol: chosen || undefined });
     this.wire(client, upstream, 'client');

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { endToEndHeaders } from '../../net/headers.js';
-import { PROXY_ANSWER_CODES } from '../../net/proxy-answers.js';
+import { isUpstreamFailureAnswer, PROXY_ANSWER_CODES } from '../../net/proxy-answers.js';
 import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
 import { headersProblem } from '../../net/response-head-check.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
@@ -78,7 +78,7 @@ export function replayRefusal(req: IncomingMessage, socket: Duplex, exchange: Sc
   }
   if (exchange.responseHeaders === null) {
     const code = PROXY_ANSWER_CODES[exchange.errorCode ?? ''] ?? 'replay_recorded_error';
-    const extra = exchange.errorCode?.startsWith('E_UPSTREAM') ? { target, ...(exchange.errorCode === 'E_UPSTREAM_TLS' ? tlsAnswerFieldsOfMessage(exchange.errorMessage) : {}) } : {};
+    const extra = isUpstreamFailureAnswer(exchange.errorCode) ? { target, ...(exchange.errorCode === 'E_UPSTREAM_TLS' ? tlsAnswerFieldsOfMessage(exchange.errorMessage) : {}) } : {};
     writeProxyError(socket, exchange.status, code, exchange.errorMessage ?? `the recorded upgrade was answered ${exchange.status}`, extra);
     return;
   }

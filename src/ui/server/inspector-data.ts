@@ -102,6 +102,7 @@ export class InspectorData {
       closeReason: r.closeReason,
       exitCode: r.exitCode,
       signal: r.signal,
+      tls: r.tls,
     };
   }
 
@@ -181,7 +182,7 @@ function labelJson(text: string | null): unknown {
   return text === null ? undefined : tryParseJson(text);
 }
 
-function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders'>): ExchangeSummary {
+function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' | 'tls'>): ExchangeSummary {
   const endMs = r.endedMs ?? r.lastMs;
   return {
     id: r.id,

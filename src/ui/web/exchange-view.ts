@@ -8,6 +8,7 @@ import type { RecordingSide } from './recording-side.js';
 import { renderRun } from './run-view.js';
 import { renderSession, sessionTabLabel } from './session-view.js';
 import { VirtualList } from './virtual-list.js';
+import { tlsLine } from './tls-line.js';
 
 const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
@@ -162,6 +163,7 @@ export class ExchangeView {
     this.head.replaceChildren(
       h('div', { class: 'ex-title' }, back, '  ', sideMark, h('b', {}, `#${e.id}`), ` ${what}${status} `, curl),
       h('div', { class: 'dim' }, facts.join(' · ')),
+      e.tls ? h('div', { class: 'dim', id: 'exchange-tls' }, tlsLine(e.tls)) : '',
       details,
     );
   }

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { exchangeFindings } from '../../src/core/exchange-findings.js';
+
+const exchange = (errorCode: string | null, errorMessage: string | null, authorizationError?: string) => ({
+  errorCode,
+  errorMessage,
+  tls: authorizationError === undefined ? null : { authorized: false, authorizationError },
+});
+
+describe('findings of an exchange itself', () => {
+  it('names what failed for E_UPSTREAM_TLS, from the recorded facts or else the code ending the stored message', () => {
+    const cases: Array<[ReturnType<typeof exchange>, string]> = [
+      [exchange('E_UPSTREAM_TLS', 'check failed: its certificate has expired [CERT_HAS_EXPIRED]'), 'expired certificate'],
+      [exchange('E_UPSTREAM_TLS', 'check failed [something]', 'ERR_TLS_CERT_ALTNAME_INVALID'), 'certificate for the wrong host'],
+      [exchange('E_UPSTREAM_TLS', 'check failed [UNABLE_TO_GET_ISSUER_CERT_LOCALLY]'), 'certificate from an unknown issuer'],
+      [exchange('E_UPSTREAM_TLS', 'TLS handshake with https://x failed: wrong version number [ERR_SSL_WRONG_VERSION_NUMBER]'), 'TLS handshake or other certificate failure'],
+      [exchange('E_UPSTREAM_TLS', null), 'TLS handshake or other certificate failure'],
+    ];
+    for (const [input, failed] of cases) {
+      const message = `the upstream's TLS failed: ${failed}${input.errorMessage ? ` (${input.errorMessage})` : ''}`;
+      expect(exchangeFindings(input)).toEqual([{ rule: 'upstream-tls-failed', severity: 'error', pointer: '', message }]);
+    }
+  });
+
+  it('has none for any other ending', () => {
+    for (const code of [null, 'E_UPSTREAM_UNREACHABLE', 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET']) {
+      expect(exchangeFindings(exchange(code, 'x [CERT_HAS_EXPIRED]', 'CERT_HAS_EXPIRED')), String(code)).toEqual([]);
+    }
+  });
+});
