@@ -19,7 +19,7 @@ export interface ExchangeFindingInput {
   tls: TlsFacts | null;
 }
 
-/** The stored codes that have an exchange-level finding (for a query that picks those exchanges). */
+/** The stored codes that have an exchange-level finding, one each (queries pick those exchanges, and `show`'s totals count them). */
 export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS];
 
 /** Node's codes of a failed certificate check, by what the finding calls the failure. */

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import type { ProtocolId } from '../protocols/protocol.js';
 import { checkProtocolOption } from '../judge/protocol-option.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
@@ -14,8 +13,10 @@ import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
 import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
+import type { RecordingRules } from './recording-rules.js';
 
-export interface RecorderOptions {
+/** The recording rules (`protocol`, the redactions, `maxBodyBytes`, `schemas`) are `RecordingRules`, shared with the fixture. */
+export interface RecorderOptions extends RecordingRules {
   /** `http[s]://host[:port][/base]` or `unix:/path.sock`. */
   target: string;
   /** For an https:// target: more CAs to trust, or no certificate check at all (as --ca, --insecure). */
@@ -26,15 +27,6 @@ export interface RecorderOptions {
   out?: string;
   /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
   listen?: string | number;
-  protocol?: ProtocolId;
-  redactHeaders?: string[];
-  /** More query parameters whose values are never stored (besides DEFAULT_REDACTED_QUERY_PARAMS). */
-  redactQuery?: string[];
-  /** More JSON fields whose values are never stored: key names or JSON pointers (besides DEFAULT_REDACTED_FIELDS). */
-  redactFields?: string[];
-  maxBodyBytes?: number;
-  /** Extra schema directories (as --schemas); AGENT_PROXY_SCHEMAS is read as well. */
-  schemas?: string[];
   registry?: SchemaRegistry;
   listener?: LiveListener;
   /**

@@ -11,6 +11,9 @@ import { openDatabase } from './open-database.js';
 import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
 import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList, type FindingFilter, type FindingListRow } from './finding-list.js';
+import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
+
+const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
 export type { FindingFilter, FindingListRow } from './finding-list.js';
 export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
@@ -57,7 +60,8 @@ export class RecordingReader {
         (SELECT count(*) FROM exchanges) AS exchanges,
         (SELECT count(*) FROM messages) AS messages,
         (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
-        (SELECT count(*) FROM findings) AS findings`),
+        (SELECT count(*) FROM findings)
+          + (SELECT count(*) FROM exchanges WHERE error_code IN (SELECT value FROM json_each(@codes))) AS findings`),
     };
   }
 
@@ -143,7 +147,8 @@ export class RecordingReader {
   }
 
   totals(): StoreTotals {
-    return this.stmts.totals.get() as StoreTotals;
+    // An exchange's own finding (a failed TLS check) counts as `findings` and `validate` list it: one each.
+    return this.stmts.totals.get({ codes: EXCHANGE_FINDING_CODES }) as StoreTotals;
   }
 
   close(): void {

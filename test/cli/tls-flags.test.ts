@@ -129,6 +129,9 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       const shown = (await runCli(['show', out, '--exchange', '1'])).stdout.split('\n');
       expect(shown[1]).toMatch(new RegExp(`^  TLS .*not authorized: ${code}$`));
       expect(shown[2]).toMatch(new RegExp(`^  error upstream-tls-failed: the upstream's TLS failed: ${failed} `));
+      // show's totals count the exchange's own finding, as findings lists it: the numbers agree.
+      const summary = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { totals: { findings: number } };
+      expect(summary.totals.findings).toBe(1);
     }
   });
 

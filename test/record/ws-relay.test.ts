@@ -421,6 +421,33 @@ describe('relayUpgrade: handshake', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
+  it('stores the held first frames of a quiet connection while it is still open: a sample is held at most a second', async () => {
+    const upstream = await startUpstream({}, (ws) => {
+      ws.on('message', (data: RawData) => {
+        const request = JSON.parse(data.toString()) as { id: number };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { protocolVersion: 1 } }));
+      });
+    });
+    const proxy = await startProxy(tcpTarget(upstream.port));
+    const client = connectClient(`${proxy.url}/agent-socket`);
+    const got = collect(client);
+    await once(client, 'open');
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } }));
+    await waitFor(() => got.length === 1, 'the answer');
+    // Two of the twenty JSON frames a full sample takes, and then silence: the connection stays open,
+    // and its frames must still reach the file (a kill would otherwise lose them), judged by what came.
+    const stored = await waitFor(() => {
+      const { exchanges, messages } = proxy.read();
+      const rows = exchanges.length === 1 ? messages(exchanges[0].id) : [];
+      return rows.length === 2 ? rows : undefined;
+    }, 'the held frames stored while the connection is open');
+    expect(client.readyState).toBe(WebSocket.OPEN);
+    expect(stored.map((m) => [m.sender, m.verdict.status])).toEqual([['client', 'valid'], ['server', 'valid']]);
+    expect(proxy.read().exchanges[0].protocol).toBe('acp');
+    client.close(1000);
+    await proxy.waitForEnds(1);
+  });
+
   it('mirrors an upstream 426 byte for byte and records the refusal with its JSON body', async () => {
     const body = JSON.stringify({
       apiVersion: '1.0',

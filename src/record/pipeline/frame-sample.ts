@@ -17,6 +17,11 @@ export interface HeldFrame {
 const MAX_HELD_FRAMES = 4 * PROTOCOL_SAMPLE_SIZE;
 /** ... and their bytes: a few huge frames would otherwise sit in the recorder's heap. */
 const MAX_HELD_BYTES = 1024 * 1024;
+/**
+ * ... and for this long after the first: held frames are not on disk yet, so a quiet connection
+ * must not keep them from it (a kill would lose them). About the writer's own batching window.
+ */
+export const MAX_HOLD_MS = 1000;
 
 /**
  * The first frames of a WebSocket whose subprotocol and path name no protocol. `validate` chooses

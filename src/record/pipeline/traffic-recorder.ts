@@ -5,7 +5,7 @@ import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
 import type { MessageJudge } from '../../judge/message-judge.js';
 import { MessagePipeline, type ReadMessage, type StorageRedactionOptions } from '../../judge/message-pipeline.js';
-import { FrameSample } from './frame-sample.js';
+import { FrameSample, MAX_HOLD_MS, type HeldFrame } from './frame-sample.js';
 import { chooseProtocol } from '../../judge/protocol-choice.js';
 import type { LiveListener } from '../live-events.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
@@ -109,6 +109,8 @@ export class ExchangeRecording implements ExchangeSink {
   private judge?: MessageJudge;
   /** While a WebSocket's channel names no protocol: its first frames, held until they choose one. */
   private sample?: FrameSample;
+  /** Ends the hold of a quiet connection's sample: what came by then chooses. */
+  private sampleDeadline?: NodeJS.Timeout;
   private last?: StoredMessage;
   private ended = false;
   messages = 0;
@@ -142,6 +144,15 @@ export class ExchangeRecording implements ExchangeSink {
     else if (hint.transport === 'ws') this.sample = new FrameSample(hint);
   }
 
+  private holdFrame(frame: HeldFrame): void {
+    const sample = this.sample!;
+    if (sample.held.length === 0) {
+      this.sampleDeadline = setTimeout(() => this.sample && this.chooseFromSample(), MAX_HOLD_MS);
+      this.sampleDeadline.unref();
+    }
+    if (sample.hold(frame)) this.chooseFromSample();
+  }
+
   /** A tap that frames a body's chunks into messages of this exchange. */
   tap(spec: TapSpec): BodyTap {
     if (spec.kind === 'lines') return linesTap(this, spec, this.recorder.maxBodyBytes);
@@ -172,7 +183,7 @@ export class ExchangeRecording implements ExchangeSink {
     const message = this.recorder.pipeline.read(sender, raw, options, http);
     if (this.sample) {
       // A copy: the frame may be a view into a whole batch of the worker's, which holding it would keep alive.
-      if (this.sample.hold({ sender, raw: Buffer.from(raw), options, message, tOffsetMs })) this.chooseFromSample();
+      this.holdFrame({ sender, raw: Buffer.from(raw), options, message, tOffsetMs });
       return;
     }
     this.store(sender, raw, options, message, tOffsetMs);
@@ -182,6 +193,7 @@ export class ExchangeRecording implements ExchangeSink {
   private chooseFromSample(): void {
     const sample = this.sample!;
     this.sample = undefined;
+    clearTimeout(this.sampleDeadline);
     const module = chooseProtocol({ hint: sample.hint, sample: sample.values });
     if (module) this.adopt(module, undefined);
     for (const frame of sample.held) this.store(frame.sender, frame.raw, frame.options, frame.message, frame.tOffsetMs);

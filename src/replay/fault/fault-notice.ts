@@ -1,4 +1,6 @@
 import type { ChosenFaults } from './fault-plan.js';
+import type { ServedExchange } from '../replay-context.js';
+import type { ScriptExchange } from '../replay-script.js';
 import type { FaultAction } from './fault-spec.js';
 
 /** The `error.code` of the answer a `status` fault sends: a client's log says the failure was asked for. */
@@ -26,4 +28,24 @@ export function faultsField(chosen: ChosenFaults): { faults?: string[] } {
 /** The end-of-replay line about a spec that selected nothing: most likely a typo in its path or count. */
 export function unmatchedFaultLine(spec: string): string {
   return `fault ${spec} matched nothing`;
+}
+
+/**
+ * The served event of a `status` fault, over HTTP and on a WebSocket upgrade alike: nothing was
+ * played, and `exchangeId` is the recorded exchange left for the client's retry (null: none matched).
+ */
+export function faultStatusServed(kept: ScriptExchange | undefined, request: Pick<ServedExchange, 'transport' | 'method' | 'path'>, status: number, faults: ChosenFaults): ServedExchange {
+  return {
+    exchangeId: kept ? kept.id : null,
+    transport: kept ? kept.transport : request.transport,
+    method: request.method,
+    path: request.path,
+    status,
+    messages: 0,
+    substitutions: 0,
+    redacted: 0,
+    reused: false,
+    faults: faults.specs,
+    faultStatus: status,
+  };
 }

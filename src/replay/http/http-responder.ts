@@ -10,6 +10,7 @@ import { httpExchanges } from '../replay-script.js';
 import { readBoundedBody, type BoundedBody } from './bounded-body.js';
 import { MAX_REQUEST_FLAG } from './request-limits.js';
 import { holdAnswer, sendFaultStatus } from './fault-answer.js';
+import { faultStatusServed } from '../fault/fault-notice.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
 
 /**
@@ -121,17 +122,5 @@ async function answerFaultStatus(matcher: HttpMatcher, context: ReplayContext, r
   const would = matcher.match(request, false);
   if (!(await holdAnswer(context, res, faults.latencyMs))) return;
   sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0]);
-  context.log.served({
-    exchangeId: would.kind === 'hit' ? would.exchange.id : null,
-    transport: would.kind === 'hit' ? would.exchange.transport : 'http',
-    method: request.method,
-    path: request.path,
-    status,
-    messages: 0,
-    substitutions: 0,
-    redacted: 0,
-    reused: false,
-    faults: faults.specs,
-    faultStatus: status,
-  });
+  context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'http', method: request.method, path: request.path }, status, faults));
 }

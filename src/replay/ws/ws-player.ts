@@ -19,7 +19,7 @@ import { acceptUpgrade, recordedHeadProblem, replayRefusal, upgradeProblem } fro
 import { WsUpgradeMatcher, type LiveUpgrade } from '../match/ws-matcher.js';
 import { planConnection } from './ws-plan.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
-import { FAULT_INJECTED, faultStatusMessage, faultsField } from '../fault/fault-notice.js';
+import { FAULT_INJECTED, faultStatusMessage, faultStatusServed, faultsField } from '../fault/fault-notice.js';
 
 const SHUTDOWN_REASON = 'replay shutting down';
 
@@ -120,19 +120,8 @@ function refuseWithFault(socket: Duplex, context: ReplayContext, live: LiveUpgra
   const would = matcherFor(context).match(live, { claim: false });
   const spec = faults.statusSpec ?? faults.specs[0];
   writeProxyError(socket, status, FAULT_INJECTED, faultStatusMessage(status, spec), { fault: spec });
-  context.log.served({
-    exchangeId: would.kind === 'hit' ? would.exchange.id : null,
-    transport: 'ws',
-    method: 'GET',
-    path: live.path,
-    status,
-    messages: 0,
-    substitutions: 0,
-    redacted: 0,
-    reused: false,
-    faults: faults.specs,
-    faultStatus: status,
-  });
+  // A recorded connection is always a ws exchange: the transport is the same either way.
+  context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'ws', method: 'GET', path: live.path }, status, faults));
 }
 
 function serve(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults): void {
