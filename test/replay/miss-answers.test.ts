@@ -5,34 +5,16 @@
  * daemon's framed RPC. Recordings are written by hand (test/support/ndjson-recording.ts).
  */
 import { HttpAgent } from '@ag-ui/client';
-import { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { replay, useCleanups } from './replay-helpers.js';
 import { connect } from './ws-replay-helpers.js';
+import { wsRefusal } from '../support/ws-client.js';
 
 useCleanups();
 
 const HOST = '7d0c5b8e-2f0a-4c43-9a51-8d6f1f3c9e21';
 const envelope = (requestId: string, data: unknown) => ({ apiVersion: '1.0', requestId, hostInstanceId: HOST, ok: true, data });
-
-/** The HTTP answer to a WebSocket upgrade the server refused. */
-function refusedUpgrade(url: string, protocol: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocol, { headers });
-    ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() });
-        ws.terminate();
-      });
-    });
-    ws.on('open', () => reject(new Error('the upgrade was accepted')));
-    ws.on('error', () => undefined);
-  });
-}
-
 
 const PI_REST: HandExchange[] = [
   { transport: 'http', protocol: 'pi-rest', method: 'GET', path: '/v1/capabilities', status: 200, messages: [{ sender: 'server', json: envelope('req-1', { apiVersion: '1.0' }) }] },
@@ -82,9 +64,9 @@ describe('a WebSocket upgrade under /v1 that matches nothing', () => {
   it('gets the daemon envelope; its nearest recorded connection is the one with the fewest differing path segments', async () => {
     const connection = (path: string): HandExchange => ({ transport: 'ws', protocol: 'pi-daemon-rpc', method: 'GET', path, status: 101, subprotocol: 'pi-daemon-rpc.v1', messages: [] });
     const served = await replay(writeNdjsonRecording([...PI_REST, connection('/v1/session/pd-a/apc'), connection('/v1/session/pd-a/rpc')]));
-    const res = await refusedUpgrade(`${served.wsUrl}/v1/session/other/rpc`, 'pi-daemon-rpc.v1', { 'x-request-id': 'req-ws-1' });
+    const res = await wsRefusal(`${served.wsUrl}/v1/session/other/rpc`, ['pi-daemon-rpc.v1'], { headers: { 'x-request-id': 'req-ws-1' } });
     expect(res.status).toBe(404);
-    const body = JSON.parse(res.body);
+    const body = JSON.parse(res.text);
     expect(body).toMatchObject({ apiVersion: '1.0', requestId: 'req-ws-1', hostInstanceId: HOST, ok: false, error: { code: 'replay_miss', details: { nearest: { exchangeId: 4, path: '/v1/session/pd-a/rpc' }, differences: ['path'] } } });
   });
 });

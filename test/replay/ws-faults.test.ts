@@ -10,29 +10,13 @@ import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recor
 import { ManualClock } from '../support/manual-clock.js';
 import { replay, useCleanups } from './replay-helpers.js';
 import { connect } from './ws-replay-helpers.js';
+import { wsRefusal } from '../support/ws-client.js';
 
 useCleanups();
 
 /** A connection whose server sends `frames` text frames as soon as it is open, then waits for the client. */
 function pushing(name: string, frames: number): HandExchange {
   return { path: '/events', messages: Array.from({ length: frames }, (_, i) => ({ sender: 'server' as const, json: { conn: name, n: i + 1 } })) };
-}
-
-/** The HTTP answer to an upgrade the replay refused ('unexpected-response'). */
-function refused(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() });
-        ws.terminate();
-      });
-    });
-    ws.on('open', () => reject(new Error('the upgrade was accepted')));
-    ws.on('error', () => undefined);
-  });
 }
 
 const texts = (seen: Array<{ kind: string; data: string }>) => seen.filter((s) => s.kind === 'text').map((s) => JSON.parse(s.data) as { conn: string; n: number });
@@ -70,9 +54,9 @@ describe('replay --fault on WebSocket connections', () => {
     const r = await replay(writeNdjsonRecording([pushing('first', 1), pushing('second', 1)]), { faults: ['status=503,nth=2,path=/events'] });
     const one = await connect(`${r.wsUrl}/events`, []);
     expect(await one.texts(1)).toEqual(['{"conn":"first","n":1}']);
-    const two = await refused(`${r.wsUrl}/events`);
+    const two = await wsRefusal(`${r.wsUrl}/events`, []);
     expect(two.status).toBe(503);
-    expect(JSON.parse(two.body)).toEqual({ error: { code: 'fault_injected', message: 'status 503 injected by --fault status=503,nth=2,path=/events', fault: 'status=503,nth=2,path=/events' } });
+    expect(JSON.parse(two.text)).toEqual({ error: { code: 'fault_injected', message: 'status 503 injected by --fault status=503,nth=2,path=/events', fault: 'status=503,nth=2,path=/events' } });
     const three = await connect(`${r.wsUrl}/events`, []);
     expect(await three.texts(1)).toEqual(['{"conn":"second","n":1}']);
     const summary = await r.close();
@@ -89,9 +73,9 @@ describe('replay --fault on WebSocket connections', () => {
 
   it('a status fault on an upgrade nothing recorded would answer: the fault answers, and the served line names no exchange', async () => {
     const r = await replay(writeNdjsonRecording([pushing('a', 1)]), { faults: ['status=502,path=/elsewhere'] });
-    const answer = await refused(`${r.wsUrl}/elsewhere`);
+    const answer = await wsRefusal(`${r.wsUrl}/elsewhere`, []);
     expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'fault_injected', fault: 'status=502,path=/elsewhere' } });
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'fault_injected', fault: 'status=502,path=/elsewhere' } });
     const summary = await r.close();
     expect(r.served).toEqual([expect.objectContaining({ exchangeId: null, transport: 'ws', path: '/elsewhere', faultStatus: 502 })]);
     expect(summary.unused.map((e) => e.id)).toEqual([1]);

@@ -356,6 +356,8 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
       });
 
     const delay = scenario === 'endless' ? intervalMs : eventDelayMs;
+    // The stand-in's own pacing (a slow agent), never a test's synchronisation: no test reads time off
+    // it, and the one that asserts the pacing passes a ManualClock's sleep instead of the timer.
     const wait = options.sleep ?? ((ms: number) => sleep(ms));
     let index = 0;
     for await (const event of events) {

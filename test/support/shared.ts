@@ -13,8 +13,9 @@ export { HAS_SHARED_CORPUS, SHARED_DIR };
  */
 export function describeWithCorpus(name: string, body: () => void): void {
   if (HAS_SHARED_CORPUS) describe(name, body);
-  // Skipped on purpose, and said once by test/support/corpus-notice.ts: a clone from a git host has no
-  // ../shared. The placeholder keeps the file from failing as "no tests", and names what is missing.
+  // Skipped on purpose: a clone from a git host has no ../shared, and test/support/corpus-notice.ts says
+  // so in one line (CI sets AGENT_PROXY_REQUIRE_CORPUS, which fails instead). The placeholder keeps the
+  // file from failing as "no tests", and names what is missing.
   else describe.skip(name, () => it('needs the third-party corpus in ../shared', () => undefined));
 }
 

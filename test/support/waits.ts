@@ -51,6 +51,7 @@ export function waitFor<T>(check: () => T | Promise<T>, what: string, options: W
           for (const [emitter, event] of wakeOn) emitter.off(event, wake);
           resolve();
         };
+        // Only how soon to look again: there is no deadline, so a slow machine makes it wait longer, never fail.
         const timer = setTimeout(wake, pollMs);
         for (const [emitter, event] of wakeOn) emitter.on(event, wake);
       });
