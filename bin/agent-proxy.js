@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// The CLI runs from its bundle (scripts/bundle-cli.mjs): one module to load instead of ~200.
+import { main } from '../dist/bundle/main.js';
 
 main(process.argv).then((code) => {
   process.exitCode = code;
