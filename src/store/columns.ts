@@ -63,10 +63,14 @@ export function selectList(columns: Columns, alias?: string): string {
     .join(', ');
 }
 
-/** INSERT of every column, with positional parameters in column order (see positionalBinder). */
-export function insertSql(table: string, columns: Columns): string {
+/**
+ * INSERT of every column, with positional parameters in column order (see rowsBinder); with
+ * `rows`, of that many rows in one statement.
+ */
+export function insertSql(table: string, columns: Columns, rows = 1): string {
   const names = Object.values(columns).map((c) => c.name);
-  return `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+  const tuple = `(${names.map(() => '?').join(', ')})`;
+  return `INSERT INTO ${table} (${names.join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')}`;
 }
 
 /**
@@ -82,16 +86,21 @@ export function updateSql(table: string, columns: Columns, fields: readonly stri
 }
 
 /**
- * Turns a stored row into the positional parameters of insertSql. Binding an array is measurably
- * cheaper than named parameters on the hottest statements; the array is reused (statements bind
- * synchronously), so a row costs no allocation here. The function is compiled from the field list:
- * a loop over the fields would read them by a varying key, slower on the writer's hot path.
+ * Turns `count` stored rows, taken from `rows` at `from`, into the positional parameters of
+ * insertSql(…, count). Binding an array is measurably cheaper than named parameters on the hottest
+ * statements; the array is reused (statements bind synchronously), so rows cost no allocation here.
+ * The function is compiled from the field list: a loop over the fields would read them by a varying
+ * key, slower on the writer's hot path.
  */
-export function positionalBinder<C extends Columns>(columns: C): (row: StoredOf<C>) => unknown[] {
+export function rowsBinder<C extends Columns>(columns: C, count: number): (rows: ReadonlyArray<StoredOf<C>>, from: number) => unknown[] {
   const fields = fieldNames(columns);
-  const params = new Array<unknown>(fields.length);
-  const assignments = fields.map((field, i) => `params[${i}] = row.${field};`).join(' ');
-  return new Function('params', `return function bind(row) { ${assignments} return params; }`)(params) as (row: StoredOf<C>) => unknown[];
+  const params = new Array<unknown>(fields.length * count);
+  const rows: string[] = [];
+  for (let r = 0; r < count; r++) {
+    const assignments = fields.map((field, i) => `params[${r * fields.length + i}] = row.${field};`).join(' ');
+    rows.push(`row = rows[from + ${r}]; ${assignments}`);
+  }
+  return new Function('params', `return function bindRows(rows, from) { let row; ${rows.join(' ')} return params; }`)(params) as (rows: ReadonlyArray<StoredOf<C>>, from: number) => unknown[];
 }
 
 /**

@@ -9,7 +9,8 @@ import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
 import { EVENT_LOOP_SCHEDULE, type CancelWrite, type FlushSchedule } from './flush-schedule.js';
 import { StoreError, messageOf } from './store-errors.js';
-import { insertSql, positionalBinder, storedRow } from './columns.js';
+import { storedRow } from './columns.js';
+import { ChunkedInsert } from './chunked-insert.js';
 import { END_EXCHANGE_SQL, UPDATE_EXCHANGE_SQL, endParams, mergeEnd, mergeUpdate, startedExchange, updateParams } from './exchange-changes.js';
 import { EXCHANGE_COLUMNS, MESSAGE_COLUMNS, type ExchangeFields, type StoredExchange, type StoredMessage } from './schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
@@ -54,14 +55,11 @@ type Op =
 
 interface Statements {
   insertRecording: Database.Statement;
-  insertExchange: Database.Statement;
-  /** The positional parameters of insertExchange. */
-  exchangeParams: (row: StoredExchange) => unknown[];
+  /** Exchanges and messages are inserted several rows per statement. */
+  insertExchanges: ChunkedInsert<typeof EXCHANGE_COLUMNS>;
   updateExchange: Database.Statement;
   endExchange: Database.Statement;
-  insertMessage: Database.Statement;
-  /** The positional parameters of insertMessage. */
-  messageParams: (row: StoredMessage) => unknown[];
+  insertMessages: ChunkedInsert<typeof MESSAGE_COLUMNS>;
   updateVerdict: Database.Statement;
   insertFinding: Database.Statement;
   setEndedAt: Database.Statement;
@@ -454,6 +452,8 @@ export class RecordingWriter {
     try {
       this.writeBatch(ops);
     } catch (error) {
+      this.stmts.insertExchanges.discard();
+      this.stmts.insertMessages.discard();
       this.failed = writeError(this.file, error);
       this.droppedRows += rows;
       if (notify) this.onError?.(this.failed);
@@ -461,31 +461,45 @@ export class RecordingWriter {
     }
   }
 
+  /**
+   * Applies a batch in order, with one liberty: new exchanges and messages wait in their
+   * ChunkedInserts for a fuller INSERT. Whatever refers to a row (a message to its exchange, a
+   * finding to its message, an update to its exchange) waits until that row is in.
+   */
   private apply(ops: Op[]): void {
     const s = this.stmts;
+    const exchanges = s.insertExchanges;
+    const messages = s.insertMessages;
     for (const op of ops) {
       switch (op.kind) {
         case 'begin':
-          s.insertExchange.run(s.exchangeParams(op.row));
+          exchanges.add(op.row);
           break;
         case 'update':
+          exchanges.flush();
           s.updateExchange.run(op.row);
           break;
         case 'end':
+          exchanges.flush();
           s.endExchange.run(op.row);
           break;
         case 'message': {
-          s.insertMessage.run(s.messageParams(op.row));
+          messages.add(op.row);
+          if (op.findings.length === 0) break;
+          messages.flush();
           for (const f of op.findings) s.insertFinding.run({ messageId: op.row.id, exchangeId: op.row.exchangeId, ...f });
           break;
         }
         case 'findings': {
+          messages.flush();
           for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
           s.updateVerdict.run({ id: op.messageId, added: op.findings.length, ...op.verdict });
           break;
         }
       }
     }
+    messages.flush();
+    exchanges.flush();
   }
 
   private cancelScheduled(): void {
@@ -546,16 +560,15 @@ class ExchangeSeqs {
 }
 
 function prepareStatements(db: Database.Database): Statements {
+  const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS);
   return {
     insertRecording: db.prepare(`
       INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes)
       VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes)`),
-    insertExchange: db.prepare(insertSql('exchanges', EXCHANGE_COLUMNS)),
-    exchangeParams: positionalBinder(EXCHANGE_COLUMNS),
+    insertExchanges,
     updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
     endExchange: db.prepare(END_EXCHANGE_SQL),
-    insertMessage: db.prepare(insertSql('messages', MESSAGE_COLUMNS)),
-    messageParams: positionalBinder(MESSAGE_COLUMNS),
+    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = @schemaRef, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { error } from '../../src/core/finding.js';
+import { verdictFrom } from '../../src/core/verdict.js';
+import { ChunkedInsert, ROWS_PER_INSERT } from '../../src/store/chunked-insert.js';
+import { integer, requiredInteger, requiredText } from '../../src/store/columns.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { meta } from './store-fixtures.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+
+const PARENTS = { id: requiredInteger('id') } as const;
+const CHILDREN = { id: requiredInteger('id'), parentId: requiredInteger('parent_id'), label: requiredText('label'), extra: integer('extra') } as const;
+
+let tmp: TempDir;
+let db: Database.Database;
+beforeEach(() => {
+  tmp = tempDir();
+  db = new Database(join(tmp.dir, 'chunks.db'));
+  db.pragma('foreign_keys = ON');
+  db.exec(`
+    CREATE TABLE parents (id INTEGER PRIMARY KEY);
+    CREATE TABLE children (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parents (id), label TEXT NOT NULL, extra INTEGER);`);
+});
+afterEach(() => {
+  db.close();
+  tmp.cleanup();
+});
+
+const children = () => db.prepare('SELECT id, parent_id AS parentId, label, extra FROM children ORDER BY id').all();
+
+describe('ChunkedInsert', () => {
+  it('inserts every row, in full chunks and a remainder, each column in its place', () => {
+    const parents = new ChunkedInsert(db, 'parents', PARENTS);
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, parents);
+    const count = ROWS_PER_INSERT * 2 + 3;
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    db.transaction(() => {
+      parents.add({ id: 1 });
+      for (let id = 1; id <= count; id++) {
+        const row = { id, parentId: 1, label: `row ${id}`, extra: id % 2 === 0 ? id * 10 : null };
+        expected.push(row);
+        insert.add(row);
+      }
+      insert.flush();
+    })();
+    expect(children()).toEqual(expected);
+  });
+
+  it('flushes the rows it refers to before a chunk of its own, so a foreign key never points ahead', () => {
+    const parents = new ChunkedInsert(db, 'parents', PARENTS);
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, parents);
+    db.transaction(() => {
+      // A new parent before each child: each child's chunk needs parents still waiting to be inserted.
+      for (let id = 1; id <= ROWS_PER_INSERT + 1; id++) {
+        parents.add({ id });
+        insert.add({ id, parentId: id, label: 'x', extra: null });
+      }
+      insert.flush();
+    })();
+    expect(db.prepare('SELECT count(*) AS n FROM parents').get()).toEqual({ n: ROWS_PER_INSERT + 1 });
+    expect(children()).toHaveLength(ROWS_PER_INSERT + 1);
+  });
+
+  it('drops the rows of a failed chunk, so the next transaction starts empty', () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN);
+    // No parent 7: the chunk breaks the foreign key and the transaction rolls back.
+    expect(() =>
+      db.transaction(() => {
+        insert.add({ id: 1, parentId: 7, label: 'orphan', extra: null });
+        insert.flush();
+      })(),
+    ).toThrow(/FOREIGN KEY/);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    db.transaction(() => {
+      insert.add({ id: 2, parentId: 1, label: 'kept', extra: null });
+      insert.flush();
+    })();
+    expect(children()).toEqual([{ id: 2, parentId: 1, label: 'kept', extra: null }]);
+  });
+
+  it('forgets rows on discard', () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    insert.add({ id: 1, parentId: 1, label: 'never', extra: null });
+    insert.discard();
+    insert.flush();
+    expect(children()).toEqual([]);
+  });
+});
+
+describe('the writer with chunked inserts', () => {
+  it('keeps findings beside their messages, in order, when they fall inside a chunk', () => {
+    const file = join(tmp.dir, 'findings.db');
+    const writer = RecordingWriter.open(file, meta());
+    const exchangeId = writer.beginExchange({ transport: 'ws', tOffsetMs: 0 });
+    const ids: number[] = [];
+    for (let i = 0; i < ROWS_PER_INSERT + 5; i++) {
+      // Every fifth message carries a finding; every seventh gets one later, through addFindings.
+      const findings = i % 5 === 0 ? [error('rule-a', `/m${i}`, `first ${i}`)] : [];
+      ids.push(writer.addMessage({ exchangeId, sender: 'server', carrier: 'frame', channel: 'text', tOffsetMs: i, raw: Buffer.from(`{"n":${i}}`), json: { n: i }, verdict: verdictFrom(findings) }));
+      if (i % 7 === 6) writer.addFindings(ids[i]!, exchangeId, [error('rule-b', '', `later ${i}`)], verdictFrom([error('rule-b', '', `later ${i}`)]));
+    }
+    writer.endExchange(exchangeId, { outcome: 'complete', tOffsetMs: 99 });
+    writer.close();
+
+    const reader = RecordingReader.open(file);
+    try {
+      const messages = reader.messages(exchangeId);
+      expect(messages.map((m) => m.seq)).toEqual(ids.map((_, i) => i + 1));
+      expect(messages.map((m) => m.json)).toEqual(ids.map((_, i) => ({ n: i })));
+      const findingRows = new Database(file, { readonly: true });
+      try {
+        const rows = findingRows.prepare('SELECT message_id AS messageId, message FROM findings ORDER BY id').all() as Array<{ messageId: number; message: string }>;
+        const expected: Array<{ messageId: number; message: string }> = [];
+        for (let i = 0; i < ids.length; i++) {
+          if (i % 5 === 0) expected.push({ messageId: ids[i]!, message: `first ${i}` });
+          if (i % 7 === 6) expected.push({ messageId: ids[i]!, message: `later ${i}` });
+        }
+        expect(rows).toEqual(expected);
+        const counts = findingRows.prepare('SELECT id, finding_count AS n, status FROM messages ORDER BY id').all() as Array<{ id: number; n: number; status: string }>;
+        expect(counts.map((c) => c.n)).toEqual(ids.map((_, i) => (i % 5 === 0 ? 1 : 0) + (i % 7 === 6 ? 1 : 0)));
+        expect(counts.every((c) => c.status === (c.n > 0 ? 'invalid' : 'valid'))).toBe(true);
+      } finally {
+        findingRows.close();
+      }
+    } finally {
+      reader.close();
+    }
+  });
+});
