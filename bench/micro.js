@@ -12,13 +12,14 @@
 //   writer (µs per message or exchange): RecordingWriter on a fresh temp file, SQLite included: the
 //     62-byte frame with its JSON text and a valid verdict (`writer-ws`); a whole reconcile exchange,
 //     beginExchange + updateExchange + 2 addMessage + endExchange (`writer-rest`). Rows are written in
-//     one transaction per 1000 queued rows, the writer's batch (a flush when 1000 are queued).
+//     one transaction per 1000 queued rows, the writer's default batch (a flush once 1000 are queued;
+//     --batch N for another size: the recording worker may pass the writer a smaller maxBatch).
 //   worker (µs per message, event or exchange): the worker's side of recording, inline: a
 //     TrafficRecorder with a real writer judging and storing the same frame (`worker-ws`), the same
 //     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
 //     the SSE tap, 64 per chunk (`worker-sse64`). Framing + judging + redaction + writing, without the
 //     hand-over from the capture thread (bench/record-pipeline.js measures that).
-// Run (after a build):  node bench/micro.js [--quick] [--dist PATH] [--only a,b] [--rounds N]
+// Run (after a build):  node bench/micro.js [--quick] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
 //   --quick: a fifth of the iterations, 3 rounds; --dist: another build's dist folder (e.g. a copy of an
 //   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, judge, writer, worker), comma-separated.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,8 +37,12 @@ const DIST = resolve(argValue('--dist') ?? new URL('../dist', import.meta.url).p
 const ONLY = argValue('--only')?.split(',');
 const ROUNDS = Number(argValue('--rounds') ?? (quick ? 3 : 5));
 const SCALE = quick ? 0.2 : 1;
-/** Rows the writer writes in one transaction: its default maxBatch. */
-const BATCH_ROWS = 1000;
+/** Rows written in one transaction: by default the writer's default maxBatch (the worker may set fewer). */
+const BATCH_ROWS = Number(argValue('--batch') ?? 1000);
+if (!Number.isInteger(BATCH_ROWS) || BATCH_ROWS < 1) {
+  console.error(`--batch ${argValue('--batch')}: a number of rows, 1 or more`);
+  process.exit(2);
+}
 
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
 
@@ -128,7 +133,8 @@ async function writerFactory(registry) {
   return () => {
     const file = join(scratchDir(), `r${files++}.db`);
     const meta = { toolVersion: TOOL_VERSION, target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: registry?.hashes() ?? {}, startedAt: new Date() };
-    const writer = RecordingWriter.open(file, meta, { schedule: NO_BACKGROUND_WRITES });
+    // maxBatch as the bench flushes: the writer's backstop (eight batches) never writes for it.
+    const writer = RecordingWriter.open(file, meta, { schedule: NO_BACKGROUND_WRITES, maxBatch: BATCH_ROWS });
     const close = () => {
       writer.close(new Date());
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
@@ -384,7 +390,9 @@ if (unknown.length > 0) {
 }
 const chosen = CASES.filter((c) => !ONLY || ONLY.includes(c.name) || ONLY.includes(c.group));
 
-console.log(`micro benchmarks: median CPU per operation (all threads) of ${ROUNDS} rounds after a warm-up${argValue('--dist') ? `, ${DIST}` : ''}`);
+console.log(
+  `micro benchmarks: median CPU per operation (all threads) of ${ROUNDS} rounds after a warm-up, ${BATCH_ROWS} rows per SQLite transaction${argValue('--dist') ? `, ${DIST}` : ''}`,
+);
 const perUnit = (ns, unit) => (unit === 'ns' ? `${ns.toFixed(0)} ns` : `${(ns / 1000).toFixed(2)} µs`);
 const rate = (perSecond) => (perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M/s` : `${(perSecond / 1e3).toFixed(1)} k/s`);
 let group;
