@@ -1,0 +1,418 @@
+// Micro benchmarks of the recording pipeline's parts, each on the real modules of a build's dist,
+// so that a change is measured where it acts. Each figure is the median CPU time per operation
+// (process.cpuUsage(), user + system, all threads: the GC an operation's garbage causes is in it)
+// over several rounds after a warm-up, with the operations per CPU second it gives (bench/lib/micro-timer.js).
+//   framers (ns per event, line or frame): SseFramer over an AG-UI stream of TEXT_MESSAGE_CONTENT
+//     events, 64 per chunk (`sse64`) and one per chunk (`sse1`); LineFramer over Pi RPC NDJSON lines,
+//     64 per chunk (`lines`); LengthPrefixedFramer over AG-UI protobuf frames, 64 per chunk (`proto`).
+//   judge (µs per message): MessagePipeline.read + verdict, as the recorder's worker reads and judges
+//     one message with its stream's MessageJudge: an AG-UI TEXT_MESSAGE_CONTENT event on an SSE
+//     stream (`judge-agui`), a Pi RPC queue_update text frame on a `pi-rpc.v1` WebSocket
+//     (`judge-pi-rpc`), a 372-byte Pi daemon REST ticket envelope, GET /v1/ticket/{id} → 200 (`judge-pi-rest`).
+//   writer (µs per message or exchange): RecordingWriter on a fresh temp file, SQLite included: the
+//     62-byte frame with its JSON text and a valid verdict (`writer-ws`); a whole reconcile exchange,
+//     beginExchange + updateExchange + 2 addMessage + endExchange (`writer-rest`). Rows are written in
+//     one transaction per 1000 queued rows, the writer's default batch (a flush once 1000 are queued;
+//     --batch N for another size: the recording worker may pass the writer a smaller maxBatch).
+//   worker (µs per message, event or exchange): the worker's side of recording, inline: a
+//     TrafficRecorder with a real writer judging and storing the same frame (`worker-ws`), the same
+//     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
+//     the SSE tap, 64 per chunk (`worker-sse64`). Framing + judging + redaction + writing, without the
+//     hand-over from the capture thread (bench/record-pipeline.js measures that).
+// Run (after a build):  node bench/micro.js [--quick] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
+//   --quick: a fifth of the iterations, 3 rounds; --dist: another build's dist folder (e.g. a copy of an
+//   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, judge, writer, worker), comma-separated.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { measureCpu } from './lib/micro-timer.js';
+
+const argValue = (name) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const quick = process.argv.includes('--quick');
+const DIST = resolve(argValue('--dist') ?? new URL('../dist', import.meta.url).pathname);
+const ONLY = argValue('--only')?.split(',');
+const ROUNDS = Number(argValue('--rounds') ?? (quick ? 3 : 5));
+const SCALE = quick ? 0.2 : 1;
+/** Rows written in one transaction: by default the writer's default maxBatch (the worker may set fewer). */
+const BATCH_ROWS = Number(argValue('--batch') ?? 1000);
+if (!Number.isInteger(BATCH_ROWS) || BATCH_ROWS < 1) {
+  console.error(`--batch ${argValue('--batch')}: a number of rows, 1 or more`);
+  process.exit(2);
+}
+
+const load = (path) => import(pathToFileURL(join(DIST, path)).href);
+
+// --- The traffic --------------------------------------------------------------------------------
+
+/** An AG-UI text delta as the bench upstream writes it (bench/upstream.js). */
+const sseEvent = (i) => `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: `tok${i % 1000} ` })}\n\n`;
+const SSE_START = [
+  { type: 'RUN_STARTED', threadId: 'bench-thread', runId: 'bench-run' },
+  { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+]
+  .map((event) => `data: ${JSON.stringify(event)}\n\n`)
+  .join('');
+const RUN_INPUT = { threadId: 'bench-thread', runId: 'bench-run', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
+const sseChunk = (events) => Buffer.from(Array.from({ length: events }, (_, i) => sseEvent(i)).join(''));
+
+/** A Pi RPC text delta, shaped like those `pi --mode rpc` prints. */
+const piLine = (i) =>
+  `${JSON.stringify({
+    type: 'message_update',
+    message: { role: 'assistant', content: [{ type: 'text', text: `tok${i} ` }] },
+    assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: `tok${i} ` },
+  })}\n`;
+const linesChunk = (lines) => Buffer.from(Array.from({ length: lines }, (_, i) => piLine(i)).join(''));
+
+/** Length-prefixed frames with a 32-byte payload, the size of a short protobuf TEXT_MESSAGE_CONTENT. */
+function protoChunk(frames) {
+  const frame = Buffer.alloc(4 + 32);
+  frame.writeUInt32BE(32, 0);
+  for (let i = 4; i < frame.length; i++) frame[i] = (i * 37) & 0xff;
+  return Buffer.concat(Array.from({ length: frames }, () => frame));
+}
+
+/** A Pi RPC event on a `pi-rpc.v1` WebSocket: 62 bytes. */
+const WS_TEXT = '{"type":"queue_update","steering":[],"followUp":["message 1"]}';
+const WS_FRAME = Buffer.from(WS_TEXT);
+const WS_HINT = { transport: 'ws', method: 'GET', path: '/v1/session/agent-a/rpc', subprotocol: 'pi-rpc.v1' };
+
+const TICKET_PATH = '/v1/ticket/ticket-bench';
+const ticketEnvelope = (state) =>
+  JSON.stringify({
+    apiVersion: '1.0',
+    requestId: 'req-1',
+    hostInstanceId: 'host-1',
+    ok: true,
+    data: {
+      ticketId: 'ticket-bench',
+      requestId: 'req-1',
+      idempotencyKey: 'key-1',
+      operation: 'prompt',
+      state,
+      submittedAt: '2026-12-02T06:00:00.000Z',
+      updatedAt: '2026-12-02T06:00:01.000Z',
+      sessionId: 'agent-a',
+      links: { self: TICKET_PATH, session: '/v1/session/agent-a' },
+    },
+  });
+/** GET /v1/ticket/{id} → 200: the judge's REST message. */
+const TICKET_BODY = Buffer.from(ticketEnvelope('running'));
+/** POST /v1/ticket/{id}/reconcile and its 200: the writer's and the worker's REST exchange. */
+const RECONCILE_PATH = `${TICKET_PATH}/reconcile`;
+const RECONCILE_REQUEST = Buffer.from(JSON.stringify({ requestId: 'req-1', state: 'succeeded', evidence: { piEntryIds: ['entry-1'] } }));
+const RECONCILE_RESPONSE = Buffer.from(ticketEnvelope('succeeded'));
+const REQUEST_HEADERS = ['Host', '127.0.0.1:8788', 'User-Agent', 'bench', 'Content-Type', 'application/json', 'Authorization', 'Bearer secret', 'X-Request-Id', 'req-1', 'Idempotency-Key', 'key-1'];
+const RESPONSE_HEADERS = ['content-type', 'application/json', 'content-length', String(RECONCILE_RESPONSE.length), 'Date', 'Wed, 02 Dec 2026 06:00:00 GMT', 'Connection', 'keep-alive'];
+
+const PI_API = 'https://a.skh.am/pi-daemon/session-api.schema.json';
+const valid = (def) => ({ status: 'valid', schemaRef: `${PI_API}#/$defs/${def}`, findings: [] });
+
+// --- Shared set-up ------------------------------------------------------------------------------
+
+let scratch;
+/** A folder for the recordings, removed at exit. */
+function scratchDir() {
+  scratch ??= mkdtempSync(join(tmpdir(), 'agent-proxy-micro-'));
+  return scratch;
+}
+process.on('exit', () => scratch && rmSync(scratch, { recursive: true, force: true }));
+
+/** Never writes in the background: the bench flushes itself, so that every write is timed. */
+const NO_BACKGROUND_WRITES = { later: () => () => {}, soon: () => () => {} };
+
+let files = 0;
+/** Makes writers, each on a fresh file, with how to close and remove it. */
+async function writerFactory(registry) {
+  const { RecordingWriter } = await load('store/recording-writer.js');
+  const { TOOL_VERSION } = await load('core/version.js');
+  return () => {
+    const file = join(scratchDir(), `r${files++}.db`);
+    const meta = { toolVersion: TOOL_VERSION, target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: registry?.hashes() ?? {}, startedAt: new Date() };
+    // maxBatch as the bench flushes: the writer's backstop (eight batches) never writes for it.
+    const writer = RecordingWriter.open(file, meta, { schedule: NO_BACKGROUND_WRITES, maxBatch: BATCH_ROWS });
+    const close = () => {
+      writer.close(new Date());
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+    };
+    return { writer, close };
+  };
+}
+
+let registryLoaded;
+const loadRegistry = async () => {
+  const { SchemaRegistry } = await load('schema/schema-registry.js');
+  // As the worker loads it, without $AGENT_PROXY_SCHEMAS: the figures do not depend on the shell.
+  return (registryLoaded ??= SchemaRegistry.load({ useEnv: false }));
+};
+
+/** Throws unless `verdict` is valid: a case must measure the path it names, not an error path. */
+function expectValid(name, verdict) {
+  if (verdict.status !== 'valid') throw new Error(`${name}: the message was judged ${verdict.status}: ${JSON.stringify(verdict)}`);
+}
+
+// --- The cases ----------------------------------------------------------------------------------
+
+/**
+ * Each case: its name, its group, what one operation is, how many iterations a round has (each of
+ * `ops` operations), and `prepare`, which loads the modules and returns measureCpu's setup/iterate.
+ */
+const CASES = [
+  framerCase('sse64', 'SseFramer, AG-UI events, 64 per chunk', 'event', 14_000, 'framing/sse-framer.js', 'SseFramer', sseChunk(64), 64),
+  framerCase('sse1', 'SseFramer, AG-UI events, 1 per chunk', 'event', 800_000, 'framing/sse-framer.js', 'SseFramer', sseChunk(1), 1),
+  framerCase('lines', 'LineFramer, Pi RPC NDJSON lines, 64 per chunk', 'line', 16_000, 'framing/line-framer.js', 'LineFramer', linesChunk(64), 64),
+  framerCase('proto', 'LengthPrefixedFramer, 36-byte frames, 64 per chunk', 'frame', 10_000, 'framing/length-prefixed-framer.js', 'LengthPrefixedFramer', protoChunk(64), 64),
+  judgeCase('judge-agui', 'AG-UI TEXT_MESSAGE_CONTENT on SSE', 600_000, async (pipeline, chooseProtocol) => {
+    const module = chooseProtocol({ hint: { transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream', requestBody: RUN_INPUT } });
+    const judge = pipeline.judgeFor(module, RUN_INPUT, { transport: 'sse', path: '/agent' });
+    const event = (text) => ({ raw: Buffer.from(text), facts: { carrier: 'event', payload: text.slice('data: '.length, -2) } });
+    // The run and the message are open, as in a stream: each delta after them is valid.
+    for (const text of SSE_START.split(/(?<=\n\n)/)) {
+      const { raw, facts } = event(text);
+      expectValid('judge-agui', pipeline.verdict(pipeline.read('server', raw, facts, undefined), facts, judge));
+    }
+    return { judge, ...event(sseEvent(7)), http: undefined };
+  }),
+  judgeCase('judge-pi-rpc', 'Pi RPC queue_update frame, pi-rpc.v1', 600_000, async (pipeline, chooseProtocol) => {
+    const module = chooseProtocol({ hint: WS_HINT });
+    const judge = pipeline.judgeFor(module, undefined, { transport: 'ws', path: WS_HINT.path });
+    return { judge, raw: WS_FRAME, facts: { carrier: 'frame', channel: 'text' }, http: undefined };
+  }),
+  judgeCase('judge-pi-rest', `Pi REST ticket envelope, ${TICKET_BODY.length} bytes`, 100_000, async (pipeline, chooseProtocol) => {
+    const module = chooseProtocol({ hint: { transport: 'http', method: 'GET', path: TICKET_PATH, contentType: 'application/json' } });
+    const judge = pipeline.judgeFor(module, undefined, { transport: 'http', path: TICKET_PATH });
+    const http = { method: 'GET', path: TICKET_PATH, status: 200, requestHeaders: { 'x-request-id': 'req-1' }, responseHeaders: { 'content-type': 'application/json' } };
+    return { judge, raw: TICKET_BODY, facts: { carrier: 'body', json: true, totalBytes: TICKET_BODY.length, http }, http };
+  }),
+  {
+    name: 'writer-ws',
+    group: 'writer',
+    what: `addMessage, ${WS_FRAME.length}-byte WebSocket text frame`,
+    unit: 'message',
+    iterations: 100_000,
+    async prepare() {
+      const newWriter = await writerFactory();
+      const value = JSON.parse(WS_TEXT);
+      const verdict = valid('piRpcEvent');
+      return {
+        setup() {
+          const opened = newWriter();
+          const exchangeId = opened.writer.beginExchange({ transport: 'ws', method: 'GET', path: WS_HINT.path, subprotocol: WS_HINT.subprotocol, tOffsetMs: 0 });
+          opened.writer.flush();
+          return { ...opened, exchangeId };
+        },
+        iterate({ writer, exchangeId }, i) {
+          writer.addMessage({ exchangeId, sender: 'server', carrier: 'frame', channel: 'text', tOffsetMs: i, raw: WS_FRAME, json: value, jsonText: WS_TEXT, verdict });
+          if (writer.pending >= BATCH_ROWS) writer.flush();
+        },
+        finish: ({ writer }) => writer.flush(),
+        teardown: ({ close }) => close(),
+      };
+    },
+  },
+  {
+    name: 'writer-rest',
+    group: 'writer',
+    what: 'begin + update + 2 addMessage + end, reconcile',
+    unit: 'exchange',
+    iterations: 30_000,
+    async prepare() {
+      const newWriter = await writerFactory();
+      const { HeaderRedactor } = await load('judge/header-redaction.js');
+      const redactor = new HeaderRedactor();
+      const requestHeaders = redactor.record(REQUEST_HEADERS);
+      const responseHeaders = redactor.record(RESPONSE_HEADERS);
+      const request = { raw: RECONCILE_REQUEST, text: RECONCILE_REQUEST.toString(), value: JSON.parse(RECONCILE_REQUEST.toString()) };
+      const response = { raw: RECONCILE_RESPONSE, text: RECONCILE_RESPONSE.toString(), value: JSON.parse(RECONCILE_RESPONSE.toString()) };
+      const requestVerdict = { status: 'valid', schemaRef: 'session-api.openapi.json#/paths/~1ticket~1{ticketId}~1reconcile/post/requestBody', findings: [] };
+      const responseVerdict = valid('ticketEnvelope');
+      return {
+        setup: newWriter,
+        iterate({ writer }, i) {
+          const at = i * 2;
+          const id = writer.beginExchange({ transport: 'http', method: 'POST', path: RECONCILE_PATH, url: RECONCILE_PATH, requestHeaders, tOffsetMs: at });
+          writer.updateExchange(id, { protocol: 'pi-rest' });
+          writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: at, raw: request.raw, json: request.value, jsonText: request.text, verdict: requestVerdict });
+          writer.updateExchange(id, { status: 200, responseHeaders });
+          writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: at + 1, raw: response.raw, json: response.value, jsonText: response.text, verdict: responseVerdict });
+          writer.endExchange(id, { outcome: 'complete', tOffsetMs: at + 1 });
+          if (writer.pending >= BATCH_ROWS) writer.flush();
+        },
+        finish: ({ writer }) => writer.flush(),
+        teardown: ({ close }) => close(),
+      };
+    },
+  },
+  workerCase('worker-ws', 'TrafficRecorder, the Pi RPC frame', 'message', 50_000, 1, (recorder) => {
+    const exchange = recorder.openExchange({ transport: 'ws', method: 'GET', path: WS_HINT.path, url: WS_HINT.path, subprotocol: WS_HINT.subprotocol }, 0);
+    exchange.classify(WS_HINT);
+    // As the worker hands a frame on (recording-worker-main.ts): the preset's facts, the capture's time.
+    const facts = { carrier: 'frame', channel: 'text' };
+    return (i) => exchange.record('server', WS_FRAME, { ...facts, at: i, http: undefined });
+  }),
+  workerCase('worker-rest', 'TrafficRecorder, the whole reconcile exchange', 'exchange', 10_000, 1, (recorder, redactor) => {
+    const requestHeaders = redactor.record(REQUEST_HEADERS);
+    const responseHeaders = redactor.record(RESPONSE_HEADERS);
+    const route = { method: 'POST', path: RECONCILE_PATH };
+    // The ops the HTTP forwarder sends for it (bench/record-pipeline.js), as the worker applies them.
+    return (i) => {
+      const at = i * 2;
+      const exchange = recorder.openExchange({ transport: 'http', ...route, query: undefined, url: RECONCILE_PATH, requestHeaders }, at);
+      exchange.classify({ transport: 'http', ...route });
+      exchange.record('client', RECONCILE_REQUEST, { carrier: 'body', json: true, totalBytes: RECONCILE_REQUEST.length, at, http: { ...route } });
+      exchange.update({ status: 200, transport: 'http', responseHeaders });
+      exchange.classify({ transport: 'http', ...route, contentType: 'application/json' });
+      exchange.record('server', RECONCILE_RESPONSE, { carrier: 'body', json: true, totalBytes: RECONCILE_RESPONSE.length, at: at + 1, http: { ...route, status: 200 } });
+      exchange.end({ outcome: 'complete', errorCode: undefined, errorMessage: undefined }, at + 1);
+    };
+  }),
+  workerCase('worker-sse64', 'TrafficRecorder, SSE tap, 64 AG-UI events per chunk', 'event', 1_250, 64, (recorder) => {
+    const route = { method: 'POST', path: '/agent' };
+    const exchange = recorder.openExchange({ transport: 'http', ...route, url: route.path, requestHeaders: {} }, 0);
+    exchange.classify({ transport: 'http', ...route });
+    const input = Buffer.from(JSON.stringify(RUN_INPUT));
+    exchange.record('client', input, { carrier: 'body', json: true, totalBytes: input.length, at: 0, http: { ...route } });
+    exchange.update({ status: 200, transport: 'sse', responseHeaders: { 'content-type': 'text/event-stream' } });
+    exchange.classify({ transport: 'sse', ...route, contentType: 'text/event-stream' });
+    const tap = exchange.tap({ kind: 'sse', sender: 'server' });
+    tap.push(Buffer.from(SSE_START), 0);
+    const chunk = sseChunk(64);
+    return (i) => tap.push(chunk, i);
+  }),
+];
+
+function framerCase(name, what, unit, iterations, path, className, chunk, perChunk) {
+  return {
+    name,
+    group: 'framers',
+    what,
+    unit,
+    iterations,
+    ops: perChunk,
+    async prepare() {
+      const Framer = (await load(path))[className];
+      const check = new Framer().push(chunk).length;
+      if (check !== perChunk) throw new Error(`${name}: the framer found ${check} messages in a chunk of ${perChunk}`);
+      return {
+        setup: () => ({ framer: new Framer(), found: 0 }),
+        iterate(state) {
+          state.found += state.framer.push(chunk).length;
+        },
+      };
+    },
+  };
+}
+
+/** `open(pipeline, chooseProtocol)` returns the stream's judge, the message's bytes, its facts and route. */
+function judgeCase(name, what, iterations, open) {
+  return {
+    name,
+    group: 'judge',
+    what,
+    unit: 'message',
+    iterations,
+    async prepare() {
+      const [{ MessagePipeline }, { chooseProtocol }, { parseBudgetBytes }, { DEFAULT_MAX_BODY_BYTES }] = await Promise.all([
+        load('judge/message-pipeline.js'),
+        load('judge/protocol-choice.js'),
+        load('record/worker/recorder-memory.js'),
+        load('record/pipeline/recording-sink.js'),
+      ]);
+      const registry = await loadRegistry();
+      // As TrafficRecorder makes it, with the default --max-body.
+      const pipeline = new MessagePipeline({ registry, maxBodyBytes: DEFAULT_MAX_BODY_BYTES, parseBudget: parseBudgetBytes(DEFAULT_MAX_BODY_BYTES) });
+      const { judge, raw, facts, http } = await open(pipeline, chooseProtocol);
+      const judgeOne = () => pipeline.verdict(pipeline.read('server', raw, facts, http), facts, judge);
+      expectValid(name, judgeOne());
+      return {
+        setup: () => ({ last: undefined }),
+        iterate(state) {
+          state.last = judgeOne();
+        },
+        teardown: (state) => expectValid(name, state.last),
+      };
+    },
+  };
+}
+
+/** `start(recorder, redactor)` opens what a round records into and returns one iteration. */
+function workerCase(name, what, unit, iterations, ops, start) {
+  return {
+    name,
+    group: 'worker',
+    what,
+    unit,
+    iterations,
+    ops,
+    async prepare() {
+      const [{ TrafficRecorder }, { RecordingClock }, { HeaderRedactor }] = await Promise.all([
+        load('record/pipeline/traffic-recorder.js'),
+        load('core/recording-clock.js'),
+        load('judge/header-redaction.js'),
+      ]);
+      const registry = await loadRegistry();
+      const newWriter = await writerFactory(registry);
+      const redactor = new HeaderRedactor();
+      return {
+        setup() {
+          const { writer, close } = newWriter();
+          const recorder = new TrafficRecorder({ writer, registry, clock: new RecordingClock() });
+          const step = start(recorder, redactor);
+          writer.flush();
+          return { writer, close, step };
+        },
+        iterate({ writer, step }, i) {
+          step(i);
+          if (writer.pending >= BATCH_ROWS) writer.flush();
+        },
+        finish: ({ writer }) => writer.flush(),
+        teardown({ writer, close }) {
+          const { invalid, findings } = writer.totals;
+          close();
+          if (invalid > 0 || findings > 0) throw new Error(`${name}: ${invalid} invalid messages, ${findings} findings: not the path meant`);
+        },
+      };
+    },
+  };
+}
+
+// --- Run ----------------------------------------------------------------------------------------
+
+const GROUPS = [...new Set(CASES.map((c) => c.group))];
+const unknown = ONLY?.filter((name) => !GROUPS.includes(name) && !CASES.some((c) => c.name === name)) ?? [];
+if (unknown.length > 0) {
+  console.error(`--only: no case or group named ${unknown.join(', ')} (cases: ${CASES.map((c) => c.name).join(', ')}; groups: ${GROUPS.join(', ')})`);
+  process.exit(2);
+}
+const chosen = CASES.filter((c) => !ONLY || ONLY.includes(c.name) || ONLY.includes(c.group));
+
+console.log(
+  `micro benchmarks: median CPU per operation (all threads) of ${ROUNDS} rounds after a warm-up, ${BATCH_ROWS} rows per SQLite transaction${argValue('--dist') ? `, ${DIST}` : ''}`,
+);
+const perUnit = (ns, unit) => (unit === 'ns' ? `${ns.toFixed(0)} ns` : `${(ns / 1000).toFixed(2)} µs`);
+const rate = (perSecond) => (perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M/s` : `${(perSecond / 1e3).toFixed(1)} k/s`);
+let group;
+for (const c of chosen) {
+  if (c.group !== group) {
+    group = c.group;
+    console.log(group);
+  }
+  const iterations = Math.max(1, Math.round(c.iterations * SCALE));
+  const ops = c.ops ?? 1;
+  let line;
+  try {
+    const plan = await c.prepare();
+    const result = measureCpu({ iterations, rounds: ROUNDS, opsPerIteration: ops, ...plan });
+    const unit = c.group === 'framers' ? 'ns' : 'µs';
+    const spread = `${perUnit(Math.min(...result.rounds), unit)}–${perUnit(Math.max(...result.rounds), unit)}`;
+    line = `${perUnit(result.nsPerOp, unit).padStart(10)} per ${c.unit.padEnd(8)} ${rate(result.opsPerSecond).padStart(10)}   (${(iterations * ops).toLocaleString('en-US')} per round, rounds ${spread})`;
+  } catch (error) {
+    // An older build (--dist) may lack a module or an API: the other cases still run.
+    line = `not measured: ${error.message.split('\n')[0]}`;
+  }
+  console.log(`  ${c.name.padEnd(14)} ${c.what.padEnd(52)} ${line}`);
+}
