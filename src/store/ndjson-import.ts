@@ -14,6 +14,8 @@ import { SQLITE_MAGIC } from './file-head.js';
 export interface ImportOptions {
   /** Replace an existing output file. */
   overwrite?: boolean;
+  /** The output is a throwaway copy, read and deleted again (see openDatabase): no journal on disk, nothing synced. */
+  scratch?: boolean;
 }
 
 /** How every export begins: a recording cut short inside its first line still starts this way. */
@@ -101,7 +103,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             schemaHashes: header.schemaHashes ?? {},
             startedAt: new Date(header.startedAt),
           },
-          { overwrite: true, maxBatch: 5000 },
+          { overwrite: true, maxBatch: 5000, scratch: options.scratch },
         );
         continue;
       }

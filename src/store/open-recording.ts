@@ -41,7 +41,7 @@ export function openRecording(path: string): RecordingReader {
   process.once('exit', cleanup);
   try {
     const db = join(dir, 'recording.db');
-    importNdjsonFile(path, db);
+    importNdjsonFile(path, db, { scratch: true });
     const reader = RecordingReader.open(db);
     const close = reader.close.bind(reader);
     reader.close = () => {

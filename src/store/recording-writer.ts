@@ -24,6 +24,8 @@ export interface RecordingWriterOptions {
   maxBatch?: number;
   /** Replace an existing file instead of refusing with E_STORE_EXISTS. */
   overwrite?: boolean;
+  /** A throwaway copy, rebuilt from its source if lost: no journal on disk, nothing synced (see openDatabase). */
+  scratch?: boolean;
   /**
    * Called once when a background write fails. The writer then drops every later row (counted in
    * `dropped`) and `flush()`/`close()` throw the same error. Without it the failure only surfaces there.
@@ -33,8 +35,8 @@ export interface RecordingWriterOptions {
   schedule?: FlushSchedule;
 }
 
-/** Options of `RecordingWriter.append`: the same, minus `overwrite`. */
-export type RecordingAppendOptions = Omit<RecordingWriterOptions, 'overwrite'>;
+/** Options of `RecordingWriter.append`: the same, minus `overwrite` and `scratch`. */
+export type RecordingAppendOptions = Omit<RecordingWriterOptions, 'overwrite' | 'scratch'>;
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_MAX_BATCH = 1000;
@@ -154,7 +156,7 @@ export class RecordingWriter {
       }
     }
     const created = !existsSync(path);
-    const db = openDatabase(path);
+    const db = openDatabase(path, { scratch: options.scratch });
     try {
       migrate(db, path);
       const writer = new RecordingWriter(path, db, options, meta.startedAt, false);

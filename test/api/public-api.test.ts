@@ -429,6 +429,7 @@ describe('the public API', () => {
       flushIntervalMs?: number;
       maxBatch?: number;
       overwrite?: boolean;
+      scratch?: boolean;
       onError?: (error: api.StoreError) => void;
       schedule?: api.FlushSchedule;
     }>();
@@ -497,6 +498,7 @@ describe('the public API', () => {
     expectTypeOf(api.importNdjsonFile).toEqualTypeOf<(file: string, out: string, options?: api.ImportOptions) => api.StoreTotals>();
     expectTypeOf<api.ImportOptions>().toEqualTypeOf<{
       overwrite?: boolean;
+      scratch?: boolean;
     }>();
     expectTypeOf(api.startInspector).toEqualTypeOf<(options: api.InspectorOptions) => Promise<api.RunningInspector>>();
     expectTypeOf<api.InspectorOptions>().toEqualTypeOf<{

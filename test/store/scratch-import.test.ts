@@ -1,0 +1,58 @@
+/**
+ * An NDJSON recording opened for reading (replay, validate, diff, show) is imported into a scratch
+ * copy: journal in memory, nothing synced. It must hold exactly what a durable import holds, and
+ * leave nothing behind.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
+import { openRecording } from '../../src/store/open-recording.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../recordings/examples/agui-sse-run.ndjson', import.meta.url));
+
+let tmp: TempDir;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+function exported(file: string): string {
+  const reader = RecordingReader.open(file);
+  try {
+    return exportNdjsonText(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+describe('a scratch import', () => {
+  it('holds what a durable import holds, in a file with a plain rollback journal and no journal files beside it', () => {
+    const durable = join(tmp.dir, 'durable.db');
+    const scratch = join(tmp.dir, 'scratch.db');
+    expect(importNdjsonFile(EXAMPLE, scratch, { scratch: true })).toEqual(importNdjsonFile(EXAMPLE, durable));
+    expect(exported(scratch)).toBe(exported(durable));
+    const db = new Database(scratch, { readonly: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    } finally {
+      db.close();
+    }
+    expect(readdirSync(tmp.dir).sort()).toEqual(['durable.db', 'scratch.db']);
+  });
+
+  it('is what openRecording reads an NDJSON recording through, and closing the reader deletes it', () => {
+    const reader = openRecording(EXAMPLE);
+    const copy = reader.file;
+    expect(dirname(copy)).not.toBe(dirname(EXAMPLE));
+    expect(reader.totals().exchanges).toBeGreaterThan(0);
+    reader.close();
+    expect(existsSync(copy)).toBe(false);
+    expect(existsSync(dirname(copy))).toBe(false);
+  });
+});
