@@ -61,7 +61,8 @@ export class ExchangePairing {
 function routeKey(http: HttpContext): string {
   const q = http.path.indexOf('?');
   const query = http.query?.toString() ?? (q === -1 ? '' : http.path.slice(q + 1));
-  return JSON.stringify([http.method.toUpperCase(), pathWithoutQuery(http.path), query]);
+  // NUL cannot appear in a method, a path or a query that HTTP carries: the key is unambiguous.
+  return `${http.method.toUpperCase()}\0${pathWithoutQuery(http.path)}\0${query}`;
 }
 
 /** The headers in a form that compares equal for equal headers, whatever their order and case. */
