@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// The CLI runs from its bundle (scripts/bundle-cli.mjs): one module to load instead of ~200.
-import { main } from '../dist/bundle/main.js';
+import module from 'node:module';
+
+// Node 22.1 and later keep the compiled code of the CLI's modules on disk (in the OS temp folder,
+// or NODE_COMPILE_CACHE) and reuse it on the next start, about 10 ms of each; Node 20 has no such
+// cache. It must be on before the bundle loads, hence the dynamic import.
+module.enableCompileCache?.();
+// The CLI runs from its bundle (scripts/bundle-cli.mjs): a handful of modules to load instead of ~200.
+const { main } = await import('../dist/bundle/main.js');
 
 main(process.argv).then((code) => {
   process.exitCode = code;
