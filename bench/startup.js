@@ -1,5 +1,5 @@
 // Start-up: how long until each command does its first useful thing, each figure beside its target.
-// Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>]
+// Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>] [--only replay,start-replay,validate,record]
 //
 // - `replay` spawn → first response served: the CLI replays a small AG-UI recording (the example
 //   run, imported to a .db) with --timing none; the clock stops when the recorded SSE run has been
@@ -31,6 +31,10 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('--runs', 7));
 const BUSY = Number(arg('--busy', availableParallelism() + 1));
 const COMPARE = arg('--compare', undefined);
+/** --only replay,start-replay,validate,record: some figures. `validate` alone needs no better-sqlite3,
+ * so `<another node> bench/startup.js --only validate` measures a Node whose addon is not built here. */
+const ONLY = arg('--only', undefined)?.split(',');
+const runs = (name) => !ONLY || ONLY.includes(name);
 
 const TARGETS = { replay: 120, startReplay: 20, validate: 150 };
 const SMALL_RECORDING = join(ROOT, 'recordings/examples/agui-sse-run.ndjson');
@@ -189,9 +193,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
 try {
   // The small recording as a .db, made by this build once.
   const recording = join(scratch, 'small.db');
-  await new Promise((resolve, reject) =>
-    spawn(process.execPath, [builds[0].bin, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`)))),
-  );
+  if (runs('replay') || runs('start-replay')) {
+    await new Promise((resolve, reject) =>
+      spawn(process.execPath, [builds[0].bin, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`)))),
+    );
+  }
   const requestRow = readFileSync(SMALL_RECORDING, 'utf8')
     .split('\n')
     .map((text) => (text ? JSON.parse(text) : undefined))
@@ -199,17 +205,21 @@ try {
   const request = { method: 'POST', path: '/agent', body: requestRow.raw };
 
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
-  line('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request)), builds);
-  const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
-  line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
-  line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
-  line('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole), builds);
-  line('record spawn → "listening on", idle CPU', undefined, await alternating(builds, recordListening), builds);
-  const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
-  try {
-    line(`record spawn → "listening on", ${BUSY} busy processes`, undefined, await alternating(builds, recordListening), builds);
-  } finally {
-    for (const spinner of spinners) spinner.kill('SIGKILL');
+  if (runs('replay')) line('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request)), builds);
+  if (runs('start-replay')) {
+    const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
+    line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
+    line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
+  }
+  if (runs('validate')) line('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole), builds);
+  if (runs('record')) {
+    line('record spawn → "listening on", idle CPU', undefined, await alternating(builds, recordListening), builds);
+    const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+    try {
+      line(`record spawn → "listening on", ${BUSY} busy processes`, undefined, await alternating(builds, recordListening), builds);
+    } finally {
+      for (const spinner of spinners) spinner.kill('SIGKILL');
+    }
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
