@@ -8,7 +8,10 @@
 // are reported, and each ratio is the median of the per-round ratios. The CPU each process spends
 // (user + system, all threads, from /proc) is taken per request for the recorder and the bare forwarder.
 // --recorder-bin measures another build of the CLI (e.g. a copy of an earlier dist) in the recorder's place.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// --threads adds each thread's CPU per unit for the bare forwarder and the recorder (user + system, by
+// thread id: the main thread first, then the others in the order they started: V8's helpers, then the
+// recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +26,7 @@ const argValue = (name) => {
   return at < 0 ? undefined : process.argv[at + 1];
 };
 const ONLY = argValue('--only')?.split(',');
+const THREADS = process.argv.includes('--threads');
 const runs = (name) => !ONLY || ONLY.includes(name);
 const SSE_EVENTS = quick ? 20_000 : 200_000;
 /** The usual agent writes each event as it comes: one write(), one socket chunk, per event. */
@@ -43,6 +47,20 @@ const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+/** CPU time (user + system) of each thread of a process, in ms, by thread id. */
+function threadCpuMsOf(pid) {
+  const threads = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return threads;
 }
 
 /** CPU time (user + system, all threads) a process has used, in ms; Linux clock ticks are 10 ms. */
@@ -130,6 +148,12 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const median = (values) => percentile(values, 50);
+/** Per-thread medians over rounds (threads matched by position: main first, then by start order). */
+function medianThreads(runs) {
+  if (runs.some((threads) => threads === undefined)) return undefined;
+  const count = Math.min(...runs.map((threads) => threads.length));
+  return Array.from({ length: count }, (_, i) => median(runs.map((threads) => threads[i])));
+}
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const pct = (ratio) => `${(100 * ratio).toFixed(1)} %`;
 const roundsOf = (ratios) => ratios.map((r) => (100 * r).toFixed(1)).join(' / ');
@@ -177,7 +201,7 @@ try {
    * upstream and, when there is one, the process in between (`child`: the recorder or the bare forwarder).
    */
   const withCpu = (measure) => async (url, child) => {
-    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), child: child && cpuMsOf(child.pid) };
+    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), child: child && cpuMsOf(child.pid), threads: THREADS && child ? threadCpuMsOf(child.pid) : undefined };
     const run = await measure(url);
     const client = process.cpuUsage(before.client);
     // A recorder may still be recording what it forwarded (its worker lags a flood by design): that is its CPU too.
@@ -188,6 +212,11 @@ try {
       upstream: perUnit(cpuMsOf(upstream.pid) - before.upstream),
       ...(child ? { between: perUnit(cpuMsOf(child.pid) - before.child) } : {}),
     };
+    if (before.threads) {
+      const after = threadCpuMsOf(child.pid);
+      // Main thread first (its id is the pid), then the others by id, which is the order they started.
+      run.threads = [...after.keys()].sort((a, b) => (a === child.pid ? -1 : b === child.pid ? 1 : a - b)).map((tid) => perUnit(after.get(tid) - (before.threads.get(tid) ?? 0)));
+    }
     return run;
   };
 
@@ -218,6 +247,7 @@ try {
       ofBare: ratios('recorded', 'bare'),
       bareOfDirect: ratios('bare', 'direct'),
       cpuRatios,
+      threads: { bare: medianThreads(rounds.map((r) => r.bare.threads)), recorded: medianThreads(rounds.map((r) => r.recorded.threads)) },
       runs: rounds.map((r) => r.recorded),
     };
   }
@@ -281,6 +311,10 @@ function throughputLine(label, unit, result) {
       `recorded ${fmt(result.recorded.rate)} ${unit}/s (${pct(median(result.ofDirect))} of direct; rounds ${roundsOf(result.ofDirect)} %)\n` +
       `${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')} (all threads): bare forwarder ${result.bare.cpu('between').toFixed(2)} µs, recorder ${result.recorded.cpu('between').toFixed(2)} µs`,
   );
+  if (result.threads.recorded) {
+    const list = (threads) => `main ${threads[0].toFixed(1)}, then ${threads.slice(1).map((t) => t.toFixed(1)).join(' ')}`;
+    console.log(`${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')} by thread (µs): bare forwarder ${list(result.threads.bare)}; recorder ${list(result.threads.recorded)}`);
+  }
 }
 /** One target line: the figure, its target, and whether it is met. */
 function targetLine(label, value, target, ok, detail = '') {
