@@ -11,6 +11,7 @@
 // --threads adds each thread's CPU per unit for the bare forwarder and the recorder (user + system, by
 // thread id: the main thread first, then the others in the order they started: V8's helpers, then the
 // recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
+// --recorder-node-args='<flags>' starts the recorder's node with those flags (e.g. --single-threaded-gc).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -27,6 +28,8 @@ const argValue = (name) => {
 };
 const ONLY = argValue('--only')?.split(',');
 const THREADS = process.argv.includes('--threads');
+/** Node options for the recorder's process only, e.g. --recorder-node-args=--single-threaded-gc. */
+const RECORDER_NODE_ARGS = process.argv.find((a) => a.startsWith('--recorder-node-args='))?.slice('--recorder-node-args='.length).split(' ').filter(Boolean) ?? [];
 const runs = (name) => !ONLY || ONLY.includes(name);
 const SSE_EVENTS = quick ? 20_000 : 200_000;
 /** The usual agent writes each event as it comes: one write(), one socket chunk, per event. */
@@ -165,7 +168,7 @@ const roundsOf = (ratios) => ratios.map((r) => (100 * r).toFixed(1)).join(' / ')
  */
 async function withRecorder(upstreamUrl, dir, name, warm, run) {
   const out = join(dir, `${name}.db`);
-  const { child, info } = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
+  const { child, info } = await startProcess([...RECORDER_NODE_ARGS, BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
   try {
     if (warm) await warm(info.url);
     return await run(info.url, child);
