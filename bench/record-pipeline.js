@@ -7,10 +7,11 @@
 //   --dist: another build's dist folder (e.g. a copy of an earlier one), for before/after;
 //   --pipeline inline: record on the capture thread instead (what the work itself costs, without the hand-over);
 //   --threads: also print each thread's CPU per exchange (the worker's, once it has caught up; V8's helpers).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { threadCpuMs } from './lib/proc-cpu.js';
 
 const argValue = (name) => {
   const at = process.argv.indexOf(name);
@@ -36,11 +37,8 @@ const REQUEST_HEADERS = ['Host', '127.0.0.1:8788', 'User-Agent', 'bench', 'Accep
 const RESPONSE_HEADERS = ['content-type', 'application/json', 'content-length', '149', 'Date', 'Wed, 02 Dec 2026 06:00:00 GMT', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5'];
 const BODY = Buffer.from(JSON.stringify({ apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } }));
 
-/** CPU ms (user + system) of one thread of this process; Linux clock ticks are 10 ms. */
-function threadCpuMs(tid) {
-  const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** CPU ms (user + system) of each thread of this process, by thread id. */
+const ownThreadsCpuMs = () => threadCpuMs(process.pid);
 const processCpuMs = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
@@ -79,22 +77,21 @@ async function round(n) {
     // part of the traffic is recorded, and the measure starts once the worker has caught up with it.
     await send(sink, WARM);
     while (sink.totals().messages < WARM) await new Promise((resolve) => setTimeout(resolve, 5));
-    const tids = () => Object.fromEntries(readdirSync('/proc/self/task').map((t) => [t, threadCpuMs(t)]));
-    const t0 = THREADS ? tids() : {};
-    const before = { main: threadCpuMs(process.pid), all: processCpuMs() };
+    const t0 = THREADS ? ownThreadsCpuMs() : new Map();
+    const before = { main: ownThreadsCpuMs().get(process.pid), all: processCpuMs() };
     await send(sink, n);
     if (THREADS) {
       // The worker's thread is gone once the sink is closed: its share is read once it has caught up.
       while (sink.totals().messages < WARM + n) await new Promise((resolve) => setTimeout(resolve, 5));
-      const t1 = tids();
-      const used = Object.keys(t1)
-        .map((t) => [t === String(process.pid) ? 'capture' : t, (1000 * (t1[t] - (t0[t] ?? 0))) / n])
+      const t1 = ownThreadsCpuMs();
+      const used = [...t1.keys()]
+        .map((t) => [t === process.pid ? 'capture' : t, (1000 * (t1.get(t) - (t0.get(t) ?? 0))) / n])
         .filter(([, us]) => us > 0);
       console.log(`  threads (µs per exchange): ${used.map(([t, us]) => `${t} ${us.toFixed(1)}`).join(', ')}`);
     }
     const totals = await sink.close(new Date());
     if (totals.exchanges !== WARM + n || totals.messages !== WARM + n) throw new Error(`recorded ${totals.exchanges} exchanges and ${totals.messages} messages, not ${WARM + n}`);
-    return { main: (1000 * (threadCpuMs(process.pid) - before.main)) / n, all: (1000 * (processCpuMs() - before.all)) / n };
+    return { main: (1000 * (ownThreadsCpuMs().get(process.pid) - before.main)) / n, all: (1000 * (processCpuMs() - before.all)) / n };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@
 // thread id: the main thread first, then the others in the order they started: V8's helpers, then the
 // recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
 // --recorder-node-args='<flags>' starts the recorder's node with those flags (e.g. --single-threaded-gc).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startProcess, stop } from './lib/processes.js';
 import { sseThroughput } from './lib/sse-client.js';
+import { processCpuMs, threadCpuMs } from './lib/proc-cpu.js';
 
 const quick = process.argv.includes('--quick');
 const argValue = (name) => {
@@ -52,33 +53,13 @@ function rssOf(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
 }
 
-/** CPU time (user + system) of each thread of a process, in ms, by thread id. */
-function threadCpuMsOf(pid) {
-  const threads = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // A thread that ended meanwhile.
-    }
-  }
-  return threads;
-}
-
-/** CPU time (user + system, all threads) a process has used, in ms; Linux clock ticks are 10 ms. */
-function cpuMsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** Resolves once process `pid` has used no CPU for 50 ms (at most 5 s): whatever it was doing is done. */
 async function settled(pid) {
   const until = Date.now() + 5_000;
-  let last = cpuMsOf(pid);
+  let last = processCpuMs(pid);
   while (Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = cpuMsOf(pid);
+    const now = processCpuMs(pid);
     if (now === last) return;
     last = now;
   }
@@ -204,7 +185,7 @@ try {
    * upstream and, when there is one, the process in between (`child`: the recorder or the bare forwarder).
    */
   const withCpu = (measure) => async (url, child) => {
-    const before = { client: process.cpuUsage(), upstream: cpuMsOf(upstream.pid), child: child && cpuMsOf(child.pid), threads: THREADS && child ? threadCpuMsOf(child.pid) : undefined };
+    const before = { client: process.cpuUsage(), upstream: processCpuMs(upstream.pid), child: child && processCpuMs(child.pid), threads: THREADS && child ? threadCpuMs(child.pid) : undefined };
     const run = await measure(url);
     const client = process.cpuUsage(before.client);
     // A recorder may still be recording what it forwarded (its worker lags a flood by design): that is its CPU too.
@@ -212,11 +193,11 @@ try {
     const perUnit = (ms) => (1000 * ms) / run.units;
     run.cpu = {
       client: perUnit((client.user + client.system) / 1000),
-      upstream: perUnit(cpuMsOf(upstream.pid) - before.upstream),
-      ...(child ? { between: perUnit(cpuMsOf(child.pid) - before.child) } : {}),
+      upstream: perUnit(processCpuMs(upstream.pid) - before.upstream),
+      ...(child ? { between: perUnit(processCpuMs(child.pid) - before.child) } : {}),
     };
     if (before.threads) {
-      const after = threadCpuMsOf(child.pid);
+      const after = threadCpuMs(child.pid);
       // Main thread first (its id is the pid), then the others by id, which is the order they started.
       run.threads = [...after.keys()].sort((a, b) => (a === child.pid ? -1 : b === child.pid ? 1 : a - b)).map((tid) => perUnit(after.get(tid) - (before.threads.get(tid) ?? 0)));
     }

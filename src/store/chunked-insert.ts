@@ -6,7 +6,7 @@ export const ROWS_PER_INSERT = 16;
 
 interface SizedInsert<C extends Columns> {
   statement: Database.Statement;
-  bind: (rows: ReadonlyArray<StoredOf<C>>, from: number) => unknown[];
+  bind: (rows: ReadonlyArray<StoredOf<C>>) => unknown[];
 }
 
 /**
@@ -30,12 +30,11 @@ export class ChunkedInsert<C extends Columns> {
     private readonly table: string,
     private readonly columns: C,
     private readonly refersTo?: { flush(): void },
-    private readonly rowsPerInsert = ROWS_PER_INSERT,
   ) {}
 
   add(row: StoredOf<C>): void {
     this.pending.push(row);
-    if (this.pending.length >= this.rowsPerInsert) this.flush();
+    if (this.pending.length >= ROWS_PER_INSERT) this.flush();
   }
 
   /** Inserts every row added so far. On a failure the rows are dropped with the transaction that held them. */
@@ -45,7 +44,7 @@ export class ChunkedInsert<C extends Columns> {
     this.refersTo?.flush();
     try {
       const insert = this.insertOf(count);
-      insert.statement.run(insert.bind(this.pending, 0));
+      insert.statement.run(insert.bind(this.pending));
     } finally {
       this.pending.length = 0;
     }

@@ -86,21 +86,20 @@ export function updateSql(table: string, columns: Columns, fields: readonly stri
 }
 
 /**
- * Turns `count` stored rows, taken from `rows` at `from`, into the positional parameters of
- * insertSql(…, count). Binding an array is measurably cheaper than named parameters on the hottest
+ * Turns `count` stored rows into the positional parameters of insertSql(…, count). Binding an array is measurably cheaper than named parameters on the hottest
  * statements; the array is reused (statements bind synchronously), so rows cost no allocation here.
  * The function is compiled from the field list: a loop over the fields would read them by a varying
  * key, slower on the writer's hot path.
  */
-export function rowsBinder<C extends Columns>(columns: C, count: number): (rows: ReadonlyArray<StoredOf<C>>, from: number) => unknown[] {
+export function rowsBinder<C extends Columns>(columns: C, count: number): (rows: ReadonlyArray<StoredOf<C>>) => unknown[] {
   const fields = fieldNames(columns);
   const params = new Array<unknown>(fields.length * count);
   const rows: string[] = [];
   for (let r = 0; r < count; r++) {
     const assignments = fields.map((field, i) => `params[${r * fields.length + i}] = row.${field};`).join(' ');
-    rows.push(`row = rows[from + ${r}]; ${assignments}`);
+    rows.push(`row = rows[${r}]; ${assignments}`);
   }
-  return new Function('params', `return function bindRows(rows, from) { let row; ${rows.join(' ')} return params; }`)(params) as (rows: ReadonlyArray<StoredOf<C>>, from: number) => unknown[];
+  return new Function('params', `return function bindRows(rows) { let row; ${rows.join(' ')} return params; }`)(params) as (rows: ReadonlyArray<StoredOf<C>>) => unknown[];
 }
 
 /**

@@ -12,6 +12,8 @@ import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { meta } from './store-fixtures.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../recordings/examples/agui-sse-run.ndjson', import.meta.url));
@@ -44,6 +46,22 @@ describe('a scratch import', () => {
       db.close();
     }
     expect(readdirSync(tmp.dir).sort()).toEqual(['durable.db', 'scratch.db']);
+  });
+
+  it('writes no journal file beside its file while it is open, where a durable recording has its WAL', () => {
+    const journalsWhileWriting = (name: string, scratch: boolean) => {
+      const file = join(tmp.dir, name);
+      const writer = RecordingWriter.open(file, meta(), { scratch });
+      try {
+        writer.beginExchange({ transport: 'http', tOffsetMs: 0 });
+        writer.flush();
+        return ['-wal', '-journal'].filter((suffix) => existsSync(file + suffix));
+      } finally {
+        writer.close();
+      }
+    };
+    expect(journalsWhileWriting('scratch.db', true)).toEqual([]);
+    expect(journalsWhileWriting('durable.db', false)).toEqual(['-wal']);
   });
 
   it('is what openRecording reads an NDJSON recording through, and closing the reader deletes it', () => {
