@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
-import { httpOfWire, OP, wireHttpOf, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
+import { httpOfWire, OP, wireHttpOf, type DecodedOp, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 
@@ -10,6 +10,8 @@ function sampleOps(): { ops: RecorderOp[]; payload: number } {
   const socketRead = Buffer.from('xxxx{"type":"RUN_STARTED"}\n\xff\xfe raw bytes yyyy', 'latin1');
   const line = socketRead.subarray(4, 27);
   const binary = socketRead.subarray(27, 40);
+  // The chunks of one read, handed on together (ReadBatch): they arrive as one Buffer.
+  const readChunks = [socketRead.subarray(0, 4), socketRead.subarray(40)];
   const headers: Record<string, string | string[]> = { Host: '127.0.0.1', 'Set-Cookie': ['a', 'b'] };
   Object.defineProperty(headers, '__proto__', { value: 'not a prototype', enumerable: true, writable: true, configurable: true });
   const ops: RecorderOp[] = [
@@ -21,19 +23,22 @@ function sampleOps(): { ops: RecorderOp[]; payload: number } {
     [OP.update, 1, { status: 200, transport: 'sse' }],
     [OP.classify, 1, { transport: 'sse', method: 'POST', path: '/run', contentType: 'text/event-stream' }],
     [OP.push, 7, Buffer.alloc(0), 3],
+    [OP.push, 7, readChunks, 3.25],
     [OP.record, 1, 'server', Buffer.from('{}'), 3.5, 0, 200],
     [OP.tapEnd, 7, true, 4],
     [OP.end, 1, 5, { outcome: 'complete' }],
   ];
-  return { ops, payload: line.length + binary.length + 2 };
+  return { ops, payload: line.length + binary.length + 2 + 4 + (socketRead.length - 40) };
 }
 
-function expectSameOps(decoded: RecorderOp[], original: RecorderOp[]): void {
+function expectSameOps(decoded: DecodedOp[], original: RecorderOp[]): void {
   expect(decoded).toHaveLength(original.length);
   decoded.forEach((op, i) => {
     const want = original[i];
     if (op[0] === OP.push && want[0] === OP.push) {
-      expect(Buffer.compare(op[2], want[2])).toBe(0);
+      const chunk = want[2];
+      expect(op[2]).toBeInstanceOf(Buffer);
+      expect(Buffer.compare(op[2], Array.isArray(chunk) ? Buffer.concat(chunk) : (chunk as Buffer))).toBe(0);
       expect([...op.slice(0, 2), ...op.slice(3)]).toEqual([...want.slice(0, 2), ...want.slice(3)]);
     } else if (op[0] === OP.record && want[0] === OP.record) {
       expect(Buffer.compare(op[3], want[3])).toBe(0);

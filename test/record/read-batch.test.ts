@@ -34,6 +34,24 @@ describe('ReadBatch', () => {
     expect(tap.calls).toEqual([['push', event(0) + event(1) + event(2)], ['push', event(3)], ['end', true]]);
   });
 
+  it('a tap that takes the chunks of a read as they are gets them without a copy, one call per read', async () => {
+    const calls: Array<{ chunks: readonly Buffer[]; bytes: number }> = [];
+    const tap: BodyTap = {
+      push: () => expect.unreachable('a read of several chunks goes to pushChunks'),
+      pushChunks: (chunks, bytes) => void calls.push({ chunks, bytes }),
+      end: () => undefined,
+    };
+    const batch = new ReadBatch(tap);
+    const chunks = [0, 1, 2].map((i) => Buffer.from(event(i)));
+    for (const chunk of chunks) batch.push(chunk);
+    await nextTick();
+    expect(calls).toHaveLength(1);
+    // The very buffers capture forwarded: the recorder copies them once, into its batch.
+    expect(calls[0].chunks).toEqual(chunks);
+    calls[0].chunks.forEach((chunk, i) => expect(chunk).toBe(chunks[i]));
+    expect(calls[0].bytes).toBe(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  });
+
   it('a stream that ends in the same tick as its last read still records that read first', () => {
     const tap = keepingTap();
     const batch = new ReadBatch(tap);

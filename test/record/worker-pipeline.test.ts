@@ -3,6 +3,8 @@
  * never waits on parsing, judging or SQLite. These tests run the built package (npm test builds
  * first) with pipeline 'worker' and check the recording is the same as the inline one.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { WebSocket } from 'ws';
@@ -111,5 +113,44 @@ describe('recording in a worker thread', () => {
     expect(frames.find((m) => m.channel === 'close')?.json).toEqual({ code: 4002, reason: 'bye' });
 
     await expect(dist.startRecorder({ target: daemon.url, listen: 0, out, pipeline: 'worker' })).rejects.toMatchObject({ code: 'E_STORE_EXISTS' });
+  });
+  it('records every event of a read that held many HTTP chunks, in order and byte for byte', async () => {
+    // Each write() of a chunked response is an HTTP chunk of its own; corked, they leave in one
+    // segment, so the recorder's capture gets them from one read and hands them on together.
+    const events = Array.from({ length: 40 }, (_, i) => `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: `d${i}` })}\n\n`);
+    const stream = [
+      `data: ${JSON.stringify({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })}\n\n`,
+      `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' })}\n\n`,
+      ...events,
+      `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_END', messageId: 'm1' })}\n\n`,
+      `data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' })}\n\n`,
+    ];
+    const upstream = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.flushHeaders();
+        res.cork();
+        for (const event of stream) res.write(event);
+        process.nextTick(() => {
+          res.uncork();
+          res.end();
+        });
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    const out = dir.file('reads.db');
+    const recorder = await dist.startRecorder({ target: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, listen: 0, out, pipeline: 'worker' });
+    const response = await fetch(`${recorder.url}/agent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} }) });
+    expect(await response.text()).toBe(stream.join(''));
+    await recorder.close();
+    const reader = RecordingReader.open(out);
+    cleanups.push(() => reader.close());
+    const served = reader.messages(1).filter((m) => m.sender === 'server');
+    expect(served.map((m) => m.raw.toString())).toEqual(stream);
+    expect(served.every((m) => m.verdict.status === 'valid')).toBe(true);
   });
 });

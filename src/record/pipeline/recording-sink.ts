@@ -20,6 +20,12 @@ export type BodyKind = 'sse' | 'proto' | 'json' | 'other';
 export interface BodyTap {
   /** `at`: when the chunk arrived, in recording-clock milliseconds (stamped where it was captured). */
   push(chunk: Buffer, at?: number): void;
+  /**
+   * The chunks of one socket read as one push, the same as push() of their concatenation. A tap
+   * that copies what it is given anyway (the recording worker's) takes them as they are, which saves
+   * the forwarding thread a copy and, under a flood, megabytes of buffers awaiting its GC.
+   */
+  pushChunks?(chunks: readonly Buffer[], bytes: number, at?: number): void;
   /** `complete` is false when the stream was cut (reset, client gone). Resolves once every message is handed on. */
   end(complete: boolean, at?: number): Promise<void> | void;
 }

@@ -39,6 +39,8 @@ export class ReadBatch implements BodyTap {
     this.chunks = [];
     const bytes = this.bytes;
     this.bytes = 0;
-    this.tap.push(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
+    if (chunks.length === 1) this.tap.push(chunks[0]);
+    else if (this.tap.pushChunks) this.tap.pushChunks(chunks, bytes);
+    else this.tap.push(Buffer.concat(chunks, bytes));
   };
 }

@@ -1,4 +1,4 @@
-import { OP, type RecorderOp } from './recorder-ops.js';
+import { OP, type DecodedOp, type RecorderOp } from './recorder-ops.js';
 
 /** Where an op's bytes lie in its batch's byte buffer: [offset, length]. */
 export type ByteSpan = readonly [number, number];
@@ -43,11 +43,23 @@ export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
     offset += view.byteLength;
     return at;
   };
+  // Consecutive in the payload, so one span covers them all: the worker gets one Buffer.
+  const spanAll = (views: readonly Uint8Array[]): ByteSpan => {
+    const start = offset;
+    for (const view of views) {
+      payload.push(view);
+      offset += view.byteLength;
+    }
+    return [start, offset - start];
+  };
   // In place: the op tuples are the caller's no more.
   const encoded = ops as unknown[][];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
-    if (op[0] === OP.push) encoded[i][PAYLOAD_AT] = span(op[2]);
+    if (op[0] === OP.push) {
+      const chunk = op[2];
+      encoded[i][PAYLOAD_AT] = Array.isArray(chunk) ? spanAll(chunk) : span(chunk as Buffer);
+    }
     else if (op[0] === OP.record) encoded[i][RAW_AT] = span(op[3]);
   }
   if (offset !== payloadBytes) throw new RangeError(`a recorder batch holds ${offset} payload bytes, not the ${payloadBytes} counted`);
@@ -68,12 +80,12 @@ export function packBatch(encoded: EncodedOps): EncodedBatch {
 }
 
 /** The worker's side: the ops back, their payloads as Buffers over the batch buffer (no copy). */
-export function decodeBatch(batch: EncodedBatch): RecorderOp[] {
+export function decodeBatch(batch: EncodedBatch): DecodedOp[] {
   const ops = JSON.parse(batch.ops) as unknown[][];
   const view = ([offset, length]: ByteSpan) => Buffer.from(batch.bytes, offset, length);
   for (const op of ops) {
     if (op[0] === OP.push) op[PAYLOAD_AT] = view(op[PAYLOAD_AT] as ByteSpan);
     else if (op[0] === OP.record) op[RAW_AT] = view(op[RAW_AT] as ByteSpan);
   }
-  return ops as RecorderOp[];
+  return ops as DecodedOp[];
 }

@@ -43,9 +43,13 @@ export type RecorderOp =
   /** `facts`: an index into RECORD_PRESETS, or the options themselves. */
   | [op: typeof OP.record, id: number, sender: Sender, raw: Buffer, at: number, facts: WireRecordOptions | number, http: WireHttp]
   | [op: typeof OP.tap, id: number, tap: number, spec: WireTapSpec]
-  | [op: typeof OP.push, tap: number, chunk: Buffer, at: number]
+  /** `chunk`: several chunks (one socket read) on the capture thread; one Buffer of them all in the worker. */
+  | [op: typeof OP.push, tap: number, chunk: Buffer | readonly Buffer[], at: number]
   | [op: typeof OP.tapEnd, tap: number, complete: boolean, at: number]
   | [op: typeof OP.end, id: number, at: number, end: Omit<ExchangeEnd, 'tOffsetMs'>];
+
+/** An op as the worker has it (decodeBatch): the chunks of a push are one Buffer there. */
+export type DecodedOp = Exclude<RecorderOp, [typeof OP.push, ...unknown[]]> | [op: typeof OP.push, tap: number, chunk: Buffer, at: number];
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {
   if (!http) return undefined;

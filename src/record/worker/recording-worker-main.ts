@@ -10,7 +10,7 @@ import type { BodyTap } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type RecorderOp } from './recorder-ops.js';
+import { fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type DecodedOp } from './recorder-ops.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 
 /**
@@ -142,7 +142,7 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-function apply(op: RecorderOp): Promise<void> | void {
+function apply(op: DecodedOp): Promise<void> | void {
   switch (op[0]) {
     case OP.open:
       exchanges.set(op[1], recorder.openExchange(op[3], op[2]));

@@ -460,6 +460,10 @@ class RemoteExchange implements ExchangeSink {
       push(chunk: Buffer, at?: number) {
         sink.push([OP.push, tap, chunk, at ?? sink.now()], chunk.length);
       },
+      // Packing copies them into the batch anyway (op-batch.ts): concatenating them first would copy twice.
+      pushChunks(chunks: readonly Buffer[], bytes: number, at?: number) {
+        sink.push([OP.push, tap, chunks, at ?? sink.now()], bytes);
+      },
       end(complete: boolean, at?: number) {
         sink.push([OP.tapEnd, tap, complete, at ?? sink.now()], 0);
       },
