@@ -244,12 +244,19 @@ try {
   if (runs('sse1')) results.sse1 = await compare('sse1', warmSse1, sse(1, SSE_PER_WRITE_EVENTS));
 
   if (runs('latency')) {
-    const latDirect = await pacedLatencies(upstreamUrl);
-    const latProxied = await withRecorder(upstreamUrl, dir, 'latency', warmSse, (url) => pacedLatencies(url));
-    results.latency = {
-      direct: { p50: percentile(latDirect, 50), p99: percentile(latDirect, 99) },
-      proxied: { p50: percentile(latProxied, 50), p99: percentile(latProxied, 99) },
-    };
+    // Alternating rounds, as for throughput: a run's p99 is its 20th slowest event of 2,000, which
+    // a pause of the machine (or of the upstream) decides as often as the path under test does.
+    const percentiles = (latencies) => ({ p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
+    const paced = async (url) => percentiles(await pacedLatencies(url));
+    await pacedLatencies(upstreamUrl);
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const direct = await paced(upstreamUrl);
+      const bare = await withBareForwarder(upstreamUrl, warmSse, paced);
+      const recorded = await withRecorder(upstreamUrl, dir, `latency-${round}`, warmSse, paced);
+      rounds.push({ direct, bare, recorded });
+    }
+    results.latency = rounds;
   }
 
   if (runs('ws'))
@@ -315,13 +322,19 @@ if (results.sse1) {
   targetLine('SSE (1 event per write) events/s recorded ÷ direct', r.toFixed(2), '≥ 0.6', r >= 0.6, `÷ bare forwarder ${median(results.sse1.ofBare).toFixed(2)}`);
 }
 if (results.latency) {
-  const added = (p) => results.latency.proxied[p] - results.latency.direct[p];
+  const rounds = results.latency;
+  const side = (key, p) => median(rounds.map((r) => r[key][p])).toFixed(3);
+  /** Each round's recorded figure less its direct one: the median of these is the figure. */
+  const added = (over, p) => rounds.map((r) => r[over][p] - r.direct[p]);
   console.log(
-    `${'event latency (ms):'.padEnd(30)} direct p50 ${results.latency.direct.p50.toFixed(3)} p99 ${results.latency.direct.p99.toFixed(3)}  ` +
-      `recorded p50 ${results.latency.proxied.p50.toFixed(3)} p99 ${results.latency.proxied.p99.toFixed(3)}`,
+    `${'event latency (ms):'.padEnd(30)} direct p50 ${side('direct', 'p50')} p99 ${side('direct', 'p99')}  ` +
+      `bare forwarder p50 ${side('bare', 'p50')} p99 ${side('bare', 'p99')}  recorded p50 ${side('recorded', 'p50')} p99 ${side('recorded', 'p99')}`,
   );
-  targetLine('added latency per event, p50 (ms)', added('p50').toFixed(3), '≤ 0.15', added('p50') <= 0.15);
-  targetLine('added latency per event, p99 (ms)', added('p99').toFixed(3), '≤ 1', added('p99') <= 1);
+  const rest = (p) => `rounds ${added('recorded', p).map((ms) => ms.toFixed(3)).join(' / ')}; the bare forwarder adds ${median(added('bare', p)).toFixed(3)}`;
+  const p50 = median(added('recorded', 'p50'));
+  const p99 = median(added('recorded', 'p99'));
+  targetLine('added latency per event, p50 (ms)', p50.toFixed(3), '≤ 0.15', p50 <= 0.15, rest('p50'));
+  targetLine('added latency per event, p99 (ms)', p99.toFixed(3), '≤ 1', p99 <= 1, rest('p99'));
 }
 if (results.ws) {
   throughputLine('WS:', 'frames', results.ws);
