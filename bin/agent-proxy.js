@@ -3,10 +3,11 @@ import module from 'node:module';
 
 // Node 22.1 and later keep the compiled code of the CLI's modules on disk (in the OS temp folder,
 // or NODE_COMPILE_CACHE) and reuse it on the next start, about 10 ms of each; Node 20 has no such
-// cache. It must be on before the bundle loads, hence the dynamic import.
+// cache. It must be on before the bundle loads.
 module.enableCompileCache?.();
-// The CLI runs from its bundle (scripts/bundle-cli.mjs): a handful of modules to load instead of ~200.
-const { main } = await import('../dist/bundle/main.js');
+// The CLI runs from its bundle (scripts/bundle-cli.mjs): a handful of CommonJS modules to require
+// instead of ~200 ES modules to import.
+const { main } = module.createRequire(import.meta.url)('../dist/bundle/main.cjs');
 
 main(process.argv).then((code) => {
   process.exitCode = code;

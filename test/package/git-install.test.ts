@@ -30,7 +30,7 @@ describe.skipIf(!IN_GIT)('a git install of the committed tree', () => {
       execFileSync('npm', ['pack', '--json', '--pack-destination', root], { cwd: checkout, env: projectEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
     ) as Array<{ files: Array<{ path: string }> }>;
     const files = packed[0].files.map((f) => f.path);
-    for (const file of ['bin/agent-proxy.js', 'dist/cli/main.js', 'dist/bundle/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/record/worker/recording-worker.js', 'dist/ui/web/app.js', 'dist/schema/compiled/manifest.json']) {
+    for (const file of ['bin/agent-proxy.js', 'dist/cli/main.js', 'dist/bundle/main.cjs', 'dist/index.js', 'dist/index.d.ts', 'dist/record/worker/recording-worker.js', 'dist/ui/web/app.js', 'dist/schema/compiled/manifest.json']) {
       expect(files).toContain(file);
     }
   });

@@ -41,7 +41,7 @@ describe('the packed package, installed into a new project', () => {
       'dist/index.js',
       'dist/index.d.ts',
       'dist/cli/main.js',
-      'dist/bundle/main.js',
+      'dist/bundle/main.cjs',
       'dist/record/worker/recording-worker.js',
       'dist/diff/scan-worker.js',
       'dist/ui/web/app.js',

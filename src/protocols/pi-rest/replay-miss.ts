@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { jsonAnswer, type HttpMissAnswer, type MissedHttpRequest, type MissFacts, type RecordedServer } from '../miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
+import { lazyCrypto } from '../../core/lazy-crypto.js';
 import { matchRoute } from './route-matcher.js';
 
 /** The daemon's limit on `error.message` (apiError in the session API schema). */
 const MAX_MESSAGE_CHARS = 4096;
 
-/** One daemon start's hostInstanceId, for a replay of a recording that holds none. */
-const REPLAY_HOST_INSTANCE_ID = randomUUID();
+/** One daemon start's hostInstanceId, for a replay of a recording that holds none: made at the first miss. */
+let replayHostInstanceId: string | undefined;
 
 /**
  * A miss as the daemon answers a request for something it does not have (`session_not_found`,
@@ -21,8 +21,8 @@ export function answerPiRestMiss(request: MissedHttpRequest, miss: MissFacts, se
   const fromBody = isJsonObject(request.body) && typeof request.body.requestId === 'string' ? request.body.requestId : undefined;
   const envelope = {
     apiVersion: '1.0',
-    requestId: fromHeader || fromBody || `http-${randomUUID()}`,
-    hostInstanceId: server.hostInstanceId ?? REPLAY_HOST_INSTANCE_ID,
+    requestId: fromHeader || fromBody || `http-${lazyCrypto().randomUUID()}`,
+    hostInstanceId: server.hostInstanceId ?? (replayHostInstanceId ??= lazyCrypto().randomUUID()),
     ok: false,
     error: { code: 'replay_miss', message: miss.message.slice(0, MAX_MESSAGE_CHARS), retryable: false, details: miss.details },
   };

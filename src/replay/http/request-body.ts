@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { tryParseJson } from '../../core/json.js';
+import { lazyCrypto } from '../../core/lazy-crypto.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { FieldSpecs } from '../../core/field-specs.js';
 import { normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
@@ -51,7 +51,7 @@ export class BodyIdentifier {
   identify(raw: Buffer | undefined, mask: RedactionMask = NO_MASK): BodyIdentity {
     if (raw === undefined || raw.length === 0) return { key: 'empty', masked: 0 };
     const value = parseJsonBody(raw);
-    if (value === undefined) return { key: 'raw:' + createHash('sha256').update(raw).digest('hex'), masked: 0 };
+    if (value === undefined) return { key: 'raw:' + lazyCrypto().createHash('sha256').update(raw).digest('hex'), masked: 0 };
     const { value: masked, masked: count } = mask.apply(value);
     const normalized = this.normalize(masked);
     return { key: 'json:' + JSON.stringify(normalized), normalized, masked: count };
