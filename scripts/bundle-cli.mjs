@@ -41,7 +41,29 @@ const ownUrl = {
   },
 };
 
+/**
+ * The recording worker is bundled too (`proxy record` starts it, and its ~60 modules took longer to
+ * load than the rest of the command): the bundled capture code starts the bundled worker, while
+ * the package API (unbundled) keeps starting the unbundled one.
+ */
+const WORKER_SPECIFIER = "'./worker/recording-worker.js'";
+const bundledWorker = {
+  name: 'bundled-recording-worker',
+  transform(code, id) {
+    if (id !== join(DIST, 'record/open-recording-sink.js')) return null;
+    // Fails the build rather than quietly starting the unbundled worker after a refactor.
+    if (!code.includes(WORKER_SPECIFIER)) throw new Error(`${id} no longer names the worker as ${WORKER_SPECIFIER}: update scripts/bundle-cli.mjs`);
+    // Resolved against the module's unbundled URL (dist/record/), see ownUrl.
+    return { code: code.replace(WORKER_SPECIFIER, "'../bundle/recording-worker.cjs'"), map: null };
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
-const bundle = await rolldown({ input: { main: join(DIST, 'cli/main.js') }, platform: 'node', external, plugins: [ownUrl] });
+const bundle = await rolldown({
+  input: { main: join(DIST, 'cli/main.js'), 'recording-worker': join(DIST, 'record/worker/recording-worker.js') },
+  platform: 'node',
+  external,
+  plugins: [bundledWorker, ownUrl],
+});
 await bundle.write({ dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
 await bundle.close();

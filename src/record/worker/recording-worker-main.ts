@@ -31,38 +31,50 @@ const WORKER_MAX_BATCH = 128;
 /** Raised by capture while it forwards a burst that recording is behind on: record after it. */
 const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 
-// Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
-if (burst?.active) await burst.quiet();
-
 let recorder: TrafficRecorder;
-try {
-  const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
-  const clock = new RecordingClock(setup.clockOrigin);
+
+/**
+ * Opens the recording and starts taking ops; on failure, says why and ends the thread. Called at
+ * the end of this module, once everything it uses is declared. (Not top-level await: the CLI runs
+ * this worker from a CommonJS bundle, see scripts/bundle-cli.mjs.)
+ */
+async function start(): Promise<void> {
+  // Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
   if (burst?.active) await burst.quiet();
-  const writer = RecordingWriter.open(
-    setup.out,
-    { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },
-    {
-      overwrite: setup.overwrite,
-      maxBatch: WORKER_MAX_BATCH,
-      // Told at once, not only when the recording is closed: the person watching must know now.
-      onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
-    },
-  );
-  recorder = new TrafficRecorder({
-    writer,
-    registry,
-    clock,
-    protocol: setup.protocol,
-    maxBodyBytes: setup.maxBodyBytes,
-    redact: setup.redact,
-    listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
+  try {
+    const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
+    const clock = new RecordingClock(setup.clockOrigin);
+    if (burst?.active) await burst.quiet();
+    const writer = RecordingWriter.open(
+      setup.out,
+      { ...setup.meta, schemaHashes: registry.hashes(), startedAt: new Date(setup.meta.startedAt) },
+      {
+        overwrite: setup.overwrite,
+        maxBatch: WORKER_MAX_BATCH,
+        // Told at once, not only when the recording is closed: the person watching must know now.
+        onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
+      },
+    );
+    recorder = new TrafficRecorder({
+      writer,
+      registry,
+      clock,
+      protocol: setup.protocol,
+      maxBodyBytes: setup.maxBodyBytes,
+      redact: setup.redact,
+      listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
+    });
+    send({ type: 'ready', out: writer.file });
+    if (setup.lowerPriority === 'when-ready') yieldToForwarding();
+  } catch (error) {
+    send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
+    process.exit(0);
+  }
+  // Ops posted meanwhile wait in the port until this listener is there.
+  port.on('message', (message: ToWorker) => {
+    inbox.push(message);
+    if (!draining) void drain();
   });
-  send({ type: 'ready', out: writer.file });
-  if (setup.lowerPriority === 'when-ready') yieldToForwarding();
-} catch (error) {
-  send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
-  process.exit(0);
 }
 
 /** Progress is reported at most this often: each report costs the capture thread a message. */
@@ -106,11 +118,6 @@ const exchanges = new Map<number, ExchangeRecording>();
 const taps = new Map<number, BodyTap>();
 const inbox: ToWorker[] = [];
 let draining = false;
-
-port.on('message', (message: ToWorker) => {
-  inbox.push(message);
-  if (!draining) void drain();
-});
 
 async function drain(): Promise<void> {
   draining = true;
@@ -193,3 +200,5 @@ function apply(op: DecodedOp): Promise<void> | void {
       return;
   }
 }
+
+void start();

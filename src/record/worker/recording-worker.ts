@@ -32,7 +32,16 @@ const steps = [
   () => import('../pipeline/traffic-recorder.js'),
   () => import('./recording-worker-main.js'),
 ];
-for (const load of steps) {
-  if (burst?.active) await burst.quiet();
-  await load();
+async function loadInSteps(): Promise<void> {
+  for (const load of steps) {
+    if (burst?.active) await burst.quiet();
+    await load();
+  }
 }
+// Not top-level await (the CLI runs this from a CommonJS bundle): a module that fails to load ends
+// the thread with its error all the same, which the capture thread reports.
+loadInSteps().catch((error: unknown) =>
+  setImmediate(() => {
+    throw error;
+  }),
+);
