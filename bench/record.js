@@ -13,6 +13,8 @@
 // process shares two cores, so sustained throughput follows CPU. A stream shorter than the
 // recorder's 16 MiB backlog does better than the bound: part of it is recorded after it ends.
 // Latency alternates direct, bare forwarder and recorder too, and reports the median added p50 and p99.
+// Each round also runs the same CLI as `fixture --mode passthrough`, the recorder's own forwarding with
+// nothing recorded, so that what forwarding costs and what recording costs are told apart.
 // --recorder-bin measures another build of the CLI (e.g. a copy of an earlier dist) in the recorder's place.
 // --threads adds each thread's CPU per unit for the bare forwarder and the recorder (user + system, by
 // thread id: the main thread first, then the others in the order they started: V8's helpers, then the
@@ -164,6 +166,21 @@ async function withRecorder(upstreamUrl, dir, name, warm, run) {
   }
 }
 
+/**
+ * Like withRecorder, through the same CLI as `fixture --mode passthrough`: the recorder's own
+ * forwarding with nothing recorded, which tells forwarding's cost from recording's.
+ */
+async function withPassthrough(upstreamUrl, dir, name, warm, run) {
+  const args = [...RECORDER_NODE_ARGS, BIN, 'fixture', join(dir, `${name}-passthrough.db`), '--mode', 'passthrough', '--target', upstreamUrl, '--listen', '0', '--json'];
+  const { child, info } = await startProcess(args, (line) => JSON.parse(line));
+  try {
+    await warm(info.url);
+    return await run(info.url, child);
+  } finally {
+    await stop(child);
+  }
+}
+
 /** Like withRecorder, through bench/bare-forwarder.js: a node:http forwarder that records nothing. */
 async function withBareForwarder(upstreamUrl, warm, run) {
   const { child, info } = await startProcess([BARE_FORWARDER, upstreamUrl], (line) => JSON.parse(line));
@@ -222,8 +239,9 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       const direct = await timed(upstreamUrl);
       const bare = await withBareForwarder(upstreamUrl, warm, timed);
+      const passthrough = await withPassthrough(upstreamUrl, dir, `${name}-${round}`, warm, timed);
       const recorded = await withRecorder(upstreamUrl, dir, `${name}-${round}`, warm, timed);
-      rounds.push({ direct, bare, recorded });
+      rounds.push({ direct, bare, passthrough, recorded });
     }
     const rate = (run) => run.units / run.seconds;
     const side = (key) => ({ rate: median(rounds.map((r) => rate(r[key]))), cpu: (who) => median(rounds.map((r) => r[key].cpu[who])) });
@@ -232,10 +250,12 @@ try {
     return {
       direct: side('direct'),
       bare: side('bare'),
+      passthrough: side('passthrough'),
       recorded: side('recorded'),
       ofDirect: ratios('recorded', 'direct'),
       ofBare: ratios('recorded', 'bare'),
       bareOfDirect: ratios('bare', 'direct'),
+      passthroughOfBare: ratios('passthrough', 'bare'),
       cpuRatios,
       threads: { bare: medianThreads(rounds.map((r) => r.bare.threads)), recorded: medianThreads(rounds.map((r) => r.recorded.threads)) },
       runs: rounds.map((r) => r.recorded),
@@ -307,6 +327,10 @@ function throughputLine(label, unit, result) {
     `${label.padEnd(30)} direct ${fmt(result.direct.rate)}  bare forwarder ${fmt(result.bare.rate)} (${pct(median(result.bareOfDirect))} of direct)  ` +
       `recorded ${fmt(result.recorded.rate)} ${unit}/s (${pct(median(result.ofDirect))} of direct; rounds ${roundsOf(result.ofDirect)} %)\n` +
       `${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')} (all threads): bare forwarder ${result.bare.cpu('between').toFixed(2)} µs, recorder ${result.recorded.cpu('between').toFixed(2)} µs`,
+  );
+  console.log(
+    `${''.padEnd(30)} the recorder's forwarding with nothing recorded (fixture --mode passthrough): ${fmt(result.passthrough.rate)} ${unit}/s ` +
+      `(${pct(median(result.passthroughOfBare))} of bare), ${result.passthrough.cpu('between').toFixed(2)} µs CPU per ${unit.replace(/s$/, '')}`,
   );
   const bound = cpuBound(result);
   console.log(
