@@ -1,4 +1,4 @@
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 
 /** A normal closure: the purpose of the connection was fulfilled. */
 export const CLOSE_NORMAL = 1000;
@@ -23,7 +23,7 @@ export function isAbruptClose(code: number): boolean {
  * A leg that is already closing or closed is left to finish on its own.
  */
 export function forwardClose(target: WebSocket, code: number, reason: Buffer): void {
-  if (target.readyState !== WebSocket.OPEN) return;
+  if (target.readyState !== target.OPEN) return;
   if (isAbruptClose(code)) {
     target.terminate();
     return;

@@ -3,8 +3,6 @@
  * encoder, WebSocket library or TLS for a recording of plain HTTP served without TLS (they cost most of its start-up), and
  * yet it still answers a WebSocket upgrade, loading the player when the upgrade arrives.
  */
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +10,8 @@ import { startReplay } from '../../src/replay/start-replay.js';
 import { REPO } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { scratch } from '../support/temp-dir.js';
 import { within } from '../support/waits.js';
+import { modulesLoadedBy } from '../support/loaded-modules.js';
 import { wsRefusal } from '../support/ws-client.js';
 
 useCleanups();
@@ -22,38 +20,17 @@ const HTTP_ONLY: HandExchange[] = [
   { transport: 'http', method: 'GET', path: '/health', status: 200, responseHeaders: { 'content-type': 'application/json' }, messages: [{ sender: 'server', json: { ok: true } }] },
 ];
 
-/** Module hooks that print every module the child loads through import, one URL a line on stderr. */
-const LOAD_LOGGER = `
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  process.stderr.write('loaded ' + resolved.url + '\\n');
-  return resolved;
-}
-`;
-
 /** Starts the built replay in a child, answers one request, and lists what it loaded (ESM imports and CommonJS requires). */
-async function modulesOfReplay(recording: string): Promise<string[]> {
-  const dir = scratch('replay-startup-');
-  writeFileSync(dir.file('hooks.mjs'), LOAD_LOGGER);
-  writeFileSync(dir.file('register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(dir.file('hooks.mjs')).href)});\n`);
+function modulesOfReplay(recording: string): Promise<string[]> {
   const probe = `
-    import { createRequire } from 'node:module';
     const { startReplay } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/replay/start-replay.js')).href)});
     const replay = await startReplay({ recording: ${JSON.stringify(recording)}, listen: 0, timing: 'none' });
     const answer = await fetch(replay.url + '/health');
     await answer.text();
     await replay.close();
-    for (const file of Object.keys(createRequire(import.meta.url).cache)) process.stderr.write('loaded ' + file + '\\n');
     console.log(answer.status);
   `;
-  const child = spawn(process.execPath, ['--import', pathToFileURL(dir.file('register.mjs')).href, '--input-type=module', '-e', probe], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await within(new Promise<number | null>((resolve) => child.on('close', resolve)), 'the replay probe to exit');
-  expect({ code, stdout: stdout.trim() }, stderr).toEqual({ code: 0, stdout: '200' });
-  return stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice('loaded '.length));
+  return modulesLoadedBy(probe, '200');
 }
 
 describe('replay start-up', () => {

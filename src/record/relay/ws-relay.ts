@@ -1,7 +1,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type ClientOptions, type RawData } from 'ws';
+import type { ClientOptions, RawData, WebSocket } from 'ws';
 import type { HttpContext, Sender } from '../../core/message.js';
 import { bodyKindOf } from '../pipeline/body-taps.js';
 import { upstreamHost, type CaptureContext } from '../capture-context.js';
@@ -11,6 +11,7 @@ import { headersProblem, invalidStatusLineMessage, isParserError, parserErrorMes
 import { CLOSE_GOING_AWAY, closeFramePayload, forwardClose, isAbruptClose } from '../../net/ws-close-codes.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
 import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
+import { lazyWs } from '../../net/lazy-ws.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
@@ -173,7 +174,7 @@ class UpgradeRelay {
       ...(target.kind === 'unix' ? { createConnection: () => connect({ path: target.socketPath }) } : {}),
     };
     const address = origin + (requestPath.includes('#') || !requestPath.startsWith('/') ? '/' : requestPath);
-    return new WebSocket(address, this.offered, options);
+    return new (lazyWs().WebSocket)(address, this.offered, options);
   }
 
   /** Bytes a client sent before its handshake was answered; they are handed to ws with `head`. */
@@ -295,7 +296,7 @@ class UpgradeRelay {
     upstream.pause();
     const chosen = upstream.protocol || false;
     const response = this.upgradeResponse;
-    const server = new WebSocketServer({ noServer: true, clientTracking: false, ...LEG_OPTIONS, handleProtocols: () => chosen });
+    const server = new (lazyWs().WebSocketServer)({ noServer: true, clientTracking: false, ...LEG_OPTIONS, handleProtocols: () => chosen });
     server.on('headers', (headers: string[]) => {
       if (!response) return;
       const extra = endToEndHeaders(response.rawHeaders, { drop: SERVER_GENERATED });
@@ -344,11 +345,11 @@ class UpgradeRelay {
       this.waitForRecorder(from);
     });
     from.on('ping', (data: Buffer) => {
-      if (to.readyState === WebSocket.OPEN) to.ping(data, undefined, drained);
+      if (to.readyState === to.OPEN) to.ping(data, undefined, drained);
       this.exchange.record(sender, data, { carrier: 'frame', channel: 'ping', json: false });
     });
     from.on('pong', (data: Buffer) => {
-      if (to.readyState === WebSocket.OPEN) to.pong(data, undefined, drained);
+      if (to.readyState === to.OPEN) to.pong(data, undefined, drained);
       this.exchange.record(sender, data, { carrier: 'frame', channel: 'pong', json: false });
     });
   }
@@ -356,15 +357,15 @@ class UpgradeRelay {
   /** Recording lags far behind (a flood of frames): stop reading this leg until it catches up. */
   private waitForRecorder(from: WebSocket): void {
     const recorder = this.context.recorder;
-    if (!recorder.overloaded || from.isPaused || from.readyState !== WebSocket.OPEN) return;
+    if (!recorder.overloaded || from.isPaused || from.readyState !== from.OPEN) return;
     from.pause();
     recorder.onDrain(() => {
-      if (from.isPaused && !this.pausedByUs.has(from) && from.readyState === WebSocket.OPEN) from.resume();
+      if (from.isPaused && !this.pausedByUs.has(from) && from.readyState === from.OPEN) from.resume();
     });
   }
 
   private applyBackpressure(from: WebSocket, to: WebSocket): void {
-    if (to.bufferedAmount > WS_HIGH_WATER && !from.isPaused && from.readyState === WebSocket.OPEN) {
+    if (to.bufferedAmount > WS_HIGH_WATER && !from.isPaused && from.readyState === from.OPEN) {
       from.pause();
       this.pausedByUs.add(from);
     }
@@ -372,7 +373,7 @@ class UpgradeRelay {
 
   private maybeResume(from: WebSocket, to: WebSocket): void {
     if (!this.pausedByUs.has(from)) return;
-    if (to.readyState === WebSocket.OPEN && to.bufferedAmount >= WS_LOW_WATER) return;
+    if (to.readyState === to.OPEN && to.bufferedAmount >= WS_LOW_WATER) return;
     this.pausedByUs.delete(from);
     from.resume();
   }
@@ -439,7 +440,7 @@ class UpgradeRelay {
     // A close already under way keeps its own code and outcome; only the grace period applies to it.
     this.cutByShutdown = this.firstClose === undefined;
     for (const leg of [this.client!, this.upstream!]) {
-      if (leg.readyState === WebSocket.OPEN) leg.close(CLOSE_GOING_AWAY, WS_SHUTDOWN_REASON);
+      if (leg.readyState === leg.OPEN) leg.close(CLOSE_GOING_AWAY, WS_SHUTDOWN_REASON);
       if (leg.isPaused) leg.resume();
     }
     this.shutdownTimer = cutAfterGrace(() => {
