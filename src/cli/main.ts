@@ -29,6 +29,30 @@ function usageLine(commanderMessage: string): string {
   return `${LINE_PREFIX}${text}\n`;
 }
 
+/** Every command, by the name it is invoked with. @internal exported for its test. */
+export const COMMANDS: Record<string, (result: CommandResult) => Command> = {
+  record: recordCommand,
+  replay: replayCommand,
+  fixture: fixtureCommand,
+  show: showCommand,
+  findings: findingsCommand,
+  validate: validateCommand,
+  diff: diffCommand,
+  export: exportCommand,
+  import: importCommand,
+  demo: demoCommand,
+  view: viewCommand,
+};
+
+/**
+ * The commands to define for `argv`: the one it names, or all of them (for help, a typo's
+ * suggestion, a bare invocation). Defining the others' options would take ~3 ms of every start.
+ */
+function commandsFor(argv: string[]): string[] {
+  const named = argv[2];
+  return named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   // `agent-proxy show … | head` closes our stdout early: that ends the output, it is not a crash.
@@ -41,20 +65,9 @@ export async function main(argv: string[]): Promise<number> {
     .description('record, replay, diff and validate AI-agent protocol traffic (AG-UI, Pi daemon, Pi RPC, ACP)')
     .version(TOOL_VERSION)
     .exitOverride()
-    .configureOutput(ONE_VOICE)
-    .addCommand(recordCommand(result))
-    .addCommand(replayCommand(result))
-    .addCommand(fixtureCommand(result))
-    .addCommand(showCommand(result))
-    .addCommand(findingsCommand(result))
-    .addCommand(validateCommand(result))
-    .addCommand(diffCommand(result))
-    .addCommand(exportCommand(result))
-    .addCommand(importCommand(result))
-    .addCommand(demoCommand(result))
-    .addCommand(viewCommand(result));
+    .configureOutput(ONE_VOICE);
   // addCommand does not pass these settings on (only .command() does): each subcommand gets them here.
-  for (const command of program.commands) command.exitOverride().configureOutput(ONE_VOICE);
+  for (const name of commandsFor(argv)) program.addCommand(COMMANDS[name](result).exitOverride().configureOutput(ONE_VOICE));
   try {
     await program.parseAsync(argv);
     return result.code;
