@@ -86,8 +86,9 @@ export function updateSql(table: string, columns: Columns, fields: readonly stri
 }
 
 /**
- * Turns `count` stored rows into the positional parameters of insertSql(…, count). Binding an array is measurably cheaper than named parameters on the hottest
- * statements; the array is reused (statements bind synchronously), so rows cost no allocation here.
+ * Turns `count` stored rows into the positional parameters of insertSql(…, count). Binding an
+ * array is measurably cheaper than named parameters on the hottest statements; the array is reused
+ * (statements bind synchronously), so rows cost no allocation here.
  * The function is compiled from the field list: a loop over the fields would read them by a varying
  * key, slower on the writer's hot path.
  */

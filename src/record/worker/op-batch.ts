@@ -37,18 +37,18 @@ export interface EncodedOps {
 export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
   const payload: Uint8Array[] = [];
   let offset = 0;
-  const span = (view: Uint8Array): ByteSpan => {
-    payload.push(view);
-    const at: ByteSpan = [offset, view.byteLength];
-    offset += view.byteLength;
-    return at;
-  };
-  // Consecutive in the payload, so one span covers them all: the worker gets one Buffer.
-  const spanAll = (views: readonly Uint8Array[]): ByteSpan => {
+  // Several views (the chunks of one read) lie consecutive in the payload, so one span covers them
+  // all: the worker gets one Buffer.
+  const span = (views: Uint8Array | readonly Uint8Array[]): ByteSpan => {
     const start = offset;
-    for (const view of views) {
-      payload.push(view);
-      offset += view.byteLength;
+    if (views instanceof Uint8Array) {
+      payload.push(views);
+      offset += views.byteLength;
+    } else {
+      for (const view of views) {
+        payload.push(view);
+        offset += view.byteLength;
+      }
     }
     return [start, offset - start];
   };
@@ -56,10 +56,7 @@ export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
   const encoded = ops as unknown[][];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
-    if (op[0] === OP.push) {
-      const chunk = op[2];
-      encoded[i][PAYLOAD_AT] = Array.isArray(chunk) ? spanAll(chunk) : span(chunk as Buffer);
-    }
+    if (op[0] === OP.push) encoded[i][PAYLOAD_AT] = span(op[2]);
     else if (op[0] === OP.record) encoded[i][RAW_AT] = span(op[3]);
   }
   if (offset !== payloadBytes) throw new RangeError(`a recorder batch holds ${offset} payload bytes, not the ${payloadBytes} counted`);
