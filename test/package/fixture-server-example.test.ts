@@ -1,5 +1,5 @@
 /**
- * examples/vitest-fixture-server, the README's fixture-server example, run for real: copied into a
+ * examples/vitest-fixture-server, the fixture-server example of docs/replay.md, run for real: copied into a
  * project that has the packed agent-proxy and vitest installed, then `npx vitest run` there. It
  * passes as shipped; a request the recording cannot answer, or a recorded exchange no test asks
  * for, fails the run through the strict globalSetup.
@@ -31,9 +31,9 @@ function copyExample(): void {
 const vitest = () => project.run('npx', ['vitest', 'run']);
 
 describe('the vitest fixture-server example', () => {
-  it('is what the README shows, word for word', () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain(`// test/agent-fixture.ts\n${readFileSync(join(EXAMPLE, 'test/agent-fixture.ts'), 'utf8')}\`\`\``);
+  it('is what docs/replay.md shows, word for word', () => {
+    const page = readFileSync(join(REPO, 'docs/replay.md'), 'utf8');
+    expect(page).toContain(`// test/agent-fixture.ts\n${readFileSync(join(EXAMPLE, 'test/agent-fixture.ts'), 'utf8')}\`\`\``);
   });
 
   it('passes as shipped: the tests run against the recording served by globalSetup', () => {
