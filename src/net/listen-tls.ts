@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
+import { readPemFile } from './pem-file.js';
 
 /** Files of the certificate (chain) and key the listener serves HTTPS with (`--tls-cert`, `--tls-key`). */
 export interface ListenTlsOptions {
@@ -27,9 +27,5 @@ export function loadListenTls(options: ListenTlsOptions): ListenTls {
 }
 
 function readPem(file: string, flag: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw new UsageError(`${flag} '${file}' cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  return readPemFile(file, flag);
 }

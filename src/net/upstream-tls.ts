@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import * as tls from 'node:tls';
 import { UsageError } from '../core/errors.js';
+import { readPemFile } from './pem-file.js';
 import { isTlsTarget, type TargetAddress } from './addresses.js';
 
 /** How the proxy checks an `https://` / `wss://` upstream's certificate (public API and CLI flags). */
@@ -14,8 +15,11 @@ export interface UpstreamTlsOptions {
 
 /** The options node:https and ws take for the upstream leg, read once at start. */
 export interface UpstreamTls {
-  /** Every trusted CA when --ca was given; undefined keeps Node's default store untouched. */
-  ca?: string[];
+  /**
+   * Node's CAs plus the --ca ones, built into one context at start; undefined keeps Node's default store.
+   * Passing `ca` instead would build the trust store again for every new upstream connection.
+   */
+  secureContext?: tls.SecureContext;
   rejectUnauthorized: boolean;
 }
 
@@ -35,16 +39,11 @@ export function loadUpstreamTls(options: UpstreamTlsOptions = {}): UpstreamTls {
   if (files.length === 0) return { rejectUnauthorized: !insecure };
   const extra = files.flatMap(readCaFile);
   // A `ca` option replaces Node's store, so the default CAs are listed with the added ones.
-  return { ca: [...defaultCertificates(), ...extra], rejectUnauthorized: !insecure };
+  return { secureContext: tls.createSecureContext({ ca: [...defaultCertificates(), ...extra] }), rejectUnauthorized: !insecure };
 }
 
 function readCaFile(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--ca '${file}' cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const text = readPemFile(file, '--ca').toString('utf8');
   const certificates = text.match(PEM_CERTIFICATE) ?? [];
   if (certificates.length === 0) throw new UsageError(`--ca '${file}' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)`);
   for (const pem of certificates) {

@@ -21,7 +21,7 @@ export interface CaptureContext {
 /** The keep-alive agent for the target: TLS settings live on it, so each request stays as cheap as plain HTTP. */
 export function upstreamAgent(target: TargetAddress, tls: UpstreamTls): Agent {
   if (!isTlsTarget(target)) return new Agent({ keepAlive: true });
-  return new HttpsAgent({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.ca ? { ca: tls.ca } : {}) });
+  return new HttpsAgent({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
 }
 
 /** host[:port] to send upstream in the Host header (the port left out when it is the scheme's default). */

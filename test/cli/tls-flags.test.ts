@@ -3,7 +3,7 @@
  * `--insecure` (and its warning on every start), `--tls-cert/--tls-key`, and each misuse as one
  * stderr line with exit 2 and no recording left behind; and what `show` says of a recorded TLS upstream.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
@@ -176,9 +176,24 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
     expect((await r.exited).code).toBe(0);
   });
 
+  const BIG_PEM_BYTES = 2 * 1024 * 1024;
+  let bigPemFile: string | undefined;
+  /** A PEM file of 2 MiB: a real certificate padded with a comment-like tail. */
+  const bigPem = (): string => {
+    if (!bigPemFile) {
+      bigPemFile = scratch().file('big.pem');
+      const head = readFileSync(certs.caFile);
+      writeFileSync(bigPemFile, Buffer.concat([head, Buffer.alloc(BIG_PEM_BYTES - head.length, 0x41)]));
+    }
+    return bigPemFile;
+  };
   const misuses: Array<{ name: string; argv: (out: string) => string[]; says: (out: string) => string }> = [
     { name: '--ca that cannot be read', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', `${out}.missing.pem`], says: (out) => `--ca '${out}.missing.pem' cannot be read: ENOENT` },
     { name: '--ca that holds no certificate', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', `${REPO}package.json`], says: () => `--ca '${REPO}package.json' holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)` },
+    // A device or an endless file must be refused before it is read: /dev/zero used to be read until memory ran out.
+    { name: '--ca that is a device', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', '/dev/zero'], says: () => "--ca '/dev/zero' is not a regular file (a PEM file is expected)" },
+    { name: '--ca over 1 MiB', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--ca', bigPem()], says: () => `--ca '${bigPem()}' is ${BIG_PEM_BYTES} bytes, more than the 1048576 a PEM file may have here` },
+    { name: '--tls-cert that is a device', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--tls-cert', '/dev/zero', '--tls-key', certs.valid.keyFile], says: () => "--tls-cert '/dev/zero' is not a regular file (a PEM file is expected)" },
     { name: '--ca with an http:// target', argv: (out) => ['record', '--target', 'http://localhost:9', '--listen', '0', '--out', out, '--ca', certs.caFile], says: () => "--ca goes with an https:// target, not 'http://localhost:9'" },
     { name: '--insecure with --stdio', argv: () => ['record', '--insecure', '--stdio', '--', 'node', '-e', ''], says: () => '--insecure goes with the HTTP proxy, not --stdio' },
     { name: '--tls-cert without --tls-key', argv: (out) => ['record', '--target', 'https://localhost:9', '--listen', '0', '--out', out, '--tls-cert', certs.valid.certFile], says: () => '--tls-cert needs --tls-key, its private key' },

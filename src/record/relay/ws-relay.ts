@@ -169,7 +169,7 @@ class UpgradeRelay {
         request.end();
       },
       // wss://: ws sets SNI to the host and checks the certificate against it, with these CAs.
-      ...(scheme === 'wss' && this.context.tls ? { rejectUnauthorized: this.context.tls.rejectUnauthorized, ...(this.context.tls.ca ? { ca: this.context.tls.ca } : {}) } : {}),
+      ...(scheme === 'wss' && this.context.tls ? { rejectUnauthorized: this.context.tls.rejectUnauthorized, ...(this.context.tls.secureContext ? { secureContext: this.context.tls.secureContext } : {}) } : {}),
       // `ws+unix:` would split the socket path at its first ':' and percent-encode it; dial directly instead.
       ...(target.kind === 'unix' ? { createConnection: () => connect({ path: target.socketPath }) } : {}),
     };

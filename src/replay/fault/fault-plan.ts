@@ -1,4 +1,5 @@
 import type { FaultAction, FaultKind, FaultSpec } from './fault-spec.js';
+import { PathGlob } from './path-glob.js';
 
 /** What a fault can be asked for: an HTTP request, a WebSocket upgrade, or a line session (stdio, NDJSON socket). */
 export type FaultTransport = 'http' | 'ws' | 'stdio' | 'ndjson';
@@ -127,18 +128,13 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
   }
 }
 
-const patterns = new Map<string, RegExp>();
+const globs = new Map<string, PathGlob>();
 
-/** `*`: any run of characters but `/`; `**`: any run at all; everything else literal. */
-function pathPattern(pattern: string): RegExp {
-  let regex = patterns.get(pattern);
-  if (!regex) {
-    const source = pattern
-      .split(/(\*\*|\*)/)
-      .map((piece) => (piece === '**' ? '.*' : piece === '*' ? '[^/]*' : piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    regex = new RegExp(`^${source}$`);
-    patterns.set(pattern, regex);
+function pathPattern(pattern: string): PathGlob {
+  let glob = globs.get(pattern);
+  if (!glob) {
+    glob = new PathGlob(pattern);
+    globs.set(pattern, glob);
   }
-  return regex;
+  return glob;
 }

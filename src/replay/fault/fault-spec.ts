@@ -122,16 +122,24 @@ function actionOf(kind: FaultKind, value: string, options: Map<string, string>, 
 
 function countOf(text: string, name: string, fail: (why: string) => never): number {
   if (!/^\d+$/.test(text)) fail(`${name} '${text}' is not a whole number`);
-  return Number(text);
+  return safeInteger(text, name, fail);
+}
+
+/** A count past 2^53 would be rounded to another number: refuse it rather than count to the wrong one. */
+function safeInteger(text: string, name: string, fail: (why: string) => never): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) fail(`${name} '${text}' is larger than ${Number.MAX_SAFE_INTEGER}`);
+  return value;
 }
 
 function rangeOf(text: string, fail: (why: string) => never): { from: number; to?: number } {
   const match = /^(\d+)(-(\d*))?$/.exec(text);
-  const from = match ? Number(match[1]) : 0;
-  if (!match || from < 1) fail(`nth '${text}' is not n, n-m or n- (counting from 1)`);
+  if (!match) fail(`nth '${text}' is not n, n-m or n- (counting from 1)`);
+  const from = safeInteger(match![1], 'nth', fail);
+  if (from < 1) fail(`nth '${text}' is not n, n-m or n- (counting from 1)`);
   if (!match![2]) return { from, to: from };
   if (!match![3]) return { from };
-  const to = Number(match![3]);
+  const to = safeInteger(match![3], 'nth', fail);
   if (to < from) fail(`nth '${text}' ends before it starts`);
   return { from, to };
 }
