@@ -92,6 +92,18 @@ describe('inspector API', () => {
     await get('/api/exchanges/1/messages?offset=-1', 400);
   });
 
+  it('answers 400, never 500, to a query parameter out of range or of the wrong kind', async () => {
+    // A huge offset used to reach SQLite as a float: a 500 "datatype mismatch".
+    for (const query of ['offset=1e30', 'offset=9007199254740993', 'offset=99999999999999999999999', 'limit=1e3', 'offset=1.5', 'offset=0x10', 'invalid=yes']) {
+      await get(`/api/exchanges/1/messages?${query}`, 400);
+    }
+    await get('/api/exchanges/1/state?seq=1e400', 400);
+    await get('/api/exchanges/99999999999999999999', 400);
+    await get('/api/messages/1/1e30', 400);
+    await get('/api/exchanges?invalid=maybe', 400);
+    expect((await get<MessagePage>('/api/exchanges/1/messages?offset=9007199254740991')).items).toEqual([]);
+  });
+
   it('never hands out more than 500 messages at once', async () => {
     writeBigRecording(BIG, 100_000);
     const big = await startInspector({ recording: BIG, listen: 0 });

@@ -13,9 +13,15 @@ import { piSession } from './pi-session.js';
 export function recordingRoute(data: InspectorData, parts: string[], params: URLSearchParams, flags: { live: boolean; diff: boolean }): unknown {
   const num = (text: string | null | undefined, what: string, fallback?: number): number => {
     if ((text === null || text === undefined || text === '') && fallback !== undefined) return fallback;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${what} must be a whole number`);
+    // Digits only, and exact: 1e30 is an integer to JavaScript, but SQLite refuses it as a row offset.
+    const n = /^\d+$/.test(text ?? '') ? Number(text) : NaN;
+    if (!Number.isSafeInteger(n)) throw new HttpError(400, `${what} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`);
     return n;
+  };
+  const flag = (text: string | null, what: string): boolean => {
+    if (text === null || text === '' || text === '0' || text === 'false') return false;
+    if (text === '1' || text === 'true') return true;
+    throw new HttpError(400, `${what} must be 1, true, 0 or false`);
   };
   const exchangeOf = (text: string) => {
     const id = num(text, 'exchange id');
@@ -29,7 +35,7 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
     return data.exchanges({
       protocol: params.get('protocol') || undefined,
       transport: params.get('transport') || undefined,
-      invalidOnly: params.get('invalid') === '1' || params.get('invalid') === 'true',
+      invalidOnly: flag(params.get('invalid'), 'invalid'),
       q: params.get('q') || undefined,
     });
   }
@@ -37,7 +43,7 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
   if (first === 'exchanges' && second !== undefined && parts.length === 3) {
     const exchange = exchangeOf(second);
     if (third === 'messages') {
-      return data.messages(exchange.id, num(params.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(params.get('limit'), 'limit', 100)), params.get('invalid') === '1');
+      return data.messages(exchange.id, num(params.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(params.get('limit'), 'limit', 100)), flag(params.get('invalid'), 'invalid'));
     }
     if (third === 'state') {
       const seq = num(params.get('seq'), 'seq', Number.MAX_SAFE_INTEGER);
