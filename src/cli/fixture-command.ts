@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 // Only light modules statically (the options and help); the servers load in the action.
 import type { CommandResult } from './command-result.js';
-import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { UsageError } from '../core/errors.js';
 import { styleFor } from '../core/style.js';
@@ -102,7 +102,7 @@ export function fixtureCommand(result: CommandResult): Command {
       warnIfReachable(fixture.action === 'replay' ? 'replay' : 'record', options.listen, fixture.url);
       // Only a mode that reaches the upstream skips its certificate check.
       if (fixture.action !== 'replay') warnIfInsecure(options, options.target);
-      for (const warning of fixture.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
+      for (const warning of fixture.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${oneLine(warning)}\n`);
       const from = chosen.from === 'environment' ? { modeFrom: 'environment' } : {};
       if (json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: fixture.url, wsUrl: fixture.wsUrl, mode: fixture.mode, ...from, action: fixture.action, recording: fixture.recording, ...(options.target ? { target: options.target } : {}) }) + '\n');

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { LINE_PREFIX, PROGRAM_NAME } from '../core/program-name.js';
-import { EXIT_OK, EXIT_USAGE, errorLine } from './exit-codes.js';
+import { EXIT_OK, EXIT_USAGE, errorLine, oneLine } from './exit-codes.js';
 import type { CommandResult } from './command-result.js';
 import { validateCommand } from './validate-command.js';
 import { recordCommand } from './record-command.js';
@@ -25,8 +25,7 @@ const ONE_VOICE = {
 };
 
 function usageLine(commanderMessage: string): string {
-  const text = commanderMessage.replace(/^error: /, '').trim().split(/\s*\n\s*/).join(' ');
-  return `${LINE_PREFIX}${text}\n`;
+  return `${LINE_PREFIX}${oneLine(commanderMessage.replace(/^error: /, ''))}\n`;
 }
 
 /** Every command, by the name it is invoked with. @internal exported for its test. */

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 // Only light modules statically (the options and help); the replay servers load in the action.
 import type { CommandResult } from './command-result.js';
-import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
+import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
@@ -111,7 +111,7 @@ export function replayCommand(result: CommandResult): Command {
       });
       warnIfReachable('replay', options.listen, replay.url);
       warnIfInsecure(options, options.target);
-      for (const warning of replay.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${warning}\n`);
+      for (const warning of replay.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${oneLine(warning)}\n`);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
       } else {
