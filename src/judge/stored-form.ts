@@ -39,10 +39,11 @@ export class StoredForm {
       const form = bytes.toString('latin1');
       const redacted = this.query.redact(form);
       if (redacted !== form) bytes = Buffer.from(redacted, 'latin1');
-    } else if (json && channel !== 'proto') {
-      // Not parsed (over --max-body, too costly to parse) or not valid JSON: its text is still
-      // scanned for secret fields, from its first bracket to where it ends. (A protobuf frame that
-      // did not decode is binary, with no JSON text to scan.)
+    } else if (channel !== 'proto' && (json || (message.carrier === 'body' && looksLikeJson(bytes)))) {
+      // Not parsed (over --max-body, too costly to parse), not valid JSON, or JSON under another
+      // content type (fetch() sends a string body as text/plain): its text is still scanned for
+      // secret fields, from its first bracket to where it ends. (A protobuf frame that did not
+      // decode is binary, with no JSON text to scan.)
       const writeOnly = message.sender === 'client' ? this.unparsedWriteOnly(protocol) : undefined;
       if (writeOnly) bytes = writeOnly.redact(bytes, (key, found) => secrets.registerEnv({ [key]: found })) ?? bytes;
       bytes = this.fields.redactTruncated(bytes) ?? bytes;
@@ -71,6 +72,16 @@ function isFormBody(message: InboundMessage): boolean {
     if (name.length === 12 && name.toLowerCase() === 'content-type') {
       return String(Array.isArray(value) ? value[0] : value).toLowerCase().startsWith('application/x-www-form-urlencoded');
     }
+  }
+  return false;
+}
+
+/** Does this body begin as a JSON object or array does, whatever its content type says? */
+function looksLikeJson(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length && i < 64; i++) {
+    const c = bytes[i];
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    return c === 0x7b || c === 0x5b;
   }
   return false;
 }

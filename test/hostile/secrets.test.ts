@@ -465,3 +465,39 @@ describe('hostile peers: Pi session env values', () => {
     await stop(replay);
   });
 });
+
+describe('hostile peers: a JSON body under another content type', () => {
+  it('text/plain (what fetch() sends for a string body) has its secret fields stored redacted, --redact-field too', async () => {
+    const up = await upstream();
+    const out = scratch('agent-proxy-secrets-').file('text-plain.db');
+    const rec = cli(['record', '--target', up.url, '--listen', '0', '--out', out, '--json', '--redact-field', 'customKey']);
+    const proxy = (JSON.parse(await rec.waitForLine(/"event":"listening"/)) as { url: string }).url;
+    const bodies = [
+      // fetch(url, { method: 'POST', body: JSON.stringify(…) }) with no header of its own.
+      { type: undefined, body: JSON.stringify({ model: 'm', apiKey: S.apiKey, nested: { password: S.password } }) },
+      { type: 'text/plain;charset=UTF-8', body: ` {"customKey":"${S.customKey}","keep":"this"}` },
+      { type: 'application/octet-stream', body: `[{"password":"${S.wsPassword}"}]` },
+    ];
+    for (const { type, body } of bodies) {
+      const posted = await fetch(`${proxy}/json`, { method: 'POST', ...(type ? { headers: { 'content-type': type } } : {}), body });
+      expect(posted.status).toBe(200);
+      await posted.arrayBuffer();
+    }
+    expect((await fetch(`${proxy}/plain`)).status).toBe(200);
+    await stop(rec);
+    expect(up.received.slice(0, 3).map((r) => r.body.toString())).toEqual(bodies.map((b) => b.body));
+
+    const reader = RecordingReader.open(out);
+    onCleanup(() => reader.close());
+    const stored = reader.exchanges().slice(0, 3).map((e) => reader.messages(e.id)[0].raw.toString());
+    expect(stored).toEqual([
+      JSON.stringify({ model: 'm', apiKey: '<redacted>', nested: { password: '<redacted>' } }),
+      ' {"customKey":"<redacted>","keep":"this"}',
+      '[{"password":"<redacted>"}]',
+    ]);
+    const bytes = recordingBytes(out);
+    for (const [what, value] of [['the apiKey', S.apiKey], ['the password', S.password], ['the --redact-field value', S.customKey], ['the octet-stream password', S.wsPassword]]) {
+      expectAbsent(bytes, value, what);
+    }
+  });
+});
