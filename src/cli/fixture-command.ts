@@ -29,6 +29,7 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   fault: string[];
   json?: boolean;
   quiet?: boolean;
+  overwrite?: boolean;
   stdio?: boolean;
   ndjson?: boolean;
 }
@@ -49,6 +50,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--ignore <pointer>', 'when replaying: another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
+    .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
@@ -89,6 +91,7 @@ export function fixtureCommand(result: CommandResult): Command {
         ignore: options.ignore,
         maxRequestBytes,
         faults,
+        overwrite: options.overwrite,
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,

@@ -247,6 +247,7 @@ describe('the public API', () => {
       listener?: api.LiveListener;
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
+      overwrite?: boolean;
       protocol?: api.ProtocolId;
       redactHeaders?: string[];
       redactQuery?: string[];
