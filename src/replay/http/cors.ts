@@ -110,12 +110,14 @@ function varyByOrigin(vary: string | undefined): string {
   return names.includes('origin') || names.includes('*') ? vary : `${vary}, Origin`;
 }
 
-/** Headers as writeHead takes them (an object, raw pairs, or none) as raw pairs. */
+/** Headers as writeHead takes them (an object, a flat list, a list of pairs, or none) as a flat list of raw pairs. */
 function rawPairs(headers: OutgoingHttpHeaders | readonly OutgoingHttpHeader[] | undefined): string[] {
   if (headers === undefined) return [];
-  if (Array.isArray(headers)) return headers.map(String);
+  const list = headers as readonly unknown[];
+  if (Array.isArray(list) && !Array.isArray(list[0])) return list.map(String);
+  const entries = Array.isArray(list) ? (list as [string, OutgoingHttpHeader][]) : Object.entries(headers as OutgoingHttpHeaders);
   const raw: string[] = [];
-  for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) {
+  for (const [name, value] of entries) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) raw.push(name, String(v));
   }
