@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
 import { collect } from './option-parsers.js';
+import { corsOption } from './cors-flag.js';
 import { UsageError } from '../core/errors.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
@@ -27,6 +28,7 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   ignore: string[];
   maxRequestBody?: string;
   fault: string[];
+  cors?: 'on' | 'off';
   json?: boolean;
   quiet?: boolean;
   overwrite?: boolean;
@@ -51,6 +53,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
+    .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
@@ -92,6 +95,7 @@ export function fixtureCommand(result: CommandResult): Command {
         maxRequestBytes,
         faults,
         overwrite: options.overwrite,
+        cors: options.cors !== 'off',
         log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
@@ -145,6 +149,7 @@ export function fixtureCommand(result: CommandResult): Command {
 /** The flags that mean nothing for a stdio or NDJSON fixture: refused, not ignored. */
 function refuseForLines(options: FixtureCommandOptions, lines: '--stdio' | '--ndjson'): void {
   if (options.reuse) throw new UsageError(`--reuse goes with the HTTP fixture, not ${lines}`);
+  if (options.cors !== undefined) throw new UsageError(`--cors goes with the HTTP fixture, not ${lines}`);
   if (lines === '--ndjson') return;
   if (options.target !== undefined) throw new UsageError('--target goes with the HTTP and NDJSON fixtures; with --stdio the agent is the command after --');
   if (options.listen !== undefined) throw new UsageError('--listen goes with the HTTP and NDJSON fixtures; with --stdio the fixture is on its own stdin and stdout');

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
 import { collect } from './option-parsers.js';
+import { corsOption } from './cors-flag.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
@@ -29,6 +30,7 @@ interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'proto
   ndjson?: boolean;
   maxRequestBody?: string;
   fault: string[];
+  cors?: 'on' | 'off';
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -47,6 +49,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
     .option('--max-request-body <bytes>', 'longest request body, WebSocket frame or line held to match it; a longer one is a miss (413, close 1009) (default 10485760)')
     .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
+    .addOption(corsOption('for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
@@ -60,6 +63,7 @@ export function replayCommand(result: CommandResult): Command {
     .action(async (recording: string, options: ReplayCommandOptions) => {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
+      if ((options.stdio || options.ndjson) && options.cors !== undefined) throw new UsageError(`--cors goes with the HTTP replay, not ${options.stdio ? '--stdio' : '--ndjson'}`);
       const missRecording = recordingRulesOf(options);
       const ruleFlag = missRuleFlag(options);
       if (ruleFlag && options.onMiss !== 'passthrough') throw new UsageError(`${ruleFlag} says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it`);
@@ -102,6 +106,7 @@ export function replayCommand(result: CommandResult): Command {
         ignore: options.ignore,
         maxRequestBytes,
         faults,
+        cors: options.cors !== 'off',
         log: { served: (e) => (served++, view.served(e)), miss: view.miss },
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.

@@ -92,7 +92,14 @@ export class ReplayLedger {
   private readonly used = new Set<number>();
   private readonly missed: ReplayMiss[] = [];
 
-  constructor(private readonly script: ReplayScript) {}
+  /**
+   * `unasked` picks the recorded exchanges a client may rightly never ask for again: a browser's
+   * preflights, which it sends or not as its preflight cache says. They never count as unused.
+   */
+  constructor(
+    private readonly script: ReplayScript,
+    private readonly unasked: (exchange: ScriptExchange) => boolean = () => false,
+  ) {}
 
   markUsed(exchangeId: number): void {
     this.used.add(exchangeId);
@@ -112,12 +119,12 @@ export class ReplayLedger {
 
   /** How many recorded exchanges a replay can serve (the most that can go unused). */
   servable(): number {
-    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport)).length;
+    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport) && !this.unasked(e)).length;
   }
 
   /** Recorded exchanges no client has been served yet. */
   unused(): ScriptExchange[] {
-    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport) && !this.used.has(e.id));
+    return this.script.exchanges.filter((e) => SERVABLE.has(e.transport) && !this.used.has(e.id) && !this.unasked(e));
   }
 }
 
@@ -156,6 +163,11 @@ export interface ReplayContext {
   ignore: readonly string[];
   /** Longest request body or client frame held to match it (`--max-request-body`). */
   maxRequestBytes: number;
+  /**
+   * `--cors on`: preflights are answered (a recorded one for the route, else the replay's own) and
+   * never miss, and every answer to a request with an Origin allows that origin (http/cors.ts).
+   */
+  cors: boolean;
   ledger: ReplayLedger;
   /** The `--fault` specs: ask it with `choose()` which faults an answer gets, once per request or upgrade. */
   faults: FaultPlan;

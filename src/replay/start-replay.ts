@@ -20,6 +20,7 @@ import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
 import { FaultPlan, type FaultTally } from './fault/fault-plan.js';
 import { parseFault, type FaultSpec } from './fault/fault-spec.js';
 import type { RecordingRules } from '../record/recording-rules.js';
+import { isRecordedPreflight } from './http/cors.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -76,6 +77,13 @@ export interface ReplayOptions {
    * const replay = await startReplay({ recording: 'run.db', faults: ['status=503,nth=3,path=/agent', 'cut=reset,after=4'] });
    */
   faults?: readonly (string | FaultSpec)[];
+  /**
+   * For pages on another origin (default true, as `--cors on`): a browser's preflight is answered
+   * (by a recorded one for the route, else allowing the origin, method and headers it asks for)
+   * and never misses nor counts as unused, and an answer to a request with an `Origin` allows
+   * that origin. False (`--cors off`) serves only what was recorded.
+   */
+  cors?: boolean;
 }
 
 export interface ReplaySummary {
@@ -121,7 +129,8 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
-  const ledger = new ReplayLedger(script);
+  const cors = options.cors ?? true;
+  const ledger = new ReplayLedger(script, cors ? isRecordedPreflight : undefined);
   const faults = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   // New episodes land in the served recording unless --misses-out names another file. The script is
   // already in memory, so this replay never serves what it appends; the next one does.
@@ -143,7 +152,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   }
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
+    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);
     if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);

@@ -214,6 +214,7 @@ describe('the public API', () => {
       log?: api.ReplayLog;
       clock?: api.Clock;
       faults?: readonly (string | api.FaultSpec)[];
+      cors?: boolean;
     }>();
     expectTypeOf<api.RunningReplay>().toEqualTypeOf<{
       readonly url: string;
@@ -244,6 +245,7 @@ describe('the public API', () => {
       maxRequestBytes?: number;
       log?: api.ReplayLog;
       faults?: readonly (string | api.FaultSpec)[];
+      cors?: boolean;
       listener?: api.LiveListener;
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;

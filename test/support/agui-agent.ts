@@ -54,6 +54,12 @@ export interface AguiAgentOptions {
   /** gzip the body (`Content-Encoding: gzip`, Z_SYNC_FLUSH per frame) when Accept-Encoding allows gzip. */
   gzip?: boolean;
   listen?: StandInListen;
+  /**
+   * Answer CORS as a browser-facing agent does: a preflight (`OPTIONS` with `Origin`) gets 204
+   * allowing that origin, `POST` and the asked headers (`Access-Control-Max-Age: 42`), and a run
+   * answered to a request with an `Origin` allows it (`Vary: Origin`).
+   */
+  cors?: boolean;
   /** How the stand-in waits `eventDelayMs` / `intervalMs` (default: a timer); a test passes a ManualClock's sleep to step it. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -107,6 +113,9 @@ export class ProtobufHttpAgent extends HttpAgent {
 }
 
 const FIXTURE_NAME = /^[A-Za-z0-9._-]+$/;
+
+/** The `Access-Control-Max-Age` a stand-in with `cors` answers preflights with: not the replay's own. */
+export const PREFLIGHT_MAX_AGE = 42;
 
 /** A run that answers `you said <the first message's text>`: every input gets its own answer. */
 export function echoAguiScript(input: RunAgentInput): BaseEvent[] {
@@ -326,11 +335,15 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
     }
 
     res.statusCode = 200;
+    if (options.cors && req.headers.origin) {
+      res.setHeader('Access-Control-Allow-Origin', req.headers.origin);
+      res.setHeader('Vary', 'Origin');
+    }
     res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-cache');
     if (gzip) {
       res.setHeader('Content-Encoding', 'gzip');
-      res.setHeader('Vary', 'Accept-Encoding');
+      res.setHeader('Vary', res.hasHeader('Vary') ? 'Origin, Accept-Encoding' : 'Accept-Encoding');
     }
     res.flushHeaders();
 
@@ -386,6 +399,13 @@ export async function startAguiAgent(options: AguiAgentOptions = {}): Promise<Ag
     const url = new URL(req.url ?? '/', 'http://stand-in');
     if (req.method === 'GET' && (url.pathname === '/health' || url.pathname.endsWith('/health'))) {
       sendJson(res, 200, { status: 'ok', agent: 'agui-stand-in' });
+      return;
+    }
+    if (options.cors && req.method === 'OPTIONS' && req.headers.origin) {
+      const allow: Record<string, string> = { 'Access-Control-Allow-Origin': req.headers.origin, 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE), Vary: 'Origin' };
+      const asked = req.headers['access-control-request-headers'];
+      if (asked) allow['Access-Control-Allow-Headers'] = asked;
+      res.writeHead(204, allow).end();
       return;
     }
     if (req.method !== 'POST') {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
-import { HttpMatcher, type LiveRequest } from '../match/http-matcher.js';
+import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
 import { httpMissAnswer } from './http-miss-answer.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
@@ -11,7 +11,8 @@ import { readBoundedBody, type BoundedBody } from './bounded-body.js';
 import { MAX_REQUEST_FLAG } from './request-limits.js';
 import { holdAnswer, sendFaultStatus } from './fault-answer.js';
 import { faultStatusServed } from '../fault/fault-notice.js';
-import type { ChosenFaults } from '../fault/fault-plan.js';
+import { NO_FAULTS, type ChosenFaults } from '../fault/fault-plan.js';
+import { allowOriginOnAnswers, answerPreflight, isPreflight, isRecordedPreflight } from './cors.js';
 
 /**
  * The HTTP side of the replay server: reads each request in full, matches it to a recorded
@@ -19,13 +20,21 @@ import type { ChosenFaults } from '../fault/fault-plan.js';
  * shape of the request's protocol (http-miss-answer.ts), or is forwarded to the real upstream with
  * `--on-miss passthrough`. `--fault` specs are asked once per request, before matching, so a
  * status fault answers in place of the recording without using it up.
+ *
+ * With `--cors on`, a browser's preflight is never a miss nor selected by a fault: a recorded
+ * preflight for the route is played (again, if need be: how often a browser asks depends on its
+ * cache), else the replay allows what it asks; recorded preflights are matched only by preflights.
  */
 export function createHttpResponder(context: ReplayContext): (req: IncomingMessage, res: ServerResponse) => void {
-  const matcher = new HttpMatcher(httpExchanges(context.script), context.ignore, context.reuse);
+  const exchanges = httpExchanges(context.script);
+  const matchers: Matchers = context.cors
+    ? { requests: new HttpMatcher(exchanges.filter((e) => !isRecordedPreflight(e)), context.ignore, context.reuse), preflights: new HttpMatcher(exchanges.filter(isRecordedPreflight), context.ignore, true) }
+    : { requests: new HttpMatcher(exchanges, context.ignore, context.reuse) };
   return (req, res) => {
+    if (context.cors) allowOriginOnAnswers(req, res);
     readBoundedBody(req, context.maxRequestBytes, (read) => {
       if (read.kind === 'too-large') return refuseTooLarge(context, req, read, res);
-      respond(matcher, context, req, read.body, res).catch((error: unknown) => {
+      respond(matchers, context, req, read.body, res).catch((error: unknown) => {
         if (!res.headersSent) sendJson(res, 500, { error: { code: 'replay_failed', message: error instanceof Error ? error.message : String(error) } });
         else res.destroy();
       });
@@ -79,8 +88,19 @@ function requestLine(req: IncomingMessage): { method: string; path: string; quer
   return { method: req.method ?? 'GET', path: queryAt < 0 ? url : url.slice(0, queryAt), query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
 }
 
-async function respond(matcher: HttpMatcher, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+/** The recorded requests, and with `--cors on` apart from them the recorded preflights. */
+interface Matchers {
+  requests: HttpMatcher;
+  preflights?: HttpMatcher;
+}
+
+async function respond({ requests: matcher, preflights }: Matchers, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const request: LiveRequest = { ...requestLine(req), body };
+  if (preflights && isPreflight(request.method, req.headers)) {
+    const recorded = preflights.match(request);
+    if (recorded.kind === 'hit') return play(recorded, context, request, { req, body, res }, NO_FAULTS);
+    return answerPreflight(req, res);
+  }
   const faults = context.faults.choose({ transport: 'http', method: request.method, path: request.path });
   if (faults.status !== undefined) return answerFaultStatus(matcher, context, request, res, faults, faults.status);
   const result = matcher.match(request);
@@ -96,9 +116,14 @@ async function respond(matcher: HttpMatcher, context: ReplayContext, req: Incomi
     }
     return;
   }
-  const { exchange, reused, redacted } = result;
+  return play(result, context, request, { req, body, res }, faults);
+}
+
+/** Plays the recorded exchange a request matched, and says so in the log. */
+async function play(hit: Extract<MatchResult, { kind: 'hit' }>, context: ReplayContext, request: LiveRequest, live: { req: IncomingMessage; body: Buffer; res: ServerResponse }, faults: ChosenFaults): Promise<void> {
+  const { exchange, reused, redacted } = hit;
   context.ledger.markUsed(exchange.id);
-  const played = await playRecordedResponse(exchange, { req, body, res }, context, faults);
+  const played = await playRecordedResponse(exchange, live, context, faults);
   context.log.served({
     exchangeId: exchange.id,
     transport: exchange.transport,
