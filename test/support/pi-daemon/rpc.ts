@@ -142,7 +142,7 @@ export function handleUpgrade(state: DaemonState, wss: WebSocketServer, req: Inc
     httpRecord.status = 101;
     const { record, resolveClosed } = newWsRecord('rpc', req, ws.protocol, mode);
     state.received.ws.push(record);
-    const att: RpcAttachment = { ws, mode, role, connectionId: state.uuid(), record };
+    const att: RpcAttachment = { ws, mode, role, connectionId: state.uuid(), record, commandsReceived: 0, held: new Map() };
     if (role === 'controller') hub.controller = att;
     ws.on('error', () => undefined);
     ws.on('close', (code, reason) => {
@@ -228,13 +228,15 @@ function onRpcMessage(state: DaemonState, hub: RpcHub, session: SessionRecord, a
   if (att.mode === 'raw') {
     if (!isObject(msg) || typeof msg.type !== 'string') return att.ws.close(1008, 'invalid RPC command');
     if (msg.type === 'extension_ui_response') return; // stock Pi sends no acknowledgement
-    return handleCommand(state, hub, session, att, msg);
+    return scriptedCommand(state, att, msg, () => handleCommand(state, hub, session, att, msg));
   }
   if (!isObject(msg) || typeof msg.kind !== 'string') return att.ws.close(1008, 'invalid RPC frame');
   switch (msg.kind) {
-    case 'command':
-      if (!isObject(msg.command) || typeof msg.command.type !== 'string') return att.ws.close(1008, 'invalid RPC frame');
-      return handleCommand(state, hub, session, att, msg.command);
+    case 'command': {
+      const command = msg.command;
+      if (!isObject(command) || typeof command.type !== 'string') return att.ws.close(1008, 'invalid RPC frame');
+      return scriptedCommand(state, att, command, () => handleCommand(state, hub, session, att, command));
+    }
     case 'extension_ui_response': {
       const response = isObject(msg.response) ? msg.response : {};
       const id = typeof response.id === 'string' ? { id: response.id } : {};
@@ -263,12 +265,46 @@ function onRpcMessage(state: DaemonState, hub: RpcHub, session: SessionRecord, a
   }
 }
 
+/** The daemon's `maxInFlightCommandsPerConnection`, as the stand-in advertises it. */
+function maxInFlight(state: DaemonState): number {
+  return ((state.scenario.capabilities.rpc as Json).limits as Json).maxInFlightCommandsPerConnection as number;
+}
+
+/**
+ * One command frame, answered as the daemon's in-flight limit and the connection's RpcCommandScript
+ * say: rejected when the held answers fill the limit, else handled (its answer held when the script
+ * says so), then the held answers the script releases after it are sent.
+ */
+function scriptedCommand(state: DaemonState, att: RpcAttachment, command: Json, handle: () => void): void {
+  const index = att.commandsReceived++;
+  const script = state.settings.commandScript;
+  if (att.held.size >= maxInFlight(state)) {
+    // A framed rejection names neither id nor type: the daemon reads them off the frame, not the command.
+    const response = { ...(att.mode === 'raw' && typeof command.id === 'string' ? { id: command.id } : {}), type: 'response', command: att.mode === 'raw' ? command.type : 'unknown', success: false, error: 'rpc_in_flight_capacity' };
+    send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+  } else if (script?.hold.includes(index)) {
+    att.holding = index;
+    handle();
+    att.holding = undefined;
+  } else {
+    handle();
+  }
+  for (const released of script?.releaseAfter[index] ?? []) {
+    const answer = att.held.get(released);
+    att.held.delete(released);
+    answer?.();
+  }
+}
+
 function handleCommand(state: DaemonState, hub: RpcHub, session: SessionRecord, att: RpcAttachment, command: Json): void {
   const type = command.type as string;
   const id = typeof command.id === 'string' ? { id: command.id } : {};
+  const holding = att.holding;
   const respond = (fields: Json) => {
     const response = { ...id, type: 'response', command: type, ...fields };
-    send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+    const answer = () => send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+    if (holding === undefined) answer();
+    else att.held.set(holding, answer);
   };
   if (state.settings.enforceRoles && att.role !== 'controller' && !READ_ONLY.has(type)) {
     return respond({ success: false, error: 'controller_required' });
