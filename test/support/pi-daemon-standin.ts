@@ -51,6 +51,12 @@ export interface PiDaemonOptions {
    * held ones with `rpc_in_flight_capacity`, id-less in framed mode, as the daemon does.
    */
   commandScript?: RpcCommandScript;
+  /**
+   * A prompt's turn waits for an extension's confirm dialog (an `extension_ui_request` event every
+   * attachment sees): only the controller's answer is taken and starts the turn; an observer's is
+   * refused with `controller_required`, an unknown id with `unknown_ui_request` (default false).
+   */
+  confirmBeforeTurn?: boolean;
   /** Which scenario turn a prompt streams: 'tool-call' (default; 27 events) or 'text' (16 events). */
   rpcTurn?: 'tool-call' | 'text';
   /** Pre-create session agent-a (default true). */
@@ -93,6 +99,7 @@ export async function startPiDaemon(options: PiDaemonOptions = {}): Promise<PiDa
       rpcTurn: options.rpcTurn ?? 'tool-call',
       deterministic: options.deterministic ?? false,
       commandScript: options.commandScript,
+      confirmBeforeTurn: options.confirmBeforeTurn ?? false,
     },
     scenario,
     options.hostInstanceId,

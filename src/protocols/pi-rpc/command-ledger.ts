@@ -60,7 +60,8 @@ export class CommandLedger {
   get inFlight(): number {
     let count = this.withoutId.length;
     for (const queue of this.byId.values()) count += queue.length;
-    return count - this.openRejections.size;
+    // Never below zero, even when the daemon rejected more frames than were in flight.
+    return Math.max(0, count - this.openRejections.size);
   }
 
   /** Registers a command the client sent; `base` is the pointer of the command inside its message. */

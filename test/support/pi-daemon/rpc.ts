@@ -240,7 +240,15 @@ function onRpcMessage(state: DaemonState, hub: RpcHub, session: SessionRecord, a
     case 'extension_ui_response': {
       const response = isObject(msg.response) ? msg.response : {};
       const id = typeof response.id === 'string' ? { id: response.id } : {};
-      return send(att, { kind: 'response', response: { ...id, type: 'response', command: 'extension_ui_response', success: false, error: 'unknown_ui_request' } });
+      const ack = (error?: string) =>
+        send(att, { kind: 'response', response: { ...id, type: 'response', command: 'extension_ui_response', success: error === undefined, ...(error ? { error } : {}) } });
+      const resume = typeof response.id === 'string' ? hub.dialogs.get(response.id) : undefined;
+      if (resume === undefined) return ack('unknown_ui_request');
+      // Only the controller's answer is taken; an observer's is refused and the dialog stays open.
+      if (hub.controller !== att) return ack('controller_required');
+      hub.dialogs.delete(response.id as string);
+      ack();
+      return resume();
     }
     case 'control':
       if (msg.action === 'request_control') {
@@ -310,10 +318,15 @@ function handleCommand(state: DaemonState, hub: RpcHub, session: SessionRecord, 
     return respond({ success: false, error: 'controller_required' });
   }
   switch (type) {
-    case 'prompt':
+    case 'prompt': {
       respond({ success: true });
-      void streamTurn(state, hub, session, att, typeof command.message === 'string' ? command.message : '');
-      return;
+      const turn = () => void streamTurn(state, hub, session, att, typeof command.message === 'string' ? command.message : '');
+      if (!state.settings.confirmBeforeTurn) return turn();
+      // An extension asks first: a confirm dialog every attachment sees, and the turn waits for the controller's answer.
+      const dialogId = `ui-${hub.dialogs.size + 1}`;
+      hub.dialogs.set(dialogId, turn);
+      return emit(state, hub, session, { type: 'extension_ui_request', id: dialogId, method: 'confirm', title: 'Allow the agent to read files?', message: 'The extension asks before each turn.' });
+    }
     case 'get_state':
       return respond({ success: true, data: rpcState(state, hub) });
     case 'get_entries':

@@ -99,6 +99,8 @@ export interface RpcHub {
   controller: RpcAttachment | undefined;
   /** Messages in the Pi session (get_state's messageCount). */
   messageCount: number;
+  /** Open extension UI dialogs by request id: what the controller's answer resumes. */
+  dialogs: Map<string, () => void>;
 }
 
 export interface DaemonSettings {
@@ -112,6 +114,7 @@ export interface DaemonSettings {
   rpcTurn: 'tool-call' | 'text';
   deterministic: boolean;
   commandScript: RpcCommandScript | undefined;
+  confirmBeforeTurn: boolean;
 }
 
 /**
@@ -212,7 +215,7 @@ export class DaemonState {
   hub(sessionId: string): RpcHub {
     let hub = this.hubs.get(sessionId);
     if (!hub) {
-      hub = { sessionId, sequence: 0, retained: [], attachments: new Set(), controller: undefined, messageCount: 0 };
+      hub = { sessionId, sequence: 0, retained: [], attachments: new Set(), controller: undefined, messageCount: 0, dialogs: new Map() };
       this.hubs.set(sessionId, hub);
     }
     return hub;
