@@ -6,7 +6,8 @@
  * - REST: /v1/capabilities, /v1/session (list/create), /v1/session/{ref} (get/put/delete),
  *   /v1/ticket/{id} (queued → running → succeeded across polls), /v1/ticket?method&target.
  * - WS /v1/session/{ref}/rpc: `pi-daemon-rpc.v1` (framed) or `pi-rpc.v1` (raw), first offered in
- *   client order; none → HTTP 426. `?generation=<stale>` → 409 before the upgrade.
+ *   client order; none → HTTP 426. `?generation=<stale>` → 409 before the upgrade. Commands are
+ *   answered at once, or in the order of a `commandScript`, with the daemon's in-flight limit.
  * - WS /v1/session/{ref}/apc: `agent-client-protocol.v1`, a real ACP agent (AgentSideConnection).
  *
  * A session `agent-a` (name `fixture-agent`, env FIXTURE_ENV) exists from the start unless
@@ -20,9 +21,9 @@ import { piScenario } from './pi-daemon/scenario.js';
 import { listenOn, sendJson, type Listen } from './pi-daemon/http-util.js';
 import { handleRest } from './pi-daemon/rest.js';
 import { chooseProtocol, handleUpgrade, routeOf } from './pi-daemon/rpc.js';
-import { DaemonState, splitSpec, type PiReceived, type SessionRecord } from './pi-daemon/state.js';
+import { DaemonState, splitSpec, type PiReceived, type RpcCommandScript, type SessionRecord } from './pi-daemon/state.js';
 
-export type { PiReceived, PiReceivedHttp, PiReceivedWs } from './pi-daemon/state.js';
+export type { PiReceived, PiReceivedHttp, PiReceivedWs, RpcCommandScript } from './pi-daemon/state.js';
 export type { Listen as PiDaemonListen } from './pi-daemon/http-util.js';
 export { ACP_PROTOCOL, FRAMED_PROTOCOL, RAW_PROTOCOL } from './pi-daemon/rpc.js';
 
@@ -44,6 +45,18 @@ export interface PiDaemonOptions {
   ticketPollsToSucceed?: number;
   /** Observers get `controller_required` for non-read-only commands, like the daemon (default false: any role may prompt). */
   enforceRoles?: boolean;
+  /**
+   * When RPC commands are answered, per connection (default: each at once). A held answer keeps its
+   * command in flight, and the stand-in rejects a command over `maxInFlightCommandsPerConnection` (8)
+   * held ones with `rpc_in_flight_capacity`, id-less in framed mode, as the daemon does.
+   */
+  commandScript?: RpcCommandScript;
+  /**
+   * A prompt's turn waits for an extension's confirm dialog (an `extension_ui_request` event every
+   * attachment sees): only the controller's answer is taken and starts the turn; an observer's is
+   * refused with `controller_required`, an unknown id with `unknown_ui_request` (default false).
+   */
+  confirmBeforeTurn?: boolean;
   /** Which scenario turn a prompt streams: 'tool-call' (default; 27 events) or 'text' (16 events). */
   rpcTurn?: 'tool-call' | 'text';
   /** Pre-create session agent-a (default true). */
@@ -85,6 +98,8 @@ export async function startPiDaemon(options: PiDaemonOptions = {}): Promise<PiDa
       enforceRoles: options.enforceRoles ?? false,
       rpcTurn: options.rpcTurn ?? 'tool-call',
       deterministic: options.deterministic ?? false,
+      commandScript: options.commandScript,
+      confirmBeforeTurn: options.confirmBeforeTurn ?? false,
     },
     scenario,
     options.hostInstanceId,

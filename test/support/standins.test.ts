@@ -675,6 +675,52 @@ describe('Pi daemon stand-in: WebSocket RPC', () => {
     expect(released).toMatchObject({ kind: 'control', action: 'release_control', reason: 'released' });
   });
 
+  it('commandScript: holds and releases answers in the scripted order, and rejects over the in-flight limit as the daemon does', async () => {
+    const d = await daemon({ commandScript: { hold: [0, 1, 2, 3, 4, 5, 6, 7], releaseAfter: { 8: [3, 0] } } });
+    const framed = await wsConnect(`${d.wsUrl}/v1/session/agent-a/rpc?role=controller`, ['pi-daemon-rpc.v1'], auth(d));
+    await framed.take(1);
+    for (let i = 0; i < 10; i++) framed.ws.send(JSON.stringify({ kind: 'command', command: { id: `f${i}`, type: 'get_state' } }));
+    const answers = ((await framed.take(1 + 4)) as Array<Record<string, any>>).slice(1).map((f) => f.response);
+    // f8 finds eight in flight: rejected without id or type; then f3 and f0 are released, and f9 fits again.
+    expect(answers).toEqual([
+      { type: 'response', command: 'unknown', success: false, error: 'rpc_in_flight_capacity' },
+      expect.objectContaining({ id: 'f3', success: true }),
+      expect.objectContaining({ id: 'f0', success: true }),
+      expect.objectContaining({ id: 'f9', success: true }),
+    ]);
+    for (const a of answers) expectValid('rpcResponseFrame', { kind: 'response', response: a });
+    // Raw mode: the rejection is read off the command itself, so it has its id and type.
+    const raw = await wsConnect(`${d.wsUrl}/v1/session/agent-a/rpc`, ['pi-rpc.v1'], auth(d));
+    for (let i = 0; i < 9; i++) raw.ws.send(JSON.stringify({ id: `r${i}`, type: 'get_state' }));
+    const [rejected] = (await raw.take(1)) as Array<Record<string, any>>;
+    expect(rejected).toEqual({ id: 'r8', type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' });
+  });
+
+  it('confirmBeforeTurn: the turn waits for the controller\'s answer; an observer\'s is refused, an unknown id too', async () => {
+    const d = await daemon({ confirmBeforeTurn: true, rpcTurn: 'text' });
+    const ctl = await wsConnect(`${d.wsUrl}/v1/session/agent-a/rpc?role=controller`, ['pi-daemon-rpc.v1'], auth(d));
+    const obs = await wsConnect(`${d.wsUrl}/v1/session/agent-a/rpc`, ['pi-daemon-rpc.v1'], auth(d));
+    await ctl.take(1);
+    await obs.take(1);
+    ctl.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p', type: 'prompt', message: 'Say hello' } }));
+    const [, prompted, asked] = (await ctl.take(3)) as Array<Record<string, any>>;
+    expect(prompted.response).toMatchObject({ id: 'p', success: true });
+    expect(asked.event).toEqual({ type: 'extension_ui_request', id: 'ui-1', method: 'confirm', title: 'Allow the agent to read files?', message: 'The extension asks before each turn.' });
+    expectValid('rpcEventFrame', asked);
+    const [, seen] = (await obs.take(2)) as Array<Record<string, any>>;
+    expect(seen.event.id).toBe('ui-1');
+    const answer = (id: string) => JSON.stringify({ kind: 'extension_ui_response', response: { type: 'extension_ui_response', id, confirmed: true } });
+    obs.ws.send(answer('ui-1'));
+    obs.ws.send(answer('ui-9'));
+    const [, , refused, unknown] = (await obs.take(4)) as Array<Record<string, any>>;
+    expect(refused.response).toEqual({ id: 'ui-1', type: 'response', command: 'extension_ui_response', success: false, error: 'controller_required' });
+    expect(unknown.response).toMatchObject({ id: 'ui-9', success: false, error: 'unknown_ui_request' });
+    ctl.ws.send(answer('ui-1'));
+    const all = (await ctl.take(4 + 16)) as Array<Record<string, any>>;
+    expect(all[3].response).toEqual({ id: 'ui-1', type: 'response', command: 'extension_ui_response', success: true });
+    expect(all.at(-1)!.event.type).toBe('agent_settled');
+  });
+
   it('closes with 1007 on invalid JSON and 1008 on an invalid frame', async () => {
     const d = await daemon();
     const a = await wsConnect(`${d.wsUrl}/v1/session/agent-a/rpc`, ['pi-daemon-rpc.v1'], auth(d));

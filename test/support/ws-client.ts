@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { expect } from 'vitest';
 import { WebSocket, type ClientOptions } from 'ws';
 import { onCleanup } from './cleanups.js';
@@ -55,6 +56,19 @@ export function wsOpen(url: string, protocols: string | string[], options: Clien
     });
     ws.on('error', reject);
   });
+}
+
+/**
+ * Sends text frames back to back in one socket write, as a client bursting commands does. A peer
+ * (the proxy) then reads them in one chunk and sees every one of them before anything the server
+ * answered in between, whatever the server's timing.
+ */
+export function sendTogether(ws: WebSocket, texts: string[]): void {
+  // ws writes each frame on its own; corking its socket around the sends makes them one write.
+  const socket = (ws as unknown as { _socket: Socket })._socket;
+  socket.cork();
+  for (const text of texts) ws.send(text);
+  socket.uncork();
 }
 
 export interface Refusal {

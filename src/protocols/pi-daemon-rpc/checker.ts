@@ -2,7 +2,7 @@ import type { Finding } from '../../core/finding.js';
 import type { InboundMessage, Sender } from '../../core/message.js';
 import type { Verdict } from '../../core/verdict.js';
 import type { CheckerContext, ProtocolChecker } from '../protocol.js';
-import { CommandLedger } from '../pi-rpc/command-ledger.js';
+import { CommandLedger, IN_FLIGHT_CAPACITY_ERROR } from '../pi-rpc/command-ledger.js';
 import { EXTENSION_UI_RESPONSE, isPiRpcCommandType } from '../pi-rpc/command-types.js';
 import { dialogBookFor } from '../pi-rpc/dialog-book.js';
 import { EXTENSION_UI_REQUEST, ExtensionUiTracker } from '../pi-rpc/extension-ui.js';
@@ -20,7 +20,8 @@ import { TreeNavigations } from './tree-navigation.js';
  * One framed `pi-daemon-rpc.v1` connection. Each frame is validated against the `$def` of its
  * kind (not the `sessionRpcFrame` oneOf, whose errors list all nine branches), then checked
  * against the connection's state: the attach handshake, event sequence, command/response
- * correlation, tree navigation, the in-flight limit, and extension UI answers.
+ * correlation, tree navigation, the in-flight limit (as the daemon's rejections show it), and
+ * extension UI answers.
  */
 export class PiDaemonRpcChecker implements ProtocolChecker {
   private readonly attach = new AttachOrder();
@@ -33,7 +34,7 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
     private readonly context: CheckerContext,
     private readonly maxInFlight: number,
   ) {
-    this.dialogs = new ExtensionUiTracker(dialogBookFor(context, 'daemon'));
+    this.dialogs = new ExtensionUiTracker(dialogBookFor(context, 'daemon'), 'acknowledgement');
   }
 
   judge(message: InboundMessage): Verdict {
@@ -72,17 +73,9 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
 
   private fromClient(kind: FrameKind, frame: Record<string, unknown>): Finding[] {
     const findings: Finding[] = [];
-    // The daemon checks the limit before it even reads the frame's kind.
+    // Only a hint for a later id-less rejection: the daemon frees a slot when it answers, before this
+    // proxy sees the answer, so this count can pass the limit while the daemon's does not.
     const overLimit = this.commands.inFlight >= this.maxInFlight;
-    if (overLimit) {
-      findings.push(
-        findingFor(
-          R.inFlightLimitExceeded,
-          '',
-          `${this.commands.inFlight} commands are already in flight on this connection (limit ${this.maxInFlight}); the daemon rejects this frame with rpc_in_flight_capacity`,
-        ),
-      );
-    }
     if (kind === 'command' && isJsonObject(frame.command)) findings.push(...this.commands.send(frame.command, '/command', overLimit));
     if (kind === 'extension_ui_response' && isJsonObject(frame.response)) {
       this.commands.expectAcknowledgement();
@@ -94,11 +87,27 @@ export class PiDaemonRpcChecker implements ProtocolChecker {
 
   private fromServer(kind: FrameKind, frame: Record<string, unknown>): Finding[] {
     const findings = this.attach.serverFrame(kind, frame);
-    if (kind === 'response' && isJsonObject(frame.response)) findings.push(...this.commands.answer(frame.response, '/response'));
+    if (kind === 'response' && isJsonObject(frame.response)) findings.push(...this.response(frame.response));
     if (kind === 'event') findings.push(...this.events.next(frame.sequence, '/sequence'), ...this.event(frame.event));
     if (kind === 'tree_navigate_result') findings.push(...this.navigations.result(frame));
     if (kind === 'control') findings.push(...checkServerControl(frame, this.attach.connectionId));
     return findings;
+  }
+
+  private response(response: Record<string, unknown>): Finding[] {
+    if (response.command === EXTENSION_UI_RESPONSE) this.dialogs.acknowledged(response);
+    const findings = this.commands.answer(response, '/response');
+    // The client overran the limit when the daemon says so, not when this proxy's count does.
+    if (CommandLedger.isCapacityRejection(response)) findings.unshift(this.limitExceeded());
+    return findings;
+  }
+
+  private limitExceeded(): Finding {
+    return findingFor(
+      R.inFlightLimitExceeded,
+      '/response/error',
+      `the daemon rejected a frame with ${IN_FLIGHT_CAPACITY_ERROR}: the client sent it while maxInFlightCommandsPerConnection (taken as ${this.maxInFlight}) commands were unanswered on this connection`,
+    );
   }
 
   private event(event: unknown): Finding[] {

@@ -48,7 +48,8 @@ export const PI_DAEMON_RPC_RULES = {
   inFlightLimitExceeded: {
     id: 'in-flight-limit-exceeded',
     severity: 'warning',
-    summary: 'the client sent a frame while maxInFlightCommandsPerConnection commands were unanswered; the daemon rejects it with rpc_in_flight_capacity',
+    summary:
+      "the daemon rejected a frame with rpc_in_flight_capacity: the client sent it while maxInFlightCommandsPerConnection commands were unanswered (judged from the rejection, not from the proxy's count, which runs ahead of the daemon's)",
   },
   treeNavigateUnknownCorrelation: {
     id: 'tree-navigate-unknown-correlation',

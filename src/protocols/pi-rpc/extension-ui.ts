@@ -17,12 +17,21 @@ export const EXTENSION_UI_REQUEST = 'extension_ui_request';
  * the agent refuses or ignores an answer it cannot use; the dialog then waits for its timeout or
  * forever. Requests are looked up in the channel's book (dialog-book.ts): its own on stock Pi, the
  * session's on the daemon, where another connection may have seen the request.
+ *
+ * On a channel whose answers the daemon acknowledges (framed RPC), an answer settles its request only
+ * once the acknowledgement says it was taken: an observer's answer refused with `controller_required`
+ * leaves the request open for the controller's.
  */
 export class ExtensionUiTracker {
   private readonly open: Map<string, unknown>;
   private readonly closed: Set<string>;
+  /** The request id of each answer sent on this channel that waits for its acknowledgement, in order. */
+  private readonly awaitingAck: Array<string | undefined> = [];
 
-  constructor(private readonly book: DialogBook = { host: 'stdio', open: new Map(), closed: new Set() }) {
+  constructor(
+    private readonly book: DialogBook = { host: 'stdio', open: new Map(), closed: new Set() },
+    private readonly settledBy: 'answer' | 'acknowledgement' = 'answer',
+  ) {
     this.open = book.open;
     this.closed = book.closed;
   }
@@ -37,6 +46,7 @@ export class ExtensionUiTracker {
   /** Checks an `extension_ui_response`; `base` points at the response object inside its message. */
   respond(response: Record<string, unknown>, base: string): Finding[] {
     const key = idKey(response.id);
+    if (this.settledBy === 'acknowledgement') this.awaitingAck.push(key);
     if (key === undefined) return [];
     if (!this.open.has(key)) {
       return [
@@ -48,8 +58,7 @@ export class ExtensionUiTracker {
       ];
     }
     const method = this.open.get(key);
-    this.open.delete(key);
-    this.closed.add(key);
+    if (this.settledBy === 'answer') this.settle(key);
     if (typeof method !== 'string' || !DIALOG_METHODS.includes(method)) {
       return [
         findingFor(
@@ -60,6 +69,18 @@ export class ExtensionUiTracker {
       ];
     }
     return answerShape(method, response, base, key);
+  }
+
+  /** The daemon's acknowledgement of this channel's oldest unacknowledged answer (`command: "extension_ui_response"`). */
+  acknowledged(ack: Record<string, unknown>): void {
+    if (this.settledBy !== 'acknowledgement') return;
+    const key = this.awaitingAck.shift();
+    if (key !== undefined && ack.success === true) this.settle(key);
+  }
+
+  private settle(key: string): void {
+    this.open.delete(key);
+    this.closed.add(key);
   }
 
   /** Why an answer to `key` goes nowhere, in the words of the agent on this channel. */

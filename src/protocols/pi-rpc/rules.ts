@@ -44,7 +44,8 @@ export const PI_RPC_RULES = {
   responseUncorrelatable: {
     id: 'response-uncorrelatable',
     severity: 'warning',
-    summary: "a response that names no command a client could match (the daemon's rpc_in_flight_capacity rejection, sent without the command's id); the finding names the command it most likely answers",
+    summary:
+      "a response that names no command a client could match (the daemon's rpc_in_flight_capacity rejection, sent without the command's id); the finding names the command it answers when only one can be the rejected one, else every candidate",
   },
   duplicateCommandId: {
     id: 'duplicate-command-id',

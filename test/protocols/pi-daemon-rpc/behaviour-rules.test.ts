@@ -53,6 +53,7 @@ const event = (sequence: number, payload: Record<string, unknown> = { type: 'age
 });
 const command = (body: Record<string, unknown>) => ({ kind: 'command', command: body });
 const response = (body: Record<string, unknown>) => ({ kind: 'response', response: { type: 'response', success: true, ...body } });
+const rejected = () => response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' });
 const navigate = (correlationId: string) => ({ kind: 'tree_navigate', correlationId, request: { entryId: 'f73e22a6' } });
 const navigated = (correlationId: string) => ({ kind: 'tree_navigate_result', correlationId, result: { cancelled: false } });
 const uiRequest = (id: string, method: string) => event(1, { type: 'extension_ui_request', id, method, title: 'T' });
@@ -147,49 +148,101 @@ describe('pi-daemon-rpc behaviour rules: one negative each, with rule id and poi
     expect(c.server(event(2)).findings).toEqual([expect.objectContaining({ rule: 'event-sequence-not-increasing', pointer: '/sequence' })]);
   });
 
-  it('in-flight-limit-exceeded: a ninth command while eight are unanswered (warning)', () => {
+  it('in-flight-limit-exceeded: from the daemon\'s rejection, not from the proxy\'s count (warning)', () => {
     const c = attached();
-    for (let i = 0; i < 8; i++) expect(c.client(command({ id: `c${i}`, type: 'get_state' })).findings).toEqual([]);
-    const verdict = c.client(command({ id: 'c8', type: 'get_state' }));
-    expect(verdict.status).toBe('valid');
-    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'in-flight-limit-exceeded', severity: 'warning', pointer: '' })]);
-    // The daemon's rejection of a framed command carries neither id nor type: a warning that names the
-    // over-limit command it answers, which then counts as answered.
-    const rejection = c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' }));
+    // The proxy sees nine commands before any answer, but the daemon may have answered some already.
+    for (let i = 0; i < 9; i++) expect(c.client(command({ id: `c${i}`, type: 'get_state' })).findings).toEqual([]);
+    const rejection = c.server(rejected());
     expect(rejection.status).toBe('valid');
     expect(rejection.findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded', severity: 'warning', pointer: '/response/error', message: expect.stringContaining('(taken as 8)') }),
+      // Only c8 was sent while eight were unanswered as the proxy counted: it is the rejected one.
       expect.objectContaining({
         rule: 'response-uncorrelatable',
         severity: 'warning',
         pointer: '/response',
-        message: expect.stringContaining(`command 'get_state' with id "c8", the oldest sent over the in-flight limit`),
+        message: expect.stringContaining(`it answers command 'get_state' with id "c8", the only one the daemon can have rejected`),
       }),
     ]);
-    for (let i = 0; i < 8; i++) c.server(response({ id: `c${i}`, command: 'get_state' }));
+    for (let i = 0; i < 8; i++) expect(c.server(response({ id: `c${i}`, command: 'get_state' })).findings).toEqual([]);
     expect(c.end()).toEqual([]);
   });
 
-  it('response-uncorrelatable: a capacity rejection below the assumed limit names the command sent last', () => {
+  it('in-flight-limit-exceeded: none when the daemon answered every command, however many the proxy saw unanswered', () => {
     const c = attached();
-    c.client(command({ id: 'first', type: 'get_state' }));
-    c.client(command({ id: 'second', type: 'prompt', message: 'hi' }));
-    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([
-      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining(`command 'prompt' with id "second", the last one sent`) }),
-    ]);
-    c.server(response({ id: 'first', command: 'get_state' }));
+    for (let i = 0; i < 12; i++) expect(c.client(command({ id: `c${i}`, type: 'get_state' })).findings).toEqual([]);
+    for (let i = 11; i >= 0; i--) expect(c.server(response({ id: `c${i}`, command: 'get_state' })).findings).toEqual([]);
     expect(c.end()).toEqual([]);
-    // With nothing in flight it answers nothing, and says so.
-    expect(c.server(response({ command: 'unknown', success: false, error: 'rpc_in_flight_capacity' })).findings).toEqual([
-      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining('no command is in flight') }),
-    ]);
   });
 
   it('in-flight-limit-exceeded: the limit comes from the module options', () => {
     const c = attached(createPiDaemonRpcProtocol({ maxInFlightCommandsPerConnection: 1 }));
     expect(c.client(command({ id: 'a', type: 'get_state' })).findings).toEqual([]);
-    expect(c.client({ kind: 'control', action: 'request_control' }).findings).toEqual([
-      expect.objectContaining({ rule: 'in-flight-limit-exceeded', message: expect.stringContaining('limit 1') }),
+    expect(c.client(command({ id: 'b', type: 'get_state' })).findings).toEqual([]);
+    expect(c.server(rejected()).findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded', message: expect.stringContaining('(taken as 1)') }),
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining(`command 'get_state' with id "b", the only one`) }),
     ]);
+  });
+
+  it('response-uncorrelatable: a rejection several commands can answer names them all, and takes none as answered', () => {
+    const c = attached();
+    // c0 is answered at once by the daemon; c1…c8 fill its limit; c9 is rejected; c10 and c11 are answered.
+    // The proxy saw all twelve first, so c8…c11 were each sent while it counted eight or more unanswered.
+    for (let i = 0; i < 12; i++) c.client(command({ id: `c${i}`, type: 'get_state' }));
+    expect(c.server(response({ id: 'c0', command: 'get_state' })).findings).toEqual([]);
+    const rejection = c.server(rejected());
+    expect(rejection.findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded' }),
+      expect.objectContaining({
+        rule: 'response-uncorrelatable',
+        message: expect.stringContaining(`one of 4 commands the daemon can have rejected: command 'get_state' with id "c8", command 'get_state' with id "c9", command 'get_state' with id "c10", command 'get_state' with id "c11"`),
+      }),
+    ]);
+    // A success for a candidate has no answer yet: it is its answer, never a second one.
+    for (const i of [1, 2, 3, 4, 5, 6, 7, 8, 10, 11]) expect(c.server(response({ id: `c${i}`, command: 'get_state' })).findings).toEqual([]);
+    // c9 is what the rejection answered: not unanswered.
+    expect(c.end()).toEqual([]);
+  });
+
+  it('response-uncorrelatable: candidates left unresolved at the end are not command-unanswered', () => {
+    const c = attached();
+    for (let i = 0; i < 10; i++) c.client(command({ id: `c${i}`, type: 'get_state' }));
+    c.server(rejected());
+    for (let i = 0; i < 8; i++) c.server(response({ id: `c${i}`, command: 'get_state' }));
+    // c8 or c9 was rejected, the other never answered: the proxy cannot say which, so it says neither.
+    expect(c.end()).toEqual([]);
+  });
+
+  it('response-uncorrelatable: a rejection answers nothing the daemon received after its last answer before it', () => {
+    const c = attached();
+    c.client(command({ id: 'first', type: 'get_state' }));
+    c.client(command({ id: 'second', type: 'prompt', message: 'hi' }));
+    c.client(command({ id: 'third', type: 'get_state' }));
+    // Below the assumed limit: the daemon's limit is lower than assumed. "second" was answered before
+    // the rejection, so the daemon had received it before the rejected frame: "first" cannot be the one.
+    c.server(response({ id: 'second', command: 'prompt' }));
+    expect(c.server(rejected()).findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded' }),
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining(`command 'get_state' with id "third", the only one`) }),
+    ]);
+    c.server(response({ id: 'first', command: 'get_state' }));
+    expect(c.end()).toEqual([]);
+    // With nothing in flight it answers nothing, and says so.
+    expect(c.server(rejected()).findings).toEqual([
+      expect.objectContaining({ rule: 'in-flight-limit-exceeded' }),
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining('no command is in flight') }),
+    ]);
+  });
+
+  it('response-already-answered: never for a command taken as rejected whose own answer then arrives', () => {
+    const c = attached(createPiDaemonRpcProtocol({ maxInFlightCommandsPerConnection: 1 }));
+    c.client(command({ id: 'a', type: 'get_state' }));
+    c.client(command({ id: 'b', type: 'get_state' }));
+    c.server(rejected());
+    // The daemon's limit was not 1 after all, and it rejected something else: b's answer is b's first.
+    expect(c.server(response({ id: 'b', command: 'get_state' })).findings).toEqual([]);
+    expect(c.server(response({ id: 'b', command: 'get_state' })).findings).toEqual([expect.objectContaining({ rule: 'response-already-answered' })]);
   });
 
   it('tree-navigate-unknown-correlation: a result nobody asked for, and a second result', () => {

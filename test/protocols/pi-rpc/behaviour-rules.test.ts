@@ -123,6 +123,21 @@ describe('pi-rpc behaviour rules: one negative each, with rule id and pointer', 
     expect(c.end()).toEqual([]);
   });
 
+  it('response-uncorrelatable: an id-less rejection two commands can answer names both; their answers are never second answers', () => {
+    const c = channel();
+    c.client({ id: 'q1', type: 'get_state' });
+    c.client({ id: 'q2', type: 'get_state' });
+    expect(c.server({ type: 'response', command: 'unknown', success: false, error: 'rpc_in_flight_capacity' }).findings).toEqual([
+      expect.objectContaining({ rule: 'response-uncorrelatable', message: expect.stringContaining(`one of 2 commands the daemon can have rejected: command 'get_state' with id "q1", command 'get_state' with id "q2"`) }),
+    ]);
+    expect(c.server({ type: 'response', id: 'q2', command: 'get_state', success: true, data: {} }).findings).toEqual([]);
+    // q1 is then the rejected one.
+    expect(c.end()).toEqual([]);
+    expect(c.server({ type: 'response', id: 'q2', command: 'get_state', success: true, data: {} }).findings).toEqual([
+      expect.objectContaining({ rule: 'response-already-answered', severity: 'error' }),
+    ]);
+  });
+
   it('bash-update-unknown-command: a bash_execution_update for an id that was not a bash command', () => {
     const c = channel();
     c.client({ id: 'g', type: 'get_state' });

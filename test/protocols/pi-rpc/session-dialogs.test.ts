@@ -24,25 +24,35 @@ const ack = (error?: string) => ({ kind: 'response', response: { type: 'response
 
 /** Records framed connections to daemon sessions and returns the findings of each client frame, by exchange. */
 function record(connections: Array<{ session: string; frames: Array<['client' | 'server', unknown]> }>): Map<number, Array<{ rule: string; message: string }>> {
+  // Interleaved in the order given: connection 0's frames, then connection 1's, …
+  const steps = connections.flatMap(({ frames }, i) => frames.map(([sender, value]): Step => [i, sender, value]));
+  return recordSteps(
+    connections.map(({ session }) => session),
+    steps,
+  );
+}
+
+/** One frame on one connection (by index). */
+type Step = [number, 'client' | 'server', unknown];
+
+/** Like `record`, with the frames of all connections in one list, in the order the proxy saw them. */
+function recordSteps(sessions: string[], steps: Step[]): Map<number, Array<{ rule: string; message: string }>> {
   const file = scratch('session-dialogs-').file('rec.db');
   const writer = RecordingWriter.open(file, { toolVersion: 'test', mode: 'record', schemaHashes: registry.hashes(), startedAt: new Date() });
   const recorder = new TrafficRecorder({ writer, registry, clock: new RecordingClock() });
-  const open = connections.map(({ session }) => {
+  const open = sessions.map((session) => {
     const exchange = recorder.openExchange({ transport: 'ws', method: 'GET', path: `/v1/session/${session}/rpc`, subprotocol: 'pi-daemon-rpc.v1' });
     exchange.update({ status: 101, subprotocol: 'pi-daemon-rpc.v1' });
     exchange.classify({ transport: 'ws', path: `/v1/session/${session}/rpc`, subprotocol: 'pi-daemon-rpc.v1' });
     return exchange;
   });
-  // Interleaved in the order given: connection 0's frames, then connection 1's, …
-  connections.forEach(({ frames }, i) => {
-    for (const [sender, value] of frames) open[i].record(sender, frame(value), { carrier: 'frame' });
-  });
+  for (const [i, sender, value] of steps) open[i].record(sender, frame(value), { carrier: 'frame' });
   for (const exchange of open) exchange.end({ outcome: 'aborted' });
   writer.close();
   const reader = RecordingReader.open(file);
   try {
     const found = new Map<number, Array<{ rule: string; message: string }>>();
-    for (let id = 1; id <= connections.length; id++) {
+    for (let id = 1; id <= sessions.length; id++) {
       const rows = reader.messages(id).filter((m) => m.sender === 'client');
       found.set(id, rows.flatMap((m) => m.verdict.findings.filter((f) => f.rule.startsWith('extension-ui')).map((f) => ({ rule: f.rule, message: f.message }))));
     }
@@ -68,6 +78,34 @@ describe('extension UI ids are tracked per daemon session across connections', (
     ]);
     expect(found.get(1)).toEqual([]);
     expect(found.get(2)).toEqual([{ rule: 'extension-ui-unknown-request', message: expect.stringContaining('already answered; the daemon refuses') }]);
+  });
+
+  it("an observer's answer refused with controller_required does not answer the request: the controller's later answer is valid", () => {
+    const found = record([
+      { session: 'pd-x', frames: [['server', uiRequest(1, 'ui-1')], ['client', uiAnswer('ui-1')], ['server', ack('controller_required')]] },
+      { session: 'pd-x', frames: [['server', uiRequest(1, 'ui-1')], ['client', uiAnswer('ui-1')], ['server', ack()]] },
+    ]);
+    expect(found.get(1)).toEqual([]);
+    expect(found.get(2)).toEqual([]);
+  });
+
+  it("the controller's answer is valid while the observer's still waits for its refusal, and a third answer after the controller's is not", () => {
+    const found = recordSteps(
+      ['pd-x', 'pd-x', 'pd-x'],
+      [
+        [0, 'server', uiRequest(1, 'ui-1')],
+        [1, 'server', uiRequest(1, 'ui-1')],
+        [0, 'client', uiAnswer('ui-1')],
+        [1, 'client', uiAnswer('ui-1')],
+        [0, 'server', ack('controller_required')],
+        [1, 'server', ack()],
+        [2, 'client', uiAnswer('ui-1')],
+        [2, 'server', ack('unknown_ui_request')],
+      ],
+    );
+    expect(found.get(1)).toEqual([]);
+    expect(found.get(2)).toEqual([]);
+    expect(found.get(3)).toEqual([{ rule: 'extension-ui-unknown-request', message: expect.stringContaining('already answered; the daemon refuses') }]);
   });
 
   it('an id issued in another session is unknown, and the finding names the session and the daemon, not stock Pi', () => {

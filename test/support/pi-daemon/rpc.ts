@@ -142,7 +142,7 @@ export function handleUpgrade(state: DaemonState, wss: WebSocketServer, req: Inc
     httpRecord.status = 101;
     const { record, resolveClosed } = newWsRecord('rpc', req, ws.protocol, mode);
     state.received.ws.push(record);
-    const att: RpcAttachment = { ws, mode, role, connectionId: state.uuid(), record };
+    const att: RpcAttachment = { ws, mode, role, connectionId: state.uuid(), record, commandsReceived: 0, held: new Map() };
     if (role === 'controller') hub.controller = att;
     ws.on('error', () => undefined);
     ws.on('close', (code, reason) => {
@@ -228,17 +228,27 @@ function onRpcMessage(state: DaemonState, hub: RpcHub, session: SessionRecord, a
   if (att.mode === 'raw') {
     if (!isObject(msg) || typeof msg.type !== 'string') return att.ws.close(1008, 'invalid RPC command');
     if (msg.type === 'extension_ui_response') return; // stock Pi sends no acknowledgement
-    return handleCommand(state, hub, session, att, msg);
+    return scriptedCommand(state, att, msg, () => handleCommand(state, hub, session, att, msg));
   }
   if (!isObject(msg) || typeof msg.kind !== 'string') return att.ws.close(1008, 'invalid RPC frame');
   switch (msg.kind) {
-    case 'command':
-      if (!isObject(msg.command) || typeof msg.command.type !== 'string') return att.ws.close(1008, 'invalid RPC frame');
-      return handleCommand(state, hub, session, att, msg.command);
+    case 'command': {
+      const command = msg.command;
+      if (!isObject(command) || typeof command.type !== 'string') return att.ws.close(1008, 'invalid RPC frame');
+      return scriptedCommand(state, att, command, () => handleCommand(state, hub, session, att, command));
+    }
     case 'extension_ui_response': {
       const response = isObject(msg.response) ? msg.response : {};
       const id = typeof response.id === 'string' ? { id: response.id } : {};
-      return send(att, { kind: 'response', response: { ...id, type: 'response', command: 'extension_ui_response', success: false, error: 'unknown_ui_request' } });
+      const ack = (error?: string) =>
+        send(att, { kind: 'response', response: { ...id, type: 'response', command: 'extension_ui_response', success: error === undefined, ...(error ? { error } : {}) } });
+      const resume = typeof response.id === 'string' ? hub.dialogs.get(response.id) : undefined;
+      if (resume === undefined) return ack('unknown_ui_request');
+      // Only the controller's answer is taken; an observer's is refused and the dialog stays open.
+      if (hub.controller !== att) return ack('controller_required');
+      hub.dialogs.delete(response.id as string);
+      ack();
+      return resume();
     }
     case 'control':
       if (msg.action === 'request_control') {
@@ -263,21 +273,60 @@ function onRpcMessage(state: DaemonState, hub: RpcHub, session: SessionRecord, a
   }
 }
 
+/** The daemon's `maxInFlightCommandsPerConnection`, as the stand-in advertises it. */
+function maxInFlight(state: DaemonState): number {
+  return ((state.scenario.capabilities.rpc as Json).limits as Json).maxInFlightCommandsPerConnection as number;
+}
+
+/**
+ * One command frame, answered as the daemon's in-flight limit and the connection's RpcCommandScript
+ * say: rejected when the held answers fill the limit, else handled (its answer held when the script
+ * says so), then the held answers the script releases after it are sent.
+ */
+function scriptedCommand(state: DaemonState, att: RpcAttachment, command: Json, handle: () => void): void {
+  const index = att.commandsReceived++;
+  const script = state.settings.commandScript;
+  if (att.held.size >= maxInFlight(state)) {
+    // A framed rejection names neither id nor type: the daemon reads them off the frame, not the command.
+    const response = { ...(att.mode === 'raw' && typeof command.id === 'string' ? { id: command.id } : {}), type: 'response', command: att.mode === 'raw' ? command.type : 'unknown', success: false, error: 'rpc_in_flight_capacity' };
+    send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+  } else if (script?.hold.includes(index)) {
+    att.holding = index;
+    handle();
+    att.holding = undefined;
+  } else {
+    handle();
+  }
+  for (const released of script?.releaseAfter[index] ?? []) {
+    const answer = att.held.get(released);
+    att.held.delete(released);
+    answer?.();
+  }
+}
+
 function handleCommand(state: DaemonState, hub: RpcHub, session: SessionRecord, att: RpcAttachment, command: Json): void {
   const type = command.type as string;
   const id = typeof command.id === 'string' ? { id: command.id } : {};
+  const holding = att.holding;
   const respond = (fields: Json) => {
     const response = { ...id, type: 'response', command: type, ...fields };
-    send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+    const answer = () => send(att, att.mode === 'framed' ? { kind: 'response', response } : response);
+    if (holding === undefined) answer();
+    else att.held.set(holding, answer);
   };
   if (state.settings.enforceRoles && att.role !== 'controller' && !READ_ONLY.has(type)) {
     return respond({ success: false, error: 'controller_required' });
   }
   switch (type) {
-    case 'prompt':
+    case 'prompt': {
       respond({ success: true });
-      void streamTurn(state, hub, session, att, typeof command.message === 'string' ? command.message : '');
-      return;
+      const turn = () => void streamTurn(state, hub, session, att, typeof command.message === 'string' ? command.message : '');
+      if (!state.settings.confirmBeforeTurn) return turn();
+      // An extension asks first: a confirm dialog every attachment sees, and the turn waits for the controller's answer.
+      const dialogId = `ui-${hub.dialogs.size + 1}`;
+      hub.dialogs.set(dialogId, turn);
+      return emit(state, hub, session, { type: 'extension_ui_request', id: dialogId, method: 'confirm', title: 'Allow the agent to read files?', message: 'The extension asks before each turn.' });
+    }
     case 'get_state':
       return respond({ success: true, data: rpcState(state, hub) });
     case 'get_entries':

@@ -77,6 +77,12 @@ export interface RpcAttachment {
   role: 'controller' | 'observer';
   connectionId: string;
   record: PiReceivedWs;
+  /** Command frames received so far (the next one's arrival index). */
+  commandsReceived: number;
+  /** Held answers (RpcCommandScript), by arrival index: the commands in flight. */
+  held: Map<number, () => void>;
+  /** While a held command is handled: its arrival index, so its answer is held instead of sent. */
+  holding?: number;
 }
 
 export interface RetainedEvent {
@@ -93,6 +99,8 @@ export interface RpcHub {
   controller: RpcAttachment | undefined;
   /** Messages in the Pi session (get_state's messageCount). */
   messageCount: number;
+  /** Open extension UI dialogs by request id: what the controller's answer resumes. */
+  dialogs: Map<string, () => void>;
 }
 
 export interface DaemonSettings {
@@ -105,6 +113,21 @@ export interface DaemonSettings {
   enforceRoles: boolean;
   rpcTurn: 'tool-call' | 'text';
   deterministic: boolean;
+  commandScript: RpcCommandScript | undefined;
+  confirmBeforeTurn: boolean;
+}
+
+/**
+ * When the daemon answers the RPC commands of each connection, by their arrival index there (0-based,
+ * every command frame counted, rejected ones too). Commands not held are answered at once. A held
+ * answer keeps its command in flight, so a command that arrives while the connection has
+ * `maxInFlightCommandsPerConnection` held is rejected with `rpc_in_flight_capacity`, as the daemon does.
+ */
+export interface RpcCommandScript {
+  /** Commands whose answers wait for a release. */
+  hold: number[];
+  /** After the command at this index was handled (answered, held or rejected): the held answers to send now, in this order. */
+  releaseAfter: Record<number, number[]>;
 }
 
 export const MAX_RETAINED = 512;
@@ -192,7 +215,7 @@ export class DaemonState {
   hub(sessionId: string): RpcHub {
     let hub = this.hubs.get(sessionId);
     if (!hub) {
-      hub = { sessionId, sequence: 0, retained: [], attachments: new Set(), controller: undefined, messageCount: 0 };
+      hub = { sessionId, sequence: 0, retained: [], attachments: new Set(), controller: undefined, messageCount: 0, dialogs: new Map() };
       this.hubs.set(sessionId, hub);
     }
     return hub;
