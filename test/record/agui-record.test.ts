@@ -466,6 +466,42 @@ describe('proxy record: streams that end badly', () => {
     }
   });
 
+  it('protobuf: an SSE body under the protobuf content type is one message saying so, not a frame announcing 1.7 GB', async () => {
+    const sse = sseOf([
+      { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent,
+      { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent,
+    ]);
+    for (const [body, start] of [
+      [sse, 'data:'],
+      [`: ping\n\n${sse}`, ':'],
+      [`event: message\n${sse}`, 'event:'],
+    ] as const) {
+      const server = createHttpServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': AGUI_MEDIA_TYPE });
+        // The opening split across writes: the start is told from the first bytes, however they come.
+        res.write(body.slice(0, 2));
+        res.end(body.slice(2));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const rec = await record(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const proxied = await rawRequest({ url: rec.recorder.url }, 'POST', '/', { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, JSON.stringify(runInput()));
+      expect(proxied.body.toString()).toBe(body);
+
+      const reader = await rec.read();
+      const exchange = onlyExchange(reader);
+      expect(exchange).toMatchObject({ transport: 'proto', protocol: 'agui', outcome: 'complete' });
+      const rows = serverRows(reader, exchange.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].raw.toString()).toBe(body);
+      expect(rows[0].verdict.status).toBe('invalid');
+      const messages = rows[0].verdict.findings.map((f) => f.message);
+      expect(messages[0]).toMatch(new RegExp(`^the body looks like SSE \\(\`${start}\`\\) but the content type says protobuf`));
+      expect(messages.join('\n')).not.toMatch(/announced/);
+    }
+  });
+
   it('an unreachable upstream gets a 502 with a JSON body naming what failed, recorded as error', async () => {
     const port = await closedPort();
     const target = `http://127.0.0.1:${port}`;
