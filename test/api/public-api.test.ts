@@ -221,6 +221,7 @@ describe('the public API', () => {
       readonly recording: string;
       readonly missesOut: string | undefined;
       readonly warnings: string[];
+      readonly missAnswers: string;
       misses: () => api.ReplayMiss[];
       unused: () => api.ScriptExchange[];
       close: () => Promise<api.ReplaySummary>;
