@@ -2,8 +2,7 @@
  * `proxy replay` serving AG-UI runs (SSE and protobuf): record the stand-in through the proxy,
  * replay the recording, and check what real clients (HttpAgent, fetch, node:http) get.
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
@@ -12,6 +11,7 @@ import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-he
 import { expectSameRecording, onCleanup, record, replay, rewrite, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
@@ -159,48 +159,52 @@ describe('proxy replay: timing', () => {
   }
 
   it('with --timing none a long stream never waits: it is served whole while the clock stands still', async () => {
-    const script = (input: RunAgentInput) =>
-      [
-        { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
-        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
-        ...Array.from({ length: 60 }, (_, i) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `tok${i} ` })),
-        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
-        { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
-      ] as BaseEvent[];
-    const { out, live, offsets } = await pacedRecording({ script, eventDelayMs: 5 });
-    expect(offsets.at(-1)! - offsets[0]).toBeGreaterThan(60 * 4);
+    const input = runInput();
+    const events = [
+      { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+      ...Array.from({ length: 60 }, (_, i) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `tok${i} ` })),
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+      { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+    ];
+    // Recorded 100 ms apart, 6.3 s in all: a paced replay would sleep before every event.
+    const out = writeNdjsonRecording([
+      {
+        transport: 'sse',
+        protocol: 'agui',
+        method: 'POST',
+        path: '/',
+        status: 200,
+        responseHeaders: { 'content-type': 'text/event-stream' },
+        messages: [{ sender: 'client', json: input, tOffsetMs: 10 }, ...events.map((json, i) => ({ sender: 'server' as const, json, tOffsetMs: 20 + i * 100 }))],
+      },
+    ]);
 
     const clock = new ManualClock();
     const served = await replay(out, { timing: 'none', clock });
-    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
-    expect(again.body.equals(live.body)).toBe(true);
+    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(input)), 'the replayed stream');
+    expect(again.body.toString()).toBe(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''));
     expect(clock.deadlines).toEqual([]);
   });
 
   it('with --timing recorded a plain HTTP answer is held until its last recorded chunk is due, then sent whole', async () => {
-    // An upstream that answers in two chunks, the second one 50 ms after the first.
-    const upstream = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"answer":');
-      setTimeout(() => res.end('42}'), 50);
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
-    const first = await record(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
-    await rawRequest({ url: first.url }, 'GET', '/answer');
-    const reader = await first.finish();
-    const [exchange] = reader.exchanges();
-    expect(exchange.transport).toBe('http');
-    const messages = reader.messages(exchange.id);
-    const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
-    const last = messages.filter((m) => m.sender === 'server').at(-1)!.tOffsetMs;
+    // An answer whose body ended 50 ms after its request (the exchange starts at 10 ms).
+    const out = writeNdjsonRecording([
+      {
+        transport: 'http',
+        method: 'GET',
+        path: '/answer',
+        status: 200,
+        responseHeaders: { 'content-type': 'application/json' },
+        messages: [{ sender: 'server', json: { answer: 42 }, tOffsetMs: 60 }],
+      },
+    ]);
 
     const clock = new ManualClock();
-    const served = await replay(first.out, { timing: 'recorded', clock });
+    const served = await replay(out, { timing: 'recorded', clock });
     let answered = false;
     const answer = rawRequest({ url: served.url }, 'GET', '/answer').finally(() => (answered = true));
-    expect(await within(clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
-    expect(last - anchor).toBeGreaterThanOrEqual(50);
+    expect(await within(clock.sleeping(), 'the player to wait')).toBeCloseTo(50, 6);
     expect(answered).toBe(false);
     clock.advanceTo(clock.nextDeadline()!);
     const res = await within(answer, 'the answer');
