@@ -273,6 +273,7 @@ describe('the public API', () => {
       readonly modeFrom: 'environment' | 'option' | 'default';
       readonly action: api.FixtureAction;
       readonly warnings: string[];
+      readonly missAnswers: string | undefined;
       close: () => Promise<api.FixtureSummary>;
     }>();
     expectTypeOf<api.FixtureSummary>().toEqualTypeOf<{
