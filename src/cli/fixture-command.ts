@@ -160,7 +160,7 @@ function refuseForLines(options: FixtureCommandOptions, lines: '--stdio' | '--nd
 function doing(fixture: RunningFixture, options: FixtureCommandOptions): string {
   switch (fixture.action) {
     case 'replay':
-      return `replaying ${fixture.recording} (timing ${options.timing}); misses are answered 404, nothing reaches the network`;
+      return `replaying ${fixture.recording} (timing ${options.timing}); misses: ${fixture.missAnswers}; nothing reaches the network`;
     case 'append':
       return `replaying ${fixture.recording} (timing ${options.timing}); misses are forwarded to ${options.target} and appended to the recording (served from the next replay on)`;
     case 'record':

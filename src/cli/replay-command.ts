@@ -123,11 +123,11 @@ export function replayCommand(result: CommandResult): Command {
         process.stdout.write(`listening on ${replay.url}\n`);
         if (!options.quiet) {
           const misses = !replay.missesOut
-            ? 'answered 404'
+            ? `misses: ${replay.missAnswers}`
             : replay.missesOut === replay.recording
-              ? `forwarded to ${options.target} and appended to the recording (served from the next replay on)`
-              : `forwarded to ${options.target} and recorded to ${replay.missesOut}`;
-          process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); misses are ${misses}; Ctrl-C to stop`) + '\n');
+              ? `misses are forwarded to ${options.target} and appended to the recording (served from the next replay on)`
+              : `misses are forwarded to ${options.target} and recorded to ${replay.missesOut}`;
+          process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); ${misses}; Ctrl-C to stop`) + '\n');
         }
       }
       const signal = await stopped;

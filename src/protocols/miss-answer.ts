@@ -44,6 +44,11 @@ export interface MessageMissContext extends RecordedServer {
 
 /** The answers a protocol gives; each is optional, the replay's generic answer stands in. */
 export interface MissAnswers {
+  /**
+   * What a miss of this protocol gets, as a short phrase naming whose misses they are, for replay's
+   * start line: `AG-UI runs get a 200 RUN_ERROR event stream`.
+   */
+  readonly summary?: string;
   /** The HTTP answer to a request (or WebSocket upgrade) that matched nothing. */
   http?(request: MissedHttpRequest, miss: MissFacts, server: RecordedServer): HttpMissAnswer;
   /**

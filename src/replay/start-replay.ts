@@ -10,6 +10,7 @@ import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { loadProtoEncoder, needsProtoEncoder } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
 import { checkServable } from './servable.js';
+import { missAnswersSummary } from './miss-answers-summary.js';
 import { checkMissOptions } from './miss-options.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
@@ -110,6 +111,8 @@ export interface RunningReplay {
   readonly missesOut: string | undefined;
   /** What this replay leaves out or does differently than asked (an empty recording, stdio exchanges it cannot serve), to be shown. */
   readonly warnings: string[];
+  /** What a request that matches nothing gets, for the protocols the recording holds, as one phrase (the start line's). */
+  readonly missAnswers: string;
   /** Requests and frames that matched nothing, so far. */
   misses(): ReplayMiss[];
   /** Recorded exchanges not served yet. */
@@ -166,6 +169,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
     wsUrl: server.wsUrl,
     recording: script.file,
     warnings,
+    missAnswers: missAnswersSummary(script),
     missesOut: passthrough?.out,
     misses: () => ledger.misses(),
     unused: () => ledger.unused(),

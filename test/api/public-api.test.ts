@@ -222,6 +222,7 @@ describe('the public API', () => {
       readonly recording: string;
       readonly missesOut: string | undefined;
       readonly warnings: string[];
+      readonly missAnswers: string;
       misses: () => api.ReplayMiss[];
       unused: () => api.ScriptExchange[];
       close: () => Promise<api.ReplaySummary>;
@@ -275,6 +276,7 @@ describe('the public API', () => {
       readonly modeFrom: 'environment' | 'option' | 'default';
       readonly action: api.FixtureAction;
       readonly warnings: string[];
+      readonly missAnswers: string | undefined;
       close: () => Promise<api.FixtureSummary>;
     }>();
     expectTypeOf<api.FixtureSummary>().toEqualTypeOf<{

@@ -219,6 +219,8 @@ describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol
   it('miss answers: the replay can answer a miss in the protocol\'s own shape', () => {
     const answers = module.replay?.missAnswers;
     expect(answers?.http ?? answers?.message, 'missAnswers.http or missAnswers.message').toBeDefined();
+    // Replay's start line says what a miss gets in the module's own words.
+    expect(answers?.summary, 'missAnswers.summary').toMatch(/^\S.* gets? .+\S$/);
     const facts = { message: 'GET /nowhere matches no recorded exchange', details: { reason: 'no-match' } };
     const { conversation, channels } = examples();
     const client = conversation.find((m) => m.sender === 'client');

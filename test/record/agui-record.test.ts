@@ -16,8 +16,9 @@ import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/st
 import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from '../support/agui-agent.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
-import { closedPort, endpoint, postRun, rawRequest, runInput, sseBlocks } from './record-helpers.js';
-import { within } from '../support/waits.js';
+import { closedPort, committedServerRows, endpoint, postRun, rawRequest, runInput, sseBlocks } from './record-helpers.js';
+import { waitFor, within } from '../support/waits.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const AGUI_SCHEMA = 'https://ag-ui.com/spec/draft/schema.json';
 
@@ -260,7 +261,7 @@ describe('proxy record: bytes and headers pass through unchanged', () => {
     expect(events.map((m) => m.verdict.status)).toEqual(events.map(() => 'valid'));
   });
 
-  it('does not buffer: with eventDelayMs the first event reaches the client before the agent has sent the last', async () => {
+  it('does not buffer: each event reaches the client, and is recorded, while the agent waits to send the next', async () => {
     const script = (input: RunAgentInput) =>
       [
         { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
@@ -269,31 +270,38 @@ describe('proxy record: bytes and headers pass through unchanged', () => {
         { type: EventType.TEXT_MESSAGE_END, messageId: 'm' },
         { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
       ] as BaseEvent[];
-    const a = await agui({ script, eventDelayMs: 100 });
+    // The agent paces its events on a clock only the test moves: between two steps it has sent what it has sent, and waits.
+    const clock = new ManualClock();
+    const a = await agui({ script, eventDelayMs: 100, sleep: (ms) => clock.sleep(ms) });
     const rec = await record(a.url);
     const res = await postRun(rec.recorder.url);
     const reader = res.body!.getReader();
-    const first = await reader.read();
-    // Snapshot of the agent's progress when the first bytes arrived.
-    const sentAtFirstChunk = a.requests[0].eventsSent;
-    const closedAtFirstChunk = a.requests[0].closedAt;
-    expect(first.done).toBe(false);
-    expect(Buffer.from(first.value!).toString()).toMatch(/^data: \{"type":"RUN_STARTED"/);
-    expect(sentAtFirstChunk).toBeLessThan(5);
-    expect(closedAtFirstChunk).toBeUndefined();
-    let rest = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += Buffer.from(value).toString();
+    let received = Buffer.alloc(0);
+    for (let sent = 1; sent <= 5; sent++) {
+      if (sent < 5) await within(clock.sleeping(), `the agent to wait after event ${sent}`);
+      else await within(a.requests[0].finished, 'the agent to finish');
+      expect(a.requests[0].eventsSent).toBe(sent);
+      // The event the agent just sent reaches the client now, not when the stream ends...
+      while (sseBlocks(received).length < sent) {
+        const { done, value } = await within(reader.read(), `event ${sent} at the client`);
+        expect(done, `the body ended before event ${sent}`).toBe(false);
+        received = Buffer.concat([received, Buffer.from(value!)]);
+      }
+      expect(sseBlocks(received)).toHaveLength(sent);
+      // ...and is in the recording before the next one is sent: recorded as it passed, not all at the end.
+      await waitFor(() => committedServerRows(rec.recorder.out) >= sent, `event ${sent} in the recording`);
+      if (sent < 5) {
+        expect(a.requests[0].closedAt).toBeUndefined();
+        clock.advanceTo(clock.nextDeadline()!);
+      }
     }
-    expect(rest).toContain('"RUN_FINISHED"');
+    expect(received.toString()).toMatch(/^data: \{"type":"RUN_STARTED"/);
+    expect((await within(reader.read(), 'the end of the body')).done).toBe(true);
 
     const recording = await rec.read();
     const events = serverRows(recording, onlyExchange(recording).id);
-    expect(events).toHaveLength(5);
-    // Recorded as they passed, not all at the end: the offsets span (most of) the agent's 400 ms of delays.
-    expect(events[4].tOffsetMs - events[0].tOffsetMs).toBeGreaterThan(200);
+    expect(events.map((m) => (m.json as { type: string }).type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+    expect(concat(events).equals(received)).toBe(true);
   });
 
   it('--max-body: a bigger event is forwarded whole and stored truncated with an oversized-message warning', async () => {
@@ -463,6 +471,42 @@ describe('proxy record: streams that end badly', () => {
       expect(events[1].verdict.findings[0].message).toBe(`a protobuf frame of ${hugePayload} bytes, more than the client's ${10 * 1024 * 1024}-byte limit; not decoded`);
       expect(events[2].json).toMatchObject({ type: 'RUN_FINISHED' });
       expect(events[2].verdict.status).toBe('valid');
+    }
+  });
+
+  it('protobuf: an SSE body under the protobuf content type is one message saying so, not a frame announcing 1.7 GB', async () => {
+    const sse = sseOf([
+      { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent,
+      { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' } as BaseEvent,
+    ]);
+    for (const [body, start] of [
+      [sse, 'data:'],
+      [`: ping\n\n${sse}`, ':'],
+      [`event: message\n${sse}`, 'event:'],
+    ] as const) {
+      const server = createHttpServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': AGUI_MEDIA_TYPE });
+        // The opening split across writes: the start is told from the first bytes, however they come.
+        res.write(body.slice(0, 2));
+        res.end(body.slice(2));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const rec = await record(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const proxied = await rawRequest({ url: rec.recorder.url }, 'POST', '/', { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, JSON.stringify(runInput()));
+      expect(proxied.body.toString()).toBe(body);
+
+      const reader = await rec.read();
+      const exchange = onlyExchange(reader);
+      expect(exchange).toMatchObject({ transport: 'proto', protocol: 'agui', outcome: 'complete' });
+      const rows = serverRows(reader, exchange.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].raw.toString()).toBe(body);
+      expect(rows[0].verdict.status).toBe('invalid');
+      const messages = rows[0].verdict.findings.map((f) => f.message);
+      expect(messages[0]).toMatch(new RegExp(`^the body looks like SSE \\(\`${start}\`\\) but the content type says protobuf`));
+      expect(messages.join('\n')).not.toMatch(/announced/);
     }
   });
 

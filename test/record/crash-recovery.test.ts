@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { waitFor, within } from '../support/waits.js';
-import { postRun, spawnRecorder, sseBlocks } from './record-helpers.js';
+import { committedServerRows, postRun, spawnRecorder, sseBlocks } from './record-helpers.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -16,19 +16,6 @@ afterEach(async () => {
 });
 
 const INTERVAL_MS = 5;
-
-/** Server rows the recording has committed so far, as another process sees them; 0 while the file or its tables do not exist yet. */
-function committedServerRows(file: string): number {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    return (db.prepare("SELECT count(*) AS n FROM messages WHERE sender = 'server'").get() as { n: number }).n;
-  } catch {
-    return 0;
-  } finally {
-    db?.close();
-  }
-}
 
 describe('proxy record: kill -9 mid-stream', () => {
   it('leaves a file that reopens cleanly and holds a byte-exact prefix of what the client saw', async () => {

@@ -5,6 +5,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import type { RunAgentInput } from '@ag-ui/core';
+import Database from 'better-sqlite3';
 import { spawnCli, type CliProcess } from '../cli/run-cli.js';
 
 export const runInput = (threadId = 'thread-1', runId = 'run-1'): RunAgentInput => ({
@@ -94,4 +95,17 @@ export type CliRecorder = CliProcess;
 
 export function spawnRecorder(args: string[], env: NodeJS.ProcessEnv = {}): CliRecorder {
   return spawnCli(['record', ...args], env);
+}
+
+/** Server rows a recording has committed so far, as another reader sees them; 0 while the file or its tables do not exist yet. */
+export function committedServerRows(file: string): number {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return (db.prepare("SELECT count(*) AS n FROM messages WHERE sender = 'server'").get() as { n: number }).n;
+  } catch {
+    return 0;
+  } finally {
+    db?.close();
+  }
 }

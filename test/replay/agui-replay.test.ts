@@ -2,16 +2,16 @@
  * `proxy replay` serving AG-UI runs (SSE and protobuf): record the stand-in through the proxy,
  * replay the recording, and check what real clients (HttpAgent, fetch, node:http) get.
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
-import { AGUI_MEDIA_TYPE, echoAguiScript, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { AGUI_MEDIA_TYPE, defaultAguiScript, echoAguiScript, ProtobufHttpAgent, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
 import { closedPort, rawRequest, runInput, sseBlocks } from '../record/record-helpers.js';
 import { expectSameRecording, onCleanup, record, replay, rewrite, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { deadlinesOf, driveClock, dueTimes, ManualClock, Progress, writtenBy } from '../support/manual-clock.js';
@@ -112,18 +112,24 @@ describe('proxy replay: AG-UI round trip', () => {
   });
 });
 
-/** Records one run of the stand-in pacing its events `eventDelayMs` apart; returns the file and when each event falls due. */
-async function pacedRecording(options: AguiAgentOptions) {
-  const a = await agui(options);
-  const first = await record(a.url);
-  const live = await rawRequest({ url: first.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput()));
-  const reader = await first.finish();
-  const [exchange] = reader.exchanges();
-  const messages = reader.messages(exchange.id);
-  // A stream is paced from the moment the recorded request had fully arrived.
-  const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
-  const offsets = messages.filter((m) => m.sender === 'server').map((m) => m.tOffsetMs);
-  return { out: first.out, live, anchor, offsets };
+/**
+ * A recording of one default run whose events passed `gapMs` apart, written by hand so the gaps are
+ * exactly that whatever the machine's load; returns the file, the body it serves and when each event falls due.
+ */
+function pacedRecording(gapMs: number, events: readonly object[] = defaultAguiScript(runInput())) {
+  const out = writeNdjsonRecording([
+    {
+      transport: 'sse',
+      protocol: 'agui',
+      method: 'POST',
+      path: '/',
+      status: 200,
+      responseHeaders: { 'content-type': 'text/event-stream' },
+      messages: [{ sender: 'client', json: runInput(), tOffsetMs: 10 }, ...events.map((json, i) => ({ sender: 'server' as const, json, tOffsetMs: 20 + i * gapMs }))],
+    },
+  ]);
+  // A stream is paced from the moment the recorded request had fully arrived: its exchange starts at 10 ms.
+  return { out, live: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), anchor: 10, offsets: events.map((_, i) => 20 + i * gapMs) };
 }
 
 describe('proxy replay: timing', () => {
@@ -133,7 +139,7 @@ describe('proxy replay: timing', () => {
     ['0.5x', 0.5],
   ] as const) {
     it(`with --timing ${timing} each event reaches the client when the recording says, on the replay's clock`, async () => {
-      const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 30 });
+      const { out, anchor, offsets } = pacedRecording(30);
       const due = dueTimes(offsets, { at: 0, offset: anchor }, speed);
       const clock = new ManualClock();
       const served = await replay(out, { timing, clock });
@@ -149,7 +155,8 @@ describe('proxy replay: timing', () => {
       const sleeps = deadlinesOf(due);
       expect(stepped).toHaveLength(sleeps.length);
       stepped.forEach((at, i) => expect(at).toBeCloseTo(sleeps[i], 6));
-      expect(sleeps.length).toBeGreaterThanOrEqual(offsets.length - 2);
+      // Every event is recorded 30 ms after the one before: the player sleeps before each.
+      expect(sleeps).toHaveLength(offsets.length);
       // Each event was written at its due time, never before it: the client sees the recorded gaps, scaled.
       arrivals.forEach((at, i) => {
         expect(at, `event ${i}: due at ${due[i]}`).toBeLessThanOrEqual(due[i] + 1e-6);
@@ -159,48 +166,42 @@ describe('proxy replay: timing', () => {
   }
 
   it('with --timing none a long stream never waits: it is served whole while the clock stands still', async () => {
-    const script = (input: RunAgentInput) =>
-      [
-        { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
-        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
-        ...Array.from({ length: 60 }, (_, i) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `tok${i} ` })),
-        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
-        { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
-      ] as BaseEvent[];
-    const { out, live, offsets } = await pacedRecording({ script, eventDelayMs: 5 });
-    expect(offsets.at(-1)! - offsets[0]).toBeGreaterThan(60 * 4);
+    const input = runInput();
+    const events = [
+      { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+      ...Array.from({ length: 60 }, (_, i) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: `tok${i} ` })),
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+      { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
+    ];
+    // Recorded 100 ms apart, 6.3 s in all: a paced replay would sleep before every event.
+    const { out, live } = pacedRecording(100, events);
 
     const clock = new ManualClock();
     const served = await replay(out, { timing: 'none', clock });
-    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
-    expect(again.body.equals(live.body)).toBe(true);
+    const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(input)), 'the replayed stream');
+    expect(again.body.toString()).toBe(live);
     expect(clock.deadlines).toEqual([]);
   });
 
   it('with --timing recorded a plain HTTP answer is held until its last recorded chunk is due, then sent whole', async () => {
-    // An upstream that answers in two chunks, the second one 50 ms after the first.
-    const upstream = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"answer":');
-      setTimeout(() => res.end('42}'), 50);
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
-    const first = await record(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
-    await rawRequest({ url: first.url }, 'GET', '/answer');
-    const reader = await first.finish();
-    const [exchange] = reader.exchanges();
-    expect(exchange.transport).toBe('http');
-    const messages = reader.messages(exchange.id);
-    const anchor = Math.max(exchange.startedMs, ...messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs));
-    const last = messages.filter((m) => m.sender === 'server').at(-1)!.tOffsetMs;
+    // An answer whose body ended 50 ms after its request (the exchange starts at 10 ms).
+    const out = writeNdjsonRecording([
+      {
+        transport: 'http',
+        method: 'GET',
+        path: '/answer',
+        status: 200,
+        responseHeaders: { 'content-type': 'application/json' },
+        messages: [{ sender: 'server', json: { answer: 42 }, tOffsetMs: 60 }],
+      },
+    ]);
 
     const clock = new ManualClock();
-    const served = await replay(first.out, { timing: 'recorded', clock });
+    const served = await replay(out, { timing: 'recorded', clock });
     let answered = false;
     const answer = rawRequest({ url: served.url }, 'GET', '/answer').finally(() => (answered = true));
-    expect(await within(clock.sleeping(), 'the player to wait')).toBeCloseTo(last - anchor, 6);
-    expect(last - anchor).toBeGreaterThanOrEqual(50);
+    expect(await within(clock.sleeping(), 'the player to wait')).toBeCloseTo(50, 6);
     expect(answered).toBe(false);
     clock.advanceTo(clock.nextDeadline()!);
     const res = await within(answer, 'the answer');
@@ -212,11 +213,11 @@ describe('proxy replay: timing', () => {
   // The one test on the real clock. It asserts order only, never how long anything took: the
   // pacing itself is checked on the manual clock above.
   it('on the system clock, a paced replay serves every event, in the recorded order', async () => {
-    const { out, live, offsets } = await pacedRecording({ eventDelayMs: 10 });
+    const { out, live, offsets } = pacedRecording(10);
     const served = await replay(out, { timing: '2x' });
     const again = await within(rawRequest({ url: served.url }, 'POST', '/', SSE_HEADERS, JSON.stringify(runInput())), 'the replayed stream');
     expect(sseBlocks(again.body)).toHaveLength(offsets.length);
-    expect(again.body.equals(live.body)).toBe(true);
+    expect(again.body.toString()).toBe(live);
   });
 });
 
@@ -342,7 +343,7 @@ describe('proxy replay: endings', () => {
   });
 
   it('close() ends a stream still playing with a clean end of the body, without waiting for its pace', async () => {
-    const { out, anchor, offsets } = await pacedRecording({ eventDelayMs: 60 });
+    const { out, anchor, offsets } = pacedRecording(60);
     const due = dueTimes(offsets, { at: 0, offset: anchor });
     const clock = new ManualClock();
     const served = await replay(out, { timing: 'recorded', clock });

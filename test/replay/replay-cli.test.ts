@@ -14,6 +14,7 @@ import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
+import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 
 useCleanups();
 
@@ -71,6 +72,44 @@ describe('proxy replay (CLI)', () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^#1 POST \/agent 200 sse 14 messages 2 ids substituted$/m);
     expect(done.stdout).toMatch(/stopped \(SIGINT\): 1 served, 0 misses, 0 of 1 recorded exchange unused/);
+  });
+
+  it("the start line says what a miss gets for the protocols the recording holds, not a fixed 404", async () => {
+    const agui: HandExchange = {
+      transport: 'sse',
+      protocol: 'agui',
+      method: 'POST',
+      path: '/agent',
+      status: 200,
+      messages: [
+        { sender: 'client', json: runInput() },
+        { sender: 'server', json: { type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-1' } },
+        { sender: 'server', json: { type: 'RUN_FINISHED', threadId: 'thread-1', runId: 'run-1' } },
+      ],
+    };
+    const piRest: HandExchange = { transport: 'http', protocol: 'pi-rest', method: 'GET', path: '/v1/health', status: 200, messages: [{ sender: 'server', json: { ok: true } }] };
+    const acp: HandExchange = {
+      transport: 'ws',
+      protocol: 'acp',
+      path: '/v1/session/s1/apc',
+      subprotocol: 'agent-client-protocol.v1',
+      messages: [
+        { sender: 'client', json: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } } },
+        { sender: 'server', json: { jsonrpc: '2.0', id: 1, result: { protocolVersion: 1 } } },
+      ],
+    };
+    const unknown: HandExchange = { transport: 'http', protocol: null, path: '/health', status: 200, messages: [{ sender: 'server', json: { up: true } }] };
+    const startLine = async (exchanges: HandExchange[]) => {
+      const cli = await spawnReplay([writeNdjsonRecording(exchanges), '--listen', '0', '--timing', 'none']);
+      const done = await cli.stop();
+      return done.stdout.split('\n')[1];
+    };
+
+    expect(await startLine([agui])).toMatch(/\(timing none\); misses: AG-UI runs get a 200 RUN_ERROR event stream, anything else gets 404; Ctrl-C to stop$/);
+    expect(await startLine([piRest, acp])).toMatch(
+      /; misses: Pi REST requests get 404 with the daemon's error envelope, ACP requests get a JSON-RPC error response, anything else gets 404, a WebSocket frame nothing answers closes its connection \(1008\); Ctrl-C to stop$/,
+    );
+    expect(await startLine([unknown])).toMatch(/; misses: every request gets 404; Ctrl-C to stop$/);
   });
 
   it('--strict exits 1 after a miss, and prints the miss as one line', async () => {

@@ -19,6 +19,8 @@ export interface HandMessage {
   /** Default: invalid when a finding is an error, else valid. */
   status?: 'valid' | 'invalid' | 'unchecked';
   findings?: Array<{ rule: string; severity: 'error' | 'warning'; pointer: string; message: string }>;
+  /** When it passed, in ms since the recording started (a paced replay waits for it). Default: 1 ms after its exchange started, then 0.1 ms apart. */
+  tOffsetMs?: number;
 }
 
 export interface HandExchange {
@@ -58,6 +60,7 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
     const overHttp = ws || transport === 'http' || transport === 'sse' || transport === 'proto';
     const path = e.path ?? (overHttp ? '/rpc' : undefined);
     const closed = e.closeCode !== undefined || e.closeReason !== undefined;
+    const lastOffset = Math.max(0, ...e.messages.map((m) => m.tOffsetMs ?? 0));
     lines.push({
       type: 'exchange',
       id,
@@ -72,7 +75,7 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
       requestHeaders: e.requestHeaders ?? {},
       responseHeaders: e.responseHeaders ?? {},
       startedMs,
-      endedMs: startedMs + 5,
+      endedMs: Math.max(startedMs + 5, lastOffset),
       outcome: e.error ? 'error' : 'complete',
       errorCode: e.error?.code ?? null,
       errorMessage: e.error?.message ?? null,
@@ -92,7 +95,7 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
         sender: m.sender,
         carrier,
         channel: m.channel ?? (ws ? 'text' : null),
-        tOffsetMs: startedMs + 1 + i * 0.1,
+        tOffsetMs: m.tOffsetMs ?? startedMs + 1 + i * 0.1,
         // An SSE event is stored with its framing.
         raw: m.raw ?? (carrier === 'event' ? `data: ${JSON.stringify(m.json)}\n\n` : JSON.stringify(m.json)),
         rawTruncatedFrom: null,

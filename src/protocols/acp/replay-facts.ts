@@ -18,5 +18,5 @@ export const acpReplayFacts: ReplayFacts = {
     return 0;
   },
   // JSON-RPC: a response carries its request's id.
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss } },
+  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
 };

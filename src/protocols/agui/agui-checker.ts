@@ -12,12 +12,14 @@ import { RULES } from './rules.js';
 import { isRunAgentInput, show } from './shapes.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { StateTracker } from './state-tracker.js';
+import { ToolCallResults } from './tool-call-results.js';
 
 /**
  * Judges one AG-UI event stream (one HTTP response) and the RunAgentInput that opened it.
  *
  * Per server event, in the client's pipeline order (notes §2.1): schema (the `$def` its `type` names)
- * → chunk expansion → verifyEvents rules → draft run agreement → state/activity application.
+ * → chunk expansion → verifyEvents rules (and the tool calls results answer) → draft run agreement →
+ * state/activity application.
  */
 export class AguiChecker implements ProtocolChecker {
   private readonly schemas: AguiSchemas;
@@ -26,6 +28,7 @@ export class AguiChecker implements ProtocolChecker {
   private readonly verifier = new RunVerifier();
   private readonly agreement: RunAgreement;
   private readonly state: StateTracker;
+  private readonly toolCalls = new ToolCallResults();
   /** Verifies each event the expander synthesises, with pointers mapped back into the wire event. */
   private readonly emit: Emit;
 
@@ -34,11 +37,12 @@ export class AguiChecker implements ProtocolChecker {
     const input = isRunAgentInput(context.requestBody) ? context.requestBody : undefined;
     this.agreement = new RunAgreement(input);
     this.state = new StateTracker(input?.state);
+    this.toolCalls.addMessages(input?.messages);
     this.emit = (event: JsonObject, type: string, origin: Origin) => {
       const sink = this.sink;
       const previous = sink.origin;
       sink.origin = origin;
-      const live = this.verifier.verify(event, type, sink);
+      const live = this.verify(event, type, sink);
       sink.origin = previous;
       return live;
     };
@@ -67,6 +71,7 @@ export class AguiChecker implements ProtocolChecker {
     if (isRunAgentInput(value) && this.agreement.request === undefined && !this.verifier.sawEvent) {
       this.agreement.setInput(value);
       this.state.setBaseline(value.state);
+      this.toolCalls.addMessages(value.messages);
     }
     if (!check.ok) return unchecked(check.reason, [], check.ref);
     return verdictFrom(check.validate(value), check.ref);
@@ -93,7 +98,7 @@ export class AguiChecker implements ProtocolChecker {
       return;
     }
     this.expander.before(type, ev, this.emit);
-    if (!this.verifier.verify(ev, type, sink)) return;
+    if (!this.verify(ev, type, sink)) return;
     switch (type) {
       case 'TEXT_MESSAGE_CONTENT':
         return;
@@ -108,6 +113,13 @@ export class AguiChecker implements ProtocolChecker {
         return;
     }
     this.state.apply(type, ev, sink);
+  }
+
+  /** The verifyEvents rules, then which tool calls exist; false when the event is outside any run (L2/L3). */
+  private verify(ev: JsonObject, type: string, sink: FindingSink): boolean {
+    if (!this.verifier.verify(ev, type, sink)) return false;
+    this.toolCalls.see(ev, type, sink);
+    return true;
   }
 
   /** An event the client's enforce stage would drop: no `type`, or one EventType does not list. */

@@ -45,6 +45,6 @@ export const aguiReplayFacts: ReplayFacts = {
   replay: {
     volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp', ...CLIENT_MINTED_IDS],
     echoFields: ['/threadId', '/runId', ...CLIENT_MINTED_IDS],
-    missAnswers: { http: answerAguiMiss },
+    missAnswers: { http: answerAguiMiss, summary: 'AG-UI runs get a 200 RUN_ERROR event stream' },
   },
 };

@@ -4,7 +4,8 @@
  * The codes in the first column are those of the verifyEvents table in
  * `docs/ag-ui-notes.md` §2.2 (ported from `@ag-ui/client@1.0.0` `src/verify/verify.ts`); K* are the chunk
  * expansion errors of §2.3 (`src/chunks/transform.ts`); D* are the draft rules the 1.0.0 client does not
- * check yet (conformance files under `spec/draft/conformance/streams/`); P* come from the apply stage (§2.5).
+ * check yet (conformance files under `spec/draft/conformance/streams/`); P* come from the apply stage (§2.5;
+ * P4 is a check the 1.0.0 client does not make, listed in §2.2 "Not checked").
  *
  * | Code | Rule id                              | Severity | Pointer                                   | What                                                                        |
  * |------|--------------------------------------|----------|-------------------------------------------|-----------------------------------------------------------------------------|
@@ -57,6 +58,7 @@
  * | P1   | `state-patch-failed`                 | warning  | `/delta/<i>` or `/delta`                  | STATE_DELTA does not apply; the state is kept                               |
  * | P2   | `activity-patch-failed`              | warning  | `/patch/<i>` or `/patch`                  | ACTIVITY_DELTA does not apply; the content is kept                          |
  * | P3   | `activity-delta-unknown-target`      | warning  | `/messageId`                              | ACTIVITY_DELTA for an activity never snapshotted (spec: SHOULD warn)        |
+ * | P4   | `tool-call-result-unknown-call`      | warning  | `/toolCallId`                             | TOOL_CALL_RESULT for a call neither started on the stream nor in the input  |
  */
 export const RULES = {
   schema: 'schema',
@@ -119,6 +121,7 @@ export const RULES = {
   P1: 'state-patch-failed',
   P2: 'activity-patch-failed',
   P3: 'activity-delta-unknown-target',
+  P4: 'tool-call-result-unknown-call',
 } as const;
 
 export type AguiRuleCode = keyof typeof RULES;

@@ -9,5 +9,5 @@ export const piDaemonRpcReplayFacts: ReplayFacts = {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
   },
   // The framed command's id comes back on its response frame.
-  replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss } },
+  replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' } },
 };

@@ -14,7 +14,7 @@ export const piRestReplayFacts: ReplayFacts = {
     echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
     // Stored as keyed digests (redactForStorage): a recorded env value stands for any live one.
     writeOnlyFields: [SESSION_ENV_VALUES],
-    missAnswers: { http: answerPiRestMiss },
+    missAnswers: { http: answerPiRestMiss, summary: "Pi REST requests get 404 with the daemon's error envelope" },
     routeTemplate: piRestRouteTemplate,
   },
 };

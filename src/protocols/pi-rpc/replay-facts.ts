@@ -17,5 +17,5 @@ export const piRpcReplayFacts: ReplayFacts = {
     return 0;
   },
   // A command's optional `id` comes back on its response.
-  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'], missAnswers: { message: answerPiRpcMiss } },
+  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'], missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' } },
 };

@@ -8,5 +8,5 @@ export const unixNdjsonReplayFacts: ReplayFacts = {
     return hint.transport === 'ndjson' ? 1 : 0;
   },
   // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
-  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss } },
+  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss, summary: 'NDJSON socket commands get an ok:false response' } },
 };

@@ -3,6 +3,8 @@ import type { Transform } from 'node:stream';
 import type { HttpContext, Sender } from '../../core/message.js';
 import { SseFramer } from '../../framing/sse-framer.js';
 import { LengthPrefixedFramer, MAX_PROTO_FRAME_BYTES } from '../../framing/length-prefixed-framer.js';
+import { KeptBytes } from '../../framing/kept-bytes.js';
+import { sseStartOf, type SseStart } from '../../framing/sse-start.js';
 import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-sink.js';
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
@@ -59,12 +61,19 @@ export class SseTap implements BodyTap {
 /**
  * Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes.
  * The decoder is loaded on the first protobuf stream; chunks that arrive meanwhile wait, in order.
+ * A body that opens like SSE (`data:`, `event:`, `id:`, a `:` comment) is an SSE stream sent under
+ * the protobuf type: it is kept whole as one message that says so, not read as a frame announcing
+ * some 1.7 billion bytes (`data` read as a length).
  */
 export class ProtoTap implements BodyTap {
   /** Frames the client accepts are kept whole, to be decoded; of a longer one only its start. */
   private readonly framer = new LengthPrefixedFramer(4 + MAX_PROTO_FRAME_BYTES);
   private waiting: Array<{ chunk: Buffer; at?: number }> | undefined;
   private readonly loaded: Promise<void> | undefined;
+  /** The body's first bytes while too few have come to tell SSE from protobuf; undefined once told. */
+  private head: Buffer | undefined = Buffer.alloc(0);
+  /** Set when the body opens like SSE: how it opens, and the body (its start, when long). */
+  private sse: { start: SseStart; body: KeptBytes } | undefined;
 
   constructor(
     private readonly exchange: ExchangeSink,
@@ -87,6 +96,27 @@ export class ProtoTap implements BodyTap {
       this.waiting.push({ chunk, at });
       return;
     }
+    let bytes = chunk;
+    if (this.head !== undefined) {
+      bytes = this.head.length === 0 ? chunk : Buffer.concat([this.head, chunk]);
+      const start = sseStartOf(bytes);
+      if (start === 'more') {
+        this.head = Buffer.from(bytes);
+        return;
+      }
+      this.head = undefined;
+      if (start !== 'no') this.sse = { start, body: new KeptBytes(4 + MAX_PROTO_FRAME_BYTES) };
+    }
+    if (this.sse) this.sse.body.add(bytes);
+    else this.frame(bytes, at);
+  }
+
+  end(_complete: boolean, at?: number): Promise<void> | void {
+    if (this.waiting) return this.loaded!.then(() => this.endNow(at));
+    this.endNow(at);
+  }
+
+  private frame(chunk: Buffer, at: number | undefined): void {
     for (const frame of this.framer.push(chunk)) {
       if (!frame.payload) {
         this.exchange.record(this.sender, frame.raw, {
@@ -108,12 +138,21 @@ export class ProtoTap implements BodyTap {
     }
   }
 
-  end(_complete: boolean, at?: number): Promise<void> | void {
-    if (this.waiting) return this.loaded!.then(() => this.endNow(at));
-    this.endNow(at);
-  }
-
   private endNow(at?: number): void {
+    // A body shorter than any SSE line start: framed as what it was announced as.
+    if (this.head !== undefined && this.head.length > 0) this.frame(this.head, at);
+    this.head = undefined;
+    if (this.sse) {
+      const { raw, total } = this.sse.body.take();
+      this.exchange.record(this.sender, raw, {
+        carrier: 'event',
+        channel: 'proto',
+        parseError: `the body looks like SSE (\`${this.sse.start}\`) but the content type says protobuf (${AGUI_PROTO_MEDIA_TYPE}): the AG-UI client reads it as length-prefixed frames and fails; an SSE body is sent as text/event-stream`,
+        ...(total > raw.length ? { totalBytes: total } : {}),
+        at,
+      });
+      return;
+    }
     const announced = this.framer.nextLength();
     const rest = this.framer.end();
     if (rest) {

@@ -655,3 +655,38 @@ describe('state and activity application (§2.5)', () => {
     expectOnly([runStarted(), runFinished(), { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/nothing' }] }], [{ at: 2, rule: RULES.L3, pointer: '/type' }]);
   });
 });
+
+describe('tool call results (P4)', () => {
+  const toolResult = (toolCallId: string, messageId = 'r1'): Ev => ({ type: 'TOOL_CALL_RESULT', messageId, toolCallId, content: 'done', role: 'tool' });
+  const assistantCalling = (id: string): Ev => ({ id: 'a1', role: 'assistant', toolCalls: [{ id, type: 'function', function: { name: 'lookup', arguments: '{}' } }] });
+  const located = (r: StreamResult) => r.located.map(({ at, rule, severity, pointer }) => ({ at, rule, severity, pointer }));
+
+  it('P4: a result for a call never started on the stream nor carried by the input warns', () => {
+    const r = runStream([runStarted(), toolResult('c9'), runFinished()], { requestBody: { threadId: T, runId: R, messages: [assistantCalling('c1')] } });
+    expect(located(r)).toEqual([{ at: 1, rule: RULES.P4, severity: 'warning', pointer: '/toolCallId' }]);
+    expect(messageOf(r, RULES.P4)).toContain("tool call 'c9'");
+    // A warning: the official client accepts the run.
+    expect(r.verdicts[1].status).toBe('valid');
+  });
+
+  it('P4 positive: a result for a call started on the stream', () => {
+    expectClean([runStarted(), toolStart('c1'), toolArgs('c1'), toolEnd('c1'), toolResult('c1'), runFinished()]);
+  });
+
+  it('P4 positive: a result for a call started by a TOOL_CALL_CHUNK', () => {
+    expectClean([runStarted(), { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: 'lookup', delta: '{}' }, toolResult('c1'), runFinished()]);
+  });
+
+  it("P4 positive: a result for a call an assistant message of the RunAgentInput carries", () => {
+    expectClean([runStarted(), toolResult('c1'), runFinished()], { requestBody: { threadId: T, runId: R, messages: [assistantCalling('c1')] } });
+  });
+
+  it('P4 positive: a result for a call carried by RUN_STARTED.input or a MESSAGES_SNAPSHOT', () => {
+    expectClean([{ ...runStarted(), input: { threadId: T, runId: R, messages: [assistantCalling('c1')] } }, toolResult('c1'), runFinished()]);
+    expectClean([runStarted(), { type: 'MESSAGES_SNAPSHOT', messages: [assistantCalling('c2')] }, toolResult('c2'), runFinished()]);
+  });
+
+  it("P4 positive: a later run on the same stream may answer an earlier run's call", () => {
+    expectClean([runStarted(), toolStart('c1'), toolEnd('c1'), runFinished(), runStarted('run-2'), toolResult('c1'), runFinished('run-2')]);
+  });
+});
