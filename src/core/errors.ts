@@ -26,6 +26,8 @@ export const StoreErrorCode = codeList({
   E_STORE_VERSION: 'E_STORE_VERSION',
   /** `record` would overwrite an existing recording. */
   E_STORE_EXISTS: 'E_STORE_EXISTS',
+  /** Another process (or another writer in this one) is writing the recording: one writer at a time. */
+  E_STORE_LOCKED: 'E_STORE_LOCKED',
   /** A batch could not be written (disk full, I/O error); later rows are dropped. */
   E_STORE_WRITE: 'E_STORE_WRITE',
   /** The writer was used wrongly: closed, or an unknown exchange/message id. */

@@ -14,6 +14,7 @@ import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
 import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
 import type { RecordingRules } from './recording-rules.js';
+import { lockForWriting } from '../store/writer-lock.js';
 
 /** The recording rules (`protocol`, the redactions, `maxBodyBytes`, `schemas`) are `RecordingRules`, shared with the fixture. */
 export interface RecorderOptions extends RecordingRules {
@@ -93,6 +94,26 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   // file with what was committed, so it cannot be written under a temporary name and renamed at the
   // end. Instead a start that fails removes the file it made, and a file it replaces is only moved
   // aside until the start has succeeded.
+  const lock = lockForWriting(out);
+  try {
+    const recorder = await startRecording(options, out, clock, target, listen, upstreamTls, listenTls);
+    const close = recorder.close.bind(recorder);
+    return { ...recorder, close: () => close().finally(() => lock.release()) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startRecording(
+  options: RecorderOptions,
+  out: string,
+  clock: RecordingClock,
+  target: ReturnType<typeof parseTarget>,
+  listen: ReturnType<typeof parseListen>,
+  upstreamTls: ReturnType<typeof loadProxyTls>['upstreamTls'],
+  listenTls: ReturnType<typeof loadProxyTls>['listenTls'],
+): Promise<RunningRecorder> {
   if (!options.overwrite) refuseExistingRecording(out);
   const previous = options.overwrite ? setAside(out) : undefined;
   let sink: RecordingSink;

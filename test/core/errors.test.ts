@@ -38,7 +38,7 @@ describe('error codes', () => {
   it('keeps the codes the error classes were documented with', () => {
     expect(new StoreError('E_STORE_OPEN', 'run.db', 'cannot open run.db')).toMatchObject({ code: 'E_STORE_OPEN', file: 'run.db', name: 'StoreError' });
     expect(new ProxyError('E_LISTEN', 'in use')).toMatchObject({ code: 'E_LISTEN', name: 'ProxyError' });
-    expect(Object.keys(StoreErrorCode).sort()).toEqual(['E_STORE_EXISTS', 'E_STORE_NATIVE', 'E_STORE_NOT_RECORDING', 'E_STORE_OPEN', 'E_STORE_STATE', 'E_STORE_VERSION', 'E_STORE_WRITE']);
+    expect(Object.keys(StoreErrorCode).sort()).toEqual(['E_STORE_EXISTS', 'E_STORE_LOCKED', 'E_STORE_NATIVE', 'E_STORE_NOT_RECORDING', 'E_STORE_OPEN', 'E_STORE_STATE', 'E_STORE_VERSION', 'E_STORE_WRITE']);
   });
 
   it('documents exactly the exchange codes a recording can hold', () => {
