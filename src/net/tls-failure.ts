@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+
 /** Which check an upstream's TLS failed, as the 502 and the recording say it. */
 export type TlsCheck = 'expired' | 'not-yet-valid' | 'host-name' | 'untrusted' | 'certificate' | 'handshake';
 
@@ -65,4 +67,34 @@ export function tlsAnswerFieldsOfMessage(message: string | null | undefined): { 
   if (code === undefined) return {};
   const check = CERTIFICATE_CHECKS[code]?.check ?? 'handshake';
   return tlsAnswerFields({ check, nodeCode: code });
+}
+
+/**
+ * Follows an upstream request's socket through its TCP connect and TLS handshake. The returned check
+ * is true once the upstream was reached but before its TLS was set up: an error then (a reset or a
+ * close right after the client hello) is a failed handshake, not an upstream that cannot be reached.
+ */
+export function watchHandshake(request: { once(event: 'socket', listener: (socket: Socket) => void): unknown }): () => boolean {
+  let reached = false;
+  let secured = false;
+  request.once('socket', (socket) => {
+    // A kept-alive socket was reached and secured on an earlier request.
+    if (!socket.connecting) {
+      reached = secured = true;
+      return;
+    }
+    socket.once('connect', () => (reached = true));
+    socket.once('secureConnect', () => (secured = true));
+  });
+  return () => reached && !secured;
+}
+
+/** The failure of a handshake the upstream cut short after it was reached (see watchHandshake). */
+export function handshakeCutFailure(error: NodeJS.ErrnoException, upstream: string): TlsFailure {
+  const code = error.code ?? 'ECONNRESET';
+  return {
+    check: 'handshake',
+    nodeCode: code,
+    message: `TLS handshake with ${upstream} failed: the upstream closed the connection before the handshake completed (does it speak TLS on that port?) [${code}]`,
+  };
 }

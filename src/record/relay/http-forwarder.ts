@@ -11,7 +11,7 @@ import { FlowGate } from './flow-gate.js';
 import { ReadBatch } from './read-batch.js';
 import { headersProblem, invalidStatusLineMessage, isParserError, LENIENT_HTTP_PARSER, parserErrorMessage, statusLineProblem } from '../../net/response-head-check.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
-import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
+import { handshakeCutFailure, tlsAnswerFields, tlsFailureOf, watchHandshake } from '../../net/tls-failure.js';
 import { tlsFactsOf, tlsFactsOfFailure } from '../../net/tls-facts.js';
 import type { TlsFacts } from '../../core/tls-facts.js';
 
@@ -49,13 +49,15 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
 
   // An https:// target: the agent carries the CA and verification settings; SNI and the host-name
   // check follow the Host header, which names the target.
-  const upstream = (context.target.kind === 'tcp' && context.target.protocol === 'https:' ? httpsRequest : httpRequest)({
+  const overTls = context.target.kind === 'tcp' && context.target.protocol === 'https:';
+  const upstream = (overTls ? httpsRequest : httpRequest)({
     ...upstreamConnectOptions(context.target),
     agent: context.agent,
     method,
     path: context.target.basePath + url,
     headers: endToEndHeaders(req.rawHeaders, { host: upstreamHost(context.target) }),
   });
+  const handshakeCut = overTls ? watchHandshake(upstream) : () => false;
 
   let done = false;
   let responseTap: BodyTap | undefined;
@@ -138,7 +140,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     if (!res.headersSent) {
       // Node's parser refused what the upstream sent: it was reached, but its answer is not HTTP.
       if (isParserError(error)) return answerBadGateway(ExchangeErrorCode.E_UPSTREAM_INVALID_RESPONSE, parserErrorMessage(error));
-      const tls = tlsFailureOf(error, context.target.display);
+      const tls = tlsFailureOf(error, context.target.display) ?? (handshakeCut() ? handshakeCutFailure(error, context.target.display) : undefined);
       if (tls) answerBadGateway(ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, tlsAnswerFields(tls), tlsFactsOfFailure(error, tls.nodeCode));
       else answerBadGateway(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, `cannot reach ${context.target.display}: ${error.code ?? error.message}`);
       return;

@@ -14,7 +14,7 @@ import { offeredProtocols, WS_MAX_PAYLOAD } from '../../net/ws-limits.js';
 import { lazyWs } from '../../net/lazy-ws.js';
 import { cutAfterGrace } from '../../net/graceful-shutdown.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
-import { tlsAnswerFields, tlsFailureOf } from '../../net/tls-failure.js';
+import { handshakeCutFailure, tlsAnswerFields, tlsFailureOf, watchHandshake } from '../../net/tls-failure.js';
 import { tlsFactsOf, tlsFactsOfFailure } from '../../net/tls-facts.js';
 import type { TlsFacts } from '../../core/tls-facts.js';
 import { proxyAnswerCode, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
@@ -78,6 +78,8 @@ class UpgradeRelay {
   private readonly exchange: ExchangeSink;
   private phase: Phase = 'connecting';
   private upstream?: WebSocket;
+  /** wss://: true once the upstream was reached but its TLS handshake is not done (see watchHandshake). */
+  private handshakeCut: () => boolean = () => false;
   private client?: WebSocket;
   private upgradeResponse?: IncomingMessage;
   private untrack: () => void = () => {};
@@ -166,6 +168,7 @@ class UpgradeRelay {
       // the request line must carry the client's path exactly, so it is set back before sending.
       finishRequest: (request: ClientRequest) => {
         request.path = requestPath;
+        if (scheme === 'wss') this.handshakeCut = watchHandshake(request);
         request.end();
       },
       // wss://: ws sets SNI to the host and checks the certificate against it, with these CAs.
@@ -207,7 +210,8 @@ class UpgradeRelay {
     }
     if (this.phase !== 'connecting') return;
     const code = (error as NodeJS.ErrnoException).code;
-    const tls = tlsFailureOf(error as NodeJS.ErrnoException, this.context.target.display);
+    const display = this.context.target.display;
+    const tls = tlsFailureOf(error as NodeJS.ErrnoException, display) ?? (this.handshakeCut() ? handshakeCutFailure(error as NodeJS.ErrnoException, display) : undefined);
     if (tls) {
       this.fail(502, ExchangeErrorCode.E_UPSTREAM_TLS, tls.message, 'error', tlsAnswerFields(tls), tlsFactsOfFailure(error, tls.nodeCode));
     } else if (isParserError(error as NodeJS.ErrnoException)) {
