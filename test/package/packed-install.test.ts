@@ -34,7 +34,7 @@ async function stop(cli: ReturnType<typeof spawnInstalled>): Promise<number | nu
 }
 
 describe('the packed package, installed into a new project', () => {
-  it('ships what runs (the CLI, its workers, the inspector page, the schemas) and nothing of the tests', () => {
+  it('ships what runs (the CLI, its workers, the inspector page, the schemas with their license) and nothing of the tests', () => {
     for (const file of [
       'package.json',
       'README.md',
@@ -48,6 +48,9 @@ describe('the packed package, installed into a new project', () => {
       'dist/ui/web/app.js',
       'schemas/ag-ui.schema.json',
       'schemas/pi-daemon-session-api.schema.json',
+      ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `schemas/${name}.schema.json`),
+      'schemas/LICENSE.pi-daemon',
+      'schemas/README.md',
     ]) {
       expect(project.files).toContain(file);
     }
