@@ -38,7 +38,10 @@ const SHIPPED_PI_DAEMON_SCHEMAS = [
 ];
 
 export interface SchemaRegistryOptions {
-  /** Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS. */
+  /**
+   * Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS.
+   * They add documents, or replace a shipped pi-daemon one with the same `$id` (schemas/README.md).
+   */
   extraDirs?: string[];
   /** Read AGENT_PROXY_SCHEMAS as well as extraDirs (default true). */
   useEnv?: boolean;
