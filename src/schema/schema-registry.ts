@@ -19,8 +19,29 @@ export const SCHEMAS_ENV = 'AGENT_PROXY_SCHEMAS';
 
 const PROJECT_SCHEMAS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schemas');
 
+/** The schemas the project is built from (schemas/README.md): an extra document with the same $id does not replace them. */
+const PROJECT_SCHEMAS = ['ag-ui.schema.json', 'pi-daemon-session-api.schema.json'];
+
+/**
+ * The pi-daemon v0.3.0 schemas the session API and the unix-socket protocol refer to, shipped so
+ * that their messages are judged without --schemas (schemas/README.md); an extra document with the
+ * same $id replaces them.
+ */
+const SHIPPED_PI_DAEMON_SCHEMAS = [
+  'extension-view.schema.json',
+  'dashboard-session-draft.schema.json',
+  'dashboard-api.schema.json',
+  'schedule.schema.json',
+  'protocol.schema.json',
+  'tool-adapter.schema.json',
+  'protocol-v2.schema.json',
+];
+
 export interface SchemaRegistryOptions {
-  /** Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS. */
+  /**
+   * Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS.
+   * They add documents, or replace a shipped pi-daemon one with the same `$id` (schemas/README.md).
+   */
   extraDirs?: string[];
   /** Read AGENT_PROXY_SCHEMAS as well as extraDirs (default true). */
   useEnv?: boolean;
@@ -69,17 +90,17 @@ export class SchemaRegistry {
     const docs = new Map<string, SchemaDocument>();
     const add = (doc: SchemaDocument | undefined) => {
       if (!doc) return;
-      // First one wins: the project's copies are authoritative over extras with the same $id.
+      // First one wins: the project's own schemas over extras with the same $id, extras over the shipped pi-daemon ones.
       if (!docs.has(doc.id)) docs.set(doc.id, doc);
     };
-    for (const file of ['ag-ui.schema.json', 'pi-daemon-session-api.schema.json']) {
-      add(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, file), 'project'));
-    }
+    for (const file of PROJECT_SCHEMAS) add(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, file), 'project'));
     const dirs = [...(options.extraDirs ?? [])];
     if (options.useEnv !== false && process.env[SCHEMAS_ENV]) {
       dirs.push(...process.env[SCHEMAS_ENV]!.split(':').filter(Boolean));
     }
     for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
+    // After the extra directories, so that one of them (another pi-daemon version's) replaces these.
+    for (const file of SHIPPED_PI_DAEMON_SCHEMAS) add(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, file), 'project'));
     if (options.acp !== false) add(readAcpSchema());
     const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
     return new SchemaRegistry(docs, compiled);

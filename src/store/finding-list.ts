@@ -1,38 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { Severity } from '../core/finding.js';
+import type { FindingFilter, FindingListRow } from './store-types.js';
 import { messageLabelSql } from './queries/label-sql.js';
 import { CODES_WITH_EXCHANGE_FINDINGS, exchangeFindings } from '../core/exchange-findings.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { jsonColumn } from './store-errors.js';
-
-/** Which findings to list; every field narrows the list, none means all. */
-export interface FindingFilter {
-  /** Only these rule ids. */
-  rules?: readonly string[];
-  /** Only findings of this severity. */
-  severity?: Severity;
-  /** Only findings of this exchange. */
-  exchange?: number;
-}
-
-/** One finding with where it is: its exchange and message. */
-export interface FindingListRow {
-  exchange: number;
-  transport: string;
-  protocol: string | null;
-  method: string | null;
-  path: string | null;
-  /** The message's seq; 0 for a finding of the exchange itself (core/exchange-findings.ts), which has no message. */
-  seq: number;
-  /** Who sent the message; `server` for a finding of the exchange (the upstream's failure). */
-  sender: 'client' | 'server';
-  /** The message's type (`RUN_STARTED`, `response:get_state`, `session/prompt` …), or its channel or carrier. */
-  label: string;
-  rule: string;
-  severity: Severity;
-  pointer: string;
-  message: string;
-}
 
 /**
  * Every finding with its exchange and message, in one query streamed row by row, so that a recording

@@ -9,14 +9,13 @@ import type { Verdict } from '../core/verdict.js';
 import { FORMAT_VERSION, checkFormat, checkRecordingShape, migrate } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
-import type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
-import { prepareFindingList, type FindingFilter, type FindingListRow } from './finding-list.js';
+import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+import { prepareFindingList } from './finding-list.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
-export type { FindingFilter, FindingListRow } from './finding-list.js';
-export type { ExchangeRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
 const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages`;

@@ -1,4 +1,5 @@
 import type { Carrier, Sender } from '../core/message.js';
+import type { Severity } from '../core/finding.js';
 import type { Verdict } from '../core/verdict.js';
 import type { ExchangeEndFields, ExchangeFields, ExchangeStartFields, ExchangeUpdateFields, Outcome, StoredMessage, Transport } from './schema.js';
 
@@ -104,4 +105,33 @@ export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | Verdict
    */
   deepJson?: string;
   verdict: Verdict;
+}
+
+/** Which findings to list; every field narrows the list, none means all. */
+export interface FindingFilter {
+  /** Only these rule ids. */
+  rules?: readonly string[];
+  /** Only findings of this severity. */
+  severity?: Severity;
+  /** Only findings of this exchange. */
+  exchange?: number;
+}
+
+/** One finding with where it is: its exchange and message. */
+export interface FindingListRow {
+  exchange: number;
+  transport: string;
+  protocol: string | null;
+  method: string | null;
+  path: string | null;
+  /** The message's seq; 0 for a finding of the exchange itself (core/exchange-findings.ts), which has no message. */
+  seq: number;
+  /** Who sent the message; `server` for a finding of the exchange (the upstream's failure). */
+  sender: 'client' | 'server';
+  /** The message's type (`RUN_STARTED`, `response:get_state`, `session/prompt` …), or its channel or carrier. */
+  label: string;
+  rule: string;
+  severity: Severity;
+  pointer: string;
+  message: string;
 }

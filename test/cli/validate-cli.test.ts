@@ -1,7 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
+import { PI_NDJSON_V1_ID } from '../../src/schema/schema-ids.js';
 import { restExchanges } from '../protocols/pi-rest/rest-exchanges.js';
 import { runCli } from './run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -64,16 +65,28 @@ describe('proxy validate', () => {
     expect(capture.code).toBe(0);
   });
 
-  it('marks messages unchecked, with the reason, when a referenced schema is not loaded', async () => {
+  it('judges the unix-socket protocol with the shipped schema, and marks messages unchecked, with the reason, when a referenced schema is not loaded', async () => {
     const lines = [
       { dir: 'client->server', msg: { protocolVersion: '1.0', requestId: 'hs-1', operation: 'handshake', payload: {} } },
       { dir: 'server->client', msg: { protocolVersion: '1.0', kind: 'response', requestId: 'hs-1', hostInstanceId: 'h', ok: true, data: {} } },
     ];
     const file = join(tmp, 'ndjson-capture.json');
     writeFileSync(file, JSON.stringify({ records: lines }));
-    const r = await runCli(['validate', '--protocol', 'unix-ndjson', file]);
+    const shipped = await runCli(['validate', '--protocol', 'unix-ndjson', file]);
+    expect(shipped.stdout).not.toMatch(/unchecked:|not loaded/);
+    expect(shipped.stdout).toMatch(/\(unix-ndjson\): \d+ valid, \d+ invalid, 0 unchecked/);
+
+    // A protocol schema (here one --schemas puts in place of the shipped one) that refers to a document nobody loaded.
+    const schemas = join(tmp, 'schemas-with-a-gap');
+    mkdirSync(schemas, { recursive: true });
+    const gap = { $ref: 'https://example.test/missing.schema.json#/$defs/thing' };
+    writeFileSync(
+      join(schemas, 'protocol.schema.json'),
+      JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: PI_NDJSON_V1_ID, $defs: { handshakeCommand: gap, baseCommand: gap, response: gap, event: gap } }),
+    );
+    const r = await runCli(['validate', '--protocol', 'unix-ndjson', '--schemas', schemas, file]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/unchecked.*protocol\.schema\.json.*--schemas/);
+    expect(r.stdout).toMatch(/unchecked.*missing\.schema\.json.*--schemas/);
   });
 
   it('names the file and line of malformed input, and exits 2', async () => {

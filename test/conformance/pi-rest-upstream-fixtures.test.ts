@@ -1,9 +1,9 @@
-import { describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
+import { bareRegistry, describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
 import { expect, it } from 'vitest';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { schemaCheckFor } from '../../src/protocols/pi-rest/index.js';
 import { DASHBOARD_API_ID } from '../../src/protocols/pi-rest/route-table.js';
-import { newJudge } from '../protocols/pi-rest/pi-rest-helpers.js';
+import { judgeExchange, newJudge } from '../protocols/pi-rest/pi-rest-helpers.js';
 import { upstreamFixture } from './pi-rest-corpus.js';
 
 interface ManifestEntry {
@@ -58,5 +58,16 @@ describeWithCorpus('upstream pi-daemon v0.3.0 session-api fixtures (REST $defs)'
     }
     // capabilities, create, update, blob reserve, blob materialize, error, list, session, ticket, schedule list/status.
     expect(named).toBe(11);
+  });
+});
+
+describeWithCorpus('upstream pi-daemon v0.3.0 answers, judged with what ships (no --schemas)', () => {
+  it.each([
+    ['/v1/capabilities', 'capabilities.response.json', 'capabilitiesEnvelope'],
+    ['/v1/dashboard/capabilities', 'dashboard.capabilities.response.json', 'dashboardServiceCapabilitiesEnvelope'],
+  ])('GET %s is valid, not unchecked', (path, file, def) => {
+    const { judge } = newJudge(bareRegistry());
+    const verdict = judgeExchange(judge, { method: 'GET', path, status: 200, responseBody: upstreamFixture(file) }).response!;
+    expect(verdict).toEqual({ status: 'valid', schemaRef: `${PI_SESSION_API_ID}#/$defs/${def}`, findings: [] });
   });
 });

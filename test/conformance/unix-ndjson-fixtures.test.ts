@@ -1,4 +1,4 @@
-import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry, readSharedJson } from '../support/shared.js';
+import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry, readSharedJson, registryWithout } from '../support/shared.js';
 import { expect, it } from 'vitest';
 import type { Sender } from '../../src/core/message.js';
 import { unixNdjsonProtocol } from '../../src/protocols/unix-ndjson/index.js';
@@ -69,8 +69,23 @@ describeWithCorpus('unix-ndjson: upstream v0.3.0 fixtures', () => {
 });
 
 describeWithCorpus('unix-ndjson: without --schemas', () => {
+  it('judges every captured line with the shipped protocol schemas, as the extra schemas do', () => {
+    const bare = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    const full = unixNdjsonProtocol.createChecker({ registry: fullRegistry(), secrets: new SecretTracker() });
+    for (const record of capture.records) {
+      const message = { sender: senderOf(record.dir), carrier: 'line', value: record.msg } as const;
+      const verdict = bare.judge(message);
+      expect(verdict.status).not.toBe('unchecked');
+      expect(verdict).toEqual(full.judge(message));
+    }
+  });
+});
+
+describeWithCorpus('unix-ndjson: without the protocol schemas', () => {
+  const withoutProtocol = () => registryWithout(PI_NDJSON_V1_ID, PI_NDJSON_V2_ID);
+
   it('leaves every line unchecked, naming protocol.schema.json and --schemas', () => {
-    const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    const checker = unixNdjsonProtocol.createChecker({ registry: withoutProtocol(), secrets: new SecretTracker() });
     for (const record of capture.records) {
       const verdict = checker.judge({ sender: senderOf(record.dir), carrier: 'line', value: record.msg });
       expect(verdict.status).toBe('unchecked');
@@ -81,7 +96,7 @@ describeWithCorpus('unix-ndjson: without --schemas', () => {
   });
 
   it('still reports behavioural errors, which make the line invalid', () => {
-    const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    const checker = unixNdjsonProtocol.createChecker({ registry: withoutProtocol(), secrets: new SecretTracker() });
     const verdict = checker.judge({ sender: 'server', carrier: 'line', value: fixture('unix-ndjson/success.response.json') });
     expect(verdict.status).toBe('invalid');
     expect(verdict.reason).toContain(PI_NDJSON_V1_ID);

@@ -3,19 +3,20 @@
  * view, demo) and the API (`import { startReplay } from 'agent-proxy'`) work from there, with
  * nothing of this repository but the tarball and the dependencies it declares.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { runCli, spawnCli } from '../cli/run-cli.js';
+import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
 import { installPackedProject, MANIFEST, projectEnv, type PackedProject } from './packed-project.js';
 
 let project: PackedProject;
 let agent: AguiAgent;
 
 beforeAll(async () => {
-  project = installPackedProject();
+  // @types/node as any TypeScript project on Node has it; nothing else of this repository's devDependencies.
+  project = installPackedProject({ extraDependencies: ['@types/node'] });
   agent = await startAguiAgent();
 });
 
@@ -33,7 +34,7 @@ async function stop(cli: ReturnType<typeof spawnInstalled>): Promise<number | nu
 }
 
 describe('the packed package, installed into a new project', () => {
-  it('ships what runs (the CLI, its workers, the inspector page, the schemas) and nothing of the tests', () => {
+  it('ships what runs (the CLI, its workers, the inspector page, the schemas with their license) and nothing of the tests', () => {
     for (const file of [
       'package.json',
       'README.md',
@@ -47,6 +48,9 @@ describe('the packed package, installed into a new project', () => {
       'dist/ui/web/app.js',
       'schemas/ag-ui.schema.json',
       'schemas/pi-daemon-session-api.schema.json',
+      ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `schemas/${name}.schema.json`),
+      'schemas/LICENSE.pi-daemon',
+      'schemas/README.md',
     ]) {
       expect(project.files).toContain(file);
     }
@@ -142,5 +146,67 @@ console.log(JSON.stringify({ status: response.status, finished: body.includes('R
     expect(shown.stderr).toBe('');
     expect(shown.status).toBe(0);
     expect(shown.stdout).toContain('tool-call-args-not-started');
+  });
+
+  it('its declarations type-check in a strict consumer with skipLibCheck: false and no @types of our devDependencies', () => {
+    // What the declarations import must resolve from the package's own dependencies: a type from
+    // @types/better-sqlite3 (or any other devDependency) is an error here, in node_modules/agent-proxy.
+    expect(existsSync(join(project.dir, 'node_modules/@types/better-sqlite3'))).toBe(false);
+    expect(existsSync(join(project.dir, 'node_modules/@types/ws'))).toBe(false);
+    writeFileSync(
+      join(project.dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'] },
+        files: ['consumer.ts'],
+      }),
+    );
+    writeFileSync(
+      join(project.dir, 'consumer.ts'),
+      `import {
+  diffRecordingFiles, openRecording, ProxyError, startRecorder, startReplay, strictFailure, validateInput, readInput, SchemaRegistry,
+  type DiffReport, type ErrorCode, type FindingFilter, type FindingListRow, type MessageRow, type RecorderOptions, type ReplayOptions,
+  type ReplaySummary, type RunningReplay, type ValidationReport,
+} from 'agent-proxy';
+
+export async function fixture(recording: string): Promise<string | undefined> {
+  const options: ReplayOptions = { recording, listen: 0, timing: 'none', strict: true };
+  const replay: RunningReplay = await startReplay(options);
+  const summary: ReplaySummary = await replay.close();
+  return summary.ok ? undefined : strictFailure(summary);
+}
+
+export async function record(target: string): Promise<string> {
+  const options: RecorderOptions = { target, listen: 0, out: 'run.db' };
+  const recorder = await startRecorder(options);
+  await recorder.close();
+  return recorder.url;
+}
+
+export function errors(file: string): FindingListRow[] {
+  const reader = openRecording(file);
+  const filter: FindingFilter = { severity: 'error' };
+  const rows = [...reader.findings(filter)];
+  const first: MessageRow | undefined = reader.messages(1)[0];
+  reader.close();
+  return first === undefined ? [] : rows;
+}
+
+export function judged(file: string): ValidationReport {
+  return validateInput(readInput(file), SchemaRegistry.load());
+}
+
+export function changed(a: string, b: string): boolean {
+  const report: DiffReport = diffRecordingFiles(a, b, { semantic: true });
+  return !report.equal;
+}
+
+export function codeOf(error: unknown): ErrorCode | undefined {
+  return error instanceof ProxyError ? error.code : undefined;
+}
+`,
+    );
+    const checked = project.run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.status).toBe(0);
   });
 });

@@ -75,8 +75,10 @@ const LARGE_SNAPSHOT = { type: 'MESSAGES_SNAPSHOT', messages: Array.from({ lengt
 const LARGE_ARRAY = Array.from({ length: 1500 }, (_, i) => (i === 700 ? 'x' : i));
 
 describe('compiled schema validators', () => {
-  it('were built for the three shipped documents', () => {
-    expect(Object.keys(manifest.documents).sort()).toEqual([ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID].sort());
+  it('were built for every shipped document: the two of the project, the pi-daemon ones of schemas/ and ACP', () => {
+    expect(Object.keys(manifest.documents).sort()).toEqual(
+      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
+    );
   });
 
   it('give the same verdict as run-time compilation for every named ref, on valid and invalid messages of each protocol', () => {

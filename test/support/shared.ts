@@ -3,6 +3,7 @@ import { describe, it } from 'vitest';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import type { SchemaDocument } from '../../src/schema/schema-document.js';
 import { HAS_SHARED_CORPUS, SHARED_DIR } from './corpus.js';
 
 export { HAS_SHARED_CORPUS, SHARED_DIR };
@@ -53,14 +54,23 @@ export function fullRegistry(): SchemaRegistry {
   return full;
 }
 
-/** Project schemas + ACP + our stand-in NDJSON schemas: what behaviour tests judge with, in any checkout. */
+/** What ships, with our stand-in pi-daemon schemas over the real ones (see their README): what behaviour tests judge with. */
 export function testRegistry(): SchemaRegistry {
   standIn ??= SchemaRegistry.load({ useEnv: false, extraDirs: [STANDIN_SCHEMAS_DIR] });
   return standIn;
 }
 
-/** Project schemas + ACP only: what a user gets without --schemas. */
+/** What ships (schemas/ and ACP): what a user gets without --schemas. */
 export function bareRegistry(): SchemaRegistry {
   bare ??= SchemaRegistry.load({ useEnv: false });
   return bare;
+}
+
+/**
+ * What ships, less the documents with these $ids: every shipped $ref resolves, so this is how a test
+ * reaches what a missing schema does (unchecked, with the reason), as in a registry a user gave less.
+ */
+export function registryWithout(...ids: string[]): SchemaRegistry {
+  const documents = new Map([...bareRegistry().documents].filter(([id]) => !ids.includes(id)));
+  return new (SchemaRegistry as unknown as new (documents: Map<string, SchemaDocument>, compiled: undefined) => SchemaRegistry)(documents, undefined);
 }

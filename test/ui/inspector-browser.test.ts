@@ -181,19 +181,14 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       await page.waitForSelector('body[data-ready="timeline"]');
       // Wait until the page's EventSource is connected before sending.
       await page.waitForSelector('body[data-live="connected"]', { timeout: 5000 });
-      const sent = Date.now();
       await sendRun(rec.recorder.url, 'broken-content-before-start', 1);
       await page.waitForSelector('.tl-row[data-exchange-id="1"] .invalid-count', { timeout: 10_000 });
-      // How quickly is for the information of whoever reads the log: a loaded machine says nothing about the inspector.
-      console.log(`live: the exchange appeared on the page ${Date.now() - sent} ms after it was sent`);
 
       // A stream still in progress shows up too, before it ends.
       const abort = new AbortController();
-      const started = Date.now();
       const res = await postRun(`${rec.recorder.url}/scenario/endless`, {}, runInput('thread-2', 'run-2'), abort.signal);
       // The stream is endless: it can only show up while it is open.
       await page.waitForSelector('.tl-row[data-exchange-id="2"]', { timeout: 10_000 });
-      console.log(`live: an open stream appeared on the page ${Date.now() - started} ms after it started`);
       abort.abort();
       await res.body?.cancel().catch(() => undefined);
       expect(errorsOf(page)).toEqual([]);
@@ -211,10 +206,8 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
       contexts.push(context);
       const page = await context.newPage();
-      const t0 = Date.now();
       await page.goto(server.url + '/#/exchange/1');
       await page.waitForSelector('.msg-row[data-seq="20"]');
-      console.log(`100k messages: first screen of the message list after ${Date.now() - t0} ms`);
       expect(await page.locator('#message-count').textContent()).toBe('100001 messages');
       // Only the rows in view (plus a margin) exist in the DOM.
       expect(await page.locator('.msg-row').count()).toBeLessThan(100);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PI_REST_RULES } from '../../../src/protocols/pi-rest/index.js';
 import type { Finding } from '../../../src/core/finding.js';
 import type { Verdict } from '../../../src/core/verdict.js';
-import { bareRegistry, testRegistry } from '../../support/shared.js';
+import { bareRegistry, registryWithout, testRegistry } from '../../support/shared.js';
 import { clone, judgeExchange, newJudge, requestMessage, responseMessage } from './pi-rest-helpers.js';
 import { restExchanges } from './rest-exchanges.js';
 
@@ -286,14 +286,19 @@ describe('routing', () => {
   });
 
   it('routes the dashboard draft envelopes the OpenAPI writes inline to their data $def, unchecked without that schema', () => {
-    // With the real dashboard-session-draft schema the body is invalid at /data: test/conformance/pi-rest-schemas.test.ts.
+    const DRAFT_ID = 'https://a.skh.am/pi-daemon/dashboard-session-draft.schema.json';
     const body = { apiVersion: '1.0', requestId: 'req-d1', hostInstanceId: 'host-1', ok: true, data: { draftId: 'd-1' } };
+    // The shipped dashboard-session-draft schema judges it: a draft is more than its id.
     for (const registry of [testRegistry(), bareRegistry()]) {
-      const { judge } = newJudge(registry);
-      const unchecked = judge.judge(responseMessage('GET', '/v1/dashboard/session-drafts/d-1', {}, 200, body));
-      expect(unchecked.status).toBe('unchecked');
-      expect(unchecked.reason).toContain('https://a.skh.am/pi-daemon/dashboard-session-draft.schema.json');
+      const judged = newJudge(registry).judge.judge(responseMessage('GET', '/v1/dashboard/session-drafts/d-1', {}, 200, body));
+      expect(judged.status).toBe('invalid');
+      expect(judged.schemaRef).toContain(DRAFT_ID);
+      expect(judged.findings.length).toBeGreaterThan(0);
+      expect(judged.findings.every((f) => f.rule === 'schema' && f.pointer.startsWith('/data'))).toBe(true);
     }
+    const unchecked = newJudge(registryWithout(DRAFT_ID)).judge.judge(responseMessage('GET', '/v1/dashboard/session-drafts/d-1', {}, 200, body));
+    expect(unchecked.status).toBe('unchecked');
+    expect(unchecked.reason).toContain(DRAFT_ID);
   });
 
   it('leaves schedule bodies typed only as object unchecked, but rejects a non-object', () => {

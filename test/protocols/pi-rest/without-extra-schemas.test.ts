@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
 import { DASHBOARD_API_ID, SCHEDULE_SCHEMA_ID } from '../../../src/protocols/pi-rest/route-table.js';
-import { bareRegistry } from '../../support/shared.js';
+import { bareRegistry, registryWithout } from '../../support/shared.js';
 import { judgeExchange, newJudge } from './pi-rest-helpers.js';
 import { restExchanges } from './rest-exchanges.js';
 
@@ -9,9 +9,25 @@ const exchanges = restExchanges();
 const body = <T = unknown>(label: string, side: 'request' | 'response' = 'response') => exchanges.find((e) => e.label === label)![side].body as T;
 const envelope = (data: unknown) => ({ apiVersion: '1.0', requestId: 'req-1', hostInstanceId: 'host-1', ok: true, data });
 
-describe('Pi REST without --schemas (project schemas only)', () => {
+describe('Pi REST without --schemas (what ships)', () => {
+  it('judges the dashboard and schedule envelopes with the shipped pi-daemon schemas', () => {
+    const { judge } = newJudge(bareRegistry());
+    const dashboard = judgeExchange(judge, { method: 'GET', path: '/v1/dashboard/capabilities', status: 200, responseBody: envelope({ apiVersion: '1.0' }) }).response!;
+    // Judged, so a body that is not the daemon's is found out: the capabilities need more than a version.
+    expect(dashboard.status).toBe('invalid');
+    expect(dashboard.schemaRef).toBe(`${PI_SESSION_API_ID}#/$defs/dashboardServiceCapabilitiesEnvelope`);
+    expect(dashboard.findings.length).toBeGreaterThan(0);
+    expect(dashboard.findings.every((f) => f.rule === 'schema' && f.pointer.startsWith('/data'))).toBe(true);
+
+    const schedules = judgeExchange(judge, { method: 'GET', path: '/v1/schedule', status: 200, responseBody: envelope({ schedules: [] }) }).response!;
+    expect(schedules.status).not.toBe('unchecked');
+    expect(schedules.reason).toBeUndefined();
+  });
+});
+
+describe('Pi REST without the dashboard and schedule schemas', () => {
   it('leaves dashboard and schedule envelopes unchecked, naming the missing $id, and still checks the rest', () => {
-    const registry = bareRegistry();
+    const registry = registryWithout(DASHBOARD_API_ID, SCHEDULE_SCHEMA_ID);
     expect(registry.has(DASHBOARD_API_ID)).toBe(false);
     expect(registry.has(SCHEDULE_SCHEMA_ID)).toBe(false);
     const { judge } = newJudge(registry);

@@ -3,7 +3,7 @@ import type { Sender } from '../../../src/core/message.js';
 import { NDJSON_RULES, unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
 import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
 import { SecretTracker } from '../../../src/judge/secret-tracker.js';
-import { bareRegistry, testRegistry } from '../../support/shared.js';
+import { bareRegistry, registryWithout, testRegistry } from '../../support/shared.js';
 
 const HOST = 'host-019f';
 /** Lines shaped like the daemon's protocol documents them (written for these tests). */
@@ -334,7 +334,16 @@ describe('unix-ndjson: module', () => {
 });
 
 describe('unix-ndjson: without --schemas', () => {
-  const bare = () => unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+  it('judges each line with the shipped protocol schema, not unchecked', () => {
+    const checker = unixNdjsonProtocol.createChecker({ registry: bareRegistry(), secrets: new SecretTracker() });
+    const verdict = checker.judge({ sender: 'client', carrier: 'line', value: LINES.handshake });
+    expect(verdict.status).not.toBe('unchecked');
+    expect(verdict.schemaRef?.startsWith(`${PI_NDJSON_V1_ID}#`), verdict.schemaRef).toBe(true);
+  });
+});
+
+describe('unix-ndjson: without the protocol schemas', () => {
+  const bare = () => unixNdjsonProtocol.createChecker({ registry: registryWithout(PI_NDJSON_V1_ID, PI_NDJSON_V2_ID), secrets: new SecretTracker() });
 
   it('leaves each line unchecked, naming protocol.schema.json and --schemas', () => {
     const checker = bare();
