@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageRow, RecordingReader } from '../../src/store/recording-reader.js';
-import type { FindingListRow } from '../../src/store/finding-list.js';
+import type { FindingListRow } from '../../src/store/store-types.js';
 import type { RpcCommandScript } from '../support/pi-daemon-standin.js';
 import { sendTogether } from '../support/ws-client.js';
 import { bearer, daemon, record, useCleanups, wsExchanges, wsOpen } from './pi-helpers.js';
