@@ -34,6 +34,7 @@ interface Case {
 }
 
 const expectedTimings = 'expected recorded, none, or a speed such as 2x or 0.5x';
+const sizeForm = 'expected bytes, or a number with a unit (kB, MB, GB count in 1000s; KiB, MiB, GiB in 1024s), e.g. 10MB or 64KiB';
 const recordingForm = 'a recording is an agent-proxy .db, or NDJSON whose first line is {"type":"recording","format":"agent-proxy/ndjson",…}';
 
 const CASES: Case[] = [
@@ -68,7 +69,11 @@ const CASES: Case[] = [
   { name: 'a listen address that is none', argv: () => ['replay', AGUI_EXAMPLE, '--listen', 'here'], says: () => "--listen 'here' is not an address: expected [host:]port or unix:/path.sock" },
   { name: 'a listen port out of range', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '70000'], says: () => '--listen port 70000 is out of range: expected 0 to 65535' },
   { name: '--ui with an address that is none', argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', 'here', '--out', c.dir.file('r.db')], says: () => "--ui 'here' is not an address: expected [host:]port or unix:/path.sock" },
-  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => "--max-body 'x' is not a positive whole number of bytes" },
+  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => `--max-body 'x' is not a size: ${sizeForm}` },
+  { name: '--max-body with a unit no one uses', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', '10XB'], says: () => `--max-body '10XB' is not a size: ${sizeForm}` },
+  { name: '--max-body that is no whole number of bytes', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', '0.3kib'], says: () => "--max-body '0.3kib' is not a whole number of bytes (307.2)" },
+  { name: 'replay --max-body (for forwarded misses) takes the same sizes', argv: () => ['replay', AGUI_EXAMPLE, '--max-body', '1.5 parsecs'], says: () => `--max-body '1.5 parsecs' is not a size: ${sizeForm}` },
+  { name: 'fixture --max-request-body takes the same sizes', argv: (c) => ['fixture', c.dir.file('f.db'), '--mode', 'replay', '--max-request-body', '0MB'], says: () => "--max-request-body '0MB' is not a size: expected more than 0 bytes" },
   { name: 'record without --target', argv: () => ['record'], says: () => "required option '--target <url>' not specified" },
   { name: '--stdio without the agent command', argv: () => ['record', '--stdio'], says: () => '--stdio needs the agent command after --, e.g. agent-proxy record --stdio -- pi --mode rpc' },
   { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
