@@ -6,6 +6,7 @@ import type { FindingFilter, FindingListRow } from '../store/recording-reader.js
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
+import { count } from '../core/plural.js';
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning'];
 /** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */
@@ -46,7 +47,7 @@ export function findingsCommand(result: CommandResult): Command {
           else totals.warnings++;
           await out.write(options.json ? (totals.findings > 1 ? ',' : '') + JSON.stringify(jsonOf(row)) : textOf(row, style) + '\n');
         }
-        await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${totals.findings} findings (${totals.errors} errors, ${totals.warnings} warnings)\n`);
+        await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${count(totals.findings, 'finding')} (${count(totals.errors, 'error')}, ${count(totals.warnings, 'warning')})\n`);
         await out.flush();
       } finally {
         reader.close();

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { TOOL_VERSION } from '../core/version.js';
+import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
@@ -89,7 +90,7 @@ export function exportHar(reader: RecordingReader): Har {
     entries.push(entryOf(exchange, reader.messages(exchange.id), origin, info.target));
   }
   const har: Har = { log: { version: '1.2', creator: { name: 'agent-proxy', version: TOOL_VERSION }, entries } };
-  if (skipped > 0) har.log.comment = `${skipped} stdio/NDJSON exchange(s) have no HTTP form and are not included`;
+  if (skipped > 0) har.log.comment = `${count(skipped, 'stdio/NDJSON exchange')} left out: no HTTP form`;
   return har;
 }
 
