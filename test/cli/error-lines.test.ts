@@ -43,7 +43,7 @@ const CASES: Case[] = [
   { name: 'an unknown command', argv: () => ['recrod'], says: () => "unknown command 'recrod' (Did you mean record?)" },
   { name: 'a missing argument', argv: () => ['show'], says: () => "missing required argument 'recording'" },
   { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har." },
-  { name: 'a missing required option', argv: () => ['export', AGUI_EXAMPLE], says: () => "required option '--format <format>' not specified" },
+  { name: 'a missing required option', argv: () => ['import', AGUI_EXAMPLE], says: () => "required option '--out <recording>' not specified" },
   // Values of our own options.
   {
     name: 'record --protocol that no module knows',
@@ -79,6 +79,16 @@ const CASES: Case[] = [
   { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
   { name: 'an exchange the recording does not have', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '99'], says: () => `${AGUI_EXAMPLE} has no exchange '99'` },
   { name: 'a diff --config that is not there', argv: (c) => ['diff', AGUI_EXAMPLE, AGUI_EXAMPLE, '--config', c.dir.file('nope.json')], says: (c) => `--config ${c.dir.file('nope.json')}: cannot read: ENOENT` },
+  {
+    name: 'export --format that contradicts the --out extension',
+    argv: (c) => ['export', AGUI_EXAMPLE, '--format', 'har', '--out', c.dir.file('run.ndjson')],
+    says: () => '--format har, but --out run.ndjson names an NDJSON file; drop --format, or end --out in .har',
+  },
+  {
+    name: 'export --out whose name says no format, without --format',
+    argv: (c) => ['export', AGUI_EXAMPLE, '--out', c.dir.file('run.json')],
+    says: () => '--out run.json: cannot tell the format from its name; add --format ndjson or --format har, or end it in .ndjson or .har',
+  },
   {
     name: 'export --out in a folder that is a file: the name asked for, not the temporary one',
     argv: (c) => (writeFileSync(c.dir.file('blocker'), ''), ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--out', c.dir.file('blocker/x.ndjson')]),
