@@ -83,6 +83,8 @@ export interface ReplaySummary {
   unused: ScriptExchange[];
   /** How many recorded exchanges the replay could serve: `unused` out of these went unasked for. */
   recorded: number;
+  /** Whether the replay was started with `strict` (strictFailure says so). */
+  strict: boolean;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
   /** Every `faults` spec, in the order given, with how many answers it changed (0: it matched nothing). */
@@ -172,6 +174,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
           unused,
           recorded: ledger.servable(),
           faults: faults.tally(),
+          strict: options.strict === true,
           ok: !options.strict || (misses.length === 0 && unused.length === 0),
           ...(passthrough && totals ? { missesOut: { file: passthrough.out, appended: passthrough.appended, totals } } : {}),
         };
