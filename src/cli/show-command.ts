@@ -15,6 +15,7 @@ import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
+import { findingPlace } from './finding-place.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -147,7 +148,7 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
     lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
-      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} ${findingPlace(f)}: ${f.message}`);
     }
   }
   process.stdout.write(lines.join('\n') + '\n');

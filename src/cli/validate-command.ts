@@ -8,6 +8,7 @@ import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';
+import { findingPlace } from './finding-place.js';
 
 export function validateCommand(result: CommandResult): Command {
   return new Command('validate')
@@ -48,7 +49,7 @@ function printReport(report: ValidationReport, style: Style): void {
     out.push(`${where}  ${m.sender === 'client' ? '→' : '←'} ${style.bold(m.label)}  ${status}${m.verdict.reason ? style.dim(`  (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
       const severity = f.severity === 'error' ? style.red('error') : style.yellow('warning');
-      out.push(`    ${severity} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+      out.push(`    ${severity} ${f.rule} ${findingPlace(f)}: ${f.message}`);
     }
   }
   for (const f of report.exchangeFindings ?? []) {
