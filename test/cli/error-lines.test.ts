@@ -77,6 +77,10 @@ const CASES: Case[] = [
   { name: 'record without --target', argv: () => ['record'], says: () => "required option '--target <url>' not specified" },
   { name: '--stdio without the agent command', argv: () => ['record', '--stdio'], says: () => '--stdio needs the agent command after --, e.g. agent-proxy record --stdio -- pi --mode rpc' },
   { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
+  { name: 'show --limit without --exchange', argv: () => ['show', AGUI_EXAMPLE, '--limit', '5'], says: () => '--limit pages the messages of one exchange; it goes with --exchange <id>' },
+  { name: 'show --limit that lists nothing', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--limit', '0'], says: () => "--limit '0' is not a number of messages to list (1 or more)" },
+  { name: 'show --offset that is no count', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--offset', 'x'], says: () => "--offset 'x' is not a number of messages to skip (0 or more)" },
+  { name: 'show --offset past the last message', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--offset', '16'], says: () => '--offset 16 is past the last message of exchange 1, which has 16' },
   { name: 'an exchange the recording does not have', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '99'], says: () => `${AGUI_EXAMPLE} has no exchange '99'` },
   { name: 'a diff --config that is not there', argv: (c) => ['diff', AGUI_EXAMPLE, AGUI_EXAMPLE, '--config', c.dir.file('nope.json')], says: (c) => `--config ${c.dir.file('nope.json')}: cannot read: ENOENT` },
   {
