@@ -9,7 +9,7 @@ import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayM
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { loadProtoEncoder, needsProtoEncoder } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
-import { checkServable } from './servable.js';
+import { checkServable, REPLAY_HINTS, type ServeHints } from './servable.js';
 import { checkMissOptions } from './miss-options.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
@@ -114,6 +114,11 @@ export interface RunningReplay {
 
 /** Starts `proxy replay` in-process: a recording served as a deterministic mock server. */
 export async function startReplay(options: ReplayOptions): Promise<RunningReplay> {
+  return startReplayFor(options, REPLAY_HINTS);
+}
+
+/** startReplay for what serves through it (the fixture), whose refusals name its own flags. */
+export async function startReplayFor(options: ReplayOptions, hints: ServeHints): Promise<RunningReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const onMiss = options.onMiss ?? 'error';
   checkMissOptions(onMiss, options);
@@ -122,7 +127,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
-  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
+  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
   const ledger = new ReplayLedger(script);
   const faults = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   // New episodes land in the served recording unless --misses-out names another file. The script is

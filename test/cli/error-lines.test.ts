@@ -164,6 +164,16 @@ const CASES: Case[] = [
     says: (c) => `${c.dir.file('stdio.ndjson')}: the recording holds only stdio exchanges (pi-rpc), which replay over HTTP cannot serve; use replay --stdio (on its own stdin/stdout)`,
   },
   {
+    name: 'fixture of an empty recording names the fixture\'s modes, not replay\'s flags',
+    argv: (c) => ['fixture', emptyRecording(c.dir), '--mode', 'replay', '--listen', '0'],
+    says: (c) => `${c.dir.file('empty-recording.ndjson')}: the recording holds no exchanges, so the fixture would serve nothing (to fill it, record it with --mode record and a target, or add what misses with --mode new-episodes)`,
+  },
+  {
+    name: 'fixture over HTTP of a stdio-only recording names fixture --stdio',
+    argv: (c) => ['fixture', stdioRecording(c.dir), '--mode', 'replay', '--listen', '0'],
+    says: (c) => `${c.dir.file('stdio.ndjson')}: the recording holds only stdio exchanges (pi-rpc), which the fixture over HTTP cannot serve; use fixture --stdio (on its own stdin/stdout)`,
+  },
+  {
     name: '--misses-out without --on-miss passthrough',
     argv: (c) => ['replay', AGUI_EXAMPLE, '--listen', '0', '--misses-out', c.dir.file('misses.db')],
     says: () => '--misses-out records the misses that --on-miss passthrough forwards; add --on-miss passthrough --target <url>, or drop --misses-out',
