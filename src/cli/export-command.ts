@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
+import { createProgress } from './progress-line.js';
 import { EXPORT_FORMATS, exportFormatOf, type ExportFormat } from './export-format.js';
 
 export function exportCommand(result: CommandResult): Command {
@@ -13,7 +14,7 @@ export function exportCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the --out file if it exists')
     .action(async (recording: string, options: { format?: ExportFormat; out?: string; overwrite?: boolean }) => {
       // The store and the exporters load only when the command runs (fast CLI start).
-      const [{ openRecording }, { exportHar }, { exportNdjson }, { writeNdjsonFile }, { writeWholeFile }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
+      const [{ openRecording }, { harOf }, { exportNdjson }, { writeNdjsonFile }, { writeWholeFile }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
         import('../store/open-recording.js'),
         import('../export/har-export.js'),
         import('../export/ndjson-export.js'),
@@ -28,14 +29,18 @@ export function exportCommand(result: CommandResult): Command {
       const out = options.out === undefined ? undefined : resolve(options.out);
       if (out !== undefined) refuseExistingRecording(out, options.overwrite);
       const reader = openRecording(recording);
+      // A long export says how far it is, on stderr when that is a terminal.
+      const progress = createProgress(process.stderr, 'exporting messages:', reader.totals().messages);
+      const tick = () => progress.tick();
       try {
-        const har = () => JSON.stringify(exportHar(reader), null, 2) + '\n';
+        const har = () => JSON.stringify(harOf(reader, (n) => progress.tick(n)), null, 2) + '\n';
         if (out === undefined) {
           if (format === 'har') process.stdout.write(har());
-          else exportNdjson(reader, (text) => process.stdout.write(text));
+          else exportNdjson(reader, (text) => process.stdout.write(text), tick);
         } else if (format === 'har') writeWholeFile(out, Boolean(options.overwrite), (write) => write(har()));
-        else writeNdjsonFile(reader, out, Boolean(options.overwrite));
+        else writeNdjsonFile(reader, out, Boolean(options.overwrite), tick);
       } finally {
+        progress.done();
         reader.close();
       }
       result.code = EXIT_OK;

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { totalsText } from './totals-text.js';
+import { createProgress } from './progress-line.js';
 
 export function importCommand(result: CommandResult): Command {
   return new Command('import')
@@ -11,8 +12,16 @@ export function importCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the output file if it exists')
     .action(async (file: string, options: { out: string; overwrite?: boolean }) => {
       // The store loads only when the command runs (fast CLI start).
-      const { importNdjsonFile } = await import('../store/ndjson-import.js');
-      const totals = importNdjsonFile(file, options.out, { overwrite: options.overwrite });
+      const { importNdjsonText, readNdjsonRecordingText } = await import('../store/ndjson-import.js');
+      const text = readNdjsonRecordingText(file);
+      // A long import says how far it is, on stderr when that is a terminal (the total is not known before the lines are read).
+      const progress = createProgress(process.stderr, 'importing messages:');
+      let totals;
+      try {
+        totals = importNdjsonText(text, options.out, { overwrite: options.overwrite, file, onMessage: () => progress.tick() });
+      } finally {
+        progress.done();
+      }
       process.stdout.write(`${options.out}: ${totalsText(totals)}\n`);
       result.code = EXIT_OK;
     });

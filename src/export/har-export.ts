@@ -78,6 +78,11 @@ export interface HarEntry {
  * have no HTTP form and are left out (the log's comment counts them).
  */
 export function exportHar(reader: RecordingReader): Har {
+  return harOf(reader);
+}
+
+/** exportHar, telling `onMessages` how many messages each exchange had (the CLI's progress line). */
+export function harOf(reader: RecordingReader, onMessages?: (count: number) => void): Har {
   const info = reader.recording();
   const origin = Date.parse(info.startedAt);
   const entries: HarEntry[] = [];
@@ -87,7 +92,9 @@ export function exportHar(reader: RecordingReader): Har {
       skipped++;
       continue;
     }
-    entries.push(entryOf(exchange, reader.messages(exchange.id), origin, info.target));
+    const messages = reader.messages(exchange.id);
+    entries.push(entryOf(exchange, messages, origin, info.target));
+    onMessages?.(messages.length);
   }
   const har: Har = { log: { version: '1.2', creator: { name: 'agent-proxy', version: TOOL_VERSION }, entries } };
   if (skipped > 0) har.log.comment = `${count(skipped, 'stdio/NDJSON exchange')} left out: no HTTP form`;
