@@ -29,8 +29,10 @@ export function exportCommand(result: CommandResult): Command {
       const out = options.out === undefined ? undefined : resolve(options.out);
       if (out !== undefined) refuseExistingRecording(out, options.overwrite);
       const reader = openRecording(recording);
-      // A long export says how far it is, on stderr when that is a terminal.
-      const progress = createProgress(process.stderr, 'exporting messages:', reader.totals().messages);
+      // A long export says how far it is, on stderr when that is a terminal, unless the export itself
+      // is printed there (stdout on the same terminal), where the line would cut into it.
+      const printed = out === undefined && process.stdout.isTTY;
+      const progress = createProgress(process.stderr, 'exporting messages:', reader.totals().messages, { isTTY: (stream) => stream.isTTY === true && !printed });
       const tick = () => progress.tick();
       try {
         const har = () => JSON.stringify(harOf(reader, (n) => progress.tick(n)), null, 2) + '\n';

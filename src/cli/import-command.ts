@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { StoreTotals } from '../store/store-types.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { totalsText } from './totals-text.js';
@@ -16,7 +17,7 @@ export function importCommand(result: CommandResult): Command {
       const text = readNdjsonRecordingText(file);
       // A long import says how far it is, on stderr when that is a terminal (the total is not known before the lines are read).
       const progress = createProgress(process.stderr, 'importing messages:');
-      let totals;
+      let totals: StoreTotals;
       try {
         totals = importNdjsonText(text, options.out, { overwrite: options.overwrite, file, onMessage: () => progress.tick() });
       } finally {
