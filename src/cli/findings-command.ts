@@ -7,7 +7,7 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
 import { count } from '../core/plural.js';
-import { findingPlace } from './finding-place.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning'];
 /** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */

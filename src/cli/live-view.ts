@@ -6,7 +6,7 @@ import { exchangeVerdict } from '../core/exchange-verdict.js';
 import { outcomeText } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
 import { LINE_PREFIX } from '../core/program-name.js';
-import { findingPlace } from './finding-place.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 export interface LiveViewOptions {
   json: boolean;

@@ -16,7 +16,7 @@ import type { TlsFacts } from '../core/tls-facts.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
 import { cutText, messagePageOf, pageOf } from './message-page.js';
-import { findingPlace } from './finding-place.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {

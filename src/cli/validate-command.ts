@@ -9,7 +9,7 @@ import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';
 import { createProgress } from './progress-line.js';
-import { findingPlace } from './finding-place.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 export function validateCommand(result: CommandResult): Command {
   return new Command('validate')

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findingPlace } from '../../src/cli/finding-place.js';
+import { findingPlace } from '../../src/protocols/finding-place.js';
 import { formatEvent } from '../../src/cli/live-view.js';
 import type { Style } from '../../src/core/style.js';
 import { runToEnd } from '../hostile/cli-child.js';
