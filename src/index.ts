@@ -20,7 +20,7 @@ export type { NdjsonRecorderOptions, RunningNdjsonRecorder } from './record/rela
 // replay
 export { startReplay } from './replay/start-replay.js';
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
-export { strictFailure } from './replay/strict-failure.js';
+export { strictFailure, type StrictFailureInput } from './replay/strict-failure.js';
 export type { ScriptExchange, ScriptMessage } from './replay/replay-script.js';
 export type { ReplayMiss, ServedExchange, ReplayLog, MissPolicy } from './replay/replay-context.js';
 export type { BodyEcho } from './replay/http/request-limits.js';

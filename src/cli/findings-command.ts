@@ -6,6 +6,8 @@ import type { FindingFilter, FindingListRow } from '../store/recording-reader.js
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
+import { count } from '../core/plural.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning'];
 /** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */
@@ -46,7 +48,7 @@ export function findingsCommand(result: CommandResult): Command {
           else totals.warnings++;
           await out.write(options.json ? (totals.findings > 1 ? ',' : '') + JSON.stringify(jsonOf(row)) : textOf(row, style) + '\n');
         }
-        await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${totals.findings} findings (${totals.errors} errors, ${totals.warnings} warnings)\n`);
+        await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${count(totals.findings, 'finding')} (${count(totals.errors, 'error')}, ${count(totals.warnings, 'warning')})\n`);
         await out.flush();
       } finally {
         reader.close();
@@ -64,7 +66,7 @@ function textOf(row: FindingListRow, style: Style): string {
   const request = `${row.method ?? ''} ${row.path ?? ''}`.trim() || row.transport;
   const severity = row.severity === 'error' ? style.red('error') : style.yellow('warning');
   if (row.seq === 0) return `#${row.exchange} ${request}  ${row.label}  ${severity} ${row.rule}: ${row.message}`;
-  return `#${row.exchange} ${request}  ${row.seq} ${row.sender === 'client' ? '→' : '←'} ${row.label}  ${severity} ${row.rule} at ${row.pointer || '/'}: ${row.message}`;
+  return `#${row.exchange} ${request}  ${row.seq} ${row.sender === 'client' ? '→' : '←'} ${row.label}  ${severity} ${row.rule} ${findingPlace(row)}: ${row.message}`;
 }
 
 /** The stable `findings --json` entry; scripts depend on these names. */

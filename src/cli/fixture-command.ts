@@ -50,7 +50,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--strict', 'when only replaying: exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--reuse', "when replaying: serve a request's last recorded answer again once its answers are used up")
     .option('--ignore <pointer>', 'when replaying: another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
-    .option('--max-request-body <bytes>', 'when replaying: longest request body, WebSocket frame or line held to match it (default 10485760)')
+    .option('--max-request-body <size>', 'when replaying: longest request body, WebSocket frame or line held to match it: bytes, or with a unit (64KiB, 10MB) (default 10MiB)')
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))

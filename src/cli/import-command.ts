@@ -6,6 +6,7 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_OK, EXIT_USAGE, errorLine } from './exit-codes.js';
 import type { ImportJob } from './import-worker.js';
 import { totalsText } from './totals-text.js';
+import { createProgress } from './progress-line.js';
 
 export function importCommand(result: CommandResult): Command {
   return new Command('import')
@@ -38,12 +39,18 @@ async function importOnThread(job: ImportJob): Promise<StoreTotals | undefined> 
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, stop);
+  // A long import says how far it is, on stderr when that is a terminal (the total is not known before the lines are read).
+  const progress = createProgress(process.stderr, 'importing messages:');
   try {
     const answer = await new Promise<{ totals?: StoreTotals; error?: string } | undefined>((done, fail) => {
-      worker.once('message', done);
+      worker.on('message', (message: { progress?: number; totals?: StoreTotals; error?: string }) => {
+        if (message.progress !== undefined) progress.tick(message.progress);
+        else done(message);
+      });
       worker.once('error', fail);
       worker.once('exit', () => done(undefined));
     });
+    progress.done();
     if (stoppedBy !== undefined || answer === undefined) {
       // The thread's store modules are the same as ours: its temporary file is named for this process.
       const { partialPath, removeRecordingFiles } = await import('../store/recording-files.js');
@@ -54,6 +61,7 @@ async function importOnThread(job: ImportJob): Promise<StoreTotals | undefined> 
     if (answer.error !== undefined) throw new Error(answer.error);
     return answer.totals;
   } finally {
+    progress.done();
     for (const signal of signals) process.off(signal, stop);
     await worker.terminate();
   }

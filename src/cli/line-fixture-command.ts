@@ -8,7 +8,7 @@ import { EXIT_OK } from './exit-codes.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { modeText } from '../fixture/fixture-mode.js';
-import { planLineFixture, type LineFixturePlan } from '../fixture/line-fixture.js';
+import { planLineFixture, settleLineRecording, type LineFixturePlan } from '../fixture/line-fixture.js';
 import type { FixtureMode } from '../fixture/fixture-mode.js';
 import { exitCodeOf } from '../record/relay/stdio-recorder.js';
 import { runNdjsonRecord, runNdjsonReplay, runStdioRecord, runStdioReplay } from './stdio-commands.js';
@@ -85,7 +85,7 @@ function recordingText(plan: LineFixturePlan, from: string): string {
   return plan.chosen.mode === 'record' ? `recording ${plan.recording} again from ${from} (the old recording is replaced)` : `${plan.recording} does not exist: recording it from ${from}`;
 }
 
-/** Records, then writes a fixture committed as NDJSON back from its work copy; a run that fails leaves it as it was. */
+/** Records, then writes a fixture committed as NDJSON back from its work copy (see settleLineRecording); a run that fails leaves it as it was. */
 async function published(plan: LineFixturePlan, record: () => Promise<number>): Promise<number> {
   let code: number;
   try {
@@ -94,7 +94,7 @@ async function published(plan: LineFixturePlan, record: () => Promise<number>): 
     plan.work?.discard();
     throw error;
   }
-  plan.work?.publish();
+  settleLineRecording(plan);
   return code;
 }
 

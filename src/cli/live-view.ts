@@ -6,6 +6,7 @@ import { exchangeVerdict } from '../core/exchange-verdict.js';
 import { outcomeText } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
 import { LINE_PREFIX } from '../core/program-name.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 export interface LiveViewOptions {
   json: boolean;
@@ -83,7 +84,7 @@ export function formatEvent(event: LiveEvent, options: Pick<LiveViewOptions, 'st
   if (event.type === 'invalid-message') {
     const first = event.findings.find((f) => f.severity === 'error') ?? event.findings[0];
     const more = event.findings.length > 1 ? style.dim(` (+${event.findings.length - 1} more)`) : '';
-    return `${time}    ${style.red('✗')} #${event.exchangeId} ${event.sender === 'client' ? '→' : '←'} ${event.label} ${style.red('invalid')}: ${first ? `${first.rule} at ${first.pointer || '/'}: ${first.message}` : ''}${more}`;
+    return `${time}    ${style.red('✗')} #${event.exchangeId} ${event.sender === 'client' ? '→' : '←'} ${event.label} ${style.red('invalid')}: ${first ? `${first.rule} ${findingPlace(first)}: ${first.message}` : ''}${more}`;
   }
   const status = event.status === undefined ? '---' : event.status >= 400 ? style.red(String(event.status)) : String(event.status);
   const verdict = styledVerdict(exchangeVerdict(event), style);

@@ -53,7 +53,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
     .option('--redact-query <name>', 'another query parameter whose value is never stored (repeatable)', collect, [])
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
-    .option('--max-body <bytes>', 'messages larger than this are stored truncated (default 10485760)')
+    .option('--max-body <size>', 'messages larger than this are stored truncated: bytes, or with a unit (64KiB, 10MB) (default 10MiB)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--overwrite', 'replace the output file (and the --json-log file) if it exists')
     .option('--json', 'print NDJSON events on stdout')

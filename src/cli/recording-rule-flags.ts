@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { parseByteSize } from '../core/byte-size.js';
 import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import { PROTOCOL_IDS } from '../protocols/protocol.js';
@@ -27,7 +28,7 @@ export function recordingRuleOptions(what: string, protocol: boolean): Option[] 
     new Option('--redact-header <name>', `another header whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-query <name>', `another query parameter whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-field <field>', `another JSON field whose value is never stored in ${what}: a key name (any depth) or a JSON pointer (repeatable)`).argParser(collect).default([]),
-    new Option('--max-body <bytes>', `messages in ${what} larger than this are stored truncated (default 10485760)`),
+    new Option('--max-body <size>', `messages in ${what} larger than this are stored truncated: bytes, or with a unit (64KiB, 10MB) (default 10MiB)`),
     new Option('--schemas <dir>', `extra schema directory to judge ${what} with (repeatable); also AGENT_PROXY_SCHEMAS`).argParser(collect).default([]),
   ];
 }
@@ -55,10 +56,7 @@ export function recordingRulesOf(flags: RecordingRuleFlags, lines?: '--stdio' | 
   };
 }
 
-/** `--max-body`: a positive whole number of bytes. */
+/** `--max-body`: a size (`10MB`, `64KiB`, bytes). */
 export function maxBodyOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const bytes = Number(value);
-  if (!Number.isInteger(bytes) || bytes <= 0) throw new UsageError(`--max-body '${value}' is not a positive whole number of bytes`);
-  return bytes;
+  return value === undefined ? undefined : parseByteSize(value, '--max-body');
 }

@@ -47,7 +47,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
     .option('--strict', 'exit 1 at the end if any request missed or any recorded exchange was never used')
     .option('--ignore <pointer>', 'another request field to ignore when matching: a JSON pointer or a key name (repeatable)', collect, [])
-    .option('--max-request-body <bytes>', 'longest request body, WebSocket frame or line held to match it; a longer one is a miss (413, close 1009) (default 10485760)')
+    .option('--max-request-body <size>', 'longest request body, WebSocket frame or line held to match it, in bytes or with a unit (64KiB, 10MB); a longer one is a miss (413, close 1009) (default 10MiB)')
     .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
     .addOption(corsOption('for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .option('--json', 'print NDJSON events on stdout')

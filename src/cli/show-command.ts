@@ -15,6 +15,8 @@ import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
+import { cutText, messagePageOf, pageOf } from './message-page.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -41,8 +43,11 @@ export function showCommand(result: CommandResult): Command {
     .description('summarise a recording, or list the messages of one exchange with verdicts and findings')
     .argument('<recording>', 'a recording file (.db or .ndjson)')
     .option('--exchange <id>', 'show the messages of this exchange')
+    .option('--offset <n>', 'with --exchange: skip this many messages first')
+    .option('--limit <n>', 'with --exchange: list at most this many messages')
     .option('--json', 'print JSON')
-    .action(async (file: string, options: { exchange?: string; json?: boolean }) => {
+    .action(async (file: string, options: { exchange?: string; offset?: string; limit?: string; json?: boolean }) => {
+      const page = messagePageOf(options);
       // The store loads only when the command runs (fast CLI start).
       const { openRecording } = await import('../store/open-recording.js');
       const reader = openRecording(file);
@@ -52,10 +57,12 @@ export function showCommand(result: CommandResult): Command {
           const id = Number(options.exchange);
           const exchange = Number.isInteger(id) ? reader.exchange(id) : undefined;
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
-          const messages = reader.messages(id);
+          const { shown, cut } = pageOf(reader.messages(id), page, id);
           // stringifyJson: a message may nest deeper than JSON.stringify can go.
-          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), messages: messages.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
-          else printMessages(exchange, messages, style);
+          if (options.json) {
+            const paged = cut ? { page: { offset: cut.from - 1, shown: shown.length, total: cut.of } } : {};
+            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
+          } else printMessages(exchange, shown, style, cut);
         } else {
           const rows = reader.exchanges();
           if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges: rows.map(exchangeSummary), totals: reader.totals() }) + '\n');
@@ -130,7 +137,7 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Style): void {
+function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], style: Style, cut: Parameters<typeof cutText>[0] | undefined): void {
   const request = `${exchange.method ?? ''} ${exchange.path ?? ''} ${exchange.status ?? ''}`.replace(/\s+/g, ' ').trim();
   const ending = outcomeText(exchange.outcome, exchange.errorCode) + (exchange.outcome !== 'complete' && exchange.errorMessage ? ` (${exchange.errorMessage})` : '');
   const lines = [
@@ -139,6 +146,7 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
     // What failed before any message (the upstream's TLS): the exchange's own findings.
     ...exchangeFindings(exchange).map((f) => `  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`),
     `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
+    ...(cut ? [`  ${cutText(cut)}`] : []),
     // One clock for a message's time, the inspector's: from the start of its exchange.
     style.dim(`   seq  since exchange start`),
   ];
@@ -147,7 +155,7 @@ function printMessages(exchange: ExchangeRow, messages: MessageRow[], style: Sty
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
     lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
-      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} ${findingPlace(f)}: ${f.message}`);
     }
   }
   process.stdout.write(lines.join('\n') + '\n');

@@ -8,6 +8,8 @@ import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';
+import { createProgress } from './progress-line.js';
+import { findingPlace } from '../protocols/finding-place.js';
 
 export function validateCommand(result: CommandResult): Command {
   return new Command('validate')
@@ -19,14 +21,23 @@ export function validateCommand(result: CommandResult): Command {
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       const protocol = parseProtocolOption(options.protocol);
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { validateInput }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInput }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      const report = validateInput(readInput(file), registry, protocol);
+      const input = readInput(file);
+      // A long validation says how far it is, on stderr when that is a terminal; never with --json.
+      const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
+      const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
+      let report: ValidationReport;
+      try {
+        report = validateInputReporting(input, registry, protocol, progress && (() => progress.tick()));
+      } finally {
+        progress?.done();
+      }
       // Nothing recognised is nothing checked: that must not pass a CI step as "0 invalid".
       if (report.summary.messages > 0 && report.protocols.length === 0) {
         const n = report.summary.messages;
@@ -48,7 +59,7 @@ function printReport(report: ValidationReport, style: Style): void {
     out.push(`${where}  ${m.sender === 'client' ? '→' : '←'} ${style.bold(m.label)}  ${status}${m.verdict.reason ? style.dim(`  (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
       const severity = f.severity === 'error' ? style.red('error') : style.yellow('warning');
-      out.push(`    ${severity} ${f.rule} at ${f.pointer || '/'}: ${f.message}`);
+      out.push(`    ${severity} ${f.rule} ${findingPlace(f)}: ${f.message}`);
     }
   }
   for (const f of report.exchangeFindings ?? []) {

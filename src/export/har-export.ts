@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { TOOL_VERSION } from '../core/version.js';
+import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
@@ -77,6 +78,11 @@ export interface HarEntry {
  * have no HTTP form and are left out (the log's comment counts them).
  */
 export function exportHar(reader: RecordingReader): Har {
+  return harOf(reader);
+}
+
+/** exportHar, telling `onMessages` how many messages each exchange had (the CLI's progress line). */
+export function harOf(reader: RecordingReader, onMessages?: (count: number) => void): Har {
   const info = reader.recording();
   const origin = Date.parse(info.startedAt);
   const entries: HarEntry[] = [];
@@ -86,10 +92,12 @@ export function exportHar(reader: RecordingReader): Har {
       skipped++;
       continue;
     }
-    entries.push(entryOf(exchange, reader.messages(exchange.id), origin, info.target));
+    const messages = reader.messages(exchange.id);
+    entries.push(entryOf(exchange, messages, origin, info.target));
+    onMessages?.(messages.length);
   }
   const har: Har = { log: { version: '1.2', creator: { name: 'agent-proxy', version: TOOL_VERSION }, entries } };
-  if (skipped > 0) har.log.comment = `${skipped} stdio/NDJSON exchange(s) have no HTTP form and are not included`;
+  if (skipped > 0) har.log.comment = `${count(skipped, 'stdio/NDJSON exchange')} left out: no HTTP form`;
   return har;
 }
 

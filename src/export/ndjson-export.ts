@@ -7,9 +7,10 @@ import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type
 /**
  * Writes a recording as NDJSON: the recording line, then each exchange followed by its messages.
  * Keys are always in the same order and nothing depends on the clock, so exporting the same
- * recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines.
+ * recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines;
+ * `onMessage` is told of each message written (the CLI's progress line).
  */
-export function exportNdjson(reader: RecordingReader, write: (text: string) => void): void {
+export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = reader.exchanges();
@@ -19,6 +20,7 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
     for (const message of reader.messages(exchange.id)) {
       // stringifyJson: a message may nest deeper than JSON.stringify can go.
       chunk += stringifyJson(messageLine(message)) + '\n';
+      onMessage?.();
       if (chunk.length > 1 << 20) {
         write(chunk);
         chunk = '';

@@ -9,7 +9,7 @@ import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayM
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { loadProtoEncoder, needsProtoEncoder } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
-import { checkServable } from './servable.js';
+import { checkServable, REPLAY_HINTS, type ServeHints } from './servable.js';
 import { missAnswersSummary } from './miss-answers-summary.js';
 import { checkMissOptions } from './miss-options.js';
 import { removeRecordingFiles, setAside } from '../store/recording-files.js';
@@ -92,6 +92,8 @@ export interface ReplaySummary {
   unused: ScriptExchange[];
   /** How many recorded exchanges the replay could serve: `unused` out of these went unasked for. */
   recorded: number;
+  /** Whether the replay was started with `strict` (strictFailure says so). */
+  strict: boolean;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
   /** Every `faults` spec, in the order given, with how many answers it changed (0: it matched nothing). */
@@ -123,6 +125,11 @@ export interface RunningReplay {
 
 /** Starts `proxy replay` in-process: a recording served as a deterministic mock server. */
 export async function startReplay(options: ReplayOptions): Promise<RunningReplay> {
+  return startReplayFor(options, REPLAY_HINTS);
+}
+
+/** startReplay for what serves through it (the fixture), whose refusals name its own flags. */
+export async function startReplayFor(options: ReplayOptions, hints: ServeHints): Promise<RunningReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const onMiss = options.onMiss ?? 'error';
   checkMissOptions(onMiss, options);
@@ -131,7 +138,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
-  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined);
+  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
   const cors = options.cors ?? true;
   const ledger = new ReplayLedger(script, cors ? isRecordedPreflight : undefined);
   const faults = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
@@ -185,6 +192,7 @@ export async function startReplay(options: ReplayOptions): Promise<RunningReplay
           unused,
           recorded: ledger.servable(),
           faults: faults.tally(),
+          strict: options.strict === true,
           ok: !options.strict || (misses.length === 0 && unused.length === 0),
           ...(passthrough && totals ? { missesOut: { file: passthrough.out, appended: passthrough.appended, totals } } : {}),
         };

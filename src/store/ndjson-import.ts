@@ -55,6 +55,11 @@ export function isNdjsonRecordingText(text: string): boolean {
  * bytes, verdicts and findings. `export → import → export` is byte-identical.
  */
 export function importNdjsonFile(file: string, out: string, options: ImportOptions = {}): StoreTotals {
+  return importNdjsonText(readNdjsonRecordingText(file), out, { ...options, file });
+}
+
+/** The text of an NDJSON recording file, refused with one line when it cannot be one (unreadable, SQLite, binary). */
+export function readNdjsonRecordingText(file: string): string {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -65,10 +70,11 @@ export function importNdjsonFile(file: string, out: string, options: ImportOptio
     throw new InputError('E_INPUT_MALFORMED', `${file}: not an NDJSON recording but an SQLite file; import reads what export --format ndjson writes (a .db recording needs no import)`, { file });
   }
   if (bytes.subarray(0, 4096).includes(0)) throw new InputError('E_INPUT_MALFORMED', `${file}: not a recording (binary data, not NDJSON text)`, { file });
-  return importNdjsonText(bytes.toString('utf8'), out, { ...options, file });
+  return bytes.toString('utf8');
 }
 
-export function importNdjsonText(text: string, out: string, options: ImportOptions & { file?: string } = {}): StoreTotals {
+/** `onMessage`: told of each message written (the CLI's progress line). */
+export function importNdjsonText(text: string, out: string, options: ImportOptions & { file?: string; onMessage?: () => void } = {}): StoreTotals {
   const file = options.file ?? '<ndjson>';
   // Written under a temporary name beside `out` and renamed once complete: a failure, or a kill
   // halfway, never leaves a half recording under the name asked for (nor costs the file it replaces).
@@ -150,6 +156,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
           verdict,
           rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
         });
+        options.onMessage?.();
         continue;
       }
       if (value.type === 'recording') throw malformed(file, lineNo, 'a second recording line');

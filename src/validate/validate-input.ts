@@ -46,6 +46,11 @@ export interface ValidationReport {
  * in a REST call can leak in a WebSocket frame.
  */
 export function validateInput(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId): ValidationReport {
+  return validateInputReporting(input, registry, forced);
+}
+
+/** validateInput, telling `onMessage` of each message judged (the CLI's progress line). */
+export function validateInputReporting(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId, onMessage?: () => void): ValidationReport {
   checkProtocolOption(forced, 'validateInput protocol');
   // Files are read whole, and every message in them is judged: no size or parse budget applies.
   const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
@@ -59,7 +64,7 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
     const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
     if (module) protocols.add(module.id);
     // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
-    for (const message of judgeStream(stream, module, pipeline)) judged.push(message);
+    for (const message of judgeStream(stream, module, pipeline, onMessage)) judged.push(message);
   }
   judged.sort((a, b) => a.index - b.index);
   const summary = summarize(judged);
@@ -71,7 +76,7 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
 const AS_READ: VerdictFacts = {};
 
-function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline): JudgedMessage[] {
+function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline, onMessage?: () => void): JudgedMessage[] {
   const request = module ? stream.messages.find((m) => m.sender === 'client') : undefined;
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
   const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
@@ -87,6 +92,7 @@ function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, p
         ? { index: m.index, line: m.line, stream: stream.label, protocol: module.id, sender, label, verdict }
         : { index: m.index, line: m.line, stream: stream.label, sender, label, verdict },
     );
+    onMessage?.();
   }
   const tail: Finding[] = module && judge ? pipeline.endOfStream(module, judge, 'complete') : [];
   if (tail.length > 0 && out.length > 0) out[out.length - 1].verdict = withFindings(out[out.length - 1].verdict, tail);

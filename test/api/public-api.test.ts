@@ -59,7 +59,7 @@ const TYPE_EXPORTS = [
   'RunningStdioRecorder', 'SchemaCheck', 'SchemaRegistryOptions', 'ScriptExchange', 'ScriptMessage',
   'Sender', 'ServedExchange', 'Severity', 'SideInfo', 'SourceMessage', 'SourceStream', 'StdioProtocol',
   'StdioRecorderOptions', 'StdioReplayOptions', 'StdioReplayResult', 'StdioResult', 'StoppedListener',
-  'StoreErrorCode', 'StoreTotals', 'Timing', 'Transport', 'UpstreamTlsOptions', 'ValidationReport', 'ValidationSummary',
+  'StoreErrorCode', 'StoreTotals', 'StrictFailureInput', 'Timing', 'Transport', 'UpstreamTlsOptions', 'ValidationReport', 'ValidationSummary',
   'ValueChange', 'Verdict', 'VerdictChange', 'VerdictStatus',
 ];
 
@@ -227,12 +227,13 @@ describe('the public API', () => {
       unused: () => api.ScriptExchange[];
       close: () => Promise<api.ReplaySummary>;
     }>();
-    expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'ok' | 'faults' | 'missesOut'>();
+    expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'strict' | 'ok' | 'faults' | 'missesOut'>();
     expectTypeOf(api.parseFault).toEqualTypeOf<(text: string) => api.FaultSpec>();
     expectTypeOf<keyof api.FaultSpec>().toEqualTypeOf<'text' | 'action' | 'nth' | 'path' | 'method'>();
     expectTypeOf<api.FaultAction['kind']>().toEqualTypeOf<'latency' | 'gap' | 'status' | 'cut' | 'close' | 'exit'>();
     expectTypeOf<api.FaultTally>().toEqualTypeOf<{ spec: string; injected: number }>();
-    expectTypeOf(api.strictFailure).toEqualTypeOf<(summary: Pick<api.ReplaySummary, 'misses' | 'unused'>) => string | undefined>();
+    expectTypeOf(api.strictFailure).toEqualTypeOf<(summary: api.StrictFailureInput) => string | undefined>();
+    expectTypeOf<api.StrictFailureInput>().toEqualTypeOf<Pick<api.ReplaySummary, 'misses' | 'unused'> & { strict?: boolean; mode?: string }>();
     expectTypeOf(api.startFixture).toEqualTypeOf<(options: api.FixtureOptions) => Promise<api.RunningFixture>>();
     expectTypeOf<api.FixtureOptions>().toEqualTypeOf<{
       recording: string;
@@ -287,6 +288,7 @@ describe('the public API', () => {
       unused: api.ScriptExchange[];
       forwarded: number;
       written: api.RecordingTotals;
+      strict: boolean;
       ok: boolean;
       replay?: api.ReplaySummary;
     }>();

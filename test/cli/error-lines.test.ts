@@ -34,6 +34,7 @@ interface Case {
 }
 
 const expectedTimings = 'expected recorded, none, or a speed such as 2x or 0.5x';
+const sizeForm = 'expected bytes, or a number with a unit (kB, MB, GB count in 1000s; KiB, MiB, GiB in 1024s), e.g. 10MB or 64KiB';
 const recordingForm = 'a recording is an agent-proxy .db, or NDJSON whose first line is {"type":"recording","format":"agent-proxy/ndjson",…}';
 
 const CASES: Case[] = [
@@ -42,7 +43,7 @@ const CASES: Case[] = [
   { name: 'an unknown command', argv: () => ['recrod'], says: () => "unknown command 'recrod' (Did you mean record?)" },
   { name: 'a missing argument', argv: () => ['show'], says: () => "missing required argument 'recording'" },
   { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har." },
-  { name: 'a missing required option', argv: () => ['export', AGUI_EXAMPLE], says: () => "required option '--format <format>' not specified" },
+  { name: 'a missing required option', argv: () => ['import', AGUI_EXAMPLE], says: () => "required option '--out <recording>' not specified" },
   // Values of our own options.
   {
     name: 'record --protocol that no module knows',
@@ -68,12 +69,30 @@ const CASES: Case[] = [
   { name: 'a listen address that is none', argv: () => ['replay', AGUI_EXAMPLE, '--listen', 'here'], says: () => "--listen 'here' is not an address: expected [host:]port or unix:/path.sock" },
   { name: 'a listen port out of range', argv: () => ['replay', AGUI_EXAMPLE, '--listen', '70000'], says: () => '--listen port 70000 is out of range: expected 0 to 65535' },
   { name: '--ui with an address that is none', argv: (c) => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--ui', 'here', '--out', c.dir.file('r.db')], says: () => "--ui 'here' is not an address: expected [host:]port or unix:/path.sock" },
-  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => "--max-body 'x' is not a positive whole number of bytes" },
+  { name: '--max-body that is no size', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', 'x'], says: () => `--max-body 'x' is not a size: ${sizeForm}` },
+  { name: '--max-body with a unit no one uses', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', '10XB'], says: () => `--max-body '10XB' is not a size: ${sizeForm}` },
+  { name: '--max-body that is no whole number of bytes', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--max-body', '0.3kib'], says: () => "--max-body '0.3kib' is not a whole number of bytes (307.2)" },
+  { name: 'replay --max-body (for forwarded misses) takes the same sizes', argv: () => ['replay', AGUI_EXAMPLE, '--max-body', '1.5 parsecs'], says: () => `--max-body '1.5 parsecs' is not a size: ${sizeForm}` },
+  { name: 'fixture --max-request-body takes the same sizes', argv: (c) => ['fixture', c.dir.file('f.db'), '--mode', 'replay', '--max-request-body', '0MB'], says: () => "--max-request-body '0MB' is not a size: expected more than 0 bytes" },
   { name: 'record without --target', argv: () => ['record'], says: () => "required option '--target <url>' not specified" },
   { name: '--stdio without the agent command', argv: () => ['record', '--stdio'], says: () => '--stdio needs the agent command after --, e.g. agent-proxy record --stdio -- pi --mode rpc' },
   { name: '--json-log without --stdio', argv: () => ['record', '--target', 'http://127.0.0.1:9', '--json-log', 'x.log'], says: () => '--json-log goes with --stdio' },
+  { name: 'show --limit without --exchange', argv: () => ['show', AGUI_EXAMPLE, '--limit', '5'], says: () => '--limit pages the messages of one exchange; it goes with --exchange <id>' },
+  { name: 'show --limit that lists nothing', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--limit', '0'], says: () => "--limit '0' is not a number of messages to list (1 or more)" },
+  { name: 'show --offset that is no count', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--offset', 'x'], says: () => "--offset 'x' is not a number of messages to skip (0 or more)" },
+  { name: 'show --offset past the last message', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '1', '--offset', '16'], says: () => '--offset 16 is past the last message of exchange 1, which has 16' },
   { name: 'an exchange the recording does not have', argv: () => ['show', AGUI_EXAMPLE, '--exchange', '99'], says: () => `${AGUI_EXAMPLE} has no exchange '99'` },
   { name: 'a diff --config that is not there', argv: (c) => ['diff', AGUI_EXAMPLE, AGUI_EXAMPLE, '--config', c.dir.file('nope.json')], says: (c) => `--config ${c.dir.file('nope.json')}: cannot read: ENOENT` },
+  {
+    name: 'export --format that contradicts the --out extension',
+    argv: (c) => ['export', AGUI_EXAMPLE, '--format', 'har', '--out', c.dir.file('run.ndjson')],
+    says: () => '--format har, but --out run.ndjson names an NDJSON file; drop --format, or end --out in .har',
+  },
+  {
+    name: 'export --out whose name says no format, without --format',
+    argv: (c) => ['export', AGUI_EXAMPLE, '--out', c.dir.file('run.json')],
+    says: () => '--out run.json: cannot tell the format from its name; add --format ndjson or --format har, or end it in .ndjson or .har',
+  },
   {
     name: 'export --out in a folder that is a file: the name asked for, not the temporary one',
     argv: (c) => (writeFileSync(c.dir.file('blocker'), ''), ['export', AGUI_EXAMPLE, '--format', 'ndjson', '--out', c.dir.file('blocker/x.ndjson')]),
@@ -143,6 +162,16 @@ const CASES: Case[] = [
     name: 'replay over HTTP of a stdio-only recording names replay --stdio',
     argv: (c) => ['replay', stdioRecording(c.dir), '--listen', '0'],
     says: (c) => `${c.dir.file('stdio.ndjson')}: the recording holds only stdio exchanges (pi-rpc), which replay over HTTP cannot serve; use replay --stdio (on its own stdin/stdout)`,
+  },
+  {
+    name: 'fixture of an empty recording names the fixture\'s modes, not replay\'s flags',
+    argv: (c) => ['fixture', emptyRecording(c.dir), '--mode', 'replay', '--listen', '0'],
+    says: (c) => `${c.dir.file('empty-recording.ndjson')}: the recording holds no exchanges, so the fixture would serve nothing (to fill it, record it with --mode record and a target, or add what misses with --mode new-episodes)`,
+  },
+  {
+    name: 'fixture over HTTP of a stdio-only recording names fixture --stdio',
+    argv: (c) => ['fixture', stdioRecording(c.dir), '--mode', 'replay', '--listen', '0'],
+    says: (c) => `${c.dir.file('stdio.ndjson')}: the recording holds only stdio exchanges (pi-rpc), which the fixture over HTTP cannot serve; use fixture --stdio (on its own stdin/stdout)`,
   },
   {
     name: '--misses-out without --on-miss passthrough',

@@ -55,7 +55,7 @@ describe('proxy findings', () => {
       "#3 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/output: the value of write-only env key 'TOKEN' appears in a server message",
       "#3 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/again: the value of write-only env key 'TOKEN' appears in a server message",
       '#3 GET /v1/session/pd-x/rpc  3 ← response:response  warning response-uncorrelatable at /response: the rpc_in_flight_capacity rejection carries no id',
-      '4 findings (3 errors, 1 warnings)',
+      '4 findings (3 errors, 1 warning)',
       '',
     ]);
   });
@@ -97,7 +97,7 @@ describe('proxy findings', () => {
       "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/output: the value of write-only env key 'TOKEN' appears in a server message",
       "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/again: the value of write-only env key 'TOKEN' appears in a server message",
       '#5 GET /v1/session/pd-x/rpc  3 ← response:response  warning response-uncorrelatable at /response: the rpc_in_flight_capacity rejection carries no id',
-      '6 findings (5 errors, 1 warnings)',
+      '6 findings (5 errors, 1 warning)',
       '',
     ]);
     const only = JSON.parse((await runCli(['findings', file, '--exchange', '3', '--json'])).stdout);

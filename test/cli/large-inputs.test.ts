@@ -2,10 +2,11 @@
  * Commands on inputs far larger than a test stream: every message or exchange handled, none lost to
  * the argument limit of push() or Math.max() (spreading ~120k items into a call overflows the stack).
  */
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { BIN, cliEnv, runCli } from './run-cli.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { renderText } from '../../src/diff/render-text.js';
 import type { DiffReport, MessageDiff } from '../../src/diff/diff-report.js';
@@ -20,6 +21,15 @@ const tmp = folder.dir;
 const MANY = 200_000;
 /** Enough exchanges to overflow a spread too, fewer to keep the recording quick to write. */
 const EXCHANGES = 130_000;
+
+const SCRIPT = '/usr/bin/script';
+
+/** What a shell command writes to the terminal script(1) gives it. */
+function runOnTerminal(command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(SCRIPT, ['-qec', command, '/dev/null'], { env: cliEnv(), maxBuffer: 64 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
 
 /** One AG-UI run whose text message has `deltas` one-character chunks, as NDJSON. */
 function longRun(deltas: number): string {
@@ -38,6 +48,19 @@ describe('large inputs', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${MANY + 4} messages (agui): ${MANY + 4} valid, 0 invalid, 0 unchecked; 0 errors, 0 warnings\n`);
+  }, 120_000);
+
+  // script(1) gives the command a terminal; stdout goes to /dev/null, so what it captures is stderr.
+  it.skipIf(!existsSync(SCRIPT))(`validate of ${MANY} messages says how far it is when stderr is a terminal, and not with --json`, async () => {
+    const file = join(tmp, 'long-run-tty.ndjson');
+    writeFileSync(file, longRun(MANY));
+    const onTerminal = (args: string) => runOnTerminal(`${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} validate ${JSON.stringify(file)} ${args} > /dev/null`);
+    const lines = (await onTerminal('')).split('\r').filter(Boolean);
+    expect(lines[0]).toBe(`validating messages: 2,000 of 200,004 (0%)\x1b[K`);
+    expect(lines).toHaveLength(101);
+    expect(lines.at(-2)).toBe(`validating messages: 200,000 of 200,004 (99%)\x1b[K`);
+    expect(lines.at(-1)).toBe('\x1b[K');
+    expect(await onTerminal('--json')).toBe('');
   }, 120_000);
 
   it(`show lists a recording of ${EXCHANGES} exchanges`, async () => {

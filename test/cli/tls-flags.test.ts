@@ -111,7 +111,7 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       expect(listed.code, code).toBe(1);
       const [line, total] = listed.stdout.trimEnd().split('\n');
       expect(line, code).toMatch(new RegExp(`^#1 GET /health  exchange  error upstream-tls-failed: the upstream's TLS failed: ${failed} \\(TLS certificate check of ${target.replace(/\./g, '\\.')} failed: .*\\[${code}\\]\\)$`));
-      expect(total).toBe('1 findings (1 errors, 0 warnings)');
+      expect(total).toBe('1 finding (1 error, 0 warnings)');
       const json = JSON.parse((await runCli(['findings', out, '--json', '--rule', 'upstream-tls-failed'])).stdout) as { findings: Array<Record<string, unknown>> };
       expect(json.findings).toEqual([
         expect.objectContaining({ exchange: 1, method: 'GET', path: '/health', seq: 0, label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '' }),

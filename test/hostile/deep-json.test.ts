@@ -239,7 +239,7 @@ describe('hostile peers: deeply nested JSON', () => {
     const listed = await runCli(['show', file, '--exchange', '1']);
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toContain('← STATE_SNAPSHOT unchecked (not judged: nests deeper than 512 levels)');
-    expect(listed.stdout).toContain('warning json-too-deep at /: the message nests arrays and objects deeper than 512 levels');
+    expect(listed.stdout).toContain('warning json-too-deep (whole message): the message nests arrays and objects deeper than 512 levels');
 
     const asJson = await runCli(['show', file, '--exchange', '5', '--json']);
     expect(asJson.stderr).toBe('');

@@ -162,7 +162,7 @@ describe('replay: request bodies longer than --max-request-body', () => {
 
   it('holds no more of a streamed (chunked) body once it passes the limit, and reports it in a short --json line', async () => {
     const rec = copyOf(AGUI);
-    const { cli, port } = await startReplay(rec.file, ['--json', '--max-request-body', '1048576']);
+    const { cli, port } = await startReplay(rec.file, ['--json', '--max-request-body', '1MiB']);
     const raw = await rawExchange(
       port,
       (socket) => {
@@ -210,11 +210,19 @@ describe('replay: request bodies longer than --max-request-body', () => {
     expect(await cli.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 
-  it('refuses a --max-request-body that is not a positive number of bytes with one line', async () => {
-    for (const value of ['abc', '0', '-5', '1.5']) {
+  it('refuses a --max-request-body that is not a size with one line', async () => {
+    const form = 'expected bytes, or a number with a unit (kB, MB, GB count in 1000s; KiB, MiB, GiB in 1024s), e.g. 10MB or 64KiB';
+    const says: Record<string, string> = {
+      abc: `is not a size: ${form}`,
+      '-5': `is not a size: ${form}`,
+      '10XB': `is not a size: ${form}`,
+      '0': 'is not a size: expected more than 0 bytes',
+      '1.5': 'is not a whole number of bytes (1.5)',
+    };
+    for (const [value, text] of Object.entries(says)) {
       const result = await runToEnd(['replay', AGUI, '--listen', '0', '--max-request-body', value]);
       expect(result.code, value).toBe(2);
-      expect(result.stderr).toBe(`agent-proxy: --max-request-body '${value}' is not a positive whole number of bytes\n`);
+      expect(result.stderr).toBe(`agent-proxy: --max-request-body '${value}' ${text}\n`);
     }
   });
 
@@ -321,7 +329,7 @@ describe('replay: JSON nested 10,000 deep', () => {
 
 describe('replay: WebSocket frames longer than --max-request-body', () => {
   it('close the connection with 1009 and are reported as a miss; HTTP is still served', async () => {
-    const { cli, port } = await startReplay(PI_DAEMON, ['--max-request-body', '65536']);
+    const { cli, port } = await startReplay(PI_DAEMON, ['--max-request-body', '64kib']);
     const session = await wsOpen(`ws://127.0.0.1:${port}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1');
     const [ready] = await session.take(1);
     expect(JSON.parse(ready)).toMatchObject({ kind: 'attach_ready' });
@@ -354,7 +362,7 @@ function stdioRecording(): string {
 describe('replay --stdio: lines longer than --max-request-body, and nested 10,000 deep', () => {
   it('answers each as a miss without holding it, then still plays the recorded line', async () => {
     const recording = stdioRecording();
-    const child = spawn(process.execPath, [BIN, 'replay', '--stdio', recording, '--timing', 'none', '--max-request-body', '65536'], { cwd: REPO, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [BIN, 'replay', '--stdio', recording, '--timing', 'none', '--max-request-body', '65.536kB'], { cwd: REPO, env: { ...process.env, NO_COLOR: '1' } });
     onCleanup(() => void child.kill('SIGKILL'));
     let stdout = '';
     let stderr = '';

@@ -52,7 +52,7 @@ describe('the vitest fixture-server example', () => {
     );
     const run = vitest();
     expect(run.status).not.toBe(0);
-    expect(run.stdout + run.stderr).toContain('replay --strict: 1 miss, 0 recorded exchanges unused');
+    expect(run.stdout + run.stderr).toContain('replay (strict: true): 1 miss, 0 recorded exchanges unused');
     expect(run.stdout + run.stderr).toContain('miss: GET /agent/unrecorded matches no recorded exchange; nearest is exchange 1 (POST /agent)');
   });
 
@@ -61,7 +61,7 @@ describe('the vitest fixture-server example', () => {
     writeFileSync(join(project.dir, 'test/ask-agent.test.ts'), `import { it } from 'vitest';\nit('asks nothing', () => {});\n`);
     const run = vitest();
     expect(run.status).not.toBe(0);
-    expect(run.stdout + run.stderr).toContain('replay --strict: 0 misses, 1 recorded exchange unused');
+    expect(run.stdout + run.stderr).toContain('replay (strict: true): 0 misses, 1 recorded exchange unused');
     expect(run.stdout + run.stderr).toContain('unused: #1 POST /agent');
   });
 });

@@ -132,7 +132,7 @@ console.log(JSON.stringify({ status: response.status, finished: body.includes('R
     expect(result.status).toBe(0);
     const out = JSON.parse(result.stdout) as { status: number; finished: boolean; echoed: boolean; missed: number; ok: boolean; failure: string };
     expect(out).toMatchObject({ status: 200, finished: true, echoed: true, missed: 404, ok: false });
-    expect(out.failure.split('\n')).toEqual(['replay --strict: 1 miss, 0 recorded exchanges unused', expect.stringMatching(/^  miss: GET \/not-recorded matches no recorded exchange/)]);
+    expect(out.failure.split('\n')).toEqual(['replay (strict: true): 1 miss, 0 recorded exchanges unused', expect.stringMatching(/^  miss: GET \/not-recorded matches no recorded exchange/)]);
   });
 
   it('runs the demo, whose next steps use npx agent-proxy, show the inspector and work as printed', () => {

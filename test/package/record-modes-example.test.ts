@@ -81,7 +81,7 @@ describe('the vitest record-modes example', () => {
     );
     const missed = await vitest({ AGENT_PROXY_MODE: 'replay', AGENT_URL: agent.url });
     expect(missed.status).not.toBe(0);
-    expect(missed.output).toContain('replay --strict: 1 miss, 0 recorded exchanges unused');
+    expect(missed.output).toContain('fixture (mode replay, strict: true): 1 miss, 0 recorded exchanges unused');
     expect(agent.requests).toHaveLength(1);
   });
 });

@@ -12,6 +12,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventEncoder } from '@ag-ui/encoder';
 import { EventType, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
+import type { LiveEvent } from '../../src/record/live-events.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
 import { AGUI_MEDIA_TYPE, defaultAguiScript, ProtobufHttpAgent } from '../support/agui-agent.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
@@ -375,7 +376,8 @@ describe('proxy record: streams that end badly', () => {
 
   it('an upstream reset mid-stream ends the client body abruptly and is recorded as aborted with the events that arrived', async () => {
     const a = await agui({ script: 'reset-mid-stream' });
-    const rec = await record(a.url);
+    const live: LiveEvent[] = [];
+    const rec = await record(a.url, { listener: (event) => live.push(event) });
     const res = await postRun(rec.recorder.url);
     expect(res.status).toBe(200);
     const { bytes, error } = await drain(res.body!);
@@ -392,6 +394,11 @@ describe('proxy record: streams that end badly', () => {
     expect(events.slice(0, 3).every((m) => m.verdict.status === 'valid')).toBe(true);
     // The agent's side broke off: that one is a protocol finding.
     expect(events.at(-1)!.verdict.findings.map((f) => f.rule)).toEqual(['stream-truncated']);
+    // The live view hears of it too, on the last event, before the exchange's end.
+    expect(live.map((e) => (e.type === 'invalid-message' ? [e.type, e.label, e.findings.map((f) => f.rule)] : [e.type]))).toEqual([
+      ['invalid-message', 'TEXT_MESSAGE_CONTENT', ['stream-truncated']],
+      ['exchange-end'],
+    ]);
   });
 
   it('closing the recorder mid-stream (gzip) ends the stream, stops the agent and still records the exchange', async () => {

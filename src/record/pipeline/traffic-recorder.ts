@@ -96,6 +96,9 @@ export class TrafficRecorder implements RecordingSink {
 interface StoredMessage {
   id: number;
   verdict: Verdict;
+  sender: Sender;
+  /** Its label, made only if the live view is told of a finding on it after the fact. */
+  label(): string;
 }
 
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
@@ -228,7 +231,7 @@ export class ExchangeRecording implements ExchangeSink {
       // Over --max-body, or a frame the framer kept only the start of (a protobuf frame over the client's limit).
       rawTruncatedFrom: message.oversized || message.size > raw.length ? message.size : undefined,
     });
-    this.last = { id, verdict };
+    this.last = { id, verdict, sender, label: () => pipeline.label(stored.value, { channel: options.channel, carrier: options.carrier, sender, http }) };
     this.messages++;
     if (verdict.status === 'unchecked') this.unchecked++;
     if (verdict.status === 'invalid') {
@@ -263,6 +266,10 @@ export class ExchangeRecording implements ExchangeSink {
         if (before.status !== 'invalid' && after.status === 'invalid') this.invalid++;
         if (before.status === 'unchecked' && after.status !== 'unchecked') this.unchecked--;
         this.last.verdict = after;
+        // The live view hears of a stream that ended wrong as it hears of an invalid message.
+        if (findings.some((f) => f.severity === 'error')) {
+          this.recorder.options.listener?.({ type: 'invalid-message', exchangeId: this.id, sender: this.last.sender, label: this.last.label(), status: after.status, findings, tOffsetMs });
+        }
       }
     }
     this.recorder.options.writer.endExchange(this.id, { ...end, tOffsetMs });

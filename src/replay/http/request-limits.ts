@@ -1,5 +1,6 @@
 import { nestsDeeperThan } from '../../core/json-depth.js';
 import { UsageError } from '../../core/errors.js';
+import { parseByteSize } from '../../core/byte-size.js';
 
 /**
  * What replay holds of one request to match it: a body, a WebSocket frame or a line of at most
@@ -20,12 +21,12 @@ export const MAX_MATCH_DEPTH = 512;
 /** How much of a request body a miss report quotes. */
 export const MISS_ECHO_BYTES = 4096;
 
-/** Checks a `maxRequestBytes` option (or the flag's value): a positive whole number of bytes. */
+/** Checks a `maxRequestBytes` option (a positive whole number of bytes) or the flag's value (a size: `10MB`, `64KiB`, bytes). */
 export function maxRequestBytesOf(value: number | string | undefined): number {
   if (value === undefined) return DEFAULT_MAX_REQUEST_BYTES;
-  const n = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${MAX_REQUEST_FLAG} '${value}' is not a positive whole number of bytes`);
-  return n;
+  if (typeof value === 'string') return parseByteSize(value, MAX_REQUEST_FLAG);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new UsageError(`${MAX_REQUEST_FLAG} '${value}' is not a positive whole number of bytes`);
+  return value;
 }
 
 /** Too deep for the recursive normalizer: such JSON is matched byte for byte. */

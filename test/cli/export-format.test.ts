@@ -1,0 +1,56 @@
+/**
+ * `export` without `--format`: the `--out` extension names the format, stdout gets NDJSON; a
+ * `--format` that contradicts the extension is refused (the refusals are in error-lines.test.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { exportFormatOf } from '../../src/cli/export-format.js';
+import { runToEnd } from '../hostile/cli-child.js';
+import { useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { AGUI_EXAMPLE, mixedRecording } from './cli-fixtures.js';
+
+useCleanups();
+
+describe('exportFormatOf', () => {
+  it('takes --format when given, else the --out extension (any case), else NDJSON', () => {
+    expect(exportFormatOf(undefined, undefined)).toBe('ndjson');
+    expect(exportFormatOf('har', undefined)).toBe('har');
+    expect(exportFormatOf(undefined, 'out/run.ndjson')).toBe('ndjson');
+    expect(exportFormatOf(undefined, 'run.HAR')).toBe('har');
+    expect(exportFormatOf('ndjson', 'run.ndjson')).toBe('ndjson');
+    // An extension that names no format does not contradict an explicit one.
+    expect(exportFormatOf('har', 'run.json')).toBe('har');
+  });
+
+  it('refuses a --format that contradicts the extension, and an --out that names no format', () => {
+    expect(() => exportFormatOf('ndjson', 'run.har')).toThrow(new UsageError('--format ndjson, but --out run.har names a HAR file; drop --format, or end --out in .ndjson'));
+    expect(() => exportFormatOf(undefined, 'run.txt')).toThrow(UsageError);
+  });
+});
+
+describe('proxy export without --format', () => {
+  it('writes NDJSON on stdout', async () => {
+    const result = await runToEnd(['export', AGUI_EXAMPLE]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toBe(readFileSync(AGUI_EXAMPLE, 'utf8'));
+  });
+
+  it('writes what the --out extension names', async () => {
+    const dir = scratch();
+    const har = await runToEnd(['export', AGUI_EXAMPLE, '--out', dir.file('run.har')]);
+    expect([har.code, har.stderr, har.stdout]).toEqual([0, '', '']);
+    expect(JSON.parse(readFileSync(dir.file('run.har'), 'utf8')).log.version).toBe('1.2');
+    const ndjson = await runToEnd(['export', AGUI_EXAMPLE, '--out', dir.file('run.ndjson')]);
+    expect([ndjson.code, ndjson.stderr]).toEqual([0, '']);
+    expect(readFileSync(dir.file('run.ndjson'), 'utf8')).toBe(readFileSync(AGUI_EXAMPLE, 'utf8'));
+  });
+
+  it('says in the HAR how many stdio exchanges it left out, in the right number', async () => {
+    const dir = scratch();
+    const result = await runToEnd(['export', mixedRecording(dir), '--out', dir.file('mixed.har')]);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(JSON.parse(readFileSync(dir.file('mixed.har'), 'utf8')).log.comment).toBe('1 stdio/NDJSON exchange left out: no HTTP form');
+  });
+});
