@@ -93,4 +93,15 @@ describe('proxy validate', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('agrees with findings on the example daemon session: its WebSocket close frames are not protocol messages', async () => {
+    const file = 'recordings/examples/pi-daemon-session.ndjson';
+    const [validate, findings] = await Promise.all([runCli(['validate', '--json', file]), runCli(['findings', '--json', file])]);
+    expect(findings.code).toBe(0);
+    expect(JSON.parse(findings.stdout).findings).toEqual([]);
+    const report = JSON.parse(validate.stdout);
+    expect(report.messages.flatMap((m: { verdict: { findings: unknown[] } }) => m.verdict.findings)).toEqual([]);
+    expect(report.summary.invalid).toBe(0);
+    expect(validate.code).toBe(0);
+  });
 });

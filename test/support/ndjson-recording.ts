@@ -40,6 +40,8 @@ export interface HandExchange {
   closeReason?: string;
   /** An exchange that ended in an error (outcome `error`), with its stored code and message. */
   error?: { code: string; message: string };
+  /** An exchange a side cut short (outcome `aborted`), with its stored code (`E_CLIENT_ABORTED` …) and message. */
+  aborted?: { code: string; message: string };
   /** The upstream's TLS facts. */
   tls?: Record<string, unknown>;
   messages: HandMessage[];
@@ -73,9 +75,9 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
       responseHeaders: e.responseHeaders ?? {},
       startedMs,
       endedMs: startedMs + 5,
-      outcome: e.error ? 'error' : 'complete',
-      errorCode: e.error?.code ?? null,
-      errorMessage: e.error?.message ?? null,
+      outcome: e.error ? 'error' : e.aborted ? 'aborted' : 'complete',
+      errorCode: (e.error ?? e.aborted)?.code ?? null,
+      errorMessage: (e.error ?? e.aborted)?.message ?? null,
       closeCode: closed ? (e.closeCode ?? 1000) : null,
       closeReason: closed ? (e.closeReason ?? '') : null,
       exitCode: null,
