@@ -58,7 +58,7 @@ export function findingsCommand(result: CommandResult): Command {
 
 /**
  * `#3 POST /agent  12 ← TOOL_CALL_ARGS  error tool-call-args-unknown at /delta: …`; a finding of the
- * exchange itself (seq 0) has no message to name: `#4 GET /health  exchange  error upstream-tls-failed: …`.
+ * exchange itself (seq 0) has no message to name: `#4 GET /health  exchange  error upstream-tls-failed: …` (or upstream-unreachable).
  */
 function textOf(row: FindingListRow, style: Style): string {
   const request = `${row.method ?? ''} ${row.path ?? ''}`.trim() || row.transport;
