@@ -54,7 +54,8 @@ export function showCommand(result: CommandResult): Command {
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
           const messages = reader.messages(id);
           // stringifyJson: a message may nest deeper than JSON.stringify can go.
-          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), messages: messages.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
+          // `findings`: the exchange's own (a failed TLS check, an unreachable upstream), which no message carries.
+          if (options.json) process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), findings: exchangeFindings(exchange), messages: messages.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
           else printMessages(exchange, messages, style);
         } else {
           const rows = reader.exchanges();

@@ -74,6 +74,7 @@ export function validateInput(input: LoadedInput, registry: SchemaRegistry, forc
   for (const [judge, m] of order) {
     const message = judgeMessage(judge, m, pipeline);
     judge.last = message;
+    judge.lastStored = m.stored !== undefined;
     judged.push(message);
   }
   for (const judge of judges) endStream(judge, pipeline);
@@ -91,6 +92,8 @@ interface StreamJudge {
   module?: ProtocolModule;
   judge?: MessageJudge;
   last?: JudgedMessage;
+  /** The last message's verdict is the stored one, which holds the end-of-stream findings record gave it. */
+  lastStored?: boolean;
 }
 
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
@@ -125,8 +128,16 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
 function endStream(s: StreamJudge, pipeline: MessagePipeline): void {
   const ending = s.stream.ending ?? 'complete';
   if (!s.module || !s.judge || !s.last || ending === 'none') return;
-  const tail: Finding[] = pipeline.endOfStream(s.module, s.judge, ending);
+  let tail: Finding[] = pipeline.endOfStream(s.module, s.judge, ending);
+  if (s.lastStored) {
+    const had = new Set(s.last.verdict.findings.map(findingKey));
+    tail = tail.filter((f) => !had.has(findingKey(f)));
+  }
   if (tail.length > 0) s.last.verdict = withFindings(s.last.verdict, tail);
+}
+
+function findingKey(f: Finding): string {
+  return `${f.severity} ${f.rule} ${f.pointer} ${f.message}`;
 }
 
 /** The verdict without the findings of these rules, its status derived again. */

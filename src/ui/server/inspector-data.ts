@@ -2,6 +2,7 @@ import { tooDeepToWalk } from '../../core/json-depth.js';
 import { tryParseJson } from '../../core/json.js';
 import { displayLabel, type LabelContext } from './display-label.js';
 import { openRecording } from '../../store/open-recording.js';
+import { exchangeFindings } from '../../core/exchange-findings.js';
 import { openDatabase } from '../../store/open-database.js';
 import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
@@ -103,6 +104,7 @@ export class InspectorData {
       exitCode: r.exitCode,
       signal: r.signal,
       tls: r.tls,
+      findings: exchangeFindings(r),
     };
   }
 
