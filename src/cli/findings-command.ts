@@ -33,8 +33,9 @@ export function findingsCommand(result: CommandResult): Command {
         filter.exchange = id;
       }
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../store/open-recording.js');
-      const reader = openRecording(file);
+      const [{ openWithCurrentVerdicts }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
+      // A recording judged by older rules is judged again, in a scratch copy (validate/current-verdicts.ts).
+      const reader = openWithCurrentVerdicts(file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
       const totals = { findings: 0, errors: 0, warnings: 0 };
       try {
         const out = new ChunkedOutput();

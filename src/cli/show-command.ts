@@ -44,8 +44,9 @@ export function showCommand(result: CommandResult): Command {
     .option('--json', 'print JSON')
     .action(async (file: string, options: { exchange?: string; json?: boolean }) => {
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../store/open-recording.js');
-      const reader = openRecording(file);
+      const [{ openWithCurrentVerdicts }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
+      // A recording judged by older rules is judged again, in a scratch copy (validate/current-verdicts.ts).
+      const reader = openWithCurrentVerdicts(file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
       try {
         const style = styleFor(process.stdout);
         if (options.exchange !== undefined) {

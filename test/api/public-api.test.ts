@@ -443,8 +443,8 @@ describe('the public API', () => {
       later(ms: number, write: () => void): api.CancelWrite;
       soon(write: () => void): api.CancelWrite;
     }>();
-    expectTypeOf<keyof api.RecordingMeta>().toEqualTypeOf<'toolVersion' | 'target' | 'listen' | 'mode' | 'schemaHashes' | 'startedAt'>();
-    expectTypeOf<keyof api.RecordingInfo>().toEqualTypeOf<'formatVersion' | 'toolVersion' | 'target' | 'listen' | 'mode' | 'startedAt' | 'endedAt' | 'schemaHashes'>();
+    expectTypeOf<keyof api.RecordingMeta>().toEqualTypeOf<'toolVersion' | 'target' | 'listen' | 'mode' | 'schemaHashes' | 'startedAt' | 'rulesVersion'>();
+    expectTypeOf<keyof api.RecordingInfo>().toEqualTypeOf<'formatVersion' | 'toolVersion' | 'target' | 'listen' | 'mode' | 'startedAt' | 'endedAt' | 'schemaHashes' | 'rulesVersion'>();
     expectTypeOf<keyof api.ExchangeStart>().toEqualTypeOf<
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { scratch } from './temp-dir.js';
+import { RULES_VERSION } from '../../src/judge/rules-version.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
@@ -47,10 +48,31 @@ export interface HandExchange {
   messages: HandMessage[];
 }
 
+export interface HandRecordingOptions {
+  /**
+   * The rules version its verdicts claim to be made by: this build's by default, so that the verdicts
+   * written here are read as they are; null for a recording made before the version was stored.
+   */
+  rulesVersion?: number | null;
+}
+
 /** The NDJSON text of a recording holding `exchanges`, numbered from 1, each 10 ms after the last. */
-export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
+export function ndjsonRecording(exchanges: readonly HandExchange[], options: HandRecordingOptions = {}): string {
+  const rulesVersion = options.rulesVersion === undefined ? RULES_VERSION : options.rulesVersion;
   const lines: unknown[] = [
-    { type: 'recording', format: 'agent-proxy/ndjson', version: 1, toolVersion: '0.1.0', target: 'http://127.0.0.1:1', listen: null, mode: 'record', startedAt: '2026-12-01T00:00:00.000Z', endedAt: '2026-12-01T00:00:10.000Z', schemaHashes: {} },
+    {
+      type: 'recording',
+      format: 'agent-proxy/ndjson',
+      version: 1,
+      toolVersion: '0.1.0',
+      target: 'http://127.0.0.1:1',
+      listen: null,
+      mode: 'record',
+      startedAt: '2026-12-01T00:00:00.000Z',
+      endedAt: '2026-12-01T00:00:10.000Z',
+      schemaHashes: {},
+      ...(rulesVersion === null ? {} : { rulesVersion }),
+    },
   ];
   exchanges.forEach((e, index) => {
     const id = index + 1;
@@ -108,8 +130,8 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
 }
 
 /** Writes `ndjsonRecording(exchanges)` into a folder removed after the test; returns the file's path. */
-export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson'): string {
+export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson', options: HandRecordingOptions = {}): string {
   const file = scratch('agent-proxy-hand-').file(name);
-  writeFileSync(file, ndjsonRecording(exchanges));
+  writeFileSync(file, ndjsonRecording(exchanges, options));
   return file;
 }
