@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RULES_VERSION } from '../judge/rules-version.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { openRecording } from '../store/open-recording.js';
 import { RecordingReader } from '../store/recording-reader.js';
+import { StoreError } from '../store/store-errors.js';
 import { copyRecording, rewriteVerdicts, type RewrittenVerdict } from '../store/verdict-rewrite.js';
 import { recordingInput } from './recording-input.js';
 import { validateInput } from './validate-input.js';
@@ -60,6 +61,13 @@ export function openWithCurrentVerdicts(file: string, options: CurrentVerdictOpt
   } catch (error) {
     cleanup();
     process.off('exit', cleanup);
-    throw error;
+    throw namingTheFile(error, dir, resolve(file));
   }
+}
+
+/** A store error about the scratch copy is about the user's file: it names that one. */
+function namingTheFile(error: unknown, dir: string, file: string): unknown {
+  if (!(error instanceof StoreError) || !error.message.includes(dir)) return error;
+  const copy = join(dir, 'recording.db');
+  return new StoreError(error.code, file, error.message.split(copy).join(file), { cause: error });
 }
