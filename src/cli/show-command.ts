@@ -44,9 +44,13 @@ export function showCommand(result: CommandResult): Command {
     .option('--json', 'print JSON')
     .action(async (file: string, options: { exchange?: string; json?: boolean }) => {
       // The store loads only when the command runs (fast CLI start).
-      const [{ openWithCurrentVerdicts }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
-      // A recording judged by older rules is judged again, in a scratch copy (validate/current-verdicts.ts).
-      const reader = openWithCurrentVerdicts(file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
+      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../judge/rules-version.js')]);
+      let reader = openRecording(file);
+      if (!judgedByCurrentRules(reader.recording())) {
+        // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.
+        const [{ judgeAgainIfOlder }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
+        reader = judgeAgainIfOlder(reader, file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
+      }
       try {
         const style = styleFor(process.stdout);
         if (options.exchange !== undefined) {

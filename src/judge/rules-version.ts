@@ -7,3 +7,8 @@
  * 1: the first stored version (response-uncorrelatable for an id-less rejection, upstream-unreachable …).
  */
 export const RULES_VERSION = 1;
+
+/** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
+export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {
+  return (recording.rulesVersion ?? 0) >= RULES_VERSION;
+}

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RULES_VERSION } from '../judge/rules-version.js';
+import { judgedByCurrentRules, RULES_VERSION } from '../judge/rules-version.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { openRecording } from '../store/open-recording.js';
 import { RecordingReader } from '../store/recording-reader.js';
@@ -25,12 +25,17 @@ export interface CurrentVerdictOptions {
  * current rules (RULES_VERSION) is read as stored, at no cost. One judged by older rules, or made
  * before the version was stored, is judged again by validate's pipeline (the one record judges with),
  * into a scratch copy that the returned reader reads and deletes when closed: the user's file is
- * never written to by a command that only reads it. `show`, `findings` and the inspector read through this.
+ * never written to by a command that only reads it. The inspector reads through this; `show` and
+ * `findings` open the recording first and load this only when it is needed (judgeAgainIfOlder).
  */
 export function openWithCurrentVerdicts(file: string, options: CurrentVerdictOptions): RecordingReader {
-  const reader = openRecording(file);
+  return judgeAgainIfOlder(openRecording(file), file, options);
+}
+
+/** The reader itself when its verdicts are the current rules'; else a reader of a re-judged scratch copy (and `reader` is closed). */
+export function judgeAgainIfOlder(reader: RecordingReader, file: string, options: CurrentVerdictOptions): RecordingReader {
   const version = reader.recording().rulesVersion ?? 0;
-  if (version >= RULES_VERSION) return reader;
+  if (judgedByCurrentRules(reader.recording())) return reader;
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-rejudged-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', cleanup);
