@@ -35,8 +35,13 @@ export function findingsCommand(result: CommandResult): Command {
         filter.exchange = id;
       }
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../store/open-recording.js');
-      const reader = openRecording(file);
+      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../judge/rules-version.js')]);
+      let reader = openRecording(file);
+      if (!judgedByCurrentRules(reader.recording())) {
+        // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.
+        const [{ judgeAgainIfOlder }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
+        reader = judgeAgainIfOlder(reader, file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
+      }
       const totals = { findings: 0, errors: 0, warnings: 0 };
       try {
         const out = new ChunkedOutput();
@@ -60,7 +65,7 @@ export function findingsCommand(result: CommandResult): Command {
 
 /**
  * `#3 POST /agent  12 ← TOOL_CALL_ARGS  error tool-call-args-unknown at /delta: …`; a finding of the
- * exchange itself (seq 0) has no message to name: `#4 GET /health  exchange  error upstream-tls-failed: …`.
+ * exchange itself (seq 0) has no message to name: `#4 GET /health  exchange  error upstream-tls-failed: …` (or upstream-unreachable).
  */
 function textOf(row: FindingListRow, style: Style): string {
   const request = `${row.method ?? ''} ${row.path ?? ''}`.trim() || row.transport;

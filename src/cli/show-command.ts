@@ -49,8 +49,13 @@ export function showCommand(result: CommandResult): Command {
     .action(async (file: string, options: { exchange?: string; offset?: string; limit?: string; json?: boolean }) => {
       const page = messagePageOf(options);
       // The store loads only when the command runs (fast CLI start).
-      const { openRecording } = await import('../store/open-recording.js');
-      const reader = openRecording(file);
+      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../judge/rules-version.js')]);
+      let reader = openRecording(file);
+      if (!judgedByCurrentRules(reader.recording())) {
+        // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.
+        const [{ judgeAgainIfOlder }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);
+        reader = judgeAgainIfOlder(reader, file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
+      }
       try {
         const style = styleFor(process.stdout);
         if (options.exchange !== undefined) {
@@ -61,7 +66,8 @@ export function showCommand(result: CommandResult): Command {
           // stringifyJson: a message may nest deeper than JSON.stringify can go.
           if (options.json) {
             const paged = cut ? { page: { offset: cut.from - 1, shown: shown.length, total: cut.of } } : {};
-            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
+            // `findings`: the exchange's own (a failed TLS check, an unreachable upstream), which no message carries.
+            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), findings: exchangeFindings(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
           } else printMessages(exchange, shown, style, cut);
         } else {
           const rows = reader.exchanges();

@@ -54,7 +54,8 @@ function printReport(report: ValidationReport, style: Style): void {
   const out: string[] = [];
   for (const m of report.messages) {
     if (m.verdict.status === 'valid' && m.verdict.findings.length === 0) continue;
-    const where = m.line !== undefined ? `${report.file}:${m.line}` : `${report.file} #${m.index + 1}`;
+    // A recording's message is `#exchange.seq`, as `show --exchange` numbers it: `#N` is an exchange everywhere.
+    const where = m.line !== undefined ? `${report.file}:${m.line}` : m.exchange !== undefined ? `${report.file} #${m.exchange}.${m.seq}` : `${report.file} #${m.index + 1}`;
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
     out.push(`${where}  ${m.sender === 'client' ? '→' : '←'} ${style.bold(m.label)}  ${status}${m.verdict.reason ? style.dim(`  (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {

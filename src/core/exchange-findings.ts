@@ -12,6 +12,12 @@ import type { TlsFacts } from './tls-facts.js';
 /** The upstream's TLS failed (E_UPSTREAM_TLS): an error, saying which check failed. */
 export const UPSTREAM_TLS_FAILED = 'upstream-tls-failed';
 
+/**
+ * The upstream could not be reached (E_UPSTREAM_UNREACHABLE: connection refused, no such host, a
+ * timeout): an error, since the agent never answered and the client got the proxy's 502 instead.
+ */
+export const UPSTREAM_UNREACHABLE = 'upstream-unreachable';
+
 /** What an exchange-level rule reads of the exchange. */
 export interface ExchangeFindingInput {
   errorCode: string | null;
@@ -20,7 +26,7 @@ export interface ExchangeFindingInput {
 }
 
 /** The stored codes that have an exchange-level finding, one each (queries pick those exchanges, and `show`'s totals count them). */
-export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS];
+export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS, ExchangeErrorCode.E_UPSTREAM_UNREACHABLE];
 
 /** Node's codes of a failed certificate check, by what the finding calls the failure. */
 const FAILED_CHECK: Readonly<Record<string, string>> = {
@@ -37,6 +43,9 @@ const FAILED_CHECK: Readonly<Record<string, string>> = {
 };
 
 export function exchangeFindings(exchange: ExchangeFindingInput): Finding[] {
+  if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_UNREACHABLE) {
+    return [error(UPSTREAM_UNREACHABLE, '', `the upstream could not be reached${exchange.errorMessage ? ` (${exchange.errorMessage})` : ''}`)];
+  }
   if (exchange.errorCode !== ExchangeErrorCode.E_UPSTREAM_TLS) return [];
   // The recorded facts name the code; a recording made before them has it at the end of the message.
   const code = exchange.tls?.authorizationError ?? (exchange.errorMessage ? /\[([A-Z0-9_]+)\]$/.exec(exchange.errorMessage)?.[1] : undefined);

@@ -49,6 +49,7 @@ export function recordingLine(info: RecordingInfo): NdjsonRecordingLine {
     startedAt: info.startedAt,
     endedAt: info.endedAt ?? null,
     schemaHashes: info.schemaHashes,
+    ...(info.rulesVersion === undefined ? {} : { rulesVersion: info.rulesVersion }),
   };
 }
 

@@ -64,6 +64,12 @@ export interface ReadMessage extends InboundMessage {
   parseCost: number;
 }
 
+/**
+ * Channels record stores but never judges (a WebSocket close, a child's stderr): a recording's
+ * message on one of them is not judged when it is read again either.
+ */
+export const UNJUDGED_CHANNELS: ReadonlySet<string> = new Set(['close', 'stderr']);
+
 /** The reason of a message no protocol module claimed (as record has always stored it). */
 export const NO_PROTOCOL_REASON = 'no known protocol recognised this exchange';
 

@@ -23,6 +23,15 @@ const JSON_LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?
 const REDACTED = '<redacted>';
 const REDACTED_BYTES = Buffer.from(REDACTED);
 
+/** A write-only value seen in a server message. */
+export const SECRET_LEAK = 'secret-leak';
+
+/**
+ * Rules a recording cannot judge again: the secret they found is stored scrubbed. Reading a
+ * recording again keeps their stored findings instead.
+ */
+export const NOT_REDERIVABLE: ReadonlySet<string> = new Set([SECRET_LEAK]);
+
 /**
  * Holds write-only secrets (Pi session `spec.env` values) for the length of a recording and
  * finds them if they come back from the server. Findings name the key, never the value.
@@ -64,7 +73,7 @@ export class SecretTracker implements RecordingSecrets {
       const pointer = value === undefined ? (text?.includes(secret.value) ? '' : undefined) : findString(value, secret.value);
       if (pointer === undefined) continue;
       findings.push({
-        rule: 'secret-leak',
+        rule: SECRET_LEAK,
         severity: 'error',
         pointer: pointer ?? '',
         message: `the value of write-only env key '${secret.key}' appears in a server message`,

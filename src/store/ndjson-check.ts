@@ -45,6 +45,7 @@ const RECORDING: Record<string, Rule> = {
   startedAt: { test: isDate, expected: 'an ISO 8601 date' },
   endedAt: { test: isDate, expected: 'an ISO 8601 date', nullable: true },
   schemaHashes: { test: (v) => isJsonObject(v) && Object.values(v).every(isString), expected: 'an object of strings', optional: true },
+  rulesVersion: { test: isPositiveInteger, expected: 'a positive whole number', optional: true },
 };
 
 /** What a column of its SQL type may hold; nullable unless the column is NOT NULL. */

@@ -19,6 +19,8 @@ export interface NdjsonRecordingLine {
   startedAt: string;
   endedAt: string | null;
   schemaHashes: Record<string, string>;
+  /** The version of the rules its verdicts were made by; absent in a recording older than the first stored one. */
+  rulesVersion?: number;
 }
 
 /** One line per exchange, before the lines of its messages. */

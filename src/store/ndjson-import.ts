@@ -123,6 +123,8 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             mode: header.mode,
             schemaHashes: header.schemaHashes ?? {},
             startedAt: new Date(header.startedAt),
+            // The copy's verdicts are the original's: judged by its rules, not this build's.
+            rulesVersion: header.rulesVersion ?? null,
           },
           { overwrite: true, maxBatch: 5000, scratch: options.scratch },
         );

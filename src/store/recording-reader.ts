@@ -109,6 +109,7 @@ export class RecordingReader {
       startedAt: r.startedAt,
       ...(r.endedAt === null ? {} : { endedAt: r.endedAt }),
       schemaHashes,
+      ...(r.rulesVersion === null ? {} : { rulesVersion: r.rulesVersion }),
     };
   }
 

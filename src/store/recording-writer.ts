@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { RULES_VERSION } from '../judge/rules-version.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
@@ -168,6 +169,7 @@ export class RecordingWriter {
         mode: meta.mode,
         startedAt: meta.startedAt.toISOString(),
         schemaHashes: JSON.stringify(meta.schemaHashes),
+        rulesVersion: meta.rulesVersion === undefined ? RULES_VERSION : meta.rulesVersion,
       });
       return writer;
     } catch (error) {
@@ -565,8 +567,8 @@ function prepareStatements(db: Database.Database): Statements {
   const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS);
   return {
     insertRecording: db.prepare(`
-      INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes)
-      VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes)`),
+      INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes, rules_version)
+      VALUES (1, @formatVersion, @toolVersion, @target, @listen, @mode, @startedAt, @schemaHashes, @rulesVersion)`),
     insertExchanges,
     updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
     endExchange: db.prepare(END_EXCHANGE_SQL),

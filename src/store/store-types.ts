@@ -16,6 +16,8 @@ export interface RecordingMeta {
   /** Hash of each schema document used for the verdicts, keyed by `$id`. */
   schemaHashes: Record<string, string>;
   startedAt: Date;
+  /** The rules version the verdicts are made by: this build's when absent; null for a copy of a recording that did not say. */
+  rulesVersion?: number | null;
 }
 
 export type { Headers, Outcome, Transport } from './schema.js';
@@ -76,6 +78,8 @@ export interface RecordingInfo {
   /** ISO 8601; absent when the recorder did not close the file (crash, kill -9). */
   endedAt?: string;
   schemaHashes: Record<string, string>;
+  /** The version of the rules its verdicts were made by (judge/rules-version.ts); absent: older than the first stored one. */
+  rulesVersion?: number;
 }
 
 /** One exchange as stored, with the counts of its messages. Columns that are SQL NULL are `null`. */

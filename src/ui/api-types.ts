@@ -47,7 +47,10 @@ export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport'
 /** `GET /api/exchanges/:id` */
 export interface ExchangeDetail
   extends ExchangeSummary,
-    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {}
+    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {
+  /** The exchange's own findings, which no message carries (`upstream-tls-failed`, `upstream-unreachable`). */
+  findings: FindingInfo[];
+}
 
 /** One row of a messages page. */
 export interface MessageSummary extends Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount'> {

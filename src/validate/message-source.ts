@@ -2,6 +2,7 @@ import { isJsonObject } from '../core/json.js';
 import type { HttpContext, Sender } from '../core/message.js';
 import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 import type { Finding } from '../core/finding.js';
+import type { Verdict } from '../core/verdict.js';
 
 /** One message read from a file, before judging. */
 export interface SourceMessage {
@@ -15,6 +16,19 @@ export interface SourceMessage {
   text?: string;
   http?: HttpContext;
   carrier: 'body' | 'event' | 'frame' | 'line';
+  /** A recorded message's exchange id and its place in it (`show --exchange` numbers them so). */
+  exchange?: number;
+  seq?: number;
+  /** What record knew of it besides its value (a close frame is not judged); a file's message has none. */
+  facts?: { channel?: string; judge?: boolean };
+  /**
+   * A recorded message record could not parse (not JSON, over --max-body, cut off): its stored
+   * verdict is kept, since what decided it (the limits, the content type) is not in the file and no
+   * checker ever saw the message.
+   */
+  stored?: Verdict;
+  /** Stored findings the recording can no longer re-derive (a leaked secret, stored scrubbed): carried over. */
+  carried?: Finding[];
 }
 
 /** Messages that share one checker: one SSE body, one WebSocket connection, one stdio session, or all REST calls. */
@@ -26,6 +40,12 @@ export interface SourceStream {
    * validate judges it by the same. Absent for a file, whose protocol the hint and messages choose.
    */
   protocol?: ProtocolId | null;
+  /**
+   * How the stream ended, for its checker's end-of-stream rules: 'complete' for a file; a recorded
+   * exchange's outcome, or 'none' when no stream rule applies (an upstream that failed, a stream its
+   * client or the proxy's shutdown cut, an exchange never closed), as record decided.
+   */
+  ending?: 'complete' | 'aborted' | 'none';
   messages: SourceMessage[];
 }
 
@@ -35,6 +55,8 @@ export type InputFormat = 'json-array' | 'ndjson' | 'sse' | 'capture';
 export interface ExchangeFinding extends Finding {
   /** The exchange, as a stream label names it: `#3 GET /health`. */
   stream: string;
+  /** The exchange's id. */
+  exchange: number;
 }
 
 export interface LoadedInput {

@@ -1,6 +1,9 @@
 import type { HttpContext } from '../core/message.js';
 import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
-import type { ExchangeRow } from '../store/store-types.js';
+import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+import { cutByClientOrProxy } from '../core/exchange-ending.js';
+import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
+import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import { storedHeader } from '../store/stored-header.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
@@ -16,33 +19,56 @@ export function isRecordingBytes(bytes: Buffer): boolean {
 }
 
 /**
- * A recording as `proxy validate` input: its JSON messages, re-judged, one stream per exchange, each
- * by the protocol record chose for it (a Pi REST checker still spans every REST exchange, as in record).
+ * A recording as `proxy validate` input: every message as record judged it, to be judged again by the
+ * same pipeline (validate-input.ts), each exchange by the protocol record chose for it, in the order
+ * record judged them (message ids), with what record knew besides the value: a close frame is not a
+ * protocol message, a message record could not parse keeps its verdict, and a stream's end rules
+ * apply only when record applied them (not to a stream its client or the proxy's shutdown cut).
  */
 export function recordingInput(file: string): LoadedInput {
   const reader = openRecording(file);
   try {
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
-    let index = 0;
     for (const exchange of reader.exchanges()) {
-      for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), ...finding });
-      const stream: SourceStream = { label: labelOf(exchange), hint: hintOf(exchange), protocol: exchange.protocol as ProtocolId | null, messages: [] };
-      for (const m of reader.messages(exchange.id)) {
-        // A message nested too deep to walk is judged too: the judge says it is too deep, and reads no further.
-        const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
-        if (value === undefined) continue;
-        const message: SourceMessage = { value, sender: m.sender, index: index++, carrier: m.carrier, text: m.raw.toString('utf8') };
-        // A body has its request line and status, as when it was recorded (a RunAgentInput too).
-        if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
-        stream.messages.push(message);
-      }
+      for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), exchange: exchange.id, ...finding });
+      const stream: SourceStream = {
+        label: labelOf(exchange),
+        hint: hintOf(exchange),
+        protocol: exchange.protocol as ProtocolId | null,
+        ending: endingOf(exchange),
+        messages: [],
+      };
+      for (const m of reader.messages(exchange.id)) stream.messages.push(sourceMessageOf(exchange, m));
       if (stream.messages.length > 0) streams.push(stream);
     }
     return ofExchanges.length === 0 ? { file, format: 'capture', streams } : { file, format: 'capture', streams, exchangeFindings: ofExchanges };
   } finally {
     reader.close();
   }
+}
+
+function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
+  // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
+  const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
+  if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
+  // A body has its request line and status, as when it was recorded (a RunAgentInput too).
+  if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
+  const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
+  if (carried.length > 0) message.carried = carried;
+  if (m.deepJson !== undefined) {
+    // Nested too deep to walk: judged too (the judge says it is too deep, and reads no further).
+    message.value = JSON.parse(m.deepJson);
+    message.text = m.deepJson;
+  } else if (m.json !== undefined) message.value = m.json;
+  else message.stored = m.verdict;
+  return message;
+}
+
+/** As record ended the exchange's checker (record/pipeline/traffic-recorder.ts end()). */
+function endingOf(e: ExchangeRow): SourceStream['ending'] {
+  if (e.outcome === null || e.outcome === 'error' || cutByClientOrProxy(e.errorCode)) return 'none';
+  return e.outcome === 'complete' ? 'complete' : 'aborted';
 }
 
 function labelOf(e: ExchangeRow): string {

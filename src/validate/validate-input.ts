@@ -7,11 +7,16 @@ import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js
 import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
 import { checkProtocolOption, isProtocolId } from '../judge/protocol-option.js';
 import { ProtocolUnknownError } from '../core/errors.js';
-import type { ExchangeFinding, LoadedInput, SourceStream } from './message-source.js';
+import type { MessageJudge } from '../judge/message-judge.js';
+import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
+import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
 
 export interface JudgedMessage {
   index: number;
   line?: number;
+  /** A recording's message: its exchange id and its place in it (`#exchange.seq`). */
+  exchange?: number;
+  seq?: number;
   stream: string;
   protocol?: ProtocolId;
   sender: Sender;
@@ -54,8 +59,8 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
   checkProtocolOption(forced, 'validateInput protocol');
   // Files are read whole, and every message in them is judged: no size or parse budget applies.
   const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
-  const judged: JudgedMessage[] = [];
   const protocols = new Set<ProtocolId>();
+  const judges: StreamJudge[] = [];
   for (const stream of input.streams) {
     if (!forced && typeof stream.protocol === 'string' && !isProtocolId(stream.protocol)) {
       throw new ProtocolUnknownError(`${input.file}: ${stream.label} was recorded as protocol '${stream.protocol}', which this version does not know; name one with --protocol`);
@@ -63,40 +68,92 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
     // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
     const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
     if (module) protocols.add(module.id);
-    // One by one: spreading a stream's messages into push() passes them as arguments, which overflows the stack past ~120k.
-    for (const message of judgeStream(stream, module, pipeline, onMessage)) judged.push(message);
+    judges.push(streamJudge(stream, module, pipeline));
   }
-  judged.sort((a, b) => a.index - b.index);
+  // In the order the messages came (a recording's: as record judged them, across exchanges), since a
+  // checker scope shared by streams (a daemon session's UI requests) depends on it.
+  const order: Array<[StreamJudge, SourceMessage]> = [];
+  for (const judge of judges) for (const m of judge.stream.messages) order.push([judge, m]);
+  order.sort((a, b) => a[1].index - b[1].index);
+  const judged: JudgedMessage[] = [];
+  for (const [judge, m] of order) {
+    const message = judgeMessage(judge, m, pipeline);
+    judge.last = message;
+    judge.lastStored = m.stored !== undefined;
+    judged.push(message);
+    onMessage?.();
+  }
+  for (const judge of judges) endStream(judge, pipeline);
+  // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
+  judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
   const summary = summarize(judged);
   if (input.exchangeFindings === undefined) return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary };
   for (const f of input.exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
   return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, exchangeFindings: input.exchangeFindings, summary };
 }
 
+/** One stream being judged: its protocol, its checker, and its last message (where end-of-stream findings go). */
+interface StreamJudge {
+  stream: SourceStream;
+  module?: ProtocolModule;
+  judge?: MessageJudge;
+  last?: JudgedMessage;
+  /** The last message's verdict is the stored one, which holds the end-of-stream findings record gave it. */
+  lastStored?: boolean;
+}
+
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
 const AS_READ: VerdictFacts = {};
 
-function judgeStream(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline, onMessage?: () => void): JudgedMessage[] {
-  const request = module ? stream.messages.find((m) => m.sender === 'client') : undefined;
+function streamJudge(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline): StreamJudge {
+  if (!module) return { stream };
+  const request = stream.messages.find((m) => m.sender === 'client' && m.value !== undefined);
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
   const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
-  const judge = module && pipeline.judgeFor(module, requestBody, channelOf(stream.hint));
-  const out: JudgedMessage[] = [];
-  for (const m of stream.messages) {
-    const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
+  return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
+}
+
+function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline): JudgedMessage {
+  const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
+  let verdict: Verdict;
+  if (m.stored) verdict = m.stored;
+  else {
     const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
-    const verdict = pipeline.verdict(message, AS_READ, judge);
-    const label = pipeline.label(m.value, { carrier: m.carrier, sender, http: m.http });
-    out.push(
-      module
-        ? { index: m.index, line: m.line, stream: stream.label, protocol: module.id, sender, label, verdict }
-        : { index: m.index, line: m.line, stream: stream.label, sender, label, verdict },
-    );
-    onMessage?.();
+    verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
+    // A recorded message: what the recording cannot find again is what record found.
+    if (m.exchange !== undefined) verdict = withFindings(withoutRules(verdict, NOT_REDERIVABLE), m.carried ?? []);
   }
-  const tail: Finding[] = module && judge ? pipeline.endOfStream(module, judge, 'complete') : [];
-  if (tail.length > 0 && out.length > 0) out[out.length - 1].verdict = withFindings(out[out.length - 1].verdict, tail);
-  return out;
+  const label = pipeline.label(m.value, { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http });
+  const place = m.exchange === undefined ? {} : { exchange: m.exchange, seq: m.seq };
+  return module
+    ? { index: m.index, line: m.line, ...place, stream: stream.label, protocol: module.id, sender, label, verdict }
+    : { index: m.index, line: m.line, ...place, stream: stream.label, sender, label, verdict };
+}
+
+/** Stream-level findings (truncation, unanswered requests) go to the stream's last message, as record puts them. */
+function endStream(s: StreamJudge, pipeline: MessagePipeline): void {
+  const ending = s.stream.ending ?? 'complete';
+  if (!s.module || !s.judge || !s.last || ending === 'none') return;
+  let tail: Finding[] = pipeline.endOfStream(s.module, s.judge, ending);
+  if (s.lastStored) {
+    const had = new Set(s.last.verdict.findings.map(findingKey));
+    tail = tail.filter((f) => !had.has(findingKey(f)));
+  }
+  if (tail.length > 0) s.last.verdict = withFindings(s.last.verdict, tail);
+}
+
+function findingKey(f: Finding): string {
+  return `${f.severity} ${f.rule} ${f.pointer} ${f.message}`;
+}
+
+/** The verdict without the findings of these rules, its status derived again. */
+function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
+  if (!verdict.findings.some((f) => rules.has(f.rule))) return verdict;
+  const findings = verdict.findings.filter((f) => !rules.has(f.rule));
+  const { findings: _dropped, ...rest } = verdict;
+  if (verdict.status !== 'invalid' || findings.some((f) => f.severity === 'error')) return { ...rest, findings };
+  // No error left: unchecked when something said why it could not be checked, else valid.
+  return { ...rest, status: verdict.reason !== undefined ? 'unchecked' : 'valid', findings };
 }
 
 /** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path. */

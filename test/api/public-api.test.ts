@@ -379,12 +379,12 @@ describe('the public API', () => {
     expectTypeOf(api.readInput).toEqualTypeOf<(file: string) => api.LoadedInput>();
     expectTypeOf<keyof api.LoadedInput>().toEqualTypeOf<'file' | 'format' | 'streams' | 'exchangeFindings'>();
     expectTypeOf<api.InputFormat>().toEqualTypeOf<'json-array' | 'ndjson' | 'sse' | 'capture'>();
-    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'messages'>();
+    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'ending' | 'messages'>();
     expectTypeOf<api.SourceStream['protocol']>().toEqualTypeOf<api.ProtocolId | null | undefined>();
-    expectTypeOf<keyof api.SourceMessage>().toEqualTypeOf<'value' | 'sender' | 'line' | 'index' | 'text' | 'http' | 'carrier'>();
+    expectTypeOf<keyof api.SourceMessage>().toEqualTypeOf<'value' | 'sender' | 'line' | 'index' | 'text' | 'http' | 'carrier' | 'exchange' | 'seq' | 'facts' | 'stored' | 'carried'>();
     expectTypeOf(api.validateInput).toEqualTypeOf<(input: api.LoadedInput, registry: api.SchemaRegistry, forced?: api.ProtocolId | undefined) => api.ValidationReport>();
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
-    expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
+    expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'exchange' | 'seq' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
     expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson'>();
     expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody'>();
@@ -450,8 +450,8 @@ describe('the public API', () => {
       later(ms: number, write: () => void): api.CancelWrite;
       soon(write: () => void): api.CancelWrite;
     }>();
-    expectTypeOf<keyof api.RecordingMeta>().toEqualTypeOf<'toolVersion' | 'target' | 'listen' | 'mode' | 'schemaHashes' | 'startedAt'>();
-    expectTypeOf<keyof api.RecordingInfo>().toEqualTypeOf<'formatVersion' | 'toolVersion' | 'target' | 'listen' | 'mode' | 'startedAt' | 'endedAt' | 'schemaHashes'>();
+    expectTypeOf<keyof api.RecordingMeta>().toEqualTypeOf<'toolVersion' | 'target' | 'listen' | 'mode' | 'schemaHashes' | 'startedAt' | 'rulesVersion'>();
+    expectTypeOf<keyof api.RecordingInfo>().toEqualTypeOf<'formatVersion' | 'toolVersion' | 'target' | 'listen' | 'mode' | 'startedAt' | 'endedAt' | 'schemaHashes' | 'rulesVersion'>();
     expectTypeOf<keyof api.ExchangeStart>().toEqualTypeOf<
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'

@@ -94,10 +94,11 @@ describe('proxy findings', () => {
       '#1 POST /agent  3 ← BOGUS  error schema at /type: must be equal to one of the allowed values',
       `#2 GET /v1/health  exchange  error upstream-tls-failed: the upstream's TLS failed: expired certificate (${expired})`,
       `#3 GET /v1/other  exchange  error upstream-tls-failed: the upstream's TLS failed: certificate from an unknown issuer (${untrusted})`,
+      '#4 GET /v1/gone  exchange  error upstream-unreachable: the upstream could not be reached (cannot reach https://agents.example.test: ECONNREFUSED)',
       "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/output: the value of write-only env key 'TOKEN' appears in a server message",
       "#5 GET /v1/session/pd-x/rpc  2 ← response:response  error secret-leak at /response/data/again: the value of write-only env key 'TOKEN' appears in a server message",
       '#5 GET /v1/session/pd-x/rpc  3 ← response:response  warning response-uncorrelatable at /response: the rpc_in_flight_capacity rejection carries no id',
-      '6 findings (5 errors, 1 warning)',
+      '7 findings (6 errors, 1 warning)',
       '',
     ]);
     const only = JSON.parse((await runCli(['findings', file, '--exchange', '3', '--json'])).stdout);
@@ -106,6 +107,21 @@ describe('proxy findings', () => {
     ]);
     expect(JSON.parse((await runCli(['findings', file, '--rule', 'schema', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
     expect(JSON.parse((await runCli(['findings', file, '--severity', 'warning', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 0, warnings: 1 });
+  });
+
+  it('makes an upstream that could not be reached an error of its exchange: findings --fail-on error and validate fail', async () => {
+    const file = recording([
+      EXCHANGES[1],
+      { transport: 'http', method: 'POST', path: '/agent', status: 502, error: { code: 'E_UPSTREAM_UNREACHABLE', message: 'cannot reach http://agents.example.test: ENOTFOUND' }, messages: [] },
+    ]);
+    const gate = await runCli(['findings', file, '--fail-on', 'error', '--json']);
+    expect(gate.code).toBe(1);
+    expect(JSON.parse(gate.stdout).findings).toEqual([
+      { exchange: 2, transport: 'http', protocol: null, method: 'POST', path: '/agent', seq: 0, sender: 'server', label: 'exchange', rule: 'upstream-unreachable', severity: 'error', pointer: '', message: 'the upstream could not be reached (cannot reach http://agents.example.test: ENOTFOUND)' },
+    ]);
+    const validate = await runCli(['validate', file]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain(`${file} #2 POST /agent  error upstream-unreachable: the upstream could not be reached`);
   });
 
   it('--fail-on exits 1 when a listed finding is at or above the severity, for a CI gate', async () => {

@@ -106,4 +106,24 @@ describe('proxy validate', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('agrees with findings on the example daemon session: its WebSocket close frames are not protocol messages', async () => {
+    const file = 'recordings/examples/pi-daemon-session.ndjson';
+    const [validate, findings] = await Promise.all([runCli(['validate', '--json', file]), runCli(['findings', '--json', file])]);
+    expect(findings.code).toBe(0);
+    expect(JSON.parse(findings.stdout).findings).toEqual([]);
+    const report = JSON.parse(validate.stdout);
+    expect(report.messages.flatMap((m: { verdict: { findings: unknown[] } }) => m.verdict.findings)).toEqual([]);
+    expect(report.summary.invalid).toBe(0);
+    expect(validate.code).toBe(0);
+  });
+
+  it('names a recording\'s message #exchange.seq, as show --exchange numbers it', async () => {
+    const file = 'recordings/examples/pi-daemon-session.ndjson';
+    const r = await runCli(['validate', file]);
+    // The daemon's close frames are the last two messages (33 and 34) of exchange 6, not messages 39 and 40 of the file.
+    expect(r.stdout).toContain(`${file} #6.33  ← object  unchecked  (close frame, not a protocol message)`);
+    expect(r.stdout).toContain(`${file} #6.34  → object  unchecked  (close frame, not a protocol message)`);
+    expect(r.stdout).not.toMatch(/ #39 /);
+  });
 });

@@ -22,8 +22,16 @@ describe('findings of an exchange itself', () => {
     }
   });
 
+  it('makes an unreachable upstream (refused, no such host, a timeout) an error of its exchange, with the stored message', () => {
+    const refused = 'cannot reach http://127.0.0.1:9: ECONNREFUSED';
+    expect(exchangeFindings(exchange('E_UPSTREAM_UNREACHABLE', refused))).toEqual([
+      { rule: 'upstream-unreachable', severity: 'error', pointer: '', message: `the upstream could not be reached (${refused})` },
+    ]);
+    expect(exchangeFindings(exchange('E_UPSTREAM_UNREACHABLE', null))).toEqual([{ rule: 'upstream-unreachable', severity: 'error', pointer: '', message: 'the upstream could not be reached' }]);
+  });
+
   it('has none for any other ending', () => {
-    for (const code of [null, 'E_UPSTREAM_UNREACHABLE', 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET']) {
+    for (const code of [null, 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET']) {
       expect(exchangeFindings(exchange(code, 'x [CERT_HAS_EXPIRED]', 'CERT_HAS_EXPIRED')), String(code)).toEqual([]);
     }
   });

@@ -29,7 +29,7 @@ describe('proxy export / import: NDJSON', () => {
     const db = await recordAgui(undefined, [{ kind: 'run' }, { kind: 'run', path: '/scenario/broken-content-before-start' }, { kind: 'health' }]);
     const first = exportText(db);
     const lines = first.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(Object.keys(lines[0])).toEqual(['type', 'format', 'version', 'toolVersion', 'target', 'listen', 'mode', 'startedAt', 'endedAt', 'schemaHashes']);
+    expect(Object.keys(lines[0])).toEqual(['type', 'format', 'version', 'toolVersion', 'target', 'listen', 'mode', 'startedAt', 'endedAt', 'schemaHashes', 'rulesVersion']);
     expect(lines.filter((l) => l.type === 'exchange')).toHaveLength(3);
     expect(lines.some((l) => l.type === 'message' && l.verdict.status === 'invalid' && l.verdict.findings.length > 0)).toBe(true);
     const dir = scratch('agent-proxy-export-').dir;

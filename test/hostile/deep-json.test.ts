@@ -308,7 +308,7 @@ describe('hostile peers: deeply nested JSON', () => {
     expect(recording.stderr).toBe('');
     // The session's answer ({"ok":true}, no envelope) is invalid, as record judged it by Pi REST.
     expect(recording.code).toBe(1);
-    expect(recording.stdout).toMatch(/#6 {2}← response 202 {2}invalid\n/);
+    expect(recording.stdout).toMatch(/#2\.2 {2}← response 202 {2}invalid\n/);
     // Every deep message, as record judged it (its pipeline): the run's two deep events, the session
     // answer, the deep body and the two deep frames, the last three of no protocol.
     expect(recording.stdout.match(/warning json-too-deep/g)).toHaveLength(6);

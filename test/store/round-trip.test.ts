@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { RULES_VERSION } from '../../src/judge/rules-version.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -88,6 +89,8 @@ describe('RecordingWriter → RecordingReader round trip', () => {
         startedAt: '2026-01-02T03:04:05.678Z',
         endedAt: '2026-01-02T03:05:00.000Z',
         schemaHashes: { 'https://ag-ui.com/spec/draft/schema.json': 'sha256:abc' },
+        // The writer stores the rules its verdicts were made by: this build's.
+        rulesVersion: RULES_VERSION,
       });
       expect(reader.totals()).toEqual({ exchanges: 4, messages: 5, invalid: 1, findings: 2 });
 

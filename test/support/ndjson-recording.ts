@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { scratch } from './temp-dir.js';
+import { RULES_VERSION } from '../../src/judge/rules-version.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
@@ -42,15 +43,38 @@ export interface HandExchange {
   closeReason?: string;
   /** An exchange that ended in an error (outcome `error`), with its stored code and message. */
   error?: { code: string; message: string };
+  /** An exchange a side cut short (outcome `aborted`), with its stored code (`E_CLIENT_ABORTED` …) and message. */
+  aborted?: { code: string; message: string };
   /** The upstream's TLS facts. */
   tls?: Record<string, unknown>;
   messages: HandMessage[];
 }
 
+export interface HandRecordingOptions {
+  /**
+   * The rules version its verdicts claim to be made by: this build's by default, so that the verdicts
+   * written here are read as they are; null for a recording made before the version was stored.
+   */
+  rulesVersion?: number | null;
+}
+
 /** The NDJSON text of a recording holding `exchanges`, numbered from 1, each 10 ms after the last. */
-export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
+export function ndjsonRecording(exchanges: readonly HandExchange[], options: HandRecordingOptions = {}): string {
+  const rulesVersion = options.rulesVersion === undefined ? RULES_VERSION : options.rulesVersion;
   const lines: unknown[] = [
-    { type: 'recording', format: 'agent-proxy/ndjson', version: 1, toolVersion: '0.1.0', target: 'http://127.0.0.1:1', listen: null, mode: 'record', startedAt: '2026-12-01T00:00:00.000Z', endedAt: '2026-12-01T00:00:10.000Z', schemaHashes: {} },
+    {
+      type: 'recording',
+      format: 'agent-proxy/ndjson',
+      version: 1,
+      toolVersion: '0.1.0',
+      target: 'http://127.0.0.1:1',
+      listen: null,
+      mode: 'record',
+      startedAt: '2026-12-01T00:00:00.000Z',
+      endedAt: '2026-12-01T00:00:10.000Z',
+      schemaHashes: {},
+      ...(rulesVersion === null ? {} : { rulesVersion }),
+    },
   ];
   exchanges.forEach((e, index) => {
     const id = index + 1;
@@ -76,9 +100,9 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
       responseHeaders: e.responseHeaders ?? {},
       startedMs,
       endedMs: Math.max(startedMs + 5, lastOffset),
-      outcome: e.error ? 'error' : 'complete',
-      errorCode: e.error?.code ?? null,
-      errorMessage: e.error?.message ?? null,
+      outcome: e.error ? 'error' : e.aborted ? 'aborted' : 'complete',
+      errorCode: (e.error ?? e.aborted)?.code ?? null,
+      errorMessage: (e.error ?? e.aborted)?.message ?? null,
       closeCode: closed ? (e.closeCode ?? 1000) : null,
       closeReason: closed ? (e.closeReason ?? '') : null,
       exitCode: null,
@@ -109,8 +133,8 @@ export function ndjsonRecording(exchanges: readonly HandExchange[]): string {
 }
 
 /** Writes `ndjsonRecording(exchanges)` into a folder removed after the test; returns the file's path. */
-export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson'): string {
+export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson', options: HandRecordingOptions = {}): string {
   const file = scratch('agent-proxy-hand-').file(name);
-  writeFileSync(file, ndjsonRecording(exchanges));
+  writeFileSync(file, ndjsonRecording(exchanges, options));
   return file;
 }

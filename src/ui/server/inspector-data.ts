@@ -1,7 +1,9 @@
 import { tooDeepToWalk } from '../../core/json-depth.js';
 import { tryParseJson } from '../../core/json.js';
 import { displayLabel, type LabelContext } from './display-label.js';
-import { openRecording } from '../../store/open-recording.js';
+import { openWithCurrentVerdicts } from '../../validate/current-verdicts.js';
+import { SchemaRegistry } from '../../schema/schema-registry.js';
+import { exchangeFindings } from '../../core/exchange-findings.js';
 import { openDatabase } from '../../store/open-database.js';
 import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
@@ -45,7 +47,8 @@ export class InspectorData {
 
   /** Opens a .db or .ndjson recording. */
   static open(file: string): InspectorData {
-    const reader = openRecording(file);
+    // A recording judged by older rules is judged again, in a scratch copy; a live one is judged by these.
+    const reader = openWithCurrentVerdicts(file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
     try {
       return new InspectorData(file, reader);
     } catch (error) {
@@ -103,6 +106,7 @@ export class InspectorData {
       exitCode: r.exitCode,
       signal: r.signal,
       tls: r.tls,
+      findings: exchangeFindings(r),
     };
   }
 

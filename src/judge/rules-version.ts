@@ -1,0 +1,14 @@
+/**
+ * The version of the rules that judge messages: stored in every recording (`recording.rules_version`),
+ * so that a recording judged by older rules is judged again when it is read (validate/current-verdicts.ts)
+ * and an old recording and a new one of the same traffic give the same findings. Raise it whenever a
+ * rule is added, or a rule changes what it finds; a recording without it predates it (older).
+ *
+ * 1: the first stored version (response-uncorrelatable for an id-less rejection, upstream-unreachable …).
+ */
+export const RULES_VERSION = 1;
+
+/** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
+export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {
+  return (recording.rulesVersion ?? 0) >= RULES_VERSION;
+}

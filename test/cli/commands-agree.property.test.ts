@@ -1,0 +1,234 @@
+/**
+ * The agreement property: `validate --json`, `show --exchange N --json`, `findings --json` and the
+ * inspector API give one set of (exchange, message, rule, severity) for the same recording. The
+ * corpus is built here, through the recorder's own pipeline (TrafficRecorder) as the relays hand it
+ * their traffic, to hold every kind of exchange that once made the commands disagree: WebSocket
+ * closes, a stream its client cut, one its upstream cut, a failed upstream TLS check, an upstream
+ * that could not be reached, AG-UI over SSE and protobuf, Pi REST (a leaked secret, versions going
+ * down), the daemon's RPC (an id-less rejection), ACP (an unanswered request), a Pi RPC agent on
+ * stdio with its stderr, bodies that are not JSON; and the example recordings shipped in the tree.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { HttpContext, Sender } from '../../src/core/message.js';
+import { RecordingClock } from '../../src/core/recording-clock.js';
+import { closeFramePayload } from '../../src/net/ws-close-codes.js';
+import { ACP_SUBPROTOCOL } from '../../src/protocols/acp/index.js';
+import { TrafficRecorder, type ExchangeRecording } from '../../src/record/pipeline/traffic-recorder.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
+import { piScenario } from '../support/pi-daemon/scenario.js';
+import { scratch } from '../support/temp-dir.js';
+import { runCli } from './run-cli.js';
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const SECRET = 'sk-property-8d1e4b7c2a';
+const registry = SchemaRegistry.load({ useEnv: false });
+const runInput = { threadId: 't1', runId: 'r1', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
+const event = (value: unknown) => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
+
+/** An AG-UI POST: its RunAgentInput, then the answer's head, as the HTTP forwarder hands them over. */
+function aguiRun(recorder: TrafficRecorder, transport: 'sse' | 'proto'): ExchangeRecording {
+  const exchange = recorder.openExchange({ transport: 'http', method: 'POST', path: '/agent', requestHeaders: JSON_TYPE });
+  const request: HttpContext = { method: 'POST', path: '/agent', requestHeaders: JSON_TYPE };
+  exchange.record('client', Buffer.from(JSON.stringify(runInput)), { carrier: 'body', http: request });
+  exchange.classify({ transport: 'http', method: 'POST', path: '/agent' });
+  const contentType = transport === 'sse' ? 'text/event-stream' : 'application/vnd.ag-ui.event+proto';
+  exchange.update({ status: 200, transport, responseHeaders: { 'content-type': contentType } });
+  exchange.classify({ transport, method: 'POST', path: '/agent', contentType });
+  return exchange;
+}
+
+function sseEvents(exchange: ExchangeRecording, values: unknown[]): void {
+  for (const value of values) exchange.record('server', event(value), { carrier: 'event', payload: JSON.stringify(value) });
+}
+
+/** A WebSocket as ws-relay records it: upgraded, framed, closed with a close frame each way. */
+function websocket(recorder: TrafficRecorder, path: string, subprotocol: string, frames: Array<[Sender, unknown]>): void {
+  const exchange = recorder.openExchange({ transport: 'ws', method: 'GET', path, requestHeaders: {} });
+  exchange.update({ status: 101, subprotocol });
+  exchange.classify({ transport: 'ws', path, subprotocol });
+  for (const [sender, value] of frames) exchange.record(sender, Buffer.from(JSON.stringify(value)), { carrier: 'frame', channel: 'text' });
+  for (const side of ['server', 'client'] as const) {
+    exchange.record(side, closeFramePayload(1000, Buffer.from('bye')), { carrier: 'frame', channel: 'close', judge: false, value: { code: 1000, reason: 'bye' } });
+  }
+  exchange.end({ outcome: 'complete', closeCode: 1000, closeReason: 'bye' });
+}
+
+function rest(recorder: TrafficRecorder, method: string, path: string, status: number, body: { client?: unknown; server?: unknown; serverRaw?: string; json?: boolean }): void {
+  const exchange = recorder.openExchange({ transport: 'http', method, path, requestHeaders: JSON_TYPE });
+  const request: HttpContext = { method, path, requestHeaders: JSON_TYPE };
+  if (body.client !== undefined) exchange.record('client', Buffer.from(JSON.stringify(body.client)), { carrier: 'body', http: request });
+  exchange.classify({ transport: 'http', method, path });
+  const contentType = body.json === false ? 'text/html' : 'application/json';
+  exchange.update({ status, transport: 'http', responseHeaders: { 'content-type': contentType } });
+  const raw = body.serverRaw ?? JSON.stringify(body.server);
+  exchange.record('server', Buffer.from(raw), { carrier: 'body', http: { ...request, status }, ...(body.json === false ? { json: false } : {}) });
+  exchange.end({ outcome: 'complete' });
+}
+
+async function buildCorpus(file: string): Promise<void> {
+  const writer = RecordingWriter.open(file, { toolVersion: 'test', mode: 'record', schemaHashes: registry.hashes(), startedAt: new Date() });
+  const recorder = new TrafficRecorder({ writer, registry, clock: new RecordingClock() });
+  // 1: an AG-UI run with an event before RUN_STARTED.
+  const early = aguiRun(recorder, 'sse');
+  sseEvents(early, [
+    { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm0', delta: 'too early' },
+    { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+    { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+  ]);
+  early.end({ outcome: 'complete' });
+  // 2, 3, 4: a run cut by its client, by the proxy's shutdown, and by the upstream.
+  for (const errorCode of ['E_CLIENT_ABORTED', 'E_PROXY_SHUTDOWN', 'E_UPSTREAM_RESET'] as const) {
+    const cut = aguiRun(recorder, 'sse');
+    sseEvents(cut, [
+      { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    ]);
+    cut.end({ outcome: 'aborted', errorCode, errorMessage: 'cut' });
+  }
+  // 5: an AG-UI run over protobuf, decoded by the tap (the value given), finished twice.
+  const proto = aguiRun(recorder, 'proto');
+  for (const value of [{ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }, { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' }, { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' }]) {
+    proto.record('server', Buffer.from([0, 0, 0, 2, 8, 1]), { carrier: 'event', channel: 'proto', value });
+  }
+  proto.end({ outcome: 'complete' });
+  // 6: a failed upstream TLS check; 7: an upstream that could not be reached, after the run's input.
+  const tls = recorder.openExchange({ transport: 'http', method: 'GET', path: '/health', requestHeaders: {} });
+  tls.update({ status: 502, tls: { authorized: false, authorizationError: 'CERT_HAS_EXPIRED' } });
+  tls.end({ outcome: 'error', errorCode: 'E_UPSTREAM_TLS', errorMessage: 'TLS certificate check of https://agents.example.test failed: its certificate has expired [CERT_HAS_EXPIRED]' });
+  const unreachable = recorder.openExchange({ transport: 'http', method: 'POST', path: '/agent', requestHeaders: JSON_TYPE });
+  unreachable.record('client', Buffer.from(JSON.stringify(runInput)), { carrier: 'body', http: { method: 'POST', path: '/agent', requestHeaders: JSON_TYPE } });
+  unreachable.classify({ transport: 'http', method: 'POST', path: '/agent' });
+  unreachable.update({ status: 502 });
+  unreachable.end({ outcome: 'error', errorCode: 'E_UPSTREAM_UNREACHABLE', errorMessage: 'cannot reach http://127.0.0.1:9: ECONNREFUSED' });
+  // 8-10: Pi REST: a session made with an env secret, whose generation goes down and whose name leaks it.
+  const scenario = piScenario();
+  const session = scenario.session as Record<string, unknown>;
+  const envelope = (requestId: string, data: unknown) => ({ apiVersion: '1.0', requestId, hostInstanceId: '00000000-0000-4000-8000-0000000000d1', ok: true, data });
+  rest(recorder, 'POST', '/v1/session', 202, { client: { ...scenario.createRequest, spec: { ...(scenario.createRequest.spec as object), env: { API_TOKEN: SECRET } } }, server: envelope('req-0', session) });
+  rest(recorder, 'GET', '/v1/session/agent-a', 200, { server: envelope('req-1', { ...session, generation: 3, revision: 3 }) });
+  rest(recorder, 'GET', '/v1/session/agent-a', 200, { server: envelope('req-2', { ...session, generation: 2, revision: 2, name: `agent ${SECRET}` }) });
+  // 11, 12: bodies that are not JSON, and one that is broken JSON.
+  rest(recorder, 'GET', '/', 200, { serverRaw: '<html>hi</html>', json: false });
+  rest(recorder, 'GET', '/v1/capabilities', 200, { serverRaw: '{"ok":' });
+  // 13: the daemon's RPC: an answered command and an id-less rejection.
+  websocket(recorder, '/v1/session/pd-x/rpc', 'pi-daemon-rpc.v1', [
+    ['client', { kind: 'command', command: { id: 'c1', type: 'get_state' } }],
+    ['client', { kind: 'command', command: { id: 'c2', type: 'get_state' } }],
+    ['server', { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } }],
+    ['server', { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } }],
+  ]);
+  // 14: ACP over a WebSocket, a request never answered.
+  websocket(recorder, '/v1/session/agent-a/apc', ACP_SUBPROTOCOL, [
+    ['client', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } }],
+    ['server', { jsonrpc: '2.0', id: 1, result: { protocolVersion: 1 } }],
+    ['client', { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/', mcpServers: [] } }],
+    ['server', { jsonrpc: '2.0', id: 9, result: {} }],
+  ]);
+  // 15: a Pi RPC agent on stdio, as the stdio recorder taps it, with a line of stderr.
+  const stdio = recorder.openExchange({ transport: 'stdio', url: 'pi --mode rpc' });
+  const taps = {
+    in: stdio.tap({ kind: 'lines', sender: 'client', channel: 'stdin', sniffStdio: true }),
+    out: stdio.tap({ kind: 'lines', sender: 'server', channel: 'stdout', sniffStdio: true }),
+    err: stdio.tap({ kind: 'lines', sender: 'server', channel: 'stderr', judge: false, sniffStdio: true }),
+  };
+  taps.in.push(Buffer.from('{"id":"1","type":"get_state"}\n{"id":"2","type":"get_state"}\n'));
+  taps.out.push(Buffer.from('{"id":"1","type":"response","command":"get_state","success":true,"data":{}}\n'));
+  taps.err.push(Buffer.from('warning: something {not json\n'));
+  for (const tap of Object.values(taps)) await tap.end(true);
+  stdio.end({ outcome: 'complete', exitCode: 0 });
+  writer.close();
+}
+
+interface Finding {
+  rule: string;
+  severity: string;
+}
+type Key = string;
+const key = (exchange: number, seq: number, f: Finding): Key => `#${exchange}.${seq} ${f.severity} ${f.rule}`;
+const sorted = (keys: Key[]) => [...keys].sort();
+
+async function cliJson(args: string[]): Promise<any> {
+  const r = await runCli(args);
+  expect(r.stderr, args.join(' ')).toBe('');
+  return JSON.parse(r.stdout);
+}
+
+async function fromValidate(file: string): Promise<Key[]> {
+  const report = await cliJson(['validate', '--json', file]);
+  return [
+    ...report.messages.flatMap((m: { exchange: number; seq: number; verdict: { findings: Finding[] } }) => m.verdict.findings.map((f) => key(m.exchange, m.seq, f))),
+    ...(report.exchangeFindings ?? []).map((f: Finding & { exchange: number }) => key(f.exchange, 0, f)),
+  ];
+}
+
+async function fromFindings(file: string): Promise<Key[]> {
+  const doc = await cliJson(['findings', '--json', file]);
+  return doc.findings.map((f: Finding & { exchange: number; seq: number }) => key(f.exchange, f.seq, f));
+}
+
+async function fromShow(file: string): Promise<Key[]> {
+  const summary = await cliJson(['show', '--json', file]);
+  const keys: Key[] = [];
+  for (const { id } of summary.exchanges as Array<{ id: number }>) {
+    const one = await cliJson(['show', '--json', '--exchange', String(id), file]);
+    for (const f of one.findings as Finding[]) keys.push(key(id, 0, f));
+    for (const m of one.messages as Array<{ seq: number; findings: Finding[] }>) for (const f of m.findings) keys.push(key(id, m.seq, f));
+  }
+  return keys;
+}
+
+async function fromInspector(file: string): Promise<Key[]> {
+  const inspector: RunningInspector = await startInspector({ recording: file, listen: 0 });
+  try {
+    const get = async (path: string) => {
+      const res = await fetch(inspector.url + path);
+      expect(res.status, path).toBe(200);
+      return res.json() as Promise<any>;
+    };
+    const keys: Key[] = [];
+    for (const { id } of (await get('/api/exchanges')) as Array<{ id: number }>) {
+      const exchange = await get(`/api/exchanges/${id}`);
+      for (const f of exchange.findings as Finding[]) keys.push(key(id, 0, f));
+      const page = await get(`/api/exchanges/${id}/messages?limit=500`);
+      for (const m of page.items as Array<{ seq: number; findingCount: number }>) {
+        if (m.findingCount === 0) continue;
+        const detail = await get(`/api/messages/${id}/${m.seq}`);
+        for (const f of detail.findings as Finding[]) keys.push(key(id, m.seq, f));
+      }
+    }
+    return keys;
+  } finally {
+    await inspector.close();
+  }
+}
+
+const dir = scratch('agent-proxy-agreement-');
+const corpus = dir.file('corpus.db');
+const exported = dir.file('corpus.ndjson');
+const files = [corpus, exported, 'recordings/examples/agui-sse-run.ndjson', 'recordings/examples/pi-daemon-session.ndjson'];
+
+describe('the agreement property: validate, show, findings and the inspector tell one story of every recording', () => {
+  beforeAll(async () => {
+    await buildCorpus(corpus);
+    // The same recording in its NDJSON form, read through the import every command does.
+    expect((await runCli(['export', corpus, '--format', 'ndjson', '--out', exported])).code).toBe(0);
+  });
+
+  it('the corpus holds what once made the commands disagree', async () => {
+    const keys = await fromFindings(corpus);
+    for (const rule of ['first-event-must-be-run-started', 'stream-truncated', 'upstream-tls-failed', 'upstream-unreachable', 'secret-leak', 'response-uncorrelatable', 'invalid-json']) {
+      expect(keys.some((k) => k.endsWith(` ${rule}`)), rule).toBe(true);
+    }
+    // Only the stream its upstream cut is truncated: not those its client or the proxy's shutdown cut.
+    expect(keys.filter((k) => k.endsWith(' stream-truncated')).map((k) => k.split(' ')[0])).toEqual(['#4.3']);
+  });
+
+  it.each(files.map((f) => [f]))('%s: the same (exchange, message, rule, severity) from each', async (file) => {
+    const [validate, findings, show, inspector] = await Promise.all([fromValidate(file), fromFindings(file), fromShow(file), fromInspector(file)]);
+    expect(sorted(validate), 'validate vs findings').toEqual(sorted(findings));
+    expect(sorted(show), 'show vs findings').toEqual(sorted(findings));
+    expect(sorted(inspector), 'inspector vs findings').toEqual(sorted(findings));
+  });
+});

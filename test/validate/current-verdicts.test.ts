@@ -1,0 +1,73 @@
+/**
+ * A recording judged by older rules is judged again when it is read (validate/current-verdicts.ts), in
+ * a scratch copy: `findings` of a recording made before `response-uncorrelatable` existed reports the
+ * id-less over-capacity rejection, the user's file is left as it was, and a recording of the current
+ * rules is read as stored.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { openWithCurrentVerdicts } from '../../src/validate/current-verdicts.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
+import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { runCli } from '../cli/run-cli.js';
+
+const registry = () => SchemaRegistry.load({ useEnv: false });
+
+/** Two commands in flight; one answered, the other refused by an over-capacity rejection without an id, stored with no finding. */
+const burst: HandExchange = {
+  protocol: 'pi-daemon-rpc',
+  path: '/v1/session/pd-x/rpc',
+  subprotocol: 'pi-daemon-rpc.v1',
+  messages: [
+    { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'get_state' } } },
+    { sender: 'client', json: { kind: 'command', command: { id: 'c2', type: 'get_state' } } },
+    { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
+    { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } } },
+  ],
+};
+
+function rulesRead(file: string): string[] {
+  const reader = openWithCurrentVerdicts(file, { registry });
+  try {
+    return reader.messages(1).flatMap((m) => m.verdict.findings.map((f) => `${m.seq} ${f.severity} ${f.rule}`));
+  } finally {
+    reader.close();
+  }
+}
+
+describe('reading a recording judged by older rules', () => {
+  it('judges it again with the current rules, in a scratch copy: the user file is not written to', () => {
+    const file = writeNdjsonRecording([burst], 'old.ndjson', { rulesVersion: null });
+    const before = readFileSync(file);
+    expect(rulesRead(file)).toContain('4 warning response-uncorrelatable');
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('leaves a .db recording as it was too', () => {
+    const ndjson = writeNdjsonRecording([burst], 'old.ndjson', { rulesVersion: null });
+    const db = ndjson.replace(/\.ndjson$/, '.db');
+    importNdjsonFile(ndjson, db);
+    const before = readFileSync(db);
+    expect(rulesRead(db)).toContain('4 warning response-uncorrelatable');
+    expect(readFileSync(db).equals(before)).toBe(true);
+    // Still the old rules' verdicts in the file: read again, it is judged again.
+    expect(rulesRead(db)).toContain('4 warning response-uncorrelatable');
+  });
+
+  it('reads a recording of the current rules as stored, without judging it again', () => {
+    const file = writeNdjsonRecording([burst], 'current.ndjson', { rulesVersion: RULES_VERSION });
+    expect(rulesRead(file)).toEqual([]);
+  });
+
+  it('findings, show and validate report the rule for a recording made before it existed, as for one made now', async () => {
+    const file = writeNdjsonRecording([burst], 'old.ndjson', { rulesVersion: null });
+    const findings = JSON.parse((await runCli(['findings', '--json', '--rule', 'response-uncorrelatable', file])).stdout);
+    expect(findings.findings.map((f: { exchange: number; seq: number; severity: string }) => [f.exchange, f.seq, f.severity])).toEqual([[1, 4, 'warning']]);
+    const show = JSON.parse((await runCli(['show', '--json', '--exchange', '1', file])).stdout);
+    expect(show.messages[3].findings.map((f: { rule: string }) => f.rule)).toContain('response-uncorrelatable');
+    const validate = JSON.parse((await runCli(['validate', '--json', file])).stdout);
+    expect(validate.messages[3].verdict.findings.map((f: { rule: string }) => f.rule)).toContain('response-uncorrelatable');
+  });
+});
