@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { jsonParseCost } from '../core/json-parse-cost.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
 import { RecordingWriter } from './recording-writer.js';
 import { partialPath, publishFile, removeRecordingFiles } from './recording-files.js';
@@ -26,8 +25,6 @@ export interface ImportOptions {
  * no export (200 MB of `{}` would need gigabytes and minutes), and is refused before JSON.parse.
  */
 export const MAX_LINE_PARSE_COST = 1024 * 1024 * 1024;
-/** An exported message line nests its message two levels down; a message deeper than MAX_JSON_DEPTH is kept as text. */
-const MAX_LINE_DEPTH = MAX_JSON_DEPTH + 4;
 
 /** How every export begins: a recording cut short inside its first line still starts this way. */
 const EXPORT_START = /^\{\s*"type"\s*:\s*"recording"\s*,\s*"format"\s*:\s*"agent-proxy\/ndjson"/;
@@ -98,7 +95,6 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       if (jsonParseCost(line, MAX_LINE_PARSE_COST) > MAX_LINE_PARSE_COST) {
         throw malformed(file, lineNo, `a line of ${line.length} characters whose parse would take more than ${MAX_LINE_PARSE_COST / 1024 ** 3} GiB of memory: no export writes such a line`);
       }
-      if (nestsDeeperThan(line, MAX_LINE_DEPTH)) throw malformed(file, lineNo, `nested more than ${MAX_LINE_DEPTH} levels deep: no export writes such a line`);
       let value: Record<string, unknown>;
       try {
         value = JSON.parse(lineNo === 1 ? line.replace(/^\uFEFF/, '') : line) as Record<string, unknown>;
