@@ -11,6 +11,7 @@ interface DiffCommandOptions {
   ignore: string[];
   semantic?: boolean;
   config?: string;
+  schemas: string[];
 }
 
 export function diffCommand(result: CommandResult): Command {
@@ -23,6 +24,7 @@ export function diffCommand(result: CommandResult): Command {
     .option('--ignore <field>', 'another field to ignore: a JSON pointer (* for any key) or a key name (repeatable)', collect, [])
     .option('--semantic', 'compare what the client materialises (AG-UI runs, Pi sessions) instead of wire chunks')
     .option('--config <file>', 'JSON config: {"ignore": [...], "semantic": bool}')
+    .option('--schemas <dir>', 'extra schema directory (repeatable; also AGENT_PROXY_SCHEMAS): verdicts are compared as judged with the schemas loaded now', collect, [])
     .action(async (a: string, b: string, options: DiffCommandOptions, command: Command) => {
       const format = outputFormat(options, command);
       // The diff engine loads only when the command runs (fast CLI start).
@@ -37,6 +39,7 @@ export function diffCommand(result: CommandResult): Command {
       const report = diffRecordingFiles(a, b, {
         ignore: [...(config.ignore ?? []), ...options.ignore],
         semantic: Boolean(options.semantic ?? config.semantic),
+        schemas: options.schemas,
       });
       refuseUnrelated(report, a, b);
       if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');

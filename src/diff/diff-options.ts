@@ -10,6 +10,12 @@ export interface DiffOptions {
   semantic?: boolean;
   /** How many equal messages to show around a changed one in the text output (default 1). */
   context?: number;
+  /**
+   * Extra schema directories (as `--schemas`; AGENT_PROXY_SCHEMAS is read too): verdicts are compared
+   * as judged with the schemas loaded now, so two recordings judged under different schemas or
+   * versions are both judged again with these before their verdicts are compared.
+   */
+  schemas?: string[];
 }
 
 /** A diff config file: `{"ignore": ["/a/b", "name"], "semantic": true}`. */
