@@ -4,6 +4,9 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from '../core/style.js';
+import type { DiffStep } from '../diff/diff-options.js';
+import type { DiffReport } from '../diff/diff-report.js';
+import { groupedCount, LONG_READ_MESSAGES, progressLine, type ProgressLine } from './progress-line.js';
 
 interface DiffCommandOptions {
   format: 'text' | 'json' | 'markdown';
@@ -28,7 +31,7 @@ export function diffCommand(result: CommandResult): Command {
     .action(async (a: string, b: string, options: DiffCommandOptions, command: Command) => {
       const format = outputFormat(options, command);
       // The diff engine loads only when the command runs (fast CLI start).
-      const [{ loadDiffConfig }, { diffRecordingFiles }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
+      const [{ loadDiffConfig }, { diffRecordingFilesReporting }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
         import('../diff/diff-options.js'),
         import('../diff/diff-recordings.js'),
         import('../diff/nothing-in-common.js'),
@@ -36,11 +39,14 @@ export function diffCommand(result: CommandResult): Command {
         import('../diff/render-text.js'),
       ]);
       const config = options.config ? loadDiffConfig(options.config) : {};
-      const report = diffRecordingFiles(a, b, {
-        ignore: [...(config.ignore ?? []), ...options.ignore],
-        semantic: Boolean(options.semantic ?? config.semantic),
-        schemas: options.schemas,
-      });
+      const line = progressLine(process.stderr);
+      let report: DiffReport;
+      try {
+        const diffOptions = { ignore: [...(config.ignore ?? []), ...options.ignore], semantic: Boolean(options.semantic ?? config.semantic), schemas: options.schemas };
+        report = diffRecordingFilesReporting(a, b, diffOptions, diffProgress(line));
+      } finally {
+        line.done();
+      }
       refuseUnrelated(report, a, b);
       if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       else if (format === 'markdown') process.stdout.write(renderMarkdown(report));
@@ -54,4 +60,13 @@ function outputFormat(options: DiffCommandOptions, command: Command): DiffComman
   if (!options.json) return options.format;
   if (command.getOptionValueSource('format') === 'cli' && options.format !== 'json') throw new UsageError(`--json and --format ${options.format} ask for two outputs; give one`);
   return 'json';
+}
+
+/** What a diff tells its progress line: only a side of more than `longRead` messages is worth a line. */
+export function diffProgress(line: ProgressLine, longRead = LONG_READ_MESSAGES): (step: DiffStep) => void {
+  return (step) => {
+    if (step.of <= longRead) return;
+    const doing = step.phase === 'judging' ? 'judging again' : 'reading';
+    line.update(`diff: ${doing} ${step.file}… ${groupedCount(step.messages)} of ${groupedCount(step.of)} messages`);
+  };
 }

@@ -18,6 +18,15 @@ export interface DiffOptions {
   schemas?: string[];
 }
 
+/** How far a diff is, for a progress line: what it does to which side, and how many of its messages it has done. */
+export interface DiffStep {
+  phase: 'judging' | 'reading';
+  side: 'a' | 'b';
+  file: string;
+  messages: number;
+  of: number;
+}
+
 /** A diff config file: `{"ignore": ["/a/b", "name"], "semantic": true}`. */
 export interface DiffConfig {
   ignore?: string[];

@@ -4,7 +4,7 @@ import { openRecording } from '../store/open-recording.js';
 import { jsonDifferences } from '../replay/match/normalize.js';
 import { parseIgnoreOption, parsePointer } from '../core/field-specs.js';
 import { align } from './align.js';
-import type { DiffOptions } from './diff-options.js';
+import type { DiffOptions, DiffStep } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
@@ -25,13 +25,23 @@ const MAX_DIFFERENCES = 20;
  *    again, one at a time, with the id labels restored to where they were at that exchange.
  */
 export function diffRecordingFiles(a: string, b: string, options: DiffOptions = {}): DiffReport {
+  return diffRecordingFilesReporting(a, b, options);
+}
+
+/** diffRecordingFiles, telling `progress` how far it is (the CLI's progress line on a terminal). */
+export function diffRecordingFilesReporting(a: string, b: string, options: DiffOptions, progress?: (step: DiffStep) => void): DiffReport {
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const sideOptions: SideOptions = { ignore, semantic: Boolean(options.semantic) };
   const readers: RecordingReader[] = [];
   try {
     for (const file of [a, b]) readers.push(openRecording(file));
-    const verdicts = verdictsNow(readers, options.schemas);
-    const scans = scanSides({ file: a, dbFile: readers[0].file, verdicts: verdicts?.[0] }, { file: b, dbFile: readers[1].file, verdicts: verdicts?.[1] }, sideOptions);
+    const files = [a, b];
+    const totals = progress ? readers.map((r) => r.totals().messages) : [0, 0];
+    const step = (phase: DiffStep['phase'], i: number) => (messages: number) => progress?.({ phase, side: i === 0 ? 'a' : 'b', file: files[i], messages, of: totals[i] });
+    const verdicts = verdictsNow(readers, options.schemas, (i) => step('judging', i));
+    const scans = scanSides({ file: a, dbFile: readers[0].file, verdicts: verdicts?.[0] }, { file: b, dbFile: readers[1].file, verdicts: verdicts?.[1] }, sideOptions, (side, n) =>
+      step('reading', side === 'a' ? 0 : 1)(n),
+    );
     const loaders = [0, 1].map((i) => new SideLoader(scans[i], readers[i], sideOptions, verdicts?.[i]));
     return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded');
   } finally {
@@ -45,10 +55,10 @@ export function diffRecordingFiles(a: string, b: string, options: DiffOptions = 
  * are judged again with those, and their verdicts are compared as judged now. Both or neither: a
  * side judged again is read from its stored (truncated, redacted) form, which live judging never saw.
  */
-function verdictsNow(readers: RecordingReader[], schemas: string[] | undefined): [VerdictsNow, VerdictsNow] | undefined {
+function verdictsNow(readers: RecordingReader[], schemas: string[] | undefined, progress: (side: number) => (messages: number) => void): [VerdictsNow, VerdictsNow] | undefined {
   const registry = SchemaRegistry.load({ extraDirs: schemas ?? [] });
   if (judgedAsNow(readers.map((r) => r.recording()), registry)) return undefined;
-  return [judgeAgain(readers[0], registry), judgeAgain(readers[1], registry)];
+  return [judgeAgain(readers[0], registry, progress(0)), judgeAgain(readers[1], registry, progress(1))];
 }
 
 /** Loads exchanges of one side in full, in increasing order, restoring the id labels from the scan. */

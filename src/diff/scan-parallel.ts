@@ -24,16 +24,17 @@ export const DIFF_WORKER_ENV = 'AGENT_PROXY_DIFF_WORKER';
  * a MessagePort read with receiveMessageOnPort after waiting on a shared flag. Whatever goes wrong
  * with the worker, B is scanned here instead, so errors are reported the same way either way.
  */
-export function scanSides(a: ScanInput, b: ScanInput, options: SideOptions): [SideScan, SideScan] {
+export function scanSides(a: ScanInput, b: ScanInput, options: SideOptions, progress?: (side: 'a' | 'b', messages: number) => void): [SideScan, SideScan] {
   const worker = useWorker(a, b) ? startWorkerScan(b, options) : undefined;
   let scanA: SideScan;
   try {
-    scanA = scanSide(a, options);
+    scanA = scanSide(a, options, progress && ((n) => progress('a', n)));
   } catch (error) {
     worker?.cancel();
     throw error;
   }
-  const scanB = worker?.result() ?? scanSide(b, options);
+  if (worker) progress?.('b', 0);
+  const scanB = worker?.result() ?? scanSide(b, options, progress && ((n) => progress('b', n)));
   return [scanA, scanB];
 }
 

@@ -75,11 +75,11 @@ const HASH_CHUNK = 1 << 16;
  * `dbFile` is a recording database (an NDJSON recording is imported first, see openRecording);
  * `file` is the name the report shows.
  */
-export function scanSide(input: ScanInput, options: SideOptions, progress?: () => void): SideScan {
+export function scanSide(input: ScanInput, options: SideOptions, progress?: (messages: number) => void): SideScan {
   return readingRows(input.file, () => scanRows(input, options, progress));
 }
 
-function scanRows({ file, dbFile, verdicts }: ScanInput, options: SideOptions, progress?: () => void): SideScan {
+function scanRows({ file, dbFile, verdicts }: ScanInput, options: SideOptions, progress?: (messages: number) => void): SideScan {
   const db = openDatabase(dbFile, { readonly: true });
   try {
     // Ids are labelled in order of first appearance; a string used as an id is labelled wherever it
@@ -94,7 +94,7 @@ function scanRows({ file, dbFile, verdicts }: ScanInput, options: SideOptions, p
   }
 }
 
-function scanPass(db: Database.Database, options: SideOptions, verdicts: VerdictsNow | undefined, idRoles: ReadonlyMap<string, string>, progress?: () => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
+function scanPass(db: Database.Database, options: SideOptions, verdicts: VerdictsNow | undefined, idRoles: ReadonlyMap<string, string>, progress?: (messages: number) => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
   const queries = prepareScanQueries(db);
   const metas = new Map<string, Meta>();
   const ids = new IdCanonicalizer();
@@ -121,7 +121,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     let request: unknown;
     const moved = verdicts !== undefined && verdicts.size > 0;
     for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
-      if ((++messageCount & 0x3fff) === 0) progress?.();
+      if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
       const { sender, carrier, channel, status } = meta;
@@ -151,7 +151,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
     keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
-    progress?.();
+    progress?.(messageCount);
   }
   return { keys, messageCount, idLog: ids.log(), idRoles };
 }
