@@ -1,16 +1,20 @@
 import { Command, Option } from 'commander';
-import type { DiffReport, ExchangeRef } from '../diff/diff-report.js';
 import { UsageError } from '../core/errors.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from '../core/style.js';
+import type { DiffStep } from '../diff/diff-options.js';
+import type { DiffReport } from '../diff/diff-report.js';
+import { groupedCount, LONG_READ_MESSAGES, progressLine, type ProgressLine } from './progress-line.js';
 
 interface DiffCommandOptions {
   format: 'text' | 'json' | 'markdown';
+  json?: boolean;
   ignore: string[];
   semantic?: boolean;
   config?: string;
+  schemas: string[];
 }
 
 export function diffCommand(result: CommandResult): Command {
@@ -19,43 +23,50 @@ export function diffCommand(result: CommandResult): Command {
     .argument('<a>', 'the baseline recording (.db or .ndjson)')
     .argument('<b>', 'the recording to compare with it (.db or .ndjson)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--json', 'print the JSON document (the same as --format json)')
     .option('--ignore <field>', 'another field to ignore: a JSON pointer (* for any key) or a key name (repeatable)', collect, [])
     .option('--semantic', 'compare what the client materialises (AG-UI runs, Pi sessions) instead of wire chunks')
     .option('--config <file>', 'JSON config: {"ignore": [...], "semantic": bool}')
-    .action(async (a: string, b: string, options: DiffCommandOptions) => {
+    .option('--schemas <dir>', 'extra schema directory (repeatable; also AGENT_PROXY_SCHEMAS): verdicts are compared as judged with the schemas loaded now', collect, [])
+    .action(async (a: string, b: string, options: DiffCommandOptions, command: Command) => {
+      const format = outputFormat(options, command);
       // The diff engine loads only when the command runs (fast CLI start).
-      const [{ loadDiffConfig }, { diffRecordingFiles }, { renderMarkdown }, { renderText }] = await Promise.all([
+      const [{ loadDiffConfig }, { diffRecordingFilesReporting }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
         import('../diff/diff-options.js'),
         import('../diff/diff-recordings.js'),
+        import('../diff/nothing-in-common.js'),
         import('../diff/render-markdown.js'),
         import('../diff/render-text.js'),
       ]);
       const config = options.config ? loadDiffConfig(options.config) : {};
-      const report = diffRecordingFiles(a, b, {
-        ignore: [...(config.ignore ?? []), ...options.ignore],
-        semantic: Boolean(options.semantic ?? config.semantic),
-      });
-      const unrelated = nothingInCommon(report, a, b);
-      if (unrelated !== undefined) throw new UsageError(unrelated);
-      if (options.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else if (options.format === 'markdown') process.stdout.write(renderMarkdown(report));
+      const line = progressLine(process.stderr);
+      let report: DiffReport;
+      try {
+        const diffOptions = { ignore: [...(config.ignore ?? []), ...options.ignore], semantic: Boolean(options.semantic ?? config.semantic), schemas: options.schemas };
+        report = diffRecordingFilesReporting(a, b, diffOptions, diffProgress(line));
+      } finally {
+        line.done();
+      }
+      refuseUnrelated(report, a, b);
+      if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      else if (format === 'markdown') process.stdout.write(renderMarkdown(report));
       else process.stdout.write(renderText(report, styleFor(process.stdout)));
       result.code = report.equal ? EXIT_OK : EXIT_FINDINGS;
     });
 }
 
-/**
- * Two recordings of different protocols share no exchange: listing all of one as removed and all of
- * the other as added (with a "fixed" for every invalid message) would bury that. Says it instead.
- */
-export function nothingInCommon(report: DiffReport, a: string, b: string): string | undefined {
-  const { equal, changed, added, removed } = report.summary.exchanges;
-  if (equal > 0 || changed > 0 || added === 0 || removed === 0) return undefined;
-  // Plain HTTP exchanges no protocol claimed (a health check) say nothing about what a recording is of.
-  const protocols = (refs: Array<ExchangeRef | null>) => [...new Set(refs.map((r) => r?.protocol).filter((p): p is string => typeof p === 'string'))];
-  const inA = protocols(report.exchanges.map((e) => e.a));
-  const inB = protocols(report.exchanges.map((e) => e.b));
-  if (inA.length === 0 || inB.length === 0 || inA.some((p) => inB.includes(p))) return undefined;
-  const list = (items: string[]) => (items.length === 1 ? items[0] : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
-  return `the recordings have nothing in common to compare: ${a} holds ${list(inA)} exchanges, ${b} holds ${list(inB)} exchanges`;
+/** `--json` is `--format json`, as every reading command takes it; with another `--format` given too, it is a usage error. */
+function outputFormat(options: DiffCommandOptions, command: Command): DiffCommandOptions['format'] {
+  if (!options.json) return options.format;
+  if (command.getOptionValueSource('format') === 'cli' && options.format !== 'json') throw new UsageError(`--json and --format ${options.format} ask for two outputs; give one`);
+  return 'json';
+}
+
+/** What a diff tells its progress line: only a side of more than `longRead` messages is worth a line. */
+export function diffProgress(line: ProgressLine, longRead = LONG_READ_MESSAGES): (step: DiffStep) => void {
+  return (step) => {
+    if (step.of <= longRead) return;
+    const doing = step.phase === 'judging' ? 'judging again' : 'reading';
+    line.update(`diff: ${doing} ${step.file}… ${groupedCount(step.messages)} of ${groupedCount(step.of)} messages`);
+  };
 }

@@ -10,6 +10,21 @@ export interface DiffOptions {
   semantic?: boolean;
   /** How many equal messages to show around a changed one in the text output (default 1). */
   context?: number;
+  /**
+   * Extra schema directories (as `--schemas`; AGENT_PROXY_SCHEMAS is read too): verdicts are compared
+   * as judged with the schemas loaded now, so two recordings judged under different schemas or
+   * versions are both judged again with these before their verdicts are compared.
+   */
+  schemas?: string[];
+}
+
+/** How far a diff is, for a progress line: what it does to which side, and how many of its messages it has done. */
+export interface DiffStep {
+  phase: 'judging' | 'reading';
+  side: 'a' | 'b';
+  file: string;
+  messages: number;
+  of: number;
 }
 
 /** A diff config file: `{"ignore": ["/a/b", "name"], "semantic": true}`. */

@@ -1,12 +1,14 @@
 import type { Finding } from '../core/finding.js';
+import { SchemaRegistry } from '../schema/schema-registry.js';
 import { openRecording } from '../store/open-recording.js';
 import { jsonDifferences } from '../replay/match/normalize.js';
 import { parseIgnoreOption, parsePointer } from '../core/field-specs.js';
 import { align } from './align.js';
-import type { DiffOptions } from './diff-options.js';
+import type { DiffOptions, DiffStep } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
+import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
 import { scanSides } from './scan-parallel.js';
 import type { SideScan } from './scan-side.js';
@@ -23,16 +25,40 @@ const MAX_DIFFERENCES = 20;
  *    again, one at a time, with the id labels restored to where they were at that exchange.
  */
 export function diffRecordingFiles(a: string, b: string, options: DiffOptions = {}): DiffReport {
+  return diffRecordingFilesReporting(a, b, options);
+}
+
+/** diffRecordingFiles, telling `progress` how far it is (the CLI's progress line on a terminal). */
+export function diffRecordingFilesReporting(a: string, b: string, options: DiffOptions, progress?: (step: DiffStep) => void): DiffReport {
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const sideOptions: SideOptions = { ignore, semantic: Boolean(options.semantic) };
   const readers: RecordingReader[] = [];
   try {
     for (const file of [a, b]) readers.push(openRecording(file));
-    const scans = scanSides({ file: a, dbFile: readers[0].file }, { file: b, dbFile: readers[1].file }, sideOptions);
-    return diffScans(new SideLoader(scans[0], readers[0], sideOptions), new SideLoader(scans[1], readers[1], sideOptions), sideOptions);
+    const files = [a, b];
+    const totals = progress ? readers.map((r) => r.totals().messages) : [0, 0];
+    const step = (phase: DiffStep['phase'], i: number) => (messages: number) => progress?.({ phase, side: i === 0 ? 'a' : 'b', file: files[i], messages, of: totals[i] });
+    const verdicts = verdictsNow(readers, options.schemas, (i) => step('judging', i));
+    const scans = scanSides({ file: a, dbFile: readers[0].file, verdicts: verdicts?.[0] }, { file: b, dbFile: readers[1].file, verdicts: verdicts?.[1] }, sideOptions, (side, n) =>
+      step('reading', side === 'a' ? 0 : 1)(n),
+    );
+    const loaders = [0, 1].map((i) => new SideLoader(scans[i], readers[i], sideOptions, verdicts?.[i]));
+    return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded');
   } finally {
     for (const reader of readers) reader.close();
   }
+}
+
+/**
+ * A diff compares traffic, not the conditions it was judged under: unless both sides were judged by
+ * this version with the schemas loaded now (the defaults, AGENT_PROXY_SCHEMAS and `schemas`), both
+ * are judged again with those, and their verdicts are compared as judged now. Both or neither: a
+ * side judged again is read from its stored (truncated, redacted) form, which live judging never saw.
+ */
+function verdictsNow(readers: RecordingReader[], schemas: string[] | undefined, progress: (side: number) => (messages: number) => void): [VerdictsNow, VerdictsNow] | undefined {
+  const registry = SchemaRegistry.load({ extraDirs: schemas ?? [] });
+  if (judgedAsNow(readers.map((r) => r.recording()), registry)) return undefined;
+  return [judgeAgain(readers[0], registry, progress(0)), judgeAgain(readers[1], registry, progress(1))];
 }
 
 /** Loads exchanges of one side in full, in increasing order, restoring the id labels from the scan. */
@@ -44,6 +70,7 @@ class SideLoader {
     readonly scan: SideScan,
     private readonly reader: RecordingReader,
     private readonly options: SideOptions,
+    private readonly verdicts: VerdictsNow | undefined,
   ) {
     this.drop = new DropSpecs(options.ignore, options.semantic);
     this.ids.useRoles(scan.idRoles);
@@ -54,12 +81,15 @@ class SideLoader {
     this.ids.restore(this.scan.idLog, key.checkpoint);
     const row = this.reader.exchange(key.id);
     if (!row) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
-    return loadExchange(row, this.reader.messages(key.id), this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
+    let rows = this.reader.messages(key.id);
+    const verdicts = this.verdicts;
+    if (verdicts && verdicts.size > 0) rows = rows.map((m) => (verdicts.has(m.id) ? { ...m, verdict: verdicts.get(m.id)! } : m));
+    return loadExchange(row, rows, this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
   }
 }
 
 /** Aligns the exchanges of two scanned sides by LCS, then diffs the messages of each pair that differs. */
-function diffScans(a: SideLoader, b: SideLoader, options: SideOptions): DiffReport {
+function diffScans(a: SideLoader, b: SideLoader, options: SideOptions, verdicts: DiffReport['options']['verdicts']): DiffReport {
   const ka = a.scan.keys;
   const kb = b.scan.keys;
   const report: DiffReport = {
@@ -67,7 +97,7 @@ function diffScans(a: SideLoader, b: SideLoader, options: SideOptions): DiffRepo
     version: 1,
     a: { file: a.scan.file, exchanges: ka.length, messages: a.scan.messageCount },
     b: { file: b.scan.file, exchanges: kb.length, messages: b.scan.messageCount },
-    options: { semantic: options.semantic, ignore: [...options.ignore] },
+    options: { semantic: options.semantic, ignore: [...options.ignore], verdicts },
     equal: true,
     summary: { exchanges: { equal: 0, changed: 0, added: 0, removed: 0 }, messages: { changed: 0, added: 0, removed: 0 }, regressions: 0, fixes: 0 },
     exchanges: [],
@@ -86,7 +116,7 @@ function diffScans(a: SideLoader, b: SideLoader, options: SideOptions): DiffRepo
     let diff: ExchangeDiff;
     if (op.kind === 'removed') diff = oneSided('removed', a.load(op.a));
     else if (op.kind === 'added') diff = oneSided('added', b.load(op.b));
-    else diff = changedExchange(a.load(op.a), b.load(op.b));
+    else diff = changedExchange(a.load(op.a), b.load(op.b), options.semantic);
     if (diff.fields.length === 0 && diff.messages.length === 0 && diff.change === 'changed') {
       report.summary.exchanges.equal++;
       continue;
@@ -108,7 +138,7 @@ function oneSided(change: 'added' | 'removed', e: SideExchange): ExchangeDiff {
   return { change, a: change === 'removed' ? e.ref : null, b: change === 'added' ? e.ref : null, fields: [], messages };
 }
 
-function changedExchange(a: SideExchange, b: SideExchange): ExchangeDiff {
+function changedExchange(a: SideExchange, b: SideExchange, semantic: boolean): ExchangeDiff {
   const fields = differences(a.fields, b.fields);
   const ops = align(
     a.messages.map((m) => m.exact),
@@ -117,24 +147,26 @@ function changedExchange(a: SideExchange, b: SideExchange): ExchangeDiff {
     b.messages.map((m) => m.loose),
   );
   const messages: MessageDiff[] = [];
-  // Context: the nearest equal message before and after each change (A's numbering).
+  // Context: the nearest equal message before and after each change (A's numbering); under
+  // --semantic, of the change's own stream (client, server, stderr), each a sequence of its own.
+  const streamOf = (op: (typeof ops)[number]) => (!semantic ? 0 : op.kind === 'added' ? b.messages[op.b].stream : a.messages[op.a].stream);
   const equalBefore: Array<MessageRef | null> = [];
-  let lastEqual: MessageRef | null = null;
+  const lastEqual = new Map<number, MessageRef>();
   for (const op of ops) {
-    equalBefore.push(lastEqual);
-    if (op.kind === 'equal') lastEqual = a.messages[op.a].ref;
+    equalBefore.push(lastEqual.get(streamOf(op)) ?? null);
+    if (op.kind === 'equal') lastEqual.set(streamOf(op), a.messages[op.a].ref);
   }
   const equalAfter: Array<MessageRef | null> = new Array(ops.length).fill(null);
-  let nextEqual: MessageRef | null = null;
+  const nextEqual = new Map<number, MessageRef>();
   for (let i = ops.length - 1; i >= 0; i--) {
-    equalAfter[i] = nextEqual;
     const op = ops[i];
-    if (op.kind === 'equal') nextEqual = a.messages[op.a].ref;
+    equalAfter[i] = nextEqual.get(streamOf(op)) ?? null;
+    if (op.kind === 'equal') nextEqual.set(streamOf(op), a.messages[op.a].ref);
   }
   ops.forEach((op, i) => {
     if (op.kind === 'equal') return;
-    if (op.kind === 'removed') messages.push(messageOnlyIn('removed', a.messages[op.a], equalBefore[i], equalAfter[i]));
-    else if (op.kind === 'added') messages.push(messageOnlyIn('added', b.messages[op.b], equalBefore[i], equalAfter[i]));
+    if (op.kind === 'removed') messages.push(messageOnlyIn('removed', a.messages[op.a], equalBefore[i], equalAfter[i], true));
+    else if (op.kind === 'added') messages.push(messageOnlyIn('added', b.messages[op.b], equalBefore[i], equalAfter[i], true));
     else {
       const ma = a.messages[op.a];
       const mb = b.messages[op.b];
@@ -147,8 +179,9 @@ function changedExchange(a: SideExchange, b: SideExchange): ExchangeDiff {
   return { change: 'changed', a: a.ref, b: b.ref, fields, messages };
 }
 
-function messageOnlyIn(change: 'added' | 'removed', m: SideMessage, before: MessageRef | null, after: MessageRef | null): MessageDiff {
-  const diff: MessageDiff = { change, a: change === 'removed' ? m.ref : null, b: change === 'added' ? m.ref : null, differences: [], before, after };
+function messageOnlyIn(change: 'added' | 'removed', m: SideMessage, before: MessageRef | null, after: MessageRef | null, withContent = false): MessageDiff {
+  const differences = withContent ? contentOf(change, m.value) : [];
+  const diff: MessageDiff = { change, a: change === 'removed' ? m.ref : null, b: change === 'added' ? m.ref : null, differences, before, after };
   if (m.ref.status === 'invalid') {
     diff.verdict =
       change === 'added'
@@ -156,6 +189,19 @@ function messageOnlyIn(change: 'added' | 'removed', m: SideMessage, before: Mess
         : { change: 'fixed', a: 'invalid', b: null, findings: m.errorFindings };
   }
   return diff;
+}
+
+/**
+ * What a message only one side of a changed exchange has says (normalized): each top-level field of a
+ * JSON object as a pointer with its value on that side, or the whole value at "" (a string, raw text).
+ * An exchange only one side has lists its messages without their content.
+ */
+function contentOf(change: 'added' | 'removed', value: unknown): ValueChange[] {
+  const side = change === 'added' ? 'b' : 'a';
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [{ pointer: '', [side]: value }];
+  return Object.entries(value as Record<string, unknown>)
+    .slice(0, MAX_DIFFERENCES)
+    .map(([key, v]) => ({ pointer: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, [side]: v }));
 }
 
 /** How the verdict moved between two aligned messages, if it did. */

@@ -8,7 +8,11 @@ export interface DiffReport {
   version: 1;
   a: SideInfo;
   b: SideInfo;
-  options: { semantic: boolean; ignore: string[] };
+  /**
+   * `verdicts`: `recorded` when both sides were judged by this version with the schemas loaded now
+   * and are compared as stored; `judged-now` when both were judged again with those first.
+   */
+  options: { semantic: boolean; ignore: string[]; verdicts: 'recorded' | 'judged-now' };
   /** True when nothing differs after normalization (exit code 0). */
   equal: boolean;
   summary: DiffSummary;

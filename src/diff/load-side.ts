@@ -97,12 +97,12 @@ export class DropSpecs {
 }
 
 /** What alignment needs of an exchange's start: its loose key, plus the canonical path, query and request headers (learning ids in order). */
-export function exchangeHead(row: ExchangeRow, ids: IdCanonicalizer): { loose: string; path: string; query: string; requestHeaders: Record<string, string> | null } {
+export function exchangeHead(row: ExchangeRow, ids: IdCanonicalizer): { loose: string; template: string; path: string; query: string; requestHeaders: Record<string, string> | null } {
   const template = pathTemplate(row.path, ids);
   const loose = [row.transport, row.protocol ?? '', row.method ?? '', template, row.subprotocol ?? ''].join(' ');
   const path = canonicalPath(row.path, ids);
   const query = canonicalQuery(row.query, ids);
-  return { loose, path, query, requestHeaders: normalizeHeaders(row.requestHeaders, ids) };
+  return { loose, template, path, query, requestHeaders: normalizeHeaders(row.requestHeaders, ids) };
 }
 
 /** The exchange-level fields that are compared (after the messages: response headers may echo ids learnt in them). */
@@ -155,8 +155,8 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
     // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
-    else if (m.deepJson !== undefined) messages.push(sideMessage(m, messageLabel(JSON.parse(m.deepJson), m), compactJson(m.deepJson), true));
-    else messages.push(sideMessage(m, messageLabel(m.json, m), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
+    else if (m.deepJson !== undefined) messages.push(sideMessage(m, diffLabel(JSON.parse(m.deepJson), m, row, head), compactJson(m.deepJson), true));
+    else messages.push(sideMessage(m, diffLabel(m.json, m, row, head), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
   if (kind && fed.length > 0) {
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
@@ -210,6 +210,18 @@ export function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer):
     out[name] = ids.plain(text);
   }
   return out;
+}
+
+/**
+ * A message's label in a diff: messageLabel's, with a REST body that names itself by none of its
+ * fields named by its place, never `object`: a request by its route (`POST /agent`,
+ * `GET /v1/session/{id}`: the path template, so that two runs with other ids still pair the bodies),
+ * a response as `response` (not by its status, which would keep a 200 and a 503 from pairing).
+ */
+export function diffLabel(value: unknown, m: Pick<MessageRow, 'sender' | 'carrier' | 'channel'>, row: Pick<ExchangeRow, 'method'>, head: { template: string }): string {
+  if (m.sender === 'client') return messageLabel(value, { sender: m.sender, carrier: m.carrier, channel: m.channel, http: { method: row.method, path: head.template } });
+  const label = messageLabel(value, m);
+  return m.carrier === 'body' && label === typeof value ? 'response' : label;
 }
 
 /** What alignment pairs changed messages by: sender, carrier, channel and label. */

@@ -38,19 +38,24 @@ function exchangeLines(e: ExchangeDiff, style: Style): string[] {
   else if (e.change === 'removed') lines.push(style.red(`- exchange ${exchangeTitle(e.a!)} (only in a)`));
   else lines.push(style.yellow(`~ exchange ${exchangeTitle(e.a!)}`) + (e.a!.id !== e.b!.id ? style.dim(` (b #${e.b!.id})`) : ''));
   for (const f of e.fields) lines.push(`    ${f.pointer}: ${change(f, style)}`);
-  let lastContext: MessageRef | null = null;
   const onlyVerdicts = e.change !== 'changed';
-  for (const m of e.messages) {
-    if (onlyVerdicts && !m.verdict) continue;
-    if (m.before && m.before !== lastContext && !onlyVerdicts) lines.push(style.dim(`      ${messageTitle(m.before)}`));
+  // Changes with no equal message between them share their context: it is shown once, before the
+  // first of them and after the last, so context lines stay in order.
+  const shown = new Set<MessageRef>();
+  const context = (ref: MessageRef | null) => {
+    if (ref === null || shown.has(ref)) return;
+    shown.add(ref);
+    lines.push(style.dim(`      ${messageTitle(ref)}`));
+  };
+  e.messages.forEach((m, i) => {
+    if (onlyVerdicts && !m.verdict) return;
+    if (!onlyVerdicts) context(m.before);
     for (const line of messageLines(m, style)) lines.push(line);
-    if (m.after && !onlyVerdicts) {
-      lines.push(style.dim(`      ${messageTitle(m.after)}`));
-      lastContext = m.after;
-    }
-  }
+    const next = e.messages[i + 1];
+    if (!onlyVerdicts && (next === undefined || next.after !== m.after || next.before !== m.before)) context(m.after);
+  });
   if (onlyVerdicts && e.messages.length > 0) lines.push(style.dim(`    ${e.messages.length} message${e.messages.length === 1 ? '' : 's'}`));
-  return dedupeContext(lines);
+  return lines;
 }
 
 function messageLines(m: MessageDiff, style: Style): string[] {
@@ -58,7 +63,8 @@ function messageLines(m: MessageDiff, style: Style): string[] {
   if (m.change === 'added') lines.push(style.green(`    + ${messageTitle(m.b!)} (only in b)`));
   else if (m.change === 'removed') lines.push(style.red(`    - ${messageTitle(m.a!)} (only in a)`));
   else lines.push(style.yellow(`    ~ ${messageTitle(m.a!)}`) + (m.a!.seq !== m.b!.seq ? style.dim(` (b ${m.b!.seq})`) : ''));
-  for (const d of m.differences) lines.push(`        ${d.pointer || '/'}: ${change(d, style)}`);
+  // A message only one side has lists what it says; a changed one, what changed.
+  for (const d of m.differences) lines.push(`        ${d.pointer || '/'}: ${m.change === 'changed' ? change(d, style) : show(m.change === 'added' ? d.b : d.a)}`);
   if (m.verdict) {
     const v = m.verdict;
     const head = v.change === 'regression' ? style.red('REGRESSION') : v.change === 'fixed' ? style.green('fixed') : 'verdict';
@@ -96,9 +102,4 @@ export function showPair(a: unknown, b: unknown): [string, string] {
     return head.length > MAX_VALUE ? `${head.slice(0, MAX_VALUE - 1)}…` : head;
   };
   return [cut(ta), cut(tb)];
-}
-
-/** Drops a context line repeated right after itself (two changes sharing one equal neighbour). */
-function dedupeContext(lines: string[]): string[] {
-  return lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
 }

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { SideOptions } from './load-side.js';
-import { scanSide, type SideScan } from './scan-side.js';
+import { scanSide, type ScanInput, type SideScan } from './scan-side.js';
+
 
 /** Below this many bytes of recordings, starting a worker costs more than it saves. */
 const WORKER_MIN_BYTES = 32 * 1024 * 1024;
@@ -16,12 +17,6 @@ const WORKER_STALL_MS = 30_000;
  */
 export const DIFF_WORKER_ENV = 'AGENT_PROXY_DIFF_WORKER';
 
-export interface ScanInput {
-  /** The name the report shows. */
-  file: string;
-  /** The recording database to read (an NDJSON recording imported first). */
-  dbFile: string;
-}
 
 /**
  * The first pass over both sides (scanSide): B in a worker thread while A is scanned here, when the
@@ -29,16 +24,17 @@ export interface ScanInput {
  * a MessagePort read with receiveMessageOnPort after waiting on a shared flag. Whatever goes wrong
  * with the worker, B is scanned here instead, so errors are reported the same way either way.
  */
-export function scanSides(a: ScanInput, b: ScanInput, options: SideOptions): [SideScan, SideScan] {
+export function scanSides(a: ScanInput, b: ScanInput, options: SideOptions, progress?: (side: 'a' | 'b', messages: number) => void): [SideScan, SideScan] {
   const worker = useWorker(a, b) ? startWorkerScan(b, options) : undefined;
   let scanA: SideScan;
   try {
-    scanA = scanSide(a.file, a.dbFile, options);
+    scanA = scanSide(a, options, progress && ((n) => progress('a', n)));
   } catch (error) {
     worker?.cancel();
     throw error;
   }
-  const scanB = worker?.result() ?? scanSide(b.file, b.dbFile, options);
+  if (worker) progress?.('b', 0);
+  const scanB = worker?.result() ?? scanSide(b, options, progress && ((n) => progress('b', n)));
   return [scanA, scanB];
 }
 
@@ -66,7 +62,7 @@ function startWorkerScan(input: ScanInput, options: SideOptions): { result(): Si
   let worker: Worker;
   try {
     worker = new Worker(WORKER_URL, {
-      workerData: { file: input.file, dbFile: input.dbFile, options: { ignore: [...options.ignore], semantic: options.semantic }, port: port2, signal },
+      workerData: { input, options: { ignore: [...options.ignore], semantic: options.semantic }, port: port2, signal },
       transferList: [port2],
     });
   } catch {

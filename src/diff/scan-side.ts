@@ -1,6 +1,5 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
 import { stringifyJson } from '../core/json-text.js';
-import { messageLabel } from '../core/message-label.js';
 import { exchangeFromRecord } from '../store/exchange-record.js';
 import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
 import { createHash, type Hash } from 'node:crypto';
@@ -13,9 +12,20 @@ import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
+import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
-import { DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
+import { diffLabel, DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
 import { feedsMaterializer, isFoldedMessage, semanticKind, streamOf } from './semantic.js';
+
+/** One side to scan. */
+export interface ScanInput {
+  /** The name the report shows. */
+  file: string;
+  /** The recording database to read (an NDJSON recording imported first). */
+  dbFile: string;
+  /** Its verdicts as judged now, where they moved (judge-again.ts); undefined: compared as stored. */
+  verdicts?: VerdictsNow;
+}
 
 /** What the first pass keeps of one exchange: enough to align it, and where to resume the id labels to load it again. */
 export interface ExchangeKey {
@@ -65,26 +75,26 @@ const HASH_CHUNK = 1 << 16;
  * `dbFile` is a recording database (an NDJSON recording is imported first, see openRecording);
  * `file` is the name the report shows.
  */
-export function scanSide(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
-  return readingRows(file, () => scanRows(file, dbFile, options, progress));
+export function scanSide(input: ScanInput, options: SideOptions, progress?: (messages: number) => void): SideScan {
+  return readingRows(input.file, () => scanRows(input, options, progress));
 }
 
-function scanRows(file: string, dbFile: string, options: SideOptions, progress?: () => void): SideScan {
+function scanRows({ file, dbFile, verdicts }: ScanInput, options: SideOptions, progress?: (messages: number) => void): SideScan {
   const db = openDatabase(dbFile, { readonly: true });
   try {
     // Ids are labelled in order of first appearance; a string used as an id is labelled wherever it
     // first appears. One pass does that unless a string appeared in a plain field before it was seen
     // as an id; then a second pass, knowing every id of the recording, labels it there too.
     const watch = new OrderWatch();
-    const first = scanPass(db, options, new Map(), progress, watch);
+    const first = scanPass(db, options, verdicts, new Map(), progress, watch);
     if (!watch.alarmed) return { file, ...first };
-    return { file, ...scanPass(db, options, idRolesOf(first.idLog), progress) };
+    return { file, ...scanPass(db, options, verdicts, idRolesOf(first.idLog), progress) };
   } finally {
     db.close();
   }
 }
 
-function scanPass(db: Database.Database, options: SideOptions, idRoles: ReadonlyMap<string, string>, progress?: () => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
+function scanPass(db: Database.Database, options: SideOptions, verdicts: VerdictsNow | undefined, idRoles: ReadonlyMap<string, string>, progress?: (messages: number) => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
   const queries = prepareScanQueries(db);
   const metas = new Map<string, Meta>();
   const ids = new IdCanonicalizer();
@@ -109,8 +119,9 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
     const folded: Folded[] = [];
     const fed: Folded[] = [];
     let request: unknown;
-    for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0)) {
-      if ((++messageCount & 0x3fff) === 0) progress?.();
+    const moved = verdicts !== undefined && verdicts.size > 0;
+    for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
+      if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
       const { sender, carrier, channel, status } = meta;
@@ -118,7 +129,7 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
       // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
       const deep = typeof body === 'string' && tooDeepToWalk(body);
       const json = deep ? undefined : parsed;
-      const verdict: Verdict = { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
+      const verdict: Verdict = (moved && verdicts.get(id!)) || { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
       const m = { sender, carrier, channel, json, verdict };
       if (kind) {
         if (request === undefined && sender === 'client' && json !== undefined) request = json;
@@ -129,7 +140,7 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
         }
       }
       const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
-      streams[streamOf(m)].add(messageExact(messageLoose(m, messageLabel(parsed, m)), canon, verdict));
+      streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
     }
     if (kind && fed.length > 0) {
       const result = materialize(kind, fed.map((m) => m.json), request);
@@ -140,7 +151,7 @@ function scanPass(db: Database.Database, options: SideOptions, idRoles: Readonly
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
     keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
-    progress?.();
+    progress?.(messageCount);
   }
   return { keys, messageCount, idLog: ids.log(), idRoles };
 }

@@ -5,12 +5,12 @@
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
 import type { SideOptions } from './load-side.js';
-import { scanSide } from './scan-side.js';
+import { scanSide, type ScanInput } from './scan-side.js';
 
-const { file, dbFile, options, port, signal } = workerData as { file: string; dbFile: string; options: SideOptions; port: MessagePort; signal: Int32Array };
+const { input, options, port, signal } = workerData as { input: ScanInput; options: SideOptions; port: MessagePort; signal: Int32Array };
 
 try {
-  const scan = scanSide(file, dbFile, options, () => Atomics.add(signal, 1, 1));
+  const scan = scanSide(input, options, () => Atomics.add(signal, 1, 1));
   port.postMessage({ scan });
 } catch (error) {
   port.postMessage({ error: error instanceof Error ? error.message : String(error) });

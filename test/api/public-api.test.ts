@@ -481,6 +481,7 @@ describe('the public API', () => {
       ignore?: string[];
       semantic?: boolean;
       context?: number;
+      schemas?: string[];
     }>();
     expectTypeOf<keyof api.DiffReport>().toEqualTypeOf<'format' | 'version' | 'a' | 'b' | 'options' | 'equal' | 'summary' | 'exchanges'>();
     expectTypeOf<keyof api.DiffSummary>().toEqualTypeOf<'exchanges' | 'messages' | 'regressions' | 'fixes'>();

@@ -95,7 +95,7 @@ describe('large inputs', () => {
       version: 1,
       a: { file: 'a.db', exchanges: 1, messages: MANY },
       b: { file: 'b.db', exchanges: 1, messages: MANY },
-      options: { semantic: false, ignore: [] },
+      options: { semantic: false, ignore: [], verdicts: 'recorded' },
       equal: false,
       summary: { exchanges: { equal: 0, changed: 1, added: 0, removed: 0 }, messages: { changed: MANY, added: 0, removed: 0 }, regressions: 0, fixes: 0 },
       exchanges: [{ change: 'changed', a: exchange, b: exchange, fields: [], messages }],

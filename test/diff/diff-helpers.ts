@@ -17,6 +17,9 @@ export { onCleanup, useCleanups } from '../record/pi-helpers.js';
 
 let registry: SchemaRegistry | undefined;
 const schemas = () => (registry ??= SchemaRegistry.load({ extraDirs: [STANDIN_SCHEMAS_DIR] }));
+let bare: SchemaRegistry | undefined;
+/** The schemas a recording made without `--schemas` is judged with: the shipped ones only. */
+export const shippedSchemas = () => (bare ??= SchemaRegistry.load({ useEnv: false }));
 
 /** A fresh RunAgentInput: new threadId, runId and user message id, as a real client sends. */
 export const freshInput = (): RunAgentInput => ({ ...runInput(`thread-${randomUUID()}`, `run-${randomUUID()}`), messages: [{ id: randomUUID(), role: 'user', content: 'Hi' }] });
@@ -64,11 +67,11 @@ function fillMessageId(event: BaseEvent, _i: number, all: BaseEvent[]): BaseEven
  * A Pi daemon session through the proxy: REST (capabilities, session get, a ticket polled to the
  * end) and a framed RPC WebSocket (get_state, a prompt). Returns the .db path.
  */
-export async function recordPiSession(name = 'pi.db'): Promise<string> {
+export async function recordPiSession(name = 'pi.db', registry: SchemaRegistry = schemas()): Promise<string> {
   const d = await daemon({ deterministic: false, closeCodeAfterPrompt: { code: 4001, reason: 'turn over' } });
   const out = scratch('agent-proxy-diff-pi-').file(name);
   let ended = 0;
-  const recorder = await startRecorder({ target: d.url, listen: 0, out, registry: schemas(), listener: (e) => void (e.type === 'exchange-end' && ended++) });
+  const recorder = await startRecorder({ target: d.url, listen: 0, out, registry, listener: (e) => void (e.type === 'exchange-end' && ended++) });
   onCleanup(() => recorder.close().then(() => undefined));
   const auth = bearer(d.token);
   await api(recorder.url, 'GET', '/v1/capabilities', { headers: auth });

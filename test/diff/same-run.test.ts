@@ -46,7 +46,7 @@ describe('proxy diff: volatile tokens inside strings', () => {
     const broken = writeNdjsonRecording([session(randomUUID(), randomUUID())]);
     const report = diffRecordingFiles(a, broken);
     expect(report.equal).toBe(false);
-    expect(places(report)).toEqual(['1#1 changed object /data/log']);
+    expect(places(report)).toEqual(['1#1 changed response /data/log']);
     expect(report.exchanges[0].messages[0].differences[0]).toMatchObject({ a: 'opened {uuid#1} at {timestamp#2}', b: 'opened {uuid#2} at {timestamp#2}' });
   });
 });

@@ -289,7 +289,7 @@ describe('a damaged .db: stored JSON that does not parse', () => {
     for (const r of results.slice(0, 4)) expectOneLine(r, 'headers', headerLine);
     expectOneLine(results[4], 'show json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
     expectOneLine(results[5], 'replay json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
-    expectOneLine(results[6], 'diff json', /json\.db: not a recording \(exchange 1: a message's json is not JSON: /);
+    expectOneLine(results[6], 'diff json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
     expectOneLine(results[7], 'export hashes', /hashes\.db: not a recording \(the recording row: schema_hashes is not JSON: /);
     // Found damaged halfway through: no half-written export is left.
     expectOneLine(results[8], 'export json --out', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);

@@ -7,6 +7,7 @@ import type { LiveEvent } from '../../record/live-events.js';
 import { listenFailure } from '../../net/listen-failure.js';
 import { diffRecordingFiles } from '../../diff/diff-recordings.js';
 import type { DiffReport } from '../../diff/diff-report.js';
+import { refuseUnrelated } from '../../diff/nothing-in-common.js';
 import type { LivePush } from '../api-types.js';
 import { relabelDiff } from './diff-labels.js';
 import { hostAllowed } from './host-check.js';
@@ -74,7 +75,10 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   try {
     if (options.diff !== undefined) {
       dataB = InspectorData.open(options.diff);
-      diff = relabelDiff(diffRecordingFiles(options.recording, options.diff), data, dataB);
+      const report = diffRecordingFiles(options.recording, options.diff);
+      // The same rule and words as `proxy diff`: recordings of different things are refused, not listed.
+      refuseUnrelated(report, options.recording, options.diff);
+      diff = relabelDiff(report, data, dataB);
     }
   } catch (error) {
     data.close();

@@ -1,0 +1,105 @@
+import { cutByClientOrProxy } from '../core/exchange-ending.js';
+import type { Finding } from '../core/finding.js';
+import type { HttpContext } from '../core/message.js';
+import { withFindings, type Verdict } from '../core/verdict.js';
+import { TOOL_VERSION } from '../core/version.js';
+import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js';
+import { chooseProtocol } from '../judge/protocol-choice.js';
+import { isProtocolId } from '../judge/protocol-option.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+import type { SchemaRegistry } from '../schema/schema-registry.js';
+import type { RecordingReader } from '../store/recording-reader.js';
+import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+
+/**
+ * Message id → its verdict as judged now, for the messages of one side where that differs from the
+ * stored verdict (its status or its error rules, what a diff compares). Kept sparse: on most
+ * recordings most verdicts do not move.
+ */
+export type VerdictsNow = ReadonlyMap<number, Verdict>;
+
+/**
+ * Were both sides judged under the conditions of now: by this version of agent-proxy, with exactly
+ * the schemas loaded now? Then their stored verdicts are what judging again would give (and were
+ * given seeing the live traffic, before truncation and redaction), and they are compared as stored.
+ */
+export function judgedAsNow(sides: readonly RecordingInfo[], registry: SchemaRegistry): boolean {
+  const now = canonicalHashes(registry.hashes());
+  return sides.every((info) => info.toolVersion === TOOL_VERSION && canonicalHashes(info.schemaHashes) === now);
+}
+
+function canonicalHashes(hashes: Record<string, string>): string {
+  return JSON.stringify(Object.keys(hashes).sort().map((id) => [id, hashes[id]]));
+}
+
+/** A message row no protocol judges (a WebSocket close, recorded with its code and reason as JSON): its stored verdict stands. */
+const NOT_PROTOCOL_CHANNELS: ReadonlySet<string> = new Set(['close', 'ping', 'pong', 'binary', 'comment', 'stderr']);
+
+/**
+ * Judges the messages of a recording again with `registry`, by the protocol record chose for each
+ * exchange, through the judging pipeline record and validate use (judge/message-pipeline.ts): one
+ * pipeline for the recording (its secrets and recording-scoped checkers span the exchanges), one
+ * checker per exchange, stream-level findings on the exchange's last judged message, as record
+ * attaches them. A message that is not JSON, or whose exchange no protocol claimed, keeps its stored
+ * verdict: no schema decided it. `progress` is called every few thousand messages.
+ *
+ * This is the one place `diff` judges; when the commands share one judging path of a recording, this
+ * is the function to point at it.
+ */
+export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, progress?: (messages: number) => void): VerdictsNow {
+  // Stored messages are read whole: no size or parse budget applies, as in validate.
+  const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
+  const moved = new Map<number, Verdict>();
+  let read = 0;
+  for (const exchange of reader.exchanges()) {
+    const rows = reader.messages(exchange.id);
+    read += rows.length;
+    if (progress && rows.length > 0) progress(read);
+    if (exchange.protocol === null || !isProtocolId(exchange.protocol)) continue;
+    const judged = rows.filter((m) => (m.json !== undefined || m.deepJson !== undefined) && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? ''));
+    if (judged.length === 0) continue;
+    const module = chooseProtocol({ recorded: exchange.protocol });
+    if (!module) continue;
+    const readRow = (m: MessageRow): ReadMessage => {
+      const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+      return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpOf(exchange, m.sender) : undefined);
+    };
+    const messages = judged.map(readRow);
+    const request = messages.find((m) => m.sender === 'client');
+    const judge = pipeline.judgeFor(module, request && pipeline.requestBodyOf(request), channelOf(exchange));
+    const verdicts = messages.map((m, i) => pipeline.verdict(m, { channel: judged[i].channel ?? undefined }, judge));
+    // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown.
+    if (exchange.outcome !== 'error' && !cutByClientOrProxy(exchange.errorCode)) {
+      const tail: Finding[] = pipeline.endOfStream(module, judge, exchange.outcome === 'complete' ? 'complete' : 'aborted');
+      if (tail.length > 0) verdicts[verdicts.length - 1] = withFindings(verdicts[verdicts.length - 1], tail);
+    }
+    verdicts.forEach((verdict, i) => {
+      if (!sameForDiff(verdict, judged[i].verdict)) moved.set(judged[i].id, verdict);
+    });
+  }
+  return moved;
+}
+
+/** Equal as far as a diff compares verdicts: the status and the set of error rules. */
+function sameForDiff(a: Verdict, b: Verdict): boolean {
+  return a.status === b.status && errorRules(a) === errorRules(b);
+}
+
+function errorRules(v: Verdict): string {
+  return [...new Set(v.findings.filter((f) => f.severity === 'error').map((f) => f.rule))].sort().join(',');
+}
+
+/** Where the exchange runs, as record tells its checker. */
+function channelOf(e: ExchangeRow): { transport: ChannelHint['transport']; path?: string } {
+  return e.path === null ? { transport: e.transport } : { transport: e.transport, path: e.path };
+}
+
+function httpOf(e: ExchangeRow, sender: 'client' | 'server'): HttpContext {
+  const http: HttpContext = { method: e.method ?? 'GET', path: e.path ?? '/', query: new URLSearchParams(e.query ?? '') };
+  if (e.requestHeaders) http.requestHeaders = e.requestHeaders;
+  if (sender === 'server') {
+    if (e.status !== null) http.status = e.status;
+    if (e.responseHeaders) http.responseHeaders = e.responseHeaders;
+  }
+  return http;
+}
