@@ -5,6 +5,7 @@ import { withFindings, type Verdict } from '../core/verdict.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js';
 import { chooseProtocol } from '../judge/protocol-choice.js';
+import { judgedByCurrentRules } from '../judge/rules-version.js';
 import { isProtocolId } from '../judge/protocol-option.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
@@ -25,7 +26,7 @@ export type VerdictsNow = ReadonlyMap<number, Verdict>;
  */
 export function judgedAsNow(sides: readonly RecordingInfo[], registry: SchemaRegistry): boolean {
   const now = canonicalHashes(registry.hashes());
-  return sides.every((info) => info.toolVersion === TOOL_VERSION && canonicalHashes(info.schemaHashes) === now);
+  return sides.every((info) => info.toolVersion === TOOL_VERSION && judgedByCurrentRules(info) && canonicalHashes(info.schemaHashes) === now);
 }
 
 function canonicalHashes(hashes: Record<string, string>): string {
