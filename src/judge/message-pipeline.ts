@@ -5,7 +5,7 @@ import { jsonParseCost } from '../core/json-parse-cost.js';
 import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, type Verdict } from '../core/verdict.js';
-import type { CheckerContext, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import { PROTOCOL_IDS, type CheckerContext, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
 import { RecordingScope } from '../protocols/recording-scope.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { FieldRedactor } from './field-redaction.js';
@@ -65,7 +65,7 @@ export interface ReadMessage extends InboundMessage {
 }
 
 /** The reason of a message no protocol module claimed (as record has always stored it). */
-export const NO_PROTOCOL_REASON = 'no known protocol recognised this exchange';
+export const NO_PROTOCOL_REASON = `no known protocol recognised this exchange: none of ${PROTOCOL_IDS.join(', ')} found its own route, subprotocol, media type, request body or message types in it`;
 
 /**
  * The one way a message becomes a verdict and a stored form, for `record` (live, in its worker or
@@ -170,7 +170,8 @@ export class MessagePipeline {
     if (facts.judge === false) return unchecked(`${facts.channel ?? 'control'} frame, not a protocol message`);
     if (facts.json === false && message.value === undefined && message.parseError === undefined) return unchecked('not a JSON message');
     if (judge) return judge.judge(message);
-    if (message.parseError) return { status: 'invalid', findings: [error('invalid-json', '', message.parseError)] };
+    // Unclaimed, text that is not JSON breaks no rule anyone made for it (OpenAI's `data: [DONE]`).
+    if (message.parseError) return unchecked(`${NO_PROTOCOL_REASON}; not JSON (${message.parseError})`);
     if (message.tooDeep) return tooDeepVerdict();
     return unchecked(NO_PROTOCOL_REASON);
   }

@@ -149,7 +149,7 @@ describe('the public API', () => {
     expectTypeOf<api.StdioRecorderOptions>().toEqualTypeOf<{
       command: string;
       args?: string[];
-      protocol?: 'pi-rpc' | 'acp' | 'auto';
+      protocol?: 'pi-rpc' | 'acp' | 'json-rpc' | 'auto';
       cwd?: string;
       env?: NodeJS.ProcessEnv;
       stdin?: Readable;
@@ -173,7 +173,7 @@ describe('the public API', () => {
       readonly done: Promise<api.StdioResult>;
     }>();
     expectTypeOf<keyof api.StdioResult>().toEqualTypeOf<'exitCode' | 'signal' | 'code' | 'error' | 'recordingError' | 'totals'>();
-    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp'>();
+    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'json-rpc'>();
     expectTypeOf(api.startNdjsonRecorder).toEqualTypeOf<(options: api.NdjsonRecorderOptions) => Promise<api.RunningNdjsonRecorder>>();
     expectTypeOf<api.NdjsonRecorderOptions>().toEqualTypeOf<{
       target: string;
@@ -379,8 +379,8 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
-    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson'>();
-    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody'>();
+    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc'>();
+    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'sniffed'>();
     expectTypeOf<keyof api.Finding>().toEqualTypeOf<'rule' | 'severity' | 'pointer' | 'message'>();
     expectTypeOf<api.Severity>().toEqualTypeOf<'error' | 'warning'>();
     expectTypeOf<keyof api.Verdict>().toEqualTypeOf<'status' | 'schemaRef' | 'findings' | 'reason'>();

@@ -19,39 +19,39 @@ describe('parseProtocolOption', () => {
     expect(parseProtocolOption('pi-rest')).toBe('pi-rest');
     expect(() => parseProtocolOption('soap')).toThrow(UsageError);
     expect(() => parseProtocolOption('soap')).toThrow(expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', name: 'ProtocolUnknownError' }));
-    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson");
+    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc");
   });
 });
 
 describe('chooseProtocol', () => {
   it('takes --protocol over everything the channel and the messages say', () => {
-    expect(chooseProtocol({ forced: 'acp', hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: aguiEvents })?.id).toBe('acp');
-    expect(chooseProtocol({ forced: 'acp', recorded: 'pi-rpc' })?.id).toBe('acp');
+    expect(chooseProtocol({ forced: 'acp', hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: aguiEvents })?.module.id).toBe('acp');
+    expect(chooseProtocol({ forced: 'acp', recorded: 'pi-rpc' })?.module.id).toBe('acp');
   });
 
   it("takes a recording's choice (none too) over what the channel and the messages say", () => {
-    expect(chooseProtocol({ recorded: 'acp', hint: { transport: 'stdio' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ recorded: 'acp', hint: { transport: 'stdio' }, sample: aguiEvents })?.module.id).toBe('acp');
     expect(chooseProtocol({ recorded: null, hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: acpFrames })).toBeUndefined();
   });
 
   it('takes what the channel says (record has only that), and its messages only when the channel says nothing', () => {
-    expect(chooseProtocol({ hint: { transport: 'http', method: 'GET', path: '/v1/session/a' } })?.id).toBe('pi-rest');
-    expect(chooseProtocol({ hint: { transport: 'ws', path: '/v1/session/a/apc', subprotocol: 'agent-client-protocol.v1' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ hint: { transport: 'http', method: 'GET', path: '/v1/session/a' } })?.module.id).toBe('pi-rest');
+    expect(chooseProtocol({ hint: { transport: 'ws', path: '/v1/session/a/apc', subprotocol: 'agent-client-protocol.v1' }, sample: aguiEvents })?.module.id).toBe('acp');
     expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' } })).toBeUndefined();
-    expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' }, sample: acpFrames })?.id).toBe('acp');
+    expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' }, sample: acpFrames })?.module.id).toBe('acp');
     expect(chooseProtocol({ sample: [{ hello: 1 }] })).toBeUndefined();
   });
 
   it("lets an SSE stream's events outvote its channel, and the majority of the first messages outvote one odd one", () => {
     const sse = { transport: 'sse' as const, method: 'POST', path: '/v1/session/a/rpc', contentType: 'text/event-stream' };
-    expect(chooseProtocol({ hint: sse, sample: aguiEvents })?.id).toBe('agui');
-    expect(chooseProtocol({ sample: [acpFrames[0], ...aguiEvents] })?.id).toBe('agui');
+    expect(chooseProtocol({ hint: sse, sample: aguiEvents })?.module.id).toBe('agui');
+    expect(chooseProtocol({ sample: [acpFrames[0], ...aguiEvents] })?.module.id).toBe('agui');
   });
 });
 
 describe('an unknown protocol id through the API', () => {
   const soap = 'soap' as ProtocolId;
-  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson` });
+  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc` });
 
   it('startRecorder refuses it before it listens or makes a recording', async () => {
     const out = scratch().file('r.db');
