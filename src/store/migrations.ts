@@ -90,6 +90,7 @@ CREATE INDEX findings_by_rule ON findings (rule);
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'recording, exchanges, messages, findings', up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: 'exchanges.tls', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tls TEXT') },
+  { version: 3, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

@@ -449,7 +449,7 @@ describe('the public API', () => {
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'
     >();
-    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
+    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'protocolEvidence' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
     expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
@@ -458,8 +458,8 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ExchangeRow>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
-      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'messageCount'
-      | 'invalidCount' | 'uncheckedCount'
+      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'protocolEvidence'
+      | 'messageCount' | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<
       | 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'raw'

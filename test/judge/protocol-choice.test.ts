@@ -94,7 +94,7 @@ describe('no protocol claims traffic that is not its own', () => {
     return [id, module.dialectOf, undefined];
   };
 
-  it.each(PROTOCOLS.map((p) => [p.id, p] as const))('%s traffic chooses %s, its base, or none', (id, module) => {
+  it.each(PROTOCOLS.map((p) => [p.id, p] as const))('%s traffic chooses itself, its base, or none', (id, module) => {
     const { channels, conversation } = PROTOCOL_EXAMPLES[id]();
     const values = conversation.map((m) => m.value);
     const hints: Array<ChannelHint | undefined> = [undefined, ...channels, ...module.transports.map((transport) => ({ transport }))];

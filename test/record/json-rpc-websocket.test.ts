@@ -44,7 +44,7 @@ async function converse(url: string, messages: object[]): Promise<void> {
   await within(closed, 'the close');
 }
 
-async function recordConversation(messages: object[]): Promise<{ protocol: string | null; frames: Array<{ status: string; rules: string[] }> }> {
+async function recordConversation(messages: object[]): Promise<{ protocol: string | null; evidence: string | null; frames: Array<{ status: string; rules: string[] }> }> {
   const upstream = await jsonRpcServer();
   const recorder = await startRecorder({ target: upstream.replace('ws:', 'http:'), listen: 0, out: cleanups.scratch().file('rpc.db'), registry: bareRegistry() });
   cleanups.push(async () => void (await recorder.close()));
@@ -57,7 +57,7 @@ async function recordConversation(messages: object[]): Promise<{ protocol: strin
       .messages(exchange.id)
       .filter((m) => m.channel === 'text')
       .map((m) => ({ status: m.verdict.status, rules: m.verdict.findings.map((f) => f.rule) }));
-    return { protocol: exchange.protocol, frames };
+    return { protocol: exchange.protocol, evidence: exchange.protocolEvidence, frames };
   } finally {
     reader.close();
   }
@@ -65,12 +65,14 @@ async function recordConversation(messages: object[]): Promise<{ protocol: strin
 
 describe('record: a plain JSON-RPC 2.0 WebSocket', () => {
   it('is labelled json-rpc, not ACP, and its correct traffic is valid', async () => {
-    const { protocol, frames } = await recordConversation([
+    const { protocol, evidence, frames } = await recordConversation([
       { jsonrpc: '2.0', id: 1, method: 'add', params: [1, 2] },
       { jsonrpc: '2.0', id: 2, method: 'add', params: [3, 4] },
       { jsonrpc: '2.0', method: 'notify' },
     ]);
     expect(protocol).toBe('json-rpc');
+    // The first frames voted: what chose it is stored with the exchange.
+    expect(evidence).toMatch(/^JSON-RPC request add \(\d+ of \d+ messages\)$/);
     expect(frames).toEqual(Array.from({ length: 6 }, () => ({ status: 'valid', rules: [] })));
   });
 

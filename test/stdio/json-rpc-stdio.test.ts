@@ -30,7 +30,7 @@ describe('MCP over stdio (official SDK, reference server) through record --stdio
 
     const { exchanges, messages } = readRecording(out);
     expect(exchanges).toHaveLength(1);
-    expect(exchanges[0]).toMatchObject({ transport: 'stdio', protocol: 'json-rpc' });
+    expect(exchanges[0]).toMatchObject({ transport: 'stdio', protocol: 'json-rpc', protocolEvidence: 'JSON-RPC request initialize' });
     const lines = messages(exchanges[0].id).filter((m) => m.channel !== 'stderr');
     expect(lines.length).toBeGreaterThanOrEqual(18);
     expect(lines.filter((m) => m.verdict.status !== 'valid').map((m) => ({ seq: m.seq, verdict: m.verdict, json: m.json }))).toEqual([]);

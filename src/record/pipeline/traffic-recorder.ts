@@ -290,6 +290,6 @@ export class ExchangeRecording implements ExchangeSink {
     const { module } = choice;
     this.protocol = module;
     this.judge = this.recorder.pipeline.judgeFor(module, requestBody, { transport: this.transport, ...(this.start.path === undefined ? {} : { path: this.start.path }) });
-    this.recorder.options.writer.updateExchange(this.id, { protocol: module.id });
+    this.recorder.options.writer.updateExchange(this.id, { protocol: module.id, protocolEvidence: choice.evidence });
   }
 }
