@@ -170,8 +170,13 @@ export class MessagePipeline {
     if (facts.judge === false) return unchecked(`${facts.channel ?? 'control'} frame, not a protocol message`);
     if (facts.json === false && message.value === undefined && message.parseError === undefined) return unchecked('not a JSON message');
     if (judge) return judge.judge(message);
-    // Unclaimed, text that is not JSON breaks no rule anyone made for it (OpenAI's `data: [DONE]`).
-    if (message.parseError) return unchecked(`${NO_PROTOCOL_REASON}; not JSON (${message.parseError})`);
+    if (message.parseError) {
+      // A body is parsed because its content type says JSON, so broken JSON there is a fault of its own;
+      // an unclaimed stream's event, frame or line that is not JSON breaks no rule anyone made for it
+      // (OpenAI's `data: [DONE]`).
+      if (message.carrier === 'body') return { status: 'invalid', findings: [error('invalid-json', '', message.parseError)] };
+      return unchecked(`${NO_PROTOCOL_REASON}; not JSON (${message.parseError})`);
+    }
     if (message.tooDeep) return tooDeepVerdict();
     return unchecked(NO_PROTOCOL_REASON);
   }

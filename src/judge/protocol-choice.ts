@@ -19,8 +19,6 @@ export interface ProtocolEvidence {
    * over the channel and the messages, so `validate rec.db` judges each exchange as record did.
    */
   recorded?: ProtocolId | null;
-  /** What the recording says chose it (older recordings do not say). */
-  recordedEvidence?: string | null;
   /** What the channel says (transport, route, content type, subprotocol, request body). */
   hint?: ChannelHint;
   /**
@@ -45,7 +43,7 @@ export interface ProtocolChoice {
 export function chooseProtocol(evidence: ProtocolEvidence): ProtocolChoice | undefined {
   if (evidence.forced) return { module: protocolById(evidence.forced), evidence: FORCED_EVIDENCE };
   if (evidence.recorded !== undefined) {
-    return evidence.recorded === null ? undefined : { module: protocolById(evidence.recorded), evidence: evidence.recordedEvidence ?? 'as recorded' };
+    return evidence.recorded === null ? undefined : { module: protocolById(evidence.recorded), evidence: 'as recorded' };
   }
   const { hint, sample } = evidence;
   if (hint?.sniffed) return { module: protocolById(hint.sniffed.protocol), evidence: hint.sniffed.evidence };
