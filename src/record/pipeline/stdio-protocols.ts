@@ -19,6 +19,6 @@ export function stdioHint(protocol: StdioProtocol, evidence: string): ChannelHin
 export function parseStdioProtocol(value: string | undefined, where: string): StdioProtocol | 'auto' {
   if (value === undefined || value === 'auto') return 'auto';
   checkProtocolOption(value, where);
-  if (!(STDIO_PROTOCOLS as readonly string[]).includes(value)) throw new UsageError(`${where} '${value}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(', ')}`);
+  if (!(STDIO_PROTOCOLS as readonly string[]).includes(value)) throw new UsageError(`${where} '${value}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.slice(0, -1).join(', ')} or ${STDIO_PROTOCOLS.at(-1)}`);
   return value as StdioProtocol;
 }
