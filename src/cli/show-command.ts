@@ -23,6 +23,8 @@ export interface ShowExchange {
   id: number;
   transport: 'http' | 'sse' | 'ws' | 'proto' | 'stdio' | 'ndjson';
   protocol: string | null;
+  /** What chose `protocol` (`route GET /v1/session/{sessionRef}`, `--protocol flag`); null when none did or the recording does not say. */
+  protocolEvidence: string | null;
   method: string | null;
   path: string | null;
   status: number | null;
@@ -86,6 +88,7 @@ function exchangeSummary(e: ExchangeRow): ShowExchange {
     id: e.id,
     transport: e.transport,
     protocol: e.protocol,
+    protocolEvidence: e.protocolEvidence,
     method: e.method,
     path: e.path,
     status: e.status,
@@ -136,9 +139,10 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
     String(e.messageCount),
     styledVerdict(verdictOf(e), style),
     outcomeText(e.outcome, e.errorCode),
+    chosenBy(e),
   ]);
   // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
-  for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome'], ...cells])) lines.push(line);
+  for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'], ...cells])) lines.push(line);
   lines.push(totalsText(totals));
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -152,6 +156,7 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     // What failed before any message (the upstream's TLS): the exchange's own findings.
     ...exchangeFindings(exchange).map((f) => `  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`),
     `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
+    `  ${exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${chosenBy(exchange)}` : 'no protocol recognised this exchange'}`,
     ...(cut ? [`  ${cutText(cut)}`] : []),
     // One clock for a message's time, the inspector's: from the start of its exchange.
     style.dim(`   seq  since exchange start`),
@@ -165,6 +170,12 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     }
   }
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** The evidence that chose an exchange's protocol, as the list prints it; a recording before format 3 does not say. */
+function chosenBy(e: ExchangeRow): string {
+  if (e.protocol === null) return '-';
+  return e.protocolEvidence ?? '(not recorded)';
 }
 
 /** Milliseconds as `+12.3 ms`. */

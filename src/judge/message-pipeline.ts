@@ -5,7 +5,7 @@ import { jsonParseCost } from '../core/json-parse-cost.js';
 import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, type Verdict } from '../core/verdict.js';
-import type { CheckerContext, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import { PROTOCOL_IDS, type CheckerContext, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
 import { RecordingScope } from '../protocols/recording-scope.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { FieldRedactor } from './field-redaction.js';
@@ -62,6 +62,8 @@ export interface ReadMessage extends InboundMessage {
   oversized: boolean;
   /** What parsing it would cost, when over the budget (then it was not parsed); else 0. */
   parseCost: number;
+  /** Valid UTF-8 text that is not JSON (its parseError is JSON's syntax error, not a broken transport's). */
+  textNotJson?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export interface ReadMessage extends InboundMessage {
 export const UNJUDGED_CHANNELS: ReadonlySet<string> = new Set(['close', 'stderr']);
 
 /** The reason of a message no protocol module claimed (as record has always stored it). */
-export const NO_PROTOCOL_REASON = 'no known protocol recognised this exchange';
+export const NO_PROTOCOL_REASON = `no known protocol recognised this exchange: none of ${PROTOCOL_IDS.join(', ')} found its own route, subprotocol, media type, request body or message types in it`;
 
 /**
  * The one way a message becomes a verdict and a stored form, for `record` (live, in its worker or
@@ -125,6 +127,7 @@ export class MessagePipeline {
     let parseError: string | undefined = facts.parseError;
     let text: string | undefined = facts.payload;
     let parseCost = facts.parseCost ?? 0;
+    let textNotJson = false;
     if (value === undefined && parseError === undefined && facts.json !== false && !oversized && parseCost === 0) {
       if (text === undefined && !isUtf8(raw)) parseError = 'the message is not valid UTF-8';
       else {
@@ -136,13 +139,14 @@ export class MessagePipeline {
             value = JSON.parse(text);
           } catch (error) {
             parseError = `the message is not valid JSON: ${(error as Error).message}`;
+            textNotJson = true;
           }
         }
       }
     }
     // Too deep to walk: not judged, and what later messages are judged against is its top only.
     const tooDeep = value !== undefined && (text !== undefined ? tooDeepToWalk(text) : valueNestsDeeperThan(value, MAX_JSON_DEPTH));
-    return { sender, carrier: facts.carrier, value, parseError, text, http, tooDeep, size, oversized, parseCost };
+    return { sender, carrier: facts.carrier, value, parseError, text, http, tooDeep, size, oversized, parseCost, ...(textNotJson ? { textNotJson } : {}) };
   }
 
   /** A message that was parsed already (validate's inputs): read as record reads it, without parsing again. */
@@ -176,6 +180,10 @@ export class MessagePipeline {
     if (facts.judge === false) return unchecked(`${facts.channel ?? 'control'} frame, not a protocol message`);
     if (facts.json === false && message.value === undefined && message.parseError === undefined) return unchecked('not a JSON message');
     if (judge) return judge.judge(message);
+    // An unclaimed stream's event, frame or line of text that is not JSON breaks no rule anyone made for
+    // it (OpenAI's `data: [DONE]`). A body is parsed because its content type says JSON, so broken JSON
+    // there is a fault of its own, as are text that is not UTF-8 and a line cut off.
+    if (message.textNotJson && message.carrier !== 'body') return unchecked(`${NO_PROTOCOL_REASON}; not JSON (${message.parseError})`);
     if (message.parseError) return { status: 'invalid', findings: [error('invalid-json', '', message.parseError)] };
     if (message.tooDeep) return tooDeepVerdict();
     return unchecked(NO_PROTOCOL_REASON);

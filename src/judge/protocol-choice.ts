@@ -1,10 +1,14 @@
-import { classifyChannel, protocolById, sniffMessage } from '../protocols/catalog.js';
+import { classifyChannel, PROTOCOLS, protocolById } from '../protocols/catalog.js';
 import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import { mostSure } from '../protocols/replay-catalog.js';
 
 export { checkProtocolOption, parseProtocolOption } from './protocol-option.js';
 
 /** How many of a stream's first messages vote on its protocol when its channel does not say. */
 export const PROTOCOL_SAMPLE_SIZE = 20;
+
+/** The evidence of a protocol named with `--protocol` (or the API's `protocol` option). */
+export const FORCED_EVIDENCE = '--protocol flag';
 
 /** What is known of a stream when its protocol is chosen. */
 export interface ProtocolEvidence {
@@ -25,23 +29,51 @@ export interface ProtocolEvidence {
   sample?: readonly unknown[];
 }
 
-/** The protocol a stream's messages are judged by, for `record` and `validate` alike; undefined: none claims it. */
-export function chooseProtocol(evidence: ProtocolEvidence): ProtocolModule | undefined {
-  if (evidence.forced) return protocolById(evidence.forced);
-  if (evidence.recorded !== undefined) return evidence.recorded === null ? undefined : protocolById(evidence.recorded);
-  const { hint, sample } = evidence;
-  const byChannel = hint ? classifyChannel(hint) : undefined;
-  if (byChannel && (sample === undefined || hint!.transport !== 'sse')) return byChannel;
-  return (sample && mostSniffed(sample)) ?? byChannel;
+/** The protocol a stream is judged by, and the evidence that chose it (`route GET /v1/session/{sessionRef}`), for `show`. */
+export interface ProtocolChoice {
+  module: ProtocolModule;
+  evidence: string;
 }
 
-function mostSniffed(sample: readonly unknown[]): ProtocolModule | undefined {
-  const votes = new Map<ProtocolModule, number>();
-  for (let i = 0; i < sample.length && i < PROTOCOL_SAMPLE_SIZE; i++) {
-    const module = sniffMessage(sample[i]);
-    if (module) votes.set(module, (votes.get(module) ?? 0) + 1);
+/**
+ * The protocol a stream's messages are judged by, for `record` and `validate` alike; undefined: none
+ * claims it, and its messages are unchecked (never judged by the rules of a protocol that merely
+ * shares a transport, a path prefix or a message envelope with it).
+ */
+export function chooseProtocol(evidence: ProtocolEvidence): ProtocolChoice | undefined {
+  if (evidence.forced) return { module: protocolById(evidence.forced), evidence: FORCED_EVIDENCE };
+  if (evidence.recorded !== undefined) {
+    return evidence.recorded === null ? undefined : { module: protocolById(evidence.recorded), evidence: 'as recorded' };
+  }
+  const { hint, sample } = evidence;
+  if (hint?.sniffed) return { module: protocolById(hint.sniffed.protocol), evidence: hint.sniffed.evidence };
+  const byChannel = hint ? classifyChannel(hint) : undefined;
+  const channelChoice = byChannel && { module: byChannel, evidence: byChannel.channelEvidence(hint!) };
+  if (channelChoice && (sample === undefined || hint!.transport !== 'sse')) return channelChoice;
+  return (sample && mostSniffed(sample, hint?.transport)) ?? channelChoice;
+}
+
+/**
+ * The protocol most of the first messages are sniffed as, among those that run over `transport`;
+ * a dialect (ACP) over its base (JSON-RPC) when any message is the dialect's own.
+ */
+function mostSniffed(sample: readonly unknown[], transport: ChannelHint['transport'] | undefined): ProtocolChoice | undefined {
+  const candidates = transport === undefined || transport === 'file' ? PROTOCOLS : PROTOCOLS.filter((p) => p.transports.includes(transport));
+  const votes = new Map<ProtocolModule, { count: number; first: unknown }>();
+  const sampled = Math.min(sample.length, PROTOCOL_SAMPLE_SIZE);
+  for (let i = 0; i < sampled; i++) {
+    const module = mostSure(candidates.map((p) => [p, p.sniff(sample[i])] as const));
+    if (!module) continue;
+    const vote = votes.get(module);
+    if (vote) vote.count++;
+    else votes.set(module, { count: 1, first: sample[i] });
   }
   let best: ProtocolModule | undefined;
-  for (const [module, count] of votes) if (!best || count > votes.get(best)!) best = module;
-  return best;
+  for (const [module, vote] of votes) if (!best || vote.count > votes.get(best)!.count) best = module;
+  if (!best) return undefined;
+  const dialect = [...votes.keys()].find((m) => m.dialectOf === best!.id);
+  const chosen = dialect ?? best;
+  const { count, first } = votes.get(chosen)!;
+  const evidence = chosen.messageEvidence(first);
+  return { module: chosen, evidence: sampled > 1 ? `${evidence} (${count} of ${sampled} messages)` : evidence };
 }

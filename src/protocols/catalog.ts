@@ -6,6 +6,7 @@ import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
 import { piRpcProtocol } from './pi-rpc/index.js';
 import { acpProtocol } from './acp/index.js';
 import { unixNdjsonProtocol } from './unix-ndjson/index.js';
+import { jsonRpcProtocol } from './json-rpc/index.js';
 import { mostSure } from './replay-catalog.js';
 
 /** Every protocol the proxy understands, in the order ties are broken (the same as replay-catalog.ts). */
@@ -16,6 +17,7 @@ export const PROTOCOLS: readonly ProtocolModule[] = [
   piRpcProtocol,
   acpProtocol,
   unixNdjsonProtocol,
+  jsonRpcProtocol,
 ];
 
 /** The module of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */

@@ -6,12 +6,13 @@ import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 
-export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson';
+export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc';
 
-export const PROTOCOL_IDS: readonly ProtocolId[] = ['agui', 'pi-rest', 'pi-daemon-rpc', 'pi-rpc', 'acp', 'unix-ndjson'];
+export const PROTOCOL_IDS: readonly ProtocolId[] = ['agui', 'pi-rest', 'pi-daemon-rpc', 'pi-rpc', 'acp', 'unix-ndjson', 'json-rpc'];
 
 /** What the capture layer knows about a channel before (or as) its first message arrives. */
 export interface ChannelHint {
+  /** `file`: a file handed to `validate`, which could hold anything. */
   transport: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson' | 'file';
   method?: string;
   /** Request path without query. */
@@ -22,6 +23,11 @@ export interface ChannelHint {
   subprotocol?: string;
   /** Parsed request body, for HTTP. */
   requestBody?: unknown;
+  /**
+   * A protocol already recognised in the channel's first messages (a stdio child's first lines), and
+   * the evidence that recognised it (`ACP method initialize`): it is taken as it is.
+   */
+  sniffed?: { protocol: ProtocolId; evidence: string };
 }
 
 export interface CheckerContext {
@@ -51,10 +57,25 @@ export interface ProtocolChecker {
 export interface ProtocolModule {
   readonly id: ProtocolId;
   readonly title: string;
-  /** How sure (0..1) we are that a channel carries this protocol; 0 means not ours. */
+  /**
+   * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
+   * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
+   * `/v1/` prefix or an event stream alone is anybody's.
+   */
   classify(hint: ChannelHint): number;
   /** How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio). */
   sniff(value: unknown): number;
+  /** What in a channel this protocol claims made it claim it (`route GET /v1/session/{sessionRef}`), for `show`. */
+  channelEvidence(hint: ChannelHint): string;
+  /** What in a message it sniffs as its own made it so (`ACP method initialize`, `AG-UI event RUN_STARTED`). */
+  messageEvidence(value: unknown): string;
+  /** The transports it runs over: messages sampled on any other never choose it (JSON-RPC is not judged on HTTP). */
+  readonly transports: ReadonlyArray<ChannelHint['transport']>;
+  /**
+   * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
+   * any message that is the dialect's own makes the stream the dialect's.
+   */
+  readonly dialectOf?: ProtocolId;
   /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
   guessSender(value: unknown): 'client' | 'server';
   createChecker(context: CheckerContext): ProtocolChecker;

@@ -5,6 +5,7 @@ import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
 import { piRpcReplayFacts } from './pi-rpc/replay-facts.js';
 import { acpReplayFacts } from './acp/replay-facts.js';
 import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
+import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 
 /**
  * What a replay needs of every protocol, in the catalog's order (ties are broken alike), without the
@@ -17,6 +18,7 @@ export const REPLAY_FACTS: readonly ReplayFacts[] = [
   piRpcReplayFacts,
   acpReplayFacts,
   unixNdjsonReplayFacts,
+  jsonRpcReplayFacts,
 ];
 
 /** The replay hints of a protocol, if it has any. */

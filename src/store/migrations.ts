@@ -91,6 +91,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'recording, exchanges, messages, findings', up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: 'exchanges.tls', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tls TEXT') },
   { version: 3, description: 'recording.rules_version', up: (db) => db.exec('ALTER TABLE recording ADD COLUMN rules_version INTEGER') },
+  { version: 4, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

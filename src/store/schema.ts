@@ -75,6 +75,12 @@ export const EXCHANGE_COLUMNS = {
   signal: text('signal'),
   /** An https:// or wss:// upstream's TLS protocol, cipher and certificate, or what a failed check told of them. */
   tls: jsonText<TlsFacts>('tls'),
+  /**
+   * What chose `protocol` (`route GET /v1/session/{sessionRef}`, `RunAgentInput body`, `ACP method
+   * initialize`, `--protocol flag`); null when no protocol claimed the exchange, or in a recording made
+   * before format 3.
+   */
+  protocolEvidence: text('protocol_evidence'),
 } as const;
 
 export const MESSAGE_COLUMNS = {
@@ -130,7 +136,7 @@ export type StoredFinding = RowOf<typeof FINDING_COLUMNS>;
 /** What an ExchangeStart may set (startedMs comes from its tOffsetMs). */
 export const EXCHANGE_START_FIELDS = ['transport', 'protocol', 'method', 'path', 'query', 'url', 'subprotocol', 'requestHeaders'] as const;
 /** What an ExchangeUpdate may set; an undefined field keeps the stored value. */
-export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'status', 'responseHeaders', 'subprotocol', 'tls'] as const;
+export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'protocolEvidence', 'status', 'responseHeaders', 'subprotocol', 'tls'] as const;
 /** What an ExchangeEnd sets (endedMs comes from its tOffsetMs); an undefined field is stored as null. */
 export const EXCHANGE_END_FIELDS = ['outcome', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal'] as const;
 

@@ -66,7 +66,7 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
       throw new ProtocolUnknownError(`${input.file}: ${stream.label} was recorded as protocol '${stream.protocol}', which this version does not know; name one with --protocol`);
     }
     // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
-    const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) });
+    const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) })?.module;
     if (module) protocols.add(module.id);
     judges.push(streamJudge(stream, module, pipeline));
   }

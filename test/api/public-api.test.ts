@@ -149,7 +149,7 @@ describe('the public API', () => {
     expectTypeOf<api.StdioRecorderOptions>().toEqualTypeOf<{
       command: string;
       args?: string[];
-      protocol?: 'pi-rpc' | 'acp' | 'auto';
+      protocol?: 'pi-rpc' | 'acp' | 'json-rpc' | 'auto';
       cwd?: string;
       env?: NodeJS.ProcessEnv;
       stdin?: Readable;
@@ -173,7 +173,7 @@ describe('the public API', () => {
       readonly done: Promise<api.StdioResult>;
     }>();
     expectTypeOf<keyof api.StdioResult>().toEqualTypeOf<'exitCode' | 'signal' | 'code' | 'error' | 'recordingError' | 'totals'>();
-    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp'>();
+    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'json-rpc'>();
     expectTypeOf(api.startNdjsonRecorder).toEqualTypeOf<(options: api.NdjsonRecorderOptions) => Promise<api.RunningNdjsonRecorder>>();
     expectTypeOf<api.NdjsonRecorderOptions>().toEqualTypeOf<{
       target: string;
@@ -386,8 +386,8 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'exchange' | 'seq' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
-    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson'>();
-    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody'>();
+    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc'>();
+    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'sniffed'>();
     expectTypeOf<keyof api.Finding>().toEqualTypeOf<'rule' | 'severity' | 'pointer' | 'message'>();
     expectTypeOf<api.Severity>().toEqualTypeOf<'error' | 'warning'>();
     expectTypeOf<keyof api.Verdict>().toEqualTypeOf<'status' | 'schemaRef' | 'findings' | 'reason'>();
@@ -456,7 +456,7 @@ describe('the public API', () => {
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'
     >();
-    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
+    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'protocolEvidence' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
     expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
@@ -465,8 +465,8 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ExchangeRow>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
-      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'messageCount'
-      | 'invalidCount' | 'uncheckedCount'
+      | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'protocolEvidence'
+      | 'messageCount' | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<
       | 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'raw'

@@ -52,7 +52,7 @@ describe('one verdict summary for an exchange', () => {
     expect(await r.waitForLine(/#1 GET \/health/)).toMatch(/ 200 http 1 msg unchecked \d+ms$/);
     await stop(r);
 
-    expect(await showRow(out, 1)).toEqual(['#1', 'http', 'GET /health', '200', '1', 'unchecked', 'complete']);
+    expect(await showRow(out, 1)).toEqual(['#1', 'http', 'GET /health', '200', '1', 'unchecked', 'complete', '-']);
     const one = await runCli(['show', out, '--exchange', '1']);
     expect(one.stdout.split('\n').slice(0, 2)).toEqual(['#1 GET /health 200 http complete', '  1 message: unchecked; starts ' + one.stdout.split('; starts ')[1].split('\n')[0]]);
     const json = JSON.parse((await runCli(['show', out, '--json'])).stdout);
@@ -98,7 +98,7 @@ describe('who ended a stream', () => {
     await stop(r);
 
     const row = await showRow(out, 1);
-    expect(row.slice(5)).toEqual(['valid', 'aborted by the client']);
+    expect(row.slice(5)).toEqual(['valid', 'aborted by the client', 'RunAgentInput body']);
     const one = await runCli(['show', out, '--exchange', '1']);
     expect(one.stdout.split('\n')[0]).toBe('#1 POST /agent 200 sse/agui aborted by the client (the client disconnected before the response finished)');
     expect(one.stdout).not.toMatch(/invalid|stream-truncated/);
@@ -149,9 +149,10 @@ describe('show --exchange times', () => {
     const json = JSON.parse((await runCli(['show', out, '--exchange', '2', '--json'])).stdout);
     const text = (await runCli(['show', out, '--exchange', '2'])).stdout.split('\n');
     expect(text[1]).toMatch(/; starts \+\d+\.\d ms into the recording$/);
-    expect(text[2].trim()).toBe('seq  since exchange start');
+    expect(text[2]).toBe('  protocol agui, chosen by RunAgentInput body');
+    expect(text[3].trim()).toBe('seq  since exchange start');
     const first = json.messages[0];
     expect(first.sinceExchangeStartMs).toBeLessThan(first.tOffsetMs);
-    expect(text[3]).toContain(` +${first.sinceExchangeStartMs.toFixed(1)} ms  → `);
+    expect(text[4]).toContain(` +${first.sinceExchangeStartMs.toFixed(1)} ms  → `);
   });
 });

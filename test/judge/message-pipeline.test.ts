@@ -65,7 +65,11 @@ describe('MessagePipeline: verdict', () => {
     expect(cut.findings.map((f) => f.rule)).toEqual(['invalid-json', 'oversized-message']);
     expect(p.verdict(read('{"code":1000}', { carrier: 'frame', judge: false, channel: 'close' }), { judge: false, channel: 'close' }, undefined).reason).toBe('close frame, not a protocol message');
     expect(p.verdict(read('<html>', { carrier: 'body', json: false }), { json: false }, undefined).reason).toBe('not a JSON message');
+    // A body is parsed because its content type says JSON: broken JSON there is invalid, claimed or not.
     expect(p.verdict(read('{"a":'), body, undefined)).toMatchObject({ status: 'invalid', findings: [{ rule: 'invalid-json' }] });
+    // An unclaimed stream's event that is not JSON breaks no rule anyone made for it (OpenAI's `data: [DONE]`).
+    const done = p.read('server', Buffer.from('[DONE]'), { carrier: 'event' }, undefined);
+    expect(p.verdict(done, {}, undefined)).toMatchObject({ status: 'unchecked', findings: [], reason: expect.stringContaining(`${NO_PROTOCOL_REASON}; not JSON`) as string });
     expect(p.verdict(read('{"a":1}'), body, undefined)).toEqual({ status: 'unchecked', findings: [], reason: NO_PROTOCOL_REASON });
     const tooDeep = pipeline().read('server', Buffer.from(deep(MAX_JSON_DEPTH + 1)), body, undefined);
     expect(pipeline().verdict(tooDeep, body, undefined).findings.map((f) => f.rule)).toEqual(['json-too-deep']);

@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProtocolUnknownError, UsageError } from '../../src/core/errors.js';
 import { chooseProtocol, parseProtocolOption } from '../../src/judge/protocol-choice.js';
+import { PROTOCOLS, sniffMessage } from '../../src/protocols/catalog.js';
+import type { ChannelHint } from '../../src/protocols/protocol.js';
+import { PROTOCOL_EXAMPLES } from '../protocols/protocol-examples.js';
 import { startRecorder, startStdioRecorder, validateInput, SchemaRegistry, type ProtocolId } from '../../src/index.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
@@ -19,39 +22,39 @@ describe('parseProtocolOption', () => {
     expect(parseProtocolOption('pi-rest')).toBe('pi-rest');
     expect(() => parseProtocolOption('soap')).toThrow(UsageError);
     expect(() => parseProtocolOption('soap')).toThrow(expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', name: 'ProtocolUnknownError' }));
-    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson");
+    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc");
   });
 });
 
 describe('chooseProtocol', () => {
   it('takes --protocol over everything the channel and the messages say', () => {
-    expect(chooseProtocol({ forced: 'acp', hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: aguiEvents })?.id).toBe('acp');
-    expect(chooseProtocol({ forced: 'acp', recorded: 'pi-rpc' })?.id).toBe('acp');
+    expect(chooseProtocol({ forced: 'acp', hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: aguiEvents })?.module.id).toBe('acp');
+    expect(chooseProtocol({ forced: 'acp', recorded: 'pi-rpc' })?.module.id).toBe('acp');
   });
 
   it("takes a recording's choice (none too) over what the channel and the messages say", () => {
-    expect(chooseProtocol({ recorded: 'acp', hint: { transport: 'stdio' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ recorded: 'acp', hint: { transport: 'stdio' }, sample: aguiEvents })?.module.id).toBe('acp');
     expect(chooseProtocol({ recorded: null, hint: { transport: 'http', method: 'GET', path: '/v1/session/a' }, sample: acpFrames })).toBeUndefined();
   });
 
   it('takes what the channel says (record has only that), and its messages only when the channel says nothing', () => {
-    expect(chooseProtocol({ hint: { transport: 'http', method: 'GET', path: '/v1/session/a' } })?.id).toBe('pi-rest');
-    expect(chooseProtocol({ hint: { transport: 'ws', path: '/v1/session/a/apc', subprotocol: 'agent-client-protocol.v1' }, sample: aguiEvents })?.id).toBe('acp');
+    expect(chooseProtocol({ hint: { transport: 'http', method: 'GET', path: '/v1/session/a' } })?.module.id).toBe('pi-rest');
+    expect(chooseProtocol({ hint: { transport: 'ws', path: '/v1/session/a/apc', subprotocol: 'agent-client-protocol.v1' }, sample: aguiEvents })?.module.id).toBe('acp');
     expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' } })).toBeUndefined();
-    expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' }, sample: acpFrames })?.id).toBe('acp');
+    expect(chooseProtocol({ hint: { transport: 'ws', path: '/chat' }, sample: acpFrames })?.module.id).toBe('acp');
     expect(chooseProtocol({ sample: [{ hello: 1 }] })).toBeUndefined();
   });
 
   it("lets an SSE stream's events outvote its channel, and the majority of the first messages outvote one odd one", () => {
     const sse = { transport: 'sse' as const, method: 'POST', path: '/v1/session/a/rpc', contentType: 'text/event-stream' };
-    expect(chooseProtocol({ hint: sse, sample: aguiEvents })?.id).toBe('agui');
-    expect(chooseProtocol({ sample: [acpFrames[0], ...aguiEvents] })?.id).toBe('agui');
+    expect(chooseProtocol({ hint: sse, sample: aguiEvents })?.module.id).toBe('agui');
+    expect(chooseProtocol({ sample: [acpFrames[0], ...aguiEvents] })?.module.id).toBe('agui');
   });
 });
 
 describe('an unknown protocol id through the API', () => {
   const soap = 'soap' as ProtocolId;
-  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson` });
+  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc` });
 
   it('startRecorder refuses it before it listens or makes a recording', async () => {
     const out = scratch().file('r.db');
@@ -74,5 +77,90 @@ describe('an unknown protocol id through the API', () => {
     expect(() => validateInput(recorded, registry)).toThrow("x.json: #3 GET /x was recorded as protocol 'soap', which this version does not know; name one with --protocol");
     // Named, it is judged by that one.
     expect(validateInput(recorded, registry, 'agui').protocols).toEqual(['agui']);
+  });
+});
+
+/**
+ * The property behind every choice: traffic of one protocol is never judged by another's rules. Each
+ * protocol's representative traffic (its contract examples), under its own channels and under channels
+ * that say nothing, with every prefix of its conversation as the sample (a stream's first messages
+ * vote), chooses that protocol, the protocol it is a dialect of, or none. Traffic of protocols the
+ * proxy has no module for (MCP, OpenAI, Anthropic, as their official SDKs send it) chooses none, except
+ * MCP's JSON-RPC on a stream, which is plain json-rpc.
+ */
+describe('no protocol claims traffic that is not its own', () => {
+  const allowed = (id: ProtocolId) => {
+    const module = PROTOCOLS.find((p) => p.id === id)!;
+    return [id, module.dialectOf, undefined];
+  };
+
+  it.each(PROTOCOLS.map((p) => [p.id, p] as const))('%s traffic chooses itself, its base, or none', (id, module) => {
+    const { channels, conversation } = PROTOCOL_EXAMPLES[id]();
+    const values = conversation.map((m) => m.value);
+    const hints: Array<ChannelHint | undefined> = [undefined, ...channels, ...module.transports.map((transport) => ({ transport }))];
+    const wrong: string[] = [];
+    for (const hint of hints) {
+      for (let n = 0; n <= values.length; n++) {
+        const chosen = chooseProtocol({ ...(hint ? { hint } : {}), ...(n > 0 ? { sample: values.slice(0, n) } : {}) })?.module.id;
+        if (!allowed(id).includes(chosen)) wrong.push(`${JSON.stringify(hint)} with the first ${n} messages: ${chosen}`);
+      }
+    }
+    for (const value of values) {
+      const sniffed = sniffMessage(value)?.id;
+      if (!allowed(id).includes(sniffed)) wrong.push(`${JSON.stringify(value).slice(0, 100)} sniffed as ${sniffed}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  const mcpInitialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+  const mcp = [
+    mcpInitialize,
+    { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 1, result: { tools: [] } },
+  ];
+  const openAiRequest = { model: 'm', messages: [{ role: 'user', content: 'Hi' }], stream: true };
+  const openAi = [
+    { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+    { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] },
+    { type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress' } },
+    { type: 'response.output_text.delta', sequence_number: 1, item_id: 'i', output_index: 0, content_index: 0, delta: 'Hi' },
+  ];
+  const anthropicRequest = { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true };
+  const anthropic = [
+    { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm' } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+    { type: 'ping' },
+    { type: 'message_stop' },
+    { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn' },
+  ];
+  const http = (path: string, requestBody: unknown, transport: 'http' | 'sse' = 'http'): ChannelHint => ({
+    transport,
+    method: 'POST',
+    path,
+    requestBody,
+    contentType: transport === 'sse' ? 'text/event-stream' : 'application/json',
+  });
+
+  it.each([
+    ['MCP over Streamable HTTP', [http('/mcp', mcpInitialize, 'sse'), http('/mcp', mcp[2]), { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream' } as ChannelHint], mcp],
+    ['OpenAI', [http('/v1/chat/completions', openAiRequest, 'sse'), http('/v1/chat/completions', { ...openAiRequest, stream: false }), http('/v1/responses', openAiRequest, 'sse'), { transport: 'http', method: 'GET', path: '/v1/models' } as ChannelHint], openAi],
+    ['Anthropic', [http('/v1/messages', anthropicRequest, 'sse'), http('/v1/messages', { ...anthropicRequest, stream: false })], anthropic],
+  ] as const)('%s over HTTP chooses no protocol', (_name, hints, values) => {
+    for (const hint of hints) {
+      for (let n = 0; n <= values.length; n++) {
+        expect(chooseProtocol({ hint, ...(n > 0 ? { sample: values.slice(0, n) } : {}) }), `${JSON.stringify(hint)} with ${n} messages`).toBeUndefined();
+      }
+    }
+  });
+
+  it('MCP on a stream (stdio, a WebSocket, a file) is plain json-rpc, never ACP, and says which message chose it', () => {
+    for (const hint of [{ transport: 'stdio' }, { transport: 'ws', path: '/mcp' }, { transport: 'file' }] as ChannelHint[]) {
+      for (let n = 1; n <= mcp.length; n++) expect(chooseProtocol({ hint, sample: mcp.slice(0, n) })?.module.id).toBe('json-rpc');
+    }
+    expect(chooseProtocol({ hint: { transport: 'ws' }, sample: mcp })?.evidence).toBe('JSON-RPC request initialize (5 of 5 messages)');
+    expect(chooseProtocol({ hint: { transport: 'ws' }, sample: [...mcp, acpFrames[0]] })).toMatchObject({ module: { id: 'acp' }, evidence: 'ACP method initialize (1 of 6 messages)' });
   });
 });

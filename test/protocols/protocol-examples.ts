@@ -136,6 +136,28 @@ function unixNdjson(): ProtocolExamples {
   };
 }
 
+/** Plain JSON-RPC 2.0 of methods no module knows: an MCP session's first calls, as over stdio. */
+function jsonRpc(): ProtocolExamples {
+  const frame = framed('frame');
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' } } };
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const messages: Array<[Sender, unknown]> = [
+    ['client', initialize],
+    ['server', { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'everything', version: '2.0.0' } } }],
+    ['client', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ['client', list],
+    ['server', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'listing' } }],
+    ['server', { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }],
+    ['client', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope' } }],
+    ['server', { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Unknown tool: nope' } }],
+  ];
+  return {
+    channels: [{ transport: 'ws', path: '/rpc', subprotocol: 'jsonrpc' }],
+    conversation: messages.map(([sender, value]) => frame(sender, value)),
+    lone: [initialize, list],
+  };
+}
+
 export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   agui,
   'pi-rest': piRest,
@@ -143,4 +165,5 @@ export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   'pi-rpc': piRpc,
   acp,
   'unix-ndjson': unixNdjson,
+  'json-rpc': jsonRpc,
 };

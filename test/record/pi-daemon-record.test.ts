@@ -211,9 +211,9 @@ describe('proxy show on a Pi recording', () => {
     expect(shown.status).toBe(0);
     const rows = shown.stdout.split('\n').filter((l) => /^#\d+\s/.test(l));
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatch(/^#1\s+http\/pi-rest\s+GET \/v1\/capabilities\s+200\s+1\s+valid(, \d+ unchecked)?\s+complete$/);
-    expect(rows[1]).toMatch(/^#2\s+ws\/pi-daemon-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+valid(, \d+ unchecked)?\s+complete$/);
-    expect(rows[2]).toMatch(/^#3\s+ws\/pi-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+valid(, \d+ unchecked)?\s+complete$/);
+    expect(rows[0]).toMatch(/^#1\s+http\/pi-rest\s+GET \/v1\/capabilities\s+200\s+1\s+valid(, \d+ unchecked)?\s+complete\s+route GET \/v1\/capabilities$/);
+    expect(rows[1]).toMatch(/^#2\s+ws\/pi-daemon-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+valid(, \d+ unchecked)?\s+complete\s+WebSocket subprotocol pi-daemon-rpc\.v1$/);
+    expect(rows[2]).toMatch(/^#3\s+ws\/pi-rpc\s+GET \/v1\/session\/agent-a\/rpc\s+101\s+\d+\s+valid(, \d+ unchecked)?\s+complete\s+WebSocket subprotocol pi-rpc\.v1$/);
     expect(shown.stdout).toContain('3 exchanges');
 
     const json = spawnSync(process.execPath, [join(REPO, 'bin/proxy.js'), 'show', rec.out, '--json'], { encoding: 'utf8' });

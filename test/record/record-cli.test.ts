@@ -238,9 +238,9 @@ describe('proxy show', () => {
     expect(doc.recording).toMatchObject({ mode: 'record', target: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(doc.exchanges).toHaveLength(2);
     for (const e of doc.exchanges) {
-      expect(Object.keys(e).sort()).toEqual(['endedBy', 'id', 'invalid', 'messages', 'method', 'outcome', 'path', 'protocol', 'status', 'tls', 'transport', 'unchecked', 'verdict']);
+      expect(Object.keys(e).sort()).toEqual(['endedBy', 'id', 'invalid', 'messages', 'method', 'outcome', 'path', 'protocol', 'protocolEvidence', 'status', 'tls', 'transport', 'unchecked', 'verdict']);
     }
-    expect(doc.exchanges[0]).toEqual({ id: 1, transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200, messages: 15, invalid: 0, unchecked: 0, verdict: 'valid', outcome: 'complete', endedBy: null, tls: null });
+    expect(doc.exchanges[0]).toEqual({ id: 1, transport: 'sse', protocol: 'agui', protocolEvidence: 'RunAgentInput body', method: 'POST', path: '/agent', status: 200, messages: 15, invalid: 0, unchecked: 0, verdict: 'valid', outcome: 'complete', endedBy: null, tls: null });
     expect(doc.exchanges[1]).toMatchObject({ id: 2, transport: 'sse', protocol: 'agui', method: 'POST', path: '/scenario/broken-content-before-start', status: 200, messages: 7, outcome: 'complete' });
     expect(doc.exchanges[1].invalid).toBeGreaterThanOrEqual(1);
     expect(Object.keys(doc.totals).sort()).toEqual(['exchanges', 'findings', 'invalid', 'messages']);

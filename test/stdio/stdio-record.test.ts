@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyChannel } from '../../src/protocols/catalog.js';
+import { chooseProtocol } from '../../src/judge/protocol-choice.js';
 import { stdioHint } from '../../src/record/relay/stdio-recorder.js';
 import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, BURST_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
@@ -36,9 +37,12 @@ function overLongLines() {
 }
 
 describe('proxy record --stdio', () => {
-  it('picks pi-rpc and acp for stdio from the sniffed protocol', () => {
-    expect(classifyChannel(stdioHint('pi-rpc'))?.id).toBe('pi-rpc');
-    expect(classifyChannel(stdioHint('acp'))?.id).toBe('acp');
+  it('picks pi-rpc, acp and json-rpc for stdio from the sniffed protocol, with what recognised it', () => {
+    expect(chooseProtocol({ hint: stdioHint('pi-rpc', 'Pi RPC command get_state') })).toMatchObject({ module: { id: 'pi-rpc' }, evidence: 'Pi RPC command get_state' });
+    expect(chooseProtocol({ hint: stdioHint('acp', 'ACP method initialize') })?.module.id).toBe('acp');
+    expect(chooseProtocol({ hint: stdioHint('json-rpc', 'JSON-RPC request tools/list') })?.module.id).toBe('json-rpc');
+    // A stdio channel alone is nobody's: its lines decide.
+    expect(classifyChannel({ transport: 'stdio' })).toBeUndefined();
   });
 
   it('passes a Pi RPC agent through unchanged and records every line, stderr and the exit code', async () => {

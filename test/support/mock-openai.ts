@@ -2,7 +2,7 @@
  * A loopback OpenAI-compatible chat-completions mock for driving a real Pi (`api: "openai-completions"`
  * in Pi's models.json; see shared/docs/pi-daemon-notes.md §4). `POST /v1/chat/completions` answers
  * with a deterministic SSE stream of `chat.completion.chunk` objects, a final chunk with
- * `finish_reason` and `usage`, then `data: [DONE]`:
+ * `finish_reason` and `usage`, then `data: [DONE]` (with `"stream": false`, or none, one `chat.completion`):
  * - the last message is a tool result → a text reply quoting its first line;
  * - the last user message contains `READ <path>` → one call of Pi's built-in `read` tool on `<path>`
  *   (arguments streamed in two pieces);
@@ -83,14 +83,24 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const chunk = (delta: Delta, finish: string | null, extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
 
+    const completionTokens = reply.deltas.length;
+    const usage = { prompt_tokens: 10 * completions, completion_tokens: completionTokens, total_tokens: 10 * completions + completionTokens };
+    if (isRecord(body) && body.stream !== true) {
+      // Not streamed: one chat.completion with the deltas joined.
+      const content = reply.deltas.map((d) => (typeof d.content === 'string' ? d.content : '')).join('') || null;
+      const toolCalls = reply.finishReason === 'tool_calls' ? joinToolCalls(reply.deltas) : undefined;
+      const message = { role: 'assistant', content, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }], usage }));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const pause = () => (options.chunkDelayMs ? new Promise((r) => setTimeout(r, options.chunkDelayMs)) : Promise.resolve());
     for (const delta of reply.deltas) {
       res.write(chunk(delta, null));
       await pause();
     }
-    const completionTokens = reply.deltas.length;
-    res.write(chunk({}, reply.finishReason, { usage: { prompt_tokens: 10 * completions, completion_tokens: completionTokens, total_tokens: 10 * completions + completionTokens } }));
+    res.write(chunk({}, reply.finishReason, { usage }));
     res.end('data: [DONE]\n\n');
   }
 
@@ -132,6 +142,19 @@ function replyTo(messages: ChatMessage[], n: number): Reply {
     };
   }
   return textReply(MOCK_HELLO);
+}
+
+/** A streamed tool call's fragments, joined into the message's `tool_calls`. */
+function joinToolCalls(deltas: Delta[]): Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> {
+  const calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  for (const delta of deltas) {
+    for (const part of (delta.tool_calls as Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> | undefined) ?? []) {
+      const call = (calls[part.index] ??= { id: part.id ?? '', type: 'function', function: { name: '', arguments: '' } });
+      if (part.function?.name) call.function.name = part.function.name;
+      call.function.arguments += part.function?.arguments ?? '';
+    }
+  }
+  return calls;
 }
 
 /** The text split into word-sized deltas, the first carrying the role. */

@@ -3,20 +3,38 @@ import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protoco
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
 import { senderFor } from './method-table.js';
-import { acpReplayFacts } from './replay-facts.js';
+import { acpChannelEvidence, acpReplayFacts } from './replay-facts.js';
+import { isJsonObject } from '../../core/json.js';
+
+/**
+ * The ACP method a JSON-RPC request or notification calls, when ACP defines it. MCP shares one
+ * name, `initialize`: ACP's carries a numeric `protocolVersion`, MCP's a date string.
+ */
+function acpMethodOf(value: unknown): string | undefined {
+  if (!isJsonObject(value) || value.jsonrpc !== '2.0') return undefined;
+  const shape = classifyJsonRpc(value);
+  if (shape.kind !== 'request' && shape.kind !== 'notification') return undefined;
+  if (ACP_METHODS.get(shape.method) === undefined) return undefined;
+  if (shape.method === 'initialize' && !(isJsonObject(value.params) && typeof value.params.protocolVersion === 'number')) return undefined;
+  return shape.method;
+}
 
 /** Agent Client Protocol: JSON-RPC 2.0 between an editor (client) and an agent (server). */
 export const acpProtocol: ProtocolModule = {
   ...acpReplayFacts,
   title: 'Agent Client Protocol (JSON-RPC 2.0)',
 
+  /**
+   * A JSON-RPC request or notification of a method ACP defines is ACP's; a response, or a method ACP
+   * does not define, is plain JSON-RPC (the json-rpc module's) until an ACP method says otherwise.
+   */
   sniff(value: unknown): number {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
-    if ((value as Record<string, unknown>).jsonrpc !== '2.0') return 0;
-    const shape = classifyJsonRpc(value);
-    const known = (shape.kind === 'request' || shape.kind === 'notification') && ACP_METHODS.get(shape.method) !== undefined;
-    return known ? 0.95 : 0.9;
+    return acpMethodOf(value) === undefined ? 0 : 0.95;
   },
+  messageEvidence: (value) => `ACP method ${acpMethodOf(value) ?? '(none)'}`,
+  channelEvidence: acpChannelEvidence,
+  transports: ['ws', 'stdio', 'file'],
+  dialectOf: 'json-rpc',
 
   /**
    * Requests and notifications go to the side their method's `x-side` names, so the other side

@@ -6,6 +6,11 @@ export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
 
 const APC_PATH = /^\/v1\/session\/[^/]+\/apc$/;
 
+/** What made classify claim a channel, for `show`. */
+export function acpChannelEvidence(hint: ChannelHint): string {
+  return hint.subprotocol === ACP_SUBPROTOCOL ? `WebSocket subprotocol ${ACP_SUBPROTOCOL}` : 'route GET /v1/session/{sessionRef}/apc';
+}
+
 /** Which channels carry ACP, and how a replay matches and answers its messages. */
 export const acpReplayFacts: ReplayFacts = {
   id: 'acp',
@@ -13,8 +18,8 @@ export const acpReplayFacts: ReplayFacts = {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
     // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.
     if (hint.transport === 'ws' && hint.path !== undefined && APC_PATH.test(hint.path)) return 0.7;
-    // ACP's official transport is NDJSON on the agent's stdio; other stdio protocols exist.
-    if (hint.transport === 'stdio') return 0.5;
+    // ACP's official transport is NDJSON on the agent's stdio, but MCP and Pi RPC run there too:
+    // a stdio child's first lines decide (sniff).
     return 0;
   },
   // JSON-RPC: a response carries its request's id.

@@ -1,6 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AguiChecker } from './agui-checker.js';
-import { aguiReplayFacts } from './replay-facts.js';
+import { aguiChannelEvidence, aguiReplayFacts } from './replay-facts.js';
 import { isEventType } from './event-types.js';
 import { isRunAgentInput } from './shapes.js';
 import { isJsonObject } from '../../core/json.js';
@@ -13,6 +13,11 @@ function sniff(value: unknown): number {
   return 0;
 }
 
+function messageEvidence(value: unknown): string {
+  if (isJsonObject(value) && isEventType(value.type)) return `AG-UI event ${value.type}`;
+  return 'RunAgentInput';
+}
+
 function guessSender(value: unknown): 'client' | 'server' {
   return isRunAgentInput(value) && !isEventType((value as { type?: unknown }).type) ? 'client' : 'server';
 }
@@ -21,6 +26,9 @@ export const aguiProtocol: ProtocolModule = {
   ...aguiReplayFacts,
   title: 'AG-UI (HTTP + SSE / protobuf event stream)',
   sniff,
+  channelEvidence: aguiChannelEvidence,
+  messageEvidence,
+  transports: ['http', 'sse', 'proto', 'file'],
   guessSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);

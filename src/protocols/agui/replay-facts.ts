@@ -14,25 +14,30 @@ function mediaType(contentType: string): string {
 }
 
 /**
- * How sure we are that a channel is an AG-UI run: a POST answered with an event stream, or whose body is
- * a RunAgentInput. Pi daemon routes live under `/v1/` and are never AG-UI.
+ * How sure we are that a channel is an AG-UI run, from evidence that is AG-UI's own: a request body
+ * that is a RunAgentInput, or the protobuf binding's media type. An event stream alone is anybody's
+ * (MCP, OpenAI, Anthropic stream SSE too): its events decide (their `type`s, sniff). Pi daemon routes
+ * live under `/v1/` and are never AG-UI.
  */
 function classify(hint: ChannelHint): number {
   if (hint.path !== undefined && (hint.path === '/v1' || hint.path.startsWith('/v1/'))) return 0;
   if (hint.method !== undefined && hint.method.toUpperCase() !== 'POST') return 0;
   const isHttp = hint.transport === 'http' || hint.transport === 'sse' || hint.transport === 'proto';
   if (!isHttp) return 0;
-  const post = hint.method !== undefined;
-  // Length-prefixed protobuf frames are AG-UI's binding; a bare SSE channel is probably ours.
-  let score = hint.transport === 'proto' ? 0.9 : hint.transport === 'sse' ? 0.5 : 0;
-  if (isRunAgentInput(hint.requestBody)) score = 0.95;
-  if (hint.contentType !== undefined) {
-    if (hint.contentType === AGUI_PROTO_MEDIA_TYPE) score = Math.max(score, 0.9);
-    // A parameter on the proto type makes the client hand the body to its SSE parser (§1.4): ours, but broken.
-    else if (mediaType(hint.contentType) === AGUI_PROTO_MEDIA_TYPE) score = Math.max(score, 0.3);
-    else if (mediaType(hint.contentType) === 'text/event-stream') score = Math.max(score, post ? 0.8 : 0.5);
-  }
-  return score;
+  if (isRunAgentInput(hint.requestBody)) return 0.95;
+  // Length-prefixed protobuf frames are AG-UI's binding.
+  if (hint.transport === 'proto') return 0.9;
+  if (hint.contentType === undefined) return 0;
+  if (hint.contentType === AGUI_PROTO_MEDIA_TYPE) return 0.9;
+  // A parameter on the proto type makes the client hand the body to its SSE parser (§1.4): ours, but broken.
+  if (mediaType(hint.contentType) === AGUI_PROTO_MEDIA_TYPE) return 0.3;
+  return 0;
+}
+
+/** What made classify claim a channel, for `show`. */
+export function aguiChannelEvidence(hint: ChannelHint): string {
+  if (isRunAgentInput(hint.requestBody)) return 'RunAgentInput body';
+  return `content type ${hint.contentType ?? AGUI_PROTO_MEDIA_TYPE}`;
 }
 
 /** Which channels are AG-UI runs, and how a replay matches and answers them. */

@@ -1,5 +1,21 @@
-/** Stable rule ids of the JSON-RPC 2.0 correlation checker (JSON-RPC 2.0 §4–§5). */
+/** Stable rule ids of the JSON-RPC 2.0 envelope and correlation rules (JSON-RPC 2.0 §4–§6). */
 export const JSON_RPC_RULES = {
+  /** error: a message that is not a JSON object (nor a batch of them), or text that is not JSON. */
+  notAnObject: 'jsonrpc-not-an-object',
+  /** error: `jsonrpc` is not exactly "2.0" (§4, §5). */
+  version: 'jsonrpc-version',
+  /** error: an object that is neither a request, a notification nor a response. */
+  notAMessage: 'jsonrpc-not-a-message',
+  /** error: a `method` that is not a string. */
+  invalidMethod: 'jsonrpc-invalid-method',
+  /** error: an `id` that is not a string, a number or null. */
+  invalidId: 'jsonrpc-invalid-id',
+  /** error: `params` that is neither an object nor an array (§4.2). */
+  invalidParams: 'jsonrpc-invalid-params',
+  /** error: an `error` member without an integer `code` and a string `message` (§5.1). */
+  invalidError: 'jsonrpc-invalid-error',
+  /** error: an empty batch array (§6). */
+  emptyBatch: 'jsonrpc-empty-batch',
   /** error: a response whose id answers no pending request sent by the other side. */
   unknownResponseId: 'jsonrpc-unknown-response-id',
   /** error: a second response for a request that was already answered. */

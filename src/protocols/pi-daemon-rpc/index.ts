@@ -1,7 +1,8 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
-import { guessFrameSender } from './frame-kinds.js';
+import { frameKindOf, guessFrameSender } from './frame-kinds.js';
+import { PI_DAEMON_RPC_SUBPROTOCOL } from '../pi-rpc/subprotocols.js';
 import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
 import { sniffPiDaemonFrame } from './sniff.js';
 
@@ -12,6 +13,9 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     ...piDaemonRpcReplayFacts,
     title: 'Pi daemon framed RPC',
     sniff: sniffPiDaemonFrame,
+    channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
+    messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
+    transports: ['ws', 'file'],
     guessSender: guessFrameSender,
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);

@@ -3,17 +3,13 @@ import { answerPiRpcMiss } from './replay-miss.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
 
 /**
- * Stdio is shared with ACP (JSON-RPC over stdio), so a stdio channel is only a moderate
- * claim; sniffing the first line decides.
+ * Which channels carry raw Pi RPC, and how a replay matches and answers its lines. Stdio is anybody's
+ * (ACP and MCP run over it too): a stdio child's first lines decide (sniff).
  */
-const STDIO_SCORE = 0.5;
-
-/** Which channels carry raw Pi RPC, and how a replay matches and answers its lines. */
 export const piRpcReplayFacts: ReplayFacts = {
   id: 'pi-rpc',
   classify(hint: ChannelHint): number {
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;
-    if (hint.transport === 'stdio') return STDIO_SCORE;
     return 0;
   },
   // A command's optional `id` comes back on its response.

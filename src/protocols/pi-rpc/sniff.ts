@@ -19,6 +19,15 @@ export function sniffPiRpc(value: unknown): number {
   return 0;
 }
 
+/** What made sniffPiRpc claim a line, for `show`: `Pi RPC command get_state`, `Pi RPC response to prompt`. */
+export function piRpcMessageEvidence(value: unknown): string {
+  if (!isJsonObject(value)) return 'Pi RPC line';
+  const type = value.type;
+  if (type === 'response' && typeof value.command === 'string') return `Pi RPC response to ${value.command}`;
+  if (isPiRpcCommandType(type) || type === EXTENSION_UI_RESPONSE) return `Pi RPC command ${String(type)}`;
+  return `Pi RPC event ${String(type)}`;
+}
+
 /**
  * Commands and extension UI answers come from the client; responses and events from the agent.
  * A type we do not know is a client command when it carries an `id` (an unknown command, which

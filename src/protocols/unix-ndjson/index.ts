@@ -17,6 +17,10 @@ export const unixNdjsonProtocol: ProtocolModule = {
     return 0;
   },
 
+  channelEvidence: () => 'Pi daemon NDJSON socket',
+  messageEvidence: (value) => `Pi daemon NDJSON ${classifyNdjson(value).kind}`,
+  transports: ['ndjson', 'file'],
+
   /** Commands (they have `operation`) come from the client; responses and events from the daemon. */
   guessSender(value: unknown): 'client' | 'server' {
     return classifyNdjson(value).kind === 'command' ? 'client' : 'server';

@@ -1,4 +1,5 @@
-import { chooseProtocol } from '../../judge/protocol-choice.js';
+import { chooseProtocol, type ProtocolChoice } from '../../judge/protocol-choice.js';
+import { classifyJsonRpc } from '../../protocols/json-rpc/index.js';
 import type { ProtocolId } from '../../protocols/protocol.js';
 import { lineJson, recordLine, type PendingLine } from './line-record.js';
 import type { ExchangeSink } from './recording-sink.js';
@@ -10,15 +11,20 @@ const MAX_SNIFF_LINES = 16;
 const MAX_SNIFF_BYTES = 1024 * 1024;
 
 /**
- * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC
- * or ACP, so that every line is judged by the right protocol; then records in order. After
- * MAX_SNIFF_LINES undecided lines (or a megabyte of them) it records them unjudged and keeps looking.
+ * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC,
+ * ACP or plain JSON-RPC (MCP's stdio transport), so that every line is judged by the right protocol;
+ * then records in order. A JSON-RPC response alone does not decide (ACP's answers are JSON-RPC
+ * responses too): the first method call does, or, once MAX_SNIFF_LINES lines (or a megabyte of them)
+ * are held or the child's streams end, the JSON-RPC seen so far. With nothing recognised by then, the
+ * lines are recorded unjudged and the sniffer keeps looking.
  */
 export class StdioProtocolSniffer {
   private pending: PendingLine[] = [];
   private pendingBytes = 0;
   private decided = false;
   private openTaps = 0;
+  /** Plain JSON-RPC seen only in responses so far: what the stream is if nothing more specific comes. */
+  private fallback?: ProtocolChoice;
 
   constructor(
     private readonly exchange: ExchangeSink,
@@ -36,14 +42,7 @@ export class StdioProtocolSniffer {
   }
 
   push(line: PendingLine): void {
-    if (!this.decided && line.judge) {
-      const value = lineJson(line.frame, this.parseBudget);
-      const module = value === undefined ? undefined : chooseProtocol({ sample: [value] });
-      if (module && (STDIO_PROTOCOLS as readonly ProtocolId[]).includes(module.id)) {
-        this.exchange.classify(stdioHint(module.id as StdioProtocol));
-        this.decided = true;
-      }
-    }
+    if (!this.decided && line.judge) this.sniff(line);
     if (this.decided) {
       this.flush();
       recordLine(this.exchange, line);
@@ -55,9 +54,23 @@ export class StdioProtocolSniffer {
   }
 
   flush(): void {
+    if (!this.decided && this.fallback) this.decide(this.fallback);
     const pending = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
     for (const line of pending) recordLine(this.exchange, line);
+  }
+
+  private sniff(line: PendingLine): void {
+    const value = lineJson(line.frame, this.parseBudget);
+    const choice = value === undefined ? undefined : chooseProtocol({ hint: { transport: 'stdio' }, sample: [value] });
+    if (!choice || !(STDIO_PROTOCOLS as readonly ProtocolId[]).includes(choice.module.id)) return;
+    if (choice.module.id === 'json-rpc' && classifyJsonRpc(value).kind === 'response') this.fallback ??= choice;
+    else this.decide(choice);
+  }
+
+  private decide(choice: ProtocolChoice): void {
+    this.exchange.classify(stdioHint(choice.module.id as StdioProtocol, choice.evidence));
+    this.decided = true;
   }
 }

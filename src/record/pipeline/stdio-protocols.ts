@@ -3,13 +3,12 @@ import type { ChannelHint } from '../../protocols/protocol.js';
 import { checkProtocolOption } from '../../judge/protocol-option.js';
 
 /** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
-export const STDIO_PROTOCOLS = ['pi-rpc', 'acp'] as const;
+export const STDIO_PROTOCOLS = ['pi-rpc', 'acp', 'json-rpc'] as const;
 export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
 
-/** The channel hint under which the catalog picks `protocol` for a stdio exchange. */
-export function stdioHint(protocol: StdioProtocol): ChannelHint {
-  // Both claim stdio equally; ACP's subprotocol name makes it certain, and pi-rpc wins the tie.
-  return protocol === 'acp' ? { transport: 'stdio', subprotocol: 'agent-client-protocol.v1' } : { transport: 'stdio' };
+/** The channel hint of a stdio exchange whose first lines were recognised as `protocol`, by `evidence`. */
+export function stdioHint(protocol: StdioProtocol, evidence: string): ChannelHint {
+  return { transport: 'stdio', sniffed: { protocol, evidence } };
 }
 
 /**
@@ -20,6 +19,6 @@ export function stdioHint(protocol: StdioProtocol): ChannelHint {
 export function parseStdioProtocol(value: string | undefined, where: string): StdioProtocol | 'auto' {
   if (value === undefined || value === 'auto') return 'auto';
   checkProtocolOption(value, where);
-  if (!(STDIO_PROTOCOLS as readonly string[]).includes(value)) throw new UsageError(`${where} '${value}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.join(' or ')}`);
+  if (!(STDIO_PROTOCOLS as readonly string[]).includes(value)) throw new UsageError(`${where} '${value}' does not run over stdio; use auto, ${STDIO_PROTOCOLS.slice(0, -1).join(', ')} or ${STDIO_PROTOCOLS.at(-1)}`);
   return value as StdioProtocol;
 }

@@ -6,7 +6,7 @@ import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from
 import type { MessageJudge } from '../../judge/message-judge.js';
 import { MessagePipeline, type ReadMessage, type StorageRedactionOptions } from '../../judge/message-pipeline.js';
 import { FrameSample, MAX_HOLD_MS, type HeldFrame } from './frame-sample.js';
-import { chooseProtocol } from '../../judge/protocol-choice.js';
+import { chooseProtocol, type ProtocolChoice } from '../../judge/protocol-choice.js';
 import type { LiveListener } from '../live-events.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import { DEFAULT_MAX_BODY_BYTES, type BodyTap, type ExchangeSink, type RecordOptions, type RecordingSink, type TapSpec } from './recording-sink.js';
@@ -136,15 +136,16 @@ export class ExchangeRecording implements ExchangeSink {
   }
 
   /**
-   * Picks the protocol from what is known so far; the first confident answer sticks. A WebSocket
-   * whose channel says nothing is chosen for by its first frames, as `validate` chooses (FrameSample).
+   * Picks the protocol from what is known so far; the first confident answer sticks. A WebSocket or an
+   * event stream whose channel says nothing is chosen for by its first messages, as `validate` chooses
+   * (FrameSample): an SSE stream is AG-UI's by its events' types, not by being SSE.
    */
   classify(hint: ChannelHint): void {
     if (this.protocol || this.sample) return;
     const requestBody = hint.requestBody ?? this.requestBody;
-    const module = chooseProtocol({ hint: requestBody === undefined ? hint : { ...hint, requestBody } });
-    if (module) this.adopt(module, requestBody);
-    else if (hint.transport === 'ws') this.sample = new FrameSample(hint);
+    const choice = chooseProtocol({ hint: requestBody === undefined ? hint : { ...hint, requestBody } });
+    if (choice) this.adopt(choice, requestBody);
+    else if (hint.transport === 'ws' || hint.transport === 'sse') this.sample = new FrameSample(hint);
   }
 
   private holdFrame(frame: HeldFrame): void {
@@ -197,8 +198,8 @@ export class ExchangeRecording implements ExchangeSink {
     const sample = this.sample!;
     this.sample = undefined;
     clearTimeout(this.sampleDeadline);
-    const module = chooseProtocol({ hint: sample.hint, sample: sample.values });
-    if (module) this.adopt(module, undefined);
+    const choice = chooseProtocol({ hint: sample.hint, sample: sample.values });
+    if (choice) this.adopt(choice, this.requestBody);
     for (const frame of sample.held) this.store(frame.sender, frame.raw, frame.options, frame.message, frame.tOffsetMs);
   }
 
@@ -292,9 +293,10 @@ export class ExchangeRecording implements ExchangeSink {
     });
   }
 
-  private adopt(module: ProtocolModule, requestBody: unknown): void {
+  private adopt(choice: ProtocolChoice, requestBody: unknown): void {
+    const { module } = choice;
     this.protocol = module;
     this.judge = this.recorder.pipeline.judgeFor(module, requestBody, { transport: this.transport, ...(this.start.path === undefined ? {} : { path: this.start.path }) });
-    this.recorder.options.writer.updateExchange(this.id, { protocol: module.id });
+    this.recorder.options.writer.updateExchange(this.id, { protocol: module.id, protocolEvidence: choice.evidence });
   }
 }

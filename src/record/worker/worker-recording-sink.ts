@@ -428,7 +428,7 @@ class RemoteExchange implements ExchangeSink {
 
   classify(hint: ChannelHint): void {
     const { route } = this;
-    if (hint.method === route.method && hint.path === route.path && hint.subprotocol === undefined && hint.requestBody === undefined) {
+    if (hint.method === route.method && hint.path === route.path && hint.subprotocol === undefined && hint.requestBody === undefined && hint.sniffed === undefined) {
       this.sink.push([OP.classifyRoute, this.id, hint.transport, hint.contentType ?? null], 0);
     } else this.sink.push([OP.classify, this.id, hint], 0);
   }

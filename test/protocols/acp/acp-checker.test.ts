@@ -197,18 +197,22 @@ describe('ACP: without the ACP schema', () => {
 });
 
 describe('ACP: module', () => {
-  it('classifies by subprotocol, /apc path and stdio', () => {
+  it('classifies by subprotocol and /apc path; a stdio channel alone is not evidence of ACP (its lines decide)', () => {
     expect(acpProtocol.classify({ transport: 'ws', subprotocol: 'agent-client-protocol.v1' })).toBe(1);
     expect(acpProtocol.classify({ transport: 'ws', path: '/v1/session/agent-a/apc' })).toBeGreaterThan(0.5);
-    expect(acpProtocol.classify({ transport: 'stdio' })).toBeGreaterThan(0.3);
-    expect(acpProtocol.classify({ transport: 'stdio' })).toBeLessThan(1);
+    expect(acpProtocol.classify({ transport: 'stdio' })).toBe(0);
     expect(acpProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe(0);
     expect(acpProtocol.classify({ transport: 'ndjson' })).toBe(0);
   });
 
-  it('sniffs JSON-RPC 2.0 messages', () => {
+  it('sniffs the methods ACP defines, not any JSON-RPC: a response or another method is plain JSON-RPC', () => {
     expect(acpProtocol.sniff(initialize)).toBeGreaterThanOrEqual(0.9);
-    expect(acpProtocol.sniff({ jsonrpc: '2.0', id: 1, result: {} })).toBeGreaterThanOrEqual(0.8);
+    expect(acpProtocol.messageEvidence(initialize)).toBe('ACP method initialize');
+    expect(acpProtocol.sniff({ jsonrpc: '2.0', method: 'session/update', params: {} })).toBeGreaterThanOrEqual(0.9);
+    expect(acpProtocol.sniff({ jsonrpc: '2.0', id: 1, result: {} })).toBe(0);
+    expect(acpProtocol.sniff({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(0);
+    // MCP's initialize shares ACP's name; its protocolVersion is a date string, ACP's a number.
+    expect(acpProtocol.sniff({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } })).toBe(0);
     expect(acpProtocol.sniff({ type: 'prompt' })).toBe(0);
     expect(acpProtocol.sniff('text')).toBe(0);
   });

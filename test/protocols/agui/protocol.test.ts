@@ -168,9 +168,11 @@ describe('the request (client message)', () => {
 describe('module', () => {
   const rai = { threadId: 't', runId: 'r', messages: [] };
 
-  it('classify: POST answered with SSE or the exact proto type, or a RunAgentInput body', () => {
-    expect(aguiProtocol.classify({ transport: 'sse', method: 'POST', path: '/', contentType: 'text/event-stream' })).toBeGreaterThanOrEqual(0.7);
-    expect(aguiProtocol.classify({ transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream; charset=utf-8' })).toBeGreaterThanOrEqual(0.7);
+  it('classify: the exact proto type, or a RunAgentInput body; an event stream alone is anybody\'s (its events decide)', () => {
+    expect(aguiProtocol.classify({ transport: 'sse', method: 'POST', path: '/', contentType: 'text/event-stream' })).toBe(0);
+    expect(aguiProtocol.classify({ transport: 'sse', method: 'POST', path: '/mcp', contentType: 'text/event-stream; charset=utf-8', requestBody: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).toBe(0);
+    expect(aguiProtocol.classify({ transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream; charset=utf-8', requestBody: rai })).toBeGreaterThanOrEqual(0.9);
+    expect(aguiProtocol.channelEvidence({ transport: 'sse', method: 'POST', path: '/agent', requestBody: rai })).toBe('RunAgentInput body');
     expect(aguiProtocol.classify({ transport: 'proto', method: 'POST', path: '/', contentType: AGUI_PROTO_MEDIA_TYPE })).toBeGreaterThanOrEqual(0.9);
     expect(aguiProtocol.classify({ transport: 'http', method: 'POST', path: '/run', requestBody: rai })).toBeGreaterThanOrEqual(0.9);
   });

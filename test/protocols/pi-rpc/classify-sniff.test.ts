@@ -4,11 +4,11 @@ import { piRpcProtocol } from '../../../src/protocols/pi-rpc/index.js';
 import { piScenario } from '../../support/pi-daemon/scenario.js';
 
 describe('pi-rpc classify', () => {
-  it('claims the pi-rpc.v1 WebSocket outright and stdio moderately (ACP shares stdio)', () => {
+  it('claims the pi-rpc.v1 WebSocket outright, and a stdio channel not at all (ACP and MCP share stdio: its lines decide)', () => {
     expect(piRpcProtocol.classify({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe(1);
-    const stdio = piRpcProtocol.classify({ transport: 'stdio' });
-    expect(stdio).toBeGreaterThan(0);
-    expect(stdio).toBeLessThan(1);
+    expect(piRpcProtocol.channelEvidence({ transport: 'ws', subprotocol: 'pi-rpc.v1' })).toBe('WebSocket subprotocol pi-rpc.v1');
+    expect(piRpcProtocol.classify({ transport: 'stdio' })).toBe(0);
+    expect(piRpcProtocol.messageEvidence({ id: 'c-1', type: 'get_state' })).toBe('Pi RPC command get_state');
   });
 
   it('leaves other channels alone', () => {

@@ -1,0 +1,28 @@
+import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import { answerJsonRpcMiss } from './replay-miss.js';
+
+/** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
+export const JSON_RPC_SUBPROTOCOLS: readonly string[] = ['jsonrpc', 'json-rpc', 'jsonrpc-2.0'];
+
+/** The first subprotocol offered or chosen that names JSON-RPC, if any. */
+export function jsonRpcSubprotocolOf(header: string | undefined): string | undefined {
+  return header
+    ?.split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .find((entry) => JSON_RPC_SUBPROTOCOLS.includes(entry));
+}
+
+/**
+ * Which channels carry plain JSON-RPC 2.0: a WebSocket whose subprotocol says so. Any other stream
+ * (a WebSocket without one, a stdio child) is JSON-RPC when its messages are (sniff), and ACP's when
+ * one of them is an ACP method. Never HTTP: MCP's Streamable HTTP spreads one conversation over many
+ * POSTs, which per-exchange correlation would misjudge.
+ */
+export const jsonRpcReplayFacts: ReplayFacts = {
+  id: 'json-rpc',
+  classify(hint: ChannelHint): number {
+    return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
+  },
+  // A response carries its request's id.
+  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss } },
+};
