@@ -59,7 +59,7 @@ export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, pr
     if (exchange.protocol === null || !isProtocolId(exchange.protocol)) continue;
     const judged = rows.filter((m) => (m.json !== undefined || m.deepJson !== undefined) && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? ''));
     if (judged.length === 0) continue;
-    const module = chooseProtocol({ recorded: exchange.protocol });
+    const module = chooseProtocol({ recorded: exchange.protocol })?.module;
     if (!module) continue;
     const readRow = (m: MessageRow): ReadMessage => {
       const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
