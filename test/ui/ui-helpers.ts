@@ -10,6 +10,8 @@ import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
 import { postRun, runInput } from '../record/record-helpers.js';
+import { TOOL_VERSION } from '../../src/core/version.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 export { spawnCli, type CliProcess } from '../cli/run-cli.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -103,7 +105,10 @@ export interface RestRecordingOptions {
  */
 export function writeRestRecording(file: string, options: RestRecordingOptions = {}): void {
   const { path = '/v1/session', cwd = '/w', invalidAnswer, tls } = options;
-  const writer = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+  // Judged as this build judges now (its version, the schemas it loads): diff and view --diff then show
+  // the verdicts written here as they are, instead of judging both sides again.
+  const judgedNow = { toolVersion: TOOL_VERSION, schemaHashes: SchemaRegistry.load().hashes() };
+  const writer = RecordingWriter.open(file, { ...judgedNow, target: 'http://127.0.0.1:1', mode: 'record', startedAt: new Date() });
   const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'POST', path, requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
   writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' }, tls });
   const request = { sessionId: 'pd-x', spec: { cwd } };
