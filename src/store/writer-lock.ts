@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { processAlive } from '../core/process-alive.js';
 import { StoreError } from './store-errors.js';
 
 /** Held while a recording is written; released once, by `release()` or when the process exits. */
@@ -24,7 +25,7 @@ export function lockForWriting(recording: string): WriterLock {
       // it says so in the words the user knows; no second writer can be there to guard against.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return { release: () => undefined };
       const holder = holderOf(file);
-      if (holder !== undefined && isAlive(holder)) {
+      if (holder !== undefined && processAlive(holder)) {
         const who = holder === process.pid ? `this process (pid ${holder}) is already writing it` : `another agent-proxy (pid ${holder}) is writing it`;
         throw lockError(recording, `${who}; a recording has one writer at a time`);
       }
@@ -40,6 +41,16 @@ export function lockForWriting(recording: string): WriterLock {
     }
     return held(file);
   }
+}
+
+/**
+ * Removes the lock a writer killed outright left (its process is gone), so that a start that only
+ * reads, and takes no lock, leaves no stale one behind either.
+ */
+export function removeStaleLock(recording: string): void {
+  const file = lockPathOf(recording);
+  const holder = holderOf(file);
+  if (holder !== undefined && !processAlive(holder)) removeIfOurs(file, holder);
 }
 
 /** The lock's name: hidden, beside the recording, so it moves and goes with the folder. */
@@ -66,16 +77,6 @@ function holderOf(file: string): number | undefined {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

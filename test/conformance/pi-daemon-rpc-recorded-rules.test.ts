@@ -1,3 +1,4 @@
+import { describeWithCorpus, sharedPath, testRegistry } from '../support/shared.js';
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import type { Finding } from '../../src/core/finding.js';
@@ -5,7 +6,6 @@ import type { ProtocolModule } from '../../src/protocols/protocol.js';
 import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
-import { describeWithCorpus, sharedPath, testRegistry } from '../support/shared.js';
 
 /**
  * The correlation rules re-judged over the RPC connections of real pi-daemon v0.3.0 recordings

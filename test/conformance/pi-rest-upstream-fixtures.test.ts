@@ -1,4 +1,4 @@
-import { bareRegistry, describeWithCorpus, corpusJson, fullRegistry } from '../support/shared.js';
+import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry } from '../support/shared.js';
 import { expect, it } from 'vitest';
 import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
 import { schemaCheckFor } from '../../src/protocols/pi-rest/index.js';
