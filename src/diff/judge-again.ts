@@ -1,6 +1,5 @@
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import type { Finding } from '../core/finding.js';
-import type { HttpContext } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js';
@@ -10,6 +9,7 @@ import { isProtocolId } from '../judge/protocol-option.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { RecordingReader } from '../store/recording-reader.js';
+import { httpContextOf } from '../store/exchange-http.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 
 /**
@@ -63,7 +63,7 @@ export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, pr
     if (!module) continue;
     const readRow = (m: MessageRow): ReadMessage => {
       const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
-      return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpOf(exchange, m.sender) : undefined);
+      return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpContextOf(exchange, m.sender) : undefined);
     };
     const messages = judged.map(readRow);
     const request = messages.find((m) => m.sender === 'client');
@@ -93,14 +93,4 @@ function errorRules(v: Verdict): string {
 /** Where the exchange runs, as record tells its checker. */
 function channelOf(e: ExchangeRow): { transport: ChannelHint['transport']; path?: string } {
   return e.path === null ? { transport: e.transport } : { transport: e.transport, path: e.path };
-}
-
-function httpOf(e: ExchangeRow, sender: 'client' | 'server'): HttpContext {
-  const http: HttpContext = { method: e.method ?? 'GET', path: e.path ?? '/', query: new URLSearchParams(e.query ?? '') };
-  if (e.requestHeaders) http.requestHeaders = e.requestHeaders;
-  if (sender === 'server') {
-    if (e.status !== null) http.status = e.status;
-    if (e.responseHeaders) http.responseHeaders = e.responseHeaders;
-  }
-  return http;
 }

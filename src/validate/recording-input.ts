@@ -1,10 +1,10 @@
-import type { HttpContext } from '../core/message.js';
 import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import { storedHeader } from '../store/stored-header.js';
+import { httpContextOf } from '../store/exchange-http.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
 import { isNdjsonRecordingText } from '../store/ndjson-import.js';
@@ -53,7 +53,7 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
   // A body has its request line and status, as when it was recorded (a RunAgentInput too).
-  if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpOf(exchange, m.sender);
+  if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpContextOf(exchange, m.sender);
   const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
   if (carried.length > 0) message.carried = carried;
   if (m.deepJson !== undefined) {
@@ -83,14 +83,4 @@ function hintOf(e: ExchangeRow): ChannelHint {
   if (contentType !== undefined) hint.contentType = contentType;
   if (e.subprotocol !== null) hint.subprotocol = e.subprotocol;
   return hint;
-}
-
-function httpOf(e: ExchangeRow, sender: 'client' | 'server'): HttpContext {
-  const http: HttpContext = { method: e.method ?? 'GET', path: e.path ?? '/', query: new URLSearchParams(e.query ?? '') };
-  if (e.requestHeaders) http.requestHeaders = e.requestHeaders;
-  if (sender === 'server') {
-    if (e.status !== null) http.status = e.status;
-    if (e.responseHeaders) http.responseHeaders = e.responseHeaders;
-  }
-  return http;
 }
