@@ -114,10 +114,10 @@ async function recordPiExample(out: string): Promise<string> {
   return out;
 }
 
-/** `proxy export <db> --format ndjson --out <file>` with the built CLI. */
+/** `proxy export <db> --format ndjson --out <file> --overwrite` with the built CLI. */
 function exportNdjson(db: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'export', db, '--format', 'ndjson', '--out', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'export', db, '--format', 'ndjson', '--out', file, '--overwrite'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
