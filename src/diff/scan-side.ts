@@ -120,12 +120,15 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     const fed: Folded[] = [];
     let request: unknown;
     const moved = verdicts !== undefined && verdicts.size > 0;
+    // The message's place in its exchange, as show --exchange numbers it: what a damaged row is named by.
+    let seq = 0;
     for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
+      seq++;
       if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
       const { sender, carrier, channel, status } = meta;
-      const parsed = typeof body === 'string' ? jsonColumn(body, "a message's json", row.id) : undefined;
+      const parsed = typeof body === 'string' ? jsonColumn(body, 'json', row.id, seq) : undefined;
       // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
       const deep = typeof body === 'string' && tooDeepToWalk(body);
       const json = deep ? undefined : parsed;
