@@ -5,7 +5,7 @@ import { renderText } from '../../src/diff/render-text.js';
 import { styleFor } from '../../src/core/style.js';
 import { runCli } from '../cli/run-cli.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
-import { writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
 import { recordPiSession, shippedSchemas, useCleanups } from './diff-helpers.js';
 
 useCleanups();
@@ -19,12 +19,7 @@ function aguiRun(content: Record<string, unknown>, stored: HandMessage['status']
   const event = (json: Record<string, unknown>, status: HandMessage['status'] = 'valid'): HandMessage => ({ sender: 'server', json, status });
   return [
     {
-      transport: 'sse',
-      protocol: 'agui',
-      method: 'POST',
-      path: '/agent',
-      status: 200,
-      responseHeaders: { 'content-type': 'text/event-stream' },
+      ...AGUI_SSE_RUN,
       messages: [
         { sender: 'client', json: INPUT },
         event({ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }),

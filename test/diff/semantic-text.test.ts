@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { renderText } from '../../src/diff/render-text.js';
 import { styleFor } from '../../src/core/style.js';
-import { writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
 
 const plain = styleFor({ isTTY: false } as NodeJS.WriteStream);
 
@@ -11,12 +11,7 @@ function aguiRun(said: string, answer: string): HandExchange {
   const input = { threadId: 't1', runId: 'r1', state: {}, messages: [{ id: 'u1', role: 'user', content: said }], tools: [], context: [], forwardedProps: {} };
   const server = (json: Record<string, unknown>): HandMessage => ({ sender: 'server', json });
   return {
-    transport: 'sse',
-    protocol: 'agui',
-    method: 'POST',
-    path: '/agent',
-    status: 200,
-    responseHeaders: { 'content-type': 'text/event-stream' },
+    ...AGUI_SSE_RUN,
     messages: [
       { sender: 'client', json: input },
       server({ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }),

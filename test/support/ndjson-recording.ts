@@ -58,6 +58,16 @@ export interface HandRecordingOptions {
   rulesVersion?: number | null;
 }
 
+/** The HTTP side of an AG-UI run over SSE (POST /agent, 200, text/event-stream): spread it and add `messages`. */
+export const AGUI_SSE_RUN = {
+  transport: 'sse',
+  protocol: 'agui',
+  method: 'POST',
+  path: '/agent',
+  status: 200,
+  responseHeaders: { 'content-type': 'text/event-stream' },
+} as const satisfies Omit<HandExchange, 'messages'>;
+
 /** The NDJSON text of a recording holding `exchanges`, numbered from 1, each 10 ms after the last. */
 export function ndjsonRecording(exchanges: readonly HandExchange[], options: HandRecordingOptions = {}): string {
   const rulesVersion = options.rulesVersion === undefined ? RULES_VERSION : options.rulesVersion;

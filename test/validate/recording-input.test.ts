@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
 import { validateInput } from '../../src/validate/validate-input.js';
-import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 
 const registry = SchemaRegistry.load({ useEnv: false });
 const closeUnchecked = { status: 'unchecked', reason: 'close frame, not a protocol message' } as const;
@@ -28,12 +28,7 @@ const acpClosed: HandExchange = {
 /** An AG-UI run cut after its start: by `ending` (the client going away, or the upstream). */
 function aguiCut(code: string): HandExchange {
   return {
-    transport: 'sse',
-    protocol: 'agui',
-    method: 'POST',
-    path: '/agent',
-    status: 200,
-    responseHeaders: { 'content-type': 'text/event-stream' },
+    ...AGUI_SSE_RUN,
     aborted: { code, message: 'cut' },
     messages: [
       { sender: 'client', json: { threadId: 't1', runId: 'r1', state: {}, messages: [], tools: [], context: [], forwardedProps: {} } },
