@@ -16,6 +16,13 @@ export const SHUTDOWN_GRACE_MS = 2_000;
 const GIVE_UP_MS = SHUTDOWN_GRACE_MS + 3_000;
 /** How often an HTTP server closes the keep-alive connections that have gone idle since shutdown began. */
 const IDLE_SWEEP_MS = 25;
+/**
+ * Shutdown goes on accepting and reading until this many event-loop turns in a row have brought no
+ * new connection. Node accepts one waiting connection per turn (libuv 1.46), and reads a socket's
+ * first bytes in the turn after it accepted it: turns, not time, so what had arrived is taken in and
+ * shutdown is not slowed when nothing had.
+ */
+const QUIET_TURNS = 3;
 
 /**
  * Cuts what an exchange could not end gracefully (a leg that never answers its close, an upstream
@@ -47,19 +54,26 @@ export function endInFlight(inFlight: InFlight): Promise<void> {
 /**
  * The one shutdown sequence of every listening server (record's proxy and NDJSON relay, replay's
  * server). Create it before the server listens, so it sees every connection. `close()`:
- * 1. stops accepting;
- * 2. tells every exchange in flight to end (InFlight: a stream ends cleanly, a WebSocket gets 1001);
- * 3. closes at once the connections with nothing to finish (an HTTP client's spare, unused
- *    connection; an idle keep-alive one), and each keep-alive connection as soon as it goes idle;
- * 4. resolves once every connection is gone AND every exchange has reported its end: an exchange may
+ * 1. tells every exchange in flight to end (InFlight: a stream ends cleanly, a WebSocket gets 1001),
+ *    and every one that starts from now on;
+ * 2. takes in what had already reached the proxy (QUIET_TURNS): the connections waiting in the
+ *    listen backlog, and the requests sent on connections it had not read yet. A busy proxy (many
+ *    TLS handshakes at once) leaves both waiting; stopping at once reset them, and requests a client
+ *    had sent were in neither the recording nor its summary;
+ * 3. stops accepting;
+ * 4. closes the connections with nothing to finish (an HTTP client's spare, unused connection; an
+ *    idle keep-alive one), and each keep-alive connection as soon as it goes idle;
+ * 5. resolves once every connection is gone AND every exchange has reported its end: an exchange may
  *    still be flushing its recording (a gzip decoder draining) after its sockets closed;
- * 5. destroys whatever connection is still open after SHUTDOWN_GRACE_MS, and stops waiting after
+ * 6. destroys whatever connection is still open after SHUTDOWN_GRACE_MS, and stops waiting after
  *    GIVE_UP_MS for an exchange that never reports its end.
  * A unix socket file it listened on is removed. Idempotent: later calls get the same promise.
  */
 export class GracefulShutdown {
   private readonly sockets = new Set<Socket>();
   private closing: Promise<void> | undefined;
+  /** Connections accepted so far: shutdown stops accepting once a few turns have brought none. */
+  private accepted = 0;
 
   constructor(
     private readonly server: Server,
@@ -67,6 +81,7 @@ export class GracefulShutdown {
     private readonly listen: ListenAddress,
   ) {
     server.on('connection', (socket: Socket) => {
+      this.accepted++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
@@ -76,10 +91,12 @@ export class GracefulShutdown {
     this.closing ??= new Promise<void>((resolve) => {
       const { server, inFlight, sockets } = this;
       const http = isHttpServer(server) ? server : undefined;
+      let graceOver = false;
       const cut = cutAfterGrace(() => {
+        graceOver = true;
         for (const socket of sockets) socket.destroy();
       });
-      const sweep = http ? setInterval(() => http.closeIdleConnections(), IDLE_SWEEP_MS) : undefined;
+      let sweep: NodeJS.Timeout | undefined;
       // Kept referenced: close must settle.
       const cap = setTimeout(() => done(), GIVE_UP_MS);
       let serverClosed = false;
@@ -93,23 +110,43 @@ export class GracefulShutdown {
         if (serverClosed && inFlight.size === 0) done();
       };
       inFlight.onEmpty = check;
-      server.close(() => {
-        serverClosed = true;
-        check();
-      });
       inFlight.stopAll();
-      if (http) {
+      this.afterArrivals(() => graceOver, () => {
+        server.close(() => {
+          serverClosed = true;
+          check();
+        });
+        if (!http) return;
+        sweep = setInterval(() => http.closeIdleConnections(), IDLE_SWEEP_MS);
         http.closeIdleConnections();
         // A client's spare connection, opened ahead and never used, has nothing to finish; Node's
         // closeIdleConnections leaves it open (it counts only connections that carried a request).
         for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
-      }
+      });
     }).then(() => {
       if (this.listen.kind === 'unix') rmSync(this.listen.socketPath, { force: true });
     });
     return this.closing;
   }
+
+  /**
+   * Runs `then` once QUIET_TURNS turns of the event loop in a row have accepted no connection (the
+   * listen backlog is empty and the last ones accepted have been read), or once `over` says so: a
+   * flood of new connections does not hold shutdown open past its grace period.
+   */
+  private afterArrivals(over: () => boolean, then: () => void): void {
+    let seen = this.accepted;
+    let quiet = 0;
+    const turn = () => {
+      if (this.accepted === seen) quiet++;
+      else [seen, quiet] = [this.accepted, 0];
+      if (quiet >= QUIET_TURNS || over()) then();
+      else setImmediate(turn);
+    };
+    setImmediate(turn);
+  }
 }
+
 
 function isHttpServer(server: Server): server is HttpServer {
   return typeof (server as HttpServer).closeIdleConnections === 'function';

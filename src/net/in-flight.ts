@@ -16,6 +16,8 @@ interface Entry {
 export class InFlight {
   private head: Entry | undefined;
   private count = 0;
+  /** stopAll has been called: an exchange that joins later (a request read during shutdown) is stopped as it joins. */
+  private stopping = false;
   /** Called whenever the last exchange leaves. */
   onEmpty: (() => void) | undefined;
 
@@ -23,17 +25,25 @@ export class InFlight {
     return this.count;
   }
 
-  /** Tracks one exchange; `stop` ends it at shutdown. Returns the call that untracks it (idempotent). */
+  /**
+   * Tracks one exchange; `stop` ends it at shutdown (after the caller has its untrack call, when
+   * shutdown has begun already). Returns the call that untracks it (idempotent).
+   */
   add(stop: () => void): () => void {
     const entry: Entry = { stop, prev: undefined, next: this.head };
     if (this.head) this.head.prev = entry;
     this.head = entry;
     this.count++;
+    if (this.stopping) queueMicrotask(() => entry.stop?.());
     return () => this.remove(entry);
   }
 
-  /** Calls `stop` of every exchange in flight now (each may untrack itself, or others, meanwhile). */
+  /**
+   * Calls `stop` of every exchange in flight now (each may untrack itself, or others, meanwhile), and
+   * of every one that joins from now on.
+   */
   stopAll(): void {
+    this.stopping = true;
     const stops: Array<() => void> = [];
     for (let entry = this.head; entry; entry = entry.next) if (entry.stop) stops.push(entry.stop);
     for (const stop of stops) stop();

@@ -106,6 +106,28 @@ describe('GracefulShutdown of an HTTP server', () => {
     expect(settled).toBe(true);
   });
 
+  it('takes in the connections waiting to be accepted and the requests sent on them before it stops accepting', async () => {
+    const inFlight = new InFlight();
+    const paths: string[] = [];
+    const server = createHttpServer((req, res) => {
+      paths.push(req.url!);
+      // Told to end at once, as a plain answer on its way is: the shutdown has begun when most arrive.
+      const untrack = inFlight.add(() => res.end('stopped'));
+      res.on('close', untrack);
+    });
+    const shutdown = new GracefulShutdown(server, inFlight, TCP);
+    await listenOn(server, TCP);
+    // Connected as far as the kernel goes; the server accepts one waiting connection per turn of
+    // its event loop, and reads none of these requests before close() is called, in the same turn.
+    const sockets = await Promise.all(Array.from({ length: 20 }, () => openSocket(portOf(server))));
+    const answers = sockets.map((socket, i) => rawGet(socket, `/r${i}`));
+    const closed = shutdown.close();
+    const texts = await within(Promise.all(answers), 'every answer');
+    await within(closed, 'close()');
+    expect(paths.sort()).toEqual(sockets.map((_, i) => `/r${i}`).sort());
+    for (const text of texts) expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*stopped$/);
+  });
+
   it('cuts a connection whose answer does not come within the grace period', async () => {
     const inFlight = new InFlight();
     const arrived = deferred();

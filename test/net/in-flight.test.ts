@@ -40,4 +40,22 @@ describe('InFlight', () => {
     expect(stopped.sort()).toEqual(['a', 'b', 'c']);
     expect(inFlight.size).toBe(0);
   });
+
+  it('stops an exchange that joins once shutdown has begun (a request read during it), after its caller has the untrack call', async () => {
+    const inFlight = new InFlight();
+    inFlight.stopAll();
+    let stops = 0;
+    const untrack = inFlight.add(() => {
+      stops++;
+      untrack();
+    });
+    expect(stops).toBe(0);
+    await Promise.resolve();
+    expect(stops).toBe(1);
+    expect(inFlight.size).toBe(0);
+    // One that ended on its own before then is not stopped.
+    inFlight.add(() => stops++)();
+    await Promise.resolve();
+    expect(stops).toBe(1);
+  });
 });
