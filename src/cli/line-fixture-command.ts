@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { count } from '../core/plural.js';
-import { EXIT_OK } from './exit-codes.js';
+import { EXIT_OK, oneLine } from './exit-codes.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { modeText } from '../fixture/fixture-mode.js';
@@ -37,6 +37,7 @@ export interface LineFixtureFlags {
  */
 export async function runStdioFixture(recording: string, command: string[], flags: LineFixtureFlags): Promise<number> {
   const plan = planLineFixture(recording, flags.mode, '--stdio', command.length > 0 ? command.join(' ') : undefined);
+  warnOf(plan);
   const say = (text: string) => {
     if (!flags.quiet) process.stderr.write(`${LINE_PREFIX}${modeText(plan.chosen)}: ${text}\n`);
   };
@@ -59,6 +60,7 @@ export async function runStdioFixture(recording: string, command: string[], flag
  */
 export async function runNdjsonFixture(recording: string, flags: LineFixtureFlags & { target?: string; listen?: string }): Promise<number> {
   const plan = planLineFixture(recording, flags.mode, '--ndjson', flags.target);
+  warnOf(plan);
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -140,4 +142,9 @@ function runAgent(command: string[]): Promise<number> {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   });
+}
+
+/** Said whatever --quiet says, as the HTTP fixture says its warnings: episodes recovered from a killed fixture. */
+function warnOf(plan: LineFixturePlan): void {
+  for (const warning of plan.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${oneLine(warning)}\n`);
 }
