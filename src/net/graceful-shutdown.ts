@@ -147,7 +147,6 @@ export class GracefulShutdown {
   }
 }
 
-
 function isHttpServer(server: Server): server is HttpServer {
   return typeof (server as HttpServer).closeIdleConnections === 'function';
 }
