@@ -2,7 +2,7 @@ import type { Finding } from '../core/finding.js';
 import { compactJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
+import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
 import { FieldSpecs } from '../core/field-specs.js';
 import { canonicalJson, normalizeJson, volatileFieldsOf } from '../replay/match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';

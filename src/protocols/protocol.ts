@@ -6,9 +6,12 @@ import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 
-export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc';
-
-export const PROTOCOL_IDS: readonly ProtocolId[] = ['agui', 'pi-rest', 'pi-daemon-rpc', 'pi-rpc', 'acp', 'unix-ndjson', 'json-rpc'];
+/*
+ * The parts a protocol module is made of. The protocols themselves, and `ProtocolId`, the union of
+ * their ids, are listed in one place only: catalog.ts. These types take a module's id as a plain
+ * string (or as the literal `Id` a module declares), so that a module can be written without the
+ * catalog that lists it.
+ */
 
 /** What the capture layer knows about a channel before (or as) its first message arrives. */
 export interface ChannelHint {
@@ -27,7 +30,7 @@ export interface ChannelHint {
    * A protocol already recognised in the channel's first messages (a stdio child's first lines), and
    * the evidence that recognised it (`ACP method initialize`): it is taken as it is.
    */
-  sniffed?: { protocol: ProtocolId; evidence: string };
+  sniffed?: { protocol: string; evidence: string };
 }
 
 export interface CheckerContext {
@@ -54,15 +57,8 @@ export interface ProtocolChecker {
 }
 
 /** Everything that knows what one protocol's messages mean. Adding a protocol means adding one of these. */
-export interface ProtocolModule {
-  readonly id: ProtocolId;
+export interface ProtocolModule<Id extends string = string> extends ProtocolFacts<Id> {
   readonly title: string;
-  /**
-   * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
-   * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
-   * `/v1/` prefix or an event stream alone is anybody's.
-   */
-  classify(hint: ChannelHint): number;
   /** How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio). */
   sniff(value: unknown): number;
   /** What in a channel this protocol claims made it claim it (`route GET /v1/session/{sessionRef}`), for `show`. */
@@ -75,7 +71,7 @@ export interface ProtocolModule {
    * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
    * any message that is the dialect's own makes the stream the dialect's.
    */
-  readonly dialectOf?: ProtocolId;
+  readonly dialectOf?: string;
   /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
   guessSender(value: unknown): 'client' | 'server';
   createChecker(context: CheckerContext): ProtocolChecker;
@@ -90,16 +86,25 @@ export interface ProtocolModule {
    * be stored as it is.
    */
   redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
-  /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
-  readonly replay?: ReplayHints;
 }
 
 /**
- * What `proxy replay` needs of a protocol: which channels are its own, and its replay hints. Kept in a
- * module of its own per protocol (replay-facts.ts), apart from the checker, so that a replay does not
- * load the judging code (replay-catalog.ts).
+ * What every tool needs of a protocol without judging its messages: its id, which channels are its
+ * own, and its replay hints. Kept in a module of its own per protocol (`<id>/replay-facts.ts`), apart
+ * from the checker, so that a replay does not load the judging code: catalog.ts lists these, and
+ * modules.ts the full modules they are part of.
  */
-export type ReplayFacts = Pick<ProtocolModule, 'id' | 'classify' | 'replay'>;
+export interface ProtocolFacts<Id extends string = string> {
+  readonly id: Id;
+  /**
+   * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
+   * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
+   * `/v1/` prefix or an event stream alone is anybody's.
+   */
+  classify(hint: ChannelHint): number;
+  /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
+  readonly replay?: ReplayHints;
+}
 
 /**
  * Replay hints of a protocol. A field is named either by its key (`runId`: that key at any depth) or

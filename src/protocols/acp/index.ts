@@ -20,7 +20,7 @@ function acpMethodOf(value: unknown): string | undefined {
 }
 
 /** Agent Client Protocol: JSON-RPC 2.0 between an editor (client) and an agent (server). */
-export const acpProtocol: ProtocolModule = {
+export const acpProtocol: ProtocolModule<'acp'> = {
   ...acpReplayFacts,
   title: 'Agent Client Protocol (JSON-RPC 2.0)',
 

@@ -1,5 +1,5 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 
 /** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
 export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
@@ -12,7 +12,7 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels carry ACP, and how a replay matches and answers its messages. */
-export const acpReplayFacts: ReplayFacts = {
+export const acpReplayFacts: ProtocolFacts<'acp'> = {
   id: 'acp',
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;

@@ -22,7 +22,7 @@ function guessSender(value: unknown): 'client' | 'server' {
   return isRunAgentInput(value) && !isEventType((value as { type?: unknown }).type) ? 'client' : 'server';
 }
 
-export const aguiProtocol: ProtocolModule = {
+export const aguiProtocol: ProtocolModule<'agui'> = {
   ...aguiReplayFacts,
   title: 'AG-UI (HTTP + SSE / protobuf event stream)',
   sniff,

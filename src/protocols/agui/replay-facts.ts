@@ -1,4 +1,4 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerAguiMiss } from './replay-miss.js';
 import { isRunAgentInput } from './shapes.js';
 
@@ -41,7 +41,7 @@ export function aguiChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels are AG-UI runs, and how a replay matches and answers them. */
-export const aguiReplayFacts: ReplayFacts = {
+export const aguiReplayFacts: ProtocolFacts<'agui'> = {
   id: 'agui',
   classify,
   // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They

@@ -14,7 +14,7 @@ function isJsonRpcMessage(value: unknown): boolean {
  * WebSocket): the envelope and id correlation, nothing about the methods. A low sniff score, so
  * that any dialect (ACP) claims what is its own.
  */
-export const jsonRpcProtocol: ProtocolModule = {
+export const jsonRpcProtocol: ProtocolModule<'json-rpc'> = {
   ...jsonRpcReplayFacts,
   title: 'JSON-RPC 2.0 (envelope and id correlation only)',
   sniff: (value) => (isJsonRpcMessage(value) ? 0.5 : 0),

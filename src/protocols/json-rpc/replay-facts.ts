@@ -1,4 +1,4 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
 
 /** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
@@ -18,7 +18,7 @@ export function jsonRpcSubprotocolOf(header: string | undefined): string | undef
  * one of them is an ACP method. Never HTTP: MCP's Streamable HTTP spreads one conversation over many
  * POSTs, which per-exchange correlation would misjudge.
  */
-export const jsonRpcReplayFacts: ReplayFacts = {
+export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc'> = {
   id: 'json-rpc',
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;

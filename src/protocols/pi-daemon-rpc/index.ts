@@ -7,7 +7,7 @@ import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limit
 import { sniffPiDaemonFrame } from './sniff.js';
 
 /** The framed module with a given in-flight limit (the daemon advertises it in its capabilities). */
-export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule {
+export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule<'pi-daemon-rpc'> {
   const maxInFlight = options.maxInFlightCommandsPerConnection ?? DEFAULT_MAX_IN_FLIGHT_COMMANDS;
   return {
     ...piDaemonRpcReplayFacts,
@@ -24,7 +24,7 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
 }
 
 /** Pi daemon framed RPC: `/v1/session/{ref}/rpc` with subprotocol `pi-daemon-rpc.v1`. */
-export const piDaemonRpcProtocol: ProtocolModule = createPiDaemonRpcProtocol();
+export const piDaemonRpcProtocol: ProtocolModule<'pi-daemon-rpc'> = createPiDaemonRpcProtocol();
 
 export { PiDaemonRpcChecker } from './checker.js';
 export { PI_DAEMON_RPC_RULES } from './rules.js';

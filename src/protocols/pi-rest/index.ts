@@ -7,7 +7,7 @@ import { PiRestChecker } from './pi-rest-checker.js';
 import { piRestReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon session API over HTTP (`/v1/...`): envelopes, tickets, sessions, blobs, schedules, dashboard. */
-export const piRestProtocol: ProtocolModule = {
+export const piRestProtocol: ProtocolModule<'pi-rest'> = {
   ...piRestReplayFacts,
   title: 'Pi daemon REST API',
   sniff: sniffPiRest,

@@ -5,7 +5,7 @@ import { guessPiRpcSender, piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
 import { PI_RPC_SUBPROTOCOL } from './subprotocols.js';
 
 /** Raw Pi RPC: `pi --mode rpc` JSONL on stdio, or the daemon's `pi-rpc.v1` WebSocket. */
-export const piRpcProtocol: ProtocolModule = {
+export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   ...piRpcReplayFacts,
   title: 'Pi RPC (raw)',
   sniff: sniffPiRpc,

@@ -1,4 +1,4 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerPiRpcMiss } from './replay-miss.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
 
@@ -6,7 +6,7 @@ import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
  * Which channels carry raw Pi RPC, and how a replay matches and answers its lines. Stdio is anybody's
  * (ACP and MCP run over it too): a stdio child's first lines decide (sniff).
  */
-export const piRpcReplayFacts: ReplayFacts = {
+export const piRpcReplayFacts: ProtocolFacts<'pi-rpc'> = {
   id: 'pi-rpc',
   classify(hint: ChannelHint): number {
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;

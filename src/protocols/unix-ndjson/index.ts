@@ -4,7 +4,7 @@ import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
 import { unixNdjsonReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
-export const unixNdjsonProtocol: ProtocolModule = {
+export const unixNdjsonProtocol: ProtocolModule<'unix-ndjson'> = {
   ...unixNdjsonReplayFacts,
   title: 'Pi daemon unix-socket NDJSON protocol',
 

@@ -1,8 +1,8 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerNdjsonMiss } from './replay-miss.js';
 
 /** Which channels carry the Pi daemon's unix-socket NDJSON, and how a replay matches and answers it. */
-export const unixNdjsonReplayFacts: ReplayFacts = {
+export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson'> = {
   id: 'unix-ndjson',
   classify(hint: ChannelHint): number {
     return hint.transport === 'ndjson' ? 1 : 0;

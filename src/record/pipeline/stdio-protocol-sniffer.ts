@@ -1,6 +1,6 @@
 import { chooseProtocol, type ProtocolChoice } from '../../judge/protocol-choice.js';
 import { classifyJsonRpc } from '../../protocols/json-rpc/index.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { lineJson, recordLine, type PendingLine } from './line-record.js';
 import type { ExchangeSink } from './recording-sink.js';
 import { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocols.js';
