@@ -1,4 +1,5 @@
 import { ProtocolUnknownError } from '../core/errors.js';
+import { declareProtocolSchemas } from '../schema/schema-sources.js';
 import type { ChannelHint, ProtocolFacts, ReplayHints } from './protocol.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
@@ -32,6 +33,9 @@ export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.
 
 /** The facts of every protocol, in the catalog's order. */
 export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
+
+// Every schema registry loads what the protocols are judged by, which only they know.
+declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
 
 /** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
 export function factsOf(id: string): ProtocolFacts<ProtocolId> {

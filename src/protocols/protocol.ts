@@ -2,6 +2,7 @@ import type { Finding } from '../core/finding.js';
 import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
+import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
@@ -104,6 +105,12 @@ export interface ProtocolFacts<Id extends string = string> {
   classify(hint: ChannelHint): number;
   /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
   readonly replay?: ReplayHints;
+  /**
+   * The schema documents its messages are judged by, and where each is read from: every registry
+   * loads them (the catalog declares them). Its checker addresses them by `$id` through
+   * `CheckerContext.registry`, and may choose among several versions per conversation.
+   */
+  readonly schemas?: readonly SchemaSpec[];
 }
 
 /**

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_NDJSON_V1_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
+import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
+import { PI_NDJSON_V1_ID } from '../../src/protocols/unix-ndjson/schemas.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { bareRegistry, STANDIN_SCHEMAS_DIR, testRegistry } from '../support/shared.js';
 import { tempDir } from '../support/temp-dir.js';
 

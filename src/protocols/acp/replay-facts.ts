@@ -1,5 +1,6 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
+import { ACP_SCHEMAS } from './schemas.js';
 
 /** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
 export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
@@ -14,6 +15,7 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 /** Which channels carry ACP, and how a replay matches and answers its messages. */
 export const acpReplayFacts: ProtocolFacts<'acp'> = {
   id: 'acp',
+  schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
     // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.

@@ -1,6 +1,7 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerPiRpcMiss } from './replay-miss.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
+import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 
 /**
  * Which channels carry raw Pi RPC, and how a replay matches and answers its lines. Stdio is anybody's
@@ -8,6 +9,7 @@ import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
  */
 export const piRpcReplayFacts: ProtocolFacts<'pi-rpc'> = {
   id: 'pi-rpc',
+  schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;
     return 0;

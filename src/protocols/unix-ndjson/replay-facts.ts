@@ -1,9 +1,11 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerNdjsonMiss } from './replay-miss.js';
+import { UNIX_NDJSON_SCHEMAS } from './schemas.js';
 
 /** Which channels carry the Pi daemon's unix-socket NDJSON, and how a replay matches and answers it. */
 export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson'> = {
   id: 'unix-ndjson',
+  schemas: UNIX_NDJSON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ndjson' ? 1 : 0;
   },
