@@ -1,6 +1,6 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
-import type { ChannelHint, ProtocolFacts, ReplayHints } from './protocol.js';
+import type { ChannelHint, ProtocolFacts, ReplayHints, Transport } from './protocol.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
@@ -12,21 +12,33 @@ import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 /**
  * Every protocol the proxy understands, one line each, in the order ties are broken: the one list of
  * them. Each line is the protocol's facts (what every tool needs without its checker), so that a
- * replay, which judges nothing, starts without the checkers, their schemas and their libraries;
- * modules.ts gives the full module of each id listed here.
+ * replay, which judges nothing, starts without the checkers, their schemas and their libraries, and
+ * how to load its full module (the recording worker loads them one at a time); modules.ts gives the
+ * full module of each id listed here.
  */
-export const CATALOG = [
-  aguiReplayFacts,
-  piRestReplayFacts,
-  piDaemonRpcReplayFacts,
-  piRpcReplayFacts,
-  acpReplayFacts,
-  unixNdjsonReplayFacts,
-  jsonRpcReplayFacts,
+const ENTRIES = [
+  { facts: aguiReplayFacts, load: () => import('./agui/index.js') },
+  { facts: piRestReplayFacts, load: () => import('./pi-rest/index.js') },
+  { facts: piDaemonRpcReplayFacts, load: () => import('./pi-daemon-rpc/index.js') },
+  { facts: piRpcReplayFacts, load: () => import('./pi-rpc/index.js') },
+  { facts: acpReplayFacts, load: () => import('./acp/index.js') },
+  { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
+  { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
 ] as const;
 
+type CatalogFacts = (typeof ENTRIES)[number]['facts'];
+
 /** The id of a protocol of the catalog. */
-export type ProtocolId = (typeof CATALOG)[number]['id'];
+export type ProtocolId = CatalogFacts['id'];
+
+/** The facts of every protocol, in the catalog's order. */
+export const CATALOG: readonly CatalogFacts[] = ENTRIES.map((entry) => entry.facts);
+
+/** Loads each protocol's full module (its checker, its libraries), one step each, in the catalog's order. */
+export const MODULE_LOADS: ReadonlyArray<() => Promise<unknown>> = ENTRIES.map((entry) => entry.load);
+
+/** The id of a protocol of the catalog that runs over `T` (its `transports`). */
+export type ProtocolIdOver<T extends Transport> = CatalogFacts extends infer Facts ? (Facts extends ProtocolFacts<infer Id, infer Over> ? (T extends Over ? Id : never) : never) : never;
 
 /** Every protocol's id, in the catalog's order. */
 export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.id);
@@ -42,6 +54,11 @@ export function factsOf(id: string): ProtocolFacts<ProtocolId> {
   const found = REPLAY_FACTS.find((p) => p.id === id);
   if (!found) throw new ProtocolUnknownError(`unknown protocol '${id}'; expected one of ${PROTOCOL_IDS.join(', ')}`);
   return found;
+}
+
+/** The ids of the protocols that run over `transport`, in the catalog's order. */
+export function protocolsOver<T extends Transport>(transport: T): readonly ProtocolIdOver<T>[] {
+  return REPLAY_FACTS.filter((facts) => (facts.transports as readonly Transport[]).includes(transport)).map((facts) => facts.id as ProtocolIdOver<T>);
 }
 
 /** The replay hints of a protocol, if it has any. */

@@ -14,6 +14,9 @@ import type { MissAnswers } from './miss-answer.js';
  * catalog that lists it.
  */
 
+/** What carries a channel's messages. */
+export type Transport = ChannelHint['transport'];
+
 /** What the capture layer knows about a channel before (or as) its first message arrives. */
 export interface ChannelHint {
   /** `file`: a file handed to `validate`, which could hold anything. */
@@ -66,8 +69,6 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
   channelEvidence(hint: ChannelHint): string;
   /** What in a message it sniffs as its own made it so (`ACP method initialize`, `AG-UI event RUN_STARTED`). */
   messageEvidence(value: unknown): string;
-  /** The transports it runs over: messages sampled on any other never choose it (JSON-RPC is not judged on HTTP). */
-  readonly transports: ReadonlyArray<ChannelHint['transport']>;
   /**
    * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
    * any message that is the dialect's own makes the stream the dialect's.
@@ -95,8 +96,21 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
  * from the checker, so that a replay does not load the judging code: catalog.ts lists these, and
  * modules.ts the full modules they are part of.
  */
-export interface ProtocolFacts<Id extends string = string> {
+export interface ProtocolFacts<Id extends string = string, Over extends Transport = Transport> {
   readonly id: Id;
+  /**
+   * Its carriers: the transports it runs over. Messages sampled on any other never choose it
+   * (JSON-RPC is not judged on HTTP); on a channel of one of them, classify says how sure its
+   * route, subprotocol or media type make it, and a message's sniff how sure its shape does.
+   */
+  readonly transports: readonly Over[];
+  /**
+   * On a stdio child, whose first lines choose its protocol (the first sniffed as one of the
+   * protocols that run there): whether a line sniffed as this protocol decides the stream
+   * (default: it does). Plain JSON-RPC's responses do not, since a dialect's (ACP's) are JSON-RPC
+   * responses too: they decide only when nothing more specific came in the lines held back.
+   */
+  decidesStdio?(value: unknown): boolean;
   /**
    * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
    * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a

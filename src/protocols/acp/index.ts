@@ -33,7 +33,6 @@ export const acpProtocol: ProtocolModule<'acp'> = {
   },
   messageEvidence: (value) => `ACP method ${acpMethodOf(value) ?? '(none)'}`,
   channelEvidence: acpChannelEvidence,
-  transports: ['ws', 'stdio', 'file'],
   dialectOf: 'json-rpc',
 
   /**

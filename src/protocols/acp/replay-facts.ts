@@ -13,8 +13,9 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels carry ACP, and how a replay matches and answers its messages. */
-export const acpReplayFacts: ProtocolFacts<'acp'> = {
+export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
   id: 'acp',
+  transports: ['ws', 'stdio', 'file'],
   schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;

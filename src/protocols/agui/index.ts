@@ -28,7 +28,6 @@ export const aguiProtocol: ProtocolModule<'agui'> = {
   sniff,
   channelEvidence: aguiChannelEvidence,
   messageEvidence,
-  transports: ['http', 'sse', 'proto', 'file'],
   guessSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);

@@ -42,8 +42,9 @@ export function aguiChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels are AG-UI runs, and how a replay matches and answers them. */
-export const aguiReplayFacts: ProtocolFacts<'agui'> = {
+export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | 'file'> = {
   id: 'agui',
+  transports: ['http', 'sse', 'proto', 'file'],
   schemas: AGUI_SCHEMAS,
   classify,
   // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They

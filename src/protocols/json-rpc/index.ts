@@ -23,7 +23,6 @@ export const jsonRpcProtocol: ProtocolModule<'json-rpc'> = {
     const shape = classifyJsonRpc(value);
     return shape.kind === 'request' || shape.kind === 'notification' ? `JSON-RPC ${shape.kind} ${shape.method}` : `JSON-RPC ${shape.kind}`;
   },
-  transports: ['ws', 'stdio', 'file'],
   /** A response alone does not say who answered: guessed as the server's, as requests are the client's. */
   guessSender: (value) => (classifyJsonRpc(value).kind === 'response' ? 'server' : 'client'),
   createChecker: () => new JsonRpcChecker(),

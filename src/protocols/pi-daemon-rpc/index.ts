@@ -15,7 +15,6 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     sniff: sniffPiDaemonFrame,
     channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
     messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
-    transports: ['ws', 'file'],
     guessSender: guessFrameSender,
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);

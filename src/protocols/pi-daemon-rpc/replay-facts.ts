@@ -4,8 +4,9 @@ import { answerPiDaemonRpcMiss } from './replay-miss.js';
 import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 
 /** Which channels carry the Pi daemon's framed RPC, and how a replay matches and answers its frames. */
-export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc'> = {
+export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file'> = {
   id: 'pi-daemon-rpc',
+  transports: ['ws', 'file'],
   schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;

@@ -13,7 +13,6 @@ export const piRestProtocol: ProtocolModule<'pi-rest'> = {
   sniff: sniffPiRest,
   channelEvidence: piRestChannelEvidence,
   messageEvidence: piRestMessageEvidence,
-  transports: ['http', 'file'],
   guessSender: guessPiRestSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRestChecker(context);

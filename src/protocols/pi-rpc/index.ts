@@ -11,7 +11,6 @@ export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   sniff: sniffPiRpc,
   channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_RPC_SUBPROTOCOL}`,
   messageEvidence: piRpcMessageEvidence,
-  transports: ['ws', 'stdio', 'file'],
   guessSender: guessPiRpcSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);

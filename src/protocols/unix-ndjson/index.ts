@@ -19,7 +19,6 @@ export const unixNdjsonProtocol: ProtocolModule<'unix-ndjson'> = {
 
   channelEvidence: () => 'Pi daemon NDJSON socket',
   messageEvidence: (value) => `Pi daemon NDJSON ${classifyNdjson(value).kind}`,
-  transports: ['ndjson', 'file'],
 
   /** Commands (they have `operation`) come from the client; responses and events from the daemon. */
   guessSender(value: unknown): 'client' | 'server' {
