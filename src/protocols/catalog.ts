@@ -1,6 +1,7 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
 import type { ChannelHint, ProtocolFacts, ReplayHints, Transport } from './protocol.js';
+import { idFieldsOf, secretFieldsOf } from './field-roles.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
@@ -48,6 +49,12 @@ export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 
 // Every schema registry loads what the protocols are judged by, which only they know.
 declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+
+/** The secret fields the protocols declare (ProtocolFacts.secretFields), each once. */
+export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
+
+/** The ids the protocols declare (ProtocolFacts.idFields, and the ids of their replay hints), each once. */
+export const PROTOCOL_ID_FIELDS: readonly string[] = idFieldsOf(REPLAY_FACTS);
 
 /** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
 export function factsOf(id: string): ProtocolFacts<ProtocolId> {

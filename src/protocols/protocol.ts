@@ -112,6 +112,16 @@ export interface ProtocolFacts<Id extends string = string, Over extends Transpor
    */
   decidesStdio?(value: unknown): boolean;
   /**
+   * Fields whose values are secrets, in the notation of ReplayHints: stored as `<redacted>` in
+   * every message of every recording (besides the names judge/field-rules.ts keeps for all).
+   */
+  readonly secretFields?: readonly string[];
+  /**
+   * Ids its peers generate, which diff labels by first appearance (`runId#1`) instead of comparing:
+   * those not already among its replay hints' volatile fields (whose ids count) and write-only fields.
+   */
+  readonly idFields?: readonly string[];
+  /**
    * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
    * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
    * `/v1/` prefix or an event stream alone is anybody's.

@@ -26,5 +26,7 @@ export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
     return 0;
   },
   // JSON-RPC: a response carries its request's id.
+  // session/new's MCP server settings, where clients put API keys.
+  secretFields: ['/params/mcpServers/*/env/*/value', '/params/mcpServers/*/headers/*/value'],
   replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
 };

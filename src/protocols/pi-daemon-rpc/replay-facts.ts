@@ -11,6 +11,8 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
   },
+  // The response frame's own id, which diff labels; replay echoes the command's.
+  idFields: ['/response/id'],
   // The framed command's id comes back on its response frame.
   replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' } },
 };
