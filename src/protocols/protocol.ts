@@ -88,6 +88,26 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
    * be stored as it is.
    */
   redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
+  /** How its streams fold for `diff --semantic`, so that re-chunking the same content is no difference. */
+  readonly semantic?: SemanticFold;
+}
+
+/**
+ * What a client materialises from a stream of a protocol (the AG-UI run, a Pi session's text and
+ * tool executions, ACP's chunked messages): `diff --semantic` compares that one result instead of
+ * the server messages it folds, which vary in number and cut from run to run.
+ */
+export interface SemanticFold {
+  /** The transports whose streams fold (an AG-UI event stream, not a plain request). */
+  readonly transports: readonly Transport[];
+  /** Is this server message compared only through the folded result? */
+  folds(value: unknown): boolean;
+  /** Does this server message feed the folded result (default: the folded ones)? Pi's message boundaries do, compared one by one too. */
+  feeds?(value: unknown): boolean;
+  /** The folded result of the messages fed, given the exchange's first client message; `kind` labels it in reports. */
+  fold(fed: readonly unknown[], request: unknown): { kind: string };
+  /** Fields not compared under `--semantic` (Pi's event counters, which count the folded partials too). */
+  readonly drops?: readonly string[];
 }
 
 /**

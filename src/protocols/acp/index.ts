@@ -2,6 +2,7 @@ import { classifyJsonRpc } from '../json-rpc/index.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
+import { acpSemantic } from './semantic.js';
 import { senderFor } from './method-table.js';
 import { acpChannelEvidence, acpReplayFacts } from './replay-facts.js';
 import { isJsonObject } from '../../core/json.js';
@@ -34,6 +35,7 @@ export const acpProtocol: ProtocolModule<'acp'> = {
   messageEvidence: (value) => `ACP method ${acpMethodOf(value) ?? '(none)'}`,
   channelEvidence: acpChannelEvidence,
   dialectOf: 'json-rpc',
+  semantic: acpSemantic,
 
   /**
    * Requests and notifications go to the side their method's `x-side` names, so the other side

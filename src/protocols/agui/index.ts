@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AguiChecker } from './agui-checker.js';
+import { aguiSemantic } from './semantic.js';
 import { aguiChannelEvidence, aguiReplayFacts } from './replay-facts.js';
 import { isEventType } from './event-types.js';
 import { isRunAgentInput } from './shapes.js';
@@ -29,6 +30,7 @@ export const aguiProtocol: ProtocolModule<'agui'> = {
   channelEvidence: aguiChannelEvidence,
   messageEvidence,
   guessSender,
+  semantic: aguiSemantic,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);
   },

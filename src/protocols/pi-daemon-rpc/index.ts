@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
+import { piSessionSemantic } from '../pi-rpc/semantic.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
 import { frameKindOf, guessFrameSender } from './frame-kinds.js';
 import { PI_DAEMON_RPC_SUBPROTOCOL } from '../pi-rpc/subprotocols.js';
@@ -16,6 +17,9 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
     messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
     guessSender: guessFrameSender,
+    // The event counters (`sequence` on every frame) count the streamed partials too, whose number
+    // varies with streaming timing: gaps and repeats are the verdict's business (sequence-gap).
+    semantic: piSessionSemantic(['ws', 'stdio'], ['/sequence']),
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);
     },

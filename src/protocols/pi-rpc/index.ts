@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
+import { piSessionSemantic } from './semantic.js';
 import { piRpcReplayFacts } from './replay-facts.js';
 import { guessPiRpcSender, piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
 import { PI_RPC_SUBPROTOCOL } from './subprotocols.js';
@@ -12,6 +13,7 @@ export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_RPC_SUBPROTOCOL}`,
   messageEvidence: piRpcMessageEvidence,
   guessSender: guessPiRpcSender,
+  semantic: piSessionSemantic(['ws', 'stdio']),
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);
   },
