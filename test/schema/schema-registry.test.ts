@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,21 @@ describe('SchemaRegistry', () => {
       if (before === undefined) delete process.env.AGENT_PROXY_SCHEMAS;
       else process.env.AGENT_PROXY_SCHEMAS = before;
     }
+  });
+
+  it('refuses to load before any protocol declared its schemas, rather than judge with none', () => {
+    // A fresh process that loads the built registry and no protocol catalog.
+    const probe = `
+      const { SchemaRegistry } = await import('./dist/schema/schema-registry.js');
+      try {
+        SchemaRegistry.load({ useEnv: false });
+        console.log('loaded');
+      } catch (error) {
+        console.log(error.code, error.message);
+      }
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('E_SCHEMA_LOAD no protocol declared its schemas: load the protocol catalog (protocols/catalog.ts) before a registry');
   });
 
   it('fails with a typed error on a schema directory that cannot be read or holds broken JSON', () => {
