@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
+    // The protocols declare the schemas every registry loads: tests that make a registry alone get them too.
+    setupFiles: ['test/support/protocol-catalog.ts'],
   },
 });

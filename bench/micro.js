@@ -145,6 +145,8 @@ async function writerFactory(registry) {
 
 let registryLoaded;
 const loadRegistry = async () => {
+  // The catalog declares the protocols' schemas (a build before it loaded them itself).
+  await load('protocols/catalog.js');
   const { SchemaRegistry } = await load('schema/schema-registry.js');
   // As the worker loads it, without $AGENT_PROXY_SCHEMAS: the figures do not depend on the shell.
   return (registryLoaded ??= SchemaRegistry.load({ useEnv: false }));

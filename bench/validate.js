@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { aguiProtocol } from '../dist/protocols/agui/index.js';
+import '../dist/protocols/catalog.js';
+import { ACP_SCHEMA_ID } from '../dist/protocols/acp/schemas.js';
 import { SchemaRegistry } from '../dist/schema/schema-registry.js';
 import { MessageJudge } from '../dist/judge/message-judge.js';
 import { SecretTracker } from '../dist/judge/secret-tracker.js';
@@ -56,7 +58,7 @@ function judgeAll(registry, messages) {
   return { valid, invalid, firstBad, streamFindings, seconds };
 }
 
-const registry = SchemaRegistry.load({ useEnv: false, acp: false });
+const registry = SchemaRegistry.load({ useEnv: false, without: [ACP_SCHEMA_ID] });
 // Warm-up: compile the validators and let the JIT settle before the timed pass.
 judgeAll(registry, buildMessages(Math.min(20, repetitions)));
 

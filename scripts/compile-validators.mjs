@@ -8,6 +8,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ajvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
+// The catalog declares the protocols' schemas, which the registry loads.
+import '../dist/protocols/catalog.js';
 import { SchemaRegistry, ajvSchemasOf } from '../dist/schema/schema-registry.js';
 import { createAjv } from '../dist/schema/ajv-setup.js';
 import { RefGraph } from '../dist/schema/ref-graph.js';

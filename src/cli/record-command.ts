@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 // Only light modules statically (the options and help); the recorder, the protocol catalog and the
 // inspector load in the action, so that starting the CLI stays fast.
-import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
 import type { CommandResult } from './command-result.js';

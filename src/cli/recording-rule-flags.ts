@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { parseByteSize } from '../core/byte-size.js';
 import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
-import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
 import type { RecordingRules } from '../record/recording-rules.js';
 import { collect } from './option-parsers.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { ValidationReport } from '../validate/validate-input.js';
-import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';

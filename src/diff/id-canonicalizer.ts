@@ -1,5 +1,5 @@
-import { SESSION_ENV_VALUES } from '../protocols/pi-rest/session-env.js';
 import { parsePointer } from '../core/field-specs.js';
+import { PROTOCOL_ID_FIELDS } from '../protocols/catalog.js';
 import type { IdLogEntry, OrderWatch } from './id-roles.js';
 import { replaceVolatileTokens } from './volatile-tokens.js';
 
@@ -14,19 +14,13 @@ export const ID_FIELDS: readonly string[] = [
   'sessionId', 'piSessionId', 'conversationId', 'connectionId', 'hostInstanceId', 'cursor', 'ticketId', 'blobId', 'fileId',
   'idempotencyKey', 'responseId', 'callId', 'correlationId', 'parentId', 'leafId', 'currentLeafId', 'entryId',
   'summaryEntryId', 'subagentRunId', 'leaseId', 'recordId', 'inventoryId', 'sourceInventoryId', 'scheduleId',
-  // JSON-RPC ids and Pi command/response ids; ids of the messages in an AG-UI RunAgentInput and of
-  // their tool calls (also where `--semantic` materialises a run's messages).
-  '/id', '/command/id', '/response/id', '/messages/*/id', '/messages/*/toolCalls/*/id',
-  // Pi session env values are stored as digests keyed per recording session: two recordings of the
-  // same run differ in them, but equal values within each share one label.
-  SESSION_ENV_VALUES,
+  // Each protocol's own (its idFields, the ids among its volatile fields, and its write-only fields,
+  // stored as digests keyed per recording session: two recordings of the same run differ in them,
+  // but equal values within each share one label).
+  ...PROTOCOL_ID_FIELDS,
 ];
 
-/** Is a protocol's volatile field (ReplayHints.volatileFields) an id, to canonicalize rather than drop? */
-export function isIdSpec(spec: string): boolean {
-  const last = spec.split('/').pop() ?? spec;
-  return last === 'id' || last === 'cursor' || /(Id|ID|Key)$/.test(last);
-}
+export { isIdSpec } from '../protocols/field-roles.js';
 
 /**
  * Timestamps and measured durations: `timestamp`, `date`, `time`, any key ending in `At` (createdAt,

@@ -2,7 +2,7 @@ import type { Finding } from '../core/finding.js';
 import { compactJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
+import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
 import { FieldSpecs } from '../core/field-specs.js';
 import { canonicalJson, normalizeJson, volatileFieldsOf } from '../replay/match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
@@ -10,8 +10,8 @@ import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, isFoldedMessage, materializeAguiRun, materializePiSession, piEventOf, semanticKind, streamOf, type SemanticKind } from './semantic.js';
-import { materializeAcpStream } from './semantic-acp.js';
+import { feedsMaterializer, isFoldedMessage, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
+import type { SemanticFold } from '../protocols/protocol.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
 export const VOLATILE_HEADERS: ReadonlySet<string> = new Set([
@@ -50,17 +50,6 @@ export interface SideOptions {
   semantic: boolean;
 }
 
-/**
- * Under `--semantic`, the Pi daemon's event counters (`sequence` on every WebSocket and socket
- * frame) are not compared: they count the streamed partials too, whose number varies with
- * streaming timing, so one partial more shifts every later frame. Gaps and repeats in them are
- * the verdict's business (`sequence-gap` findings), and findings are still compared.
- */
-const SEMANTIC_DROPS: Partial<Record<string, readonly string[]>> = {
-  'pi-daemon-rpc': ['/sequence'],
-  'unix-ndjson': ['/sequence'],
-};
-
 /** The field specs one side drops, per protocol: the protocol's volatile fields that are not ids, and `--ignore`. */
 export class DropSpecs {
   readonly user: FieldSpecs;
@@ -88,7 +77,7 @@ export class DropSpecs {
     let entry = this.byProtocol.get(key);
     if (!entry) {
       const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? (key as ProtocolId) : undefined;
-      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...(this.semantic ? (SEMANTIC_DROPS[key] ?? []) : []), ...this.ignore];
+      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...(this.semantic ? semanticDrops(protocol) : []), ...this.ignore];
       entry = { specs: new FieldSpecs(list), matcher: new FieldMatcher(list) };
       this.byProtocol.set(key, entry);
     }
@@ -135,9 +124,8 @@ export function foldedVerdict(folded: ReadonlyArray<{ verdict: Verdict }>): Verd
 }
 
 /** The `--semantic` result of an exchange's folded server messages. */
-export function materialize(kind: SemanticKind, folded: readonly unknown[], request: unknown): { kind: string } {
-  if (kind === 'acp') return materializeAcpStream(folded);
-  return kind === 'agui' ? materializeAguiRun(folded as unknown[], request) : materializePiSession(folded.map((json) => piEventOf(json)!));
+export function materialize(fold: SemanticFold, folded: readonly unknown[], request: unknown): { kind: string } {
+  return fold.fold(folded, request);
 }
 
 /**
@@ -148,7 +136,7 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   const head = exchangeHead(row, ids);
   const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
   const messages: SideMessage[] = [];
-  const kind = semantic ? semanticKind(row.protocol, row.transport) : undefined;
+  const kind = semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
   const folded: MessageRow[] = [];
   const fed: MessageRow[] = [];
   for (const m of rows) {

@@ -15,7 +15,7 @@ import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
 import { diffLabel, DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { feedsMaterializer, isFoldedMessage, semanticKind, streamOf } from './semantic.js';
+import { feedsMaterializer, isFoldedMessage, semanticFoldOf, streamOf } from './semantic.js';
 
 /** One side to scan. */
 export interface ScanInput {
@@ -105,7 +105,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
   let messageCount = 0;
   for (const record of queries.exchanges()) {
     const row = exchangeFromRecord(record);
-    const kind = options.semantic ? semanticKind(row.protocol, row.transport) : undefined;
+    const kind = options.semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
     const checkpoint = ids.size;
     const head = exchangeHead(row, ids);
     const hash = new ChunkedHash();

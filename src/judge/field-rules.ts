@@ -1,12 +1,13 @@
 import { secretNameKey } from '../core/redacted.js';
 import { parsePointer } from '../core/field-specs.js';
+import { PROTOCOL_SECRET_FIELDS } from '../protocols/catalog.js';
 
 /**
  * JSON body fields whose values are secrets: stored as `<redacted>` wherever they appear, at any
  * depth, in every JSON message (request and response bodies, SSE events, WebSocket frames, lines).
  * Names are compared ignoring case, `-` and `_` (`apiKey` covers `api_key` and `API-KEY`).
  * `token` is deliberately not here: streaming APIs use it for generated text.
- * The two pointers are ACP's `session/new` MCP server settings, where clients put API keys.
+ * Each protocol adds its own (ProtocolFacts.secretFields).
  */
 export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
   'apiKey',
@@ -21,8 +22,7 @@ export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
   'sessionToken',
   'privateKey',
   'credential',
-  '/params/mcpServers/*/env/*/value',
-  '/params/mcpServers/*/headers/*/value',
+  ...PROTOCOL_SECRET_FIELDS,
 ];
 
 /** One step into a pointer: the next segments it accepts. */

@@ -5,7 +5,8 @@ import { jsonParseCost } from '../core/json-parse-cost.js';
 import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, type Verdict } from '../core/verdict.js';
-import { PROTOCOL_IDS, type CheckerContext, type ProtocolId, type ProtocolModule } from '../protocols/protocol.js';
+import type { CheckerContext, ProtocolModule } from '../protocols/protocol.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { RecordingScope } from '../protocols/recording-scope.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { FieldRedactor } from './field-redaction.js';
@@ -90,7 +91,7 @@ export class MessagePipeline {
   private readonly storedForm: StoredForm;
   readonly maxBodyBytes: number;
   readonly parseBudget: number;
-  private readonly recordingJudges = new Map<ProtocolId, MessageJudge>();
+  private readonly recordingJudges = new Map<string, MessageJudge>();
 
   constructor(private readonly options: MessagePipelineOptions) {
     this.maxBodyBytes = options.maxBodyBytes;

@@ -1,6 +1,6 @@
-import { classifyChannel, PROTOCOLS, protocolById } from '../protocols/catalog.js';
-import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
-import { mostSure } from '../protocols/replay-catalog.js';
+import { classifyChannel, PROTOCOLS, protocolById } from '../protocols/modules.js';
+import type { ChannelHint, ProtocolModule } from '../protocols/protocol.js';
+import { mostSure, type ProtocolId } from '../protocols/catalog.js';
 
 export { checkProtocolOption, parseProtocolOption } from './protocol-option.js';
 
@@ -31,7 +31,7 @@ export interface ProtocolEvidence {
 
 /** The protocol a stream is judged by, and the evidence that chose it (`route GET /v1/session/{sessionRef}`), for `show`. */
 export interface ProtocolChoice {
-  module: ProtocolModule;
+  module: ProtocolModule<ProtocolId>;
   evidence: string;
 }
 
@@ -59,7 +59,7 @@ export function chooseProtocol(evidence: ProtocolEvidence): ProtocolChoice | und
  */
 function mostSniffed(sample: readonly unknown[], transport: ChannelHint['transport'] | undefined): ProtocolChoice | undefined {
   const candidates = transport === undefined || transport === 'file' ? PROTOCOLS : PROTOCOLS.filter((p) => p.transports.includes(transport));
-  const votes = new Map<ProtocolModule, { count: number; first: unknown }>();
+  const votes = new Map<ProtocolModule<ProtocolId>, { count: number; first: unknown }>();
   const sampled = Math.min(sample.length, PROTOCOL_SAMPLE_SIZE);
   for (let i = 0; i < sampled; i++) {
     const module = mostSure(candidates.map((p) => [p, p.sniff(sample[i])] as const));
@@ -68,7 +68,7 @@ function mostSniffed(sample: readonly unknown[], transport: ChannelHint['transpo
     if (vote) vote.count++;
     else votes.set(module, { count: 1, first: sample[i] });
   }
-  let best: ProtocolModule | undefined;
+  let best: ProtocolModule<ProtocolId> | undefined;
   for (const [module, vote] of votes) if (!best || vote.count > votes.get(best)!.count) best = module;
   if (!best) return undefined;
   const dialect = [...votes.keys()].find((m) => m.dialectOf === best!.id);

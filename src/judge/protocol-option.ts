@@ -1,6 +1,6 @@
-// Light on purpose (no protocol module is loaded): the CLI checks its options with it before anything starts.
+// Light on purpose (it loads the catalog's facts, no checker): the CLI checks its options with it before anything starts.
 import { ProtocolUnknownError } from '../core/errors.js';
-import { PROTOCOL_IDS, type ProtocolId } from '../protocols/protocol.js';
+import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
 
 /**
  * `--protocol`, as `record` and `validate` take it: a protocol id, or `auto` (undefined: classify);

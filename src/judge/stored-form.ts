@@ -1,6 +1,6 @@
 import { stringifyJson } from '../core/json-text.js';
 import type { InboundMessage } from '../core/message.js';
-import type { ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import type { ProtocolModule } from '../protocols/protocol.js';
 import type { FieldRedactor } from './field-redaction.js';
 import type { QueryRedactor } from './query-redaction.js';
 import type { SecretTracker } from './secret-tracker.js';
@@ -8,7 +8,7 @@ import { UnparsedWriteOnly } from './unparsed-write-only.js';
 
 /** The form of a judged message that may be stored: the last step of judge/message-pipeline.ts. */
 export class StoredForm {
-  private readonly writeOnlyScanners = new Map<ProtocolId, UnparsedWriteOnly>();
+  private readonly writeOnlyScanners = new Map<string, UnparsedWriteOnly>();
 
   constructor(
     private readonly secrets: SecretTracker,

@@ -1,38 +1,92 @@
 import { ProtocolUnknownError } from '../core/errors.js';
-import { PROTOCOL_IDS, type ChannelHint, type ProtocolId, type ProtocolModule } from './protocol.js';
-import { aguiProtocol } from './agui/index.js';
-import { piRestProtocol } from './pi-rest/index.js';
-import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
-import { piRpcProtocol } from './pi-rpc/index.js';
-import { acpProtocol } from './acp/index.js';
-import { unixNdjsonProtocol } from './unix-ndjson/index.js';
-import { jsonRpcProtocol } from './json-rpc/index.js';
-import { mostSure } from './replay-catalog.js';
+import { declareProtocolSchemas } from '../schema/schema-sources.js';
+import type { ChannelHint, ProtocolFacts, ReplayHints, Transport } from './protocol.js';
+import { idFieldsOf, secretFieldsOf } from './field-roles.js';
+import { aguiReplayFacts } from './agui/replay-facts.js';
+import { piRestReplayFacts } from './pi-rest/replay-facts.js';
+import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
+import { piRpcReplayFacts } from './pi-rpc/replay-facts.js';
+import { acpReplayFacts } from './acp/replay-facts.js';
+import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
+import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 
-/** Every protocol the proxy understands, in the order ties are broken (the same as replay-catalog.ts). */
-export const PROTOCOLS: readonly ProtocolModule[] = [
-  aguiProtocol,
-  piRestProtocol,
-  piDaemonRpcProtocol,
-  piRpcProtocol,
-  acpProtocol,
-  unixNdjsonProtocol,
-  jsonRpcProtocol,
-];
+/**
+ * Every protocol the proxy understands, one line each, in the order ties are broken: the one list of
+ * them. Each line is the protocol's facts (what every tool needs without its checker), so that a
+ * replay, which judges nothing, starts without the checkers, their schemas and their libraries, and
+ * how to load its full module (the recording worker loads them one at a time); modules.ts gives the
+ * full module of each id listed here.
+ */
+const ENTRIES = [
+  { facts: aguiReplayFacts, load: () => import('./agui/index.js') },
+  { facts: piRestReplayFacts, load: () => import('./pi-rest/index.js') },
+  { facts: piDaemonRpcReplayFacts, load: () => import('./pi-daemon-rpc/index.js') },
+  { facts: piRpcReplayFacts, load: () => import('./pi-rpc/index.js') },
+  { facts: acpReplayFacts, load: () => import('./acp/index.js') },
+  { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
+  { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
+] as const;
 
-/** The module of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
-export function protocolById(id: ProtocolId): ProtocolModule {
-  const found = PROTOCOLS.find((p) => p.id === id);
+type CatalogFacts = (typeof ENTRIES)[number]['facts'];
+
+/** The id of a protocol of the catalog. */
+export type ProtocolId = CatalogFacts['id'];
+
+/** The facts of every protocol, in the catalog's order. */
+export const CATALOG: readonly CatalogFacts[] = ENTRIES.map((entry) => entry.facts);
+
+/** Loads each protocol's full module (its checker, its libraries), one step each, in the catalog's order. */
+export const MODULE_LOADS: ReadonlyArray<() => Promise<unknown>> = ENTRIES.map((entry) => entry.load);
+
+/** The id of a protocol of the catalog that runs over `T` (its `transports`). */
+export type ProtocolIdOver<T extends Transport> = CatalogFacts extends infer Facts ? (Facts extends ProtocolFacts<infer Id, infer Over> ? (T extends Over ? Id : never) : never) : never;
+
+/** Every protocol's id, in the catalog's order. */
+export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.id);
+
+/** The facts of every protocol, in the catalog's order. */
+export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
+
+// Every schema registry loads what the protocols are judged by, which only they know.
+declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+
+/** The secret fields the protocols declare (ProtocolFacts.secretFields), each once. */
+export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
+
+/** The ids the protocols declare (ProtocolFacts.idFields, and the ids of their replay hints), each once. */
+export const PROTOCOL_ID_FIELDS: readonly string[] = idFieldsOf(REPLAY_FACTS);
+
+/** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
+export function factsOf(id: string): ProtocolFacts<ProtocolId> {
+  const found = REPLAY_FACTS.find((p) => p.id === id);
   if (!found) throw new ProtocolUnknownError(`unknown protocol '${id}'; expected one of ${PROTOCOL_IDS.join(', ')}`);
   return found;
 }
 
-/** The module most sure that a channel is its own, or undefined when none claims it. */
-export function classifyChannel(hint: ChannelHint): ProtocolModule | undefined {
-  return mostSure(PROTOCOLS.map((p) => [p, p.classify(hint)] as const));
+/** The ids of the protocols that run over `transport`, in the catalog's order. */
+export function protocolsOver<T extends Transport>(transport: T): readonly ProtocolIdOver<T>[] {
+  return REPLAY_FACTS.filter((facts) => (facts.transports as readonly Transport[]).includes(transport)).map((facts) => facts.id as ProtocolIdOver<T>);
 }
 
-/** The module most sure that a lone message is its own (for files and stdio without a hint). */
-export function sniffMessage(value: unknown): ProtocolModule | undefined {
-  return mostSure(PROTOCOLS.map((p) => [p, p.sniff(value)] as const));
+/** The replay hints of a protocol, if it has any. */
+export function replayHintsOf(id: ProtocolId): ReplayHints | undefined {
+  return factsOf(id).replay;
+}
+
+/** The protocol most sure that a channel is its own, or undefined when none claims it (as modules.ts classifyChannel). */
+export function classifyForReplay(hint: ChannelHint): ProtocolFacts<ProtocolId> | undefined {
+  return mostSure(REPLAY_FACTS.map((p) => [p, p.classify(hint)] as const));
+}
+
+/** The first of the highest scores above 0, or undefined. */
+export function mostSure<T>(scored: ReadonlyArray<readonly [T, number]>): T | undefined {
+  let top: T | undefined;
+  let topScore = 0;
+  for (const [candidate, score] of scored) {
+    if (score > topScore) {
+      top = candidate;
+      topScore = score;
+    }
+  }
+  return top;
 }

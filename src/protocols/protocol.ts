@@ -2,13 +2,20 @@ import type { Finding } from '../core/finding.js';
 import type { InboundMessage } from '../core/message.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
+import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 
-export type ProtocolId = 'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc';
+/*
+ * The parts a protocol module is made of. The protocols themselves, and `ProtocolId`, the union of
+ * their ids, are listed in one place only: catalog.ts. These types take a module's id as a plain
+ * string (or as the literal `Id` a module declares), so that a module can be written without the
+ * catalog that lists it.
+ */
 
-export const PROTOCOL_IDS: readonly ProtocolId[] = ['agui', 'pi-rest', 'pi-daemon-rpc', 'pi-rpc', 'acp', 'unix-ndjson', 'json-rpc'];
+/** What carries a channel's messages. */
+export type Transport = ChannelHint['transport'];
 
 /** What the capture layer knows about a channel before (or as) its first message arrives. */
 export interface ChannelHint {
@@ -27,7 +34,7 @@ export interface ChannelHint {
    * A protocol already recognised in the channel's first messages (a stdio child's first lines), and
    * the evidence that recognised it (`ACP method initialize`): it is taken as it is.
    */
-  sniffed?: { protocol: ProtocolId; evidence: string };
+  sniffed?: { protocol: string; evidence: string };
 }
 
 export interface CheckerContext {
@@ -54,28 +61,19 @@ export interface ProtocolChecker {
 }
 
 /** Everything that knows what one protocol's messages mean. Adding a protocol means adding one of these. */
-export interface ProtocolModule {
-  readonly id: ProtocolId;
+export interface ProtocolModule<Id extends string = string> extends ProtocolFacts<Id> {
   readonly title: string;
-  /**
-   * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
-   * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
-   * `/v1/` prefix or an event stream alone is anybody's.
-   */
-  classify(hint: ChannelHint): number;
   /** How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio). */
   sniff(value: unknown): number;
   /** What in a channel this protocol claims made it claim it (`route GET /v1/session/{sessionRef}`), for `show`. */
   channelEvidence(hint: ChannelHint): string;
   /** What in a message it sniffs as its own made it so (`ACP method initialize`, `AG-UI event RUN_STARTED`). */
   messageEvidence(value: unknown): string;
-  /** The transports it runs over: messages sampled on any other never choose it (JSON-RPC is not judged on HTTP). */
-  readonly transports: ReadonlyArray<ChannelHint['transport']>;
   /**
    * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
    * any message that is the dialect's own makes the stream the dialect's.
    */
-  readonly dialectOf?: ProtocolId;
+  readonly dialectOf?: string;
   /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
   guessSender(value: unknown): 'client' | 'server';
   createChecker(context: CheckerContext): ProtocolChecker;
@@ -90,16 +88,74 @@ export interface ProtocolModule {
    * be stored as it is.
    */
   redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
-  /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
-  readonly replay?: ReplayHints;
+  /** How its streams fold for `diff --semantic`, so that re-chunking the same content is no difference. */
+  readonly semantic?: SemanticFold;
 }
 
 /**
- * What `proxy replay` needs of a protocol: which channels are its own, and its replay hints. Kept in a
- * module of its own per protocol (replay-facts.ts), apart from the checker, so that a replay does not
- * load the judging code (replay-catalog.ts).
+ * What a client materialises from a stream of a protocol (the AG-UI run, a Pi session's text and
+ * tool executions, ACP's chunked messages): `diff --semantic` compares that one result instead of
+ * the server messages it folds, which vary in number and cut from run to run.
  */
-export type ReplayFacts = Pick<ProtocolModule, 'id' | 'classify' | 'replay'>;
+export interface SemanticFold {
+  /** The transports whose streams fold (an AG-UI event stream, not a plain request). */
+  readonly transports: readonly Transport[];
+  /** Is this server message compared only through the folded result? */
+  folds(value: unknown): boolean;
+  /** Does this server message feed the folded result (default: the folded ones)? Pi's message boundaries do, compared one by one too. */
+  feeds?(value: unknown): boolean;
+  /** The folded result of the messages fed, given the exchange's first client message; `kind` labels it in reports. */
+  fold(fed: readonly unknown[], request: unknown): { kind: string };
+  /** Fields not compared under `--semantic` (Pi's event counters, which count the folded partials too). */
+  readonly drops?: readonly string[];
+}
+
+/**
+ * What every tool needs of a protocol without judging its messages: its id, which channels are its
+ * own, and its replay hints. Kept in a module of its own per protocol (`<id>/replay-facts.ts`), apart
+ * from the checker, so that a replay does not load the judging code: catalog.ts lists these, and
+ * modules.ts the full modules they are part of.
+ */
+export interface ProtocolFacts<Id extends string = string, Over extends Transport = Transport> {
+  readonly id: Id;
+  /**
+   * Its carriers: the transports it runs over. Messages sampled on any other never choose it
+   * (JSON-RPC is not judged on HTTP); on a channel of one of them, classify says how sure its
+   * route, subprotocol or media type make it, and a message's sniff how sure its shape does.
+   */
+  readonly transports: readonly Over[];
+  /**
+   * On a stdio child, whose first lines choose its protocol (the first sniffed as one of the
+   * protocols that run there): whether a line sniffed as this protocol decides the stream
+   * (default: it does). Plain JSON-RPC's responses do not, since a dialect's (ACP's) are JSON-RPC
+   * responses too: they decide only when nothing more specific came in the lines held back.
+   */
+  decidesStdio?(value: unknown): boolean;
+  /**
+   * Fields whose values are secrets, in the notation of ReplayHints: stored as `<redacted>` in
+   * every message of every recording (besides the names judge/field-rules.ts keeps for all).
+   */
+  readonly secretFields?: readonly string[];
+  /**
+   * Ids its peers generate, which diff labels by first appearance (`runId#1`) instead of comparing:
+   * those not already among its replay hints' volatile fields (whose ids count) and write-only fields.
+   */
+  readonly idFields?: readonly string[];
+  /**
+   * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
+   * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
+   * `/v1/` prefix or an event stream alone is anybody's.
+   */
+  classify(hint: ChannelHint): number;
+  /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
+  readonly replay?: ReplayHints;
+  /**
+   * The schema documents its messages are judged by, and where each is read from: every registry
+   * loads them (the catalog declares them). Its checker addresses them by `$id` through
+   * `CheckerContext.registry`, and may choose among several versions per conversation.
+   */
+  readonly schemas?: readonly SchemaSpec[];
+}
 
 /**
  * Replay hints of a protocol. A field is named either by its key (`runId`: that key at any depth) or

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TOOL_VERSION } from '../core/version.js';
 import type { RecordingClock } from '../core/recording-clock.js';
-import type { ProtocolId } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';

@@ -1,4 +1,4 @@
-import type { ProtocolId } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
 
 /**
  * What a recording keeps and how it is judged, beyond the defaults: the options `record` takes for

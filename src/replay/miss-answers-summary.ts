@@ -1,4 +1,4 @@
-import { REPLAY_FACTS } from '../protocols/replay-catalog.js';
+import { REPLAY_FACTS } from '../protocols/catalog.js';
 import type { ReplayScript } from './replay-script.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ProtocolId } from '../protocols/protocol.js';
-import { PROTOCOL_IDS } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { resolve } from 'node:path';
 import { openRecording } from '../store/open-recording.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';

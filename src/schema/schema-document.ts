@@ -34,7 +34,7 @@ export function readSchemaDocument(file: string, source: SchemaSource, fallbackI
   const id = typeof record.$id === 'string' ? record.$id : fallbackId;
   if (id === undefined) return undefined;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  // The ACP schema ships without $id; give ajv the one we address it by.
+  // A packaged schema may ship without $id (ACP's); give ajv the one it is addressed by.
   const withId = record.$id === id ? record : { ...record, $id: id };
   return { id, file, sha256, source, json: withId };
 }

@@ -1,5 +1,4 @@
 import { readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -10,43 +9,27 @@ import { RefGraph, type UnresolvedRef } from './ref-graph.js';
 import { findingsFromAjv } from './ajv-errors.js';
 import { createAjv, type AjvInstance } from './ajv-setup.js';
 import { CompiledValidators } from './compiled-validators.js';
-import { ACP_SCHEMA_ID } from './schema-ids.js';
-
-export { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_SESSION_API_ID, PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from './schema-ids.js';
+import { declaredProtocolSchemas, packageSchemaFile, type PackageSchemaSpec } from './schema-sources.js';
 
 /** The environment variable that lists extra schema directories, separated like PATH. */
 export const SCHEMAS_ENV = 'AGENT_PROXY_SCHEMAS';
 
 const PROJECT_SCHEMAS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schemas');
 
-/** The schemas the project is built from (schemas/README.md): an extra document with the same $id does not replace them. */
-const PROJECT_SCHEMAS = ['ag-ui.schema.json', 'pi-daemon-session-api.schema.json'];
-
-/**
- * The pi-daemon v0.3.0 schemas the session API and the unix-socket protocol refer to, shipped so
- * that their messages are judged without --schemas (schemas/README.md); an extra document with the
- * same $id replaces them.
- */
-const SHIPPED_PI_DAEMON_SCHEMAS = [
-  'extension-view.schema.json',
-  'dashboard-session-draft.schema.json',
-  'dashboard-api.schema.json',
-  'schedule.schema.json',
-  'protocol.schema.json',
-  'tool-adapter.schema.json',
-  'protocol-v2.schema.json',
-];
 
 export interface SchemaRegistryOptions {
   /**
    * Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS.
-   * They add documents, or replace a shipped pi-daemon one with the same `$id` (schemas/README.md).
+   * They add documents, or replace a replaceable declared one with the same `$id` (schemas/README.md).
    */
   extraDirs?: string[];
   /** Read AGENT_PROXY_SCHEMAS as well as extraDirs (default true). */
   useEnv?: boolean;
-  /** Load the ACP schema from @agentclientprotocol/sdk (default true). */
-  acp?: boolean;
+  /**
+   * `$id`s of the documents the protocols declare (each module's `schemas`, which every registry
+   * loads) to leave out: to see how a protocol fares without one.
+   */
+  without?: readonly string[];
   /**
    * Where the validators compiled by `npm run build` are (default: the package's own); `false`
    * compiles every validator at run time. Either way the verdicts are the same.
@@ -90,18 +73,26 @@ export class SchemaRegistry {
     const docs = new Map<string, SchemaDocument>();
     const add = (doc: SchemaDocument | undefined) => {
       if (!doc) return;
-      // First one wins: the project's own schemas over extras with the same $id, extras over the shipped pi-daemon ones.
+      // First one wins: the project's own schemas over extras with the same $id, extras over the replaceable ones.
       if (!docs.has(doc.id)) docs.set(doc.id, doc);
     };
-    for (const file of PROJECT_SCHEMAS) add(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, file), 'project'));
+    const specs = declaredProtocolSchemas();
+    // Loud, not an empty registry that would leave every message unchecked.
+    if (specs === undefined) throw new SchemaLoadError('no protocol declared its schemas: load the protocol catalog (protocols/catalog.ts) before a registry');
+    const left = new Set(options.without ?? []);
+    const declared = (doc: SchemaDocument | undefined) => {
+      if (doc && !left.has(doc.id)) add(doc);
+    };
+    // First one wins: the project's own documents, then the extra directories', then the replaceable ones.
+    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project'));
     const dirs = [...(options.extraDirs ?? [])];
     if (options.useEnv !== false && process.env[SCHEMAS_ENV]) {
       dirs.push(...process.env[SCHEMAS_ENV]!.split(':').filter(Boolean));
     }
     for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
     // After the extra directories, so that one of them (another pi-daemon version's) replaces these.
-    for (const file of SHIPPED_PI_DAEMON_SCHEMAS) add(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, file), 'project'));
-    if (options.acp !== false) add(readAcpSchema());
+    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project'));
+    for (const spec of specs) if (spec.from === 'package') declared(readPackageSchema(spec));
     const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
     return new SchemaRegistry(docs, compiled);
   }
@@ -245,23 +236,16 @@ function readSchemaDir(dir: string): SchemaDocument[] {
   const docs: SchemaDocument[] = [];
   for (const name of names) {
     const file = join(dir, name);
-    // Files without $id (OpenAPI documents, the ACP copy) are skipped; ACP comes from its package.
+    // Files without $id (OpenAPI documents, a copy of a packaged schema) are skipped; a packaged one comes from its package.
     const doc = readSchemaDocument(file, 'extra');
     if (doc && typeof doc.json.$schema === 'string') docs.push(doc);
   }
   return docs;
 }
 
-function readAcpSchema(): SchemaDocument | undefined {
-  const require = createRequire(import.meta.url);
-  let file: string;
-  try {
-    // The package's exports hide package.json; its main entry lives in dist/, beside schema/.
-    file = join(dirname(require.resolve('@agentclientprotocol/sdk')), '..', 'schema', 'schema.json');
-  } catch {
-    return undefined;
-  }
-  return readSchemaDocument(file, 'package', ACP_SCHEMA_ID);
+function readPackageSchema(spec: PackageSchemaSpec): SchemaDocument | undefined {
+  const file = packageSchemaFile(spec);
+  return file === undefined ? undefined : readSchemaDocument(file, 'package', spec.id);
 }
 
 function cutDanglingRefs(json: unknown, baseId: string, documents: ReadonlyMap<string, SchemaDocument>): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../core/json.js';
 import type { HttpContext, Sender } from '../core/message.js';
-import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
 import type { Finding } from '../core/finding.js';
 import type { Verdict } from '../core/verdict.js';
 

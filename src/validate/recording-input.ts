@@ -1,4 +1,5 @@
-import type { ChannelHint, ProtocolId } from '../protocols/protocol.js';
+import type { ChannelHint } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';

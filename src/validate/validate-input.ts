@@ -1,7 +1,8 @@
 import type { Finding } from '../core/finding.js';
 import type { Sender } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
-import type { ChannelHint, ProtocolId, ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, ProtocolModule } from '../protocols/protocol.js';
+import type { ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js';
 import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
@@ -95,7 +96,7 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
 /** One stream being judged: its protocol, its checker, and its last message (where end-of-stream findings go). */
 interface StreamJudge {
   stream: SourceStream;
-  module?: ProtocolModule;
+  module?: ProtocolModule<ProtocolId>;
   judge?: MessageJudge;
   last?: JudgedMessage;
   /** The last message's verdict is the stored one, which holds the end-of-stream findings record gave it. */
@@ -105,7 +106,7 @@ interface StreamJudge {
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
 const AS_READ: VerdictFacts = {};
 
-function streamJudge(stream: SourceStream, module: ProtocolModule | undefined, pipeline: MessagePipeline): StreamJudge {
+function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline): StreamJudge {
   if (!module) return { stream };
   const request = stream.messages.find((m) => m.sender === 'client' && m.value !== undefined);
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.

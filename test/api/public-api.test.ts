@@ -369,7 +369,7 @@ describe('the public API', () => {
     expectTypeOf<api.SchemaRegistryOptions>().toEqualTypeOf<{
       extraDirs?: string[];
       useEnv?: boolean;
-      acp?: boolean;
+      without?: readonly string[];
       compiledValidators?: string | false;
     }>();
     expectTypeOf<api.SchemaCheck>().toEqualTypeOf<

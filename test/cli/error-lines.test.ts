@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
-import { PROTOCOL_IDS } from '../../src/protocols/protocol.js';
+import { PROTOCOL_IDS } from '../../src/protocols/catalog.js';
 import { runToEnd, startCli } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
 import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, stdioRecording } from './cli-fixtures.js';

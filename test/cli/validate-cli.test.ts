@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
-import { PI_NDJSON_V1_ID } from '../../src/schema/schema-ids.js';
+import { PI_NDJSON_V1_ID } from '../../src/protocols/unix-ndjson/schemas.js';
 import { restExchanges } from '../protocols/pi-rest/rest-exchanges.js';
 import { runCli } from './run-cli.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -4,7 +4,7 @@ import type { Sender } from '../../src/core/message.js';
 import { acpProtocol } from '../../src/protocols/acp/index.js';
 import { MessageJudge } from '../../src/judge/message-judge.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
-import { ACP_SCHEMA_ID } from '../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
 
 interface WsRecord {
   kind: string;

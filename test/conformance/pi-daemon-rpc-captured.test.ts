@@ -4,7 +4,7 @@ import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js'
 import { FRAME_KINDS, type FrameKind } from '../../src/protocols/pi-daemon-rpc/frame-kinds.js';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 import type { ProtocolModule } from '../../src/protocols/protocol.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 type CaptureRecord =

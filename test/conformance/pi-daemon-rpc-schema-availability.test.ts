@@ -2,7 +2,8 @@ import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry } from '../s
 import { expect, it } from 'vitest';
 import { frameRef, type FrameKind } from '../../src/protocols/pi-daemon-rpc/frame-kinds.js';
 import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
-import { PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 /** A real SchemaRegistry that loaded no document: the session-api schema is missing. */

@@ -2,7 +2,7 @@ import { describeWithCorpus, corpusJson, fullRegistry, readSharedJson } from '..
 import { expect, it } from 'vitest';
 import { piDaemonRpcProtocol } from '../../src/protocols/pi-daemon-rpc/index.js';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 interface ManifestEntry {

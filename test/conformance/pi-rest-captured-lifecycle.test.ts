@@ -1,6 +1,6 @@
 import { describeWithCorpus, fullRegistry } from '../support/shared.js';
 import { expect, it } from 'vitest';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { PI_REST_RULES } from '../../src/protocols/pi-rest/index.js';
 import type { Verdict } from '../../src/core/verdict.js';
 import { newJudge, requestMessage, responseMessage } from '../protocols/pi-rest/pi-rest-helpers.js';

@@ -1,6 +1,6 @@
 import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry } from '../support/shared.js';
 import { expect, it } from 'vitest';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { schemaCheckFor } from '../../src/protocols/pi-rest/index.js';
 import { DASHBOARD_API_ID } from '../../src/protocols/pi-rest/route-table.js';
 import { judgeExchange, newJudge } from '../protocols/pi-rest/pi-rest-helpers.js';

@@ -2,7 +2,7 @@ import { describeWithCorpus, corpusDir, fullRegistry, readSharedJson } from '../
 import { expect, it } from 'vitest';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 import { PI_RPC_EXTENSION_UI_RESPONSE_REF } from '../../src/protocols/pi-rpc/schema-refs.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';
 
 interface StdioRecord {

@@ -2,7 +2,8 @@ import { describeWithCorpus, bareRegistry, corpusDir, fullRegistry, readSharedJs
 import { expect, it } from 'vitest';
 import { piRpcProtocol } from '../../src/protocols/pi-rpc/index.js';
 import { piRestProtocol } from '../../src/protocols/pi-rest/index.js';
-import { PI_NDJSON_V1_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { PI_NDJSON_V1_ID } from '../../src/protocols/unix-ndjson/schemas.js';
 import { MessageJudge } from '../../src/judge/message-judge.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { Conversation } from '../protocols/pi-rpc/conversation.js';

@@ -2,7 +2,7 @@ import { describeWithCorpus, bareRegistry, corpusJson, fullRegistry, readSharedJ
 import { expect, it } from 'vitest';
 import type { Sender } from '../../src/core/message.js';
 import { unixNdjsonProtocol } from '../../src/protocols/unix-ndjson/index.js';
-import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../src/schema/schema-registry.js';
+import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../src/protocols/unix-ndjson/schemas.js';
 import { MessageJudge } from '../../src/judge/message-judge.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
 

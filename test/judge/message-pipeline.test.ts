@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
 import type { HttpContext } from '../../src/core/message.js';
 import { MessagePipeline, NO_PROTOCOL_REASON, type MessageFacts } from '../../src/judge/message-pipeline.js';
-import { protocolById } from '../../src/protocols/catalog.js';
+import { protocolById } from '../../src/protocols/modules.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { piScenario } from '../support/pi-daemon/scenario.js';
 

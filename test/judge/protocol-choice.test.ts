@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ProtocolUnknownError, UsageError } from '../../src/core/errors.js';
 import { chooseProtocol, parseProtocolOption } from '../../src/judge/protocol-choice.js';
-import { PROTOCOLS, sniffMessage } from '../../src/protocols/catalog.js';
+import { PROTOCOLS, sniffMessage } from '../../src/protocols/modules.js';
 import type { ChannelHint } from '../../src/protocols/protocol.js';
 import { PROTOCOL_EXAMPLES } from '../protocols/protocol-examples.js';
 import { startRecorder, startStdioRecorder, validateInput, SchemaRegistry, type ProtocolId } from '../../src/index.js';

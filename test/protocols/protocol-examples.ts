@@ -9,7 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { InboundMessage, Sender } from '../../src/core/message.js';
-import type { ChannelHint, ProtocolId } from '../../src/protocols/protocol.js';
+import type { ChannelHint } from '../../src/protocols/protocol.js';
+import type { ProtocolId } from '../../src/protocols/catalog.js';
 import { ndjsonConversation } from '../support/ndjson-daemon.js';
 import { piScenario } from '../support/pi-daemon/scenario.js';
 import { ACP_PROTOCOL, FRAMED_PROTOCOL, RAW_PROTOCOL } from '../support/pi-daemon/rpc.js';

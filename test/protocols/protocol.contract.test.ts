@@ -9,8 +9,9 @@ import { FieldSpecs, parseIgnoreOption, parsePointer } from '../../src/core/fiel
 import type { InboundMessage } from '../../src/core/message.js';
 import type { Verdict } from '../../src/core/verdict.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
-import { classifyChannel, PROTOCOLS, sniffMessage } from '../../src/protocols/catalog.js';
-import { PROTOCOL_IDS, type ChannelHint, type ProtocolChecker, type ProtocolId, type ProtocolModule } from '../../src/protocols/protocol.js';
+import { classifyChannel, PROTOCOLS, sniffMessage } from '../../src/protocols/modules.js';
+import type { ChannelHint, ProtocolChecker, ProtocolModule } from '../../src/protocols/protocol.js';
+import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
 import { testRegistry } from '../support/shared.js';
 import { PROTOCOL_EXAMPLES, type ProtocolExamples } from './protocol-examples.js';
 
@@ -64,7 +65,7 @@ const ARBITRARY_HINTS: ChannelHint[] = [
 
 const registry = testRegistry();
 
-function examplesOf(module: ProtocolModule): ProtocolExamples | undefined {
+function examplesOf(module: ProtocolModule<ProtocolId>): ProtocolExamples | undefined {
   const make = Object.hasOwn(PROTOCOL_EXAMPLES, module.id) ? PROTOCOL_EXAMPLES[module.id] : undefined;
   return make?.();
 }
@@ -105,7 +106,7 @@ describe('the protocol catalog', () => {
   });
 });
 
-describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol contract: %s', (_id: ProtocolId, module: ProtocolModule) => {
+describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol contract: %s', (_id: ProtocolId, module: ProtocolModule<ProtocolId>) => {
   const examples = (): ProtocolExamples => {
     const found = examplesOf(module);
     if (!found) throw new Error(`no examples for '${module.id}' in test/protocols/protocol-examples.ts`);

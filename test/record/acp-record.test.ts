@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ClientSideConnection, PROTOCOL_VERSION, type SessionNotification } from '@agentclientprotocol/sdk';
-import { ACP_SCHEMA_ID } from '../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
 import { bearer, daemon, errorsOf, expectAllValid, findingsOf, onCleanup, record, useCleanups } from './pi-helpers.js';
 import { within } from '../support/waits.js';

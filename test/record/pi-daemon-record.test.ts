@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RecordingReader } from '../../src/store/recording-reader.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { api, bearer, daemon, errorsOf, expectAllValid, rawRequest, record, useCleanups, wsExchanges, wsOpen, type ApiResult } from './pi-helpers.js';
 import { scratch } from '../support/temp-dir.js';
 

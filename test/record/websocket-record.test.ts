@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCloseFramePayload } from '../../src/net/ws-close-codes.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import type { MessageRow } from '../../src/store/recording-reader.js';
 import type { PiDaemonOptions } from '../support/pi-daemon-standin.js';
 import { bearer, daemon, errorsOf, expectAllValid, findingsOf, record, refusalHeaders, useCleanups, wsOpen, wsRefusal, type Refusal } from './pi-helpers.js';

@@ -40,7 +40,7 @@ describe('replay start-up', () => {
     expect(loaded.some((m) => m.endsWith('/dist/replay/replay-server.js'))).toBe(true);
     expect(loaded.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
     const unwanted = loaded.filter((m) =>
-      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-ids\.js)|\/dist\/protocols\/catalog\.js|-checker\.js$|\/checker\.js$|^node:(https|tls)$/.test(m),
+      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-sources\.js)|\/dist\/protocols\/modules\.js|-checker\.js$|\/checker\.js$|^node:(https|tls)$/.test(m),
     );
     expect(unwanted).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorObject } from 'ajv';
-import { AGUI_SCHEMA_ID, ALL_ERRORS_MAX_VALUES } from '../../src/schema/schema-registry.js';
+import { ALL_ERRORS_MAX_VALUES } from '../../src/schema/schema-registry.js';
+import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
 import { findingsFromAjv, MAX_SCHEMA_FINDINGS } from '../../src/schema/ajv-errors.js';
 import { bareRegistry } from '../support/shared.js';
 

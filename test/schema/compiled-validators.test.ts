@@ -8,7 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
+import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -158,7 +161,9 @@ describe('compiled schema validators', () => {
   it('are what a command uses: judging AG-UI with the built registry does not load the schema compiler', () => {
     const probe = `
       import { createRequire } from 'node:module';
-      import { SchemaRegistry, AGUI_SCHEMA_ID } from './dist/schema/schema-registry.js';
+      import './dist/protocols/catalog.js';
+      import { AGUI_SCHEMA_ID } from './dist/protocols/agui/schemas.js';
+      import { SchemaRegistry } from './dist/schema/schema-registry.js';
       const registry = SchemaRegistry.load({ useEnv: false });
       const check = registry.check(AGUI_SCHEMA_ID + '#RunStartedEvent');
       const findings = check.validate({ type: 'RUN_STARTED', threadId: 't' });

@@ -1,8 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACP_SCHEMA_ID, AGUI_SCHEMA_ID, PI_NDJSON_V1_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
+import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
+import { PI_NDJSON_V1_ID } from '../../src/protocols/unix-ndjson/schemas.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { bareRegistry, STANDIN_SCHEMAS_DIR, testRegistry } from '../support/shared.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -93,6 +98,21 @@ describe('SchemaRegistry', () => {
       if (before === undefined) delete process.env.AGENT_PROXY_SCHEMAS;
       else process.env.AGENT_PROXY_SCHEMAS = before;
     }
+  });
+
+  it('refuses to load before any protocol declared its schemas, rather than judge with none', () => {
+    // A fresh process that loads the built registry and no protocol catalog.
+    const probe = `
+      const { SchemaRegistry } = await import('./dist/schema/schema-registry.js');
+      try {
+        SchemaRegistry.load({ useEnv: false });
+        console.log('loaded');
+      } catch (error) {
+        console.log(error.code, error.message);
+      }
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('E_SCHEMA_LOAD no protocol declared its schemas: load the protocol catalog (protocols/catalog.ts) before a registry');
   });
 
   it('fails with a typed error on a schema directory that cannot be read or holds broken JSON', () => {

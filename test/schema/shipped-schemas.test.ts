@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PI_SESSION_API_ID, SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { REPO } from '../cli/run-cli.js';
 
 const SCHEMAS = join(REPO, 'schemas');

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyChannel } from '../../src/protocols/catalog.js';
+import { classifyChannel } from '../../src/protocols/modules.js';
 import { chooseProtocol } from '../../src/judge/protocol-choice.js';
 import { stdioHint } from '../../src/record/relay/stdio-recorder.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -21,7 +21,7 @@ import { useCleanups } from './cleanups.js';
 import { wsOpen, wsRefusal } from './ws-client.js';
 import { within } from './waits.js';
 import { ManualClock } from './manual-clock.js';
-import { PI_SESSION_API_ID } from '../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { scratch } from './temp-dir.js';
 
 // ---------------------------------------------------------------------------------------------

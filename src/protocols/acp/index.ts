@@ -2,6 +2,7 @@ import { classifyJsonRpc } from '../json-rpc/index.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
+import { acpSemantic } from './semantic.js';
 import { senderFor } from './method-table.js';
 import { acpChannelEvidence, acpReplayFacts } from './replay-facts.js';
 import { isJsonObject } from '../../core/json.js';
@@ -20,7 +21,7 @@ function acpMethodOf(value: unknown): string | undefined {
 }
 
 /** Agent Client Protocol: JSON-RPC 2.0 between an editor (client) and an agent (server). */
-export const acpProtocol: ProtocolModule = {
+export const acpProtocol: ProtocolModule<'acp'> = {
   ...acpReplayFacts,
   title: 'Agent Client Protocol (JSON-RPC 2.0)',
 
@@ -33,8 +34,8 @@ export const acpProtocol: ProtocolModule = {
   },
   messageEvidence: (value) => `ACP method ${acpMethodOf(value) ?? '(none)'}`,
   channelEvidence: acpChannelEvidence,
-  transports: ['ws', 'stdio', 'file'],
   dialectOf: 'json-rpc',
+  semantic: acpSemantic,
 
   /**
    * Requests and notifications go to the side their method's `x-side` names, so the other side

@@ -1,5 +1,6 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
+import { ACP_SCHEMAS } from './schemas.js';
 
 /** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
 export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
@@ -12,8 +13,10 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels carry ACP, and how a replay matches and answers its messages. */
-export const acpReplayFacts: ReplayFacts = {
+export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
   id: 'acp',
+  transports: ['ws', 'stdio', 'file'],
+  schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
     // pi-daemon refuses /apc upgrades without the subprotocol (426), but the path is still ACP.
@@ -23,5 +26,7 @@ export const acpReplayFacts: ReplayFacts = {
     return 0;
   },
   // JSON-RPC: a response carries its request's id.
+  // session/new's MCP server settings, where clients put API keys.
+  secretFields: ['/params/mcpServers/*/env/*/value', '/params/mcpServers/*/headers/*/value'],
   replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
 };

@@ -1,4 +1,4 @@
-import { AGUI_SCHEMA_ID } from '../../schema/schema-ids.js';
+import { AGUI_SCHEMA_ID } from './schemas.js';
 import type { SchemaCheck, SchemaRegistry } from '../../schema/schema-registry.js';
 import { EVENT_TYPES, defNameOf, type EventType } from './event-types.js';
 

@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AguiChecker } from './agui-checker.js';
+import { aguiSemantic } from './semantic.js';
 import { aguiChannelEvidence, aguiReplayFacts } from './replay-facts.js';
 import { isEventType } from './event-types.js';
 import { isRunAgentInput } from './shapes.js';
@@ -22,14 +23,14 @@ function guessSender(value: unknown): 'client' | 'server' {
   return isRunAgentInput(value) && !isEventType((value as { type?: unknown }).type) ? 'client' : 'server';
 }
 
-export const aguiProtocol: ProtocolModule = {
+export const aguiProtocol: ProtocolModule<'agui'> = {
   ...aguiReplayFacts,
   title: 'AG-UI (HTTP + SSE / protobuf event stream)',
   sniff,
   channelEvidence: aguiChannelEvidence,
   messageEvidence,
-  transports: ['http', 'sse', 'proto', 'file'],
   guessSender,
+  semantic: aguiSemantic,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);
   },

@@ -1,6 +1,7 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerAguiMiss } from './replay-miss.js';
 import { isRunAgentInput } from './shapes.js';
+import { AGUI_SCHEMAS } from './schemas.js';
 
 /** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
 const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
@@ -41,8 +42,10 @@ export function aguiChannelEvidence(hint: ChannelHint): string {
 }
 
 /** Which channels are AG-UI runs, and how a replay matches and answers them. */
-export const aguiReplayFacts: ReplayFacts = {
+export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | 'file'> = {
   id: 'agui',
+  transports: ['http', 'sse', 'proto', 'file'],
+  schemas: AGUI_SCHEMAS,
   classify,
   // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They
   // also mint an id for each message they add (a fresh one per run) and for the tool calls they make

@@ -14,7 +14,7 @@ function isJsonRpcMessage(value: unknown): boolean {
  * WebSocket): the envelope and id correlation, nothing about the methods. A low sniff score, so
  * that any dialect (ACP) claims what is its own.
  */
-export const jsonRpcProtocol: ProtocolModule = {
+export const jsonRpcProtocol: ProtocolModule<'json-rpc'> = {
   ...jsonRpcReplayFacts,
   title: 'JSON-RPC 2.0 (envelope and id correlation only)',
   sniff: (value) => (isJsonRpcMessage(value) ? 0.5 : 0),
@@ -23,7 +23,6 @@ export const jsonRpcProtocol: ProtocolModule = {
     const shape = classifyJsonRpc(value);
     return shape.kind === 'request' || shape.kind === 'notification' ? `JSON-RPC ${shape.kind} ${shape.method}` : `JSON-RPC ${shape.kind}`;
   },
-  transports: ['ws', 'stdio', 'file'],
   /** A response alone does not say who answered: guessed as the server's, as requests are the client's. */
   guessSender: (value) => (classifyJsonRpc(value).kind === 'response' ? 'server' : 'client'),
   createChecker: () => new JsonRpcChecker(),

@@ -1,5 +1,6 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
+import { classifyJsonRpc } from './json-rpc-message.js';
 
 /** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
 export const JSON_RPC_SUBPROTOCOLS: readonly string[] = ['jsonrpc', 'json-rpc', 'jsonrpc-2.0'];
@@ -18,11 +19,14 @@ export function jsonRpcSubprotocolOf(header: string | undefined): string | undef
  * one of them is an ACP method. Never HTTP: MCP's Streamable HTTP spreads one conversation over many
  * POSTs, which per-exchange correlation would misjudge.
  */
-export const jsonRpcReplayFacts: ReplayFacts = {
+export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'file'> = {
   id: 'json-rpc',
+  transports: ['ws', 'stdio', 'file'],
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
   },
   // A response carries its request's id.
+  // ACP's answers are JSON-RPC responses too: only a method call says a stdio child speaks plain JSON-RPC.
+  decidesStdio: (value) => classifyJsonRpc(value).kind !== 'response',
   replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
 };

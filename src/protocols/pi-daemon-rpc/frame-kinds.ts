@@ -1,5 +1,5 @@
 import type { Sender } from '../../core/message.js';
-import { PI_SESSION_API_ID } from '../../schema/schema-ids.js';
+import { PI_SESSION_API_ID } from '../pi-rest/schemas.js';
 import { isJsonObject } from '../../core/json.js';
 
 export type FrameKind =

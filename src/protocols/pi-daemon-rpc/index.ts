@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
+import { piSessionSemantic } from '../pi-rpc/semantic.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
 import { frameKindOf, guessFrameSender } from './frame-kinds.js';
 import { PI_DAEMON_RPC_SUBPROTOCOL } from '../pi-rpc/subprotocols.js';
@@ -7,7 +8,7 @@ import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limit
 import { sniffPiDaemonFrame } from './sniff.js';
 
 /** The framed module with a given in-flight limit (the daemon advertises it in its capabilities). */
-export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule {
+export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule<'pi-daemon-rpc'> {
   const maxInFlight = options.maxInFlightCommandsPerConnection ?? DEFAULT_MAX_IN_FLIGHT_COMMANDS;
   return {
     ...piDaemonRpcReplayFacts,
@@ -15,8 +16,10 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     sniff: sniffPiDaemonFrame,
     channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
     messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
-    transports: ['ws', 'file'],
     guessSender: guessFrameSender,
+    // The event counters (`sequence` on every frame) count the streamed partials too, whose number
+    // varies with streaming timing: gaps and repeats are the verdict's business (sequence-gap).
+    semantic: piSessionSemantic(['ws', 'stdio'], ['/sequence']),
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);
     },
@@ -24,7 +27,7 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
 }
 
 /** Pi daemon framed RPC: `/v1/session/{ref}/rpc` with subprotocol `pi-daemon-rpc.v1`. */
-export const piDaemonRpcProtocol: ProtocolModule = createPiDaemonRpcProtocol();
+export const piDaemonRpcProtocol: ProtocolModule<'pi-daemon-rpc'> = createPiDaemonRpcProtocol();
 
 export { PiDaemonRpcChecker } from './checker.js';
 export { PI_DAEMON_RPC_RULES } from './rules.js';

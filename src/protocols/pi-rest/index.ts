@@ -7,13 +7,12 @@ import { PiRestChecker } from './pi-rest-checker.js';
 import { piRestReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon session API over HTTP (`/v1/...`): envelopes, tickets, sessions, blobs, schedules, dashboard. */
-export const piRestProtocol: ProtocolModule = {
+export const piRestProtocol: ProtocolModule<'pi-rest'> = {
   ...piRestReplayFacts,
   title: 'Pi daemon REST API',
   sniff: sniffPiRest,
   channelEvidence: piRestChannelEvidence,
   messageEvidence: piRestMessageEvidence,
-  transports: ['http', 'file'],
   guessSender: guessPiRestSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRestChecker(context);

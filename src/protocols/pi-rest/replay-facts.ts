@@ -1,11 +1,14 @@
-import type { ReplayFacts } from '../protocol.js';
+import type { ProtocolFacts } from '../protocol.js';
 import { classifyPiRest } from './detection.js';
 import { answerPiRestMiss, piRestRouteTemplate } from './replay-miss.js';
 import { SESSION_ENV_VALUES } from './session-env.js';
+import { PI_DAEMON_SCHEMAS } from './schemas.js';
 
 /** Which channels are Pi daemon REST calls, and how a replay matches and answers them. */
-export const piRestReplayFacts: ReplayFacts = {
+export const piRestReplayFacts: ProtocolFacts<'pi-rest', 'http' | 'file'> = {
   id: 'pi-rest',
+  transports: ['http', 'file'],
+  schemas: PI_DAEMON_SCHEMAS,
   classify: classifyPiRest,
   // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
   // echoes the Idempotency-Key it was submitted with.

@@ -1,4 +1,4 @@
-import { PI_SESSION_API_ID } from '../../schema/schema-ids.js';
+import { PI_SESSION_API_ID } from './schemas.js';
 
 /**
  * The Pi daemon REST route table (base path `/v1`), transcribed by hand from

@@ -1,5 +1,5 @@
 import { error, type Finding } from '../../core/finding.js';
-import { PI_SESSION_API_ID } from '../../schema/schema-ids.js';
+import { PI_SESSION_API_ID } from './schemas.js';
 import type { SchemaCheck, SchemaRegistry } from '../../schema/schema-registry.js';
 import { prefixFindings } from './finding-paths.js';
 import { isJsonObject } from '../../core/json.js';

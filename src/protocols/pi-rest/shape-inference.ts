@@ -1,4 +1,4 @@
-import { PI_SESSION_API_ID } from '../../schema/schema-ids.js';
+import { PI_SESSION_API_ID } from './schemas.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import { isEnvelope } from './envelope.js';
 import { isJsonObject } from '../../core/json.js';

@@ -1,18 +1,19 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
+import { piSessionSemantic } from './semantic.js';
 import { piRpcReplayFacts } from './replay-facts.js';
 import { guessPiRpcSender, piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
 import { PI_RPC_SUBPROTOCOL } from './subprotocols.js';
 
 /** Raw Pi RPC: `pi --mode rpc` JSONL on stdio, or the daemon's `pi-rpc.v1` WebSocket. */
-export const piRpcProtocol: ProtocolModule = {
+export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   ...piRpcReplayFacts,
   title: 'Pi RPC (raw)',
   sniff: sniffPiRpc,
   channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_RPC_SUBPROTOCOL}`,
   messageEvidence: piRpcMessageEvidence,
-  transports: ['ws', 'stdio', 'file'],
   guessSender: guessPiRpcSender,
+  semantic: piSessionSemantic(['ws', 'stdio']),
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);
   },

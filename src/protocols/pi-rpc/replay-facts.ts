@@ -1,13 +1,16 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerPiRpcMiss } from './replay-miss.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
+import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 
 /**
  * Which channels carry raw Pi RPC, and how a replay matches and answers its lines. Stdio is anybody's
  * (ACP and MCP run over it too): a stdio child's first lines decide (sniff).
  */
-export const piRpcReplayFacts: ReplayFacts = {
+export const piRpcReplayFacts: ProtocolFacts<'pi-rpc', 'ws' | 'stdio' | 'file'> = {
   id: 'pi-rpc',
+  transports: ['ws', 'stdio', 'file'],
+  schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;
     return 0;

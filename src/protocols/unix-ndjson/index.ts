@@ -1,10 +1,11 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { classifyNdjson } from './ndjson-shape.js';
 import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
+import { piSessionSemantic } from '../pi-rpc/semantic.js';
 import { unixNdjsonReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
-export const unixNdjsonProtocol: ProtocolModule = {
+export const unixNdjsonProtocol: ProtocolModule<'unix-ndjson'> = {
   ...unixNdjsonReplayFacts,
   title: 'Pi daemon unix-socket NDJSON protocol',
 
@@ -19,12 +20,14 @@ export const unixNdjsonProtocol: ProtocolModule = {
 
   channelEvidence: () => 'Pi daemon NDJSON socket',
   messageEvidence: (value) => `Pi daemon NDJSON ${classifyNdjson(value).kind}`,
-  transports: ['ndjson', 'file'],
 
   /** Commands (they have `operation`) come from the client; responses and events from the daemon. */
   guessSender(value: unknown): 'client' | 'server' {
     return classifyNdjson(value).kind === 'command' ? 'client' : 'server';
   },
+
+  // Socket events are a Pi session's, and carry the same counters as the framed RPC's.
+  semantic: piSessionSemantic(['ndjson'], ['/sequence']),
 
   createChecker(context: CheckerContext): ProtocolChecker {
     return new UnixNdjsonChecker(context.registry);

@@ -1,4 +1,4 @@
-import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../schema/schema-ids.js';
+import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from './schemas.js';
 import type { SchemaCheck, SchemaRegistry } from '../../schema/schema-registry.js';
 import type { NdjsonShape } from './ndjson-shape.js';
 

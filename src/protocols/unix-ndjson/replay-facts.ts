@@ -1,9 +1,12 @@
-import type { ChannelHint, ReplayFacts } from '../protocol.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerNdjsonMiss } from './replay-miss.js';
+import { UNIX_NDJSON_SCHEMAS } from './schemas.js';
 
 /** Which channels carry the Pi daemon's unix-socket NDJSON, and how a replay matches and answers it. */
-export const unixNdjsonReplayFacts: ReplayFacts = {
+export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson', 'ndjson' | 'file'> = {
   id: 'unix-ndjson',
+  transports: ['ndjson', 'file'],
+  schemas: UNIX_NDJSON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ndjson' ? 1 : 0;
   },

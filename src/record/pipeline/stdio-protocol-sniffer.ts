@@ -1,6 +1,5 @@
 import { chooseProtocol, type ProtocolChoice } from '../../judge/protocol-choice.js';
-import { classifyJsonRpc } from '../../protocols/json-rpc/index.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { lineJson, recordLine, type PendingLine } from './line-record.js';
 import type { ExchangeSink } from './recording-sink.js';
 import { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from './stdio-protocols.js';
@@ -11,19 +10,20 @@ const MAX_SNIFF_LINES = 16;
 const MAX_SNIFF_BYTES = 1024 * 1024;
 
 /**
- * Holds the first lines (already forwarded) until one of them says whether the child speaks Pi RPC,
- * ACP or plain JSON-RPC (MCP's stdio transport), so that every line is judged by the right protocol;
- * then records in order. A JSON-RPC response alone does not decide (ACP's answers are JSON-RPC
- * responses too): the first method call does, or, once MAX_SNIFF_LINES lines (or a megabyte of them)
- * are held or the child's streams end, the JSON-RPC seen so far. With nothing recognised by then, the
- * lines are recorded unjudged and the sniffer keeps looking.
+ * Holds the first lines (already forwarded) until one of them says which of the protocols that run
+ * over stdio the child speaks, so that every line is judged by the right protocol; then records in
+ * order. A line its protocol says does not decide (`decidesStdio`: a plain JSON-RPC response, when
+ * a dialect's answers are JSON-RPC responses too) is kept as the fallback: the first line that does
+ * decide wins, or, once MAX_SNIFF_LINES lines (or a megabyte of them) are held or the child's
+ * streams end, the fallback. With nothing recognised by then, the lines are recorded unjudged and
+ * the sniffer keeps looking.
  */
 export class StdioProtocolSniffer {
   private pending: PendingLine[] = [];
   private pendingBytes = 0;
   private decided = false;
   private openTaps = 0;
-  /** Plain JSON-RPC seen only in responses so far: what the stream is if nothing more specific comes. */
+  /** A protocol seen only in lines that do not decide (plain JSON-RPC responses): what the stream is if nothing more specific comes. */
   private fallback?: ProtocolChoice;
 
   constructor(
@@ -65,7 +65,7 @@ export class StdioProtocolSniffer {
     const value = lineJson(line.frame, this.parseBudget);
     const choice = value === undefined ? undefined : chooseProtocol({ hint: { transport: 'stdio' }, sample: [value] });
     if (!choice || !(STDIO_PROTOCOLS as readonly ProtocolId[]).includes(choice.module.id)) return;
-    if (choice.module.id === 'json-rpc' && classifyJsonRpc(value).kind === 'response') this.fallback ??= choice;
+    if (choice.module.decidesStdio?.(value) === false) this.fallback ??= choice;
     else this.decide(choice);
   }
 

@@ -1,10 +1,11 @@
 import { UsageError } from '../../core/errors.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
+import { protocolsOver, type ProtocolIdOver } from '../../protocols/catalog.js';
 import { checkProtocolOption } from '../../judge/protocol-option.js';
 
-/** Protocols spoken over a child's stdio; `auto` sniffs the first lines. */
-export const STDIO_PROTOCOLS = ['pi-rpc', 'acp', 'json-rpc'] as const;
-export type StdioProtocol = (typeof STDIO_PROTOCOLS)[number];
+/** Protocols spoken over a child's stdio (those whose module runs over it); `auto` sniffs the first lines. */
+export const STDIO_PROTOCOLS = protocolsOver('stdio');
+export type StdioProtocol = ProtocolIdOver<'stdio'>;
 
 /** The channel hint of a stdio exchange whose first lines were recognised as `protocol`, by `evidence`. */
 export function stdioHint(protocol: StdioProtocol, evidence: string): ChannelHint {

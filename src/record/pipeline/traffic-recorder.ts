@@ -1,6 +1,7 @@
 import { withFindings, type Verdict } from '../../core/verdict.js';
 import type { Sender } from '../../core/message.js';
-import type { ChannelHint, ProtocolId, ProtocolModule } from '../../protocols/protocol.js';
+import type { ChannelHint, ProtocolModule } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
 import type { MessageJudge } from '../../judge/message-judge.js';

@@ -19,24 +19,22 @@ const { burst: burstBuffer } = setup;
 const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
 // step at most. The list sets only the granularity: whatever it misses, the last step loads.
-const steps = [
+// Each protocol's module is a step of its own, as the catalog loads them.
+const before: Array<() => Promise<unknown>> = [
   () => import('better-sqlite3'),
   () => import('fast-json-patch'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),
-  () => import('../../protocols/agui/index.js'),
-  () => import('../../protocols/acp/index.js'),
-  () => import('../../protocols/pi-rpc/index.js'),
-  () => import('../../protocols/pi-rest/index.js'),
-  () => import('../../protocols/pi-daemon-rpc/index.js'),
-  () => import('../pipeline/traffic-recorder.js'),
-  () => import('./recording-worker-main.js'),
 ];
+const after: Array<() => Promise<unknown>> = [() => import('../pipeline/traffic-recorder.js'), () => import('./recording-worker-main.js')];
+async function step<T>(load: () => Promise<T>): Promise<T> {
+  if (burst?.active) await burst.quiet();
+  return load();
+}
 async function loadInSteps(): Promise<void> {
-  for (const load of steps) {
-    if (burst?.active) await burst.quiet();
-    await load();
-  }
+  for (const load of before) await step(load);
+  const { MODULE_LOADS } = await step(() => import('../../protocols/catalog.js'));
+  for (const load of [...MODULE_LOADS, ...after]) await step(load);
 }
 // Not top-level await (the CLI runs this from a CommonJS bundle): a module that fails to load ends
 // the thread with its error all the same, which the capture thread reports.

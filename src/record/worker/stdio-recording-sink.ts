@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { LiveListener, StoppedListener } from '../live-events.js';
 import { RecordingClock } from '../../core/recording-clock.js';

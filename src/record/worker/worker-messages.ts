@@ -1,4 +1,4 @@
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import type { RecordingMeta } from '../../store/recording-writer.js';
 import type { LiveEvent } from '../live-events.js';
 import type { EncodedBatch } from './op-batch.js';

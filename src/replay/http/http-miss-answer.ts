@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { classifyForReplay } from '../../protocols/replay-catalog.js';
+import { classifyForReplay } from '../../protocols/catalog.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
 import { missMessage } from '../miss-message.js';

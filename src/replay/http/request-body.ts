@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { tryParseJson } from '../../core/json.js';
 import { lazyCrypto } from '../../core/lazy-crypto.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { FieldSpecs } from '../../core/field-specs.js';
 import { normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
 import { RedactionMask } from '../match/redacted-values.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { LineFramer, type LineFrame } from '../../framing/line-framer.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
 import type { ScriptMessage } from '../replay-script.js';

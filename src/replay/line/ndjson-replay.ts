@@ -7,6 +7,7 @@ import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
+import { classifyForReplay } from '../../protocols/catalog.js';
 import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { FaultPlan, type ChosenFaults, type FaultTally } from '../fault/fault-plan.js';
 import { parseFault, type FaultSpec } from '../fault/fault-spec.js';
@@ -16,6 +17,9 @@ import { hostInstanceIdOf, lineMissAnswer, lineMissMessage, recordedMethodsOf } 
 import { writeTo } from './stdio-replay.js';
 import { maxRequestBytesOf } from '../http/request-limits.js';
 import { parseTiming, type Timing } from '../timing.js';
+
+/** The protocol of an exchange recorded without one: the one that claims a socket of NDJSON lines, as record chose it. */
+const SOCKET_PROTOCOL = classifyForReplay({ transport: 'ndjson' })?.id;
 
 export interface NdjsonReplayOptions {
   recording: string;
@@ -110,7 +114,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     const context = { recordedMethods: recordedMethodsOf(exchange.messages), hostInstanceId: hostInstanceIdOf(exchange.messages) };
     try {
       const result = await playLineConversation(planLines(exchange.messages), inbox, {
-        protocol: exchange.protocol ?? 'unix-ndjson',
+        protocol: exchange.protocol ?? SOCKET_PROTOCOL,
         ignore,
         timing,
         clock,
@@ -122,7 +126,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
           const message = lineMissMessage(miss);
           misses.push(message);
           log.miss(message, miss);
-          return lineMissAnswer(exchange.protocol ?? 'unix-ndjson', miss, context);
+          return lineMissAnswer(exchange.protocol ?? SOCKET_PROTOCOL, miss, context);
         },
       });
       for (const line of result.unused) unusedLines.push(line);

@@ -1,6 +1,6 @@
-import { replayHintsOf } from '../../protocols/replay-catalog.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
 import type { MessageMissContext } from '../../protocols/miss-answer.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import type { LineMiss } from './line-conversation.js';
 import { redactedText } from '../miss-report.js';
 import type { ScriptMessage } from '../replay-script.js';

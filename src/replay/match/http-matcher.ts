@@ -1,5 +1,5 @@
-import { replayHintsOf } from '../../protocols/replay-catalog.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { jsonDifferences } from './normalize.js';
 import type { ReplayMiss } from '../replay-context.js';
 import { requestBodyOf, type ScriptExchange } from '../replay-script.js';

@@ -1,5 +1,5 @@
-import { replayHintsOf } from '../../protocols/replay-catalog.js';
-import type { ProtocolId } from '../../protocols/protocol.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { FieldSpecs, formatPointer } from '../../core/field-specs.js';
 import { isJsonObject } from '../../core/json.js';
 

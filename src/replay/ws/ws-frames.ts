@@ -1,4 +1,4 @@
-import type { ProtocolId } from '../../protocols/protocol.js';
+import type { ProtocolId } from '../../protocols/catalog.js';
 import { echoFieldsOf, learnCorrelation, Substitution } from '../match/correlation.js';
 import { FieldSpecs } from '../../core/field-specs.js';
 import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';

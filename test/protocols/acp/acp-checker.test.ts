@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Sender } from '../../../src/core/message.js';
 import { acpProtocol, ACP_RULES } from '../../../src/protocols/acp/index.js';
 import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/index.js';
-import { ACP_SCHEMA_ID, PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../../src/protocols/acp/schemas.js';
+import { PI_SESSION_API_ID } from '../../../src/protocols/pi-rest/schemas.js';
 import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, testRegistry } from '../../support/shared.js';
 import { piScenario } from '../../support/pi-daemon/scenario.js';
@@ -189,7 +191,7 @@ describe('ACP: without --schemas', () => {
 
 describe('ACP: without the ACP schema', () => {
   it('judges by the Pi JSON-RPC envelope alone and keeps the correlation rules', () => {
-    const c = checker(SchemaRegistry.load({ useEnv: false, acp: false }));
+    const c = checker(SchemaRegistry.load({ useEnv: false, without: [ACP_SCHEMA_ID] }));
     const prompt = c.send('client', { jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: 's' } });
     expect(prompt).toEqual({ status: 'valid', schemaRef: `${PI_SESSION_API_ID}#/$defs/jsonRpcMessage`, findings: [] });
     expect(c.send('server', { jsonrpc: '2.0', id: 2, result: {} }).findings).toMatchObject([{ rule: JSON_RPC_RULES.unknownResponseId }]);

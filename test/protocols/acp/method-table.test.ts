@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACP_METHODS } from '../../../src/protocols/acp/index.js';
-import { ACP_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
+import { ACP_SCHEMA_ID } from '../../../src/protocols/acp/schemas.js';
 import { testRegistry } from '../../support/shared.js';
 
 describe('ACP method table', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { aguiProtocol, AGUI_PROTO_MEDIA_TYPE, EVENT_TYPES } from '../../../src/protocols/agui/index.js';
 import { defNameOf } from '../../../src/protocols/agui/event-types.js';
 import { aguiSchemas } from '../../../src/protocols/agui/event-schema.js';
-import { AGUI_SCHEMA_ID } from '../../../src/schema/schema-registry.js';
+import { AGUI_SCHEMA_ID } from '../../../src/protocols/agui/schemas.js';
 import { MessageJudge } from '../../../src/judge/message-judge.js';
 import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, testRegistry } from '../../support/shared.js';

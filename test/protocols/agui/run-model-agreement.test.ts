@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { materializeAguiRun } from '../../../src/diff/semantic.js';
+import { materializeAguiRun } from '../../../src/protocols/agui/semantic.js';
 import { contentText, materializeRun, runMessages, toolCallsOf, type AguiMessage } from '../../../src/protocols/agui/materialize.js';
 import { runView, stateAt } from '../../../src/ui/server/agui-run.js';
 import type { WalkedMessage } from '../../../src/ui/server/inspector-data.js';

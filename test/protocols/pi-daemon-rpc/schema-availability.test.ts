@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FRAME_KINDS, frameRef, SESSION_RPC_FRAME_REF, type FrameKind } from '../../../src/protocols/pi-daemon-rpc/frame-kinds.js';
 import { piDaemonRpcProtocol } from '../../../src/protocols/pi-daemon-rpc/index.js';
-import { PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../../src/protocols/pi-rest/schemas.js';
 import { bareRegistry } from '../../support/shared.js';
 import { Conversation } from '../pi-rpc/conversation.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PI_SESSION_API_ID } from '../../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../../src/protocols/pi-rest/schemas.js';
 import { DASHBOARD_API_ID, SCHEDULE_SCHEMA_ID } from '../../../src/protocols/pi-rest/route-table.js';
 import { bareRegistry, registryWithout } from '../../support/shared.js';
 import { judgeExchange, newJudge } from './pi-rest-helpers.js';

@@ -6,7 +6,8 @@ import {
   PI_RPC_EXTENSION_UI_RESPONSE_REF,
   PI_RPC_RESPONSE_REF,
 } from '../../../src/protocols/pi-rpc/schema-refs.js';
-import { PI_SESSION_API_ID, SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { SchemaRegistry } from '../../../src/schema/schema-registry.js';
+import { PI_SESSION_API_ID } from '../../../src/protocols/pi-rest/schemas.js';
 import { bareRegistry, registryWithout } from '../../support/shared.js';
 import { Conversation } from './conversation.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sender } from '../../../src/core/message.js';
 import { NDJSON_RULES, unixNdjsonProtocol } from '../../../src/protocols/unix-ndjson/index.js';
-import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/schema/schema-registry.js';
+import { PI_NDJSON_V1_ID, PI_NDJSON_V2_ID } from '../../../src/protocols/unix-ndjson/schemas.js';
 import { SecretTracker } from '../../../src/judge/secret-tracker.js';
 import { bareRegistry, registryWithout, testRegistry } from '../../support/shared.js';
 

@@ -1,4 +1,5 @@
-import { isJsonObject } from '../core/json.js';
+import { isJsonObject } from '../../core/json.js';
+import type { SemanticFold } from '../protocol.js';
 /**
  * `--semantic` for ACP: the agent streams a message as `session/update` notifications of chunks
  * (`agent_message_chunk`, `agent_thought_chunk`, `user_message_chunk` when a session is loaded),
@@ -44,3 +45,10 @@ function isText(value: unknown): value is { type: 'text'; text: string } {
   return isJsonObject(value) && value.type === 'text' && typeof value.text === 'string' && Object.keys(value).length === 2;
 }
 
+
+/** ACP's fold for `diff --semantic`: the chunk notifications of a session's streamed messages. */
+export const acpSemantic: SemanticFold = {
+  transports: ['ws', 'stdio'],
+  folds: (value) => acpChunkOf(value) !== undefined,
+  fold: (fed) => materializeAcpStream(fed),
+};

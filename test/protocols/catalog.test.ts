@@ -1,11 +1,11 @@
 /**
- * A replay reads what it needs of each protocol from replay-catalog.ts, which loads no checker. It
- * must say what the full catalog says: the same protocols in the same order (ties are broken by
+ * A replay reads what it needs of each protocol from catalog.ts, which loads no checker. It
+ * must say what the full modules (modules.ts) say: the same protocols in the same order (ties are broken by
  * order), the same classification and the same replay hints.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyChannel, PROTOCOLS } from '../../src/protocols/catalog.js';
-import { classifyForReplay, REPLAY_FACTS, replayHintsOf } from '../../src/protocols/replay-catalog.js';
+import { classifyChannel, PROTOCOLS } from '../../src/protocols/modules.js';
+import { classifyForReplay, REPLAY_FACTS, replayHintsOf } from '../../src/protocols/catalog.js';
 import type { ChannelHint } from '../../src/protocols/protocol.js';
 
 const HINTS: ChannelHint[] = [
