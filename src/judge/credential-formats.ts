@@ -64,6 +64,15 @@ export const CREDENTIAL_PATTERN = new RegExp(
   'g',
 );
 
+/**
+ * The quick look before CREDENTIAL_PATTERN: whether any prefix is there at all (no groups, no
+ * lookarounds). Most stored texts (a header value, a short body) hold none and stop here.
+ */
+export const CREDENTIAL_PREFIX = /sk-|gh[pousr]_|github_pat_|A[KS]IA|xox[abprs]-|AIza|eyJ|-----BEGIN /;
+
+/** The shortest credential of any format (an AWS key id, a Slack token): a shorter text holds none. */
+export const MIN_CREDENTIAL_LENGTH = 20;
+
 /** Group name → format id. */
 export const GROUP_FORMATS: Readonly<Record<string, CredentialFormatId>> = {
   anthropic: 'anthropic-api-key',

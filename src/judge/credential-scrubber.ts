@@ -1,5 +1,5 @@
 import { REDACTED } from '../core/redacted.js';
-import { CREDENTIAL_PATTERN, GROUP_FORMATS, pemBlockEnd, type CredentialFormatId } from './credential-formats.js';
+import { CREDENTIAL_PATTERN, CREDENTIAL_PREFIX, GROUP_FORMATS, MIN_CREDENTIAL_LENGTH, pemBlockEnd, type CredentialFormatId } from './credential-formats.js';
 
 /** One credential found in a text: its format and where it is (UTF-16 offsets; byte offsets in latin1 text). */
 export interface CredentialHit {
@@ -21,6 +21,7 @@ export class CredentialScrubber {
 
   /** The credentials in `text`, in order; none overlap. */
   find(text: string): readonly CredentialHit[] {
+    if (text.length < MIN_CREDENTIAL_LENGTH || !CREDENTIAL_PREFIX.test(text)) return NONE;
     const pattern = this.pattern;
     pattern.lastIndex = 0;
     let hits: CredentialHit[] | undefined;
@@ -69,6 +70,7 @@ export class CredentialScrubber {
    * becomes the marker padded with `*`.
    */
   scrubBytes(bytes: Buffer, sameLength = false): { bytes: Buffer; hits: readonly CredentialHit[] } {
+    if (bytes.length < MIN_CREDENTIAL_LENGTH) return { bytes, hits: NONE };
     const text = bytes.toString('latin1');
     const hits = this.find(text);
     if (hits.length === 0) return { bytes, hits };

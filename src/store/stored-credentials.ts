@@ -33,14 +33,18 @@ export class StoredCredentials {
     this.scrubber = keep === 'all' ? undefined : new CredentialScrubber(keep);
   }
 
-  /** A message's bytes and JSON text as stored, and what was found in them. */
-  message(raw: Uint8Array, json: string | null, value: unknown, channel: string | undefined): StoredMessageText {
+  /**
+   * A message's bytes and JSON text as stored, and what was found in them. `jsonFromWire`: the JSON
+   * text is what came on the wire (the raw bytes, or an SSE event's data lines), so it holds a
+   * credential only where the raw bytes do, and is scanned only then.
+   */
+  message(raw: Uint8Array, json: string | null, value: unknown, channel: string | undefined, jsonFromWire = false): StoredMessageText {
     const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     const scrubber = this.scrubber;
     if (!scrubber) return { raw: bytes, json, findings: NONE_FINDINGS };
     const binary = channel !== undefined && BINARY_CHANNELS.has(channel);
     const scrubbed = scrubber.scrubBytes(bytes, binary);
-    const jsonHits = json === null ? NONE : scrubber.find(json);
+    const jsonHits = json === null || (jsonFromWire && scrubbed.hits.length === 0) ? NONE : scrubber.find(json);
     // A binary frame's strings sit between length bytes, which may be letters or digits: what its
     // decoded JSON holds is masked in it wherever it occurs, at its own length.
     if (binary && jsonHits.length > 0) scrubbed.bytes = maskEach(scrubbed.bytes, jsonHits.map((hit) => JSON.parse(`"${json!.slice(hit.start, hit.end)}"`) as string));
