@@ -6,7 +6,7 @@
  * byte as sent; none of the values reaches the .db, its WAL, the NDJSON and HAR exports, `show`,
  * `findings` or any inspector route; the findings say what was found and where, never the value.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -257,7 +257,7 @@ describe('well-known credentials in traffic: forwarded as sent, stored nowhere',
 });
 
 describe('--keep-secrets-matching', () => {
-  it('keeps what it matches (import), and a pattern that does not compile is refused in one line before anything starts', async () => {
+  it('keeps what it matches (import, and a recording fixture), and a pattern that does not compile is refused in one line before anything starts', async () => {
     const dir = scratch('agent-proxy-credentials-');
     const hand = writeNdjsonRecording([{ transport: 'stdio', messages: [{ sender: 'server', channel: 'stderr', raw: LINE, status: 'unchecked' }] }]);
     const out = dir.file('kept.db');
@@ -266,6 +266,17 @@ describe('--keep-secrets-matching', () => {
     const reader = RecordingReader.open(out);
     onCleanup(() => reader.close());
     expect(reader.messages(1)[0].raw.toString()).toBe(ONE_LINE.map((value) => (value === PLANTED['aws-access-key-id'] ? value : '<redacted>')).join(' '));
+
+    // Recording too (fixture --stdio → the recording worker): an agent that says them all on stderr.
+    const kept = dir.file('kept.ndjson');
+    const agent = `process.stderr.write(${JSON.stringify(LINE + '\n')}); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+    const fixture = await runCli(['fixture', kept, '--stdio', '--quiet', '--keep-secrets-matching', '^gh[po]_', '--', process.execPath, '-e', agent], { env: { AGENT_PROXY_MODE: 'record' } });
+    expect(fixture.code, fixture.stderr).toBe(0);
+    const stored = readFileSync(kept, 'utf8');
+    expect(stored).toContain(PLANTED['github-token']);
+    expect(stored).toContain(PLANTED['github-oauth']);
+    expectNone(stored.split(PLANTED['github-token']).join('').split(PLANTED['github-oauth']).join('').replace(/\n/g, ' '), 'the rest of the fixture');
+    rmSync(kept);
 
     for (const args of [
       ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', dir.file('bad.db'), '--keep-secrets-matching', '(sk-'],
