@@ -47,13 +47,12 @@ export class StoredCredentials {
     const jsonHits = json === null || (jsonFromWire && scrubbed.hits.length === 0) ? NONE : scrubber.find(json);
     // A binary frame's strings sit between length bytes, which may be letters or digits: what its
     // decoded JSON holds is masked in it wherever it occurs, at its own length.
-    if (binary && jsonHits.length > 0) scrubbed.bytes = maskEach(scrubbed.bytes, jsonHits.map((hit) => JSON.parse(`"${json!.slice(hit.start, hit.end)}"`) as string));
+    if (binary && jsonHits.length > 0) scrubbed.bytes = maskEach(scrubbed.bytes, jsonHits.map((hit) => unescaped(json!.slice(hit.start, hit.end))));
     if (scrubbed.hits.length === 0 && jsonHits.length === 0) return { raw: bytes, json, findings: NONE_FINDINGS };
+    // One finding per format and place: in plain text nothing tells two keys of a format apart.
     const findings: Finding[] = [];
-    const seen = new Set<string>();
     const add = (finding: Finding) => {
-      const key = `${finding.message}`;
-      if (!seen.has(key)) findings.push(finding), seen.add(key);
+      if (!findings.some((f) => f.message === finding.message)) findings.push(finding);
     };
     // Where in the parsed value, found by the credential's text up to its first escape.
     for (const hit of jsonHits) add(secretInTraffic(hit.format, 'this message', pointerOf(value, json!, hit)));
@@ -156,6 +155,15 @@ const TEXT_FIELDS: ReadonlyArray<readonly [key: 'path' | 'query' | 'url' | 'erro
 
 const NONE: readonly CredentialHit[] = [];
 const NONE_FINDINGS: Finding[] = [];
+
+/** A credential as found in JSON text, as its string holds it (`\\n` of a PEM block a line break). */
+function unescaped(text: string): string {
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return text;
+  }
+}
 
 /** The most of an unparsed message parsed to name the places of its credentials. */
 const MAX_PARSED_FOR_PLACES = 1024 * 1024;
