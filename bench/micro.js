@@ -109,6 +109,8 @@ const RECONCILE_RESPONSE = Buffer.from(ticketEnvelope('succeeded'));
 const REQUEST_HEADERS = ['Host', '127.0.0.1:8788', 'User-Agent', 'bench', 'Content-Type', 'application/json', 'Authorization', 'Bearer secret', 'X-Request-Id', 'req-1', 'Idempotency-Key', 'key-1'];
 const RESPONSE_HEADERS = ['content-type', 'application/json', 'content-length', String(RECONCILE_RESPONSE.length), 'Date', 'Wed, 02 Dec 2026 06:00:00 GMT', 'Connection', 'keep-alive'];
 
+/** 8 KB of prose and JSON-ish text, with near misses of credential prefixes (`sk-learn`, a short `eyJ`). */
+const TEXT_BODY = Buffer.from('The agent said: see sk-learn and task-force notes; eyJ is base64 for {". '.repeat(110).slice(0, 8192));
 const PI_API = 'https://a.skh.am/pi-daemon/session-api.schema.json';
 const valid = (def) => ({ status: 'valid', schemaRef: `${PI_API}#/$defs/${def}`, findings: [] });
 
@@ -209,6 +211,31 @@ const CASES = [
         },
         iterate({ writer, exchangeId }, i) {
           writer.addMessage({ exchangeId, sender: 'server', carrier: 'frame', channel: 'text', tOffsetMs: i, raw: WS_FRAME, json: value, jsonText: WS_TEXT, verdict });
+          if (writer.pending >= BATCH_ROWS) writer.flush();
+        },
+        finish: ({ writer }) => writer.flush(),
+        teardown: ({ close }) => close(),
+      };
+    },
+  },
+  {
+    name: 'writer-text',
+    group: 'writer',
+    what: `addMessage, ${TEXT_BODY.length}-byte text body (no credential; every stored text is scanned for one)`,
+    unit: 'message',
+    iterations: 20_000,
+    async prepare() {
+      const newWriter = await writerFactory();
+      const verdict = { status: 'unchecked', findings: [], reason: 'not a JSON message' };
+      return {
+        setup() {
+          const opened = newWriter();
+          const exchangeId = opened.writer.beginExchange({ transport: 'http', method: 'POST', path: '/notes', tOffsetMs: 0 });
+          opened.writer.flush();
+          return { ...opened, exchangeId };
+        },
+        iterate({ writer, exchangeId }, i) {
+          writer.addMessage({ exchangeId, sender: 'client', carrier: 'body', tOffsetMs: i, raw: TEXT_BODY, verdict });
           if (writer.pending >= BATCH_ROWS) writer.flush();
         },
         finish: ({ writer }) => writer.flush(),

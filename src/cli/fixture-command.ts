@@ -72,7 +72,7 @@ export function fixtureCommand(result: CommandResult): Command {
       if (lines) {
         refuseForLines(options, lines);
         const { runStdioFixture, runNdjsonFixture } = await import('./line-fixture-command.js');
-        const flags = { ...options, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields };
+        const flags = { ...options, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields, keepSecretsMatching: rules.keepSecretsMatching };
         result.code = options.stdio ? await runStdioFixture(recording, command, flags) : await runNdjsonFixture(recording, flags);
         return;
       }

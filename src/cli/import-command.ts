@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_USAGE, errorLine } from './exit-codes.js';
 import type { ImportJob } from './import-worker.js';
 import { totalsText } from './totals-text.js';
 import { createProgress } from './progress-line.js';
+import { keepSecretsMatchingOf, keepSecretsOption } from './recording-rule-flags.js';
 
 export function importCommand(result: CommandResult): Command {
   return new Command('import')
@@ -14,8 +15,10 @@ export function importCommand(result: CommandResult): Command {
     .argument('<file>', 'an NDJSON recording written by agent-proxy export --format ndjson')
     .requiredOption('--out <recording>', 'the recording file to write (.db)')
     .option('--overwrite', 'replace the output file if it exists')
-    .action(async (file: string, options: { out: string; overwrite?: boolean }) => {
-      const totals = await importOnThread({ file, out: options.out, overwrite: options.overwrite });
+    .addOption(keepSecretsOption('the recording written'))
+    .action(async (file: string, options: { out: string; overwrite?: boolean; keepSecretsMatching: string[] }) => {
+      const keepSecretsMatching = keepSecretsMatchingOf(options.keepSecretsMatching);
+      const totals = await importOnThread({ file, out: options.out, overwrite: options.overwrite, keepSecretsMatching });
       if (totals === undefined) {
         result.code = EXIT_USAGE;
         return;

@@ -6,12 +6,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { importNdjsonText, readNdjsonRecordingText } from '../store/ndjson-import.js';
+import { keepPatterns } from '../judge/credential-scrubber.js';
 
 /** What the command hands the thread. */
 export interface ImportJob {
   file: string;
   out: string;
   overwrite?: boolean;
+  /** `--keep-secrets-matching`, already checked to compile. */
+  keepSecretsMatching?: string[];
 }
 
 /** Messages imported between two progress messages to the main thread. */
@@ -25,7 +28,7 @@ try {
     parentPort!.postMessage({ progress: sinceLast });
     sinceLast = 0;
   };
-  const totals = importNdjsonText(readNdjsonRecordingText(job.file), job.out, { overwrite: job.overwrite, file: job.file, onMessage });
+  const totals = importNdjsonText(readNdjsonRecordingText(job.file), job.out, { overwrite: job.overwrite, file: job.file, onMessage, keepSecrets: keepPatterns(job.keepSecretsMatching) });
   parentPort!.postMessage({ totals });
 } catch (error) {
   parentPort!.postMessage({ error: (error as Error).message ?? String(error) });

@@ -26,6 +26,7 @@ export interface LineFixtureFlags {
   schemas: string[];
   maxBody?: number;
   redactFields?: string[];
+  keepSecretsMatching?: string[];
   json?: boolean;
   quiet?: boolean;
 }

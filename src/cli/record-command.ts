@@ -16,7 +16,7 @@ import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
-import { maxBodyOf } from './recording-rule-flags.js';
+import { keepSecretsMatchingOf, keepSecretsOption, maxBodyOf } from './recording-rule-flags.js';
 
 interface RecordOptions extends TlsFlags {
   target?: string;
@@ -26,6 +26,7 @@ interface RecordOptions extends TlsFlags {
   redactHeader: string[];
   redactQuery: string[];
   redactField: string[];
+  keepSecretsMatching: string[];
   maxBody?: string;
   schemas: string[];
   json?: boolean;
@@ -53,6 +54,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
     .option('--redact-query <name>', 'another query parameter whose value is never stored (repeatable)', collect, [])
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
+    .addOption(keepSecretsOption('the recording'))
     .option('--max-body <size>', 'messages larger than this are stored truncated: bytes, or with a unit (64KiB, 10MB) (default 10MiB)')
     .option('--schemas <dir>', 'extra schema directory (repeatable); also AGENT_PROXY_SCHEMAS', collect, [])
     .option('--overwrite', 'replace the output file (and the --json-log file) if it exists')
@@ -72,6 +74,7 @@ export function recordCommand(result: CommandResult): Command {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       const redactFields = parseIgnoreOption(options.redactField, '--redact-field');
+      const keepSecretsMatching = keepSecretsMatchingOf(options.keepSecretsMatching);
       const redactQuery = options.redactQuery.map((name) => {
         if (name.trim() === '') throw new UsageError('--redact-query needs a parameter name');
         return name;
@@ -84,7 +87,7 @@ export function recordCommand(result: CommandResult): Command {
       if (options.stdio) {
         // stdout belongs to the agent's protocol: nothing of ours is ever printed there.
         const { runStdioRecord } = await import('./stdio-commands.js');
-        result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes, redactFields });
+        result.code = await runStdioRecord(command, { ...options, maxBody: maxBodyBytes, redactFields, keepSecretsMatching });
         return;
       }
       if (command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
@@ -96,7 +99,7 @@ export function recordCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, listener: view.listener, onStopped: view.stopped }, stopped);
+        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, keepSecretsMatching, listener: view.listener, onStopped: view.stopped }, stopped);
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
@@ -114,6 +117,7 @@ export function recordCommand(result: CommandResult): Command {
         redactHeaders: options.redactHeader,
         redactQuery,
         redactFields,
+        keepSecretsMatching,
         maxBodyBytes,
         schemas: options.schemas,
         overwrite: options.overwrite,

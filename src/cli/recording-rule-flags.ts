@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
+import { keepPatterns } from '../judge/credential-scrubber.js';
 import type { RecordingRules } from '../record/recording-rules.js';
 import { collect } from './option-parsers.js';
 
@@ -13,6 +14,7 @@ export interface RecordingRuleFlags {
   redactHeader: string[];
   redactQuery: string[];
   redactField: string[];
+  keepSecretsMatching: string[];
   maxBody?: string;
   schemas: string[];
 }
@@ -28,6 +30,7 @@ export function recordingRuleOptions(what: string, protocol: boolean): Option[] 
     new Option('--redact-header <name>', `another header whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-query <name>', `another query parameter whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-field <field>', `another JSON field whose value is never stored in ${what}: a key name (any depth) or a JSON pointer (repeatable)`).argParser(collect).default([]),
+    keepSecretsOption(what),
     new Option('--max-body <size>', `messages in ${what} larger than this are stored truncated: bytes, or with a unit (64KiB, 10MB) (default 10MiB)`),
     new Option('--schemas <dir>', `extra schema directory to judge ${what} with (repeatable); also AGENT_PROXY_SCHEMAS`).argParser(collect).default([]),
   ];
@@ -40,6 +43,7 @@ export function recordingRuleOptions(what: string, protocol: boolean): Option[] 
 export function recordingRulesOf(flags: RecordingRuleFlags, lines?: '--stdio' | '--ndjson'): RecordingRules {
   const maxBodyBytes = maxBodyOf(flags.maxBody);
   const redactFields = parseIgnoreOption(flags.redactField, '--redact-field');
+  const keepSecretsMatching = keepSecretsMatchingOf(flags.keepSecretsMatching);
   for (const name of flags.redactQuery) if (name.trim() === '') throw new UsageError('--redact-query needs a parameter name');
   for (const name of flags.redactHeader) if (name.trim() === '') throw new UsageError('--redact-header needs a header name');
   if (lines && flags.redactQuery.length > 0) throw new UsageError(`--redact-query goes with the HTTP proxy (${lines} carries no URLs)`);
@@ -51,9 +55,27 @@ export function recordingRulesOf(flags: RecordingRuleFlags, lines?: '--stdio' | 
     ...(flags.redactHeader.length > 0 ? { redactHeaders: flags.redactHeader } : {}),
     ...(flags.redactQuery.length > 0 ? { redactQuery: flags.redactQuery } : {}),
     ...(redactFields.length > 0 ? { redactFields } : {}),
+    ...(keepSecretsMatching.length > 0 ? { keepSecretsMatching } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
     ...(flags.schemas.length > 0 ? { schemas: flags.schemas } : {}),
   };
+}
+
+/** `--keep-secrets-matching <regex>`, worded for a command that stores `what`. */
+export function keepSecretsOption(what: string): Option {
+  return new Option('--keep-secrets-matching <regex>', `store a credential of a well-known format (sk-…, ghp_…, AKIA…, a JWT …) in ${what} as it is when this regular expression matches it (repeatable; by default every one is redacted)`)
+    .argParser(collect)
+    .default([]);
+}
+
+/** The `--keep-secrets-matching` patterns, each checked to compile: one that does not is a usage error naming it. */
+export function keepSecretsMatchingOf(patterns: readonly string[] | undefined): string[] {
+  try {
+    keepPatterns(patterns);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return [...(patterns ?? [])];
 }
 
 /** `--max-body`: a size (`10MB`, `64KiB`, bytes). */

@@ -160,6 +160,7 @@ function missRuleFlag(options: ReplayCommandOptions): string | undefined {
   if (options.redactHeader.length > 0) return '--redact-header';
   if (options.redactQuery.length > 0) return '--redact-query';
   if (options.redactField.length > 0) return '--redact-field';
+  if (options.keepSecretsMatching.length > 0) return '--keep-secrets-matching';
   if (options.maxBody !== undefined) return '--max-body';
   if (options.schemas.length > 0) return '--schemas';
   return undefined;

@@ -70,6 +70,7 @@ export interface StdioRecordFlags {
   schemas: string[];
   maxBody?: number;
   redactFields?: string[];
+  keepSecretsMatching?: string[];
   overwrite?: boolean;
   jsonLog?: string;
   quiet?: boolean;
@@ -90,6 +91,7 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
     redactFields: flags.redactFields,
+    keepSecretsMatching: flags.keepSecretsMatching,
     overwrite: flags.overwrite,
     listener: side.listener,
     onStopped: side.stopped,
@@ -139,6 +141,7 @@ export interface NdjsonRecordFlags {
   schemas: string[];
   maxBody?: number;
   redactFields?: string[];
+  keepSecretsMatching?: string[];
   overwrite?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -158,6 +161,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     schemas: flags.schemas,
     maxBodyBytes: flags.maxBody,
     redactFields: flags.redactFields,
+    keepSecretsMatching: flags.keepSecretsMatching,
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
     onStopped: flags.onStopped,

@@ -16,10 +16,12 @@ import { SecretTracker } from './secret-tracker.js';
 import { tooDeepVerdict } from './too-deep.js';
 import { StoredForm } from './stored-form.js';
 
-/** `--redact-query` and `--redact-field`: more query parameter names, and JSON fields (key names or pointers). */
+/** `--redact-query` and `--redact-field`: more query parameter names, and JSON fields (key names or pointers); `--keep-secrets-matching`. */
 export interface StorageRedactionOptions {
   queryParams?: readonly string[];
   fields?: readonly string[];
+  /** `--keep-secrets-matching`: regular expressions (as written) of credentials the writer stores as they are (store/stored-credentials.ts). */
+  keepSecrets?: readonly string[];
 }
 
 export interface MessagePipelineOptions {

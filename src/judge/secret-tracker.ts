@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import { pointerToken } from '../core/finding.js';
 import type { RecordingSecrets } from '../protocols/recording-secrets.js';
+import { SECRET_IN_TRAFFIC } from './secret-in-traffic.js';
 
 interface Secret {
   key: string;
@@ -27,10 +28,11 @@ const REDACTED_BYTES = Buffer.from(REDACTED);
 export const SECRET_LEAK = 'secret-leak';
 
 /**
- * Rules a recording cannot judge again: the secret they found is stored scrubbed. Reading a
- * recording again keeps their stored findings instead.
+ * Rules a recording cannot judge again: the secret they found is stored scrubbed (a leaked env
+ * value; a well-known credential, store/stored-credentials.ts). Reading a recording again keeps
+ * their stored findings instead.
  */
-export const NOT_REDERIVABLE: ReadonlySet<string> = new Set([SECRET_LEAK]);
+export const NOT_REDERIVABLE: ReadonlySet<string> = new Set([SECRET_LEAK, SECRET_IN_TRAFFIC]);
 
 /**
  * Holds write-only secrets (Pi session `spec.env` values) for the length of a recording and
@@ -189,7 +191,7 @@ function place(parent: CopyFrame, child: unknown): void {
  * The pointer of the first string (or key) that contains `needle`, in document order. Walks with its
  * own stack: a peer decides how deep the value nests.
  */
-function findString(value: unknown, needle: string): string | undefined {
+export function findString(value: unknown, needle: string): string | undefined {
   if (typeof value === 'string') return value.includes(needle) ? '' : undefined;
   if (value === null || typeof value !== 'object') return undefined;
   const stack: Array<{ container: object; keys?: string[]; next: number; pointer: string }> = [];

@@ -4,6 +4,7 @@ import { TOOL_VERSION } from '../core/version.js';
 import type { RecordingClock } from '../core/recording-clock.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
+import { keepPatterns } from '../judge/credential-scrubber.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import type { RecordingSink } from './pipeline/recording-sink.js';
@@ -98,7 +99,7 @@ export async function openRecordingSink(options: RecordingSinkOptions): Promise<
   const writer = RecordingWriter.open(
     out,
     { toolVersion: TOOL_VERSION, target, listen, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-    { overwrite: options.overwrite, onError: (error) => reportStopped(writeFailed(error, clock.now()), options.onStopped) },
+    { overwrite: options.overwrite, keepSecrets: keepPatterns(options.redact?.keepSecrets), onError: (error) => reportStopped(writeFailed(error, clock.now()), options.onStopped) },
   );
   const sink = new TrafficRecorder({
     writer,

@@ -127,7 +127,7 @@ async function startRecording(
       maxBodyBytes: options.maxBodyBytes,
       schemas: options.schemas,
       registry: options.registry,
-      redact: { queryParams: options.redactQuery, fields: options.redactFields },
+      redact: { queryParams: options.redactQuery, fields: options.redactFields, keepSecrets: options.keepSecretsMatching },
       listener: options.listener,
       onStopped: options.onStopped,
       overwrite: options.overwrite,

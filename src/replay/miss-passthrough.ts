@@ -8,6 +8,7 @@ import { InFlight } from '../net/in-flight.js';
 import { endInFlight } from '../net/graceful-shutdown.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { HeaderRedactor } from '../judge/header-redaction.js';
+import { keepPatterns } from '../judge/credential-scrubber.js';
 import type { RecordingTotals } from '../record/start-recorder.js';
 import { TrafficRecorder } from '../record/pipeline/traffic-recorder.js';
 import { relayUpgrade } from '../record/relay/ws-relay.js';
@@ -65,7 +66,7 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
       throw new StoreError('E_STORE_OPEN', options.out, `cannot append new episodes to ${options.out}: it is the NDJSON form of a recording, and episodes are appended to a .db; add --misses-out <file>, or import it into a .db first`);
     }
     try {
-      writer = RecordingWriter.append(options.out);
+      writer = RecordingWriter.append(options.out, { keepSecrets: keepPatterns(options.keepSecretsMatching) });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       const hint = '--misses-out <file> records the forwarded misses into a separate file instead';
@@ -78,7 +79,7 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
     writer = RecordingWriter.open(
       options.out,
       { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
-      { overwrite: options.overwrite },
+      { overwrite: options.overwrite, keepSecrets: keepPatterns(options.keepSecretsMatching) },
     );
   }
   // Inline, not the worker (record/open-recording-sink.ts): only the inline writer can append to the
@@ -89,7 +90,7 @@ export function startMissPassthrough(options: MissPassthroughOptions): RunningPa
     clock,
     protocol: options.protocol,
     maxBodyBytes: options.maxBodyBytes,
-    redact: { queryParams: options.redactQuery, fields: options.redactFields },
+    redact: { queryParams: options.redactQuery, fields: options.redactFields, keepSecrets: options.keepSecretsMatching },
   });
   const inFlight = new InFlight();
   const agent = upstreamAgent(target, tls);

@@ -1,17 +1,22 @@
+import { stringifyJson } from '../core/json-text.js';
+import { REDACTED_IN_QUERY } from '../core/redacted.js';
+import { CredentialScrubber } from '../judge/credential-scrubber.js';
 import { FieldRedactor } from '../judge/field-redaction.js';
 import { QueryRedactor } from '../judge/query-redaction.js';
 import type { ReplayMiss } from './replay-context.js';
 
 const queries = new QueryRedactor();
 const fields = new FieldRedactor();
+const credentials = new CredentialScrubber();
 
 /**
- * A live request as a miss report shows it (printed, returned in the 404): secret query parameters
- * and JSON fields replaced as the recorder would store them, so a miss never prints a credential.
+ * A live request as a miss report shows it (printed, returned in the 404): secret query parameters,
+ * JSON fields and well-known credentials replaced as the recorder would store them, so a miss never
+ * prints a credential.
  */
 export function reportedRequest(request: ReplayMiss['request']): ReplayMiss['request'] {
-  const query = queries.redact(request.query);
-  const body = request.body === undefined ? undefined : typeof request.body === 'string' ? redactedText(request.body) : fields.redactValue(request.body);
+  const query = credentials.scrub(queries.redact(request.query), REDACTED_IN_QUERY);
+  const body = request.body === undefined ? undefined : typeof request.body === 'string' ? redactedText(request.body) : withoutCredentials(fields.redactValue(request.body));
   return query === request.query && body === request.body ? request : { ...request, query, ...(body === undefined ? {} : { body }) };
 }
 
@@ -22,5 +27,13 @@ export function reportedRequest(request: ReplayMiss['request']): ReplayMiss['req
  */
 export function redactedText(text: string): string {
   const redacted = fields.redactTruncated(Buffer.from(text));
-  return redacted === undefined ? text : redacted.toString('utf8');
+  return credentials.scrub(redacted === undefined ? text : redacted.toString('utf8'));
+}
+
+/** A parsed body with its well-known credentials replaced (the same value when it holds none). */
+function withoutCredentials(value: unknown): unknown {
+  const text = stringifyJson(value);
+  if (text === undefined) return value;
+  const scrubbed = credentials.scrub(text);
+  return scrubbed === text ? value : JSON.parse(scrubbed);
 }

@@ -17,6 +17,11 @@ export interface ImportOptions {
   overwrite?: boolean;
   /** The output is a throwaway copy, read and deleted again (see openDatabase): no journal on disk, nothing synced. */
   scratch?: boolean;
+  /**
+   * Credentials of a well-known format are stored redacted (store/stored-credentials.ts) except those
+   * these match; `all` keeps the file as it is (a copy made to read it, or to append to it).
+   */
+  keepSecrets?: readonly RegExp[] | 'all';
 }
 
 /**
@@ -122,7 +127,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             // The copy's verdicts are the original's: judged by its rules, not this build's.
             rulesVersion: header.rulesVersion ?? null,
           },
-          { overwrite: true, maxBatch: 5000, scratch: options.scratch },
+          { overwrite: true, maxBatch: 5000, scratch: options.scratch, keepSecrets: options.keepSecrets },
         );
         continue;
       }

@@ -41,7 +41,8 @@ export function openRecording(path: string): RecordingReader {
   process.once('exit', cleanup);
   try {
     const db = join(dir, 'recording.db');
-    importNdjsonFile(path, db, { scratch: true });
+    // A copy to read, of the file as it is.
+    importNdjsonFile(path, db, { scratch: true, keepSecrets: 'all' });
     const reader = RecordingReader.open(db);
     const close = reader.close.bind(reader);
     reader.close = () => {

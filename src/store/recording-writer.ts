@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { stringifyJson } from '../core/json-text.js';
-import type { Verdict, VerdictStatus } from '../core/verdict.js';
+import { withFindings, type Verdict, type VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, checkRecordingShape, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
@@ -15,6 +15,7 @@ import { ChunkedInsert } from './chunked-insert.js';
 import { END_EXCHANGE_SQL, UPDATE_EXCHANGE_SQL, endParams, mergeEnd, mergeUpdate, startedExchange, updateParams } from './exchange-changes.js';
 import { EXCHANGE_COLUMNS, MESSAGE_COLUMNS, type ExchangeFields, type StoredExchange, type StoredMessage } from './schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
+import { StoredCredentials } from './stored-credentials.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
 
@@ -32,6 +33,11 @@ export interface RecordingWriterOptions {
    * `dropped`) and `flush()`/`close()` throw the same error. Without it the failure only surfaces there.
    */
   onError?: (error: StoreError) => void;
+  /**
+   * Credentials of a well-known format (judge/credential-formats.ts) are never stored: a credential
+   * one of these matches is (`--keep-secrets-matching`); `all`: a copy of a file, stored as it is.
+   */
+  keepSecrets?: readonly RegExp[] | 'all';
   /** @internal when background writes run (default: timers of the event loop); tests inject their own. */
   schedule?: FlushSchedule;
 }
@@ -54,7 +60,9 @@ type Op =
   | { kind: 'update'; row: Partial<StoredExchange> }
   | { kind: 'end'; row: Partial<StoredExchange> }
   | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
-  | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] };
+  | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] }
+  /** Warnings added to a written message: its status stays. */
+  | { kind: 'warnings'; messageId: number; exchangeId: number; findings: FindingParams[] };
 
 interface Statements {
   insertRecording: Database.Statement;
@@ -65,6 +73,7 @@ interface Statements {
   insertMessages: ChunkedInsert<typeof MESSAGE_COLUMNS>;
   updateVerdict: Database.Statement;
   insertFinding: Database.Statement;
+  countFindings: Database.Statement;
   setEndedAt: Database.Statement;
 }
 
@@ -80,7 +89,9 @@ interface Statements {
  * `RecordingWriter.append` continues an existing recording instead of creating one (replay's
  * "new episodes"), with the same batching and crash safety.
  *
- * The writer stores what it is given: redacting secrets in headers and bodies is the caller's job.
+ * The writer stores what it is given, redacted by the caller (headers, query parameters, JSON
+ * fields), with one exception of its own: no credential of a well-known format is ever stored
+ * (store/stored-credentials.ts), whoever the caller is.
  */
 export class RecordingWriter {
   /** The absolute path of the recording. */
@@ -95,6 +106,7 @@ export class RecordingWriter {
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
   private readonly onError?: (error: StoreError) => void;
+  private readonly credentials: StoredCredentials;
 
   private queue: Op[] = [];
   private queuedRows = 0;
@@ -131,6 +143,7 @@ export class RecordingWriter {
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
     this.onError = options.onError;
     this.schedule = options.schedule ?? EVENT_LOOP_SCHEDULE;
+    this.credentials = new StoredCredentials(options.keepSecrets);
     this.stmts = prepareStatements(db);
     this.writeBatch = db.transaction((ops: Op[]) => this.apply(ops));
   }
@@ -164,7 +177,7 @@ export class RecordingWriter {
       writer.stmts.insertRecording.run({
         formatVersion: FORMAT_VERSION,
         toolVersion: meta.toolVersion,
-        target: meta.target ?? null,
+        target: writer.credentials.target(meta.target) ?? null,
         listen: meta.listen ?? null,
         mode: meta.mode,
         startedAt: meta.startedAt.toISOString(),
@@ -263,7 +276,7 @@ export class RecordingWriter {
   /** Starts an exchange and returns its id. */
   beginExchange(start: ExchangeStart): number {
     this.assertOpen('beginExchange');
-    return this.addExchange((id) => startedExchange(id, start));
+    return this.addExchange((id) => startedExchange(id, this.credentials.exchange(id, start)));
   }
 
   /**
@@ -273,7 +286,7 @@ export class RecordingWriter {
   restoreExchange(exchange: Partial<ExchangeFields> & Pick<ExchangeFields, 'transport' | 'startedMs'>): number {
     this.assertOpen('restoreExchange');
     return this.addExchange((id) => {
-      const row = storedRow(EXCHANGE_COLUMNS, exchange);
+      const row = storedRow(EXCHANGE_COLUMNS, this.credentials.exchange(id, exchange));
       row.id = id;
       return row;
     });
@@ -291,9 +304,10 @@ export class RecordingWriter {
   }
 
   /** Records what was learnt after the start (status, response headers, protocol...). Undefined fields keep their value. */
-  updateExchange(id: number, update: ExchangeUpdate): void {
+  updateExchange(id: number, given: ExchangeUpdate): void {
     this.assertOpen('updateExchange');
     this.assertExchange(id);
+    const update = given.responseHeaders === undefined ? given : this.credentials.exchange(id, given);
     const queued = this.queuedExchanges.get(id);
     if (queued) {
       mergeUpdate(queued, update);
@@ -309,12 +323,18 @@ export class RecordingWriter {
     if (seq === undefined) throw this.unknownExchange(message.exchangeId);
     this.nextSeq.set(message.exchangeId, seq + 1);
     const id = this.nextMessageId++;
-    const verdict = verdictParams(message.verdict);
-    const findings = message.verdict.findings.map(findingParams);
+    this.nextSeq.setLastMessage(message.exchangeId, id);
+    const stored = this.credentials.message(message.raw, message.jsonText ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
+    const held = this.credentials.take(message.exchangeId);
+    let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
+    if (held) judged = withFindings(judged, held);
+    const verdict = verdictParams(judged);
+    if (verdict.reason !== null) verdict.reason = this.credentials.text(verdict.reason);
+    const findings = judged.findings.map((f) => this.findingParams(f));
     this.running.messages++;
     this.running.findings += findings.length;
     this.trackStatus(id, verdict.status);
-    const json = message.jsonText ?? jsonText(message.json);
+    const json = stored.json;
     this.enqueue({
       kind: 'message',
       findings,
@@ -327,7 +347,7 @@ export class RecordingWriter {
         channel: message.channel ?? null,
         tOffsetMs: message.tOffsetMs,
         // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-        raw: Buffer.from(message.raw),
+        raw: stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw,
         rawTruncatedFrom: message.rawTruncatedFrom ?? null,
         json,
         status: verdict.status,
@@ -335,7 +355,7 @@ export class RecordingWriter {
         reason: verdict.reason,
         findingCount: findings.length,
       },
-    }, 1 + findings.length, message.raw.length + (json?.length ?? 0));
+    }, 1 + findings.length, stored.raw.length + (json?.length ?? 0));
     return id;
   }
 
@@ -351,15 +371,24 @@ export class RecordingWriter {
       throw new StoreError('E_STORE_STATE', this.file, `addFindings: no message ${messageId} ${where}`);
     }
     const params = verdictParams(verdict);
+    params.reason = params.reason === null ? null : this.credentials.text(params.reason);
     this.running.findings += findings.length;
     this.trackStatus(messageId, params.status);
-    this.enqueue({ kind: 'findings', messageId, exchangeId, verdict: params, findings: findings.map(findingParams) }, 1 + findings.length);
+    this.enqueue({ kind: 'findings', messageId, exchangeId, verdict: params, findings: findings.map((f) => this.findingParams(f)) }, 1 + findings.length);
   }
 
   /** Records how the exchange ended. A second call replaces the first. */
-  endExchange(id: number, end: ExchangeEnd): void {
+  endExchange(id: number, given: ExchangeEnd): void {
     this.assertOpen('endExchange');
     this.assertExchange(id);
+    const end = given.errorMessage === undefined && given.closeReason === undefined ? given : this.credentials.exchange(id, given);
+    // Credentials of its headers or URL that no later message took: on its last message, if it has one.
+    const held = this.credentials.take(id);
+    const last = this.nextSeq.lastMessage(id);
+    if (held && last !== undefined) {
+      this.running.findings += held.length;
+      this.enqueue({ kind: 'warnings', messageId: last, exchangeId: id, findings: held.map(findingParams) }, held.length);
+    }
     const queued = this.queuedExchanges.get(id);
     if (queued) {
       mergeEnd(queued, end);
@@ -500,6 +529,12 @@ export class RecordingWriter {
           s.updateVerdict.run({ id: op.messageId, added: op.findings.length, ...op.verdict });
           break;
         }
+        case 'warnings': {
+          messages.flush();
+          for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
+          s.countFindings.run({ id: op.messageId, added: op.findings.length });
+          break;
+        }
       }
     }
     messages.flush();
@@ -511,6 +546,11 @@ export class RecordingWriter {
     this.cancelLater = undefined;
     this.cancelSoon?.();
     this.cancelSoon = undefined;
+  }
+
+  /** A finding as stored: its sentence and pointer without credentials (a judge may quote a value). */
+  private findingParams(f: Finding): FindingParams {
+    return { rule: f.rule, severity: f.severity, pointer: this.credentials.text(f.pointer), message: this.credentials.text(f.message) };
   }
 
   private trackStatus(messageId: number, status: VerdictStatus): void {
@@ -545,6 +585,7 @@ export class RecordingWriter {
 class ExchangeSeqs {
   firstId = 1;
   private readonly seqs: number[] = [];
+  private readonly lastMessages: number[] = [];
 
   begin(id: number): void {
     this.seqs[id - this.firstId] = 1;
@@ -560,6 +601,15 @@ class ExchangeSeqs {
 
   set(id: number, seq: number): void {
     this.seqs[id - this.firstId] = seq;
+  }
+
+  /** The id of the last message added to exchange `id` by this writer, if any. */
+  lastMessage(id: number): number | undefined {
+    return Number.isInteger(id) && id >= this.firstId ? this.lastMessages[id - this.firstId] : undefined;
+  }
+
+  setLastMessage(id: number, messageId: number): void {
+    this.lastMessages[id - this.firstId] = messageId;
   }
 }
 
@@ -579,6 +629,7 @@ function prepareStatements(db: Database.Database): Statements {
     insertFinding: db.prepare(`
       INSERT INTO findings (message_id, exchange_id, rule, severity, pointer, message)
       VALUES (@messageId, @exchangeId, @rule, @severity, @pointer, @message)`),
+    countFindings: db.prepare('UPDATE messages SET finding_count = finding_count + @added WHERE id = @id'),
     setEndedAt: db.prepare('UPDATE recording SET ended_at = ? WHERE id = 1'),
   };
 }

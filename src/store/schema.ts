@@ -22,7 +22,7 @@ export type Transport = 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
  */
 export type Outcome = 'complete' | 'aborted' | 'error' | 'rejected';
 
-/** Header values as they were given to the writer; redaction happens before the writer is called. */
+/** Header values as they were given to the writer (redacted by name before it is called; it replaces well-known credentials itself). */
 export type Headers = Record<string, string | string[]>;
 
 /** The single `recording` row (id 1): what the file says about itself. */

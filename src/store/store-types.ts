@@ -49,7 +49,11 @@ export interface MessageInput {
   channel?: string;
   /** The parsed value, stored as JSON text; undefined when the message is not JSON. */
   json?: unknown;
-  /** `json` already serialised (the text it was parsed from), so the writer need not stringify it again. */
+  /**
+   * `json` already serialised: the text it was parsed from, as it came on the wire (the raw bytes, or
+   * an SSE event's data lines), so that the writer need not stringify it again, nor look for
+   * credentials in it when the raw bytes hold none.
+   */
   jsonText?: string;
   verdict: Verdict;
   /** The original size when raw was cut by --max-body. */

@@ -94,6 +94,7 @@ describe('the public API', () => {
       redactHeaders?: string[];
       redactQuery?: string[];
       redactFields?: string[];
+      keepSecretsMatching?: string[];
       maxBodyBytes?: number;
       schemas?: string[];
       registry?: api.SchemaRegistry;
@@ -159,6 +160,7 @@ describe('the public API', () => {
       maxBodyBytes?: number;
       schemas?: string[];
       redactFields?: string[];
+      keepSecretsMatching?: string[];
       registry?: api.SchemaRegistry;
       listener?: api.LiveListener;
       onStopped?: api.StoppedListener;
@@ -182,6 +184,7 @@ describe('the public API', () => {
       maxBodyBytes?: number;
       schemas?: string[];
       redactFields?: string[];
+      keepSecretsMatching?: string[];
       registry?: api.SchemaRegistry;
       listener?: api.LiveListener;
       onStopped?: api.StoppedListener;
@@ -256,6 +259,7 @@ describe('the public API', () => {
       redactHeaders?: string[];
       redactQuery?: string[];
       redactFields?: string[];
+      keepSecretsMatching?: string[];
       maxBodyBytes?: number;
       schemas?: string[];
     }>();
@@ -264,6 +268,7 @@ describe('the public API', () => {
       redactHeaders?: string[];
       redactQuery?: string[];
       redactFields?: string[];
+      keepSecretsMatching?: string[];
       maxBodyBytes?: number;
       schemas?: string[];
     }>();
@@ -438,12 +443,14 @@ describe('the public API', () => {
       overwrite?: boolean;
       scratch?: boolean;
       onError?: (error: api.StoreError) => void;
+      keepSecrets?: readonly RegExp[] | 'all';
       schedule?: api.FlushSchedule;
     }>();
     expectTypeOf<api.RecordingAppendOptions>().toEqualTypeOf<{
       flushIntervalMs?: number;
       maxBatch?: number;
       onError?: (error: api.StoreError) => void;
+      keepSecrets?: readonly RegExp[] | 'all';
       schedule?: api.FlushSchedule;
     }>();
     expectTypeOf<api.FlushSchedule>().toEqualTypeOf<{
@@ -507,6 +514,7 @@ describe('the public API', () => {
     expectTypeOf<api.ImportOptions>().toEqualTypeOf<{
       overwrite?: boolean;
       scratch?: boolean;
+      keepSecrets?: readonly RegExp[] | 'all';
     }>();
     expectTypeOf(api.startInspector).toEqualTypeOf<(options: api.InspectorOptions) => Promise<api.RunningInspector>>();
     expectTypeOf<api.InspectorOptions>().toEqualTypeOf<{

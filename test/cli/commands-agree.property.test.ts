@@ -6,7 +6,8 @@
  * closes, a stream its client cut, one its upstream cut, a failed upstream TLS check, an upstream
  * that could not be reached, AG-UI over SSE and protobuf, Pi REST (a leaked secret, versions going
  * down), the daemon's RPC (an id-less rejection), ACP (an unanswered request), a Pi RPC agent on
- * stdio with its stderr, bodies that are not JSON; and the example recordings shipped in the tree.
+ * stdio with its stderr, bodies that are not JSON, well-known credentials (stored redacted, a finding
+ * that reading cannot find again); and the example recordings shipped in the tree.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpContext, Sender } from '../../src/core/message.js';
@@ -23,6 +24,9 @@ import { runCli } from './run-cli.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const SECRET = 'sk-property-8d1e4b7c2a';
+const OPENAI_KEY = 'sk-proj-Ab3dEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdEFGH';
+const GITHUB_TOKEN = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const registry = SchemaRegistry.load({ useEnv: false });
 const runInput = { threadId: 't1', runId: 'r1', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
 const event = (value: unknown) => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
@@ -138,6 +142,21 @@ async function buildCorpus(file: string): Promise<void> {
   taps.err.push(Buffer.from('warning: something {not json\n'));
   for (const tap of Object.values(taps)) await tap.end(true);
   stdio.end({ outcome: 'complete', exitCode: 0 });
+  // 16: well-known credentials: in a judged AG-UI run input, a header, the URL, a text body and stderr (secret-in-traffic, stored redacted).
+  const keyed = recorder.openExchange({ transport: 'http', method: 'POST', path: '/agent', query: `k=${GITHUB_TOKEN}`, url: `/agent?k=${GITHUB_TOKEN}`, requestHeaders: { ...JSON_TYPE, 'x-note': AWS_KEY } });
+  keyed.record('client', Buffer.from(JSON.stringify({ ...runInput, forwardedProps: { apiKey2: OPENAI_KEY } })), { carrier: 'body', http: { method: 'POST', path: '/agent', requestHeaders: JSON_TYPE } });
+  keyed.classify({ transport: 'http', method: 'POST', path: '/agent' });
+  keyed.update({ status: 200, transport: 'sse', responseHeaders: { 'content-type': 'text/event-stream' } });
+  keyed.classify({ transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream' });
+  sseEvents(keyed, [
+    { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: `here: ${OPENAI_KEY}` },
+    { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+    { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+  ]);
+  keyed.end({ outcome: 'complete' });
+  rest(recorder, 'POST', '/notes', 200, { client: undefined, serverRaw: `token ${OPENAI_KEY}`, json: false });
   writer.close();
 }
 
@@ -218,7 +237,7 @@ describe('the agreement property: validate, show, findings and the inspector tel
 
   it('the corpus holds what once made the commands disagree', async () => {
     const keys = await fromFindings(corpus);
-    for (const rule of ['first-event-must-be-run-started', 'stream-truncated', 'upstream-tls-failed', 'upstream-unreachable', 'secret-leak', 'response-uncorrelatable', 'invalid-json']) {
+    for (const rule of ['first-event-must-be-run-started', 'stream-truncated', 'upstream-tls-failed', 'upstream-unreachable', 'secret-leak', 'secret-in-traffic', 'response-uncorrelatable', 'invalid-json']) {
       expect(keys.some((k) => k.endsWith(` ${rule}`)), rule).toBe(true);
     }
     // Only the stream its upstream cut is truncated: not those its client or the proxy's shutdown cut.

@@ -16,6 +16,13 @@ describe('reportedRequest', () => {
     expect(shown.body).toBe('{"model":"m","apiKey":"<redacted>","messages":[{"content":"aaaa');
   });
 
+  it('replaces well-known credentials wherever they are: the query, a parsed body, a body quoted as text', () => {
+    const key = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const shown = reportedRequest({ method: 'POST', path: '/run', query: `q=${key}`, body: { note: `use ${key}` } });
+    expect(shown).toEqual({ method: 'POST', path: '/run', query: 'q=%3Credacted%3E', body: { note: 'use <redacted>' } });
+    expect(reportedRequest({ method: 'POST', path: '/run', query: '', body: `plain ${key}` }).body).toBe('plain <redacted>');
+  });
+
   it('returns the request itself when nothing is secret', () => {
     const request = { method: 'GET', path: '/x', query: 'page=2', body: 'plain text' };
     expect(reportedRequest(request)).toBe(request);

@@ -56,6 +56,13 @@ describe('reading a recording judged by older rules', () => {
     expect(rulesRead(db)).toContain('4 warning response-uncorrelatable');
   });
 
+  it('keeps the findings judging cannot make again: a credential stored redacted (secret-in-traffic) stays found', () => {
+    const found = { rule: 'secret-in-traffic', severity: 'warning' as const, pointer: '/command/note', message: 'an OpenAI API key (sk-…) is in this message at /command/note; it was forwarded as sent and stored as <redacted>' };
+    const keyed: HandExchange = { ...burst, messages: [{ ...burst.messages[0], json: { kind: 'command', command: { id: 'c1', type: 'get_state', note: '<redacted>' } }, findings: [found] }, ...burst.messages.slice(1)] };
+    const file = writeNdjsonRecording([keyed], 'old.ndjson', { rulesVersion: null });
+    expect(rulesRead(file)).toEqual(expect.arrayContaining(['1 warning secret-in-traffic', '4 warning response-uncorrelatable']));
+  });
+
   it('reads a recording of the current rules as stored, without judging it again', () => {
     const file = writeNdjsonRecording([burst], 'current.ndjson', { rulesVersion: RULES_VERSION });
     expect(rulesRead(file)).toEqual([]);

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ProxyError } from '../../core/errors.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
 import { RecordingWriter } from '../../store/recording-writer.js';
+import { keepPatterns } from '../../judge/credential-scrubber.js';
 import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from '../../core/recording-clock.js';
 import { decodeBatch } from './op-batch.js';
@@ -51,6 +52,7 @@ async function start(): Promise<void> {
       {
         overwrite: setup.overwrite,
         maxBatch: WORKER_MAX_BATCH,
+        keepSecrets: keepPatterns(setup.redact?.keepSecrets),
         // Told at once, not only when the recording is closed: the person watching must know now.
         onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
       },

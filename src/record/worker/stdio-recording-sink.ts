@@ -15,6 +15,8 @@ export interface LineSinkOptions {
   schemas?: string[];
   /** More JSON fields whose values are never stored: key names or JSON pointers (besides DEFAULT_REDACTED_FIELDS). */
   redactFields?: string[];
+  /** Credentials of a well-known format to store as they are (`--keep-secrets-matching`). */
+  keepSecretsMatching?: string[];
   registry?: SchemaRegistry;
   listener?: LiveListener;
   /** Told at once when recording stops while traffic is still forwarded; without it, stderr is. */
@@ -50,7 +52,7 @@ export async function openLineSink(options: LineSinkOptions, target: string, lis
     maxBodyBytes: options.maxBodyBytes,
     schemas: options.schemas,
     registry: options.registry,
-    redact: { fields: options.redactFields },
+    redact: { fields: options.redactFields, keepSecrets: options.keepSecretsMatching },
     listener: options.listener,
     onStopped: options.onStopped,
     overwrite: options.overwrite,
