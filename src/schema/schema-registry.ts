@@ -70,6 +70,7 @@ export class SchemaRegistry {
   }
 
   static load(options: SchemaRegistryOptions = {}): SchemaRegistry {
+    refuseUnknownOptions(options);
     const docs = new Map<string, SchemaDocument>();
     const add = (doc: SchemaDocument | undefined) => {
       if (!doc) return;
@@ -264,4 +265,17 @@ function cutDanglingRefs(json: unknown, baseId: string, documents: ReadonlyMap<s
     return out;
   };
   return cut(json) as Record<string, unknown>;
+}
+
+const REGISTRY_OPTIONS: ReadonlySet<string> = new Set(['extraDirs', 'useEnv', 'without', 'compiledValidators'] satisfies (keyof SchemaRegistryOptions)[]);
+
+/**
+ * A JavaScript caller's option the registry does not know (an option of an older release, a typo)
+ * would otherwise be ignored in silence and load schemas the caller meant to leave out.
+ */
+function refuseUnknownOptions(options: SchemaRegistryOptions): void {
+  const unknown = Object.keys(options).filter((key) => !REGISTRY_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    throw new SchemaLoadError(`unknown schema registry option ${unknown.map((key) => `'${key}'`).join(', ')}: the options are ${[...REGISTRY_OPTIONS].join(', ')} (to leave a protocol's documents out, list their $ids in without)`);
+  }
 }

@@ -115,6 +115,12 @@ describe('SchemaRegistry', () => {
     expect(run.stdout.trim()).toBe('E_SCHEMA_LOAD no protocol declared its schemas: load the protocol catalog (protocols/catalog.ts) before a registry');
   });
 
+  it('refuses an option it does not know (an older release\'s acp: false) instead of loading what it meant to leave out', () => {
+    const load = () => SchemaRegistry.load({ useEnv: false, acp: false } as never);
+    expect(load).toThrow(expect.objectContaining({ code: 'E_SCHEMA_LOAD', message: expect.stringContaining("unknown schema registry option 'acp'") }));
+    expect(SchemaRegistry.load({ useEnv: false, without: [ACP_SCHEMA_ID] }).documents.has(ACP_SCHEMA_ID)).toBe(false);
+  });
+
   it('fails with a typed error on a schema directory that cannot be read or holds broken JSON', () => {
     expect(() => SchemaRegistry.load({ useEnv: false, extraDirs: ['/nonexistent/schemas'] })).toThrow(
       expect.objectContaining({ code: 'E_SCHEMA_LOAD' }),
