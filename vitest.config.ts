@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // At least two files at a time: vitest's default (one worker fewer than the cores) runs them one
+    // after the other on a 2-core machine, where most of a file's time is spent waiting for the CLI
+    // children, stand-ins and sockets it drives, so one core sat idle.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
   },
