@@ -13,6 +13,11 @@ export default defineConfig({
     // after the other on a 2-core machine, where most of a file's time is spent waiting for the CLI
     // children, stand-ins and sockets it drives, so one core sat idle.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A worker runs its files one after the other in one process, importing src/ and the libraries
+    // once instead of once per file (that halved the CPU time of the in-process files). So a file
+    // that changes process-wide state (an environment variable, the working folder, a listener on
+    // process) puts it back when it is done, as test/support/mode-variable.ts does.
+    isolate: false,
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
   },
