@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,15 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // At least two files at a time: vitest's default (one worker fewer than the cores) runs them one
+    // after the other on a 2-core machine, where most of a file's time is spent waiting for the CLI
+    // children, stand-ins and sockets it drives, so one core sat idle.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A worker runs its files one after the other in one process, importing src/ and the libraries
+    // once instead of once per file (that halved the CPU time of the in-process files). So a file
+    // that changes process-wide state (an environment variable, the working folder, a listener on
+    // process) puts it back when it is done, as test/support/mode-variable.ts does.
+    isolate: false,
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them too.

@@ -1,13 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { SCHEMA_FORMATS } from './schema-formats.js';
 import type { SchemaDocument } from './schema-document.js';
 
-/** Where `npm run build` writes the validators it compiles (scripts/compile-validators.mjs). */
-export const COMPILED_VALIDATORS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'compiled');
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Where `npm run build` writes the validators it compiles (scripts/compile-validators.mjs). Run from
+ * the TypeScript sources (src/schema, as the tests run it), the build's copy in dist/: a validator is
+ * used only when it was compiled from the loaded documents byte for byte, so a stale build costs a
+ * compile at run time, never a different verdict, and each test file stops compiling the schemas anew.
+ */
+export const COMPILED_VALIDATORS_DIR =
+  basename(HERE) === 'schema' && basename(dirname(HERE)) === 'src' ? join(HERE, '..', '..', 'dist', 'schema', 'compiled') : join(HERE, 'compiled');
 
 /** The file that lists them; its `format` changes when the layout below does. */
 export const COMPILED_MANIFEST = 'manifest.json';
