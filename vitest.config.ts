@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
+    // After each file: validate, show, findings and the inspector agree on every recording it wrote.
+    setupFiles: ['test/support/agreement-setup.ts'],
   },
 });
