@@ -14,7 +14,8 @@ import { readInput } from '../../src/validate/read-input.js';
 import { validateInputReporting } from '../../src/validate/validate-input.js';
 import { isNdjsonRecording, openRecording } from '../../src/store/open-recording.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { TOOL_VERSION } from '../../src/core/version.js';
 import { fileURLToPath } from 'node:url';
 import { STANDIN_SCHEMAS_DIR } from './shared.js';
 
@@ -107,22 +108,36 @@ function difference(name: string, view: AgreementKey[], findings: AgreementKey[]
  * ones, and reading them four times would cost seconds each (a 10,000-line burst: 11 s).
  */
 export const MAX_CHECKED_ROWS = 2_000;
+/** The same for bytes (the file and its write-ahead log): a few messages nested 100,000 deep cost 20 s each. */
+export const MAX_CHECKED_BYTES = 512 * 1024;
 
-/** How many exchanges and messages the recording holds (a .db by its totals, the NDJSON form by its lines). */
-export function rowCount(file: string): number {
+/**
+ * Why the recording is not checked, or undefined when it is: one of more than MAX_CHECKED_ROWS
+ * exchanges and messages or MAX_CHECKED_BYTES, or one that this tool did not write (its `toolVersion` is not this
+ * package's): a test that writes a recording with the store directly (`toolVersion: 'test'`) sets
+ * its verdicts by hand, to see how the commands show them, not as the rules would judge.
+ */
+export function notChecked(file: string): 'large' | 'by hand' | undefined {
+  const wal = `${file}-wal`;
+  if (statSync(file).size + (existsSync(wal) ? statSync(wal).size : 0) > MAX_CHECKED_BYTES) return 'large';
+  let rows = 0;
+  let toolVersion: unknown;
   if (isNdjsonRecording(file)) {
     const text = readFileSync(file);
-    let lines = 0;
-    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) lines++;
-    return lines;
+    toolVersion = (JSON.parse(text.subarray(0, text.indexOf(10) < 0 ? text.length : text.indexOf(10)).toString('utf8')) as { toolVersion?: unknown }).toolVersion;
+    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) rows++;
+  } else {
+    const reader = RecordingReader.open(file);
+    try {
+      const totals = reader.totals();
+      rows = totals.exchanges + totals.messages;
+      toolVersion = reader.recording().toolVersion;
+    } finally {
+      reader.close();
+    }
   }
-  const reader = RecordingReader.open(file);
-  try {
-    const totals = reader.totals();
-    return totals.exchanges + totals.messages;
-  } finally {
-    reader.close();
-  }
+  if (toolVersion !== TOOL_VERSION) return 'by hand';
+  return rows > MAX_CHECKED_ROWS ? 'large' : undefined;
 }
 
 /** Undefined when the four views agree on `file`, else what differs. */
