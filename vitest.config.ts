@@ -20,7 +20,8 @@ export default defineConfig({
     isolate: false,
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
-    // The protocols declare the schemas every registry loads: tests that make a registry alone get them too.
-    setupFiles: ['test/support/protocol-catalog.ts'],
+    // The protocols declare the schemas every registry loads: tests that make a registry alone get them
+    // too. After each file: validate, show, findings and the inspector agree on every recording it wrote.
+    setupFiles: ['test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts'],
   },
 });

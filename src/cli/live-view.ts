@@ -88,7 +88,8 @@ export function formatEvent(event: LiveEvent, options: Pick<LiveViewOptions, 'st
   }
   const status = event.status === undefined ? '---' : event.status >= 400 ? style.red(String(event.status)) : String(event.status);
   const verdict = styledVerdict(exchangeVerdict(event), style);
-  const outcome = event.outcome === 'complete' ? '' : ` ${style.yellow(outcomeText(event.outcome, event.errorCode))}`;
+  const why = event.outcome === 'error' && event.errorMessage ? `: ${event.errorMessage}` : '';
+  const outcome = event.outcome === 'complete' ? '' : ` ${style.yellow(outcomeText(event.outcome, event.errorCode) + why)}`;
   const what = `${event.method ?? ''} ${event.path ?? ''}`.trim();
   const unstored = event.stored === false ? ` ${style.red('not stored')}` : '';
   return `${time} #${event.exchangeId} ${style.bold(what)} ${status} ${event.transport}${event.protocol ? `/${event.protocol}` : ''} ${event.messages} msg ${verdict}${outcome}${unstored} ${style.dim(`${Math.round(event.durationMs)}ms`)}`;

@@ -117,13 +117,14 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
   try {
     const result = await recorder.done;
     const { totals } = result;
-    const how = result.error ?? (result.signal ? `killed by ${result.signal}` : `exited ${result.exitCode}`);
+    const how = result.signal ? `killed by ${result.signal}` : `exited ${result.exitCode}`;
+    // An agent that never came up is said in one line, which --quiet and --json-log do not silence.
     side.event(
       'summary',
       { exitCode: result.exitCode, signal: result.signal, code: result.code, ...totals, out, ...(result.error ? { error: result.error } : {}) },
-      `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${out}`,
+      result.error ? undefined : `${how}: ${count(totals.messages, 'message')}, ${totals.invalid} invalid, ${count(totals.findings, 'finding')} -> ${out}`,
     );
-    if (result.error) process.stderr.write(`${LINE_PREFIX}${result.error}\n`);
+    if (result.error) process.stderr.write(`${LINE_PREFIX}${result.error} (recorded as upstream-unreachable in ${out})\n`);
     if (result.recordingError) process.stderr.write(`${LINE_PREFIX}${result.recordingError}\n`);
     return result.code;
   } finally {

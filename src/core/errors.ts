@@ -4,8 +4,10 @@
  *   callers and tests match on `error.code`, a command prints the message as one line and exits
  *   non-zero.
  * - `ExchangeErrorCode`: what a recording keeps in `exchanges.error_code` for an exchange the proxy
- *   saw end without completing (see docs/recording-format.md). Stdio and NDJSON-socket exchanges
- *   store Node's own code there instead when it has one (`ENOENT`, `ECONNREFUSED` …).
+ *   saw end without completing (see docs/recording-format.md). Node's own code (`ENOENT`,
+ *   `ECONNREFUSED` …) goes into the stored message, never in place of the code: the same Node code
+ *   means different things on different transports. (Stdio and NDJSON-socket exchanges recorded
+ *   before this rule hold Node's code there.)
  *
  * Each list is a constant object whose names are its values, so `ExchangeErrorCode.E_UPSTREAM_RESET`
  * is the stored string, a search for the string finds every use, and a misspelt name does not compile.
@@ -87,10 +89,15 @@ export const ExchangeErrorCode = codeList({
   E_PROXY_SHUTDOWN: 'E_PROXY_SHUTDOWN',
   /** The client's upgrade request could not be relayed; the client got a 400. */
   E_INVALID_UPGRADE: 'E_INVALID_UPGRADE',
-  /** An NDJSON socket could not be connected to, and Node gave no code for why. */
+  /** An NDJSON socket could not be connected to: only in older recordings, which now store E_UPSTREAM_UNREACHABLE. */
   E_UPSTREAM: 'E_UPSTREAM',
-  /** The stdio agent could not be started, and Node gave no code for why. */
+  /** The stdio agent could not be started (no such command, not executable); Node's code is in the message. */
   E_SPAWN: 'E_SPAWN',
+  /**
+   * The stdio agent exited before it wrote a line on stdout, with a non-zero code or killed by a
+   * signal the proxy did not forward: it never came up to answer.
+   */
+  E_AGENT_EXITED_EARLY: 'E_AGENT_EXITED_EARLY',
 });
 export type ExchangeErrorCode = keyof typeof ExchangeErrorCode;
 

@@ -13,10 +13,21 @@ import type { TlsFacts } from './tls-facts.js';
 export const UPSTREAM_TLS_FAILED = 'upstream-tls-failed';
 
 /**
- * The upstream could not be reached (E_UPSTREAM_UNREACHABLE: connection refused, no such host, a
- * timeout): an error, since the agent never answered and the client got the proxy's 502 instead.
+ * The upstream could not be reached: an error, since the agent never answered. Over HTTP and
+ * WebSocket (E_UPSTREAM_UNREACHABLE: connection refused, no such host, a timeout) the client got the
+ * proxy's 502 instead; an NDJSON socket that is not there or refuses (E_UPSTREAM_UNREACHABLE, E_UPSTREAM
+ * in older recordings); a stdio agent that could not be started (E_SPAWN) or exited before its first
+ * line (E_AGENT_EXITED_EARLY).
  */
 export const UPSTREAM_UNREACHABLE = 'upstream-unreachable';
+
+/** What the finding says for each stored code of an unreachable upstream. */
+const UNREACHABLE_TEXT: Readonly<Record<string, string>> = {
+  [ExchangeErrorCode.E_UPSTREAM_UNREACHABLE]: 'the upstream could not be reached',
+  [ExchangeErrorCode.E_UPSTREAM]: 'the upstream could not be reached',
+  [ExchangeErrorCode.E_SPAWN]: 'the agent could not be started',
+  [ExchangeErrorCode.E_AGENT_EXITED_EARLY]: 'the agent exited before it wrote a line',
+};
 
 /** What an exchange-level rule reads of the exchange. */
 export interface ExchangeFindingInput {
@@ -26,7 +37,7 @@ export interface ExchangeFindingInput {
 }
 
 /** The stored codes that have an exchange-level finding, one each (queries pick those exchanges, and `show`'s totals count them). */
-export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS, ExchangeErrorCode.E_UPSTREAM_UNREACHABLE];
+export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS, ...Object.keys(UNREACHABLE_TEXT)];
 
 /** Node's codes of a failed certificate check, by what the finding calls the failure. */
 const FAILED_CHECK: Readonly<Record<string, string>> = {
@@ -43,9 +54,8 @@ const FAILED_CHECK: Readonly<Record<string, string>> = {
 };
 
 export function exchangeFindings(exchange: ExchangeFindingInput): Finding[] {
-  if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_UNREACHABLE) {
-    return [error(UPSTREAM_UNREACHABLE, '', `the upstream could not be reached${exchange.errorMessage ? ` (${exchange.errorMessage})` : ''}`)];
-  }
+  const unreachable = exchange.errorCode !== null && Object.hasOwn(UNREACHABLE_TEXT, exchange.errorCode) ? UNREACHABLE_TEXT[exchange.errorCode] : undefined;
+  if (unreachable !== undefined) return [error(UPSTREAM_UNREACHABLE, '', `${unreachable}${exchange.errorMessage ? ` (${exchange.errorMessage})` : ''}`)];
   if (exchange.errorCode !== ExchangeErrorCode.E_UPSTREAM_TLS) return [];
   // The recorded facts name the code; a recording made before them has it at the end of the message.
   const code = exchange.tls?.authorizationError ?? (exchange.errorMessage ? /\[([A-Z0-9_]+)\]$/.exec(exchange.errorMessage)?.[1] : undefined);

@@ -18,6 +18,8 @@ export type LiveEvent =
       unchecked: number;
       /** Why it did not complete (`E_CLIENT_ABORTED`, `E_PROXY_SHUTDOWN` …), when it did not. */
       errorCode?: string;
+      /** What went wrong, for an exchange that ended in an error (an upstream that could not be reached …). */
+      errorMessage?: string;
       durationMs: number;
       tOffsetMs: number;
       /** False once recording has stopped (a write failed): the exchange was forwarded but is not, or not all, in the file. */

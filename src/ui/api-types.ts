@@ -34,7 +34,7 @@ export interface RecordingSummary {
 }
 
 /** One row of `GET /api/exchanges`. */
-export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'status' | 'outcome' | 'startedMs'> {
+export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport' | 'protocol' | 'protocolEvidence' | 'method' | 'path' | 'status' | 'outcome' | 'startedMs'> {
   /** ended_ms, or (while open) the offset of its last message; null when nothing is known yet. */
   endMs: number | null;
   /** endMs - startedMs, or null. */

@@ -127,6 +127,7 @@ describe('the public API', () => {
           invalid: number;
           unchecked: number;
           errorCode?: string;
+          errorMessage?: string;
           durationMs: number;
           tOffsetMs: number;
           stored: boolean;

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import type { TempDir } from '../support/temp-dir.js';
 import { onCleanup } from '../support/cleanups.js';
 import { BIN, REPO } from './run-cli.js';
+import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 
 /** The AG-UI example shipped in the repository: one SSE run and a plain GET. */
 export const AGUI_EXAMPLE = `${REPO}/recordings/examples/agui-sse-run.ndjson`;
@@ -29,6 +30,7 @@ export function emptyRecording(dir: TempDir, name = 'empty-recording.ndjson'): s
 /** A recording of one Pi RPC session over stdio: nothing that replay over HTTP can serve. */
 export function stdioRecording(dir: TempDir, name = 'stdio.ndjson'): string {
   writeFileSync(dir.file(name), [recordingLine(), ...stdioExchangeLines(1)].join('\n') + '\n');
+  verdictsWrittenByHand(dir.file(name));
   return dir.file(name);
 }
 
@@ -36,9 +38,11 @@ export function stdioRecording(dir: TempDir, name = 'stdio.ndjson'): string {
 export function mixedRecording(dir: TempDir, name = 'mixed.ndjson'): string {
   const example = readFileSync(AGUI_EXAMPLE, 'utf8').split('\n').filter(Boolean);
   writeFileSync(dir.file(name), [...example, ...stdioExchangeLines(3)].join('\n') + '\n');
+  verdictsWrittenByHand(dir.file(name));
   return dir.file(name);
 }
 
+/** A stdio exchange written by hand: its command is stored valid without the `command-unanswered` a recorder would add. */
 function stdioExchangeLines(id: number): string[] {
   const exchange = {
     type: 'exchange', id, transport: 'stdio', protocol: 'pi-rpc', method: null, path: null, query: null, url: null, status: null,

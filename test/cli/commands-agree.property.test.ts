@@ -7,7 +7,10 @@
  * that could not be reached, AG-UI over SSE and protobuf, Pi REST (a leaked secret, versions going
  * down), the daemon's RPC (an id-less rejection), ACP (an unanswered request), a Pi RPC agent on
  * stdio with its stderr, bodies that are not JSON, well-known credentials (stored redacted, a finding
- * that reading cannot find again); and the example recordings shipped in the tree.
+ * that reading cannot find again), a stdio agent that never came up and an NDJSON socket that is not
+ * there; and the example recordings shipped in the tree. The views are made in-process
+ * (test/support/recording-agreement.ts), as after every test file for every recording it wrote; one
+ * test here checks that they are what the CLI prints and the inspector serves.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpContext, Sender } from '../../src/core/message.js';
@@ -21,6 +24,7 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import { piScenario } from '../support/pi-daemon/scenario.js';
 import { scratch } from '../support/temp-dir.js';
 import { runCli } from './run-cli.js';
+import { agreementViews, disagreement } from '../support/recording-agreement.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const SECRET = 'sk-property-8d1e4b7c2a';
@@ -157,6 +161,14 @@ async function buildCorpus(file: string): Promise<void> {
   ]);
   keyed.end({ outcome: 'complete' });
   rest(recorder, 'POST', '/notes', 200, { client: undefined, serverRaw: `token ${OPENAI_KEY}`, json: false });
+  // 18, 19: a stdio agent that could not be started, and one that exited before its first line; 20: an NDJSON socket not there.
+  const notStarted = recorder.openExchange({ transport: 'stdio', url: 'pi --mode rpc' });
+  notStarted.end({ outcome: 'error', errorCode: 'E_SPAWN', errorMessage: 'could not start pi: no such command (ENOENT)' });
+  const exitedEarly = recorder.openExchange({ transport: 'stdio', url: 'pi --mode rpc' });
+  exitedEarly.end({ outcome: 'error', errorCode: 'E_AGENT_EXITED_EARLY', errorMessage: 'pi --mode rpc exited with code 1 before it wrote a line on stdout', exitCode: 1 });
+  const noSocket = recorder.openExchange({ transport: 'ndjson', url: 'unix:/run/pi.sock' });
+  noSocket.classify({ transport: 'ndjson' });
+  noSocket.end({ outcome: 'error', errorCode: 'E_UPSTREAM_UNREACHABLE', errorMessage: 'could not connect to unix:/run/pi.sock: no socket at that path (ENOENT)' });
   writer.close();
 }
 
@@ -185,17 +197,6 @@ async function fromValidate(file: string): Promise<Key[]> {
 async function fromFindings(file: string): Promise<Key[]> {
   const doc = await cliJson(['findings', '--json', file]);
   return doc.findings.map((f: Finding & { exchange: number; seq: number }) => key(f.exchange, f.seq, f));
-}
-
-async function fromShow(file: string): Promise<Key[]> {
-  const summary = await cliJson(['show', '--json', file]);
-  const keys: Key[] = [];
-  for (const { id } of summary.exchanges as Array<{ id: number }>) {
-    const one = await cliJson(['show', '--json', '--exchange', String(id), file]);
-    for (const f of one.findings as Finding[]) keys.push(key(id, 0, f));
-    for (const m of one.messages as Array<{ seq: number; findings: Finding[] }>) for (const f of m.findings) keys.push(key(id, m.seq, f));
-  }
-  return keys;
 }
 
 async function fromInspector(file: string): Promise<Key[]> {
@@ -242,12 +243,19 @@ describe('the agreement property: validate, show, findings and the inspector tel
     }
     // Only the stream its upstream cut is truncated: not those its client or the proxy's shutdown cut.
     expect(keys.filter((k) => k.endsWith(' stream-truncated')).map((k) => k.split(' ')[0])).toEqual(['#4.3']);
+    // An agent that could not be started, one that exited before its first line, a socket not there: each its exchange's error.
+    expect(keys.filter((k) => k.endsWith(' upstream-unreachable')).map((k) => k.split(' ')[0])).toEqual(['#7.0', '#18.0', '#19.0', '#20.0']);
   });
 
-  it.each(files.map((f) => [f]))('%s: the same (exchange, message, rule, severity) from each', async (file) => {
-    const [validate, findings, show, inspector] = await Promise.all([fromValidate(file), fromFindings(file), fromShow(file), fromInspector(file)]);
-    expect(sorted(validate), 'validate vs findings').toEqual(sorted(findings));
-    expect(sorted(show), 'show vs findings').toEqual(sorted(findings));
-    expect(sorted(inspector), 'inspector vs findings').toEqual(sorted(findings));
+  it('the views made in-process are those the CLI prints and the inspector serves', async () => {
+    const views = agreementViews(corpus);
+    expect(sorted(await fromValidate(corpus)), 'validate --json').toEqual(sorted(views.validate));
+    expect(sorted(await fromFindings(corpus)), 'findings --json').toEqual(sorted(views.findings));
+    expect(sorted(await fromInspector(corpus)), 'the inspector API').toEqual(sorted(views.inspector));
+  });
+
+  // Every recording any test writes is checked the same way after its file (test/support/agreement-setup.ts).
+  it.each(files.map((f) => [f]))('%s: the same (exchange, message, rule, severity) from each', (file) => {
+    expect(disagreement(file)).toBeUndefined();
   });
 });

@@ -30,8 +30,20 @@ describe('findings of an exchange itself', () => {
     expect(exchangeFindings(exchange('E_UPSTREAM_UNREACHABLE', null))).toEqual([{ rule: 'upstream-unreachable', severity: 'error', pointer: '', message: 'the upstream could not be reached' }]);
   });
 
+  it('makes a stdio agent that never came up, and an NDJSON socket of older recordings, the same finding in its own words', () => {
+    const cases: Array<[string, string]> = [
+      ['E_SPAWN', 'the agent could not be started'],
+      ['E_AGENT_EXITED_EARLY', 'the agent exited before it wrote a line'],
+      ['E_UPSTREAM', 'the upstream could not be reached'],
+    ];
+    for (const [code, text] of cases) {
+      expect(exchangeFindings(exchange(code, 'why')), code).toEqual([{ rule: 'upstream-unreachable', severity: 'error', pointer: '', message: `${text} (why)` }]);
+    }
+  });
+
   it('has none for any other ending', () => {
-    for (const code of [null, 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET']) {
+    // Node's bare codes, as older stdio and NDJSON recordings stored them, mean nothing alone: ENOENT is a missing command or a missing socket.
+    for (const code of [null, 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET', 'ENOENT', 'constructor']) {
       expect(exchangeFindings(exchange(code, 'x [CERT_HAS_EXPIRED]', 'CERT_HAS_EXPIRED')), String(code)).toEqual([]);
     }
   });

@@ -12,6 +12,7 @@ import { runCli } from '../cli/run-cli.js';
 import { postRun } from '../record/record-helpers.js';
 import { freshInput, recordAgui, recordPiSession, textScript, useCleanups } from '../diff/diff-helpers.js';
 import { scratch } from '../support/temp-dir.js';
+import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 
 useCleanups();
 
@@ -47,6 +48,8 @@ describe('proxy export / import: NDJSON', () => {
 
   it('non-UTF-8 raw bytes survive as base64; an unfinished recording stays unfinished', () => {
     const dir = scratch('agent-proxy-export-').dir;
+    // Verdicts set by hand (a rule `x`): not for the agreement check, nor what is made of it here.
+    verdictsWrittenByHand(dir);
     const file = join(dir, 'binary.db');
     const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
     const id = writer.beginExchange({ transport: 'ws', path: '/bin', method: 'GET', tOffsetMs: 1.5 });

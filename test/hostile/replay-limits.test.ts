@@ -16,6 +16,7 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { BIN, REPO } from '../cli/run-cli.js';
 import { scratch } from '../support/temp-dir.js';
+import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { wsOpen } from '../support/ws-client.js';
 import { portOf, rawExchange, runToEnd, startCli, type CliChild } from './cli-child.js';
@@ -411,6 +412,7 @@ describe('replay --stdio: a recorded line nested 10,000 deep', () => {
     const deep = '{"id":"d","type":"get_state","x":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}\n';
     const answer = '{"id":"d","type":"response","command":"get_state","success":true}\n';
     const file = scratch('agent-proxy-limits-').file('deep.db');
+    verdictsWrittenByHand(file);
     const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
     const id = writer.beginExchange({ transport: 'stdio', protocol: 'pi-rpc', tOffsetMs: 0 });
     const verdict = { status: 'unchecked' as const, findings: [] };

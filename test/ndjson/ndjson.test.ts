@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ndjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
-import { readRecording } from '../stdio/stdio-helpers.js';
+import { readRecording, spawnLines } from '../stdio/stdio-helpers.js';
+import { runCli } from '../cli/run-cli.js';
 import { connect, conversation, ndjsonScope, type Json } from './ndjson-helpers.js';
 
 const scope = ndjsonScope('agent-proxy-ndjson-');
@@ -36,6 +37,37 @@ describe('proxy record --ndjson', () => {
     expect(incomplete.raw.toString()).toBe('{"protocolVersion":"1.0","requestId":"half-1","operation":"sta');
     expect(incomplete.verdict.status).toBe('invalid');
     expect(incomplete.verdict.findings[0].message).toMatch(/incomplete line/);
+  });
+
+  it('records a daemon socket that is not there, or that nobody listens on, as upstream-unreachable with one line each, and goes on', async () => {
+    const target = scope.dir.file('daemon.sock');
+    const out = scope.dir.file('unreachable.db');
+    const { proc, socket } = await scope.recordThrough(target, out);
+    const missing = await connect(socket);
+    await missing.closed;
+    await proc.waitForLines(2);
+    expect(proc.lines()[1]).toContain(`error: could not connect to unix:${target}: no socket at that path (ENOENT)`);
+    // A socket file its daemon left behind when it was killed: nobody listens on it.
+    const stale = spawnLines('node', ['-e', `require('node:net').createServer().listen(${JSON.stringify(target)}, () => console.log('up'))`]);
+    await stale.waitForLines(1);
+    stale.child.kill('SIGKILL');
+    await stale.exited;
+    const refused = await connect(socket);
+    await refused.closed;
+    await proc.waitForLines(3);
+    expect(proc.lines()[2]).toContain(`error: could not connect to unix:${target}: nothing listens on that socket (ECONNREFUSED)`);
+    expect(await scope.stop(proc)).toBe(0);
+
+    const rec = readRecording(out);
+    expect(rec.exchanges.map((e) => [e.transport, e.outcome, e.errorCode])).toEqual([
+      ['ndjson', 'error', 'E_UPSTREAM_UNREACHABLE'],
+      ['ndjson', 'error', 'E_UPSTREAM_UNREACHABLE'],
+    ]);
+    const findings = (await runCli(['findings', '--json', out])).stdout;
+    expect((JSON.parse(findings) as { findings: Array<{ exchange: number; rule: string; severity: string; message: string }> }).findings.map((f) => [f.exchange, f.severity, f.rule, f.message])).toEqual([
+      [1, 'error', 'upstream-unreachable', `the upstream could not be reached (could not connect to unix:${target}: no socket at that path (ENOENT))`],
+      [2, 'error', 'upstream-unreachable', `the upstream could not be reached (could not connect to unix:${target}: nothing listens on that socket (ECONNREFUSED))`],
+    ]);
   });
 });
 

@@ -1,12 +1,25 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyChannel } from '../../src/protocols/modules.js';
 import { chooseProtocol } from '../../src/judge/protocol-choice.js';
-import { stdioHint } from '../../src/record/relay/stdio-recorder.js';
+import { startStdioRecorder, stdioHint } from '../../src/record/relay/stdio-recorder.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, BURST_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
+
+/** Every finding of a recording as `findings` lists them: [#exchange.seq, severity, rule, message]. */
+function findingsOf(file: string): string[][] {
+  const reader = RecordingReader.open(file);
+  try {
+    return [...reader.findings({})].map((f) => [`#${f.exchange}.${f.seq}`, f.severity, f.rule, f.message]);
+  } finally {
+    reader.close();
+  }
+}
+
 beforeEach(() => {
   dir = tempDir('agent-proxy-stdio-');
 });
@@ -201,8 +214,45 @@ describe('proxy record --stdio', () => {
     const exit = await proxied.exited;
     expect(exit.code).toBe(127);
     expect(proxied.stdout().length).toBe(0);
-    expect(proxied.stderr()).toMatch(/could not start \/nonexistent\/agent-binary/);
-    expect(readRecording(out).exchanges[0]).toMatchObject({ transport: 'stdio', outcome: 'error', errorCode: 'ENOENT' });
+    // One line that says it (the live view's line of the exchange aside), and the recording holds the finding under its own code (not Node's ENOENT).
+    expect(proxied.stderr().split('\n').filter((l) => l.startsWith('agent-proxy: could not start'))).toEqual([
+      `agent-proxy: could not start /nonexistent/agent-binary: no such command (ENOENT) (recorded as upstream-unreachable in ${out})`,
+    ]);
+    expect(readRecording(out).exchanges[0]).toMatchObject({ transport: 'stdio', outcome: 'error', errorCode: 'E_SPAWN', errorMessage: 'could not start /nonexistent/agent-binary: no such command (ENOENT)' });
+    expect(findingsOf(out)).toEqual([['#1.0', 'error', 'upstream-unreachable', 'the agent could not be started (could not start /nonexistent/agent-binary: no such command (ENOENT))']]);
+  });
+
+  it('records an agent that is not executable, or exits before its first line, as upstream-unreachable; one that exits 0 or is stopped by us is not', async () => {
+    const script = dir.file('agent.sh');
+    writeFileSync(script, '#!/bin/sh\necho up\n', { mode: 0o644 });
+    const cases: Array<[string, string, string[], { code: number; error?: string; finding?: string[] }]> = [
+      ['not-executable', script, [], { code: 127, error: `could not start ${script}: not executable (permission denied) (EACCES)`, finding: ['E_SPAWN', `the agent could not be started (could not start ${script}: not executable (permission denied) (EACCES))`] }],
+      ['exits-early', process.execPath, ['-e', 'process.stderr.write("no config\\n"); process.exit(2)'], { code: 2, error: 'the agent exited with code 2 before it wrote a line on stdout', finding: ['E_AGENT_EXITED_EARLY', expect.stringMatching(/^the agent exited before it wrote a line \(.* exited with code 2 before it wrote a line on stdout\)$/) as unknown as string] }],
+      ['exits-0-silently', process.execPath, ['-e', ''], { code: 0 }],
+      ['answers-then-fails', process.execPath, ['-e', 'process.stdout.write("{}\\n"); process.exitCode = 3'], { code: 3 }],
+    ];
+    for (const [name, command, args, expected] of cases) {
+      const out = dir.file(`${name}.db`);
+      const recorder = await startStdioRecorder({ command, args, out, protocol: 'pi-rpc', stdin: Readable.from([]), stdout: new PassThrough().resume(), stderr: new PassThrough().resume() });
+      const result = await recorder.done;
+      expect({ code: result.code, error: result.error }, name).toEqual({ code: expected.code, error: expected.error });
+      const [exchange] = readRecording(out).exchanges;
+      if (expected.finding) {
+        expect({ outcome: exchange.outcome, errorCode: exchange.errorCode }, name).toEqual({ outcome: 'error', errorCode: expected.finding[0] });
+        expect(findingsOf(out), name).toEqual([['#1.0', 'error', 'upstream-unreachable', expected.finding[1]]]);
+      } else {
+        expect({ outcome: exchange.outcome, errorCode: exchange.errorCode }, name).toEqual({ outcome: 'complete', errorCode: null });
+        expect(findingsOf(out).filter((f) => f[2] === 'upstream-unreachable'), name).toEqual([]);
+      }
+    }
+    // An agent our Ctrl-C ends before it says anything did come up: nothing to report.
+    const out = dir.file('stopped.db');
+    const recorder = await startStdioRecorder({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], out, protocol: 'pi-rpc', stdin: new PassThrough(), stdout: new PassThrough().resume(), stderr: new PassThrough().resume() });
+    await recorder.ready;
+    recorder.kill('SIGTERM');
+    const stopped = await recorder.done;
+    expect({ signal: stopped.signal, error: stopped.error }).toEqual({ signal: 'SIGTERM', error: undefined });
+    expect(readRecording(out).exchanges[0]).toMatchObject({ outcome: 'complete', errorCode: null });
   });
 
   it('passes an ACP agent (official SDK on both ends) through unchanged', async () => {

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { scratch } from './temp-dir.js';
+import { verdictsWrittenByHand } from './agreement-pending.js';
 import { RULES_VERSION } from '../../src/judge/rules-version.js';
 
 export interface HandMessage {
@@ -144,7 +145,9 @@ export function ndjsonRecording(exchanges: readonly HandExchange[], options: Han
 
 /** Writes `ndjsonRecording(exchanges)` into a folder removed after the test; returns the file's path. */
 export function writeNdjsonRecording(exchanges: readonly HandExchange[], name = 'hand.ndjson', options: HandRecordingOptions = {}): string {
-  const file = scratch('agent-proxy-hand-').file(name);
+  const dir = scratch('agent-proxy-hand-');
+  verdictsWrittenByHand(dir.dir);
+  const file = dir.file(name);
   writeFileSync(file, ndjsonRecording(exchanges, options));
   return file;
 }

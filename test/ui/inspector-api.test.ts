@@ -12,6 +12,7 @@ import { startAguiAgent } from '../support/agui-agent.js';
 import { recordAgui, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
 import type { InitialData } from '../../src/ui/api-types.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/waits.js';
 
@@ -66,6 +67,15 @@ describe('inspector API', () => {
     expect((await get<ExchangeSummary[]>('/api/exchanges?q=TOO%20EARLY')).map((e) => e.id)).toEqual([2]);
     expect((await get<ExchangeSummary[]>('/api/exchanges?q=get_weather')).map((e) => e.id)).toEqual([1]);
     expect((await get<ExchangeSummary[]>('/api/exchanges?q=scenario/default')).map((e) => e.id)).toEqual([1]);
+  });
+
+  it('says what chose each exchange\'s protocol, as show does, in the list and the detail', async () => {
+    const reader = RecordingReader.open(A);
+    const stored = reader.exchanges().map((e) => e.protocolEvidence);
+    reader.close();
+    expect(stored).toEqual(['RunAgentInput body', 'RunAgentInput body']);
+    expect((await get<ExchangeSummary[]>('/api/exchanges')).map((e) => e.protocolEvidence)).toEqual(stored);
+    expect((await get<ExchangeDetail>('/api/exchanges/2')).protocolEvidence).toBe('RunAgentInput body');
   });
 
   it('gives one exchange with its headers', async () => {

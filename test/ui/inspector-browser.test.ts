@@ -295,7 +295,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(errorsOf(page)).toEqual([]);
   });
 
-  it('hides the headers toggle where there are no headers (stdio), and keeps it for HTTP', async () => {
+  it('hides the headers toggle where there are no headers (stdio), and keeps it for HTTP, with what chose the protocol', async () => {
     const file = join(dir, 'stdio.db');
     writeStdioRecording(file);
     const stdio = await startInspector({ recording: file, listen: 0 });
@@ -311,6 +311,8 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     const page = await open(inspector.url, '#/exchange/1');
     await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
     expect(await page.locator('#exchange-headers summary').textContent()).toBe('Request and response headers');
+    // What chose the protocol stands next to it, as in show.
+    expect((await page.locator('#exchange-facts').textContent())?.split(' · ')[1]).toBe('agui, chosen by RunAgentInput body');
   });
 
   it("shows an https:// upstream's TLS facts in the exchange head, and no TLS line for a plain one", async () => {

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
 import type { TlsFacts } from '../../src/core/tls-facts.js';
+import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
@@ -109,6 +110,7 @@ export function writeRestRecording(file: string, options: RestRecordingOptions =
   // the verdicts written here as they are, instead of judging both sides again.
   const judgedNow = { toolVersion: TOOL_VERSION, schemaHashes: SchemaRegistry.load().hashes() };
   const writer = RecordingWriter.open(file, { ...judgedNow, target: 'http://127.0.0.1:1', mode: 'record', startedAt: new Date() });
+  verdictsWrittenByHand(file);
   const id = writer.beginExchange({ transport: 'http', protocol: 'pi-rest', method: 'POST', path, requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
   writer.updateExchange(id, { status: 202, responseHeaders: { 'content-type': 'application/json' }, tls });
   const request = { sessionId: 'pd-x', spec: { cwd } };

@@ -288,6 +288,7 @@ export class ExchangeRecording implements ExchangeSink {
       invalid: this.invalid,
       unchecked: this.unchecked,
       ...(end.errorCode !== undefined ? { errorCode: end.errorCode } : {}),
+      ...(end.outcome === 'error' && end.errorMessage !== undefined ? { errorMessage: end.errorMessage } : {}),
       durationMs: tOffsetMs - this.startedMs,
       tOffsetMs,
       stored: this.recorder.options.writer.failure === undefined,

@@ -6,6 +6,7 @@ import { FlowGate } from './flow-gate.js';
 import { InFlight } from '../../net/in-flight.js';
 import { cutAfterGrace, GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
+import { socketConnectReason } from '../../net/unreachable-reason.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
 import type { BodyTap, RecordingSink } from '../pipeline/recording-sink.js';
 import type { RecordingTotals } from '../pipeline/recording-sink.js';
@@ -119,7 +120,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
     clientTap.end(true, clock.now());
     serverTap.end(true, clock.now());
     if (!connected && failure) {
-      exchange.end({ outcome: 'error', errorCode: failure.code ?? ExchangeErrorCode.E_UPSTREAM, errorMessage: `could not connect to unix:${socketPath}: ${failure.message}` });
+      exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, errorMessage: `could not connect to unix:${socketPath}: ${socketConnectReason(failure)}` });
     } else {
       const complete = (clientEnded && upstreamEnded) || shutdown;
       exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy was stopped' } : {}) });

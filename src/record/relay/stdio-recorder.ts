@@ -7,6 +7,7 @@ import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
 import { parseStdioProtocol, type StdioProtocol } from '../pipeline/stdio-protocols.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import { spawnFailureReason } from '../../net/unreachable-reason.js';
 
 export { STDIO_PROTOCOLS, stdioHint, type StdioProtocol } from '../pipeline/stdio-protocols.js';
 
@@ -29,7 +30,7 @@ export interface StdioResult {
   signal: NodeJS.Signals | null;
   /** What `proxy record --stdio` exits with: the child's code, 128 + n for signal n, 127 if it could not start. */
   code: number;
-  /** Why the child could not be started, if it could not. */
+  /** Why the child could not be started, or that it exited before it wrote a line: the agent never came up. */
   error?: string;
   /** Why the recording is incomplete, if recording failed while the child ran (traffic still flowed). */
   recordingError?: string;
@@ -87,6 +88,10 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   };
 
   let inEnded = false;
+  // What tells an agent that never came up from one that ended: it wrote nothing, and no signal of ours ended it.
+  let wroteOnStdout = false;
+  let signalled = false;
+  child.stdout!.once('data', () => (wroteOnStdout = true));
   const onStdinData = (chunk: Buffer) => {
     const at = clock.now();
     if (!child.stdin!.destroyed && !child.stdin!.write(chunk)) inGate.hold('peer');
@@ -142,16 +147,19 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
         inEnded = true;
         inTap.end(true, clock.now());
       }
-      if (spawnError && child.pid === undefined) {
-        exchange.end({ outcome: 'error', errorCode: spawnError.code ?? ExchangeErrorCode.E_SPAWN, errorMessage: `could not start ${options.command}: ${spawnError.message}` });
-      } else {
-        exchange.end({ outcome: 'complete', ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) });
-      }
+      const notStarted = spawnError !== undefined && child.pid === undefined;
+      const exitedEarly = !notStarted && !wroteOnStdout && ((exitCode !== null && exitCode !== 0) || (signal !== null && !signalled));
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${exitCode}`;
+      const error = notStarted ? `could not start ${options.command}: ${spawnFailureReason(spawnError!)}` : exitedEarly ? `the agent ${how} before it wrote a line on stdout` : undefined;
+      const ended = { ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) };
+      if (notStarted) exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_SPAWN, errorMessage: error });
+      else if (exitedEarly) exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_AGENT_EXITED_EARLY, errorMessage: `${commandLine} ${how} before it wrote a line on stdout`, ...ended });
+      else exchange.end({ outcome: 'complete', ...ended });
       const result = (totals: RecordingTotals, recordingError?: string): StdioResult => ({
         exitCode,
         signal,
-        code: spawnError && child.pid === undefined ? 127 : exitCodeOf(exitCode, signal),
-        ...(spawnError && child.pid === undefined ? { error: `could not start ${options.command}: ${spawnError.message}` } : {}),
+        code: notStarted ? 127 : exitCodeOf(exitCode, signal),
+        ...(error !== undefined ? { error } : {}),
         ...(recordingError ? { recordingError } : {}),
         totals,
       });
@@ -164,7 +172,10 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   });
 
   ready.catch(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
   });
 
   return {
@@ -172,7 +183,10 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
     child,
     ready,
     kill(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        signalled = true;
+        child.kill(signal);
+      }
     },
     done,
   };

@@ -192,6 +192,8 @@ function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' 
     id: r.id,
     transport: r.transport,
     protocol: r.protocol,
+    // What chose the protocol (`route GET /v1/session/{sessionRef}`, `--protocol flag`), as `show` says it; null when not recorded.
+    protocolEvidence: r.protocolEvidence,
     method: r.method,
     path: r.path,
     status: r.status,

@@ -133,7 +133,8 @@ export class ExchangeView {
     const status = e.status === null ? '' : ` → ${e.status}`;
     const facts = [
       e.transport,
-      e.protocol ?? 'unknown protocol',
+      // What chose the protocol, as `show` says it: a route, a WebSocket subprotocol, the first lines, --protocol.
+      e.protocol ? `${e.protocol}, chosen by ${e.protocolEvidence ?? '(not recorded)'}` : 'unknown protocol',
       e.subprotocol ? `subprotocol ${e.subprotocol}` : null,
       `starts +${fmtMs(e.startedMs)}`,
       e.open ? `open for ${fmtMs(e.durationMs)}` : `took ${fmtMs(e.durationMs)}`,
@@ -162,7 +163,7 @@ export class ExchangeView {
     const curl = (e.transport === 'http' || e.transport === 'sse') && e.method !== null ? copyButton('Copy as curl', () => this.curl(), { id: 'copy-curl' }) : '';
     this.head.replaceChildren(
       h('div', { class: 'ex-title' }, back, '  ', sideMark, h('b', {}, `#${e.id}`), ` ${what}${status} `, curl),
-      h('div', { class: 'dim' }, facts.join(' · ')),
+      h('div', { class: 'dim', id: 'exchange-facts' }, facts.join(' · ')),
       e.tls ? h('div', { class: 'dim', id: 'exchange-tls' }, tlsLine(e.tls)) : '',
       details,
     );

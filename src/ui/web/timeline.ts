@@ -102,7 +102,7 @@ function row(r: ExchangeSummary, origin: number, span: number): HTMLElement {
       class: `tl-row${r.invalidCount ? ' has-invalid' : ''}`,
       href: `#/exchange/${r.id}`,
       'data-exchange-id': r.id,
-      title: `#${r.id} ${what} · ${r.transport}${r.protocol ? ' · ' + r.protocol : ''} · starts at +${fmtMs(r.startedMs)} · ${r.open ? 'still open' : (r.outcome ?? '')}`,
+      title: `#${r.id} ${what} · ${r.transport}${r.protocol ? ` · ${r.protocol}, chosen by ${r.protocolEvidence ?? '(not recorded)'}` : ''} · starts at +${fmtMs(r.startedMs)} · ${r.open ? 'still open' : (r.outcome ?? '')}`,
     },
     h('span', { class: 'dim' }, `#${r.id}`),
     h('span', { class: 'tl-what' }, what),

@@ -1,0 +1,76 @@
+/**
+ * Runs in every test file (vitest setupFiles): after the file's last test, every recording it wrote
+ * into a temp folder (test/support/temp-dir.ts keeps those folders until then) is read by
+ * validate, show, findings and the inspector, in-process, and the file fails if they do not give
+ * the same set of (exchange, message, rule, severity). Per file, in its own afterAll: no order
+ * between files run in parallel is assumed. A recording still being written (its writer lock held
+ * by a live process) is left out, and so is one a view cannot read at all (a damaged file some test
+ * made on purpose), and one of more than MAX_CHECKED_ROWS exchanges and messages or MAX_CHECKED_BYTES (the volume tests'), and one this tool did not
+ * write (a test's own RecordingWriter with verdicts set by hand; see notChecked). AGENT_PROXY_AGREEMENT=off turns the check off; AGENT_PROXY_AGREEMENT_STATS=<file>
+ * appends what it checked and how long it took, one JSON line per test file.
+ */
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, expect } from 'vitest';
+import { enableAgreementCheck, takePending } from './agreement-pending.js';
+
+enableAgreementCheck();
+
+/** Is the recording being written right now (its lock, beside it, names a live process)? */
+function beingWritten(recording: string): boolean {
+  const lock = join(dirname(recording), `.${basename(recording)}.lock`);
+  if (!existsSync(lock)) return false;
+  const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+afterAll(async () => {
+  const pending = takePending();
+  if (pending.length === 0) return;
+  const started = performance.now();
+  const problems: string[] = [];
+  let checked = 0;
+  let skipped = 0;
+  let large = 0;
+  let byHand = 0;
+  const each: Array<[string, number]> = [];
+  try {
+    const { disagreement, notChecked } = await import('./recording-agreement.js');
+    for (const recording of pending.flatMap((p) => p.recordings)) {
+      if (!existsSync(recording) || beingWritten(recording)) {
+        skipped++;
+        continue;
+      }
+      let problem: string | undefined;
+      const at = performance.now();
+      try {
+        const why = notChecked(recording);
+        if (why !== undefined) {
+          if (why === 'large') large++;
+          else byHand++;
+          continue;
+        }
+        problem = disagreement(recording);
+      } catch {
+        skipped++;
+        continue;
+      } finally {
+        each.push([basename(recording), Math.round(performance.now() - at)]);
+      }
+      checked++;
+      if (problem !== undefined) problems.push(problem);
+    }
+  } finally {
+    for (const { dir } of pending) rmSync(dir, { recursive: true, force: true });
+  }
+  const stats = process.env.AGENT_PROXY_AGREEMENT_STATS;
+  if (stats) appendFileSync(stats, JSON.stringify({ file: expect.getState().testPath ?? null, checked, skipped, large, byHand, ms: Math.round(performance.now() - started), each }) + '\n');
+  if (problems.length > 0) {
+    throw new Error(`validate, show, findings and the inspector disagree on ${problems.length} recording(s) this file wrote:\n${problems.join('\n')}`);
+  }
+});

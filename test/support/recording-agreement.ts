@@ -1,0 +1,155 @@
+/**
+ * The agreement property, in-process: `validate`, `show --json`, `findings --json` and the inspector
+ * API give the same set of (exchange, message, rule, severity) for one recording. Each view is made
+ * by the functions its command calls (validate's readInput and validateInputReporting; the reader
+ * that show and findings open, judged again when older; the inspector's InspectorData), without
+ * spawning the CLI: test/support/agreement-setup.ts runs it over every recording the suite writes.
+ */
+import { exchangeFindings } from '../../src/core/exchange-findings.js';
+import type { Finding } from '../../src/core/finding.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { InspectorData, MAX_PAGE } from '../../src/ui/server/inspector-data.js';
+import { judgeAgainIfOlder } from '../../src/validate/current-verdicts.js';
+import { readInput } from '../../src/validate/read-input.js';
+import { validateInputReporting } from '../../src/validate/validate-input.js';
+import { isNdjsonRecording, openRecording } from '../../src/store/open-recording.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { TOOL_VERSION } from '../../src/core/version.js';
+import { fileURLToPath } from 'node:url';
+import { STANDIN_SCHEMAS_DIR } from './shared.js';
+
+/** One finding as every view can name it: `#exchange.seq severity rule` (seq 0: the exchange's own). */
+export type AgreementKey = string;
+export interface AgreementViews {
+  validate: AgreementKey[];
+  show: AgreementKey[];
+  findings: AgreementKey[];
+  inspector: AgreementKey[];
+}
+
+const key = (exchange: number, seq: number, f: Pick<Finding, 'rule' | 'severity'>): AgreementKey => `#${exchange}.${seq} ${f.severity} ${f.rule}`;
+
+let registries: { plain: SchemaRegistry; standIn: SchemaRegistry } | undefined;
+/** The commands' schemas; and, for a recording made with the test stand-in schemas (`--schemas`), those too, as its validate would be run. */
+function schemas(): { plain: SchemaRegistry; standIn: SchemaRegistry } {
+  // The validators the build compiled, as the commands use them (compiling the schemas here would cost each test file seconds).
+  const compiledValidators = fileURLToPath(new URL('../../dist/schema/compiled', import.meta.url));
+  registries ??= { plain: SchemaRegistry.load({ compiledValidators }), standIn: SchemaRegistry.load({ compiledValidators, extraDirs: [STANDIN_SCHEMAS_DIR] }) };
+  return registries;
+}
+
+export function validateView(file: string, registry: SchemaRegistry = schemas().plain): AgreementKey[] {
+  const report = validateInputReporting(readInput(file), registry);
+  return [
+    ...report.messages.flatMap((m) => m.verdict.findings.map((f) => key(m.exchange ?? 0, m.seq ?? 0, f))),
+    ...(report.exchangeFindings ?? []).map((f) => key(f.exchange, 0, f)),
+  ];
+}
+
+/** show --json and findings --json: the same reader (judged again when older), read as each command reads it. */
+function showAndFindingsViews(file: string): Pick<AgreementViews, 'show' | 'findings'> {
+  const reader = judgeAgainIfOlder(openRecording(file), file, { registry: () => schemas().plain });
+  try {
+    const show: AgreementKey[] = [];
+    for (const exchange of reader.exchanges()) {
+      for (const f of exchangeFindings(exchange)) show.push(key(exchange.id, 0, f));
+      for (const m of reader.messages(exchange.id)) for (const f of m.verdict.findings) show.push(key(exchange.id, m.seq, f));
+    }
+    const findings = [...reader.findings({})].map((f) => key(f.exchange, f.seq, f));
+    return { show, findings };
+  } finally {
+    reader.close();
+  }
+}
+
+function inspectorView(file: string): AgreementKey[] {
+  const data = InspectorData.open(file);
+  try {
+    const keys: AgreementKey[] = [];
+    for (const { id } of data.exchanges()) {
+      for (const f of data.exchange(id)?.findings ?? []) keys.push(key(id, 0, f));
+      for (let offset = 0, total = Infinity; offset < total; offset += MAX_PAGE) {
+        const page = data.messages(id, offset, MAX_PAGE);
+        total = page.total;
+        for (const m of page.items) if (m.findingCount > 0) for (const f of data.message(id, m.seq)?.findings ?? []) keys.push(key(id, m.seq, f));
+      }
+    }
+    return keys;
+  } finally {
+    data.close();
+  }
+}
+
+export function agreementViews(file: string): AgreementViews {
+  return { validate: validateView(file), ...showAndFindingsViews(file), inspector: inspectorView(file) };
+}
+
+const sorted = (keys: AgreementKey[]) => [...keys].sort();
+const same = (a: AgreementKey[], b: AgreementKey[]) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+
+/** What is in one view and not in findings', and the other way round. */
+function difference(name: string, view: AgreementKey[], findings: AgreementKey[]): string {
+  const only = (a: AgreementKey[], b: AgreementKey[]) => {
+    const rest = [...b];
+    return sorted(a).filter((k) => {
+      const i = rest.indexOf(k);
+      if (i < 0) return true;
+      rest.splice(i, 1);
+      return false;
+    });
+  };
+  return `${name} has ${JSON.stringify(only(view, findings))} that findings has not, and lacks ${JSON.stringify(only(findings, view))}`;
+}
+
+/**
+ * Recordings of more than this many exchanges and messages are left out: they come from the volume
+ * tests (bursts, long lines, limits, many exchanges), which go through the same rules as the small
+ * ones, and reading them four times would cost seconds each (a 10,000-line burst: 11 s).
+ */
+export const MAX_CHECKED_ROWS = 2_000;
+/** The same for bytes (the file and its write-ahead log): a few messages nested 100,000 deep cost 20 s each. */
+export const MAX_CHECKED_BYTES = 512 * 1024;
+
+/**
+ * Why the recording is not checked, or undefined when it is: one of more than MAX_CHECKED_ROWS
+ * exchanges and messages or MAX_CHECKED_BYTES, or one that this tool did not write (its `toolVersion` is not this
+ * package's): a test that writes a recording with the store directly (`toolVersion: 'test'`) sets
+ * its verdicts by hand, to see how the commands show them, not as the rules would judge.
+ */
+export function notChecked(file: string): 'large' | 'by hand' | undefined {
+  const wal = `${file}-wal`;
+  if (statSync(file).size + (existsSync(wal) ? statSync(wal).size : 0) > MAX_CHECKED_BYTES) return 'large';
+  let rows = 0;
+  let toolVersion: unknown;
+  if (isNdjsonRecording(file)) {
+    const text = readFileSync(file);
+    toolVersion = (JSON.parse(text.subarray(0, text.indexOf(10) < 0 ? text.length : text.indexOf(10)).toString('utf8')) as { toolVersion?: unknown }).toolVersion;
+    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) rows++;
+  } else {
+    const reader = RecordingReader.open(file);
+    try {
+      const totals = reader.totals();
+      rows = totals.exchanges + totals.messages;
+      toolVersion = reader.recording().toolVersion;
+    } finally {
+      reader.close();
+    }
+  }
+  if (toolVersion !== TOOL_VERSION) return 'by hand';
+  return rows > MAX_CHECKED_ROWS ? 'large' : undefined;
+}
+
+/** Undefined when the four views agree on `file`, else what differs. */
+export function disagreement(file: string): string | undefined {
+  const views = agreementViews(file);
+  const problems: string[] = [];
+  if (!same(views.validate, views.findings)) {
+    // Made with the stand-in schemas (`--schemas test/fixtures/…`): validate it as its user would, with them.
+    const withStandIns = validateView(file, schemas().standIn);
+    if (!same(withStandIns, views.findings)) problems.push(difference('validate', views.validate, views.findings));
+  }
+  if (!same(views.show, views.findings)) problems.push(difference('show', views.show, views.findings));
+  if (!same(views.inspector, views.findings)) problems.push(difference('the inspector', views.inspector, views.findings));
+  return problems.length === 0 ? undefined : `${file}: ${problems.join('; ')}`;
+}
