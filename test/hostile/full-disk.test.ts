@@ -113,6 +113,9 @@ describe('a full disk while recording', () => {
       expect(sent, `no failure after ${sent} lines; stderr: ${proxy.stderr()}`).toBeLessThan(4000);
       proxy.send(`${JSON.stringify({ type: 'prompt', id: String(++sent), message: PAD })}\n`);
       await proxy.waitForLines(sent);
+      // Traffic pauses until this line is stored or the failure is said: a recording worker that
+      // runs at the lowest priority on a busy machine, and waits for a pause in a burst, gets its turn.
+      await waitFor(() => proxy.stderr().includes('recording stopped') || storedMessages(out) >= 2 * sent, `line ${sent} stored or the failure said`);
     }
     expect(proxy.stderr()).toMatch(/^agent-proxy: recording stopped, traffic is still forwarded: cannot write to the recording .*\n$/);
     // The agent still gets every line, and answers it.
