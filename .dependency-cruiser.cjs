@@ -24,8 +24,9 @@ const LAYERS = {
   protocols: ['core', 'framing', 'schema'],
   // 3: parse → judge → redact.
   judge: ['core', 'framing', 'schema', 'net', 'protocols'],
-  // 4: the recording on disk (SQLite and its NDJSON form).
-  store: JUDGING,
+  // 4: the recording on disk (SQLite and its NDJSON form). It stores what it is handed and knows no
+  // protocol, rule or socket: the kernel is all it needs.
+  store: CORE,
   // 5: the tools, side by side. replay may use record to pass misses through (rule below); diff
   // uses replay's matching notation (replay/match), nothing else of replay.
   record: STORE,

@@ -8,7 +8,7 @@ import { InFlight } from '../net/in-flight.js';
 import { endInFlight } from '../net/graceful-shutdown.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { HeaderRedactor } from '../judge/header-redaction.js';
-import { keepPatterns } from '../judge/credential-scrubber.js';
+import { keepPatterns } from '../core/credential-scrubber.js';
 import type { RecordingTotals } from '../record/start-recorder.js';
 import { TrafficRecorder } from '../record/pipeline/traffic-recorder.js';
 import { relayUpgrade } from '../record/relay/ws-relay.js';

@@ -40,7 +40,7 @@ export const RECORDING_COLUMNS = {
   endedAt: text('ended_at'),
   /** JSON text: the hash of each schema document used for the verdicts, keyed by `$id`. */
   schemaHashes: requiredText('schema_hashes'),
-  /** The version of the rules the verdicts were made by (judge/rules-version.ts); null: made before it was stored. */
+  /** The version of the rules the verdicts were made by (core/rules-version.ts); null: made before it was stored. */
   rulesVersion: integer('rules_version'),
 } as const;
 

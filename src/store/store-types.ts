@@ -82,7 +82,7 @@ export interface RecordingInfo {
   /** ISO 8601; absent when the recorder did not close the file (crash, kill -9). */
   endedAt?: string;
   schemaHashes: Record<string, string>;
-  /** The version of the rules its verdicts were made by (judge/rules-version.ts); absent: older than the first stored one. */
+  /** The version of the rules its verdicts were made by (core/rules-version.ts); absent: older than the first stored one. */
   rulesVersion?: number;
 }
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { scratch } from './temp-dir.js';
 import { verdictsWrittenByHand } from './agreement-pending.js';
-import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { RULES_VERSION } from '../../src/core/rules-version.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
