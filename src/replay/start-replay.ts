@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseListen } from '../net/addresses.js';
 import type { RecordingTotals } from '../record/start-recorder.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
-import { CorrelationMemory } from './match/correlation.js';
+import { CorrelationMemory } from '../match/correlation.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import type { RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
