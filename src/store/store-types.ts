@@ -69,6 +69,14 @@ export interface StoreTotals {
   findings: number;
 }
 
+/** What a recording holds so far (or in the end), as every command prints it. */
+export interface RecordingTotals {
+  exchanges: number;
+  messages: number;
+  invalid: number;
+  findings: number;
+}
+
 /** The single `recording` row, as the reader returns it. */
 export interface RecordingInfo {
   /** The format version of the file (PRAGMA user_version). */
