@@ -8,7 +8,7 @@
 export { startRecorder, defaultRecordingPath } from './record/start-recorder.js';
 export type { RecorderOptions, RunningRecorder, RecordingTotals } from './record/start-recorder.js';
 export type { RecordingPipeline } from './record/open-recording-sink.js';
-export type { RecordingRules } from './record/recording-rules.js';
+export type { RecordingRules } from './judge/recording-rules.js';
 export type { UpstreamTlsOptions } from './net/upstream-tls.js';
 export type { ListenTlsOptions } from './net/listen-tls.js';
 export type { LiveEvent, LiveListener, RecordingStopped, StoppedListener } from './record/live-events.js';

@@ -35,7 +35,7 @@ export function findingsCommand(result: CommandResult): Command {
         filter.exchange = id;
       }
       // The store loads only when the command runs (fast CLI start).
-      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../judge/rules-version.js')]);
+      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../core/rules-version.js')]);
       let reader = openRecording(file);
       if (!judgedByCurrentRules(reader.recording())) {
         // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { importNdjsonText, readNdjsonRecordingText } from '../store/ndjson-import.js';
-import { keepPatterns } from '../judge/credential-scrubber.js';
+import { keepPatterns } from '../core/credential-scrubber.js';
 
 /** What the command hands the thread. */
 export interface ImportJob {

@@ -4,8 +4,8 @@ import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
-import { keepPatterns } from '../judge/credential-scrubber.js';
-import type { RecordingRules } from '../record/recording-rules.js';
+import { keepPatterns } from '../core/credential-scrubber.js';
+import type { RecordingRules } from '../judge/recording-rules.js';
 import { collect } from './option-parsers.js';
 
 /** The flags `record` takes for what it stores, as commander hands them over. */

@@ -13,6 +13,7 @@ import { endedBy, outcomeText, type EndedBy } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
 import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
+import type { Transport } from '../core/transport.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
 import { cutText, messagePageOf, pageOf } from './message-page.js';
@@ -21,7 +22,7 @@ import { findingPlace } from '../protocols/finding-place.js';
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
   id: number;
-  transport: 'http' | 'sse' | 'ws' | 'proto' | 'stdio' | 'ndjson';
+  transport: Transport;
   protocol: string | null;
   /** What chose `protocol` (`route GET /v1/session/{sessionRef}`, `--protocol flag`); null when none did or the recording does not say. */
   protocolEvidence: string | null;
@@ -51,7 +52,7 @@ export function showCommand(result: CommandResult): Command {
     .action(async (file: string, options: { exchange?: string; offset?: string; limit?: string; json?: boolean }) => {
       const page = messagePageOf(options);
       // The store loads only when the command runs (fast CLI start).
-      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../judge/rules-version.js')]);
+      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../core/rules-version.js')]);
       let reader = openRecording(file);
       if (!judgedByCurrentRules(reader.recording())) {
         // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.

@@ -1,7 +1,7 @@
 import type { Finding } from '../core/finding.js';
 import { SchemaRegistry } from '../schema/schema-registry.js';
 import { openRecording } from '../store/open-recording.js';
-import { jsonDifferences } from '../replay/match/normalize.js';
+import { jsonDifferences } from '../match/normalize.js';
 import { parseIgnoreOption, parsePointer } from '../core/field-specs.js';
 import { align } from './align.js';
 import type { DiffOptions, DiffStep } from './diff-options.js';

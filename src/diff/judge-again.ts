@@ -4,7 +4,7 @@ import { withFindings, type Verdict } from '../core/verdict.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js';
 import { chooseProtocol } from '../judge/protocol-choice.js';
-import { judgedByCurrentRules } from '../judge/rules-version.js';
+import { judgedByCurrentRules } from '../core/rules-version.js';
 import { isProtocolId } from '../judge/protocol-option.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';

@@ -4,7 +4,7 @@ import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
 import { FieldSpecs } from '../core/field-specs.js';
-import { canonicalJson, normalizeJson, volatileFieldsOf } from '../replay/match/normalize.js';
+import { canonicalJson, normalizeJson, volatileFieldsOf } from '../match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';

@@ -5,7 +5,7 @@ import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-q
 import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { canonicalJson, normalizeJson } from '../replay/match/normalize.js';
+import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';

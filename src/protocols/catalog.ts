@@ -1,6 +1,6 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
-import type { ChannelHint, ProtocolFacts, ReplayHints, Transport } from './protocol.js';
+import type { ChannelHint, ChannelTransport, ProtocolFacts, ReplayHints } from './protocol.js';
 import { idFieldsOf, secretFieldsOf } from './field-roles.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
@@ -39,7 +39,7 @@ export const CATALOG: readonly CatalogFacts[] = ENTRIES.map((entry) => entry.fac
 export const MODULE_LOADS: ReadonlyArray<() => Promise<unknown>> = ENTRIES.map((entry) => entry.load);
 
 /** The id of a protocol of the catalog that runs over `T` (its `transports`). */
-export type ProtocolIdOver<T extends Transport> = CatalogFacts extends infer Facts ? (Facts extends ProtocolFacts<infer Id, infer Over> ? (T extends Over ? Id : never) : never) : never;
+export type ProtocolIdOver<T extends ChannelTransport> = CatalogFacts extends infer Facts ? (Facts extends ProtocolFacts<infer Id, infer Over> ? (T extends Over ? Id : never) : never) : never;
 
 /** Every protocol's id, in the catalog's order. */
 export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.id);
@@ -64,8 +64,8 @@ export function factsOf(id: string): ProtocolFacts<ProtocolId> {
 }
 
 /** The ids of the protocols that run over `transport`, in the catalog's order. */
-export function protocolsOver<T extends Transport>(transport: T): readonly ProtocolIdOver<T>[] {
-  return REPLAY_FACTS.filter((facts) => (facts.transports as readonly Transport[]).includes(transport)).map((facts) => facts.id as ProtocolIdOver<T>);
+export function protocolsOver<T extends ChannelTransport>(transport: T): readonly ProtocolIdOver<T>[] {
+  return REPLAY_FACTS.filter((facts) => (facts.transports as readonly ChannelTransport[]).includes(transport)).map((facts) => facts.id as ProtocolIdOver<T>);
 }
 
 /** The replay hints of a protocol, if it has any. */

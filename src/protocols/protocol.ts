@@ -1,5 +1,6 @@
 import type { Finding } from '../core/finding.js';
 import type { InboundMessage } from '../core/message.js';
+import type { Transport } from '../core/transport.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SchemaSpec } from '../schema/schema-sources.js';
@@ -14,13 +15,13 @@ import type { MissAnswers } from './miss-answer.js';
  * catalog that lists it.
  */
 
-/** What carries a channel's messages. */
-export type Transport = ChannelHint['transport'];
+/** What carries a channel's messages: a recording's transports, and `file`, a file handed to `validate`. */
+export type ChannelTransport = ChannelHint['transport'];
 
 /** What the capture layer knows about a channel before (or as) its first message arrives. */
 export interface ChannelHint {
   /** `file`: a file handed to `validate`, which could hold anything. */
-  transport: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson' | 'file';
+  transport: Transport | 'file';
   method?: string;
   /** Request path without query. */
   path?: string;
@@ -44,7 +45,7 @@ export interface CheckerContext {
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
   /** Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path. */
-  channel?: { transport: ChannelHint['transport']; path?: string };
+  channel?: { transport: ChannelTransport; path?: string };
   /** Recording-wide state shared by the checkers of every channel; absent when judging one stream alone. */
   scope?: RecordingScope;
 }
@@ -99,7 +100,7 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
  */
 export interface SemanticFold {
   /** The transports whose streams fold (an AG-UI event stream, not a plain request). */
-  readonly transports: readonly Transport[];
+  readonly transports: readonly ChannelTransport[];
   /** Is this server message compared only through the folded result? */
   folds(value: unknown): boolean;
   /** Does this server message feed the folded result (default: the folded ones)? Pi's message boundaries do, compared one by one too. */
@@ -116,7 +117,7 @@ export interface SemanticFold {
  * from the checker, so that a replay does not load the judging code: catalog.ts lists these, and
  * modules.ts the full modules they are part of.
  */
-export interface ProtocolFacts<Id extends string = string, Over extends Transport = Transport> {
+export interface ProtocolFacts<Id extends string = string, Over extends ChannelTransport = ChannelTransport> {
   readonly id: Id;
   /**
    * Its carriers: the transports it runs over. Messages sampled on any other never choose it

@@ -4,7 +4,7 @@ import { TOOL_VERSION } from '../core/version.js';
 import type { RecordingClock } from '../core/recording-clock.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import { keepPatterns } from '../judge/credential-scrubber.js';
+import { keepPatterns } from '../core/credential-scrubber.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { reportStopped, writeFailed, type LiveListener, type StoppedListener } from './live-events.js';
 import type { RecordingSink } from './pipeline/recording-sink.js';

@@ -13,7 +13,7 @@ import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
 import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
-import type { RecordingRules } from './recording-rules.js';
+import type { RecordingRules } from '../judge/recording-rules.js';
 import { lockForWriting } from '../store/writer-lock.js';
 
 /** The recording rules (`protocol`, the redactions, `maxBodyBytes`, `schemas`) are `RecordingRules`, shared with the fixture. */

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { Clock } from './clock.js';
-import type { Substitution } from './match/correlation.js';
+import type { Substitution } from '../match/correlation.js';
 import { substituteMessage } from './match/frame-substitution.js';
 import type { ScriptMessage } from './replay-script.js';
 import { PlaybackClock, type Timing } from './timing.js';

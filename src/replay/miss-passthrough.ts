@@ -8,8 +8,8 @@ import { InFlight } from '../net/in-flight.js';
 import { endInFlight } from '../net/graceful-shutdown.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { HeaderRedactor } from '../judge/header-redaction.js';
-import { keepPatterns } from '../judge/credential-scrubber.js';
-import type { RecordingTotals } from '../record/start-recorder.js';
+import { keepPatterns } from '../core/credential-scrubber.js';
+import type { RecordingTotals } from '../store/store-types.js';
 import { TrafficRecorder } from '../record/pipeline/traffic-recorder.js';
 import { relayUpgrade } from '../record/relay/ws-relay.js';
 import { TOOL_VERSION } from '../core/version.js';
@@ -18,7 +18,7 @@ import { RecordingWriter } from '../store/recording-writer.js';
 import { StoreError } from '../store/store-errors.js';
 import { isNdjsonRecording } from '../store/open-recording.js';
 import type { MissPassthrough } from './replay-context.js';
-import type { RecordingRules } from '../record/recording-rules.js';
+import type { RecordingRules } from '../judge/recording-rules.js';
 
 /** `rec.db` → `rec.misses.db`: a conventional name for a separate misses recording (`--misses-out`). */
 export function defaultMissesPath(recording: string): string {

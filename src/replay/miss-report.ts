@@ -1,6 +1,6 @@
 import { stringifyJson } from '../core/json-text.js';
 import { REDACTED_IN_QUERY } from '../core/redacted.js';
-import { CredentialScrubber } from '../judge/credential-scrubber.js';
+import { CredentialScrubber } from '../core/credential-scrubber.js';
 import { FieldRedactor } from '../judge/field-redaction.js';
 import { QueryRedactor } from '../judge/query-redaction.js';
 import type { ReplayMiss } from './replay-context.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { CorrelationMemory } from './match/correlation.js';
+import type { CorrelationMemory } from '../match/correlation.js';
 import type { BodyEcho } from './http/request-limits.js';
 import type { ReplayScript, ScriptExchange } from './replay-script.js';
 import type { Clock } from './clock.js';

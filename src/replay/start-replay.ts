@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { parseListen } from '../net/addresses.js';
-import type { RecordingTotals } from '../record/start-recorder.js';
+import type { RecordingTotals } from '../store/store-types.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
-import { CorrelationMemory } from './match/correlation.js';
+import { CorrelationMemory } from '../match/correlation.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import type { RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
@@ -20,7 +20,7 @@ import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { loadListenTls, type ListenTlsOptions } from '../net/listen-tls.js';
 import { FaultPlan, type FaultTally } from './fault/fault-plan.js';
 import { parseFault, type FaultSpec } from './fault/fault-spec.js';
-import type { RecordingRules } from '../record/recording-rules.js';
+import type { RecordingRules } from '../judge/recording-rules.js';
 import { isRecordedPreflight } from './http/cors.js';
 
 export interface ReplayOptions {

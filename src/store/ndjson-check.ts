@@ -1,3 +1,4 @@
+import { TRANSPORTS } from '../core/transport.js';
 import type { Column } from '../store/columns.js';
 import { EXCHANGE_COLUMNS } from '../store/schema.js';
 import { NDJSON_VERSION } from './ndjson-format.js';
@@ -22,7 +23,6 @@ export class LineProblem extends Error {
 
 type Rule = { test: (value: unknown) => boolean; expected: string; nullable?: boolean; optional?: boolean };
 
-const TRANSPORTS = ['http', 'sse', 'proto', 'ws', 'stdio', 'ndjson'];
 const OUTCOMES = ['complete', 'aborted', 'error', 'rejected'];
 
 const isString = (v: unknown) => typeof v === 'string';

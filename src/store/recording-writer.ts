@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { RULES_VERSION } from '../judge/rules-version.js';
+import { RULES_VERSION } from '../core/rules-version.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
@@ -34,7 +34,7 @@ export interface RecordingWriterOptions {
    */
   onError?: (error: StoreError) => void;
   /**
-   * Credentials of a well-known format (judge/credential-formats.ts) are never stored: a credential
+   * Credentials of a well-known format (core/credential-formats.ts) are never stored: a credential
    * one of these matches is (`--keep-secrets-matching`); `all`: a copy of a file, stored as it is.
    */
   keepSecrets?: readonly RegExp[] | 'all';

@@ -3,6 +3,7 @@ import type { Severity } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { blob, integer, jsonText, real, requiredInteger, requiredReal, requiredText, text, type RowOf, type StoredOf } from './columns.js';
+import type { Transport } from '../core/transport.js';
 
 /**
  * The recording's schema: every column of every table, in the file's column order, keyed by the
@@ -12,8 +13,7 @@ import { blob, integer, jsonText, real, requiredInteger, requiredReal, requiredT
  * that the two agree. docs/recording-format.md describes every column.
  */
 
-/** How the exchange travelled. `proto` is an AG-UI protobuf event stream. */
-export type Transport = 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
+export type { Transport };
 
 /**
  * How an exchange ended. complete: both sides finished normally. aborted: a side went away
@@ -40,7 +40,7 @@ export const RECORDING_COLUMNS = {
   endedAt: text('ended_at'),
   /** JSON text: the hash of each schema document used for the verdicts, keyed by `$id`. */
   schemaHashes: requiredText('schema_hashes'),
-  /** The version of the rules the verdicts were made by (judge/rules-version.ts); null: made before it was stored. */
+  /** The version of the rules the verdicts were made by (core/rules-version.ts); null: made before it was stored. */
   rulesVersion: integer('rules_version'),
 } as const;
 

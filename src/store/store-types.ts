@@ -69,6 +69,14 @@ export interface StoreTotals {
   findings: number;
 }
 
+/** What a recording holds so far (or in the end), as every command prints it. */
+export interface RecordingTotals {
+  exchanges: number;
+  messages: number;
+  invalid: number;
+  findings: number;
+}
+
 /** The single `recording` row, as the reader returns it. */
 export interface RecordingInfo {
   /** The format version of the file (PRAGMA user_version). */
@@ -82,7 +90,7 @@ export interface RecordingInfo {
   /** ISO 8601; absent when the recorder did not close the file (crash, kill -9). */
   endedAt?: string;
   schemaHashes: Record<string, string>;
-  /** The version of the rules its verdicts were made by (judge/rules-version.ts); absent: older than the first stored one. */
+  /** The version of the rules its verdicts were made by (core/rules-version.ts); absent: older than the first stored one. */
   rulesVersion?: number;
 }
 

@@ -1,8 +1,8 @@
 import type { Finding } from '../core/finding.js';
 import { REDACTED, REDACTED_IN_QUERY } from '../core/redacted.js';
-import { CredentialScrubber, type CredentialHit } from '../judge/credential-scrubber.js';
-import { secretInTraffic } from '../judge/secret-in-traffic.js';
-import { findString } from '../judge/secret-tracker.js';
+import { CredentialScrubber, type CredentialHit } from '../core/credential-scrubber.js';
+import { secretInTraffic } from '../core/secret-in-traffic.js';
+import { findString } from '../core/find-string.js';
 import type { ExchangeFields, Headers } from './schema.js';
 
 /** Channels whose bytes are binary with lengths inside (protobuf): a credential in them is masked at its own length. */
@@ -17,7 +17,7 @@ export interface StoredMessageText {
 
 /**
  * The writer's last step before the disk: every text it stores (message bytes and JSON, headers,
- * URLs, error and close texts, finding texts) with well-known credentials (judge/credential-formats.ts)
+ * URLs, error and close texts, finding texts) with well-known credentials (core/credential-formats.ts)
  * replaced. Every path that writes a recording (record, fixture, replay's new episodes, import)
  * goes through RecordingWriter, so none stores one. A message's own credentials become
  * `secret-in-traffic` findings on it; those of an exchange's headers and URL wait for the next

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { judgedByCurrentRules, RULES_VERSION } from '../judge/rules-version.js';
+import { judgedByCurrentRules, RULES_VERSION } from '../core/rules-version.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { openRecording } from '../store/open-recording.js';
 import { RecordingReader } from '../store/recording-reader.js';

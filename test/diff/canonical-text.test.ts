@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FieldMatcher, IdCanonicalizer } from '../../src/diff/id-canonicalizer.js';
 import { FieldSpecs } from '../../src/core/field-specs.js';
-import { canonicalJson, normalizeJson } from '../../src/replay/match/normalize.js';
+import { canonicalJson, normalizeJson } from '../../src/match/normalize.js';
 
 const VALUES: unknown[] = [
   { threadId: 't-1234567', runId: 'r-1234567', messages: [{ id: 'u-1234567', role: 'user', content: 'Hi' }], state: { n: 1 }, tools: [], context: [], forwardedProps: {} },

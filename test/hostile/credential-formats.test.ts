@@ -15,7 +15,7 @@ import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { startInspector } from '../../src/ui/server/inspector-server.js';
 import { runCli } from '../cli/run-cli.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
-import { CREDENTIAL_FORMATS } from '../../src/judge/credential-formats.js';
+import { CREDENTIAL_FORMATS } from '../../src/core/credential-formats.js';
 import { NEEDLES, ONE_LINE, PLANTED } from '../support/credentials.js';
 import { scratch } from '../support/temp-dir.js';
 import { waitFor, within } from '../support/waits.js';

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { RULES_VERSION } from '../../src/core/rules-version.js';
 import { PIN_FILE, pinLine, rulesFingerprintParts, UPDATE_COMMAND } from './rules-fingerprint.js';
 
 /** What the pin says: the version and the fingerprint it was taken at. */
@@ -17,7 +17,7 @@ describe('RULES_VERSION is raised whenever the rules change', () => {
     if (process.env.UPDATE_RULES_PIN) {
       // Re-pinning is for a raised version; the same version with other rules would hide the change.
       if (pin.version === RULES_VERSION && pin.line !== current) {
-        throw new Error(`the rules changed but RULES_VERSION is still ${RULES_VERSION}: raise it in src/judge/rules-version.ts first, then run ${UPDATE_COMMAND}`);
+        throw new Error(`the rules changed but RULES_VERSION is still ${RULES_VERSION}: raise it in src/core/rules-version.ts first, then run ${UPDATE_COMMAND}`);
       }
       writeFileSync(PIN_FILE, current + '\n');
       return;
@@ -26,7 +26,7 @@ describe('RULES_VERSION is raised whenever the rules change', () => {
     const message =
       pin.version === RULES_VERSION
         ? `The rules changed (${Object.keys(parts).join(', ')}: one of them) but RULES_VERSION is still ${RULES_VERSION}. Recordings judged by the old rules would not be judged again on read. ` +
-          `Raise RULES_VERSION in src/judge/rules-version.ts (and say what changed in its comment), then run: ${UPDATE_COMMAND}. ` +
+          `Raise RULES_VERSION in src/core/rules-version.ts (and say what changed in its comment), then run: ${UPDATE_COMMAND}. ` +
           `(A change that alters no verdict raises it too: it only costs older recordings a re-judge on read.)`
         : `RULES_VERSION is ${RULES_VERSION} but ${PIN_FILE} pins ${pin.version}: run ${UPDATE_COMMAND} to pin the rules of version ${RULES_VERSION}. ` +
           `After a merge where both sides raised it, raise it once more than either and re-pin.`;

@@ -10,7 +10,7 @@ import { decodeAguiProto, loadAguiProtoDecoder } from '../../src/judge/proto-dec
 import { QueryRedactor } from '../../src/judge/query-redaction.js';
 import { HeaderRedactor } from '../../src/judge/header-redaction.js';
 import { FieldSpecs } from '../../src/core/field-specs.js';
-import { maskQuery, redactedQueryNames, RedactionMask } from '../../src/replay/match/redacted-values.js';
+import { maskQuery, redactedQueryNames, RedactionMask } from '../../src/match/redacted-values.js';
 
 const SECRET = 'sk-live-7f3a9c1e5b2d';
 

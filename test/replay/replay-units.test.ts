@@ -1,8 +1,8 @@
 /** The shared replay pieces on their own: timing, normalization, correlation substitution. */
 import { describe, expect, it } from 'vitest';
-import { CorrelationMemory, learnCorrelation, Substitution } from '../../src/replay/match/correlation.js';
+import { CorrelationMemory, learnCorrelation, Substitution } from '../../src/match/correlation.js';
 import { FieldSpecs, parseIgnoreOption } from '../../src/core/field-specs.js';
-import { canonicalJson, jsonDifferences, normalizeJson, normalizerFor } from '../../src/replay/match/normalize.js';
+import { canonicalJson, jsonDifferences, normalizeJson, normalizerFor } from '../../src/match/normalize.js';
 import { parseTiming, PlaybackClock } from '../../src/replay/timing.js';
 import { ProxyError } from '../../src/core/errors.js';
 import { ManualClock } from '../support/manual-clock.js';

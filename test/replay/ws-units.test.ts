@@ -8,7 +8,7 @@ import { FrameCorrelator } from '../../src/replay/ws/ws-frames.js';
 import { WsUpgradeMatcher } from '../../src/replay/match/ws-matcher.js';
 import { frameMissReason } from '../../src/replay/ws/ws-miss.js';
 import { planConnection } from '../../src/replay/ws/ws-plan.js';
-import { substituteOnce } from '../../src/replay/match/token-substitution.js';
+import { substituteOnce } from '../../src/match/token-substitution.js';
 import { closeFramePayload } from '../../src/net/ws-close-codes.js';
 
 let seq = 0;

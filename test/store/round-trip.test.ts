@@ -1,5 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { RULES_VERSION } from '../../src/core/rules-version.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * One made-up credential of each well-known format (judge/credential-formats.ts), as an agent would
+ * One made-up credential of each well-known format (core/credential-formats.ts), as an agent would
  * send it, for tests that plant them in traffic and look for them wherever a recording goes.
  */
 export const PLANTED = {

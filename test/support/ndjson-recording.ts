@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { scratch } from './temp-dir.js';
 import { verdictsWrittenByHand } from './agreement-pending.js';
-import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { RULES_VERSION } from '../../src/core/rules-version.js';
+import type { Transport } from '../../src/core/transport.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
@@ -27,7 +28,7 @@ export interface HandMessage {
 
 export interface HandExchange {
   /** Default `ws`. */
-  transport?: 'http' | 'sse' | 'proto' | 'ws' | 'stdio' | 'ndjson';
+  transport?: Transport;
   protocol?: string | null;
   /** Default `GET` over HTTP and WebSocket. */
   method?: string;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULES_VERSION } from '../../src/judge/rules-version.js';
+import { RULES_VERSION } from '../../src/core/rules-version.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { openWithCurrentVerdicts } from '../../src/validate/current-verdicts.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';

@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../core/json.js';
-import type { SemanticFold, Transport } from '../protocol.js';
+import type { ChannelTransport, SemanticFold } from '../protocol.js';
 import { isPiRpcEventType } from './event-types.js';
 
 /** `diff --semantic` for a Pi session (a framed or raw RPC WebSocket, a stdio agent, the daemon's socket): the assistant text of each message and the tool executions. */
@@ -67,7 +67,7 @@ const PI_PARTIALS: ReadonlySet<unknown> = new Set(['message_update', 'tool_execu
  * `tool_execution_end` with the result, are still compared one by one), every event feeds it.
  * `drops`: the event counters, where the stream has them.
  */
-export function piSessionSemantic(transports: readonly Transport[], drops?: readonly string[]): SemanticFold {
+export function piSessionSemantic(transports: readonly ChannelTransport[], drops?: readonly string[]): SemanticFold {
   return {
     transports,
     folds: (value) => PI_PARTIALS.has(piEventOf(value)?.type),

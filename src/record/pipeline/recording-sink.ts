@@ -2,14 +2,10 @@ import type { HttpContext, Sender } from '../../core/message.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 import type { MessageFacts } from '../../judge/message-pipeline.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
+import type { RecordingTotals } from '../../store/store-types.js';
 
-/** What a recording holds so far (or in the end), as every command prints it. */
-export interface RecordingTotals {
-  exchanges: number;
-  messages: number;
-  invalid: number;
-  findings: number;
-}
+/** What a recording holds so far (or in the end): store/store-types.ts, where replay's passthrough takes it from too. */
+export type { RecordingTotals };
 
 /** Messages larger than this are stored truncated and not parsed, unless --max-body says otherwise. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;

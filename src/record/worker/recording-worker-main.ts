@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ProxyError } from '../../core/errors.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
 import { RecordingWriter } from '../../store/recording-writer.js';
-import { keepPatterns } from '../../judge/credential-scrubber.js';
+import { keepPatterns } from '../../core/credential-scrubber.js';
 import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from '../../core/recording-clock.js';
 import { decodeBatch } from './op-batch.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROXY_ANSWER_CODES, sendJson } from '../../net/proxy-answers.js';
 import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
-import { echoFieldsOf, learnCorrelation, type Substitution } from '../match/correlation.js';
+import { echoFieldsOf, learnCorrelation, type Substitution } from '../../match/correlation.js';
 import { playMessages } from '../message-player.js';
 import type { ReplayContext } from '../replay-context.js';
 import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-script.js';

@@ -3,8 +3,8 @@ import { tryParseJson } from '../../core/json.js';
 import { lazyCrypto } from '../../core/lazy-crypto.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
 import { FieldSpecs } from '../../core/field-specs.js';
-import { normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
-import { RedactionMask } from '../match/redacted-values.js';
+import { normalizerFor, writeOnlyFieldsOf } from '../../match/normalize.js';
+import { RedactionMask } from '../../match/redacted-values.js';
 import { tooDeepToNormalize } from './request-limits.js';
 
 /** A request body as matching sees it: its identity key, and its normalized value for miss reports. */

@@ -1,5 +1,5 @@
 import { endToEndHeaders } from '../../net/headers.js';
-import type { Substitution } from '../match/correlation.js';
+import type { Substitution } from '../../match/correlation.js';
 import type { ScriptExchange } from '../replay-script.js';
 
 /**

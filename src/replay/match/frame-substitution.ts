@@ -1,6 +1,6 @@
 import type { encode as EncodeEvent } from '@ag-ui/proto';
 import type { BaseEvent } from '@ag-ui/core';
-import type { Substitution } from './correlation.js';
+import type { Substitution } from '../../match/correlation.js';
 import type { ReplayScript, ScriptMessage } from '../replay-script.js';
 
 /** The AG-UI protobuf encoder: a large module, which only a recording with protobuf streams needs. */

@@ -1,13 +1,13 @@
 import { replayHintsOf } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
-import { jsonDifferences } from './normalize.js';
+import { jsonDifferences } from '../../match/normalize.js';
 import type { ReplayMiss } from '../replay-context.js';
 import { requestBodyOf, type ScriptExchange } from '../replay-script.js';
 import { reportedRequest } from '../miss-report.js';
-import { maskQuery, redactedQueryNames, RedactionMask } from './redacted-values.js';
+import { maskQuery, redactedQueryNames, RedactionMask } from '../../match/redacted-values.js';
 import { BodyIdentifier, parseJsonBody, type BodyIdentity } from '../http/request-body.js';
 import { bodyEcho } from '../http/request-limits.js';
-import { segmentDistance } from './path-similarity.js';
+import { segmentDistance } from '../../match/path-similarity.js';
 
 /** A request as it arrived at the replay, body read in full. */
 export interface LiveRequest {

@@ -1,8 +1,8 @@
 import { offeredProtocols } from '../../net/ws-limits.js';
 import type { ReplayMiss } from '../replay-context.js';
 import { reportedRequest } from '../miss-report.js';
-import { maskQuery, redactedQueryNames } from './redacted-values.js';
-import { segmentDistance } from './path-similarity.js';
+import { maskQuery, redactedQueryNames } from '../../match/redacted-values.js';
+import { segmentDistance } from '../../match/path-similarity.js';
 import type { ScriptExchange } from '../replay-script.js';
 
 /** A WebSocket upgrade as it arrived at the replay. */

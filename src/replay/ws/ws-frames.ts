@@ -1,12 +1,12 @@
 import type { ProtocolId } from '../../protocols/catalog.js';
-import { echoFieldsOf, learnCorrelation, Substitution } from '../match/correlation.js';
+import { echoFieldsOf, learnCorrelation, Substitution } from '../../match/correlation.js';
 import { FieldSpecs } from '../../core/field-specs.js';
-import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from '../match/normalize.js';
-import { RedactionMask } from '../match/redacted-values.js';
+import { canonicalJson, jsonDifferences, normalizerFor, writeOnlyFieldsOf } from '../../match/normalize.js';
+import { RedactionMask } from '../../match/redacted-values.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { parseJsonBody } from '../http/request-body.js';
 import { bodyEcho, type BodyEcho } from '../http/request-limits.js';
-import { substituteOnce } from '../match/token-substitution.js';
+import { substituteOnce } from '../../match/token-substitution.js';
 
 const NO_MASK = new RedactionMask();
 

@@ -6,7 +6,7 @@ import { isUpstreamFailureAnswer, PROXY_ANSWER_CODES } from '../../net/proxy-ans
 import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
 import { headersProblem } from '../../net/response-head-check.js';
 import { rejectionHeaders, writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
-import { echoFieldsOf, learnCorrelation, Substitution } from '../match/correlation.js';
+import { echoFieldsOf, learnCorrelation, Substitution } from '../../match/correlation.js';
 import { serverMessagesOf, type ScriptExchange } from '../replay-script.js';
 
 /** 101 headers ws writes itself; the recorded ones would be stale or duplicated. */

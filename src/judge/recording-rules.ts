@@ -17,7 +17,7 @@ export interface RecordingRules {
   redactFields?: string[];
   /**
    * Regular expressions (as written, no flags) of credentials to store as they are: every credential
-   * of a well-known format (judge/credential-formats.ts) is stored redacted unless one matches it.
+   * of a well-known format (core/credential-formats.ts) is stored redacted unless one matches it.
    */
   keepSecretsMatching?: string[];
   /** Messages larger than this are stored truncated (default 10 MiB). */

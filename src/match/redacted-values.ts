@@ -1,5 +1,5 @@
-import { REDACTED, REDACTED_IN_QUERY } from '../../core/redacted.js';
-import type { FieldSpecs } from '../../core/field-specs.js';
+import { REDACTED, REDACTED_IN_QUERY } from '../core/redacted.js';
+import type { FieldSpecs } from '../core/field-specs.js';
 
 /**
  * A recording keeps no secret: a redacted query parameter value, JSON field or write-only value

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialScrubber, keepPatterns } from '../../src/judge/credential-scrubber.js';
+import { CredentialScrubber, keepPatterns } from '../../src/core/credential-scrubber.js';
 import { PLANTED } from '../support/credentials.js';
 
 const scrubber = new CredentialScrubber();

@@ -1,7 +1,7 @@
-import { replayHintsOf } from '../../protocols/catalog.js';
-import type { ProtocolId } from '../../protocols/catalog.js';
-import { FieldSpecs, formatPointer } from '../../core/field-specs.js';
-import { isJsonObject } from '../../core/json.js';
+import { replayHintsOf } from '../protocols/catalog.js';
+import type { ProtocolId } from '../protocols/catalog.js';
+import { FieldSpecs, formatPointer } from '../core/field-specs.js';
+import { isJsonObject } from '../core/json.js';
 
 /** Stands in for an ignored array element, so the positions of the others stay put. */
 const IGNORED = '<ignored>';

@@ -1,8 +1,8 @@
-import { headerValue, type HeaderMap } from '../../core/header-value.js';
+import { headerValue, type HeaderMap } from '../core/header-value.js';
 import { substituteOnce, type CorrelationPair } from './token-substitution.js';
-import { replayHintsOf } from '../../protocols/catalog.js';
-import type { ProtocolId } from '../../protocols/catalog.js';
-import { parsePointer } from '../../core/field-specs.js';
+import { replayHintsOf } from '../protocols/catalog.js';
+import type { ProtocolId } from '../protocols/catalog.js';
+import { parsePointer } from '../core/field-specs.js';
 
 /** Where echo values are looked up: a request's parsed body and its headers (or one client frame). */
 export interface EchoSource {

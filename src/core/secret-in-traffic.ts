@@ -1,9 +1,9 @@
-import { warning, type Finding } from '../core/finding.js';
-import { REDACTED } from '../core/redacted.js';
+import { warning, type Finding } from './finding.js';
+import { REDACTED } from './redacted.js';
 import { CREDENTIAL_FORMATS, type CredentialFormatId } from './credential-formats.js';
 
 /**
- * A well-known credential (judge/credential-formats.ts) in the traffic: stored redacted, and named
+ * A well-known credential (core/credential-formats.ts) in the traffic: stored redacted, and named
  * by its format and place, never by its value (not even a digest of it).
  */
 export const SECRET_IN_TRAFFIC = 'secret-in-traffic';

@@ -1,4 +1,4 @@
-import { REDACTED } from '../core/redacted.js';
+import { REDACTED } from './redacted.js';
 import { CREDENTIAL_PATTERN, CREDENTIAL_PREFIX, GROUP_FORMATS, MIN_CREDENTIAL_LENGTH, pemBlockEnd, type CredentialFormatId } from './credential-formats.js';
 
 /** One credential found in a text: its format and where it is (UTF-16 offsets; byte offsets in latin1 text). */
@@ -9,7 +9,7 @@ export interface CredentialHit {
 }
 
 /**
- * Finds well-known credential formats (judge/credential-formats.ts) in stored text and replaces
+ * Finds well-known credential formats (core/credential-formats.ts) in stored text and replaces
  * them, as secret scanners do, except those a `--keep-secrets-matching` pattern keeps. Text with
  * no credential costs one run of one regex and is returned as it is.
  */
