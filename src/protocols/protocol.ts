@@ -6,6 +6,7 @@ import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
+import type { ProtocolViews } from './inspector-views.js';
 
 /*
  * The parts a protocol module is made of. The protocols themselves, and `ProtocolId`, the union of
@@ -90,6 +91,8 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
   redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
   /** How its streams fold for `diff --semantic`, so that re-chunking the same content is no difference. */
   readonly semantic?: SemanticFold;
+  /** What the inspector shows of its conversations besides their messages (the AG-UI run, a Pi or ACP session). */
+  readonly views?: ProtocolViews;
 }
 
 /**

@@ -4,13 +4,6 @@ import { fmtMs, h, plural } from './dom.js';
 /** Events drawn at most; the rest are in the message list. */
 const MAX_EVENT_ROWS = 2000;
 
-/** Which exchanges have a session view, and what its tab is called. */
-export function sessionTabLabel(protocol: string | null): string | undefined {
-  if (protocol === 'acp') return 'ACP session';
-  if (protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') return 'Pi session';
-  return undefined;
-}
-
 interface Ctx {
   startedMs: number;
   /** The route that selects message `seq` in this view. */
