@@ -158,6 +158,33 @@ export interface ProtocolFacts<Id extends string = string, Over extends Transpor
    * `CheckerContext.registry`, and may choose among several versions per conversation.
    */
   readonly schemas?: readonly SchemaSpec[];
+  /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
+  readonly binding?: WireBinding;
+}
+
+/**
+ * A binary encoding of a protocol's messages: a body of its media type is a stream of frames, each a
+ * 4-byte big-endian length and a payload, which decodes to the JSON value the text binding carries.
+ * The record pipeline frames and decodes such a body through it, and the redaction of what is stored
+ * re-encodes a frame whose secret fields it replaced. Its codec, often a large library, is loaded on
+ * first need.
+ */
+export interface WireBinding {
+  /** The transport, and the channel its frames are stored under (`proto`). */
+  readonly channel: 'proto';
+  /** The media type that announces it, compared whole (with a parameter its client reads the body as text). */
+  readonly mediaType: string;
+  /** What the encoding is called, and whose client reads it, in what a finding says (`protobuf`, `AG-UI`). */
+  readonly encoding: string;
+  readonly client: string;
+  /** Loads the codec; settles whether or not it could (decode says why not then). */
+  load(): Promise<void>;
+  /** True once load() has settled. */
+  settled(): boolean;
+  /** One frame's payload as a message, or what kept it from decoding. */
+  decode(payload: Uint8Array): { value?: unknown; error?: string };
+  /** A whole frame (length prefix and payload) for a message; undefined when the codec is not loaded or refuses it. */
+  encodeFrame(value: unknown): Buffer | undefined;
 }
 
 /**
