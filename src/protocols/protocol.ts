@@ -158,6 +158,11 @@ export interface ProtocolFacts<Id extends string = string, Over extends Transpor
    * `CheckerContext.registry`, and may choose among several versions per conversation.
    */
   readonly schemas?: readonly SchemaSpec[];
+  /**
+   * The family it belongs to, a name `record --protocol` also takes (`pi-daemon`: the daemon's REST
+   * and RPC): given it, the family's protocols are told apart per exchange, as `auto` does.
+   */
+  readonly family?: string;
   /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
   readonly binding?: WireBinding;
 }
