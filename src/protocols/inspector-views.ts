@@ -188,7 +188,8 @@ export interface AcpTurn {
 }
 
 export interface AcpSessionView {
-  kind: 'acp';
+  /** The id of the protocol that built it (ACP's), told from a Pi session's `pi` by the page (ui/web/session-view.ts isPiSession). */
+  kind: string;
   exchangeId: number;
   pairs: SessionPair[];
   /** Requests (either direction) with no response. */
