@@ -85,9 +85,8 @@ module.exports = {
       name: 'protocol-folders-are-private',
       severity: 'error',
       comment:
-        'A protocol is one folder (src/protocols/<id>/): the tools use it through its module (ProtocolModule, catalog.ts, modules.ts), never by importing its internals. ' +
-        'The one exception left is the inspector\'s AG-UI run view, until the module declares its views (issue 29).',
-      from: { path: '^src/', pathNot: ['^src/protocols/', '^src/ui/server/agui-run\\.ts$'] },
+        'A protocol is one folder (src/protocols/<id>/): the tools use it through its module (ProtocolModule, catalog.ts, modules.ts), never by importing its internals.',
+      from: { path: '^src/', pathNot: '^src/protocols/' },
       to: { path: '^src/protocols/[^/]+/' },
     },
     {

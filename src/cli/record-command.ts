@@ -1,9 +1,8 @@
 import { Command } from 'commander';
 // Only light modules statically (the options and help); the recorder, the protocol catalog and the
 // inspector load in the action, so that starting the CLI stays fast.
-import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
-import { parseProtocolOption } from '../judge/protocol-option.js';
+import { parseRecordingProtocolOption, RECORDING_PROTOCOL_CHOICES } from '../judge/protocol-option.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
@@ -50,7 +49,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--out <file>', 'recording file (default recordings/<UTC timestamp>.db)')
-    .option('--protocol <id>', `protocol of the traffic: ${['auto', 'pi-daemon', ...PROTOCOL_IDS].join(', ')}`, 'auto')
+    .option('--protocol <id>', `protocol of the traffic: ${RECORDING_PROTOCOL_CHOICES.join(', ')}`, 'auto')
     .option('--redact-header <name>', 'another header whose value is never stored (repeatable)', collect, [])
     .option('--redact-query <name>', 'another query parameter whose value is never stored (repeatable)', collect, [])
     .option('--redact-field <field>', 'another JSON field whose value is never stored: a key name (any depth) or a JSON pointer (repeatable)', collect, [])
@@ -68,8 +67,8 @@ export function recordCommand(result: CommandResult): Command {
     .addOption(tlsKey)
     .action(async (command: string[], options: RecordOptions) => {
       const style = styleFor(process.stdout);
-      // "pi-daemon" is the user-facing name for the daemon's family; REST/RPC/ACP are told apart per exchange.
-      const protocol = options.protocol === 'pi-daemon' ? undefined : parseProtocolOption(options.protocol, ['pi-daemon']);
+      // A family (the daemon's, `pi-daemon`): its protocols are told apart per exchange.
+      const protocol = parseRecordingProtocolOption(options.protocol);
       const maxBodyBytes = maxBodyOf(options.maxBody);
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);

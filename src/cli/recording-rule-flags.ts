@@ -2,8 +2,7 @@ import { Option } from 'commander';
 import { parseByteSize } from '../core/byte-size.js';
 import { UsageError } from '../core/errors.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
-import { PROTOCOL_IDS } from '../protocols/catalog.js';
-import { parseProtocolOption } from '../judge/protocol-option.js';
+import { parseRecordingProtocolOption, RECORDING_PROTOCOL_CHOICES } from '../judge/protocol-option.js';
 import { keepPatterns } from '../core/credential-scrubber.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 import { collect } from './option-parsers.js';
@@ -26,7 +25,7 @@ export interface RecordingRuleFlags {
 export function recordingRuleOptions(what: string, protocol: boolean): Option[] {
   return [
     // No commander choices: an unknown id gets our one-line E_PROTOCOL_UNKNOWN, as on `record`.
-    ...(protocol ? [new Option('--protocol <id>', `protocol of ${what}: ${['auto', 'pi-daemon', ...PROTOCOL_IDS].join(', ')}`).default('auto')] : []),
+    ...(protocol ? [new Option('--protocol <id>', `protocol of ${what}: ${RECORDING_PROTOCOL_CHOICES.join(', ')}`).default('auto')] : []),
     new Option('--redact-header <name>', `another header whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-query <name>', `another query parameter whose value is never stored in ${what} (repeatable)`).argParser(collect).default([]),
     new Option('--redact-field <field>', `another JSON field whose value is never stored in ${what}: a key name (any depth) or a JSON pointer (repeatable)`).argParser(collect).default([]),
@@ -48,8 +47,8 @@ export function recordingRulesOf(flags: RecordingRuleFlags, lines?: '--stdio' | 
   for (const name of flags.redactHeader) if (name.trim() === '') throw new UsageError('--redact-header needs a header name');
   if (lines && flags.redactQuery.length > 0) throw new UsageError(`--redact-query goes with the HTTP proxy (${lines} carries no URLs)`);
   if (lines && flags.redactHeader.length > 0) throw new UsageError(`--redact-header goes with the HTTP proxy (${lines} carries no headers)`);
-  // "pi-daemon" names the daemon's family: its REST, RPC and ACP are told apart per exchange.
-  const protocol = flags.protocol === 'pi-daemon' ? undefined : parseProtocolOption(flags.protocol, ['pi-daemon']);
+  // A family (the daemon's, `pi-daemon`): its protocols are told apart per exchange.
+  const protocol = parseRecordingProtocolOption(flags.protocol);
   return {
     ...(protocol ? { protocol } : {}),
     ...(flags.redactHeader.length > 0 ? { redactHeaders: flags.redactHeader } : {}),

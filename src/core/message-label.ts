@@ -28,10 +28,15 @@ export const LABEL_FIELDS = {
   carried: ['event', 'response', 'command'],
   /** Else a JSON-RPC method, an operation or an event name. */
   names: ['method', 'operation', 'event'],
-  /** Else a JSON-RPC message: `response` when it has an id, `json-rpc` when not. */
+  /** Else a JSON-RPC message: `response` when it has an id, `jsonRpcNameless` when not. */
   jsonRpc: 'jsonrpc',
   jsonRpcVersion: '2.0',
   id: 'id',
+  /**
+   * The label of a JSON-RPC message with neither method nor id: the envelope's name. Not a
+   * protocol's id (no module is looked up by it); stored in diffs and pinned by them, so it stays.
+   */
+  jsonRpcNameless: 'json-rpc',
 } as const;
 
 /**
@@ -65,7 +70,7 @@ function ownName(value: unknown): string | undefined {
     return isJsonObject(inner) && typeof inner[F.type] === 'string' ? `${kind}:${inner[F.type] as string}` : kind;
   }
   for (const key of F.names) if (typeof value[key] === 'string') return value[key] as string;
-  if (value[F.jsonRpc] === F.jsonRpcVersion) return F.id in value ? 'response' : 'json-rpc';
+  if (value[F.jsonRpc] === F.jsonRpcVersion) return F.id in value ? 'response' : F.jsonRpcNameless;
   return undefined;
 }
 

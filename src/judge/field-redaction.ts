@@ -3,7 +3,7 @@ import { REDACTED_JSON } from '../core/redacted.js';
 import { sseDataOffsets } from '../framing/sse-data-offsets.js';
 import { DEFAULT_REDACTED_FIELDS, FieldRules } from './field-rules.js';
 import { secretFieldSpans, spliceSpans, type Span } from './json-field-spans.js';
-import { encodeAguiProtoFrame } from './proto-decoder.js';
+import { bindingOfChannel } from '../protocols/catalog.js';
 
 export { DEFAULT_REDACTED_FIELDS } from './field-rules.js';
 
@@ -41,7 +41,9 @@ export class FieldRedactor {
     const redactedText = spliceSpans(source, spans);
     const stored: unknown = JSON.parse(redactedText);
     if (text !== undefined) return { value: stored, raw: spliceRaw(raw, text, spans) ?? Buffer.from(redactedText) };
-    if (channel === 'proto') return { value: stored, raw: encodeAguiProtoFrame(stored) ?? Buffer.from(redactedText) };
+    // A frame of a binary encoding (AG-UI's protobuf) is re-encoded from the redacted value.
+    const binding = bindingOfChannel(channel);
+    if (binding !== undefined) return { value: stored, raw: binding.encodeFrame(stored) ?? Buffer.from(redactedText) };
     return { value: stored, raw: Buffer.from(redactedText) };
   }
 

@@ -1,10 +1,21 @@
 // Light on purpose (it loads the catalog's facts, no checker): the CLI checks its options with it before anything starts.
 import { ProtocolUnknownError } from '../core/errors.js';
-import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
+import { PROTOCOL_FAMILIES, PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
+
+/** What a recording command's `--protocol` takes: auto, a family (`pi-daemon`), or a protocol's id. */
+export const RECORDING_PROTOCOL_CHOICES: readonly string[] = ['auto', ...PROTOCOL_FAMILIES, ...PROTOCOL_IDS];
+
+/**
+ * A recording command's `--protocol`: a family (ProtocolFacts.family, `pi-daemon`) means its
+ * protocols are told apart per exchange, as `auto` (undefined) does; else as parseProtocolOption.
+ */
+export function parseRecordingProtocolOption(value: string | undefined): ProtocolId | undefined {
+  return value !== undefined && PROTOCOL_FAMILIES.includes(value) ? undefined : parseProtocolOption(value, PROTOCOL_FAMILIES);
+}
 
 /**
  * `--protocol`, as `record` and `validate` take it: a protocol id, or `auto` (undefined: classify);
- * anything else is ProtocolUnknownError. `names`: what else the command takes (record's `pi-daemon`),
+ * anything else is ProtocolUnknownError. `names`: what else the command takes (record's families),
  * handled by the caller, named in the error.
  */
 export function parseProtocolOption(value: string | undefined, names: readonly string[] = []): ProtocolId | undefined {

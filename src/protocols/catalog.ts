@@ -1,6 +1,6 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
-import type { ChannelHint, ChannelTransport, ProtocolFacts, ReplayHints } from './protocol.js';
+import type { ChannelHint, ChannelTransport, ProtocolFacts, ReplayHints, WireBinding } from './protocol.js';
 import { idFieldsOf, secretFieldsOf } from './field-roles.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
@@ -55,6 +55,28 @@ export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_F
 
 /** The ids the protocols declare (ProtocolFacts.idFields, and the ids of their replay hints), each once. */
 export const PROTOCOL_ID_FIELDS: readonly string[] = idFieldsOf(REPLAY_FACTS);
+
+/** The families the protocols declare (ProtocolFacts.family), each once, in the catalog's order. */
+export const PROTOCOL_FAMILIES: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];
+
+/** The binary wire encodings the protocols declare (ProtocolFacts.binding). */
+export const WIRE_BINDINGS: readonly WireBinding[] = REPLAY_FACTS.flatMap((facts) => (facts.binding === undefined ? [] : [facts.binding]));
+
+/** The wire encoding whose frames are stored under `channel` (`proto`), if a protocol declares one. */
+export function bindingOfChannel(channel: string | null | undefined): WireBinding | undefined {
+  return WIRE_BINDINGS.find((binding) => binding.channel === channel);
+}
+
+/**
+ * The wire encoding a response Content-Type announces: its media type, whole, or with parameters
+ * (which its client reads as text: recorded as the binding still, and judged so).
+ */
+export function bindingOfContentType(contentType: string | undefined): WireBinding | undefined {
+  if (contentType === undefined) return undefined;
+  const whole = contentType.trim();
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return WIRE_BINDINGS.find((binding) => binding.mediaType === whole) ?? WIRE_BINDINGS.find((binding) => binding.mediaType === type);
+}
 
 /** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
 export function factsOf(id: string): ProtocolFacts<ProtocolId> {

@@ -7,6 +7,7 @@ import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
+import type { ProtocolViews } from './inspector-views.js';
 
 /*
  * The parts a protocol module is made of. The protocols themselves, and `ProtocolId`, the union of
@@ -91,6 +92,8 @@ export interface ProtocolModule<Id extends string = string> extends ProtocolFact
   redactForStorage?(message: InboundMessage, secrets: RecordingSecrets): unknown;
   /** How its streams fold for `diff --semantic`, so that re-chunking the same content is no difference. */
   readonly semantic?: SemanticFold;
+  /** What the inspector shows of its conversations besides their messages (the AG-UI run, a Pi or ACP session). */
+  readonly views?: ProtocolViews;
 }
 
 /**
@@ -156,6 +159,38 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
    * `CheckerContext.registry`, and may choose among several versions per conversation.
    */
   readonly schemas?: readonly SchemaSpec[];
+  /**
+   * The family it belongs to, a name `record --protocol` also takes (`pi-daemon`: the daemon's REST
+   * and RPC): given it, the family's protocols are told apart per exchange, as `auto` does.
+   */
+  readonly family?: string;
+  /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
+  readonly binding?: WireBinding;
+}
+
+/**
+ * A binary encoding of a protocol's messages: a body of its media type is a stream of frames, each a
+ * 4-byte big-endian length and a payload, which decodes to the JSON value the text binding carries.
+ * The record pipeline frames and decodes such a body through it, and the redaction of what is stored
+ * re-encodes a frame whose secret fields it replaced. Its codec, often a large library, is loaded on
+ * first need.
+ */
+export interface WireBinding {
+  /** The transport, and the channel its frames are stored under (`proto`). */
+  readonly channel: 'proto';
+  /** The media type that announces it, compared whole (with a parameter its client reads the body as text). */
+  readonly mediaType: string;
+  /** What the encoding is called, and whose client reads it, in what a finding says (`protobuf`, `AG-UI`). */
+  readonly encoding: string;
+  readonly client: string;
+  /** Loads the codec; settles whether or not it could (decode says why not then). */
+  load(): Promise<void>;
+  /** True once load() has settled. */
+  settled(): boolean;
+  /** One frame's payload as a message, or what kept it from decoding. */
+  decode(payload: Uint8Array): { value?: unknown; error?: string };
+  /** A whole frame (length prefix and payload) for a message; undefined when the codec is not loaded or refuses it. */
+  encodeFrame(value: unknown): Buffer | undefined;
 }
 
 /**

@@ -15,6 +15,25 @@ import type { ExchangeFields, StoredMessage } from '../store/schema.js';
 
 export type FindingInfo = Finding;
 
+// What a protocol's views send (the run, the session, the state at a message): their types are the API's.
+export type {
+  AcpSessionView,
+  AcpTurn,
+  AcpUpdateRow,
+  ExchangeViews,
+  PiEventRow,
+  PiSessionView,
+  RunIssue,
+  RunItem,
+  RunView,
+  SequenceGap,
+  SessionFrame,
+  SessionPair,
+  SessionView,
+  StateAt,
+} from '../protocols/inspector-views.js';
+import type { ExchangeViews } from '../protocols/inspector-views.js';
+
 /** `GET /api/recording` */
 export interface RecordingSummary {
   file: string;
@@ -50,6 +69,12 @@ export interface ExchangeDetail
     Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {
   /** The exchange's own findings, which no message carries (`upstream-tls-failed`, `upstream-unreachable`). */
   findings: FindingInfo[];
+  /**
+   * The views its protocol adds to the inspector (ProtocolModule.views): the tab drawn beside its
+   * messages, and whether each message shows the state at it. Always sent; optional for pages built
+   * before it.
+   */
+  views?: ExchangeViews;
 }
 
 /** One row of a messages page. */
@@ -76,164 +101,6 @@ export interface MessageDetail extends MessageSummary, Pick<StoredMessage, 'exch
   findings: FindingInfo[];
 }
 
-/** `GET /api/exchanges/:id/state?seq=N` */
-export interface StateAt {
-  seq: number;
-  state: unknown;
-  /** Tracked activity contents by message id. */
-  activities: Record<string, { activityType: unknown; content: unknown }>;
-  /** How many STATE_SNAPSHOT / STATE_DELTA events were applied up to seq. */
-  applied: number;
-  /** The seq of the last state event applied, or null. */
-  lastStateSeq: number | null;
-}
-
-/** An invalid event folded into a run item, with what was wrong with it. */
-export interface RunIssue {
-  seq: number;
-  findings: FindingInfo[];
-}
-
-/**
- * One entry of the AG-UI run as a client materialises it (`GET /api/exchanges/:id/run`). `invalid`
- * lists the invalid events that went into it; an invalid event that makes no entry of its own (a
- * second RUN_STARTED, an unknown type) gets an `event` entry, so none goes unseen.
- */
-export type RunItem = (
-  | { kind: 'message'; seq: number; endSeq: number | null; id: string; role: string; text: string }
-  | { kind: 'reasoning'; seq: number; endSeq: number | null; id: string; text: string }
-  | {
-      kind: 'tool-call';
-      seq: number;
-      endSeq: number | null;
-      id: string;
-      name: string;
-      args: string;
-      parentMessageId: string | null;
-      result: { seq: number; content: string } | null;
-    }
-  | { kind: 'state'; seq: number; type: string }
-  | { kind: 'step'; seq: number; type: string; name: string }
-  | { kind: 'run'; seq: number; type: string; detail: string }
-  | { kind: 'custom'; seq: number; type: string; name: string }
-  | { kind: 'event'; seq: number; type: string }
-) & { invalid?: RunIssue[] };
-
-export interface RunView {
-  exchangeId: number;
-  /** The request's messages (RunAgentInput.messages), as the client sent them. */
-  input: { threadId: string | null; runId: string | null; messages: Array<{ id: string; role: string; text: string }> };
-  items: RunItem[];
-  /**
-   * finished / error / interrupted / cancelled / open (stream ended without RUN_FINISHED or
-   * RUN_ERROR). `detail` adds what the event said (the result, the error, the interrupt), or is ''
-   * when it said nothing.
-   */
-  outcome: { status: 'finished' | 'error' | 'interrupted' | 'cancelled' | 'open'; seq: number | null; detail: string };
-  /** How many of the run's events are invalid (each is flagged on the item it went into). */
-  invalidEvents: number;
-  events: number;
-}
-
-/**
- * A request paired with its response (`GET /api/exchanges/:id/session`). `atMs` values are offsets
- * on the recording's clock, like `tOffsetMs`. A response nothing asked for has `requestSeq: null`.
- */
-export interface SessionPair {
-  /** The Pi command type or the JSON-RPC method. */
-  label: string;
-  /** The request's id as JSON text (`"p-1"`, `7`), or null when it had none. */
-  id: string | null;
-  /** Who sent the request. */
-  from: 'client' | 'server';
-  requestSeq: number | null;
-  requestAtMs: number | null;
-  responseSeq: number | null;
-  responseAtMs: number | null;
-  /** responseAtMs - requestAtMs, when both are known. */
-  latencyMs: number | null;
-  /** Pi `success` / JSON-RPC result (true) or error (false); null while unanswered. */
-  ok: boolean | null;
-  /** The error the response carried, as text. */
-  error: string | null;
-}
-
-/** A frame that is neither a paired request/response nor a stream event. */
-export interface SessionFrame {
-  seq: number;
-  sender: 'client' | 'server';
-  atMs: number;
-  label: string;
-}
-
-/** A Pi RPC event; `sequence` is the framed envelope's, null on raw RPC. */
-export interface PiEventRow {
-  seq: number;
-  atMs: number;
-  type: string;
-  sequence: number | null;
-}
-
-/** Events missing from a framed stream: `missing` sequence numbers between `after` and `next`. */
-export interface SequenceGap {
-  /** The seq of the event after the gap. */
-  seq: number;
-  after: number;
-  next: number;
-  missing: number;
-}
-
-/** Framed (pi-daemon-rpc) or raw (pi-rpc) Pi RPC. */
-export interface PiSessionView {
-  kind: 'pi';
-  exchangeId: number;
-  mode: 'framed' | 'raw';
-  pairs: SessionPair[];
-  /** Commands with no response. */
-  unanswered: number;
-  events: PiEventRow[];
-  gaps: SequenceGap[];
-  /** attach_ready, control frames, replay_gap … */
-  other: SessionFrame[];
-}
-
-/** A `session/update` notification. */
-export interface AcpUpdateRow {
-  seq: number;
-  atMs: number;
-  sessionId: string | null;
-  /** `params.update.sessionUpdate` (agent_message_chunk, tool_call …). */
-  update: string;
-}
-
-/** One prompt turn: from a `session/prompt` request to its response. */
-export interface AcpTurn {
-  promptSeq: number;
-  responseSeq: number | null;
-  sessionId: string | null;
-  /** The response's stopReason, or the error's message. */
-  stopReason: string | null;
-  ok: boolean | null;
-  startMs: number;
-  durationMs: number | null;
-  updates: AcpUpdateRow[];
-}
-
-export interface AcpSessionView {
-  kind: 'acp';
-  exchangeId: number;
-  pairs: SessionPair[];
-  /** Requests (either direction) with no response. */
-  unanswered: number;
-  turns: AcpTurn[];
-  /** session/update notifications outside any turn (e.g. the history replayed by session/load). */
-  outsideTurns: AcpUpdateRow[];
-  /** Other notifications, and messages that are not JSON-RPC. */
-  other: SessionFrame[];
-}
-
-/** `GET /api/exchanges/:id/session` for pi-daemon-rpc, pi-rpc and acp exchanges. */
-export type SessionView = PiSessionView | AcpSessionView;
 
 /** Pushed over `GET /api/live` (Server-Sent Events), one `data:` line each. */
 export type LivePush =

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EventType } from '@ag-ui/core';
 import { FieldRedactor } from '../../src/judge/field-redaction.js';
 import { stringifyJson } from '../../src/core/json-text.js';
-import { decodeAguiProto, loadAguiProtoDecoder } from '../../src/judge/proto-decoder.js';
+import { decodeAguiProto, loadAguiProtoDecoder } from '../../src/protocols/agui/proto-binding.js';
 import { QueryRedactor } from '../../src/judge/query-redaction.js';
 import { HeaderRedactor } from '../../src/judge/header-redaction.js';
 import { FieldSpecs } from '../../src/core/field-specs.js';

@@ -315,6 +315,24 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect((await page.locator('#exchange-facts').textContent())?.split(' · ')[1]).toBe('agui, chosen by RunAgentInput body');
   });
 
+  it('draws the tab its protocol declares: the Pi session of a Pi RPC exchange, the AG-UI run of an AG-UI one', async () => {
+    const file = join(dir, 'pi-session.db');
+    writeStdioRecording(file);
+    const stdio = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(stdio.url, '#/exchange/1/session');
+      await page.waitForSelector('#session-pairs tr.pair');
+      expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'Pi session']);
+      expect(await page.locator('#session-pairs tr.pair').getAttribute('data-seqs')).toBe('1 2');
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await stdio.close();
+    }
+    const page = await open(inspector.url, '#/exchange/1');
+    await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
+    expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'AG-UI run']);
+  });
+
   it("shows an https:// upstream's TLS facts in the exchange head, and no TLS line for a plain one", async () => {
     const file = join(dir, 'tls.db');
     const tls = { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-12-02T05:59:59.000Z', validTo: '2027-12-02T05:59:59.000Z', fingerprint256: 'AB:CD', authorized: true };

@@ -11,7 +11,7 @@ import { ClientSideConnection, PROTOCOL_VERSION } from '@agentclientprotocol/sdk
 import { startRecorder } from '../../src/record/start-recorder.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
-import type { AcpSessionView, ExchangeSummary, PiSessionView } from '../../src/ui/api-types.js';
+import type { AcpSessionView, ExchangeDetail, ExchangeSummary, PiSessionView } from '../../src/ui/api-types.js';
 import { acpStreamFromWebSocket } from '../support/acp-over-ws.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { bareRegistry } from '../support/shared.js';
@@ -255,6 +255,14 @@ describe('inspector session view: ACP', () => {
     ]);
     expect(view.outsideTurns.map((u) => u.seq)).toEqual([7]);
     expect(view.other).toEqual([{ seq: 9, sender: 'client', atMs: 251, label: 'session/cancel' }]);
+  });
+
+  it('tells the page which views each exchange has, as its protocol declares them', async () => {
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/1')).views).toEqual({ tab: { route: 'session', label: 'Pi session' }, state: false });
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/2')).views).toEqual({ tab: { route: 'session', label: 'ACP session' }, state: false });
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/3')).views).toEqual({ tab: null, state: false });
+    expect((await get<{ error: string }>(hand, '/api/exchanges/2/run', 404)).error).toMatch(/acp.*no run view \(agui does\)/);
+    await get(hand, '/api/exchanges/2/state', 404);
   });
 
   it('answers 404 for an exchange of another protocol', async () => {

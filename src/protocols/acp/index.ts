@@ -3,6 +3,7 @@ import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protoco
 import { ACP_METHODS } from './acp-methods.js';
 import { AcpChecker } from './acp-checker.js';
 import { acpSemantic } from './semantic.js';
+import { acpViews } from './session-view.js';
 import { senderFor } from './method-table.js';
 import { acpChannelEvidence, acpReplayFacts } from './replay-facts.js';
 import { isJsonObject } from '../../core/json.js';
@@ -36,6 +37,7 @@ export const acpProtocol: ProtocolModule<'acp'> = {
   channelEvidence: acpChannelEvidence,
   dialectOf: 'json-rpc',
   semantic: acpSemantic,
+  views: acpViews,
 
   /**
    * Requests and notifications go to the side their method's `x-side` names, so the other side

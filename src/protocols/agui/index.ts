@@ -1,6 +1,7 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AguiChecker } from './agui-checker.js';
 import { aguiSemantic } from './semantic.js';
+import { aguiViews } from './run-view.js';
 import { aguiChannelEvidence, aguiReplayFacts } from './replay-facts.js';
 import { isEventType } from './event-types.js';
 import { isRunAgentInput } from './shapes.js';
@@ -31,6 +32,7 @@ export const aguiProtocol: ProtocolModule<'agui'> = {
   messageEvidence,
   guessSender,
   semantic: aguiSemantic,
+  views: aguiViews,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AguiChecker(context);
   },

@@ -2,12 +2,14 @@ import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerAguiMiss } from './replay-miss.js';
 import { isRunAgentInput } from './shapes.js';
 import { AGUI_SCHEMAS } from './schemas.js';
+import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
+import { aguiProtoBinding } from './proto-binding.js';
+
+export { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 
 /** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
 const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
 
-/** The protobuf binding's media type; the client compares the response Content-Type with `===` (notes §1.3). */
-export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 
 function mediaType(contentType: string): string {
   const semi = contentType.indexOf(';');
@@ -46,6 +48,7 @@ export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | '
   id: 'agui',
   transports: ['http', 'sse', 'proto', 'file'],
   schemas: AGUI_SCHEMAS,
+  binding: aguiProtoBinding,
   classify,
   // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They
   // also mint an id for each message they add (a fresh one per run) and for the tool calls they make

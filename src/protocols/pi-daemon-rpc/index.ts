@@ -1,6 +1,7 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
 import { piSessionSemantic } from '../pi-rpc/semantic.js';
+import { piSessionViews } from '../pi-rpc/session-view.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
 import { frameKindOf, guessFrameSender } from './frame-kinds.js';
 import { PI_DAEMON_RPC_SUBPROTOCOL } from '../pi-rpc/subprotocols.js';
@@ -20,6 +21,7 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     // The event counters (`sequence` on every frame) count the streamed partials too, whose number
     // varies with streaming timing: gaps and repeats are the verdict's business (sequence-gap).
     semantic: piSessionSemantic(['ws', 'stdio'], ['/sequence']),
+    views: piSessionViews('framed'),
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);
     },

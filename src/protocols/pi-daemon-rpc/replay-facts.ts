@@ -6,6 +6,7 @@ import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 /** Which channels carry the Pi daemon's framed RPC, and how a replay matches and answers its frames. */
 export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file'> = {
   id: 'pi-daemon-rpc',
+  family: 'pi-daemon',
   transports: ['ws', 'file'],
   schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {

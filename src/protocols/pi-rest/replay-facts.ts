@@ -7,6 +7,7 @@ import { PI_DAEMON_SCHEMAS } from './schemas.js';
 /** Which channels are Pi daemon REST calls, and how a replay matches and answers them. */
 export const piRestReplayFacts: ProtocolFacts<'pi-rest', 'http' | 'file'> = {
   id: 'pi-rest',
+  family: 'pi-daemon',
   transports: ['http', 'file'],
   schemas: PI_DAEMON_SCHEMAS,
   classify: classifyPiRest,

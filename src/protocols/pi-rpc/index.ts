@@ -1,6 +1,7 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
 import { piSessionSemantic } from './semantic.js';
+import { piSessionViews } from './session-view.js';
 import { piRpcReplayFacts } from './replay-facts.js';
 import { guessPiRpcSender, piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
 import { PI_RPC_SUBPROTOCOL } from './subprotocols.js';
@@ -14,6 +15,7 @@ export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   messageEvidence: piRpcMessageEvidence,
   guessSender: guessPiRpcSender,
   semantic: piSessionSemantic(['ws', 'stdio']),
+  views: piSessionViews('raw'),
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);
   },

@@ -9,16 +9,17 @@ import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-s
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
 import { protoDecodeCost } from '../../judge/proto-decode-cost.js';
-import { AGUI_PROTO_MEDIA_TYPE, aguiProtoDecoderSettled, decodeAguiProto, loadAguiProtoDecoder } from '../../judge/proto-decoder.js';
+import { bindingOfChannel, bindingOfContentType } from '../../protocols/catalog.js';
+import type { WireBinding } from '../../protocols/protocol.js';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
   // The usual REST response, without splitting the header.
   if (contentType === 'application/json') return 'json';
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'text/event-stream') return 'sse';
-  // The AG-UI client compares the whole header with ===; a parameter makes it treat the body as SSE.
-  if (contentType?.trim() === AGUI_PROTO_MEDIA_TYPE) return 'proto';
-  if (type === AGUI_PROTO_MEDIA_TYPE) return 'proto';
+  // A protocol's binary encoding (AG-UI's protobuf), by its media type: the AG-UI client compares
+  // the whole header with ===, and a parameter makes it treat the body as SSE; framed as announced still.
+  if (bindingOfContentType(contentType) !== undefined) return 'proto';
   if (type === 'application/json' || type.endsWith('+json') || type === 'application/x-ndjson' || type === '') return 'json';
   return 'other';
 }
@@ -59,8 +60,9 @@ export class SseTap implements BodyTap {
 }
 
 /**
- * Splits the AG-UI protobuf binding into frames and records each decoded event with its raw bytes.
- * The decoder is loaded on the first protobuf stream; chunks that arrive meanwhile wait, in order.
+ * Splits a body in a protocol's binary encoding (its WireBinding: AG-UI's protobuf) into frames and
+ * records each decoded message with its raw bytes.
+ * The decoder is loaded on the first such stream; chunks that arrive meanwhile wait, in order.
  * A body that opens like SSE (`data:`, `event:`, `id:`, a `:` comment) is an SSE stream sent under
  * the protobuf type: it is kept whole as one message that says so, not read as a frame announcing
  * some 1.7 billion bytes (`data` read as a length).
@@ -74,6 +76,7 @@ export class ProtoTap implements BodyTap {
   private head: Buffer | undefined = Buffer.alloc(0);
   /** Set when the body opens like SSE: how it opens, and the body (its start, when long). */
   private sse: { start: SseStart; body: KeptBytes } | undefined;
+  private readonly binding: WireBinding;
 
   constructor(
     private readonly exchange: ExchangeSink,
@@ -81,9 +84,13 @@ export class ProtoTap implements BodyTap {
     /** Heap the decoding of one frame may take (see protoDecodeCost). */
     private readonly decodeBudget: number,
   ) {
-    if (!aguiProtoDecoderSettled()) {
+    const binding = bindingOfChannel('proto');
+    // bodyKindOf says `proto` only for a binding's media type.
+    if (binding === undefined) throw new Error('a proto body with no protocol declaring a binary binding');
+    this.binding = binding;
+    if (!binding.settled()) {
       this.waiting = [];
-      this.loaded = loadAguiProtoDecoder().then(() => {
+      this.loaded = binding.load().then(() => {
         const waiting = this.waiting ?? [];
         this.waiting = undefined;
         for (const { chunk, at } of waiting) this.push(chunk, at);
@@ -133,7 +140,7 @@ export class ProtoTap implements BodyTap {
         this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', parseCost: cost, at });
         continue;
       }
-      const decoded = decodeAguiProto(frame.payload);
+      const decoded = this.binding.decode(frame.payload);
       this.exchange.record(this.sender, frame.raw, { carrier: 'event', channel: 'proto', value: decoded.value, parseError: decoded.error, at });
     }
   }
@@ -147,7 +154,7 @@ export class ProtoTap implements BodyTap {
       this.exchange.record(this.sender, raw, {
         carrier: 'event',
         channel: 'proto',
-        parseError: `the body looks like SSE (\`${this.sse.start}\`) but the content type says protobuf (${AGUI_PROTO_MEDIA_TYPE}): the AG-UI client reads it as length-prefixed frames and fails; an SSE body is sent as text/event-stream`,
+        parseError: `the body looks like SSE (\`${this.sse.start}\`) but the content type says ${this.binding.encoding} (${this.binding.mediaType}): the ${this.binding.client} client reads it as length-prefixed frames and fails; an SSE body is sent as text/event-stream`,
         ...(total > raw.length ? { totalBytes: total } : {}),
         at,
       });

@@ -1,6 +1,8 @@
 import { tooDeepToWalk } from '../../core/json-depth.js';
 import { tryParseJson } from '../../core/json.js';
 import { displayLabel, type LabelContext } from './display-label.js';
+import { exchangeViews } from './exchange-views.js';
+import type { ViewMessage } from '../../protocols/inspector-views.js';
 import { openWithCurrentVerdicts } from '../../validate/current-verdicts.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
 import { exchangeFindings } from '../../core/exchange-findings.js';
@@ -15,17 +17,8 @@ export type { ExchangeFilter } from '../../store/queries/inspector-queries.js';
 /** Largest page of message rows the API hands out at once. */
 export const MAX_PAGE = 500;
 
-/** A message row as the state and run views walk them: seq, sender and parsed JSON only. */
-export interface WalkedMessage {
-  seq: number;
-  sender: 'client' | 'server';
-  carrier: string;
-  channel: string | null;
-  /** Offset on the recording's clock, ms. */
-  tOffsetMs: number;
-  status: 'valid' | 'invalid' | 'unchecked';
-  json: unknown;
-}
+/** A message row as the protocols' views walk them (ProtocolModule.views): seq, sender and parsed JSON only. */
+export type WalkedMessage = ViewMessage;
 
 /**
  * The inspector's read side: paged, filtered queries over a recording, on a read-only connection
@@ -107,6 +100,7 @@ export class InspectorData {
       signal: r.signal,
       tls: r.tls,
       findings: exchangeFindings(r),
+      views: exchangeViews(r.protocol),
     };
   }
 

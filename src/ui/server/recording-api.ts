@@ -1,13 +1,13 @@
-import { acpSession } from './acp-session.js';
-import { runView, stateAt } from './agui-run.js';
+import { displayLabel } from './display-label.js';
+import { protocolsWithTab, viewsOf } from './exchange-views.js';
 import { HttpError } from './http-error.js';
 import { type InspectorData, MAX_PAGE } from './inspector-data.js';
-import { piSession } from './pi-session.js';
 
 /**
  * The read routes over one recording, below `/api/` (the recording shown) or `/api/b/` (the
  * `--diff` recording, so the diff view can link to its side B): the exchanges, one exchange, its
- * messages page by page, one message, and the AG-UI state, run and Pi/ACP session views.
+ * messages page by page, one message, and the views its protocol declares (ProtocolModule.views):
+ * the state at a message, and the conversation's tab (`run` or `session`).
  * Returns undefined for a path that is none of them.
  */
 export function recordingRoute(data: InspectorData, parts: string[], params: URLSearchParams, flags: { live: boolean; diff: boolean }): unknown {
@@ -45,15 +45,16 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
     if (third === 'messages') {
       return data.messages(exchange.id, num(params.get('offset'), 'offset', 0), Math.min(MAX_PAGE, num(params.get('limit'), 'limit', 100)), flag(params.get('invalid'), 'invalid'));
     }
+    const views = viewsOf(exchange.protocol);
     if (third === 'state') {
+      if (views?.stateAt === undefined) throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no state view`);
       const seq = num(params.get('seq'), 'seq', Number.MAX_SAFE_INTEGER);
-      return stateAt(data.walk(exchange.id, seq), seq);
+      return views.stateAt(data.walk(exchange.id, seq), seq);
     }
-    if (third === 'run') return runView(exchange.id, data.walk(exchange.id), (seq) => data.message(exchange.id, seq)?.findings ?? []);
-    if (third === 'session') {
-      if (exchange.protocol === 'acp') return acpSession(exchange.id, data.walk(exchange.id));
-      if (exchange.protocol === 'pi-daemon-rpc' || exchange.protocol === 'pi-rpc') return piSession(exchange.id, exchange.protocol === 'pi-rpc' ? 'raw' : 'framed', data.walk(exchange.id));
-      throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no session view (pi-daemon-rpc, pi-rpc and acp do)`);
+    if (third === 'run' || third === 'session') {
+      const tab = views?.tab;
+      if (tab?.route !== third) throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no ${third} view (${protocolsWithTab(third)})`);
+      return tab.build(exchange.id, data.walk(exchange.id), { findingsOf: (seq) => data.message(exchange.id, seq)?.findings ?? [], label: (value, m) => displayLabel(value, m) });
     }
   }
   if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {

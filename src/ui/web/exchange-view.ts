@@ -6,7 +6,7 @@ import { fmtBytes, fmtMs, h, headersTable, plural, verdictBadge } from './dom.js
 import { messageSection, stateSection } from './message-detail.js';
 import type { RecordingSide } from './recording-side.js';
 import { renderRun } from './run-view.js';
-import { renderSession, sessionTabLabel } from './session-view.js';
+import { renderSession } from './session-view.js';
 import { VirtualList } from './virtual-list.js';
 import { tlsLine } from './tls-line.js';
 
@@ -81,18 +81,20 @@ export class ExchangeView {
     return this.exchange.id;
   }
 
-  private get agui(): boolean {
-    return this.exchange.protocol === 'agui';
+  /** The name of the tab its protocol's view is drawn in (`run` or `session`, ProtocolModule.views), if it has one. */
+  private tabLabel(route: 'run' | 'session'): string | undefined {
+    const tab = this.exchange.views?.tab;
+    return tab?.route === route ? tab.label : undefined;
   }
 
-  /** The session tab's name, for Pi RPC and ACP exchanges. */
-  private get sessionTab(): string | undefined {
-    return sessionTabLabel(this.exchange.protocol);
+  /** Its protocol shows the state at each message (AG-UI's shared state). */
+  private get hasState(): boolean {
+    return this.exchange.views?.state === true;
   }
 
   /** Applies a route: which tab, which message. */
   async show(tab: ExchangeTab, seq: number | null): Promise<void> {
-    const effective: ExchangeTab = tab === 'run' && this.agui ? 'run' : tab === 'session' && this.sessionTab !== undefined ? 'session' : 'messages';
+    const effective: ExchangeTab = tab !== 'messages' && this.tabLabel(tab) !== undefined ? tab : 'messages';
     if (effective !== this.tab || this.left.childElementCount === 0) {
       this.tab = effective;
       this.drawTabs();
@@ -198,8 +200,9 @@ export class ExchangeView {
 
   private drawTabs(): void {
     const tab = (name: ExchangeTab, label: string) => h('a', { href: this.link(name, this.selected), class: this.tab === name ? 'active' : '', 'data-tab': name }, label);
-    const session = this.sessionTab;
-    this.tabs.replaceChildren(tab('messages', 'Messages'), this.agui ? tab('run', 'AG-UI run') : '', session !== undefined ? tab('session', session) : '');
+    const run = this.tabLabel('run');
+    const session = this.tabLabel('session');
+    this.tabs.replaceChildren(tab('messages', 'Messages'), run !== undefined ? tab('run', run) : '', session !== undefined ? tab('session', session) : '');
   }
 
   private messageRow(m: MessageSummary): HTMLElement {
@@ -270,7 +273,7 @@ export class ExchangeView {
     }
     const [message, state] = await Promise.all([
       getJson<MessageDetail>(`${this.side.api}/messages/${this.exchange.id}/${seq}`).catch((e: Error) => e),
-      this.agui ? getJson<StateAt>(`${this.side.api}/exchanges/${this.exchange.id}/state?seq=${seq}`).catch((e: Error) => e) : Promise.resolve(undefined),
+      this.hasState ? getJson<StateAt>(`${this.side.api}/exchanges/${this.exchange.id}/state?seq=${seq}`).catch((e: Error) => e) : Promise.resolve(undefined),
     ]);
     if (ticket !== this.detailTicket) return;
     const parts: HTMLElement[] = [];

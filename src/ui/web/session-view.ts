@@ -4,11 +4,9 @@ import { fmtMs, h, plural } from './dom.js';
 /** Events drawn at most; the rest are in the message list. */
 const MAX_EVENT_ROWS = 2000;
 
-/** Which exchanges have a session view, and what its tab is called. */
-export function sessionTabLabel(protocol: string | null): string | undefined {
-  if (protocol === 'acp') return 'ACP session';
-  if (protocol === 'pi-daemon-rpc' || protocol === 'pi-rpc') return 'Pi session';
-  return undefined;
+/** A Pi RPC session's view (its `kind` is `pi`), not one of turns. */
+function isPiSession(view: SessionView): view is PiSessionView {
+  return view.kind === 'pi';
 }
 
 interface Ctx {
@@ -27,19 +25,19 @@ export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
   const answered = view.pairs.filter((p) => p.requestSeq !== null && p.responseSeq !== null).length;
   const failed = view.pairs.filter((p) => p.ok === false).length;
   const facts = [
-    view.kind === 'pi' ? `${view.mode} RPC` : 'ACP (JSON-RPC)',
+    isPiSession(view) ? `${view.mode} RPC` : 'ACP (JSON-RPC)',
     `${answered} of ${view.pairs.filter((p) => p.requestSeq !== null).length} requests answered`,
     failed ? `${failed} failed` : null,
-    view.kind === 'pi' ? plural(view.events.length, 'event') : plural(view.turns.length, 'turn'),
+    isPiSession(view) ? plural(view.events.length, 'event') : plural(view.turns.length, 'turn'),
   ].filter(Boolean);
   parts.push(h('div', { class: 'dim' }, facts.join(' · ')));
   if (view.unanswered > 0) parts.push(h('div', { class: 'outcome error', id: 'session-unanswered' }, `${view.unanswered} request${view.unanswered === 1 ? '' : 's'} never answered`));
-  if (view.kind === 'pi' && view.gaps.length > 0) {
+  if (isPiSession(view) && view.gaps.length > 0) {
     const missing = view.gaps.reduce((n, g) => n + g.missing, 0);
     parts.push(h('div', { class: 'outcome interrupted', id: 'session-gaps' }, `${view.gaps.length} sequence gap${view.gaps.length === 1 ? '' : 's'}: ${missing} event${missing === 1 ? '' : 's'} missing`));
   }
-  parts.push(h('h3', {}, view.kind === 'pi' ? 'Commands and responses' : 'Requests and responses'), pairTable(view.pairs, ctx));
-  if (view.kind === 'pi') parts.push(...piEvents(view, ctx));
+  parts.push(h('h3', {}, isPiSession(view) ? 'Commands and responses' : 'Requests and responses'), pairTable(view.pairs, ctx));
+  if (isPiSession(view)) parts.push(...piEvents(view, ctx));
   else parts.push(...acpTurns(view, ctx));
   if (view.other.length > 0) parts.push(h('h3', {}, `Other frames (${view.other.length})`), frameTable(view.other, ctx));
   return parts;

@@ -1,6 +1,6 @@
 /**
  * The contract between the AG-UI run model and its two users: the inspector's run view
- * (ui/server/agui-run.ts) and `diff --semantic` (diff/semantic.ts) must show the same run the model
+ * (protocols/agui/run-view.ts) and `diff --semantic` (diff/semantic.ts) must show the same run the model
  * materialises, on every scenario. A user that folds events on its own again diverges from the model
  * somewhere in these scenarios, and the source check below names it before that.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { materializeAguiRun } from '../../../src/protocols/agui/semantic.js';
 import { contentText, materializeRun, runMessages, toolCallsOf, type AguiMessage } from '../../../src/protocols/agui/materialize.js';
-import { runView, stateAt } from '../../../src/ui/server/agui-run.js';
+import { runView, stateAt } from '../../../src/protocols/agui/run-view.js';
 import type { WalkedMessage } from '../../../src/ui/server/inspector-data.js';
 import { RUN_SCENARIOS } from './run-scenarios.js';
 

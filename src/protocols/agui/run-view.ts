@@ -1,24 +1,24 @@
-import { AguiRunModel, contentText, runMessages, toolCallsOf, type AguiMessage, type Touch } from '../../protocols/agui/materialize.js';
+import { AguiRunModel, contentText, runMessages, toolCallsOf, type AguiMessage, type Touch } from './materialize.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
-import type { FindingInfo, RunItem, RunView, StateAt } from '../api-types.js';
-import type { WalkedMessage } from './inspector-data.js';
+import type { Finding } from '../../core/finding.js';
+import type { ProtocolViews, RunItem, RunView, StateAt, ViewMessage } from '../inspector-views.js';
 
 /** The RunAgentInput the client sent (the request body), when there is one. */
-function inputOf(m: WalkedMessage): JsonObject | undefined {
+function inputOf(m: ViewMessage): JsonObject | undefined {
   return m.sender === 'client' && isJsonObject(m.json) && typeof m.json.threadId === 'string' ? m.json : undefined;
 }
 
-function eventOf(m: WalkedMessage): JsonObject | undefined {
+function eventOf(m: ViewMessage): JsonObject | undefined {
   return m.sender === 'server' && isJsonObject(m.json) && typeof m.json.type === 'string' ? m.json : undefined;
 }
 
 /**
- * The AG-UI state at event `seq`, from the run model (protocols/agui/materialize.ts) fed every event
+ * The AG-UI state at event `seq`, from the run model (materialize.ts) fed every event
  * up to and including `seq`: the request's `state` as the baseline, then STATE_SNAPSHOT and
  * STATE_DELTA applied as the client does (a failing patch leaves the state as it was), and the
  * activity messages the client holds by then.
  */
-export function stateAt(messages: Iterable<WalkedMessage>, seq: number): StateAt {
+export function stateAt(messages: Iterable<ViewMessage>, seq: number): StateAt {
   const model = new AguiRunModel();
   let applied = 0;
   let lastStateSeq: number | null = null;
@@ -50,7 +50,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined
  * custom events. Each invalid event is flagged, with its findings (`findingsOf(seq)`), on the item
  * it went into, or on an entry of its own when it went into none.
  */
-export function runView(exchangeId: number, messages: Iterable<WalkedMessage>, findingsOf: (seq: number) => FindingInfo[]): RunView {
+export function runView(exchangeId: number, messages: Iterable<ViewMessage>, findingsOf: (seq: number) => Finding[]): RunView {
   const view: RunView = {
     exchangeId,
     input: { threadId: null, runId: null, messages: [] },
@@ -197,3 +197,6 @@ function finishedDetail(ev: JsonObject): string {
 function errorDetail(ev: JsonObject): string {
   return `${str(ev.message)}${ev.code === undefined ? '' : ` (${str(ev.code)})`}`;
 }
+
+/** The inspector's AG-UI run tab, and the state at each message. */
+export const aguiViews: ProtocolViews = { tab: { route: 'run', label: 'AG-UI run', build: (exchangeId, messages, context) => runView(exchangeId, messages, context.findingsOf) }, stateAt };

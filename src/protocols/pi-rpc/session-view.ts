@@ -1,7 +1,5 @@
-import type { PiSessionView } from '../api-types.js';
-import type { WalkedMessage } from './inspector-data.js';
-import { displayLabel } from './display-label.js';
-import { errorText, objectOf, PairBook } from './session-pairs.js';
+import type { PiSessionView, ProtocolViews, ViewContext, ViewMessage } from '../inspector-views.js';
+import { errorText, objectOf, PairBook } from '../session-pairs.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 /**
@@ -9,11 +7,11 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
  * paired with their responses, by id, and id-less ones by command type, oldest first (as Pi
  * correlates them); the event stream, with the gaps in the framed envelopes' `sequence` marked.
  */
-export function piSession(exchangeId: number, mode: 'framed' | 'raw', messages: Iterable<WalkedMessage>): PiSessionView {
+export function piSession(exchangeId: number, mode: 'framed' | 'raw', messages: Iterable<ViewMessage>, context: Pick<ViewContext, 'label'>): PiSessionView {
   const view: PiSessionView = { kind: 'pi', exchangeId, mode, pairs: [], unanswered: 0, events: [], gaps: [], other: [] };
   const book = new PairBook();
   let lastSequence: number | null = null;
-  const other = (m: WalkedMessage) => view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: displayLabel(m.json, m) });
+  const other = (m: ViewMessage) => view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: context.label(m.json, m) });
   const keyOf = (id: unknown, type: unknown) => (id === undefined || id === null ? `type:${String(type)}` : `id:${JSON.stringify(id)}`);
 
   for (const m of messages) {
@@ -56,4 +54,9 @@ export function piSession(exchangeId: number, mode: 'framed' | 'raw', messages: 
   view.pairs = book.pairs();
   view.unanswered = book.unanswered;
   return view;
+}
+
+/** The inspector's Pi session tab, for framed (pi-daemon-rpc) or raw (pi-rpc) RPC. */
+export function piSessionViews(mode: 'framed' | 'raw'): ProtocolViews {
+  return { tab: { route: 'session', label: 'Pi session', build: (exchangeId, messages, context) => piSession(exchangeId, mode, messages, context) } };
 }

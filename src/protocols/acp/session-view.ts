@@ -1,7 +1,5 @@
-import type { AcpSessionView, AcpTurn, AcpUpdateRow } from '../api-types.js';
-import type { WalkedMessage } from './inspector-data.js';
-import { displayLabel } from './display-label.js';
-import { errorText, objectOf, PairBook } from './session-pairs.js';
+import type { AcpSessionView, AcpTurn, AcpUpdateRow, ProtocolViews, ViewContext, ViewMessage } from '../inspector-views.js';
+import { errorText, objectOf, PairBook } from '../session-pairs.js';
 import { isJsonObject } from '../../core/json.js';
 
 /**
@@ -9,7 +7,7 @@ import { isJsonObject } from '../../core/json.js';
  * their responses by id; `session/update` notifications grouped by turn, a turn running from a
  * `session/prompt` request to its response (by sessionId when several prompts are open).
  */
-export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>): AcpSessionView {
+export function acpSession(exchangeId: number, messages: Iterable<ViewMessage>, context: Pick<ViewContext, 'label'>): AcpSessionView {
   const view: AcpSessionView = { kind: 'acp', exchangeId, pairs: [], unanswered: 0, turns: [], outsideTurns: [], other: [] };
   const book = new PairBook();
   const openTurns = new Map<string, AcpTurn>();
@@ -63,10 +61,13 @@ export function acpSession(exchangeId: number, messages: Iterable<WalkedMessage>
         turn.durationMs = Math.max(0, m.tOffsetMs - turn.startMs);
       }
     } else {
-      view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: displayLabel(msg, m) });
+      view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: context.label(msg, m) });
     }
   }
   view.pairs = book.pairs();
   view.unanswered = book.unanswered;
   return view;
 }
+
+/** The inspector's ACP session tab. */
+export const acpViews: ProtocolViews = { tab: { route: 'session', label: 'ACP session', build: acpSession } };

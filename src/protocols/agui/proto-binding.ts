@@ -1,4 +1,5 @@
-export const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
+import type { WireBinding } from '../protocol.js';
+import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 
 type Decode = (payload: Uint8Array) => unknown;
 type Encode = (event: never) => Uint8Array;
@@ -56,3 +57,15 @@ export function encodeAguiProtoFrame(value: unknown): Buffer | undefined {
     return undefined;
   }
 }
+
+/** AG-UI's protobuf binding (`@ag-ui/proto`), as the tools use it through the catalog. */
+export const aguiProtoBinding: WireBinding = {
+  channel: 'proto',
+  mediaType: AGUI_PROTO_MEDIA_TYPE,
+  encoding: 'protobuf',
+  client: 'AG-UI',
+  load: loadAguiProtoDecoder,
+  settled: aguiProtoDecoderSettled,
+  decode: decodeAguiProto,
+  encodeFrame: encodeAguiProtoFrame,
+};

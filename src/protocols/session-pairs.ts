@@ -1,6 +1,5 @@
-import type { SessionPair } from '../api-types.js';
-import type { WalkedMessage } from './inspector-data.js';
-import { isJsonObject } from '../../core/json.js';
+import type { SessionPair, ViewMessage } from './inspector-views.js';
+import { isJsonObject } from '../core/json.js';
 
 /** The id as JSON text for display, or null when there is none. */
 export const idText = (id: unknown): string | null => (id === undefined || id === null ? null : JSON.stringify(id));
@@ -20,7 +19,7 @@ export class PairBook {
     return pair;
   }
 
-  request(key: string, m: WalkedMessage, label: string, id: unknown): SessionPair {
+  request(key: string, m: ViewMessage, label: string, id: unknown): SessionPair {
     const pair = this.open(label, id, m.sender);
     pair.requestSeq = m.seq;
     pair.requestAtMs = m.tOffsetMs;
@@ -31,7 +30,7 @@ export class PairBook {
   }
 
   /** Answers the oldest request waiting under `key`; a response nothing waits for becomes a pair of its own. */
-  answer(key: string, m: WalkedMessage, outcome: { ok: boolean; error: string | null; label: string; id: unknown }): SessionPair {
+  answer(key: string, m: ViewMessage, outcome: { ok: boolean; error: string | null; label: string; id: unknown }): SessionPair {
     const queue = this.waiting.get(key);
     let pair = queue?.shift();
     if (queue !== undefined && queue.length === 0) this.waiting.delete(key);
@@ -59,7 +58,7 @@ export class PairBook {
 }
 
 /** The message is a JSON object worth looking at (not a close frame, not a raw line). */
-export function objectOf(m: WalkedMessage): Record<string, unknown> | undefined {
+export function objectOf(m: ViewMessage): Record<string, unknown> | undefined {
   if (m.channel === 'close') return undefined;
   return isJsonObject(m.json) ? m.json : undefined;
 }
