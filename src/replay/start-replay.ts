@@ -7,7 +7,7 @@ import { parseIgnoreOption } from '../core/field-specs.js';
 import type { RunningPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
-import { loadProtoEncoder, needsProtoEncoder } from './match/frame-substitution.js';
+import { loadFrameCodecs } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
 import { checkServable, REPLAY_HINTS, type ServeHints } from './servable.js';
 import { missAnswersSummary } from './miss-answers-summary.js';
@@ -152,7 +152,7 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints):
   const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
   // Only what this replay serves is loaded: the recorder behind passthrough and the protobuf encoder are large.
   const passthroughModule = onMiss === 'passthrough' ? await import('./miss-passthrough.js') : undefined;
-  if (needsProtoEncoder(script)) await loadProtoEncoder();
+  await loadFrameCodecs(script);
   let passthrough: RunningPassthrough | undefined;
   try {
     passthrough = passthroughModule ? passthroughModule.startMissPassthrough({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
