@@ -9,7 +9,7 @@ import { formatEvent } from '../../src/cli/live-view.js';
 import type { Style } from '../../src/core/style.js';
 import { runToEnd } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
-import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { scratch } from '../support/temp-dir.js';
 
 useCleanups();
@@ -44,11 +44,7 @@ describe('show --exchange, findings and validate', () => {
   const recording = () =>
     writeNdjsonRecording([
       {
-        transport: 'sse',
-        protocol: 'agui',
-        method: 'POST',
-        path: '/agent',
-        status: 200,
+        ...AGUI_SSE_RUN,
         messages: [
           { sender: 'client', json: { threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} } },
           { sender: 'server', json: { type: 'RUN_STARTED', threadId: 't', runId: 'r', '': 1 }, findings: [EMPTY_KEY] },

@@ -6,7 +6,7 @@
  */
 import { HttpAgent } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
-import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { replay, useCleanups } from './replay-helpers.js';
 import { connect } from './ws-replay-helpers.js';
 import { wsRefusal } from '../support/ws-client.js';
@@ -74,12 +74,7 @@ describe('a WebSocket upgrade under /v1 that matches nothing', () => {
 describe('AG-UI: the official client hands the reason to the app', () => {
   it('a run that matches nothing reaches onRunErrorEvent with the miss sentence', async () => {
     const recorded: HandExchange = {
-      transport: 'sse',
-      protocol: 'agui',
-      method: 'POST',
-      path: '/agent',
-      status: 200,
-      responseHeaders: { 'content-type': 'text/event-stream' },
+      ...AGUI_SSE_RUN,
       messages: [
         { sender: 'client', json: { threadId: 't', runId: 'r', state: {}, messages: [{ id: 'm1', role: 'user', content: 'hello' }], tools: [], context: [], forwardedProps: {} } },
         { sender: 'server', json: { type: 'RUN_STARTED', threadId: 't', runId: 'r' } },

@@ -14,7 +14,7 @@ import { within } from '../support/waits.js';
 import { scratch } from '../support/temp-dir.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
-import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 
 useCleanups();
 
@@ -76,11 +76,7 @@ describe('proxy replay (CLI)', () => {
 
   it("the start line says what a miss gets for the protocols the recording holds, not a fixed 404", async () => {
     const agui: HandExchange = {
-      transport: 'sse',
-      protocol: 'agui',
-      method: 'POST',
-      path: '/agent',
-      status: 200,
+      ...AGUI_SSE_RUN,
       messages: [
         { sender: 'client', json: runInput() },
         { sender: 'server', json: { type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-1' } },
