@@ -30,7 +30,7 @@ export class MessageJudge {
   judge(message: InboundMessage): Verdict {
     let verdict: Verdict;
     if (message.value === undefined) {
-      verdict = { status: 'invalid', findings: [error('invalid-json', '', message.parseError ?? 'the message is not valid JSON')] };
+      verdict = this.textVerdict(message) ?? { status: 'invalid', findings: [error('invalid-json', '', message.parseError ?? 'the message is not valid JSON')] };
     } else if (this.failure !== undefined) {
       verdict = unchecked(`not judged: the protocol checker failed on an earlier message of this exchange (${this.failure})`);
     } else if (isTooDeep(message)) {
@@ -45,6 +45,16 @@ export class MessageJudge {
     if (this.secrets.size === 0) return verdict;
     if (message.sender === 'server') verdict = withFindings(verdict, this.secrets.scan(message.value, message.text));
     return { ...verdict, findings: this.scrubbed(verdict.findings), ...(verdict.reason ? { reason: this.secrets.scrub(verdict.reason) } : {}) };
+  }
+
+  /** The checker's verdict of a message that is not JSON, if it knows it (OpenAI's `[DONE]`). */
+  private textVerdict(message: InboundMessage): Verdict | undefined {
+    if (this.failure !== undefined || message.text === undefined || this.checker.judgeText === undefined) return undefined;
+    try {
+      return this.checker.judgeText(message);
+    } catch (thrown) {
+      return unchecked('not judged: the protocol checker failed on this message', [this.checkerFailed(thrown)]);
+    }
   }
 
   /**

@@ -9,6 +9,7 @@ import { piRpcReplayFacts } from './pi-rpc/replay-facts.js';
 import { acpReplayFacts } from './acp/replay-facts.js';
 import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
 import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
+import { openAiReplayFacts } from './openai/replay-facts.js';
 
 /**
  * Every protocol the proxy understands, one line each, in the order ties are broken: the one list of
@@ -25,6 +26,7 @@ const ENTRIES = [
   { facts: acpReplayFacts, load: () => import('./acp/index.js') },
   { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
   { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
+  { facts: openAiReplayFacts, load: () => import('./openai/index.js') },
 ] as const;
 
 type CatalogFacts = (typeof ENTRIES)[number]['facts'];

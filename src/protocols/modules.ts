@@ -5,6 +5,7 @@ import { piRpcProtocol } from './pi-rpc/index.js';
 import { acpProtocol } from './acp/index.js';
 import { unixNdjsonProtocol } from './unix-ndjson/index.js';
 import { jsonRpcProtocol } from './json-rpc/index.js';
+import { openAiProtocol } from './openai/index.js';
 import { CATALOG, factsOf, mostSure, type ProtocolId } from './catalog.js';
 import type { ChannelHint, ProtocolModule } from './protocol.js';
 
@@ -21,6 +22,7 @@ const MODULES: { readonly [Id in ProtocolId]: ProtocolModule<Id> } = {
   acp: acpProtocol,
   'unix-ndjson': unixNdjsonProtocol,
   'json-rpc': jsonRpcProtocol,
+  openai: openAiProtocol,
 };
 
 /** Every protocol the proxy understands, in the catalog's order (the order ties are broken). */

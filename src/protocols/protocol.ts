@@ -59,6 +59,11 @@ export interface CheckerContext {
  */
 export interface ProtocolChecker {
   judge(message: InboundMessage): Verdict;
+  /**
+   * The verdict of a message that is not JSON, when the protocol knows such a message (OpenAI's
+   * `data: [DONE]`); undefined (or absent) leaves it an `invalid-json` error.
+   */
+  judgeText?(message: InboundMessage): Verdict | undefined;
   end(how: 'complete' | 'aborted'): Finding[];
 }
 

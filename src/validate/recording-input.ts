@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
@@ -62,7 +63,12 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
     message.value = JSON.parse(m.deepJson);
     message.text = m.deepJson;
   } else if (m.json !== undefined) message.value = m.json;
-  else message.stored = m.verdict;
+  else {
+    message.stored = m.verdict;
+    // An event of text that is not JSON (OpenAI's `data: [DONE]`) is not judged again, but its
+    // stream's checker follows it, as record's did.
+    if (m.carrier === 'event' && isUtf8(m.raw)) message.text = m.raw.toString('utf8');
+  }
   return message;
 }
 

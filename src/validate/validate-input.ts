@@ -117,8 +117,12 @@ function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | 
 function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline): JudgedMessage {
   const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
   let verdict: Verdict;
-  if (m.stored) verdict = m.stored;
-  else {
+  if (m.stored) {
+    verdict = m.stored;
+    // Not judged again (what made it unparsed is in its stored verdict), but followed by its
+    // stream's checker when it is text, as record's checker was: OpenAI's `[DONE]` ends a stream.
+    if (judge && m.text !== undefined) judge.judge(pipeline.parsed(sender, m.carrier, undefined, m.text, m.http));
+  } else {
     const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
     verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
     // A recorded message: what the recording cannot find again is what record found.

@@ -54,7 +54,7 @@ describe('chooseProtocol', () => {
 
 describe('an unknown protocol id through the API', () => {
   const soap = 'soap' as ProtocolId;
-  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc` });
+  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc, openai` });
 
   it('startRecorder refuses it before it listens or makes a recording', async () => {
     const out = scratch().file('r.db');
@@ -85,8 +85,8 @@ describe('an unknown protocol id through the API', () => {
  * protocol's representative traffic (its contract examples), under its own channels and under channels
  * that say nothing, with every prefix of its conversation as the sample (a stream's first messages
  * vote), chooses that protocol, the protocol it is a dialect of, or none. Traffic of protocols the
- * proxy has no module for (MCP, OpenAI, Anthropic, as their official SDKs send it) chooses none, except
- * MCP's JSON-RPC on a stream, which is plain json-rpc.
+ * proxy has no module for (MCP, Anthropic, as their official SDKs send it) chooses none, except
+ * MCP's JSON-RPC on a stream, which is plain json-rpc; OpenAI's chooses openai.
  */
 describe('no protocol claims traffic that is not its own', () => {
   const allowed = (id: ProtocolId) => {
@@ -146,13 +146,25 @@ describe('no protocol claims traffic that is not its own', () => {
 
   it.each([
     ['MCP over Streamable HTTP', [http('/mcp', mcpInitialize, 'sse'), http('/mcp', mcp[2]), { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream' } as ChannelHint], mcp],
-    ['OpenAI', [http('/v1/chat/completions', openAiRequest, 'sse'), http('/v1/chat/completions', { ...openAiRequest, stream: false }), http('/v1/responses', openAiRequest, 'sse'), { transport: 'http', method: 'GET', path: '/v1/models' } as ChannelHint], openAi],
     ['Anthropic', [http('/v1/messages', anthropicRequest, 'sse'), http('/v1/messages', { ...anthropicRequest, stream: false })], anthropic],
   ] as const)('%s over HTTP chooses no protocol', (_name, hints, values) => {
     for (const hint of hints) {
       for (let n = 0; n <= values.length; n++) {
         expect(chooseProtocol({ hint, ...(n > 0 ? { sample: values.slice(0, n) } : {}) }), `${JSON.stringify(hint)} with ${n} messages`).toBeUndefined();
       }
+    }
+  });
+
+  it('OpenAI over HTTP chooses openai, at /v1 and under a compatible server\'s mount', () => {
+    const hints: ChannelHint[] = [
+      http('/v1/chat/completions', openAiRequest, 'sse'),
+      http('/v1/chat/completions', { ...openAiRequest, stream: false }),
+      http('/api/v1/chat/completions', openAiRequest, 'sse'),
+      http('/v1/responses', { model: 'm', input: 'Hi', stream: true }, 'sse'),
+      { transport: 'http', method: 'GET', path: '/v1/models' },
+    ];
+    for (const hint of hints) {
+      for (let n = 0; n <= openAi.length; n++) expect(chooseProtocol({ hint, ...(n > 0 ? { sample: openAi.slice(0, n) } : {}) })?.module.id, `${JSON.stringify(hint)} with ${n} messages`).toBe('openai');
     }
   });
 

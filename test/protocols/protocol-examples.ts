@@ -16,6 +16,7 @@ import { piScenario } from '../support/pi-daemon/scenario.js';
 import { ACP_PROTOCOL, FRAMED_PROTOCOL, RAW_PROTOCOL } from '../support/pi-daemon/rpc.js';
 import { requestMessage, responseMessage } from './pi-rest/pi-rest-helpers.js';
 import { restExchanges } from './pi-rest/rest-exchanges.js';
+import { chatChunks, chatReply, STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
 
 type Json = Record<string, unknown>;
 
@@ -159,6 +160,22 @@ function jsonRpc(): ProtocolExamples {
   };
 }
 
+/** A streamed chat completion with a tool call, from the stand-in OpenAI upstream's scenario. */
+function openAi(): ProtocolExamples {
+  const request = { model: STANDIN_MODEL, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [WEATHER_TOOL], stream: true, stream_options: { include_usage: true } };
+  const http = { method: 'POST', path: '/v1/chat/completions' };
+  const chunks = chatChunks(request, chatReply(request));
+  return {
+    channels: [
+      { transport: 'sse', method: 'POST', path: '/v1/chat/completions', contentType: 'text/event-stream; charset=utf-8', requestBody: request },
+      { transport: 'http', method: 'POST', path: '/v1/embeddings', contentType: 'application/json', requestBody: { model: 'text-embedding-3-small', input: 'hello' } },
+      { transport: 'http', method: 'GET', path: '/v1/models' },
+    ],
+    conversation: [{ ...framed('body')('client', request), http }, ...chunks.map((chunk) => ({ ...framed('event')('server', chunk), http }))],
+    lone: [request, chunks[0], chunks[chunks.length - 1]],
+  };
+}
+
 export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   agui,
   'pi-rest': piRest,
@@ -167,4 +184,5 @@ export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   acp,
   'unix-ndjson': unixNdjson,
   'json-rpc': jsonRpc,
+  openai: openAi,
 };

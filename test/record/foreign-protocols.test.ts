@@ -1,8 +1,8 @@
 /**
  * Traffic of protocols agent-proxy has no module for, from their official SDKs, through the real
  * recorder: MCP (`@modelcontextprotocol/sdk` against the reference server-everything over Streamable
- * HTTP), OpenAI (`openai`) and Anthropic (`@anthropic-ai/sdk`) against loopback mock models, streamed
- * and not. None of it may be judged by another protocol's rules (MCP's SSE is not AG-UI, `/v1/messages`
+ * HTTP) and Anthropic (`@anthropic-ai/sdk`) against a loopback mock model, streamed and not, and
+ * OpenAI's (`openai`), which has its module now. None of it may be judged by another protocol's rules (MCP's SSE is not AG-UI, `/v1/messages`
  * is not a Pi daemon route): every message is unchecked, saying that no protocol recognised it, and
  * `show`, `show --exchange` and `findings` report no invalid message and no finding.
  */
@@ -85,7 +85,8 @@ describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
 });
 
 describe('OpenAI chat completions (official client)', () => {
-  it.each([false, true])('stream %s: POST /v1/chat/completions is no Pi daemon route', async (stream) => {
+  // OpenAI has a module now (src/protocols/openai): its traffic is its own, and the mock's is correct.
+  it.each([false, true])('stream %s: POST /v1/chat/completions is judged as openai, not as a Pi daemon route', async (stream) => {
     const model = await startMockOpenAI();
     cleanups.push(() => model.close());
     const proxy = await recorder(new URL(model.url).origin);
@@ -100,9 +101,12 @@ describe('OpenAI chat completions (official client)', () => {
     expect(text).toBe(MOCK_HELLO);
     await proxy.close();
 
-    const [exchange] = await expectAllUnrecognised(proxy.out);
-    expect(exchange).toMatchObject({ method: 'POST', path: '/v1/chat/completions', transport: stream ? 'sse' : 'http' });
-    expect(exchange.messages).toBeGreaterThanOrEqual(stream ? 3 : 2);
+    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
+    expect(exchanges).toHaveLength(1);
+    expect(exchanges[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', transport: stream ? 'sse' : 'http', protocol: 'openai', invalid: 0, verdict: 'valid' });
+    expect(exchanges[0].messages).toBeGreaterThanOrEqual(stream ? 3 : 2);
+    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
+    expect(findings.totals.findings).toBe(0);
   });
 });
 

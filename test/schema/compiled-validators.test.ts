@@ -12,6 +12,7 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
 import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
 import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
+import { OPENAI_SCHEMA_ID } from '../../src/protocols/openai/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -78,9 +79,9 @@ const LARGE_SNAPSHOT = { type: 'MESSAGES_SNAPSHOT', messages: Array.from({ lengt
 const LARGE_ARRAY = Array.from({ length: 1500 }, (_, i) => (i === 700 ? 'x' : i));
 
 describe('compiled schema validators', () => {
-  it('were built for every shipped document: the two of the project, the pi-daemon ones of schemas/ and ACP', () => {
+  it('were built for every shipped document: the project\'s own, the OpenAI subset, the pi-daemon ones of schemas/ and ACP', () => {
     expect(Object.keys(manifest.documents).sort()).toEqual(
-      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
+      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, OPENAI_SCHEMA_ID, ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
     );
   });
 

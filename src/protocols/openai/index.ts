@@ -1,0 +1,23 @@
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { OpenAiChecker } from './checker.js';
+import { openAiChannelEvidence } from './detection.js';
+import { openAiReplayFacts } from './replay-facts.js';
+import { guessOpenAiSender, openAiMessageEvidence, sniffOpenAi } from './shapes.js';
+
+/**
+ * The OpenAI API as OpenAI and every compatible server (vLLM, Ollama, LiteLLM, OpenRouter) speak it
+ * over HTTP and SSE: chat completions, Responses, embeddings and the model list.
+ */
+export const openAiProtocol: ProtocolModule<'openai'> = {
+  ...openAiReplayFacts,
+  title: 'OpenAI API',
+  sniff: sniffOpenAi,
+  channelEvidence: openAiChannelEvidence,
+  messageEvidence: openAiMessageEvidence,
+  guessSender: guessOpenAiSender,
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new OpenAiChecker(context);
+  },
+};
+
+export { OPENAI_RULES, type OpenAiRuleId } from './rules.js';
