@@ -12,6 +12,7 @@
 //   the rest under `definitions`;
 // - turns OpenAPI 3.0's `nullable: true`, still found in the 3.1 file, into a union with null;
 // - turns `$recursiveRef` (draft 2019-09) into a `$ref` to the definition that declared the anchor;
+// - lets `usage` and `user` of a Response be null, as OpenAI's own examples send them (NULL_TOO);
 // - gives `type: "object"` to the few object schemas that have properties but no type (strict ajv);
 // - drops annotations that check nothing (descriptions, titles, examples, defaults, the `x-*` and
 //   `discriminator` extensions) and `format`, whose values there (`unixtime`, `float`) name no check.
@@ -40,6 +41,15 @@ export const ROOTS = [
   'CreateEmbeddingResponse',
   'ListModelsResponse',
   'ErrorResponse',
+];
+
+/**
+ * Properties OpenAI's answers send as null where the description allows no null: its own examples
+ * of `response.created`, `.in_progress` and `.failed` carry `"usage": null` and `"user": null`.
+ */
+const NULL_TOO = [
+  ['Response', 'usage'],
+  ['ModelResponseProperties', 'user'],
 ];
 
 /** Keywords whose value is a map from names to schemas (the names are not keywords). */
@@ -125,6 +135,16 @@ function nullable(schema) {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
+/** Lets `property` of a converted schema (or of one of its allOf members) be null too. */
+function allowNull(schema, property, name) {
+  for (const part of [schema, ...(schema.allOf ?? [])]) {
+    if (part.properties?.[property] === undefined) continue;
+    part.properties[property] = nullable(part.properties[property]);
+    return;
+  }
+  throw new Error(`${name} has no property '${property}' to allow null in`);
+}
+
 /** The derived document's text, from the description's text; throws when the input is not the pinned file. */
 export function deriveOpenAiSchema(specText) {
   const sha256 = createHash('sha256').update(specText).digest('hex');
@@ -133,7 +153,9 @@ export function deriveOpenAiSchema(specText) {
   const components = spec.components.schemas;
   const entries = entryNames(components);
   const names = reachable(components);
-  const section = (inside) => Object.fromEntries(names.filter((name) => entries.has(name) === inside).map((name) => [name, convert(components[name], name, entries)]));
+  const converted = Object.fromEntries(names.map((name) => [name, convert(components[name], name, entries)]));
+  for (const [name, property] of NULL_TOO) allowNull(converted[name], property, name);
+  const section = (inside) => Object.fromEntries(names.filter((name) => entries.has(name) === inside).map((name) => [name, converted[name]]));
   const doc = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: SCHEMA_ID,
