@@ -24,7 +24,7 @@ async function recordRuns(options: Partial<RecorderOptions> = {}): Promise<strin
   fixtures.push(async () => void (await recorder.close()));
   await (await postRun(`${recorder.url}/agent`)).text();
   await rawRequest({ url: recorder.url }, 'GET', '/v1/capabilities');
-  await rawRequest({ url: recorder.url }, 'POST', '/v1/chat/completions', { 'content-type': 'application/json' }, '{"model":"m","messages":[]}');
+  await rawRequest({ url: recorder.url }, 'POST', '/v1/unclaimed', { 'content-type': 'application/json' }, '{"model":"m","messages":[]}');
   await recorder.close();
   return recorder.out;
 }
@@ -36,7 +36,7 @@ describe('show: what chose the protocol', () => {
     expect(shown.exchanges.map(({ path, protocol, protocolEvidence }) => ({ path, protocol, protocolEvidence }))).toEqual([
       { path: '/agent', protocol: 'agui', protocolEvidence: 'RunAgentInput body' },
       { path: '/v1/capabilities', protocol: 'pi-rest', protocolEvidence: 'route GET /v1/capabilities' },
-      { path: '/v1/chat/completions', protocol: null, protocolEvidence: null },
+      { path: '/v1/unclaimed', protocol: null, protocolEvidence: null },
     ]);
 
     const list = (await runCli(['show', file])).stdout.split('\n');

@@ -55,7 +55,8 @@ export class ChatStream {
     }
     this.chunks++;
     if (this.usageSeen) findings.push(error(RULES.usageNotLast, '', 'a chunk follows the one that carried `usage`; usage comes on the last chunk only, before `[DONE]`'));
-    if (typeof value.id === 'string') {
+    // Azure's first chunk (its prompt filter results) has an empty id: no id to hold the others to.
+    if (typeof value.id === 'string' && value.id !== '') {
       if (this.id === undefined) this.id = value.id;
       else if (value.id !== this.id) findings.push(error(RULES.chunkIdChanged, '/id', `the chunk id '${value.id}' differs from the stream's first, '${this.id}'; every chunk of a completion has its id`));
     }

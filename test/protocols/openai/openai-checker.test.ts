@@ -90,6 +90,8 @@ describe('the correct traffic of the stand-in upstream', () => {
 describe('chat completion stream rules', () => {
   it(`${RULES.chunkIdChanged}: a chunk with another id`, () => {
     expect(chat(textRequest, (c) => [c[0], { ...c[1], id: 'chatcmpl-other' }, ...c.slice(2), DONE]).rules).toEqual([`${RULES.chunkIdChanged}:error`]);
+    // Azure's prompt filter chunk comes first, with an empty id.
+    expect(chat(textRequest, (c) => [{ ...c[0], id: '', choices: [] }, ...c, DONE]).rules).toEqual([]);
   });
 
   it(`${RULES.finishReasonRepeated} and ${RULES.contentAfterFinish}: a choice going on after its finish_reason`, () => {
