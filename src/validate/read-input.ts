@@ -111,6 +111,9 @@ function readNdjson(file: string, text: string): SourceStream {
   return { label: file, messages };
 }
 
+/** `data: [DONE]`, which ends the streams of OpenAI's API and of the servers that speak it. */
+const STREAM_END_MARKER = '[DONE]';
+
 function readSse(file: string, bytes: Buffer): SourceStream {
   const framer = new SseFramer();
   const frames = [...framer.push(bytes), ...framer.end()];
@@ -120,6 +123,11 @@ function readSse(file: string, bytes: Buffer): SourceStream {
     const startLine = line;
     line += countLineBreaks(frame.raw);
     if (frame.data === undefined) continue; // comments and keep-alives carry no message
+    // The end marker of OpenAI-style streams is no JSON, and no fault: its protocol's checker judges it.
+    if (frame.data.trim() === STREAM_END_MARKER) {
+      messages.push({ value: undefined, index: messages.length, line: startLine, text: frame.data, carrier: 'event', sender: 'server' });
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(frame.data);

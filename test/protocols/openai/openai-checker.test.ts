@@ -3,6 +3,7 @@
  * each stream and request rule (src/protocols/openai/rules.ts) catching its broken case and letting
  * the correct one by. The correct traffic is the stand-in upstream's (test/support/openai-scenario.ts).
  */
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../../src/core/finding.js';
 import type { HttpContext, InboundMessage } from '../../../src/core/message.js';
@@ -14,8 +15,13 @@ import { RecordingScope } from '../../../src/protocols/recording-scope.js';
 import { OPENAI_RULES as RULES } from '../../../src/protocols/openai/rules.js';
 import { chatChunks, chatCompletion, chatReply, embeddingList, errorBody, modelList, responseEvents, responseObject, responsesReply, STANDIN_MODEL, WEATHER_TOOL } from '../../support/openai-scenario.js';
 import { testRegistry } from '../../support/shared.js';
+import { scratch } from '../../support/temp-dir.js';
+import { useCleanups } from '../../support/cleanups.js';
+import { readInput } from '../../../src/validate/read-input.js';
+import { validateInput } from '../../../src/validate/validate-input.js';
 
 type Json = Record<string, unknown>;
+useCleanups();
 const DONE = '[DONE]';
 const openai = protocolById('openai');
 
@@ -268,5 +274,23 @@ describe('recognition', () => {
     expect(classifyChannel(post('/chat/completions', { threadId: 't' }, 'http'))).toBeUndefined();
     expect(classifyChannel({ transport: 'http', method: 'GET', path: '/models' })).toBeUndefined();
     expect(classifyChannel({ transport: 'http', method: 'GET', path: '/v1/chat/completions' })).toBeUndefined();
+  });
+});
+
+describe('validate of a captured chat stream (an .sse file)', () => {
+  const capture = (chunks: Array<Json | typeof DONE>) => chunks.map((c) => `data: ${c === DONE ? DONE : JSON.stringify(c)}\n\n`).join('');
+
+  it('recognises it by its chunks, takes [DONE] as its end, and finds what is broken', () => {
+    const dir = scratch();
+    const good = dir.file('good.sse');
+    writeFileSync(good, capture([...chatChunks(textRequest, chatReply(textRequest)), DONE]));
+    const report = validateInput(readInput(good), testRegistry());
+    expect({ protocols: report.protocols, summary: report.summary }).toMatchObject({ protocols: ['openai'], summary: { invalid: 0, errors: 0, warnings: 0 } });
+
+    const broken = dir.file('broken.sse');
+    const chunks = chatChunks(textRequest, chatReply(textRequest));
+    writeFileSync(broken, capture([...chunks, DONE, chunks[1]]));
+    const findings = validateInput(readInput(broken), testRegistry()).messages.flatMap((m) => m.verdict.findings.map((f) => f.rule));
+    expect(findings).toContain(RULES.dataAfterDone);
   });
 });
