@@ -68,7 +68,8 @@ export class OpenAiChecker implements ProtocolChecker {
 
   private judgeChunk(value: unknown): Verdict {
     const findings = isJsonObject(value) ? this.chatStream().chunk(value) : [];
-    if (this.answers && this.chat) this.answers.made(this, this.chat.madeToolCalls());
+    // A choice's tool calls are whole once it finishes: then the answer has made them.
+    if (this.answers && this.chat && finishes(value)) this.answers.made(this, this.chat.madeToolCalls());
     return this.schemaVerdict(chatChunkDef(value), value, findings);
   }
 
@@ -110,6 +111,11 @@ export class OpenAiChecker implements ProtocolChecker {
     if (!check.ok) return unchecked(check.reason, findings, refOf(choice.def));
     return verdictFrom([...check.validate(value), ...findings], check.ref);
   }
+}
+
+/** Does a chunk finish one of its choices? */
+function finishes(value: unknown): boolean {
+  return isJsonObject(value) && Array.isArray(value.choices) && value.choices.some((choice) => isJsonObject(choice) && typeof choice.finish_reason === 'string');
 }
 
 /**

@@ -9,20 +9,35 @@ import { OPENAI_RULES as RULES } from './rules.js';
  * of the agent echoes them back with their results (RecordingScope entry of this protocol).
  */
 export class AnswersMade {
-  private readonly byExchange = new Map<object, MadeToolCall[]>();
+  /** By what they called (names and arguments, ids aside): each answer's calls, by its exchange. */
+  private readonly bySignature = new Map<string, Map<object, MadeToolCall[]>>();
+  private readonly signatureOf = new Map<object, string>();
 
-  /** The calls `exchange`'s answer made so far (replacing what it said before). */
+  /** The calls `exchange`'s answer made (replacing what it said before). */
   made(exchange: object, calls: MadeToolCall[]): void {
-    if (calls.length > 0) this.byExchange.set(exchange, calls);
+    if (calls.length === 0) return;
+    const before = this.signatureOf.get(exchange);
+    if (before !== undefined) this.bySignature.get(before)?.delete(exchange);
+    const signature = signatureOf(calls);
+    this.signatureOf.set(exchange, signature);
+    let answers = this.bySignature.get(signature);
+    if (!answers) this.bySignature.set(signature, (answers = new Map()));
+    answers.set(exchange, calls);
   }
 
-  /** The recorded answer whose tool calls are these, by name and arguments, ids aside. */
-  answerWith(calls: readonly MadeToolCall[]): MadeToolCall[] | undefined {
-    for (const answer of this.byExchange.values()) {
-      if (answer.length === calls.length && answer.every((made, i) => made.name === calls[i].name && made.arguments === calls[i].arguments)) return answer;
-    }
-    return undefined;
+  /**
+   * The ids the recorded answers that made these calls (same names and arguments, ids aside) gave
+   * them; undefined when no answer of the recording made them.
+   */
+  idsMadeFor(calls: readonly MadeToolCall[]): Set<string> | undefined {
+    const answers = this.bySignature.get(signatureOf(calls));
+    if (!answers || answers.size === 0) return undefined;
+    return new Set([...answers.values()].flatMap((made) => made.map((call) => call.id)));
   }
+}
+
+function signatureOf(calls: readonly MadeToolCall[]): string {
+  return JSON.stringify(calls.map((call) => [call.name, call.arguments]));
 }
 
 export const ANSWERS_SCOPE_KEY = 'openai.answers-made';
@@ -52,12 +67,12 @@ function chatToolResults(body: JsonObject, answers: AnswersMade | undefined): Fi
     if (message.role === 'assistant') {
       const calls = assistantCalls(message);
       for (const call of calls) called.add(call.id);
-      const answer = calls.length > 0 ? answers?.answerWith(calls) : undefined;
-      const foreign = answer ? calls.filter((call) => !answer.some((made) => made.id === call.id)) : [];
+      const made = calls.length > 0 ? answers?.idsMadeFor(calls) : undefined;
+      const foreign = made ? calls.filter((call) => !made.has(call.id)) : [];
       if (foreign.length > 0) {
         const ids = foreign.map((c) => `'${c.id}'`).join(', ');
-        const made = answer!.map((c) => `'${c.id}'`).join(', ');
-        findings.push(warning(RULES.toolCallIdNotFromAnswer, pointerOf('messages', at, 'tool_calls'), `this assistant message repeats the tool calls of a recorded answer with ids ${ids}, which that answer never made (it made ${made}); tool results then answer calls the model did not make`));
+        const madeIds = [...made!].map((id) => `'${id}'`).join(', ');
+        findings.push(warning(RULES.toolCallIdNotFromAnswer, pointerOf('messages', at, 'tool_calls'), `this assistant message repeats the tool calls of a recorded answer with ids ${ids}, which no such answer made (they made ${madeIds}); tool results then answer calls the model did not make`));
       }
     } else if (message.role === 'tool' && typeof message.tool_call_id === 'string' && !called.has(message.tool_call_id)) {
       findings.push(error(RULES.toolResultUnknownCall, pointerOf('messages', at, 'tool_call_id'), `tool message answers '${message.tool_call_id}', which no earlier assistant message of the request called; the API refuses it (400)`));

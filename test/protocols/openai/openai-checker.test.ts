@@ -201,6 +201,11 @@ describe('request rules', () => {
     });
     expect(exchange('/v1/chat/completions', echo(id), [], { scope }).rules).toEqual([]);
     expect(exchange('/v1/chat/completions', echo('call_forged'), [], { scope }).rules).toEqual([`${RULES.toolCallIdNotFromAnswer}:warning`]);
+    // The model making the same call again (another answer, another id) keeps the first one's id good.
+    const again = { ...toolRequest, messages: [...(toolRequest.messages as Json[]), { role: 'user', content: 'And the weather again?' }] };
+    expect(chatReply(again).call?.id).not.toBe(id);
+    exchange('/v1/chat/completions', again, [...chatChunks(again, chatReply(again)), DONE], { scope });
+    expect(exchange('/v1/chat/completions', echo(id), [], { scope }).rules).toEqual([]);
     // Without an answer of the recording to compare with, history from before the recording says nothing.
     expect(exchange('/v1/chat/completions', echo('call_forged'), [], { scope: new RecordingScope() }).rules).toEqual([]);
   });
