@@ -4,7 +4,8 @@
  * (`finalChatCompletion()`), a tool call and its result, Responses plain and through `responses.stream`,
  * embeddings, the model list, and a 429. What the SDK hands back is deep-equal to a direct run's, the
  * recording is judged `openai` with no finding, the API key never reaches the disk and replay needs
- * none, and a request replay cannot match raises the SDK's own error with the miss report.
+ * none, a request replay cannot match raises the SDK's own error with the miss report, the SDK's
+ * retry of an injected 429 gets the recorded answer, and a stream cut short raises its own error.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -102,5 +103,22 @@ describe('the openai SDK through record and replay', () => {
     expect(missed).toBeInstanceOf(OpenAI.NotFoundError);
     expect(missed).toMatchObject({ status: 404, code: 'replay_miss', type: 'invalid_request_error' });
     expect((missed as Error).message).toMatch(/^404 agent-proxy replay: .*chat\/completions/);
+
+    // Faults: the SDK's retry of a 429 gets the recorded answer; a stream cut short raises its own error.
+    // The third chat request is the stream (the first got the 429, the second is the SDK's retry).
+    const faulty = await startReplay({ recording: out, listen: 0, timing: 'none', faults: ['status=429,nth=1,path=/v1/chat/completions', 'cut=reset,after=2,path=/v1/chat/completions,nth=3'] });
+    cleanups.push(async () => void (await faulty.close()));
+    const retrying = new OpenAI({ baseURL: `${faulty.url}/v1`, apiKey: 'sk-anything', maxRetries: 1 });
+    expect(await retrying.chat.completions.create({ model: STANDIN_MODEL, messages: [{ role: 'user', content: 'Hi' }] })).toEqual(direct[0]);
+    const cut = await retrying.chat.completions
+      .stream({ model: STANDIN_MODEL, messages: [{ role: 'user', content: 'Hi' }], stream_options: { include_usage: true } })
+      .finalChatCompletion()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    // What fetch raises when a provider's connection resets mid-answer, as the SDK passes it on.
+    expect(cut).toMatchObject({ message: 'terminated' });
+    await expect(faulty.close()).resolves.toMatchObject({ faults: [{ injected: 1 }, { injected: 1 }] });
   });
 });
