@@ -31,7 +31,8 @@ export function sniffOpenAi(value: unknown): number {
   if (value.object === 'response' && typeof value.id === 'string' && Array.isArray(value.output)) return 0.9;
   if (isResponseEvent(value)) return 0.9;
   if (endpointOfValue(value) === 'embeddings' || endpointOfValue(value) === 'models') return 0.8;
-  if (looksLikeRequest('chat', value)) return 0.7;
+  // Anthropic's Messages requests have model and messages too, and a top-level system prompt.
+  if (looksLikeRequest('chat', value) && !('system' in value) && !('anthropic_version' in value)) return 0.7;
   return 0;
 }
 

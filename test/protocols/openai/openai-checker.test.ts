@@ -10,7 +10,7 @@ import type { HttpContext, InboundMessage } from '../../../src/core/message.js';
 import type { Verdict } from '../../../src/core/verdict.js';
 import { MessageJudge } from '../../../src/judge/message-judge.js';
 import { SecretTracker } from '../../../src/judge/secret-tracker.js';
-import { classifyChannel, protocolById } from '../../../src/protocols/modules.js';
+import { classifyChannel, protocolById, sniffMessage } from '../../../src/protocols/modules.js';
 import { RecordingScope } from '../../../src/protocols/recording-scope.js';
 import { OPENAI_RULES as RULES } from '../../../src/protocols/openai/rules.js';
 import { chatChunks, chatCompletion, chatReply, embeddingList, errorBody, modelList, responseEvents, responseObject, responsesReply, STANDIN_MODEL, WEATHER_TOOL } from '../../support/openai-scenario.js';
@@ -279,6 +279,11 @@ describe('recognition', () => {
     expect(classifyChannel(post('/chat/completions', { threadId: 't' }, 'http'))).toBeUndefined();
     expect(classifyChannel({ transport: 'http', method: 'GET', path: '/models' })).toBeUndefined();
     expect(classifyChannel({ transport: 'http', method: 'GET', path: '/v1/chat/completions' })).toBeUndefined();
+  });
+
+  it('sniffs a lone chat request as its own, and not an Anthropic Messages request', () => {
+    expect(sniffMessage(textRequest)?.id).toBe('openai');
+    expect(sniffMessage({ model: 'claude', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] })?.id).not.toBe('openai');
   });
 });
 
