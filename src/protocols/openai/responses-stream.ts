@@ -1,5 +1,5 @@
 import { error, type Finding } from '../../core/finding.js';
-import type { JsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { OPENAI_RULES as RULES } from './rules.js';
 
 const TERMINAL = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error']);
@@ -58,8 +58,7 @@ export class ResponsesStream {
 
   private itemEvent(type: string, value: JsonObject): Finding[] {
     if (type === 'response.output_item.added') {
-      const item = value.item as JsonObject | undefined;
-      if (item && typeof item.id === 'string') this.items.add(item.id);
+      if (isJsonObject(value.item) && typeof value.item.id === 'string') this.items.add(value.item.id);
       return [];
     }
     const itemId = typeof value.item_id === 'string' ? value.item_id : undefined;
