@@ -1,4 +1,4 @@
-import { error, type Finding } from '../../core/finding.js';
+import { error, warning, type Finding } from '../../core/finding.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { OPENAI_RULES as RULES } from './rules.js';
 
@@ -22,7 +22,7 @@ const PART_KINDS = new Set(['response.output_text', 'response.refusal']);
 /**
  * The stream rules of one streamed Response (shared/docs/llm-api-notes.md): sequence numbers that
  * increase, `response.created` first, an output item and content part added before their deltas,
- * each `.done` equal to its concatenated deltas, and exactly one terminal event.
+ * each `.done` equal to its concatenated deltas, and exactly one terminal event, usage on `completed`.
  */
 export class ResponsesStream {
   private lastSequence?: number;
@@ -41,6 +41,9 @@ export class ResponsesStream {
     this.events++;
     if (this.terminal !== undefined) findings.push(error(RULES.terminalRepeated, '/type', `'${type}' after the terminal event '${this.terminal}', which ends the stream`));
     else if (TERMINAL.has(type)) this.terminal = type;
+    if (type === 'response.completed' && isJsonObject(value.response) && (value.response.usage === undefined || value.response.usage === null)) {
+      findings.push(warning(RULES.completedWithoutUsage, '/response/usage', 'the completed response carries no usage; the token counts of the answer are lost'));
+    }
     if (typeof value.sequence_number === 'number') {
       if (this.lastSequence !== undefined && value.sequence_number <= this.lastSequence) {
         findings.push(error(RULES.sequenceNotIncreasing, '/sequence_number', `sequence_number ${value.sequence_number} does not rise above the previous event's ${this.lastSequence}`));

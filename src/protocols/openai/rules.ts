@@ -45,6 +45,8 @@ export const OPENAI_RULES = {
   doneDiffersFromDeltas: 'openai-done-differs-from-deltas',
   /** error: a second terminal event (`response.completed`, `.failed`, `.incomplete`, `error`), or an event after one. */
   terminalRepeated: 'openai-terminal-repeated',
+  /** warning: a `response.completed` event whose response carries no `usage`. */
+  completedWithoutUsage: 'openai-completed-without-usage',
   /** error, at the end of a complete stream: a Responses stream without a terminal event. */
   terminalMissing: 'openai-terminal-missing',
 } as const;

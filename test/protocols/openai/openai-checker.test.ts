@@ -259,6 +259,12 @@ describe('Responses stream rules', () => {
     expect(judge([...list, { ...completed, sequence_number: list.length }])).toEqual([`${RULES.terminalRepeated}:error`]);
     expect(judge(list.slice(0, -1))).toEqual([`${RULES.terminalMissing}:error`]);
   });
+
+  it(`${RULES.completedWithoutUsage}: a completed response without usage (a warning)`, () => {
+    const list = events();
+    (list[list.length - 1].response as Json).usage = null;
+    expect(judge(list)).toEqual([`${RULES.completedWithoutUsage}:warning`]);
+  });
 });
 
 describe('recognition', () => {
