@@ -56,6 +56,9 @@ export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_F
 /** The ids the protocols declare (ProtocolFacts.idFields, and the ids of their replay hints), each once. */
 export const PROTOCOL_ID_FIELDS: readonly string[] = idFieldsOf(REPLAY_FACTS);
 
+/** The rules the protocols' checkers report about a stream as a whole (ProtocolFacts.streamEndRules). */
+export const STREAM_END_RULES: ReadonlySet<string> = new Set(REPLAY_FACTS.flatMap((facts) => facts.streamEndRules ?? []));
+
 /** The families the protocols declare (ProtocolFacts.family), each once, in the catalog's order. */
 export const PROTOCOL_FAMILIES: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];
 

@@ -166,6 +166,13 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
   readonly family?: string;
   /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
   readonly binding?: WireBinding;
+  /**
+   * The rules its checker's `end()` reports about a stream as a whole (a run never finished, a
+   * request never answered). Such a finding is stored on the stream's last message with the pointer
+   * `''`, as one on a message's whole document is; the rule tells the two apart (`at the end of the
+   * stream` in every text output).
+   */
+  readonly streamEndRules?: readonly string[];
 }
 
 /**

@@ -203,6 +203,19 @@ describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol
     expect(found.length).toBeGreaterThan(0);
   });
 
+  it('declares the rules its end() reports about a stream as a whole (streamEndRules), so every output says "at the end of the stream"', () => {
+    const { conversation } = examples();
+    const declared = new Set(module.streamEndRules ?? []);
+    // Cut after each message in turn: whatever was left open is reported by end().
+    for (let cut = 1; cut <= conversation.length; cut++) {
+      const checker = checkerFor(module, examples());
+      for (const message of conversation.slice(0, cut)) checker.judge(message);
+      for (const finding of checker.end('aborted')) {
+        if (finding.pointer === '') expect(declared, `${finding.rule} after ${cut} message(s)`).toContain(finding.rule);
+      }
+    }
+  });
+
   it('replay hints: volatile, echo and write-only fields are well-formed paths', () => {
     const hints = module.replay;
     expect(hints, 'replay hints').toBeDefined();

@@ -1,4 +1,5 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
+import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { ACP_SCHEMAS } from './schemas.js';
 
@@ -16,6 +17,8 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
   id: 'acp',
   transports: ['ws', 'stdio', 'file'],
+  // Its checker is JSON-RPC's correlator with ACP's methods on top: a request left open is JSON-RPC's finding.
+  streamEndRules: [JSON_RPC_RULES.unansweredRequest],
   schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;

@@ -4,6 +4,7 @@ import { isRunAgentInput } from './shapes.js';
 import { AGUI_SCHEMAS } from './schemas.js';
 import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 import { aguiProtoBinding } from './proto-binding.js';
+import { RULES } from './rules.js';
 
 export { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 
@@ -47,6 +48,7 @@ export function aguiChannelEvidence(hint: ChannelHint): string {
 export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | 'file'> = {
   id: 'agui',
   transports: ['http', 'sse', 'proto', 'file'],
+  streamEndRules: [RULES.D6],
   schemas: AGUI_SCHEMAS,
   binding: aguiProtoBinding,
   classify,

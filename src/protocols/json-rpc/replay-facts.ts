@@ -1,6 +1,7 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
 import { classifyJsonRpc } from './json-rpc-message.js';
+import { JSON_RPC_RULES } from './json-rpc-rules.js';
 
 /** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
 export const JSON_RPC_SUBPROTOCOLS: readonly string[] = ['jsonrpc', 'json-rpc', 'jsonrpc-2.0'];
@@ -22,6 +23,7 @@ export function jsonRpcSubprotocolOf(header: string | undefined): string | undef
 export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'file'> = {
   id: 'json-rpc',
   transports: ['ws', 'stdio', 'file'],
+  streamEndRules: [JSON_RPC_RULES.unansweredRequest],
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
   },

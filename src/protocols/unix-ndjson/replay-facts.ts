@@ -1,11 +1,13 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerNdjsonMiss } from './replay-miss.js';
 import { UNIX_NDJSON_SCHEMAS } from './schemas.js';
+import { NDJSON_RULES } from './unix-ndjson-rules.js';
 
 /** Which channels carry the Pi daemon's unix-socket NDJSON, and how a replay matches and answers it. */
 export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson', 'ndjson' | 'file'> = {
   id: 'unix-ndjson',
   transports: ['ndjson', 'file'],
+  streamEndRules: [NDJSON_RULES.unansweredCommand],
   schemas: UNIX_NDJSON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ndjson' ? 1 : 0;
