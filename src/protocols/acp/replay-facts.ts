@@ -25,8 +25,12 @@ export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
     // a stdio child's first lines decide (sniff).
     return 0;
   },
-  // JSON-RPC: a response carries its request's id.
-  // session/new's MCP server settings, where clients put API keys.
-  secretFields: ['/params/mcpServers/*/env/*/value', '/params/mcpServers/*/headers/*/value'],
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
+  fields: {
+    // JSON-RPC: a response carries its request's id.
+    '/id': 'echoed-client-id',
+    // session/new's MCP server settings, where clients put API keys.
+    '/params/mcpServers/*/env/*/value': 'secret',
+    '/params/mcpServers/*/headers/*/value': 'secret',
+  },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
 };

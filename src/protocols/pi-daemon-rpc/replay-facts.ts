@@ -12,8 +12,14 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
   },
-  // The response frame's own id, which diff labels; replay echoes the command's.
-  idFields: ['/response/id'],
-  // The framed command's id comes back on its response frame.
-  replay: { volatileFields: ['/command/id', '/id', 'timestamp'], echoFields: ['/command/id', '/id'], missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' } },
+  fields: {
+    // The framed command's id comes back on its response frame.
+    '/command/id': 'echoed-client-id',
+    '/id': 'echoed-client-id',
+    timestamp: 'volatile',
+    // A response frame's own id, and the id of the extension UI request the client's
+    // extension_ui_response answers (the daemon's, sent back as served).
+    '/response/id': 'server-id',
+  },
+  replay: { missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' } },
 };

@@ -16,5 +16,6 @@ export const piRpcReplayFacts: ProtocolFacts<'pi-rpc', 'ws' | 'stdio' | 'file'> 
     return 0;
   },
   // A command's optional `id` comes back on its response.
-  replay: { volatileFields: ['/id', 'timestamp'], echoFields: ['/id'], missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' } },
+  fields: { '/id': 'echoed-client-id', timestamp: 'volatile' },
+  replay: { missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' } },
 };

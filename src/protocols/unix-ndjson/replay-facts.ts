@@ -11,5 +11,6 @@ export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson', 'ndjson' | 'fil
     return hint.transport === 'ndjson' ? 1 : 0;
   },
   // A command's requestId (and idempotencyKey) come back on its events and response; clients mint them per run.
-  replay: { volatileFields: ['/requestId', '/idempotencyKey'], echoFields: ['/requestId', '/idempotencyKey'], missAnswers: { message: answerNdjsonMiss, summary: 'NDJSON socket commands get an ok:false response' } },
+  fields: { '/requestId': 'echoed-client-id', '/idempotencyKey': 'echoed-client-id' },
+  replay: { missAnswers: { message: answerNdjsonMiss, summary: 'NDJSON socket commands get an ok:false response' } },
 };
