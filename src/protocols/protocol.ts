@@ -163,6 +163,14 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
   readonly family?: string;
   /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
   readonly binding?: WireBinding;
+  /**
+   * The protocols whose folders its own code imports from, by id: the one it is a dialect of (ACP
+   * reuses JSON-RPC's envelope, correlation and miss answer), the one whose messages it carries (the
+   * daemon's framed RPC carries Pi RPC's commands), the one that holds a schema it is judged by too
+   * (pi-rest, the Pi daemon's session API). Its folder imports from no other, and never from one that
+   * builds on it (lint:deps, rules `protocol-builds-on:<id>`, read this list).
+   */
+  readonly buildsOn?: readonly string[];
 }
 
 /**

@@ -16,6 +16,8 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
   id: 'acp',
   transports: ['ws', 'stdio', 'file'],
+  // A dialect of JSON-RPC; judged by the daemon's session API too over its `/apc` route.
+  buildsOn: ['json-rpc', 'pi-rest'],
   schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;

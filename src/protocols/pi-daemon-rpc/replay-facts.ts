@@ -8,6 +8,8 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
   id: 'pi-daemon-rpc',
   family: 'pi-daemon',
   transports: ['ws', 'file'],
+  // Its frames carry Pi RPC's commands, responses and events; its frames are defined in the session API.
+  buildsOn: ['pi-rpc', 'pi-rest'],
   schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;

@@ -10,6 +10,8 @@ import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 export const piRpcReplayFacts: ProtocolFacts<'pi-rpc', 'ws' | 'stdio' | 'file'> = {
   id: 'pi-rpc',
   transports: ['ws', 'stdio', 'file'],
+  // Its commands and events are defined in the Pi daemon's session API.
+  buildsOn: ['pi-rest'],
   schemas: PI_DAEMON_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;

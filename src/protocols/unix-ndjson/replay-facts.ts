@@ -6,6 +6,8 @@ import { UNIX_NDJSON_SCHEMAS } from './schemas.js';
 export const unixNdjsonReplayFacts: ProtocolFacts<'unix-ndjson', 'ndjson' | 'file'> = {
   id: 'unix-ndjson',
   transports: ['ndjson', 'file'],
+  // Its events fold as Pi RPC's do; its schemas refer to the daemon's.
+  buildsOn: ['pi-rpc', 'pi-rest'],
   schemas: UNIX_NDJSON_SCHEMAS,
   classify(hint: ChannelHint): number {
     return hint.transport === 'ndjson' ? 1 : 0;
