@@ -2,8 +2,8 @@
  * The rule that keeps a protocol one folder (issue 29, point 2): no file under src/ outside
  * `src/protocols/<id>/` names a protocol or imports from a protocol folder, apart from the catalog
  * (src/protocols/catalog.ts and modules.ts: one line per protocol) and the public API's re-exports
- * (src/index.ts). The ids are the catalog's (PROTOCOL_IDS, PROTOCOL_FAMILIES) and the folders under
- * src/protocols/, never a hand list.
+ * (src/index.ts). The names are the catalog's (PROTOCOL_IDS, PROTOCOL_FAMILIES), never a hand list;
+ * the protocol folders are the folders under src/protocols/.
  *
  * What counts is code: a string literal (template pieces too) with a protocol id among its words,
  * an identifier that is one (`{ acp: true }`), an import that resolves into a protocol folder.
@@ -32,8 +32,8 @@ const PROTOCOL_FOLDERS: readonly string[] = readdirSync(join(REPO, PROTOCOLS_DIR
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
-/** What names a protocol: its id, its family, its folder. */
-const PROTOCOL_NAMES: ReadonlySet<string> = new Set([...PROTOCOL_IDS, ...PROTOCOL_FAMILIES, ...PROTOCOL_FOLDERS]);
+/** What names a protocol: its id (which is its folder's name) or its family. */
+const PROTOCOL_NAMES: ReadonlySet<string> = new Set([...PROTOCOL_IDS, ...PROTOCOL_FAMILIES]);
 
 /** The catalog: one line per protocol. */
 const CATALOG_FILES: ReadonlySet<string> = new Set([`${PROTOCOLS_DIR}/catalog.ts`, `${PROTOCOLS_DIR}/modules.ts`]);
