@@ -18,6 +18,8 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
     // The framed command's id comes back on its response frame.
     '/command/id': 'echoed-client-id',
     '/id': 'echoed-client-id',
+    // A tree navigation's correlationId, minted by the client, comes back on its result frame.
+    '/correlationId': 'echoed-client-id',
     timestamp: 'volatile',
     // A response frame's own id, and the id of the extension UI request the client's
     // extension_ui_response answers (the daemon's, sent back as served).
