@@ -18,6 +18,7 @@
  * and says which protocol folders may import which (ProtocolFacts.buildsOn).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -153,6 +154,18 @@ describe('a protocol is named only in its folder and the catalog', () => {
     for (const facts of REPLAY_FACTS) {
       expect(PROTOCOL_FOLDERS, `the folder of ${facts.id}`).toContain(facts.id);
       for (const base of facts.buildsOn ?? []) expect(PROTOCOL_IDS, `${facts.id} builds on ${base}`).toContain(base);
+    }
+  });
+
+  it('lint:deps reads what each protocol builds on from its facts', () => {
+    interface Rule {
+      name: string;
+      to: { pathNot?: string[] };
+    }
+    const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as { forbidden: Rule[] };
+    for (const facts of REPLAY_FACTS) {
+      const rule = config.forbidden.find((r) => r.name === `protocol-builds-on:${facts.id}`);
+      expect(rule?.to.pathNot, `rule protocol-builds-on:${facts.id}`).toEqual([facts.id, ...(facts.buildsOn ?? [])].map((id) => `^src/protocols/${id.replace(/\./g, '\\.')}/`));
     }
   });
 
