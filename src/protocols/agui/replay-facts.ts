@@ -7,7 +7,6 @@ import { aguiProtoBinding } from './proto-binding.js';
 
 export { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 
-
 function mediaType(contentType: string): string {
   const semi = contentType.indexOf(';');
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
@@ -51,6 +50,7 @@ export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | '
     // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2).
     threadId: { echoedFrom: ['/threadId'] },
     runId: { echoedFrom: ['/runId'] },
+    // Fresh on every run wherever a request carries them (the server mints its own in its events).
     parentRunId: 'client-id',
     messageId: 'client-id',
     timestamp: 'volatile',
