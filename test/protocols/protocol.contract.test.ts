@@ -12,6 +12,7 @@ import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { classifyChannel, PROTOCOLS, sniffMessage } from '../../src/protocols/modules.js';
 import type { ChannelHint, ProtocolChecker, ProtocolModule } from '../../src/protocols/protocol.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
+import { echoFieldsOf, matchIgnoredFieldsOf, writeOnlyFieldsOf } from '../../src/protocols/field-roles.js';
 import { testRegistry } from '../support/shared.js';
 import { PROTOCOL_EXAMPLES, type ProtocolExamples } from './protocol-examples.js';
 
@@ -219,7 +220,8 @@ describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol
   it('replay hints: volatile, echo and write-only fields are well-formed paths', () => {
     const hints = module.replay;
     expect(hints, 'replay hints').toBeDefined();
-    const { volatileFields = [], echoFields = [], writeOnlyFields = [] } = hints ?? {};
+    // What matching ignores, what it substitutes and what it takes as any value, from the module's field roles.
+    const [volatileFields, echoFields, writeOnlyFields] = [matchIgnoredFieldsOf(module), echoFieldsOf(module), writeOnlyFieldsOf(module)];
     expect(() => parseIgnoreOption(volatileFields, 'volatileFields')).not.toThrow();
     expect(() => parseIgnoreOption(writeOnlyFields, 'writeOnlyFields')).not.toThrow();
     const [headers, paths] = [echoFields.filter((f) => f.startsWith('header:')), echoFields.filter((f) => !f.startsWith('header:'))];

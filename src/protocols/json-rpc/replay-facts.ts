@@ -27,8 +27,9 @@ export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'fil
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
   },
-  // A response carries its request's id.
   // ACP's answers are JSON-RPC responses too: only a method call says a stdio child speaks plain JSON-RPC.
   decidesStdio: (value) => classifyJsonRpc(value).kind !== 'response',
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
+  // A response carries its request's id.
+  fields: { '/id': 'echoed-client-id' },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
 };
