@@ -111,6 +111,7 @@ describeTransportContract({
   },
   endings: { finished: { kind: 'ended' }, clean: { kind: 'ended' }, reset: { kind: 'reset' } },
   sessionsPerProxy: 'many',
+  peerClosesAfter: 4,
   flood: {
     count: FLOOD,
     index: (message) => {

@@ -83,8 +83,26 @@ export interface ReplayStart {
   clock?: ManualClock;
 }
 
+/** The cases of the contract, by name: an adapter names those its transport fails (`knownGaps`). */
+export type ContractCase =
+  | 'round-trip'
+  | 'miss'
+  | `fault:${FaultKind}`
+  | 'client-closes-recording'
+  | 'client-closes-replay'
+  | 'peer-closes-recording'
+  | 'peer-closes-replay'
+  | 'back-pressure'
+  | 'abort-recording'
+  | 'abort-replay';
+
 export interface TransportAdapter {
   name: string;
+  /**
+   * Cases this transport does not pass yet, each with what is wrong. Such a case is skipped under a
+   * name that says so (a case that would hang cannot be an `it.fails`): a finding to fix, not a pass.
+   */
+  knownGaps?: { [Case in ContractCase]?: string };
   /**
    * The fault kinds that act on this transport; every other kind gets the reason it cannot
    * (the suite checks the replay agrees: a spec of that kind selects nothing and changes nothing).
@@ -94,6 +112,8 @@ export interface TransportAdapter {
   endings: { finished: Ending; clean?: Ending; reset?: Ending };
   /** `one`: a proxy serves one conversation (a stdio agent), so a second gets its own proxy. */
   sessionsPerProxy: 'one' | 'many';
+  /** How many messages the peer of the `peer-closes` script writes before it breaks the conversation off. */
+  peerClosesAfter: number;
   /** How many messages the flood's peer writes, and which of them a message is (undefined: not one of them). */
   flood: { count: number; index(message: string): number | undefined };
   record(): Promise<RecordingProxy>;
@@ -129,6 +149,13 @@ async function settled(count: () => number, what: string): Promise<number> {
 }
 
 export function describeTransportContract(adapter: TransportAdapter): void {
+  /** `it`, or a skip named after the gap when the adapter says its transport fails this case. */
+  const check = (key: ContractCase, name: string, body: () => Promise<void>) => {
+    const gap = adapter.knownGaps?.[key];
+    if (gap === undefined) it(name, body);
+    else it.skip(`${name} [KNOWN GAP: ${gap}]`, body);
+  };
+
   describe(`transport contract: ${adapter.name}`, () => {
     useCleanups();
 
@@ -145,7 +172,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       return { recording: await proxy.finish(), live };
     }
 
-    it('round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
+    check('round-trip', 'round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
       const { recording, live } = await recorded();
       const replay = await adapter.replay(recording);
       const run = replay.converse('conversation', REPLAYED_IDS);
@@ -154,7 +181,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       expect(run.messages.join('')).not.toContain(RECORDED_IDS);
     });
 
-    it("miss: what the recording never had is answered in the protocol's error shape, as its module says", async () => {
+    check('miss', "miss: what the recording never had is answered in the protocol's error shape, as its module says", async () => {
       const { recording } = await recorded();
       const replay = await adapter.replay(recording);
       const { received, expected } = await replay.miss();
@@ -165,7 +192,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       for (const kind of FAULT_KINDS) {
         const acts = adapter.faults[kind];
         if (acts !== 'acts') {
-          it(`${kind}: does not apply (${acts.notApplicable}); a ${kind} spec selects nothing and changes nothing`, async () => {
+          check(`fault:${kind}`, `${kind}: does not apply (${acts.notApplicable}); a ${kind} spec selects nothing and changes nothing`, async () => {
             const { recording, live } = await recorded();
             const spec = SPECS[kind];
             const replay = await adapter.replay(recording, { faults: [spec] });
@@ -176,7 +203,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
           });
           continue;
         }
-        it(`${kind}: ${FAULT_CLAIMS[kind]}`, async () => {
+        check(`fault:${kind}`, `${kind}: ${FAULT_CLAIMS[kind]}`, async () => {
           const { recording, live } = await recorded();
           await FAULT_CHECKS[kind](adapter, recording, withReplayIds(live));
         });
@@ -184,7 +211,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     });
 
     describe('a close from each side', () => {
-      it('the client closes mid-stream while recording: the peer sees it, and the proxy goes on', async () => {
+      check('client-closes-recording', 'the client closes mid-stream while recording: the peer sees it, and the proxy goes on', async () => {
         const proxy = await adapter.record();
         const run = proxy.converse('flood', RECORDED_IDS);
         // Paused, the client is still mid-flood when it leaves, however fast the flood would run.
@@ -197,23 +224,22 @@ export function describeTransportContract(adapter: TransportAdapter): void {
         await proxy.finish();
       });
 
-      it('the client closes mid-stream during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('close'));
+      check('client-closes-replay', 'the client closes mid-stream during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('close'));
 
-      it('the peer closes mid-stream while recording; the replay closes the same way after the same messages', async () => {
-        const proxy = await adapter.record();
-        const live = proxy.converse('peer-closes', RECORDED_IDS);
-        const liveEnding = await within(live.ended, 'the broken conversation to end');
-        expect(liveEnding).not.toEqual(adapter.endings.finished);
-        expect(live.messages.length).toBeGreaterThan(0);
-        const recording = await proxy.finish();
+      check('peer-closes-recording', 'the peer closes mid-stream while recording: the client gets what came before, then the close', async () => {
+        await peerClosesWhileRecording();
+      });
+
+      check('peer-closes-replay', 'the peer closed mid-stream in the recording: the replay closes the same way after the same messages', async () => {
+        const { recording, live, liveEnding } = await peerClosesWhileRecording();
         const replay = await adapter.replay(recording);
         const run = replay.converse('peer-closes', REPLAYED_IDS);
         expect(await within(run.ended, 'the replayed broken conversation to end')).toEqual(liveEnding);
-        expect(run.messages).toEqual(withReplayIds(live.messages));
+        expect(run.messages).toEqual(withReplayIds(live));
       });
     });
 
-    it('back-pressure: a paused reader holds the peer back (record) and misses nothing, in order (record and replay)', async () => {
+    check('back-pressure', 'back-pressure: a paused reader holds the peer back (record) and misses nothing, in order (record and replay)', async () => {
       const { count, index } = adapter.flood;
       const proxy = await adapter.record();
       const live = proxy.converse('flood', RECORDED_IDS);
@@ -238,7 +264,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     });
 
     describe('an abort', () => {
-      it('while recording: the peer sees its client gone, and the proxy goes on', async () => {
+      check('abort-recording', 'while recording: the peer sees its client gone, and the proxy goes on', async () => {
         const proxy = await adapter.record();
         const run = proxy.converse('flood', RECORDED_IDS);
         // Paused, the client is still mid-flood when it leaves, however fast the flood would run.
@@ -251,8 +277,18 @@ export function describeTransportContract(adapter: TransportAdapter): void {
         await proxy.finish();
       });
 
-      it('during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('abort'));
+      check('abort-replay', 'during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('abort'));
     });
+
+    /** A recording of a conversation the peer broke off, what its client got and how it saw the end. */
+    async function peerClosesWhileRecording(): Promise<{ recording: string; live: string[]; liveEnding: Ending }> {
+      const proxy = await adapter.record();
+      const live = proxy.converse('peer-closes', RECORDED_IDS);
+      const liveEnding = await within(live.ended, 'the broken conversation to end');
+      expect(liveEnding).not.toEqual(adapter.endings.finished);
+      expect(live.messages).toHaveLength(adapter.peerClosesAfter);
+      return { recording: await proxy.finish(), live: live.messages.slice(), liveEnding };
+    }
 
     /**
      * The first client leaves while the replay holds its stream after the first message (a gap on a

@@ -146,6 +146,7 @@ describeTransportContract({
   },
   endings: { finished: { kind: 'finished' }, clean: { kind: 'closed', code: 1000 }, reset: { kind: 'closed', code: 1006 } },
   sessionsPerProxy: 'many',
+  peerClosesAfter: 2,
   flood: {
     count: FLOOD,
     index: (message) => {
