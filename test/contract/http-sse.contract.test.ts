@@ -120,8 +120,7 @@ describeTransportContract({
     },
   },
 
-  async record() {
-    const dir = scratch('agent-proxy-contract-');
+  async record(dir = scratch('agent-proxy-contract-')) {
     const agent = await startAguiAgent({ script, listen: { path: dir.file('agent.sock') } });
     onCleanup(() => agent.close());
     const recorder = await startRecorder({ target: agent.url, listen: `unix:${dir.file('proxy.sock')}`, out: dir.file('http.db'), registry: bareRegistry(), pipeline: 'inline' });

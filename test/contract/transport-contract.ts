@@ -14,11 +14,12 @@
  * A new transport is done when it passes. Time is never measured: pacing runs on a ManualClock,
  * and waits are for events (test/support/waits.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/replay/fault/fault-spec.js';
 import type { FaultTally } from '../../src/replay/fault/fault-plan.js';
 import { driveClock, ManualClock } from '../support/manual-clock.js';
-import { useCleanups } from '../support/cleanups.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor, within } from '../support/waits.js';
 
 /** What a client conversation does: the ordinary recorded one, a flood the peer writes, or one the peer breaks off. */
@@ -116,7 +117,8 @@ export interface TransportAdapter {
   peerClosesAfter: number;
   /** How many messages the flood's peer writes, and which of them a message is (undefined: not one of them). */
   flood: { count: number; index(message: string): number | undefined };
-  record(): Promise<RecordingProxy>;
+  /** Starts the peer and a recording proxy in front of it, their files in `dir` (default: a folder for this test). */
+  record(dir?: TempDir): Promise<RecordingProxy>;
   replay(recording: string, options?: ReplayStart): Promise<ReplayProxy>;
 }
 
@@ -159,17 +161,30 @@ export function describeTransportContract(adapter: TransportAdapter): void {
   describe(`transport contract: ${adapter.name}`, () => {
     useCleanups();
 
-    /** A recording of `sessions` whole conversations, and what the client received on the first. */
-    async function recorded(sessions = 1): Promise<{ recording: string; live: string[] }> {
-      const proxy = await adapter.record();
-      let live: string[] = [];
-      for (let i = 0; i < sessions; i++) {
-        const run = proxy.converse('conversation', RECORDED_IDS);
-        expect(await within(run.ended, `recorded conversation ${i + 1} to end`)).toEqual(adapter.endings.finished);
-        if (i === 0) live = run.messages.slice();
-      }
-      expect(live.length).toBeGreaterThan(2);
-      return { recording: await proxy.finish(), live };
+    // One recording of the ordinary conversation serves every case that only replays it: it is made
+    // once per file, in a folder kept until the file ends.
+    let files: TempDir;
+    beforeAll(() => void (files = tempDir('agent-proxy-contract-')));
+    afterAll(() => files.cleanup());
+    let conversation: Promise<{ recording: string; live: string[] }> | undefined;
+
+    /**
+     * A recording of whole conversations (two where a proxy serves many, so a replay can serve a
+     * second client), and what the client received on the first.
+     */
+    function recorded(): Promise<{ recording: string; live: string[] }> {
+      conversation ??= (async () => {
+        const proxy = await adapter.record(files);
+        let live: string[] = [];
+        for (let i = 0; i < (adapter.sessionsPerProxy === 'many' ? 2 : 1); i++) {
+          const run = proxy.converse('conversation', RECORDED_IDS);
+          expect(await within(run.ended, `recorded conversation ${i + 1} to end`)).toEqual(adapter.endings.finished);
+          if (i === 0) live = run.messages.slice();
+        }
+        expect(live.length).toBeGreaterThan(2);
+        return { recording: await proxy.finish(), live };
+      })();
+      return conversation;
     }
 
     check('round-trip', 'round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
@@ -293,22 +308,29 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     /**
      * The first client leaves while the replay holds its stream after the first message (a gap on a
      * clock nobody moves, so it is mid-stream for certain); the next client, on the same replay where it
-     * serves many, gets its conversation whole.
+     * serves many, gets its conversation whole. A client that aborted is gone: the replay must end the
+     * session it held without the clock moving. One that closed may still be read to (a stdio agent
+     * finishes its turn once its stdin ends), so for it the clock runs on.
      */
     async function leaveDuringReplay(how: 'close' | 'abort'): Promise<void> {
       const many = adapter.sessionsPerProxy === 'many';
-      const { recording, live } = await recorded(many ? 2 : 1);
+      const { recording, live } = await recorded();
       const clock = new ManualClock();
+      let over!: () => void;
+      const done = new Promise<void>((resolve) => (over = resolve));
+      onCleanup(over);
       const replay = await adapter.replay(recording, { clock, faults: ['gap=60s,nth=1'] });
       const first = replay.converse('conversation', REPLAYED_IDS);
       await within(clock.sleeping(), 'the replay to hold the stream after its first message');
       await waitFor(() => first.messages.length === 1, 'the first message');
       first.leave(how);
       expect(await within(first.ended, 'the first conversation to end')).toEqual({ kind: 'left' });
+      if (how === 'close') void driveClock(clock, done);
       const again = many ? replay : await adapter.replay(recording);
       const next = again.converse('conversation', REPLAYED_IDS);
       expect(await within(next.ended, 'the next conversation to end')).toEqual(adapter.endings.finished);
       expect(next.messages).toEqual(withReplayIds(live));
+      await within(replay.close(), 'the replay to end the session its client left');
     }
 
     /** A proxy that serves many conversations still serves one after a client left; a one-conversation proxy has ended cleanly. */

@@ -75,8 +75,12 @@ function run(socketPath: string, commands: Json[], ids: string): ClientRun {
     resume: () => socket.resume(),
     leave: (how) => {
       left = true;
-      if (how === 'close') socket.end();
-      else socket.destroy();
+      if (how === 'abort') socket.destroy();
+      else {
+        // A client that closes ends its side and reads on until the other side has ended too.
+        socket.resume();
+        socket.end();
+      }
       settle({ kind: 'left' });
     },
   };
@@ -108,8 +112,7 @@ describeTransportContract({
     },
   },
 
-  async record() {
-    const dir = scratch('agent-proxy-contract-');
+  async record(dir = scratch('agent-proxy-contract-')) {
     const daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
     onCleanup(() => daemon.close());
     const recorder = await startNdjsonRecorder({ target: `unix:${daemon.socketPath}`, listen: `unix:${dir.file('proxy.sock')}`, out: dir.file('ndjson.db'), registry: bareRegistry(), pipeline: 'inline' });

@@ -155,8 +155,7 @@ describeTransportContract({
     },
   },
 
-  async record() {
-    const dir = scratch('agent-proxy-contract-');
+  async record(dir = scratch('agent-proxy-contract-')) {
     const peer = await startJsonRpcPeer(dir.file('peer.sock'));
     onCleanup(() => peer.close());
     const recorder = await startRecorder({ target: `unix:${peer.socketPath}`, listen: `unix:${dir.file('proxy.sock')}`, out: dir.file('ws.db'), registry: bareRegistry(), pipeline: 'inline' });
