@@ -81,6 +81,7 @@ function run(socketPath: string, script: Script, ids: string, text?: string): Cl
   onCleanup(() => void req.destroy());
   return {
     messages,
+    head: () => response && `${response.statusCode} ${response.headers['content-type']}`,
     ended,
     pause: () => {
       paused = true;

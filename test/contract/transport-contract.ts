@@ -46,6 +46,8 @@ export type Ending =
 export interface ClientRun {
   /** What arrived from the other side so far, one entry per message (SSE event, text frame, line), as sent. */
   readonly messages: string[];
+  /** What arrived before the messages where the transport has a head (HTTP: the status and content type). */
+  readonly head?: () => string | undefined;
   readonly ended: Promise<Ending>;
   /** Stops reading: what comes next waits in the proxy, the socket or pipe buffers, and the peer. */
   pause(): void;
@@ -166,32 +168,34 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     let files: TempDir;
     beforeAll(() => void (files = tempDir('agent-proxy-contract-')));
     afterAll(() => files.cleanup());
-    let conversation: Promise<{ recording: string; live: string[] }> | undefined;
+    let conversation: Promise<{ recording: string; live: string[]; head: string | undefined }> | undefined;
 
     /**
      * A recording of whole conversations (two where a proxy serves many, so a replay can serve a
      * second client), and what the client received on the first.
      */
-    function recorded(): Promise<{ recording: string; live: string[] }> {
+    function recorded(): Promise<{ recording: string; live: string[]; head: string | undefined }> {
       conversation ??= (async () => {
         const proxy = await adapter.record(files);
         let live: string[] = [];
+        let head: string | undefined;
         for (let i = 0; i < (adapter.sessionsPerProxy === 'many' ? 2 : 1); i++) {
           const run = proxy.converse('conversation', RECORDED_IDS);
           expect(await within(run.ended, `recorded conversation ${i + 1} to end`)).toEqual(adapter.endings.finished);
-          if (i === 0) live = run.messages.slice();
+          if (i === 0) [live, head] = [run.messages.slice(), run.head?.()];
         }
         expect(live.length).toBeGreaterThan(2);
-        return { recording: await proxy.finish(), live };
+        return { recording: await proxy.finish(), live, head };
       })();
       return conversation;
     }
 
     check('round-trip', 'round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
-      const { recording, live } = await recorded();
+      const { recording, live, head } = await recorded();
       const replay = await adapter.replay(recording);
       const run = replay.converse('conversation', REPLAYED_IDS);
       expect(await within(run.ended, 'the replayed conversation to end')).toEqual(adapter.endings.finished);
+      expect(run.head?.()).toEqual(head);
       expect(run.messages).toEqual(withReplayIds(live));
       expect(run.messages.join('')).not.toContain(RECORDED_IDS);
     });
@@ -207,7 +211,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       for (const kind of FAULT_KINDS) {
         const acts = adapter.faults[kind];
         if (acts !== 'acts') {
-          check(`fault:${kind}`, `${kind}: does not apply (${acts.notApplicable}); a ${kind} spec selects nothing and changes nothing`, async () => {
+          check(`fault:${kind}`, `${kind}: does not apply (${acts.notApplicable}); such a spec selects nothing and changes nothing`, async () => {
             const { recording, live } = await recorded();
             const spec = SPECS[kind];
             const replay = await adapter.replay(recording, { faults: [spec] });
@@ -358,7 +362,7 @@ const FAULT_CLAIMS: { [Kind in FaultKind]: string } = {
   status: 'status answers in place of the recording and uses nothing up',
   cut: 'cut ends after N messages, cleanly or by a reset',
   close: 'close sends N messages, then a close with the code',
-  exit: 'exit: the replayed agent exits with the code after N lines',
+  exit: 'the replayed agent exits with the code after N lines',
 };
 
 type FaultCheck = (adapter: TransportAdapter, recording: string, expected: string[]) => Promise<void>;
