@@ -1,7 +1,7 @@
 /**
- * Plain JSON-RPC 2.0 over a child's stdio that is not ACP: MCP's stdio transport, the official SDK's
- * Client against the reference server-everything, through `agent-proxy record --stdio`. The recording
- * labels it `json-rpc` (not ACP), judges it by JSON-RPC's envelope and id rules only, and says which
+ * MCP over a child's stdio: the official SDK's Client against the reference server-everything,
+ * through `agent-proxy record --stdio`. The recording labels it `mcp` (not ACP, not plain JSON-RPC),
+ * judges it by the schema of the negotiated version and MCP's rules with no finding, and says which
  * line recognised it.
  */
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { BIN, readRecording } from './stdio-helpers.js';
 const { scratch } = fixturesAfterEach();
 
 describe('MCP over stdio (official SDK, reference server) through record --stdio', () => {
-  it('is labelled json-rpc, judged valid by JSON-RPC rules, and never reported as ACP', async () => {
+  it('is labelled mcp, judged valid by the negotiated schema and MCP\'s rules, and never reported as ACP', async () => {
     const out = scratch().file('mcp-stdio.db');
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -30,13 +30,13 @@ describe('MCP over stdio (official SDK, reference server) through record --stdio
 
     const { exchanges, messages } = readRecording(out);
     expect(exchanges).toHaveLength(1);
-    expect(exchanges[0]).toMatchObject({ transport: 'stdio', protocol: 'json-rpc', protocolEvidence: 'JSON-RPC request initialize' });
+    expect(exchanges[0]).toMatchObject({ transport: 'stdio', protocol: 'mcp', protocolEvidence: 'MCP method initialize' });
     const lines = messages(exchanges[0].id).filter((m) => m.channel !== 'stderr');
     expect(lines.length).toBeGreaterThanOrEqual(18);
     expect(lines.filter((m) => m.verdict.status !== 'valid').map((m) => ({ seq: m.seq, verdict: m.verdict, json: m.json }))).toEqual([]);
 
     const shown = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { exchanges: Array<{ protocol: string; invalid: number }> };
-    expect(shown.exchanges).toMatchObject([{ protocol: 'json-rpc', invalid: 0 }]);
+    expect(shown.exchanges).toMatchObject([{ protocol: 'mcp', invalid: 0 }]);
     const findings = JSON.parse((await runCli(['findings', out, '--json'])).stdout) as { totals: { findings: number } };
     expect(findings.totals.findings).toBe(0);
   });
