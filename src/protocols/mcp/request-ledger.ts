@@ -5,10 +5,13 @@ import { MCP_RULES as RULES } from './mcp-rules.js';
 
 const OTHER: Record<Sender, Sender> = { client: 'server', server: 'client' };
 
-/** A progress token's request and the progress reported for it so far. */
+/** A progress token's requests and the progress reported for it so far. */
 interface TokenState {
   method: string;
-  open: boolean;
+  /** Its requests not answered yet: more than one only when a request reused an active token (reported). */
+  open: number;
+  /** Reused while active: progress cannot be told apart by request, so its order is not judged. */
+  shared: boolean;
   last?: number;
 }
 
@@ -39,10 +42,13 @@ export class RequestLedger {
     const tokenKey = progressTokenKey(token);
     if (tokenKey !== undefined) {
       const active = this.tokens[sender].get(tokenKey);
-      if (active?.open) {
+      if (active && active.open > 0) {
         findings.push(error(RULES.progressTokenReused, '/params/_meta/progressToken', `progress token ${tokenKey} is already used by an active '${active.method}' request of the ${sender}; tokens must be unique across active requests`));
+        active.open++;
+        active.shared = true;
+      } else {
+        this.tokens[sender].set(tokenKey, { method, open: 1, shared: false });
       }
-      this.tokens[sender].set(tokenKey, { method, open: true });
     }
     this.open[sender].set(key, tokenKey);
     return findings;
@@ -56,7 +62,7 @@ export class RequestLedger {
     const tokenKey = this.open[requester].get(key);
     this.open[requester].delete(key);
     const state = tokenKey === undefined ? undefined : this.tokens[requester].get(tokenKey);
-    if (state) state.open = false;
+    if (state && state.open > 0 && --state.open === 0) state.shared = false;
   }
 
   /** The method of the request `sender` sent with this id in this session, if any. */
@@ -79,11 +85,11 @@ export class RequestLedger {
     if (state === undefined) {
       return [error(RULES.progressUnknownToken, '/params/progressToken', `progress for token ${tokenKey}, which no request of the ${OTHER[sender]} carries`)];
     }
-    if (!state.open) return [error(RULES.progressAfterResponse, '/params/progressToken', `progress for token ${tokenKey} after its '${state.method}' request was answered`)];
+    if (state.open === 0) return [error(RULES.progressAfterResponse, '/params/progressToken', `progress for token ${tokenKey} after its '${state.method}' request was answered`)];
     if (typeof progress !== 'number') return [];
     const last = state.last;
     state.last = progress;
-    if (last !== undefined && !(progress > last)) {
+    if (last !== undefined && !state.shared && !(progress > last)) {
       return [error(RULES.progressNotIncreasing, '/params/progress', `progress ${progress} for token ${tokenKey} is not greater than the previous ${last}; progress must increase with each notification`)];
     }
     return [];

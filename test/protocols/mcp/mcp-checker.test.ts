@@ -204,6 +204,8 @@ describe('MCP checker: progress', () => {
 
   it('mcp-progress-token-reused: a token of another active request of the same side', () => {
     expect(rulesOf([...opening(), call(1, 't'), call(2, 't'), done(1), done(2)])).toEqual(['#4 mcp-progress-token-reused']);
+    // The two requests' progress cannot be told apart: reported once, at the reuse, not again at each notification.
+    expect(rulesOf([...opening(), call(1, 't'), call(2, 't'), progress('t', 2), done(1), progress('t', 1), done(2)])).toEqual(['#4 mcp-progress-token-reused']);
   });
 });
 
