@@ -28,7 +28,7 @@ export class McpChecker implements ProtocolChecker {
   private requestedVersion?: string;
   private clientCapabilities?: unknown;
   private serverCapabilities?: unknown;
-  /** Requests (by sender and id) sent as tasks (`params.task`), which a CreateTaskResult answers. */
+  /** Requests (by sender and id) sent as tasks (`params.task`), which a CreateTaskResult may answer. */
   private readonly taskRequests = new Set<string>();
 
   constructor(
@@ -88,7 +88,7 @@ export class McpChecker implements ProtocolChecker {
         this.requestedVersion ??= typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined;
         this.clientCapabilities ??= params?.capabilities;
       }
-      if (params?.task !== undefined && shape.id !== null) this.taskRequests.add(`${sender}:${idKey(shape.id)}`);
+      if (params?.task !== undefined && shape.id !== null && TASK_AUGMENTABLE.has(shape.method)) this.taskRequests.add(`${sender}:${idKey(shape.id)}`);
       findings.push(...this.capability(sender, shape.method));
     } else if (shape.kind === 'notification') {
       findings.push(...this.lifecycle.notification(sender, shape.method));
@@ -149,7 +149,9 @@ export class McpChecker implements ProtocolChecker {
     }
     pass.run(table.envelope.result, value);
     if (!answers || !shape.hasResult) return;
-    const asTask = answers.id !== null && this.taskRequests.delete(`${answers.sender}:${idKey(answers.id)}`) && table.has('CreateTaskResult');
+    // A receiver that does not run it as a task answers as usual: the result's `task` says which it did.
+    const sentAsTask = answers.id !== null && this.taskRequests.delete(`${answers.sender}:${idKey(answers.id)}`);
+    const asTask = sentAsTask && isJsonObject(value.result) && 'task' in value.result && table.has('CreateTaskResult');
     const def = asTask ? 'CreateTaskResult' : table.methods.get(answers.method)?.result;
     if (def) pass.run(def, value.result, '/result');
   }
@@ -159,6 +161,12 @@ export class McpChecker implements ProtocolChecker {
     return error(RULES.notJsonRpc, '', `${where} must be one JSON-RPC message; ${why}${this.stdio && sender === 'server' ? ' (logs belong on stderr)' : ''}`);
   }
 }
+
+/**
+ * The requests a `task` param makes a task of (2025-11-25): others (the SDK sends `task` on its
+ * tasks/get and tasks/result polls too) are answered as usual.
+ */
+const TASK_AUGMENTABLE: ReadonlySet<string> = new Set(['tools/call', 'sampling/createMessage', 'elicitation/create']);
 
 /** Findings of a batch member, with pointers into the whole batch. */
 function prefixed(findings: Finding[], at: string): Finding[] {

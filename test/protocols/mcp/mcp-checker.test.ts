@@ -76,6 +76,25 @@ describe('MCP checker: schemas', () => {
     expect(verdicts[4].findings.map((f) => [f.rule, f.pointer])).toEqual([['schema', '/result']]);
   });
 
+  it('checks a task-augmented call\'s answer as a CreateTaskResult when it made a task, and a task poll\'s by its own method', () => {
+    const task = { ttl: 60000 };
+    const created = { task: { taskId: 't1', status: 'working', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z', ttl: 60000 } };
+    const caps = { ...SERVER_CAPS, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+    const lines: Line[] = [
+      ...opening('2025-11-25', {}, caps),
+      ['client', rpc(1, 'tools/call', { name: 'slow', arguments: {}, task })],
+      ['server', ok(1, created)],
+      // The SDK sends its task params on its polls too: they are still tasks/get.
+      ['client', rpc(2, 'tasks/get', { taskId: 't1', task })],
+      ['server', ok(2, created.task)],
+      ['client', rpc(3, 'tools/call', { name: 'fast', arguments: {}, task })],
+      ['server', ok(3, { content: [] })],
+    ];
+    const { verdicts } = judge(lines);
+    expect(verdicts.map((v) => v.status)).toEqual(lines.map(() => 'valid'));
+    expect([verdicts[4], verdicts[6], verdicts[8]].map((v) => v.schemaRef?.replace(/^.*\//, ''))).toEqual(['CreateTaskResult', 'GetTaskResult', 'CallToolResult']);
+  });
+
   it('checks params by the method, so a tools/call without its name is invalid', () => {
     const { verdicts } = judge([...opening(), ['client', rpc(1, 'tools/call', { arguments: {} })]]);
     expect(verdicts[3].status).toBe('invalid');
