@@ -63,6 +63,11 @@ async function session(breaks: string[] = []) {
     },
     response: (id: unknown) => client.next((m) => m.id === id && m.method === undefined, `the response to ${JSON.stringify(id)}`),
     request: (method: string) => client.next((m) => m.method === method && 'id' in m, `the server's ${method}`),
+    /** The stored messages (after close). */
+    stored: () => {
+      const { exchanges, messages } = readRecording(out);
+      return messages(exchanges[0].id);
+    },
     async close(): Promise<Array<[string, string]>> {
       stdin.end();
       await within(recorder.done, 'the recording to close');
@@ -97,11 +102,15 @@ describe('MCP rules over stdio, against a stand-in server that breaks them on cu
     await client.response(0);
     client.write(note('notifications/initialized'), rpc(1, 'tools/list'));
     await client.response(1);
-    client.write(rpc(2, 'tools/call', { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 'p-2' } }));
+    client.write(rpc(2, 'tools/call', { name: 'echo', arguments: { message: 'hi', apiToken: 'tok-live-123' }, _meta: { progressToken: 'p-2' } }));
     await client.response(2);
     client.write(rpc(3, 'ping'), note('notifications/cancelled', { requestId: 3, reason: 'changed my mind' }));
     await client.response(3);
     expect(await client.close()).toEqual([]);
+    // A tool argument named like a secret is stored redacted; the server got it as sent.
+    const call = client.stored().find((m) => (m.json as Json | null)?.method === 'tools/call');
+    expect(call?.json).toMatchObject({ params: { arguments: { message: 'hi', apiToken: '<redacted>' } } });
+    expect(call?.raw.toString('utf8')).not.toContain('tok-live-123');
   });
 
   it('catches every rule the server breaks, on the message that breaks it', async () => {

@@ -50,7 +50,11 @@ export class McpChecker implements ProtocolChecker {
   }
 
   end(how: 'complete' | 'aborted'): Finding[] {
-    return [...this.correlator.end(how), ...this.lifecycle.end(how)];
+    // A cancelled request need not be answered: the correlator's warnings, one per request in flight
+    // in inFlight()'s order, without those.
+    const pending = this.correlator.inFlight();
+    const unanswered = this.correlator.end(how).filter((_, i) => !this.ledger.wasCancelled(pending[i].sender, pending[i].id));
+    return [...unanswered, ...this.lifecycle.end(how)];
   }
 
   private one(sender: Sender, value: unknown, at: string): Verdict {

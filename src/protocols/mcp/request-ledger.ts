@@ -26,6 +26,8 @@ export class RequestLedger {
   private readonly used: Record<Sender, Map<string, string>> = { client: new Map(), server: new Map() };
   /** Requests not answered yet, by sender and id: their progress token's key, if any. */
   private readonly open: Record<Sender, Map<string, string | undefined>> = { client: new Map(), server: new Map() };
+  /** Requests their sender cancelled, by sender and id: a receiver need not answer them. */
+  private readonly cancelledIds: Record<Sender, Set<string>> = { client: new Set(), server: new Set() };
   /** Progress tokens by the side whose requests carry them. */
   private readonly tokens: Record<Sender, Map<string, TokenState>> = { client: new Map(), server: new Map() };
 
@@ -70,8 +72,14 @@ export class RequestLedger {
     return typeof id === 'string' || typeof id === 'number' ? this.used[sender].get(idKey(id)) : undefined;
   }
 
+  /** Whether `sender` cancelled its request `id`. */
+  wasCancelled(sender: Sender, id: JsonRpcId): boolean {
+    return this.cancelledIds[sender].has(idKey(id));
+  }
+
   cancelled(sender: Sender, requestId: unknown): Finding[] {
     const method = this.methodOf(sender, requestId);
+    if (method !== undefined) this.cancelledIds[sender].add(idKey(requestId as JsonRpcId));
     if (method === 'initialize') return [error(RULES.cancelInitialize, '/params/requestId', 'the initialize request must not be cancelled')];
     // A request already answered is no finding: the cancellation and the response may cross.
     if (method !== undefined) return [];

@@ -194,6 +194,12 @@ describe('MCP checker: cancellation', () => {
     expect(rulesOf([...opening(), call, ['server', ok(1, { content: [] })], ['client', note('notifications/cancelled', { requestId: 1 })]])).toEqual([]);
   });
 
+  it('a cancelled request need not be answered; another unanswered one is still reported at the end', () => {
+    const other: Line = ['client', rpc(2, 'tools/call', { name: 'slow', arguments: {} })];
+    expect(rulesOf([...opening(), call, other, ['client', note('notifications/cancelled', { requestId: 1 })]])).toEqual(['#end jsonrpc-unanswered-request']);
+    expect(judge([...opening(), call, other, ['client', note('notifications/cancelled', { requestId: 1 })]]).end[0].message).toContain("request 2 ('tools/call')");
+  });
+
   it('mcp-cancel-initialize: initialize is never cancelled', () => {
     const [init, result, initialized] = opening();
     expect(rulesOf([init, ['client', note('notifications/cancelled', { requestId: 0 })], result, initialized])).toEqual(['#1 mcp-cancel-initialize']);
