@@ -1,6 +1,6 @@
 import { error, warning, type Finding } from '../../core/finding.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
-import type { InboundMessage, Sender } from '../../core/message.js';
+import type { HttpContext, InboundMessage, Sender } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import { classifyJsonRpc, idKey, JSON_RPC_RULES, JsonRpcCorrelator, type JsonRpcShape, type PendingRequest } from '../json-rpc/index.js';
@@ -10,7 +10,7 @@ import { Lifecycle } from './lifecycle.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
 import { RequestLedger } from './request-ledger.js';
 import { McpSchemaPass, noSchemaReason, schemaTableOf } from './schema-choice.js';
-import { isMcpVersion, MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
+import { isMcpVersion, MCP_HTTP_DEFAULT_VERSION, MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 
 /**
  * One MCP session: a stdio server's stdin and stdout. Each message is judged against the schema of
@@ -37,12 +37,12 @@ export class McpChecker implements ProtocolChecker {
   ) {}
 
   judge(message: InboundMessage): Verdict {
-    const { value, sender } = message;
+    const { value, sender, http } = message;
     if (value === undefined) return verdictFrom([this.notJsonRpc(sender, `it is not JSON (${message.parseError ?? 'not parsed'})`)]);
-    if (!Array.isArray(value)) return this.one(sender, value, '');
+    if (!Array.isArray(value)) return this.one(sender, value, '', http);
     // A batch (2025-03-26 allowed them): each member judged as a message.
     if (value.length === 0) return verdictFrom([this.notJsonRpc(sender, 'it is an empty batch')]);
-    const verdicts = value.map((member, i) => this.one(sender, member, `/${i}`));
+    const verdicts = value.map((member, i) => this.one(sender, member, `/${i}`, http));
     const findings = verdicts.flatMap((v) => v.findings);
     const judged = verdicts.find((v) => v.schemaRef !== undefined);
     if (!judged) return unchecked(verdicts.find((v) => v.reason)?.reason ?? 'no schema applies to this message', findings);
@@ -57,13 +57,13 @@ export class McpChecker implements ProtocolChecker {
     return [...unanswered, ...this.lifecycle.end(how)];
   }
 
-  private one(sender: Sender, value: unknown, at: string): Verdict {
+  private one(sender: Sender, value: unknown, at: string, http: HttpContext | undefined): Verdict {
     const shape = classifyJsonRpc(value);
     if (!isJsonObject(value) || value.jsonrpc !== '2.0' || shape.kind === 'other') {
       return verdictFrom([this.notJsonRpc(sender, isJsonObject(value) ? 'it is not a JSON-RPC 2.0 request, notification or response' : 'it is not a JSON object')]);
     }
-    const behaviour = this.behaviour(sender, shape, value);
-    const version = this.versionOf(value);
+    const behaviour = this.behaviour(sender, shape, value, http);
+    const version = this.versionOf(value, http);
     const reason = noSchemaReason(this.registry, version);
     if (reason !== undefined) return unchecked(reason, prefixed(behaviour.findings, at));
     const pass = new McpSchemaPass(this.registry, version as Parameters<typeof schemaTableOf>[1]);
@@ -73,14 +73,20 @@ export class McpChecker implements ProtocolChecker {
     return verdictFrom(findings, pass.ref);
   }
 
-  /** The version a message is judged by: a modern request's own, else the session's. */
-  private versionOf(value: JsonObject): string | undefined {
+  /**
+   * The version a message is judged by: a modern request's own; else the one the session negotiated;
+   * on HTTP, the `MCP-Protocol-Version` header of the request (a server message: of the request it
+   * came back on); the one initialize asked for; and on HTTP without any of these, 2025-03-26 (the
+   * transport's rule for a request without the header).
+   */
+  private versionOf(value: JsonObject, http?: HttpContext): string | undefined {
     const meta = isJsonObject(value.params) && isJsonObject(value.params._meta) ? value.params._meta[MCP_META_VERSION] : undefined;
     if (typeof meta === 'string' && MCP_MODERN_VERSIONS.has(meta)) return meta;
-    return this.version ?? this.requestedVersion;
+    const header = http ? headerOf(http.requestHeaders, 'mcp-protocol-version') : undefined;
+    return this.version ?? header ?? this.requestedVersion ?? (http ? MCP_HTTP_DEFAULT_VERSION : undefined);
   }
 
-  private behaviour(sender: Sender, shape: JsonRpcShape, value: JsonObject): { findings: Finding[]; answers?: PendingRequest } {
+  private behaviour(sender: Sender, shape: JsonRpcShape, value: JsonObject, http: HttpContext | undefined): { findings: Finding[]; answers?: PendingRequest } {
     const findings: Finding[] = [];
     const params = isJsonObject(value.params) ? value.params : undefined;
     if (shape.kind === 'request') {
@@ -99,7 +105,7 @@ export class McpChecker implements ProtocolChecker {
       if (shape.method === 'notifications/cancelled') findings.push(...this.ledger.cancelled(sender, params?.requestId));
       if (shape.method === 'notifications/progress') findings.push(...this.ledger.progress(sender, params?.progressToken, params?.progress));
     }
-    if (shape.kind === 'request' || shape.kind === 'notification') findings.push(...this.direction(sender, shape.kind, shape.method, value));
+    if (shape.kind === 'request' || shape.kind === 'notification') findings.push(...this.direction(sender, shape.kind, shape.method, this.versionOf(value, http)));
     const correlated = this.correlator.observe(sender, shape);
     // MCP forbids a null id outright (mcp-null-request-id), where JSON-RPC only discourages it.
     findings.push(...correlated.findings.filter((f) => f.rule !== JSON_RPC_RULES.nullRequestId));
@@ -129,8 +135,7 @@ export class McpChecker implements ProtocolChecker {
   }
 
   /** A method the schema of the session's version lets only the other side send. */
-  private direction(sender: Sender, kind: 'request' | 'notification', method: string, value: JsonObject): Finding[] {
-    const version = this.versionOf(value);
+  private direction(sender: Sender, kind: 'request' | 'notification', method: string, version: string | undefined): Finding[] {
     const table = isMcpVersion(version) ? schemaTableOf(this.registry, version) : undefined;
     const senders = table?.methods.get(method)?.[kind]?.senders;
     if (!senders || senders.size === 0 || senders.has(sender)) return [];
@@ -171,6 +176,17 @@ export class McpChecker implements ProtocolChecker {
  * tasks/get and tasks/result polls too) are answered as usual.
  */
 const TASK_AUGMENTABLE: ReadonlySet<string> = new Set(['tools/call', 'sampling/createMessage', 'elicitation/create']);
+
+/** A request header's value, whatever its case (one value: the first of several). */
+function headerOf(headers: HttpContext['requestHeaders'], name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    return typeof first === 'string' && first.trim() !== '' ? first.trim() : undefined;
+  }
+  return undefined;
+}
 
 /** Findings of a batch member, with pointers into the whole batch. */
 function prefixed(findings: Finding[], at: string): Finding[] {

@@ -114,6 +114,18 @@ describe('MCP checker: schemas', () => {
     expect(verdicts[3].schemaRef).toMatch(/2025-03-26\/schema.json#\/definitions\/PingRequest$/);
   });
 
+  it('on HTTP, takes the version of a message without a negotiation from its request\'s MCP-Protocol-Version header, and 2025-03-26 without one', () => {
+    const checker = () => mcp.createChecker({ registry: bareRegistry(), secrets: new SecretTracker(), channel: { transport: 'http', path: '/mcp' } });
+    const http = (headers: Record<string, string>) => ({ method: 'POST', path: '/mcp', requestHeaders: headers });
+    const list = rpc(1, 'tools/list');
+    const withHeader = checker().judge({ sender: 'client', carrier: 'body', value: list, http: http({ 'MCP-Protocol-Version': '2025-06-18' }) });
+    expect(withHeader.schemaRef).toMatch(/2025-06-18\/schema.json#\/definitions\/ListToolsRequest$/);
+    const without = checker().judge({ sender: 'client', carrier: 'body', value: list, http: http({}) });
+    expect(without.schemaRef).toMatch(/2025-03-26\/schema.json#\/definitions\/ListToolsRequest$/);
+    // Over stdio nothing says: unchecked until initialize.
+    expect(judge([['client', list]]).verdicts[0]).toMatchObject({ status: 'invalid', reason: expect.stringContaining('no MCP version negotiated yet') });
+  });
+
   it('leaves a version with no shipped schema unchecked, saying so, and still runs the rules', () => {
     const lines: Line[] = [...opening('2024-11-05'), ['client', rpc(1, 'tools/list')], ['client', rpc(1, 'ping')]];
     const { verdicts } = judge(lines);
