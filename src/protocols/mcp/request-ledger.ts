@@ -5,6 +5,25 @@ import { MCP_RULES as RULES } from './mcp-rules.js';
 
 const OTHER: Record<Sender, Sender> = { client: 'server', server: 'client' };
 
+/**
+ * Ids, cancellations and finished progress tokens remembered per side: past this many, the oldest are
+ * forgotten (a session of millions of requests must not hold them all), so reuse of a very old id or
+ * token goes unreported. Requests in flight are always kept.
+ */
+export const LEDGER_MEMORY = 100_000;
+
+/** Sets `key` (as the newest), forgetting past LEDGER_MEMORY the oldest entry `forgettable` allows. */
+function remember<K, V>(entries: Map<K, V>, key: K, value: V, forgettable: (value: V) => boolean = () => true): void {
+  entries.delete(key);
+  entries.set(key, value);
+  if (entries.size <= LEDGER_MEMORY) return;
+  for (const [oldKey, oldValue] of entries) {
+    if (!forgettable(oldValue)) continue;
+    entries.delete(oldKey);
+    return;
+  }
+}
+
 /** A progress token's requests and the progress reported for it so far. */
 interface TokenState {
   method: string;
@@ -27,7 +46,7 @@ export class RequestLedger {
   /** Requests not answered yet, by sender and id: their progress token's key, if any. */
   private readonly open: Record<Sender, Map<string, string | undefined>> = { client: new Map(), server: new Map() };
   /** Requests their sender cancelled, by sender and id: a receiver need not answer them. */
-  private readonly cancelledIds: Record<Sender, Set<string>> = { client: new Set(), server: new Set() };
+  private readonly cancelledIds: Record<Sender, Map<string, true>> = { client: new Map(), server: new Map() };
   /** Progress tokens by the side whose requests carry them. */
   private readonly tokens: Record<Sender, Map<string, TokenState>> = { client: new Map(), server: new Map() };
 
@@ -40,7 +59,7 @@ export class RequestLedger {
     if (earlier !== undefined && !this.open[sender].has(key)) {
       findings.push(error(RULES.requestIdReused, '/id', `request id ${formatId(id)} ('${method}') was already used by the ${sender} in this session (for '${earlier}'); MCP ids are never reused within a session`));
     }
-    this.used[sender].set(key, method);
+    remember(this.used[sender], key, method);
     const tokenKey = progressTokenKey(token);
     if (tokenKey !== undefined) {
       const active = this.tokens[sender].get(tokenKey);
@@ -49,7 +68,7 @@ export class RequestLedger {
         active.open++;
         active.shared = true;
       } else {
-        this.tokens[sender].set(tokenKey, { method, open: 1, shared: false });
+        remember(this.tokens[sender], tokenKey, { method, open: 1, shared: false }, (state) => state.open === 0);
       }
     }
     this.open[sender].set(key, tokenKey);
@@ -79,7 +98,7 @@ export class RequestLedger {
 
   cancelled(sender: Sender, requestId: unknown): Finding[] {
     const method = this.methodOf(sender, requestId);
-    if (method !== undefined) this.cancelledIds[sender].add(idKey(requestId as JsonRpcId));
+    if (method !== undefined) remember(this.cancelledIds[sender], idKey(requestId as JsonRpcId), true);
     if (method === 'initialize') return [error(RULES.cancelInitialize, '/params/requestId', 'the initialize request must not be cancelled')];
     // A request already answered is no finding: the cancellation and the response may cross.
     if (method !== undefined) return [];
