@@ -65,8 +65,8 @@ export class McpChecker implements ProtocolChecker {
     const behaviour = this.behaviour(sender, shape, value, http);
     const version = this.versionOf(value, http);
     const reason = noSchemaReason(this.registry, version);
-    if (reason !== undefined) return unchecked(reason, prefixed(behaviour.findings, at));
-    const pass = new McpSchemaPass(this.registry, version as Parameters<typeof schemaTableOf>[1]);
+    if (reason !== undefined || !isMcpVersion(version)) return unchecked(reason ?? `MCP ${version} has no shipped schema`, prefixed(behaviour.findings, at));
+    const pass = new McpSchemaPass(this.registry, version);
     this.schema(pass, shape, value, behaviour.answers);
     const findings = prefixed([...pass.findings, ...behaviour.findings], at);
     if (!pass.ran) return unchecked(pass.reasons.join('; ') || 'no schema applies to this message', findings);
