@@ -374,8 +374,12 @@ function judgeCase(name, what, iterations, open) {
       const registry = await loadRegistry();
       // As TrafficRecorder makes it, with the default --max-body.
       const pipeline = new MessagePipeline({ registry, maxBodyBytes: DEFAULT_MAX_BODY_BYTES, parseBudget: parseBudgetBytes(DEFAULT_MAX_BODY_BYTES) });
-      // chooseProtocol says which module and why; a case needs the module.
-      const { judge, raw, facts, http } = await open(pipeline, (evidence) => chooseProtocol(evidence)?.module);
+      // chooseProtocol answers the module, or (since protocol evidence) { module, evidence }.
+      const choose = (evidence) => {
+        const chosen = chooseProtocol(evidence);
+        return chosen?.module ?? chosen;
+      };
+      const { judge, raw, facts, http } = await open(pipeline, choose);
       const judgeOne = () => pipeline.verdict(pipeline.read('server', raw, facts, http), facts, judge);
       expectValid(name, judgeOne());
       return {
@@ -461,8 +465,10 @@ for (const c of chosen) {
     const spread = `${perUnit(Math.min(...result.rounds), unit)}–${perUnit(Math.max(...result.rounds), unit)}`;
     line = `${perUnit(result.nsPerOp, unit).padStart(10)} per ${c.unit.padEnd(8)} ${rate(result.opsPerSecond).padStart(10)}   (${(iterations * ops).toLocaleString('en-US')} per round, rounds ${spread})`;
   } catch (error) {
-    // An older build (--dist) may lack a module or an API: the other cases still run.
+    // An older build (--dist) may lack a module or an API: the other cases still run. This build's
+    // own cases must all run: a case that cannot is a broken bench, and the exit code says so.
     line = `not measured: ${error.message.split('\n')[0]}`;
+    if (argValue('--dist') === undefined) process.exitCode = 1;
   }
   console.log(`  ${c.name.padEnd(14)} ${c.what.padEnd(52)} ${line}`);
 }

@@ -50,7 +50,12 @@ vitest_args=("$@")
 restore_tree_binary() {
   if [ -f "$SAVED" ]; then mv -f "$SAVED" "$INSTALLED"; fi
 }
-trap restore_tree_binary EXIT
+summary=""
+finish() {
+  restore_tree_binary
+  if [ -n "$summary" ]; then rm -f "$summary"; fi
+}
+trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -133,6 +138,7 @@ if [ "$build" = 1 ]; then
 fi
 
 system_abi="$(node -p process.versions.modules)"
+summary="$(mktemp)"
 results=()
 failed=0
 for major in "${majors[@]}"; do
@@ -149,12 +155,16 @@ for major in "${majors[@]}"; do
   # The node first on PATH too: tests spawn `node` by name as well as process.execPath.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" bin/agent-proxy.js --help >/dev/null || status=$?
   if [ "$status" = 0 ]; then
-    PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run ${vitest_args[@]+"${vitest_args[@]}"} || status=$?
+    PATH="$(dirname "$node_bin"):$PATH" AGENT_PROXY_TEST_SUMMARY="$summary" \
+      "$node_bin" scripts/run-tests.mjs ${vitest_args[@]+"${vitest_args[@]}"} || status=$?
   fi
   restore_tree_binary
   elapsed=$((SECONDS - started))
   if [ "$status" = 0 ]; then outcome=passed; else outcome="FAILED (exit $status)"; failed=1; fi
   results+=("$(printf 'Node %-9s %s in %dm%02ds' "$version" "$outcome" $((elapsed / 60)) $((elapsed % 60)))")
+  # What failed or was flaky under this version, said again after every version's run (a CI log's tail).
+  while IFS= read -r line; do results+=("  $line"); done <"$summary"
+  : >"$summary"
   printf '\n===== Node %s: %s =====\n' "$version" "$outcome"
 done
 

@@ -65,7 +65,7 @@ export class Lifecycle {
     }
     if (this.phase === 'answered' && !this.initializedMissingSaid) {
       this.initializedMissingSaid = true;
-      return [warning(RULES.initializedMissing, '/method', `the client sent '${method}' after the InitializeResult without sending notifications/initialized first`)];
+      return [warning(RULES.beforeInitialized, '/method', `the client sent '${method}' after the InitializeResult without sending notifications/initialized first`)];
     }
     return [];
   }

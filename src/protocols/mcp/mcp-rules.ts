@@ -11,10 +11,11 @@ export const MCP_RULES = {
   initializeRepeated: 'mcp-initialize-repeated',
   /**
    * warning: a request other than ping before initialization is done: the client's before the
-   * InitializeResult, the server's before `notifications/initialized` (both SHOULD NOT).
+   * InitializeResult, or after it without `notifications/initialized` first (once); the server's
+   * before `notifications/initialized` (all SHOULD NOT).
    */
   beforeInitialized: 'mcp-request-before-initialized',
-  /** warning: the client went on (a request other than ping, or the end) without `notifications/initialized` after the InitializeResult. */
+  /** warning, at the end of the stream: the InitializeResult came, and the client never sent `notifications/initialized`. */
   initializedMissing: 'mcp-initialized-missing',
   /** error: a request whose id is null (MCP: MUST NOT). */
   nullRequestId: 'mcp-null-request-id',

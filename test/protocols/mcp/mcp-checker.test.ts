@@ -162,9 +162,9 @@ describe('MCP checker: lifecycle', () => {
     expect(rulesOf([init, ['client', rpc(1, 'ping')], ['server', ok(1)], result, ['server', rpc(0, 'ping')], ['client', ok(0)], initialized])).toEqual([]);
   });
 
-  it('mcp-initialized-missing: the client goes on, or ends, without notifications/initialized', () => {
+  it('mcp-initialized-missing: the client ends without notifications/initialized (going on without it is a request before it)', () => {
     const [init, result] = opening();
-    expect(rulesOf([init, result, ['client', rpc(1, 'tools/list')], ['server', ok(1, { tools: [] })]])).toEqual(['#2 mcp-initialized-missing']);
+    expect(rulesOf([init, result, ['client', rpc(1, 'tools/list')], ['server', ok(1, { tools: [] })]])).toEqual(['#2 mcp-request-before-initialized']);
     expect(rulesOf([init, result])).toEqual(['#end mcp-initialized-missing']);
     expect(rulesOf([...opening(), ['client', rpc(1, 'tools/list')], ['server', ok(1, { tools: [] })]])).toEqual([]);
   });
