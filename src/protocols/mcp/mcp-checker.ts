@@ -91,7 +91,12 @@ export class McpChecker implements ProtocolChecker {
     const params = isJsonObject(value.params) ? value.params : undefined;
     if (shape.kind === 'request') {
       const meta = params && isJsonObject(params._meta) ? params._meta : undefined;
-      if (meta && typeof meta[MCP_META_VERSION] === 'string' && MCP_MODERN_VERSIONS.has(meta[MCP_META_VERSION])) this.lifecycle.modern();
+      const modern = meta?.[MCP_META_VERSION];
+      if (typeof modern === 'string' && MCP_MODERN_VERSIONS.has(modern)) {
+        // A modern session has no initialize: its requests name their version, which their answers are judged by.
+        this.lifecycle.modern();
+        this.version ??= modern;
+      }
       findings.push(...this.lifecycle.request(sender, shape.method));
       findings.push(...this.ledger.request(sender, shape.id, shape.method, meta?.progressToken));
       if (shape.method === 'initialize' && sender === 'client') {

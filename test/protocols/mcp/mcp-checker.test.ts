@@ -126,6 +126,20 @@ describe('MCP checker: schemas', () => {
     expect(judge([['client', list]]).verdicts[0]).toMatchObject({ status: 'invalid', reason: expect.stringContaining('no MCP version negotiated yet') });
   });
 
+  it('judges a modern (2026-07-28) session, which has no initialize, by the version its requests name', () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const lines: Line[] = [
+      ['client', rpc('l-1', 'tools/list', { _meta: meta })],
+      ['server', ok('l-1', { resultType: 'complete', tools: [TOOL], ttlMs: 60000, cacheScope: 'public' })],
+      ['client', rpc('l-2', 'tools/list', { _meta: meta })],
+      ['server', ok('l-2', { tools: 'none' })],
+    ];
+    const { verdicts, end } = judge(lines);
+    expect(verdicts.map((v) => v.status)).toEqual(['valid', 'valid', 'valid', 'invalid']);
+    expect(verdicts[1].schemaRef).toMatch(/2026-07-28\/schema.json#\/\$defs\/ListToolsResult$/);
+    expect(end).toEqual([]);
+  });
+
   it('leaves a version with no shipped schema unchecked, saying so, and still runs the rules', () => {
     const lines: Line[] = [...opening('2024-11-05'), ['client', rpc(1, 'tools/list')], ['client', rpc(1, 'ping')]];
     const { verdicts } = judge(lines);
