@@ -166,8 +166,12 @@ export class McpChecker implements ProtocolChecker {
     // A receiver that does not run it as a task answers as usual: the result's `task` says which it did.
     const sentAsTask = answers.id !== null && this.taskRequests.delete(`${answers.sender}:${idKey(answers.id)}`);
     const asTask = sentAsTask && isJsonObject(value.result) && 'task' in value.result && table.has('CreateTaskResult');
-    const def = asTask ? 'CreateTaskResult' : table.methods.get(answers.method)?.result;
-    if (def) pass.run(def, value.result, '/result');
+    const method = table.methods.get(answers.method);
+    if (!asTask && method?.response) pass.run(method.response, value);
+    else {
+      const def = asTask ? 'CreateTaskResult' : method?.result;
+      if (def) pass.run(def, value.result, '/result');
+    }
   }
 
   private notJsonRpc(sender: Sender, why: string): Finding {

@@ -9,6 +9,11 @@ export interface McpMethod {
   request?: { def: string; senders: Set<Sender> };
   /** The result's definition (`CallToolResult`; `EmptyResult` when the method has none of its own). */
   result?: string;
+  /**
+   * The whole response's definition, where the version has one per method (2026-07-28's
+   * `CallToolResultResponse`: its result is the method's or an InputRequiredResult).
+   */
+  response?: string;
   notification?: { def: string; senders: Set<Sender> };
 }
 
@@ -59,6 +64,7 @@ export function buildSchemaTable(version: McpVersion, document: Record<string, u
     if (kind === 'request') {
       const own = `${name.slice(0, -'Request'.length)}Result`;
       entry.result = own in defs ? own : 'EmptyResult' in defs ? 'EmptyResult' : undefined;
+      if (`${own}Response` in defs) entry.response = `${own}Response`;
     }
     methods.set(method, entry);
     byDef.set(name, { method, kind });

@@ -136,7 +136,8 @@ describe('MCP checker: schemas', () => {
     ];
     const { verdicts, end } = judge(lines);
     expect(verdicts.map((v) => v.status)).toEqual(['valid', 'valid', 'valid', 'invalid']);
-    expect(verdicts[1].schemaRef).toMatch(/2026-07-28\/schema.json#\/\$defs\/ListToolsResult$/);
+    // Its per-method response: the method's result, or an InputRequiredResult.
+    expect(verdicts[1].schemaRef).toMatch(/2026-07-28\/schema.json#\/\$defs\/ListToolsResultResponse$/);
     expect(end).toEqual([]);
   });
 
