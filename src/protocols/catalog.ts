@@ -7,6 +7,7 @@ import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
 import { piRpcReplayFacts } from './pi-rpc/replay-facts.js';
 import { acpReplayFacts } from './acp/replay-facts.js';
+import { mcpReplayFacts } from './mcp/replay-facts.js';
 import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
 import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 
@@ -23,6 +24,7 @@ const ENTRIES = [
   { facts: piDaemonRpcReplayFacts, load: () => import('./pi-daemon-rpc/index.js') },
   { facts: piRpcReplayFacts, load: () => import('./pi-rpc/index.js') },
   { facts: acpReplayFacts, load: () => import('./acp/index.js') },
+  { facts: mcpReplayFacts, load: () => import('./mcp/index.js') },
   { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
   { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
 ] as const;

@@ -157,7 +157,7 @@ describe('the public API', () => {
     expectTypeOf<api.StdioRecorderOptions>().toEqualTypeOf<{
       command: string;
       args?: string[];
-      protocol?: 'pi-rpc' | 'acp' | 'json-rpc' | 'auto';
+      protocol?: 'pi-rpc' | 'acp' | 'mcp' | 'json-rpc' | 'auto';
       cwd?: string;
       env?: NodeJS.ProcessEnv;
       stdin?: Readable;
@@ -182,7 +182,7 @@ describe('the public API', () => {
       readonly done: Promise<api.StdioResult>;
     }>();
     expectTypeOf<keyof api.StdioResult>().toEqualTypeOf<'exitCode' | 'signal' | 'code' | 'error' | 'recordingError' | 'totals'>();
-    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'json-rpc'>();
+    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'mcp' | 'json-rpc'>();
     expectTypeOf(api.startNdjsonRecorder).toEqualTypeOf<(options: api.NdjsonRecorderOptions) => Promise<api.RunningNdjsonRecorder>>();
     expectTypeOf<api.NdjsonRecorderOptions>().toEqualTypeOf<{
       target: string;
@@ -398,7 +398,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'exchange' | 'seq' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
-    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc'>();
+    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'mcp' | 'unix-ndjson' | 'json-rpc'>();
     expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'sniffed'>();
     expectTypeOf<keyof api.Finding>().toEqualTypeOf<'rule' | 'severity' | 'pointer' | 'message'>();
     expectTypeOf<api.Severity>().toEqualTypeOf<'error' | 'warning'>();
