@@ -6,6 +6,10 @@
 // the wrong place. The fix is to move the shared piece down to where both can use it, not to widen
 // a list here.
 
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+
 const CORE = ['core'];
 const BASE = [...CORE, 'framing', 'schema', 'net'];
 const JUDGING = [...BASE, 'protocols', 'judge'];
@@ -31,10 +35,11 @@ const LAYERS = {
   // 4: the recording on disk (SQLite and its NDJSON form). It stores what it is handed and knows no
   // protocol, rule or socket: the kernel is all it needs.
   store: CORE,
-  // 5: the tools, side by side. replay may use record to pass misses through (rule below); replay
-  // and diff share match/, and diff imports nothing of replay.
+  // 5: the tools, side by side: none imports another. replay and diff share match/; replay passes
+  // misses through a port of its own (replay/miss-passthrough.ts) that record implements by shape,
+  // and what composes them (level 6 and up) hands record's implementation to replay.
   record: STORE,
-  replay: [...STORE, 'match', 'record'],
+  replay: [...STORE, 'match'],
   diff: [...STORE, 'match'],
   export: STORE,
   validate: STORE,
@@ -64,6 +69,63 @@ const layerRules = Object.entries(LAYERS).map(([area, allowed]) => ({
   to: { path: '^src/', pathNot: [area, ...allowed].map(areaPattern) },
 }));
 
+/*
+ * Protocol folders build on one another only as their facts say. A protocol folder may import from
+ * another protocol folder only when its facts (ProtocolFacts.buildsOn, in its replay-facts.ts) list
+ * that protocol: the one it is a dialect of (ACP, and MCP next, reuse JSON-RPC's envelope,
+ * correlation and miss answer), the one whose messages it carries (the daemon's framed RPC carries
+ * Pi RPC's commands), or the one holding a schema it is judged by too (pi-rest: the Pi daemon's
+ * session API). The list is read here from the facts, so the declaration and the rule are one; the
+ * protocols it forms must be a hierarchy (no two folders building on each other, directly or not).
+ */
+function declaredBases(file) {
+  if (!fs.existsSync(file)) return [];
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const bases = [];
+  const visit = (node) => {
+    if (ts.isPropertyAssignment(node) && node.name.getText(source) === 'buildsOn') {
+      const items = ts.isArrayLiteralExpression(node.initializer) ? node.initializer.elements : [];
+      if (items.length === 0 || !items.every(ts.isStringLiteral)) throw new Error(`${file}: buildsOn must be a list of protocol ids as string literals`);
+      bases.push(...items.map((item) => item.text));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return bases;
+}
+
+const PROTOCOLS_DIR = path.join(__dirname, 'src/protocols');
+/** Each protocol folder, and the folders it declares it builds on. */
+const PROTOCOL_BASES = Object.fromEntries(
+  fs
+    .readdirSync(PROTOCOLS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => [entry.name, declaredBases(path.join(PROTOCOLS_DIR, entry.name, 'replay-facts.ts'))]),
+);
+
+/** Throws when protocols build on each other in a circle. */
+function checkHierarchy(bases) {
+  const done = new Set();
+  const visit = (id, trail) => {
+    if (trail.includes(id)) throw new Error(`protocols build on each other in a circle (ProtocolFacts.buildsOn): ${[...trail, id].join(' -> ')}`);
+    if (done.has(id)) return;
+    for (const base of bases[id] ?? []) visit(base, [...trail, id]);
+    done.add(id);
+  };
+  for (const id of Object.keys(bases)) visit(id, []);
+}
+checkHierarchy(PROTOCOL_BASES);
+
+const folderPattern = (folder) => `^src/protocols/${escape(folder)}/`;
+
+const protocolBaseRules = Object.entries(PROTOCOL_BASES).map(([folder, bases]) => ({
+  name: `protocol-builds-on:${folder}`,
+  severity: 'error',
+  comment: `src/protocols/${folder}/ may import from another protocol folder only one its facts say it builds on (ProtocolFacts.buildsOn: ${bases.length > 0 ? bases.join(', ') : 'none'}).`,
+  from: { path: folderPattern(folder) },
+  to: { path: '^src/protocols/[^/]+/', pathNot: [folder, ...bases].map(folderPattern) },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -75,19 +137,28 @@ module.exports = {
     },
     ...layerRules,
     {
-      name: 'replay-uses-record-only-to-pass-through',
-      severity: 'error',
-      comment: 'Only the passthrough of misses may use record/ (start-replay loads it, and takes its types from store/ and judge/).',
-      from: { path: '^src/replay/', pathNot: '^src/replay/miss-passthrough\\.ts$' },
-      to: { path: '^src/record/' },
-    },
-    {
       name: 'protocol-folders-are-private',
       severity: 'error',
       comment:
         'A protocol is one folder (src/protocols/<id>/): the tools use it through its module (ProtocolModule, catalog.ts, modules.ts), never by importing its internals.',
       from: { path: '^src/', pathNot: '^src/protocols/' },
       to: { path: '^src/protocols/[^/]+/' },
+    },
+    ...protocolBaseRules,
+    {
+      name: 'only-the-catalog-lists-protocols',
+      severity: 'error',
+      comment:
+        'Beside the protocol folders, only the catalog (catalog.ts, modules.ts) imports them: what src/protocols/ shares with every protocol reaches them through their facts and modules.',
+      from: { path: '^src/protocols/[^/]+\\.ts$', pathNot: '^src/protocols/(catalog|modules)\\.ts$' },
+      to: { path: '^src/protocols/[^/]+/' },
+    },
+    {
+      name: 'the-catalog-takes-facts-and-modules',
+      severity: 'error',
+      comment: 'The catalog lists each protocol by its facts (<id>/replay-facts.ts) and its module (<id>/index.ts), nothing else of its folder.',
+      from: { path: '^src/protocols/(catalog|modules)\\.ts$' },
+      to: { path: '^src/protocols/[^/]+/', pathNot: '^src/protocols/[^/]+/(index|replay-facts)\\.ts$' },
     },
     {
       name: 'ui-web-no-node-builtins',

@@ -153,7 +153,7 @@ async function generate(side, file, runs) {
     writer.updateExchange(id, { status, responseHeaders: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', date: new Date(now + t).toUTCString() } });
     const events = runEvents(side, r, runs, threadId, runId, now);
     for (const { event, invalid } of events) {
-      const verdict = invalid ? { status: 'invalid', schemaRef: valid.schemaRef, findings: [{ rule: 'schema', severity: 'error', pointer: '/delta', message: 'must NOT have fewer than 1 characters' }] } : valid;
+      const verdict = invalid ? { status: 'invalid', schemaRef: valid.schemaRef, findings: [{ rule: 'schema', severity: 'error', pointer: '/delta', message: '/delta: must be string' }] } : valid;
       writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: clock(), raw: enc.encode(`data: ${JSON.stringify(event)}\n\n`), json: event, verdict });
     }
     writer.endExchange(id, { outcome: 'complete', tOffsetMs: clock() });
@@ -204,8 +204,9 @@ function runEvents(side, r, runs, threadId, runId, now) {
   if (at(0.6)) out.splice(out.indexOf(nth('TEXT_MESSAGE_CONTENT', 200)), 1); // one delta fewer (the health check below adds one message)
   if (at(0.75)) nth('STATE_DELTA', 6).event.delta[0].value = 'done'; // a state value
   if (at(0.9)) {
-    const e = nth('TEXT_MESSAGE_CONTENT', 55); // one invalid event
-    e.event.delta = '';
+    // One invalid event, by the rules diff judges with (an empty delta became valid in the schema).
+    const e = nth('TEXT_MESSAGE_CONTENT', 55);
+    e.event.delta = 42;
     e.invalid = true;
   }
   return out;

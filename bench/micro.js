@@ -8,7 +8,8 @@
 //   judge (µs per message): MessagePipeline.read + verdict, as the recorder's worker reads and judges
 //     one message with its stream's MessageJudge: an AG-UI TEXT_MESSAGE_CONTENT event on an SSE
 //     stream (`judge-agui`), a Pi RPC queue_update text frame on a `pi-rpc.v1` WebSocket
-//     (`judge-pi-rpc`), a 372-byte Pi daemon REST ticket envelope, GET /v1/ticket/{id} → 200 (`judge-pi-rest`).
+//     (`judge-pi-rpc`), a 372-byte Pi daemon REST ticket envelope, GET /v1/ticket/{id} → 200 (`judge-pi-rest`),
+//     an MCP server's notifications/message line on stdio, judged by the 2025-11-25 schema (`judge-mcp`).
 //   writer (µs per message or exchange): RecordingWriter on a fresh temp file, SQLite included: the
 //     62-byte frame with its JSON text and a valid verdict (`writer-ws`); a whole reconcile exchange,
 //     beginExchange + updateExchange + 2 addMessage + endExchange (`writer-rest`). Rows are written in
@@ -100,6 +101,14 @@ const ticketEnvelope = (state) =>
       links: { self: TICKET_PATH, session: '/v1/session/agent-a' },
     },
   });
+/** An MCP session's initialize, its result and notifications/initialized, then a server's log line. */
+const MCP_OPENING = [
+  ['client', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }],
+  ['server', { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { logging: {}, tools: {} }, serverInfo: { name: 'bench', version: '1' } } }],
+  ['client', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+];
+const MCP_LOG_LINE = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'bench', data: { step: 3, of: 10, note: 'indexing the workspace' } } }));
+
 /** GET /v1/ticket/{id} → 200: the judge's REST message. */
 const TICKET_BODY = Buffer.from(ticketEnvelope('running'));
 /** POST /v1/ticket/{id}/reconcile and its 200: the writer's and the worker's REST exchange. */
@@ -191,6 +200,17 @@ const CASES = [
     const judge = pipeline.judgeFor(module, undefined, { transport: 'http', path: TICKET_PATH });
     const http = { method: 'GET', path: TICKET_PATH, status: 200, requestHeaders: { 'x-request-id': 'req-1' }, responseHeaders: { 'content-type': 'application/json' } };
     return { judge, raw: TICKET_BODY, facts: { carrier: 'body', json: true, totalBytes: TICKET_BODY.length, http }, http };
+  }),
+  judgeCase('judge-mcp', `MCP notifications/message line on stdio, ${MCP_LOG_LINE.length} bytes`, 300_000, async (pipeline, chooseProtocol) => {
+    const module = chooseProtocol({ hint: { transport: 'stdio', sniffed: { protocol: 'mcp', evidence: 'MCP method initialize' } } });
+    const judge = pipeline.judgeFor(module, undefined, { transport: 'stdio' });
+    const line = (value) => ({ raw: Buffer.from(JSON.stringify(value)), facts: { carrier: 'line', payload: JSON.stringify(value) } });
+    // The session is initialized, as in a running server: its log lines are judged by the negotiated version.
+    for (const [sender, value] of MCP_OPENING) {
+      const { raw, facts } = line(value);
+      expectValid('judge-mcp', pipeline.verdict(pipeline.read(sender, raw, facts, undefined), facts, judge));
+    }
+    return { judge, raw: MCP_LOG_LINE, facts: { carrier: 'line', payload: MCP_LOG_LINE.toString('utf8') }, http: undefined };
   }),
   {
     name: 'writer-ws',
@@ -354,7 +374,12 @@ function judgeCase(name, what, iterations, open) {
       const registry = await loadRegistry();
       // As TrafficRecorder makes it, with the default --max-body.
       const pipeline = new MessagePipeline({ registry, maxBodyBytes: DEFAULT_MAX_BODY_BYTES, parseBudget: parseBudgetBytes(DEFAULT_MAX_BODY_BYTES) });
-      const { judge, raw, facts, http } = await open(pipeline, chooseProtocol);
+      // chooseProtocol answers the module, or (since protocol evidence) { module, evidence }.
+      const choose = (evidence) => {
+        const chosen = chooseProtocol(evidence);
+        return chosen?.module ?? chosen;
+      };
+      const { judge, raw, facts, http } = await open(pipeline, choose);
       const judgeOne = () => pipeline.verdict(pipeline.read('server', raw, facts, http), facts, judge);
       expectValid(name, judgeOne());
       return {
@@ -440,8 +465,10 @@ for (const c of chosen) {
     const spread = `${perUnit(Math.min(...result.rounds), unit)}–${perUnit(Math.max(...result.rounds), unit)}`;
     line = `${perUnit(result.nsPerOp, unit).padStart(10)} per ${c.unit.padEnd(8)} ${rate(result.opsPerSecond).padStart(10)}   (${(iterations * ops).toLocaleString('en-US')} per round, rounds ${spread})`;
   } catch (error) {
-    // An older build (--dist) may lack a module or an API: the other cases still run.
+    // An older build (--dist) may lack a module or an API: the other cases still run. This build's
+    // own cases must all run: a case that cannot is a broken bench, and the exit code says so.
     line = `not measured: ${error.message.split('\n')[0]}`;
+    if (argValue('--dist') === undefined) process.exitCode = 1;
   }
   console.log(`  ${c.name.padEnd(14)} ${c.what.padEnd(52)} ${line}`);
 }

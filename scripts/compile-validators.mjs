@@ -24,12 +24,17 @@ const documents = registry.documents;
 const graph = new RefGraph(documents.values());
 const schemas = ajvSchemasOf(documents, graph);
 
-/** Every ref a protocol may ask for by name: the document, each $def by pointer, and each $def's $anchor. */
+/**
+ * Every ref a protocol may ask for by name: the document, each $def by pointer (`definitions` in a
+ * draft-07 document), and each $def's $anchor.
+ */
 function refsOf(doc) {
   const refs = [doc.id];
-  for (const [name, def] of Object.entries(doc.json.$defs ?? {})) {
-    refs.push(`${doc.id}#/$defs/${name}`);
-    if (def && typeof def.$anchor === 'string') refs.push(`${doc.id}#${def.$anchor}`);
+  for (const key of ['$defs', 'definitions']) {
+    for (const [name, def] of Object.entries(doc.json[key] ?? {})) {
+      refs.push(`${doc.id}#/${key}/${name}`);
+      if (def && typeof def.$anchor === 'string') refs.push(`${doc.id}#${def.$anchor}`);
+    }
   }
   return refs;
 }

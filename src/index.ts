@@ -18,7 +18,15 @@ export { startNdjsonRecorder } from './record/relay/ndjson-relay.js';
 export type { NdjsonRecorderOptions, RunningNdjsonRecorder } from './record/relay/ndjson-relay.js';
 
 // replay
-export { startReplay } from './replay/start-replay.js';
+import { startReplay as serveRecording, type ReplayOptions, type RunningReplay } from './replay/start-replay.js';
+import { startMissRecorder } from './record/start-miss-recorder.js';
+/**
+ * Starts `proxy replay` in-process: a recording served as a deterministic mock server. With
+ * `onMiss: 'passthrough'`, misses are forwarded to `target` and recorded by record's pipeline.
+ */
+export function startReplay(options: ReplayOptions): Promise<RunningReplay> {
+  return serveRecording(options, startMissRecorder);
+}
 export type { ReplayOptions, RunningReplay, ReplaySummary } from './replay/start-replay.js';
 export { strictFailure, type StrictFailureInput } from './replay/strict-failure.js';
 export type { ScriptExchange, ScriptMessage } from './replay/replay-script.js';

@@ -87,7 +87,7 @@ export function replayCommand(result: CommandResult): Command {
         result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes }, stopped);
         return;
       }
-      const [{ startReplay }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('./replay-view.js')]);
+      const [{ startReplay }, { startMissRecorder }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('../record/start-miss-recorder.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       let served = 0;
       const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
@@ -108,7 +108,7 @@ export function replayCommand(result: CommandResult): Command {
         faults,
         cors: options.cors !== 'off',
         log: { served: (e) => (served++, view.served(e)), miss: view.miss },
-      });
+      }, startMissRecorder);
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));

@@ -49,7 +49,7 @@ export const CREDENTIAL_PATTERN = new RegExp(
     // Legacy keys are sk- and 48 letters and digits; project, service and admin keys are longer.
     // A digit is required (among the first 200 characters, so a long token costs one look): an
     // ordinary kebab-case word after `sk-` has none.
-    `(?<openai>${starting('sk-')}(?=[${TOKEN}]{0,200}[0-9])[${TOKEN}]{32,}${END})`,
+    `(?<openaikey>${starting('sk-')}(?=[${TOKEN}]{0,200}[0-9])[${TOKEN}]{32,}${END})`,
     `(?<github>${starting('gh[pousr]_')}[A-Za-z0-9]{36,255}${END})`,
     `(?<githubpat>${starting('github_pat_')}[A-Za-z0-9_]{50,255}${END})`,
     // Upper case and digits: a letter or digit around one makes it part of a word.
@@ -76,7 +76,7 @@ export const MIN_CREDENTIAL_LENGTH = 20;
 /** Group name → format id. */
 export const GROUP_FORMATS: Readonly<Record<string, CredentialFormatId>> = {
   anthropic: 'anthropic-api-key',
-  openai: 'openai-api-key',
+  openaikey: 'openai-api-key',
   github: 'github-token',
   githubpat: 'github-pat',
   aws: 'aws-access-key-id',

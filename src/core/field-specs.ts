@@ -3,7 +3,7 @@ import { UsageError } from './errors.js';
 /**
  * A set of JSON fields, each named either by key (`runId`: that key at any depth) or by an RFC 6901
  * pointer (`/messages/0/id`), where a `*` segment matches any one key or array index.
- * Protocol replay hints and `--ignore` use this same notation.
+ * The roles of a protocol's fields and `--ignore` use this same notation.
  */
 export class FieldSpecs {
   private readonly names = new Set<string>();

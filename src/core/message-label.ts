@@ -28,15 +28,17 @@ export const LABEL_FIELDS = {
   carried: ['event', 'response', 'command'],
   /** Else a JSON-RPC method, an operation or an event name. */
   names: ['method', 'operation', 'event'],
-  /** Else a JSON-RPC message: `response` when it has an id, `jsonRpcNameless` when not. */
+  /** Else a JSON-RPC message: `response` when it has an id, `envelopeLabel` when not. */
   jsonRpc: 'jsonrpc',
   jsonRpcVersion: '2.0',
   id: 'id',
   /**
-   * The label of a JSON-RPC message with neither method nor id: the envelope's name. Not a
-   * protocol's id (no module is looked up by it); stored in diffs and pinned by them, so it stays.
+   * The display label of a JSON-RPC message with neither method nor id: the name of its envelope,
+   * whichever protocol's stream it is in (ACP's, plain JSON-RPC's, MCP's). A label, not a protocol
+   * id: no module is looked up by it, and it would stay if the JSON-RPC protocol were renamed, as
+   * diffs store it and pair messages by it (test/protocols/protocol-names.test.ts admits it here).
    */
-  jsonRpcNameless: 'json-rpc',
+  envelopeLabel: 'json-rpc',
 } as const;
 
 /**
@@ -70,7 +72,7 @@ function ownName(value: unknown): string | undefined {
     return isJsonObject(inner) && typeof inner[F.type] === 'string' ? `${kind}:${inner[F.type] as string}` : kind;
   }
   for (const key of F.names) if (typeof value[key] === 'string') return value[key] as string;
-  if (value[F.jsonRpc] === F.jsonRpcVersion) return F.id in value ? 'response' : F.jsonRpcNameless;
+  if (value[F.jsonRpc] === F.jsonRpcVersion) return F.id in value ? 'response' : F.envelopeLabel;
   return undefined;
 }
 

@@ -6,8 +6,10 @@
  *
  * 1: the first stored version (response-uncorrelatable for an id-less rejection, upstream-unreachable …).
  * 2: secret-in-traffic (a well-known credential format in the traffic, stored redacted).
+ * 3: each protocol declares its stream-end rules (no verdict changes; the list moved into the modules).
+ * 4: MCP (its four schemas by negotiated version, lifecycle, ids, cancellation, progress, capabilities).
  */
-export const RULES_VERSION = 3;
+export const RULES_VERSION = 5;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -7,20 +7,20 @@ import { replaceVolatileTokens } from './volatile-tokens.js';
  * Generated-id fields, made canonical rather than dropped: the first value seen becomes `runId#1`,
  * the next new one `runId#2`, and every later appearance of the same value (under any key) the same
  * label. Equal id structure then compares equal across runs, while a broken correlation (a
- * TOOL_CALL_END naming another call) still shows.
+ * TOOL_CALL_END naming another call) still shows. Names of ids common to agent APIs, labelled in
+ * every exchange whatever its protocol (one of no known protocol too), then the fields each protocol
+ * declares.
  */
 export const ID_FIELDS: readonly string[] = [
-  'messageId', 'toolCallId', 'runId', 'threadId', 'parentRunId', 'parentMessageId', 'requestId', 'activeRequestId',
-  'sessionId', 'piSessionId', 'conversationId', 'connectionId', 'hostInstanceId', 'cursor', 'ticketId', 'blobId', 'fileId',
-  'idempotencyKey', 'responseId', 'callId', 'correlationId', 'parentId', 'leafId', 'currentLeafId', 'entryId',
-  'summaryEntryId', 'subagentRunId', 'leaseId', 'recordId', 'inventoryId', 'sourceInventoryId', 'scheduleId',
-  // Each protocol's own (its idFields, the ids among its volatile fields, and its write-only fields,
-  // stored as digests keyed per recording session: two recordings of the same run differ in them,
-  // but equal values within each share one label).
+  'toolCallId', 'parentMessageId', 'activeRequestId', 'sessionId', 'piSessionId', 'conversationId', 'connectionId',
+  'hostInstanceId', 'cursor', 'ticketId', 'blobId', 'fileId', 'responseId', 'callId', 'correlationId', 'parentId', 'leafId',
+  'currentLeafId', 'entryId', 'summaryEntryId', 'subagentRunId', 'leaseId', 'recordId', 'inventoryId', 'sourceInventoryId',
+  'scheduleId',
+  // Each protocol's own (the fields it declares ids, and its write-only fields, stored as digests
+  // keyed per recording session: two recordings of the same run differ in them, but equal values
+  // within each share one label).
   ...PROTOCOL_ID_FIELDS,
 ];
-
-export { isIdSpec } from '../protocols/field-roles.js';
 
 /**
  * Timestamps and measured durations: `timestamp`, `date`, `time`, any key ending in `At` (createdAt,

@@ -2,13 +2,14 @@ import type { Finding } from '../core/finding.js';
 import { compactJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
-import { PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
+import { factsOf, PROTOCOL_IDS } from '../protocols/catalog.js';
+import { diffDroppedFieldsOf } from '../protocols/field-roles.js';
 import { FieldSpecs } from '../core/field-specs.js';
-import { canonicalJson, normalizeJson, volatileFieldsOf } from '../match/normalize.js';
+import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
-import { FieldMatcher, type IdCanonicalizer, isIdSpec } from './id-canonicalizer.js';
+import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
 import { feedsMaterializer, isFoldedMessage, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
 import type { SemanticFold } from '../protocols/protocol.js';
@@ -50,7 +51,7 @@ export interface SideOptions {
   semantic: boolean;
 }
 
-/** The field specs one side drops, per protocol: the protocol's volatile fields that are not ids, and `--ignore`. */
+/** The field specs one side drops, per protocol: the protocol's volatile fields (no ids: those are labelled), and `--ignore`. */
 export class DropSpecs {
   readonly user: FieldSpecs;
   private readonly byProtocol = new Map<string, { specs: FieldSpecs; matcher: FieldMatcher }>();
@@ -76,8 +77,8 @@ export class DropSpecs {
     const key = protocol ?? '';
     let entry = this.byProtocol.get(key);
     if (!entry) {
-      const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? (key as ProtocolId) : undefined;
-      const list = [...volatileFieldsOf(known).filter((s) => !isIdSpec(s)), ...(this.semantic ? semanticDrops(protocol) : []), ...this.ignore];
+      const known = (PROTOCOL_IDS as readonly string[]).includes(key) ? factsOf(key) : undefined;
+      const list = [...diffDroppedFieldsOf(known), ...(this.semantic ? semanticDrops(protocol) : []), ...this.ignore];
       entry = { specs: new FieldSpecs(list), matcher: new FieldMatcher(list) };
       this.byProtocol.set(key, entry);
     }

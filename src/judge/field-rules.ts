@@ -7,7 +7,7 @@ import { PROTOCOL_SECRET_FIELDS } from '../protocols/catalog.js';
  * depth, in every JSON message (request and response bodies, SSE events, WebSocket frames, lines).
  * Names are compared ignoring case, `-` and `_` (`apiKey` covers `api_key` and `API-KEY`).
  * `token` is deliberately not here: streaming APIs use it for generated text.
- * Each protocol adds its own (ProtocolFacts.secretFields).
+ * Each protocol adds its own (the fields it declares `secret`, ProtocolFacts.fields).
  */
 export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
   'apiKey',

@@ -1,6 +1,7 @@
 import { stringifyJson } from '../core/json-text.js';
 import type { InboundMessage } from '../core/message.js';
 import type { ProtocolModule } from '../protocols/protocol.js';
+import { writeOnlyFieldsOf } from '../protocols/field-roles.js';
 import type { FieldRedactor } from './field-redaction.js';
 import type { QueryRedactor } from './query-redaction.js';
 import type { SecretTracker } from './secret-tracker.js';
@@ -57,8 +58,8 @@ export class StoredForm {
 
   /** The scanner for a protocol's write-only fields in messages that were not parsed, if it has any. */
   private unparsedWriteOnly(protocol: ProtocolModule | undefined): UnparsedWriteOnly | undefined {
-    const pointers = protocol?.replay?.writeOnlyFields;
-    if (!protocol || !pointers?.length) return undefined;
+    const pointers = writeOnlyFieldsOf(protocol);
+    if (!protocol || pointers.length === 0) return undefined;
     let scanner = this.writeOnlyScanners.get(protocol.id);
     if (!scanner) this.writeOnlyScanners.set(protocol.id, (scanner = new UnparsedWriteOnly(pointers)));
     return scanner;

@@ -1,7 +1,7 @@
 import { headerValue, type HeaderMap } from '../core/header-value.js';
 import { substituteOnce, type CorrelationPair } from './token-substitution.js';
-import { replayHintsOf } from '../protocols/catalog.js';
-import type { ProtocolId } from '../protocols/catalog.js';
+import { factsOf, type ProtocolId } from '../protocols/catalog.js';
+import { echoFieldsOf as declaredEchoFields } from '../protocols/field-roles.js';
 import { parsePointer } from '../core/field-specs.js';
 
 /** Where echo values are looked up: a request's parsed body and its headers (or one client frame). */
@@ -12,7 +12,7 @@ export interface EchoSource {
 
 /** The request fields a protocol's responses echo, or none for an unknown protocol. */
 export function echoFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (replayHintsOf(protocol)?.echoFields ?? []);
+  return protocol === undefined ? [] : declaredEchoFields(factsOf(protocol));
 }
 
 /**

@@ -1,19 +1,19 @@
-import { replayHintsOf } from '../protocols/catalog.js';
-import type { ProtocolId } from '../protocols/catalog.js';
+import { factsOf, type ProtocolId } from '../protocols/catalog.js';
+import { matchIgnoredFieldsOf, writeOnlyFieldsOf as declaredWriteOnly } from '../protocols/field-roles.js';
 import { FieldSpecs, formatPointer } from '../core/field-specs.js';
 import { isJsonObject } from '../core/json.js';
 
 /** Stands in for an ignored array element, so the positions of the others stay put. */
 const IGNORED = '<ignored>';
 
-/** The fields a protocol declares volatile (generated ids, timestamps), or none for an unknown protocol. */
+/** The fields matching ignores for a protocol (the ids its client mints, timestamps), or none for an unknown protocol. */
 export function volatileFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (replayHintsOf(protocol)?.volatileFields ?? []);
+  return protocol === undefined ? [] : matchIgnoredFieldsOf(factsOf(protocol));
 }
 
-/** The fields a protocol stores only as digests (ReplayHints.writeOnlyFields): a recorded value there matches any. */
+/** The fields a protocol stores only as digests (its write-only fields): a recorded value there matches any. */
 export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
-  return protocol === undefined ? [] : (replayHintsOf(protocol)?.writeOnlyFields ?? []);
+  return protocol === undefined ? [] : declaredWriteOnly(factsOf(protocol));
 }
 
 /**

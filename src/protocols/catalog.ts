@@ -1,12 +1,13 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
 import type { ChannelHint, ChannelTransport, ProtocolFacts, ReplayHints, WireBinding } from './protocol.js';
-import { idFieldsOf, secretFieldsOf } from './field-roles.js';
+import { labelledFieldsOf, secretFieldsOf } from './field-roles.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
 import { piRpcReplayFacts } from './pi-rpc/replay-facts.js';
 import { acpReplayFacts } from './acp/replay-facts.js';
+import { mcpReplayFacts } from './mcp/replay-facts.js';
 import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
 import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 import { openAiReplayFacts } from './openai/replay-facts.js';
@@ -24,6 +25,7 @@ const ENTRIES = [
   { facts: piDaemonRpcReplayFacts, load: () => import('./pi-daemon-rpc/index.js') },
   { facts: piRpcReplayFacts, load: () => import('./pi-rpc/index.js') },
   { facts: acpReplayFacts, load: () => import('./acp/index.js') },
+  { facts: mcpReplayFacts, load: () => import('./mcp/index.js') },
   { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
   { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
   { facts: openAiReplayFacts, load: () => import('./openai/index.js') },
@@ -52,11 +54,14 @@ export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 // Every schema registry loads what the protocols are judged by, which only they know.
 declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
 
-/** The secret fields the protocols declare (ProtocolFacts.secretFields), each once. */
+/** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
 
-/** The ids the protocols declare (ProtocolFacts.idFields, and the ids of their replay hints), each once. */
-export const PROTOCOL_ID_FIELDS: readonly string[] = idFieldsOf(REPLAY_FACTS);
+/** The fields the protocols declare ids or write-only (ProtocolFacts.fields), which diff labels, each once. */
+export const PROTOCOL_ID_FIELDS: readonly string[] = labelledFieldsOf(REPLAY_FACTS);
+
+/** The rules the protocols' checkers report about a stream as a whole (ProtocolFacts.streamEndRules). */
+export const STREAM_END_RULES: ReadonlySet<string> = new Set(REPLAY_FACTS.flatMap((facts) => facts.streamEndRules ?? []));
 
 /** The families the protocols declare (ProtocolFacts.family), each once, in the catalog's order. */
 export const PROTOCOL_FAMILIES: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];

@@ -1,28 +1,78 @@
-import type { ProtocolFacts } from './protocol.js';
-
 /*
- * The roles the protocols give their fields, gathered over the catalog: each module declares its
- * own (ProtocolFacts.secretFields, idFields and its replay hints), and record, replay and diff read
- * them from here, never by naming a protocol.
+ * The roles a protocol gives its fields, declared once per field in its facts (ProtocolFacts.fields)
+ * and read from here by record (what is redacted or digested at rest), replay (what matching
+ * ignores, what it substitutes) and diff (what it labels, what it drops), never by naming a protocol
+ * or guessing from a field's name.
+ *
+ * A field is named as `--ignore` names it (core/field-specs.ts): by its key (`runId`: that key at
+ * any depth) or by a JSON pointer (`/command/id`; `*` matches any one key or index).
  */
-
-/** Is a protocol's volatile field (ReplayHints.volatileFields) an id, to label rather than drop? */
-export function isIdSpec(spec: string): boolean {
-  const last = spec.split('/').pop() ?? spec;
-  return last === 'id' || last === 'cursor' || /(Id|ID|Key)$/.test(last);
-}
-
-/** The secret fields every protocol declares, each once. */
-export function secretFieldsOf(protocols: readonly ProtocolFacts[]): readonly string[] {
-  return unique(protocols.flatMap((p) => p.secretFields ?? []));
-}
 
 /**
- * The ids every protocol declares, each once: its idFields, the ids among its volatile fields, and
- * its write-only fields (stored as digests, which diff labels by first appearance too).
+ * - `client-id`: an id the client mints anew each run (a JSON-RPC request id, an AG-UI runId):
+ *   ignored when a replay matches requests, labelled by diff (`runId#1`) rather than compared.
+ * - `echoed-client-id`: a client id its peer's answers echo: also rewritten by a replay in what it
+ *   serves, to the value the live request has there.
+ * - `{ echoedFrom }`: a client id echoed from other places of the request than the field itself (a
+ *   header, a pointer narrower than its key): the places a replay reads the live value from.
+ * - `server-id`: an id the server mints: labelled by diff, but compared when matching, since a
+ *   replay serves the recorded one and the client sends that back.
+ * - `volatile`: no id, but different on every run (a timestamp): ignored when matching, dropped by diff.
+ * - `write-only`: stored as a digest (the module's redactForStorage): a recorded value matches any
+ *   live one, and diff labels it by first appearance, as digests are keyed per recording.
+ * - `secret`: stored as `<redacted>` in every message of every recording.
  */
-export function idFieldsOf(protocols: readonly ProtocolFacts[]): readonly string[] {
-  return unique(protocols.flatMap((p) => [...(p.idFields ?? []), ...(p.replay?.volatileFields ?? []).filter(isIdSpec), ...(p.replay?.writeOnlyFields ?? [])]));
+export type FieldRole = 'client-id' | 'echoed-client-id' | EchoedFrom | 'server-id' | 'volatile' | 'write-only' | 'secret';
+
+/** A client id echoed from the listed request places: a field spec, or `header:<name>`, a request header. */
+export interface EchoedFrom {
+  readonly echoedFrom: readonly string[];
+}
+
+/** A protocol's fields, each with its role, in the order echo fields are learnt. */
+export type FieldRoles = { readonly [field: string]: FieldRole };
+
+/** What the helpers read: a protocol's facts, or anything else that declares fields. */
+export interface DeclaresFields {
+  readonly fields?: FieldRoles;
+}
+
+function isClientId(role: FieldRole): boolean {
+  return role === 'client-id' || role === 'echoed-client-id' || typeof role === 'object';
+}
+
+function fieldsWhere(protocol: DeclaresFields | undefined, test: (role: FieldRole) => boolean): readonly string[] {
+  return Object.entries(protocol?.fields ?? {}).flatMap(([field, role]) => (test(role) ? [field] : []));
+}
+
+/** The fields a replay ignores when it matches a request: client ids and volatile fields. */
+export function matchIgnoredFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
+  return fieldsWhere(protocol, (role) => isClientId(role) || role === 'volatile');
+}
+
+/** The request places (field specs, `header:<name>`) whose values the answers echo, which a replay substitutes. */
+export function echoFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
+  return Object.entries(protocol?.fields ?? {}).flatMap(([field, role]) => (role === 'echoed-client-id' ? [field] : typeof role === 'object' ? role.echoedFrom : []));
+}
+
+/** The fields stored only as digests: a recorded value there matches any live one. */
+export function writeOnlyFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
+  return fieldsWhere(protocol, (role) => role === 'write-only');
+}
+
+/** The fields diff drops: volatile and no id. */
+export function diffDroppedFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
+  return fieldsWhere(protocol, (role) => role === 'volatile');
+}
+
+/** The fields diff labels by first appearance, over every protocol, each once: ids of either side, and write-only fields. */
+export function labelledFieldsOf(protocols: readonly DeclaresFields[]): readonly string[] {
+  return unique(protocols.flatMap((p) => fieldsWhere(p, (role) => isClientId(role) || role === 'server-id' || role === 'write-only')));
+}
+
+/** The secret fields over every protocol, each once. */
+export function secretFieldsOf(protocols: readonly DeclaresFields[]): readonly string[] {
+  return unique(protocols.flatMap((p) => fieldsWhere(p, (role) => role === 'secret')));
 }
 
 function unique(specs: readonly string[]): readonly string[] {

@@ -3,6 +3,7 @@ import { piRestProtocol } from './pi-rest/index.js';
 import { piDaemonRpcProtocol } from './pi-daemon-rpc/index.js';
 import { piRpcProtocol } from './pi-rpc/index.js';
 import { acpProtocol } from './acp/index.js';
+import { mcpProtocol } from './mcp/index.js';
 import { unixNdjsonProtocol } from './unix-ndjson/index.js';
 import { jsonRpcProtocol } from './json-rpc/index.js';
 import { openAiProtocol } from './openai/index.js';
@@ -20,6 +21,7 @@ const MODULES: { readonly [Id in ProtocolId]: ProtocolModule<Id> } = {
   'pi-daemon-rpc': piDaemonRpcProtocol,
   'pi-rpc': piRpcProtocol,
   acp: acpProtocol,
+  mcp: mcpProtocol,
   'unix-ndjson': unixNdjsonProtocol,
   'json-rpc': jsonRpcProtocol,
   openai: openAiProtocol,

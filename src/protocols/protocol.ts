@@ -8,6 +8,7 @@ import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
 import type { ProtocolViews } from './inspector-views.js';
+import type { FieldRoles } from './field-roles.js';
 
 /*
  * The parts a protocol module is made of. The protocols themselves, and `ProtocolId`, the union of
@@ -141,15 +142,11 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
    */
   decidesStdio?(value: unknown): boolean;
   /**
-   * Fields whose values are secrets, in the notation of ReplayHints: stored as `<redacted>` in
-   * every message of every recording (besides the names judge/field-rules.ts keeps for all).
+   * Its fields that are not plain data, each with its role (field-roles.ts): the ids its peers mint,
+   * what differs on every run, what is stored as a digest or redacted. Record, replay and diff all
+   * read this one list, through the helpers of field-roles.ts.
    */
-  readonly secretFields?: readonly string[];
-  /**
-   * Ids its peers generate, which diff labels by first appearance (`runId#1`) instead of comparing:
-   * those not already among its replay hints' volatile fields (whose ids count) and write-only fields.
-   */
-  readonly idFields?: readonly string[];
+  readonly fields?: FieldRoles;
   /**
    * How sure (0..1) we are that a channel carries this protocol; 0 means not ours. Only evidence that
    * is the protocol's own counts (its routes, its subprotocol, its media type, its request body): a
@@ -171,6 +168,21 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
   readonly family?: string;
   /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
   readonly binding?: WireBinding;
+  /**
+   * The rules its checker's `end()` reports about a stream as a whole (a run never finished, a
+   * request never answered). Such a finding is stored on the stream's last message with the pointer
+   * `''`, as one on a message's whole document is; the rule tells the two apart (`at the end of the
+   * stream` in every text output).
+   */
+  readonly streamEndRules?: readonly string[];
+  /**
+   * The protocols whose folders its own code imports from, by id: the one it is a dialect of (ACP
+   * reuses JSON-RPC's envelope, correlation and miss answer), the one whose messages it carries (the
+   * daemon's framed RPC carries Pi RPC's commands), the one that holds a schema it is judged by too
+   * (pi-rest, the Pi daemon's session API). Its folder imports from no other, and never from one that
+   * builds on it (lint:deps, rules `protocol-builds-on:<id>`, read this list).
+   */
+  readonly buildsOn?: readonly string[];
 }
 
 /**
@@ -199,20 +211,10 @@ export interface WireBinding {
 }
 
 /**
- * Replay hints of a protocol. A field is named either by its key (`runId`: that key at any depth) or
- * by a JSON pointer (`/command/id`; `*` matches any one key or index). Echo fields may also be
- * `header:<name>`, a request header.
+ * Replay hints of a protocol: how a miss is answered, and which route a path is on. What matching
+ * ignores and what it substitutes are the roles of its fields (ProtocolFacts.fields).
  */
 export interface ReplayHints {
-  /** Values that differ on every run (generated ids, request ids, timestamps): ignored when matching. */
-  readonly volatileFields?: readonly string[];
-  /** Request values the response echoes: replay substitutes the live request's value for the recorded one. */
-  readonly echoFields?: readonly string[];
-  /**
-   * Request values never stored as sent (redactForStorage keeps a digest): a recorded value there
-   * matches any live value, as a stored `<redacted>` does. Diff compares them by first appearance.
-   */
-  readonly writeOnlyFields?: readonly string[];
   /** How a replay answers what it could not match, in the protocol's own error shape (miss-answer.ts). */
   readonly missAnswers?: MissAnswers;
   /**

@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { CorrelationMemory } from '../match/correlation.js';
 import type { BodyEcho } from './http/request-limits.js';
 import type { ReplayScript, ScriptExchange } from './replay-script.js';
@@ -7,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { Timing } from './timing.js';
 import { endedBy } from '../core/exchange-ending.js';
 import type { FaultPlan } from './fault/fault-plan.js';
+import type { MissPassthrough } from './miss-passthrough.js';
 
 /** What happens to a request or frame that matches nothing: an error answer, or forwarding to `--target`. */
 export type MissPolicy = 'error' | 'passthrough';
@@ -128,23 +127,6 @@ export class ReplayLedger {
   }
 }
 
-/** `--on-miss passthrough`: forwards misses to the real upstream and records them (see miss-passthrough.ts). */
-export interface MissPassthrough {
-  /** The upstream, as given to --target. */
-  readonly target: string;
-  /** The recording the forwarded misses go to. */
-  readonly out: string;
-  /** True when they are appended to the served recording (the default), false for a separate `--misses-out` file. */
-  readonly appended: boolean;
-  /**
-   * Forwards a request whose body the replay has already read: all of it (a Buffer), or, for a body
-   * too large to hold, the chunks read so far, the rest streaming on from `req`.
-   */
-  forwardHttp(req: IncomingMessage, body: Buffer | { head: Buffer[] }, res: ServerResponse): void;
-  /** Relays a WebSocket upgrade to the upstream, recording the connection. */
-  forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-}
-
 /**
  * Everything a request handler of the replay server needs: shared by the HTTP responder and the
  * WebSocket player, one per running replay.
@@ -155,7 +137,7 @@ export interface ReplayContext {
   /** What the pacing runs on: the system clock, or a test's. */
   clock: Clock;
   onMiss: MissPolicy;
-  /** Present exactly when onMiss is 'passthrough'. */
+  /** Present exactly when onMiss is 'passthrough': where misses are forwarded and recorded. */
   passthrough?: MissPassthrough;
   /** Serve a key's last recorded answer again once its answers are used up. */
   reuse: boolean;

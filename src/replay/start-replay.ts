@@ -4,7 +4,8 @@ import type { RecordingTotals } from '../store/store-types.js';
 import { SYSTEM_CLOCK, type Clock } from './clock.js';
 import { CorrelationMemory } from '../match/correlation.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
-import type { RunningPassthrough } from './miss-passthrough.js';
+import { UsageError } from '../core/errors.js';
+import type { RunningPassthrough, StartMissPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
 import { loadFrameCodecs } from './match/frame-substitution.js';
@@ -123,16 +124,21 @@ export interface RunningReplay {
   close(): Promise<ReplaySummary>;
 }
 
-/** Starts `proxy replay` in-process: a recording served as a deterministic mock server. */
-export async function startReplay(options: ReplayOptions): Promise<RunningReplay> {
-  return startReplayFor(options, REPLAY_HINTS);
+/**
+ * Starts `proxy replay` in-process: a recording served as a deterministic mock server. With
+ * `onMiss: 'passthrough'`, misses go through `passMisses`, which whoever composes replay with
+ * record hands in (record's startMissRecorder; the package's startReplay in src/index.ts does).
+ */
+export async function startReplay(options: ReplayOptions, passMisses?: StartMissPassthrough): Promise<RunningReplay> {
+  return startReplayFor(options, REPLAY_HINTS, passMisses);
 }
 
 /** startReplay for what serves through it (the fixture), whose refusals name its own flags. */
-export async function startReplayFor(options: ReplayOptions, hints: ServeHints): Promise<RunningReplay> {
+export async function startReplayFor(options: ReplayOptions, hints: ServeHints, passMisses?: StartMissPassthrough): Promise<RunningReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const onMiss = options.onMiss ?? 'error';
   checkMissOptions(onMiss, options);
+  if (onMiss === 'passthrough' && !passMisses) throw new UsageError("onMiss 'passthrough' needs a passthrough to forward misses through: use the package's startReplay, which forwards and records them");
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
@@ -150,12 +156,12 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints):
   // replaces (--overwrite) is only moved aside until the replay listens.
   if (onMiss === 'passthrough' && !append && !options.overwriteMisses) refuseExistingRecording(missesOut);
   const previous = onMiss === 'passthrough' && !append && options.overwriteMisses ? setAside(missesOut) : undefined;
-  // Only what this replay serves is loaded: the recorder behind passthrough and the protobuf encoder are large.
-  const passthroughModule = onMiss === 'passthrough' ? await import('./miss-passthrough.js') : undefined;
+  // Only what this replay serves is loaded: the recorder behind passthrough (loaded by passMisses
+  // when called) and the protobuf encoder are large.
   await loadFrameCodecs(script);
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = passthroughModule ? passthroughModule.startMissPassthrough({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
+    passthrough = onMiss === 'passthrough' ? await passMisses!({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;

@@ -24,6 +24,10 @@ export const SCHEMA_FORMATS: Readonly<Record<string, SchemaFormat>> = {
   ...Object.fromEntries(Object.entries(INT_RANGES).map(([name, range]) => [name, integerRange(range)])),
   double: { type: 'number', validate: (n: number) => Number.isFinite(n) },
   uri: { type: 'string', validate: (s: string) => URL.canParse(s) },
+  // Base64 data, with or without its padding, whitespace allowed (as atob() takes it).
+  byte: { type: 'string', validate: (s: string) => /^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(s) },
+  // An RFC 6570 URI template: any string may be one, so this checks nothing.
+  'uri-template': { type: 'string', validate: () => true },
 };
 
 /**

@@ -85,14 +85,14 @@ export class SchemaRegistry {
       if (doc && !left.has(doc.id)) add(doc);
     };
     // First one wins: the project's own documents, then the extra directories', then the replaceable ones.
-    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project'));
+    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id));
     const dirs = [...(options.extraDirs ?? [])];
     if (options.useEnv !== false && process.env[SCHEMAS_ENV]) {
       dirs.push(...process.env[SCHEMAS_ENV]!.split(':').filter(Boolean));
     }
     for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
     // After the extra directories, so that one of them (another pi-daemon version's) replaces these.
-    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project'));
+    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id));
     for (const spec of specs) if (spec.from === 'package') declared(readPackageSchema(spec));
     const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
     return new SchemaRegistry(docs, compiled);

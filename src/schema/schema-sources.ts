@@ -8,16 +8,25 @@ import { dirname, join } from 'node:path';
 
 /**
  * A schema document a protocol is judged by, and where it is read from:
- * - `schemas`: a file of the package's schemas/ folder. `replaceable`: a document of another project
- *   shipped for convenience (pi-daemon's), which an extra directory's document with the same `$id`
- *   replaces; otherwise the project's own, which no extra document replaces.
+ * - `schemas`: a file of the package's schemas/ folder, given the `$id` it is addressed by when the
+ *   file has none. `replaceable`: a document of another project shipped for convenience
+ *   (pi-daemon's), which an extra directory's document with the same `$id` replaces; otherwise one
+ *   no extra document replaces.
  * - `package`: a file inside a dependency (`path` relative to the directory of its main entry), given
  *   the `$id` it is addressed by when the file has none. An extra document with that `$id` replaces it.
  *
  * A protocol may declare several versions of its schema (one `$id` each): its checker picks, per
  * conversation, the one that conversation negotiated (`registry.check('<$id>#/$defs/...')`).
  */
-export type SchemaSpec = { readonly from: 'schemas'; readonly file: string; readonly replaceable?: boolean } | PackageSchemaSpec;
+export type SchemaSpec = ShippedSchemaSpec | PackageSchemaSpec;
+
+/** A file of the package's schemas/ folder; `id`: the `$id` it is addressed by when the file has none (a specification's file often has none). */
+export interface ShippedSchemaSpec {
+  readonly from: 'schemas';
+  readonly file: string;
+  readonly replaceable?: boolean;
+  readonly id?: string;
+}
 
 /** A schema document inside a dependency. */
 export interface PackageSchemaSpec {

@@ -6,9 +6,8 @@ import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
-import { FORMAT_VERSION, checkFormat, checkRecordingShape, migrate } from './migrations.js';
-import { openDatabase } from './open-database.js';
-import { StoreError, jsonColumn, messageOf, readingRows } from './store-errors.js';
+import { openRecordingToRead } from './recording-lifecycle.js';
+import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
@@ -26,7 +25,7 @@ const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
  * block the writer); each call sees the rows committed by then.
  *
  * A file at an older format version is upgraded in place first (the only write the reader makes);
- * a newer one is refused with E_STORE_VERSION.
+ * a newer one is refused with E_STORE_VERSION (recording-lifecycle.ts).
  */
 export class RecordingReader {
   /** The absolute path of the recording. */
@@ -67,34 +66,13 @@ export class RecordingReader {
   /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
   static open(path: string): RecordingReader {
     const file = resolve(path);
-    let db = openDatabase(file, { readonly: true });
-    try {
-      const version = checkFormat(db, file);
-      if (version === 0) {
-        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (an SQLite database without tables)`);
-      }
-      // The shape of its own version first: an upgrade must not write into a file that is no recording.
-      checkRecordingShape(db, file, version);
-      if (version < FORMAT_VERSION) {
-        db.close();
-        const writable = openDatabase(file);
-        try {
-          migrate(writable, file);
-        } finally {
-          writable.close();
-        }
-        db = openDatabase(file, { readonly: true });
-      }
+    return openRecordingToRead(file, (db) => {
       const reader = new RecordingReader(file, db);
       if (reader.stmts.recording.get() === undefined) {
         throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (no recording row)`);
       }
       return reader;
-    } catch (error) {
-      if (db.open) db.close();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError('E_STORE_OPEN', file, `cannot read ${file}: ${messageOf(error)}`, { cause: error });
-    }
+    });
   }
 
   recording(): RecordingInfo {

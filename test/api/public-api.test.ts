@@ -5,10 +5,16 @@
  * file); a deliberate change updates the pin here in the same commit.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as api from '../../src/index.js';
 import { apiSurface, type ApiSurface } from './api-surface.js';
+import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { scratch } from '../support/temp-dir.js';
+import { startReplay as startReplayAlone } from '../../src/replay/start-replay.js';
 // What the schema registry reports about itself; not needed to call anything, so not exported.
 import type { SchemaDocument } from '../../src/schema/schema-document.js';
 import type { UnresolvedRef } from '../../src/schema/ref-graph.js';
@@ -151,7 +157,7 @@ describe('the public API', () => {
     expectTypeOf<api.StdioRecorderOptions>().toEqualTypeOf<{
       command: string;
       args?: string[];
-      protocol?: 'pi-rpc' | 'acp' | 'json-rpc' | 'auto';
+      protocol?: 'pi-rpc' | 'acp' | 'mcp' | 'json-rpc' | 'auto';
       cwd?: string;
       env?: NodeJS.ProcessEnv;
       stdin?: Readable;
@@ -176,7 +182,7 @@ describe('the public API', () => {
       readonly done: Promise<api.StdioResult>;
     }>();
     expectTypeOf<keyof api.StdioResult>().toEqualTypeOf<'exitCode' | 'signal' | 'code' | 'error' | 'recordingError' | 'totals'>();
-    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'json-rpc'>();
+    expectTypeOf<api.StdioProtocol>().toEqualTypeOf<'pi-rpc' | 'acp' | 'mcp' | 'json-rpc'>();
     expectTypeOf(api.startNdjsonRecorder).toEqualTypeOf<(options: api.NdjsonRecorderOptions) => Promise<api.RunningNdjsonRecorder>>();
     expectTypeOf<api.NdjsonRecorderOptions>().toEqualTypeOf<{
       target: string;
@@ -392,7 +398,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ValidationReport>().toEqualTypeOf<'file' | 'format' | 'protocols' | 'messages' | 'exchangeFindings' | 'summary'>();
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'exchange' | 'seq' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
-    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'unix-ndjson' | 'json-rpc' | 'openai'>();
+    expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'mcp' | 'unix-ndjson' | 'json-rpc' | 'openai'>();
     expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'sniffed'>();
     expectTypeOf<keyof api.Finding>().toEqualTypeOf<'rule' | 'severity' | 'pointer' | 'message'>();
     expectTypeOf<api.Severity>().toEqualTypeOf<'error' | 'warning'>();
@@ -561,5 +567,25 @@ describe('the public API', () => {
       | 'E_STORE_STATE' | 'E_STORE_NATIVE'
     >();
 
+  });
+});
+
+useCleanups();
+
+// The replay alone cannot record (record and replay do not import each other): the package's
+// startReplay is the one that wires the recorder in for `onMiss: 'passthrough'`.
+describe("the package's startReplay", () => {
+  it('forwards a miss to the target and records it, where the replay alone refuses to', async () => {
+    const upstream = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"from":"upstream"}'));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    closeServerOnCleanup(upstream);
+    const recording = writeNdjsonRecording([{ transport: 'http', method: 'GET', path: '/health', status: 200, messages: [{ sender: 'server', json: { ok: true } }] }]);
+    const options = { recording, listen: 0, timing: 'none', onMiss: 'passthrough', target: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, missesOut: scratch().file('misses.db') } as const;
+
+    await expect(startReplayAlone(options)).rejects.toMatchObject({ code: 'E_USAGE' });
+    const replay = await api.startReplay(options);
+    onCleanup(() => replay.close().then(() => undefined));
+    expect(await (await fetch(`${replay.url}/other`)).json()).toEqual({ from: 'upstream' });
+    expect((await replay.close()).missesOut).toEqual({ file: options.missesOut, appended: false, totals: expect.objectContaining({ exchanges: 1 }) });
   });
 });

@@ -51,7 +51,7 @@ const CASES: Case[] = [
     says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}`,
   },
   { name: 'record --stdio --protocol that no module knows', argv: () => ['record', '--stdio', '--protocol', 'soap', '--', 'node', '-e', ''], says: () => `unknown protocol 'soap'; expected auto, pi-daemon or one of ${PROTOCOL_IDS.join(', ')}` },
-  { name: 'record --stdio --protocol of another transport', argv: () => ['record', '--stdio', '--protocol', 'agui', '--', 'node', '-e', ''], says: () => "--protocol 'agui' does not run over stdio; use auto, pi-rpc, acp or json-rpc" },
+  { name: 'record --stdio --protocol of another transport', argv: () => ['record', '--stdio', '--protocol', 'agui', '--', 'node', '-e', ''], says: () => "--protocol 'agui' does not run over stdio; use auto, pi-rpc, acp, mcp or json-rpc" },
   {
     name: 'fixture --protocol that no module knows',
     argv: (c) => ['fixture', c.dir.file('f.db'), '--mode', 'record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--protocol', 'soap'],
@@ -198,12 +198,12 @@ const CASES: Case[] = [
   {
     name: 'validate on messages no protocol recognises: not "1 unchecked" and exit 0',
     argv: (c) => (writeFileSync(c.dir.file('unknown.json'), '{"hello":"world"}\n'), ['validate', c.dir.file('unknown.json')]),
-    says: (c) => `${c.dir.file('unknown.json')}: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc, openai)`,
+    says: (c) => `${c.dir.file('unknown.json')}: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai)`,
   },
   {
     name: 'validate --json on messages no protocol recognises',
     argv: (c) => (writeFileSync(c.dir.file('unknown.ndjson'), '{"a":1}\n{"b":2}\n'), ['validate', '--json', c.dir.file('unknown.ndjson')]),
-    says: (c) => `${c.dir.file('unknown.ndjson')}: no known protocol recognises its 2 messages, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc, openai)`,
+    says: (c) => `${c.dir.file('unknown.ndjson')}: no known protocol recognises its 2 messages, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai)`,
   },
   {
     name: 'a diff of recordings of different protocols',

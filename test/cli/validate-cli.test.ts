@@ -65,19 +65,19 @@ describe('proxy validate', () => {
     expect(capture.code).toBe(0);
   });
 
-  it('judges plain JSON-RPC 2.0 (MCP) as json-rpc, auto or with --protocol json-rpc, by the envelope and id rules only', async () => {
+  it('judges MCP as mcp by its schema, and with --protocol json-rpc by the envelope and id rules only', async () => {
     const mcp = [
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
-      { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } },
+      { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       { jsonrpc: '2.0', id: 1, result: { tools: [] } },
     ];
     const file = join(tmp, 'mcp.jsonl');
     writeFileSync(file, mcp.map((m) => JSON.stringify(m)).join('\n') + '\n');
-    for (const args of [[], ['--protocol', 'json-rpc']]) {
+    for (const [args, id] of [[[], 'mcp'], [['--protocol', 'json-rpc'], 'json-rpc']] as const) {
       const r = await runCli(['validate', ...args, file]);
-      expect(r.stdout).toMatch(/5 messages \(json-rpc\): 5 valid, 0 invalid, 0 unchecked/);
+      expect(r.stdout).toContain(`5 messages (${id}): 5 valid, 0 invalid, 0 unchecked`);
       expect(r.code).toBe(0);
     }
     const broken = join(tmp, 'mcp-broken.jsonl');

@@ -22,7 +22,7 @@ describe('parseProtocolOption', () => {
     expect(parseProtocolOption('pi-rest')).toBe('pi-rest');
     expect(() => parseProtocolOption('soap')).toThrow(UsageError);
     expect(() => parseProtocolOption('soap')).toThrow(expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', name: 'ProtocolUnknownError' }));
-    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc");
+    expect(() => parseProtocolOption('soap')).toThrow("unknown protocol 'soap'; expected auto or one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc");
   });
 });
 
@@ -54,7 +54,7 @@ describe('chooseProtocol', () => {
 
 describe('an unknown protocol id through the API', () => {
   const soap = 'soap' as ProtocolId;
-  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, unix-ndjson, json-rpc, openai` });
+  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai` });
 
   it('startRecorder refuses it before it listens or makes a recording', async () => {
     const out = scratch().file('r.db');
@@ -168,10 +168,18 @@ describe('no protocol claims traffic that is not its own', () => {
     }
   });
 
-  it('MCP on a stream (stdio, a WebSocket, a file) is plain json-rpc, never ACP, and says which message chose it', () => {
-    for (const hint of [{ transport: 'stdio' }, { transport: 'ws', path: '/mcp' }, { transport: 'file' }] as ChannelHint[]) {
-      for (let n = 1; n <= mcp.length; n++) expect(chooseProtocol({ hint, sample: mcp.slice(0, n) })?.module.id).toBe('json-rpc');
+  it('MCP on stdio or in a file is mcp from its first method on, never ACP, and says which message chose it', () => {
+    for (const hint of [{ transport: 'stdio' }, { transport: 'file' }] as ChannelHint[]) {
+      for (let n = 1; n <= mcp.length; n++) expect(chooseProtocol({ hint, sample: mcp.slice(0, n) })?.module.id).toBe('mcp');
     }
+    expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: mcp })?.evidence).toBe('MCP method initialize (3 of 5 messages)');
+    // ACP's initialize (a numeric protocolVersion) is ACP's, MCP's (a date) is MCP's.
+    expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: [acpFrames[0]] })?.module.id).toBe('acp');
+    expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: [mcpInitialize] })?.module.id).toBe('mcp');
+  });
+
+  it('MCP on a WebSocket, which MCP does not run over, is plain json-rpc until an ACP method says otherwise', () => {
+    for (let n = 1; n <= mcp.length; n++) expect(chooseProtocol({ hint: { transport: 'ws', path: '/mcp' }, sample: mcp.slice(0, n) })?.module.id).toBe('json-rpc');
     expect(chooseProtocol({ hint: { transport: 'ws' }, sample: mcp })?.evidence).toBe('JSON-RPC request initialize (5 of 5 messages)');
     expect(chooseProtocol({ hint: { transport: 'ws' }, sample: [...mcp, acpFrames[0]] })).toMatchObject({ module: { id: 'acp' }, evidence: 'ACP method initialize (1 of 6 messages)' });
   });

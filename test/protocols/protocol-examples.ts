@@ -138,24 +138,51 @@ function unixNdjson(): ProtocolExamples {
   };
 }
 
-/** Plain JSON-RPC 2.0 of methods no module knows: an MCP session's first calls, as over stdio. */
+/** Plain JSON-RPC 2.0 of methods no module knows: a language server's first calls, over a JSON-RPC WebSocket. */
 function jsonRpc(): ProtocolExamples {
   const frame = framed('frame');
-  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' } } };
-  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const hover = { jsonrpc: '2.0', id: 0, method: 'textDocument/hover', params: { textDocument: { uri: 'file:///a.ts' }, position: { line: 1, character: 2 } } };
+  const opened = { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///a.ts', text: 'let a = 1;' } } };
   const messages: Array<[Sender, unknown]> = [
-    ['client', initialize],
-    ['server', { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'everything', version: '2.0.0' } } }],
-    ['client', { jsonrpc: '2.0', method: 'notifications/initialized' }],
-    ['client', list],
-    ['server', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'listing' } }],
-    ['server', { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }],
-    ['client', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope' } }],
-    ['server', { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Unknown tool: nope' } }],
+    ['client', hover],
+    ['client', opened],
+    ['server', { jsonrpc: '2.0', method: 'window/logMessage', params: { type: 3, message: 'hovering' } }],
+    ['server', { jsonrpc: '2.0', id: 0, result: { contents: 'let a: number' } }],
+    ['client', { jsonrpc: '2.0', id: 1, method: 'workspace/nope' }],
+    ['server', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Unknown method: workspace/nope' } }],
   ];
   return {
     channels: [{ transport: 'ws', path: '/rpc', subprotocol: 'jsonrpc' }],
     conversation: messages.map(([sender, value]) => frame(sender, value)),
+    lone: [hover, opened],
+  };
+}
+
+/** MCP over stdio: the SDK client's start of a session with the reference server, and one call of each kind. */
+function mcp(): ProtocolExamples {
+  const line = framed('line');
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'test-client', version: '1.0.0' } } };
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const tool = { name: 'echo', description: 'Echoes back the input', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
+  const messages: Array<[Sender, unknown]> = [
+    ['client', initialize],
+    ['server', { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'everything', version: '2.0.0' } } }],
+    ['client', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ['client', list],
+    ['server', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'listing' } }],
+    ['server', { jsonrpc: '2.0', id: 1, result: { tools: [tool] } }],
+    ['client', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 2 } } }],
+    ['server', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 1, total: 2 } }],
+    ['server', { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi?' } }], maxTokens: 10 } }],
+    ['client', { jsonrpc: '2.0', id: 0, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'stand-in' } }],
+    ['server', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 2, total: 2 } }],
+    ['server', { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Echo: hi' }] } }],
+    ['client', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope' } }],
+    ['server', { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: nope' } }],
+  ];
+  return {
+    channels: [{ transport: 'stdio', sniffed: { protocol: 'mcp', evidence: 'MCP method initialize' } }],
+    conversation: messages.map(([sender, value]) => line(sender, value)),
     lone: [initialize, list],
   };
 }
@@ -182,6 +209,7 @@ export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   'pi-daemon-rpc': piDaemonRpc,
   'pi-rpc': piRpc,
   acp,
+  mcp,
   'unix-ndjson': unixNdjson,
   'json-rpc': jsonRpc,
   openai: openAi,

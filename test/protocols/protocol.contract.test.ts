@@ -12,6 +12,7 @@ import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { classifyChannel, PROTOCOLS, sniffMessage } from '../../src/protocols/modules.js';
 import type { ChannelHint, ProtocolChecker, ProtocolModule } from '../../src/protocols/protocol.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
+import { echoFieldsOf, matchIgnoredFieldsOf, writeOnlyFieldsOf } from '../../src/protocols/field-roles.js';
 import { testRegistry } from '../support/shared.js';
 import { PROTOCOL_EXAMPLES, type ProtocolExamples } from './protocol-examples.js';
 
@@ -203,10 +204,24 @@ describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol
     expect(found.length).toBeGreaterThan(0);
   });
 
+  it('declares the rules its end() reports about a stream as a whole (streamEndRules), so every output says "at the end of the stream"', () => {
+    const { conversation } = examples();
+    const declared = new Set(module.streamEndRules ?? []);
+    // Cut after each message in turn: whatever was left open is reported by end().
+    for (let cut = 1; cut <= conversation.length; cut++) {
+      const checker = checkerFor(module, examples());
+      for (const message of conversation.slice(0, cut)) checker.judge(message);
+      for (const finding of checker.end('aborted')) {
+        if (finding.pointer === '') expect(declared, `${finding.rule} after ${cut} message(s)`).toContain(finding.rule);
+      }
+    }
+  });
+
   it('replay hints: volatile, echo and write-only fields are well-formed paths', () => {
     const hints = module.replay;
     expect(hints, 'replay hints').toBeDefined();
-    const { volatileFields = [], echoFields = [], writeOnlyFields = [] } = hints ?? {};
+    // What matching ignores, what it substitutes and what it takes as any value, from the module's field roles.
+    const [volatileFields, echoFields, writeOnlyFields] = [matchIgnoredFieldsOf(module), echoFieldsOf(module), writeOnlyFieldsOf(module)];
     expect(() => parseIgnoreOption(volatileFields, 'volatileFields')).not.toThrow();
     expect(() => parseIgnoreOption(writeOnlyFields, 'writeOnlyFields')).not.toThrow();
     const [headers, paths] = [echoFields.filter((f) => f.startsWith('header:')), echoFields.filter((f) => !f.startsWith('header:'))];

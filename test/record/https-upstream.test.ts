@@ -16,6 +16,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { startMissRecorder } from '../../src/record/start-miss-recorder.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -303,7 +304,7 @@ describe.skipIf(!HAS_OPENSSL)('replay --on-miss passthrough --target https://', 
     expect((await fetch(`${first.recorder.url}/health`)).status).toBe(200);
     await first.recorder.close();
 
-    const replay = await startReplay({ recording: first.recorder.out, listen: 0, timing: 'none', onMiss: 'passthrough', target, upstreamTls: { ca: [certs.caFile] } });
+    const replay = await startReplay({ recording: first.recorder.out, listen: 0, timing: 'none', onMiss: 'passthrough', target, upstreamTls: { ca: [certs.caFile] } }, startMissRecorder);
     cleanups.push(() => replay.close().then(() => undefined));
     const events = await runAgui(`${replay.url}/agent`);
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { onCleanup } from '../support/cleanups.js';
 import { startRecorder, type RecorderOptions, type RunningRecorder } from '../../src/record/start-recorder.js';
 import { startReplay, type ReplayOptions, type RunningReplay } from '../../src/replay/start-replay.js';
+import { startMissRecorder } from '../../src/record/start-miss-recorder.js';
 import type { ReplayMiss, ServedExchange } from '../../src/replay/replay-context.js';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';
 import { bareRegistry } from '../support/shared.js';
@@ -48,7 +49,7 @@ export interface Replay extends RunningReplay {
   missed: ReplayMiss[];
 }
 
-/** startReplay on a free port with timing none unless told otherwise; collects its log. */
+/** startReplay on a free port with timing none unless told otherwise, misses passed through by record; collects its log. */
 export async function replay(recording: string, options: Partial<ReplayOptions> = {}): Promise<Replay> {
   const served: ServedExchange[] = [];
   const missed: ReplayMiss[] = [];
@@ -58,7 +59,7 @@ export async function replay(recording: string, options: Partial<ReplayOptions> 
     timing: 'none',
     log: { served: (e) => served.push(e), miss: (m) => missed.push(m) },
     ...options,
-  });
+  }, startMissRecorder);
   onCleanup(() => running.close().then(() => undefined));
   return Object.assign(running, { served, missed });
 }

@@ -71,6 +71,17 @@ describe('ws replay units', () => {
     expect(correlator.substitute(frame('server', 'text', '{"jsonrpc":"2.0","id":0,"result":{}}')).toString()).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');
   });
 
+  it("ignores the correlationId a client mints for a Pi tree navigation, and echoes the live one in the result", () => {
+    const correlator = new FrameCorrelator('pi-daemon-rpc', []);
+    const recorded = frame('client', 'text', '{"kind":"tree_navigate","correlationId":"nav-recorded-1","request":{"entryId":"entry-1"}}');
+    const live = (entryId: string) => ({ channel: 'text' as const, data: Buffer.from(`{"kind":"tree_navigate","correlationId":"nav-live-42","request":{"entryId":"${entryId}"}}`) });
+    expect(correlator.differences(recorded, live('entry-1'))).toEqual([]);
+    expect(correlator.differences(recorded, live('entry-2'))).toEqual(['/request/entryId']);
+    correlator.learn(recorded, live('entry-1'));
+    const result = frame('server', 'text', '{"kind":"tree_navigate_result","correlationId":"nav-recorded-1","result":{"cancelled":false}}');
+    expect(correlator.substitute(result).toString()).toBe('{"kind":"tree_navigate_result","correlationId":"nav-live-42","result":{"cancelled":false}}');
+  });
+
   it('splits a connection into a preamble, turns and the ending, leaving out the close echo', () => {
     const messages = [
       frame('server', 'text', '{"kind":"attach_ready"}'),

@@ -12,6 +12,7 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { ACP_SCHEMA_ID } from '../../src/protocols/acp/schemas.js';
 import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
 import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
+import { MCP_VERSIONS, mcpSchemaId } from '../../src/protocols/mcp/schemas.js';
 import { OPENAI_SCHEMA_ID } from '../../src/protocols/openai/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
@@ -23,14 +24,16 @@ const manifest = JSON.parse(readFileSync(join(COMPILED_DIR, COMPILED_MANIFEST), 
 const compiled = SchemaRegistry.load({ useEnv: false, compiledValidators: COMPILED_DIR });
 const runtime = SchemaRegistry.load({ useEnv: false, compiledValidators: false });
 
-/** Every ref a protocol may ask for by name: each document, each $def by pointer and by $anchor. */
+/** Every ref a protocol may ask for by name: each document, each $def (a draft-07 document's `definitions`) by pointer and by $anchor. */
 function namedRefs(registry: SchemaRegistry): string[] {
   const refs: string[] = [];
   for (const doc of registry.documents.values()) {
     refs.push(doc.id);
-    for (const [name, def] of Object.entries((doc.json.$defs ?? {}) as Record<string, { $anchor?: unknown }>)) {
-      refs.push(`${doc.id}#/$defs/${name}`);
-      if (typeof def.$anchor === 'string') refs.push(`${doc.id}#${def.$anchor}`);
+    for (const key of ['$defs', 'definitions']) {
+      for (const [name, def] of Object.entries((doc.json[key] ?? {}) as Record<string, { $anchor?: unknown }>)) {
+        refs.push(`${doc.id}#/${key}/${name}`);
+        if (typeof def.$anchor === 'string') refs.push(`${doc.id}#${def.$anchor}`);
+      }
     }
   }
   return refs;
@@ -65,6 +68,10 @@ function sampleValues(): unknown[] {
     { type: 'response', command: 'prompt', success: true, id: 'c1' },
     { ok: true, data: { id: 'x' } },
     { ok: false, error: { code: 'not_found', message: 'no' } },
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } },
+    { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }, { type: 'image', data: 'not base64!', mimeType: 'image/png' }] } },
+    { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 'half' } },
   ];
   const members = [...agui, ...recorded, ...handMade].flatMap((value) =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -79,9 +86,9 @@ const LARGE_SNAPSHOT = { type: 'MESSAGES_SNAPSHOT', messages: Array.from({ lengt
 const LARGE_ARRAY = Array.from({ length: 1500 }, (_, i) => (i === 700 ? 'x' : i));
 
 describe('compiled schema validators', () => {
-  it('were built for every shipped document: the project\'s own, the OpenAI subset, the pi-daemon ones of schemas/ and ACP', () => {
+  it('were built for every shipped document: the two of the project, the pi-daemon ones of schemas/, MCP\'s, the OpenAI subset and ACP', () => {
     expect(Object.keys(manifest.documents).sort()).toEqual(
-      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, OPENAI_SCHEMA_ID, ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
+      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, OPENAI_SCHEMA_ID, ...MCP_VERSIONS.map(mcpSchemaId), ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
     );
   });
 
@@ -89,6 +96,9 @@ describe('compiled schema validators', () => {
     const refs = namedRefs(runtime);
     expect(refs.length).toBeGreaterThan(400);
     const values = sampleValues();
+    // MCP's documents (four versions, ~470 refs) are compared on JSON-RPC messages and their members only, which keeps this test's time.
+    const jsonRpcValues = values.filter((v) => v === null || typeof v !== 'object' || Array.isArray(v) || 'jsonrpc' in v || 'content' in v || 'progressToken' in v || 'protocolVersion' in v);
+    const mcpIds = new Set(MCP_VERSIONS.map(mcpSchemaId));
     let compared = 0;
     let failing = 0;
     for (const ref of refs) {
@@ -99,7 +109,7 @@ describe('compiled schema validators', () => {
         expect(fromBuild).toEqual(atRunTime);
         continue;
       }
-      for (const value of values) {
+      for (const value of mcpIds.has(ref.split('#')[0]) ? jsonRpcValues : values) {
         const findings = atRunTime.validate(value);
         expect(fromBuild.validate(value)).toEqual(findings);
         compared++;

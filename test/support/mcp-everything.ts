@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 // @ts-expect-error the package ships JavaScript without declarations
 import { createServer as createEverythingServer } from '@modelcontextprotocol/server-everything/dist/server/index.js';
 
@@ -63,4 +65,85 @@ export async function mcpSession(client: Client): Promise<void> {
   await client.listPrompts();
   await client.getPrompt({ name: 'simple-prompt' });
   await client.ping();
+}
+
+/**
+ * The SDK client with every client capability the reference server uses (sampling, elicitation,
+ * roots), each answered the same way every run, connected over `transport`.
+ */
+export async function connectCapableClient(transport: Transport): Promise<Client> {
+  const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'a stand-in answer' }, model: 'stand-in', stopReason: 'endTurn' }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///srv/work', name: 'work' }] }));
+  await client.connect(transport);
+  return client;
+}
+
+/** What the reference server makes anew on each run: the time a dynamic resource was created at, a task's id. */
+function steady(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, v: unknown) => {
+    if (typeof v !== 'string') return v;
+    if (key === 'taskId') return '<task id>';
+    if (key === 'blob') return steady(Buffer.from(v, 'base64').toString('utf8'));
+    return v.replace(/\b\d{1,2}:\d{2}:\d{2}\s?[AP]M\b/g, '<time>');
+  });
+}
+
+/**
+ * Everything the reference server offers, through the SDK client, in one order: every tool (the one
+ * that needs a task through the SDK's task stream), every resource and template, subscription,
+ * every prompt, completions, every logging level, ping. Each result as the client got it, with the
+ * times the server stamps made steady.
+ */
+export async function mcpEverySession(client: Client): Promise<Array<[string, unknown]>> {
+  const seen: Array<[string, unknown]> = [];
+  const note = (what: string, value: unknown) => seen.push([what, steady(value)]);
+  const tools = await client.listTools();
+  note('tools/list', tools);
+  const call = async (name: string, args: Record<string, unknown> = {}) => note(`tools/call ${name}`, await client.callTool({ name, arguments: args }));
+  await call('echo', { message: 'hello' });
+  for (const messageType of ['error', 'success', 'debug']) await call('get-annotated-message', { messageType, includeImage: true });
+  await call('get-env');
+  await call('get-resource-links', { count: 2 });
+  await call('get-resource-reference', { resourceType: 'Text', resourceId: 1 });
+  await call('get-resource-reference', { resourceType: 'Blob', resourceId: 2 });
+  await call('get-structured-content', { location: 'Chicago' });
+  await call('get-sum', { a: 2, b: 3 });
+  await call('get-tiny-image');
+  await call('gzip-file-as-resource', { name: 'hello.txt.gz', data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=' });
+  const progress: unknown[] = [];
+  note('tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 2 } }, undefined, { onprogress: (p) => progress.push(p) }));
+  // How many steps the client sees depends on timing: the last progress comes a few ms before the
+  // result, and the SDK drops one it reads in the same chunk as the result.
+  note('progress', { reported: progress.length > 0, total: (progress.at(-1) as { total?: number } | undefined)?.total });
+  await call('get-roots-list');
+  await call('trigger-elicitation-request');
+  await call('trigger-sampling-request', { prompt: 'hi', maxTokens: 5 });
+  for (const tool of ['toggle-simulated-logging', 'toggle-subscriber-updates']) {
+    await call(tool);
+    await call(tool);
+  }
+  // Needs a task: the SDK's stream creates it, polls it and fetches its result.
+  for await (const message of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } })) {
+    if (message.type === 'result' || message.type === 'error') note('task simulate-research-query', message.type === 'result' ? message.result : String(message.error));
+  }
+
+  const resources = await client.listResources();
+  note('resources/list', resources);
+  for (const resource of resources.resources) note(`resources/read ${resource.uri}`, await client.readResource({ uri: resource.uri }));
+  note('resources/templates/list', await client.listResourceTemplates());
+  for (const uri of ['demo://resource/dynamic/text/1', 'demo://resource/dynamic/blob/1']) note(`resources/read ${uri}`, await client.readResource({ uri }));
+  note('resources/subscribe', await client.subscribeResource({ uri: 'demo://resource/dynamic/text/1' }));
+  note('resources/unsubscribe', await client.unsubscribeResource({ uri: 'demo://resource/dynamic/text/1' }));
+
+  const prompts = await client.listPrompts();
+  note('prompts/list', prompts);
+  const promptArgs: Record<string, Record<string, string>> = { 'args-prompt': { city: 'Paris', state: 'TX' }, 'completable-prompt': { department: 'Engineering', name: 'Alice' }, 'resource-prompt': { resourceType: 'Text', resourceId: '1' } };
+  for (const prompt of prompts.prompts) note(`prompts/get ${prompt.name}`, await client.getPrompt({ name: prompt.name, arguments: promptArgs[prompt.name] ?? {} }));
+  note('completion/complete prompt', await client.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } }));
+  note('completion/complete resource', await client.complete({ ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '1' } }));
+  for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const) note(`logging/setLevel ${level}`, await client.setLoggingLevel(level));
+  note('ping', await client.ping());
+  return seen;
 }

@@ -2,7 +2,8 @@
  * A stand-in for the Pi daemon's owner-only NDJSON unix socket. It answers from a conversation we
  * wrote (ndjsonConversation below, shaped like the daemon's protocol v1): each command gets the
  * lines written after the scripted command most like it (same operation, generation and
- * idempotency key, taken in order), with the live `requestId` in place of the scripted one.
+ * idempotency key, taken in order), with the live `requestId` in place of the scripted one. Two
+ * operations of its own (`standInFlood`, `standInDie`) flood a connection or break it off.
  */
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -114,14 +115,25 @@ export interface NdjsonDaemon {
   readonly socketPath: string;
   /** Lines received, per connection, as raw text. */
   readonly received: string[][];
+  /** Events of `standInFlood` commands the stand-in has handed to its sockets so far. */
+  floodSent(): number;
+  /** Resolves when the latest connection has closed. */
+  lastClosed(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The operations the stand-in answers that the daemon has not: a flood, and a connection that breaks off. */
+const FLOOD_OPERATION = 'standInFlood';
+const DIE_OPERATION = 'standInDie';
 
 export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemon> {
   const conversation = ndjsonConversation();
   const received: string[][] = [];
   const sockets = new Set<Socket>();
+  let floodSent = 0;
+  let lastClosed: Promise<void> = Promise.resolve();
   const server: Server = createServer((socket) => {
+    lastClosed = new Promise((resolve) => socket.once('close', () => resolve()));
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -149,6 +161,7 @@ export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemo
       socket.write(JSON.stringify({ protocolVersion: '1.0', kind: 'response', requestId: null, ok: false, error: { code: 'malformed', message: 'invalid JSON', retryable: false } }) + '\n');
       return;
     }
+    if (command.operation === FLOOD_OPERATION || command.operation === DIE_OPERATION) return void standIn(socket, command);
     const same = (c: Json) => c.operation === command.operation && c.generation === command.generation && c.idempotencyKey === command.idempotencyKey;
     let index = conversation.findIndex((c, i) => !used.has(i) && same(c.command));
     if (index < 0) index = conversation.findIndex((c) => c.command.operation === command.operation);
@@ -162,6 +175,26 @@ export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemo
       const live = reply.requestId === scriptedId ? { ...reply, requestId: command.requestId } : reply;
       socket.write(JSON.stringify(live) + '\n');
     }
+  }
+
+  /**
+   * `standInFlood`: `payload.n` numbered events of `payload.bytes` bytes of padding, each written once the
+   * one before it is on the socket (so a reader that stops reading holds the stand-in back), then its
+   * response. `standInDie`: `payload.after` events, then the connection is dropped without a response.
+   */
+  async function standIn(socket: Socket, command: Json): Promise<void> {
+    const payload = command.payload as { n?: number; bytes?: number; after?: number };
+    const flood = command.operation === FLOOD_OPERATION;
+    const count = (flood ? payload.n : payload.after) ?? 0;
+    const event = (i: number): Json => ({ protocolVersion: V, kind: 'event', event: command.operation, hostInstanceId: HOST, sessionId: SESSION, requestId: command.requestId, data: { i, ...(flood ? { padding: 'x'.repeat(payload.bytes ?? 0) } : {}) } });
+    const written = (line: Json) => new Promise<void>((resolve) => socket.write(JSON.stringify(line) + '\n', () => resolve()));
+    for (let i = 0; i < count; i++) {
+      if (socket.destroyed) return;
+      await written(event(i));
+      if (flood) floodSent++;
+    }
+    if (flood) socket.write(JSON.stringify(ok(String(command.requestId), { sent: count }, { sessionId: SESSION })) + '\n');
+    else socket.destroy();
   }
 
   rmSync(socketPath, { force: true });
@@ -178,6 +211,8 @@ export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemo
   return {
     socketPath,
     received,
+    floodSent: () => floodSent,
+    lastClosed: () => lastClosed,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -59,7 +59,7 @@ const state = {
 const answers = {
   get_state: () => ({ success: true, data: state }),
   // Always the same turn, whatever the prompt says: tests that change only the prompt see one change.
-  prompt: () => ({ success: true, events: textTurn('Say hello') }),
+  prompt: (c) => standInTurn(c.message) ?? { success: true, events: textTurn('Say hello') },
   get_last_assistant_text: () => ({ success: true, data: { text: FULL } }),
   get_entries: () => ({
     success: true,
@@ -77,6 +77,22 @@ const answers = {
   get_available_thinking_levels: () => ({ success: true, data: { levels: ['off'] } }),
   get_commands: () => ({ success: true, data: { commands: [{ name: 'greet', description: 'Say hello', source: 'extension' }] } }),
 };
+
+/**
+ * Prompts the stand-in answers unlike Pi: `STANDIN_FLOOD <n> <bytes>` streams n numbered text deltas of
+ * that many bytes, then settles; `STANDIN_DIE <code>` sends one event after its response and exits
+ * with that code mid-turn, as an agent that crashes.
+ */
+function standInTurn(message) {
+  const [word, first, second] = String(message).split(' ');
+  if (word === 'STANDIN_FLOOD') {
+    const padding = 'x'.repeat(Number(second));
+    const deltas = Array.from({ length: Number(first) }, (_, i) => ({ type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: `${i}:${padding}` } }));
+    return { success: true, events: [{ type: 'agent_start' }, ...deltas, { type: 'agent_settled' }] };
+  }
+  if (word === 'STANDIN_DIE') return { success: true, events: [{ type: 'agent_start' }], exit: Number(first) };
+  return undefined;
+}
 
 if (process.env.STANDIN_STDERR) process.stderr.write(process.env.STANDIN_STDERR + '\n');
 
@@ -97,9 +113,11 @@ function handle(text) {
     send({ ...(command?.id !== undefined ? { id: command.id } : {}), type: 'response', command: command?.type ?? 'unknown', success: false, error: `Unknown command: ${command?.type}` });
     return;
   }
-  const { events = [], ...fields } = answer;
+  const { events = [], exit, ...fields } = answer;
   send({ ...(command.id !== undefined ? { id: command.id } : {}), type: 'response', command: command.type, ...fields });
   for (const event of events) send(event);
+  // Writes to a pipe are synchronous here, so everything sent is out before the exit.
+  if (exit !== undefined) process.exit(exit);
 }
 
 let pending = Buffer.alloc(0);

@@ -1,4 +1,5 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
+import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { ACP_SCHEMAS } from './schemas.js';
 
@@ -16,6 +17,10 @@ export function acpChannelEvidence(hint: ChannelHint): string {
 export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
   id: 'acp',
   transports: ['ws', 'stdio', 'file'],
+  // Its checker is JSON-RPC's correlator with ACP's methods on top: a request left open is JSON-RPC's finding.
+  streamEndRules: [JSON_RPC_RULES.unansweredRequest],
+  // A dialect of JSON-RPC; judged by the daemon's session API too over its `/apc` route.
+  buildsOn: ['json-rpc', 'pi-rest'],
   schemas: ACP_SCHEMAS,
   classify(hint: ChannelHint): number {
     if (hint.subprotocol === ACP_SUBPROTOCOL) return 1;
@@ -25,8 +30,12 @@ export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
     // a stdio child's first lines decide (sniff).
     return 0;
   },
-  // JSON-RPC: a response carries its request's id.
-  // session/new's MCP server settings, where clients put API keys.
-  secretFields: ['/params/mcpServers/*/env/*/value', '/params/mcpServers/*/headers/*/value'],
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
+  fields: {
+    // JSON-RPC: a response carries its request's id.
+    '/id': 'echoed-client-id',
+    // session/new's MCP server settings, where clients put API keys.
+    '/params/mcpServers/*/env/*/value': 'secret',
+    '/params/mcpServers/*/headers/*/value': 'secret',
+  },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
 };

@@ -4,12 +4,9 @@ import { isRunAgentInput } from './shapes.js';
 import { AGUI_SCHEMAS } from './schemas.js';
 import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 import { aguiProtoBinding } from './proto-binding.js';
+import { RULES } from './rules.js';
 
 export { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
-
-/** Ids a client mints in its RunAgentInput: its messages', its tool calls', and the tool call a tool message answers. */
-const CLIENT_MINTED_IDS = ['/messages/*/id', '/messages/*/toolCalls/*/id', '/messages/*/toolCallId'];
-
 
 function mediaType(contentType: string): string {
   const semi = contentType.indexOf(';');
@@ -47,15 +44,26 @@ export function aguiChannelEvidence(hint: ChannelHint): string {
 export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | 'file'> = {
   id: 'agui',
   transports: ['http', 'sse', 'proto', 'file'],
+  streamEndRules: [RULES.D6],
   schemas: AGUI_SCHEMAS,
   binding: aguiProtoBinding,
   classify,
-  // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2). They
-  // also mint an id for each message they add (a fresh one per run) and for the tool calls they make
-  // themselves; a MESSAGES_SNAPSHOT, a TOOL_CALL_RESULT or a parentMessageId echoes those.
+  fields: {
+    // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2).
+    threadId: { echoedFrom: ['/threadId'] },
+    runId: { echoedFrom: ['/runId'] },
+    // Fresh on every run wherever a request carries them (the server mints its own in its events).
+    parentRunId: 'client-id',
+    messageId: 'client-id',
+    timestamp: 'volatile',
+    // They also mint an id for each message they add to their RunAgentInput (a fresh one per run)
+    // and for the tool calls they make themselves, and name the tool call a tool message answers;
+    // a MESSAGES_SNAPSHOT, a TOOL_CALL_RESULT or a parentMessageId echoes those.
+    '/messages/*/id': 'echoed-client-id',
+    '/messages/*/toolCalls/*/id': 'echoed-client-id',
+    '/messages/*/toolCallId': 'echoed-client-id',
+  },
   replay: {
-    volatileFields: ['threadId', 'runId', 'parentRunId', 'messageId', 'timestamp', ...CLIENT_MINTED_IDS],
-    echoFields: ['/threadId', '/runId', ...CLIENT_MINTED_IDS],
     missAnswers: { http: answerAguiMiss, summary: 'AG-UI runs get a 200 RUN_ERROR event stream' },
   },
 };

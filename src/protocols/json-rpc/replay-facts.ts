@@ -1,6 +1,7 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
 import { classifyJsonRpc } from './json-rpc-message.js';
+import { JSON_RPC_RULES } from './json-rpc-rules.js';
 
 /** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
 export const JSON_RPC_SUBPROTOCOLS: readonly string[] = ['jsonrpc', 'json-rpc', 'jsonrpc-2.0'];
@@ -22,11 +23,13 @@ export function jsonRpcSubprotocolOf(header: string | undefined): string | undef
 export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'file'> = {
   id: 'json-rpc',
   transports: ['ws', 'stdio', 'file'],
+  streamEndRules: [JSON_RPC_RULES.unansweredRequest],
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
   },
-  // A response carries its request's id.
   // ACP's answers are JSON-RPC responses too: only a method call says a stdio child speaks plain JSON-RPC.
   decidesStdio: (value) => classifyJsonRpc(value).kind !== 'response',
-  replay: { volatileFields: ['/id'], echoFields: ['/id'], missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
+  // A response carries its request's id.
+  fields: { '/id': 'echoed-client-id' },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
 };

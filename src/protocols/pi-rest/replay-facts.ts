@@ -11,13 +11,20 @@ export const piRestReplayFacts: ProtocolFacts<'pi-rest', 'http' | 'file'> = {
   transports: ['http', 'file'],
   schemas: PI_DAEMON_SCHEMAS,
   classify: classifyPiRest,
-  // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
-  // echoes the Idempotency-Key it was submitted with.
-  replay: {
-    volatileFields: ['requestId', 'idempotencyKey', 'submittedAt', 'updatedAt', 'createdAt', 'lastUsedAt', 'timestamp'],
-    echoFields: ['header:x-request-id', '/requestId', 'header:idempotency-key'],
+  fields: {
+    // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
+    // echoes the Idempotency-Key it was submitted with.
+    requestId: { echoedFrom: ['header:x-request-id', '/requestId'] },
+    idempotencyKey: { echoedFrom: ['header:idempotency-key'] },
+    submittedAt: 'volatile',
+    updatedAt: 'volatile',
+    createdAt: 'volatile',
+    lastUsedAt: 'volatile',
+    timestamp: 'volatile',
     // Stored as keyed digests (redactForStorage): a recorded env value stands for any live one.
-    writeOnlyFields: [SESSION_ENV_VALUES],
+    [SESSION_ENV_VALUES]: 'write-only',
+  },
+  replay: {
     missAnswers: { http: answerPiRestMiss, summary: "Pi REST requests get 404 with the daemon's error envelope" },
     routeTemplate: piRestRouteTemplate,
   },

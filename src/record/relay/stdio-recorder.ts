@@ -117,11 +117,18 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   pass(child.stdout!, stdout, outTap, outGate);
   pass(child.stderr!, stderr, errTap, errGate);
   function pass(from: Readable, to: Writable, tap: BodyTap, gate: FlowGate<'peer' | 'recorder'>): void {
+    // A reader that went away (EPIPE, or its stream closed) will never drain: the agent must not stay
+    // held for it, or it blocks on a full pipe and never exits. What it writes is still recorded.
+    const release = () => {
+      to.off('drain', release);
+      to.off('close', release);
+      gate.release('peer');
+    };
     from.on('data', (chunk: Buffer) => {
       const at = clock.now();
-      if (!to.write(chunk)) {
-        gate.hold('peer');
-        to.once('drain', () => gate.release('peer'));
+      if (!to.destroyed && !to.write(chunk) && gate.hold('peer')) {
+        to.once('drain', release);
+        to.once('close', release);
       }
       tap.push(chunk, at);
       holdForRecorder(gate);

@@ -72,7 +72,7 @@ export function stdioExchangeOf(exchanges: readonly ScriptExchange[], id: number
  * each recorded client line, compares it after normalization (JSON-RPC and Pi command ids learnt and
  * substituted) and writes the agent lines that followed, at the chosen pace; recorded stderr lines go
  * to stderr. A line that matches nothing gets the protocol's error answer and is reported on stderr.
- * Resolves when stdin ends (or `signal` aborts).
+ * Resolves when stdin ends (or `signal` aborts, or stdout closes: the reader is gone).
  */
 export async function replayStdio(options: StdioReplayOptions): Promise<StdioReplayResult> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
@@ -88,7 +88,16 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   stdout.on('error', () => undefined);
   stderr.on('error', () => undefined);
   const inbox = new LineInbox(stdin, maxLineBytes);
-  options.signal?.addEventListener('abort', () => inbox.close(), { once: true });
+  // The session stops when asked to, or when its reader is gone (its stdout closed): nothing more can
+  // reach it, so a line held by the pace or a fault is not waited for.
+  const session = new AbortController();
+  const stop = () => {
+    session.abort();
+    inbox.close();
+  };
+  if (options.signal?.aborted) stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  stdout.once('close', stop);
   const plan = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   const chosen = plan.choose({ transport: 'stdio', method: '', path: '' });
 
@@ -98,7 +107,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     timing,
     clock: options.clock ?? SYSTEM_CLOCK,
     anchorMs: exchange.startedMs,
-    signal: options.signal,
+    signal: session.signal,
     faults: lineFaultsOf(chosen, chosen.exit?.after),
     write: (bytes, message) => writeTo(message.channel === 'stderr' ? stderr : stdout, bytes),
     onMiss(miss) {
@@ -106,6 +115,8 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
       return lineMissAnswer(exchange.protocol, miss, { recordedMethods });
     },
   });
+  options.signal?.removeEventListener('abort', stop);
+  stdout.off('close', stop);
   // The replayed agent has exited: nothing more is read.
   if (result.faulted) inbox.close();
   return {

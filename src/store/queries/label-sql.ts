@@ -35,7 +35,7 @@ export function ownNameSql(json: string): string {
     ${field(json, `$.${F.kind}`)} || coalesce(':' || ${carried}, ''),
     ${F.names.map((k) => field(json, `$.${k}`)).join(', ')},
     CASE WHEN ${field(json, `$.${F.jsonRpc}`)} = ${quote(F.jsonRpcVersion)}
-      THEN CASE WHEN json_type(${json}, ${quote(`$.${F.id}`)}) IS NOT NULL THEN 'response' ELSE ${quote(F.jsonRpcNameless)} END END) END`;
+      THEN CASE WHEN json_type(${json}, ${quote(`$.${F.id}`)}) IS NOT NULL THEN 'response' ELSE ${quote(F.envelopeLabel)} END END) END`;
 }
 
 /** JavaScript's `typeof` of stored JSON, as messageLabel falls back to it. */

@@ -1,0 +1,38 @@
+import { classifyJsonRpc } from '../json-rpc/index.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { McpChecker } from './mcp-checker.js';
+import { mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
+import { mcpReplayFacts } from './replay-facts.js';
+import { redactSecretArguments } from './secret-arguments.js';
+
+/** Model Context Protocol: JSON-RPC 2.0 between an agent (client) and its tools' server. */
+export const mcpProtocol: ProtocolModule<'mcp'> = {
+  ...mcpReplayFacts,
+  title: 'Model Context Protocol (JSON-RPC 2.0)',
+
+  /**
+   * A JSON-RPC request or notification of a method MCP defines is MCP's (its `initialize` only with
+   * MCP's params, so ACP keeps its own); a response, or another method, is plain JSON-RPC until an
+   * MCP method says otherwise.
+   */
+  sniff: (value) => (mcpMethodOf(value) === undefined ? 0 : 0.95),
+  messageEvidence: (value) => `MCP method ${mcpMethodOf(value) ?? '(none)'}`,
+  channelEvidence: (hint) => hint.sniffed?.evidence ?? 'MCP methods in its first lines',
+  dialectOf: 'json-rpc',
+
+  /** By the method's sender in MCP; a response alone is guessed as the server's, which answers far more requests. */
+  guessSender(value: unknown): 'client' | 'server' {
+    const shape = classifyJsonRpc(value);
+    if (shape.kind === 'request' || shape.kind === 'notification') return mcpSenderOf(shape.method) ?? 'client';
+    return shape.kind === 'response' ? 'server' : 'client';
+  },
+
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new McpChecker(context.registry, context.channel?.transport === 'stdio');
+  },
+
+  /** A tool call's secret-named arguments (`apiToken`, `password`) are stored as `<redacted>`. */
+  redactForStorage: (message) => redactSecretArguments(message),
+};
+
+export { MCP_RULES } from './mcp-rules.js';

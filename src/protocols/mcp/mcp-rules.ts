@@ -1,0 +1,42 @@
+/**
+ * Stable rule ids of the MCP checker, besides `schema` and the `jsonrpc-*` correlation rules it
+ * shares with plain JSON-RPC (a response answers an open request with exactly one of result/error).
+ */
+export const MCP_RULES = {
+  /** error: a line on a stdio server's stdout, or its stdin, that is not a JSON-RPC message (MCP allows nothing else there). */
+  notJsonRpc: 'mcp-not-json-rpc',
+  /** error: the client's first message is not `initialize` (lifecycle: initialization is the first interaction). */
+  initializeNotFirst: 'mcp-initialize-not-first',
+  /** error: a second `initialize` in one session. */
+  initializeRepeated: 'mcp-initialize-repeated',
+  /**
+   * warning: a request other than ping before initialization is done: the client's before the
+   * InitializeResult, or after it without `notifications/initialized` first (once); the server's
+   * before `notifications/initialized` (all SHOULD NOT).
+   */
+  beforeInitialized: 'mcp-request-before-initialized',
+  /** warning, at the end of the stream: the InitializeResult came, and the client never sent `notifications/initialized`. */
+  initializedMissing: 'mcp-initialized-missing',
+  /** error: a request whose id is null (MCP: MUST NOT). */
+  nullRequestId: 'mcp-null-request-id',
+  /** error: a request reusing an id its sender already used in this session (MCP: MUST NOT), though that request was answered. */
+  requestIdReused: 'mcp-request-id-reused',
+  /** error: `notifications/cancelled` naming no request its sender issued, or the `initialize` request. */
+  cancelUnknownRequest: 'mcp-cancel-unknown-request',
+  /** error: `initialize` cancelled (MCP: MUST NOT). */
+  cancelInitialize: 'mcp-cancel-initialize',
+  /** error: a progress token already used by another active request of the same sender. */
+  progressTokenReused: 'mcp-progress-token-reused',
+  /** error: progress for a token no request of the other side carries. */
+  progressUnknownToken: 'mcp-progress-unknown-token',
+  /** error: progress for a request already answered. */
+  progressAfterResponse: 'mcp-progress-after-response',
+  /** error: a `progress` value not greater than the previous one for the same token. */
+  progressNotIncreasing: 'mcp-progress-not-increasing',
+  /** error: a request for a capability its receiver did not declare in initialization (tools, sampling, resources.subscribe ...). */
+  capabilityNotNegotiated: 'mcp-capability-not-negotiated',
+  /** warning: a request or notification the schema lets only the other side send (a server calling tools/call). */
+  wrongDirection: 'mcp-wrong-direction',
+} as const;
+
+export type McpRule = (typeof MCP_RULES)[keyof typeof MCP_RULES];

@@ -1,0 +1,30 @@
+import { answerJsonRpcMiss, JSON_RPC_RULES } from '../json-rpc/index.js';
+import type { ChannelHint, ProtocolFacts } from '../protocol.js';
+import { MCP_RULES } from './mcp-rules.js';
+import { MCP_SCHEMAS } from './schemas.js';
+
+/**
+ * Which channels carry MCP, and how a replay matches and answers its messages. Over stdio the
+ * child's first lines decide (sniff: `initialize` with a date-string version, `tools/list`, ...); a
+ * channel they recognised as MCP is claimed whole.
+ */
+export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'file'> = {
+  id: 'mcp',
+  transports: ['stdio', 'file'],
+  // A dialect of JSON-RPC: its envelope, correlation and miss answer.
+  buildsOn: ['json-rpc'],
+  // A request left open is JSON-RPC's finding; a session that never sent notifications/initialized, MCP's.
+  streamEndRules: [JSON_RPC_RULES.unansweredRequest, MCP_RULES.initializedMissing],
+  schemas: MCP_SCHEMAS,
+  classify: (hint: ChannelHint) => (hint.sniffed?.protocol === 'mcp' ? 1 : 0),
+  fields: {
+    // JSON-RPC: a response carries its request's id.
+    '/id': 'echoed-client-id',
+    // A request's progress token, which the other side's progress notifications name.
+    '/params/_meta/progressToken': 'client-id',
+    '/params/progressToken': { echoedFrom: ['/params/_meta/progressToken'] },
+    // A cancellation names a request by its id.
+    '/params/requestId': 'client-id',
+  },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'MCP requests get a JSON-RPC error response' } },
+};
