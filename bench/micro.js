@@ -20,8 +20,9 @@
 //     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
 //     the SSE tap, 64 per chunk (`worker-sse64`). Framing + judging + redaction + writing, without the
 //     hand-over from the capture thread (bench/record-pipeline.js measures that).
-// Run (after a build):  node bench/micro.js [--quick] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
-//   --quick: a fifth of the iterations, 3 rounds; --dist: another build's dist folder (e.g. a copy of an
+// Run (after a build):  node bench/micro.js [--quick | --smoke] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
+//   --quick: a fifth of the iterations, 3 rounds; --smoke: every case once, a hundredth of them, 1 round
+//   (no figure worth reading: test/bench/bench-smoke.test.ts runs it so that a case cannot rot); --dist: another build's dist folder (e.g. a copy of an
 //   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, judge, writer, worker), comma-separated.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,10 +35,11 @@ const argValue = (name) => {
   return at < 0 ? undefined : process.argv[at + 1];
 };
 const quick = process.argv.includes('--quick');
+const smoke = process.argv.includes('--smoke');
 const DIST = resolve(argValue('--dist') ?? new URL('../dist', import.meta.url).pathname);
 const ONLY = argValue('--only')?.split(',');
-const ROUNDS = Number(argValue('--rounds') ?? (quick ? 3 : 5));
-const SCALE = quick ? 0.2 : 1;
+const ROUNDS = Number(argValue('--rounds') ?? (smoke ? 1 : quick ? 3 : 5));
+const SCALE = smoke ? 0.01 : quick ? 0.2 : 1;
 /** Rows written in one transaction: by default the writer's default maxBatch (the worker may set fewer). */
 const BATCH_ROWS = Number(argValue('--batch') ?? 1000);
 if (!Number.isInteger(BATCH_ROWS) || BATCH_ROWS < 1) {

@@ -1,3 +1,4 @@
+import { describeWithCorpus, bareRegistry, corpusDir, readSharedJson } from '../support/shared.js';
 /**
  * The specification's own examples of MCP 2026-07-28 messages (../shared/schemas-extra/mcp/
  * 2026-07-28-examples, one folder per type) through the MCP checker, as a modern session over stdio:
@@ -8,7 +9,6 @@ import { expect, it } from 'vitest';
 import type { Sender } from '../../src/core/message.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { protocolById } from '../../src/protocols/modules.js';
-import { bareRegistry, corpusDir, describeWithCorpus, readSharedJson } from '../support/shared.js';
 
 const EXAMPLES = ['schemas-extra', 'mcp', '2026-07-28-examples'];
 type Json = Record<string, unknown>;

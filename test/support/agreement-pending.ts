@@ -4,7 +4,7 @@
  * removed. Small on purpose: temp-dir.ts imports it in every test file; the check's own imports
  * (the judge, the store, the inspector) load only in a file that wrote a recording.
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 export interface PendingFolder {
@@ -30,14 +30,34 @@ export function enableAgreementCheck(): void {
   enabled = process.env.AGENT_PROXY_AGREEMENT !== 'off';
 }
 
+/**
+ * The regular files under `dir`, by path relative to it. Links are not followed (on Node 20,
+ * readdirSync's recursive option follows them, and a test that links node_modules into its folder
+ * would have every package's files opened), nor is a node_modules folder entered.
+ */
+function filesUnder(dir: string): string[] {
+  const files: string[] = [];
+  const folders = [''];
+  while (folders.length > 0) {
+    const folder = folders.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(dir, folder), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const name = folder === '' ? entry.name : join(folder, entry.name);
+      if (entry.isFile()) files.push(name);
+      else if (entry.isDirectory() && entry.name !== 'node_modules') folders.push(name);
+    }
+  }
+  return files;
+}
+
 /** The recordings in `dir` (a .db or its NDJSON form, told by their first bytes, whatever their names). */
 function recordingsIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir, { recursive: true }) as string[];
-  } catch {
-    return [];
-  }
+  const names = filesUnder(dir);
   const head = Buffer.alloc(64);
   const found: string[] = [];
   for (const name of names) {
@@ -53,7 +73,7 @@ function recordingsIn(dir: string): string[] {
         closeSync(fd);
       }
     } catch {
-      continue; // a folder, a socket, or gone
+      continue; // gone, or not readable
     }
     const text = head.toString('latin1', 0, n);
     // As store/open-recording.ts tells them: the SQLite header, or the NDJSON form's first line.

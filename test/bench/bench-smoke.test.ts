@@ -1,0 +1,39 @@
+/**
+ * The CPU benches run against this build: every micro case measures the path it names (a case that
+ * cannot, after an API moved, fails the run), and the diff bench finds exactly the differences it
+ * plants. Tiny sizes: the figures are not read here, only that the benches still work.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('benches', () => {
+  it('micro --smoke measures every case', async () => {
+    const run = await runBench(['bench/micro.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).not.toContain('not measured');
+    for (const group of ['framers', 'judge', 'writer', 'worker']) expect(run.stdout).toContain(`\n${group}\n`);
+    expect(run.code).toBe(0);
+  });
+
+  it('diff --runs 10 finds exactly the planted differences', async () => {
+    const run = await runBench(['bench/diff.js', '--runs', '10']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/found: exchanges 6 changed, 1 added, 0 removed, 4 equal; messages 4 changed, 1 added, 1 removed; 1 regression/);
+    expect(run.code).toBe(0);
+  });
+});
