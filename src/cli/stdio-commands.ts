@@ -13,6 +13,7 @@ import { totalsText } from './totals-text.js';
 import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { unmatchedFaultLine } from '../replay/fault/fault-notice.js';
+import { parseFault } from '../replay/fault/fault-spec.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -201,8 +202,9 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
   try {
     const result = await replayStdio({ recording, timing: flags.timing, strict: flags.strict, ignore: flags.ignore, maxRequestBytes: flags.maxRequestBytes, signal: abort.signal, faults: flags.fault });
     if (result.exitCode !== undefined) {
-      const specs = result.faults.filter((f) => f.injected > 0).map((f) => f.spec);
-      process.stderr.write(`${LINE_PREFIX}fault injected: the replayed agent exits with code ${result.exitCode} (${specs.join('; ')})\n`);
+      const specs = result.faults.filter((f) => f.injected > 0 && parseFault(f.spec).action.kind === 'exit').map((f) => f.spec);
+      if (specs.length > 0) process.stderr.write(`${LINE_PREFIX}fault injected: the replayed agent exits with code ${result.exitCode} (${specs.join('; ')})\n`);
+      else if (!flags.quiet) process.stderr.write(`${LINE_PREFIX}the recorded agent exited here, before its stdin ended: the replay exits with its code ${result.exitCode}\n`);
     }
     if (!flags.quiet || !result.ok) {
       process.stderr.write(

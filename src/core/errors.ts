@@ -83,6 +83,12 @@ export const ExchangeErrorCode = codeList({
   E_UPSTREAM_HANDSHAKE: 'E_UPSTREAM_HANDSHAKE',
   /** The upstream closed the connection mid-response, or a WebSocket without a close frame. */
   E_UPSTREAM_RESET: 'E_UPSTREAM_RESET',
+  /**
+   * The upstream ended a line conversation before its client did: the daemon ended an NDJSON
+   * connection, or the stdio agent exited, while the client's side was still open. Stored with the
+   * outcome the exchange had (usually `complete`); replay ends the conversation at the same point.
+   */
+  E_UPSTREAM_ENDED: 'E_UPSTREAM_ENDED',
   /** The client went away first. */
   E_CLIENT_ABORTED: 'E_CLIENT_ABORTED',
   /** The proxy shut down first: a stream it ended, or an answer still unfinished after the grace period. */

@@ -12,10 +12,19 @@ const BY_CODE: Readonly<Record<string, EndedBy>> = {
   E_CLIENT_ABORTED: 'client',
   E_PROXY_SHUTDOWN: 'shutdown',
   E_UPSTREAM_RESET: 'upstream',
+  E_UPSTREAM_ENDED: 'upstream',
 } satisfies Partial<Record<ExchangeErrorCode, EndedBy>>;
 
 export function endedBy(errorCode: string | null | undefined): EndedBy | undefined {
   return errorCode == null ? undefined : BY_CODE[errorCode];
+}
+
+/**
+ * True when the upstream ended a line conversation while its client's side was still open (the
+ * daemon ended the connection, the stdio agent exited): a replay ends it at the same point.
+ */
+export function upstreamEndedFirst(errorCode: string | null | undefined): boolean {
+  return errorCode === 'E_UPSTREAM_ENDED';
 }
 
 /** True when the client or the proxy, not the agent, cut the exchange short: no stream-level findings then. */

@@ -149,11 +149,6 @@ describeTransportContract({
     exit: 'acts',
   },
   endings: { finished: { kind: 'exited', code: 0 } },
-  knownGaps: {
-    // The recording keeps the agent's exit code, but not that it exited before its stdin ended: the
-    // replay plays the last line and waits for stdin, so a client waiting for the rest of the turn hangs.
-    'peer-closes-replay': 'replay --stdio does not exit where the recorded agent exited mid-conversation, nor with its code',
-  },
   sessionsPerProxy: 'one',
   peerClosesAfter: 2,
   flood: {

@@ -97,11 +97,6 @@ describeTransportContract({
     exit: { notApplicable: 'the exit of a stdio agent; the daemon is no child of the proxy' },
   },
   endings: { finished: { kind: 'finished' }, clean: { kind: 'ended' }, reset: { kind: 'reset' } },
-  knownGaps: {
-    // The recorder stores the lines but not which side ended the connection first, so the replay
-    // plays the daemon's last line and then waits for the client, which waits for an answer: it hangs.
-    'peer-closes-replay': 'replay --ndjson does not end a connection the daemon ended; the recording does not say which side ended it first',
-  },
   sessionsPerProxy: 'many',
   peerClosesAfter: 2,
   flood: {

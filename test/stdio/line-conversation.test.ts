@@ -5,6 +5,7 @@ import type { ScriptMessage } from '../../src/replay/replay-script.js';
 import { lineMissAnswer } from '../../src/replay/line/stdio-miss.js';
 import { parseTiming } from '../../src/replay/timing.js';
 import { driveClock, ManualClock } from '../support/manual-clock.js';
+import { within } from '../support/waits.js';
 
 let seq = 0;
 function line(sender: 'client' | 'server', value: unknown, tOffsetMs: number, channel: string | null = sender === 'client' ? 'stdin' : 'stdout'): ScriptMessage {
@@ -93,6 +94,43 @@ describe('line conversation (stdio / NDJSON replay core)', () => {
     const { result } = await play('none', []);
     expect(result.unused).toHaveLength(1);
     expect(result.sent).toBe(1);
+  });
+
+  describe('a conversation the recorded peer ended first (the daemon ended the connection, the agent exited)', () => {
+    // A blank line the client wrote after the peer's end (to tell an end from a reset) was recorded too.
+    const ended = [...recorded, line('client', '', 300)];
+    const prompt = '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"hi"}}\n';
+    const start = (peerEnds: boolean) => {
+      const stdin = new PassThrough();
+      const writes: string[] = [];
+      const done = playLineConversation(planLines(ended), new LineInbox(stdin), {
+        protocol: 'acp',
+        ignore: [],
+        timing: parseTiming('none'),
+        clock: new ManualClock(),
+        anchorMs: 0,
+        write: async (bytes) => void writes.push(bytes.toString()),
+        onMiss: () => undefined,
+        peerEnds,
+      });
+      stdin.write(prompt);
+      return { stdin, writes, done };
+    };
+
+    it('ends once the peer\'s last line is written, without waiting for the client to end, and awaits no line recorded after it', async () => {
+      const { writes, done } = start(true);
+      const result = await within(done, 'the conversation to end where the peer ended it');
+      expect(result).toMatchObject({ sent: 5, misses: [], unused: [], peerEnded: true });
+      expect(writes.at(-1)).toBe('{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}\n');
+    });
+
+    it('without the recorded end (an older recording) it waits for the client to end, as before', async () => {
+      const { stdin, done } = start(false);
+      stdin.end();
+      const result = await within(done, 'the conversation to end with its client');
+      expect(result).toMatchObject({ sent: 5, peerEnded: false });
+      expect(result.unused).toHaveLength(1);
+    });
   });
 
   it('pauses a client that writes far ahead of the replay, and resumes it as lines are taken, in order', async () => {

@@ -6,6 +6,7 @@ import { chooseProtocol } from '../../src/judge/protocol-choice.js';
 import { startStdioRecorder, stdioHint } from '../../src/record/relay/stdio-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { tempDir } from '../support/temp-dir.js';
+import { bareRegistry } from '../support/shared.js';
 import { ACP_AGENT, BIN, BURST_AGENT, PI_AGENT, readRecording, recordStdio, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -277,5 +278,33 @@ describe('proxy record --stdio', () => {
     expect(messages.filter((m) => m.channel === 'stdin').length).toBe(5); // initialize, session/new, 2 prompts, the permission answer
     const invalid = messages.filter((m) => m.verdict.status === 'invalid');
     expect(invalid.map((m) => m.verdict.findings)).toEqual([]);
+  });
+  describe('which side ended first', () => {
+    /** Records the Pi stand-in in-process; `command` is written to its stdin, which is ended only when `endStdin`. */
+    async function recordEnding(command: string, endStdin: boolean) {
+      const stdin = new PassThrough();
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      stdout.resume();
+      stderr.resume();
+      const out = dir.file('ending.db');
+      const recorder = await startStdioRecorder({ command: process.execPath, args: [PI_AGENT], protocol: 'pi-rpc', stdin, stdout, stderr, out, registry: bareRegistry(), pipeline: 'inline' });
+      stdin.write(command);
+      if (endStdin) stdin.end();
+      await recorder.done;
+      stdin.end();
+      return readRecording(out).exchanges[0];
+    }
+
+    it('an agent that exits while its stdin is still open is stored as ended by the upstream (E_UPSTREAM_ENDED), with its code', async () => {
+      const exchange = await recordEnding('{"id":"d1","type":"prompt","message":"STANDIN_DIE 3"}\n', false);
+      expect(exchange).toMatchObject({ outcome: 'complete', exitCode: 3, errorCode: 'E_UPSTREAM_ENDED' });
+      expect(exchange.errorMessage).toBe('the agent exited with code 3 before its stdin ended');
+    });
+
+    it('an agent that exits once its stdin ended has no such code', async () => {
+      const exchange = await recordEnding('{"id":"s1","type":"get_state"}\n', true);
+      expect(exchange).toMatchObject({ outcome: 'complete', exitCode: 0, errorCode: null });
+    });
   });
 });

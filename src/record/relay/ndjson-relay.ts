@@ -71,6 +71,8 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   let failure: NodeJS.ErrnoException | undefined;
   let clientEnded = false;
   let upstreamEnded = false;
+  // Which side ended first: a replay ends the connection itself where the daemon did.
+  let firstEnded: 'client' | 'upstream' | 'proxy' | undefined;
   let shutdown = false;
 
   const closer = () => {
@@ -79,6 +81,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
     setImmediate(() => {
       if (clientEnded) return;
       shutdown = true;
+      firstEnded ??= 'proxy';
       client.end();
       upstream.end();
       cutAfterGrace(() => {
@@ -89,8 +92,14 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
   };
   const untrack = inFlight.add(closer);
 
-  pipe(client, upstream, clientTap, () => (clientEnded = true));
-  pipe(upstream, client, serverTap, () => (upstreamEnded = true));
+  pipe(client, upstream, clientTap, () => {
+    clientEnded = true;
+    firstEnded ??= 'client';
+  });
+  pipe(upstream, client, serverTap, () => {
+    upstreamEnded = true;
+    firstEnded ??= 'upstream';
+  });
   function pipe(from: Socket, to: Socket, tap: BodyTap, ended: () => void): void {
     const gate = new FlowGate<'peer' | 'recorder'>(() => from.pause(), () => from.resume());
     from.on('data', (chunk: Buffer) => {
@@ -123,12 +132,23 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
       exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_UPSTREAM_UNREACHABLE, errorMessage: `could not connect to unix:${socketPath}: ${socketConnectReason(failure)}` });
     } else {
       const complete = (clientEnded && upstreamEnded) || shutdown;
-      exchange.end({ outcome: complete ? 'complete' : 'aborted', ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}), ...(shutdown ? { errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy was stopped' } : {}) });
+      exchange.end({ outcome: complete ? 'complete' : 'aborted', ...endCause(failure, shutdown, firstEnded) });
     }
     untrack();
   };
   client.on('close', onClose);
   upstream.on('close', onClose);
+}
+
+/**
+ * What ended the connection, for `error_code`: the daemon's end when it came first (what followed
+ * it, a client line written into the ended connection or the proxy's shutdown ending the client's
+ * side, is its consequence), else the proxy's shutdown, else the socket's failure.
+ */
+function endCause(failure: NodeJS.ErrnoException | undefined, shutdown: boolean, firstEnded: 'client' | 'upstream' | 'proxy' | undefined): { errorCode?: string; errorMessage?: string } {
+  if (firstEnded === 'upstream') return { errorCode: ExchangeErrorCode.E_UPSTREAM_ENDED, errorMessage: 'the daemon ended the connection before the client ended its side' };
+  if (shutdown) return { errorCode: ExchangeErrorCode.E_PROXY_SHUTDOWN, errorMessage: 'the proxy was stopped' };
+  return failure ? { errorCode: failure.code, errorMessage: failure.message } : {};
 }
 
 function urlOf(server: Server, listen: ListenAddress): string {

@@ -150,6 +150,8 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
       stdin.off('data', onStdinData);
       stdin.off('end', onStdinEnd);
       stdin.pause();
+      // The agent exited on its own while its stdin was still open: a replay exits there too, with its code.
+      const exitedFirst = !inEnded && exitCode !== null && !signalled;
       if (!inEnded) {
         inEnded = true;
         inTap.end(true, clock.now());
@@ -161,7 +163,7 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
       const ended = { ...(exitCode !== null ? { exitCode } : {}), ...(signal ? { signal } : {}) };
       if (notStarted) exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_SPAWN, errorMessage: error });
       else if (exitedEarly) exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_AGENT_EXITED_EARLY, errorMessage: `${commandLine} ${how} before it wrote a line on stdout`, ...ended });
-      else exchange.end({ outcome: 'complete', ...ended });
+      else exchange.end({ outcome: 'complete', ...ended, ...(exitedFirst ? { errorCode: ExchangeErrorCode.E_UPSTREAM_ENDED, errorMessage: `the agent exited with code ${exitCode} before its stdin ended` } : {}) });
       const result = (totals: RecordingTotals, recordingError?: string): StdioResult => ({
         exitCode,
         signal,

@@ -148,6 +148,12 @@ export interface LineConversationOptions {
   onMiss(miss: LineMiss): Buffer | undefined;
   signal?: AbortSignal;
   faults?: LineFaults;
+  /**
+   * The recorded peer ended the conversation before its client did (the daemon ended the connection,
+   * the agent exited): the conversation ends once the peer's last line is written, instead of waiting
+   * for the client's end. Client lines recorded after that line were never answered, and are not awaited.
+   */
+  peerEnds?: boolean;
 }
 
 export interface LineConversationResult {
@@ -162,6 +168,8 @@ export interface LineConversationResult {
   redacted: number;
   /** True when the conversation stopped because an injected fault's `stopAfter` lines were written. */
   faulted: boolean;
+  /** True when it ended where the recorded peer ended it (`peerEnds`), its last line written. */
+  peerEnded: boolean;
 }
 
 /**
@@ -191,6 +199,7 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     substitutions: correlator.substitutions,
     redacted: correlator.redacted,
     faulted,
+    peerEnded: false,
   });
 
   /** Writes one line after the injected latency or gap; false when the conversation was stopped meanwhile. */
@@ -223,14 +232,16 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
   };
 
   if (faulted) return ended(plan.turns);
+  // Where the peer ended it, the conversation ends after the last turn the peer answered.
+  const turns = options.peerEnds ? plan.turns.slice(0, lastAnswered(plan) + 1) : plan.turns;
   await play(plan.preamble);
-  for (let i = 0; i < plan.turns.length; i++) {
-    const turn = plan.turns[i];
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i];
     const recorded = asText(turn.client);
     for (;;) {
-      if (options.signal?.aborted || faulted) return ended(plan.turns.slice(i));
+      if (options.signal?.aborted || faulted) return ended(turns.slice(i));
       const line = await inbox.next();
-      if (!line) return ended(plan.turns.slice(i));
+      if (!line) return ended(turns.slice(i));
       const live = { channel: 'text' as const, data: line.raw };
       // Only the start of an over-long line was kept: it cannot be compared, only refused.
       const differences = line.totalBytes > line.raw.length ? ['size'] : correlator.differences(recorded, live);
@@ -244,6 +255,7 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
       break;
     }
   }
+  if (options.peerEnds) return { ...ended([]), peerEnded: !options.signal?.aborted && !faulted };
   for (;;) {
     if (options.signal?.aborted || faulted) break;
     const line = await inbox.next();
@@ -251,6 +263,12 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
     await miss(line, undefined, ['line']);
   }
   return ended([]);
+}
+
+/** The index of the last turn with a server line after its client line; -1 when only the preamble has any. */
+function lastAnswered(plan: LinePlan): number {
+  for (let i = plan.turns.length - 1; i >= 0; i--) if (plan.turns[i].replies.length > 0) return i;
+  return -1;
 }
 
 const SYNTHETIC: ScriptMessage = { seq: 0, sender: 'server', carrier: 'line', channel: null, raw: Buffer.alloc(0), json: undefined, tOffsetMs: 0, truncated: false };

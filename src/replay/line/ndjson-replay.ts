@@ -5,6 +5,7 @@ import { InFlight } from '../../net/in-flight.js';
 import { GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
+import { upstreamEndedFirst } from '../../core/exchange-ending.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
 import { classifyForReplay } from '../../protocols/catalog.js';
@@ -121,6 +122,8 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
         anchorMs: exchange.startedMs,
         signal: abort.signal,
         faults: lineFaultsOf(faults, faults.cut?.after),
+        // A connection the daemon ended is ended here too (by the `finally` below), after its last line.
+        peerEnds: upstreamEndedFirst(exchange.errorCode),
         write: (bytes) => writeTo(socket, bytes),
         onMiss(miss) {
           const message = lineMissMessage(miss);

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { UsageError } from '../../core/errors.js';
+import { upstreamEndedFirst } from '../../core/exchange-ending.js';
+import { openRecording } from '../../store/open-recording.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
 import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
@@ -51,7 +53,10 @@ export interface StdioReplayResult {
   redacted: number;
   /** False when `strict` was asked for and something missed or went unused. */
   ok: boolean;
-  /** Set when an injected `exit` fault ended the session: the code the replayed agent exits with. */
+  /**
+   * Set when the replayed agent exits on its own: the code of an injected `exit` fault, or the
+   * recorded agent's code where it exited before its stdin ended.
+   */
   exitCode?: number;
   /** Every `faults` spec, in the order given, with how often it was injected (0 or 1: one session). */
   faults: FaultTally[];
@@ -72,7 +77,8 @@ export function stdioExchangeOf(exchanges: readonly ScriptExchange[], id: number
  * each recorded client line, compares it after normalization (JSON-RPC and Pi command ids learnt and
  * substituted) and writes the agent lines that followed, at the chosen pace; recorded stderr lines go
  * to stderr. A line that matches nothing gets the protocol's error answer and is reported on stderr.
- * Resolves when stdin ends (or `signal` aborts, or stdout closes: the reader is gone).
+ * Resolves when stdin ends (or `signal` aborts, or stdout closes: the reader is gone), or where the
+ * recorded agent exited before its stdin ended: after its last line, with its code as `exitCode`.
  */
 export async function replayStdio(options: StdioReplayOptions): Promise<StdioReplayResult> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
@@ -109,6 +115,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     anchorMs: exchange.startedMs,
     signal: session.signal,
     faults: lineFaultsOf(chosen, chosen.exit?.after),
+    peerEnds: upstreamEndedFirst(exchange.errorCode),
     write: (bytes, message) => writeTo(message.channel === 'stderr' ? stderr : stdout, bytes),
     onMiss(miss) {
       report(miss, lineMissMessage(miss));
@@ -118,7 +125,8 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   options.signal?.removeEventListener('abort', stop);
   stdout.off('close', stop);
   // The replayed agent has exited: nothing more is read.
-  if (result.faulted) inbox.close();
+  if (result.faulted || result.peerEnded) inbox.close();
+  const exitCode = result.faulted && chosen.exit ? chosen.exit.code : result.peerEnded ? recordedExitCode(script.file, exchange.id) : undefined;
   return {
     exchangeId: exchange.id,
     sent: result.sent,
@@ -127,9 +135,19 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
     substitutions: result.substitutions,
     redacted: result.redacted,
     ok: !options.strict || (result.misses.length === 0 && result.unused.length === 0),
-    ...(result.faulted && chosen.exit ? { exitCode: chosen.exit.code } : {}),
+    ...(exitCode === undefined ? {} : { exitCode }),
     faults: plan.tally(),
   };
+}
+
+/** The exit code the recorded agent exited with (1 when none was stored). */
+function recordedExitCode(file: string, exchangeId: number): number {
+  const reader = openRecording(file);
+  try {
+    return reader.exchange(exchangeId)?.exitCode ?? 1;
+  } finally {
+    reader.close();
+  }
 }
 
 /** Writes and, when the pipe is full, waits until it has drained (or closed). */
