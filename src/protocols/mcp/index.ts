@@ -4,6 +4,7 @@ import { McpChecker } from './mcp-checker.js';
 import { mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
 import { mcpReplayFacts } from './replay-facts.js';
 import { redactSecretArguments } from './secret-arguments.js';
+import { mcpSemantic } from './semantic.js';
 
 /** Model Context Protocol: JSON-RPC 2.0 between an agent (client) and its tools' server. */
 export const mcpProtocol: ProtocolModule<'mcp'> = {
@@ -19,6 +20,7 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
   messageEvidence: (value) => `MCP method ${mcpMethodOf(value) ?? '(none)'}`,
   channelEvidence: (hint) => hint.sniffed?.evidence ?? 'MCP methods in its first lines',
   dialectOf: 'json-rpc',
+  semantic: mcpSemantic,
 
   /** By the method's sender in MCP; a response alone is guessed as the server's, which answers far more requests. */
   guessSender(value: unknown): 'client' | 'server' {
