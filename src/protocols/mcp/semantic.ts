@@ -19,7 +19,10 @@ export interface McpSessionResult {
   prompts: Record<string, unknown>;
   /** The other requests either side made, in the order each was sent, with their answers. */
   calls: McpCall[];
-  /** The notifications either side sent that are not progress or log lines. */
+  /**
+   * The notifications either side sent that are not progress or log lines, each once, in the order
+   * first sent: how often a timer-driven one (`notifications/resources/updated`) came varies by run.
+   */
   notifications: Array<{ from: Sender; method: unknown; params?: unknown }>;
 }
 
@@ -56,12 +59,17 @@ export function materializeMcpSession(messages: readonly unknown[], senders: rea
   // Requests waiting for their answer, per sender, by id: each side mints its own.
   const open = new Map<string, { method: string; call?: McpCall }>();
   const keyOf = (from: Sender, id: unknown) => `${from} ${JSON.stringify(id)}`;
+  const notified = new Set<string>();
   messages.forEach((message, i) => {
     if (!isJsonRpc(message)) return;
     const from = senders[i] ?? 'server';
     if (typeof message.method === 'string') {
       if (message.id === undefined) {
-        if (!UNCOMPARED_NOTIFICATIONS.has(message.method)) session.notifications.push({ from, method: message.method, ...(message.params === undefined ? {} : { params: message.params }) });
+        if (UNCOMPARED_NOTIFICATIONS.has(message.method)) return;
+        const notification = { from, method: message.method, ...(message.params === undefined ? {} : { params: message.params }) };
+        const text = JSON.stringify(notification);
+        if (!notified.has(text)) session.notifications.push(notification);
+        notified.add(text);
         return;
       }
       const method = message.method;

@@ -47,6 +47,7 @@ describe('the MCP session fold', () => {
       rpc('client', { id: 4, method: 'resources/read', params: { uri: 'file:///gone' } }),
       rpc('server', { id: 4, error: { code: -32002, message: 'not found' } }),
       rpc('server', { method: 'notifications/tools/list_changed' }),
+      rpc('server', { method: 'notifications/tools/list_changed' }),
     ]);
     expect(session.initialize.server).toMatchObject({ serverInfo: { name: 's' } });
     expect(session.calls).toEqual([
