@@ -170,7 +170,7 @@ function changedExchange(a: SideExchange, b: SideExchange, semantic: boolean): E
     else {
       const ma = a.messages[op.a];
       const mb = b.messages[op.b];
-      const diff: MessageDiff = { change: 'changed', a: ma.ref, b: mb.ref, differences: differences(ma.value, mb.value), before: equalBefore[i], after: equalAfter[i] };
+      const diff: MessageDiff = { change: 'changed', a: ma.ref, b: mb.ref, differences: named(differences(ma.value, mb.value), ma, mb), before: equalBefore[i], after: equalAfter[i] };
       const verdict = verdictChange(ma, mb);
       if (verdict) diff.verdict = verdict;
       if (diff.differences.length > 0 || diff.verdict || ma.ref.sender !== mb.ref.sender) messages.push(diff);
@@ -202,6 +202,16 @@ function contentOf(change: 'added' | 'removed', value: unknown): ValueChange[] {
   return Object.entries(value as Record<string, unknown>)
     .slice(0, MAX_DIFFERENCES)
     .map(([key, v]) => ({ pointer: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, [side]: v }));
+}
+
+/** The differences of a `--semantic` result, each with the name its protocol gives that place. */
+function named(list: ValueChange[], a: SideMessage, b: SideMessage): ValueChange[] {
+  const describe = a.describe ?? b.describe;
+  if (!describe) return list;
+  return list.map((d) => {
+    const name = describe(d.pointer, a.value, b.value);
+    return name === undefined ? d : { ...d, name };
+  });
 }
 
 /** How the verdict moved between two aligned messages, if it did. */

@@ -75,6 +75,8 @@ export interface MessageDiff {
 /** One difference: a JSON pointer into the normalized value (or an exchange field name), and both sides. A missing side is absent. */
 export interface ValueChange {
   pointer: string;
+  /** Under `--semantic`, what the protocol calls that place of its result (`tool "echo": inputSchema /properties/message/type`). */
+  name?: string;
   a?: unknown;
   b?: unknown;
 }

@@ -11,7 +11,7 @@ import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, isFoldedMessage, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
+import { feedsMaterializer, foldedPlace, isFoldedMessage, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
@@ -35,6 +35,8 @@ export interface SideMessage {
   errorFindings: Finding[];
   /** Its stream under --semantic (streamOf). */
   stream: number;
+  /** A `--semantic` result's names for its differences (SemanticFold.describe). */
+  describe?: (pointer: string, a: unknown, b: unknown) => string | undefined;
 }
 
 /** One exchange of one side, loaded in full for reporting. */
@@ -125,8 +127,8 @@ export function foldedVerdict(folded: ReadonlyArray<{ verdict: Verdict }>): Verd
 }
 
 /** The `--semantic` result of an exchange's folded server messages. */
-export function materialize(fold: SemanticFold, folded: readonly unknown[], request: unknown): { kind: string } {
-  return fold.fold(folded, request);
+export function materialize(fold: SemanticFold, fed: ReadonlyArray<Pick<MessageRow, 'sender' | 'json'>>, request: unknown): { kind: string } {
+  return fold.fold(fed.map((m) => m.json), request, fed.map((m) => m.sender));
 }
 
 /**
@@ -149,10 +151,10 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   }
   if (kind && fed.length > 0) {
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
-    const result = materialize(kind, fed.map((m) => m.json), request);
-    const last = fed[fed.length - 1];
+    const result = materialize(kind, fed, request);
+    const last = foldedPlace(fed);
     const synthetic: MessageRow = { ...last, carrier: last.carrier, verdict: foldedVerdict(folded) };
-    messages.push(sideMessage(synthetic, result.kind, normalize(result), false));
+    messages.push({ ...sideMessage(synthetic, result.kind, normalize(result), false), ...(kind.describe ? { describe: kind.describe } : {}) });
   }
   const fields = exchangeFields(row, head, ids, userSpecs);
   return {

@@ -46,7 +46,8 @@ function exchangeSection(e: ExchangeDiff): string[] {
 
 function row(where: string, d: ValueChange): string {
   const [a, b] = showPair(d.a, d.b);
-  return `| ${cell(where)} | \`${cell(d.pointer || '/')}\` | ${'a' in d ? `\`${cell(a)}\`` : '*absent*'} | ${'b' in d ? `\`${cell(b)}\`` : '*absent*'} |`;
+  const place = d.name === undefined ? `\`${cell(d.pointer || '/')}\`` : cell(d.name);
+  return `| ${cell(where)} | ${place} | ${'a' in d ? `\`${cell(a)}\`` : '*absent*'} | ${'b' in d ? `\`${cell(b)}\`` : '*absent*'} |`;
 }
 
 function cell(text: string): string {

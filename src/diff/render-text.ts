@@ -64,7 +64,7 @@ function messageLines(m: MessageDiff, style: Style): string[] {
   else if (m.change === 'removed') lines.push(style.red(`    - ${messageTitle(m.a!)} (only in a)`));
   else lines.push(style.yellow(`    ~ ${messageTitle(m.a!)}`) + (m.a!.seq !== m.b!.seq ? style.dim(` (b ${m.b!.seq})`) : ''));
   // A message only one side has lists what it says; a changed one, what changed.
-  for (const d of m.differences) lines.push(`        ${d.pointer || '/'}: ${m.change === 'changed' ? change(d, style) : show(m.change === 'added' ? d.b : d.a)}`);
+  for (const d of m.differences) lines.push(`        ${d.name ?? (d.pointer || '/')}: ${m.change === 'changed' ? change(d, style) : show(m.change === 'added' ? d.b : d.a)}`);
   if (m.verdict) {
     const v = m.verdict;
     const head = v.change === 'regression' ? style.red('REGRESSION') : v.change === 'fixed' ? style.green('fixed') : 'verdict';

@@ -15,7 +15,7 @@ import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
 import { diffLabel, DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { feedsMaterializer, isFoldedMessage, semanticFoldOf, streamOf } from './semantic.js';
+import { feedsMaterializer, foldedPlace, isFoldedMessage, semanticFoldOf, streamOf } from './semantic.js';
 
 /** One side to scan. */
 export interface ScanInput {
@@ -146,9 +146,9 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
     }
     if (kind && fed.length > 0) {
-      const result = materialize(kind, fed.map((m) => m.json), request);
+      const result = materialize(kind, fed, request);
       const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
-      const last = fed[fed.length - 1];
+      const last = foldedPlace(fed);
       streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));
     }
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());

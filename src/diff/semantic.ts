@@ -21,13 +21,20 @@ export function semanticDrops(protocol: string | null): readonly string[] {
 
 /** Is this server message compared only through the materialised result? */
 export function isFoldedMessage(fold: SemanticFold, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
-  return m.sender === 'server' && m.json !== undefined && fold.folds(m.json);
+  if (m.json === undefined) return false;
+  return m.sender === 'server' ? fold.folds(m.json) : fold.foldsClient?.(m.json) === true;
 }
 
 /** Does this server message feed the materialised result? The folded ones, and what the protocol adds (every Pi event). */
 export function feedsMaterializer(fold: SemanticFold, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
-  if (!fold.feeds) return isFoldedMessage(fold, m);
-  return m.sender === 'server' && m.json !== undefined && fold.feeds(m.json);
+  if (!fold.feeds || m.sender !== 'server') return isFoldedMessage(fold, m);
+  return m.json !== undefined && fold.feeds(m.json);
+}
+
+/** The message the folded result stands in place of: the last server message fed (the last fed when there is none). */
+export function foldedPlace<M extends Pick<MessageRow, 'sender'>>(fed: readonly M[]): M {
+  for (let i = fed.length - 1; i >= 0; i--) if (fed[i].sender === 'server') return fed[i];
+  return fed[fed.length - 1];
 }
 
 /**

@@ -114,8 +114,18 @@ export interface SemanticFold {
   folds(value: unknown): boolean;
   /** Does this server message feed the folded result (default: the folded ones)? Pi's message boundaries do, compared one by one too. */
   feeds?(value: unknown): boolean;
-  /** The folded result of the messages fed, given the exchange's first client message; `kind` labels it in reports. */
-  fold(fed: readonly unknown[], request: unknown): { kind: string };
+  /** Is this client message folded too (compared only through the result, and fed to it)? A conversation whose requests the result pairs with their answers. */
+  foldsClient?(value: unknown): boolean;
+  /**
+   * The folded result of the messages fed, given the exchange's first client message and who sent
+   * each message fed (in order); `kind` labels it in reports.
+   */
+  fold(fed: readonly unknown[], request: unknown, senders?: ReadonlyArray<'client' | 'server'>): { kind: string };
+  /**
+   * Names a difference between two results by what it is to the protocol (`tool "echo": inputSchema
+   * /properties/message/type`), given its pointer into them; reports show the name with the pointer.
+   */
+  describe?(pointer: string, a: unknown, b: unknown): string | undefined;
   /** Fields not compared under `--semantic` (Pi's event counters, which count the folded partials too). */
   readonly drops?: readonly string[];
 }

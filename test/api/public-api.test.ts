@@ -504,7 +504,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.MessageDiff>().toEqualTypeOf<'change' | 'a' | 'b' | 'differences' | 'verdict' | 'before' | 'after'>();
     expectTypeOf<keyof api.ExchangeRef>().toEqualTypeOf<'id' | 'transport' | 'protocol' | 'method' | 'path' | 'status'>();
     expectTypeOf<keyof api.MessageRef>().toEqualTypeOf<'seq' | 'sender' | 'label' | 'status'>();
-    expectTypeOf<keyof api.ValueChange>().toEqualTypeOf<'pointer' | 'a' | 'b'>();
+    expectTypeOf<keyof api.ValueChange>().toEqualTypeOf<'pointer' | 'name' | 'a' | 'b'>();
     expectTypeOf<keyof api.VerdictChange>().toEqualTypeOf<'change' | 'a' | 'b' | 'findings'>();
     expectTypeOf<api.DiffChange>().toEqualTypeOf<'changed' | 'added' | 'removed'>();
     expectTypeOf(api.exportNdjsonText).toEqualTypeOf<(reader: api.RecordingReader) => string>();

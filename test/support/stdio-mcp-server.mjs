@@ -14,10 +14,19 @@
  * Environment: MCP_STANDIN_BREAK, comma-separated, breaks the session: `stdout-log` writes two log
  * lines on stdout at start, one of text and one of JSON; `early-request` sends roots/list right after its InitializeResult, before the
  * client's notifications/initialized.
+ *
+ * MCP_STANDIN_CHANGE, comma-separated, is the same server changed, for `diff --semantic`: `echo-number`
+ * declares echo's `message` a number, `add-tool` lists a second tool `shout`, `echo-upper` answers echo
+ * in capitals.
  */
 const BREAKS = new Set((process.env.MCP_STANDIN_BREAK ?? '').split(',').filter(Boolean));
 const CAPABILITIES = { tools: {}, logging: {} };
-const ECHO = { name: 'echo', description: 'Echoes its message', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
+const CHANGES = new Set((process.env.MCP_STANDIN_CHANGE ?? '').split(',').filter(Boolean));
+const MESSAGE_TYPE = CHANGES.has('echo-number') ? 'number' : 'string';
+const ECHO = { name: 'echo', description: 'Echoes its message', inputSchema: { type: 'object', properties: { message: { type: MESSAGE_TYPE } }, required: ['message'] } };
+const SHOUT = { name: 'shout', description: 'Shouts its message', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };
+const TOOLS = CHANGES.has('add-tool') ? [ECHO, SHOUT] : [ECHO];
+const echoed = (message) => (CHANGES.has('echo-upper') ? String(message).toUpperCase() : String(message));
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const result = (id, value) => send({ jsonrpc: '2.0', id, result: value });
@@ -86,14 +95,14 @@ async function answer(message) {
     case 'ping':
       return result(id, {});
     case 'tools/list':
-      return result(id, { tools: [ECHO] });
+      return result(id, { tools: TOOLS });
     case 'tools/call':
       if (params.name === 'break') return breakRule(id, params.arguments?.rule, token);
       if (token !== undefined) {
         progress(token, 1);
         progress(token, 2);
       }
-      return result(id, text(`Echo: ${params.arguments?.message}`));
+      return result(id, text(`Echo: ${echoed(params.arguments?.message)}`));
     default:
       return send({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } });
   }

@@ -4,6 +4,8 @@ import { McpChecker } from './mcp-checker.js';
 import { mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
 import { mcpReplayFacts } from './replay-facts.js';
 import { redactSecretArguments } from './secret-arguments.js';
+import { mcpSemantic } from './semantic.js';
+import { mcpViews } from './session-view.js';
 
 /** Model Context Protocol: JSON-RPC 2.0 between an agent (client) and its tools' server. */
 export const mcpProtocol: ProtocolModule<'mcp'> = {
@@ -19,6 +21,8 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
   messageEvidence: (value) => `MCP method ${mcpMethodOf(value) ?? '(none)'}`,
   channelEvidence: (hint) => hint.sniffed?.evidence ?? 'MCP methods in its first lines',
   dialectOf: 'json-rpc',
+  semantic: mcpSemantic,
+  views: mcpViews,
 
   /** By the method's sender in MCP; a response alone is guessed as the server's, which answers far more requests. */
   guessSender(value: unknown): 'client' | 'server' {
@@ -36,3 +40,4 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
 };
 
 export { MCP_RULES } from './mcp-rules.js';
+export type { McpCallRow, McpSessionView } from './session-view.js';

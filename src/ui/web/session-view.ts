@@ -25,7 +25,7 @@ export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
   const answered = view.pairs.filter((p) => p.requestSeq !== null && p.responseSeq !== null).length;
   const failed = view.pairs.filter((p) => p.ok === false).length;
   const facts = [
-    isPiSession(view) ? `${view.mode} RPC` : 'ACP (JSON-RPC)',
+    isPiSession(view) ? `${view.mode} RPC` : `${view.kind.toUpperCase()} (JSON-RPC)`,
     `${answered} of ${view.pairs.filter((p) => p.requestSeq !== null).length} requests answered`,
     failed ? `${failed} failed` : null,
     isPiSession(view) ? plural(view.events.length, 'event') : plural(view.turns.length, 'turn'),
