@@ -8,8 +8,8 @@ import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
  */
 export const PATTERN_TIME_LIMIT_MS = 100;
 
-const context = vm.createContext({ pattern: /(?:)/, input: '' });
-const matchScript = new vm.Script('pattern.test(input)');
+/** Made when a risky pattern first runs: most sessions never need it. */
+let sandbox: { context: vm.Context; match: vm.Script } | undefined;
 
 /** Set when a guarded match ran out of time (treated as a match: nothing is reported as broken). */
 let timedOut = false;
@@ -35,10 +35,12 @@ export const guardedRegExp: RegExpEngine = Object.assign(
     if (!hasNestedQuantifier(source)) return native;
     return {
       test(input: string): boolean {
+        sandbox ??= { context: vm.createContext({}), match: new vm.Script('pattern.test(input)') };
+        const { context, match } = sandbox;
         context.pattern = native;
         context.input = input;
         try {
-          return matchScript.runInContext(context, { timeout: PATTERN_TIME_LIMIT_MS }) === true;
+          return match.runInContext(context, { timeout: PATTERN_TIME_LIMIT_MS }) === true;
         } catch {
           timedOut = true;
           return true;
