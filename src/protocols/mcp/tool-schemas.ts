@@ -23,11 +23,14 @@ export const TOOL_SCHEMA_CACHE_SIZE = 500;
 
 type Dialect = '2020-12' | '2019-09' | 'draft-07';
 
-/** The `$schema` values of the dialects ajv checks; a schema without one is 2020-12 (MCP 2025-11-25's default). */
+/**
+ * The `$schema` values of the dialects ajv checks, without a trailing `#` and with either scheme
+ * (schema generators write both); a schema without one is 2020-12 (MCP 2025-11-25's default).
+ */
 const DIALECTS: ReadonlyMap<string, Dialect> = new Map([
   ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
   ['https://json-schema.org/draft/2019-09/schema', '2019-09'],
-  ['http://json-schema.org/draft-07/schema', 'draft-07'],
+  ['https://json-schema.org/draft-07/schema', 'draft-07'],
 ]);
 
 const AJV_MODULES: Record<Dialect, string> = { '2020-12': 'ajv/dist/2020.js', '2019-09': 'ajv/dist/2019.js', 'draft-07': 'ajv' };
@@ -100,7 +103,7 @@ export function toolSchemaCheck(schema: unknown): ToolSchemaCheck {
 
 function compile(schema: Record<string, unknown>): ToolSchemaCheck {
   const named = schema.$schema;
-  const dialect = named === undefined ? '2020-12' : typeof named === 'string' ? DIALECTS.get(named.replace(/#$/, '')) : undefined;
+  const dialect = named === undefined ? '2020-12' : typeof named === 'string' ? DIALECTS.get(named.replace(/#$/, '').replace(/^https?:/, 'https:')) : undefined;
   if (dialect === undefined) return { ok: false, reason: `its $schema ${JSON.stringify(named)} names a dialect not checked here (JSON Schema 2020-12, 2019-09 and draft-07 are)` };
   // The dialect is chosen above; its compiler needs no `$schema` (a trailing `#` would not be found).
   const { $schema: _, ...body } = schema;

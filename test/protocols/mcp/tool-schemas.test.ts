@@ -49,6 +49,17 @@ describe('toolSchemaCheck', () => {
     expect(a.validate({ x: 1 })).toHaveLength(1);
   });
 
+  it('knows a dialect by its $schema, with or without a trailing # and by either scheme', () => {
+    for (const named of ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft/2020-12/schema#', 'http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft-07/schema', 'https://json-schema.org/draft/2019-09/schema#']) {
+      expect(reasonOf({ $schema: named, type: 'object' }), named).toBe('ok');
+    }
+    // `prefixItems` is 2020-12's: a draft-07 schema's is an unknown keyword, asserting nothing.
+    const tuple = (named?: string) => toolSchemaCheck({ ...(named ? { $schema: named } : {}), prefixItems: [{ type: 'number' }] });
+    const draft07 = tuple('http://json-schema.org/draft-07/schema#');
+    const v2020 = tuple();
+    expect([draft07.ok && draft07.validate(['x']).length, v2020.ok && v2020.validate(['x']).length]).toEqual([0, 1]);
+  });
+
   it('does not assert formats (an annotation in 2020-12)', () => {
     const check = toolSchemaCheck({ type: 'string', format: 'email' });
     expect(check.ok && check.validate('not an address')).toEqual([]);
