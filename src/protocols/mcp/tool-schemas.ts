@@ -14,8 +14,12 @@ import { guardedRegExp, withPatternGuard } from './guarded-patterns.js';
  */
 export type ToolSchemaCheck = { ok: true; validate(value: unknown): Finding[] | 'timed-out' } | { ok: false; reason: string };
 
-/** A tool schema of more JSON values than this is not compiled. */
-export const MAX_TOOL_SCHEMA_VALUES = 20_000;
+/**
+ * A tool schema of more JSON values than this is not compiled: ajv's compile time grows faster than
+ * the schema (a thousand properties take a few hundred milliseconds), while real tools' schemas have
+ * tens to hundreds of values.
+ */
+export const MAX_TOOL_SCHEMA_VALUES = 4_000;
 /** Nor one nested deeper than this. */
 export const MAX_TOOL_SCHEMA_DEPTH = 64;
 /** Compiled tool schemas kept (by a hash of their text); past this, the least recently used go. */
@@ -68,7 +72,8 @@ function compilerFor(dialect: Dialect): AjvLike {
     // Checked against the meta-schema beforehand, once (metaCheckerFor).
     validateSchema: false,
     // No loadSchema: a `$ref` to anything outside is refused before compiling, never fetched.
-    code: { regExp: guardedRegExp },
+    // ajv's optimising passes cost more than they save on a schema compiled for a few checks.
+    code: { regExp: guardedRegExp, optimize: false },
   });
 }
 

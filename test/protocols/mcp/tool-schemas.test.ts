@@ -32,7 +32,7 @@ describe('toolSchemaCheck', () => {
     const wide = { enum: Array.from({ length: MAX_TOOL_SCHEMA_VALUES + 1 }, (_, i) => i) };
     expect(reasonOf('a string')).toMatch(/not a JSON object/);
     expect(reasonOf(deep)).toMatch(/nested deeper than 64/);
-    expect(reasonOf(wide)).toMatch(/more than 20000 values/);
+    expect(reasonOf(wide)).toMatch(new RegExp(`more than ${MAX_TOOL_SCHEMA_VALUES} values`));
     expect(reasonOf({ $ref: 'http://127.0.0.1:1/x.json' })).toMatch(/refers outside itself/);
     expect(reasonOf({ properties: { a: { $dynamicRef: 'other.json#meta' } } })).toMatch(/refers outside itself/);
     expect(reasonOf({ $schema: 'http://json-schema.org/draft-04/schema#' })).toMatch(/dialect not checked/);
