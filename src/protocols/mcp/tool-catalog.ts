@@ -74,7 +74,7 @@ export class ToolCatalog {
     }
     if (tool.input?.ok !== true) return [];
     const args = params.arguments ?? {};
-    const findings = this.validate(tool.input, args, RULES.toolArgumentsInvalid, '/params/arguments', `the arguments of tool '${name}' break its inputSchema`);
+    const findings = this.validate(tool.input, args, RULES.toolArgumentsInvalid, '/params/arguments', { subject: `the arguments of tool '${name}'`, breach: 'break its inputSchema' });
     // A value stored redacted (a secret-named argument) is judged again from the store: not its fault.
     return findings.filter((f) => f.severity !== 'error' || valueAt(args, f.pointer.slice('/params/arguments'.length)) !== REDACTED);
   }
@@ -87,13 +87,14 @@ export class ToolCatalog {
     const output = this.tools.get(name)?.output;
     // An error result need not fit (its content says what went wrong); a task's result comes later.
     if (output?.ok !== true || !isJsonObject(result) || result.isError === true || result.structuredContent === undefined) return [];
-    return this.validate(output, result.structuredContent, RULES.toolStructuredContentInvalid, '/result/structuredContent', `the structuredContent of tool '${name}' breaks its outputSchema`);
+    return this.validate(output, result.structuredContent, RULES.toolStructuredContentInvalid, '/result/structuredContent', { subject: `the structuredContent of tool '${name}'`, breach: 'breaks its outputSchema' });
   }
 
-  private validate(check: Extract<ToolSchemaCheck, { ok: true }>, value: unknown, rule: string, at: string, what: string): Finding[] {
+  /** `value` (at `at` in the message) against a tool's schema: its first error, as `rule`. */
+  private validate(check: Extract<ToolSchemaCheck, { ok: true }>, value: unknown, rule: string, at: string, said: { subject: string; breach: string }): Finding[] {
     const outcome = check.validate(value);
-    if (outcome === 'timed-out') return [warning(RULES.toolSchemaUnchecked, at, `${what.replace(/ breaks? its .*$/, '')} not checked: a pattern of its schema took too long to match`)];
-    return outcome.map((f) => error(rule, at + f.pointer, `${what}: ${f.message.replace(/^\(root\): /, '')}`));
+    if (outcome === 'timed-out') return [warning(RULES.toolSchemaUnchecked, at, `${said.subject}: not checked, a pattern of the schema took too long to match`)];
+    return outcome.map((f) => error(rule, at + f.pointer, `${said.subject} ${said.breach}: ${f.message.replace(/^\(root\): /, '')}`));
   }
 }
 
