@@ -8,8 +8,12 @@
  * 2: secret-in-traffic (a well-known credential format in the traffic, stored redacted).
  * 3: each protocol declares its stream-end rules (no verdict changes; the list moved into the modules).
  * 4: MCP (its four schemas by negotiated version, lifecycle, ids, cancellation, progress, capabilities).
+ * 5: MCP tools' own contracts (arguments against inputSchema, structuredContent against outputSchema,
+ *    a call to a tool never listed, a tool schema that cannot be checked).
+ * 6: the OpenAI API (its schemas derived from the API description; chat and Responses stream rules,
+ *    tool results and tool_choice in requests).
  */
-export const RULES_VERSION = 5;
+export const RULES_VERSION = 6;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

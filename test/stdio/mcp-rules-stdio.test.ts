@@ -106,6 +106,9 @@ describe('MCP rules over stdio, against a stand-in server that breaks them on cu
     await client.response(2);
     client.write(rpc(3, 'ping'), note('notifications/cancelled', { requestId: 3, reason: 'changed my mind' }));
     await client.response(3);
+    // A listed tool's call whose arguments and structuredContent keep to its schemas.
+    client.write(rpc(4, 'tools/call', { name: 'weather', arguments: { city: 'Oslo' } }));
+    await client.response(4);
     expect(await client.close()).toEqual([]);
     // A tool argument named like a secret is stored redacted; the server got it as sent.
     const call = client.stored().find((m) => (m.json as Json | null)?.method === 'tools/call');
@@ -192,6 +195,31 @@ describe('MCP rules over stdio, against a stand-in server that breaks them on cu
       ['client tools/call #6', 'mcp-progress-token-reused'],
       ['client resources/subscribe #7', 'mcp-capability-not-negotiated'],
       ['client non-JSON', 'invalid-json'],
+    ]);
+  });
+
+  it('catches each tool contract broken, on the message that breaks it', async () => {
+    const client = await session(['unusable-schema']);
+    client.write(initialize(0));
+    await client.response(0);
+    client.write(note('notifications/initialized'), rpc(1, 'tools/list'));
+    await client.response(1);
+    const calls: Array<[string, Json]> = [
+      ['weather', { city: 'Oslo' }],
+      ['weather', {}],
+      ['weather', { city: 'Nowhere' }],
+      ['forecast', { city: 'Oslo' }],
+      ['fetcher', { url: 42 }],
+    ];
+    for (const [i, [name, args]] of calls.entries()) {
+      client.write(rpc(2 + i, 'tools/call', { name, arguments: args }));
+      await client.response(2 + i);
+    }
+    expect(await client.close()).toEqual([
+      ['server response #1', 'mcp-tool-schema-unchecked'],
+      ['client tools/call #3', 'mcp-tool-arguments-invalid'],
+      ['server response #4', 'mcp-tool-structured-content-invalid'],
+      ['client tools/call #5', 'mcp-tool-unknown'],
     ]);
   });
 

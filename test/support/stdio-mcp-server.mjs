@@ -2,8 +2,10 @@
 /**
  * A stand-in MCP server over stdio (newline-delimited JSON-RPC on stdin/stdout), written here so that
  * each of MCP's rules can be broken on purpose, deterministically. It declares the `tools` and
- * `logging` capabilities and one tool, `echo`, which reports progress 1/2 and 2/2 when the call
- * carries a progress token. Anything else it is asked is answered -32601.
+ * `logging` capabilities and the tools `echo`, which reports progress 1/2 and 2/2 when the call
+ * carries a progress token, `weather`, whose result's structuredContent breaks its outputSchema for the
+ * city `Nowhere`, and `break` (below). A call to another tool is answered -32602; anything else it is
+ * asked, -32601.
  *
  * `tools/call` of the tool `break`, with `arguments.rule`, makes it break that rule in its answer:
  * progress-not-increasing, progress-after-response, progress-unknown-token, capability (a
@@ -12,7 +14,8 @@
  * (a CallToolResult without content). Requests it sends wait for the client's answer.
  *
  * Environment: MCP_STANDIN_BREAK, comma-separated, breaks the session: `stdout-log` writes two log
- * lines on stdout at start, one of text and one of JSON; `early-request` sends roots/list right after its InitializeResult, before the
+ * lines on stdout at start, one of text and one of JSON; `unusable-schema` lists one more tool, `fetcher`,
+ * whose inputSchema refers to a remote document; `early-request` sends roots/list right after its InitializeResult, before the
  * client's notifications/initialized.
  *
  * MCP_STANDIN_CHANGE, comma-separated, is the same server changed, for `diff --semantic`: `echo-number`
@@ -25,8 +28,15 @@ const CHANGES = new Set((process.env.MCP_STANDIN_CHANGE ?? '').split(',').filter
 const MESSAGE_TYPE = CHANGES.has('echo-number') ? 'number' : 'string';
 const ECHO = { name: 'echo', description: 'Echoes its message', inputSchema: { type: 'object', properties: { message: { type: MESSAGE_TYPE } }, required: ['message'] } };
 const SHOUT = { name: 'shout', description: 'Shouts its message', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };
-const TOOLS = CHANGES.has('add-tool') ? [ECHO, SHOUT] : [ECHO];
 const echoed = (message) => (CHANGES.has('echo-upper') ? String(message).toUpperCase() : String(message));
+const WEATHER = {
+  name: 'weather',
+  description: 'The temperature in a city',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+};
+const BREAK = { name: 'break', description: 'Breaks the rule it is given', inputSchema: { type: 'object', properties: { rule: { type: 'string' } } } };
+const FETCHER = { name: 'fetcher', inputSchema: { type: 'object', properties: { url: { $ref: 'https://example.com/schemas/url.json' } } } };
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const result = (id, value) => send({ jsonrpc: '2.0', id, result: value });
@@ -95,9 +105,14 @@ async function answer(message) {
     case 'ping':
       return result(id, {});
     case 'tools/list':
-      return result(id, { tools: TOOLS });
+      return result(id, { tools: [ECHO, WEATHER, BREAK, ...(CHANGES.has('add-tool') ? [SHOUT] : []), ...(BREAKS.has('unusable-schema') ? [FETCHER] : [])] });
     case 'tools/call':
       if (params.name === 'break') return breakRule(id, params.arguments?.rule, token);
+      if (params.name === 'weather') {
+        const celsius = params.arguments?.city === 'Nowhere' ? 'unknown' : 21;
+        return result(id, { content: [{ type: 'text', text: JSON.stringify({ celsius }) }], structuredContent: { celsius } });
+      }
+      if (params.name !== 'echo') return send({ jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${params.name}` } });
       if (token !== undefined) {
         progress(token, 1);
         progress(token, 2);

@@ -11,6 +11,7 @@ import { MCP_RULES as RULES } from './mcp-rules.js';
 import { RequestLedger } from './request-ledger.js';
 import { McpSchemaPass, noSchemaReason, schemaTableOf } from './schema-choice.js';
 import { isMcpVersion, MCP_HTTP_DEFAULT_VERSION, MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
+import { ToolCatalog } from './tool-catalog.js';
 
 /**
  * One MCP session: a stdio server's stdin and stdout. Each message is judged against the schema of
@@ -23,6 +24,7 @@ export class McpChecker implements ProtocolChecker {
   private readonly correlator = new JsonRpcCorrelator();
   private readonly ledger = new RequestLedger();
   private readonly lifecycle = new Lifecycle();
+  private readonly tools = new ToolCatalog();
   /** The negotiated version; before it, the version the initialize request asked for. */
   private version?: string;
   private requestedVersion?: string;
@@ -105,10 +107,12 @@ export class McpChecker implements ProtocolChecker {
       }
       if (params?.task !== undefined && shape.id !== null && TASK_AUGMENTABLE.has(shape.method)) this.taskRequests.add(`${sender}:${idKey(shape.id)}`);
       findings.push(...this.capability(sender, shape.method));
+      if (shape.method === 'tools/call' && sender === 'client') findings.push(...this.tools.call(shape.id === null ? undefined : idKey(shape.id), params));
     } else if (shape.kind === 'notification') {
       findings.push(...this.lifecycle.notification(sender, shape.method));
       if (shape.method === 'notifications/cancelled') findings.push(...this.ledger.cancelled(sender, params?.requestId));
       if (shape.method === 'notifications/progress') findings.push(...this.ledger.progress(sender, params?.progressToken, params?.progress));
+      if (shape.method === 'notifications/tools/list_changed' && sender === 'server') this.tools.listChanged();
     }
     if (shape.kind === 'request' || shape.kind === 'notification') findings.push(...this.direction(sender, shape.kind, shape.method, this.versionOf(value, http)));
     const correlated = this.correlator.observe(sender, shape);
@@ -118,6 +122,9 @@ export class McpChecker implements ProtocolChecker {
     if (answers && shape.kind === 'response') {
       this.ledger.answered(sender, answers.id);
       if (answers.method === 'initialize' && answers.sender === 'client') this.initializeAnswered(value, shape.hasResult && !shape.hasError);
+      const result = shape.hasResult && !shape.hasError ? value.result : undefined;
+      if (answers.method === 'tools/list' && answers.sender === 'client') findings.push(...this.tools.listed(result));
+      if (answers.method === 'tools/call' && answers.sender === 'client' && answers.id !== null) findings.push(...this.tools.answered(idKey(answers.id), result));
     }
     return { findings, answers };
   }

@@ -37,6 +37,19 @@ export const MCP_RULES = {
   capabilityNotNegotiated: 'mcp-capability-not-negotiated',
   /** warning: a request or notification the schema lets only the other side send (a server calling tools/call). */
   wrongDirection: 'mcp-wrong-direction',
+  /**
+   * warning, on the tools/list result: a tool's inputSchema or outputSchema that is not checked (not
+   * an object, too large or deep, a `$ref` outside itself, a `$schema` of another dialect than JSON
+   * Schema 2020-12, 2019-09 or draft-07, invalid, or not compilable); also on a value whose check a
+   * pattern of the schema made run out of time.
+   */
+  toolSchemaUnchecked: 'mcp-tool-schema-unchecked',
+  /** error: a tools/call whose `arguments` break the tool's listed `inputSchema`. */
+  toolArgumentsInvalid: 'mcp-tool-arguments-invalid',
+  /** error: a tools/call result whose `structuredContent` breaks the tool's listed `outputSchema` (MCP: MUST conform). */
+  toolStructuredContentInvalid: 'mcp-tool-structured-content-invalid',
+  /** warning: a tools/call of a tool not in the server's tools/list, once a whole listing was seen (no list_changed since). */
+  toolUnknown: 'mcp-tool-unknown',
 } as const;
 
 export type McpRule = (typeof MCP_RULES)[keyof typeof MCP_RULES];

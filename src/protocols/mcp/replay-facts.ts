@@ -1,4 +1,6 @@
-import { answerJsonRpcMiss, JSON_RPC_RULES } from '../json-rpc/index.js';
+// The light parts of JSON-RPC, not its index: a replay loads every protocol's facts, never a checker.
+import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
+import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { MCP_RULES } from './mcp-rules.js';
 import { MCP_SCHEMAS } from './schemas.js';

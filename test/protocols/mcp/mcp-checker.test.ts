@@ -318,3 +318,102 @@ describe('MCP secrets', () => {
     expect(mcp.redactForStorage!({ sender: 'server', carrier: 'line', value: ok(1, { content: [] }) }, secrets)).toBeUndefined();
   });
 });
+
+describe('MCP checker: tools\' own contracts', () => {
+  const WEATHER = {
+    name: 'weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] },
+    outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+  };
+  /** The tool rules' findings of a session (requests left unanswered here are not the point). */
+  const toolRules = (lines: readonly Line[]) => rulesOf(lines).filter((r) => r.includes(' mcp-tool-'));
+  const listed = (...tools: unknown[]): Line[] => [['client', rpc(1, 'tools/list')], ['server', ok(1, { tools })]];
+  const call = (id: number, name: string, args?: unknown): Line => ['client', rpc(id, 'tools/call', { name, ...(args === undefined ? {} : { arguments: args }) })];
+  const structured = (id: number, structuredContent: unknown, isError = false): Line => ['server', ok(id, { content: [{ type: 'text', text: '…' }], structuredContent, ...(isError ? { isError } : {}) })];
+
+  it('checks a call\'s arguments against the tool\'s inputSchema, and nothing in a call that fits', () => {
+    const lines: Line[] = [...opening(), ...listed(WEATHER), call(2, 'weather', { city: 'Oslo', days: 0 }), call(3, 'weather', {}), call(4, 'weather', { city: 'Oslo', days: 3 })];
+    const { verdicts } = judge(lines);
+    expect(verdicts[5].findings.map((f) => [f.rule, f.severity, f.pointer])).toEqual([['mcp-tool-arguments-invalid', 'error', '/params/arguments/days']]);
+    expect(verdicts[6].findings.map((f) => [f.rule, f.pointer, f.message])).toEqual([['mcp-tool-arguments-invalid', '/params/arguments', "the arguments of tool 'weather' break its inputSchema: missing required property 'city'"]]);
+    expect(verdicts[7].findings).toEqual([]);
+  });
+
+  it('checks a result\'s structuredContent against the outputSchema, except an error result\'s', () => {
+    const lines: Line[] = [
+      ...opening(),
+      ...listed(WEATHER),
+      call(2, 'weather', { city: 'Oslo' }),
+      structured(2, { celsius: 'warm' }),
+      call(3, 'weather', { city: 'Oslo' }),
+      structured(3, { celsius: 21.5 }),
+      call(4, 'weather', { city: 'Atlantis' }),
+      structured(4, { reason: 'no such city' }, true),
+    ];
+    expect(toolRules(lines)).toEqual(['#6 mcp-tool-structured-content-invalid']);
+    expect(judge(lines).verdicts[6].findings[0].pointer).toBe('/result/structuredContent/celsius');
+  });
+
+  it('gathers every page of a listing, and says a tool is unknown only once a whole listing was seen and no list_changed came since', () => {
+    const lines: Line[] = [
+      ...opening(),
+      ['client', rpc(1, 'tools/list')],
+      ['server', ok(1, { tools: [TOOL], nextCursor: 'page-2' })],
+      call(2, 'weather', { city: 1 }), // not listed yet, and the listing is not whole: nothing said
+      ['client', rpc(3, 'tools/list', { cursor: 'page-2' })],
+      ['server', ok(3, { tools: [WEATHER] })],
+      call(4, 'weather', { city: 1 }), // the second page's tool is checked
+      call(5, 'echo', { message: 'hi' }), // the first page's too
+      call(6, 'forecast', {}),
+      ['server', note('notifications/tools/list_changed')],
+      call(7, 'forecast', {}),
+    ];
+    expect(toolRules(lines)).toEqual(['#8 mcp-tool-arguments-invalid', '#10 mcp-tool-unknown']);
+  });
+
+  it('says nothing of a call when the session saw no tools/list', () => {
+    expect(toolRules([...opening(), call(1, 'anything', { x: 1 }), ['server', ok(1, { content: [], structuredContent: { y: 2 } })]])).toEqual([]);
+  });
+
+  it('takes an unusable schema for one warning on the listing, and checks nothing against it', () => {
+    const tools = [
+      { name: 'remote', inputSchema: { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } } },
+      { name: 'odd-dialect', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' } },
+      { name: 'invalid', inputSchema: { type: 'object', properties: { a: { type: 'strng' } } } },
+      { name: 'deep', inputSchema: nested(200) },
+      { name: 'bad-pattern', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } },
+    ];
+    const lines: Line[] = [...opening(), ...listed(...tools), ...tools.map((t, i) => call(10 + i, t.name, { a: 5 }))];
+    const { verdicts } = judge(lines);
+    expect(verdicts[4].findings.map((f) => [f.rule, f.severity, f.pointer])).toEqual(tools.map((_, i) => ['mcp-tool-schema-unchecked', 'warning', `/result/tools/${i}/inputSchema`]));
+    expect(verdicts[4].findings[0].message).toMatch(/refers outside itself/);
+    expect(verdicts[4].findings[1].message).toMatch(/draft-04/);
+    expect(verdicts.slice(5).flatMap((v) => v.findings)).toEqual([]);
+  });
+
+  it('checks schemas of the draft-07 and 2019-09 dialects by their own rules', () => {
+    const draft07 = { name: 'd7', inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } }, dependencies: { n: ['m'] } } };
+    const v2019 = { name: 'd19', inputSchema: { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', properties: { n: { type: 'integer' } } } };
+    const lines: Line[] = [...opening(), ...listed(draft07, v2019), call(2, 'd7', { n: 1 }), call(3, 'd7', { n: 1, m: 2 }), call(4, 'd19', { n: 'x' })];
+    expect(toolRules(lines)).toEqual(['#5 mcp-tool-arguments-invalid', '#7 mcp-tool-arguments-invalid']);
+  });
+
+  it('does not take a value stored redacted for one that breaks the schema', () => {
+    const tool = { name: 'login', inputSchema: { type: 'object', properties: { pinToken: { type: 'integer' } } } };
+    expect(toolRules([...opening(), ...listed(tool), call(2, 'login', { pinToken: '<redacted>' })])).toEqual([]);
+  });
+
+  it('stops a pattern that backtracks without end, with a warning that the value was not checked', () => {
+    const tool = { name: 'grep', inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } } };
+    const lines: Line[] = [...opening(), ...listed(tool), call(2, 'grep', { q: 'aaaa' }), call(3, 'grep', { q: 'b' }), call(4, 'grep', { q: `${'a'.repeat(40)}!` })];
+    const { verdicts } = judge(lines);
+    expect(verdicts.slice(3).map((v) => v.findings.map((f) => `${f.rule} ${f.severity}`))).toEqual([[], [], [], ['mcp-tool-arguments-invalid error'], ['mcp-tool-schema-unchecked warning']]);
+  });
+});
+
+/** A schema nested `depth` levels of `properties`. */
+function nested(depth: number): unknown {
+  let schema: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < depth; i++) schema = { type: 'object', properties: { a: schema } };
+  return schema;
+}
