@@ -1,3 +1,4 @@
+import { describeWithCorpus, sharedPath } from '../support/shared.js';
 /**
  * schemas/openai.schema.json is what scripts/derive-openai-schemas.mjs derives from the pinned
  * OpenAI API description in ../shared, byte for byte: a hand edit, or a script changed without
@@ -8,7 +9,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
-import { describeWithCorpus, sharedPath } from '../support/shared.js';
 
 interface DeriveScript {
   deriveOpenAiSchema(specText: Buffer): string;

@@ -177,8 +177,9 @@ function mcp(): ProtocolExamples {
     ['client', { jsonrpc: '2.0', id: 0, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'stand-in' } }],
     ['server', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 2, total: 2 } }],
     ['server', { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Echo: hi' }] } }],
-    ['client', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope' } }],
-    ['server', { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: nope' } }],
+    // An error answer to a well-formed call (a call to a tool the server never listed is a warning).
+    ['client', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'again' } } }],
+    ['server', { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error: the echo backend is down' } }],
   ];
   return {
     channels: [{ transport: 'stdio', sniffed: { protocol: 'mcp', evidence: 'MCP method initialize' } }],
