@@ -86,26 +86,8 @@ export interface ReplayStart {
   clock?: ManualClock;
 }
 
-/** The cases of the contract, by name: an adapter names those its transport fails (`knownGaps`). */
-export type ContractCase =
-  | 'round-trip'
-  | 'miss'
-  | `fault:${FaultKind}`
-  | 'client-closes-recording'
-  | 'client-closes-replay'
-  | 'peer-closes-recording'
-  | 'peer-closes-replay'
-  | 'back-pressure'
-  | 'abort-recording'
-  | 'abort-replay';
-
 export interface TransportAdapter {
   name: string;
-  /**
-   * Cases this transport does not pass yet, each with what is wrong. Such a case is skipped under a
-   * name that says so (a case that would hang cannot be an `it.fails`): a finding to fix, not a pass.
-   */
-  knownGaps?: { [Case in ContractCase]?: string };
   /**
    * The fault kinds that act on this transport; every other kind gets the reason it cannot
    * (the suite checks the replay agrees: a spec of that kind selects nothing and changes nothing).
@@ -153,13 +135,6 @@ async function settled(count: () => number, what: string): Promise<number> {
 }
 
 export function describeTransportContract(adapter: TransportAdapter): void {
-  /** `it`, or a skip named after the gap when the adapter says its transport fails this case. */
-  const check = (key: ContractCase, name: string, body: () => Promise<void>) => {
-    const gap = adapter.knownGaps?.[key];
-    if (gap === undefined) it(name, body);
-    else it.skip(`${name} [KNOWN GAP: ${gap}]`, body);
-  };
-
   describe(`transport contract: ${adapter.name}`, () => {
     useCleanups();
 
@@ -190,7 +165,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       return conversation;
     }
 
-    check('round-trip', 'round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
+    it('round trip: the replayed client gets, byte for byte, what the recorded one got from the peer, its own ids echoed', async () => {
       const { recording, live, head } = await recorded();
       const replay = await adapter.replay(recording);
       const run = replay.converse('conversation', REPLAYED_IDS);
@@ -200,7 +175,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       expect(run.messages.join('')).not.toContain(RECORDED_IDS);
     });
 
-    check('miss', "miss: what the recording never had is answered in the protocol's error shape, as its module says", async () => {
+    it("miss: what the recording never had is answered in the protocol's error shape, as its module says", async () => {
       const { recording } = await recorded();
       const replay = await adapter.replay(recording);
       const { received, expected } = await replay.miss();
@@ -211,7 +186,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       for (const kind of FAULT_KINDS) {
         const acts = adapter.faults[kind];
         if (acts !== 'acts') {
-          check(`fault:${kind}`, `${kind}: does not apply (${acts.notApplicable}); such a spec selects nothing and changes nothing`, async () => {
+          it(`${kind}: does not apply (${acts.notApplicable}); such a spec selects nothing and changes nothing`, async () => {
             const { recording, live } = await recorded();
             const spec = SPECS[kind];
             const replay = await adapter.replay(recording, { faults: [spec] });
@@ -222,7 +197,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
           });
           continue;
         }
-        check(`fault:${kind}`, `${kind}: ${FAULT_CLAIMS[kind]}`, async () => {
+        it(`${kind}: ${FAULT_CLAIMS[kind]}`, async () => {
           const { recording, live } = await recorded();
           await FAULT_CHECKS[kind](adapter, recording, withReplayIds(live));
         });
@@ -230,7 +205,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     });
 
     describe('a close from each side', () => {
-      check('client-closes-recording', 'the client closes mid-stream while recording: the peer sees it, and the proxy goes on', async () => {
+      it('the client closes mid-stream while recording: the peer sees it, and the proxy goes on', async () => {
         const proxy = await adapter.record();
         const run = proxy.converse('flood', RECORDED_IDS);
         // Paused, the client is still mid-flood when it leaves, however fast the flood would run.
@@ -243,13 +218,13 @@ export function describeTransportContract(adapter: TransportAdapter): void {
         await proxy.finish();
       });
 
-      check('client-closes-replay', 'the client closes mid-stream during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('close'));
+      it('the client closes mid-stream during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('close'));
 
-      check('peer-closes-recording', 'the peer closes mid-stream while recording: the client gets what came before, then the close', async () => {
+      it('the peer closes mid-stream while recording: the client gets what came before, then the close', async () => {
         await peerClosesWhileRecording();
       });
 
-      check('peer-closes-replay', 'the peer closed mid-stream in the recording: the replay closes the same way after the same messages', async () => {
+      it('the peer closed mid-stream in the recording: the replay closes the same way after the same messages', async () => {
         const { recording, live, liveEnding } = await peerClosesWhileRecording();
         const replay = await adapter.replay(recording);
         const run = replay.converse('peer-closes', REPLAYED_IDS);
@@ -258,7 +233,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
       });
     });
 
-    check('back-pressure', 'back-pressure: a paused reader holds the peer back (record) and misses nothing, in order (record and replay)', async () => {
+    it('back-pressure: a paused reader holds the peer back (record) and misses nothing, in order (record and replay)', async () => {
       const { count, index } = adapter.flood;
       const proxy = await adapter.record();
       const live = proxy.converse('flood', RECORDED_IDS);
@@ -283,7 +258,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
     });
 
     describe('an abort', () => {
-      check('abort-recording', 'while recording: the peer sees its client gone, and the proxy goes on', async () => {
+      it('while recording: the peer sees its client gone, and the proxy goes on', async () => {
         const proxy = await adapter.record();
         const run = proxy.converse('flood', RECORDED_IDS);
         // Paused, the client is still mid-flood when it leaves, however fast the flood would run.
@@ -296,7 +271,7 @@ export function describeTransportContract(adapter: TransportAdapter): void {
         await proxy.finish();
       });
 
-      check('abort-replay', 'during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('abort'));
+      it('during replay: the replay goes on and serves the next client whole', () => leaveDuringReplay('abort'));
     });
 
     /** A recording of a conversation the peer broke off, what its client got and how it saw the end. */
