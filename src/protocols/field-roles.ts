@@ -41,13 +41,31 @@ function isClientId(role: FieldRole): boolean {
   return role === 'client-id' || role === 'echoed-client-id' || typeof role === 'object';
 }
 
-function fieldsWhere(protocol: DeclaresFields | undefined, test: (role: FieldRole) => boolean): readonly string[] {
-  return Object.entries(protocol?.fields ?? {}).flatMap(([field, role]) => (test(role) ? [field] : []));
+type RoleTest = (role: FieldRole) => boolean;
+
+const IGNORED_WHEN_MATCHING: RoleTest = (role) => isClientId(role) || role === 'volatile';
+const WRITE_ONLY: RoleTest = (role) => role === 'write-only';
+const VOLATILE: RoleTest = (role) => role === 'volatile';
+const LABELLED: RoleTest = (role) => isClientId(role) || role === 'server-id' || role === 'write-only';
+const SECRET: RoleTest = (role) => role === 'secret';
+
+/** Each protocol's lists, made once: replay and the stored form ask per message. */
+const listsOf = new WeakMap<FieldRoles, Map<RoleTest, readonly string[]>>();
+const NONE: readonly string[] = [];
+
+function fieldsWhere(protocol: DeclaresFields | undefined, test: RoleTest): readonly string[] {
+  const fields = protocol?.fields;
+  if (fields === undefined) return NONE;
+  let lists = listsOf.get(fields);
+  if (lists === undefined) listsOf.set(fields, (lists = new Map()));
+  let list = lists.get(test);
+  if (list === undefined) lists.set(test, (list = Object.entries(fields).flatMap(([field, role]) => (test(role) ? [field] : []))));
+  return list;
 }
 
 /** The fields a replay ignores when it matches a request: client ids and volatile fields. */
 export function matchIgnoredFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
-  return fieldsWhere(protocol, (role) => isClientId(role) || role === 'volatile');
+  return fieldsWhere(protocol, IGNORED_WHEN_MATCHING);
 }
 
 /** The request places (field specs, `header:<name>`) whose values the answers echo, which a replay substitutes. */
@@ -57,22 +75,22 @@ export function echoFieldsOf(protocol: DeclaresFields | undefined): readonly str
 
 /** The fields stored only as digests: a recorded value there matches any live one. */
 export function writeOnlyFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
-  return fieldsWhere(protocol, (role) => role === 'write-only');
+  return fieldsWhere(protocol, WRITE_ONLY);
 }
 
 /** The fields diff drops: volatile and no id. */
 export function diffDroppedFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
-  return fieldsWhere(protocol, (role) => role === 'volatile');
+  return fieldsWhere(protocol, VOLATILE);
 }
 
 /** The fields diff labels by first appearance, over every protocol, each once: ids of either side, and write-only fields. */
 export function labelledFieldsOf(protocols: readonly DeclaresFields[]): readonly string[] {
-  return unique(protocols.flatMap((p) => fieldsWhere(p, (role) => isClientId(role) || role === 'server-id' || role === 'write-only')));
+  return unique(protocols.flatMap((p) => fieldsWhere(p, LABELLED)));
 }
 
 /** The secret fields over every protocol, each once. */
 export function secretFieldsOf(protocols: readonly DeclaresFields[]): readonly string[] {
-  return unique(protocols.flatMap((p) => fieldsWhere(p, (role) => role === 'secret')));
+  return unique(protocols.flatMap((p) => fieldsWhere(p, SECRET)));
 }
 
 function unique(specs: readonly string[]): readonly string[] {
