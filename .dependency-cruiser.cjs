@@ -49,9 +49,11 @@ const LAYERS = {
   demo: [...STORE, 'match', ...TOOLS],
   // A test suite's fixture server: replays, records or forwards, as its mode says.
   fixture: [...STORE, 'match', ...TOOLS],
+  // What CI reads: the one report of diff, findings and a strict replay, in CI's formats.
+  report: [...STORE, 'match', ...TOOLS],
   // 7: the command line, then the package's entry point.
-  cli: [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture'],
-  'index.ts': [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'cli'],
+  cli: [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'report'],
+  'index.ts': [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'report', 'cli'],
 };
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
