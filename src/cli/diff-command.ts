@@ -7,6 +7,7 @@ import { styleFor } from '../core/style.js';
 import type { DiffStep } from '../diff/diff-options.js';
 import type { DiffReport } from '../diff/diff-report.js';
 import { groupedCount, LONG_READ_MESSAGES, progressLine, type ProgressLine } from './progress-line.js';
+import { emitReports, reportOnStdout, reportOption, reportTargetsOf } from './report-flag.js';
 
 interface DiffCommandOptions {
   format: 'text' | 'json' | 'markdown';
@@ -15,6 +16,7 @@ interface DiffCommandOptions {
   semantic?: boolean;
   config?: string;
   schemas: string[];
+  report: string[];
 }
 
 export function diffCommand(result: CommandResult): Command {
@@ -28,8 +30,10 @@ export function diffCommand(result: CommandResult): Command {
     .option('--semantic', 'compare what the client materialises (AG-UI runs, Pi sessions) instead of wire chunks')
     .option('--config <file>', 'JSON config: {"ignore": [...], "semantic": bool}')
     .option('--schemas <dir>', 'extra schema directory (repeatable; also AGENT_PROXY_SCHEMAS): verdicts are compared as judged with the schemas loaded now', collect, [])
+    .addOption(reportOption('the result'))
     .action(async (a: string, b: string, options: DiffCommandOptions, command: Command) => {
       const format = outputFormat(options, command);
+      const reports = reportTargetsOf(options.report);
       // The diff engine loads only when the command runs (fast CLI start).
       const [{ loadDiffConfig }, { diffRecordingFilesReporting }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
         import('../diff/diff-options.js'),
@@ -48,9 +52,16 @@ export function diffCommand(result: CommandResult): Command {
         line.done();
       }
       refuseUnrelated(report, a, b);
-      if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else if (format === 'markdown') process.stdout.write(renderMarkdown(report));
-      else process.stdout.write(renderText(report, styleFor(process.stdout)));
+      // A report on stdout (`--report junit=-`) takes the place of the diff's own output there.
+      if (!reportOnStdout(reports)) {
+        if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+        else if (format === 'markdown') process.stdout.write(renderMarkdown(report));
+        else process.stdout.write(renderText(report, styleFor(process.stdout)));
+      }
+      await emitReports(async () => {
+        const [{ diffCiReport }, { recordingExchanges }] = await Promise.all([import('../report/from-diff.js'), import('../report/recording-exchanges.js')]);
+        return diffCiReport({ report, exchanges: recordingExchanges(b) });
+      }, reports);
       result.code = report.equal ? EXIT_OK : EXIT_FINDINGS;
     });
 }

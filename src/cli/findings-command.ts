@@ -8,6 +8,7 @@ import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
 import { count } from '../core/plural.js';
 import { findingPlace } from '../protocols/finding-place.js';
+import { emitReports, reportOnStdout, reportOption, reportTargetsOf } from './report-flag.js';
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning'];
 /** Output is handed to stdout in chunks of about this size, waiting for it to drain in between. */
@@ -27,7 +28,9 @@ export function findingsCommand(result: CommandResult): Command {
     .option('--exchange <id>', 'only findings of this exchange')
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a listed finding is of this severity or worse (error > warning)').choices(SEVERITIES))
     .option('--json', 'print one JSON document: {recording, findings, totals}')
-    .action(async (file: string, options: { rule?: string[]; severity?: Severity; exchange?: string; failOn?: Severity; json?: boolean }) => {
+    .addOption(reportOption('the findings, a case per exchange failed by those at or above --fail-on,'))
+    .action(async (file: string, options: { rule?: string[]; severity?: Severity; exchange?: string; failOn?: Severity; json?: boolean; report: string[] }) => {
+      const reports = reportTargetsOf(options.report);
       const filter: FindingFilter = { rules: options.rule, severity: options.severity };
       if (options.exchange !== undefined) {
         const id = Number(options.exchange);
@@ -43,14 +46,19 @@ export function findingsCommand(result: CommandResult): Command {
         reader = judgeAgainIfOlder(reader, file, { registry: () => SchemaRegistry.load(), progress: process.stderr });
       }
       const totals = { findings: 0, errors: 0, warnings: 0 };
+      // Kept only for a report, which needs them all at the end; the list itself streams.
+      const listed: FindingListRow[] | undefined = reports.length > 0 ? [] : undefined;
+      const exchanges = listed ? reader.exchanges().map(({ id, transport, protocol, method, path }) => ({ id, transport, protocol, method, path })) : [];
       try {
-        const out = new ChunkedOutput();
+        // A report on stdout (`--report junit=-`) takes the place of the list there.
+        const out = new ChunkedOutput(reportOnStdout(reports));
         const style = styleFor(process.stdout);
         if (options.json) await out.write(`{"recording":${JSON.stringify(file)},"findings":[`);
         for (const row of reader.findings(filter)) {
           totals.findings++;
           if (row.severity === 'error') totals.errors++;
           else totals.warnings++;
+          listed?.push(row);
           await out.write(options.json ? (totals.findings > 1 ? ',' : '') + JSON.stringify(jsonOf(row)) : textOf(row, style) + '\n');
         }
         await out.write(options.json ? `],"totals":${JSON.stringify(totals)}}\n` : `${count(totals.findings, 'finding')} (${count(totals.errors, 'error')}, ${count(totals.warnings, 'warning')})\n`);
@@ -58,6 +66,10 @@ export function findingsCommand(result: CommandResult): Command {
       } finally {
         reader.close();
       }
+      await emitReports(async () => {
+        const { findingsCiReport } = await import('../report/from-findings.js');
+        return findingsCiReport({ file, exchanges, findings: listed ?? [], failOn: options.failOn, properties: filterProperties(options) });
+      }, reports);
       const failing = options.failOn === 'warning' ? totals.findings : options.failOn === 'error' ? totals.errors : 0;
       result.code = failing > 0 ? EXIT_FINDINGS : EXIT_OK;
     });
@@ -92,11 +104,19 @@ function jsonOf(row: FindingListRow) {
   };
 }
 
-/** Gathers output into chunks and waits for stdout to drain, so a long list streams with flat memory. */
+/** The filters a report names, as given. */
+function filterProperties(options: { rule?: string[]; severity?: Severity; exchange?: string }): Record<string, string> {
+  return { ...(options.rule ? { rule: options.rule.join(' ') } : {}), ...(options.severity ? { severity: options.severity } : {}), ...(options.exchange ? { exchange: options.exchange } : {}) };
+}
+
+/** Gathers output into chunks and waits for stdout to drain, so a long list streams with flat memory; `silent`, it writes nothing. */
 class ChunkedOutput {
   private pending = '';
 
+  constructor(private readonly silent = false) {}
+
   async write(text: string): Promise<void> {
+    if (this.silent) return;
     this.pending += text;
     if (this.pending.length >= CHUNK_CHARS) await this.flush();
   }

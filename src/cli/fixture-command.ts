@@ -17,6 +17,7 @@ import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
+import { emitReports, replayReport, reportOption, strictReportTargets, unreportedRecording } from './report-flag.js';
 
 interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   mode?: string;
@@ -34,6 +35,7 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   overwrite?: boolean;
   stdio?: boolean;
   ndjson?: boolean;
+  report: string[];
 }
 
 export function fixtureCommand(result: CommandResult): Command {
@@ -54,6 +56,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
+    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying'))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
@@ -69,10 +72,11 @@ export function fixtureCommand(result: CommandResult): Command {
       // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
       const rules = recordingRulesOf(options, lines);
+      const reports = strictReportTargets(options.report, options.strict, 'fixture');
       if (lines) {
         refuseForLines(options, lines);
         const { runStdioFixture, runNdjsonFixture } = await import('./line-fixture-command.js');
-        const flags = { ...options, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields, keepSecretsMatching: rules.keepSecretsMatching };
+        const flags = { ...options, reports, reportAs: 'fixture' as const, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields, keepSecretsMatching: rules.keepSecretsMatching };
         result.code = options.stdio ? await runStdioFixture(recording, command, flags) : await runNdjsonFixture(recording, flags);
         return;
       }
@@ -81,6 +85,7 @@ export function fixtureCommand(result: CommandResult): Command {
       const json = Boolean(options.json);
       const quiet = Boolean(options.quiet);
       let served = 0;
+      const servedIds: number[] = [];
       const replayView = createReplayView({ json, quiet, style });
       const liveView = createLiveView({ json, quiet, style, startedAt: new Date() });
       const fixture = await startFixture({
@@ -96,7 +101,7 @@ export function fixtureCommand(result: CommandResult): Command {
         faults,
         overwrite: options.overwrite,
         cors: options.cors !== 'off',
-        log: { served: (e) => (served++, replayView.served(e)), miss: replayView.miss },
+        log: { served: (e) => (served++, e.faultStatus === undefined && e.exchangeId !== null && servedIds.push(e.exchangeId), replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
         ...rules,
@@ -142,6 +147,8 @@ export function fixtureCommand(result: CommandResult): Command {
         const text = summary.replay ? formatSummary(signal, summary.replay, served, style) : recordedText(signal, summary, options);
         process.stdout.write(text + '\n');
       }
+      if (summary.replay) await emitReports(() => replayReport('fixture', recording, (o) => o.httpReplayOutcome(summary, servedIds)), reports);
+      else if (reports.length > 0 && (summary.action === 'record' || summary.action === 'forward')) unreportedRecording(summary.action);
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
 }

@@ -11,12 +11,13 @@ import { modeText } from '../fixture/fixture-mode.js';
 import { planLineFixture, settleLineRecording, type LineFixturePlan } from '../fixture/line-fixture.js';
 import type { FixtureMode } from '../fixture/fixture-mode.js';
 import { exitCodeOf } from '../record/relay/stdio-recorder.js';
-import { runNdjsonRecord, runNdjsonReplay, runStdioRecord, runStdioReplay } from './stdio-commands.js';
+import { runNdjsonRecord, runNdjsonReplay, runStdioRecord, runStdioReplay, type LineReplayFlags } from './stdio-commands.js';
+import { unreportedRecording } from './report-flag.js';
 import { createLiveView } from './live-view.js';
 import { styleFor } from '../core/style.js';
 
 /** What `fixture --stdio` and `fixture --ndjson` take, already checked by the fixture command. */
-export interface LineFixtureFlags {
+export interface LineFixtureFlags extends Pick<LineReplayFlags, 'reports' | 'reportAs'> {
   mode?: FixtureMode;
   timing: string;
   strict?: boolean;
@@ -48,10 +49,10 @@ export async function runStdioFixture(recording: string, command: string[], flag
       return runStdioReplay(plan.recording, flags);
     case 'forward':
       say(`running ${command.join(' ')}; nothing is recorded`);
-      return runAgent(command);
+      return noReport(flags, 'forward', await runAgent(command));
     case 'record':
       say(recordingText(plan, command.join(' ')));
-      return published(plan, () => runStdioRecord(command, { ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite }));
+      return published(plan, async () => noReport(flags, 'record', await runStdioRecord(command, { ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite })));
   }
 }
 
@@ -75,11 +76,11 @@ export async function runNdjsonFixture(recording: string, flags: LineFixtureFlag
       return runNdjsonReplay(plan.recording, flags, stopped);
     case 'forward':
       say(`forwarding to ${flags.target}; nothing is recorded`);
-      return forwardNdjson(flags.target!, flags, stopped);
+      return noReport(flags, 'forward', await forwardNdjson(flags.target!, flags, stopped));
     case 'record': {
       say(recordingText(plan, flags.target!));
       const view = createLiveView({ json: Boolean(flags.json), quiet: Boolean(flags.quiet), style: styleFor(process.stdout), startedAt: new Date() });
-      return published(plan, () => runNdjsonRecord({ ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite, listener: view.listener, onStopped: view.stopped }, stopped));
+      return published(plan, async () => noReport(flags, 'record', await runNdjsonRecord({ ...flags, out: plan.out, shownAs: plan.recording, overwrite: plan.overwrite, listener: view.listener, onStopped: view.stopped }, stopped)));
     }
   }
 }
@@ -143,6 +144,12 @@ function runAgent(command: string[]): Promise<number> {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   });
+}
+
+/** A fixture that recorded or forwarded writes no `--report`, and says so; resolves to its exit code. */
+function noReport(flags: LineFixtureFlags, action: 'record' | 'forward', code: number): number {
+  if ((flags.reports ?? []).length > 0) unreportedRecording(action);
+  return code;
 }
 
 /** Said whatever --quiet says, as the HTTP fixture says its warnings: episodes recovered from a killed fixture. */

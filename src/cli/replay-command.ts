@@ -13,6 +13,7 @@ import { checkMissOptions } from '../replay/miss-options.js';
 import { parseFaults } from '../replay/fault/fault-spec.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
+import { emitReports, replayReport, reportOption, strictReportTargets } from './report-flag.js';
 
 interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'protocol'> {
   listen?: string;
@@ -31,6 +32,7 @@ interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'proto
   maxRequestBody?: string;
   fault: string[];
   cors?: 'on' | 'off';
+  report: string[];
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -50,6 +52,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--max-request-body <size>', 'longest request body, WebSocket frame or line held to match it, in bytes or with a unit (64KiB, 10MB); a longer one is a miss (413, close 1009) (default 10MiB)')
     .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
     .addOption(corsOption('for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
+    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange)'))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
@@ -73,9 +76,10 @@ export function replayCommand(result: CommandResult): Command {
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       // Parsed before anything starts, so a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
+      const reports = strictReportTargets(options.report, options.strict, 'replay');
       if (options.stdio) {
         const { runStdioReplay } = await import('./stdio-commands.js');
-        result.code = await runStdioReplay(recording, { ...options, maxRequestBytes });
+        result.code = await runStdioReplay(recording, { ...options, maxRequestBytes, reports });
         return;
       }
       if (options.ndjson) {
@@ -84,12 +88,13 @@ export function replayCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes }, stopped);
+        result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes, reports }, stopped);
         return;
       }
       const [{ startReplay }, { startMissRecorder }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('../record/start-miss-recorder.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       let served = 0;
+      const servedIds: number[] = [];
       const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
       const replay = await startReplay({
         recording,
@@ -107,7 +112,7 @@ export function replayCommand(result: CommandResult): Command {
         maxRequestBytes,
         faults,
         cors: options.cors !== 'off',
-        log: { served: (e) => (served++, view.served(e)), miss: view.miss },
+        log: { served: (e) => (served++, e.faultStatus === undefined && e.exchangeId !== null && servedIds.push(e.exchangeId), view.served(e)), miss: view.miss },
       }, startMissRecorder);
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -151,6 +156,7 @@ export function replayCommand(result: CommandResult): Command {
       } else {
         process.stdout.write(formatSummary(signal, summary, served, style) + '\n');
       }
+      await emitReports(() => replayReport('replay', recording, (o) => o.httpReplayOutcome(summary, servedIds)), reports);
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
 }

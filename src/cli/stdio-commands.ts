@@ -14,6 +14,8 @@ import { refuseExistingRecording } from '../store/refuse-existing.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { unmatchedFaultLine } from '../replay/fault/fault-notice.js';
 import { parseFault } from '../replay/fault/fault-spec.js';
+import type { ReportTarget } from '../report/report-targets.js';
+import { emitReports, replayReport } from './report-flag.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -190,6 +192,9 @@ export interface LineReplayFlags {
   quiet?: boolean;
   /** `--fault` specs, as given (already checked). */
   fault?: string[];
+  /** `--report` targets (already checked), and which command they report for. */
+  reports?: ReportTarget[];
+  reportAs?: 'replay' | 'fixture';
 }
 
 /** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends, or an injected exit. */
@@ -213,6 +218,8 @@ export async function runStdioReplay(recording: string, flags: LineReplayFlags):
     }
     if (!result.ok) process.stderr.write(`${LINE_PREFIX}--strict: ${count(result.misses.length, 'miss', 'misses')} and ${count(result.unused.length, 'unused line')}\n`);
     for (const tally of result.faults) if (tally.injected === 0) process.stderr.write(`${LINE_PREFIX}${unmatchedFaultLine(tally.spec)}\n`);
+    // stdout is the protocol's: GitHub's workflow commands go to stderr, which GitHub reads as well.
+    await emitReports(() => replayReport(flags.reportAs ?? 'replay', recording, (o) => o.stdioReplayOutcome(result, Boolean(flags.strict))), flags.reports ?? [], { commandsOnStderr: true });
     if (result.exitCode !== undefined) {
       // The client may still be writing: stop reading so the process can end, once stdout has gone out.
       process.stdin.destroy();
@@ -231,6 +238,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
   if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path.sock');
   const { startNdjsonReplay } = await import('../replay/line/ndjson-replay.js');
   const print = (line: string) => process.stdout.write(line + '\n');
+  const served: number[] = [];
   const replay = await startNdjsonReplay({
     recording,
     listen: flags.listen,
@@ -241,6 +249,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     faults: flags.fault,
     log: {
       served: (e) => {
+        served.push(e.exchangeId);
         if (flags.quiet) return;
         print(flags.json ? JSON.stringify({ event: 'served', ...e }) : `#${e.exchangeId} ndjson ${count(e.sent, 'line')} sent${e.substitutions > 0 ? ` ${count(e.substitutions, 'id')} substituted` : ''}${e.redacted > 0 ? ` ${redactedMatched(e.redacted)}` : ''}${e.misses > 0 ? ` ${count(e.misses, 'miss', 'misses')}` : ''}${e.faults ? ` fault ${e.faults.join(' + ')}` : ''}`);
       },
@@ -268,5 +277,6 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     if (!summary.ok) print(`--strict: ${count(summary.misses.length, 'miss', 'misses')}, ${count(summary.unusedExchanges.length, 'unused connection')} and ${count(summary.unusedLines.length, 'unused line')}`);
     for (const tally of summary.faults) print(tally.injected === 0 ? unmatchedFaultLine(tally.spec) : `fault ${tally.spec} injected ${count(tally.injected, 'time')}`);
   }
+  await emitReports(() => replayReport(flags.reportAs ?? 'replay', recording, (o) => o.ndjsonReplayOutcome(summary, served, Boolean(flags.strict))), flags.reports ?? []);
   return summary.ok ? EXIT_OK : EXIT_FINDINGS;
 }

@@ -33,13 +33,19 @@ function caseTitle(exchange: CaseExchange): string {
   }
 }
 
-/** The path without its query, generated segments (uuids, numbers, `run-…`, long tokens) as `{id}`. */
+/** A segment of 12 or more id characters with 4 or more digits in it (`pd-1f2e3d4c5b6a7980`): minted, not named. */
+const MINTED = /^(?=(?:[^0-9]*[0-9]){4})[A-Za-z0-9_-]{12,}$/;
+
+/** The path without its query, generated segments (uuids, numbers, `run-…`, long or minted tokens) as `{id}`. */
 export function route(path: string | null): string {
   if (path === null || path === '') return '/';
   const bare = path.split('?')[0]!;
   return bare
     .split('/')
-    .map((segment) => (isIdLikeSegment(safeDecode(segment)) ? '{id}' : segment))
+    .map((segment) => {
+      const value = safeDecode(segment);
+      return isIdLikeSegment(value) || MINTED.test(value) ? '{id}' : segment;
+    })
     .join('/');
 }
 

@@ -1,0 +1,93 @@
+/**
+ * `--report` on the commands, through the built CLI: diff, findings, and a strict replay each write
+ * their CI report (JUnit valid against junit-10.xsd), GitHub's workflow commands and job summary
+ * when GITHUB_ACTIONS is set, and a bad value is one line and exit 2 before anything runs.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from './run-cli.js';
+import { AGUI_EXAMPLE } from './cli-fixtures.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { scratch } from '../support/temp-dir.js';
+import { useCleanups, onCleanup } from '../support/cleanups.js';
+import { within } from '../support/waits.js';
+import { checkAgainstXsd } from '../support/xsd-check.js';
+import { parseXml, type XmlElement } from '../support/xml.js';
+import { gfmTables } from '../support/gfm-tables.js';
+
+useCleanups();
+
+const XSD = fileURLToPath(new URL('../fixtures/junit/junit-10.xsd', import.meta.url));
+
+const get = (path: string, body: unknown) => ({ transport: 'http' as const, method: 'GET', path, status: 200, responseHeaders: { 'content-type': 'application/json' }, messages: [{ sender: 'server' as const, json: body }] });
+
+function cases(xml: string): Array<[string, string[]]> {
+  const all = (el: XmlElement): XmlElement[] => [...(el.name === 'testcase' ? [el] : []), ...el.children.flatMap(all)];
+  return all(parseXml(xml)).map((c) => [c.attributes.name!, c.children.map((x) => `${x.name}${x.attributes.type ? ` ${x.attributes.type}` : ''}`)]);
+}
+
+describe('--report', () => {
+  it('diff: a JUnit file valid against junit-10.xsd and the JSON model; markdown=- takes the place of the diff on stdout', async () => {
+    const dir = scratch();
+    const a = writeNdjsonRecording([get('/v1/session/s1', { name: 'a' }), get('/health', { ok: true })], 'a.ndjson');
+    const b = writeNdjsonRecording([get('/v1/session/s1', { name: 'b' }), get('/health', { ok: true })], 'b.ndjson');
+    const done = await runCli(['diff', a, b, '--report', `junit=${dir.file('diff.xml')}`, '--report', `json=${dir.file('diff.json')}`, '--report', 'markdown=-']);
+    expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 1, stderr: '' });
+    expect(done.stdout).toMatch(/^### agent-proxy diff: ❌ 1 of 2 cases failed\n/);
+    expect(gfmTables(done.stdout)).toHaveLength(2);
+    const xml = readFileSync(dir.file('diff.xml'), 'utf8');
+    expect(checkAgainstXsd(xml, XSD)).toEqual([]);
+    expect(cases(xml)).toEqual([
+      ['GET /v1/session/s1 (#1)', ['failure changed']],
+      ['GET /health (#2)', []],
+    ]);
+    const json = JSON.parse(readFileSync(dir.file('diff.json'), 'utf8'));
+    expect(json).toMatchObject({ format: 'agent-proxy/ci-report', version: 1, command: 'diff', ok: false, totals: { cases: 2, failed: 1 } });
+    expect(json.suites[0].cases[0].failures[0].details).toEqual(['~ 1 ← response', '    /name: "a" → "b"']);
+  });
+
+  it('findings in GitHub Actions: --report github writes ::error commands and appends the job summary', async () => {
+    const dir = scratch();
+    const summary = dir.file('summary.md');
+    writeFileSync(summary, '');
+    const done = await runCli(['findings', AGUI_EXAMPLE, '--fail-on', 'error', '--report', 'github', '--report', `junit=${dir.file('f.xml')}`], { env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 1, stderr: '' });
+    const commands = done.stdout.split('\n').filter((l) => l.startsWith('::'));
+    expect(commands).toEqual([expect.stringMatching(/^::error title=POST \/agent \(#1\)%3A error tool-call-args-not-started,file=.*agui-sse-run\.ndjson::Cannot send 'TOOL_CALL_ARGS' event: .*%0A14 ← TOOL_CALL_ARGS at \/toolCallId$/)]);
+    const [recordings, failures] = gfmTables(readFileSync(summary, 'utf8'));
+    expect(recordings!.rows).toHaveLength(1);
+    expect(failures!.rows.map((r) => r[2])).toEqual(['error tool-call-args-not-started']);
+    expect(cases(readFileSync(dir.file('f.xml'), 'utf8'))).toEqual([
+      ['POST /agent (#1)', ['failure error tool-call-args-not-started']],
+      ['GET /health (#2)', []],
+    ]);
+  });
+
+  it('a bad value is one line and exit 2, and nothing runs', async () => {
+    const unknown = await runCli(['findings', AGUI_EXAMPLE, '--report', 'xml=r.xml']);
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: "agent-proxy: --report 'xml=r.xml': unknown format 'xml' (expected junit, github, markdown, json, as <format>=<file>, e.g. junit=report.xml)\n" });
+    const loose = await runCli(['replay', AGUI_EXAMPLE, '--listen', '0', '--report', 'junit=r.xml']);
+    expect(loose).toEqual({ code: 2, stdout: '', stderr: 'agent-proxy: --report goes with --strict: the report is of what a strict replay fails for; add --strict\n' });
+  });
+
+  it('replay --strict: served exchanges pass, the unused one and the miss fail', async () => {
+    const dir = scratch();
+    const recording = writeNdjsonRecording([get('/a', { a: 1 }), get('/b', { b: 1 })], 'served.ndjson');
+    const cli = spawnCli(['replay', recording, '--listen', '0', '--timing', 'none', '--strict', '--quiet', '--report', `junit=${dir.file('r.xml')}`]);
+    onCleanup(() => void cli.child.kill('SIGKILL'));
+    const url = (await cli.waitForLine(/^listening on /)).replace('listening on ', '');
+    expect((await fetch(`${url}/a`)).status).toBe(200);
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+    cli.child.kill('SIGINT');
+    const { code } = await within(cli.exited, 'the replay to exit');
+    expect(code).toBe(1);
+    const xml = readFileSync(dir.file('r.xml'), 'utf8');
+    expect(checkAgainstXsd(xml, XSD)).toEqual([]);
+    expect(cases(xml)).toEqual([
+      ['GET /a (#1)', []],
+      ['GET /b (#2)', ['failure unused']],
+      ['miss 1: GET /nope', ['failure miss']],
+    ]);
+  });
+});
