@@ -90,4 +90,25 @@ describe('--report', () => {
       ['miss 1: GET /nope', ['failure miss']],
     ]);
   });
+
+  it('replay --stdio --strict: a miss and the unused line fail the conversation; in GitHub Actions the commands go to stderr, stdout stays the protocol\'s', async () => {
+    const dir = scratch();
+    const line = (value: unknown) => JSON.stringify(value) + '\n';
+    const command = (id: string) => ({ id, type: 'get_state' });
+    const recording = writeNdjsonRecording(
+      [{ transport: 'stdio', protocol: 'pi-rpc', messages: [command('c1'), { id: 'c1', type: 'response', command: 'get_state', success: true }, command('c2')].map((json, i) => ({ sender: i === 1 ? ('server' as const) : ('client' as const), json, raw: line(json) })) }],
+      'stdio.ndjson',
+    );
+    const cli = spawnCli(['replay', '--stdio', recording, '--timing', 'none', '--strict', '--quiet', '--report', `junit=${dir.file('s.xml')}`, '--report', 'github'], { GITHUB_ACTIONS: 'true' });
+    onCleanup(() => void cli.child.kill('SIGKILL'));
+    cli.child.stdin.end(line({ id: 'c1', type: 'get_stat' }));
+    const { code } = await within(cli.exited, 'the replay to exit');
+    expect(code).toBe(1);
+    expect(cli.stdout()).not.toContain('::');
+    expect(cli.stderr()).toMatch(/^::error title=stdio conversation \(#1\)%3A miss,file=.*stdio\.ndjson::replay miss: line 1 /m);
+    expect(cli.stderr()).toMatch(/^::error title=stdio conversation \(#1\)%3A unused lines,file=.*stdio\.ndjson::2 recorded client lines never came%0Arecorded line 1: /m);
+    const xml = readFileSync(dir.file('s.xml'), 'utf8');
+    expect(checkAgainstXsd(xml, XSD)).toEqual([]);
+    expect(cases(xml)).toEqual([['stdio conversation (#1)', ['failure miss']]]);
+  });
 });
