@@ -111,4 +111,20 @@ describe('--report', () => {
     expect(checkAgainstXsd(xml, XSD)).toEqual([]);
     expect(cases(xml)).toEqual([['stdio conversation (#1)', ['failure miss']]]);
   });
+
+  it('fixture --strict (replaying): the same report, under the fixture\'s name', async () => {
+    const dir = scratch();
+    const recording = writeNdjsonRecording([get('/a', { a: 1 }), get('/b', { b: 1 })], 'fixture.ndjson');
+    const cli = spawnCli(['fixture', recording, '--mode', 'replay', '--listen', '0', '--timing', 'none', '--strict', '--quiet', '--report', `json=${dir.file('f.json')}`]);
+    onCleanup(() => void cli.child.kill('SIGKILL'));
+    const url = (await cli.waitForLine(/^listening on /)).replace('listening on ', '');
+    expect((await fetch(`${url}/a`)).status).toBe(200);
+    expect((await fetch(`${url}/b`)).status).toBe(200);
+    cli.child.kill('SIGINT');
+    const { code } = await within(cli.exited, 'the fixture to exit');
+    expect(code, cli.stderr()).toBe(0);
+    const report = JSON.parse(readFileSync(dir.file('f.json'), 'utf8'));
+    expect(report).toMatchObject({ command: 'fixture', ok: true, totals: { cases: 2, failed: 0, skipped: 0 } });
+    expect(report.suites[0].properties).toEqual({ strict: 'true' });
+  });
 });
