@@ -1,4 +1,4 @@
-import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CiReport } from './ci-report.js';
 import type { ReportTarget } from './report-targets.js';
@@ -30,7 +30,7 @@ export function renderReport(report: CiReport, format: Exclude<ReportTarget['for
 
 /**
  * Writes each report where its target says. A file is replaced whole (written under a hidden name
- * beside it, then renamed), as a CI job makes it afresh each run. `github`: in GitHub Actions
+ * beside it, then renamed), as a CI job makes it afresh each run, and its folder is made if missing. `github`: in GitHub Actions
  * (`GITHUB_ACTIONS=true`), or when given a file, the workflow commands go to that file (`-` or none:
  * `io.out`), and the Markdown summary is appended to `$GITHUB_STEP_SUMMARY` when that is set.
  * Outside GitHub Actions and without a file, it writes nothing, and says so.
@@ -56,10 +56,28 @@ function put(file: string, text: string, io: ReportIo): void {
   if (file === '-') return io.out(text);
   const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
   try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (error) {
+    throw new Error(`--report ${file}: cannot make its folder ${dirname(file)}: ${codeOf(error)}`, { cause: error });
+  }
+  try {
     writeFileSync(partial, text);
     renameSync(partial, file);
   } catch (error) {
-    rmSync(partial, { force: true });
-    throw new Error(`--report ${file}: cannot write: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    removeIfThere(partial);
+    throw new Error(`--report ${file}: cannot write: ${codeOf(error)}`, { cause: error });
   }
+}
+
+/** Removes what a failed write left; a path that cannot even be looked at (under a file) left nothing. */
+function removeIfThere(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Nothing was made there.
+  }
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }

@@ -3,7 +3,7 @@
  * Actions takes it (workflow commands on the output, the job summary appended to the file
  * $GITHUB_STEP_SUMMARY names), or nothing and one notice outside it.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { writeReports, type ReportIo } from '../../src/report/write-reports.js';
 import { ciReport } from '../../src/report/ci-report.js';
@@ -76,8 +76,14 @@ describe('writeReports', () => {
     expect(readFileSync(dir.file('commands.txt'), 'utf8')).toMatch(/^::error title=GET \/x \(#1\)%3A unused,/);
   });
 
-  it('a file that cannot be written is one error naming it', () => {
+  it('makes a missing folder; a file that cannot be written is one error naming it', () => {
     const dir = scratch();
-    expect(() => writeReports(REPORT, [{ format: 'junit', file: dir.file('no/such/dir/r.xml') }], io({}))).toThrow(`--report ${dir.file('no/such/dir/r.xml')}: cannot write: ENOENT`);
+    writeReports(REPORT, [{ format: 'junit', file: dir.file('reports/ci/r.xml') }], io({}));
+    expect(readFileSync(dir.file('reports/ci/r.xml'), 'utf8')).toMatch(/^<\?xml /);
+    writeFileSync(dir.file('plain'), '');
+    expect(() => writeReports(REPORT, [{ format: 'junit', file: dir.file('plain/r.xml') }], io({}))).toThrow(`--report ${dir.file('plain/r.xml')}: cannot make its folder ${dir.file('plain')}: EEXIST`);
+    mkdirSync(dir.file('taken.xml'));
+    expect(() => writeReports(REPORT, [{ format: 'junit', file: dir.file('taken.xml') }], io({}))).toThrow(`--report ${dir.file('taken.xml')}: cannot write: EISDIR`);
+    expect(readdirSync(dir.dir).sort()).toEqual(['plain', 'reports', 'taken.xml']);
   });
 });
