@@ -56,7 +56,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
-    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying'))
+    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying', false))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);

@@ -52,7 +52,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--max-request-body <size>', 'longest request body, WebSocket frame or line held to match it, in bytes or with a unit (64KiB, 10MB); a longer one is a miss (413, close 1009) (default 10MiB)')
     .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
     .addOption(corsOption('for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
-    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange)'))
+    .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange)', false))
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
