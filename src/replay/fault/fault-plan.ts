@@ -18,6 +18,7 @@ const ACTS_ON: Record<FaultKind, ReadonlySet<FaultTransport>> = {
   latency: new Set(['http', 'ws', 'stdio', 'ndjson']),
   gap: new Set(['http', 'ws', 'stdio', 'ndjson']),
   status: new Set(['http', 'ws']),
+  error: new Set(['http']),
   cut: new Set(['http', 'ws', 'ndjson']),
   close: new Set(['ws']),
   exit: new Set(['stdio']),
@@ -36,6 +37,10 @@ export interface ChosenFaults {
   status?: number;
   /** The text of the spec that set `status`, named in the error answer. */
   statusSpec?: string;
+  /** How long the status answer tells the client to wait before it retries (`retry-after`). */
+  retryAfterMs?: number;
+  /** An error event that ends a stream (it excludes `cut`: the first given of the two wins), and the text of its spec. */
+  error?: Extract<FaultAction, { kind: 'error' }> & { spec: string };
   cut?: Extract<FaultAction, { kind: 'cut' }>;
   close?: Extract<FaultAction, { kind: 'close' }>;
   exit?: Extract<FaultAction, { kind: 'exit' }>;
@@ -114,10 +119,14 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
       if (chosen.status === undefined) {
         chosen.status = action.status;
         chosen.statusSpec = spec.text;
+        if (action.retryAfterMs !== undefined) chosen.retryAfterMs = action.retryAfterMs;
       }
       break;
+    case 'error':
+      if (chosen.cut === undefined) chosen.error ??= { ...action, spec: spec.text };
+      break;
     case 'cut':
-      chosen.cut ??= action;
+      if (chosen.error === undefined) chosen.cut ??= action;
       break;
     case 'close':
       chosen.close ??= action;
