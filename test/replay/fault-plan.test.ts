@@ -42,8 +42,11 @@ describe('FaultPlan', () => {
     const cutFirst = new FaultPlan(parseFaults(['cut=clean,after=1', 'error=500']));
     expect(cutFirst.choose(post('/agent'))).toMatchObject({ cut: { how: 'clean', after: 1 } });
     expect(cutFirst.choose(post('/agent')).error).toBeUndefined();
-    // An error event is an HTTP stream's: it never selects a WebSocket.
-    expect(new FaultPlan(parseFaults(['error=500'])).choose({ transport: 'ws', method: 'GET', path: '/rpc' })).toBe(NO_FAULTS);
+    // An error event, and a hold after N events, are an HTTP stream's: they never select a WebSocket.
+    const streamOnly = new FaultPlan(parseFaults(['error=500', 'latency=2s,after=0', 'latency=1s,after=3']));
+    expect(streamOnly.choose({ transport: 'ws', method: 'GET', path: '/rpc' })).toBe(NO_FAULTS);
+    // The first hold given wins; a plain latency still adds up before the head.
+    expect(streamOnly.choose(post('/v1/chat/completions'))).toMatchObject({ latencyMs: 0, stall: { after: 0, ms: 2000 } });
   });
 
   it('never selects a transport the action cannot act on, and reports such a spec as unmatched', () => {

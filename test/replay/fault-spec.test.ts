@@ -16,6 +16,7 @@ describe('parseFault', () => {
     expect(parseFault('status=529,retry-after=250ms').action).toEqual({ kind: 'status', status: 529, retryAfterMs: 250 });
     expect(parseFault('error=500,after=3').action).toEqual({ kind: 'error', status: 500, after: 3 });
     expect(parseFault('error=529').action).toEqual({ kind: 'error', status: 529, after: 0 });
+    expect(parseFault('latency=3s,after=0').action).toEqual({ kind: 'latency', ms: 3000, after: 0 });
   });
 
   it('reads the filters: nth ranges, a path pattern, an upper-cased method', () => {
@@ -37,7 +38,8 @@ describe('parseFault', () => {
     ['exit=256', 'not 0-255'],
     ['latency=fast', 'not a duration'],
     ['latency=2h', 'not a duration'],
-    ['status=503,after=2', "'after' applies to error, cut, close and exit only"],
+    ['status=503,after=2', "'after' applies to latency, error, cut, close and exit only"],
+    ['gap=1s,after=2', "'after' applies to latency, error, cut, close and exit only"],
     ['cut=reset,retry-after=1', "'retry-after' applies to status only"],
     ['status=429,retry-after=soon', 'not a duration'],
     ['error=200', 'not an HTTP error status (400-599)'],

@@ -163,7 +163,23 @@ describe('faults as a provider has them', () => {
     expect(error).toBeInstanceOf(OpenAIError);
   });
 
-  it('holds the first token of a stream for latency=, on the replay clock', async () => {
+  it('sends the head of a stream at once and holds its first token for latency=,after=0, on the replay clock', async () => {
+    const clock = new ManualClock();
+    const { client } = await replayOf([streamedChat(streamed, 'Once upon a time.')], { faults: ['latency=5s,after=0'], clock });
+    // The SDK has its answer's head (a 200 event stream) before any token came.
+    const stream = await client.chat.completions.create(streamed);
+    const held = await within(clock.sleeping(), 'the replay holds the first token');
+    expect(held - clock.now()).toBe(5000);
+    const text = (async () => {
+      let out = '';
+      for await (const chunk of stream) out += chunk.choices[0]?.delta.content ?? '';
+      return out;
+    })();
+    clock.advanceTo(held);
+    expect(await text).toBe('Once upon a time.');
+  });
+
+  it('holds the whole answer of a stream for latency=, on the replay clock', async () => {
     const clock = new ManualClock();
     const { client } = await replayOf([streamedChat(streamed, 'Once upon a time.')], { faults: ['latency=5s'], clock });
     const text = (async () => {

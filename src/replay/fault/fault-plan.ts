@@ -34,6 +34,8 @@ export interface ChosenFaults {
   latencyMs: number;
   /** Before every message after the first. */
   gapMs: number;
+  /** On an HTTP stream, a hold before message `after` (0-based), the head and the messages before it sent at once. */
+  stall?: { after: number; ms: number };
   status?: number;
   /** The text of the spec that set `status`, named in the error answer. */
   statusSpec?: string;
@@ -100,6 +102,8 @@ export class FaultPlan {
 
 function selects(spec: FaultSpec, target: FaultTarget): boolean {
   if (!ACTS_ON[spec.action.kind].has(target.transport)) return false;
+  // A hold after N events is an HTTP stream's (a slow first token); the other transports hold their first byte only.
+  if (spec.action.kind === 'latency' && spec.action.after !== undefined && target.transport !== 'http') return false;
   if (spec.method !== undefined && spec.method !== target.method) return false;
   if (spec.path !== undefined && !pathPattern(spec.path).test(target.path)) return false;
   return true;
@@ -110,7 +114,8 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
   const action = spec.action;
   switch (action.kind) {
     case 'latency':
-      chosen.latencyMs += action.ms;
+      if (action.after === undefined) chosen.latencyMs += action.ms;
+      else chosen.stall ??= { after: action.after, ms: action.ms };
       break;
     case 'gap':
       chosen.gapMs += action.ms;

@@ -6,8 +6,12 @@ import { UsageError } from '../../core/errors.js';
  * NDJSON-socket session.
  */
 export type FaultAction =
-  /** Hold the answer this long before its first byte (HTTP head, WebSocket handshake, first line). */
-  | { kind: 'latency'; ms: number }
+  /**
+   * Hold the answer this long before its first byte (HTTP head, WebSocket handshake, first line); with
+   * `after`, an HTTP stream's head and first `after` events go at once and the hold comes before the
+   * next one (`after=0`: a slow first token).
+   */
+  | { kind: 'latency'; ms: number; after?: number }
   /** Add this long before every event, frame or line after the first. */
   | { kind: 'gap'; ms: number }
   /**
@@ -45,10 +49,10 @@ export interface FaultSpec extends FaultFilter {
 /** The grammar, shown in every parse error so a wrong spec can be fixed from the message alone. */
 export const FAULT_GRAMMAR =
   'latency=<duration> | gap=<duration> | status=<code> | error=<code> | cut=clean|reset | close=<code> | exit=<code>, ' +
-  'then options: after=<n> (error, cut, close, exit), retry-after=<duration> (status), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
+  'then options: after=<n> (latency, error, cut, close, exit), retry-after=<duration> (status), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
 
 const ACTIONS = new Set<FaultKind>(['latency', 'gap', 'status', 'error', 'cut', 'close', 'exit']);
-const WITH_AFTER = new Set<FaultKind>(['error', 'cut', 'close', 'exit']);
+const WITH_AFTER = new Set<FaultKind>(['latency', 'error', 'cut', 'close', 'exit']);
 
 /**
  * Parses one `--fault` spec: an action, then comma-separated options, e.g. `status=503,nth=3`,
@@ -71,7 +75,7 @@ export function parseFault(text: string): FaultSpec {
   const spec: FaultSpec = { text, action: actionOf(kind as FaultKind, value, options, fail) };
   for (const [key, optionValue] of options) {
     if (key === 'after') {
-      if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to error, cut, close and exit only`);
+      if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to latency, error, cut, close and exit only`);
     } else if (key === 'retry-after') {
       if (spec.action.kind !== 'status') fail(`'retry-after' applies to status only`);
     } else if (key === 'nth') spec.nth = rangeOf(optionValue, fail);
@@ -101,6 +105,7 @@ function actionOf(kind: FaultKind, value: string, options: Map<string, string>, 
   const after = () => countOf(options.get('after') ?? '0', 'after', fail);
   switch (kind) {
     case 'latency':
+      return options.has('after') ? { kind, ms: durationOf(value, fail), after: after() } : { kind, ms: durationOf(value, fail) };
     case 'gap':
       return { kind, ms: durationOf(value, fail) };
     case 'status': {

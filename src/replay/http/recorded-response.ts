@@ -53,7 +53,9 @@ export async function playRecordedResponse(
   });
   res.once('close', () => stopped.abort());
   try {
-    if (faults.latencyMs > 0) await context.clock.sleep(faults.latencyMs, stopped.signal);
+    // A plain answer has no events to hold the stall between: its head is its first.
+    const holdMs = faults.latencyMs + (exchange.transport === 'http' ? (faults.stall?.ms ?? 0) : 0);
+    if (holdMs > 0) await context.clock.sleep(holdMs, stopped.signal);
     return done(await playAnswer(exchange, exchange.status, res, context, faults, substitution, stopped.signal));
   } finally {
     untrack();
@@ -110,8 +112,9 @@ async function playAnswer(
   res.flushHeaders();
   const error = faults.error;
   const played = cut || error ? messages.slice(0, (cut ?? error)!.after) : messages;
-  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs });
-  if (error && sent === played.length && !signal.aborted && !res.destroyed) {
+  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs, stall: faults.stall });
+  // A binary stream (protobuf frames) has no text event to carry it: it ends there, as a clean cut would.
+  if (error && exchange.transport === 'sse' && sent === played.length && !signal.aborted && !res.destroyed) {
     // The server fails mid-answer: its error event, then the end of the stream (no `[DONE]`, no last event).
     res.end(streamErrorEvent(exchange, error, played.at(-1)?.json));
     return sent;
