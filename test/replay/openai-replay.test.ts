@@ -136,11 +136,11 @@ describe('faults as a provider has them', () => {
     expect(said(await once.chat.completions.create(hi))).toBe('Hello there.');
   });
 
-  it('lets the SDK retry a 429 whose retry-after it honours, and recover on the recorded answer', async () => {
-    const { replay } = await replayOf([plainChat(hi, 'Hello there.')], { faults: ['status=429,retry-after=10ms,nth=1-2'] });
+  it('lets the SDK retry a 429 and a 529 whose retry-after it honours, and recover on the recorded answer', async () => {
+    const { replay } = await replayOf([plainChat(hi, 'Hello there.')], { faults: ['status=429,retry-after=10ms,nth=1', 'status=529,retry-after=10ms,nth=2'] });
     const retrying = new OpenAI({ baseURL: `${replay.url}/v1`, apiKey: 'sk-anything', maxRetries: 2 });
     expect(said(await retrying.chat.completions.create(hi))).toBe('Hello there.');
-    await expect(replay.close()).resolves.toMatchObject({ faults: [{ injected: 2 }] });
+    await expect(replay.close()).resolves.toMatchObject({ faults: [{ injected: 1 }, { injected: 1 }] });
   });
 
   it('puts OpenAI error event into a stream after N chunks, which the SDK raises as an APIError', async () => {

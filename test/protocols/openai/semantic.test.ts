@@ -83,6 +83,25 @@ describe("OpenAI's fold for diff --semantic", () => {
     expect(names(semantic([responses('Be helpful.', 'Hello there.')], [responses('Be helpful.', 'Hello you.')]))).toEqual(["output item 1: the answer's text"]);
   });
 
+  it('compares what it does not fold as it is: embeddings, the model list, an error answer', () => {
+    const plain = (path: string, request: Json | undefined, answer: Json, status = 200): HandExchange => ({
+      transport: 'http',
+      protocol: 'openai',
+      method: request ? 'POST' : 'GET',
+      path,
+      status,
+      responseHeaders: { 'content-type': 'application/json' },
+      messages: [...(request ? [{ sender: 'client' as const, json: request }] : []), { sender: 'server', json: answer }],
+    });
+    const run = (vector: number[], limit: string) => [
+      plain('/v1/embeddings', { model: 'text-embedding-3-small', input: ['one'] }, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: vector }], model: 'text-embedding-3-small', usage: { prompt_tokens: 1, total_tokens: 1 } }),
+      plain('/v1/models', undefined, { object: 'list', data: [{ id: STANDIN_MODEL, object: 'model', created: 1, owned_by: 'x' }] }),
+      plain('/v1/chat/completions', chat('Be helpful.'), { error: { message: limit, type: 'requests', param: null, code: 'rate_limit_exceeded' } }, 429),
+    ];
+    expect(semantic(run([0.5], 'slow down'), run([0.5], 'slow down'))).toMatchObject({ equal: true });
+    expect(names(semantic(run([0.5], 'slow down'), run([0.25], 'wait')))).toEqual(['/data/0/embedding/0', '/error/message']);
+  });
+
   it('names places in the request and the answer', () => {
     expect(describeOpenAiPointer('/request/tools/get_weather/function/parameters', {}, {})).toBe('the tool "get_weather" offered: function/parameters');
     expect(describeOpenAiPointer('/request/model', {}, {})).toBe('the model');
