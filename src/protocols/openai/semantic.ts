@@ -55,10 +55,11 @@ function withoutEmpty(value: Json): Json {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)));
 }
 
+/** A whole tool call: a function's name and parsed arguments, or a custom tool's name and input. */
 function foldToolCall(call: unknown, ids: IdLabels): unknown {
   if (!isJsonObject(call)) return call;
-  const fn = isJsonObject(call.function) ? call.function : {};
-  return withoutEmpty({ id: ids.of(call.id), type: call.type, name: fn.name, arguments: parsedArguments(fn.arguments), input: call.custom });
+  const fn = isJsonObject(call.function) ? call.function : isJsonObject(call.custom) ? call.custom : {};
+  return withoutEmpty({ id: ids.of(call.id), type: call.type, name: fn.name, arguments: parsedArguments(fn.arguments), input: fn.input });
 }
 
 /** The tools offered, by name: the order they were listed in does not count. */

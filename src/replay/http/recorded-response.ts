@@ -111,7 +111,8 @@ async function playAnswer(
   writeRecordedHead(res, exchange.id, status, headers);
   res.flushHeaders();
   const error = faults.error;
-  const played = cut || error ? messages.slice(0, (cut ?? error)!.after) : messages;
+  const ending = cut ?? error;
+  const played = ending ? messages.slice(0, ending.after) : messages;
   const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs, stall: faults.stall });
   // A binary stream (protobuf frames) has no text event to carry it: it ends there, as a clean cut would.
   if (error && exchange.transport === 'sse' && sent === played.length && !signal.aborted && !res.destroyed) {
