@@ -14,6 +14,7 @@ describe('parseFault', () => {
     expect(parseFault('exit=3, after=10').action).toEqual({ kind: 'exit', code: 3, after: 10 });
     expect(parseFault('status=429,retry-after=2').action).toEqual({ kind: 'status', status: 429, retryAfterMs: 2000 });
     expect(parseFault('status=529,retry-after=250ms').action).toEqual({ kind: 'status', status: 529, retryAfterMs: 250 });
+    expect(parseFault('status=429,should-retry=false').action).toEqual({ kind: 'status', status: 429, shouldRetry: false });
     expect(parseFault('error=500,after=3').action).toEqual({ kind: 'error', status: 500, after: 3 });
     expect(parseFault('error=529').action).toEqual({ kind: 'error', status: 529, after: 0 });
     expect(parseFault('latency=3s,after=0').action).toEqual({ kind: 'latency', ms: 3000, after: 0 });
@@ -42,6 +43,8 @@ describe('parseFault', () => {
     ['gap=1s,after=2', "'after' applies to latency, error, cut, close and exit only"],
     ['cut=reset,retry-after=1', "'retry-after' applies to status only"],
     ['status=429,retry-after=soon', 'not a duration'],
+    ['status=429,should-retry=maybe', 'should-retry must be true or false'],
+    ['error=500,should-retry=true', "'should-retry' applies to status only"],
     ['error=200', 'not an HTTP error status (400-599)'],
     ['status=503,nth=0', 'counting from 1'],
     ['status=503,nth=4-2', 'ends before it starts'],

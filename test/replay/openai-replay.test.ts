@@ -143,6 +143,13 @@ describe('faults as a provider has them', () => {
     await expect(replay.close()).resolves.toMatchObject({ faults: [{ injected: 1 }, { injected: 1 }] });
   });
 
+  it('tells the SDK not to retry a 429 with should-retry=false, and to retry a 400 with should-retry=true', async () => {
+    const { replay } = await replayOf([plainChat(hi, 'Hello there.')], { faults: ['status=429,should-retry=false,nth=1', 'status=400,should-retry=true,retry-after=10ms,nth=2'] });
+    const retrying = new OpenAI({ baseURL: `${replay.url}/v1`, apiKey: 'sk-anything', maxRetries: 2 });
+    expect(await failure(retrying.chat.completions.create(hi))).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(said(await retrying.chat.completions.create(hi))).toBe('Hello there.');
+  });
+
   it('puts OpenAI error event into a stream after N chunks, which the SDK raises as an APIError', async () => {
     const { client } = await replayOf([streamedChat(streamed, 'Once upon a time.')], { faults: ['error=500,after=2'] });
     const got: unknown[] = [];

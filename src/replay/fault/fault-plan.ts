@@ -41,6 +41,8 @@ export interface ChosenFaults {
   statusSpec?: string;
   /** How long the status answer tells the client to wait before it retries (`retry-after`). */
   retryAfterMs?: number;
+  /** Whether the status answer tells the client to retry (`x-should-retry`), which the official SDKs obey over the status. */
+  shouldRetry?: boolean;
   /** An error event that ends a stream (it excludes `cut`: the first given of the two wins), and the text of its spec. */
   error?: Extract<FaultAction, { kind: 'error' }> & { spec: string };
   cut?: Extract<FaultAction, { kind: 'cut' }>;
@@ -125,6 +127,7 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
         chosen.status = action.status;
         chosen.statusSpec = spec.text;
         if (action.retryAfterMs !== undefined) chosen.retryAfterMs = action.retryAfterMs;
+        if (action.shouldRetry !== undefined) chosen.shouldRetry = action.shouldRetry;
       }
       break;
     case 'error':

@@ -16,9 +16,9 @@ export type FaultAction =
   | { kind: 'gap'; ms: number }
   /**
    * Answer with this HTTP status instead of the recorded answer, in the protocol's error shape, with
-   * `retry-after` when `retryAfterMs` is given.
+   * `retry-after` when `retryAfterMs` is given and `x-should-retry` when `shouldRetry` is.
    */
-  | { kind: 'status'; status: number; retryAfterMs?: number }
+  | { kind: 'status'; status: number; retryAfterMs?: number; shouldRetry?: boolean }
   /** After `after` events of a stream, the protocol's error event for this status, and the stream ends. */
   | { kind: 'error'; status: number; after: number }
   /** End the stream after `after` messages: cleanly (as the agent would), or by resetting the connection. */
@@ -49,7 +49,7 @@ export interface FaultSpec extends FaultFilter {
 /** The grammar, shown in every parse error so a wrong spec can be fixed from the message alone. */
 export const FAULT_GRAMMAR =
   'latency=<duration> | gap=<duration> | status=<code> | error=<code> | cut=clean|reset | close=<code> | exit=<code>, ' +
-  'then options: after=<n> (latency, error, cut, close, exit), retry-after=<duration> (status), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
+  'then options: after=<n> (latency, error, cut, close, exit), retry-after=<duration> and should-retry=true|false (status), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
 
 const ACTIONS = new Set<FaultKind>(['latency', 'gap', 'status', 'error', 'cut', 'close', 'exit']);
 const WITH_AFTER = new Set<FaultKind>(['latency', 'error', 'cut', 'close', 'exit']);
@@ -76,8 +76,8 @@ export function parseFault(text: string): FaultSpec {
   for (const [key, optionValue] of options) {
     if (key === 'after') {
       if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to latency, error, cut, close and exit only`);
-    } else if (key === 'retry-after') {
-      if (spec.action.kind !== 'status') fail(`'retry-after' applies to status only`);
+    } else if (key === 'retry-after' || key === 'should-retry') {
+      if (spec.action.kind !== 'status') fail(`'${key}' applies to status only`);
     } else if (key === 'nth') spec.nth = rangeOf(optionValue, fail);
     else if (key === 'path') {
       if (!optionValue.startsWith('/')) fail(`path '${optionValue}' must start with /`);
@@ -112,10 +112,16 @@ function actionOf(kind: FaultKind, value: string, options: Map<string, string>, 
       const status = countOf(value, 'status', fail);
       // A 1xx is no answer: a client would wait on for the final one (101 would even claim an upgrade).
       if (status < 200 || status > 599) fail(`status ${value} is not an HTTP status a fault can answer with (200-599)`);
+      const action: Extract<FaultAction, { kind: 'status' }> = { kind: 'status', status };
       const retryAfter = options.get('retry-after');
-      if (retryAfter === undefined) return { kind, status };
       // A bare number is seconds, as the header counts them.
-      return { kind, status, retryAfterMs: durationOf(/^\d+(\.\d+)?$/.test(retryAfter) ? `${retryAfter}s` : retryAfter, fail) };
+      if (retryAfter !== undefined) action.retryAfterMs = durationOf(/^\d+(\.\d+)?$/.test(retryAfter) ? `${retryAfter}s` : retryAfter, fail);
+      const shouldRetry = options.get('should-retry');
+      if (shouldRetry !== undefined) {
+        if (shouldRetry !== 'true' && shouldRetry !== 'false') fail(`should-retry must be true or false, not '${shouldRetry}'`);
+        action.shouldRetry = shouldRetry === 'true';
+      }
+      return action;
     }
     case 'error': {
       const status = countOf(value, 'error', fail);

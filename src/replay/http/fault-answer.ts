@@ -9,13 +9,17 @@ import { FAULT_INJECTED, faultStatusMessage } from '../fault/fault-notice.js';
  * the spec, so a test that sees it knows which `--fault` it came from; in the error shape of the
  * request's protocol when it has one (an OpenAI error object), else the replay's own JSON error.
  * With `retry-after`, the headers a provider's rate limit carries: `retry-after` in whole seconds
- * (rounded up), and `retry-after-ms` too when that is not exact (the official SDKs read it first).
+ * (rounded up), and `retry-after-ms` too when that is not exact (the official SDKs read it first);
+ * with `should-retry`, `x-should-retry`, which those SDKs obey whatever the status.
  */
-export function sendFaultStatus(res: ServerResponse, status: number, spec: string, answers: FaultAnswers | undefined, retryAfterMs?: number): void {
-  const retry = retryAfterMs === undefined ? {} : retryAfterHeaders(retryAfterMs);
+export function sendFaultStatus(res: ServerResponse, status: number, spec: string, answers: FaultAnswers | undefined, retry: { retryAfterMs?: number; shouldRetry?: boolean } = {}): void {
+  const headers = {
+    ...(retry.retryAfterMs === undefined ? {} : retryAfterHeaders(retry.retryAfterMs)),
+    ...(retry.shouldRetry === undefined ? {} : { 'x-should-retry': String(retry.shouldRetry) }),
+  };
   const fault: InjectedFault = { status, spec, message: faultStatusMessage(status, spec) };
   const answer = answers?.http?.(fault) ?? jsonAnswer(status, { error: { code: FAULT_INJECTED, message: fault.message, fault: spec } });
-  res.writeHead(answer.status, STATUS_CODES[answer.status] ?? 'Error', { ...answer.headers, ...retry });
+  res.writeHead(answer.status, STATUS_CODES[answer.status] ?? 'Error', { ...answer.headers, ...headers });
   res.end(answer.body);
 }
 

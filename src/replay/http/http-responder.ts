@@ -149,6 +149,6 @@ async function answerFaultStatus(matcher: HttpMatcher, context: ReplayContext, r
   if (!(await holdAnswer(context, res, faults.latencyMs))) return;
   // In the error shape of the protocol the request belongs to, as its misses are (http-miss-answer.ts).
   const protocol = would.kind === 'hit' && would.exchange.protocol !== undefined ? factsOf(would.exchange.protocol) : protocolOfRequest(request);
-  sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0], protocol?.replay?.faultAnswers, faults.retryAfterMs);
+  sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0], protocol?.replay?.faultAnswers, faults);
   context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'http', method: request.method, path: request.path }, status, faults));
 }
