@@ -1,5 +1,5 @@
 import { factsOf, type ProtocolId } from '../protocols/catalog.js';
-import { matchIgnoredFieldsOf, writeOnlyFieldsOf as declaredWriteOnly } from '../protocols/field-roles.js';
+import { matchIgnoredFieldsOf, matchLabelledFieldsOf, writeOnlyFieldsOf as declaredWriteOnly } from '../protocols/field-roles.js';
 import { FieldSpecs, formatPointer } from '../core/field-specs.js';
 import { isJsonObject } from '../core/json.js';
 
@@ -11,6 +11,11 @@ export function volatileFieldsOf(protocol: ProtocolId | undefined): readonly str
   return protocol === undefined ? [] : matchIgnoredFieldsOf(factsOf(protocol));
 }
 
+/** The fields matching compares by where their values recur (ids an earlier answer minted), or none for an unknown protocol. */
+export function placeMatchedFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
+  return protocol === undefined ? [] : matchLabelledFieldsOf(factsOf(protocol));
+}
+
 /** The fields a protocol stores only as digests (its write-only fields): a recorded value there matches any. */
 export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly string[] {
   return protocol === undefined ? [] : declaredWriteOnly(factsOf(protocol));
@@ -19,15 +24,24 @@ export function writeOnlyFieldsOf(protocol: ProtocolId | undefined): readonly st
 /**
  * The canonical form of a JSON value for matching: the fields in `drop` removed (array elements
  * replaced by a placeholder) and object keys sorted, so equal requests normalize to equal values.
+ * A string or number at a place in `label` is replaced by `#1`, `#2` … in the order the walk
+ * first meets each value, so two values match when they recur at the same places, whatever they are.
  */
-export function normalizeJson(value: unknown, drop: FieldSpecs): unknown {
-  return walk(value, [], drop);
+export function normalizeJson(value: unknown, drop: FieldSpecs, label?: FieldSpecs): unknown {
+  return walk(value, [], drop, label === undefined || label.empty ? undefined : { specs: label, labels: new Map() });
 }
 
-/** Normalizes with the protocol's volatile fields plus the user's `--ignore` specs. */
+/** Normalizes with the protocol's volatile fields plus the user's `--ignore` specs, and labels its answer-minted ids. */
 export function normalizerFor(protocol: ProtocolId | undefined, ignore: readonly string[]): (value: unknown) => unknown {
   const drop = new FieldSpecs([...volatileFieldsOf(protocol), ...ignore]);
-  return (value) => normalizeJson(value, drop);
+  const label = new FieldSpecs(placeMatchedFieldsOf(protocol));
+  return (value) => normalizeJson(value, drop, label);
+}
+
+/** The places whose values are labelled, and the labels given so far in one value. */
+interface Labelling {
+  specs: FieldSpecs;
+  labels: Map<string | number, string>;
 }
 
 /** JSON text with sorted keys: equal for values that normalize equal. */
@@ -49,20 +63,25 @@ export function jsonDifferences(a: unknown, b: unknown, limit = 20): string[] {
 /** Longest JSON pointer a miss report prints. */
 const MAX_POINTER_CHARS = 200;
 
-function walk(value: unknown, path: string[], drop: FieldSpecs): unknown {
+function walk(value: unknown, path: string[], drop: FieldSpecs, label: Labelling | undefined): unknown {
   if (Array.isArray(value)) {
     return value.map((item, i) => {
       const at = [...path, String(i)];
-      return drop.matches(at) ? IGNORED : walk(item, at, drop);
+      return drop.matches(at) ? IGNORED : walk(item, at, drop, label);
     });
   }
   if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const at = [...path, key];
-      if (!drop.matches(at)) out[key] = walk(value[key], at, drop);
+      if (!drop.matches(at)) out[key] = walk(value[key], at, drop, label);
     }
     return out;
+  }
+  if (label !== undefined && (typeof value === 'string' || typeof value === 'number') && label.specs.matches(path)) {
+    let name = label.labels.get(value);
+    if (name === undefined) label.labels.set(value, (name = `#${label.labels.size + 1}`));
+    return name;
   }
   return value;
 }

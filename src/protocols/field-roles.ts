@@ -17,12 +17,16 @@
  *   header, a pointer narrower than its key): the places a replay reads the live value from.
  * - `server-id`: an id the server mints: labelled by diff, but compared when matching, since a
  *   replay serves the recorded one and the client sends that back.
+ * - `answer-id`: an id an answer minted that the client's later requests echo (a model's tool call
+ *   ids, sent back with the tool's result): matched by where it recurs, not by its value (each is
+ *   labelled by first appearance within the request, so a tool result must still name the call it
+ *   answers, whatever that call's id), and labelled by diff.
  * - `volatile`: no id, but different on every run (a timestamp): ignored when matching, dropped by diff.
  * - `write-only`: stored as a digest (the module's redactForStorage): a recorded value matches any
  *   live one, and diff labels it by first appearance, as digests are keyed per recording.
  * - `secret`: stored as `<redacted>` in every message of every recording.
  */
-export type FieldRole = 'client-id' | 'echoed-client-id' | EchoedFrom | 'server-id' | 'volatile' | 'write-only' | 'secret';
+export type FieldRole = 'client-id' | 'echoed-client-id' | EchoedFrom | 'server-id' | 'answer-id' | 'volatile' | 'write-only' | 'secret';
 
 /** A client id echoed from the listed request places: a field spec, or `header:<name>`, a request header. */
 export interface EchoedFrom {
@@ -44,9 +48,10 @@ function isClientId(role: FieldRole): boolean {
 type RoleTest = (role: FieldRole) => boolean;
 
 const IGNORED_WHEN_MATCHING: RoleTest = (role) => isClientId(role) || role === 'volatile';
+const MATCHED_BY_PLACE: RoleTest = (role) => role === 'answer-id';
 const WRITE_ONLY: RoleTest = (role) => role === 'write-only';
 const VOLATILE: RoleTest = (role) => role === 'volatile';
-const LABELLED: RoleTest = (role) => isClientId(role) || role === 'server-id' || role === 'write-only';
+const LABELLED: RoleTest = (role) => isClientId(role) || role === 'server-id' || role === 'answer-id' || role === 'write-only';
 const SECRET: RoleTest = (role) => role === 'secret';
 
 /** Each protocol's lists, made once: replay and the stored form ask per message. */
@@ -66,6 +71,11 @@ function fieldsWhere(protocol: DeclaresFields | undefined, test: RoleTest): read
 /** The fields a replay ignores when it matches a request: client ids and volatile fields. */
 export function matchIgnoredFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
   return fieldsWhere(protocol, IGNORED_WHEN_MATCHING);
+}
+
+/** The fields a replay matches by where their values recur in a request, not by the values: ids an earlier answer minted. */
+export function matchLabelledFieldsOf(protocol: DeclaresFields | undefined): readonly string[] {
+  return fieldsWhere(protocol, MATCHED_BY_PLACE);
 }
 
 /** The request places (field specs, `header:<name>`) whose values the answers echo, which a replay substitutes. */

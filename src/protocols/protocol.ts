@@ -7,6 +7,7 @@ import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
 import type { MissAnswers } from './miss-answer.js';
+import type { FaultAnswers } from './fault-answers.js';
 import type { ProtocolViews } from './inspector-views.js';
 import type { FieldRoles } from './field-roles.js';
 
@@ -227,6 +228,8 @@ export interface WireBinding {
 export interface ReplayHints {
   /** How a replay answers what it could not match, in the protocol's own error shape (miss-answer.ts). */
   readonly missAnswers?: MissAnswers;
+  /** How it says a failure injected by `--fault` (a status, an error event mid-stream), in its own error shape (fault-answers.ts). */
+  readonly faultAnswers?: FaultAnswers;
   /**
    * The route template a request path is an instance of (`/v1/session/{sessionRef}`), or undefined:
    * a miss's nearest recorded exchange is looked for on the same route first.

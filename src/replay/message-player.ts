@@ -14,22 +14,24 @@ const BATCH_BYTES = 32 * 1024;
  * flushing each as soon as it is due. Frames due at the same moment share one write (as they
  * shared one when the upstream sent them: the recording stamps a chunk's frames with its arrival),
  * so `--timing none` is not paced by per-write overhead. `gapMs` (a `gap` fault) adds that long
- * before every message after the first, on top of the recorded pace, so each then goes on its own.
+ * before every message after the first, on top of the recorded pace, so each then goes on its own;
+ * `stall` (a `latency` fault with `after`) holds that long before message `after` alone.
  * Stops early when the client goes away or `signal` aborts; resolves to the number of messages written.
  */
 export async function playMessages(
   res: ServerResponse,
   messages: readonly ScriptMessage[],
-  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal; gapMs?: number },
+  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal; gapMs?: number; stall?: { after: number; ms: number } },
 ): Promise<number> {
   const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
   const gapMs = options.gapMs ?? 0;
   let written = 0;
   while (written < messages.length) {
     await clock.wait(messages[written].tOffsetMs, options.signal);
-    if (gapMs > 0 && written > 0) {
-      await options.clock.sleep(gapMs, options.signal);
-      // The schedule moves on by the gap: later messages keep their recorded distance from this one.
+    const hold = (gapMs > 0 && written > 0 ? gapMs : 0) + (written === options.stall?.after ? options.stall.ms : 0);
+    if (hold > 0) {
+      await options.clock.sleep(hold, options.signal);
+      // The schedule moves on by the hold: later messages keep their recorded distance from this one.
       clock.reanchor(messages[written].tOffsetMs);
     }
     if (options.signal.aborted || res.destroyed) break;
@@ -39,7 +41,7 @@ export async function playMessages(
       const frame = substituteMessage(messages[written++], options.substitution);
       due.push(frame);
       bytes += frame.length;
-    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
+    } while (gapMs === 0 && written < messages.length && written !== options.stall?.after && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
     const chunk = due.length === 1 ? due[0] : Buffer.concat(due);
     // The last write is awaited until it has reached the socket: the caller may cut the
     // connection next (a recorded reset), which would drop bytes still queued.

@@ -240,7 +240,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ReplaySummary>().toEqualTypeOf<'misses' | 'unused' | 'recorded' | 'strict' | 'ok' | 'faults' | 'missesOut'>();
     expectTypeOf(api.parseFault).toEqualTypeOf<(text: string) => api.FaultSpec>();
     expectTypeOf<keyof api.FaultSpec>().toEqualTypeOf<'text' | 'action' | 'nth' | 'path' | 'method'>();
-    expectTypeOf<api.FaultAction['kind']>().toEqualTypeOf<'latency' | 'gap' | 'status' | 'cut' | 'close' | 'exit'>();
+    expectTypeOf<api.FaultAction['kind']>().toEqualTypeOf<'latency' | 'gap' | 'status' | 'error' | 'cut' | 'close' | 'exit'>();
     expectTypeOf<api.FaultTally>().toEqualTypeOf<{ spec: string; injected: number }>();
     expectTypeOf(api.strictFailure).toEqualTypeOf<(summary: api.StrictFailureInput) => string | undefined>();
     expectTypeOf<api.StrictFailureInput>().toEqualTypeOf<Pick<api.ReplaySummary, 'misses' | 'unused'> & { strict?: boolean; mode?: string }>();

@@ -106,6 +106,7 @@ describeTransportContract({
     latency: 'acts',
     gap: 'acts',
     status: 'acts',
+    error: 'acts',
     cut: 'acts',
     close: { notApplicable: 'a WebSocket close code; an HTTP stream has none' },
     exit: { notApplicable: 'the exit of a stdio agent; an HTTP peer is no child process' },

@@ -144,6 +144,7 @@ describeTransportContract({
     latency: 'acts',
     gap: 'acts',
     status: { notApplicable: 'an HTTP status; a stdio agent answers in lines' },
+    error: { notApplicable: 'an error event of an HTTP stream; a stdio agent writes lines' },
     cut: { notApplicable: 'a stdio agent has no connection to cut: its end is an exit (the exit fault)' },
     close: { notApplicable: 'a WebSocket close code; stdio has none' },
     exit: 'acts',

@@ -326,6 +326,7 @@ const SPECS: { [Kind in FaultKind]: string } = {
   latency: 'latency=2s',
   gap: 'gap=100ms',
   status: 'status=503,nth=1',
+  error: 'error=500,after=2',
   cut: 'cut=clean,after=2',
   close: 'close=1011,after=2',
   exit: 'exit=3,after=2',
@@ -335,6 +336,7 @@ const FAULT_CLAIMS: { [Kind in FaultKind]: string } = {
   latency: 'latency holds the first byte on the replay clock, then the conversation is whole',
   gap: 'gap comes before every message after the first, on the replay clock',
   status: 'status answers in place of the recording and uses nothing up',
+  error: "error sends N messages, then the protocol's error event, and ends the stream",
   cut: 'cut ends after N messages, cleanly or by a reset',
   close: 'close sends N messages, then a close with the code',
   exit: 'the replayed agent exits with the code after N lines',
@@ -378,6 +380,16 @@ const FAULT_CHECKS: { [Kind in FaultKind]: FaultCheck } = {
     expect(await within(retry.ended, 'the retry to end')).toEqual(adapter.endings.finished);
     expect(retry.messages).toEqual(expected);
     expect(await replay.close()).toEqual([{ spec: SPECS.status, injected: 1 }]);
+  },
+
+  async error(adapter, recording, expected) {
+    const replay = await adapter.replay(recording, { faults: [SPECS.error] });
+    const run = replay.converse('conversation', REPLAYED_IDS);
+    expect(await within(run.ended, 'the stream to end after its error event')).toEqual(adapter.endings.clean);
+    expect(run.messages.slice(0, 2)).toEqual(expected.slice(0, 2));
+    expect(run.messages).toHaveLength(3);
+    expect(run.messages[2]).toContain(SPECS.error);
+    expect(await replay.close()).toEqual([{ spec: SPECS.error, injected: 1 }]);
   },
 
   async cut(adapter, recording, expected) {

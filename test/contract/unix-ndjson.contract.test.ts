@@ -92,6 +92,7 @@ describeTransportContract({
     latency: 'acts',
     gap: 'acts',
     status: { notApplicable: 'an HTTP status; the socket carries lines, not HTTP' },
+    error: { notApplicable: 'an error event of an HTTP stream; the NDJSON socket carries lines' },
     cut: 'acts',
     close: { notApplicable: 'a WebSocket close code; a unix socket has none' },
     exit: { notApplicable: 'the exit of a stdio agent; the daemon is no child of the proxy' },

@@ -140,6 +140,7 @@ describeTransportContract({
     latency: 'acts',
     gap: 'acts',
     status: 'acts',
+    error: { notApplicable: 'an error event of an HTTP stream; a WebSocket ends with a close code (close=)' },
     cut: 'acts',
     close: 'acts',
     exit: { notApplicable: 'the exit of a stdio agent; a WebSocket peer is no child process' },

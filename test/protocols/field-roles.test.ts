@@ -6,6 +6,7 @@ import {
   echoFieldsOf,
   labelledFieldsOf,
   matchIgnoredFieldsOf,
+  matchLabelledFieldsOf,
   secretFieldsOf,
   writeOnlyFieldsOf,
   type DeclaresFields,
@@ -18,6 +19,7 @@ const EVERY_ROLE: DeclaresFields = {
     '/call/ref': 'echoed-client-id',
     traceKey: { echoedFrom: ['header:x-trace', '/traceKey'] },
     '/reply/handle': 'server-id',
+    '/turns/*/callRef': 'answer-id',
     batchId: 'volatile',
     '/spec/token/*': 'write-only',
     '/auth/pin': 'secret',
@@ -27,6 +29,11 @@ const EVERY_ROLE: DeclaresFields = {
 describe('field roles', () => {
   it('give matching the client ids and volatile fields to ignore', () => {
     expect(matchIgnoredFieldsOf(EVERY_ROLE)).toEqual(['/serial', '/call/ref', 'traceKey', 'batchId']);
+  });
+
+  it('give matching the ids an answer minted, compared by where they recur rather than ignored', () => {
+    expect(matchLabelledFieldsOf(EVERY_ROLE)).toEqual(['/turns/*/callRef']);
+    expect(matchIgnoredFieldsOf(EVERY_ROLE)).not.toContain('/turns/*/callRef');
   });
 
   it('give replay the places echoed ids are read from, in the order declared', () => {
@@ -41,7 +48,7 @@ describe('field roles', () => {
   it('give diff the ids to label and the volatile fields to drop, by role and never by name', () => {
     // `batchId` ends as an id's name does, but is declared volatile: dropped, not labelled.
     expect(diffDroppedFieldsOf(EVERY_ROLE)).toEqual(['batchId']);
-    expect(labelledFieldsOf([EVERY_ROLE])).toEqual(['/serial', '/call/ref', 'traceKey', '/reply/handle', '/spec/token/*']);
+    expect(labelledFieldsOf([EVERY_ROLE])).toEqual(['/serial', '/call/ref', 'traceKey', '/reply/handle', '/turns/*/callRef', '/spec/token/*']);
   });
 
   it('gather each field once over several protocols', () => {

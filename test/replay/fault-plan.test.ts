@@ -35,6 +35,20 @@ describe('FaultPlan', () => {
     });
   });
 
+  it("keeps the first status's retry-after, and lets the first of an error event and a cut end a stream", () => {
+    const plan = new FaultPlan(parseFaults(['status=429,retry-after=1', 'status=503,retry-after=9', 'error=529,after=2', 'cut=reset,after=1']));
+    expect(plan.choose(post('/v1/messages'))).toMatchObject({ status: 429, retryAfterMs: 1000, error: { kind: 'error', status: 529, after: 2, spec: 'error=529,after=2' } });
+    expect(plan.choose(post('/v1/messages')).cut).toBeUndefined();
+    const cutFirst = new FaultPlan(parseFaults(['cut=clean,after=1', 'error=500']));
+    expect(cutFirst.choose(post('/agent'))).toMatchObject({ cut: { how: 'clean', after: 1 } });
+    expect(cutFirst.choose(post('/agent')).error).toBeUndefined();
+    // An error event, and a hold after N events, are an HTTP stream's: they never select a WebSocket.
+    const streamOnly = new FaultPlan(parseFaults(['error=500', 'latency=2s,after=0', 'latency=1s,after=3']));
+    expect(streamOnly.choose({ transport: 'ws', method: 'GET', path: '/rpc' })).toBe(NO_FAULTS);
+    // The first hold given wins; a plain latency still adds up before the head.
+    expect(streamOnly.choose(post('/v1/chat/completions'))).toMatchObject({ latencyMs: 0, stall: { after: 0, ms: 2000 } });
+  });
+
   it('never selects a transport the action cannot act on, and reports such a spec as unmatched', () => {
     const plan = new FaultPlan(parseFaults(['exit=2,after=1', 'close=1011', 'status=503']));
     expect(plan.choose(post('/agent')).specs).toEqual(['status=503']);

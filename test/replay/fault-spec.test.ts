@@ -12,6 +12,12 @@ describe('parseFault', () => {
     expect(parseFault('cut=clean').action).toEqual({ kind: 'cut', how: 'clean', after: 0 });
     expect(parseFault('close=1011,after=2').action).toEqual({ kind: 'close', code: 1011, after: 2 });
     expect(parseFault('exit=3, after=10').action).toEqual({ kind: 'exit', code: 3, after: 10 });
+    expect(parseFault('status=429,retry-after=2').action).toEqual({ kind: 'status', status: 429, retryAfterMs: 2000 });
+    expect(parseFault('status=529,retry-after=250ms').action).toEqual({ kind: 'status', status: 529, retryAfterMs: 250 });
+    expect(parseFault('status=429,should-retry=false').action).toEqual({ kind: 'status', status: 429, shouldRetry: false });
+    expect(parseFault('error=500,after=3').action).toEqual({ kind: 'error', status: 500, after: 3 });
+    expect(parseFault('error=529').action).toEqual({ kind: 'error', status: 529, after: 0 });
+    expect(parseFault('latency=3s,after=0').action).toEqual({ kind: 'latency', ms: 3000, after: 0 });
   });
 
   it('reads the filters: nth ranges, a path pattern, an upper-cased method', () => {
@@ -33,7 +39,13 @@ describe('parseFault', () => {
     ['exit=256', 'not 0-255'],
     ['latency=fast', 'not a duration'],
     ['latency=2h', 'not a duration'],
-    ['status=503,after=2', "'after' applies to cut, close and exit only"],
+    ['status=503,after=2', "'after' applies to latency, error, cut, close and exit only"],
+    ['gap=1s,after=2', "'after' applies to latency, error, cut, close and exit only"],
+    ['cut=reset,retry-after=1', "'retry-after' applies to status only"],
+    ['status=429,retry-after=soon', 'not a duration'],
+    ['status=429,should-retry=maybe', 'should-retry must be true or false'],
+    ['error=500,should-retry=true', "'should-retry' applies to status only"],
+    ['error=200', 'not an HTTP error status (400-599)'],
     ['status=503,nth=0', 'counting from 1'],
     ['status=503,nth=4-2', 'ends before it starts'],
     ['status=503,nth=9007199254740993-9007199254740992', 'larger than 9007199254740991'],

@@ -118,6 +118,20 @@ describe('--fault cut: the official AG-UI client sees the stream break off', () 
     });
   }
 
+  it("error=500,after=3: the official client gets 3 events and then the run's RUN_ERROR naming the spec; a protobuf stream just ends", async () => {
+    const { out, events } = await aguiRecording();
+    const served = await replay(out, { faults: ['error=500,after=3'] });
+    const run = await runAgui(HttpAgent, `${served.url}/agent`);
+    expect(run.seen.slice(0, 3).map((e) => e.type)).toEqual(events.slice(0, 3).map((e) => e.type));
+    expect(run.seen.slice(3)).toEqual([{ type: EventType.RUN_ERROR, message: 'a 500 error event injected by --fault error=500,after=3', code: 'fault_injected' }]);
+    expect(served.served).toMatchObject([{ messages: 3, faults: ['error=500,after=3'] }]);
+    const proto = await aguiRecording(ProtobufHttpAgent);
+    const servedProto = await replay(proto.out, { faults: ['error=500,after=3'] });
+    const protoRun = await runAgui(ProtobufHttpAgent, `${servedProto.url}/agent`);
+    expect(protoRun.seen.map((e) => e.type)).toEqual(proto.events.slice(0, 3).map((e) => e.type));
+    expect(protoRun.failed).toBeUndefined();
+  });
+
   it('cut=reset,after=0 on a plain answer resets before a byte; cut=clean,after=0 sends the recorded head with an empty body', async () => {
     const out = await countingRecording(2);
     const served = await replay(out, { faults: ['cut=reset,after=0,nth=1', 'cut=clean,after=0,nth=2'] });

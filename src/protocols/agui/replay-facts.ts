@@ -1,5 +1,6 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerAguiMiss } from './replay-miss.js';
+import { aguiFaultAnswers } from './fault-answers.js';
 import { isRunAgentInput } from './shapes.js';
 import { AGUI_SCHEMAS } from './schemas.js';
 import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
@@ -65,5 +66,6 @@ export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | '
   },
   replay: {
     missAnswers: { http: answerAguiMiss, summary: 'AG-UI runs get a 200 RUN_ERROR event stream' },
+    faultAnswers: aguiFaultAnswers,
   },
 };

@@ -2,6 +2,7 @@ import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protoco
 import { OpenAiChecker } from './checker.js';
 import { openAiChannelEvidence } from './detection.js';
 import { openAiReplayFacts } from './replay-facts.js';
+import { openAiSemantic } from './semantic.js';
 import { guessOpenAiSender, openAiMessageEvidence, sniffOpenAi } from './shapes.js';
 
 /**
@@ -15,6 +16,7 @@ export const openAiProtocol: ProtocolModule<'openai'> = {
   channelEvidence: openAiChannelEvidence,
   messageEvidence: openAiMessageEvidence,
   guessSender: guessOpenAiSender,
+  semantic: openAiSemantic,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new OpenAiChecker(context);
   },

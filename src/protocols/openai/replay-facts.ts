@@ -3,20 +3,27 @@ import type { ProtocolFacts } from '../protocol.js';
 import { OPENAI_RULES as RULES } from './rules.js';
 import { classifyOpenAi } from './detection.js';
 import { answerOpenAiMiss } from './replay-miss.js';
+import { openAiFaultAnswers } from './fault-answers.js';
 import { openAiRouteTemplate } from './routes.js';
 import { OPENAI_SCHEMAS } from './schemas.js';
 
 /**
- * Its fields that are not plain data. The tool call ids an answer minted and the next request echoes
- * back are ignored when matching (the issue asks it of a model's replay: a recording made against
- * the live model matches a run whose earlier answer had other ids) and labelled by diff; the fields a
- * client sets per user, session or cache change between runs without the agent deciding otherwise.
+ * Its fields that are not plain data. The ids an earlier answer minted and the next request echoes
+ * back (tool call ids with their results, Responses item ids) are matched by where they recur, not
+ * by value: a recording made against the live model matches a run whose earlier answer had other
+ * ids, but a tool result must still answer the call it answered. A stored response the request
+ * continues is the server's id, which a replay serves as recorded. The fields a client sets per
+ * user, session or cache change between runs without the agent deciding otherwise. Everything else
+ * is what the agent decided, and is compared: the model, every message, the tools, `tool_choice`,
+ * `response_format`, the sampling settings, and `stream` with `stream_options` (they choose the
+ * answer's shape: a stream, a usage chunk).
  */
 const FIELDS: FieldRoles = {
-  '/messages/*/tool_calls/*/id': 'client-id',
-  '/messages/*/tool_call_id': 'client-id',
-  '/input/*/call_id': 'client-id',
-  '/input/*/id': 'client-id',
+  '/messages/*/tool_calls/*/id': 'answer-id',
+  '/messages/*/tool_call_id': 'answer-id',
+  '/input/*/call_id': 'answer-id',
+  '/input/*/id': 'answer-id',
+  '/previous_response_id': 'server-id',
   '/user': 'volatile',
   '/metadata': 'volatile',
   '/prompt_cache_key': 'volatile',
@@ -33,6 +40,7 @@ export const openAiReplayFacts: ProtocolFacts<'openai', 'http' | 'sse' | 'file'>
   streamEndRules: [RULES.finishReasonMissing, RULES.roleMissing, RULES.usageMissing, RULES.doneMissing, RULES.terminalMissing],
   replay: {
     missAnswers: { http: answerOpenAiMiss, summary: "OpenAI API calls get a 404 in OpenAI's error shape" },
+    faultAnswers: openAiFaultAnswers,
     routeTemplate: openAiRouteTemplate,
   },
 };

@@ -11,6 +11,11 @@ export function faultStatusMessage(status: number, spec: string): string {
   return `status ${status} injected by --fault ${spec}`;
 }
 
+/** The message of the error event an `error` fault ends a stream with. */
+export function faultErrorMessage(status: number, spec: string): string {
+  return `a ${status} error event injected by --fault ${spec}`;
+}
+
 /**
  * What an injected ending says about itself, where the protocol has room for a reason (a WebSocket
  * close reason, a stderr line): `fault injected: close=1011,after=2`. Short enough for a close frame.

@@ -18,6 +18,7 @@ const ACTS_ON: Record<FaultKind, ReadonlySet<FaultTransport>> = {
   latency: new Set(['http', 'ws', 'stdio', 'ndjson']),
   gap: new Set(['http', 'ws', 'stdio', 'ndjson']),
   status: new Set(['http', 'ws']),
+  error: new Set(['http']),
   cut: new Set(['http', 'ws', 'ndjson']),
   close: new Set(['ws']),
   exit: new Set(['stdio']),
@@ -33,9 +34,17 @@ export interface ChosenFaults {
   latencyMs: number;
   /** Before every message after the first. */
   gapMs: number;
+  /** On an HTTP stream, a hold before message `after` (0-based), the head and the messages before it sent at once. */
+  stall?: { after: number; ms: number };
   status?: number;
   /** The text of the spec that set `status`, named in the error answer. */
   statusSpec?: string;
+  /** How long the status answer tells the client to wait before it retries (`retry-after`). */
+  retryAfterMs?: number;
+  /** Whether the status answer tells the client to retry (`x-should-retry`), which the official SDKs obey over the status. */
+  shouldRetry?: boolean;
+  /** An error event that ends a stream (it excludes `cut`: the first given of the two wins), and the text of its spec. */
+  error?: Extract<FaultAction, { kind: 'error' }> & { spec: string };
   cut?: Extract<FaultAction, { kind: 'cut' }>;
   close?: Extract<FaultAction, { kind: 'close' }>;
   exit?: Extract<FaultAction, { kind: 'exit' }>;
@@ -95,6 +104,8 @@ export class FaultPlan {
 
 function selects(spec: FaultSpec, target: FaultTarget): boolean {
   if (!ACTS_ON[spec.action.kind].has(target.transport)) return false;
+  // A hold after N events is an HTTP stream's (a slow first token); the other transports hold their first byte only.
+  if (spec.action.kind === 'latency' && spec.action.after !== undefined && target.transport !== 'http') return false;
   if (spec.method !== undefined && spec.method !== target.method) return false;
   if (spec.path !== undefined && !pathPattern(spec.path).test(target.path)) return false;
   return true;
@@ -105,7 +116,8 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
   const action = spec.action;
   switch (action.kind) {
     case 'latency':
-      chosen.latencyMs += action.ms;
+      if (action.after === undefined) chosen.latencyMs += action.ms;
+      else chosen.stall ??= { after: action.after, ms: action.ms };
       break;
     case 'gap':
       chosen.gapMs += action.ms;
@@ -114,10 +126,15 @@ function merge(chosen: ChosenFaults, spec: FaultSpec): void {
       if (chosen.status === undefined) {
         chosen.status = action.status;
         chosen.statusSpec = spec.text;
+        if (action.retryAfterMs !== undefined) chosen.retryAfterMs = action.retryAfterMs;
+        if (action.shouldRetry !== undefined) chosen.shouldRetry = action.shouldRetry;
       }
       break;
+    case 'error':
+      if (chosen.cut === undefined) chosen.error ??= { ...action, spec: spec.text };
+      break;
     case 'cut':
-      chosen.cut ??= action;
+      if (chosen.error === undefined) chosen.cut ??= action;
       break;
     case 'close':
       chosen.close ??= action;

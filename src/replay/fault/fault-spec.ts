@@ -6,12 +6,21 @@ import { UsageError } from '../../core/errors.js';
  * NDJSON-socket session.
  */
 export type FaultAction =
-  /** Hold the answer this long before its first byte (HTTP head, WebSocket handshake, first line). */
-  | { kind: 'latency'; ms: number }
+  /**
+   * Hold the answer this long before its first byte (HTTP head, WebSocket handshake, first line); with
+   * `after`, an HTTP stream's head and first `after` events go at once and the hold comes before the
+   * next one (`after=0`: a slow first token).
+   */
+  | { kind: 'latency'; ms: number; after?: number }
   /** Add this long before every event, frame or line after the first. */
   | { kind: 'gap'; ms: number }
-  /** Answer with this HTTP status (and a JSON error body) instead of the recorded answer. */
-  | { kind: 'status'; status: number }
+  /**
+   * Answer with this HTTP status instead of the recorded answer, in the protocol's error shape, with
+   * `retry-after` when `retryAfterMs` is given and `x-should-retry` when `shouldRetry` is.
+   */
+  | { kind: 'status'; status: number; retryAfterMs?: number; shouldRetry?: boolean }
+  /** After `after` events of a stream, the protocol's error event for this status, and the stream ends. */
+  | { kind: 'error'; status: number; after: number }
   /** End the stream after `after` messages: cleanly (as the agent would), or by resetting the connection. */
   | { kind: 'cut'; after: number; how: 'clean' | 'reset' }
   /** Close a WebSocket with this code after `after` server frames. */
@@ -39,11 +48,11 @@ export interface FaultSpec extends FaultFilter {
 
 /** The grammar, shown in every parse error so a wrong spec can be fixed from the message alone. */
 export const FAULT_GRAMMAR =
-  'latency=<duration> | gap=<duration> | status=<code> | cut=clean|reset | close=<code> | exit=<code>, ' +
-  'then options: after=<n> (cut, close, exit), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
+  'latency=<duration> | gap=<duration> | status=<code> | error=<code> | cut=clean|reset | close=<code> | exit=<code>, ' +
+  'then options: after=<n> (latency, error, cut, close, exit), retry-after=<duration> and should-retry=true|false (status), nth=<n>[-[<m>]], path=<pattern>, method=<METHOD>';
 
-const ACTIONS = new Set<FaultKind>(['latency', 'gap', 'status', 'cut', 'close', 'exit']);
-const WITH_AFTER = new Set<FaultKind>(['cut', 'close', 'exit']);
+const ACTIONS = new Set<FaultKind>(['latency', 'gap', 'status', 'error', 'cut', 'close', 'exit']);
+const WITH_AFTER = new Set<FaultKind>(['latency', 'error', 'cut', 'close', 'exit']);
 
 /**
  * Parses one `--fault` spec: an action, then comma-separated options, e.g. `status=503,nth=3`,
@@ -66,7 +75,9 @@ export function parseFault(text: string): FaultSpec {
   const spec: FaultSpec = { text, action: actionOf(kind as FaultKind, value, options, fail) };
   for (const [key, optionValue] of options) {
     if (key === 'after') {
-      if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to cut, close and exit only`);
+      if (!WITH_AFTER.has(spec.action.kind)) fail(`'after' applies to latency, error, cut, close and exit only`);
+    } else if (key === 'retry-after' || key === 'should-retry') {
+      if (spec.action.kind !== 'status') fail(`'${key}' applies to status only`);
     } else if (key === 'nth') spec.nth = rangeOf(optionValue, fail);
     else if (key === 'path') {
       if (!optionValue.startsWith('/')) fail(`path '${optionValue}' must start with /`);
@@ -94,13 +105,29 @@ function actionOf(kind: FaultKind, value: string, options: Map<string, string>, 
   const after = () => countOf(options.get('after') ?? '0', 'after', fail);
   switch (kind) {
     case 'latency':
+      return options.has('after') ? { kind, ms: durationOf(value, fail), after: after() } : { kind, ms: durationOf(value, fail) };
     case 'gap':
       return { kind, ms: durationOf(value, fail) };
     case 'status': {
       const status = countOf(value, 'status', fail);
       // A 1xx is no answer: a client would wait on for the final one (101 would even claim an upgrade).
       if (status < 200 || status > 599) fail(`status ${value} is not an HTTP status a fault can answer with (200-599)`);
-      return { kind, status };
+      const action: Extract<FaultAction, { kind: 'status' }> = { kind: 'status', status };
+      const retryAfter = options.get('retry-after');
+      // A bare number is seconds, as the header counts them.
+      if (retryAfter !== undefined) action.retryAfterMs = durationOf(/^\d+(\.\d+)?$/.test(retryAfter) ? `${retryAfter}s` : retryAfter, fail);
+      const shouldRetry = options.get('should-retry');
+      if (shouldRetry !== undefined) {
+        if (shouldRetry !== 'true' && shouldRetry !== 'false') fail(`should-retry must be true or false, not '${shouldRetry}'`);
+        action.shouldRetry = shouldRetry === 'true';
+      }
+      return action;
+    }
+    case 'error': {
+      const status = countOf(value, 'error', fail);
+      // The status the error event stands for: a failure, as a provider's stream reports one.
+      if (status < 400 || status > 599) fail(`error ${value} is not an HTTP error status (400-599)`);
+      return { kind, status, after: after() };
     }
     case 'cut':
       if (value !== 'clean' && value !== 'reset') fail(`cut must be clean or reset, not '${value}'`);

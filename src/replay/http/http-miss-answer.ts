@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { classifyForReplay } from '../../protocols/catalog.js';
+import { classifyForReplay, type ProtocolId } from '../../protocols/catalog.js';
+import type { ProtocolFacts } from '../../protocols/protocol.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
 import { missMessage } from '../miss-message.js';
@@ -18,10 +19,14 @@ const hostIds = new WeakMap<ReplayContext, { id: string | undefined }>();
 export function httpMissAnswer(context: ReplayContext, request: { method: string; path: string; headers: IncomingHttpHeaders; body?: Buffer }, miss: ReplayMiss): HttpMissAnswer {
   const facts: MissFacts = { message: missMessage(miss), details: reportOf(miss) };
   const body = request.body === undefined ? undefined : parseJsonBody(request.body);
-  const module = classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
-  const answer = module?.replay?.missAnswers?.http;
+  const answer = protocolOfRequest(request, body)?.replay?.missAnswers?.http;
   if (!answer) return jsonAnswer(404, { error: { code: 'replay_miss', message: facts.message, ...facts.details } });
   return answer({ method: request.method, path: request.path, headers: request.headers, body }, facts, { hostInstanceId: recordedHostId(context) });
+}
+
+/** The protocol a live request belongs to, by its route and body, as a recording would classify it; undefined when none claims it. */
+export function protocolOfRequest(request: { method: string; path: string; body?: Buffer }, body = request.body === undefined ? undefined : parseJsonBody(request.body)): ProtocolFacts<ProtocolId> | undefined {
+  return classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
 }
 
 /** The miss as data: what the replay log prints, minus how it travelled and what the replay did. */

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
 import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
-import { httpMissAnswer } from './http-miss-answer.js';
+import { httpMissAnswer, protocolOfRequest } from './http-miss-answer.js';
+import { factsOf } from '../../protocols/catalog.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
 import { playRecordedResponse } from './recorded-response.js';
@@ -146,6 +147,8 @@ async function play(hit: Extract<MatchResult, { kind: 'hit' }>, context: ReplayC
 async function answerFaultStatus(matcher: HttpMatcher, context: ReplayContext, request: LiveRequest, res: ServerResponse, faults: ChosenFaults, status: number): Promise<void> {
   const would = matcher.match(request, false);
   if (!(await holdAnswer(context, res, faults.latencyMs))) return;
-  sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0]);
+  // In the error shape of the protocol the request belongs to, as its misses are (http-miss-answer.ts).
+  const protocol = would.kind === 'hit' && would.exchange.protocol !== undefined ? factsOf(would.exchange.protocol) : protocolOfRequest(request);
+  sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0], protocol?.replay?.faultAnswers, faults);
   context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'http', method: request.method, path: request.path }, status, faults));
 }

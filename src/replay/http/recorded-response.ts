@@ -10,6 +10,9 @@ import { hadContentLength, hasHeader, recordedResponseHeaders } from './response
 import { PlaybackClock } from '../timing.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
+import { FAULT_INJECTED, faultErrorMessage } from '../fault/fault-notice.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
+import type { InjectedFault } from '../../protocols/fault-answers.js';
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
@@ -50,7 +53,9 @@ export async function playRecordedResponse(
   });
   res.once('close', () => stopped.abort());
   try {
-    if (faults.latencyMs > 0) await context.clock.sleep(faults.latencyMs, stopped.signal);
+    // A plain answer has no events to hold the stall between: its head is its first.
+    const holdMs = faults.latencyMs + (exchange.transport === 'http' ? (faults.stall?.ms ?? 0) : 0);
+    if (holdMs > 0) await context.clock.sleep(holdMs, stopped.signal);
     return done(await playAnswer(exchange, exchange.status, res, context, faults, substitution, stopped.signal));
   } finally {
     untrack();
@@ -105,14 +110,30 @@ async function playAnswer(
   if (!hasHeader(headers, 'x-accel-buffering')) headers.push('X-Accel-Buffering', 'no');
   writeRecordedHead(res, exchange.id, status, headers);
   res.flushHeaders();
-  const played = cut ? messages.slice(0, cut.after) : messages;
-  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs });
+  const error = faults.error;
+  const ending = cut ?? error;
+  const played = ending ? messages.slice(0, ending.after) : messages;
+  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs, stall: faults.stall });
+  // A binary stream (protobuf frames) has no text event to carry it: it ends there, as a clean cut would.
+  if (error && exchange.transport === 'sse' && sent === played.length && !signal.aborted && !res.destroyed) {
+    // The server fails mid-answer: its error event, then the end of the stream (no `[DONE]`, no last event).
+    res.end(streamErrorEvent(exchange, error, played.at(-1)?.json));
+    return sent;
+  }
   const recordedReset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET && played === messages;
   // A reset (recorded, or a cut fault) drops the connection without the stream's last chunk, so the
   // client sees the stream break off; unless the replay is shutting down, which ends streams cleanly.
   if ((recordedReset || cut?.how === 'reset') && !signal.aborted) res.destroy();
   else res.end();
   return sent;
+}
+
+/** The error event of an `error` fault, in the stream shape of the exchange's protocol, else a generic `error` event. */
+function streamErrorEvent(exchange: ScriptExchange, error: NonNullable<ChosenFaults['error']>, last: unknown): string {
+  const fault: InjectedFault = { status: error.status, spec: error.spec, message: faultErrorMessage(error.status, error.spec) };
+  const protocolEvent = exchange.protocol === undefined ? undefined : replayHintsOf(exchange.protocol)?.faultAnswers?.streamError;
+  if (protocolEvent) return protocolEvent(fault, { path: exchange.path ?? '/', last });
+  return `event: error\ndata: ${JSON.stringify({ error: { code: FAULT_INJECTED, status: fault.status, message: fault.message, fault: fault.spec } })}\n\n`;
 }
 
 /** A recording imported from NDJSON may hold a status or header Node will not send: say which exchange, and why. */
