@@ -21,6 +21,8 @@ export type {
   AcpTurn,
   AcpUpdateRow,
   ExchangeViews,
+  McpCallRow,
+  McpSessionView,
   PiEventRow,
   PiSessionView,
   RunIssue,

@@ -231,11 +231,13 @@ export class ExchangeView {
 
   private async loadSession(): Promise<void> {
     const view = await getJson<SessionView>(`${this.side.api}/exchanges/${this.exchange.id}/session`);
-    // Keep the turns the user opened or closed as they were across live refreshes.
-    const opened = new Map([...this.sessionPane.querySelectorAll('details[data-turn]')].map((d) => [d.getAttribute('data-turn'), (d as HTMLDetailsElement).open]));
+    // Keep the turns (and MCP tool schemas) the user opened or closed as they were across live refreshes.
+    const folds = 'details[data-turn], details[data-tool]';
+    const keyOf = (d: Element) => `${d.getAttribute('data-turn') ?? ''}/${d.getAttribute('data-tool') ?? ''}`;
+    const opened = new Map([...this.sessionPane.querySelectorAll(folds)].map((d) => [keyOf(d), (d as HTMLDetailsElement).open]));
     this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq) }));
-    for (const d of this.sessionPane.querySelectorAll('details[data-turn]')) {
-      const was = opened.get(d.getAttribute('data-turn'));
+    for (const d of this.sessionPane.querySelectorAll(folds)) {
+      const was = opened.get(keyOf(d));
       if (was !== undefined) (d as HTMLDetailsElement).open = was;
     }
     this.markSessionSelection();
