@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import type { AssembledAnswer } from './assembled-answer.js';
 
 /*
  * What the inspector shows of a conversation of a protocol, beyond its messages, as the data its
@@ -36,12 +37,25 @@ export interface ViewContext {
 export interface ProtocolViews {
   readonly tab?: { readonly route: 'run'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): RunView } | { readonly route: 'session'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): SessionView };
   stateAt?(messages: Iterable<ViewMessage>, seq: number): StateAt;
+  /**
+   * A model's answer, assembled from its stream (or read whole), for an LLM API's exchange: `show`
+   * prints it and the inspector draws it in an `answer` tab. Null for an exchange that holds none.
+   */
+  answer?(messages: Iterable<ViewMessage>): AssembledAnswer | null;
 }
 
 /** Which views an exchange has (`GET /api/exchanges/:id`, `views`), so that the page draws their tabs. */
 export interface ExchangeViews {
   tab: { route: 'run' | 'session'; label: string } | null;
   state: boolean;
+  /** Its protocol assembles model answers (`GET /api/exchanges/:id/answer`). */
+  answer: boolean;
+}
+
+/** `GET /api/exchanges/:id/answer`: the exchange's model answer, assembled; null when it holds none. */
+export interface AnswerView {
+  exchangeId: number;
+  answer: AssembledAnswer | null;
 }
 
 /** `GET /api/exchanges/:id/state?seq=N` */

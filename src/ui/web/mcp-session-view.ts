@@ -7,9 +7,9 @@ const CELL_CHARS = 160;
 /** Calls drawn at most; the rest are in the message list. */
 const MAX_CALL_ROWS = 2000;
 
-/** An MCP session's view: the server's answer to initialize, its tools and the calls besides the pairs. */
+/** An MCP session's view, told by what it holds besides the pairs: the calls (and the server's answer to initialize, its tools). */
 export function isMcpSession(view: SessionView): view is McpSessionView {
-  return view.kind === 'mcp' && Array.isArray((view as Partial<McpSessionView>).calls);
+  return Array.isArray((view as Partial<McpSessionView>).calls);
 }
 
 /**

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 describe('the inspector MCP session view', () => {
   it('is listed as the exchange\'s session tab', async () => {
-    expect((await get<ExchangeDetail>('/api/exchanges/1')).views).toEqual({ tab: { route: 'session', label: 'MCP session' }, state: false });
+    expect((await get<ExchangeDetail>('/api/exchanges/1')).views).toEqual({ tab: { route: 'session', label: 'MCP session' }, state: false, answer: false });
   });
 
   it('lists the calls with their arguments, result or error and duration, the server\'s capabilities and its tools', async () => {
