@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startProcess, stop } from './lib/processes.js';
 import { sseThroughput } from './lib/sse-client.js';
-import { processCpuMs, threadCpuMs } from './lib/proc-cpu.js';
+import { processCpuMs, settled, threadCpuMs } from './lib/proc-cpu.js';
 
 const quick = process.argv.includes('--quick');
 const argValue = (name) => {
@@ -59,18 +59,6 @@ const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
-}
-
-/** Resolves once process `pid` has used no CPU for 50 ms (at most 5 s): whatever it was doing is done. */
-async function settled(pid) {
-  const until = Date.now() + 5_000;
-  let last = processCpuMs(pid);
-  while (Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = processCpuMs(pid);
-    if (now === last) return;
-    last = now;
-  }
 }
 
 /** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */

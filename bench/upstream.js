@@ -5,6 +5,8 @@
 //   POST /sse-paced?n=N&gap=MS  the same, one event every MS milliseconds, each stamped with its send time
 //   GET  /rest               a small JSON envelope
 //   WS   /ws?n=N             N small JSON text frames, then close 1000
+//   POST /v1/chat/completions?n=N  an OpenAI chat completion streamed as a model does: N content chunks, one per
+//                            write(), then the finish chunk, the usage chunk and `data: [DONE]`
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 
@@ -46,6 +48,23 @@ function paced(res, n, gapMs) {
   res.on('close', () => clearInterval(timer));
 }
 
+const CHAT_HEAD = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-bench', system_fingerprint: 'fp_bench' };
+const chatChunk = (delta, finish) => `data: ${JSON.stringify({ ...CHAT_HEAD, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null })}\n\n`;
+
+/** A streamed chat completion of `n` content chunks, one chunk per write() as a model streams its tokens. */
+function chatStream(res, n) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.write(chatChunk({ role: 'assistant', content: '', refusal: null }, null));
+  let i = 0;
+  const pump = () => {
+    while (i < n) if (!res.write(chatChunk({ content: `tok${i++ % 1000} ` }, null))) return res.once('drain', pump);
+    res.write(chatChunk({}, 'stop'));
+    res.write(`data: ${JSON.stringify({ ...CHAT_HEAD, choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  };
+  pump();
+}
+
 const REST_BODY = JSON.stringify({ apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } });
 
 const server = createServer((req, res) => {
@@ -53,6 +72,7 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     if (url.pathname === '/sse') return sse(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('per') ?? 64));
+    if (url.pathname === '/v1/chat/completions') return chatStream(res, Number(url.searchParams.get('n')));
     if (url.pathname === '/sse-paced') return paced(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('gap')));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REST_BODY) });
     res.end(REST_BODY);

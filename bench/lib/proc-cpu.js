@@ -23,3 +23,15 @@ export function threadCpuMs(pid) {
   }
   return threads;
 }
+
+/** Resolves once process `pid` has used no CPU for 50 ms (at most 5 s): whatever it was doing is done. */
+export async function settled(pid) {
+  const until = Date.now() + 5_000;
+  let last = processCpuMs(pid);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = processCpuMs(pid);
+    if (now === last) return;
+    last = now;
+  }
+}

@@ -18,6 +18,7 @@ import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
 import { cutText, messagePageOf, pageOf } from './message-page.js';
 import { findingPlace } from '../protocols/finding-place.js';
+import { ANSWERING_PROTOCOLS } from '../protocols/catalog.js';
 
 /** The stable `show --json` shape; scripts depend on these names. */
 export interface ShowExchange {
@@ -65,23 +66,38 @@ export function showCommand(result: CommandResult): Command {
           const id = Number(options.exchange);
           const exchange = Number.isInteger(id) ? reader.exchange(id) : undefined;
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
-          const { shown, cut } = pageOf(reader.messages(id), page, id);
+          const all = reader.messages(id);
+          const { shown, cut } = pageOf(all, page, id);
+          // The model's answer, assembled from all its messages (not only the page shown); undefined for a protocol that makes none.
+          const answers = await modelAnswers([exchange]);
+          const answer = answers?.answerOf(exchange, all);
           // stringifyJson: a message may nest deeper than JSON.stringify can go.
           if (options.json) {
             const paged = cut ? { page: { offset: cut.from - 1, shown: shown.length, total: cut.of } } : {};
             // `findings`: the exchange's own (a failed TLS check, an unreachable upstream), which no message carries.
-            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), findings: exchangeFindings(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)) }) + '\n');
-          } else printMessages(exchange, shown, style, cut);
+            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), findings: exchangeFindings(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)), ...(answer === undefined ? {} : { answer }) }) + '\n');
+          } else {
+            printMessages(exchange, shown, style, cut);
+            if (answers && answer !== undefined) process.stdout.write(answers.answerLines(answer, style).join('\n') + '\n');
+          }
         } else {
           const rows = reader.exchanges();
-          if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges: rows.map(exchangeSummary), totals: reader.totals() }) + '\n');
-          else printExchanges(file, reader, rows, style);
+          // Tokens in and out by model, over the answers of the LLM exchanges ([] when there are none).
+          const answers = await modelAnswers(rows);
+          const tokens = answers?.recordingTokens(reader, rows) ?? [];
+          if (options.json) process.stdout.write(JSON.stringify({ recording: reader.recording(), exchanges: rows.map(exchangeSummary), totals: reader.totals(), tokens }) + '\n');
+          else printExchanges(file, reader, rows, style, answers?.tokenLines(tokens) ?? []);
         }
       } finally {
         reader.close();
       }
       result.code = EXIT_OK;
     });
+}
+
+/** The answer assembler, loaded with the protocol modules only when an exchange is of a protocol that assembles answers (an LLM API's). */
+async function modelAnswers(rows: readonly ExchangeRow[]): Promise<typeof import('./model-answers.js') | undefined> {
+  return rows.some((e) => e.protocol !== null && ANSWERING_PROTOCOLS.has(e.protocol)) ? await import('./model-answers.js') : undefined;
 }
 
 function exchangeSummary(e: ExchangeRow): ShowExchange {
@@ -126,7 +142,7 @@ function messageJson(m: MessageRow, exchangeStartedMs: number) {
   };
 }
 
-function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow[], style: Style): void {
+function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow[], style: Style, tokenLines: string[]): void {
   const info = reader.recording();
   const totals = reader.totals();
   const lines = [
@@ -144,7 +160,7 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
   ]);
   // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
   for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'], ...cells])) lines.push(line);
-  lines.push(totalsText(totals));
+  lines.push(totalsText(totals), ...tokenLines);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -63,6 +63,9 @@ export const PROTOCOL_ID_FIELDS: readonly string[] = labelledFieldsOf(REPLAY_FAC
 /** The rules the protocols' checkers report about a stream as a whole (ProtocolFacts.streamEndRules). */
 export const STREAM_END_RULES: ReadonlySet<string> = new Set(REPLAY_FACTS.flatMap((facts) => facts.streamEndRules ?? []));
 
+/** The protocols whose modules assemble model answers (ProtocolFacts.answers). */
+export const ANSWERING_PROTOCOLS: ReadonlySet<string> = new Set(REPLAY_FACTS.filter((facts) => facts.answers === true).map((facts) => facts.id));
+
 /** The families the protocols declare (ProtocolFacts.family), each once, in the catalog's order. */
 export const PROTOCOL_FAMILIES: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];
 

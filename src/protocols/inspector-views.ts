@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import type { AssembledAnswer } from './assembled-answer.js';
 
 /*
  * What the inspector shows of a conversation of a protocol, beyond its messages, as the data its
@@ -36,12 +37,25 @@ export interface ViewContext {
 export interface ProtocolViews {
   readonly tab?: { readonly route: 'run'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): RunView } | { readonly route: 'session'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): SessionView };
   stateAt?(messages: Iterable<ViewMessage>, seq: number): StateAt;
+  /**
+   * A model's answer, assembled from its stream (or read whole), for an LLM API's exchange: `show`
+   * prints it and the inspector draws it in an `answer` tab. Null for an exchange that holds none.
+   */
+  answer?(messages: Iterable<ViewMessage>): AssembledAnswer | null;
 }
 
 /** Which views an exchange has (`GET /api/exchanges/:id`, `views`), so that the page draws their tabs. */
 export interface ExchangeViews {
   tab: { route: 'run' | 'session'; label: string } | null;
   state: boolean;
+  /** Its protocol assembles model answers (`GET /api/exchanges/:id/answer`). */
+  answer: boolean;
+}
+
+/** `GET /api/exchanges/:id/answer`: the exchange's model answer, assembled; null when it holds none. */
+export interface AnswerView {
+  exchangeId: number;
+  answer: AssembledAnswer | null;
 }
 
 /** `GET /api/exchanges/:id/state?seq=N` */
@@ -201,5 +215,38 @@ export interface AcpSessionView {
   other: SessionFrame[];
 }
 
-/** `GET /api/exchanges/:id/session` for pi-daemon-rpc, pi-rpc and acp exchanges. */
-export type SessionView = PiSessionView | AcpSessionView;
+/** One request of an MCP session with its answer: the tool, prompt or resource it names, its arguments, and what came back. */
+export interface McpCallRow {
+  seq: number;
+  /** The request's offset on the recording's clock, like `tOffsetMs`. */
+  atMs: number;
+  responseSeq: number | null;
+  from: 'client' | 'server';
+  method: string;
+  /** The request's id as JSON text. */
+  id: string | null;
+  /** The tool or prompt called (`name`), or the resource read or subscribed (`uri`). */
+  name: string | null;
+  /** A call's `arguments`, or the request's params for any other method (`_meta` left out). */
+  arguments: unknown;
+  /** The result, or the error, the answer carried; absent while unanswered. */
+  result?: unknown;
+  error?: unknown;
+  durationMs: number | null;
+}
+
+/**
+ * An MCP session as the inspector shows it: the session renderer's requests paired with their
+ * responses (labelled with the tool or resource they name), plus what the server declared at
+ * initialize, the tools it listed, and each call with its arguments and its result or error.
+ */
+export interface McpSessionView extends AcpSessionView {
+  server: { protocolVersion: unknown; capabilities: unknown; serverInfo: unknown; instructions?: unknown } | null;
+  /** Every tool the server listed (all pages; a later list replaces a tool of the same name). */
+  tools: unknown[];
+  calls: McpCallRow[];
+}
+
+/** `GET /api/exchanges/:id/session` for pi-daemon-rpc, pi-rpc, acp and mcp exchanges. */
+export type SessionView = PiSessionView | AcpSessionView | McpSessionView;
+

@@ -180,6 +180,11 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
   /** A binary wire encoding its messages may travel in besides JSON (AG-UI's protobuf). */
   readonly binding?: WireBinding;
   /**
+   * Its module assembles model answers (`views.answer`): `show` loads the protocol modules for a
+   * recording's answers and token totals only when an exchange is of such a protocol.
+   */
+  readonly answers?: boolean;
+  /**
    * The rules its checker's `end()` reports about a stream as a whole (a run never finished, a
    * request never answered). Such a finding is stored on the stream's last message with the pointer
    * `''`, as one on a message's whole document is; the rule tells the two apart (`at the end of the

@@ -8,6 +8,7 @@
 // imports them from here only (the layering rules let src/ui/web reach nothing else).
 export type { DiffReport, ExchangeRef, MessageRef, ValueChange } from '../diff/diff-report.js';
 export type { Finding } from '../core/finding.js';
+export type { AssembledAnswer, AssembledOutput, AssembledToolCall, TokenUsage } from '../protocols/assembled-answer.js';
 // An exchange's `tls` (ExchangeDetail), which the page words in the exchange head.
 export type { TlsFacts } from '../core/tls-facts.js';
 import type { Finding } from '../core/finding.js';
@@ -20,7 +21,10 @@ export type {
   AcpSessionView,
   AcpTurn,
   AcpUpdateRow,
+  AnswerView,
   ExchangeViews,
+  McpCallRow,
+  McpSessionView,
   PiEventRow,
   PiSessionView,
   RunIssue,

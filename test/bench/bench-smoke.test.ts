@@ -1,7 +1,9 @@
 /**
  * The CPU benches run against this build: every micro case measures the path it names (a case that
- * cannot, after an API moved, fails the run), and the diff bench finds exactly the differences it
- * plants. Tiny sizes: the figures are not read here, only that the benches still work.
+ * cannot, after an API moved, fails the run), the diff bench finds exactly the differences it
+ * plants, and the MCP and LLM stream benches record every message they send as their protocol's,
+ * with no invalid one (each bench checks its recording and fails the run otherwise). Tiny sizes: the
+ * figures are not read here, only that the benches still work.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,21 @@ describe('benches', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).not.toContain('not measured');
     for (const group of ['framers', 'judge', 'writer', 'worker']) expect(run.stdout).toContain(`\n${group}\n`);
+    expect(run.code).toBe(0);
+  });
+
+  it('mcp-stdio --smoke: MCP tool calls through record --stdio, every message recorded as mcp and valid, with the CPU per message', async () => {
+    const run = await runBench(['bench/mcp-stdio.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/CPU per message \(all threads\): bare relay \d+\.\d\d µs, record --stdio \d+\.\d\d µs/);
+    expect(run.stdout).toContain('every recording checked: 705 messages, mcp, none invalid');
+    expect(run.code).toBe(0);
+  });
+
+  it('llm-stream --smoke: OpenAI chat streams through record, every chunk recorded as openai and valid, with the CPU per chunk', async () => {
+    const run = await runBench(['bench/llm-stream.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/CPU per chunk \(all threads, [^)]*\): bare forwarder \d+\.\d\d µs, record \d+\.\d\d µs/);
     expect(run.code).toBe(0);
   });
 

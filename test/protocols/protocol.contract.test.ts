@@ -126,6 +126,15 @@ describe.each(PROTOCOLS.map((module) => [module.id, module] as const))('protocol
     expect([undefined, 'stream', 'recording']).toContain(module.checkerScope);
   });
 
+  it('declares answers (ProtocolFacts.answers) exactly when its views assemble them, and assembles any messages without a throw', () => {
+    expect(module.answers === true, 'answers: true in its facts, for show to load it').toBe(module.views?.answer !== undefined);
+    const answer = module.views?.answer;
+    if (answer === undefined) return;
+    const view = (sender: 'client' | 'server', json: unknown, seq: number) => ({ seq, sender, carrier: 'event', channel: null, tOffsetMs: seq, status: 'valid' as const, json });
+    answer(examples().conversation.map((m, i) => view(m.sender, m.value, i + 1)));
+    for (const value of ARBITRARY_VALUES) answer([view('client', value, 1), view('server', value, 2), view('server', value, 3)]);
+  });
+
   it('classify: a score in [0, 1] for any hint, never a throw; its own channels are claimed by it', () => {
     for (const hint of ARBITRARY_HINTS) {
       const score = module.classify(hint);

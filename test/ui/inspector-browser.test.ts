@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, recordAgui, sendRun, writeBigRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 import { tempDir } from '../support/temp-dir.js';
 import { tlsText } from '../../src/core/tls-text.js';
 
@@ -331,6 +331,31 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     const page = await open(inspector.url, '#/exchange/1');
     await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
     expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'AG-UI run']);
+  });
+
+  it('draws an MCP session: the server and its capabilities, the tools with their input schema folded, the calls with arguments and results', async () => {
+    const file = join(dir, 'mcp-session.db');
+    writeMcpRecording(file);
+    const mcp = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(mcp.url, '#/exchange/1/session');
+      await page.waitForSelector('#mcp-calls tr.pair');
+      expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'MCP session']);
+      expect(await page.locator('#mcp-server').textContent()).toBe('s 1 · protocol 2025-11-25capabilities: tools, logging');
+      const tool = page.locator('#mcp-tools tr[data-tool="echo"]');
+      expect(await tool.locator('td').allTextContents()).toEqual(['echo', 'Echoes the message back', 'message' + JSON.stringify(MCP_ECHO_TOOL.inputSchema, null, 2)]);
+      expect(await tool.locator('details').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+      const cells = async (method: string) => (await page.locator(`#mcp-calls tr[data-method="${method}"] td`).allTextContents()).slice(2);
+      expect(await cells('tools/call')).toEqual(['tools/call', 'echo', '{"message":"hi"}', '#8', 'Echo: hi', '7 ms']);
+      expect(await cells('resources/read')).toEqual(['resources/read', 'file:///gone', '{"uri":"file:///gone"}', '#10', 'error -32002 Resource not found', '2 ms']);
+      expect(await page.locator('#mcp-calls tr[data-method="resources/read"]').getAttribute('class')).toBe('pair failed');
+      // A call's row selects its request and answer, as the pairs of other sessions do.
+      await page.locator('#mcp-calls tr[data-method="tools/call"] a').first().click();
+      await page.waitForSelector('#mcp-calls tr.selected[data-seqs="6 8"]');
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("shows an https:// upstream's TLS facts in the exchange head, and no TLS line for a plain one", async () => {

@@ -258,9 +258,9 @@ describe('inspector session view: ACP', () => {
   });
 
   it('tells the page which views each exchange has, as its protocol declares them', async () => {
-    expect((await get<ExchangeDetail>(hand, '/api/exchanges/1')).views).toEqual({ tab: { route: 'session', label: 'Pi session' }, state: false });
-    expect((await get<ExchangeDetail>(hand, '/api/exchanges/2')).views).toEqual({ tab: { route: 'session', label: 'ACP session' }, state: false });
-    expect((await get<ExchangeDetail>(hand, '/api/exchanges/3')).views).toEqual({ tab: null, state: false });
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/1')).views).toEqual({ tab: { route: 'session', label: 'Pi session' }, state: false, answer: false });
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/2')).views).toEqual({ tab: { route: 'session', label: 'ACP session' }, state: false, answer: false });
+    expect((await get<ExchangeDetail>(hand, '/api/exchanges/3')).views).toEqual({ tab: null, state: false, answer: false });
     expect((await get<{ error: string }>(hand, '/api/exchanges/2/run', 404)).error).toMatch(/acp.*no run view \(agui does\)/);
     await get(hand, '/api/exchanges/2/state', 404);
   });

@@ -40,4 +40,3 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
 };
 
 export { MCP_RULES } from './mcp-rules.js';
-export type { McpCallRow, McpSessionView } from './session-view.js';

@@ -1,36 +1,6 @@
-import type { AcpSessionView, ProtocolViews, ViewContext, ViewMessage } from '../inspector-views.js';
+import type { McpCallRow, McpSessionView, ProtocolViews, ViewContext, ViewMessage } from '../inspector-views.js';
 import { errorText, idText, objectOf, PairBook } from '../session-pairs.js';
 import { isJsonObject } from '../../core/json.js';
-
-/** One request of an MCP session with its answer: the tool, prompt or resource it names, its arguments, and what came back. */
-export interface McpCallRow {
-  seq: number;
-  responseSeq: number | null;
-  from: 'client' | 'server';
-  method: string;
-  /** The request's id as JSON text. */
-  id: string | null;
-  /** The tool or prompt called (`name`), or the resource read or subscribed (`uri`). */
-  name: string | null;
-  /** A call's `arguments`, or the request's params for any other method (`_meta` left out). */
-  arguments: unknown;
-  /** The result, or the error, the answer carried; absent while unanswered. */
-  result?: unknown;
-  error?: unknown;
-  durationMs: number | null;
-}
-
-/**
- * An MCP session as the inspector shows it: the session renderer's requests paired with their
- * responses (labelled with the tool or resource they name), plus what the server declared at
- * initialize, the tools it listed, and each call with its arguments and its result or error.
- */
-export interface McpSessionView extends AcpSessionView {
-  server: { protocolVersion: unknown; capabilities: unknown; serverInfo: unknown; instructions?: unknown } | null;
-  /** Every tool the server listed (all pages; a later list replaces a tool of the same name). */
-  tools: unknown[];
-  calls: McpCallRow[];
-}
 
 /** Notifications too many to list one by one; the message list has them. */
 const QUIET: ReadonlySet<unknown> = new Set(['notifications/progress', 'notifications/message']);
@@ -38,7 +8,7 @@ const QUIET: ReadonlySet<unknown> = new Set(['notifications/progress', 'notifica
 export function mcpSession(exchangeId: number, messages: Iterable<ViewMessage>, context: Pick<ViewContext, 'label'>): McpSessionView {
   const view: McpSessionView = { kind: 'mcp', exchangeId, pairs: [], unanswered: 0, turns: [], outsideTurns: [], other: [], server: null, tools: [], calls: [] };
   const book = new PairBook();
-  const open = new Map<string, { call: McpCallRow; atMs: number }>();
+  const open = new Map<string, McpCallRow>();
   const tools = new Map<string, unknown>();
   for (const m of messages) {
     const msg = objectOf(m);
@@ -53,9 +23,9 @@ export function mcpSession(exchangeId: number, messages: Iterable<ViewMessage>, 
       const named = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : null;
       book.request(key, m, named === null ? msg.method : `${msg.method} ${named}`, msg.id);
       const { _meta: _ignored, ...rest } = params;
-      const call: McpCallRow = { seq: m.seq, responseSeq: null, from: m.sender, method: msg.method, id: idText(msg.id), name: named, arguments: params.arguments ?? (Object.keys(rest).length > 0 ? rest : null), durationMs: null };
+      const call: McpCallRow = { seq: m.seq, atMs: m.tOffsetMs, responseSeq: null, from: m.sender, method: msg.method, id: idText(msg.id), name: named, arguments: params.arguments ?? (Object.keys(rest).length > 0 ? rest : null), durationMs: null };
       view.calls.push(call);
-      open.set(key, { call, atMs: m.tOffsetMs });
+      open.set(key, call);
     } else if (typeof msg.method === 'string') {
       if (!QUIET.has(msg.method)) view.other.push({ seq: m.seq, sender: m.sender, atMs: m.tOffsetMs, label: msg.method });
     } else if (hasId && ('result' in msg || 'error' in msg)) {
@@ -64,12 +34,11 @@ export function mcpSession(exchangeId: number, messages: Iterable<ViewMessage>, 
       const err = isJsonObject(msg.error) ? msg.error : undefined;
       const error = ok ? null : err !== undefined ? `${String(err.code ?? '')}${err.message === undefined ? '' : ` ${String(err.message)}`}`.trim() : errorText(msg.error);
       book.answer(key, m, { ok, error, label: 'response', id: msg.id });
-      const asked = open.get(key);
-      if (asked === undefined) continue;
+      const call = open.get(key);
+      if (call === undefined) continue;
       open.delete(key);
-      const { call } = asked;
       call.responseSeq = m.seq;
-      call.durationMs = Math.max(0, m.tOffsetMs - asked.atMs);
+      call.durationMs = Math.max(0, m.tOffsetMs - call.atMs);
       if (ok) call.result = msg.result;
       else call.error = msg.error;
       const result = isJsonObject(msg.result) ? msg.result : undefined;

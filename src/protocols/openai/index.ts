@@ -1,5 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { OpenAiChecker } from './checker.js';
+import { openAiViews } from './answer-view.js';
 import { openAiChannelEvidence } from './detection.js';
 import { openAiReplayFacts } from './replay-facts.js';
 import { openAiSemantic } from './semantic.js';
@@ -20,6 +21,7 @@ export const openAiProtocol: ProtocolModule<'openai'> = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new OpenAiChecker(context);
   },
+  views: openAiViews,
 };
 
 export { OPENAI_RULES, type OpenAiRuleId } from './rules.js';

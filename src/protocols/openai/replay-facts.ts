@@ -37,6 +37,7 @@ export const openAiReplayFacts: ProtocolFacts<'openai', 'http' | 'sse' | 'file'>
   schemas: OPENAI_SCHEMAS,
   classify: classifyOpenAi,
   fields: FIELDS,
+  answers: true,
   streamEndRules: [RULES.finishReasonMissing, RULES.roleMissing, RULES.usageMissing, RULES.doneMissing, RULES.terminalMissing],
   replay: {
     missAnswers: { http: answerOpenAiMiss, summary: "OpenAI API calls get a 404 in OpenAI's error shape" },

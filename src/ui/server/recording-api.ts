@@ -1,5 +1,5 @@
 import { displayLabel } from './display-label.js';
-import { protocolsWithTab, viewsOf } from './exchange-views.js';
+import { protocolsWithAnswer, protocolsWithTab, viewsOf } from './exchange-views.js';
 import { HttpError } from './http-error.js';
 import { type InspectorData, MAX_PAGE } from './inspector-data.js';
 
@@ -50,6 +50,11 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
       if (views?.stateAt === undefined) throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no state view`);
       const seq = num(params.get('seq'), 'seq', Number.MAX_SAFE_INTEGER);
       return views.stateAt(data.walk(exchange.id, seq), seq);
+    }
+    if (third === 'answer') {
+      if (views?.answer === undefined) throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no answer view (${protocolsWithAnswer()})`);
+      // null: an exchange of an LLM API that holds no model answer (embeddings, the model list).
+      return { exchangeId: exchange.id, answer: views.answer(data.walk(exchange.id)) };
     }
     if (third === 'run' || third === 'session') {
       const tab = views?.tab;

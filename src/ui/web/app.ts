@@ -33,7 +33,7 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 'exchange' && /^\d+$/.test(parts[1] ?? '')) {
     const route: Route = { view: 'exchange', side, exchange: Number(parts[1]), tab: 'messages' };
     let i = 2;
-    if (parts[i] === 'run' || parts[i] === 'session') {
+    if (parts[i] === 'run' || parts[i] === 'session' || parts[i] === 'answer') {
       route.tab = parts[i] as ExchangeTab;
       i++;
     }

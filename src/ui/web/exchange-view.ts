@@ -1,4 +1,5 @@
-import type { ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunView, SessionView, StateAt } from '../api-types.js';
+import type { AnswerView, ExchangeDetail, MessageDetail, MessagePage, MessageSummary, RunView, SessionView, StateAt } from '../api-types.js';
+import { renderAnswer } from './answer-view.js';
 import { getJson, query } from './api.js';
 import { copyButton } from './clipboard.js';
 import { curlCommand } from './curl-command.js';
@@ -13,12 +14,13 @@ import { tlsLine } from './tls-line.js';
 const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
 
-export type ExchangeTab = 'messages' | 'run' | 'session';
+export type ExchangeTab = 'messages' | 'run' | 'session' | 'answer';
 
 /**
  * One exchange: request and response headers, then either the message list (virtualised, paged
  * from the server) or, for AG-UI, the run as the client materialises it, or, for Pi RPC and ACP,
- * the session (requests paired with responses, events with gaps, turns). The pane on the right
+ * the session (requests paired with responses, events with gaps, turns), or, for an LLM API, its
+ * answer assembled from the stream (text, tool calls, stop reason, usage). The pane on the right
  * shows the selected message: pretty JSON with findings highlighted at their pointers, and for
  * AG-UI the state at that event.
  */
@@ -35,6 +37,7 @@ export class ExchangeView {
   private readonly listPane: HTMLElement;
   private readonly runPane: HTMLElement;
   private readonly sessionPane: HTMLElement;
+  private readonly answerPane: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly count: HTMLElement;
   private detailTicket = 0;
@@ -69,6 +72,7 @@ export class ExchangeView {
     this.listPane = h('div', { class: 'list-pane', id: 'message-list' }, h('div', { class: 'toolbar' }, h('label', {}, invalid, 'only invalid'), this.count), this.list.element);
     this.runPane = h('div', { class: 'conv', id: 'run-conversation' });
     this.sessionPane = h('div', { class: 'conv', id: 'session-view' });
+    this.answerPane = h('div', { class: 'conv', id: 'answer-view' });
     this.left = h('div', { class: 'left-slot' });
     this.left.style.display = 'contents';
     this.detail = h('div', { class: 'detail-pane', id: 'message-detail' }, h('p', { class: 'dim' }, 'Select a message.'));
@@ -81,8 +85,9 @@ export class ExchangeView {
     return this.exchange.id;
   }
 
-  /** The name of the tab its protocol's view is drawn in (`run` or `session`, ProtocolModule.views), if it has one. */
-  private tabLabel(route: 'run' | 'session'): string | undefined {
+  /** The name of the tab its protocol's view is drawn in (`run`, `session` or `answer`, ProtocolModule.views), if it has one. */
+  private tabLabel(route: 'run' | 'session' | 'answer'): string | undefined {
+    if (route === 'answer') return this.exchange.views?.answer === true ? 'Answer' : undefined;
     const tab = this.exchange.views?.tab;
     return tab?.route === route ? tab.label : undefined;
   }
@@ -98,9 +103,10 @@ export class ExchangeView {
     if (effective !== this.tab || this.left.childElementCount === 0) {
       this.tab = effective;
       this.drawTabs();
-      this.left.replaceChildren(effective === 'run' ? this.runPane : effective === 'session' ? this.sessionPane : this.listPane);
+      this.left.replaceChildren(effective === 'run' ? this.runPane : effective === 'session' ? this.sessionPane : effective === 'answer' ? this.answerPane : this.listPane);
       if (effective === 'run') await this.loadRun();
       if (effective === 'session') await this.loadSession();
+      if (effective === 'answer') await this.loadAnswer();
     }
     const changed = seq !== this.selected;
     this.selected = seq;
@@ -110,7 +116,7 @@ export class ExchangeView {
       this.list.render();
     } else if (effective === 'session') {
       this.markSessionSelection();
-    } else {
+    } else if (effective === 'run') {
       this.markRunSelection();
     }
     if (changed || seq === null) await this.showDetail();
@@ -123,6 +129,7 @@ export class ExchangeView {
     await this.list.refresh();
     if (this.tab === 'run') await this.loadRun();
     if (this.tab === 'session') await this.loadSession();
+    if (this.tab === 'answer') await this.loadAnswer();
   }
 
   private link(tab: ExchangeTab, seq: number | null): string {
@@ -202,7 +209,8 @@ export class ExchangeView {
     const tab = (name: ExchangeTab, label: string) => h('a', { href: this.link(name, this.selected), class: this.tab === name ? 'active' : '', 'data-tab': name }, label);
     const run = this.tabLabel('run');
     const session = this.tabLabel('session');
-    this.tabs.replaceChildren(tab('messages', 'Messages'), run !== undefined ? tab('run', run) : '', session !== undefined ? tab('session', session) : '');
+    const answer = this.tabLabel('answer');
+    this.tabs.replaceChildren(tab('messages', 'Messages'), run !== undefined ? tab('run', run) : '', session !== undefined ? tab('session', session) : '', answer !== undefined ? tab('answer', answer) : '');
   }
 
   private messageRow(m: MessageSummary): HTMLElement {
@@ -229,13 +237,20 @@ export class ExchangeView {
     this.markRunSelection();
   }
 
+  private async loadAnswer(): Promise<void> {
+    const view = await getJson<AnswerView>(`${this.side.api}/exchanges/${this.exchange.id}/answer`);
+    this.answerPane.replaceChildren(...renderAnswer(view.answer));
+  }
+
   private async loadSession(): Promise<void> {
     const view = await getJson<SessionView>(`${this.side.api}/exchanges/${this.exchange.id}/session`);
-    // Keep the turns the user opened or closed as they were across live refreshes.
-    const opened = new Map([...this.sessionPane.querySelectorAll('details[data-turn]')].map((d) => [d.getAttribute('data-turn'), (d as HTMLDetailsElement).open]));
+    // Keep the turns (and MCP tool schemas) the user opened or closed as they were across live refreshes.
+    const folds = 'details[data-turn], details[data-tool]';
+    const keyOf = (d: Element) => `${d.getAttribute('data-turn') ?? ''}/${d.getAttribute('data-tool') ?? ''}`;
+    const opened = new Map([...this.sessionPane.querySelectorAll(folds)].map((d) => [keyOf(d), (d as HTMLDetailsElement).open]));
     this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq) }));
-    for (const d of this.sessionPane.querySelectorAll('details[data-turn]')) {
-      const was = opened.get(d.getAttribute('data-turn'));
+    for (const d of this.sessionPane.querySelectorAll(folds)) {
+      const was = opened.get(keyOf(d));
       if (was !== undefined) (d as HTMLDetailsElement).open = was;
     }
     this.markSessionSelection();
@@ -268,7 +283,7 @@ export class ExchangeView {
     const ticket = ++this.detailTicket;
     const seq = this.selected;
     if (seq === null) {
-      this.detail.replaceChildren(h('p', { class: 'dim' }, this.tab === 'run' ? 'Select an event to see the state at that point.' : this.tab === 'session' ? 'Select a request, response or event to see the message.' : 'Select a message.'));
+      this.detail.replaceChildren(h('p', { class: 'dim' }, this.tab === 'run' ? 'Select an event to see the state at that point.' : this.tab === 'session' ? 'Select a request, response or event to see the message.' : this.tab === 'answer' ? 'Select a message in the Messages tab to see its JSON.' : 'Select a message.'));
       return;
     }
     const [message, state] = await Promise.all([

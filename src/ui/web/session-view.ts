@@ -1,5 +1,7 @@
 import type { AcpSessionView, AcpUpdateRow, PiSessionView, SessionFrame, SessionPair, SessionView } from '../api-types.js';
 import { fmtMs, h, plural } from './dom.js';
+import { isMcpSession, mcpSections } from './mcp-session-view.js';
+import { at, seqLink, seqs, type SessionCtx } from './session-links.js';
 
 /** Events drawn at most; the rest are in the message list. */
 const MAX_EVENT_ROWS = 2000;
@@ -9,16 +11,13 @@ function isPiSession(view: SessionView): view is PiSessionView {
   return view.kind === 'pi';
 }
 
-interface Ctx {
-  startedMs: number;
-  /** The route that selects message `seq` in this view. */
-  link: (seq: number) => string;
-}
+type Ctx = SessionCtx;
 
 /**
- * The Pi or ACP session of one exchange: requests paired with their responses (unanswered ones
+ * The Pi, ACP or MCP session of one exchange: requests paired with their responses (unanswered ones
  * flagged), then the Pi event stream with its sequence gaps, or the ACP turns with their
- * session/update notifications (collapsible). Every seq links to the message.
+ * session/update notifications (collapsible); for MCP, the server, its tools and the calls with
+ * their arguments and results instead of the pairs. Every seq links to the message.
  */
 export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
   const parts: HTMLElement[] = [];
@@ -28,7 +27,7 @@ export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
     isPiSession(view) ? `${view.mode} RPC` : `${view.kind.toUpperCase()} (JSON-RPC)`,
     `${answered} of ${view.pairs.filter((p) => p.requestSeq !== null).length} requests answered`,
     failed ? `${failed} failed` : null,
-    isPiSession(view) ? plural(view.events.length, 'event') : plural(view.turns.length, 'turn'),
+    isPiSession(view) ? plural(view.events.length, 'event') : isMcpSession(view) ? plural(view.tools.length, 'tool') : plural(view.turns.length, 'turn'),
   ].filter(Boolean);
   parts.push(h('div', { class: 'dim' }, facts.join(' · ')));
   if (view.unanswered > 0) parts.push(h('div', { class: 'outcome error', id: 'session-unanswered' }, `${view.unanswered} request${view.unanswered === 1 ? '' : 's'} never answered`));
@@ -36,16 +35,14 @@ export function renderSession(view: SessionView, ctx: Ctx): HTMLElement[] {
     const missing = view.gaps.reduce((n, g) => n + g.missing, 0);
     parts.push(h('div', { class: 'outcome interrupted', id: 'session-gaps' }, `${view.gaps.length} sequence gap${view.gaps.length === 1 ? '' : 's'}: ${missing} event${missing === 1 ? '' : 's'} missing`));
   }
-  parts.push(h('h3', {}, isPiSession(view) ? 'Commands and responses' : 'Requests and responses'), pairTable(view.pairs, ctx));
+  // An MCP session's calls table is its pairs, with their arguments and results.
+  if (isMcpSession(view)) parts.push(...mcpSections(view, ctx));
+  else parts.push(h('h3', {}, isPiSession(view) ? 'Commands and responses' : 'Requests and responses'), pairTable(view.pairs, ctx));
   if (isPiSession(view)) parts.push(...piEvents(view, ctx));
-  else parts.push(...acpTurns(view, ctx));
+  else if (!isMcpSession(view)) parts.push(...acpTurns(view, ctx));
   if (view.other.length > 0) parts.push(h('h3', {}, `Other frames (${view.other.length})`), frameTable(view.other, ctx));
   return parts;
 }
-
-const seqLink = (seq: number | null, ctx: Ctx) => (seq === null ? h('span', { class: 'dim' }, '–') : h('a', { href: ctx.link(seq) }, `#${seq}`));
-const at = (ms: number | null, ctx: Ctx) => (ms === null ? '' : `+${fmtMs(ms - ctx.startedMs)}`);
-const seqs = (...list: Array<number | null>) => list.filter((s) => s !== null).join(' ');
 
 function pairTable(pairs: SessionPair[], ctx: Ctx): HTMLElement {
   if (pairs.length === 0) return h('div', { class: 'dim' }, '(none)');
