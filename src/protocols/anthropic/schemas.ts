@@ -1,7 +1,7 @@
 import type { SchemaSpec } from '../../schema/schema-sources.js';
 
 /** The `$id` of the Messages API schema written here from Anthropic's documented types (no schema is published). */
-export const ANTHROPIC_SCHEMA_ID = 'https://agent-proxy.dev/schemas/anthropic-messages-2023-06-01.schema.json';
+export const ANTHROPIC_SCHEMA_ID = 'https://agent-proxy.dev/schemas/anthropic-messages.schema.json';
 
 /**
  * The requests, answers and stream events of the Messages API, each definition with a `$comment`
