@@ -112,7 +112,7 @@ export function claudeEvents(body: Json, reply: ClaudeReply): Json[] {
   const whole = blocks(reply);
   whole.forEach((block, index) => {
     if (block.type === 'thinking') {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } });
       for (const thinking of reply.thinking ?? []) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: SIGNATURE } });
     } else if (block.type === 'text') {

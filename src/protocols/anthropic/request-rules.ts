@@ -15,6 +15,13 @@ function toolUseIds(message: unknown): Set<string> {
   return ids;
 }
 
+/** The assistant turn before message `at`: the API merges consecutive user messages into one turn. */
+function assistantTurnBefore(messages: readonly unknown[], at: number): unknown {
+  let before = at - 1;
+  while (before >= 0 && isJsonObject(messages[before]) && (messages[before] as JsonObject).role === 'user') before--;
+  return messages[before];
+}
+
 /**
  * Each tool_result answers a tool_use of the assistant turn just before its own: the API refuses
  * (400) a tool_result whose tool_use_id that turn did not make.
@@ -28,7 +35,7 @@ function toolResults(body: JsonObject): Finding[] {
     let made: Set<string> | undefined;
     message.content.forEach((block, b) => {
       if (!isJsonObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') return;
-      made ??= toolUseIds(messages[at - 1]);
+      made ??= toolUseIds(assistantTurnBefore(messages, at));
       if (made.has(block.tool_use_id)) return;
       const what = made.size > 0 ? `it made ${[...made].map((id) => `'${id}'`).join(', ')}` : 'it made no tool call';
       findings.push(error(RULES.toolResultUnknownId, pointerOf('messages', at, 'content', b, 'tool_use_id'), `tool_result answers '${block.tool_use_id}', which the assistant turn just before never called (${what}); the API refuses it (400)`));

@@ -80,6 +80,17 @@ describe('the correct traffic of the stand-in upstream', () => {
     expect(new Set(refs)).toEqual(new Set(['MessageCreateParams', 'MessageStartEvent', 'ContentBlockStartEvent', 'PingEvent', 'ContentBlockDeltaEvent', 'ContentBlockStopEvent', 'MessageDeltaEvent', 'MessageStopEvent', 'Message', 'MessageCountTokensParams', 'MessageTokensCount', 'ErrorResponse']));
   });
 
+  it('takes server tools and toolsets, which may have no name, and thinking blocks sent back with their signature', () => {
+    const tools = [CLAUDE_WEATHER_TOOL, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }, { type: 'computer_toolset_20260801' }];
+    const thinking = { type: 'thinking', thinking: 'The user wants a short answer.', signature: 'sig' };
+    const body = { ...textRequest, tools, messages: [user('Hi'), { role: 'assistant', content: [thinking, { type: 'text', text: 'Hello.' }] }, user('Again')] };
+    expect(exchange('/v1/messages', body, []).verdicts[0]).toMatchObject({ status: 'valid' });
+    const unsigned = { ...body, messages: [user('Hi'), { role: 'assistant', content: [{ ...thinking, signature: undefined }] }, user('Again')] };
+    expect(exchange('/v1/messages', JSON.parse(JSON.stringify(unsigned)) as Json, []).verdicts[0]).toMatchObject({ status: 'invalid' });
+    const nameless = { ...textRequest, tools: [{ input_schema: { type: 'object' } }] };
+    expect(exchange('/v1/messages', nameless, []).verdicts[0]).toMatchObject({ status: 'invalid' });
+  });
+
   it('takes fields the API may add (a new block type, a new delta, new usage counts) without a finding', () => {
     const judged = stream(textRequest, (events) => {
       const start = events[0].message as Json;
@@ -197,6 +208,10 @@ describe('request rules', () => {
     expect(unknown.rules).toEqual([`${RULES.toolResultUnknownId}:error`]);
     expect(unknown.verdicts[0].findings[0].pointer).toBe('/messages/2/content/0/tool_use_id');
     expect(exchange('/v1/messages', answered('toolu_1', [{ type: 'text', text: 'Let me see.' }]), []).rules).toEqual([`${RULES.toolResultUnknownId}:error`]);
+    // Consecutive user messages are one turn: the tool_use is still the turn before.
+    const split = answered('toolu_1');
+    (split.messages as Json[]).splice(2, 0, user('Here is the result.'));
+    expect(exchange('/v1/messages', split, []).rules).toEqual([]);
     // count_tokens refuses it alike.
     expect(exchange('/v1/messages/count_tokens', answered('toolu_9'), []).rules).toEqual([`${RULES.toolResultUnknownId}:error`]);
   });
