@@ -45,7 +45,7 @@ const starting = (prefix: string, before: string = TOKEN) => `${prefix}(?:(?<![$
  */
 export const CREDENTIAL_PATTERN = new RegExp(
   [
-    `(?<anthropic>${starting('sk-ant-')}[${TOKEN}]{32,}${END})`,
+    `(?<anthropickey>${starting('sk-ant-')}[${TOKEN}]{32,}${END})`,
     // Legacy keys are sk- and 48 letters and digits; project, service and admin keys are longer.
     // A digit is required (among the first 200 characters, so a long token costs one look): an
     // ordinary kebab-case word after `sk-` has none.
@@ -75,7 +75,7 @@ export const MIN_CREDENTIAL_LENGTH = 20;
 
 /** Group name → format id. */
 export const GROUP_FORMATS: Readonly<Record<string, CredentialFormatId>> = {
-  anthropic: 'anthropic-api-key',
+  anthropickey: 'anthropic-api-key',
   openaikey: 'openai-api-key',
   github: 'github-token',
   githubpat: 'github-pat',

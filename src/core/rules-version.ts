@@ -12,8 +12,11 @@
  *    a call to a tool never listed, a tool schema that cannot be checked).
  * 6: the OpenAI API (its schemas derived from the API description; chat and Responses stream rules,
  *    tool results and tool_choice in requests).
+ * 7: the Anthropic Messages API (its schema written from the documentation; event order, content
+ *    block pairing and delta types, stop_reason against the blocks, usage; tool_result ids and
+ *    tool_choice in requests); a lone {model, messages} body told apart from OpenAI's.
  */
-export const RULES_VERSION = 6;
+export const RULES_VERSION = 7;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

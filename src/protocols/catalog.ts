@@ -11,6 +11,7 @@ import { mcpReplayFacts } from './mcp/replay-facts.js';
 import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
 import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 import { openAiReplayFacts } from './openai/replay-facts.js';
+import { anthropicReplayFacts } from './anthropic/replay-facts.js';
 
 /**
  * Every protocol the proxy understands, one line each, in the order ties are broken: the one list of
@@ -29,6 +30,7 @@ const ENTRIES = [
   { facts: unixNdjsonReplayFacts, load: () => import('./unix-ndjson/index.js') },
   { facts: jsonRpcReplayFacts, load: () => import('./json-rpc/index.js') },
   { facts: openAiReplayFacts, load: () => import('./openai/index.js') },
+  { facts: anthropicReplayFacts, load: () => import('./anthropic/index.js') },
 ] as const;
 
 type CatalogFacts = (typeof ENTRIES)[number]['facts'];

@@ -7,6 +7,7 @@ import { mcpProtocol } from './mcp/index.js';
 import { unixNdjsonProtocol } from './unix-ndjson/index.js';
 import { jsonRpcProtocol } from './json-rpc/index.js';
 import { openAiProtocol } from './openai/index.js';
+import { anthropicProtocol } from './anthropic/index.js';
 import { CATALOG, factsOf, mostSure, type ProtocolId } from './catalog.js';
 import type { ChannelHint, ProtocolModule } from './protocol.js';
 
@@ -25,6 +26,7 @@ const MODULES: { readonly [Id in ProtocolId]: ProtocolModule<Id> } = {
   'unix-ndjson': unixNdjsonProtocol,
   'json-rpc': jsonRpcProtocol,
   openai: openAiProtocol,
+  anthropic: anthropicProtocol,
 };
 
 /** Every protocol the proxy understands, in the catalog's order (the order ties are broken). */

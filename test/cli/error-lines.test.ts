@@ -198,12 +198,12 @@ const CASES: Case[] = [
   {
     name: 'validate on messages no protocol recognises: not "1 unchecked" and exit 0',
     argv: (c) => (writeFileSync(c.dir.file('unknown.json'), '{"hello":"world"}\n'), ['validate', c.dir.file('unknown.json')]),
-    says: (c) => `${c.dir.file('unknown.json')}: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai)`,
+    says: (c) => `${c.dir.file('unknown.json')}: no known protocol recognises its message, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai, anthropic)`,
   },
   {
     name: 'validate --json on messages no protocol recognises',
     argv: (c) => (writeFileSync(c.dir.file('unknown.ndjson'), '{"a":1}\n{"b":2}\n'), ['validate', '--json', c.dir.file('unknown.ndjson')]),
-    says: (c) => `${c.dir.file('unknown.ndjson')}: no known protocol recognises its 2 messages, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai)`,
+    says: (c) => `${c.dir.file('unknown.ndjson')}: no known protocol recognises its 2 messages, so nothing was checked; name the protocol with --protocol (agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai, anthropic)`,
   },
   {
     name: 'a diff of recordings of different protocols',

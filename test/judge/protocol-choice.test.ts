@@ -54,7 +54,7 @@ describe('chooseProtocol', () => {
 
 describe('an unknown protocol id through the API', () => {
   const soap = 'soap' as ProtocolId;
-  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai` });
+  const unknown = (where: string) => expect.objectContaining({ code: 'E_PROTOCOL_UNKNOWN', message: `${where}: unknown protocol 'soap'; expected one of agui, pi-rest, pi-daemon-rpc, pi-rpc, acp, mcp, unix-ndjson, json-rpc, openai, anthropic` });
 
   it('startRecorder refuses it before it listens or makes a recording', async () => {
     const out = scratch().file('r.db');
@@ -85,8 +85,8 @@ describe('an unknown protocol id through the API', () => {
  * protocol's representative traffic (its contract examples), under its own channels and under channels
  * that say nothing, with every prefix of its conversation as the sample (a stream's first messages
  * vote), chooses that protocol, the protocol it is a dialect of, or none. Traffic of protocols the
- * proxy has no module for (MCP, Anthropic, as their official SDKs send it) chooses none, except
- * MCP's JSON-RPC on a stream, which is plain json-rpc; OpenAI's chooses openai.
+ * proxy has no module for (MCP over HTTP, as its official SDK sends it) chooses none, except
+ * MCP's JSON-RPC on a stream, which is plain json-rpc; OpenAI's chooses openai, Anthropic's anthropic.
  */
 describe('no protocol claims traffic that is not its own', () => {
   const allowed = (id: ProtocolId) => {
@@ -146,7 +146,6 @@ describe('no protocol claims traffic that is not its own', () => {
 
   it.each([
     ['MCP over Streamable HTTP', [http('/mcp', mcpInitialize, 'sse'), http('/mcp', mcp[2]), { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream' } as ChannelHint], mcp],
-    ['Anthropic', [http('/v1/messages', anthropicRequest, 'sse'), http('/v1/messages', { ...anthropicRequest, stream: false })], anthropic],
   ] as const)('%s over HTTP chooses no protocol', (_name, hints, values) => {
     for (const hint of hints) {
       for (let n = 0; n <= values.length; n++) {
@@ -166,6 +165,13 @@ describe('no protocol claims traffic that is not its own', () => {
     for (const hint of hints) {
       for (let n = 0; n <= openAi.length; n++) expect(chooseProtocol({ hint, ...(n > 0 ? { sample: openAi.slice(0, n) } : {}) })?.module.id, `${JSON.stringify(hint)} with ${n} messages`).toBe('openai');
     }
+  });
+
+  it('Anthropic over HTTP chooses anthropic, streamed and not, and its lone messages too', () => {
+    for (const hint of [http('/v1/messages', anthropicRequest, 'sse'), http('/v1/messages', { ...anthropicRequest, stream: false }), http('/v1/messages/count_tokens', { model: 'm', messages: [] })]) {
+      for (let n = 0; n <= anthropic.length; n++) expect(chooseProtocol({ hint, ...(n > 0 ? { sample: anthropic.slice(0, n) } : {}) })?.module.id, `${JSON.stringify(hint)} with ${n} messages`).toBe('anthropic');
+    }
+    for (let n = 1; n <= anthropic.length; n++) expect(chooseProtocol({ hint: { transport: 'file' }, sample: [anthropicRequest, ...anthropic.slice(0, n)] })?.module.id).toBe('anthropic');
   });
 
   it('MCP on stdio or in a file is mcp from its first method on, never ACP, and says which message chose it', () => {

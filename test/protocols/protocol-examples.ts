@@ -17,6 +17,7 @@ import { ACP_PROTOCOL, FRAMED_PROTOCOL, RAW_PROTOCOL } from '../support/pi-daemo
 import { requestMessage, responseMessage } from './pi-rest/pi-rest-helpers.js';
 import { restExchanges } from './pi-rest/rest-exchanges.js';
 import { chatChunks, chatReply, STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
+import { CLAUDE_MODEL, CLAUDE_WEATHER_TOOL, claudeEvents, claudeReply } from '../support/anthropic-scenario.js';
 
 type Json = Record<string, unknown>;
 
@@ -204,6 +205,21 @@ function openAi(): ProtocolExamples {
   };
 }
 
+/** A streamed Messages answer with a text block and a tool_use, from the stand-in Anthropic upstream's scenario. */
+function anthropic(): ProtocolExamples {
+  const request = { model: CLAUDE_MODEL, max_tokens: 256, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [CLAUDE_WEATHER_TOOL], stream: true };
+  const http = { method: 'POST', path: '/v1/messages' };
+  const events = claudeEvents(request, claudeReply(request));
+  return {
+    channels: [
+      { transport: 'sse', method: 'POST', path: '/v1/messages', contentType: 'text/event-stream; charset=utf-8', requestBody: request },
+      { transport: 'http', method: 'POST', path: '/v1/messages/count_tokens', contentType: 'application/json', requestBody: { model: CLAUDE_MODEL, messages: request.messages } },
+    ],
+    conversation: [{ ...framed('body')('client', request), http }, ...events.map((event) => ({ ...framed('event')('server', event), http }))],
+    lone: [request, events[0], events[1], events[events.length - 1]],
+  };
+}
+
 export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   agui,
   'pi-rest': piRest,
@@ -214,4 +230,5 @@ export const PROTOCOL_EXAMPLES: Record<ProtocolId, () => ProtocolExamples> = {
   'unix-ndjson': unixNdjson,
   'json-rpc': jsonRpc,
   openai: openAi,
+  anthropic,
 };

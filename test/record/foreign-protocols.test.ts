@@ -1,9 +1,10 @@
 /**
  * Traffic of protocols agent-proxy has no module for, from their official SDKs, through the real
  * recorder: MCP (`@modelcontextprotocol/sdk` against the reference server-everything over Streamable
- * HTTP) and Anthropic (`@anthropic-ai/sdk`) against a loopback mock model, streamed and not, and
- * OpenAI's (`openai`), which has its module now. None of it may be judged by another protocol's rules (MCP's SSE is not AG-UI, `/v1/messages`
- * is not a Pi daemon route): every message is unchecked, saying that no protocol recognised it, and
+ * HTTP), and OpenAI's (`openai`) and Anthropic's (`@anthropic-ai/sdk`) against loopback mock models,
+ * streamed and not, which have their modules now. None of it may be judged by another protocol's
+ * rules (MCP's SSE is not AG-UI, `/v1/messages` is not a Pi daemon route): MCP's messages are
+ * unchecked, saying that no protocol recognised it, the models' are their own protocol's and valid, and
  * `show`, `show --exchange` and `findings` report no invalid message and no finding.
  */
 import { describe, expect, it } from 'vitest';
@@ -111,7 +112,8 @@ describe('OpenAI chat completions (official client)', () => {
 });
 
 describe('Anthropic messages (official client)', () => {
-  it.each([false, true])('stream %s: POST /v1/messages is no Pi daemon route', async (stream) => {
+  // Anthropic has a module now (src/protocols/anthropic): its traffic is its own, and the mock's is correct.
+  it.each([false, true])('stream %s: POST /v1/messages is judged as anthropic, not as a Pi daemon route', async (stream) => {
     const model = await startMockAnthropic();
     cleanups.push(() => model.close());
     const proxy = await recorder(model.url);
@@ -126,8 +128,11 @@ describe('Anthropic messages (official client)', () => {
     expect(text).toBe(MOCK_HELLO);
     await proxy.close();
 
-    const [exchange] = await expectAllUnrecognised(proxy.out);
-    expect(exchange).toMatchObject({ method: 'POST', path: '/v1/messages', transport: stream ? 'sse' : 'http' });
-    expect(exchange.messages).toBeGreaterThanOrEqual(stream ? 5 : 2);
+    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
+    expect(exchanges).toHaveLength(1);
+    expect(exchanges[0]).toMatchObject({ method: 'POST', path: '/v1/messages', transport: stream ? 'sse' : 'http', protocol: 'anthropic', invalid: 0, verdict: 'valid' });
+    expect(exchanges[0].messages).toBeGreaterThanOrEqual(stream ? 5 : 2);
+    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
+    expect(findings.totals.findings).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
 import { PI_SESSION_API_ID } from '../../src/protocols/pi-rest/schemas.js';
 import { MCP_VERSIONS, mcpSchemaId } from '../../src/protocols/mcp/schemas.js';
 import { OPENAI_SCHEMA_ID } from '../../src/protocols/openai/schemas.js';
+import { ANTHROPIC_SCHEMA_ID } from '../../src/protocols/anthropic/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -72,6 +73,9 @@ function sampleValues(): unknown[] {
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } },
     { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }, { type: 'image', data: 'not base64!', mimeType: 'image/png' }] } },
     { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 'half' } },
+    { model: 'm', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }], tool_choice: { type: 'tool' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 3 } },
+    { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 2 } },
   ];
   const members = [...agui, ...recorded, ...handMade].flatMap((value) =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -86,9 +90,9 @@ const LARGE_SNAPSHOT = { type: 'MESSAGES_SNAPSHOT', messages: Array.from({ lengt
 const LARGE_ARRAY = Array.from({ length: 1500 }, (_, i) => (i === 700 ? 'x' : i));
 
 describe('compiled schema validators', () => {
-  it('were built for every shipped document: the two of the project, the pi-daemon ones of schemas/, MCP\'s, the OpenAI subset and ACP', () => {
+  it('were built for every shipped document: the two of the project, the pi-daemon ones of schemas/, MCP\'s, the OpenAI subset, Anthropic\'s and ACP', () => {
     expect(Object.keys(manifest.documents).sort()).toEqual(
-      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, OPENAI_SCHEMA_ID, ...MCP_VERSIONS.map(mcpSchemaId), ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
+      [ACP_SCHEMA_ID, PI_SESSION_API_ID, AGUI_SCHEMA_ID, OPENAI_SCHEMA_ID, ANTHROPIC_SCHEMA_ID, ...MCP_VERSIONS.map(mcpSchemaId), ...['dashboard-api', 'dashboard-session-draft', 'extension-view', 'schedule', 'protocol', 'protocol-v2', 'tool-adapter'].map((name) => `https://a.skh.am/pi-daemon/${name}.schema.json`)].sort(),
     );
   });
 

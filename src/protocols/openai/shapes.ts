@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../core/json.js';
+import { chatRequestScores, roleApiMarker } from '../chat-request-dialect.js';
 import { looksLikeRequest, type OpenAiEndpoint } from './routes.js';
 
 /** A chat completion stream chunk, by its `object`. */
@@ -31,8 +32,8 @@ export function sniffOpenAi(value: unknown): number {
   if (value.object === 'response' && typeof value.id === 'string' && Array.isArray(value.output)) return 0.9;
   if (isResponseEvent(value)) return 0.9;
   if (endpointOfValue(value) === 'embeddings' || endpointOfValue(value) === 'models') return 0.8;
-  // Anthropic's Messages requests have model and messages too, and a top-level system prompt.
-  if (looksLikeRequest('chat', value) && !('system' in value) && !('anthropic_version' in value)) return 0.7;
+  // Anthropic's Messages requests have model and messages too: what only one of the two has decides.
+  if (looksLikeRequest('chat', value)) return 'anthropic_version' in value ? 0 : chatRequestScores(value).roles;
   return 0;
 }
 
@@ -41,7 +42,8 @@ export function openAiMessageEvidence(value: unknown): string {
   if (!isJsonObject(value)) return 'OpenAI message';
   if (typeof value.object === 'string') return `OpenAI object ${value.object}`;
   if (isResponseEvent(value)) return `OpenAI Responses event ${String(value.type)}`;
-  return 'OpenAI chat completion request (model, messages)';
+  const marker = roleApiMarker(value);
+  return `OpenAI chat completion request (model, messages${marker === undefined ? '' : `, ${marker}`})`;
 }
 
 /** Requests come from the client; everything else from the server. */

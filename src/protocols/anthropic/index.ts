@@ -1,0 +1,20 @@
+import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
+import { AnthropicChecker } from './checker.js';
+import { anthropicChannelEvidence } from './detection.js';
+import { anthropicReplayFacts } from './replay-facts.js';
+import { anthropicMessageEvidence, guessAnthropicSender, sniffAnthropic } from './shapes.js';
+
+/** Anthropic's Messages API over HTTP and SSE: `POST /v1/messages` plain and streamed, and count_tokens. */
+export const anthropicProtocol: ProtocolModule<'anthropic'> = {
+  ...anthropicReplayFacts,
+  title: 'Anthropic Messages API',
+  sniff: sniffAnthropic,
+  channelEvidence: anthropicChannelEvidence,
+  messageEvidence: anthropicMessageEvidence,
+  guessSender: guessAnthropicSender,
+  createChecker(context: CheckerContext): ProtocolChecker {
+    return new AnthropicChecker(context);
+  },
+};
+
+export { ANTHROPIC_RULES, type AnthropicRuleId } from './rules.js';

@@ -1,0 +1,33 @@
+import type { FieldRoles } from '../field-roles.js';
+import type { ProtocolFacts } from '../protocol.js';
+import { ANTHROPIC_RULES as RULES } from './rules.js';
+import { classifyAnthropic } from './detection.js';
+import { answerAnthropicMiss } from './replay-miss.js';
+import { anthropicRouteTemplate } from './routes.js';
+import { ANTHROPIC_SCHEMAS } from './schemas.js';
+
+/**
+ * Its fields that are not plain data. The tool_use ids an answer minted, which the next request
+ * echoes back in the assistant turn and its tool_result, are ignored when matching (a recording made
+ * against the live model matches a run whose earlier answer had other ids) and labelled by diff;
+ * `metadata.user_id` is set per user, not decided by the agent.
+ */
+const FIELDS: FieldRoles = {
+  '/messages/*/content/*/id': 'client-id',
+  '/messages/*/content/*/tool_use_id': 'client-id',
+  '/metadata': 'volatile',
+};
+
+/** Which channels are Messages API calls, and how a replay matches and answers them. */
+export const anthropicReplayFacts: ProtocolFacts<'anthropic', 'http' | 'sse' | 'file'> = {
+  id: 'anthropic',
+  transports: ['http', 'sse', 'file'],
+  schemas: ANTHROPIC_SCHEMAS,
+  classify: classifyAnthropic,
+  fields: FIELDS,
+  streamEndRules: [RULES.stopMissing],
+  replay: {
+    missAnswers: { http: answerAnthropicMiss, summary: "Anthropic Messages calls get a 404 in Anthropic's error shape" },
+    routeTemplate: anthropicRouteTemplate,
+  },
+};
