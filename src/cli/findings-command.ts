@@ -48,7 +48,8 @@ export function findingsCommand(result: CommandResult): Command {
       const totals = { findings: 0, errors: 0, warnings: 0 };
       // Kept only for a report, which needs them all at the end; the list itself streams.
       const listed: FindingListRow[] | undefined = reports.length > 0 ? [] : undefined;
-      const exchanges = listed ? reader.exchanges().map(({ id, transport, protocol, method, path }) => ({ id, transport, protocol, method, path })) : [];
+      // A case per exchange listed: every one, or the one `--exchange` names.
+      const exchanges = listed ? reader.exchanges().filter((e) => filter.exchange === undefined || e.id === filter.exchange).map(({ id, transport, protocol, method, path }) => ({ id, transport, protocol, method, path })) : [];
       try {
         // A report on stdout (`--report junit=-`) takes the place of the list there.
         const out = new ChunkedOutput(reportOnStdout(reports));

@@ -17,7 +17,7 @@ import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
-import { emitReports, replayReport, reportOption, strictReportTargets, unreportedRecording } from './report-flag.js';
+import { emitReports, replayReport, reportOption, ServedExchanges, strictReportTargets, unreportedRecording } from './report-flag.js';
 
 interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   mode?: string;
@@ -85,7 +85,7 @@ export function fixtureCommand(result: CommandResult): Command {
       const json = Boolean(options.json);
       const quiet = Boolean(options.quiet);
       let served = 0;
-      const servedIds: number[] = [];
+      const servedIds = new ServedExchanges();
       const replayView = createReplayView({ json, quiet, style });
       const liveView = createLiveView({ json, quiet, style, startedAt: new Date() });
       const fixture = await startFixture({
@@ -101,7 +101,7 @@ export function fixtureCommand(result: CommandResult): Command {
         faults,
         overwrite: options.overwrite,
         cors: options.cors !== 'off',
-        log: { served: (e) => (served++, e.faultStatus === undefined && e.exchangeId !== null && servedIds.push(e.exchangeId), replayView.served(e)), miss: replayView.miss },
+        log: { served: (e) => (served++, servedIds.add(e), replayView.served(e)), miss: replayView.miss },
         listener: quiet ? undefined : liveView.listener,
         ...tls,
         ...rules,
@@ -147,7 +147,7 @@ export function fixtureCommand(result: CommandResult): Command {
         const text = summary.replay ? formatSummary(signal, summary.replay, served, style) : recordedText(signal, summary, options);
         process.stdout.write(text + '\n');
       }
-      if (summary.replay) await emitReports(() => replayReport('fixture', recording, (o) => o.httpReplayOutcome(summary, servedIds)), reports);
+      if (summary.replay) await emitReports(() => replayReport('fixture', recording, (o) => o.httpReplayOutcome(summary, servedIds.ids)), reports);
       else if (reports.length > 0 && (summary.action === 'record' || summary.action === 'forward')) unreportedRecording(summary.action);
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });

@@ -13,7 +13,7 @@ import { checkMissOptions } from '../replay/miss-options.js';
 import { parseFaults } from '../replay/fault/fault-spec.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
-import { emitReports, replayReport, reportOption, strictReportTargets } from './report-flag.js';
+import { emitReports, replayReport, reportOption, ServedExchanges, strictReportTargets } from './report-flag.js';
 
 interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'protocol'> {
   listen?: string;
@@ -94,7 +94,7 @@ export function replayCommand(result: CommandResult): Command {
       const [{ startReplay }, { startMissRecorder }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('../record/start-miss-recorder.js'), import('./replay-view.js')]);
       const style = styleFor(process.stdout);
       let served = 0;
-      const servedIds: number[] = [];
+      const servedIds = new ServedExchanges();
       const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
       const replay = await startReplay({
         recording,
@@ -112,7 +112,7 @@ export function replayCommand(result: CommandResult): Command {
         maxRequestBytes,
         faults,
         cors: options.cors !== 'off',
-        log: { served: (e) => (served++, e.faultStatus === undefined && e.exchangeId !== null && servedIds.push(e.exchangeId), view.served(e)), miss: view.miss },
+        log: { served: (e) => (served++, servedIds.add(e), view.served(e)), miss: view.miss },
       }, startMissRecorder);
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -156,7 +156,7 @@ export function replayCommand(result: CommandResult): Command {
       } else {
         process.stdout.write(formatSummary(signal, summary, served, style) + '\n');
       }
-      await emitReports(() => replayReport('replay', recording, (o) => o.httpReplayOutcome(summary, servedIds)), reports);
+      await emitReports(() => replayReport('replay', recording, (o) => o.httpReplayOutcome(summary, servedIds.ids)), reports);
       result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
 }

@@ -3,6 +3,7 @@ import { collect } from './option-parsers.js';
 import { parseReportTargets, type ReportTarget } from '../report/report-targets.js';
 import type { CiReport } from '../report/ci-report.js';
 import type { ReplayOutcome } from '../report/from-replay.js';
+import type { ServedExchange } from '../replay/replay-context.js';
 import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 
@@ -53,4 +54,14 @@ export async function replayReport(command: 'replay' | 'fixture', recording: str
 /** A fixture that recorded or forwarded (not only replayed) has nothing `--strict` fails it for: no report, and a line that says so. */
 export function unreportedRecording(action: 'record' | 'forward'): void {
   process.stderr.write(`${LINE_PREFIX}--report: the fixture ${action === 'record' ? 'recorded' : 'forwarded'} instead of replaying, so --strict did not apply and no report is written\n`);
+}
+
+/** The recorded exchanges a replay served, as its `served` events tell them, for its report. */
+export class ServedExchanges {
+  readonly ids: number[] = [];
+
+  /** One `served` event; a `status` fault answered in the recording's place, which serves nothing. */
+  add(event: Pick<ServedExchange, 'exchangeId' | 'faultStatus'>): void {
+    if (event.faultStatus === undefined && event.exchangeId !== null) this.ids.push(event.exchangeId);
+  }
 }

@@ -4,6 +4,11 @@ import { isIdLikeSegment } from '../diff/path-template.js';
 /** What names an exchange's case: the columns every reader of a recording has. */
 export type CaseExchange = Pick<ExchangeFields, 'id' | 'transport' | 'protocol' | 'method' | 'path'>;
 
+/** The columns of an exchange row that name its case, without the rest (headers) a report does not keep. */
+export function caseExchangeOf({ id, transport, protocol, method, path }: CaseExchange): CaseExchange {
+  return { id, transport, protocol, method, path };
+}
+
 /**
  * A case's name: the method and the route (the path with its generated segments as `{id}`, so the
  * name of one call stays the same from run to run), or, for a conversation, its kind; the exchange's

@@ -64,6 +64,13 @@ describe('--report', () => {
     ]);
   });
 
+  it('findings --exchange: a case for that exchange alone; junit=- takes the place of the list on stdout', async () => {
+    const done = await runCli(['findings', AGUI_EXAMPLE, '--exchange', '2', '--fail-on', 'warning', '--report', 'junit=-']);
+    expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(checkAgainstXsd(done.stdout, XSD)).toEqual([]);
+    expect(cases(done.stdout)).toEqual([['GET /health (#2)', []]]);
+  });
+
   it('a bad value is one line and exit 2, and nothing runs', async () => {
     const unknown = await runCli(['findings', AGUI_EXAMPLE, '--report', 'xml=r.xml']);
     expect(unknown).toEqual({ code: 2, stdout: '', stderr: "agent-proxy: --report 'xml=r.xml': unknown format 'xml' (expected junit, github, markdown, json, as <format>=<file>, e.g. junit=report.xml)\n" });
