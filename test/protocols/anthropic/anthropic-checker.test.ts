@@ -60,11 +60,12 @@ const indexOf = (events: Json[], test: (event: Json) => boolean) => events.findI
 const deltaOf = (event: Json): Json => event.delta as Json;
 
 describe('the correct traffic of the stand-in upstream', () => {
-  it('is valid, message by message, with no finding: streamed and not, with thinking and a tool call, count_tokens, an error', () => {
+  it('is valid, message by message, with no finding: streamed and not, with thinking and a tool call, ended by an error event, count_tokens, an error', () => {
     const cases: Judged[] = [
       stream(toolRequest),
       stream(textRequest),
       stream(thinkingRequest),
+      stream(request('Hi MIDSTREAM')),
       stream(request('What is the weather?', { thinking: { type: 'enabled', budget_tokens: 1024 } })),
       exchange('/v1/messages', { ...textRequest, stream: false }, [claudeMessage(textRequest, claudeReply(textRequest))], { carrier: 'body' }),
       exchange('/v1/messages', { ...toolRequest, stream: false }, [claudeMessage(toolRequest, claudeReply(toolRequest))], { carrier: 'body' }),
