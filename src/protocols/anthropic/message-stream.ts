@@ -162,7 +162,7 @@ export class MessageStream {
     const usage = isJsonObject(value.usage) ? value.usage : {};
     if (typeof usage.output_tokens === 'number') {
       if (this.outputTokens !== undefined && usage.output_tokens < this.outputTokens) {
-        findings.push(error(RULES.usageDecreasing, '/usage/output_tokens', `output_tokens ${usage.output_tokens} is lower than the stream's earlier ${this.outputTokens}; the counts are cumulative`));
+        findings.push(warning(RULES.usageDecreasing, '/usage/output_tokens', `output_tokens ${usage.output_tokens} is lower than the stream's earlier ${this.outputTokens}; the counts are cumulative, and the SDK keeps the last`));
       }
       this.outputTokens = usage.output_tokens;
     }
