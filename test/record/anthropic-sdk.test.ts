@@ -1,11 +1,13 @@
 /**
- * The official `@anthropic-ai/sdk` client through `record` to the stand-in Anthropic upstream, then
- * against `replay` of that recording: messages.create plain and streamed, `messages.stream(...)
- * .finalMessage()` with a tool_use and then its tool_result, count_tokens, and a 429. What the SDK
- * hands back is deep-equal to a direct run's, the recording is judged `anthropic` with no finding, the
- * API key (`Authorization: Bearer`, as the SDK sends it, or `x-api-key`) never reaches the disk and replay needs none, a request replay
- * cannot match raises the SDK's own NotFoundError with the miss report, and the SDK's retry of an
- * injected 529 gets the recorded answer.
+ * The official `@anthropic-ai/sdk` client (1.17, on Node 20) through `record` to the stand-in Anthropic
+ * upstream, then against `replay` of that recording: messages.create plain and streamed,
+ * `messages.stream(...).finalMessage()` with a tool_use and then its tool_result and with extended
+ * thinking, count_tokens, a 429 and a stream ending in an overloaded_error event. What the SDK hands
+ * back is deep-equal to a direct run's, the recording is judged `anthropic` with no finding, the API
+ * key (`Authorization: Bearer`, as the SDK sends it, or `x-api-key`) never reaches the disk and replay
+ * needs none, a request replay cannot match raises the SDK's own NotFoundError with the miss report,
+ * the SDK's retry of an injected 529 gets the recorded answer, and a stream cut short raises the
+ * SDK's connection error.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -49,14 +51,24 @@ async function agentRun(client: Anthropic): Promise<unknown[]> {
     .finalMessage();
   out.push(answered);
 
+  // Extended thinking: a thinking block (its deltas, then its signature) before the text.
+  out.push(await client.messages.stream({ model: CLAUDE_MODEL, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [user('Hi')] }).finalMessage());
+
   out.push(await client.messages.countTokens({ model: CLAUDE_MODEL, messages: ask, tools: [CLAUDE_WEATHER_TOOL] }));
-  try {
-    await client.messages.create({ model: CLAUDE_MODEL, max_tokens: 256, messages: [user('RATE LIMIT please')] });
-    out.push('no error');
-  } catch (error) {
-    out.push(error instanceof APIError ? { status: error.status, type: error.type, message: error.message } : String(error));
-  }
+  // A 429, and a stream that ends in an overloaded_error event: the SDK raises each as the provider's error.
+  out.push(await failure(client.messages.create({ model: CLAUDE_MODEL, max_tokens: 256, messages: [user('RATE LIMIT please')] })));
+  out.push(await failure(client.messages.stream({ model: CLAUDE_MODEL, max_tokens: 256, messages: [user('Hi MIDSTREAM')] }).finalMessage()));
   return out;
+}
+
+/** What a call that should fail raised: the SDK's APIError's status, type and message. */
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+    return 'no error';
+  } catch (error) {
+    return error instanceof APIError ? { status: error.status, type: error.type, message: error.message } : String(error);
+  }
 }
 
 const client = (baseURL: string, apiKey = API_KEY, defaultHeaders: Record<string, string> = {}) => new Anthropic({ baseURL, apiKey, maxRetries: 0, defaultHeaders });
@@ -69,7 +81,10 @@ describe('the @anthropic-ai/sdk client through record and replay', () => {
     expect((direct[0] as Anthropic.Message).content).toEqual([{ type: 'text', text: CLAUDE_HELLO, citations: null }]);
     expect((direct[2] as Anthropic.Message).stop_reason).toBe('tool_use');
     expect((direct[3] as Anthropic.Message).content[0]).toMatchObject({ type: 'text', text: 'The weather in Paris: sunny, 21°C' });
-    expect(direct[5]).toMatchObject({ status: 429, type: 'rate_limit_error' });
+    expect((direct[4] as Anthropic.Message).content.map((block) => block.type)).toEqual(['thinking', 'text']);
+    expect((direct[4] as Anthropic.Message).content[0]).toMatchObject({ type: 'thinking', thinking: 'The user wants a short answer.', signature: expect.stringMatching(/^Eq/) as string });
+    expect(direct[6]).toMatchObject({ status: 429, type: 'rate_limit_error' });
+    expect(direct[7]).toMatchObject({ status: undefined, type: 'overloaded_error' });
 
     const out = cleanups.scratch().file('anthropic.db');
     const recorder = await startRecorder({ target: upstream.origin, listen: 0, out, registry: testRegistry() });
@@ -85,7 +100,7 @@ describe('the @anthropic-ai/sdk client through record and replay', () => {
 
     const { stdout } = await runCli(['show', out, '--json']);
     const { exchanges } = JSON.parse(stdout) as { exchanges: Array<{ protocol: string | null; invalid: number; path: string }> };
-    expect(exchanges.map((e) => e.path)).toEqual(['/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages/count_tokens', '/v1/messages', '/v1/messages/count_tokens']);
+    expect(exchanges.map((e) => e.path)).toEqual(['/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages/count_tokens', '/v1/messages', '/v1/messages', '/v1/messages/count_tokens']);
     expect(exchanges.map((e) => [e.path, e.protocol, e.invalid])).toEqual(exchanges.map((e) => [e.path, 'anthropic', 0]));
     const findings = JSON.parse((await runCli(['findings', out, '--json'])).stdout) as { totals: { findings: number } };
     expect(findings.totals.findings).toBe(0);
@@ -112,11 +127,20 @@ describe('the @anthropic-ai/sdk client through record and replay', () => {
     expect(missed).toMatchObject({ status: 404, type: 'not_found_error' });
     expect((missed as Error).message).toMatch(/agent-proxy replay: .*\/v1\/messages/);
 
-    // The SDK retries an injected 529 (Anthropic's "overloaded") and gets the recorded answer.
-    const faulty = await startReplay({ recording: out, listen: 0, timing: 'none', faults: ['status=529,nth=1,path=/v1/messages'] });
+    // Faults: the SDK retries an injected 529 (Anthropic's "overloaded") and gets the recorded answer;
+    // a stream cut short raises its own error. The third request is the stream (the first got the 529,
+    // the second is the SDK's retry).
+    const faulty = await startReplay({ recording: out, listen: 0, timing: 'none', faults: ['status=529,nth=1,path=/v1/messages', 'cut=reset,after=2,path=/v1/messages,nth=3'] });
     cleanups.push(async () => void (await faulty.close()));
     const retrying = new Anthropic({ baseURL: faulty.url, apiKey: 'sk-ant-anything', maxRetries: 1 });
     expect(await retrying.messages.create({ model: CLAUDE_MODEL, max_tokens: 256, messages: [{ role: 'user', content: 'Hi' }] })).toEqual(direct[0]);
-    await expect(faulty.close()).resolves.toMatchObject({ faults: [{ injected: 1 }] });
+    const cut = await retrying.messages.stream({ model: CLAUDE_MODEL, max_tokens: 256, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [CLAUDE_WEATHER_TOOL] }).finalMessage().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // What the SDK raises when a provider's connection resets mid-answer: its own connection error, fetch's as the cause.
+    expect(cut).toBeInstanceOf(Anthropic.APIConnectionError);
+    expect(cut).toMatchObject({ message: 'Connection error.', cause: { message: 'terminated' } });
+    await expect(faulty.close()).resolves.toMatchObject({ faults: [{ injected: 1 }, { injected: 1 }] });
   });
 });

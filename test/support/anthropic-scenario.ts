@@ -9,6 +9,7 @@
  * - the last user turn mentions the weather → a short text, then one `get_weather` tool_use with
  *   `{"city":"Paris"}` (its input in fragments), stop reason `tool_use`;
  * - it says `RATE LIMIT` → 429 `rate_limit_error` with `retry-after: 0`; `OVERLOADED` → 529 `overloaded_error`;
+ *   `MIDSTREAM` → a stream that begins the answer and ends in an `overloaded_error` event;
  * - otherwise → `Hello from the stand-in model.`
  * With `thinking` enabled, the answer begins with a thinking block (thinking deltas, then its signature).
  */
@@ -25,7 +26,7 @@ export const CLAUDE_WEATHER_TOOL = {
 type Json = Record<string, unknown>;
 
 export interface ClaudeReply {
-  kind: 'text' | 'tool' | 'rate-limit' | 'overloaded';
+  kind: 'text' | 'tool' | 'rate-limit' | 'overloaded' | 'midstream-error';
   /** The thinking text in the pieces it streams in, when thinking is enabled. */
   thinking?: string[];
   /** The text in the pieces it streams in. */
@@ -73,6 +74,7 @@ export function claudeReply(body: Json): ClaudeReply {
   if (result !== undefined) return reply('text', pieces(`The weather in Paris: ${result}`));
   if (/RATE LIMIT/.test(text)) return reply('rate-limit', []);
   if (/OVERLOADED/.test(text)) return reply('overloaded', []);
+  if (/MIDSTREAM/.test(text)) return reply('midstream-error', pieces(CLAUDE_HELLO));
   if (/weather/i.test(text)) return reply('tool', pieces("I'll look that up."), { id: `toolu_${digest(body, 24)}`, name: 'get_weather', fragments: ['', '{"ci', 'ty": "Pa', 'ris"}'] });
   return reply('text', pieces(CLAUDE_HELLO));
 }
@@ -109,6 +111,10 @@ export function claudeMessage(body: Json, reply: ClaudeReply): Json {
 /** The events of a streamed answer, in order; each is sent as `event: <type>` with its data. */
 export function claudeEvents(body: Json, reply: ClaudeReply): Json[] {
   const events: Json[] = [{ type: 'message_start', message: { ...head(body), content: [], stop_reason: null, stop_sequence: null, usage: usage(reply, 1) } }];
+  if (reply.kind === 'midstream-error') {
+    const { type, error } = claudeError('overloaded_error', 'Overloaded');
+    return [...events, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: reply.pieces[0] } }, { type, error }];
+  }
   const whole = blocks(reply);
   whole.forEach((block, index) => {
     if (block.type === 'thinking') {

@@ -30,8 +30,7 @@ export class AnthropicChecker implements ProtocolChecker {
     // A lone event (a file handed to validate) is one too; an error object alone is an error answer.
     if (message.carrier === 'event' || (isStreamEvent(value) && isJsonObject(value) && value.type !== 'error')) return this.judgeEvent(value);
     if (endpoint === undefined) return unchecked('not a request or answer of the Messages API routes this checker knows (messages, count_tokens)');
-    const findings = isMessage(value) && isJsonObject(value) && Array.isArray(value.content) ? stopReasonFindings(typeof value.stop_reason === 'string' ? value.stop_reason : undefined, value.content.map((block) => (isJsonObject(block) ? String(block.type) : '')), '/stop_reason') : [];
-    return this.schemaVerdict(answerDef(endpoint, message.http?.status, value), value, findings);
+    return this.schemaVerdict(answerDef(endpoint, message.http?.status, value), value, messageFindings(value));
   }
 
   end(how: 'complete' | 'aborted'): Finding[] {
@@ -63,4 +62,11 @@ export class AnthropicChecker implements ProtocolChecker {
     if (!check.ok) return unchecked(check.reason, findings, refOf(choice.def));
     return verdictFrom([...check.validate(value), ...findings], check.ref);
   }
+}
+
+/** A plain answer's stop reason against its blocks, as a stream's is held to them. */
+function messageFindings(value: unknown): Finding[] {
+  if (!isMessage(value) || !isJsonObject(value) || !Array.isArray(value.content)) return [];
+  const blockTypes = value.content.map((block) => (isJsonObject(block) ? String(block.type) : ''));
+  return stopReasonFindings(typeof value.stop_reason === 'string' ? value.stop_reason : undefined, blockTypes, '/stop_reason');
 }

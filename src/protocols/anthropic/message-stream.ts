@@ -2,19 +2,12 @@ import { error, warning, type Finding } from '../../core/finding.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { ANTHROPIC_RULES as RULES } from './rules.js';
 
-/** A tool call an answer made, for the request rules of later exchanges. */
-export interface MadeToolUse {
-  id: string;
-  name: string;
-}
-
 interface BlockState {
   type: string;
   open: boolean;
   /** A tool_use block's `partial_json` deltas, concatenated. */
   json: string;
-  /** Its id and name, for a tool_use block. */
-  id?: string;
+  /** Its name, for a tool_use block. */
   name?: string;
 }
 
@@ -97,11 +90,6 @@ export class MessageStream {
     return [...this.openBlocks('the end of the stream', ''), error(RULES.stopMissing, '', "the stream ended without 'message_stop' (or an 'error' event); the SDK's finalMessage() throws")];
   }
 
-  /** The tool calls the answer made, once its blocks stopped. */
-  madeToolUses(): MadeToolUse[] {
-    return [...this.blocks.values()].flatMap((block) => (block.type === 'tool_use' && block.id !== undefined && !block.open ? [{ id: block.id, name: block.name ?? '' }] : []));
-  }
-
   private blockStart(value: JsonObject): Finding[] {
     if (typeof value.index !== 'number') return [];
     const block = isJsonObject(value.content_block) ? value.content_block : {};
@@ -112,7 +100,7 @@ export class MessageStream {
     else if (value.index !== next) findings.push(error(RULES.blockOutOfOrder, '/index', `content block ${value.index} starts where block ${next} comes next; blocks start in index order from 0`));
     else if (open) findings.push(error(RULES.blockOutOfOrder, '/index', `content block ${value.index} starts while block ${open[0]} is still open; blocks do not overlap`));
     if (!this.blocks.has(value.index)) {
-      this.blocks.set(value.index, { type: String(block.type), open: true, json: '', id: typeof block.id === 'string' ? block.id : undefined, name: typeof block.name === 'string' ? block.name : undefined });
+      this.blocks.set(value.index, { type: String(block.type), open: true, json: '', name: typeof block.name === 'string' ? block.name : undefined });
     }
     return findings;
   }
@@ -162,7 +150,7 @@ export class MessageStream {
     const usage = isJsonObject(value.usage) ? value.usage : {};
     if (typeof usage.output_tokens === 'number') {
       if (this.outputTokens !== undefined && usage.output_tokens < this.outputTokens) {
-        findings.push(error(RULES.usageDecreasing, '/usage/output_tokens', `output_tokens ${usage.output_tokens} is lower than the stream's earlier ${this.outputTokens}; the counts are cumulative`));
+        findings.push(warning(RULES.usageDecreasing, '/usage/output_tokens', `output_tokens ${usage.output_tokens} is lower than the stream's earlier ${this.outputTokens}; the counts are cumulative, and the SDK keeps the last`));
       }
       this.outputTokens = usage.output_tokens;
     }

@@ -24,7 +24,7 @@ export const ANTHROPIC_RULES = {
   stopReasonMissing: 'anthropic-stop-reason-missing',
   /** error: `stop_reason: "tool_use"` with no tool_use block; warning: a tool_use block ending with `end_turn` or `stop_sequence`. */
   stopReasonMismatch: 'anthropic-stop-reason-mismatch',
-  /** error: a `message_delta` whose cumulative `usage.output_tokens` is lower than an earlier count of the stream. */
+  /** warning: a `message_delta` whose cumulative `usage.output_tokens` is lower than an earlier count of the stream (the SDK keeps the last, so token accounting goes wrong quietly). */
   usageDecreasing: 'anthropic-usage-decreasing',
   /** error: a `tool_result` naming a `tool_use_id` that the assistant turn just before it never made (the API answers 400). */
   toolResultUnknownId: 'anthropic-tool-result-unknown-id',

@@ -55,8 +55,8 @@ export function sniffAnthropic(value: unknown): number {
   if (!isJsonObject(value)) return 0;
   if (isMessage(value) && typeof value.id === 'string') return 0.95;
   if (isStreamEvent(value)) {
-    // A lone ping says little; Pi's events have message_start too, but not with a Message inside.
-    if (value.type === 'ping') return 0.5;
+    // A lone ping or error object says little; Pi's events have message_start too, but not with a Message inside.
+    if (value.type === 'ping' || value.type === 'error') return 0.5;
     return 0.95;
   }
   return requestScore(value);
