@@ -1,6 +1,6 @@
 /**
  * Shared fixtures for the inspector tests: AG-UI recordings made through the real recorder, a big
- * synthetic recording written with RecordingWriter, and the browser (playwright-core driving
+ * synthetic recording and MCP and OpenAI ones written with RecordingWriter, and the browser (playwright-core driving
  * Debian's chromium) when both are present.
  */
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
+import { chatChunks, chatReply, STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
 import { postRun, runInput } from '../record/record-helpers.js';
 import { TOOL_VERSION } from '../../src/core/version.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
@@ -115,6 +116,28 @@ export function writeMcpRecording(file: string): void {
   line('server', 22, { id: 3, error: { code: -32002, message: 'Resource not found' } }); // 10
   line('server', 23, { method: 'notifications/tools/list_changed' }); // 11
   w.endExchange(id, { outcome: 'complete', tOffsetMs: 30 });
+  w.close();
+}
+
+/**
+ * OpenAI chat completions over HTTP, written by hand from the stand-in's scenario: a streamed answer
+ * with a tool call (its arguments in fragments), then a streamed text answer with usage.
+ */
+export function writeOpenAiRecording(file: string): void {
+  const w = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+  const asks = [
+    { model: STANDIN_MODEL, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [WEATHER_TOOL], stream: true },
+    { model: STANDIN_MODEL, messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } },
+  ];
+  for (const request of asks) {
+    const id = w.beginExchange({ transport: 'http', protocol: 'openai', method: 'POST', path: '/v1/chat/completions', requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
+    w.updateExchange(id, { status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
+    w.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: 1, raw: Buffer.from(JSON.stringify(request)), json: request, verdict: { status: 'valid', findings: [] } });
+    chatChunks(request, chatReply(request)).forEach((chunk, i) => {
+      w.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: 2 + i, raw: Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`), json: chunk, verdict: { status: 'valid', findings: [] } });
+    });
+    w.endExchange(id, { outcome: 'complete', tOffsetMs: 50 });
+  }
   w.close();
 }
 
