@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, MCP_SESSION_LINES, openMcpRecording, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 import { STANDIN_HELLO } from '../support/openai-scenario.js';
 import { tempDir } from '../support/temp-dir.js';
 import { tlsText } from '../../src/core/tls-text.js';
@@ -334,7 +334,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'AG-UI run']);
   });
 
-  it('draws an MCP session (the server and its capabilities, the tools with their input schema folded, the calls with arguments and results) and an OpenAI answer assembled', async () => {
+  it('draws an MCP session (the server and its capabilities, the tools with their input schema folded, the calls with arguments and results), live too, and an OpenAI answer assembled', async () => {
     const file = join(dir, 'mcp-session.db');
     writeMcpRecording(file);
     const mcp = await startInspector({ recording: file, listen: 0 });
@@ -358,6 +358,21 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       await shot(page, 'inspector-mcp-session.png');
     } finally {
       await mcp.close();
+    }
+    // Live: a call drawn unanswered is answered in place when its answer is recorded.
+    const growing = openMcpRecording(join(dir, 'mcp-live.db'), 6);
+    const live = await startInspector({ recording: join(dir, 'mcp-live.db'), live: true, listen: 0 });
+    try {
+      const page = await open(live.url, '#/exchange/1/session');
+      await page.waitForSelector('#mcp-calls tr.pair.unpaired[data-method="tools/call"]');
+      await page.waitForSelector('body[data-live="connected"]');
+      growing.add(MCP_SESSION_LINES.slice(6, 8));
+      await page.waitForSelector('#mcp-calls tr.pair.ok[data-method="tools/call"]');
+      expect((await page.locator('#mcp-calls tr[data-method="tools/call"] td').allTextContents()).at(-1)).toBe('#8 Echo: hi');
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await live.close();
+      growing.close();
     }
     const llm = join(dir, 'openai.db');
     writeOpenAiRecording(llm);
