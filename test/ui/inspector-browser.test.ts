@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, MCP_SESSION_LINES, openMcpRecording, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { STANDIN_HELLO } from '../support/openai-scenario.js';
 import { tempDir } from '../support/temp-dir.js';
 import { tlsText } from '../../src/core/tls-text.js';
 
@@ -333,7 +334,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'AG-UI run']);
   });
 
-  it('draws an MCP session: the server and its capabilities, the tools with their input schema folded, the calls with arguments and results', async () => {
+  it('draws an MCP session (the server and its capabilities, the tools with their input schema folded, the calls with arguments and results), live too, and an OpenAI answer assembled', async () => {
     const file = join(dir, 'mcp-session.db');
     writeMcpRecording(file);
     const mcp = await startInspector({ recording: file, listen: 0 });
@@ -346,15 +347,52 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
       expect(await tool.locator('td').allTextContents()).toEqual(['echo', 'Echoes the message back', 'message' + JSON.stringify(MCP_ECHO_TOOL.inputSchema, null, 2)]);
       expect(await tool.locator('details').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
       const cells = async (method: string) => (await page.locator(`#mcp-calls tr[data-method="${method}"] td`).allTextContents()).slice(2);
-      expect(await cells('tools/call')).toEqual(['tools/call', 'echo', '{"message":"hi"}', '#8', 'Echo: hi', '7 ms']);
-      expect(await cells('resources/read')).toEqual(['resources/read', 'file:///gone', '{"uri":"file:///gone"}', '#10', 'error -32002 Resource not found', '2 ms']);
+      expect(await cells('tools/call')).toEqual(['tools/call', 'echo', '7 ms', '{"message":"hi"}', '#8 Echo: hi']);
+      expect(await cells('resources/read')).toEqual(['resources/read', 'file:///gone', '2 ms', '{"uri":"file:///gone"}', '#10 error -32002 Resource not found']);
       expect(await page.locator('#mcp-calls tr[data-method="resources/read"]').getAttribute('class')).toBe('pair failed');
+      expect((await cells('tools/list')).at(-1)).toBe('#5 1 tool: echo');
       // A call's row selects its request and answer, as the pairs of other sessions do.
       await page.locator('#mcp-calls tr[data-method="tools/call"] a').first().click();
       await page.waitForSelector('#mcp-calls tr.selected[data-seqs="6 8"]');
       expect(errorsOf(page)).toEqual([]);
+      await shot(page, 'inspector-mcp-session.png');
     } finally {
       await mcp.close();
+    }
+    // Live: a call drawn unanswered is answered in place when its answer is recorded.
+    const growing = openMcpRecording(join(dir, 'mcp-live.db'), 6);
+    const live = await startInspector({ recording: join(dir, 'mcp-live.db'), live: true, listen: 0 });
+    try {
+      const page = await open(live.url, '#/exchange/1/session');
+      await page.waitForSelector('#mcp-calls tr.pair.unpaired[data-method="tools/call"]');
+      await page.waitForSelector('body[data-live="connected"]');
+      growing.add(MCP_SESSION_LINES.slice(6, 8));
+      await page.waitForSelector('#mcp-calls tr.pair.ok[data-method="tools/call"]');
+      expect((await page.locator('#mcp-calls tr[data-method="tools/call"] td').allTextContents()).at(-1)).toBe('#8 Echo: hi');
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await live.close();
+      growing.close();
+    }
+    const llm = join(dir, 'openai.db');
+    writeOpenAiRecording(llm);
+    const openai = await startInspector({ recording: llm, listen: 0 });
+    try {
+      const page = await open(openai.url, '#/exchange/1/answer');
+      await page.waitForSelector('#answer-outcome');
+      expect(await page.locator('.tabs a').allTextContents()).toEqual(['Messages', 'Answer']);
+      expect(await page.locator('#answer-outcome').textContent()).toBe('Stopped: tool_calls');
+      expect(await page.locator('.answer-tool-call[data-tool="get_weather"] pre').textContent()).toBe(`args: ${JSON.stringify({ city: 'Paris' }, null, 2)}`);
+      await page.locator('.tabs a[data-tab="messages"]').click();
+      await page.waitForSelector('#exchange-view .msg-row[data-seq="1"]');
+      await page.goto(`${openai.url}/#/exchange/2/answer`);
+      await page.waitForSelector('.answer-text');
+      expect(await page.locator('.answer-text pre').textContent()).toBe(STANDIN_HELLO);
+      expect(await page.locator('#answer-usage').textContent()).toMatch(/^tokens: \d+ in, \d+ out$/);
+      expect(errorsOf(page)).toEqual([]);
+      await shot(page, 'inspector-answer.png');
+    } finally {
+      await openai.close();
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * Shared fixtures for the inspector tests: AG-UI recordings made through the real recorder, a big
- * synthetic recording written with RecordingWriter, and the browser (playwright-core driving
+ * synthetic recording and MCP and OpenAI ones written with RecordingWriter, and the browser (playwright-core driving
  * Debian's chromium) when both are present.
  */
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { bareRegistry } from '../support/shared.js';
+import { chatChunks, chatReply, STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
 import { postRun, runInput } from '../record/record-helpers.js';
 import { TOOL_VERSION } from '../../src/core/version.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
@@ -93,28 +94,69 @@ export function writeStdioRecording(file: string): void {
 export const MCP_ECHO_TOOL = { name: 'echo', description: 'Echoes the message back', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
 
 /**
- * An MCP session over stdio, written by hand: initialize, tools/list (MCP_ECHO_TOOL), a tools/call with
- * progress, a resources/read answered with an error, and a list_changed notification (11 messages).
+ * An MCP session over stdio, as [sender, offset ms, message]: initialize, tools/list (MCP_ECHO_TOOL), a
+ * tools/call with progress (its request is the 6th line, its answer the 8th), a resources/read answered
+ * with an error, and a list_changed notification (11 lines).
  */
-export function writeMcpRecording(file: string): void {
+export const MCP_SESSION_LINES: ReadonlyArray<readonly ['client' | 'server', number, object]> = [
+  ['client', 1, { id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }],
+  ['server', 3, { id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 's', version: '1' } } }],
+  ['client', 4, { method: 'notifications/initialized' }],
+  ['client', 5, { id: 1, method: 'tools/list' }],
+  ['server', 6, { id: 1, result: { tools: [MCP_ECHO_TOOL] } }],
+  ['client', 10, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 2 } } }],
+  ['server', 11, { method: 'notifications/progress', params: { progressToken: 2, progress: 1 } }],
+  ['server', 17, { id: 2, result: { content: [{ type: 'text', text: 'Echo: hi' }] } }],
+  ['client', 20, { id: 3, method: 'resources/read', params: { uri: 'file:///gone' } }],
+  ['server', 22, { id: 3, error: { code: -32002, message: 'Resource not found' } }],
+  ['server', 23, { method: 'notifications/tools/list_changed' }],
+];
+
+/** A recording of MCP_SESSION_LINES' first `lines` lines, left open for more (`add`) while an inspector reads it live. */
+export function openMcpRecording(file: string, lines = MCP_SESSION_LINES.length): { add(lines: typeof MCP_SESSION_LINES): void; close(): void } {
   const w = RecordingWriter.open(file, { toolVersion: 'test', target: undefined, mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
   const id = w.beginExchange({ transport: 'stdio', protocol: 'mcp', url: 'node server.js', tOffsetMs: 0 });
-  const line = (sender: 'client' | 'server', t: number, body: object) => {
-    const json = { jsonrpc: '2.0', ...body };
-    w.addMessage({ exchangeId: id, sender, carrier: 'line', channel: sender === 'client' ? 'stdin' : 'stdout', tOffsetMs: t, raw: Buffer.from(JSON.stringify(json) + '\n'), json, verdict: { status: 'valid', findings: [] } });
+  const add = (more: typeof MCP_SESSION_LINES) => {
+    for (const [sender, t, body] of more) {
+      const json = { jsonrpc: '2.0', ...body };
+      w.addMessage({ exchangeId: id, sender, carrier: 'line', channel: sender === 'client' ? 'stdin' : 'stdout', tOffsetMs: t, raw: Buffer.from(JSON.stringify(json) + '\n'), json, verdict: { status: 'valid', findings: [] } });
+    }
+    w.flush();
   };
-  line('client', 1, { id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }); // 1
-  line('server', 3, { id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 's', version: '1' } } }); // 2
-  line('client', 4, { method: 'notifications/initialized' }); // 3
-  line('client', 5, { id: 1, method: 'tools/list' }); // 4
-  line('server', 6, { id: 1, result: { tools: [MCP_ECHO_TOOL] } }); // 5
-  line('client', 10, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 2 } } }); // 6
-  line('server', 11, { method: 'notifications/progress', params: { progressToken: 2, progress: 1 } }); // 7
-  line('server', 17, { id: 2, result: { content: [{ type: 'text', text: 'Echo: hi' }] } }); // 8
-  line('client', 20, { id: 3, method: 'resources/read', params: { uri: 'file:///gone' } }); // 9
-  line('server', 22, { id: 3, error: { code: -32002, message: 'Resource not found' } }); // 10
-  line('server', 23, { method: 'notifications/tools/list_changed' }); // 11
-  w.endExchange(id, { outcome: 'complete', tOffsetMs: 30 });
+  add(MCP_SESSION_LINES.slice(0, lines));
+  return {
+    add,
+    close() {
+      w.endExchange(id, { outcome: 'complete', tOffsetMs: 30 });
+      w.close();
+    },
+  };
+}
+
+/** The whole MCP session of MCP_SESSION_LINES, written by hand. */
+export function writeMcpRecording(file: string): void {
+  openMcpRecording(file).close();
+}
+
+/**
+ * OpenAI chat completions over HTTP, written by hand from the stand-in's scenario: a streamed answer
+ * with a tool call (its arguments in fragments), then a streamed text answer with usage.
+ */
+export function writeOpenAiRecording(file: string): void {
+  const w = RecordingWriter.open(file, { toolVersion: 'test', target: 'http://127.0.0.1:1', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+  const asks = [
+    { model: STANDIN_MODEL, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [WEATHER_TOOL], stream: true },
+    { model: STANDIN_MODEL, messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } },
+  ];
+  for (const request of asks) {
+    const id = w.beginExchange({ transport: 'http', protocol: 'openai', method: 'POST', path: '/v1/chat/completions', requestHeaders: { 'content-type': 'application/json' }, tOffsetMs: 0 });
+    w.updateExchange(id, { status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
+    w.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: 1, raw: Buffer.from(JSON.stringify(request)), json: request, verdict: { status: 'valid', findings: [] } });
+    chatChunks(request, chatReply(request)).forEach((chunk, i) => {
+      w.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: 2 + i, raw: Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`), json: chunk, verdict: { status: 'valid', findings: [] } });
+    });
+    w.endExchange(id, { outcome: 'complete', tOffsetMs: 50 });
+  }
   w.close();
 }
 

@@ -165,9 +165,9 @@ table.sess tr.unpaired td:nth-child(3) { color: var(--bad); }
 table.sess tr.gap td { background: var(--hl-warning); color: var(--warn); font-weight: 600; }
 details.turn { border: 1px solid var(--line); border-radius: 6px; margin-bottom: 8px; padding: 4px 10px; background: #fff; }
 details.turn summary { cursor: pointer; }
-/* MCP session: descriptions, arguments and results wrap; a tool's input schema unfolds in place */
-table.sess td.wrap, table.mcp-calls td.args, table.mcp-calls td.result { white-space: normal; word-break: break-word; }
-table.mcp-calls td.args, table.mcp-calls td.result { font-family: var(--mono); max-width: 28em; }
+/* MCP session: descriptions wrap; arguments and results are cut to a line (whole in their tooltip); a tool's input schema unfolds in place */
+table.sess td.wrap { white-space: normal; }
+table.mcp-calls td.args, table.mcp-calls td.result { font-family: var(--mono); max-width: 12em; overflow: hidden; text-overflow: ellipsis; }
 details.schema summary { cursor: pointer; font-family: var(--mono); }
 details.schema pre { margin: 4px 0; font: 11px/1.35 var(--mono); white-space: pre-wrap; }
 #mcp-server { margin-bottom: 6px; } #mcp-capabilities { margin-top: 2px; }

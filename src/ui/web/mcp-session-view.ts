@@ -1,5 +1,5 @@
 import type { McpCallRow, McpSessionView, SessionView } from '../api-types.js';
-import { fmtMs, h } from './dom.js';
+import { fmtMs, h, plural } from './dom.js';
 import { at, seqLink, seqs, type SessionCtx } from './session-links.js';
 
 /** Characters of arguments or a result shown in a calls-table cell; the message has the rest. */
@@ -15,7 +15,7 @@ export function isMcpSession(view: SessionView): view is McpSessionView {
 /**
  * The parts of an MCP session of its own: the server (name, version, protocol version, capabilities,
  * instructions), the tools it listed (description, input schema folded), and the calls as a table:
- * method, tool/resource/prompt, arguments, result or error, duration.
+ * method, tool/resource/prompt, duration, arguments, result or error.
  */
 export function mcpSections(view: McpSessionView, ctx: SessionCtx): HTMLElement[] {
   return [h('h3', {}, 'Server'), serverBox(view.server), h('h3', {}, `Tools (${view.tools.length})`), toolTable(view.tools), h('h3', {}, `Calls (${view.calls.length})`), callTable(view.calls, ctx)];
@@ -69,7 +69,8 @@ function schemaSummary(schema: unknown): string {
 
 function callTable(calls: McpCallRow[], ctx: SessionCtx): HTMLElement {
   if (calls.length === 0) return h('div', { class: 'dim', id: 'mcp-calls' }, '(none)');
-  const head = h('tr', {}, ...['request', '', 'method', 'name', 'arguments', 'response', 'result or error'].map((c) => h('th', {}, c)), h('th', { class: 'num' }, 'duration'));
+  // The long cells last: cut to the pane, they leave the short ones in view.
+  const head = h('tr', {}, ...['request', '', 'method', 'name'].map((c) => h('th', {}, c)), h('th', { class: 'num' }, 'duration'), h('th', {}, 'arguments'), h('th', {}, 'response: result or error'));
   const table = h('table', { class: 'sess mcp-calls', id: 'mcp-calls' }, head);
   for (const c of calls.slice(0, MAX_CALL_ROWS)) {
     const outcome = outcomeOf(c);
@@ -81,22 +82,21 @@ function callTable(calls: McpCallRow[], ctx: SessionCtx): HTMLElement {
         h('td', { class: `msg-dir ${c.from}`, title: c.from === 'client' ? 'sent by the client' : 'sent by the server' }, c.from === 'client' ? '→' : '←'),
         h('td', { class: 'mono' }, c.method),
         h('td', { class: 'mono' }, c.name ?? ''),
-        cell(c.arguments === null || c.arguments === undefined ? '' : JSON.stringify(c.arguments), 'mono args'),
-        h('td', {}, seqLink(c.responseSeq, ctx)),
-        cell(outcome.text, `result ${outcome.state === 'ok' ? '' : 'status-bad'}`),
         h('td', { class: 'num' }, c.durationMs === null ? '' : fmtMs(c.durationMs)),
+        cell(c.arguments === null || c.arguments === undefined ? '' : JSON.stringify(c.arguments), 'mono args'),
+        cell(outcome.text, `result ${outcome.state === 'ok' ? '' : 'status-bad'}`, c.responseSeq === null ? undefined : seqLink(c.responseSeq, ctx)),
       ),
     );
   }
   const more = calls.length - MAX_CALL_ROWS;
-  if (more > 0) table.appendChild(h('tr', {}, h('td', { colspan: 8, class: 'dim' }, `… ${more} more calls in the message list`)));
+  if (more > 0) table.appendChild(h('tr', {}, h('td', { colspan: 7, class: 'dim' }, `… ${more} more calls in the message list`)));
   return table;
 }
 
-/** A cell cut to CELL_CHARS, the whole text in its title. */
-function cell(full: string, cls: string): HTMLElement {
+/** A cell of one line (the stylesheet cuts it to the column), the whole text in its title, after `link` if any. */
+function cell(full: string, cls: string, link?: HTMLElement): HTMLElement {
   const cut = full.length > CELL_CHARS ? `${full.slice(0, CELL_CHARS)}…` : full;
-  return h('td', { class: cls, title: full.length > CELL_CHARS ? full : null }, cut);
+  return h('td', { class: cls, title: full === '' ? null : full }, link ?? '', link ? ' ' : '', cut);
 }
 
 /**
@@ -115,7 +115,19 @@ function outcomeOf(c: McpCallRow): { state: 'ok' | 'failed' | 'unpaired'; text: 
     const structured = result.structuredContent === undefined ? '' : ` structured ${JSON.stringify(result.structuredContent)}`;
     return result.isError === true ? { state: 'failed', text: `tool error: ${content}${structured}` } : { state: 'ok', text: `${content}${structured}`.trim() };
   }
+  const listed = result && listOf(c.method, result);
+  if (listed !== undefined) return { state: 'ok', text: listed };
+  if (c.method === 'initialize' && result !== undefined) return { state: 'ok', text: `protocol ${text(result.protocolVersion)}` };
   return { state: 'ok', text: c.result === undefined ? '' : JSON.stringify(c.result) };
+}
+
+/** A listing's answer by what it lists: `2 tools: echo, add` (and `, more pages` when it has a cursor). */
+function listOf(method: string, result: Record<string, unknown>): string | undefined {
+  const listing = ({ 'tools/list': ['tools', 'tool'], 'prompts/list': ['prompts', 'prompt'], 'resources/list': ['resources', 'resource'], 'resources/templates/list': ['resourceTemplates', 'resource template'] } as Record<string, [string, string]>)[method];
+  const list = listing === undefined ? undefined : result[listing[0]];
+  if (listing === undefined || !Array.isArray(list)) return undefined;
+  const names = list.map((item) => (isObject(item) ? text(item.name ?? item.uri ?? item.uriTemplate) : ''));
+  return `${plural(list.length, listing[1])}${names.length > 0 ? `: ${names.join(', ')}` : ''}${result.nextCursor === undefined ? '' : ', more pages'}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
