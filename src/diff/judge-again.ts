@@ -93,6 +93,7 @@ function errorRules(v: Verdict): string {
 /** Where the exchange runs, as record tells its checker. */
 function channelOf(e: ExchangeRow): CheckerContext['channel'] {
   const channel: CheckerContext['channel'] = { transport: e.transport };
+  if (e.method !== null) channel.method = e.method;
   if (e.path !== null) channel.path = e.path;
   if (e.requestHeaders) channel.requestHeaders = e.requestHeaders;
   return channel;
