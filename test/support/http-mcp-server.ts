@@ -7,7 +7,9 @@
  *   `two-streams`: and the same ping on the call's own stream;
  * - `cut`: a tools/call's stream is primed with an event id and closed before its answer, which
  *   the session's next GET stream carries (with or without `Last-Event-ID`: the client decides);
- * - `expire`: the session is gone after its first tools/list (404 to anything that names it).
+ * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
+ * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
+ * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise).
  * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -29,6 +31,9 @@ interface Session {
 }
 
 const SERVER_INFO = { name: 'http-mcp-stand-in', version: '1.0.0' };
+
+/** The token the `auth` switch asks for: distinctive, so that a test can look for it in a recording's bytes. */
+export const STAND_IN_BEARER = 'mcp-bearer-4c7e1a9f3b6d2e8a0f5c';
 
 export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
   const sessions = new Map<string, Session>();
@@ -75,6 +80,7 @@ export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
     }
     const answer = { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'echo' }] } };
     res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (switches.has('drop')) return void res.end();
     if (switches.has('cut')) {
       session.owed = answer;
       res.write('id: primed-1\ndata: \n\n');
@@ -104,6 +110,7 @@ export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
     const [, switchText = '', endpoint] = (req.url ?? '/').split('?')[0].split('/');
     if (endpoint !== 'mcp') return void res.writeHead(404).end();
     const switches = new Set(switchText.split('+'));
+    if (switches.has('auth') && req.headers.authorization !== `Bearer ${STAND_IN_BEARER}`) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
     if (req.method === 'GET') return get(req, res);
     if (req.method === 'DELETE') {

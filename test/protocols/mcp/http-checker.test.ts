@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { startRecorder } from '../../../src/record/start-recorder.js';
 import { MCP_RULES } from '../../../src/protocols/mcp/mcp-rules.js';
+import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/json-rpc-rules.js';
 import { fixturesAfterEach } from '../../support/fixtures-after-each.js';
 import { bareRegistry } from '../../support/shared.js';
 import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
@@ -151,6 +152,14 @@ const CASES: Record<string, { switches: string; run(client: RawClient): Promise<
       await c.request('tools/call', {}, { name: 'echo', arguments: {} });
       const stream = await c.openStream({ 'last-event-id': 'primed-1' });
       expect(await stream.next()).toContain('"echo"');
+    },
+  },
+  'a call whose stream ends without its answer': {
+    switches: 'drop',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
     },
   },
   'a server request on the GET stream, answered': {
