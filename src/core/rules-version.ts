@@ -15,8 +15,11 @@
  * 7: the Anthropic Messages API (its schema written from the documentation; event order, content
  *    block pairing and delta types, stop_reason against the blocks, usage; tool_result ids and
  *    tool_choice in requests); a lone {model, messages} body told apart from OpenAI's.
+ * 8: MCP over HTTP (each exchange judged with its session's state; the transport rules: session and
+ *    version headers, a session the server ended, a response on the GET stream, a 202 with a body,
+ *    a message on two streams, 2026-07-28's headers equal to the body).
  */
-export const RULES_VERSION = 7;
+export const RULES_VERSION = 8;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -1,17 +1,15 @@
 /**
- * Traffic of protocols agent-proxy has no module for, from their official SDKs, through the real
+ * Traffic of the protocols that once had no module here, from their official SDKs, through the real
  * recorder: MCP (`@modelcontextprotocol/sdk` against the reference server-everything over Streamable
  * HTTP), and OpenAI's (`openai`) and Anthropic's (`@anthropic-ai/sdk`) against loopback mock models,
- * streamed and not, which have their modules now. None of it may be judged by another protocol's
- * rules (MCP's SSE is not AG-UI, `/v1/messages` is not a Pi daemon route): MCP's messages are
- * unchecked, saying that no protocol recognised it, the models' are their own protocol's and valid, and
- * `show`, `show --exchange` and `findings` report no invalid message and no finding.
+ * streamed and not, which all have their modules now. None of it may be judged by another protocol's
+ * rules (MCP's SSE is not AG-UI, `/v1/messages` is not a Pi daemon route): each is its own protocol's
+ * and valid, and `show` and `findings` report no invalid message and no finding.
  */
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
-import { NO_PROTOCOL_REASON } from '../../src/judge/message-pipeline.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
 import { connectMcpClient, mcpSession, startMcpEverything } from '../support/mcp-everything.js';
@@ -31,11 +29,6 @@ interface ShownExchange {
   invalid: number;
   verdict: string;
 }
-interface ShownMessage {
-  status: string;
-  reason: string | null;
-  findings: unknown[];
-}
 
 async function recorder(target: string): Promise<RunningRecorder> {
   const running = await startRecorder({ target, listen: 0, out: cleanups.scratch().file('run.db'), registry: bareRegistry() });
@@ -49,27 +42,9 @@ async function cliJson<T>(args: string[]): Promise<T> {
   return JSON.parse(result.stdout) as T;
 }
 
-/**
- * What show, show --exchange and findings say of a closed recording: every exchange claimed by no
- * protocol, every message unchecked for that reason, no finding anywhere. Returns the exchanges.
- */
-async function expectAllUnrecognised(file: string): Promise<ShownExchange[]> {
-  const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', file]);
-  expect(exchanges.length).toBeGreaterThan(0);
-  for (const exchange of exchanges) {
-    expect({ id: exchange.id, protocol: exchange.protocol, invalid: exchange.invalid }).toEqual({ id: exchange.id, protocol: null, invalid: 0 });
-    expect(exchange.verdict).not.toBe('invalid');
-    const { messages } = await cliJson<{ messages: ShownMessage[] }>(['show', file, '--exchange', String(exchange.id)]);
-    expect(messages).toHaveLength(exchange.messages);
-    for (const message of messages) expect(message).toMatchObject({ status: 'unchecked', reason: expect.stringContaining(NO_PROTOCOL_REASON) as string, findings: [] });
-  }
-  const findings = await cliJson<{ totals: { findings: number } }>(['findings', file]);
-  expect(findings.totals.findings).toBe(0);
-  return exchanges;
-}
-
 describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
-  it('is judged by no protocol: its SSE answers are not AG-UI runs', async () => {
+  // MCP has its module now (src/protocols/mcp): every exchange of the session is its own, judged with no finding.
+  it('is judged as mcp: its POSTs, their SSE answers and the standalone GET stream, none as AG-UI', async () => {
     const server = await startMcpEverything();
     cleanups.push(() => server.close());
     const proxy = await recorder(new URL(server.url).origin);
@@ -78,10 +53,14 @@ describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
     await client.close();
     await proxy.close();
 
-    const exchanges = await expectAllUnrecognised(proxy.out);
+    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
     // The SDK's calls were recorded (initialize, the session's calls and their SSE answers).
     expect(exchanges.filter((e) => e.transport === 'sse' && e.method === 'POST').length).toBeGreaterThanOrEqual(8);
     expect(exchanges.reduce((n, e) => n + e.messages, 0)).toBeGreaterThanOrEqual(18);
+    expect(exchanges.filter((e) => e.protocol !== 'mcp').map((e) => `${e.method} ${e.path} ${e.protocol}`)).toEqual([]);
+    expect(exchanges.filter((e) => e.invalid > 0)).toEqual([]);
+    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
+    expect(findings.totals.findings).toBe(0);
   });
 });
 
