@@ -1,6 +1,7 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AnthropicChecker } from './checker.js';
 import { anthropicChannelEvidence } from './detection.js';
+import { anthropicViews } from './message-answer.js';
 import { anthropicReplayFacts } from './replay-facts.js';
 import { anthropicMessageEvidence, guessAnthropicSender, sniffAnthropic } from './shapes.js';
 
@@ -15,6 +16,7 @@ export const anthropicProtocol: ProtocolModule<'anthropic'> = {
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AnthropicChecker(context);
   },
+  views: anthropicViews,
 };
 
 export { ANTHROPIC_RULES, type AnthropicRuleId } from './rules.js';

@@ -29,6 +29,7 @@ export const anthropicReplayFacts: ProtocolFacts<'anthropic', 'http' | 'sse' | '
   schemas: ANTHROPIC_SCHEMAS,
   classify: classifyAnthropic,
   fields: FIELDS,
+  answers: true,
   streamEndRules: [RULES.stopMissing],
   replay: {
     missAnswers: { http: answerAnthropicMiss, summary: "Anthropic Messages calls get a 404 in Anthropic's error shape" },
