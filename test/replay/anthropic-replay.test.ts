@@ -124,7 +124,7 @@ describe("faults in Anthropic's own shapes", () => {
   const streamed = { ...ask([{ role: 'user', content: 'Tell me a story' }]), stream: true as const };
 
   it('answers status=529 as overloaded_error, 429 as rate_limit_error and a 5xx as api_error, each raised by the SDK as its own error class', async () => {
-    const { replay, client } = await replayOf([plainCall(hi, 'Hello there.')], { faults: ['status=529,nth=1', 'status=429,nth=2', 'status=503,nth=3', 'status=413,nth=4'] });
+    const { replay, client } = await replayOf([plainCall(hi, 'Hello there.')], { faults: ['status=529,nth=1', 'status=429,nth=2', 'status=503,nth=3', 'status=413,nth=4', 'status=529,nth=5'] });
     const direct = await fetch(`${replay.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(hi) });
     expect(direct.status).toBe(529);
     expect(await direct.json()).toEqual({
@@ -135,6 +135,9 @@ describe("faults in Anthropic's own shapes", () => {
     expect(await failure(client.messages.create(hi))).toMatchObject({ constructor: Anthropic.RateLimitError, status: 429, type: 'rate_limit_error' });
     expect(await failure(client.messages.create(hi))).toMatchObject({ status: 503, type: 'api_error' });
     expect(await failure(client.messages.create(hi))).toMatchObject({ status: 413, type: 'request_too_large' });
+    const overloaded = await failure(client.messages.create(hi));
+    expect(overloaded).toBeInstanceOf(APIError);
+    expect(overloaded).toMatchObject({ status: 529, type: 'overloaded_error' });
     // Every fault is spent: the answer they stood in for is still there.
     expect(said(await client.messages.create(hi))).toBe('Hello there.');
   });
