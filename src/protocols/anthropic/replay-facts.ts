@@ -14,12 +14,16 @@ import { ANTHROPIC_SCHEMAS } from './schemas.js';
  * but a tool_result must still answer the call it answered. `metadata` (its `user_id`) is set per
  * user, not decided by the agent. Everything else is what the agent decided, and is compared: the
  * model, the system prompt, every message, the tools, `tool_choice`, `thinking`, the sampling
- * settings, and `stream` (it chooses the answer's shape).
+ * settings, and `stream` (it chooses the answer's shape). The ids an answer mints are the server's.
  */
 const FIELDS: FieldRoles = {
   '/messages/*/content/*/id': 'answer-id',
   '/messages/*/content/*/tool_use_id': 'answer-id',
   '/metadata': 'volatile',
+  // The ids the answer mints, labelled by diff: the Message's (whole, or in message_start) and its tool uses'.
+  '/message/id': 'server-id',
+  '/content/*/id': 'server-id',
+  '/content_block/id': 'server-id',
 };
 
 /** Which channels are Messages API calls, and how a replay matches and answers them. */
