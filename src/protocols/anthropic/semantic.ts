@@ -1,4 +1,5 @@
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, tryParseJson } from '../../core/json.js';
+import { tooDeepToWalk } from '../../core/json-depth.js';
 import type { SemanticFold } from '../protocol.js';
 import { assembleMessage, type AssembledBlock } from './message-assembly.js';
 import { looksLikeRequest } from './routes.js';
@@ -83,13 +84,10 @@ function foldRequest(body: Json, ids: IdLabels): Json {
   return request;
 }
 
-/** Tool input as the value it stands for; as sent when it is not JSON (a stream cut inside it). */
+/** Tool input as the value it stands for; as sent when it is not JSON (a stream cut inside it) or nests too deep to walk. */
 function parsedInput(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
+  const value = tooDeepToWalk(text) ? undefined : tryParseJson(text);
+  return value === undefined ? text : value;
 }
 
 function foldAnswerBlock(block: AssembledBlock, ids: IdLabels): unknown {

@@ -83,4 +83,22 @@ describe('a Messages answer assembled', () => {
     const answers = [exchange(hi, [message]), exchange(hi, [cached])].map((e) => answerOf({ protocol: 'anthropic' }, e.map(row)) as AssembledAnswer);
     expect(tokensByModel(answers)).toEqual([{ model: CLAUDE_MODEL, answers: 2, input: 2 * reply.inputTokens + 1100, output: 2 * reply.outputTokens, withoutUsage: 0 }]);
   });
+
+  it("assembles a peer's hostile stream as far as it goes: deltas for blocks never started, indexes out of order, input nested too deep", () => {
+    const start = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 0 } } };
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const answer = anthropicAnswer(
+      exchange(hi, [
+        start,
+        { type: 'content_block_delta', index: 7, delta: { type: 'text_delta', text: 'lost' } },
+        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 't', name: 'n', input: {} } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: deep } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'kept' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 7 } },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: null } },
+      ]),
+    );
+    expect(answer).toMatchObject({ complete: false, usage: { input: 1, output: 0 }, outputs: [{ text: 'kept', stopReason: 'tool_use', toolCalls: [{ id: 't', name: 'n', argumentsError: expect.stringMatching(/nested deeper than/) as unknown }] }] });
+  });
 });
