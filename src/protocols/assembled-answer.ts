@@ -9,7 +9,7 @@ import { MAX_JSON_DEPTH, tooDeepToWalk } from '../core/json-depth.js';
 
 /** Tokens an answer reports it used; null where the provider did not say. */
 export interface TokenUsage {
-  /** Prompt tokens: OpenAI's `prompt_tokens` / `input_tokens`, Anthropic's `input_tokens`. */
+  /** Prompt tokens: OpenAI's `prompt_tokens` / `input_tokens`, Anthropic's `input_tokens` with its cache reads and writes. */
   input: number | null;
   /** Generated tokens: `completion_tokens` / `output_tokens`. */
   output: number | null;

@@ -16,7 +16,7 @@ import { startRecorder } from '../../src/record/start-recorder.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { startAnthropicUpstream } from '../support/anthropic-upstream.js';
-import { CLAUDE_HELLO, CLAUDE_MODEL, CLAUDE_WEATHER_TOOL } from '../support/anthropic-scenario.js';
+import { CLAUDE_HELLO, CLAUDE_MODEL, CLAUDE_WEATHER_TOOL, claudeReply } from '../support/anthropic-scenario.js';
 import { testRegistry } from '../support/shared.js';
 import { runCli } from '../cli/run-cli.js';
 
@@ -99,9 +99,19 @@ describe('the @anthropic-ai/sdk client through record and replay', () => {
     expect(upstream.requests.at(-1)?.headers).toMatchObject({ 'x-api-key': X_API_KEY });
 
     const { stdout } = await runCli(['show', out, '--json']);
-    const { exchanges } = JSON.parse(stdout) as { exchanges: Array<{ protocol: string | null; invalid: number; path: string }> };
+    const { exchanges, tokens } = JSON.parse(stdout) as { exchanges: Array<{ protocol: string | null; invalid: number; path: string }>; tokens: unknown };
     expect(exchanges.map((e) => e.path)).toEqual(['/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages', '/v1/messages/count_tokens', '/v1/messages', '/v1/messages', '/v1/messages/count_tokens']);
     expect(exchanges.map((e) => [e.path, e.protocol, e.invalid])).toEqual(exchanges.map((e) => [e.path, 'anthropic', 0]));
+    // show sums the tokens of each answer as the SDK assembled it: the Messages, the raw stream's, the
+    // stream cut by its error event (message_start's counts); the 429 reported none; count_tokens is no answer.
+    const messages = [0, 2, 3, 4].map((i) => (direct[i] as Anthropic.Message).usage);
+    const streamEvents = direct[1] as Anthropic.RawMessageStreamEvent[];
+    const started = streamEvents.find((e) => e.type === 'message_start')!.message.usage;
+    const ended = streamEvents.findLast((e) => e.type === 'message_delta')!.usage;
+    const midstream = claudeReply({ messages: [{ role: 'user', content: 'Hi MIDSTREAM' }] });
+    const input = messages.reduce((n, u) => n + u.input_tokens, 0) + started.input_tokens + midstream.inputTokens;
+    const output = messages.reduce((n, u) => n + u.output_tokens, 0) + ended.output_tokens + 1;
+    expect(tokens).toEqual([{ model: CLAUDE_MODEL, answers: 7, input, output, withoutUsage: 1 }]);
     const findings = JSON.parse((await runCli(['findings', out, '--json'])).stdout) as { totals: { findings: number } };
     expect(findings.totals.findings).toBe(0);
     // No key on disk, in a header or anywhere else.

@@ -1,7 +1,9 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { AnthropicChecker } from './checker.js';
 import { anthropicChannelEvidence } from './detection.js';
+import { anthropicViews } from './message-answer.js';
 import { anthropicReplayFacts } from './replay-facts.js';
+import { anthropicSemantic } from './semantic.js';
 import { anthropicMessageEvidence, guessAnthropicSender, sniffAnthropic } from './shapes.js';
 
 /** Anthropic's Messages API over HTTP and SSE: `POST /v1/messages` plain and streamed, and count_tokens. */
@@ -12,9 +14,11 @@ export const anthropicProtocol: ProtocolModule<'anthropic'> = {
   channelEvidence: anthropicChannelEvidence,
   messageEvidence: anthropicMessageEvidence,
   guessSender: guessAnthropicSender,
+  semantic: anthropicSemantic,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new AnthropicChecker(context);
   },
+  views: anthropicViews,
 };
 
 export { ANTHROPIC_RULES, type AnthropicRuleId } from './rules.js';
