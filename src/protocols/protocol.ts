@@ -232,4 +232,27 @@ export interface ReplayHints {
    * a miss's nearest recorded exchange is looked for on the same route first.
    */
   routeTemplate?(method: string, path: string): string | undefined;
+  /**
+   * How one conversation spreads over many HTTP requests that a session ties together (MCP's
+   * Streamable HTTP and HTTP+SSE transports): a replay then plays each live session from the start
+   * of a recorded one, under a session id of its own.
+   */
+  readonly sessions?: SessionHints;
+}
+
+/**
+ * The marks of a protocol's HTTP sessions in a recording and on the wire. A session is opened by a
+ * request whose body `opens` (its answer issues the id in `header`), or by a GET whose event stream
+ * starts with `endpointEvent` (the URL the client posts to, the id in its query); every later request
+ * names it in `header` or in that query.
+ */
+export interface SessionHints {
+  /** The header that issues a session on an answer and names it on later requests, lowercase (`mcp-session-id`). */
+  readonly header: string;
+  /** Does this client message open a session (MCP's `initialize`)? */
+  opens(body: unknown): boolean;
+  /** The SSE event whose data is the URL a legacy session's client posts to (`endpoint`). */
+  readonly endpointEvent?: string;
+  /** Does this client message expect an answer of its own (a request), rather than being taken with 202 (a notification or response)? */
+  expectsAnswer(body: unknown): boolean;
 }

@@ -10,6 +10,17 @@ import { PlaybackClock, type Timing } from './timing.js';
 const BATCH_BYTES = 32 * 1024;
 
 /**
+ * Holds stream messages back until the client has sent what the recording received before them (an
+ * HTTP session's later requests: the answer to a server request, a legacy transport's POSTs).
+ */
+export interface MessageGate {
+  /** May the message be sent now? */
+  ready(message: ScriptMessage): boolean;
+  /** Resolves once it may (or `signal` aborts), to the recorded moment of the last client message it waited for: the pace goes on from there. */
+  wait(message: ScriptMessage, signal: AbortSignal): Promise<number>;
+}
+
+/**
  * Writes recorded stream messages (SSE events, protobuf frames) to a response at the recorded pace,
  * flushing each as soon as it is due. Frames due at the same moment share one write (as they
  * shared one when the upstream sent them: the recording stamps a chunk's frames with its arrival),
@@ -20,12 +31,18 @@ const BATCH_BYTES = 32 * 1024;
 export async function playMessages(
   res: ServerResponse,
   messages: readonly ScriptMessage[],
-  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal; gapMs?: number },
+  options: { timing: Timing; clock: Clock; anchorMs: number; substitution: Substitution; signal: AbortSignal; gapMs?: number; gate?: MessageGate },
 ): Promise<number> {
   const clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
   const gapMs = options.gapMs ?? 0;
   let written = 0;
+  const gate = options.gate;
   while (written < messages.length) {
+    if (gate && !gate.ready(messages[written])) {
+      // The recorded gap runs from the client message it waited for.
+      clock.reanchor(await gate.wait(messages[written], options.signal));
+      if (options.signal.aborted || res.destroyed) break;
+    }
     await clock.wait(messages[written].tOffsetMs, options.signal);
     if (gapMs > 0 && written > 0) {
       await options.clock.sleep(gapMs, options.signal);
@@ -39,7 +56,7 @@ export async function playMessages(
       const frame = substituteMessage(messages[written++], options.substitution);
       due.push(frame);
       bytes += frame.length;
-    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1);
+    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1 && (!gate || gate.ready(messages[written])));
     const chunk = due.length === 1 ? due[0] : Buffer.concat(due);
     // The last write is awaited until it has reached the socket: the caller may cut the
     // connection next (a recorded reset), which would drop bytes still queued.

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { classifyForReplay } from '../../protocols/catalog.js';
+import { classifyForReplay, factsOf, type ProtocolId } from '../../protocols/catalog.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
 import { missMessage } from '../miss-message.js';
@@ -15,10 +15,11 @@ const hostIds = new WeakMap<ReplayContext, { id: string | undefined }>();
  * error envelope, an AG-UI RUN_ERROR …); a request no protocol claims gets the replay's own 404
  * `{"error":{"code":"replay_miss",…}}`. Every answer carries the sentence and the full report.
  */
-export function httpMissAnswer(context: ReplayContext, request: { method: string; path: string; headers: IncomingHttpHeaders; body?: Buffer }, miss: ReplayMiss): HttpMissAnswer {
+export function httpMissAnswer(context: ReplayContext, request: { method: string; path: string; headers: IncomingHttpHeaders; body?: Buffer }, miss: ReplayMiss, protocol?: ProtocolId): HttpMissAnswer {
   const facts: MissFacts = { message: missMessage(miss), details: reportOf(miss) };
-  const body = request.body === undefined ? undefined : parseJsonBody(request.body);
-  const module = classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
+  const body = request.body === undefined || request.body.length === 0 ? undefined : parseJsonBody(request.body);
+  // A request of a live session is its protocol's, whatever its route says.
+  const module = protocol !== undefined ? factsOf(protocol) : classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
   const answer = module?.replay?.missAnswers?.http;
   if (!answer) return jsonAnswer(404, { error: { code: 'replay_miss', message: facts.message, ...facts.details } });
   return answer({ method: request.method, path: request.path, headers: request.headers, body }, facts, { hostInstanceId: recordedHostId(context) });
