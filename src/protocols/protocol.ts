@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import type { HeaderMap } from '../core/header-value.js';
 import type { InboundMessage } from '../core/message.js';
 import type { Transport } from '../core/transport.js';
 import type { Verdict } from '../core/verdict.js';
@@ -33,6 +34,8 @@ export interface ChannelHint {
   subprotocol?: string;
   /** Parsed request body, for HTTP. */
   requestBody?: unknown;
+  /** The request's headers as stored (credentials redacted), for HTTP: MCP's `Mcp-Session-Id` says a body-less GET is its own. */
+  requestHeaders?: HeaderMap;
   /**
    * A protocol already recognised in the channel's first messages (a stdio child's first lines), and
    * the evidence that recognised it (`ACP method initialize`): it is taken as it is.

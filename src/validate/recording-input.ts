@@ -89,5 +89,6 @@ function hintOf(e: ExchangeRow): ChannelHint {
   const contentType = storedHeader(e.responseHeaders, 'content-type');
   if (contentType !== undefined) hint.contentType = contentType;
   if (e.subprotocol !== null) hint.subprotocol = e.subprotocol;
+  if (e.requestHeaders) hint.requestHeaders = e.requestHeaders;
   return hint;
 }

@@ -144,8 +144,31 @@ describe('no protocol claims traffic that is not its own', () => {
     contentType: transport === 'sse' ? 'text/event-stream' : 'application/json',
   });
 
+  it('MCP over HTTP is mcp by its POSTed methods and its headers; a plain JSON-RPC POST is nobody\'s', () => {
+    const session = { 'Mcp-Session-Id': 's-1' };
+    const claimed: Array<[ChannelHint, string]> = [
+      [http('/mcp', mcpInitialize, 'sse'), 'POST of MCP method initialize'],
+      [http('/mcp', mcp[2]), 'POST of MCP method notifications/initialized'],
+      [http('/mcp', [mcp[3]]), 'POST of MCP method tools/list'],
+      [{ ...http('/mcp', { jsonrpc: '2.0', id: 5, result: {} }), requestHeaders: session }, 'JSON-RPC POST with Mcp-Session-Id'],
+      [{ ...http('/messages', { jsonrpc: '2.0', id: 5, result: {} }), requestHeaders: { 'mcp-protocol-version': '2025-11-25' } }, 'JSON-RPC POST with MCP-Protocol-Version'],
+      [{ transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream', requestHeaders: session }, 'GET with Mcp-Session-Id'],
+      [{ transport: 'http', method: 'DELETE', path: '/mcp', requestHeaders: session }, 'DELETE with Mcp-Session-Id'],
+    ];
+    for (const [hint, evidence] of claimed) expect(chooseProtocol({ hint }), JSON.stringify(hint)).toMatchObject({ module: { id: 'mcp' }, evidence });
+    const plain = [
+      http('/rpc', { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' }),
+      http('/rpc', { jsonrpc: '2.0', id: 1, result: {} }),
+      http('/rpc', []),
+      { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream' } as ChannelHint,
+      { transport: 'http', method: 'DELETE', path: '/mcp' } as ChannelHint,
+    ];
+    for (const hint of plain) expect(chooseProtocol({ hint }), JSON.stringify(hint)).toBeUndefined();
+    // The older HTTP+SSE transport's GET stream names no MCP header: its InitializeResult chooses it.
+    expect(chooseProtocol({ hint: plain[3], sample: [mcp[1]] })).toMatchObject({ module: { id: 'mcp' }, evidence: 'MCP InitializeResult' });
+  });
+
   it.each([
-    ['MCP over Streamable HTTP', [http('/mcp', mcpInitialize, 'sse'), http('/mcp', mcp[2]), { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream' } as ChannelHint], mcp],
     ['Anthropic', [http('/v1/messages', anthropicRequest, 'sse'), http('/v1/messages', { ...anthropicRequest, stream: false })], anthropic],
   ] as const)('%s over HTTP chooses no protocol', (_name, hints, values) => {
     for (const hint of hints) {
@@ -172,7 +195,7 @@ describe('no protocol claims traffic that is not its own', () => {
     for (const hint of [{ transport: 'stdio' }, { transport: 'file' }] as ChannelHint[]) {
       for (let n = 1; n <= mcp.length; n++) expect(chooseProtocol({ hint, sample: mcp.slice(0, n) })?.module.id).toBe('mcp');
     }
-    expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: mcp })?.evidence).toBe('MCP method initialize (3 of 5 messages)');
+    expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: mcp })?.evidence).toBe('MCP method initialize (4 of 5 messages)');
     // ACP's initialize (a numeric protocolVersion) is ACP's, MCP's (a date) is MCP's.
     expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: [acpFrames[0]] })?.module.id).toBe('acp');
     expect(chooseProtocol({ hint: { transport: 'stdio' }, sample: [mcpInitialize] })?.module.id).toBe('mcp');

@@ -1,8 +1,8 @@
 /**
  * Traffic of protocols agent-proxy has no module for, from their official SDKs, through the real
- * recorder: MCP (`@modelcontextprotocol/sdk` against the reference server-everything over Streamable
- * HTTP) and Anthropic (`@anthropic-ai/sdk`) against a loopback mock model, streamed and not, and
- * OpenAI's (`openai`), which has its module now. None of it may be judged by another protocol's rules (MCP's SSE is not AG-UI, `/v1/messages`
+ * recorder: Anthropic (`@anthropic-ai/sdk`) against a loopback mock model, streamed and not; and
+ * MCP (`@modelcontextprotocol/sdk` against the reference server-everything over Streamable HTTP)
+ * and OpenAI's (`openai`), which have their modules now. None of it may be judged by another protocol's rules (MCP's SSE is not AG-UI, `/v1/messages`
  * is not a Pi daemon route): every message is unchecked, saying that no protocol recognised it, and
  * `show`, `show --exchange` and `findings` report no invalid message and no finding.
  */
@@ -68,7 +68,8 @@ async function expectAllUnrecognised(file: string): Promise<ShownExchange[]> {
 }
 
 describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
-  it('is judged by no protocol: its SSE answers are not AG-UI runs', async () => {
+  // MCP has its module now (src/protocols/mcp): every exchange of the session is its own, judged with no finding.
+  it('is judged as mcp: its POSTs, their SSE answers and the standalone GET stream, none as AG-UI', async () => {
     const server = await startMcpEverything();
     cleanups.push(() => server.close());
     const proxy = await recorder(new URL(server.url).origin);
@@ -77,10 +78,14 @@ describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
     await client.close();
     await proxy.close();
 
-    const exchanges = await expectAllUnrecognised(proxy.out);
+    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
     // The SDK's calls were recorded (initialize, the session's calls and their SSE answers).
     expect(exchanges.filter((e) => e.transport === 'sse' && e.method === 'POST').length).toBeGreaterThanOrEqual(8);
     expect(exchanges.reduce((n, e) => n + e.messages, 0)).toBeGreaterThanOrEqual(18);
+    expect(exchanges.filter((e) => e.protocol !== 'mcp').map((e) => `${e.method} ${e.path} ${e.protocol}`)).toEqual([]);
+    expect(exchanges.filter((e) => e.invalid > 0), JSON.stringify(await cliJson(['findings', proxy.out]))).toEqual([]);
+    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
+    expect(findings.totals.findings).toBe(0);
   });
 });
 

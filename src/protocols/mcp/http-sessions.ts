@@ -1,18 +1,84 @@
-import type { SessionHints } from '../protocol.js';
-import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
+import { headerValue, type HeaderMap } from '../../core/header-value.js';
+import type { HttpContext } from '../../core/message.js';
+import type { SchemaRegistry } from '../../schema/schema-registry.js';
+import type { RecordingScope } from '../recording-scope.js';
+import { MCP_SESSION_HEADER } from './http-recognition.js';
+import { McpChecker } from './mcp-checker.js';
 
 /**
- * MCP's HTTP sessions, as a replay plays them: Streamable HTTP (2025-03-26 to 2025-11-25) issues
- * `Mcp-Session-Id` on the answer to `initialize` and takes it on every later request; HTTP+SSE
- * (2024-11-05) opens a session with `GET /sse`, whose first event, `endpoint`, names the URL the
- * client posts to with the session in its query.
+ * The MCP sessions of one recording's HTTP exchanges. Over Streamable HTTP a session spans many
+ * exchanges (the POST of initialize, each later POST, the GET stream, DELETE), so its state (the
+ * lifecycle, ids and open requests, capabilities, the tool catalog) lives here, one McpChecker per
+ * session, and each exchange's checker judges with its session's. A session is found by:
+ * - `Mcp-Session-Id`, issued on the response carrying the InitializeResult and sent on every later
+ *   request;
+ * - the older HTTP+SSE transport's `sessionId` query parameter, named by its GET stream's `endpoint`
+ *   event and carried by each POST to that URL;
+ * - otherwise the path: a server that issues no session id has one session per endpoint, which each
+ *   `initialize` starts anew. A 2026-07-28 request (no sessions) stands alone.
  */
-export const MCP_HTTP_SESSIONS: SessionHints = {
-  header: 'mcp-session-id',
-  opens: (body) => {
-    const shape = classifyJsonRpc(body);
-    return shape.kind === 'request' && shape.method === 'initialize';
-  },
-  endpointEvent: 'endpoint',
-  expectsAnswer: (body) => classifyJsonRpc(body).kind === 'request',
-};
+export class McpHttpSessions {
+  private readonly byId = new Map<string, McpChecker>();
+  private readonly byLegacyId = new Map<string, McpChecker>();
+  private readonly byPath = new Map<string, McpChecker>();
+
+  constructor(private readonly registry: SchemaRegistry) {}
+
+  /** The sessions of a recording: one registry per recording scope. */
+  static of(scope: RecordingScope, registry: SchemaRegistry): McpHttpSessions {
+    return scope.entry('mcp-http-sessions', () => new McpHttpSessions(registry));
+  }
+
+  /** A session of its own (a modern request, a legacy stream before its endpoint is known). */
+  fresh(): McpChecker {
+    return new McpChecker(this.registry, false);
+  }
+
+  /** The session a request's exchange belongs to, by its session header, its legacy session parameter, or its path. */
+  find(http: HttpContext | undefined): McpChecker | undefined {
+    const id = sessionIdOf(http?.requestHeaders);
+    if (id !== undefined) return this.byId.get(id) ?? this.adopt(id, http!.path);
+    const legacy = http?.query?.get(LEGACY_SESSION_PARAM);
+    if (legacy) return this.byLegacyId.get(legacy);
+    return http ? this.byPath.get(http.path) : undefined;
+  }
+
+  /** A new session begun by an `initialize` without a session id: the path's until the server names it. */
+  begin(http: HttpContext | undefined): McpChecker {
+    const session = this.fresh();
+    if (http && sessionIdOf(http.requestHeaders) === undefined && !http.query?.get(LEGACY_SESSION_PARAM)) this.byPath.set(http.path, session);
+    return session;
+  }
+
+  /** The session id a server issued (or a client sent for a session not seen begin): later exchanges with it share `session`. */
+  name(id: string, session: McpChecker): void {
+    if (this.byId.has(id)) return;
+    this.byId.set(id, session);
+    for (const [path, other] of this.byPath) if (other === session) this.byPath.delete(path);
+  }
+
+  /**
+   * An id not seen issued, on the path of a session begun without one: that session's id. An SSE
+   * answer's events carry no response headers, so the InitializeResult's `Mcp-Session-Id` is often
+   * learnt from the client's next request, which must send it.
+   */
+  private adopt(id: string, path: string): McpChecker | undefined {
+    const pending = this.byPath.get(path);
+    if (pending === undefined) return undefined;
+    this.name(id, pending);
+    return pending;
+  }
+
+  /** The legacy transport's session, by the `sessionId` its endpoint event named. */
+  nameLegacy(id: string, session: McpChecker): void {
+    if (!this.byLegacyId.has(id)) this.byLegacyId.set(id, session);
+  }
+}
+
+/** The query parameter the 2024-11-05 HTTP+SSE transport's endpoint URL names its session by (the SDK's and most servers'). */
+export const LEGACY_SESSION_PARAM = 'sessionId';
+
+export function sessionIdOf(headers: HeaderMap | undefined): string | undefined {
+  const value = headerValue(headers, MCP_SESSION_HEADER)?.trim();
+  return value === '' ? undefined : value;
+}

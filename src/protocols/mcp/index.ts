@@ -1,7 +1,10 @@
 import { classifyJsonRpc } from '../json-rpc/index.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { McpChecker } from './mcp-checker.js';
-import { mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
+import { McpHttpChecker } from './http-checker.js';
+import { McpHttpSessions } from './http-sessions.js';
+import { isMcpInitializeResult, mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
+import { mcpHttpEvidence } from './http-recognition.js';
 import { mcpReplayFacts } from './replay-facts.js';
 import { redactSecretArguments } from './secret-arguments.js';
 import { mcpSemantic } from './semantic.js';
@@ -14,12 +17,12 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
 
   /**
    * A JSON-RPC request or notification of a method MCP defines is MCP's (its `initialize` only with
-   * MCP's params, so ACP keeps its own); a response, or another method, is plain JSON-RPC until an
-   * MCP method says otherwise.
+   * MCP's params, so ACP keeps its own), and so is an InitializeResult; another response, or another
+   * method, is plain JSON-RPC until an MCP method says otherwise.
    */
-  sniff: (value) => (mcpMethodOf(value) === undefined ? 0 : 0.95),
-  messageEvidence: (value) => `MCP method ${mcpMethodOf(value) ?? '(none)'}`,
-  channelEvidence: (hint) => hint.sniffed?.evidence ?? 'MCP methods in its first lines',
+  sniff: (value) => (mcpMethodOf(value) !== undefined || isMcpInitializeResult(value) ? 0.95 : 0),
+  messageEvidence: (value) => (isMcpInitializeResult(value) ? 'MCP InitializeResult' : `MCP method ${mcpMethodOf(value) ?? '(none)'}`),
+  channelEvidence: (hint) => hint.sniffed?.evidence ?? mcpHttpEvidence(hint) ?? 'MCP methods in its first lines',
   dialectOf: 'json-rpc',
   semantic: mcpSemantic,
   views: mcpViews,
@@ -32,7 +35,10 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
   },
 
   createChecker(context: CheckerContext): ProtocolChecker {
-    return new McpChecker(context.registry, context.channel?.transport === 'stdio');
+    const transport = context.channel?.transport;
+    // Over HTTP a session spans exchanges: each exchange judges with its session's state.
+    if ((transport === 'http' || transport === 'sse') && context.scope) return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry));
+    return new McpChecker(context.registry, transport === 'stdio');
   },
 
   /** A tool call's secret-named arguments (`apiToken`, `password`) are stored as `<redacted>`. */

@@ -1,6 +1,6 @@
 import type { Sender } from '../../core/message.js';
 import { isJsonObject } from '../../core/json.js';
-import { classifyJsonRpc } from '../json-rpc/index.js';
+import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
 
 /**
  * MCP's method names in every shipped version, by the side that sends them ('both': either), for
@@ -65,4 +65,16 @@ export function mcpMethodOf(value: unknown): string | undefined {
 export function mcpSenderOf(method: string): Sender | undefined {
   const side = METHODS.get(method);
   return side === 'both' ? undefined : side;
+}
+
+/**
+ * An InitializeResult: a JSON-RPC response whose result has a date-string `protocolVersion`,
+ * `capabilities` and `serverInfo` (ACP's has a numeric version and `agentCapabilities`). The one
+ * answer that is MCP's alone: it chooses the older HTTP+SSE transport's stream, whose requests
+ * travel in other exchanges.
+ */
+export function isMcpInitializeResult(value: unknown): boolean {
+  if (!isJsonObject(value) || value.jsonrpc !== '2.0' || !isJsonObject(value.result)) return false;
+  const { result } = value;
+  return typeof result.protocolVersion === 'string' && isJsonObject(result.capabilities) && isJsonObject(result.serverInfo);
 }

@@ -1,25 +1,28 @@
 // The light parts of JSON-RPC, not its index: a replay loads every protocol's facts, never a checker.
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
+import { classifyMcpHttp } from './http-recognition.js';
 import { MCP_RULES } from './mcp-rules.js';
 import { MCP_SCHEMAS } from './schemas.js';
 import { answerMcpHttpMiss, answerMcpMessageMiss } from './replay-miss.js';
-import { MCP_HTTP_SESSIONS } from './http-sessions.js';
+import { MCP_HTTP_SESSIONS } from './replay-sessions.js';
 
 /**
  * Which channels carry MCP, and how a replay matches and answers its messages. Over stdio the
  * child's first lines decide (sniff: `initialize` with a date-string version, `tools/list`, ...); a
- * channel they recognised as MCP is claimed whole.
+ * channel they recognised as MCP is claimed whole. Over HTTP, an exchange is MCP's by its JSON-RPC
+ * body's MCP method or MCP's request headers (http-recognition.ts); the older HTTP+SSE transport's
+ * GET stream by its first messages.
  */
-export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'file'> = {
+export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'http' | 'sse' | 'file'> = {
   id: 'mcp',
-  transports: ['stdio', 'file'],
+  transports: ['stdio', 'http', 'sse', 'file'],
   // A dialect of JSON-RPC: its envelope, correlation and miss answer.
   buildsOn: ['json-rpc'],
   // A request left open is JSON-RPC's finding; a session that never sent notifications/initialized, MCP's.
   streamEndRules: [JSON_RPC_RULES.unansweredRequest, MCP_RULES.initializedMissing],
   schemas: MCP_SCHEMAS,
-  classify: (hint: ChannelHint) => (hint.sniffed?.protocol === 'mcp' ? 1 : 0),
+  classify: (hint: ChannelHint) => (hint.sniffed?.protocol === 'mcp' ? 1 : classifyMcpHttp(hint)),
   fields: {
     // JSON-RPC: a response carries its request's id.
     '/id': 'echoed-client-id',

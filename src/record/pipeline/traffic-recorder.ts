@@ -144,9 +144,14 @@ export class ExchangeRecording implements ExchangeSink {
   classify(hint: ChannelHint): void {
     if (this.protocol || this.sample) return;
     const requestBody = hint.requestBody ?? this.requestBody;
-    const choice = chooseProtocol({ hint: requestBody === undefined ? hint : { ...hint, requestBody } });
+    // The request's headers as stored travel with the exchange, not with each hint (MCP's session header).
+    const headers = hint.requestHeaders ?? this.requestHeaders;
+    const given: ChannelHint = { ...hint };
+    if (requestBody !== undefined) given.requestBody = requestBody;
+    if (headers !== undefined) given.requestHeaders = headers;
+    const choice = chooseProtocol({ hint: given });
     if (choice) this.adopt(choice, requestBody);
-    else if (hint.transport === 'ws' || hint.transport === 'sse') this.sample = new FrameSample(hint);
+    else if (hint.transport === 'ws' || hint.transport === 'sse') this.sample = new FrameSample(given);
   }
 
   private holdFrame(frame: HeldFrame): void {
