@@ -256,6 +256,8 @@ export interface SessionHints {
   opens(body: unknown): boolean;
   /** The SSE event whose data is the URL a legacy session's client posts to (`endpoint`). */
   readonly endpointEvent?: string;
+  /** The SSE event a legacy session's stream carries each message in (`message`): a miss's answer goes there too. */
+  readonly messageEvent?: string;
   /** Does this client message expect an answer of its own (a request), rather than being taken with 202 (a notification or response)? */
   expectsAnswer(body: unknown): boolean;
 }

@@ -3,7 +3,8 @@
  * own launchers serve it but on 127.0.0.1 port 0 (they take only a fixed PORT): one server and one SDK
  * transport per session. Streamable HTTP on `/mcp` (a POST without a session header starts a session;
  * GET, DELETE and later POSTs name theirs), and the legacy HTTP+SSE transport (`GET /sse` opens a
- * session's stream, `POST /message?sessionId=…` carries the client's messages).
+ * session's stream, `POST /message?sessionId=…` carries the client's messages). `mcpShortSession`
+ * is a few seconds' scenario for the SDK client.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { EventStore, StreamId, EventId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 // @ts-expect-error the package ships JavaScript without declarations
 import { createServer as createEverythingServer } from '@modelcontextprotocol/server-everything/dist/server/index.js';
 
@@ -115,4 +117,28 @@ export async function startMcpHttpEverything(options: { eventStore?: boolean } =
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A short session through the SDK client that still has the server ask the client (sampling,
+ * elicitation, roots) and report progress: what a replay must hold back until the client's answers
+ * arrive. Each result as the client got it.
+ */
+export async function mcpShortSession(client: Client): Promise<Array<[string, unknown]>> {
+  const seen: Array<[string, unknown]> = [];
+  seen.push(['tools/list', (await client.listTools()).tools.map((t) => t.name)]);
+  const call = async (name: string, args: Record<string, unknown> = {}) => seen.push([`tools/call ${name}`, await client.callTool({ name, arguments: args })]);
+  await call('echo', { message: 'hello' });
+  await call('trigger-sampling-request', { prompt: 'hi', maxTokens: 5 });
+  await call('trigger-elicitation-request');
+  await call('get-roots-list');
+  const progress: unknown[] = [];
+  seen.push(['tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: 2 } }, undefined, { onprogress: (p) => progress.push(p) })]);
+  seen.push(['progress', progress.length > 0]);
+  const resources = await client.listResources();
+  seen.push(['resources/read', await client.readResource({ uri: resources.resources[0].uri })]);
+  seen.push(['prompts/get', await client.getPrompt({ name: 'simple-prompt' })]);
+  seen.push(['logging/setLevel', await client.setLoggingLevel('info')]);
+  seen.push(['ping', await client.ping()]);
+  return seen;
 }

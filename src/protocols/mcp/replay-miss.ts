@@ -11,7 +11,7 @@ import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
 export function answerMcpMessageMiss(value: unknown, context: MessageMissContext): unknown {
   const answer = answerJsonRpcMiss(value, context);
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || context.details === undefined) return answer;
-  return { ...answer, error: { ...answer.error, data: context.details } };
+  return { ...answer, error: { ...answer.error, data: { code: 'replay_miss', ...context.details } } };
 }
 
 /**
@@ -29,6 +29,6 @@ export function answerMcpHttpMiss(request: MissedHttpRequest, miss: MissFacts): 
   // A request near a recorded one is invalid (-32600); one with nothing near it, of a method never recorded (-32601).
   const method = isJsonObject(request.body) && typeof request.body.method === 'string' ? request.body.method : '';
   const recordedMethods = new Set(miss.details.nearest === undefined ? [] : [method]);
-  const answer = answerMcpMessageMiss(request.body, { message: miss.message, recordedMethods, details: report });
+  const answer = answerMcpMessageMiss(request.body, { message: miss.message, recordedMethods, details: miss.details });
   return jsonAnswer(answer === undefined ? 400 : 200, answer ?? { jsonrpc: '2.0', id: null, error: { code: -32600, message: miss.message, data: report } });
 }

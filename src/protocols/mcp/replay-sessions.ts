@@ -14,5 +14,6 @@ export const MCP_HTTP_SESSIONS: SessionHints = {
     return shape.kind === 'request' && shape.method === 'initialize';
   },
   endpointEvent: 'endpoint',
+  messageEvent: 'message',
   expectsAnswer: (body) => classifyJsonRpc(body).kind === 'request',
 };

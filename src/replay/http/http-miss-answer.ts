@@ -16,13 +16,18 @@ const hostIds = new WeakMap<ReplayContext, { id: string | undefined }>();
  * `{"error":{"code":"replay_miss",…}}`. Every answer carries the sentence and the full report.
  */
 export function httpMissAnswer(context: ReplayContext, request: { method: string; path: string; headers: IncomingHttpHeaders; body?: Buffer }, miss: ReplayMiss, protocol?: ProtocolId): HttpMissAnswer {
-  const facts: MissFacts = { message: missMessage(miss), details: reportOf(miss) };
+  const facts = missFacts(miss);
   const body = request.body === undefined || request.body.length === 0 ? undefined : parseJsonBody(request.body);
   // A request of a live session is its protocol's, whatever its route says.
   const module = protocol !== undefined ? factsOf(protocol) : classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
   const answer = module?.replay?.missAnswers?.http;
   if (!answer) return jsonAnswer(404, { error: { code: 'replay_miss', message: facts.message, ...facts.details } });
   return answer({ method: request.method, path: request.path, headers: request.headers, body }, facts, { hostInstanceId: recordedHostId(context) });
+}
+
+/** What a protocol's miss answer is told: the sentence, and the report as data. */
+export function missFacts(miss: ReplayMiss): MissFacts {
+  return { message: missMessage(miss), details: reportOf(miss) };
 }
 
 /** The miss as data: what the replay log prints, minus how it travelled and what the replay did. */

@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
 import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
-import { httpMissAnswer } from './http-miss-answer.js';
+import { httpMissAnswer, missFacts } from './http-miss-answer.js';
+import { messageMissAnswer } from '../line/stdio-miss.js';
+import { parseJsonBody } from './request-body.js';
+import { isJsonObject } from '../../core/json.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
 import { correlationPairs, playRecordedResponse, type SessionPlayback } from './recorded-response.js';
@@ -123,6 +126,7 @@ async function respond({ requests, preflights, sessions }: Matchers, context: Re
     if (route && !route.opening && request.method === 'DELETE') sessions?.end(route.session);
     if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
+    else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, context, request, miss, res);
     else {
       const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss, route?.session.recorded.protocol);
       res.writeHead(answer.status, answer.headers);
@@ -152,6 +156,7 @@ async function play(
   if (inSession) {
     const liveSession = inSession.route.session;
     liveSession.arrive(exchange, correlationPairs(exchange, live));
+    if (exchange.id === liveSession.recorded.opener.id && liveSession.recorded.via === 'query') liveSession.attachStream(live.res);
     session = { substitution: liveSession.substitution, gate: liveSession.gateFor(exchange), ended: liveSession.ended, holdsOpen: liveSession.holdsOpen(exchange), from: inSession.from };
   }
   const played = await playRecordedResponse(exchange, live, context, faults, session);
@@ -168,6 +173,24 @@ async function play(
     ...recordingCut(exchange.errorCode),
     ...(faults.specs.length > 0 ? { faults: faults.specs } : {}),
   });
+}
+
+/**
+ * A POST of a legacy session (HTTP+SSE) that matched nothing: taken with 202 as every POST there is,
+ * and its protocol's answer (a JSON-RPC error with the request's id and the report) sent on the
+ * session's stream, where the client reads every answer.
+ */
+function answerOnStream(route: SessionRoute, context: ReplayContext, request: LiveRequest, miss: ReplayMiss, res: ServerResponse): void {
+  const { message, details } = missFacts(miss);
+  const value = parseJsonBody(request.body);
+  const answer = messageMissAnswer(route.session.recorded.protocol, value, { message, details, recordedMethods: new Set(miss.nearest === undefined ? [] : [methodOf(value)]) });
+  if (answer !== undefined) route.session.push(answer);
+  res.writeHead(202, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '8' });
+  res.end('Accepted');
+}
+
+function methodOf(value: unknown): string {
+  return isJsonObject(value) && typeof value.method === 'string' ? value.method : '';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { headerValue } from '../../core/header-value.js';
 import { Substitution } from '../../match/correlation.js';
 import type { CorrelationPair } from '../../match/token-substitution.js';
@@ -55,6 +55,7 @@ export class LiveSession {
   private readonly arrivals: ReadonlyArray<{ exchangeId: number; atMs: number }>;
   /** Recorded resumptions (GET with Last-Event-ID), kept apart from the session's plain GETs. */
   private readonly resumptions: ScriptExchange[];
+  private stream: ServerResponse | undefined;
 
   constructor(
     readonly recorded: RecordedSession,
@@ -130,6 +131,22 @@ export class LiveSession {
       if (at >= 0) return { exchange, from: at + 1 };
     }
     return undefined;
+  }
+
+  /**
+   * The stream a legacy session answers on (the opener's GET), once it is being played: a miss's
+   * answer is pushed there, as the server pushes every answer.
+   */
+  attachStream(res: ServerResponse): void {
+    this.stream = res;
+  }
+
+  /** Sends a message on the session's stream as its protocol frames one (`event: message`); false when there is none open. */
+  push(value: unknown): boolean {
+    const res = this.stream;
+    if (!res || res.destroyed || res.writableEnded || this.recorded.hints.messageEvent === undefined) return false;
+    res.write(`event: ${this.recorded.hints.messageEvent}\ndata: ${JSON.stringify(value)}\n\n`);
+    return true;
   }
 
   /** Ends the session: its held streams end, and its id is no longer served. */
