@@ -7,7 +7,7 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
-import type { MissAnswers } from './miss-answer.js';
+import type { HttpMissAnswer, MissAnswers, MissedHttpRequest, MissFacts } from './miss-answer.js';
 import type { ProtocolViews } from './inspector-views.js';
 import type { FieldRoles } from './field-roles.js';
 
@@ -258,6 +258,6 @@ export interface SessionHints {
   readonly endpointEvent?: string;
   /** The SSE event a legacy session's stream carries each message in (`message`): a miss's answer goes there too. */
   readonly messageEvent?: string;
-  /** Does this client message expect an answer of its own (a request), rather than being taken with 202 (a notification or response)? */
-  expectsAnswer(body: unknown): boolean;
+  /** The answer to a request naming a session that is not (or no longer) live: MCP's 404, after which its client initializes anew. */
+  unknownSession(request: MissedHttpRequest, miss: MissFacts): HttpMissAnswer;
 }

@@ -14,10 +14,10 @@ const BATCH_BYTES = 32 * 1024;
  * HTTP session's later requests: the answer to a server request, a legacy transport's POSTs).
  */
 export interface MessageGate {
-  /** May the message be sent now? */
-  ready(message: ScriptMessage): boolean;
+  /** May what the recording sent at `tOffsetMs` (a message, the stream's end) be sent now? */
+  ready(tOffsetMs: number): boolean;
   /** Resolves once it may (or `signal` aborts), to the recorded moment of the last client message it waited for: the pace goes on from there. */
-  wait(message: ScriptMessage, signal: AbortSignal): Promise<number>;
+  wait(tOffsetMs: number, signal: AbortSignal): Promise<number>;
 }
 
 /**
@@ -38,9 +38,9 @@ export async function playMessages(
   let written = 0;
   const gate = options.gate;
   while (written < messages.length) {
-    if (gate && !gate.ready(messages[written])) {
+    if (gate && !gate.ready(messages[written].tOffsetMs)) {
       // The recorded gap runs from the client message it waited for.
-      clock.reanchor(await gate.wait(messages[written], options.signal));
+      clock.reanchor(await gate.wait(messages[written].tOffsetMs, options.signal));
       if (options.signal.aborted || res.destroyed) break;
     }
     await clock.wait(messages[written].tOffsetMs, options.signal);
@@ -56,7 +56,7 @@ export async function playMessages(
       const frame = substituteMessage(messages[written++], options.substitution);
       due.push(frame);
       bytes += frame.length;
-    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1 && (!gate || gate.ready(messages[written])));
+    } while (gapMs === 0 && written < messages.length && bytes < BATCH_BYTES && clock.delayBefore(messages[written].tOffsetMs) < 1 && (!gate || gate.ready(messages[written].tOffsetMs)));
     const chunk = due.length === 1 ? due[0] : Buffer.concat(due);
     // The last write is awaited until it has reached the socket: the caller may cut the
     // connection next (a recorded reset), which would drop bytes still queued.

@@ -32,3 +32,13 @@ export function answerMcpHttpMiss(request: MissedHttpRequest, miss: MissFacts): 
   const answer = answerMcpMessageMiss(request.body, { message: miss.message, recordedMethods, details: miss.details });
   return jsonAnswer(answer === undefined ? 400 : 200, answer ?? { jsonrpc: '2.0', id: null, error: { code: -32600, message: miss.message, data: report } });
 }
+
+/**
+ * A request naming a session the replay does not serve (never opened, or ended by DELETE): 404 with
+ * a JSON-RPC error, as the spec has a server answer an unknown session; the client must initialize
+ * anew. The SDK raises it as an error naming the status.
+ */
+export function answerUnknownMcpSession(request: MissedHttpRequest, miss: MissFacts): HttpMissAnswer {
+  const id = isJsonObject(request.body) && request.body.id !== undefined ? request.body.id : null;
+  return jsonAnswer(404, { jsonrpc: '2.0', id, error: { code: -32001, message: `Session not found: ${miss.message}`, data: { code: 'replay_miss', ...miss.details } } });
+}

@@ -1,5 +1,6 @@
 import type { SessionHints } from '../protocol.js';
 import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
+import { answerUnknownMcpSession } from './replay-miss.js';
 
 /**
  * MCP's HTTP sessions, as a replay plays them: Streamable HTTP (2025-03-26 to 2025-11-25) issues
@@ -15,5 +16,5 @@ export const MCP_HTTP_SESSIONS: SessionHints = {
   },
   endpointEvent: 'endpoint',
   messageEvent: 'message',
-  expectsAnswer: (body) => classifyJsonRpc(body).kind === 'request',
+  unknownSession: answerUnknownMcpSession,
 };

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
-import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
+import { describeRequest, HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
 import { httpMissAnswer, missFacts } from './http-miss-answer.js';
 import { messageMissAnswer } from '../line/stdio-miss.js';
 import { parseJsonBody } from './request-body.js';
+import type { HttpMissAnswer } from '../../protocols/miss-answer.js';
 import { isJsonObject } from '../../core/json.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
 import { correlationPairs, playRecordedResponse, type SessionPlayback } from './recorded-response.js';
-import { anySessionProtocol, planSessions } from './recorded-sessions.js';
+import { anySessionProtocol, planSessions, type RecordedSession } from './recorded-sessions.js';
 import { LiveSessions, type SessionRoute } from './live-sessions.js';
 import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
 import { httpExchanges } from '../replay-script.js';
@@ -113,7 +114,9 @@ async function respond({ requests, preflights, sessions }: Matchers, context: Re
     return answerPreflight(req, res);
   }
   // A request of a live session is matched against its recorded session alone.
-  const route = sessions?.route(req.headers, request);
+  const routed = sessions?.route(req.headers, request);
+  if (routed && 'unknown' in routed) return answerUnknownSession(routed.unknown, context, request, req, res);
+  const route = routed;
   const matcher = route?.session.matcher ?? requests;
   const faults = context.faults.choose({ transport: 'http', method: request.method, path: request.path });
   if (faults.status !== undefined) return answerFaultStatus(matcher, context, route?.request ?? request, res, faults, faults.status);
@@ -126,6 +129,7 @@ async function respond({ requests, preflights, sessions }: Matchers, context: Re
     if (route && !route.opening && request.method === 'DELETE') sessions?.end(route.session);
     if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
+    else if (route?.session.ended.aborted && route.session.recorded.via === 'header') answerWith(route.session.recorded.hints.unknownSession({ method: request.method, path: request.path, headers: req.headers, body: parseJsonBody(body) }, missFacts(miss)), res);
     else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, context, request, miss, res);
     else {
       const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss, route?.session.recorded.protocol);
@@ -173,6 +177,21 @@ async function play(
     ...recordingCut(exchange.errorCode),
     ...(faults.specs.length > 0 ? { faults: faults.specs } : {}),
   });
+}
+
+/**
+ * A request naming a session id no live session has (never issued here, or ended by DELETE): a miss,
+ * answered as its protocol answers an unknown session (MCP: 404, and the client starts anew).
+ */
+function answerUnknownSession(recorded: RecordedSession, context: ReplayContext, request: LiveRequest, req: IncomingMessage, res: ServerResponse): void {
+  const miss: ReplayMiss = { transport: 'http', reason: 'no-match', request: describeRequest(request), differences: [`header:${recorded.hints.header}`], action: 'error' };
+  reportMiss(context, miss);
+  answerWith(recorded.hints.unknownSession({ method: request.method, path: request.path, headers: req.headers, body: parseJsonBody(request.body) }, missFacts(miss)), res);
+}
+
+function answerWith(answer: HttpMissAnswer, res: ServerResponse): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
 /**

@@ -5,10 +5,10 @@ import { Substitution } from '../../match/correlation.js';
 import type { CorrelationPair } from '../../match/token-substitution.js';
 import { HttpMatcher, type LiveRequest } from '../match/http-matcher.js';
 import type { MessageGate } from '../message-player.js';
-import { requestBodyOf, serverMessagesOf, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
+import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-script.js';
 import { endedBy } from '../../core/exchange-ending.js';
 import { parseJsonBody } from './request-body.js';
-import { queryValues, sseFieldsOf, type RecordedSession } from './recorded-sessions.js';
+import { isSessionResumption, queryValues, sseFieldsOf, type RecordedSession } from './recorded-sessions.js';
 
 /** The header a client resumes an event stream with. */
 const LAST_EVENT_ID = 'last-event-id';
@@ -64,17 +64,15 @@ export class LiveSession {
   ) {
     this.id = recorded.id === '' ? '' : randomUUID();
     this.substitution = new SessionSubstitution(recorded.id, this.id);
-    const isResumption = (e: ScriptExchange) => e.method === 'GET' && headerValue(e.requestHeaders, LAST_EVENT_ID) !== undefined;
+    const isResumption = isSessionResumption;
     this.resumptions = recorded.exchanges.filter(isResumption);
     this.matcher = new HttpMatcher(
       recorded.exchanges.filter((e) => !isResumption(e)),
       ignore,
       reuse,
     );
-    this.arrivals = recorded.exchanges.flatMap((e) => {
-      const body = requestBodyOf(e);
-      return body === undefined ? [] : [{ exchangeId: e.id, atMs: body.tOffsetMs }];
-    });
+    // A request arrived when its body had (a GET or DELETE, when it started); a resumption comes only after a cut, so nothing waits for it.
+    this.arrivals = recorded.exchanges.filter((e) => !isResumption(e)).map((e) => ({ exchangeId: e.id, atMs: requestBodyOf(e)?.tOffsetMs ?? e.startedMs }));
   }
 
   /** Aborts when the session ends (DELETE, or the legacy stream closing): streams it held open end then. */
@@ -100,13 +98,13 @@ export class LiveSession {
    * the exchange's start and that message have arrived live.
    */
   gateFor(exchange: ScriptExchange): MessageGate {
-    const awaited = (message: ScriptMessage) => this.arrivals.filter((a) => a.exchangeId !== exchange.id && a.atMs > exchange.startedMs && a.atMs < message.tOffsetMs);
-    const ready = (message: ScriptMessage) => awaited(message).every((a) => this.arrived.has(a.exchangeId));
+    const awaited = (atMs: number) => this.arrivals.filter((a) => a.exchangeId !== exchange.id && a.atMs > exchange.startedMs && a.atMs < atMs);
+    const ready = (atMs: number) => awaited(atMs).every((a) => this.arrived.has(a.exchangeId));
     return {
       ready,
-      wait: async (message, signal) => {
-        while (!ready(message) && !signal.aborted && !this.ending.signal.aborted) await this.nextArrival(signal);
-        return Math.max(...awaited(message).map((a) => a.atMs));
+      wait: async (atMs, signal) => {
+        while (!ready(atMs) && !signal.aborted && !this.ending.signal.aborted) await this.nextArrival(signal);
+        return Math.max(...awaited(atMs).map((a) => a.atMs));
       },
     };
   }
@@ -184,6 +182,8 @@ export interface SessionRoute {
  */
 export class LiveSessions {
   private readonly live = new Map<string, LiveSession>();
+  /** Sessions ended by DELETE, by id. */
+  private readonly ended = new Map<string, LiveSession>();
   private readonly started = new Map<string, number>();
   /** The latest session whose recorded server issued no id: requests naming none go there. */
   private unnamed: LiveSession | undefined;
@@ -194,13 +194,18 @@ export class LiveSessions {
     private readonly reuse: boolean,
   ) {}
 
-  /** The session a request belongs to or opens, or undefined when it is none's. */
-  route(headers: IncomingHttpHeaders, request: LiveRequest): SessionRoute | undefined {
-    for (const header of new Set(this.recorded.map((s) => s.hints.header))) {
-      const named = headerValue(headers, header);
+  /**
+   * The session a request belongs to or opens; `unknown` when it names a session in the header that
+   * is not live (never opened here, or ended), with the hints of the protocol that answers that; or
+   * undefined when it is none's.
+   */
+  route(headers: IncomingHttpHeaders, request: LiveRequest): SessionRoute | { unknown: RecordedSession } | undefined {
+    for (const recorded of this.recorded) {
+      const named = headerValue(headers, recorded.hints.header);
       if (named === undefined) continue;
-      const session = this.live.get(`header:${named}`);
-      return session ? { session, request, opening: false } : undefined;
+      // An ended session still serves what its recording holds after the end (the server's 404s).
+      const session = this.live.get(`header:${named}`) ?? this.ended.get(named);
+      return session ? { session, request, opening: false } : { unknown: recorded };
     }
     for (const value of queryValues(request.query)) {
       const session = this.live.get(`query:${value}`);
@@ -221,6 +226,7 @@ export class LiveSessions {
   end(session: LiveSession): void {
     session.end();
     this.live.delete(`${session.recorded.via}:${session.id}`);
+    if (session.id !== '' && session.recorded.via === 'header') this.ended.set(session.id, session);
     if (this.unnamed === session) this.unnamed = undefined;
   }
 

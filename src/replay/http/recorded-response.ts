@@ -117,7 +117,7 @@ async function playAnswer(
     const pace = new PlaybackClock(context.timing, anchorMs, context.clock);
     const last = messages.at(-1);
     // A session's JSON answer may have waited for the client's answer to a server request.
-    if (session && last && !session.gate.ready(last)) pace.reanchor(await session.gate.wait(last, AbortSignal.any([signal, session.ended])));
+    if (session && last && !session.gate.ready(last.tOffsetMs)) pace.reanchor(await session.gate.wait(last.tOffsetMs, AbortSignal.any([signal, session.ended])));
     await pace.wait(last?.tOffsetMs ?? anchorMs, signal);
     // A cut plain answer keeps its first `after` messages (its body is usually one): a clean cut
     // sends that as the whole body, a reset sends it under the full length and then drops the connection.
@@ -140,8 +140,10 @@ async function playAnswer(
   const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: playing, gapMs: faults.gapMs, gate: session?.gate });
   const recordedReset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET && played === messages;
   // A session's stream the recording left open (the client or the recorder cut it, not the server)
-  // stays open, as the server kept it: its client would otherwise reconnect and ask again.
+  // stays open, as the server kept it: its client would otherwise reconnect and ask again. One the
+  // server ended (on DELETE, say) ends once what the client sent before that has arrived.
   if (session?.holdsOpen && !cut && !playing.aborted) await untilAborted(playing);
+  else if (session && !cut && exchange.endedMs !== null && !playing.aborted && !session.gate.ready(exchange.endedMs)) await session.gate.wait(exchange.endedMs, playing);
   // A reset (recorded, or a cut fault) drops the connection without the stream's last chunk, so the
   // client sees the stream break off; unless the replay is shutting down, which ends streams cleanly.
   if ((recordedReset || cut?.how === 'reset') && !signal.aborted) res.destroy();

@@ -85,6 +85,15 @@ export function planSessions(exchanges: readonly ScriptExchange[]): { sessions: 
   }
 }
 
+/**
+ * A recorded GET resuming a session's stream after `Last-Event-ID`. A client resumes only where a
+ * stream was cut, which is a matter of timing (a server ending its stream as the client closes): a
+ * replay serves it when asked, but never counts it unused.
+ */
+export function isSessionResumption(exchange: ScriptExchange): boolean {
+  return exchange.method === 'GET' && headerValue(exchange.requestHeaders, 'last-event-id') !== undefined && hintsFor(exchange.protocol).length > 0;
+}
+
 /** The values of a query string's parameters. */
 export function queryValues(query: string | null | undefined): string[] {
   if (!query) return [];
