@@ -6,7 +6,7 @@ import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js'
 import { chooseProtocol } from '../judge/protocol-choice.js';
 import { judgedByCurrentRules } from '../core/rules-version.js';
 import { isProtocolId } from '../judge/protocol-option.js';
-import type { ChannelHint } from '../protocols/protocol.js';
+import type { CheckerContext } from '../protocols/protocol.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import { httpContextOf } from '../store/exchange-http.js';
@@ -91,6 +91,9 @@ function errorRules(v: Verdict): string {
 }
 
 /** Where the exchange runs, as record tells its checker. */
-function channelOf(e: ExchangeRow): { transport: ChannelHint['transport']; path?: string } {
-  return e.path === null ? { transport: e.transport } : { transport: e.transport, path: e.path };
+function channelOf(e: ExchangeRow): CheckerContext['channel'] {
+  const channel: CheckerContext['channel'] = { transport: e.transport };
+  if (e.path !== null) channel.path = e.path;
+  if (e.requestHeaders) channel.requestHeaders = e.requestHeaders;
+  return channel;
 }

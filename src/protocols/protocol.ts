@@ -37,6 +37,11 @@ export interface ChannelHint {
   /** The request's headers as stored (credentials redacted), for HTTP: MCP's `Mcp-Session-Id` says a body-less GET is its own. */
   requestHeaders?: HeaderMap;
   /**
+   * An event stream's first event, when it is text and not JSON (the older MCP transport's `endpoint`
+   * event names the URL its client POSTs to): it may name the stream's protocol before any JSON does.
+   */
+  firstEvent?: string;
+  /**
    * A protocol already recognised in the channel's first messages (a stdio child's first lines), and
    * the evidence that recognised it (`ACP method initialize`): it is taken as it is.
    */
@@ -49,8 +54,12 @@ export interface CheckerContext {
   secrets: RecordingSecrets;
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
-  /** Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path. */
-  channel?: { transport: ChannelTransport; path?: string };
+  /**
+   * Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path
+   * and the request's headers as stored (an event of an HTTP answer carries no request of its own:
+   * MCP finds a GET stream's session by its `Mcp-Session-Id`).
+   */
+  channel?: { transport: ChannelTransport; path?: string; requestHeaders?: HeaderMap };
   /** Recording-wide state shared by the checkers of every channel; absent when judging one stream alone. */
   scope?: RecordingScope;
 }

@@ -1,7 +1,7 @@
 import type { Finding } from '../core/finding.js';
 import type { Sender } from '../core/message.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
-import type { ChannelHint, ProtocolModule } from '../protocols/protocol.js';
+import type { ChannelHint, CheckerContext, ProtocolModule } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js';
@@ -161,10 +161,13 @@ function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
   return { ...rest, status: verdict.reason !== undefined ? 'unchecked' : 'valid', findings };
 }
 
-/** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path. */
-function channelOf(hint: ChannelHint | undefined): { transport: ChannelHint['transport']; path?: string } | undefined {
+/** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path and the request's headers. */
+function channelOf(hint: ChannelHint | undefined): CheckerContext['channel'] {
   if (!hint) return undefined;
-  return hint.path === undefined ? { transport: hint.transport } : { transport: hint.transport, path: hint.path };
+  const channel: CheckerContext['channel'] = { transport: hint.transport };
+  if (hint.path !== undefined) channel.path = hint.path;
+  if (hint.requestHeaders !== undefined) channel.requestHeaders = hint.requestHeaders;
+  return channel;
 }
 
 export function summarize(messages: JudgedMessage[]): ValidationSummary {

@@ -399,7 +399,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.JudgedMessage>().toEqualTypeOf<'index' | 'line' | 'exchange' | 'seq' | 'stream' | 'protocol' | 'sender' | 'label' | 'verdict'>();
     expectTypeOf<keyof api.ValidationSummary>().toEqualTypeOf<'messages' | 'valid' | 'invalid' | 'unchecked' | 'errors' | 'warnings'>();
     expectTypeOf<api.ProtocolId>().toEqualTypeOf<'agui' | 'pi-rest' | 'pi-daemon-rpc' | 'pi-rpc' | 'acp' | 'mcp' | 'unix-ndjson' | 'json-rpc' | 'openai'>();
-    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'requestHeaders' | 'sniffed'>();
+    expectTypeOf<keyof api.ChannelHint>().toEqualTypeOf<'transport' | 'method' | 'path' | 'contentType' | 'subprotocol' | 'requestBody' | 'requestHeaders' | 'firstEvent' | 'sniffed'>();
     expectTypeOf<keyof api.Finding>().toEqualTypeOf<'rule' | 'severity' | 'pointer' | 'message'>();
     expectTypeOf<api.Severity>().toEqualTypeOf<'error' | 'warning'>();
     expectTypeOf<keyof api.Verdict>().toEqualTypeOf<'status' | 'schemaRef' | 'findings' | 'reason'>();

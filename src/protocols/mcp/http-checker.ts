@@ -4,8 +4,8 @@ import { isJsonObject } from '../../core/json.js';
 import type { InboundMessage } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import type { ProtocolChecker } from '../protocol.js';
-import { MCP_VERSION_HEADER } from './http-recognition.js';
-import { LEGACY_SESSION_PARAM, sessionIdOf, type McpHttpSessions } from './http-sessions.js';
+import { endpointSessionOf, eventData, LEGACY_SESSION_PARAM, MCP_VERSION_HEADER } from './http-recognition.js';
+import { sessionIdOf, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
 import type { McpChecker } from './mcp-checker.js';
 import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 
@@ -17,7 +17,11 @@ import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 export class McpHttpChecker implements ProtocolChecker {
   private session?: McpChecker;
 
-  constructor(private readonly sessions: McpHttpSessions) {}
+  constructor(
+    private readonly sessions: McpHttpSessions,
+    /** The exchange's request, for its events, which carry none (a GET stream's `Mcp-Session-Id`). */
+    private readonly route: SessionRoute,
+  ) {}
 
   judge(message: InboundMessage): Verdict {
     const session = (this.session ??= this.sessionOf(message));
@@ -31,13 +35,14 @@ export class McpHttpChecker implements ProtocolChecker {
    * whose `sessionId` names the session), and the `Accepted` its server answers each POST with.
    */
   judgeText(message: InboundMessage): Verdict | undefined {
-    const text = message.text?.trim() ?? '';
+    const text = eventData(message.text ?? '');
     if (message.sender !== 'server') return undefined;
     if (message.carrier === 'event') {
+      // Streamable HTTP primes a resumable stream with an event id and empty data.
+      if (text === '') return unchecked('an event with no data (a stream primed with its event id), not a JSON-RPC message');
       const legacy = endpointSessionOf(text);
       if (legacy === undefined) return undefined;
-      this.session ??= this.sessions.fresh();
-      this.sessions.nameLegacy(legacy, this.session);
+      this.session ??= this.sessions.legacy(legacy);
       return verdictFrom([]);
     }
     if (message.carrier === 'body' && message.http?.status === 202) return unchecked('the answer to a POSTed message, not a JSON-RPC message');
@@ -50,17 +55,18 @@ export class McpHttpChecker implements ProtocolChecker {
   }
 
   private sessionOf(message: InboundMessage): McpChecker {
-    const { http, value } = message;
-    if (message.sender === 'client' && isModern(value, http?.requestHeaders)) return this.sessions.fresh();
+    const { value } = message;
+    const http: SessionRoute = message.http ?? this.route;
+    if (message.sender === 'client' && isModern(value, http.requestHeaders)) return this.sessions.fresh();
     if (message.sender === 'client' && opensSession(value)) {
       const known = this.sessions.find(http);
       // A second initialize on a known session is that session's finding (mcp-initialize-repeated).
-      return known !== undefined && (sessionIdOf(http?.requestHeaders) !== undefined || http?.query?.get(LEGACY_SESSION_PARAM)) ? known : this.sessions.begin(http);
+      return known !== undefined && (sessionIdOf(http.requestHeaders) !== undefined || http.query?.get(LEGACY_SESSION_PARAM)) ? known : this.sessions.begin(http);
     }
     const found = this.sessions.find(http);
     if (found) return found;
     const session = this.sessions.begin(http);
-    const id = sessionIdOf(http?.requestHeaders);
+    const id = sessionIdOf(http.requestHeaders);
     if (id !== undefined) this.sessions.name(id, session);
     return session;
   }
@@ -79,14 +85,4 @@ function isModern(value: unknown, headers: HeaderMap | undefined): boolean {
   const first = Array.isArray(value) ? value[0] : value;
   const meta = isJsonObject(first) && isJsonObject(first.params) && isJsonObject(first.params._meta) ? first.params._meta[MCP_META_VERSION] : undefined;
   return typeof meta === 'string' && MCP_MODERN_VERSIONS.has(meta);
-}
-
-/** The session id an `endpoint` event's URL names (`/messages?sessionId=…`), or undefined for any other text. */
-function endpointSessionOf(text: string): string | undefined {
-  if (!text.startsWith('/') && !/^https?:\/\//i.test(text)) return undefined;
-  try {
-    return new URL(text, 'http://endpoint.invalid').searchParams.get(LEGACY_SESSION_PARAM) ?? undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,8 +1,7 @@
 import { headerValue, type HeaderMap } from '../../core/header-value.js';
-import type { HttpContext } from '../../core/message.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { RecordingScope } from '../recording-scope.js';
-import { MCP_SESSION_HEADER } from './http-recognition.js';
+import { LEGACY_SESSION_PARAM, MCP_SESSION_HEADER } from './http-recognition.js';
 import { McpChecker } from './mcp-checker.js';
 
 /**
@@ -17,6 +16,13 @@ import { McpChecker } from './mcp-checker.js';
  * - otherwise the path: a server that issues no session id has one session per endpoint, which each
  *   `initialize` starts anew. A 2026-07-28 request (no sessions) stands alone.
  */
+/** What finds an exchange's session: its path, its query (the legacy `sessionId`) and its request headers. */
+export interface SessionRoute {
+  path?: string;
+  query?: URLSearchParams;
+  requestHeaders?: HeaderMap;
+}
+
 export class McpHttpSessions {
   private readonly byId = new Map<string, McpChecker>();
   private readonly byLegacyId = new Map<string, McpChecker>();
@@ -35,18 +41,18 @@ export class McpHttpSessions {
   }
 
   /** The session a request's exchange belongs to, by its session header, its legacy session parameter, or its path. */
-  find(http: HttpContext | undefined): McpChecker | undefined {
-    const id = sessionIdOf(http?.requestHeaders);
-    if (id !== undefined) return this.byId.get(id) ?? this.adopt(id, http!.path);
-    const legacy = http?.query?.get(LEGACY_SESSION_PARAM);
-    if (legacy) return this.byLegacyId.get(legacy);
-    return http ? this.byPath.get(http.path) : undefined;
+  find(http: SessionRoute): McpChecker | undefined {
+    const id = sessionIdOf(http.requestHeaders);
+    if (id !== undefined) return this.byId.get(id) ?? this.adopt(id, http.path ?? '');
+    const legacy = http.query?.get(LEGACY_SESSION_PARAM);
+    if (legacy) return this.legacy(legacy);
+    return this.byPath.get(http.path ?? '');
   }
 
   /** A new session begun by an `initialize` without a session id: the path's until the server names it. */
-  begin(http: HttpContext | undefined): McpChecker {
+  begin(http: SessionRoute): McpChecker {
     const session = this.fresh();
-    if (http && sessionIdOf(http.requestHeaders) === undefined && !http.query?.get(LEGACY_SESSION_PARAM)) this.byPath.set(http.path, session);
+    if (sessionIdOf(http.requestHeaders) === undefined && !http.query?.get(LEGACY_SESSION_PARAM)) this.byPath.set(http.path ?? '', session);
     return session;
   }
 
@@ -69,14 +75,16 @@ export class McpHttpSessions {
     return pending;
   }
 
-  /** The legacy transport's session, by the `sessionId` its endpoint event named. */
-  nameLegacy(id: string, session: McpChecker): void {
-    if (!this.byLegacyId.has(id)) this.byLegacyId.set(id, session);
+  /** The legacy transport's session by the `sessionId` its endpoint event names, made on first mention (its stream or a POST, whichever is judged first). */
+  legacy(id: string): McpChecker {
+    let session = this.byLegacyId.get(id);
+    if (session === undefined) {
+      session = this.fresh();
+      this.byLegacyId.set(id, session);
+    }
+    return session;
   }
 }
-
-/** The query parameter the 2024-11-05 HTTP+SSE transport's endpoint URL names its session by (the SDK's and most servers'). */
-export const LEGACY_SESSION_PARAM = 'sessionId';
 
 export function sessionIdOf(headers: HeaderMap | undefined): string | undefined {
   const value = headerValue(headers, MCP_SESSION_HEADER)?.trim();

@@ -35,9 +35,12 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
   },
 
   createChecker(context: CheckerContext): ProtocolChecker {
-    const transport = context.channel?.transport;
+    const { channel } = context;
+    const transport = channel?.transport;
     // Over HTTP a session spans exchanges: each exchange judges with its session's state.
-    if ((transport === 'http' || transport === 'sse') && context.scope) return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry));
+    if ((transport === 'http' || transport === 'sse') && context.scope) {
+      return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry), { path: channel?.path, requestHeaders: channel?.requestHeaders });
+    }
     return new McpChecker(context.registry, transport === 'stdio');
   },
 

@@ -1,6 +1,6 @@
 import { withFindings, type Verdict } from '../../core/verdict.js';
 import type { Sender } from '../../core/message.js';
-import type { ChannelHint, ProtocolModule } from '../../protocols/protocol.js';
+import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocols/protocol.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
@@ -156,6 +156,17 @@ export class ExchangeRecording implements ExchangeSink {
 
   private holdFrame(frame: HeldFrame): void {
     const sample = this.sample!;
+    // A first event of text that is not JSON may name the protocol at once (MCP's `endpoint`): the
+    // stream's answers to requests judged elsewhere are then judged in the order they came.
+    if (sample.held.length === 0 && frame.message.textNotJson && frame.message.text) {
+      const choice = chooseProtocol({ hint: { ...sample.hint, firstEvent: frame.message.text } });
+      if (choice) {
+        this.sample = undefined;
+        this.adopt(choice, this.requestBody);
+        this.store(frame.sender, frame.raw, frame.options, frame.message, frame.tOffsetMs);
+        return;
+      }
+    }
     if (sample.held.length === 0) {
       this.sampleDeadline = setTimeout(() => this.sample && this.chooseFromSample(), MAX_HOLD_MS);
       this.sampleDeadline.unref();
@@ -303,7 +314,10 @@ export class ExchangeRecording implements ExchangeSink {
   private adopt(choice: ProtocolChoice, requestBody: unknown): void {
     const { module } = choice;
     this.protocol = module;
-    this.judge = this.recorder.pipeline.judgeFor(module, requestBody, { transport: this.transport, ...(this.start.path === undefined ? {} : { path: this.start.path }) });
+    const channel: CheckerContext['channel'] = { transport: this.transport };
+    if (this.start.path !== undefined) channel.path = this.start.path;
+    if (this.requestHeaders !== undefined) channel.requestHeaders = this.requestHeaders;
+    this.judge = this.recorder.pipeline.judgeFor(module, requestBody, channel);
     this.recorder.options.writer.updateExchange(this.id, { protocol: module.id, protocolEvidence: choice.evidence });
   }
 }
