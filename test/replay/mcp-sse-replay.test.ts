@@ -11,7 +11,6 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startRecorder, startReplay } from '../../src/index.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
-import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { connectCapableClient } from '../support/mcp-everything.js';
 import { mcpShortSession, startMcpHttpEverything, type McpHttpEverything } from '../support/mcp-http-replay-servers.js';
 
@@ -45,9 +44,6 @@ beforeAll(async () => {
   server = await startMcpHttpEverything();
   dir = tempDir();
   recording = dir.file('mcp-sse.db');
-  // Left out of the agreement check for now: `validate` re-judges a legacy session's POSTs apart from
-  // its stream (mcp-initialize-not-first, jsonrpc-unknown-response-id) where record judged them as one.
-  verdictsWrittenByHand(recording);
   const recorder = await startRecorder({ target: server.origin, listen: 0, out: recording, pipeline: 'inline' });
   try {
     recorded = await everything(`${recorder.url}/sse`);
