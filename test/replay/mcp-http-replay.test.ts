@@ -152,4 +152,24 @@ describe('replay of MCP over Streamable HTTP', () => {
     expect(status).toMatchObject({ status: 404, body: { jsonrpc: '2.0', id: 1, error: { code: -32001, data: { code: 'replay_miss', differences: ['header:mcp-session-id'] } } } });
     expect(summary.misses.map((m) => `${m.request.method} ${m.request.path} ${m.differences.join()}`)).toEqual(['POST /mcp header:mcp-session-id']);
   });
+
+  it('echoes the request ids a client mints its own way, in the answer of each session', async () => {
+    const replay = await startReplay({ recording: ended, listen: 0, timing: 'none' });
+    const post = async (body: unknown, sessionId?: string) => {
+      const res = await fetch(`${replay.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } : {}) }, body: JSON.stringify(body) });
+      const text = await res.text();
+      const answers = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as { id?: unknown });
+      return { sessionId: res.headers.get('mcp-session-id') ?? undefined, answers };
+    };
+    const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {}, elicitation: {}, roots: {} }, clientInfo: { name: 'agent-proxy-test', version: '1.0.0' } }, jsonrpc: '2.0' };
+    const first = await post({ ...initialize, id: 'mine-a' });
+    const second = await post({ ...initialize, id: 1000 });
+    await post({ method: 'notifications/initialized', jsonrpc: '2.0' }, first.sessionId);
+    const listed = await post({ method: 'tools/list', jsonrpc: '2.0', id: 'mine-b' }, first.sessionId);
+    await replay.close();
+    expect(first.answers.map((a) => a.id)).toEqual(['mine-a']);
+    expect(second.answers.map((a) => a.id)).toEqual([1000]);
+    expect(first.sessionId).not.toEqual(second.sessionId);
+    expect(listed.answers.map((a) => a.id)).toEqual(['mine-b']);
+  });
 });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startRecorder, startReplay } from '../../src/index.js';
+import { startFixture, startRecorder, startReplay } from '../../src/index.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { connectCapableClient } from '../support/mcp-everything.js';
@@ -92,5 +92,19 @@ describe('replay of MCP over HTTP+SSE (2024-11-05)', () => {
     expect(caught).toBeInstanceOf(McpError);
     expect((caught as McpError).message).toMatch(/POST \/message\?sessionId=\S+ matches no recorded exchange; nearest is exchange \d+ \(POST \/message\); differs in \/params\/arguments\/message/);
     expect((caught as McpError).data).toMatchObject({ code: 'replay_miss', reason: 'no-match', differences: ['/params/arguments/message'] });
+  });
+
+  it('works as a fixture: mode once records the session, and from then on serves it to each client', async () => {
+    const fixtureFile = dir.file('mcp-sse-fixture.db');
+    const recordOnce = await startFixture({ recording: fixtureFile, target: server.origin, mode: 'once', listen: 0 });
+    expect(recordOnce.action).toBe('record');
+    const live = await everything(`${recordOnce.url}/sse`);
+    await recordOnce.close();
+    const replayOnce = await startFixture({ recording: fixtureFile, target: server.origin, mode: 'once', listen: 0, strict: true, timing: '4x' });
+    expect(replayOnce.action).toBe('replay');
+    const replayed = await Promise.all([everything(`${replayOnce.url}/sse`), everything(`${replayOnce.url}/sse`)]);
+    const summary = await replayOnce.close();
+    expect(replayed).toEqual([live, live]);
+    expect(summary).toMatchObject({ ok: true, misses: [], unused: [] });
   });
 });
