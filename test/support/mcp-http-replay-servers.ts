@@ -27,6 +27,8 @@ export interface McpHttpEverything {
   origin: string;
   /** Sessions started so far. */
   sessions(): number;
+  /** Dies as a killed process would: every connection dropped at once, no stream ended cleanly, nothing served after. */
+  kill(): void;
   close(): Promise<void>;
 }
 
@@ -111,10 +113,14 @@ export async function startMcpHttpEverything(options: { eventStore?: boolean } =
   return {
     origin: `http://127.0.0.1:${port}`,
     sessions: () => started,
+    kill() {
+      http.close();
+      http.closeAllConnections();
+    },
     async close() {
       for (const { server } of servers) await server.close().catch(() => undefined);
       http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      if (http.listening) await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }
