@@ -142,4 +142,36 @@ describe('replay of MCP over Streamable HTTP, at its edges', () => {
     expect(summary.misses).toEqual([]);
     expect(summary.unused.map((e) => `${e.id} ${e.method} ${e.path}`)).toEqual([]);
   });
+
+  it('plays the JSON answers of a server that answers each POST with one body, to each session', async () => {
+    const jsonServer = await startMcpHttpEverything({ jsonResponse: true });
+    const jsonFile = dir.file('mcp-http-json.db');
+    const recorder = await startRecorder({ target: jsonServer.origin, listen: 0, out: jsonFile, pipeline: 'inline' });
+    const short = async (url: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = await connectCapableClient(transport);
+      const sessionId = transport.sessionId!;
+      // The calls most clients make; the server's own requests need a stream (the SDK's JSON mode sends none).
+      const seen = [await client.listTools(), await client.callTool({ name: 'echo', arguments: { message: 'hello' } }), await client.listResources(), await client.getPrompt({ name: 'simple-prompt' }), await client.ping()];
+      await client.close();
+      return JSON.parse(JSON.stringify(seen).split(sessionId).join('<session>')) as unknown;
+    };
+    let recorded;
+    try {
+      recorded = await short(`${recorder.url}/mcp`);
+    } finally {
+      await recorder.close();
+      await jsonServer.close();
+    }
+    const reader = openRecording(jsonFile);
+    const jsonAnswers = reader.exchanges().filter((e) => e.method === 'POST' && e.transport === 'http' && e.status === 200);
+    reader.close();
+    expect(jsonAnswers.length).toBeGreaterThan(5);
+
+    const replay = await startReplay({ recording: jsonFile, listen: 0, strict: true, timing: 'none' });
+    const replayed = await Promise.all([short(`${replay.url}/mcp`), short(`${replay.url}/mcp`)]);
+    const summary = await replay.close();
+    expect(replayed).toEqual([recorded, recorded]);
+    expect(summary).toMatchObject({ ok: true, misses: [], unused: [] });
+  });
 });

@@ -51,8 +51,8 @@ class MemoryEventStore implements EventStore {
   }
 }
 
-/** server-everything over both HTTP transports, a fresh server per session. */
-export async function startMcpHttpEverything(options: { eventStore?: boolean } = {}): Promise<McpHttpEverything> {
+/** server-everything over both HTTP transports, a fresh server per session; `jsonResponse`: POSTs answered with JSON rather than a stream. */
+export async function startMcpHttpEverything(options: { eventStore?: boolean; jsonResponse?: boolean } = {}): Promise<McpHttpEverything> {
   const streamable = new Map<string, StreamableHTTPServerTransport>();
   const legacy = new Map<string, SSEServerTransport>();
   const servers: EverythingServer[] = [];
@@ -76,6 +76,8 @@ export async function startMcpHttpEverything(options: { eventStore?: boolean } =
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         ...(options.eventStore ? { eventStore: new MemoryEventStore() } : {}),
+        // Each POST answered with one JSON body; the server's own requests then come on the GET stream.
+        ...(options.jsonResponse ? { enableJsonResponse: true } : {}),
         onsessioninitialized: (id) => void streamable.set(id, transport),
       });
       transport.onclose = () => {
