@@ -12,8 +12,11 @@
  *    a call to a tool never listed, a tool schema that cannot be checked).
  * 6: the OpenAI API (its schemas derived from the API description; chat and Responses stream rules,
  *    tool results and tool_choice in requests).
+ * 7: MCP over HTTP (each exchange judged with its session's state; the transport rules: session and
+ *    version headers, a session the server ended, a response on the GET stream, a 202 with a body,
+ *    a message on two streams, 2026-07-28's headers equal to the body).
  */
-export const RULES_VERSION = 6;
+export const RULES_VERSION = 7;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

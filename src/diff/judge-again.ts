@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import type { Finding } from '../core/finding.js';
 import { withFindings, type Verdict } from '../core/verdict.js';
@@ -6,7 +7,8 @@ import { MessagePipeline, type ReadMessage } from '../judge/message-pipeline.js'
 import { chooseProtocol } from '../judge/protocol-choice.js';
 import { judgedByCurrentRules } from '../core/rules-version.js';
 import { isProtocolId } from '../judge/protocol-option.js';
-import type { CheckerContext } from '../protocols/protocol.js';
+import type { CheckerContext, ProtocolModule } from '../protocols/protocol.js';
+import type { MessageJudge } from '../judge/message-judge.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import { httpContextOf } from '../store/exchange-http.js';
@@ -40,8 +42,8 @@ const NOT_PROTOCOL_CHANNELS: ReadonlySet<string> = new Set(['close', 'ping', 'po
  * Judges the messages of a recording again with `registry`, by the protocol record chose for each
  * exchange, through the judging pipeline record and validate use (judge/message-pipeline.ts): one
  * pipeline for the recording (its secrets and recording-scoped checkers span the exchanges), one
- * checker per exchange, stream-level findings on the exchange's last judged message, as record
- * attaches them. A message that is not JSON, or whose exchange no protocol claimed, keeps its stored
+ * checker per exchange, its messages judged in the order record judged them across exchanges (as
+ * validate does), stream-level findings on the exchange's last judged message, as record attaches them. A message that is not JSON, or whose exchange no protocol claimed, keeps its stored
  * verdict: no schema decided it. `progress` is called every few thousand messages.
  *
  * This is the one place `diff` judges; when the commands share one judging path of a recording, this
@@ -50,35 +52,63 @@ const NOT_PROTOCOL_CHANNELS: ReadonlySet<string> = new Set(['close', 'ping', 'po
 export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, progress?: (messages: number) => void): VerdictsNow {
   // Stored messages are read whole: no size or parse budget applies, as in validate.
   const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
-  const moved = new Map<number, Verdict>();
+  const streams: StreamJudging[] = [];
+  const order: Array<[StreamJudging, MessageRow]> = [];
   let read = 0;
   for (const exchange of reader.exchanges()) {
     const rows = reader.messages(exchange.id);
     read += rows.length;
     if (progress && rows.length > 0) progress(read);
     if (exchange.protocol === null || !isProtocolId(exchange.protocol)) continue;
-    const judged = rows.filter((m) => (m.json !== undefined || m.deepJson !== undefined) && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? ''));
-    if (judged.length === 0) continue;
+    const judged = new Set(rows.filter((m) => (m.json !== undefined || m.deepJson !== undefined) && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? '')));
+    if (judged.size === 0) continue;
     const module = chooseProtocol({ recorded: exchange.protocol })?.module;
     if (!module) continue;
-    const readRow = (m: MessageRow): ReadMessage => {
-      const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
-      return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpContextOf(exchange, m.sender) : undefined);
-    };
-    const messages = judged.map(readRow);
-    const request = messages.find((m) => m.sender === 'client');
-    const judge = pipeline.judgeFor(module, request && pipeline.requestBodyOf(request), channelOf(exchange));
-    const verdicts = messages.map((m, i) => pipeline.verdict(m, { channel: judged[i].channel ?? undefined }, judge));
+    const requestRow = [...judged].find((m) => m.sender === 'client');
+    const request = requestRow && readRow(pipeline, exchange, requestRow);
+    const stream: StreamJudging = { exchange, module, judge: pipeline.judgeFor(module, request && pipeline.requestBodyOf(request), channelOf(exchange)), judged, verdicts: new Map() };
+    streams.push(stream);
+    // An event of text that is not JSON keeps its stored verdict, but its checker follows it, as record's did (MCP's endpoint event names its session).
+    for (const m of rows) if (judged.has(m) || isFollowedText(m)) order.push([stream, m]);
+  }
+  // In the order record judged them (message ids), across exchanges, as validate does: a state shared by
+  // exchanges (an MCP session over HTTP, a daemon session's UI requests) depends on it.
+  order.sort((a, b) => a[1].id - b[1].id);
+  for (const [stream, m] of order) {
+    if (!stream.judged.has(m)) stream.judge.judge(pipeline.parsed(m.sender, m.carrier, undefined, m.raw.toString('utf8'), undefined));
+    else stream.verdicts.set(m, pipeline.verdict(readRow(pipeline, stream.exchange, m), { channel: m.channel ?? undefined }, stream.judge));
+  }
+  const moved = new Map<number, Verdict>();
+  for (const { exchange, module, judge, verdicts } of streams) {
+    const judged = [...verdicts.keys()];
     // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown.
     if (exchange.outcome !== 'error' && !cutByClientOrProxy(exchange.errorCode)) {
       const tail: Finding[] = pipeline.endOfStream(module, judge, exchange.outcome === 'complete' ? 'complete' : 'aborted');
-      if (tail.length > 0) verdicts[verdicts.length - 1] = withFindings(verdicts[verdicts.length - 1], tail);
+      const last = judged.at(-1)!;
+      if (tail.length > 0) verdicts.set(last, withFindings(verdicts.get(last)!, tail));
     }
-    verdicts.forEach((verdict, i) => {
-      if (!sameForDiff(verdict, judged[i].verdict)) moved.set(judged[i].id, verdict);
-    });
+    for (const [m, verdict] of verdicts) if (!sameForDiff(verdict, m.verdict)) moved.set(m.id, verdict);
   }
   return moved;
+}
+
+/** One exchange being judged again: its checker, its judged rows and their verdicts, in its order. */
+interface StreamJudging {
+  exchange: ExchangeRow;
+  module: ProtocolModule;
+  judge: MessageJudge;
+  judged: ReadonlySet<MessageRow>;
+  verdicts: Map<MessageRow, Verdict>;
+}
+
+function readRow(pipeline: MessagePipeline, exchange: ExchangeRow, m: MessageRow): ReadMessage {
+  const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+  return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpContextOf(exchange, m.sender) : undefined);
+}
+
+/** An event of UTF-8 text that is not JSON (OpenAI's `[DONE]`, MCP's `endpoint`): not judged again, but followed. */
+function isFollowedText(m: MessageRow): boolean {
+  return m.json === undefined && m.deepJson === undefined && m.carrier === 'event' && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? '') && isUtf8(m.raw);
 }
 
 /** Equal as far as a diff compares verdicts: the status and the set of error rules. */
@@ -93,6 +123,7 @@ function errorRules(v: Verdict): string {
 /** Where the exchange runs, as record tells its checker. */
 function channelOf(e: ExchangeRow): CheckerContext['channel'] {
   const channel: CheckerContext['channel'] = { transport: e.transport };
+  if (e.method !== null) channel.method = e.method;
   if (e.path !== null) channel.path = e.path;
   if (e.requestHeaders) channel.requestHeaders = e.requestHeaders;
   return channel;

@@ -55,11 +55,11 @@ export interface CheckerContext {
   /** For AG-UI: the RunAgentInput that opened this stream, when the capture layer saw it. */
   requestBody?: unknown;
   /**
-   * Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request path
-   * and the request's headers as stored (an event of an HTTP answer carries no request of its own:
+   * Where the channel runs, when known: its transport and, for HTTP and WebSocket, the request's
+   * method, path and headers as stored (an event of an HTTP answer carries no request of its own:
    * MCP finds a GET stream's session by its `Mcp-Session-Id`).
    */
-  channel?: { transport: ChannelTransport; path?: string; requestHeaders?: HeaderMap };
+  channel?: { transport: ChannelTransport; method?: string; path?: string; requestHeaders?: HeaderMap };
   /** Recording-wide state shared by the checkers of every channel; absent when judging one stream alone. */
   scope?: RecordingScope;
 }

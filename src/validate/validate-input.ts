@@ -165,6 +165,7 @@ function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
 function channelOf(hint: ChannelHint | undefined): CheckerContext['channel'] {
   if (!hint) return undefined;
   const channel: CheckerContext['channel'] = { transport: hint.transport };
+  if (hint.method !== undefined) channel.method = hint.method;
   if (hint.path !== undefined) channel.path = hint.path;
   if (hint.requestHeaders !== undefined) channel.requestHeaders = hint.requestHeaders;
   return channel;

@@ -182,7 +182,12 @@ function mcp(): ProtocolExamples {
     ['server', { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error: the echo backend is down' } }],
   ];
   return {
-    channels: [{ transport: 'stdio', sniffed: { protocol: 'mcp', evidence: 'MCP method initialize' } }],
+    channels: [
+      { transport: 'stdio', sniffed: { protocol: 'mcp', evidence: 'MCP method initialize' } },
+      { transport: 'http', method: 'POST', path: '/mcp', requestBody: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+      { transport: 'sse', method: 'GET', path: '/mcp', contentType: 'text/event-stream', requestHeaders: { 'Mcp-Session-Id': 'session-1' } },
+      { transport: 'sse', method: 'GET', path: '/sse', contentType: 'text/event-stream', firstEvent: '/message?sessionId=abc' },
+    ],
     conversation: messages.map(([sender, value]) => line(sender, value)),
     lone: [initialize, list],
   };

@@ -3,13 +3,16 @@
  * server-everything on both its HTTP transports (Streamable HTTP and the older HTTP+SSE), through
  * every tool, resource, prompt, completion, logging level, sampling and elicitation it offers (the
  * scenario mcp-stdio.test.ts runs over stdio). The client gets exactly what it gets from the server
- * directly; every exchange is MCP's, judged per session, with no finding.
+ * directly; every exchange is MCP's, judged per session, with no finding, by record, validate and
+ * diff's judging again.
  */
 import { describe, expect, it } from 'vitest';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
+import { judgeAgain } from '../../src/diff/judge-again.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
 import { connectCapableClient, mcpEverySession } from '../support/mcp-everything.js';
@@ -79,7 +82,13 @@ describe('MCP over HTTP (official SDK, reference server) through record', () => 
     expect(judged.length).toBeGreaterThanOrEqual(200);
     expect(judged.filter(({ m }) => m.verdict.findings.length > 0).map(({ exchange, m }) => ({ exchange, seq: m.seq, findings: m.verdict.findings, json: m.json }))).toEqual([]);
     expect(judged.filter(({ m }) => m.verdict.status === 'invalid')).toEqual([]);
-    // validate judges the recording as record did.
+    // validate judges the recording as record did, and so does diff's judging again (exchange by exchange).
     expect(validateView(out)).toEqual([]);
+    const reader = RecordingReader.open(out);
+    try {
+      expect([...judgeAgain(reader, bareRegistry()).values()]).toEqual([]);
+    } finally {
+      reader.close();
+    }
   });
 });

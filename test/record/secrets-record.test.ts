@@ -6,6 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ExchangeRow } from '../../src/store/recording-reader.js';
 import { createHash } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
+import { startHttpMcpStandIn, STAND_IN_BEARER } from '../support/http-mcp-server.js';
+import { bareRegistry } from '../support/shared.js';
+import { scratch } from '../support/temp-dir.js';
+import { runCli } from '../cli/run-cli.js';
+import { readRecording } from '../stdio/stdio-helpers.js';
 import { api, bearer, daemon, expectAbsent, findingsOf, record, recordingBytes, useCleanups, wsOpen } from './pi-helpers.js';
 
 useCleanups();
@@ -211,5 +219,34 @@ describe('proxy record: secrets never reach the file', () => {
     expect(capsRow.verdict).toMatchObject({ status: 'valid', findings: [] });
     expect(capsRow.raw.toString()).toBe(caps.text);
     expectAbsent(recordingBytes(rec.out), SECRET, 'the leaked env value');
+  });
+});
+
+describe('proxy record: an MCP client\'s bearer token over Streamable HTTP', () => {
+  it('reaches the server, and neither the recording nor its export holds it', async () => {
+    const server = await startHttpMcpStandIn();
+    const out = scratch().file('mcp-auth.db');
+    const proxy = await startRecorder({ target: server.origin, listen: 0, out, registry: bareRegistry() });
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/auth/mcp`), { requestInit: { headers: { Authorization: `Bearer ${STAND_IN_BEARER}` } } });
+      const client = new Client({ name: 'secretive', version: '1.0.0' });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+      expect(await client.callTool({ name: 'echo', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'echo' }] });
+      await client.close();
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+    expectAbsent(recordingBytes(out), STAND_IN_BEARER, 'the bearer token');
+    for (const format of ['ndjson', 'har']) {
+      const exported = await runCli(['export', out, '--format', format]);
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toContain('Bearer <redacted>');
+      expect(exported.stdout.includes(STAND_IN_BEARER), `the ${format} export holds the token`).toBe(false);
+    }
+    const { exchanges } = readRecording(out);
+    expect(exchanges.map((e) => e.protocol)).toEqual(exchanges.map(() => 'mcp'));
+    expect(exchanges.every((e) => e.status !== 401)).toBe(true);
   });
 });

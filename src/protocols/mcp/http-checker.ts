@@ -1,21 +1,39 @@
-import type { Finding } from '../../core/finding.js';
+import { error, type Finding } from '../../core/finding.js';
 import { headerValue, type HeaderMap } from '../../core/header-value.js';
-import { isJsonObject } from '../../core/json.js';
-import type { InboundMessage } from '../../core/message.js';
-import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
+import type { HttpContext, InboundMessage } from '../../core/message.js';
+import { unchecked, verdictFrom, withFindings, type Verdict } from '../../core/verdict.js';
+import { classifyJsonRpc, idKey } from '../json-rpc/json-rpc-message.js';
 import type { ProtocolChecker } from '../protocol.js';
-import { endpointSessionOf, eventData, LEGACY_SESSION_PARAM, MCP_VERSION_HEADER } from './http-recognition.js';
-import { sessionIdOf, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
-import type { McpChecker } from './mcp-checker.js';
+import { endpointSessionOf, eventData, MCP_METHOD_HEADER, MCP_VERSION_HEADER } from './http-recognition.js';
+import { legacySessionOf, sessionIdOf, type McpHttpSession, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
+import { MCP_RULES as RULES } from './mcp-rules.js';
 import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
+
+/** The first version whose clients must send `MCP-Protocol-Version` on every request after initialize. */
+const VERSION_HEADER_SINCE = '2025-06-18';
 
 /**
  * The checker of one MCP exchange over HTTP (a POST and its answer, a GET stream, a DELETE): it
  * judges each message with the state of the session the exchange belongs to (http-sessions.ts),
- * found from its first message's request, and names that session when the answer issues its id.
+ * found from its request, and holds the transport's rules: the session and version headers, what
+ * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
+ * headers equal to the body. At its end it reports the requests its POST sent that its stream
+ * never answered; a session's own end (notifications/initialized never sent, a server request
+ * never answered) has no message over HTTP to carry it, and is not reported.
  */
 export class McpHttpChecker implements ProtocolChecker {
-  private session?: McpChecker;
+  private session?: McpHttpSession;
+  /** The client's requests this exchange POSTed, by idKey: its stream owes their answers. */
+  private readonly posted = new Set<string>();
+  /** The POST carried notifications and responses only: its answer is 202 with no body. */
+  private acceptedOnly = false;
+  /** A stream primed with an event id (resumable: an answer may come on a resumed stream instead). */
+  private primed = false;
+  /** The server refused the request at the HTTP level (4xx, 5xx): its requests are not owed answers here. */
+  private refused = false;
+  /** A GET stream the older transport opened (its endpoint event came first): it carries the answers. */
+  private legacyStream = false;
 
   constructor(
     private readonly sessions: McpHttpSessions,
@@ -24,51 +42,135 @@ export class McpHttpChecker implements ProtocolChecker {
   ) {}
 
   judge(message: InboundMessage): Verdict {
-    const session = (this.session ??= this.sessionOf(message));
-    const issued = message.sender === 'server' ? sessionIdOf(message.http?.responseHeaders) : undefined;
-    if (issued !== undefined) this.sessions.name(issued, session);
-    return session.judge(message);
+    const { value, sender } = message;
+    const http: SessionRoute = message.http ?? this.route;
+    if (sender === 'server' && message.http?.status !== undefined && message.http.status >= 400) return this.refusal(message, message.http);
+    const session = (this.session ??= this.sessionOf(message, http));
+    // A JSON answer names the session it issued (an SSE answer's events carry no headers: see http-sessions.ts).
+    const issued = sender === 'server' ? sessionIdOf(message.http?.responseHeaders) : undefined;
+    if (issued !== undefined) this.sessions.name(issued, session, this.route.path ?? '');
+    // Over HTTP a recording may start while a client is connected: a session first seen at another message than initialize was joined midway.
+    if (session.checker.untouched && !(sender === 'client' && opensSession(value))) session.checker.joinedMidway();
+    const before = sender === 'client' ? this.clientRules(session, value, http) : this.serverRules(session, value, message);
+    if (before.skip) return verdictFrom(before.findings);
+    // Judged as of its request's headers (a missing MCP-Protocol-Version on HTTP means 2025-03-26).
+    const judged = message.http === undefined && this.route.path !== undefined ? { ...message, http: { method: this.route.method ?? 'GET', path: this.route.path, requestHeaders: this.route.requestHeaders } } : message;
+    const verdict = session.checker.judge(judged);
+    return before.findings.length === 0 ? verdict : withFindings(verdict, before.findings);
   }
 
   /**
    * Text that is not JSON: the older transport's `endpoint` event (the URL the client POSTs to,
-   * whose `sessionId` names the session), and the `Accepted` its server answers each POST with.
+   * whose `sessionId` names the session), an event priming a stream with its id, and the
+   * `Accepted` the older transport's server answers each POST with.
    */
   judgeText(message: InboundMessage): Verdict | undefined {
-    const text = eventData(message.text ?? '');
     if (message.sender !== 'server') return undefined;
+    const text = eventData(message.text ?? '');
     if (message.carrier === 'event') {
-      // Streamable HTTP primes a resumable stream with an event id and empty data.
-      if (text === '') return unchecked('an event with no data (a stream primed with its event id), not a JSON-RPC message');
+      if (text === '') {
+        this.primed = true;
+        return unchecked('an event with no data (a stream primed with its event id), not a JSON-RPC message');
+      }
       const legacy = endpointSessionOf(text);
       if (legacy === undefined) return undefined;
+      this.legacyStream = true;
       this.session ??= this.sessions.legacy(legacy);
       return verdictFrom([]);
     }
-    if (message.carrier === 'body' && message.http?.status === 202) return unchecked('the answer to a POSTed message, not a JSON-RPC message');
+    const status = message.http?.status;
+    if (message.carrier === 'body' && status === 202) {
+      const legacy = this.session?.legacy ?? legacySessionOf(message.http ?? this.route) !== undefined;
+      const why = 'the answer to a POSTed message, not a JSON-RPC message';
+      return legacy ? unchecked(why) : unchecked(why, [error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body')]);
+    }
     return undefined;
   }
 
   end(how: 'complete' | 'aborted'): Finding[] {
-    void how;
-    return [];
+    if (!this.session || this.refused) return [];
+    // The older transport's GET stream carries every answer of its session: when it ends, so does the session.
+    if (this.legacyStream) return this.session.checker.end(how);
+    if (this.session.legacy || this.posted.size === 0 || this.primed) return [];
+    return this.session.checker.unanswered('client', this.posted, how);
   }
 
-  private sessionOf(message: InboundMessage): McpChecker {
+  private sessionOf(message: InboundMessage, http: SessionRoute): McpHttpSession {
     const { value } = message;
-    const http: SessionRoute = message.http ?? this.route;
     if (message.sender === 'client' && isModern(value, http.requestHeaders)) return this.sessions.fresh();
+    const id = sessionIdOf(http.requestHeaders);
     if (message.sender === 'client' && opensSession(value)) {
-      const known = this.sessions.find(http);
       // A second initialize on a known session is that session's finding (mcp-initialize-repeated).
-      return known !== undefined && (sessionIdOf(http.requestHeaders) !== undefined || http.query?.get(LEGACY_SESSION_PARAM)) ? known : this.sessions.begin(http);
+      const known = id !== undefined || legacySessionOf(http) !== undefined ? this.sessions.find(http) : undefined;
+      return known ?? this.sessions.begin(http);
     }
-    const found = this.sessions.find(http);
+    const found = this.sessions.find(http) ?? (id === undefined ? this.sessions.namedOn(http.path ?? '') : undefined);
     if (found) return found;
     const session = this.sessions.begin(http);
-    const id = sessionIdOf(http.requestHeaders);
-    if (id !== undefined) this.sessions.name(id, session);
+    if (id !== undefined) this.sessions.name(id, session, http.path ?? '');
     return session;
+  }
+
+  /** The rules of a client's POSTed body: its headers, given the session's state before it. */
+  private clientRules(session: McpHttpSession, value: unknown, http: SessionRoute): { findings: Finding[]; skip?: boolean } {
+    const members = Array.isArray(value) ? value : [value];
+    const shapes = members.map(classifyJsonRpc);
+    for (const shape of shapes) if (shape.kind === 'request' && shape.id !== null) this.posted.add(idKey(shape.id));
+    this.acceptedOnly = shapes.length > 0 && shapes.every((s) => s.kind === 'notification' || s.kind === 'response');
+    if (session.legacy) return { findings: [] };
+    const first = isJsonObject(members[0]) ? members[0] : undefined;
+    if (first && isModern(value, http.requestHeaders)) return { findings: modernHeaderFindings(first, http.requestHeaders) };
+    const findings: Finding[] = [];
+    const id = sessionIdOf(http.requestHeaders);
+    const initialize = opensSession(value);
+    if (id !== undefined && this.sessions.hasEnded(id)) {
+      findings.push(error(RULES.httpSessionEnded, '', `the server answered 404 to session ${id}: the client must initialize a new session, not keep using this one`));
+    } else if (id === undefined && !initialize && this.sessions.namedOn(http.path ?? '') !== undefined) {
+      findings.push(error(RULES.httpSessionIdMissing, '', `the server on ${http.path ?? '/'} issues session ids: every request after initialize carries Mcp-Session-Id, and this one has none`));
+    }
+    const negotiated = session.checker.negotiatedVersion;
+    if (!initialize && negotiated !== undefined && negotiated >= VERSION_HEADER_SINCE) {
+      const header = headerValue(http.requestHeaders, MCP_VERSION_HEADER)?.trim();
+      if (header === undefined) findings.push(error(RULES.httpVersionHeaderMissing, '', `the session negotiated MCP ${negotiated}: every request after initialize carries MCP-Protocol-Version, and this one has none`));
+      else if (header !== negotiated) findings.push(error(RULES.httpVersionHeaderMismatch, '', `MCP-Protocol-Version is ${header}, but the session negotiated ${negotiated}`));
+    }
+    return { findings };
+  }
+
+  /** The rules of a server message: where it may travel. A message already delivered on another stream is judged no further. */
+  private serverRules(session: McpHttpSession, value: unknown, message: InboundMessage): { findings: Finding[]; skip?: boolean } {
+    const findings: Finding[] = [];
+    if (message.carrier === 'body' && this.acceptedOnly && !session.legacy) {
+      findings.push(error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body'));
+    }
+    const resuming = headerValue(this.route.requestHeaders, 'last-event-id') !== undefined;
+    const members = Array.isArray(value) ? value : [value];
+    for (const member of members) {
+      const shape = classifyJsonRpc(member);
+      const key = shape.kind === 'request' ? `request:${idKey(shape.id)}` : shape.kind === 'response' && shape.id !== undefined ? `response:${idKey(shape.id)}` : undefined;
+      if (shape.kind === 'response' && this.route.method === 'GET' && !this.legacyStream && !session.legacy && !resuming) {
+        findings.push(error(RULES.httpResponseOnGetStream, '/id', `a response (id ${JSON.stringify(shape.id)}) on the standalone GET stream, which carries server requests and notifications only unless it resumes a stream (Last-Event-ID)`));
+      }
+      if (key === undefined || resuming) continue;
+      const stream = session.delivered.get(key);
+      if (stream === undefined) session.delivered.set(key, this);
+      else if (stream !== this) {
+        findings.push(error(RULES.httpMessageOnTwoStreams, '/id', `the server's ${shape.kind} with id ${JSON.stringify((member as JsonObject).id)} came already on another stream of this session; no message is delivered on two`));
+        return { findings, skip: true };
+      }
+    }
+    return { findings };
+  }
+
+  /** A server's answer of status 4xx or 5xx: a JSON-RPC error of no request's id is the transport's refusal, outside the session. */
+  private refusal(message: InboundMessage, http: HttpContext): Verdict {
+    this.refused = true;
+    const id = sessionIdOf(this.route.requestHeaders);
+    if (http.status === 404 && id !== undefined && this.route.method !== 'DELETE') this.sessions.end(id);
+    const value = message.value;
+    const answersOne = isJsonObject(value) && value.id !== null && value.id !== undefined;
+    if (answersOne && this.session) return this.session.checker.judge(message);
+    return unchecked(`the server refused the request with HTTP ${http.status}: its answer is the transport's, not a message of the session`);
   }
 }
 
@@ -82,7 +184,31 @@ function opensSession(value: unknown): boolean {
 function isModern(value: unknown, headers: HeaderMap | undefined): boolean {
   const header = headerValue(headers, MCP_VERSION_HEADER);
   if (header !== undefined && MCP_MODERN_VERSIONS.has(header.trim())) return true;
-  const first = Array.isArray(value) ? value[0] : value;
-  const meta = isJsonObject(first) && isJsonObject(first.params) && isJsonObject(first.params._meta) ? first.params._meta[MCP_META_VERSION] : undefined;
-  return typeof meta === 'string' && MCP_MODERN_VERSIONS.has(meta);
+  return modernVersionOf(Array.isArray(value) ? value[0] : value) !== undefined;
+}
+
+function modernVersionOf(value: unknown): string | undefined {
+  const meta = isJsonObject(value) && isJsonObject(value.params) && isJsonObject(value.params._meta) ? value.params._meta[MCP_META_VERSION] : undefined;
+  return typeof meta === 'string' && MCP_MODERN_VERSIONS.has(meta) ? meta : undefined;
+}
+
+/** Where a 2026-07-28 request names what it calls besides its method: the `Mcp-Name` header's body value. */
+const NAMED_BY: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/** 2026-07-28: the headers a request repeats from its body must be there and equal it (the server's HeaderMismatch). */
+function modernHeaderFindings(value: JsonObject, headers: HeaderMap | undefined): Finding[] {
+  const findings: Finding[] = [];
+  const mismatch = (header: string, sent: string | undefined, body: string, pointer: string) => {
+    if (sent === body) return;
+    const what = sent === undefined ? `has no ${header} header` : `has ${header} '${sent}'`;
+    findings.push(error(RULES.httpHeaderMismatch, pointer, `the request ${what}; its body says '${body}'`));
+  };
+  const version = modernVersionOf(value);
+  if (version !== undefined) mismatch('MCP-Protocol-Version', headerValue(headers, MCP_VERSION_HEADER)?.trim(), version, `/params/_meta/${MCP_META_VERSION.replace(/\//g, '~1')}`);
+  if (typeof value.method !== 'string' || !('id' in value)) return findings;
+  mismatch('Mcp-Method', headerValue(headers, MCP_METHOD_HEADER)?.trim(), value.method, '/method');
+  const field = NAMED_BY[value.method];
+  const named = field !== undefined && isJsonObject(value.params) ? value.params[field] : undefined;
+  if (typeof named === 'string') mismatch('Mcp-Name', headerValue(headers, 'mcp-name')?.trim(), named, `/params/${field}`);
+  return findings;
 }

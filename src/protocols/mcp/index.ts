@@ -39,7 +39,7 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
     const transport = channel?.transport;
     // Over HTTP a session spans exchanges: each exchange judges with its session's state.
     if ((transport === 'http' || transport === 'sse') && context.scope) {
-      return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry), { path: channel?.path, requestHeaders: channel?.requestHeaders });
+      return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry), { method: channel?.method, path: channel?.path, requestHeaders: channel?.requestHeaders });
     }
     return new McpChecker(context.registry, transport === 'stdio');
   },

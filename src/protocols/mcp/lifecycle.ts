@@ -26,6 +26,14 @@ export class Lifecycle {
     if (this.phase === 'start') this.phase = 'off';
   }
 
+  /**
+   * A session the recording joined after its initialize (over HTTP, a proxy started while a client
+   * was connected): where it is in the lifecycle is not known, so the lifecycle is not judged.
+   */
+  joined(): void {
+    if (this.phase === 'start') this.phase = 'off';
+  }
+
   request(sender: Sender, method: string): Finding[] {
     if (sender === 'client') return this.clientRequest(method);
     if (method === 'ping' || this.phase === 'off' || this.phase === 'operating') return [];

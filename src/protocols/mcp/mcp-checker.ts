@@ -3,7 +3,7 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { HttpContext, InboundMessage, Sender } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
-import { classifyJsonRpc, idKey, JSON_RPC_RULES, JsonRpcCorrelator, type JsonRpcShape, type PendingRequest } from '../json-rpc/index.js';
+import { classifyJsonRpc, formatId, idKey, JSON_RPC_RULES, JsonRpcCorrelator, type JsonRpcShape, type PendingRequest } from '../json-rpc/index.js';
 import type { ProtocolChecker } from '../protocol.js';
 import { missingCapability } from './capabilities.js';
 import { Lifecycle } from './lifecycle.js';
@@ -32,13 +32,25 @@ export class McpChecker implements ProtocolChecker {
   private serverCapabilities?: unknown;
   /** Requests (by sender and id) sent as tasks (`params.task`), which a CreateTaskResult may answer. */
   private readonly taskRequests = new Set<string>();
+  private judged = 0;
 
   constructor(
     private readonly registry: SchemaRegistry,
     private readonly stdio: boolean,
   ) {}
 
+  /** No message was judged yet. */
+  get untouched(): boolean {
+    return this.judged === 0;
+  }
+
+  /** The recording joined this session after its start (its first message is not initialize): its lifecycle is not judged. */
+  joinedMidway(): void {
+    this.lifecycle.joined();
+  }
+
   judge(message: InboundMessage): Verdict {
+    this.judged++;
     const { value, sender, http } = message;
     if (value === undefined) return verdictFrom([this.notJsonRpc(sender, `it is not JSON (${message.parseError ?? 'not parsed'})`)]);
     if (!Array.isArray(value)) return this.one(sender, value, '', http);
@@ -49,6 +61,23 @@ export class McpChecker implements ProtocolChecker {
     const judged = verdicts.find((v) => v.schemaRef !== undefined);
     if (!judged) return unchecked(verdicts.find((v) => v.reason)?.reason ?? 'no schema applies to this message', findings);
     return verdictFrom(findings, judged.schemaRef);
+  }
+
+  /** The version the InitializeResult negotiated (or a modern request named), once known. */
+  get negotiatedVersion(): string | undefined {
+    return this.version;
+  }
+
+  /**
+   * The requests of `sender` among `ids` (by idKey) still open, neither answered nor cancelled, as
+   * the warnings end() gives: over HTTP, the requests a POST sent, when its stream ended.
+   */
+  unanswered(sender: Sender, ids: ReadonlySet<string>, how: 'complete' | 'aborted'): Finding[] {
+    const when = how === 'aborted' ? 'before the stream was aborted' : 'before the stream ended';
+    return this.correlator
+      .inFlight()
+      .filter((p) => p.sender === sender && p.id !== null && ids.has(idKey(p.id)) && !this.ledger.wasCancelled(p.sender, p.id))
+      .map((p) => warning(JSON_RPC_RULES.unansweredRequest, '', `request ${formatId(p.id)} ('${p.method}') sent by the ${sender} was never answered ${when}`));
   }
 
   end(how: 'complete' | 'aborted'): Finding[] {

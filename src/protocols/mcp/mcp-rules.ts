@@ -50,6 +50,22 @@ export const MCP_RULES = {
   toolStructuredContentInvalid: 'mcp-tool-structured-content-invalid',
   /** warning: a tools/call of a tool not in the server's tools/list, once a whole listing was seen (no list_changed since). */
   toolUnknown: 'mcp-tool-unknown',
+  /** error: over Streamable HTTP, a request (other than initialize) without `Mcp-Session-Id` to an endpoint whose server issues session ids. */
+  httpSessionIdMissing: 'mcp-http-session-id-missing',
+  /** error: over Streamable HTTP, a request carrying a session id the server answered 404 to: the client must initialize a new session. */
+  httpSessionEnded: 'mcp-http-session-ended',
+  /** error: over Streamable HTTP, a request after initialization without `MCP-Protocol-Version` (required from 2025-06-18 on). */
+  httpVersionHeaderMissing: 'mcp-http-version-header-missing',
+  /** error: over Streamable HTTP, `MCP-Protocol-Version` other than the negotiated version. */
+  httpVersionHeaderMismatch: 'mcp-http-version-header-mismatch',
+  /** error: a JSON-RPC response on the standalone GET stream, which was not opened to resume one (no `Last-Event-ID`). */
+  httpResponseOnGetStream: 'mcp-http-response-on-get-stream',
+  /** error: a POST of notifications and responses only answered with a body: the answer is 202 Accepted with none. */
+  httpAcceptedWithBody: 'mcp-http-accepted-with-body',
+  /** error: the same server message (a request or a response by its id) delivered on two streams of one session. */
+  httpMessageOnTwoStreams: 'mcp-http-message-on-two-streams',
+  /** error: 2026-07-28: `Mcp-Method`, `Mcp-Name` or `MCP-Protocol-Version` missing or not equal to the body's method, name or uri, or `_meta` version (the server's HeaderMismatch). */
+  httpHeaderMismatch: 'mcp-http-header-mismatch',
 } as const;
 
 export type McpRule = (typeof MCP_RULES)[keyof typeof MCP_RULES];

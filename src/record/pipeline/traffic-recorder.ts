@@ -315,6 +315,7 @@ export class ExchangeRecording implements ExchangeSink {
     const { module } = choice;
     this.protocol = module;
     const channel: CheckerContext['channel'] = { transport: this.transport };
+    if (this.start.method !== undefined) channel.method = this.start.method;
     if (this.start.path !== undefined) channel.path = this.start.path;
     if (this.requestHeaders !== undefined) channel.requestHeaders = this.requestHeaders;
     this.judge = this.recorder.pipeline.judgeFor(module, requestBody, channel);

@@ -1,0 +1,227 @@
+/**
+ * MCP's transport rules over Streamable HTTP (http-checker.ts), through the real recorder: a client
+ * written here (fetch, so that it can break the client's rules) against the stand-in server of
+ * test/support/http-mcp-server.ts (whose path switches break the server's). Each rule has a case
+ * that breaks it and is caught, and a correct case that is not; every case runs on its own
+ * endpoint, so one recording holds them all and each endpoint's findings are its case's.
+ */
+import { describe, expect, it } from 'vitest';
+import { startRecorder } from '../../../src/record/start-recorder.js';
+import { MCP_RULES } from '../../../src/protocols/mcp/mcp-rules.js';
+import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/json-rpc-rules.js';
+import { fixturesAfterEach } from '../../support/fixtures-after-each.js';
+import { bareRegistry } from '../../support/shared.js';
+import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
+import { readRecording } from '../../stdio/stdio-helpers.js';
+import { validateView } from '../../support/recording-agreement.js';
+
+const cleanups = fixturesAfterEach();
+const VERSION = '2025-11-25';
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** A Streamable HTTP client of one endpoint, which sends what it is told to (headers left out or wrong included). */
+class RawClient {
+  session?: string;
+  private nextId = 1;
+  constructor(readonly url: string) {}
+
+  headers(extra: Record<string, string | undefined> = {}): Record<string, string> {
+    const all: Record<string, string | undefined> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': this.session, 'mcp-protocol-version': VERSION, ...extra };
+    return Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  }
+
+  async post(body: unknown, extra: Record<string, string | undefined> = {}): Promise<{ status: number; text: string; session: string | null }> {
+    const res = await fetch(this.url, { method: 'POST', headers: this.headers(extra), body: JSON.stringify(body) });
+    return { status: res.status, text: await res.text(), session: res.headers.get('mcp-session-id') };
+  }
+
+  request(method: string, extra: Record<string, string | undefined> = {}, params?: unknown) {
+    return this.post({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }, extra);
+  }
+
+  async initialize(): Promise<void> {
+    const params = { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    const answer = await this.post({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params }, { 'mcp-session-id': undefined, 'mcp-protocol-version': undefined });
+    this.session = answer.session ?? undefined;
+    await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  /** The standalone GET stream: its events' data, as they come (read until it ends or `count` came). */
+  async openStream(extra: Record<string, string> = {}): Promise<{ next(): Promise<string | undefined>; close(): void }> {
+    const controller = new AbortController();
+    const res = await fetch(this.url, { headers: { ...this.headers(extra), accept: 'text/event-stream' }, signal: controller.signal });
+    const reader = res.body!.getReader();
+    let buffer = '';
+    return {
+      async next() {
+        for (;;) {
+          const end = buffer.indexOf('\n\n');
+          if (end >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+            if (data !== '') return data;
+            continue;
+          }
+          const { done, value } = await reader.read();
+          if (done) return undefined;
+          buffer += Buffer.from(value).toString('utf8');
+        }
+      },
+      close: () => controller.abort(),
+    };
+  }
+
+  async delete(): Promise<void> {
+    await fetch(this.url, { method: 'DELETE', headers: this.headers() });
+  }
+}
+
+/** Each case: its endpoint's switches, and what the client does there. */
+const CASES: Record<string, { switches: string; run(client: RawClient): Promise<void>; rules: string[] }> = {
+  'a correct session': {
+    switches: 'ok',
+    rules: [],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list');
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      await c.delete();
+    },
+  },
+  'a request without the session id': {
+    switches: 'missing-session',
+    rules: [MCP_RULES.httpSessionIdMissing],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list', { 'mcp-session-id': undefined });
+    },
+  },
+  'a client that keeps using a session the server answered 404 to': {
+    switches: 'expire',
+    rules: [MCP_RULES.httpSessionEnded],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list');
+      expect((await c.request('tools/list')).status).toBe(404);
+      await c.request('tools/list');
+    },
+  },
+  'a client that initializes again after a 404': {
+    switches: 'expire+again',
+    rules: [],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list');
+      expect((await c.request('tools/list')).status).toBe(404);
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+    },
+  },
+  'requests without MCP-Protocol-Version, or with another version': {
+    switches: 'version',
+    rules: [MCP_RULES.httpVersionHeaderMissing, MCP_RULES.httpVersionHeaderMismatch],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list', { 'mcp-protocol-version': undefined });
+      await c.request('tools/list', { 'mcp-protocol-version': '2025-06-18' });
+    },
+  },
+  'a notification answered 202 with a body': {
+    switches: 'accepted-with-body',
+    rules: [MCP_RULES.httpAcceptedWithBody],
+    async run(c) {
+      await c.initialize();
+    },
+  },
+  'a cut stream whose answer comes on a GET stream that does not resume': {
+    switches: 'cut',
+    rules: [MCP_RULES.httpResponseOnGetStream],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      const stream = await c.openStream();
+      expect(await stream.next()).toContain('"echo"');
+    },
+  },
+  'a cut stream resumed with Last-Event-ID': {
+    switches: 'cut+resume',
+    rules: [],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      const stream = await c.openStream({ 'last-event-id': 'primed-1' });
+      expect(await stream.next()).toContain('"echo"');
+    },
+  },
+  'a call whose stream ends without its answer': {
+    switches: 'drop',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+    },
+  },
+  'a server request on the GET stream, answered': {
+    switches: 'ping',
+    rules: [],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      await c.post({ jsonrpc: '2.0', id: 'srv-ping', result: {} });
+      await c.delete();
+    },
+  },
+  'a server request delivered on two streams': {
+    switches: 'ping+two-streams',
+    rules: [MCP_RULES.httpMessageOnTwoStreams],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      await c.post({ jsonrpc: '2.0', id: 'srv-ping', result: {} });
+      await c.delete();
+    },
+  },
+  'a 2026-07-28 call whose headers repeat its body': {
+    switches: 'modern',
+    rules: [],
+    async run(c) {
+      const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+      await c.request('tools/call', headers, { _meta: MODERN_META, name: 'echo', arguments: {} });
+    },
+  },
+  'a 2026-07-28 call whose Mcp-Name is not its tool': {
+    switches: 'modern-mismatch',
+    rules: [MCP_RULES.httpHeaderMismatch],
+    async run(c) {
+      const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'other' };
+      await c.request('tools/call', headers, { _meta: MODERN_META, name: 'echo', arguments: {} });
+    },
+  },
+};
+
+describe('MCP transport rules over Streamable HTTP', () => {
+  it('catches each case that breaks a rule, and nothing in the correct ones; validate agrees', async () => {
+    const server = await startHttpMcpStandIn();
+    cleanups.push(() => server.close());
+    const out = cleanups.scratch().file('mcp-rules.db');
+    const proxy = await startRecorder({ target: server.origin, listen: 0, out, registry: bareRegistry() });
+    cleanups.push(async () => void (await proxy.close()));
+    for (const { switches, run } of Object.values(CASES)) await run(new RawClient(`${proxy.url}/${switches}/mcp`));
+    await proxy.close();
+
+    const { exchanges, messages } = readRecording(out);
+    expect(exchanges.filter((e) => e.protocol !== 'mcp').map((e) => `#${e.id} ${e.method} ${e.path}`)).toEqual([]);
+    const found = Object.fromEntries(Object.entries(CASES).map(([name, { switches }]) => [
+      name,
+      exchanges.filter((e) => e.path === `/${switches}/mcp`).flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => f.rule))),
+    ]));
+    expect(found).toEqual(Object.fromEntries(Object.entries(CASES).map(([name, { rules }]) => [name, rules])));
+    const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
+    expect(validateView(out).sort()).toEqual(stored.sort());
+  });
+});

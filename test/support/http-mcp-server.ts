@@ -1,0 +1,134 @@
+/**
+ * A Streamable HTTP MCP server written here, in-process on 127.0.0.1 port 0, for what the SDK's
+ * server cannot be made to do: break a transport rule deterministically. Its endpoint is
+ * `/<switches>/mcp`, the switches joined with `+` (`/ok/mcp`, `/ping+two-streams/mcp`):
+ * - `accepted-with-body`: a POSTed notification or response is answered 202 with a body (`Accepted`);
+ * - `ping`: a tools/call first sends a ping request (id `srv-ping`) on the session's GET stream;
+ *   `two-streams`: and the same ping on the call's own stream;
+ * - `cut`: a tools/call's stream is primed with an event id and closed before its answer, which
+ *   the session's next GET stream carries (with or without `Last-Event-ID`: the client decides);
+ * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
+ * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
+ * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise).
+ * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HttpMcpStandIn {
+  /** e.g. `http://127.0.0.1:40123` */
+  origin: string;
+  close(): Promise<void>;
+}
+
+interface Session {
+  version: string;
+  switches: Set<string>;
+  expired: boolean;
+  get?: ServerResponse;
+  /** The answer a cut stream still owes, sent on the next GET stream. */
+  owed?: unknown;
+}
+
+const SERVER_INFO = { name: 'http-mcp-stand-in', version: '1.0.0' };
+
+/** The token the `auth` switch asks for: distinctive, so that a test can look for it in a recording's bytes. */
+export const STAND_IN_BEARER = 'mcp-bearer-4c7e1a9f3b6d2e8a0f5c';
+
+export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
+  const sessions = new Map<string, Session>();
+  let issued = 0;
+
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
+  const refuse = (res: ServerResponse, status: number, message: string) => json(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  const event = (res: ServerResponse, message: unknown, id?: string) => res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+
+  function sessionOf(req: IncomingMessage, res: ServerResponse): Session | undefined {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string') return void refuse(res, 400, 'Mcp-Session-Id required');
+    const session = sessions.get(id);
+    if (!session || session.expired) return void refuse(res, 404, 'Session not found');
+    return session;
+  }
+
+  async function post(req: IncomingMessage, res: ServerResponse, switches: Set<string>): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method?: string; params?: Record<string, unknown> };
+    const meta = body.params?._meta as Record<string, unknown> | undefined;
+    if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28') {
+      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }], isError: false } });
+    }
+    if (body.method === 'initialize') {
+      const id = `session-${++issued}`;
+      sessions.set(id, { version: String(body.params?.protocolVersion), switches, expired: false });
+      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: SERVER_INFO } }, { 'mcp-session-id': id });
+    }
+    const session = sessionOf(req, res);
+    if (!session) return;
+    if (body.id === undefined || body.method === undefined) {
+      // A notification or a response.
+      if (switches.has('accepted-with-body')) res.writeHead(202).end('Accepted');
+      else res.writeHead(202).end();
+      return;
+    }
+    if (body.method === 'tools/list') {
+      if (switches.has('expire')) session.expired = true;
+      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+    }
+    const answer = { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'echo' }] } };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (switches.has('drop')) return void res.end();
+    if (switches.has('cut')) {
+      session.owed = answer;
+      res.write('id: primed-1\ndata: \n\n');
+      return void res.end();
+    }
+    const ping = { jsonrpc: '2.0', id: 'srv-ping', method: 'ping' };
+    if (switches.has('ping') && session.get) event(session.get, ping);
+    if (switches.has('two-streams')) event(res, ping);
+    event(res, answer);
+    res.end();
+  }
+
+  function get(req: IncomingMessage, res: ServerResponse): void {
+    const session = sessionOf(req, res);
+    if (!session) return;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    if (session.owed !== undefined) {
+      event(res, session.owed, 'resumed-1');
+      session.owed = undefined;
+      return void res.end();
+    }
+    session.get = res;
+  }
+
+  const server = createServer((req, res) => {
+    const [, switchText = '', endpoint] = (req.url ?? '/').split('?')[0].split('/');
+    if (endpoint !== 'mcp') return void res.writeHead(404).end();
+    const switches = new Set(switchText.split('+'));
+    if (switches.has('auth') && req.headers.authorization !== `Bearer ${STAND_IN_BEARER}`) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
+    if (req.method === 'GET') return get(req, res);
+    if (req.method === 'DELETE') {
+      const session = sessionOf(req, res);
+      if (!session) return;
+      session.get?.end();
+      sessions.delete(String(req.headers['mcp-session-id']));
+      return void res.writeHead(200).end();
+    }
+    res.writeHead(405).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const session of sessions.values()) session.get?.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
