@@ -1,15 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
-import { describeRequest, HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
-import { httpMissAnswer, missFacts } from './http-miss-answer.js';
-import { messageMissAnswer } from '../line/stdio-miss.js';
-import { parseJsonBody } from './request-body.js';
-import type { HttpMissAnswer } from '../../protocols/miss-answer.js';
-import { isJsonObject } from '../../core/json.js';
+import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
+import { httpMissAnswer } from './http-miss-answer.js';
+import { answerEndedSession, answerOnStream, answerUnknownSession } from './session-misses.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
 import { correlationPairs, playRecordedResponse, type SessionPlayback } from './recorded-response.js';
-import { anySessionProtocol, planSessions, type RecordedSession } from './recorded-sessions.js';
+import { anySessionProtocol, planSessions } from './recorded-sessions.js';
 import { LiveSessions, type SessionRoute } from './live-sessions.js';
 import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
 import { httpExchanges } from '../replay-script.js';
@@ -129,8 +126,8 @@ async function respond({ requests, preflights, sessions }: Matchers, context: Re
     if (route && !route.opening && request.method === 'DELETE') sessions?.end(route.session);
     if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
-    else if (route?.session.ended.aborted && route.session.recorded.via === 'header') answerWith(route.session.recorded.hints.unknownSession({ method: request.method, path: request.path, headers: req.headers, body: parseJsonBody(body) }, missFacts(miss)), res);
-    else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, context, request, miss, res);
+    else if (route?.session.ended.aborted && route.session.recorded.via === 'header') answerEndedSession(route.session.recorded, request, req, miss, res);
+    else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, request, miss, res);
     else {
       const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss, route?.session.recorded.protocol);
       res.writeHead(answer.status, answer.headers);
@@ -177,39 +174,6 @@ async function play(
     ...recordingCut(exchange.errorCode),
     ...(faults.specs.length > 0 ? { faults: faults.specs } : {}),
   });
-}
-
-/**
- * A request naming a session id no live session has (never issued here, or ended by DELETE): a miss,
- * answered as its protocol answers an unknown session (MCP: 404, and the client starts anew).
- */
-function answerUnknownSession(recorded: RecordedSession, context: ReplayContext, request: LiveRequest, req: IncomingMessage, res: ServerResponse): void {
-  const miss: ReplayMiss = { transport: 'http', reason: 'no-match', request: describeRequest(request), differences: [`header:${recorded.hints.header}`], action: 'error' };
-  reportMiss(context, miss);
-  answerWith(recorded.hints.unknownSession({ method: request.method, path: request.path, headers: req.headers, body: parseJsonBody(request.body) }, missFacts(miss)), res);
-}
-
-function answerWith(answer: HttpMissAnswer, res: ServerResponse): void {
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
-}
-
-/**
- * A POST of a legacy session (HTTP+SSE) that matched nothing: taken with 202 as every POST there is,
- * and its protocol's answer (a JSON-RPC error with the request's id and the report) sent on the
- * session's stream, where the client reads every answer.
- */
-function answerOnStream(route: SessionRoute, context: ReplayContext, request: LiveRequest, miss: ReplayMiss, res: ServerResponse): void {
-  const { message, details } = missFacts(miss);
-  const value = parseJsonBody(request.body);
-  const answer = messageMissAnswer(route.session.recorded.protocol, value, { message, details, recordedMethods: new Set(miss.nearest === undefined ? [] : [methodOf(value)]) });
-  if (answer !== undefined) route.session.push(answer);
-  res.writeHead(202, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '8' });
-  res.end('Accepted');
-}
-
-function methodOf(value: unknown): string {
-  return isJsonObject(value) && typeof value.method === 'string' ? value.method : '';
 }
 
 /**
