@@ -267,6 +267,12 @@ export interface SessionHints {
   readonly endpointEvent?: string;
   /** The SSE event a legacy session's stream carries each message in (`message`): a miss's answer goes there too. */
   readonly messageEvent?: string;
+  /**
+   * Does a server message recorded after this client message wait for it to arrive live? A request
+   * or a response (the answer to a server's request) does; a notification, which a client may or may
+   * not send (a cancellation, a progress), does not.
+   */
+  awaited(body: unknown): boolean;
   /** The answer to a request naming a session that is not (or no longer) live: MCP's 404, after which its client initializes anew. */
   unknownSession(request: MissedHttpRequest, miss: MissFacts): HttpMissAnswer;
 }

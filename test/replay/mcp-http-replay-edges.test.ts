@@ -21,11 +21,13 @@ let ended: string;
 let endedSeen: Array<[string, unknown]>;
 
 /** A client that reconnects a cut stream at once, as it would after its usual delay. */
-const QUICK_RECONNECT = { initialReconnectionDelay: 5, maxReconnectionDelay: 5, reconnectionDelayGrowFactor: 1, maxRetries: 3 };
+const QUICK_RECONNECT = { initialReconnectionDelay: 5, maxReconnectionDelay: 5, reconnectionDelayGrowFactor: 1, maxRetries: 1 };
 
 /** The short scenario, then DELETE ending the session; what the client got, and how the session ended. */
 async function shortThenDelete(url: string): Promise<{ seen: Array<[string, unknown]>; afterDelete: unknown }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { reconnectionOptions: QUICK_RECONNECT });
+  // The SDK's own reconnection delay (a second): DELETE ends the GET stream, and the client closes
+  // well before it would reconnect, in the recording and in the replay alike.
+  const transport = new StreamableHTTPClientTransport(new URL(url));
   const client: Client = await connectCapableClient(transport);
   try {
     const seen = await mcpShortSession(client);
@@ -105,7 +107,7 @@ describe('replay of MCP over Streamable HTTP, at its edges', () => {
     const recorder = await startRecorder({ target: doomed.origin, listen: 0, out: killedFile, pipeline: 'inline' });
     /** A long call whose server is killed (or not) once its first progress has come; what the client saw. */
     const longCall = async (url: string, kill?: () => void) => {
-      const client = await connectCapableClient(new StreamableHTTPClientTransport(new URL(url), { reconnectionOptions: { ...QUICK_RECONNECT, maxRetries: 1 } }));
+      const client = await connectCapableClient(new StreamableHTTPClientTransport(new URL(url), { reconnectionOptions: QUICK_RECONNECT }));
       const progress: number[] = [];
       const outcome = await client
         .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, {

@@ -16,5 +16,6 @@ export const MCP_HTTP_SESSIONS: SessionHints = {
   },
   endpointEvent: 'endpoint',
   messageEvent: 'message',
+  awaited: (body) => classifyJsonRpc(body).kind !== 'notification',
   unknownSession: answerUnknownMcpSession,
 };

@@ -64,15 +64,20 @@ export class LiveSession {
   ) {
     this.id = recorded.id === '' ? '' : randomUUID();
     this.substitution = new SessionSubstitution(recorded.id, this.id);
-    const isResumption = isSessionResumption;
-    this.resumptions = recorded.exchanges.filter(isResumption);
+    this.resumptions = recorded.exchanges.filter(isSessionResumption);
     this.matcher = new HttpMatcher(
-      recorded.exchanges.filter((e) => !isResumption(e)),
+      recorded.exchanges.filter((e) => !isSessionResumption(e)),
       ignore,
       reuse,
     );
-    // A request arrived when its body had (a GET or DELETE, when it started); a resumption comes only after a cut, so nothing waits for it.
-    this.arrivals = recorded.exchanges.filter((e) => !isResumption(e)).map((e) => ({ exchangeId: e.id, atMs: requestBodyOf(e)?.tOffsetMs ?? e.startedMs }));
+    // What a server message waits for: the client's requests and responses (when their bodies had
+    // arrived) and DELETE (when it started). Not a GET, which some clients never open, nor a
+    // notification, which a client may or may not send.
+    this.arrivals = recorded.exchanges.flatMap((e) => {
+      const body = requestBodyOf(e);
+      if (body !== undefined) return body.json !== undefined && recorded.hints.awaited(body.json) ? [{ exchangeId: e.id, atMs: body.tOffsetMs }] : [];
+      return e.method === 'DELETE' ? [{ exchangeId: e.id, atMs: e.startedMs }] : [];
+    });
   }
 
   /** Aborts when the session ends (DELETE, or the legacy stream closing): streams it held open end then. */
