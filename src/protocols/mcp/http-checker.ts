@@ -82,7 +82,8 @@ export class McpHttpChecker implements ProtocolChecker {
     if (message.carrier === 'body' && status === 202) {
       const legacy = this.session?.legacy ?? legacySessionOf(message.http ?? this.route) !== undefined;
       const why = 'the answer to a POSTed message, not a JSON-RPC message';
-      return legacy ? unchecked(why) : unchecked(why, [error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body')]);
+      if (legacy || !this.acceptedOnly) return unchecked(why);
+      return unchecked(why, [error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body')]);
     }
     return undefined;
   }

@@ -78,7 +78,18 @@ class RawClient {
 }
 
 /** Each case: its endpoint's switches, and what the client does there. */
-const CASES: Record<string, { switches: string; run(client: RawClient): Promise<void>; rules: string[] }> = {
+const CASES: Record<string, { switches: string; run(client: RawClient, direct: RawClient): Promise<void>; rules: string[] }> = {
+  'a session the recording joined midway, judged by its requests\' MCP-Protocol-Version': {
+    switches: 'joined',
+    rules: [],
+    async run(c, direct) {
+      // Initialized with the server itself: the recording sees the session from its third request on.
+      await direct.initialize();
+      c.session = direct.session;
+      await c.request('tools/list');
+      await c.request('tools/list', { 'mcp-protocol-version': undefined });
+    },
+  },
   'a correct session': {
     switches: 'ok',
     rules: [],
@@ -211,7 +222,7 @@ describe('MCP transport rules over Streamable HTTP', () => {
     const out = cleanups.scratch().file('mcp-rules.db');
     const proxy = await startRecorder({ target: server.origin, listen: 0, out, registry: bareRegistry() });
     cleanups.push(async () => void (await proxy.close()));
-    for (const { switches, run } of Object.values(CASES)) await run(new RawClient(`${proxy.url}/${switches}/mcp`));
+    for (const { switches, run } of Object.values(CASES)) await run(new RawClient(`${proxy.url}/${switches}/mcp`), new RawClient(`${server.origin}/${switches}/mcp`));
     await proxy.close();
 
     const { exchanges, messages } = readRecording(out);
@@ -221,6 +232,9 @@ describe('MCP transport rules over Streamable HTTP', () => {
       exchanges.filter((e) => e.path === `/${switches}/mcp`).flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => f.rule))),
     ]));
     expect(found).toEqual(Object.fromEntries(Object.entries(CASES).map(([name, { rules }]) => [name, rules])));
+    // A version the header names, else 2025-03-26 (a request without it on HTTP).
+    const joined = exchanges.filter((e) => e.path === '/joined/mcp').flatMap((e) => messages(e.id).map((m) => m.verdict.schemaRef?.split('/')[4]));
+    expect(joined).toEqual([VERSION, VERSION, '2025-03-26', '2025-03-26']);
     const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(stored.sort());
   });
