@@ -193,11 +193,18 @@ export class LiveSessions {
   /** The latest session whose recorded server issued no id: requests naming none go there. */
   private unnamed: LiveSession | undefined;
 
+  /** One recorded session per session header: where a request naming a session is looked for. */
+  private readonly byHeader: readonly RecordedSession[];
+
   constructor(
     private readonly recorded: readonly RecordedSession[],
     private readonly ignore: readonly string[],
     private readonly reuse: boolean,
-  ) {}
+  ) {
+    const headers = new Map<string, RecordedSession>();
+    for (const session of recorded) if (!headers.has(session.hints.header)) headers.set(session.hints.header, session);
+    this.byHeader = [...headers.values()];
+  }
 
   /**
    * The session a request belongs to or opens; `unknown` when it names a session in the header that
@@ -205,7 +212,7 @@ export class LiveSessions {
    * undefined when it is none's.
    */
   route(headers: IncomingHttpHeaders, request: LiveRequest): SessionRoute | { unknown: RecordedSession } | undefined {
-    for (const recorded of this.recorded) {
+    for (const recorded of this.byHeader) {
       const named = headerValue(headers, recorded.hints.header);
       if (named === undefined) continue;
       // An ended session still serves what its recording holds after the end (the server's 404s).
