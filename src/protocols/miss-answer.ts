@@ -40,6 +40,8 @@ export interface MessageMissContext extends RecordedServer {
   message: string;
   /** JSON-RPC methods of the recorded client messages: a miss on another method is "method not found". */
   recordedMethods: ReadonlySet<string>;
+  /** The miss report as data (what differs, the nearest recorded message), for an error's `data`. */
+  details?: Record<string, unknown>;
 }
 
 /** The answers a protocol gives; each is optional, the replay's generic answer stands in. */

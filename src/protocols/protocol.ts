@@ -7,7 +7,7 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { SchemaSpec } from '../schema/schema-sources.js';
 import type { RecordingSecrets } from './recording-secrets.js';
 import type { RecordingScope } from './recording-scope.js';
-import type { MissAnswers } from './miss-answer.js';
+import type { HttpMissAnswer, MissAnswers, MissedHttpRequest, MissFacts } from './miss-answer.js';
 import type { FaultAnswers } from './fault-answers.js';
 import type { ProtocolViews } from './inspector-views.js';
 import type { FieldRoles } from './field-roles.js';
@@ -252,4 +252,35 @@ export interface ReplayHints {
    * a miss's nearest recorded exchange is looked for on the same route first.
    */
   routeTemplate?(method: string, path: string): string | undefined;
+  /**
+   * How one conversation spreads over many HTTP requests that a session ties together (MCP's
+   * Streamable HTTP and HTTP+SSE transports): a replay then plays each live session from the start
+   * of a recorded one, under a session id of its own.
+   */
+  readonly sessions?: SessionHints;
+}
+
+/**
+ * The marks of a protocol's HTTP sessions in a recording and on the wire. A session is opened by a
+ * request whose body `opens` (its answer issues the id in `header`), or by a GET whose event stream
+ * starts with `endpointEvent` (the URL the client posts to, the id in its query); every later request
+ * names it in `header` or in that query.
+ */
+export interface SessionHints {
+  /** The header that issues a session on an answer and names it on later requests, lowercase (`mcp-session-id`). */
+  readonly header: string;
+  /** Does this client message open a session (MCP's `initialize`)? */
+  opens(body: unknown): boolean;
+  /** The SSE event whose data is the URL a legacy session's client posts to (`endpoint`). */
+  readonly endpointEvent?: string;
+  /** The SSE event a legacy session's stream carries each message in (`message`): a miss's answer goes there too. */
+  readonly messageEvent?: string;
+  /**
+   * Does a server message recorded after this client message wait for it to arrive live? A request
+   * or a response (the answer to a server's request) does; a notification, which a client may or may
+   * not send (a cancellation, a progress), does not.
+   */
+  awaited(body: unknown): boolean;
+  /** The answer to a request naming a session that is not (or no longer) live: MCP's 404, after which its client initializes anew. */
+  unknownSession(request: MissedHttpRequest, miss: MissFacts): HttpMissAnswer;
 }

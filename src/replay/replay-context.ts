@@ -93,7 +93,8 @@ export class ReplayLedger {
 
   /**
    * `unasked` picks the recorded exchanges a client may rightly never ask for again: a browser's
-   * preflights, which it sends or not as its preflight cache says. They never count as unused.
+   * preflights, which it sends or not as its preflight cache says, and an HTTP session's resumptions
+   * of a cut stream. They never count as unused.
    */
   constructor(
     private readonly script: ReplayScript,

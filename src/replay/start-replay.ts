@@ -23,6 +23,7 @@ import { FaultPlan, type FaultTally } from './fault/fault-plan.js';
 import { parseFault, type FaultSpec } from './fault/fault-spec.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 import { isRecordedPreflight } from './http/cors.js';
+import { isSessionResumption } from './http/recorded-sessions.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -146,7 +147,8 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
   const cors = options.cors ?? true;
-  const ledger = new ReplayLedger(script, cors ? isRecordedPreflight : undefined);
+  // Never counted unused: preflights (a browser's cache decides), and a session's resumptions (a cut decides).
+  const ledger = new ReplayLedger(script, (exchange) => (cors && isRecordedPreflight(exchange)) || isSessionResumption(exchange));
   const faults = new FaultPlan((options.faults ?? []).map((fault) => (typeof fault === 'string' ? parseFault(fault) : fault)));
   // New episodes land in the served recording unless --misses-out names another file. The script is
   // already in memory, so this replay never serves what it appends; the next one does.

@@ -2,7 +2,7 @@
  * A replay miss is answered in the error shape of the request's protocol, so the client shows the
  * reason: the Pi daemon's error envelope, an AG-UI RUN_ERROR the official client hands to the app,
  * a JSON-RPC error with the request's id on an ACP WebSocket, a failed response frame on the
- * daemon's framed RPC. Recordings are written by hand (test/support/ndjson-recording.ts).
+ * daemon's framed RPC, a JSON-RPC error with the report as its data on MCP's stdio. Recordings are written by hand (test/support/ndjson-recording.ts).
  */
 import { HttpAgent } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,9 @@ import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../suppor
 import { replay, useCleanups } from './replay-helpers.js';
 import { connect } from './ws-replay-helpers.js';
 import { wsRefusal } from '../support/ws-client.js';
+import { PassThrough } from 'node:stream';
+import { replayStdio } from '../../src/replay/line/stdio-replay.js';
+import { waitFor, within } from '../support/waits.js';
 
 useCleanups();
 
@@ -140,5 +143,39 @@ describe('JSON-RPC and Pi RPC over WebSocket: an error response carrying the req
     const [answer] = (await c.texts(1)).map((t) => JSON.parse(t));
     expect(answer).toMatchObject({ kind: 'response', response: { id: 'live-7', type: 'response', command: 'get_messages', success: false } });
     expect(answer.response.error).toContain('at /command/type');
+  });
+});
+
+describe('MCP over stdio: a miss is a JSON-RPC error with the report as its data', () => {
+  const line = (value: unknown) => JSON.stringify(value) + '\n';
+  const MCP: HandExchange = {
+    transport: 'stdio',
+    protocol: 'mcp',
+    messages: [
+      { sender: 'client', json: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } } },
+      { sender: 'server', json: { jsonrpc: '2.0', id: 0, result: { content: [{ type: 'text', text: 'Echo: hello' }] } } },
+    ].map((m) => ({ ...m, sender: m.sender as 'client' | 'server', raw: line(m.json) })),
+  };
+
+  it('the answer carries the request id, names the recorded line and says what differs; the recorded call is then served', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const lines: unknown[] = [];
+    let buffered = '';
+    stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+        lines.push(JSON.parse(buffered.slice(0, at)));
+        buffered = buffered.slice(at + 1);
+      }
+    });
+    const done = replayStdio({ recording: writeNdjsonRecording([MCP], 'mcp.ndjson'), stdin, stdout, stderr: new PassThrough(), timing: 'none' });
+    stdin.write(line({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { message: 'other' } } }));
+    stdin.write(line({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } }));
+    await waitFor(() => lines.length >= 2, 'two answers');
+    stdin.end();
+    await within(done, 'the replay to end');
+    expect(lines[0]).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringContaining('does not match recorded line 1'), data: { code: 'replay_miss', reason: 'no-match', nearest: { line: 1 }, differences: ['/params/arguments/message'] } } });
+    expect(lines[1]).toEqual({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'Echo: hello' }] } });
   });
 });

@@ -1,10 +1,11 @@
 // The light parts of JSON-RPC, not its index: a replay loads every protocol's facts, never a checker.
-import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { classifyMcpHttp } from './http-recognition.js';
 import { MCP_RULES } from './mcp-rules.js';
 import { MCP_SCHEMAS } from './schemas.js';
+import { answerMcpHttpMiss, answerMcpMessageMiss } from './replay-miss.js';
+import { MCP_HTTP_SESSIONS } from './replay-sessions.js';
 
 /**
  * Which channels carry MCP, and how a replay matches and answers its messages. Over stdio the
@@ -31,5 +32,8 @@ export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'http' | 'sse' | 'fi
     // A cancellation names a request by its id.
     '/params/requestId': 'client-id',
   },
-  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'MCP requests get a JSON-RPC error response' } },
+  replay: {
+    missAnswers: { message: answerMcpMessageMiss, http: answerMcpHttpMiss, summary: 'MCP requests get a JSON-RPC error response (the miss report in its data)' },
+    sessions: MCP_HTTP_SESSIONS,
+  },
 };

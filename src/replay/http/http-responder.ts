@@ -3,9 +3,12 @@ import { sendJson } from '../../net/proxy-answers.js';
 import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
 import { httpMissAnswer, protocolOfRequest } from './http-miss-answer.js';
 import { factsOf } from '../../protocols/catalog.js';
+import { answerEndedSession, answerOnStream, answerUnknownSession } from './session-misses.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
-import { playRecordedResponse } from './recorded-response.js';
+import { correlationPairs, playRecordedResponse, type SessionPlayback } from './recorded-response.js';
+import { anySessionProtocol, planSessions } from './recorded-sessions.js';
+import { LiveSessions, type SessionRoute } from './live-sessions.js';
 import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
 import { httpExchanges } from '../replay-script.js';
 import { readBoundedBody, type BoundedBody } from './bounded-body.js';
@@ -28,9 +31,14 @@ import { allowOriginOnAnswers, answerPreflight, isPreflight, isRecordedPreflight
  */
 export function createHttpResponder(context: ReplayContext): (req: IncomingMessage, res: ServerResponse) => void {
   const exchanges = httpExchanges(context.script);
-  const matchers: Matchers = context.cors
-    ? { requests: new HttpMatcher(exchanges.filter((e) => !isRecordedPreflight(e)), context.ignore, context.reuse), preflights: new HttpMatcher(exchanges.filter(isRecordedPreflight), context.ignore, true) }
-    : { requests: new HttpMatcher(exchanges, context.ignore, context.reuse) };
+  const requests = context.cors ? exchanges.filter((e) => !isRecordedPreflight(e)) : exchanges;
+  // A protocol's HTTP sessions (MCP) are played per live session, each from the start of a recorded one.
+  const { sessions, rest } = anySessionProtocol() ? planSessions(requests) : { sessions: [], rest: requests };
+  const matchers: Matchers = {
+    requests: new HttpMatcher(rest, context.ignore, context.reuse),
+    ...(context.cors ? { preflights: new HttpMatcher(exchanges.filter(isRecordedPreflight), context.ignore, true) } : {}),
+    ...(sessions.length > 0 ? { sessions: new LiveSessions(sessions, context.ignore, context.reuse) } : {}),
+  };
   return (req, res) => {
     if (context.cors) allowOriginOnAnswers(req, res);
     readBoundedBody(req, context.maxRequestBytes, (read) => {
@@ -89,42 +97,71 @@ function requestLine(req: IncomingMessage): { method: string; path: string; quer
   return { method: req.method ?? 'GET', path: queryAt < 0 ? url : url.slice(0, queryAt), query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
 }
 
-/** The recorded requests, and with `--cors on` apart from them the recorded preflights. */
+/** The recorded requests, and with `--cors on` apart from them the recorded preflights; the live HTTP sessions, when the recording has any. */
 interface Matchers {
   requests: HttpMatcher;
   preflights?: HttpMatcher;
+  sessions?: LiveSessions;
 }
 
-async function respond({ requests: matcher, preflights }: Matchers, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+async function respond({ requests, preflights, sessions }: Matchers, context: ReplayContext, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
   const request: LiveRequest = { ...requestLine(req), body };
   if (preflights && isPreflight(request.method, req.headers)) {
     const recorded = preflights.match(request);
     if (recorded.kind === 'hit') return play(recorded, context, request, { req, body, res }, NO_FAULTS);
     return answerPreflight(req, res);
   }
+  // A request of a live session is matched against its recorded session alone.
+  const routed = sessions?.route(req.headers, request);
+  if (routed && 'unknown' in routed) return answerUnknownSession(routed.unknown, context, request, req, res);
+  const route = routed;
+  const matcher = route?.session.matcher ?? requests;
   const faults = context.faults.choose({ transport: 'http', method: request.method, path: request.path });
-  if (faults.status !== undefined) return answerFaultStatus(matcher, context, request, res, faults, faults.status);
-  const result = matcher.match(request);
+  if (faults.status !== undefined) return answerFaultStatus(matcher, context, route?.request ?? request, res, faults, faults.status);
+  const resumed = route?.session.resume(req.headers);
+  if (route && resumed) return play({ kind: 'hit', exchange: resumed.exchange, reused: false, redacted: 0 }, context, request, { req, body, res }, faults, { route, from: resumed.from });
+  const result = matcher.match(route?.request ?? request);
   if (result.kind === 'miss') {
     const miss: ReplayMiss = { transport: 'http', ...result.miss, action: context.onMiss, ...(faults.specs.length > 0 ? { faults: faults.specs } : {}) };
     reportMiss(context, miss);
+    if (route && !route.opening && request.method === 'DELETE') sessions?.end(route.session);
     if (!(await holdAnswer(context, res, faults.latencyMs))) return;
     if (context.passthrough) context.passthrough.forwardHttp(req, body, res);
+    else if (route?.session.ended.aborted && route.session.recorded.via === 'header') answerEndedSession(route.session.recorded, request, req, miss, res);
+    else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, request, miss, res);
     else {
-      const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss);
+      const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss, route?.session.recorded.protocol);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
     }
     return;
   }
-  return play(result, context, request, { req, body, res }, faults);
+  if (route?.opening) sessions?.register(route.session);
+  const played = play(result, context, request, { req, body, res }, faults, route && { route });
+  // DELETE ends the session once its recorded answer is on its way: what the session held open ends.
+  if (route && request.method === 'DELETE') await played.finally(() => sessions?.end(route.session));
+  return played;
 }
 
 /** Plays the recorded exchange a request matched, and says so in the log. */
-async function play(hit: Extract<MatchResult, { kind: 'hit' }>, context: ReplayContext, request: LiveRequest, live: { req: IncomingMessage; body: Buffer; res: ServerResponse }, faults: ChosenFaults): Promise<void> {
+async function play(
+  hit: Extract<MatchResult, { kind: 'hit' }>,
+  context: ReplayContext,
+  request: LiveRequest,
+  live: { req: IncomingMessage; body: Buffer; res: ServerResponse },
+  faults: ChosenFaults,
+  inSession?: { route: SessionRoute; from?: number },
+): Promise<void> {
   const { exchange, reused, redacted } = hit;
   context.ledger.markUsed(exchange.id);
-  const played = await playRecordedResponse(exchange, live, context, faults);
+  let session: SessionPlayback | undefined;
+  if (inSession) {
+    const liveSession = inSession.route.session;
+    liveSession.arrive(exchange, correlationPairs(exchange, live));
+    if (exchange.id === liveSession.recorded.opener.id && liveSession.recorded.via === 'query') liveSession.attachStream(live.res);
+    session = { substitution: liveSession.substitution, gate: liveSession.gateFor(exchange), ended: liveSession.ended, holdsOpen: liveSession.holdsOpen(exchange), from: inSession.from };
+  }
+  const played = await playRecordedResponse(exchange, live, context, faults, session);
   context.log.served({
     exchangeId: exchange.id,
     transport: exchange.transport,

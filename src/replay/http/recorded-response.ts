@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROXY_ANSWER_CODES, sendJson } from '../../net/proxy-answers.js';
 import { tlsAnswerFieldsOfMessage } from '../../net/tls-failure.js';
 import { echoFieldsOf, learnCorrelation, type Substitution } from '../../match/correlation.js';
-import { playMessages } from '../message-player.js';
+import type { CorrelationPair } from '../../match/token-substitution.js';
+import { playMessages, type MessageGate } from '../message-player.js';
 import type { ReplayContext } from '../replay-context.js';
 import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-script.js';
 import { parseJsonBody } from './request-body.js';
@@ -13,6 +14,32 @@ import type { ChosenFaults } from '../fault/fault-plan.js';
 import { FAULT_INJECTED, faultErrorMessage } from '../fault/fault-notice.js';
 import { replayHintsOf } from '../../protocols/catalog.js';
 import type { InjectedFault } from '../../protocols/fault-answers.js';
+
+/**
+ * How an exchange of an HTTP session (http/live-sessions.ts) is played: with the ids learnt in the
+ * whole session, each message held until the client messages the recording received before it have
+ * arrived, a stream the recording left open held open until the session ends, and a resumed stream
+ * from the event after the client's Last-Event-ID.
+ */
+export interface SessionPlayback {
+  substitution: Substitution;
+  gate: MessageGate;
+  /** Aborts when the session ends: what it holds open ends then. */
+  ended: AbortSignal;
+  holdsOpen: boolean;
+  /** The first server message to play (a resumption plays the rest of a stream); 0 by default. */
+  from?: number;
+}
+
+/** What correlation learns from a live request matched to a recorded exchange: the recorded ids paired with the live ones. */
+export function correlationPairs(exchange: ScriptExchange, live: { req: IncomingMessage; body: Buffer }): CorrelationPair[] {
+  const recordedBody = requestBodyOf(exchange);
+  return learnCorrelation(
+    echoFieldsOf(exchange.protocol),
+    { body: recordedBody?.json ?? (recordedBody ? parseJsonBody(recordedBody.raw) : undefined), headers: exchange.requestHeaders },
+    { body: parseJsonBody(live.body), headers: live.req.headers },
+  );
+}
 
 /**
  * Plays one recorded HTTP exchange to a live client: recorded status and headers, then the body
@@ -26,18 +53,13 @@ export async function playRecordedResponse(
   live: { req: IncomingMessage; body: Buffer; res: ServerResponse },
   context: ReplayContext,
   faults: ChosenFaults,
+  session?: SessionPlayback,
 ): Promise<{ messages: number; substitutions: number }> {
   const { res } = live;
-  const recordedBody = requestBodyOf(exchange);
-  const substitution = context.correlations.substitutionFor(
-    learnCorrelation(
-      echoFieldsOf(exchange.protocol),
-      { body: recordedBody?.json ?? (recordedBody ? parseJsonBody(recordedBody.raw) : undefined), headers: exchange.requestHeaders },
-      { body: parseJsonBody(live.body), headers: live.req.headers },
-    ),
-  );
+  const substitution = session?.substitution ?? context.correlations.substitutionFor(correlationPairs(exchange, live));
   // Counted once played: the ids this exchange's answer really carried, not every pair learnt so far.
-  const done = (messages: number) => ({ messages, substitutions: substitution.used });
+  const usedBefore = substitution.used;
+  const done = (messages: number) => ({ messages, substitutions: substitution.used - usedBefore });
 
   if (exchange.status === null) {
     // Nothing was answered when it was recorded (the client left first): answer nothing now.
@@ -56,7 +78,7 @@ export async function playRecordedResponse(
     // A plain answer has no events to hold the stall between: its head is its first.
     const holdMs = faults.latencyMs + (exchange.transport === 'http' ? (faults.stall?.ms ?? 0) : 0);
     if (holdMs > 0) await context.clock.sleep(holdMs, stopped.signal);
-    return done(await playAnswer(exchange, exchange.status, res, context, faults, substitution, stopped.signal));
+    return done(await playAnswer(exchange, exchange.status, res, context, faults, substitution, stopped.signal, session));
   } finally {
     untrack();
   }
@@ -71,6 +93,7 @@ async function playAnswer(
   faults: ChosenFaults,
   substitution: Substitution,
   signal: AbortSignal,
+  session: SessionPlayback | undefined,
 ): Promise<number> {
   const cut = faults.cut;
   if (cut?.how === 'reset' && cut.after === 0 && exchange.transport === 'http') {
@@ -89,11 +112,18 @@ async function playAnswer(
   }
 
   // Paced from the moment the recorded request had fully arrived.
-  const anchorMs = exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
-  const messages = serverMessagesOf(exchange);
+  const all = serverMessagesOf(exchange);
+  const from = session?.from ?? 0;
+  // A resumed stream is paced from the event the client had last.
+  const anchorMs = from > 0 ? all[from - 1].tOffsetMs : exchange.messages.reduce((latest, m) => (m.sender === 'client' ? Math.max(latest, m.tOffsetMs) : latest), exchange.startedMs);
+  const messages = from > 0 ? all.slice(from) : all;
   const headers = recordedResponseHeaders(exchange, substitution);
   if (exchange.transport === 'http') {
-    await new PlaybackClock(context.timing, anchorMs, context.clock).wait(messages.at(-1)?.tOffsetMs ?? anchorMs, signal);
+    const pace = new PlaybackClock(context.timing, anchorMs, context.clock);
+    const last = messages.at(-1);
+    // A session's JSON answer may have waited for the client's answer to a server request.
+    if (session && last && !session.gate.ready(last.tOffsetMs)) pace.reanchor(await session.gate.wait(last.tOffsetMs, AbortSignal.any([signal, session.ended])));
+    await pace.wait(last?.tOffsetMs ?? anchorMs, signal);
     // A cut plain answer keeps its first `after` messages (its body is usually one): a clean cut
     // sends that as the whole body, a reset sends it under the full length and then drops the connection.
     const kept = cut ? messages.slice(0, cut.after) : messages;
@@ -113,14 +143,20 @@ async function playAnswer(
   const error = faults.error;
   const ending = cut ?? error;
   const played = ending ? messages.slice(0, ending.after) : messages;
-  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal, gapMs: faults.gapMs, stall: faults.stall });
+  const playing = session ? AbortSignal.any([signal, session.ended]) : signal;
+  const sent = await playMessages(res, played, { timing: context.timing, clock: context.clock, anchorMs, substitution, signal: playing, gapMs: faults.gapMs, stall: faults.stall, gate: session?.gate });
   // A binary stream (protobuf frames) has no text event to carry it: it ends there, as a clean cut would.
-  if (error && exchange.transport === 'sse' && sent === played.length && !signal.aborted && !res.destroyed) {
+  if (error && exchange.transport === 'sse' && sent === played.length && !playing.aborted && !res.destroyed) {
     // The server fails mid-answer: its error event, then the end of the stream (no `[DONE]`, no last event).
     res.end(streamErrorEvent(exchange, error, played.at(-1)?.json));
     return sent;
   }
   const recordedReset = exchange.outcome === 'aborted' && exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_RESET && played === messages;
+  // A session's stream the recording left open (the client or the recorder cut it, not the server)
+  // stays open, as the server kept it: its client would otherwise reconnect and ask again. One the
+  // server ended (on DELETE, say) ends once what the client sent before that has arrived.
+  if (session?.holdsOpen && !cut && !playing.aborted) await untilAborted(playing);
+  else if (session && !cut && exchange.endedMs !== null && !playing.aborted && !session.gate.ready(exchange.endedMs)) await session.gate.wait(exchange.endedMs, playing);
   // A reset (recorded, or a cut fault) drops the connection without the stream's last chunk, so the
   // client sees the stream break off; unless the replay is shutting down, which ends streams cleanly.
   if ((recordedReset || cut?.how === 'reset') && !signal.aborted) res.destroy();
@@ -143,4 +179,12 @@ function writeRecordedHead(res: ServerResponse, exchangeId: number, status: numb
   } catch (error) {
     throw new Error(`exchange ${exchangeId} cannot be replayed: its recorded answer is not valid HTTP: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Resolves when `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

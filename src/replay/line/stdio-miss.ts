@@ -36,8 +36,14 @@ export function lineMissAnswer(protocol: ProtocolId | undefined, miss: LineMiss,
   const message = lineMissMessage(miss);
   // Too deep to echo back safely (JSON.stringify recurses): answered like a line that is not JSON.
   const value = tooDeepToNormalize(miss.line.raw) ? undefined : tryParseJson(miss.line.text);
-  const answer = messageMissAnswer(protocol, value, { ...context, message });
+  const answer = messageMissAnswer(protocol, value, { ...context, message, details: lineMissDetails(miss) });
   return answer === undefined ? undefined : Buffer.from(JSON.stringify(answer) + '\n');
+}
+
+/** A line miss as data, for an answer's error data: the live line's number, the recorded line it was compared with, what differs. */
+function lineMissDetails(miss: LineMiss): Record<string, unknown> {
+  if (miss.tooLong !== undefined) return { reason: 'too-large', line: miss.line.line, limit: miss.tooLong };
+  return { reason: 'no-match', line: miss.line.line, ...(miss.expected ? { nearest: { line: miss.expected.seq } } : {}), differences: miss.differences };
 }
 
 /** The protocol's answer to a line or frame that matched nothing (see MissAnswers.message), or undefined. */

@@ -115,7 +115,7 @@ export class HttpMatcher {
       if (queue.next < queue.exchanges.length) return { kind: 'hit', exchange: queue.exchanges[claim ? queue.next++ : queue.next], reused: false, redacted };
       const last = queue.exchanges[queue.exchanges.length - 1];
       if (this.reuse) return { kind: 'hit', exchange: last, reused: true, redacted };
-      return { kind: 'miss', miss: { reason: 'exhausted', request: describe(request), nearest: nearestOf(last), differences: [] } };
+      return { kind: 'miss', miss: { reason: 'exhausted', request: describeRequest(request), nearest: nearestOf(last), differences: [] } };
     }
     return { kind: 'miss', miss: this.explain(request) };
   }
@@ -160,7 +160,7 @@ export class HttpMatcher {
     }
     return {
       reason: 'no-match',
-      request: describe(request),
+      request: describeRequest(request),
       ...(best ? { nearest: nearestOf(best.exchange), differences: best.differences } : { differences: [] }),
     };
   }
@@ -196,6 +196,6 @@ function nearestOf(exchange: ScriptExchange): ReplayMiss['nearest'] {
 }
 
 /** What came in, for the miss report: the body (as JSON when it is short JSON) cut to a few KiB, and its size; secrets redacted. */
-function describe(request: LiveRequest): ReplayMiss['request'] {
+export function describeRequest(request: LiveRequest): ReplayMiss['request'] {
   return reportedRequest({ method: request.method, path: request.path, query: request.query, ...bodyEcho(request.body, parseJsonBody) });
 }
