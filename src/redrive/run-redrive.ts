@@ -1,0 +1,81 @@
+import type { DiffOptions, DiffStep } from '../diff/diff-options.js';
+import type { DiffReport } from '../diff/diff-report.js';
+import { diffRecordingFilesReporting } from '../diff/diff-recordings.js';
+import { startRecorder } from '../record/start-recorder.js';
+import type { RecordingPipeline } from '../record/open-recording-sink.js';
+import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { httpExchanges, loadReplayScript, type ScriptExchange } from '../replay/replay-script.js';
+import { redriveRequestOf, unsendableReason } from './redrive-request.js';
+import type { SuppliedHeader } from './supplied-header.js';
+import { sendRequest } from './send-request.js';
+
+export interface RedriveOptions {
+  /** The recording whose client side is sent again (.db or .ndjson). */
+  recording: string;
+  /** The agent to send it to: `http[s]://host[:port][/base]`. */
+  target: string;
+  /** The new recording. */
+  out: string;
+  overwrite?: boolean;
+  /** Headers given now (`--header`): sent in place of recorded ones of the same name, and never stored. */
+  headers?: readonly SuppliedHeader[];
+  /** How the two recordings are compared (`semantic` is the caller's to set). */
+  diff?: DiffOptions;
+  upstreamTls?: UpstreamTlsOptions;
+  pipeline?: RecordingPipeline;
+  /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
+  progress?: (event: RedriveEvent) => void;
+  diffProgress?: (step: DiffStep) => void;
+}
+
+export type RedriveEvent = { kind: 'sent'; exchange: ScriptExchange; error?: string; missing: string[] } | { kind: 'skipped'; exchange: ScriptExchange; reason: string };
+
+export interface RedriveResult {
+  out: string;
+  sent: number;
+  /** Recorded exchanges not sent, with why (a transport redrive does not drive yet, a truncated body). */
+  skipped: { exchangeId: number; reason: string }[];
+  report: DiffReport;
+}
+
+/**
+ * `agent-proxy redrive`: sends the client side of each recorded HTTP exchange to `target` through a
+ * recorder started in front of it (so the new traffic gets the same verdicts and redaction as any
+ * recording), one after the other in recorded order, then diffs the recording with the new one.
+ */
+export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
+  const script = loadReplayScript(options.recording);
+  const http = new Set(httpExchanges(script));
+  const supplied = options.headers ?? [];
+  const recorder = await startRecorder({
+    target: options.target,
+    out: options.out,
+    listen: 0,
+    overwrite: options.overwrite,
+    upstreamTls: options.upstreamTls,
+    pipeline: options.pipeline,
+    // What was given now is a secret of this run: stored as redacted, as the recording had it.
+    redactHeaders: supplied.map((h) => h.name),
+  });
+  const skipped: RedriveResult['skipped'] = [];
+  let sent = 0;
+  try {
+    const base = new URL(recorder.url);
+    for (const exchange of script.exchanges) {
+      const reason = http.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP exchanges only, for now)`;
+      if (reason !== undefined) {
+        skipped.push({ exchangeId: exchange.id, reason });
+        options.progress?.({ kind: 'skipped', exchange, reason });
+        continue;
+      }
+      const request = redriveRequestOf(exchange, supplied);
+      const answer = await sendRequest(base, request);
+      sent++;
+      options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
+    }
+  } finally {
+    await recorder.close();
+  }
+  const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
+  return { out: recorder.out, sent, skipped, report };
+}

@@ -1,0 +1,84 @@
+/**
+ * redrive in-process: a recording made through the recorder in front of the AG-UI stand-in is sent
+ * again to a stand-in, recorded anew and diffed with the original.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { defaultAguiScript, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
+import { runRedrive } from '../../src/redrive/run-redrive.js';
+
+useCleanups();
+
+const SECRET = 'Bearer redrive-secret-7f3a9c';
+const TENANT = 'tenant-secret-51be02';
+
+async function agent(options: AguiAgentOptions = {}): Promise<AguiAgent> {
+  const started = await startAguiAgent(options);
+  onCleanup(() => started.close());
+  return started;
+}
+
+function runInput(runId: string): RunAgentInput {
+  return { threadId: 'thread-1', runId, messages: [{ id: 'u1', role: 'user', content: 'hello' }], tools: [], context: [], state: {}, forwardedProps: {} };
+}
+
+/** Two AG-UI runs (SSE streams) recorded through the recorder, the first with credentials the recording redacts (by default, by --redact-header). */
+async function recordGolden(target: string, out: string): Promise<void> {
+  const recorder = await startRecorder({ target, listen: 0, out, redactHeaders: ['x-tenant'] });
+  for (const [path, runId, headers] of [['/agent', 'run-1', { authorization: 'Bearer recorded-token', 'x-tenant': 'recorded-tenant' }], ['/other', 'run-2', {}]] as const) {
+    const response = await fetch(`${recorder.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: JSON.stringify(runInput(runId)) });
+    await response.text();
+  }
+  await recorder.close();
+}
+
+/** The default run with one answer changed: the text message's content. */
+function changedText(input: RunAgentInput): BaseEvent[] {
+  return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
+}
+
+describe('runRedrive', () => {
+  it('against the agent that produced the recording: equal, requests sent in order, a header the recording redacted supplied again where it was recorded', async () => {
+    const dir = scratch();
+    const upstream = await agent();
+    await recordGolden(upstream.url, dir.file('golden.db'));
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: upstream.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: SECRET }, { name: 'X-Tenant', value: TENANT }], diff: { semantic: true } });
+    expect(result).toMatchObject({ sent: 2, skipped: [] });
+    expect(result.report.equal).toBe(true);
+    const redriven = upstream.requests.slice(2);
+    expect(redriven.map((r) => [r.path, r.body?.runId, r.headers.authorization, r.headers['x-tenant']])).toEqual([
+      ['/agent', 'run-1', SECRET, TENANT],
+      ['/other', 'run-2', undefined, undefined],
+    ]);
+    const stored = [dir.file('new.db'), dir.file('new.db-wal')].filter((file) => existsSync(file));
+    expect(stored.length).toBeGreaterThan(0);
+    for (const file of stored) {
+      const bytes = readFileSync(file);
+      expect([bytes.includes('redrive-secret-7f3a9c'), bytes.includes(TENANT)]).toEqual([false, false]);
+    }
+  });
+
+  it('against an agent changed in one answer: that change and nothing else', async () => {
+    const dir = scratch();
+    await recordGolden((await agent()).url, dir.file('golden.db'));
+    const changed = await agent({ script: changedText });
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.equal).toBe(false);
+    expect(report.summary).toMatchObject({ exchanges: { equal: 0, changed: 2, added: 0, removed: 0 }, regressions: 0 });
+    const differences = report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+    expect(differences.length).toBeGreaterThan(0);
+    expect(differences.every((d) => d.b === 'Goodbye' || (typeof d.b === 'string' && d.b.includes('Goodbye')))).toBe(true);
+  });
+
+  it('against an agent that now sends an invalid message: a regression', async () => {
+    const dir = scratch();
+    await recordGolden((await agent()).url, dir.file('golden.db'));
+    const broken = await agent({ script: 'broken-content-before-start' });
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: broken.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.summary.regressions).toBeGreaterThan(0);
+  });
+});
