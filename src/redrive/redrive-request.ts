@@ -2,6 +2,7 @@ import { endToEndHeaders } from '../net/headers.js';
 import { REDACTED } from '../core/redacted.js';
 import type { ScriptExchange } from '../replay/replay-script.js';
 import type { SuppliedHeader } from './supplied-header.js';
+import { Substitution } from '../match/correlation.js';
 
 /** What a redrive sends for one recorded HTTP exchange: the client's side as it was recorded. */
 export interface RedriveRequest {
@@ -30,7 +31,7 @@ export function unsendableReason(exchange: ScriptExchange): string | undefined {
  * header the recording redacted and nothing supplies is left out (its value was never kept, and the
  * marker would be a wrong credential); its name is in `missing`.
  */
-export function redriveRequestOf(exchange: ScriptExchange, supplied: readonly SuppliedHeader[] = []): RedriveRequest {
+export function redriveRequestOf(exchange: ScriptExchange, supplied: readonly SuppliedHeader[] = [], ids: Substitution = new Substitution()): RedriveRequest {
   const suppliedByName = new Map(supplied.map((h) => [h.name.toLowerCase(), h]));
   const recorded: string[] = [];
   const missing: string[] = [];
@@ -44,14 +45,51 @@ export function redriveRequestOf(exchange: ScriptExchange, supplied: readonly Su
     }
     for (const one of Array.isArray(value) ? value : [value]) {
       if (one.includes(REDACTED)) missing.push(name);
-      else recorded.push(name, one);
+      else recorded.push(name, ids.applyText(one));
     }
   }
   const headers = endToEndHeaders(recorded);
-  const body = Buffer.concat(exchange.messages.filter((m) => m.sender === 'client').map((m) => m.raw));
+  const body = Buffer.concat(exchange.messages.filter((m) => m.sender === 'client').map((m) => ids.apply(m.raw)));
   // A request recorded without a length (a GET) is sent without one, so its recorded headers stay alike.
   const hadLength = Object.keys(exchange.requestHeaders ?? {}).some((name) => name.toLowerCase() === 'content-length');
   if (hadLength || body.length > 0) headers.push('content-length', String(body.length));
-  const query = exchange.query ? `?${exchange.query}` : '';
-  return { method: exchange.method ?? 'GET', url: `${exchange.path ?? '/'}${query}`, headers, body, missing };
+  const query = exchange.query ? `?${queryWithIds(exchange.query, ids)}` : '';
+  return { method: exchange.method ?? 'GET', url: `${pathWithIds(exchange.path ?? '/', ids)}${query}`, headers, body, missing };
+}
+
+/** The path with each segment that is exactly a carried-forward id replaced (`/v1/ticket/<id>`). */
+function pathWithIds(path: string, ids: Substitution): string {
+  if (ids.size === 0) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      const decoded = decodedSegment(segment);
+      if (decoded === undefined) return segment;
+      const replaced = ids.applyText(decoded);
+      return replaced === decoded ? segment : encodeURIComponent(replaced);
+    })
+    .join('/');
+}
+
+/** The query with each value that is exactly a carried-forward id replaced; as recorded, byte for byte, when none is. */
+function queryWithIds(query: string, ids: Substitution): string {
+  if (ids.size === 0) return query;
+  const params = new URLSearchParams(query);
+  let changed = false;
+  for (const [name, value] of [...params]) {
+    const replaced = ids.applyText(value);
+    if (replaced !== value) {
+      params.set(name, replaced);
+      changed = true;
+    }
+  }
+  return changed ? params.toString() : query;
+}
+
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

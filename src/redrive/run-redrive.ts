@@ -8,6 +8,9 @@ import { httpExchanges, loadReplayScript, type ScriptExchange } from '../replay/
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
+import { Substitution } from '../match/correlation.js';
+import { answerValues } from './answer-values.js';
+import { learnMintedIds } from './minted-ids.js';
 
 export interface RedriveOptions {
   /** The recording whose client side is sent again (.db or .ndjson). */
@@ -42,6 +45,8 @@ export interface RedriveResult {
  * `agent-proxy redrive`: sends the client side of each recorded HTTP exchange to `target` through a
  * recorder started in front of it (so the new traffic gets the same verdicts and redaction as any
  * recording), one after the other in recorded order, then diffs the recording with the new one.
+ * Ids the new server mints in place of recorded ones (a session, a ticket) are carried forward into
+ * the later requests that used the recorded ones.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
   const script = loadReplayScript(options.recording);
@@ -61,6 +66,8 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   let sent = 0;
   try {
     const base = new URL(recorder.url);
+    // Ids the new server minted in place of recorded ones, carried into the requests that follow.
+    const ids = new Substitution();
     for (const exchange of script.exchanges) {
       const reason = http.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP exchanges only, for now)`;
       if (reason !== undefined) {
@@ -68,8 +75,9 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
         options.progress?.({ kind: 'skipped', exchange, reason });
         continue;
       }
-      const request = redriveRequestOf(exchange, supplied);
+      const request = redriveRequestOf(exchange, supplied, ids);
       const answer = await sendRequest(base, request);
+      ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       sent++;
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
     }
@@ -78,4 +86,9 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   }
   const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
   return { out: recorder.out, sent, skipped, report };
+}
+
+/** The recorded answer's JSON values, in order (what answerValues() reads from the live one). */
+function recordedAnswerValues(exchange: ScriptExchange): unknown[] {
+  return exchange.messages.filter((m) => m.sender === 'server' && m.json !== undefined).map((m) => m.json);
 }

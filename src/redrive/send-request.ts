@@ -4,6 +4,7 @@ import type { RedriveRequest } from './redrive-request.js';
 /** How a sent request ended: answered to its end, or the error that cut it (the recorder stored that too). */
 export interface SentRequest {
   status: number | undefined;
+  headers: Record<string, string | string[] | undefined>;
   /** The answer's body, whole (a stream to its end). */
   body: Buffer;
   /** Set when the connection failed or the answer was cut short. */
@@ -19,14 +20,16 @@ export function sendRequest(base: URL, req: RedriveRequest): Promise<SentRequest
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let status: number | undefined;
+    let headers: SentRequest['headers'] = {};
     let settled = false;
     const settle = (error?: string) => {
       if (settled) return;
       settled = true;
-      resolve({ status, body: Buffer.concat(chunks), ...(error === undefined ? {} : { error }) });
+      resolve({ status, headers, body: Buffer.concat(chunks), ...(error === undefined ? {} : { error }) });
     };
     const outgoing = request({ host: base.hostname, port: base.port, method: req.method, path: req.url, headers: headerObject(req.headers), agent: false }, (res) => {
       status = res.statusCode;
+      headers = res.headers;
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => settle());
       res.on('aborted', () => settle('the answer was cut short'));

@@ -10,6 +10,8 @@ import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
 import { runRedrive } from '../../src/redrive/run-redrive.js';
+import { startPiDaemon } from '../support/pi-daemon-standin.js';
+import { openRecording } from '../../src/store/open-recording.js';
 
 useCleanups();
 
@@ -80,5 +82,32 @@ describe('runRedrive', () => {
     const broken = await agent({ script: 'broken-content-before-start' });
     const { report } = await runRedrive({ recording: dir.file('golden.db'), target: broken.url, out: dir.file('new.db'), diff: { semantic: true } });
     expect(report.summary.regressions).toBeGreaterThan(0);
+  });
+
+  it('carries forward the ids the new server mints: each poll of a Pi daemon ticket reaches the ticket the fresh daemon made', async () => {
+    const dir = scratch();
+    const token = { authorization: 'Bearer test-token' };
+    const recorded = await startPiDaemon();
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const create = { requestId: 'req-create-1', spec: { cwd: '/srv/work', target: { mode: 'new' } } };
+    const created = await fetch(`${recorder.url}/v1/session`, { method: 'POST', headers: { ...token, 'content-type': 'application/json', 'idempotency-key': 'create-1' }, body: JSON.stringify(create) });
+    const ticketId = ((await created.json()) as { data: { ticketId: string } }).data.ticketId;
+    for (let poll = 0; poll < 2; poll++) expect((await fetch(`${recorder.url}/v1/ticket/${ticketId}`, { headers: token })).status).toBe(200);
+    await recorder.close();
+
+    const fresh = await startPiDaemon();
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    const polls = fresh.received.http.filter((r) => r.path.startsWith('/v1/ticket/'));
+    expect(polls).toHaveLength(2);
+    expect(polls.map((r) => r.path)).not.toContain(`/v1/ticket/${ticketId}`);
+    const reader = openRecording(dir.file('new.db'));
+    try {
+      expect(reader.exchanges().map((e) => e.status)).toEqual([202, 200, 200]);
+    } finally {
+      reader.close();
+    }
+    expect(result.report.equal).toBe(true);
   });
 });
