@@ -1,5 +1,4 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { splitSseEvents } from './sse-events.js';
 
 /**
  * The JSON values of an answer as the client got it: one for a JSON body, one per event of an
@@ -32,4 +31,20 @@ function parsed(text: string): unknown[] {
   } catch {
     return [];
   }
+}
+
+/** The data of each event of an SSE stream (its `data:` lines joined by newlines), comments and empty events left out. */
+function splitSseEvents(text: string): string[] {
+  const events: string[] = [];
+  let data: string[] = [];
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') {
+      if (data.length > 0) events.push(data.join('\n'));
+      data = [];
+    } else if (line.startsWith('data:')) {
+      data.push(line.slice(line[5] === ' ' ? 6 : 5));
+    }
+  }
+  if (data.length > 0) events.push(data.join('\n'));
+  return events;
 }
