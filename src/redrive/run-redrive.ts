@@ -4,7 +4,8 @@ import { diffRecordingFilesReporting } from '../diff/diff-recordings.js';
 import { startRecorder } from '../record/start-recorder.js';
 import type { RecordingPipeline } from '../record/open-recording-sink.js';
 import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
-import { httpExchanges, loadReplayScript, type ScriptExchange } from '../replay/replay-script.js';
+import { httpExchanges, loadReplayScript, wsExchanges, type ScriptExchange } from '../replay/replay-script.js';
+import { sendWsConversation } from './ws-conversation.js';
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
@@ -51,6 +52,7 @@ export interface RedriveResult {
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
   const script = loadReplayScript(options.recording);
   const http = new Set(httpExchanges(script));
+  const ws = new Set(wsExchanges(script));
   const supplied = options.headers ?? [];
   const recorder = await startRecorder({
     target: options.target,
@@ -69,15 +71,21 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
     for (const exchange of script.exchanges) {
-      const reason = http.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP exchanges only, for now)`;
+      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
       if (reason !== undefined) {
         skipped.push({ exchangeId: exchange.id, reason });
         options.progress?.({ kind: 'skipped', exchange, reason });
         continue;
       }
       const request = redriveRequestOf(exchange, supplied, ids);
-      const answer = await sendRequest(base, request);
-      ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
+      let answer;
+      if (ws.has(exchange)) {
+        answer = await sendWsConversation(base, exchange, request, ids);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
+      } else {
+        answer = await sendRequest(base, request);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
+      }
       sent++;
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
     }

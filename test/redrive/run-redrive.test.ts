@@ -12,6 +12,7 @@ import { startRecorder } from '../../src/record/start-recorder.js';
 import { runRedrive } from '../../src/redrive/run-redrive.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { openRecording } from '../../src/store/open-recording.js';
+import { wsOpen } from '../support/ws-client.js';
 
 useCleanups();
 
@@ -105,6 +106,35 @@ describe('runRedrive', () => {
     const reader = openRecording(dir.file('new.db'));
     try {
       expect(reader.exchanges().map((e) => e.status)).toEqual([202, 200, 200]);
+    } finally {
+      reader.close();
+    }
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('plays a WebSocket conversation: each client frame once the answers it waited for have come, then the recorded close', async () => {
+    const dir = scratch();
+    const bearer = { authorization: 'Bearer test-token' };
+    const recorded = await startPiDaemon({ rpcTurn: 'text' });
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const c = await wsOpen(`${recorder.url.replace('http:', 'ws:')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: bearer });
+    await c.take(1);
+    c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p-1', type: 'prompt', message: 'Say hello' } }));
+    await c.take(2 + 16);
+    c.ws.close(1000, 'done');
+    await c.closed;
+    await recorder.close();
+
+    const fresh = await startPiDaemon({ rpcTurn: 'text' });
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    expect(result).toMatchObject({ sent: 1, skipped: [] });
+    expect(fresh.received.ws[0]).toMatchObject({ route: 'rpc', mode: 'framed', protocol: 'pi-daemon-rpc.v1', fromClient: [{ kind: 'command', command: { id: 'p-1', type: 'prompt' } }] });
+    expect(fresh.received.ws[0]!.toClient).toHaveLength(2 + 16);
+    const reader = openRecording(dir.file('new.db'));
+    try {
+      expect(reader.exchanges()).toMatchObject([{ transport: 'ws', status: 101, closeCode: 1000, closeReason: 'done' }]);
     } finally {
       reader.close();
     }
