@@ -14,6 +14,7 @@ interface RedriveCommandOptions extends DiffOutputFlags, Pick<TlsFlags, 'ca' | '
   target: string;
   out: string;
   overwrite?: boolean;
+  serial?: boolean;
   header: string[];
   failOn: 'difference' | 'regression';
   ignore: string[];
@@ -31,6 +32,7 @@ export function redriveCommand(result: CommandResult): Command {
     .requiredOption('--target <url>', 'the agent: http[s]://host[:port][/base]')
     .requiredOption('--out <file>', 'the new recording')
     .option('--overwrite', 'replace the --out file if it exists')
+    .option('--serial', 'send one exchange at a time (default: exchanges that overlapped in the recording overlap again)')
     .option('--header <header>', "'Name: value' sent in place of the recorded (or redacted) header of that name, and never stored (repeatable)", collect, [])
     .addOption(new Option('--fail-on <what>', 'exit 1 for any difference, or only for regressions (messages valid in the recording, invalid now)').choices(['difference', 'regression']).default('difference'))
     .addOption(new Option('--format <format>', 'output format of the diff').choices(['text', 'json', 'markdown']).default('text'))
@@ -68,6 +70,7 @@ export function redriveCommand(result: CommandResult): Command {
           target: options.target,
           out: options.out,
           overwrite: options.overwrite,
+          serial: options.serial,
           headers,
           upstreamTls,
           diff: { ignore: [...(config.ignore ?? []), ...options.ignore], semantic, schemas: options.schemas },

@@ -27,6 +27,8 @@ export interface RedriveOptions {
   diff?: DiffOptions;
   upstreamTls?: UpstreamTlsOptions;
   pipeline?: RecordingPipeline;
+  /** One exchange at a time, each once the one before has ended (default: exchanges that overlapped in the recording overlap again). */
+  serial?: boolean;
   /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
   progress?: (event: RedriveEvent) => void;
   diffProgress?: (step: DiffStep) => void;
@@ -45,7 +47,8 @@ export interface RedriveResult {
 /**
  * `agent-proxy redrive`: sends the client side of each recorded HTTP exchange to `target` through a
  * recorder started in front of it (so the new traffic gets the same verdicts and redaction as any
- * recording), one after the other in recorded order, then diffs the recording with the new one.
+ * recording), in recorded order, then diffs the recording with the new one. An exchange starts once
+ * those that had ended before it started in the recording have ended; overlapping ones overlap.
  * Ids the new server mints in place of recorded ones (a session, a ticket) are carried forward into
  * the later requests that used the recorded ones.
  */
@@ -70,13 +73,8 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     const base = new URL(recorder.url);
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
-    for (const exchange of script.exchanges) {
-      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
-      if (reason !== undefined) {
-        skipped.push({ exchangeId: exchange.id, reason });
-        options.progress?.({ kind: 'skipped', exchange, reason });
-        continue;
-      }
+    const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
+    const send = async (exchange: ScriptExchange) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
       if (ws.has(exchange)) {
@@ -88,7 +86,21 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       }
       sent++;
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
+    };
+    for (const exchange of script.exchanges) {
+      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
+      if (reason !== undefined) {
+        skipped.push({ exchangeId: exchange.id, reason });
+        options.progress?.({ kind: 'skipped', exchange, reason });
+        continue;
+      }
+      // What had ended before this exchange started in the recording ends first now too (all of it
+      // with `serial`): its answers, and the ids they mint, come before. What overlapped it runs beside it.
+      const before = options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs);
+      await Promise.all(before.map((s) => s.done));
+      started.push({ exchange, done: send(exchange) });
     }
+    await Promise.all(started.map((s) => s.done));
   } finally {
     await recorder.close();
   }

@@ -13,6 +13,9 @@ import { runRedrive } from '../../src/redrive/run-redrive.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { wsOpen } from '../support/ws-client.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { waitFor } from '../support/waits.js';
 
 useCleanups();
 
@@ -139,5 +142,38 @@ describe('runRedrive', () => {
       reader.close();
     }
     expect(result.report.equal).toBe(true);
+  });
+
+  it('exchanges that overlapped in the recording overlap again: a long poll answered once a later request comes', async () => {
+    /** GET /wait is answered once GET /release has come: sent one after the other, they would never end. */
+    const longPoll = async () => {
+      const waiting: Array<() => void> = [];
+      const paths: string[] = [];
+      const server = createServer((req, res) => {
+        paths.push(req.url!);
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+        if (req.url === '/wait') waiting.push(answer);
+        else {
+          for (const w of waiting.splice(0)) w();
+          answer();
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, waiting };
+    };
+    const dir = scratch();
+    const first = await longPoll();
+    const recorder = await startRecorder({ target: first.url, listen: 0, out: dir.file('golden.db') });
+    const held = fetch(`${recorder.url}/wait`).then((r) => r.text());
+    await waitFor(() => first.waiting.length === 1, 'the long poll to arrive');
+    await (await fetch(`${recorder.url}/release`)).text();
+    await held;
+    await recorder.close();
+
+    const second = await longPoll();
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: second.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(second.paths).toEqual(['/wait', '/release']);
+    expect(report.equal).toBe(true);
   });
 });
