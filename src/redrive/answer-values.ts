@@ -1,4 +1,5 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { tooDeepToWalk } from '../core/json-depth.js';
 
 /**
  * The JSON values of an answer as the client got it: one for a JSON body, one per event of an
@@ -26,6 +27,8 @@ function decode(body: Buffer, encoding: string): Buffer | undefined {
 }
 
 function parsed(text: string): unknown[] {
+  // A value nested too deep to walk is left unread, as every other walk of the tool leaves it.
+  if (tooDeepToWalk(text)) return [];
   try {
     return [JSON.parse(text)];
   } catch {

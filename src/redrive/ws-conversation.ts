@@ -99,7 +99,10 @@ export function sendWsConversation(base: URL, exchange: ScriptExchange, request:
         }
         await answers(serverSoFar);
         if (ws.readyState === WebSocket.OPEN) ws.close(exchange.closeCode ?? 1000, exchange.closeReason ?? undefined);
-      })();
+      })().catch((error: Error) => {
+        ws.terminate();
+        settle(error.message);
+      });
     });
   });
 }

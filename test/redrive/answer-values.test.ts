@@ -19,3 +19,10 @@ describe('answerValues', () => {
     expect(answerValues(Buffer.from('not gzip'), { 'content-encoding': 'gzip' })).toEqual([]);
   });
 });
+
+describe('answerValues, from a hostile agent', () => {
+  it('leaves unread an answer nested too deep to walk, instead of overflowing the stack after it', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(answerValues(Buffer.from(deep), { 'content-type': 'application/json' })).toEqual([]);
+  });
+});
