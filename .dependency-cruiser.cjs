@@ -49,11 +49,13 @@ const LAYERS = {
   demo: [...STORE, 'match', ...TOOLS],
   // A test suite's fixture server: replays, records or forwards, as its mode says.
   fixture: [...STORE, 'match', ...TOOLS],
+  // The CI loop: a recording's client side sent to a live agent through the recorder, then diffed.
+  redrive: [...STORE, 'match', ...TOOLS],
   // What CI reads: the one report of diff, findings and a strict replay, in CI's formats.
   report: [...STORE, 'match', ...TOOLS],
   // 7: the command line, then the package's entry point.
-  cli: [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'report'],
-  'index.ts': [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'report', 'cli'],
+  cli: [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'redrive', 'report'],
+  'index.ts': [...STORE, 'match', ...TOOLS, 'ui/api-types.ts', 'ui/server', 'demo', 'fixture', 'redrive', 'report', 'cli'],
 };
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

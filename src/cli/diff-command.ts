@@ -66,8 +66,11 @@ export function diffCommand(result: CommandResult): Command {
     });
 }
 
+/** The output flags `diff` and `redrive` share. */
+export type DiffOutputFlags = Pick<DiffCommandOptions, 'format' | 'json'>;
+
 /** `--json` is `--format json`, as every reading command takes it; with another `--format` given too, it is a usage error. */
-function outputFormat(options: DiffCommandOptions, command: Command): DiffCommandOptions['format'] {
+export function outputFormat(options: DiffOutputFlags, command: Command): DiffOutputFlags['format'] {
   if (!options.json) return options.format;
   if (command.getOptionValueSource('format') === 'cli' && options.format !== 'json') throw new UsageError(`--json and --format ${options.format} ask for two outputs; give one`);
   return 'json';

@@ -10,6 +10,7 @@ import { findingsCommand } from './findings-command.js';
 import { replayCommand } from './replay-command.js';
 import { fixtureCommand } from './fixture-command.js';
 import { diffCommand } from './diff-command.js';
+import { redriveCommand } from './redrive-command.js';
 import { exportCommand } from './export-command.js';
 import { importCommand } from './import-command.js';
 import { demoCommand } from './demo-command.js';
@@ -37,6 +38,7 @@ export const COMMANDS: Record<string, (result: CommandResult) => Command> = {
   findings: findingsCommand,
   validate: validateCommand,
   diff: diffCommand,
+  redrive: redriveCommand,
   export: exportCommand,
   import: importCommand,
   demo: demoCommand,

@@ -203,9 +203,27 @@ export class IdCanonicalizer {
     return whole && braced ? `{${out}}` : out;
   }
 
-  /** A string in a plain (not an id) field: its label when it is an id, else the string with its volatile tokens labelled. */
+  /**
+   * A string in a plain (not an id) field: its label when it is an id; a path naming ids (a link,
+   * a Location: `/v1/ticket/<ticketId>`) with those segments labelled; else the string with its
+   * volatile tokens labelled.
+   */
   plain(value: string): string {
-    return this.known(value) ?? this.tokens(value);
+    return this.known(value) ?? this.pathOfIds(value) ?? this.tokens(value);
+  }
+
+  /** `value` as a path whose segments that are known ids are labelled, if it is such a path. */
+  private pathOfIds(value: string): string | undefined {
+    // Most plain strings are no path: one comparison answers for them.
+    if (value.charCodeAt(0) !== 47 || value.length < MIN_ECHO_LENGTH + 1 || /\s/.test(value)) return undefined;
+    let named = false;
+    const segments = value.split('/').map((segment) => {
+      const label = this.known(segment);
+      if (label === undefined) return segment;
+      named = true;
+      return `{${label}}`;
+    });
+    return named ? segments.join('/') : undefined;
   }
 
   /** A string that stays as it is where it was seen (a plain field, a path segment): for the order watch. */

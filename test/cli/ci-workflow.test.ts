@@ -114,8 +114,7 @@ describe('docs/ci.md', () => {
     const steps = workflowSteps();
     expect(steps.map((s) => s.name)).toEqual([
       'npm ci',
-      "Record the new build's run through the proxy",
-      'Diff against the golden run',
+      'Redrive the golden run against the new build',
       'No error findings in the new run',
       'The client against the golden run, replayed',
       'Keep the new recording',
@@ -127,14 +126,14 @@ describe('docs/ci.md', () => {
 
     // What the upload step uploads is there, and every JUnit report is valid and passed.
     expect(existsSync(dir.file('ci.ndjson'))).toBe(true);
-    for (const report of ['diff', 'findings', 'replay']) {
+    for (const report of ['redrive', 'findings', 'replay']) {
       const xml = readFileSync(dir.file(`reports/${report}.xml`), 'utf8');
       expect(checkAgainstXsd(xml, XSD)).toEqual([]);
       expect(xml).toMatch(/<testsuites name="agent-proxy \w+" tests="[1-9]\d*" failures="0" errors="0">/);
     }
-    expect(readFileSync(dir.file('reports/diff.md'), 'utf8')).toMatch(/^### agent-proxy diff: ✅ /);
+    expect(readFileSync(dir.file('reports/redrive.md'), 'utf8')).toMatch(/^### agent-proxy redrive: ✅ /);
     const headings = readFileSync(summary, 'utf8').split('\n').filter((l) => l.startsWith('### '));
-    expect(headings).toEqual([expect.stringMatching(/^### agent-proxy diff: ✅/), expect.stringMatching(/^### agent-proxy findings: ✅/), expect.stringMatching(/^### agent-proxy replay: ✅/)]);
+    expect(headings).toEqual([expect.stringMatching(/^### agent-proxy redrive: ✅/), expect.stringMatching(/^### agent-proxy findings: ✅/), expect.stringMatching(/^### agent-proxy replay: ✅/)]);
     expect(gfmTables(readFileSync(summary, 'utf8'))).toHaveLength(3);
   });
 });

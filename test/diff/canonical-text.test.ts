@@ -85,3 +85,21 @@ describe('IdCanonicalizer.canonicalText', () => {
     expect(copy.label('runId', 'brand-new-run')).toBe(`runId#${runIdsBefore + 1}`);
   });
 });
+
+describe('IdCanonicalizer.plain', () => {
+  it('labels the segments of a path that are known ids (a link, a Location), so two runs that minted other ids read alike', () => {
+    const texts = ['ticket-aaaaaaaa', 'ticket-bbbbbbbb'].map((ticketId) => {
+      const ids = new IdCanonicalizer();
+      return ids.canonicalText({ data: { ticketId, links: { self: `/v1/ticket/${ticketId}` } } }, new FieldMatcher([]));
+    });
+    expect(texts[0]).toBe(texts[1]);
+    expect(texts[0]).toContain('"/v1/ticket/{ticketId#1}"');
+  });
+
+  it('leaves a path alone when no segment is a known id, and a string that is no path', () => {
+    const ids = new IdCanonicalizer();
+    ids.label('ticketId', 'ticket-aaaaaaaa');
+    expect(ids.plain('/v1/ticket/other-one')).toBe('/v1/ticket/other-one');
+    expect(ids.plain('see ticket-aaaaaaaa')).toBe('see ticket-aaaaaaaa');
+  });
+});

@@ -1,0 +1,39 @@
+import type { CorrelationPair } from '../match/token-substitution.js';
+
+/** Ids shorter than this are not carried forward: too likely to turn up in a request by accident. */
+const MIN_ID_LENGTH = 6;
+
+/** A key that names an id: `id`, `…Id`, `…_id`, `…ID`, and the cursors a client pages with. */
+function isIdKey(key: string): boolean {
+  return key === 'id' || /[a-z0-9](Id|ID|_id)$/.test(key) || key === 'cursor' || /[a-z]Cursor$/.test(key);
+}
+
+/**
+ * The ids a server minted afresh, as pairs of the recorded answer's value and the live answer's:
+ * the recorded and live answers are walked side by side (the n-th JSON value of each, by key and
+ * index), and a string under an id key that differs makes a pair. These are what the replay's
+ * correlation learns from a request, learnt here from an answer: the same pairs, applied by the same
+ * substitution to the later requests that used the recorded value.
+ */
+export function learnMintedIds(recorded: readonly unknown[], live: readonly unknown[]): CorrelationPair[] {
+  const pairs: CorrelationPair[] = [];
+  for (let i = 0; i < Math.min(recorded.length, live.length); i++) walk(recorded[i], live[i], '', undefined, pairs);
+  return pairs;
+}
+
+function walk(a: unknown, b: unknown, pointer: string, key: string | undefined, pairs: CorrelationPair[]): void {
+  if (typeof a === 'string' && typeof b === 'string') {
+    if (key !== undefined && isIdKey(key) && a !== b && a.length >= MIN_ID_LENGTH && b.length > 0) pairs.push({ field: pointer, key, recorded: a, live: b });
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) walk(a[i], b[i], `${pointer}/${i}`, key, pairs);
+    return;
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const live = b as Record<string, unknown>;
+    for (const [k, v] of Object.entries(a)) {
+      if (Object.hasOwn(live, k)) walk(v, live[k], `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k, pairs);
+    }
+  }
+}

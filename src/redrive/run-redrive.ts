@@ -1,0 +1,114 @@
+import type { DiffOptions, DiffStep } from '../diff/diff-options.js';
+import type { DiffReport } from '../diff/diff-report.js';
+import { diffRecordingFilesReporting } from '../diff/diff-recordings.js';
+import { startRecorder } from '../record/start-recorder.js';
+import type { RecordingPipeline } from '../record/open-recording-sink.js';
+import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { httpExchanges, loadReplayScript, wsExchanges, type ScriptExchange } from '../replay/replay-script.js';
+import { sendWsConversation } from './ws-conversation.js';
+import { redriveRequestOf, unsendableReason } from './redrive-request.js';
+import type { SuppliedHeader } from './supplied-header.js';
+import { sendRequest } from './send-request.js';
+import { Substitution } from '../match/correlation.js';
+import { answerValues } from './answer-values.js';
+import { learnMintedIds } from './minted-ids.js';
+
+export interface RedriveOptions {
+  /** The recording whose client side is sent again (.db or .ndjson). */
+  recording: string;
+  /** The agent to send it to: `http[s]://host[:port][/base]`. */
+  target: string;
+  /** The new recording. */
+  out: string;
+  overwrite?: boolean;
+  /** Headers given now (`--header`): sent in place of recorded ones of the same name, and never stored. */
+  headers?: readonly SuppliedHeader[];
+  /** How the two recordings are compared (`semantic` is the caller's to set). */
+  diff?: DiffOptions;
+  upstreamTls?: UpstreamTlsOptions;
+  pipeline?: RecordingPipeline;
+  /** One exchange at a time, each once the one before has ended (default: exchanges that overlapped in the recording overlap again). */
+  serial?: boolean;
+  /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
+  progress?: (event: RedriveEvent) => void;
+  diffProgress?: (step: DiffStep) => void;
+}
+
+export type RedriveEvent = { kind: 'sent'; exchange: ScriptExchange; error?: string; missing: string[] } | { kind: 'skipped'; exchange: ScriptExchange; reason: string };
+
+export interface RedriveResult {
+  out: string;
+  sent: number;
+  /** Recorded exchanges not sent, with why (a transport redrive does not drive yet, a truncated body). */
+  skipped: { exchangeId: number; reason: string }[];
+  report: DiffReport;
+}
+
+/**
+ * `agent-proxy redrive`: sends the client side of each recorded HTTP exchange to `target` through a
+ * recorder started in front of it (so the new traffic gets the same verdicts and redaction as any
+ * recording), in recorded order, then diffs the recording with the new one. An exchange starts once
+ * those that had ended before it started in the recording have ended; overlapping ones overlap.
+ * Ids the new server mints in place of recorded ones (a session, a ticket) are carried forward into
+ * the later requests that used the recorded ones.
+ */
+export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
+  const script = loadReplayScript(options.recording);
+  const http = new Set(httpExchanges(script));
+  const ws = new Set(wsExchanges(script));
+  const supplied = options.headers ?? [];
+  const recorder = await startRecorder({
+    target: options.target,
+    out: options.out,
+    listen: 0,
+    overwrite: options.overwrite,
+    upstreamTls: options.upstreamTls,
+    pipeline: options.pipeline,
+    // What was given now is a secret of this run: stored as redacted, as the recording had it.
+    redactHeaders: supplied.map((h) => h.name),
+  });
+  const skipped: RedriveResult['skipped'] = [];
+  let sent = 0;
+  try {
+    const base = new URL(recorder.url);
+    // Ids the new server minted in place of recorded ones, carried into the requests that follow.
+    const ids = new Substitution();
+    const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
+    const send = async (exchange: ScriptExchange) => {
+      const request = redriveRequestOf(exchange, supplied, ids);
+      let answer;
+      if (ws.has(exchange)) {
+        answer = await sendWsConversation(base, exchange, request, ids);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
+      } else {
+        answer = await sendRequest(base, request);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
+      }
+      sent++;
+      options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
+    };
+    for (const exchange of script.exchanges) {
+      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
+      if (reason !== undefined) {
+        skipped.push({ exchangeId: exchange.id, reason });
+        options.progress?.({ kind: 'skipped', exchange, reason });
+        continue;
+      }
+      // What had ended before this exchange started in the recording ends first now too (all of it
+      // with `serial`): its answers, and the ids they mint, come before. What overlapped it runs beside it.
+      const before = options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs);
+      await Promise.all(before.map((s) => s.done));
+      started.push({ exchange, done: send(exchange) });
+    }
+    await Promise.all(started.map((s) => s.done));
+  } finally {
+    await recorder.close();
+  }
+  const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
+  return { out: recorder.out, sent, skipped, report };
+}
+
+/** The recorded answer's JSON values, in order (what answerValues() reads from the live one). */
+function recordedAnswerValues(exchange: ScriptExchange): unknown[] {
+  return exchange.messages.filter((m) => m.sender === 'server' && m.json !== undefined).map((m) => m.json);
+}

@@ -1,0 +1,63 @@
+/**
+ * `agent-proxy redrive` as run from the shell: its exit codes (as diff's, or for regressions alone
+ * with --fail-on regression), its report and its usage errors. What it sends and records is
+ * test/redrive/run-redrive.test.ts's.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { defaultAguiScript, startAguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch, type TempDir } from '../support/temp-dir.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
+import { runCli } from './run-cli.js';
+
+useCleanups();
+
+async function agentUrl(options: AguiAgentOptions = {}): Promise<string> {
+  const agent = await startAguiAgent(options);
+  onCleanup(() => agent.close());
+  return agent.url;
+}
+
+/** One AG-UI run recorded through the recorder in front of the default stand-in. */
+async function golden(dir: TempDir): Promise<string> {
+  const recorder = await startRecorder({ target: await agentUrl(), listen: 0, out: dir.file('golden.db') });
+  const input: RunAgentInput = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
+  await (await fetch(`${recorder.url}/agent`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(input) })).text();
+  await recorder.close();
+  return recorder.out;
+}
+
+function changedText(input: RunAgentInput): BaseEvent[] {
+  return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
+}
+
+describe('agent-proxy redrive', () => {
+  it('a changed answer: exit 1 with the change printed, but 0 with --fail-on regression, which notes it in the report', async () => {
+    const dir = scratch();
+    const recording = await golden(dir);
+    const target = await agentUrl({ script: changedText });
+    const changed = await runCli(['redrive', recording, '--target', target, '--out', dir.file('new.db')]);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('Goodbye');
+    expect(changed.stderr).toContain('redrive: sent 1 exchange to');
+    const noted = await runCli(['redrive', recording, '--target', target, '--out', dir.file('again.db'), '--fail-on', 'regression', '--report', `json=${dir.file('report.json')}`]);
+    expect(noted.code).toBe(0);
+    expect(JSON.parse(readFileSync(dir.file('report.json'), 'utf8'))).toMatchObject({ command: 'redrive', ok: true });
+  });
+
+  it('a new invalid message: exit 1 with --fail-on regression', async () => {
+    const dir = scratch();
+    const recording = await golden(dir);
+    const broken = await runCli(['redrive', recording, '--target', await agentUrl({ script: 'broken-content-before-start' }), '--out', dir.file('new.db'), '--fail-on', 'regression']);
+    expect(broken.code).toBe(1);
+  });
+
+  it('a --header that is not `Name: value`: exit 2 before anything is recorded', async () => {
+    const dir = scratch();
+    const bad = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here']);
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --header takes 'Name: value' (a header name, a colon, its value)\n" });
+    expect(existsSync(dir.file('new.db'))).toBe(false);
+  });
+});

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { learnMintedIds } from '../../src/redrive/minted-ids.js';
+
+describe('learnMintedIds', () => {
+  it('pairs the strings under id keys that the new answer has in place of the recorded ones, at the same places', () => {
+    const recorded = [{ data: { ticketId: 'ticket-old-1', sessionId: 'session-1', items: [{ id: 'item-old-a' }], name: 'old name' } }];
+    const live = [{ data: { ticketId: 'ticket-new-1', sessionId: 'session-1', items: [{ id: 'item-new-a' }], name: 'new name' } }];
+    expect(learnMintedIds(recorded, live)).toEqual([
+      { field: '/data/ticketId', key: 'ticketId', recorded: 'ticket-old-1', live: 'ticket-new-1' },
+      { field: '/data/items/0/id', key: 'id', recorded: 'item-old-a', live: 'item-new-a' },
+    ]);
+  });
+
+  it('learns nothing from short ids, numbers or values of other keys, and pairs stream events by position', () => {
+    expect(learnMintedIds([{ id: 'm1', runId: 7, text: 'abcdefgh' }], [{ id: 'm2', runId: 8, text: 'zyxwvuts' }])).toEqual([]);
+    expect(learnMintedIds([{ a: 1 }, { response_id: 'resp_recorded' }], [{ a: 1 }, { response_id: 'resp_live_1' }])).toEqual([{ field: '/response_id', key: 'response_id', recorded: 'resp_recorded', live: 'resp_live_1' }]);
+  });
+});

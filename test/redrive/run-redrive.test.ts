@@ -1,0 +1,179 @@
+/**
+ * redrive in-process: a recording made through the recorder in front of the AG-UI stand-in is sent
+ * again to a stand-in, recorded anew and diffed with the original.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { defaultAguiScript, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { scratch } from '../support/temp-dir.js';
+import { startRecorder } from '../../src/record/start-recorder.js';
+import { runRedrive } from '../../src/redrive/run-redrive.js';
+import { startPiDaemon } from '../support/pi-daemon-standin.js';
+import { openRecording } from '../../src/store/open-recording.js';
+import { wsOpen } from '../support/ws-client.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { waitFor } from '../support/waits.js';
+
+useCleanups();
+
+const SECRET = 'Bearer redrive-secret-7f3a9c';
+const TENANT = 'tenant-secret-51be02';
+
+async function agent(options: AguiAgentOptions = {}): Promise<AguiAgent> {
+  const started = await startAguiAgent(options);
+  onCleanup(() => started.close());
+  return started;
+}
+
+function runInput(runId: string): RunAgentInput {
+  return { threadId: 'thread-1', runId, messages: [{ id: 'u1', role: 'user', content: 'hello' }], tools: [], context: [], state: {}, forwardedProps: {} };
+}
+
+/** Two AG-UI runs (SSE streams) recorded through the recorder, the first with credentials the recording redacts (by default, by --redact-header). */
+async function recordGolden(target: string, out: string): Promise<void> {
+  const recorder = await startRecorder({ target, listen: 0, out, redactHeaders: ['x-tenant'] });
+  for (const [path, runId, headers] of [['/agent', 'run-1', { authorization: 'Bearer recorded-token', 'x-tenant': 'recorded-tenant' }], ['/other', 'run-2', {}]] as const) {
+    const response = await fetch(`${recorder.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: JSON.stringify(runInput(runId)) });
+    await response.text();
+  }
+  await recorder.close();
+}
+
+/** The default run with one answer changed: the text message's content. */
+function changedText(input: RunAgentInput): BaseEvent[] {
+  return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
+}
+
+describe('runRedrive', () => {
+  it('against the agent that produced the recording: equal, requests sent in order, a header the recording redacted supplied again where it was recorded', async () => {
+    const dir = scratch();
+    const upstream = await agent();
+    await recordGolden(upstream.url, dir.file('golden.db'));
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: upstream.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: SECRET }, { name: 'X-Tenant', value: TENANT }], diff: { semantic: true } });
+    expect(result).toMatchObject({ sent: 2, skipped: [] });
+    expect(result.report.equal).toBe(true);
+    const redriven = upstream.requests.slice(2);
+    expect(redriven.map((r) => [r.path, r.body?.runId, r.headers.authorization, r.headers['x-tenant']])).toEqual([
+      ['/agent', 'run-1', SECRET, TENANT],
+      ['/other', 'run-2', undefined, undefined],
+    ]);
+    const stored = [dir.file('new.db'), dir.file('new.db-wal')].filter((file) => existsSync(file));
+    expect(stored.length).toBeGreaterThan(0);
+    for (const file of stored) {
+      const bytes = readFileSync(file);
+      expect([bytes.includes('redrive-secret-7f3a9c'), bytes.includes(TENANT)]).toEqual([false, false]);
+    }
+  });
+
+  it('against an agent changed in one answer: that change and nothing else', async () => {
+    const dir = scratch();
+    await recordGolden((await agent()).url, dir.file('golden.db'));
+    const changed = await agent({ script: changedText });
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.equal).toBe(false);
+    expect(report.summary).toMatchObject({ exchanges: { equal: 0, changed: 2, added: 0, removed: 0 }, regressions: 0 });
+    const differences = report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+    expect(differences.length).toBeGreaterThan(0);
+    expect(differences.every((d) => d.b === 'Goodbye' || (typeof d.b === 'string' && d.b.includes('Goodbye')))).toBe(true);
+  });
+
+  it('against an agent that now sends an invalid message: a regression', async () => {
+    const dir = scratch();
+    await recordGolden((await agent()).url, dir.file('golden.db'));
+    const broken = await agent({ script: 'broken-content-before-start' });
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: broken.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.summary.regressions).toBeGreaterThan(0);
+  });
+
+  it('carries forward the ids the new server mints: each poll of a Pi daemon ticket reaches the ticket the fresh daemon made', async () => {
+    const dir = scratch();
+    const token = { authorization: 'Bearer test-token' };
+    const recorded = await startPiDaemon();
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const create = { requestId: 'req-create-1', spec: { cwd: '/srv/work', target: { mode: 'new' } } };
+    const created = await fetch(`${recorder.url}/v1/session`, { method: 'POST', headers: { ...token, 'content-type': 'application/json', 'idempotency-key': 'create-1' }, body: JSON.stringify(create) });
+    const ticketId = ((await created.json()) as { data: { ticketId: string } }).data.ticketId;
+    for (let poll = 0; poll < 2; poll++) expect((await fetch(`${recorder.url}/v1/ticket/${ticketId}`, { headers: token })).status).toBe(200);
+    await recorder.close();
+
+    const fresh = await startPiDaemon();
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    const polls = fresh.received.http.filter((r) => r.path.startsWith('/v1/ticket/'));
+    expect(polls).toHaveLength(2);
+    expect(polls.map((r) => r.path)).not.toContain(`/v1/ticket/${ticketId}`);
+    const reader = openRecording(dir.file('new.db'));
+    try {
+      expect(reader.exchanges().map((e) => e.status)).toEqual([202, 200, 200]);
+    } finally {
+      reader.close();
+    }
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('plays a WebSocket conversation: each client frame once the answers it waited for have come, then the recorded close', async () => {
+    const dir = scratch();
+    const bearer = { authorization: 'Bearer test-token' };
+    const recorded = await startPiDaemon({ rpcTurn: 'text' });
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const c = await wsOpen(`${recorder.url.replace('http:', 'ws:')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: bearer });
+    await c.take(1);
+    c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p-1', type: 'prompt', message: 'Say hello' } }));
+    await c.take(2 + 16);
+    c.ws.close(1000, 'done');
+    await c.closed;
+    await recorder.close();
+
+    const fresh = await startPiDaemon({ rpcTurn: 'text' });
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    expect(result).toMatchObject({ sent: 1, skipped: [] });
+    expect(fresh.received.ws[0]).toMatchObject({ route: 'rpc', mode: 'framed', protocol: 'pi-daemon-rpc.v1', fromClient: [{ kind: 'command', command: { id: 'p-1', type: 'prompt' } }] });
+    expect(fresh.received.ws[0]!.toClient).toHaveLength(2 + 16);
+    const reader = openRecording(dir.file('new.db'));
+    try {
+      expect(reader.exchanges()).toMatchObject([{ transport: 'ws', status: 101, closeCode: 1000, closeReason: 'done' }]);
+    } finally {
+      reader.close();
+    }
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('exchanges that overlapped in the recording overlap again: a long poll answered once a later request comes', async () => {
+    /** GET /wait is answered once GET /release has come: sent one after the other, they would never end. */
+    const longPoll = async () => {
+      const waiting: Array<() => void> = [];
+      const paths: string[] = [];
+      const server = createServer((req, res) => {
+        paths.push(req.url!);
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+        if (req.url === '/wait') waiting.push(answer);
+        else {
+          for (const w of waiting.splice(0)) w();
+          answer();
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, waiting };
+    };
+    const dir = scratch();
+    const first = await longPoll();
+    const recorder = await startRecorder({ target: first.url, listen: 0, out: dir.file('golden.db') });
+    const held = fetch(`${recorder.url}/wait`).then((r) => r.text());
+    await waitFor(() => first.waiting.length === 1, 'the long poll to arrive');
+    await (await fetch(`${recorder.url}/release`)).text();
+    await held;
+    await recorder.close();
+
+    const second = await longPoll();
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: second.url, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(second.paths).toEqual(['/wait', '/release']);
+    expect(report.equal).toBe(true);
+  });
+});
