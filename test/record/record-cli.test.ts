@@ -233,8 +233,10 @@ describe('proxy show', () => {
     const r = await runCli(['show', out, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { recording: Record<string, unknown>; exchanges: Array<Record<string, unknown>>; totals: Record<string, unknown> };
-    expect(Object.keys(doc).sort()).toEqual(['exchanges', 'recording', 'totals']);
+    const doc = JSON.parse(r.stdout) as { recording: Record<string, unknown>; exchanges: Array<Record<string, unknown>>; totals: Record<string, unknown>; tokens: unknown[] };
+    expect(Object.keys(doc).sort()).toEqual(['exchanges', 'recording', 'tokens', 'totals']);
+    // No model answered in an AG-UI run: no token totals.
+    expect(doc.tokens).toEqual([]);
     expect(doc.recording).toMatchObject({ mode: 'record', target: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(doc.exchanges).toHaveLength(2);
     for (const e of doc.exchanges) {

@@ -14,6 +14,7 @@ import { renderMarkdown } from '../../src/diff/render-markdown.js';
 import { styleFor } from '../../src/core/style.js';
 import { tempDir } from '../support/temp-dir.js';
 import { EVERYTHING_CLI } from '../support/mcp-everything.js';
+import { closeWhenExited } from '../support/mcp-stdio-close.js';
 import { BIN } from './stdio-helpers.js';
 
 const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
@@ -28,7 +29,7 @@ async function recordSession(out: string, server: string[], session: (client: Cl
   try {
     await session(client);
   } finally {
-    await client.close();
+    await closeWhenExited(client, transport, { terminate: true });
   }
 }
 

@@ -12,6 +12,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { EVERYTHING_CLI, connectCapableClient, mcpEverySession } from '../support/mcp-everything.js';
 import { runCli } from '../cli/run-cli.js';
+import { closeWhenExited } from '../support/mcp-stdio-close.js';
 import { BIN, readRecording } from './stdio-helpers.js';
 
 const { scratch } = fixturesAfterEach();
@@ -19,7 +20,7 @@ const { scratch } = fixturesAfterEach();
 /** One environment for both runs: the server's get-env tool reports it. */
 const ENV = { ...getDefaultEnvironment(), NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' };
 
-async function everything(command: string, args: string[], stderr?: { text: string }): Promise<Array<[string, unknown]>> {
+async function everything(command: string, args: string[], stderr?: { text: string }, terminate = true): Promise<Array<[string, unknown]>> {
   const transport = new StdioClientTransport({ command, args, env: ENV, stderr: 'pipe' });
   transport.stderr?.on('data', (chunk: Buffer) => {
     if (stderr) stderr.text += chunk.toString('utf8');
@@ -28,7 +29,7 @@ async function everything(command: string, args: string[], stderr?: { text: stri
   try {
     return await mcpEverySession(client);
   } finally {
-    await client.close();
+    await closeWhenExited(client, transport, { terminate });
   }
 }
 
@@ -63,7 +64,8 @@ describe('MCP over stdio (official SDK, reference server) through record --stdio
     // results, nothing missed. At the recorded pace: the SDK handles a response at once and a
     // notification a microtask later, so progress read in one chunk with its response is dropped.
     const replayed = { text: '' };
-    expect(await everything(process.execPath, [BIN, 'replay', '--stdio', '--strict', out], replayed)).toEqual(direct);
+    // The replay ends when its stdin does.
+    expect(await everything(process.execPath, [BIN, 'replay', '--stdio', '--strict', out], replayed, false)).toEqual(direct);
     expect(replayed.text).toMatch(/replay of #1 ended: \d+ lines sent, 0 misses, 0 recorded client lines unused/);
   });
 });
