@@ -5,29 +5,34 @@ import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-type
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 
 /**
- * Writes a recording as NDJSON: the recording line, then each exchange followed by its messages.
- * Keys are always in the same order and nothing depends on the clock, so exporting the same
- * recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines;
+ * Writes a recording as NDJSON: the recording line, then every exchange, then every message in the
+ * order record judged them (across exchanges: an MCP session's answers on its GET stream come between
+ * the POSTs they answer, and `validate` of the file judges them again in that order, as the import
+ * keeps it). Keys are always in the same order and nothing depends on the clock, so exporting the
+ * same recording twice (or an imported copy of it) gives the same bytes. `write` gets whole lines;
  * `onMessage` is told of each message written (the CLI's progress line).
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = reader.exchanges();
-  write(JSON.stringify(recording) + '\n');
+  let chunk = JSON.stringify(recording) + '\n';
+  const flush = (atLeast: number) => {
+    if (chunk.length < atLeast) return;
+    write(chunk);
+    chunk = '';
+  };
   for (const exchange of exchanges) {
-    let chunk = JSON.stringify(exchangeLine(exchange)) + '\n';
-    for (const message of reader.messages(exchange.id)) {
-      // stringifyJson: a message may nest deeper than JSON.stringify can go.
-      chunk += stringifyJson(messageLine(message)) + '\n';
-      onMessage?.();
-      if (chunk.length > 1 << 20) {
-        write(chunk);
-        chunk = '';
-      }
-    }
-    if (chunk !== '') write(chunk);
+    chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
+    flush(1 << 20);
   }
+  for (const message of reader.messagesInOrder()) {
+    // stringifyJson: a message may nest deeper than JSON.stringify can go.
+    chunk += stringifyJson(messageLine(message)) + '\n';
+    onMessage?.();
+    flush(1 << 20);
+  }
+  flush(1);
 }
 
 /** The whole export as one string (small recordings, tests). */

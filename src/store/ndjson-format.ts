@@ -23,7 +23,7 @@ export interface NdjsonRecordingLine {
   rulesVersion?: number;
 }
 
-/** One line per exchange, before the lines of its messages. */
+/** One line per exchange, before the lines of its messages (an export writes every exchange line first, then the messages in id order). */
 export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
 
 /**

@@ -36,6 +36,7 @@ export class RecordingReader {
     exchanges: Database.Statement;
     exchange: Database.Statement;
     messages: Database.Statement;
+    messagesAfter: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -51,6 +52,7 @@ export class RecordingReader {
       exchanges: db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`),
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`),
+      messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`),
@@ -111,6 +113,19 @@ export class RecordingReader {
       list.push(finding(f));
     }
     return readingRows(this.file, () => records.map((m) => messageRow(m, byMessage.get(m.id) ?? [])));
+  }
+
+  /**
+   * Every message of the recording in the order record judged them (by id, across exchanges), read a
+   * page at a time so that a large recording is never held whole.
+   */
+  *messagesInOrder(pageSize = 1000): IterableIterator<MessageRow> {
+    for (let after = 0; ; ) {
+      const records = this.stmts.messagesAfter.all(after, pageSize) as StoredMessage[];
+      for (const m of records) yield readingRows(this.file, () => messageRow(m, this.findingsOf(m)));
+      if (records.length < pageSize) return;
+      after = records[records.length - 1]!.id;
+    }
   }
 
   /** Every invalid message of the recording, ordered by id. */

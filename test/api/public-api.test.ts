@@ -415,6 +415,7 @@ describe('the public API', () => {
       exchanges: () => api.ExchangeRow[];
       exchange: (id: number) => api.ExchangeRow | undefined;
       messages: (exchangeId: number) => api.MessageRow[];
+      messagesInOrder: (pageSize?: number) => IterableIterator<api.MessageRow>;
       invalidMessages: () => api.MessageRow[];
       findings: (filter?: api.FindingFilter) => IterableIterator<api.FindingListRow>;
       totals: () => api.StoreTotals;

@@ -24,7 +24,7 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import { piScenario } from '../support/pi-daemon/scenario.js';
 import { scratch } from '../support/temp-dir.js';
 import { runCli } from './run-cli.js';
-import { agreementViews, disagreement } from '../support/recording-agreement.js';
+import { agreementViews, disagreement, validateView, type AgreementKey } from '../support/recording-agreement.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const SECRET = 'sk-property-8d1e4b7c2a';
@@ -169,7 +169,36 @@ async function buildCorpus(file: string): Promise<void> {
   const noSocket = recorder.openExchange({ transport: 'ndjson', url: 'unix:/run/pi.sock' });
   noSocket.classify({ transport: 'ndjson' });
   noSocket.end({ outcome: 'error', errorCode: 'E_UPSTREAM_UNREACHABLE', errorMessage: 'could not connect to unix:/run/pi.sock: no socket at that path (ENOENT)' });
+  // 21-25: MCP's older HTTP+SSE transport: the GET stream's answers interleave with the POSTs they answer (judged in that order, in either form).
+  await legacyMcpSession(recorder);
   writer.close();
+}
+
+/** A 2024-11-05 HTTP+SSE session as the relays record it: the GET stream names the URL to POST to, and carries every answer. */
+async function legacyMcpSession(recorder: TrafficRecorder): Promise<void> {
+  const stream = recorder.openExchange({ transport: 'http', method: 'GET', path: '/sse', requestHeaders: { accept: 'text/event-stream' } });
+  stream.classify({ transport: 'http', method: 'GET', path: '/sse' });
+  stream.update({ status: 200, transport: 'sse', responseHeaders: { 'content-type': 'text/event-stream' } });
+  stream.classify({ transport: 'sse', method: 'GET', path: '/sse', contentType: 'text/event-stream' });
+  const events = stream.tap({ kind: 'sse', sender: 'server' });
+  events.push(Buffer.from('event: endpoint\ndata: /message?sessionId=s1\n\n'));
+  const answer = (value: unknown) => events.push(Buffer.from(`event: message\ndata: ${JSON.stringify(value)}\n\n`));
+  const post = (value: unknown) => {
+    const request: HttpContext = { method: 'POST', path: '/message', query: new URLSearchParams('sessionId=s1'), requestHeaders: JSON_TYPE };
+    const exchange = recorder.openExchange({ transport: 'http', method: 'POST', path: '/message', query: 'sessionId=s1', url: '/message?sessionId=s1', requestHeaders: JSON_TYPE });
+    exchange.record('client', Buffer.from(JSON.stringify(value)), { carrier: 'body', http: request });
+    exchange.classify({ transport: 'http', method: 'POST', path: '/message' });
+    exchange.update({ status: 202, transport: 'http', responseHeaders: { 'content-type': 'text/plain' } });
+    exchange.record('server', Buffer.from('Accepted'), { carrier: 'body', http: { ...request, status: 202 }, json: false });
+    exchange.end({ outcome: 'complete' });
+  };
+  post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+  answer({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+  post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  answer({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+  await events.end(true);
+  stream.end({ outcome: 'complete' });
 }
 
 interface Finding {
@@ -245,6 +274,12 @@ describe('the agreement property: validate, show, findings and the inspector tel
     expect(keys.filter((k) => k.endsWith(' stream-truncated')).map((k) => k.split(' ')[0])).toEqual(['#4.3']);
     // An agent that could not be started, one that exited before its first line, a socket not there: each its exchange's error.
     expect(keys.filter((k) => k.endsWith(' upstream-unreachable')).map((k) => k.split(' ')[0])).toEqual(['#7.0', '#18.0', '#19.0', '#20.0']);
+  });
+
+  it('an MCP session over HTTP+SSE, its answers on the GET stream between the POSTs they answer, is judged in that order in either form', async () => {
+    const mcp = (keys: AgreementKey[]) => keys.filter((k) => /^#2[1-5]\./.test(k));
+    expect(mcp(await fromFindings(corpus))).toEqual([]);
+    expect(mcp(validateView(exported))).toEqual([]);
   });
 
   it('the views made in-process are those the CLI prints and the inspector serves', async () => {

@@ -28,6 +28,11 @@ function goodLines(): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** Where the first message line is (after every exchange line). */
+function firstMessageLine(lines: Array<Record<string, unknown>>): number {
+  return lines.findIndex((l) => l.type === 'message');
+}
+
 function ndjson(lines: Array<Record<string, unknown>>): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
@@ -170,7 +175,8 @@ const CASES: Case[] = [
     name: 'a message line before any exchange line',
     make: (dir) => {
       const lines = goodLines();
-      writeFileSync(dir.file('early.ndjson'), ndjson([lines[0], lines[2], ...lines.slice(1)]));
+      const first = firstMessageLine(lines);
+      writeFileSync(dir.file('early.ndjson'), ndjson([lines[0], lines[first], ...lines.slice(1, first), ...lines.slice(first + 1)]));
       return dir.file('early.ndjson');
     },
     says: /: not a recording \(line 2: message of exchange 1, which no earlier line declares\)$/,
@@ -179,11 +185,12 @@ const CASES: Case[] = [
     name: 'a message line without its verdict status',
     make: (dir) => {
       const lines = goodLines();
-      delete (lines[2].verdict as Record<string, unknown>).status;
-      writeFileSync(dir.file('verdict.ndjson'), ndjson(lines));
+      const first = firstMessageLine(lines);
+      delete (lines[first].verdict as Record<string, unknown>).status;
+      writeFileSync(dir.file('verdict.ndjson'), ndjson(lines.slice(0, first + 1)));
       return dir.file('verdict.ndjson');
     },
-    says: /: not a recording \(line 3: "verdict\.status" is missing\)$/,
+    says: /: not a recording \(line 4: "verdict\.status" is missing\)$/,
   },
   {
     name: "another application's SQLite file",
