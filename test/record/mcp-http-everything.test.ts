@@ -6,12 +6,14 @@
  * directly; every exchange is MCP's, judged per session, with no finding, by record, validate and
  * diff's judging again.
  */
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
 import { judgeAgain } from '../../src/diff/judge-again.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
@@ -87,6 +89,10 @@ describe('MCP over HTTP (official SDK, reference server) through record', () => 
     const reader = RecordingReader.open(out);
     try {
       expect([...judgeAgain(reader, bareRegistry()).values()]).toEqual([]);
+      // Its NDJSON form too: the GET stream's answers stay between the POSTs they answer.
+      const exported = cleanups.scratch().file('mcp-http.ndjson');
+      writeFileSync(exported, exportNdjsonText(reader));
+      expect(validateView(exported)).toEqual([]);
     } finally {
       reader.close();
     }
