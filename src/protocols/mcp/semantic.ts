@@ -144,15 +144,33 @@ function callAt(result: unknown, index: string): unknown {
 }
 
 /**
+ * An SSE event with no data: Streamable HTTP primes a stream with one, so that its fresh event id can
+ * be resumed from. It carries no message.
+ */
+export function isEmptySseEvent(raw: string): boolean {
+  const lines = raw.split(/\r\n|\r|\n/).filter((line) => line !== '');
+  return lines.length > 0 && lines.every((line) => line === 'data' || line === 'data:' || line === 'data: ' || /^(?:id|event|retry)(?::|$)/.test(line) || line.startsWith(':'));
+}
+
+/**
  * MCP's fold for `diff --semantic`: every JSON-RPC message of either side, paired by id into one
- * session. Nothing in it depends on the transport, so that a conversation over another transport
- * folds the same once that transport is listed.
+ * session. Nothing in it depends on the transport: over HTTP each exchange (a POST and its answer,
+ * the GET stream) folds into a session of its own, and what the HTTP session shares (its
+ * `Mcp-Session-Id`, the event ids that prime its streams) is not compared.
  */
 export const mcpSemantic: SemanticFold = {
-  transports: ['stdio', 'file'],
+  transports: ['stdio', 'file', 'http', 'sse'],
   folds: isJsonRpc,
   foldsClient: isJsonRpc,
   fold: (fed, _request, senders) => materializeMcpSession(fed, senders ?? []),
   describe: describeMcpPointer,
   drops: ['_meta'],
+  saysNothing: isEmptySseEvent,
+  isEmpty: (result) => isEmptyMcpSession(result as McpSessionResult),
 };
+
+/** A session that declared, listed, called and notified nothing: a ping's exchange, or a notification's POST. */
+function isEmptyMcpSession(session: McpSessionResult): boolean {
+  const { initialize, tools, resources, resourceTemplates, prompts, calls, notifications } = session;
+  return [initialize, tools, resources, resourceTemplates, prompts].every((set) => Object.keys(set).length === 0) && calls.length === 0 && notifications.length === 0;
+}
