@@ -143,7 +143,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
           folded.push(m);
           continue;
         }
-        if (!deep && saysNothing(kind, json, () => rawText(body as Buffer))) continue;
+        if (!deep && saysNothing(kind, { json, status: verdict.status }, () => rawText(body as Buffer))) continue;
       }
       const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));

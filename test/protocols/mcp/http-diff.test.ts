@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { startRecorder } from '../../../src/record/start-recorder.js';
 import { diffRecordingFiles } from '../../../src/diff/diff-recordings.js';
 import { bareRegistry } from '../../support/shared.js';
@@ -15,16 +16,20 @@ import { tempDir } from '../../support/temp-dir.js';
 import { startMcpEverythingHttp } from '../../support/mcp-everything-http.js';
 import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
 
-/** Records the SDK client running `session` against `endpoint` (a path of `origin`) through the recorder, ending with DELETE. */
+/**
+ * Records the SDK client running `session` against `endpoint` (a path of `origin`) through the
+ * recorder: over Streamable HTTP ending with DELETE, or over the older HTTP+SSE transport (`/sse`).
+ */
 async function recordSession(out: string, origin: string, endpoint: string, session: (client: Client) => Promise<void>): Promise<void> {
   const proxy = await startRecorder({ target: origin, listen: 0, out, registry: bareRegistry() });
   try {
-    const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}${endpoint}`));
+    const url = new URL(`${proxy.url}${endpoint}`);
+    const transport = endpoint === '/sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url);
     const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       await session(client);
-      await transport.terminateSession();
+      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
     } finally {
       await client.close();
     }
@@ -49,7 +54,7 @@ const standInSession = async (client: Client) => {
 };
 
 const dir = tempDir('agent-proxy-mcp-http-diff-');
-const files = { everything: dir.file('everything.db'), everythingAgain: dir.file('everything-again.db'), standIn: dir.file('stand-in.db'), changed: dir.file('stand-in-changed.db') };
+const files = { everything: dir.file('everything.db'), everythingAgain: dir.file('everything-again.db'), legacy: dir.file('legacy.db'), legacyAgain: dir.file('legacy-again.db'), standIn: dir.file('stand-in.db'), changed: dir.file('stand-in-changed.db') };
 
 describe('diff --semantic of MCP over Streamable HTTP', () => {
   beforeAll(async () => {
@@ -58,6 +63,8 @@ describe('diff --semantic of MCP over Streamable HTTP', () => {
       await Promise.all([
         recordSession(files.everything, everything.origin, '/mcp', everythingSession(false)),
         recordSession(files.everythingAgain, everything.origin, '/mcp', everythingSession(true)),
+        recordSession(files.legacy, everything.origin, '/sse', everythingSession(false)),
+        recordSession(files.legacyAgain, everything.origin, '/sse', everythingSession(true)),
         recordSession(files.standIn, standIn.origin, '/ok/mcp', standInSession),
         recordSession(files.changed, changed.origin, '/ok/mcp', standInSession),
       ]);
@@ -73,6 +80,11 @@ describe('diff --semantic of MCP over Streamable HTTP', () => {
     expect(report.equal).toBe(true);
     // Without --semantic the ping's exchange, the shifted ids and the event ids are differences.
     expect(diffRecordingFiles(files.everything, files.everythingAgain).equal).toBe(false);
+  });
+
+  it('the same over HTTP+SSE, whose GET stream carries every answer', () => {
+    const report = diffRecordingFiles(files.legacy, files.legacyAgain, { semantic: true });
+    expect(report.exchanges, JSON.stringify(report.exchanges)).toEqual([]);
   });
 
   it('names the changed tool schema and nothing else', () => {
