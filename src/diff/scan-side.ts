@@ -151,8 +151,8 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     }
     if (kind && fed.length > 0) {
       const result = materialize(kind, fed, request);
-      // An exchange that tells nothing (an MCP ping's POST over HTTP) is not one to align.
-      if (compared === 0 && kind.isEmpty?.(result) === true) continue;
+      // An exchange that tells nothing (an MCP ping's POST over HTTP) is not one to align, unless judged invalid.
+      if (compared === 0 && foldedVerdict(folded).status !== 'invalid' && kind.isEmpty?.(result) === true) continue;
       const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
       const last = foldedPlace(fed);
       streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));
