@@ -11,7 +11,7 @@ import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, foldedPlace, isFoldedMessage, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
+import { feedsMaterializer, foldedPlace, isFoldedMessage, saysNothing, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
@@ -145,6 +145,7 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
   for (const m of rows) {
     if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
+    else if (m.deepJson === undefined && saysNothing(kind, { json: m.json, status: m.verdict.status }, () => rawText(m.raw))) continue;
     // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
     else if (m.deepJson !== undefined) messages.push(sideMessage(m, diffLabel(JSON.parse(m.deepJson), m, row, head), compactJson(m.deepJson), true));
     else messages.push(sideMessage(m, diffLabel(m.json, m, row, head), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));

@@ -15,7 +15,7 @@ import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
 import { diffLabel, DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { feedsMaterializer, foldedPlace, isFoldedMessage, semanticFoldOf, streamOf } from './semantic.js';
+import { feedsMaterializer, foldedPlace, isFoldedMessage, saysNothing, semanticFoldOf, streamOf } from './semantic.js';
 
 /** One side to scan. */
 export interface ScanInput {
@@ -122,6 +122,8 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     const moved = verdicts !== undefined && verdicts.size > 0;
     // The message's place in its exchange, as show --exchange numbers it: what a damaged row is named by.
     let seq = 0;
+    // Messages compared one by one (not folded, not left out).
+    let compared = 0;
     for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
       seq++;
       if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
@@ -141,12 +143,16 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
           folded.push(m);
           continue;
         }
+        if (!deep && saysNothing(kind, { json, status: verdict.status }, () => rawText(body as Buffer))) continue;
       }
       const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
+      compared++;
     }
     if (kind && fed.length > 0) {
       const result = materialize(kind, fed, request);
+      // An exchange that tells nothing (an MCP ping's POST over HTTP) is not one to align, unless judged invalid.
+      if (compared === 0 && foldedVerdict(folded).status !== 'invalid' && kind.isEmpty?.(result) === true) continue;
       const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
       const last = foldedPlace(fed);
       streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));

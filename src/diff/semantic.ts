@@ -25,6 +25,14 @@ export function isFoldedMessage(fold: SemanticFold, m: Pick<MessageRow, 'sender'
   return m.sender === 'server' ? fold.folds(m.json) : fold.foldsClient?.(m.json) === true;
 }
 
+/**
+ * Is this message without JSON left out under `--semantic`, as telling the client nothing
+ * (SemanticFold.saysNothing)? Never an invalid one: its findings are compared.
+ */
+export function saysNothing(fold: SemanticFold | undefined, m: { json: unknown; status: string }, raw: () => string): boolean {
+  return fold?.saysNothing !== undefined && m.json === undefined && m.status !== 'invalid' && fold.saysNothing(raw());
+}
+
 /** Does this server message feed the materialised result? The folded ones, and what the protocol adds (every Pi event). */
 export function feedsMaterializer(fold: SemanticFold, m: Pick<MessageRow, 'sender' | 'json'>): boolean {
   if (!fold.feeds || m.sender !== 'server') return isFoldedMessage(fold, m);

@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import type { HeaderMap } from '../core/header-value.js';
 import type { AssembledAnswer } from './assembled-answer.js';
 
 /*
@@ -18,6 +19,17 @@ export interface ViewMessage {
   tOffsetMs: number;
   status: 'valid' | 'invalid' | 'unchecked';
   json: unknown;
+  /** The exchange that carried it, when the view spans a session's exchanges (sessionKey) and it is not the view's own. */
+  exchangeId?: number;
+}
+
+/** What finds the session an exchange belongs to: its request line and headers. */
+export interface SessionFacts {
+  transport: string;
+  method: string | null;
+  path: string | null;
+  requestHeaders: HeaderMap | null;
+  responseHeaders: HeaderMap | null;
 }
 
 /** What a view may ask the inspector for besides the messages. */
@@ -37,6 +49,12 @@ export interface ViewContext {
 export interface ProtocolViews {
   readonly tab?: { readonly route: 'run'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): RunView } | { readonly route: 'session'; readonly label: string; build(exchangeId: number, messages: Iterable<ViewMessage>, context: ViewContext): SessionView };
   stateAt?(messages: Iterable<ViewMessage>, seq: number): StateAt;
+  /**
+   * The session an exchange belongs to when a session spans many exchanges (MCP over Streamable
+   * HTTP: one POST per request, by its `Mcp-Session-Id`), or undefined: the tab of any of them is
+   * built from the messages of all of them (in the recording's order, each with its `exchangeId`).
+   */
+  sessionKey?(exchange: SessionFacts): string | undefined;
   /**
    * A model's answer, assembled from its stream (or read whole), for an LLM API's exchange: `show`
    * prints it and the inspector draws it in an `answer` tab. Null for an exchange that holds none.
@@ -233,6 +251,10 @@ export interface McpCallRow {
   result?: unknown;
   error?: unknown;
   durationMs: number | null;
+  /** The exchange that carried the request (`seq` is that exchange's), when not the view's own. */
+  exchangeId?: number;
+  /** The exchange that carried the answer (`responseSeq` is that exchange's), when not the view's own. */
+  responseExchangeId?: number;
 }
 
 /**

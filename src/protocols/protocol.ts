@@ -141,6 +141,16 @@ export interface SemanticFold {
   describe?(pointer: string, a: unknown, b: unknown): string | undefined;
   /** Fields not compared under `--semantic` (Pi's event counters, which count the folded partials too). */
   readonly drops?: readonly string[];
+  /**
+   * Is this message without JSON one that tells the client nothing, left out under `--semantic`
+   * (an SSE event that only primes a stream with a fresh event id)?
+   */
+  saysNothing?(raw: string): boolean;
+  /**
+   * Does this folded result tell nothing (no declaration, no list, no call)? An exchange whose only
+   * compared message is such a result is left out under `--semantic`: over HTTP, an MCP ping's POST.
+   */
+  isEmpty?(result: { kind: string }): boolean;
 }
 
 /**

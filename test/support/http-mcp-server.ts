@@ -9,7 +9,8 @@
  *   the session's next GET stream carries (with or without `Last-Event-ID`: the client decides);
  * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
  * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
- * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise).
+ * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise);
+ * - `echo-number`: the server changed for `diff --semantic`, its `echo` tool's `message` a number, not a string.
  * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,7 +36,8 @@ const SERVER_INFO = { name: 'http-mcp-stand-in', version: '1.0.0' };
 /** The token the `auth` switch asks for: distinctive, so that a test can look for it in a recording's bytes. */
 export const STAND_IN_BEARER = 'mcp-bearer-4c7e1a9f3b6d2e8a0f5c';
 
-export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
+/** `always`: switches on for every endpoint (`echo-number`, for a server changed on the same path). */
+export async function startHttpMcpStandIn(always: readonly string[] = []): Promise<HttpMcpStandIn> {
   const sessions = new Map<string, Session>();
   let issued = 0;
 
@@ -76,7 +78,8 @@ export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
     }
     if (body.method === 'tools/list') {
       if (switches.has('expire')) session.expired = true;
-      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+      const message = { type: switches.has('echo-number') ? 'number' : 'string' };
+      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message } } }] } });
     }
     const answer = { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'echo' }] } };
     res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -109,7 +112,7 @@ export async function startHttpMcpStandIn(): Promise<HttpMcpStandIn> {
   const server = createServer((req, res) => {
     const [, switchText = '', endpoint] = (req.url ?? '/').split('?')[0].split('/');
     if (endpoint !== 'mcp') return void res.writeHead(404).end();
-    const switches = new Set(switchText.split('+'));
+    const switches = new Set([...switchText.split('+'), ...always]);
     if (switches.has('auth') && req.headers.authorization !== `Bearer ${STAND_IN_BEARER}`) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
     if (req.method === 'GET') return get(req, res);

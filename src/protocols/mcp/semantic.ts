@@ -86,7 +86,7 @@ export function materializeMcpSession(messages: readonly unknown[], senders: rea
     }
     // A response answers a request of the other side.
     const asker: Sender = from === 'client' ? 'server' : 'client';
-    const request = open.get(keyOf(asker, message.id));
+    const request = open.get(keyOf(asker, message.id)) ?? (message.id === null ? undefined : requestElsewhere(session, asker, message));
     if (!request) return;
     open.delete(keyOf(asker, message.id));
     if (request.method === 'initialize') session.initialize.server = message.error !== undefined ? { error: message.error } : message.result;
@@ -104,6 +104,26 @@ export function materializeMcpSession(messages: readonly unknown[], senders: rea
     }
   });
   return session;
+}
+
+/**
+ * The request an answer whose request is not in the exchange folded stands for: over HTTP the older
+ * HTTP+SSE transport answers each POST on its GET stream, and a resumed stream carries an answer
+ * whose request another exchange holds. A list result or an InitializeResult is told by its shape;
+ * an empty one is left out, as a ping's is; any other answer is a call of method `answer`, so that
+ * what it says is still compared.
+ */
+function requestElsewhere(session: McpSessionResult, asker: Sender, message: Record<string, unknown>): { method: string; call?: McpCall } | undefined {
+  const result = message.result;
+  // An empty result (a ping's, a logging level's) says nothing.
+  if (isJsonObject(result) && Object.keys(result).length === 0) return undefined;
+  if (isJsonObject(result)) {
+    if (isJsonObject(result.serverInfo) && result.protocolVersion !== undefined) return { method: 'initialize' };
+    for (const [method, list] of LISTS) if (Array.isArray(result[list.field])) return { method };
+  }
+  const call: McpCall = { from: asker, method: 'answer' };
+  session.calls.push(call);
+  return { method: 'answer', call };
 }
 
 /** A list request's page cursor is not part of what it asks; neither is it of any call. */
@@ -144,15 +164,37 @@ function callAt(result: unknown, index: string): unknown {
 }
 
 /**
+ * An SSE event that tells the agent nothing of its tools' server: one with no data, by which
+ * Streamable HTTP primes a stream so that its fresh event id can be resumed from, and the older
+ * HTTP+SSE transport's `endpoint` event, whose URL names the session (each POST's path shows it);
+ * and the `Accepted` its server's SDK answers each POST with (a finding where a body is not allowed).
+ */
+export function saysNothingToTheAgent(raw: string): boolean {
+  if (raw.trim() === 'Accepted') return true;
+  const lines = raw.split(/\r\n|\r|\n/).filter((line) => line !== '');
+  if (lines.some((line) => /^event: ?endpoint$/.test(line))) return true;
+  return lines.length > 0 && lines.every((line) => line === 'data' || line === 'data:' || line === 'data: ' || /^(?:id|event|retry)(?::|$)/.test(line) || line.startsWith(':'));
+}
+
+/**
  * MCP's fold for `diff --semantic`: every JSON-RPC message of either side, paired by id into one
- * session. Nothing in it depends on the transport, so that a conversation over another transport
- * folds the same once that transport is listed.
+ * session. Nothing in it depends on the transport: over HTTP each exchange (a POST and its answer,
+ * the GET stream) folds into a session of its own, and what the HTTP session shares (its
+ * `Mcp-Session-Id`, the event ids that prime its streams) is not compared.
  */
 export const mcpSemantic: SemanticFold = {
-  transports: ['stdio', 'file'],
+  transports: ['stdio', 'file', 'http', 'sse'],
   folds: isJsonRpc,
   foldsClient: isJsonRpc,
   fold: (fed, _request, senders) => materializeMcpSession(fed, senders ?? []),
   describe: describeMcpPointer,
   drops: ['_meta'],
+  saysNothing: saysNothingToTheAgent,
+  isEmpty: (result) => isEmptyMcpSession(result as McpSessionResult),
 };
+
+/** A session that declared, listed, called and notified nothing: a ping's exchange, or a notification's POST. */
+function isEmptyMcpSession(session: McpSessionResult): boolean {
+  const { initialize, tools, resources, resourceTemplates, prompts, calls, notifications } = session;
+  return [initialize, tools, resources, resourceTemplates, prompts].every((set) => Object.keys(set).length === 0) && calls.length === 0 && notifications.length === 0;
+}

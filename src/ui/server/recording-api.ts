@@ -2,6 +2,8 @@ import { displayLabel } from './display-label.js';
 import { protocolsWithAnswer, protocolsWithTab, viewsOf } from './exchange-views.js';
 import { HttpError } from './http-error.js';
 import { type InspectorData, MAX_PAGE } from './inspector-data.js';
+import type { ExchangeDetail } from '../api-types.js';
+import type { ProtocolViews, ViewMessage } from '../../protocols/inspector-views.js';
 
 /**
  * The read routes over one recording, below `/api/` (the recording shown) or `/api/b/` (the
@@ -59,7 +61,8 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
     if (third === 'run' || third === 'session') {
       const tab = views?.tab;
       if (tab?.route !== third) throw new HttpError(404, `exchange ${exchange.id} is ${exchange.protocol ?? 'of no known protocol'}: it has no ${third} view (${protocolsWithTab(third)})`);
-      return tab.build(exchange.id, data.walk(exchange.id), { findingsOf: (seq) => data.message(exchange.id, seq)?.findings ?? [], label: (value, m) => displayLabel(value, m) });
+      const messages = views?.sessionKey === undefined ? data.walk(exchange.id) : sessionMessages(data, exchange, views.sessionKey);
+      return tab.build(exchange.id, messages, { findingsOf: (seq) => data.message(exchange.id, seq)?.findings ?? [], label: (value, m) => displayLabel(value, m) });
     }
   }
   if (first === 'messages' && second !== undefined && third !== undefined && parts.length === 3) {
@@ -68,4 +71,20 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
     return message;
   }
   return undefined;
+}
+
+/**
+ * The messages of every exchange of `exchange`'s session (ProtocolViews.sessionKey), in the order
+ * they were recorded, each with its exchange; just its own when it names no session.
+ */
+function sessionMessages(data: InspectorData, exchange: ExchangeDetail, sessionKey: NonNullable<ProtocolViews['sessionKey']>): ViewMessage[] {
+  const key = sessionKey(exchange);
+  if (key === undefined) return [...data.walk(exchange.id)];
+  const members = data
+    .exchanges({ protocol: exchange.protocol ?? undefined })
+    .map((e) => (e.id === exchange.id ? exchange : data.exchange(e.id)))
+    .filter((e): e is ExchangeDetail => e !== undefined && sessionKey(e) === key);
+  const messages = members.flatMap((e) => [...data.walk(e.id)].map((m) => ({ ...m, exchangeId: e.id })));
+  // A stable sort: messages at the same offset keep their exchange's order.
+  return messages.sort((x, y) => x.tOffsetMs - y.tOffsetMs);
 }

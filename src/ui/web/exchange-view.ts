@@ -248,7 +248,7 @@ export class ExchangeView {
     const folds = 'details[data-turn], details[data-tool]';
     const keyOf = (d: Element) => `${d.getAttribute('data-turn') ?? ''}/${d.getAttribute('data-tool') ?? ''}`;
     const opened = new Map([...this.sessionPane.querySelectorAll(folds)].map((d) => [keyOf(d), (d as HTMLDetailsElement).open]));
-    this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq) }));
+    this.sessionPane.replaceChildren(...renderSession(view, { startedMs: this.exchange.startedMs, link: (seq) => this.link('session', seq), linkIn: (exchangeId, seq) => `${this.side.exchangeHash}/${exchangeId}/message/${seq}` }));
     for (const d of this.sessionPane.querySelectorAll(folds)) {
       const was = opened.get(keyOf(d));
       if (was !== undefined) (d as HTMLDetailsElement).open = was;

@@ -1,6 +1,6 @@
 import type { McpCallRow, McpSessionView, SessionView } from '../api-types.js';
 import { fmtMs, h, plural } from './dom.js';
-import { at, seqLink, seqs, type SessionCtx } from './session-links.js';
+import { at, seqLinkIn, seqs, type SessionCtx } from './session-links.js';
 
 /** Characters of arguments or a result shown in a calls-table cell; the message has the rest. */
 const CELL_CHARS = 160;
@@ -77,14 +77,14 @@ function callTable(calls: McpCallRow[], ctx: SessionCtx): HTMLElement {
     table.appendChild(
       h(
         'tr',
-        { class: `pair ${outcome.state}`, 'data-seqs': seqs(c.seq, c.responseSeq), 'data-method': c.method },
-        h('td', {}, seqLink(c.seq, ctx), ' ', h('span', { class: 'dim' }, at(c.atMs, ctx))),
+        { class: `pair ${outcome.state}`, 'data-seqs': c.exchangeId === undefined ? seqs(c.seq, c.responseExchangeId === undefined ? c.responseSeq : null) : '', 'data-method': c.method },
+        h('td', {}, seqLinkIn(c.exchangeId, c.seq, ctx), ' ', h('span', { class: 'dim' }, at(c.atMs, ctx))),
         h('td', { class: `msg-dir ${c.from}`, title: c.from === 'client' ? 'sent by the client' : 'sent by the server' }, c.from === 'client' ? '→' : '←'),
         h('td', { class: 'mono' }, c.method),
         h('td', { class: 'mono' }, c.name ?? ''),
         h('td', { class: 'num' }, c.durationMs === null ? '' : fmtMs(c.durationMs)),
         cell(c.arguments === null || c.arguments === undefined ? '' : JSON.stringify(c.arguments), 'mono args'),
-        cell(outcome.text, `result ${outcome.state === 'ok' ? '' : 'status-bad'}`, c.responseSeq === null ? undefined : seqLink(c.responseSeq, ctx)),
+        cell(outcome.text, `result ${outcome.state === 'ok' ? '' : 'status-bad'}`, c.responseSeq === null ? undefined : seqLinkIn(c.responseExchangeId ?? c.exchangeId, c.responseSeq, ctx)),
       ),
     );
   }

@@ -5,6 +5,8 @@ export interface SessionCtx {
   startedMs: number;
   /** The route that selects message `seq` in this view. */
   link: (seq: number) => string;
+  /** The route to message `seq` of another exchange (an MCP session over HTTP spans many). */
+  linkIn?: (exchangeId: number, seq: number) => string;
 }
 
 /** `#seq` linking to the message, or a dash for none. */
@@ -15,3 +17,9 @@ export const at = (ms: number | null, ctx: SessionCtx): string => (ms === null ?
 
 /** The seqs a row stands for, as its `data-seqs` (the selection marks rows by them). */
 export const seqs = (...list: Array<number | null>): string => list.filter((s) => s !== null).join(' ');
+
+/** `#exchange:seq` linking to a message of another exchange of the session; `#seq` for this one's. */
+export const seqLinkIn = (exchangeId: number | undefined, seq: number | null, ctx: SessionCtx): HTMLElement => {
+  if (exchangeId === undefined || seq === null || ctx.linkIn === undefined) return seqLink(seq, ctx);
+  return h('a', { href: ctx.linkIn(exchangeId, seq), title: `message ${seq} of exchange ${exchangeId}` }, `#${exchangeId}:${seq}`);
+};

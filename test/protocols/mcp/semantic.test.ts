@@ -66,3 +66,20 @@ describe('the MCP session fold', () => {
     expect(describeMcpPointer('/initialize/server/capabilities', a, a)).toBeUndefined();
   });
 });
+
+describe('the MCP session fold of an exchange that holds answers without their requests', () => {
+  it('folds them by their shape (HTTP+SSE answers every POST on its GET stream)', () => {
+    const stream = fold([
+      rpc('server', { id: 1, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } }),
+      rpc('server', { id: 2, result: { tools: [echo] } }),
+      rpc('server', { id: 3, result: { content: [{ type: 'text', text: 'hi' }] } }),
+      rpc('server', { id: 4, error: { code: -32602, message: 'no such tool' } }),
+    ]);
+    expect(stream.initialize).toEqual({ server: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+    expect(stream.tools).toEqual({ echo: { inputSchema: { type: 'object' } } });
+    expect(stream.calls).toEqual([
+      { from: 'client', method: 'answer', result: { content: [{ type: 'text', text: 'hi' }] } },
+      { from: 'client', method: 'answer', error: { code: -32602, message: 'no such tool' } },
+    ]);
+  });
+});
