@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../core/json.js';
+import { cleanApiPath, routeAtTail, type TailMatch } from '../api-route-tail.js';
 
 /** The API routes this protocol knows. */
 export type AnthropicEndpoint = 'messages' | 'count_tokens';
@@ -16,29 +17,11 @@ const ROUTES: readonly Route[] = [
 ];
 
 /** Where a route was found: at Anthropic's own base path, or under another mount (a gateway's `/anthropic/v1`). */
-export interface RouteMatch {
-  readonly endpoint: AnthropicEndpoint;
-  readonly tail: string;
-  /** `/v1` + tail exactly, as api.anthropic.com serves it. */
-  readonly atBase: boolean;
-  /** `…/v1` + tail: a gateway's or proxy's versioned mount (`/anthropic/v1/messages`). */
-  readonly versioned: boolean;
-}
-
-function cleanPath(path: string): string {
-  const bare = path.split('?')[0].split('#')[0];
-  return bare.length > 1 && bare.endsWith('/') ? bare.slice(0, -1) : bare;
-}
+export type RouteMatch = TailMatch<Route>;
 
 /** The route a POST path ends in; undefined when it ends in none of them. */
 export function routeOfPath(path: string): RouteMatch | undefined {
-  const clean = cleanPath(path);
-  for (const route of ROUTES) {
-    if (!clean.endsWith(route.tail)) continue;
-    const prefix = clean.slice(0, clean.length - route.tail.length);
-    return { ...route, atBase: prefix === '/v1', versioned: prefix === '/v1' || prefix.endsWith('/v1') };
-  }
-  return undefined;
+  return routeAtTail(ROUTES, path);
 }
 
 /** The route of a request, method and path both: every route is a POST. */
@@ -55,5 +38,5 @@ export function looksLikeRequest(endpoint: AnthropicEndpoint, body: unknown): bo
 
 /** The route template of a request path (the path itself, for the routes this protocol knows). */
 export function anthropicRouteTemplate(method: string, path: string): string | undefined {
-  return routeOf(method, path) === undefined ? undefined : cleanPath(path);
+  return routeOf(method, path) === undefined ? undefined : cleanApiPath(path);
 }

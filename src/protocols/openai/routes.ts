@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../core/json.js';
+import { cleanApiPath, routeAtTail, type TailMatch } from '../api-route-tail.js';
 
 /** The API routes this protocol knows. */
 export type OpenAiEndpoint = 'chat' | 'responses' | 'embeddings' | 'models';
@@ -18,30 +19,11 @@ const ROUTES: readonly Route[] = [
 ];
 
 /** Where a route was found: at OpenAI's own base path, or under another mount (`/openai/v1`, `/api`). */
-export interface RouteMatch {
-  readonly endpoint: OpenAiEndpoint;
-  readonly method: 'GET' | 'POST';
-  readonly tail: string;
-  /** `/v1` + tail exactly, as api.openai.com serves it. */
-  readonly atBase: boolean;
-  /** `…/v1` + tail: a compatible server's versioned mount (OpenRouter `/api/v1`, Azure-style `/openai/v1`). */
-  readonly versioned: boolean;
-}
-
-function cleanPath(path: string): string {
-  const bare = path.split('?')[0].split('#')[0];
-  return bare.length > 1 && bare.endsWith('/') ? bare.slice(0, -1) : bare;
-}
+export type RouteMatch = TailMatch<Route>;
 
 /** The route a path ends in, whatever the method; undefined when it ends in none of them. */
 export function routeOfPath(path: string): RouteMatch | undefined {
-  const clean = cleanPath(path);
-  for (const route of ROUTES) {
-    if (!clean.endsWith(route.tail)) continue;
-    const prefix = clean.slice(0, clean.length - route.tail.length);
-    return { ...route, atBase: prefix === '/v1', versioned: prefix === '/v1' || prefix.endsWith('/v1') };
-  }
-  return undefined;
+  return routeAtTail(ROUTES, path);
 }
 
 /** The route of a request, method and path both; undefined when it is none of them. */
@@ -63,5 +45,5 @@ export function looksLikeRequest(endpoint: OpenAiEndpoint, body: unknown): boole
 
 /** The route template of a request path (the path itself, for the routes this protocol knows). */
 export function openAiRouteTemplate(method: string, path: string): string | undefined {
-  return routeOf(method, path) === undefined ? undefined : cleanPath(path);
+  return routeOf(method, path) === undefined ? undefined : cleanApiPath(path);
 }

@@ -1,0 +1,30 @@
+/*
+ * Where a model API's route sits in a request path. Providers serve their routes below `/v1`; compatible
+ * servers and gateways below a mount of their own (`/api/v1`, `/openai/v1`, `/anthropic/v1`). A route is
+ * known by the path's tail, and where it was found says how sure that makes it.
+ */
+
+/** A route found at the end of a path, and where. */
+export type TailMatch<Route> = Route & {
+  /** `/v1` + tail exactly, as the provider serves it. */
+  readonly atBase: boolean;
+  /** `…/v1` + tail: a compatible server's or gateway's versioned mount. */
+  readonly versioned: boolean;
+};
+
+/** The path without its query, fragment and trailing slash. */
+export function cleanApiPath(path: string): string {
+  const bare = path.split('?')[0].split('#')[0];
+  return bare.length > 1 && bare.endsWith('/') ? bare.slice(0, -1) : bare;
+}
+
+/** The first of `routes` (longer tails first where one ends another) whose tail ends the path; undefined when none does. */
+export function routeAtTail<Route extends { readonly tail: string }>(routes: readonly Route[], path: string): TailMatch<Route> | undefined {
+  const clean = cleanApiPath(path);
+  for (const route of routes) {
+    if (!clean.endsWith(route.tail)) continue;
+    const prefix = clean.slice(0, clean.length - route.tail.length);
+    return { ...route, atBase: prefix === '/v1', versioned: prefix === '/v1' || prefix.endsWith('/v1') };
+  }
+  return undefined;
+}
