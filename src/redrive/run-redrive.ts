@@ -4,7 +4,9 @@ import { diffRecordingFilesReporting } from '../diff/diff-recordings.js';
 import { startRecorder } from '../record/start-recorder.js';
 import type { RecordingPipeline } from '../record/open-recording-sink.js';
 import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
-import { httpExchanges, loadReplayScript, wsExchanges, type ScriptExchange } from '../replay/replay-script.js';
+import { httpExchanges, loadReplayScript, wsExchanges, type ReplayScript, type ScriptExchange } from '../replay/replay-script.js';
+import { UsageError } from '../core/errors.js';
+import { redriveStdioExchange } from './stdio-conversation.js';
 import { sendWsConversation } from './ws-conversation.js';
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
@@ -16,8 +18,10 @@ import { learnMintedIds } from './minted-ids.js';
 export interface RedriveOptions {
   /** The recording whose client side is sent again (.db or .ndjson). */
   recording: string;
-  /** The agent to send it to: `http[s]://host[:port][/base]`. */
-  target: string;
+  /** The agent to send it to: `http[s]://host[:port][/base]` (not with `agent`). */
+  target?: string;
+  /** A stdio agent to start (`--stdio -- <command>`) in place of `target`: the recording's stdio exchange is played to it. */
+  agent?: { command: string; args: readonly string[]; env?: NodeJS.ProcessEnv };
   /** The new recording. */
   out: string;
   overwrite?: boolean;
@@ -54,6 +58,8 @@ export interface RedriveResult {
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
   const script = loadReplayScript(options.recording);
+  if (options.agent) return runStdioRedrive(script, options.agent, options);
+  if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');
   const http = new Set(httpExchanges(script));
   const ws = new Set(wsExchanges(script));
   const supplied = options.headers ?? [];
@@ -88,7 +94,7 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
     };
     for (const exchange of script.exchanges) {
-      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
+      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive --target sends HTTP and WebSocket exchanges; a stdio one with --stdio)`;
       if (reason !== undefined) {
         skipped.push({ exchangeId: exchange.id, reason });
         options.progress?.({ kind: 'skipped', exchange, reason });
@@ -106,6 +112,33 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   }
   const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
   return { out: recorder.out, sent, skipped, report };
+}
+
+/**
+ * The stdio form: the recording's first stdio exchange is played to `agent`, started through the
+ * stdio recorder into `out` (one agent, one exchange, as `record --stdio` makes them); any other
+ * exchange is skipped with why.
+ */
+async function runStdioRedrive(script: ReplayScript, agent: NonNullable<RedriveOptions['agent']>, options: RedriveOptions): Promise<RedriveResult> {
+  const skipped: RedriveResult['skipped'] = [];
+  let chosen: ScriptExchange | undefined;
+  for (const exchange of script.exchanges) {
+    const reason =
+      exchange.transport !== 'stdio'
+        ? `a ${exchange.transport} exchange (redrive --stdio sends a stdio exchange)`
+        : chosen !== undefined
+          ? 'another stdio exchange (redrive --stdio starts one agent, for the first)'
+          : unsendableReason(exchange);
+    if (reason !== undefined) {
+      skipped.push({ exchangeId: exchange.id, reason });
+      options.progress?.({ kind: 'skipped', exchange, reason });
+    } else chosen = exchange;
+  }
+  if (chosen === undefined) throw new UsageError(`${options.recording} has no stdio exchange to send (redrive --stdio plays one recorded with record --stdio)`);
+  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  options.progress?.({ kind: 'sent', exchange: chosen, missing: [], ...(played.error === undefined ? {} : { error: played.error }) });
+  const report = diffRecordingFilesReporting(options.recording, played.out, options.diff ?? {}, options.diffProgress);
+  return { out: played.out, sent: 1, skipped, report };
 }
 
 /** The recorded answer's JSON values, in order (what answerValues() reads from the live one). */
