@@ -32,7 +32,7 @@ export function redriveCommand(result: CommandResult): Command {
     .description("send a recording's client side to a live agent, record its answers and diff them with the recording; exit 0 equal, 1 differ, 2 error")
     .argument('<recording>', 'the recording whose requests are sent again (.db or .ndjson)')
     .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
-    .option('--target <url>', 'the agent: http[s]://host[:port][/base] (required unless --stdio)')
+    .option('--target <url>', 'the agent: http[s]://host[:port][/base], or the daemon\'s NDJSON socket unix:/path.sock (required unless --stdio)')
     .option('--stdio', "start the agent command given after -- and play the recording's stdio exchange to it")
     .requiredOption('--out <file>', 'the new recording')
     .option('--overwrite', 'replace the --out file if it exists')

@@ -7,6 +7,11 @@ import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { httpExchanges, loadReplayScript, wsExchanges, type ReplayScript, type ScriptExchange } from '../replay/replay-script.js';
 import { UsageError } from '../core/errors.js';
 import { redriveStdioExchange } from './stdio-conversation.js';
+import { sendNdjsonConversation } from './ndjson-conversation.js';
+import { startNdjsonRecorder } from '../record/relay/ndjson-relay.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sendWsConversation } from './ws-conversation.js';
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
@@ -60,30 +65,46 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   const script = loadReplayScript(options.recording);
   if (options.agent) return runStdioRedrive(script, options.agent, options);
   if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');
-  const http = new Set(httpExchanges(script));
-  const ws = new Set(wsExchanges(script));
+  const target = options.target;
+  // The daemon's NDJSON socket: its connections are sent through the NDJSON relay, listening on a socket of our own.
+  const socketDir = target.startsWith('unix:') ? mkdtempSync(join(tmpdir(), 'agent-proxy-redrive-')) : undefined;
+  const http = new Set(socketDir === undefined ? httpExchanges(script) : []);
+  const ws = new Set(socketDir === undefined ? wsExchanges(script) : []);
+  const ndjson = new Set(socketDir === undefined ? [] : script.exchanges.filter((e) => e.transport === 'ndjson'));
   const supplied = options.headers ?? [];
-  const recorder = await startRecorder({
-    target: options.target,
-    out: options.out,
-    listen: 0,
-    overwrite: options.overwrite,
-    upstreamTls: options.upstreamTls,
-    pipeline: options.pipeline,
-    // What was given now is a secret of this run: stored as redacted, as the recording had it.
-    redactHeaders: supplied.map((h) => h.name),
-  });
+  let recorder: { url: string; out: string; close(): Promise<unknown> };
+  try {
+    recorder =
+      socketDir === undefined
+        ? await startRecorder({
+            target,
+            out: options.out,
+            listen: 0,
+            overwrite: options.overwrite,
+            upstreamTls: options.upstreamTls,
+            pipeline: options.pipeline,
+            // What was given now is a secret of this run: stored as redacted, as the recording had it.
+            redactHeaders: supplied.map((h) => h.name),
+          })
+        : await startNdjsonRecorder({ target, listen: `unix:${join(socketDir, 'redrive.sock')}`, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  } catch (error) {
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   const skipped: RedriveResult['skipped'] = [];
   let sent = 0;
   try {
-    const base = new URL(recorder.url);
+    const base = new URL(socketDir === undefined ? recorder.url : 'http://unused');
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
     const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
     const send = async (exchange: ScriptExchange) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
-      if (ws.has(exchange)) {
+      if (ndjson.has(exchange)) {
+        answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.lines.flatMap((line) => answerValues(Buffer.from(line), {}))));
+      } else if (ws.has(exchange)) {
         answer = await sendWsConversation(base, exchange, request, ids);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
       } else {
@@ -94,7 +115,7 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
     };
     for (const exchange of script.exchanges) {
-      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive --target sends HTTP and WebSocket exchanges; a stdio one with --stdio)`;
+      const reason = http.has(exchange) || ws.has(exchange) || ndjson.has(exchange) ? unsendableReason(exchange) : notSentReason(exchange, socketDir !== undefined);
       if (reason !== undefined) {
         skipped.push({ exchangeId: exchange.id, reason });
         options.progress?.({ kind: 'skipped', exchange, reason });
@@ -109,9 +130,17 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     await Promise.all(started.map((s) => s.done));
   } finally {
     await recorder.close();
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
   }
   const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
   return { out: recorder.out, sent, skipped, report };
+}
+
+/** Why an exchange of a transport this target does not take is not sent. */
+function notSentReason(exchange: ScriptExchange, socket: boolean): string {
+  if (exchange.transport === 'stdio') return 'a stdio exchange (redrive sends it to the agent command given with --stdio)';
+  if (exchange.transport === 'ndjson') return 'an ndjson exchange (redrive sends it to --target unix:/path/daemon.sock)';
+  return `a ${exchange.transport} exchange (redrive sends it to an http[s]:// --target${socket ? ', not a unix: one' : ''})`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { RecordingPipeline } from '../record/open-recording-sink.js';
 import { ExchangeErrorCode } from '../core/errors.js';
 import type { ScriptExchange } from '../replay/replay-script.js';
 import { ANSWER_WAIT_MS } from './ws-conversation.js';
+import { LineAnswers } from './line-answers.js';
 
 export interface StdioRedriveOptions {
   /** The agent command and its arguments, started through the stdio recorder. */
@@ -49,39 +50,8 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
     stdout,
     stderr: new PassThrough().resume(),
   });
-  let exited = false;
-  const done = recorder.done.finally(() => {
-    exited = true;
-    wake();
-  });
-  let stdoutLines = 0;
-  let waiter: (() => void) | undefined;
-  const wake = () => {
-    const w = waiter;
-    waiter = undefined;
-    w?.();
-  };
-  stdout.on('data', (chunk: Buffer) => {
-    for (const byte of chunk) if (byte === 0x0a) stdoutLines++;
-    wake();
-  });
-  /** Resolves once `n` stdout lines have come, the agent has exited, or the wait is over. */
-  const answers = (n: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => finish(), waitMs);
-      timer.unref();
-      const finish = () => {
-        clearTimeout(timer);
-        waiter = undefined;
-        resolve();
-      };
-      const check = () => {
-        if (stdoutLines >= n || exited) finish();
-        else waiter = check;
-      };
-      check();
-    });
-
+  const answers = new LineAnswers(stdout);
+  const done = recorder.done.finally(() => answers.end());
   let lines = 0;
   let notOpened: unknown;
   try {
@@ -93,14 +63,14 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
         if (message.channel !== 'stderr') serverSoFar++;
         continue;
       }
-      await answers(serverSoFar);
-      if (exited) break;
+      await answers.wait(serverSoFar, waitMs);
+      if (answers.hasEnded) break;
       stdin.write(message.raw);
       lines++;
     }
-    await answers(serverSoFar);
+    await answers.wait(serverSoFar, waitMs);
     // The recorded agent exited with its stdin still open: the new one is given the time to do the same.
-    if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_ENDED) await answers(Number.POSITIVE_INFINITY);
+    if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_ENDED) await answers.wait(Number.POSITIVE_INFINITY, waitMs);
   } catch (error) {
     // The recording file could not be opened: the recorder stops the agent; this is told once it has exited.
     notOpened = error;
