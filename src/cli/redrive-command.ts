@@ -68,6 +68,7 @@ export function redriveCommand(result: CommandResult): Command {
       if (options.target !== undefined) warnIfInsecure(options, options.target);
       const line = progressLine(process.stderr);
       const missing = new Set<string>();
+      const failures: string[] = [];
       let redriven;
       try {
         redriven = await runRedrive({
@@ -83,6 +84,7 @@ export function redriveCommand(result: CommandResult): Command {
           progress: (event) => {
             if (event.kind !== 'sent') return;
             for (const name of event.missing) missing.add(name.toLowerCase());
+            if (event.error !== undefined) failures.push(`exchange ${event.exchange.id} failed: ${event.error}`);
             line.update(`redrive: sent exchange ${event.exchange.id}`);
           },
           diffProgress: diffProgress(line),
@@ -93,6 +95,7 @@ export function redriveCommand(result: CommandResult): Command {
       const { report, skipped } = redriven;
       for (const name of missing) process.stderr.write(`${LINE_PREFIX}header ${name} was redacted in the recording and sent without it; give it with --header '${name}: …'\n`);
       for (const s of skipped) process.stderr.write(`${LINE_PREFIX}exchange ${s.exchangeId} not sent: ${s.reason}\n`);
+      for (const failure of failures) process.stderr.write(`${LINE_PREFIX}${failure}\n`);
       process.stderr.write(`${LINE_PREFIX}redrive: sent ${count(redriven.sent, 'exchange')} to ${options.target ?? agentCommand.join(' ')} -> ${redriven.out}\n`);
       refuseUnrelated(report, recording, redriven.out);
       if (!reportOnStdout(reports)) {

@@ -75,4 +75,11 @@ describe('runRedrive with a stdio agent', () => {
     const differences = result.report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
     expect(differences.map((d) => [d.a, d.b])).toEqual([['Echo: hi', 'Echo: HI']]);
   });
+
+  it('an agent command that cannot start: sent with the reason, and the diff shows the exchange unanswered', async () => {
+    const events: RedriveEvent[] = [];
+    const result = await runRedrive({ recording: golden, agent: { command: dir.file('no-such-agent'), args: [] }, out: dir.file('none.db'), diff: { semantic: true }, progress: (e) => events.push(e) });
+    expect(events.map((e) => (e.kind === 'sent' ? e.error : e.reason))).toEqual([expect.stringMatching(/^could not start .*no-such-agent/)]);
+    expect(result.report.equal).toBe(false);
+  });
 });
