@@ -82,4 +82,14 @@ describe('runRedrive with a stdio agent', () => {
     expect(events.map((e) => (e.kind === 'sent' ? e.error : e.reason))).toEqual([expect.stringMatching(/^could not start .*no-such-agent/)]);
     expect(result.report.equal).toBe(false);
   });
+
+  it('against the agent writing logs on stdout: those lines, and only they, are regressions', async () => {
+    const result = await runRedrive({
+      recording: golden,
+      agent: { command: process.execPath, args: [MCP_SERVER], env: { ...process.env, MCP_STANDIN_BREAK: 'stdout-log' } },
+      out: dir.file('logs.db'),
+      diff: { semantic: true },
+    });
+    expect(result.report.summary).toMatchObject({ exchanges: { changed: 1, added: 0, removed: 0 }, messages: { changed: 0, added: 2, removed: 0 }, regressions: 2 });
+  });
 });
