@@ -59,7 +59,8 @@ export interface RedriveResult {
  * recording), in recorded order, then diffs the recording with the new one. An exchange starts once
  * those that had ended before it started in the recording have ended; overlapping ones overlap.
  * Ids the new server mints in place of recorded ones (a session, a ticket) are carried forward into
- * the later requests that used the recorded ones.
+ * the later requests that used the recorded ones. With `target` `unix:/path.sock` the NDJSON socket
+ * connections are sent instead, through the NDJSON relay; with `agent`, the stdio exchange.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
   const script = loadReplayScript(options.recording);
@@ -94,7 +95,6 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   const skipped: RedriveResult['skipped'] = [];
   let sent = 0;
   try {
-    const base = new URL(socketDir === undefined ? recorder.url : 'http://unused');
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
     const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
@@ -105,10 +105,10 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
         answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.lines.flatMap((line) => answerValues(Buffer.from(line), {}))));
       } else if (ws.has(exchange)) {
-        answer = await sendWsConversation(base, exchange, request, ids);
+        answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
       } else {
-        answer = await sendRequest(base, request);
+        answer = await sendRequest(new URL(recorder.url), request);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
       sent++;
