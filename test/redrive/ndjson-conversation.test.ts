@@ -3,7 +3,7 @@
  * NDJSON relay, are sent again through a relay of redrive's own, recorded anew and diffed.
  */
 import { createConnection } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ndjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -46,6 +46,7 @@ function recordedLines(file: string): { sender: string; json: unknown }[] {
 
 describe('runRedrive with --target unix:', () => {
   let daemonSocket: string;
+  afterAll(() => dir.cleanup());
   beforeAll(async () => {
     const daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
     onCleanup(() => daemon.close());

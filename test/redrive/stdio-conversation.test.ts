@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
 import { runRedrive, type RedriveEvent } from '../../src/redrive/run-redrive.js';
 import { openRecording } from '../../src/store/open-recording.js';
@@ -51,6 +51,7 @@ function recordedLines(file: string): { sender: string; json: unknown }[] {
 
 describe('runRedrive with a stdio agent', () => {
   beforeAll(recordGolden);
+  afterAll(() => dir.cleanup());
 
   it('against the agent that produced the recording: every client line sent again, each after the answers it waited for; equal', async () => {
     const events: RedriveEvent['kind'][] = [];
