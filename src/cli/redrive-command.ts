@@ -3,6 +3,7 @@ import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK } from './exit-codes.js';
 import { collect } from './option-parsers.js';
 import { styleFor } from '../core/style.js';
+import { UsageError } from '../core/errors.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { count } from '../core/plural.js';
 import { outputFormat, diffProgress, type DiffOutputFlags } from './diff-command.js';
@@ -11,7 +12,8 @@ import { emitReports, reportOnStdout, reportOption, reportTargetsOf } from './re
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 
 interface RedriveCommandOptions extends DiffOutputFlags, Pick<TlsFlags, 'ca' | 'insecure'> {
-  target: string;
+  target?: string;
+  stdio?: boolean;
   out: string;
   overwrite?: boolean;
   serial?: boolean;
@@ -29,7 +31,9 @@ export function redriveCommand(result: CommandResult): Command {
   return new Command('redrive')
     .description("send a recording's client side to a live agent, record its answers and diff them with the recording; exit 0 equal, 1 differ, 2 error")
     .argument('<recording>', 'the recording whose requests are sent again (.db or .ndjson)')
-    .requiredOption('--target <url>', 'the agent: http[s]://host[:port][/base]')
+    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
+    .option('--target <url>', 'the agent: http[s]://host[:port][/base], or the daemon\'s NDJSON socket unix:/path.sock (required unless --stdio)')
+    .option('--stdio', "start the agent command given after -- and play the recording's stdio exchange to it")
     .requiredOption('--out <file>', 'the new recording')
     .option('--overwrite', 'replace the --out file if it exists')
     .option('--serial', 'send one exchange at a time (default: exchanges that overlapped in the recording overlap again)')
@@ -44,8 +48,9 @@ export function redriveCommand(result: CommandResult): Command {
     .addOption(ca)
     .addOption(insecure)
     .addOption(reportOption('the diff'))
-    .action(async (recording: string, options: RedriveCommandOptions, command: Command) => {
+    .action(async (recording: string, agentCommand: string[], options: RedriveCommandOptions, command: Command) => {
       const format = outputFormat(options, command);
+      const agent = agentOf(options, agentCommand);
       const reports = reportTargetsOf(options.report);
       const { parseSuppliedHeader } = await import('../redrive/supplied-header.js');
       const headers = options.header.map(parseSuppliedHeader);
@@ -60,14 +65,16 @@ export function redriveCommand(result: CommandResult): Command {
       const config = options.config ? loadDiffConfig(options.config) : {};
       // --no-semantic on the command line wins over the config; otherwise the config, then semantic.
       const semantic = command.getOptionValueSource('semantic') === 'cli' ? options.semantic : (config.semantic ?? true);
-      warnIfInsecure(options, options.target);
+      if (options.target !== undefined) warnIfInsecure(options, options.target);
       const line = progressLine(process.stderr);
       const missing = new Set<string>();
+      const failures: string[] = [];
       let redriven;
       try {
         redriven = await runRedrive({
           recording,
           target: options.target,
+          agent,
           out: options.out,
           overwrite: options.overwrite,
           serial: options.serial,
@@ -77,6 +84,7 @@ export function redriveCommand(result: CommandResult): Command {
           progress: (event) => {
             if (event.kind !== 'sent') return;
             for (const name of event.missing) missing.add(name.toLowerCase());
+            if (event.error !== undefined) failures.push(`exchange ${event.exchange.id} failed: ${event.error}`);
             line.update(`redrive: sent exchange ${event.exchange.id}`);
           },
           diffProgress: diffProgress(line),
@@ -87,7 +95,8 @@ export function redriveCommand(result: CommandResult): Command {
       const { report, skipped } = redriven;
       for (const name of missing) process.stderr.write(`${LINE_PREFIX}header ${name} was redacted in the recording and sent without it; give it with --header '${name}: …'\n`);
       for (const s of skipped) process.stderr.write(`${LINE_PREFIX}exchange ${s.exchangeId} not sent: ${s.reason}\n`);
-      process.stderr.write(`${LINE_PREFIX}redrive: sent ${count(redriven.sent, 'exchange')} to ${options.target} -> ${redriven.out}\n`);
+      for (const failure of failures) process.stderr.write(`${LINE_PREFIX}${failure}\n`);
+      process.stderr.write(`${LINE_PREFIX}redrive: sent ${count(redriven.sent, 'exchange')} to ${options.target ?? agentCommand.join(' ')} -> ${redriven.out}\n`);
       refuseUnrelated(report, recording, redriven.out);
       if (!reportOnStdout(reports)) {
         if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
@@ -101,4 +110,16 @@ export function redriveCommand(result: CommandResult): Command {
       const failed = options.failOn === 'regression' ? report.summary.regressions > 0 : !report.equal;
       result.code = failed ? EXIT_FINDINGS : EXIT_OK;
     });
+}
+
+/** The stdio agent to start (`--stdio -- <command>`), or undefined for `--target`; refuses the two together, or neither. */
+function agentOf(options: RedriveCommandOptions, command: string[]): { command: string; args: string[] } | undefined {
+  if (options.stdio) {
+    if (options.target !== undefined) throw new UsageError('--stdio and --target exclude each other');
+    if (command.length === 0) throw new UsageError('--stdio needs the agent command after --, e.g. agent-proxy redrive run.db --stdio --out new.db -- pi --mode rpc');
+    return { command: command[0], args: command.slice(1) };
+  }
+  if (command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
+  if (options.target === undefined) throw new UsageError('redrive needs --target <url>, or --stdio and the agent command after --');
+  return undefined;
 }

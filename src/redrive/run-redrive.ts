@@ -4,7 +4,14 @@ import { diffRecordingFilesReporting } from '../diff/diff-recordings.js';
 import { startRecorder } from '../record/start-recorder.js';
 import type { RecordingPipeline } from '../record/open-recording-sink.js';
 import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
-import { httpExchanges, loadReplayScript, wsExchanges, type ScriptExchange } from '../replay/replay-script.js';
+import { httpExchanges, loadReplayScript, wsExchanges, type ReplayScript, type ScriptExchange } from '../replay/replay-script.js';
+import { UsageError } from '../core/errors.js';
+import { redriveStdioExchange } from './stdio-conversation.js';
+import { sendNdjsonConversation } from './ndjson-conversation.js';
+import { startNdjsonRecorder } from '../record/relay/ndjson-relay.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sendWsConversation } from './ws-conversation.js';
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
@@ -16,8 +23,10 @@ import { learnMintedIds } from './minted-ids.js';
 export interface RedriveOptions {
   /** The recording whose client side is sent again (.db or .ndjson). */
   recording: string;
-  /** The agent to send it to: `http[s]://host[:port][/base]`. */
-  target: string;
+  /** The agent to send it to: `http[s]://host[:port][/base]` (not with `agent`). */
+  target?: string;
+  /** A stdio agent to start (`--stdio -- <command>`) in place of `target`: the recording's stdio exchange is played to it. */
+  agent?: { command: string; args: readonly string[]; env?: NodeJS.ProcessEnv };
   /** The new recording. */
   out: string;
   overwrite?: boolean;
@@ -50,45 +59,63 @@ export interface RedriveResult {
  * recording), in recorded order, then diffs the recording with the new one. An exchange starts once
  * those that had ended before it started in the recording have ended; overlapping ones overlap.
  * Ids the new server mints in place of recorded ones (a session, a ticket) are carried forward into
- * the later requests that used the recorded ones.
+ * the later requests that used the recorded ones. With `target` `unix:/path.sock` the NDJSON socket
+ * connections are sent instead, through the NDJSON relay; with `agent`, the stdio exchange.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
   const script = loadReplayScript(options.recording);
-  const http = new Set(httpExchanges(script));
-  const ws = new Set(wsExchanges(script));
+  if (options.agent) return runStdioRedrive(script, options.agent, options);
+  if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');
+  const target = options.target;
+  // The daemon's NDJSON socket: its connections are sent through the NDJSON relay, listening on a socket of our own.
+  const socketDir = target.startsWith('unix:') ? mkdtempSync(join(tmpdir(), 'agent-proxy-redrive-')) : undefined;
+  const http = new Set(socketDir === undefined ? httpExchanges(script) : []);
+  const ws = new Set(socketDir === undefined ? wsExchanges(script) : []);
+  const ndjson = new Set(socketDir === undefined ? [] : script.exchanges.filter((e) => e.transport === 'ndjson'));
   const supplied = options.headers ?? [];
-  const recorder = await startRecorder({
-    target: options.target,
-    out: options.out,
-    listen: 0,
-    overwrite: options.overwrite,
-    upstreamTls: options.upstreamTls,
-    pipeline: options.pipeline,
-    // What was given now is a secret of this run: stored as redacted, as the recording had it.
-    redactHeaders: supplied.map((h) => h.name),
-  });
+  let recorder: { url: string; out: string; close(): Promise<unknown> };
+  try {
+    recorder =
+      socketDir === undefined
+        ? await startRecorder({
+            target,
+            out: options.out,
+            listen: 0,
+            overwrite: options.overwrite,
+            upstreamTls: options.upstreamTls,
+            pipeline: options.pipeline,
+            // What was given now is a secret of this run: stored as redacted, as the recording had it.
+            redactHeaders: supplied.map((h) => h.name),
+          })
+        : await startNdjsonRecorder({ target, listen: `unix:${join(socketDir, 'redrive.sock')}`, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  } catch (error) {
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   const skipped: RedriveResult['skipped'] = [];
   let sent = 0;
   try {
-    const base = new URL(recorder.url);
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
     const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
     const send = async (exchange: ScriptExchange) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
-      if (ws.has(exchange)) {
-        answer = await sendWsConversation(base, exchange, request, ids);
+      if (ndjson.has(exchange)) {
+        answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
+        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.lines.flatMap((line) => answerValues(Buffer.from(line), {}))));
+      } else if (ws.has(exchange)) {
+        answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
       } else {
-        answer = await sendRequest(base, request);
+        answer = await sendRequest(new URL(recorder.url), request);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
       sent++;
       options.progress?.({ kind: 'sent', exchange, missing: request.missing, ...(answer.error === undefined ? {} : { error: answer.error }) });
     };
     for (const exchange of script.exchanges) {
-      const reason = http.has(exchange) || ws.has(exchange) ? unsendableReason(exchange) : `a ${exchange.transport} exchange (redrive sends HTTP and WebSocket exchanges only, for now)`;
+      const reason = http.has(exchange) || ws.has(exchange) || ndjson.has(exchange) ? unsendableReason(exchange) : notSentReason(exchange, socketDir !== undefined);
       if (reason !== undefined) {
         skipped.push({ exchangeId: exchange.id, reason });
         options.progress?.({ kind: 'skipped', exchange, reason });
@@ -103,9 +130,44 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     await Promise.all(started.map((s) => s.done));
   } finally {
     await recorder.close();
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
   }
   const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
   return { out: recorder.out, sent, skipped, report };
+}
+
+/** Why an exchange of a transport this target does not take is not sent. */
+function notSentReason(exchange: ScriptExchange, socket: boolean): string {
+  if (exchange.transport === 'stdio') return 'a stdio exchange (redrive sends it to the agent command given with --stdio)';
+  if (exchange.transport === 'ndjson') return 'an ndjson exchange (redrive sends it to --target unix:/path/daemon.sock)';
+  return `a ${exchange.transport} exchange (redrive sends it to an http[s]:// --target${socket ? ', not a unix: one' : ''})`;
+}
+
+/**
+ * The stdio form: the recording's first stdio exchange is played to `agent`, started through the
+ * stdio recorder into `out` (one agent, one exchange, as `record --stdio` makes them); any other
+ * exchange is skipped with why.
+ */
+async function runStdioRedrive(script: ReplayScript, agent: NonNullable<RedriveOptions['agent']>, options: RedriveOptions): Promise<RedriveResult> {
+  const skipped: RedriveResult['skipped'] = [];
+  let chosen: ScriptExchange | undefined;
+  for (const exchange of script.exchanges) {
+    const reason =
+      exchange.transport !== 'stdio'
+        ? `a ${exchange.transport} exchange (redrive --stdio sends a stdio exchange)`
+        : chosen !== undefined
+          ? 'another stdio exchange (redrive --stdio starts one agent, for the first)'
+          : unsendableReason(exchange);
+    if (reason !== undefined) {
+      skipped.push({ exchangeId: exchange.id, reason });
+      options.progress?.({ kind: 'skipped', exchange, reason });
+    } else chosen = exchange;
+  }
+  if (chosen === undefined) throw new UsageError(`${options.recording} has no stdio exchange to send (redrive --stdio plays one recorded with record --stdio)`);
+  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  options.progress?.({ kind: 'sent', exchange: chosen, missing: [], ...(played.error === undefined ? {} : { error: played.error }) });
+  const report = diffRecordingFilesReporting(options.recording, played.out, options.diff ?? {}, options.diffProgress);
+  return { out: played.out, sent: 1, skipped, report };
 }
 
 /** The recorded answer's JSON values, in order (what answerValues() reads from the live one). */

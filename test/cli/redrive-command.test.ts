@@ -11,6 +11,12 @@ import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { scratch, type TempDir } from '../support/temp-dir.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
 import { runCli } from './run-cli.js';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
+import { waitFor } from '../support/waits.js';
+
+const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
 
 useCleanups();
 
@@ -59,5 +65,30 @@ describe('agent-proxy redrive', () => {
     const bad = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here']);
     expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --header takes 'Name: value' (a header name, a colon, its value)\n" });
     expect(existsSync(dir.file('new.db'))).toBe(false);
+  });
+
+  it('--stdio -- <agent command>: the recorded stdio session played to the agent started; a changed answer exits 1 with the change printed', async () => {
+    const dir = scratch();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let lines = 0;
+    stdout.on('data', (chunk: Buffer) => (lines += chunk.toString('utf8').split('\n').length - 1));
+    const recorder = await startStdioRecorder({ command: process.execPath, args: [MCP_SERVER], out: dir.file('golden.db'), stdin, stdout, stderr: new PassThrough().resume() });
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } })}\n`);
+    await waitFor(() => lines >= 1 || undefined, 'the answer', { wakeOn: [[stdout, 'data']] });
+    stdin.end();
+    await recorder.done;
+    const changed = await runCli(['redrive', dir.file('golden.db'), '--stdio', '--out', dir.file('new.db'), '--', process.execPath, MCP_SERVER], { env: { MCP_STANDIN_CHANGE: 'echo-upper' } });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('"Echo: hi" → "Echo: HI"');
+    expect(changed.stderr).toContain('redrive: sent 1 exchange to');
+  });
+
+  it('--stdio with --target, or neither: exit 2', async () => {
+    const dir = scratch();
+    const both = await runCli(['redrive', dir.file('none.db'), '--stdio', '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--', 'node']);
+    expect({ code: both.code, stderr: both.stderr }).toEqual({ code: 2, stderr: 'agent-proxy: --stdio and --target exclude each other\n' });
+    const neither = await runCli(['redrive', dir.file('none.db'), '--out', dir.file('new.db')]);
+    expect({ code: neither.code, stderr: neither.stderr }).toEqual({ code: 2, stderr: 'agent-proxy: redrive needs --target <url>, or --stdio and the agent command after --\n' });
   });
 });

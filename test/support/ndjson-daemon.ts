@@ -126,7 +126,8 @@ export interface NdjsonDaemon {
 const FLOOD_OPERATION = 'standInFlood';
 const DIE_OPERATION = 'standInDie';
 
-export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemon> {
+/** `change` alters each reply before it is written: the same daemon changed, for a diff. */
+export async function startNdjsonDaemon(socketPath: string, options: { change?: (reply: Json) => Json } = {}): Promise<NdjsonDaemon> {
   const conversation = ndjsonConversation();
   const received: string[][] = [];
   const sockets = new Set<Socket>();
@@ -173,7 +174,7 @@ export async function startNdjsonDaemon(socketPath: string): Promise<NdjsonDaemo
     const scriptedId = conversation[index].command.requestId;
     for (const reply of conversation[index].replies) {
       const live = reply.requestId === scriptedId ? { ...reply, requestId: command.requestId } : reply;
-      socket.write(JSON.stringify(live) + '\n');
+      socket.write(JSON.stringify(options.change ? options.change(live) : live) + '\n');
     }
   }
 

@@ -1,0 +1,75 @@
+/**
+ * redrive --target unix:… in-process: connections to the NDJSON daemon stand-in, recorded through the
+ * NDJSON relay, are sent again through a relay of redrive's own, recorded anew and diffed.
+ */
+import { createConnection } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ndjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, within } from '../support/waits.js';
+import { startNdjsonRecorder } from '../../src/record/relay/ndjson-relay.js';
+import { runRedrive } from '../../src/redrive/run-redrive.js';
+import { openRecording } from '../../src/store/open-recording.js';
+
+useCleanups();
+
+const dir = tempDir('agent-proxy-redrive-ndjson-');
+const golden = dir.file('golden.db');
+const COMMANDS = ['handshake', 'open', 'status'].map((operation) => ndjsonConversation().find((c) => c.command.operation === operation)!.command);
+
+/** One connection through the relay: each command once the one before it is answered, then the client ends. */
+async function recordGolden(daemonSocket: string): Promise<void> {
+  const recorder = await startNdjsonRecorder({ target: `unix:${daemonSocket}`, listen: `unix:${dir.file('proxy.sock')}`, out: golden });
+  const socket = createConnection({ path: recorder.url.slice('unix:'.length), allowHalfOpen: true });
+  let lines = 0;
+  socket.on('data', (chunk: Buffer) => (lines += chunk.toString('utf8').split('\n').length - 1));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  for (const [i, command] of COMMANDS.entries()) {
+    socket.write(`${JSON.stringify(command)}\n`);
+    await waitFor(() => lines > i || undefined, `answer ${i + 1}`, { wakeOn: [[socket, 'data']] });
+  }
+  socket.end();
+  await within(closed, 'the connection to close');
+  await recorder.close();
+}
+
+/** The lines of a recording's exchanges, in recorded order: who sent each, and what. */
+function recordedLines(file: string): { sender: string; json: unknown }[] {
+  const reader = openRecording(file);
+  try {
+    return reader.exchanges().flatMap((e) => reader.messages(e.id).map((m) => ({ sender: m.sender, json: m.json })));
+  } finally {
+    reader.close();
+  }
+}
+
+describe('runRedrive with --target unix:', () => {
+  let daemonSocket: string;
+  afterAll(() => dir.cleanup());
+  beforeAll(async () => {
+    const daemon = await startNdjsonDaemon(dir.file('daemon.sock'));
+    onCleanup(() => daemon.close());
+    daemonSocket = daemon.socketPath;
+    await recordGolden(daemonSocket);
+  });
+
+  it('against the daemon that produced the recording: each line sent again after the answers it waited for; equal', async () => {
+    const result = await runRedrive({ recording: golden, target: `unix:${daemonSocket}`, out: dir.file('same.db'), diff: { semantic: true } });
+    expect(result).toMatchObject({ sent: 1, skipped: [] });
+    expect(recordedLines(result.out)).toEqual(recordedLines(golden));
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('against the daemon changed in one answer: exactly that change', async () => {
+    const changed = await startNdjsonDaemon(dir.file('changed.sock'), {
+      change: (reply) => (reply.requestId === 'status-1' ? { ...reply, data: { ...(reply.data as object), queuedTurns: 3 } } : reply),
+    });
+    onCleanup(() => changed.close());
+    const result = await runRedrive({ recording: golden, target: `unix:${changed.socketPath}`, out: dir.file('changed.db'), diff: { semantic: true } });
+    expect(result.report.equal).toBe(false);
+    expect(result.report.summary).toMatchObject({ exchanges: { changed: 1, added: 0, removed: 0 }, regressions: 0 });
+    const differences = result.report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+    expect(differences.map((d) => [d.a, d.b])).toEqual([[0, 3]]);
+  });
+});

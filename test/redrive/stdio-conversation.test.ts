@@ -1,0 +1,96 @@
+/**
+ * redrive --stdio in-process: an MCP session with the stdio stand-in server, recorded through the
+ * stdio recorder by a client writing raw lines, is played again to a new stand-in started through the
+ * recorder, and the two recordings diffed.
+ */
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
+import { runRedrive, type RedriveEvent } from '../../src/redrive/run-redrive.js';
+import { openRecording } from '../../src/store/open-recording.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
+
+const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
+const dir = tempDir('agent-proxy-redrive-stdio-');
+const golden = dir.file('golden.db');
+
+/** Each client line, with how many stdout lines the client waits for before it writes the next. */
+const SESSION: [unknown, number][] = [
+  [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } }, 1],
+  [{ jsonrpc: '2.0', method: 'notifications/initialized' }, 1],
+  [{ jsonrpc: '2.0', id: 2, method: 'tools/list' }, 2],
+  [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }, 3],
+];
+
+/** The client's lines in order, each once the answers before it have come; then stdin ends. */
+async function recordGolden(): Promise<void> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let lines = 0;
+  stdout.on('data', (chunk: Buffer) => (lines += chunk.toString('utf8').split('\n').length - 1));
+  const recorder = await startStdioRecorder({ command: process.execPath, args: [MCP_SERVER], out: golden, stdin, stdout, stderr: new PassThrough().resume() });
+  for (const [message, answers] of SESSION) {
+    stdin.write(`${JSON.stringify(message)}\n`);
+    await waitFor(() => lines >= answers || undefined, `${answers} answers`, { wakeOn: [[stdout, 'data']] });
+  }
+  stdin.end();
+  await recorder.done;
+}
+
+/** The lines of a recording's one exchange, in recorded order: who sent each, and what. */
+function recordedLines(file: string): { sender: string; json: unknown }[] {
+  const reader = openRecording(file);
+  try {
+    return reader.messages(reader.exchanges()[0].id).map((m) => ({ sender: m.sender, json: m.json }));
+  } finally {
+    reader.close();
+  }
+}
+
+describe('runRedrive with a stdio agent', () => {
+  beforeAll(recordGolden);
+  afterAll(() => dir.cleanup());
+
+  it('against the agent that produced the recording: every client line sent again, each after the answers it waited for; equal', async () => {
+    const events: RedriveEvent['kind'][] = [];
+    const result = await runRedrive({ recording: golden, agent: { command: process.execPath, args: [MCP_SERVER] }, out: dir.file('same.db'), diff: { semantic: true }, progress: (e) => events.push(e.kind) });
+    expect(result).toMatchObject({ sent: 1, skipped: [] });
+    expect(events).toEqual(['sent']);
+    // Each client line after the agent lines recorded before it: the interleaving is the recording's.
+    expect(recordedLines(result.out)).toEqual(recordedLines(golden));
+    expect(recordedLines(result.out).filter((l) => l.sender === 'client')).toHaveLength(SESSION.length);
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('against the agent changed in one answer: exactly that change', async () => {
+    const result = await runRedrive({
+      recording: golden,
+      agent: { command: process.execPath, args: [MCP_SERVER], env: { ...process.env, MCP_STANDIN_CHANGE: 'echo-upper' } },
+      out: dir.file('changed.db'),
+      diff: { semantic: true },
+    });
+    expect(result.report.equal).toBe(false);
+    expect(result.report.summary).toMatchObject({ exchanges: { changed: 1, added: 0, removed: 0 }, regressions: 0 });
+    const differences = result.report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+    expect(differences.map((d) => [d.a, d.b])).toEqual([['Echo: hi', 'Echo: HI']]);
+  });
+
+  it('an agent command that cannot start: sent with the reason, and the diff shows the exchange unanswered', async () => {
+    const events: RedriveEvent[] = [];
+    const result = await runRedrive({ recording: golden, agent: { command: dir.file('no-such-agent'), args: [] }, out: dir.file('none.db'), diff: { semantic: true }, progress: (e) => events.push(e) });
+    expect(events.map((e) => (e.kind === 'sent' ? e.error : e.reason))).toEqual([expect.stringMatching(/^could not start .*no-such-agent/)]);
+    expect(result.report.equal).toBe(false);
+  });
+
+  it('against the agent writing logs on stdout: those lines, and only they, are regressions', async () => {
+    const result = await runRedrive({
+      recording: golden,
+      agent: { command: process.execPath, args: [MCP_SERVER], env: { ...process.env, MCP_STANDIN_BREAK: 'stdout-log' } },
+      out: dir.file('logs.db'),
+      diff: { semantic: true },
+    });
+    expect(result.report.summary).toMatchObject({ exchanges: { changed: 1, added: 0, removed: 0 }, messages: { changed: 0, added: 2, removed: 0 }, regressions: 2 });
+  });
+});
