@@ -21,15 +21,20 @@ const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', impo
 const ENV = { ...getDefaultEnvironment(), NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' };
 const plain = styleFor({ isTTY: false } as NodeJS.WriteStream);
 
-/** Records `server` through `record --stdio`, the SDK client running `session` against it. */
+/**
+ * Records `server` through `record --stdio`, the SDK client running `session` against it. The stand-in
+ * exits when its stdin ends; server-everything does not, and is sent SIGTERM (always, so that both
+ * recordings of a pair end the same way: an exit code against a signal would be a difference).
+ */
 async function recordSession(out: string, server: string[], session: (client: Client) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
+  const terminate = server[0] === EVERYTHING_CLI;
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'record', '--stdio', '--out', out, '--', process.execPath, ...server], env: { ...ENV, ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
   await client.connect(transport);
   try {
     await session(client);
   } finally {
-    await closeWhenExited(client, transport, { terminate: true });
+    await closeWhenExited(client, transport, { terminate });
   }
 }
 
