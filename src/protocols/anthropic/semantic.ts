@@ -1,6 +1,8 @@
 import { isJsonObject, tryParseJson } from '../../core/json.js';
+import { parsePointer } from '../../core/field-specs.js';
 import { tooDeepToWalk } from '../../core/json-depth.js';
 import type { SemanticFold } from '../protocol.js';
+import { describeRequestDifference, itemOfCall, pointerTail } from '../model-call-names.js';
 import { assembleMessage, type AssembledBlock } from './message-assembly.js';
 import { looksLikeRequest } from './routes.js';
 import { isMessage, isStreamEvent } from './shapes.js';
@@ -124,14 +126,6 @@ function foldsAnswer(value: unknown): boolean {
   return isStreamEvent(value) || isMessage(value);
 }
 
-function unescape(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function inner(rest: readonly string[]): string {
-  return rest.length > 0 ? ` /${rest.join('/')}` : '';
-}
-
 const REQUEST_NAMES: Record<string, string> = {
   system: 'the system prompt',
   model: 'the model',
@@ -155,34 +149,20 @@ const ANSWER_NAMES: Record<string, string> = {
  * `the answer's tool input /city`, `the answer's token usage /output_tokens`.
  */
 export function describeAnthropicPointer(pointer: string, a: unknown, b: unknown): string | undefined {
-  const [side, top, ...rest] = pointer.split('/').slice(1).map(unescape);
-  if (side === 'request' && top !== undefined) {
-    if (top === 'tools' && rest.length > 0) return `the tool ${JSON.stringify(rest[0])} offered${rest.length > 1 ? `: ${rest.slice(1).join('/')}` : ''}`;
-    if (top === 'messages' && rest.length > 0) {
-      const message = at(a, 'request', 'messages', rest[0]) ?? at(b, 'request', 'messages', rest[0]);
-      const role = isJsonObject(message) && typeof message.role === 'string' ? ` (${message.role})` : '';
-      return `the conversation's message ${Number(rest[0]) + 1}${role}${rest.length > 1 ? `: ${rest.slice(1).join('/')}` : ''}`;
-    }
-    return (REQUEST_NAMES[top] ?? `the request's ${top}`) + inner(rest);
-  }
+  const [side, top, ...rest] = parsePointer(pointer);
+  if (side === 'request' && top !== undefined) return describeRequestDifference(top, rest, a, b, REQUEST_NAMES, ['messages']);
   if (side !== 'answer' || top === undefined) return undefined;
-  if (top !== 'content') return (ANSWER_NAMES[top] ?? `the answer's ${top}`) + inner(rest);
+  if (top !== 'content') return (ANSWER_NAMES[top] ?? `the answer's ${top}`) + pointerTail(rest);
   const [index, field, ...deeper] = rest;
   if (index === undefined) return "the answer's content";
-  const block = at(a, 'answer', 'content', index) ?? at(b, 'answer', 'content', index);
+  const block = itemOfCall(a, 'answer', 'content', index) ?? itemOfCall(b, 'answer', 'content', index);
   const type = isJsonObject(block) && typeof block.type === 'string' ? block.type : 'block';
   if (field === undefined) return `the answer's content block ${Number(index) + 1} (${type})`;
   if (field === 'text') return "the answer's text";
   if (field === 'thinking') return "the answer's thinking";
-  if (field === 'input') return `the answer's tool input${inner(deeper)}`;
+  if (field === 'input') return `the answer's tool input${pointerTail(deeper)}`;
   if (field === 'name') return "the answer's tool name";
-  return `the answer's ${type} ${field}${inner(deeper)}`;
-}
-
-function at(result: unknown, side: string, list: string, index: string): unknown {
-  if (!isJsonObject(result) || !isJsonObject(result[side])) return undefined;
-  const items = (result[side] as Json)[list];
-  return Array.isArray(items) ? items[Number(index)] : undefined;
+  return `the answer's ${type} ${field}${pointerTail(deeper)}`;
 }
 
 /** Anthropic's fold for `diff --semantic`: a Messages call, its request and its answer (whole or streamed), as one result. */

@@ -1,5 +1,7 @@
 import { isJsonObject, tryParseJson } from '../../core/json.js';
+import { parsePointer } from '../../core/field-specs.js';
 import type { SemanticFold } from '../protocol.js';
+import { describeRequestDifference, pointerTail } from '../model-call-names.js';
 import { isChatChunk, isResponseEvent } from './shapes.js';
 import { looksLikeRequest } from './routes.js';
 
@@ -236,14 +238,6 @@ function foldsRequest(value: unknown): boolean {
   return looksLikeRequest('chat', value) || looksLikeRequest('responses', value);
 }
 
-function unescape(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function inner(rest: readonly string[]): string {
-  return rest.length > 0 ? ` /${rest.join('/')}` : '';
-}
-
 const REQUEST_NAMES: Record<string, string> = {
   system: 'the system prompt',
   model: 'the model',
@@ -267,18 +261,10 @@ const ANSWER_NAMES: Record<string, string> = {
  * `the answer's token usage /completion_tokens`.
  */
 export function describeOpenAiPointer(pointer: string, a: unknown, b: unknown): string | undefined {
-  const [side, top, ...rest] = pointer.split('/').slice(1).map(unescape);
-  if (side === 'request' && top !== undefined) {
-    if (top === 'tools' && rest.length > 0) return `the tool ${JSON.stringify(rest[0])} offered${rest.length > 1 ? `: ${rest.slice(1).join('/')}` : ''}`;
-    if ((top === 'messages' || top === 'input') && rest.length > 0) {
-      const message = messageAt(a, top, rest[0]) ?? messageAt(b, top, rest[0]);
-      const role = isJsonObject(message) && typeof message.role === 'string' ? ` (${message.role})` : isJsonObject(message) && typeof message.type === 'string' ? ` (${message.type})` : '';
-      return `the conversation's message ${Number(rest[0]) + 1}${role}${rest.length > 1 ? `: ${rest.slice(1).join('/')}` : ''}`;
-    }
-    return (REQUEST_NAMES[top] ?? `the request's ${top}`) + inner(rest);
-  }
+  const [side, top, ...rest] = parsePointer(pointer);
+  if (side === 'request' && top !== undefined) return describeRequestDifference(top, rest, a, b, REQUEST_NAMES, ['messages', 'input']);
   if (side !== 'answer' || top === undefined) return undefined;
-  if (top === 'usage') return "the answer's token usage" + inner(rest);
+  if (top === 'usage') return "the answer's token usage" + pointerTail(rest);
   if (top === 'model') return "the answer's model";
   if (top === 'status') return "the answer's status";
   // A chat choice (`choices/0/…`) or a Responses output item (`output/0/…`): the first choice is the answer itself.
@@ -286,17 +272,11 @@ export function describeOpenAiPointer(pointer: string, a: unknown, b: unknown): 
   if (index === undefined) return `the answer's ${top === 'choices' ? 'choices' : 'output'}`;
   const which = top === 'choices' && index !== '0' ? `choice ${Number(index) + 1}: ` : top === 'output' ? `output item ${Number(index) + 1}: ` : '';
   if (field === undefined) return `${which}the answer`;
-  if (field === 'tool_calls' && deeper.length > 1 && deeper[1] === 'arguments') return `${which}the answer's tool call arguments${inner(deeper.slice(2))}`;
+  if (field === 'tool_calls' && deeper.length > 1 && deeper[1] === 'arguments') return `${which}the answer's tool call arguments${pointerTail(deeper.slice(2))}`;
   if (field === 'tool_calls' && deeper.length > 1 && deeper[1] === 'name') return `${which}the answer's tool call name`;
-  if (field === 'arguments') return `${which}the answer's tool call arguments${inner(deeper)}`;
+  if (field === 'arguments') return `${which}the answer's tool call arguments${pointerTail(deeper)}`;
   if (field === 'name') return `${which}the answer's tool call name`;
-  return `${which}${ANSWER_NAMES[field] ?? `the answer's ${field}`}${inner(deeper)}`;
-}
-
-function messageAt(result: unknown, list: string, index: string): unknown {
-  if (!isJsonObject(result) || !isJsonObject(result.request)) return undefined;
-  const messages = result.request[list];
-  return Array.isArray(messages) ? messages[Number(index)] : undefined;
+  return `${which}${ANSWER_NAMES[field] ?? `the answer's ${field}`}${pointerTail(deeper)}`;
 }
 
 /**
