@@ -122,6 +122,11 @@ function finishes(value: unknown): boolean {
  * An event's data: the text itself as the framer hands it, or the `data:` lines of the whole SSE
  * block as a recording stores it.
  */
+/** Is this event `data: [DONE]`, which ends a chat stream? */
+export function isDoneEvent(text: string): boolean {
+  return dataOf(text) === DONE_MARKER;
+}
+
 function dataOf(text: string): string {
   if (!/^(data|event|id|retry):/m.test(text)) return text.trim();
   const lines = text.split(/\r\n|\r|\n/).filter((line) => line.startsWith('data:'));
