@@ -4,6 +4,7 @@ import type { InboundMessage } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import type { CheckerContext, ProtocolChecker } from '../protocol.js';
 import { ChatStream } from './chat-stream.js';
+import { tolerateCompatibleDrift } from './compatible-drift.js';
 import { ResponsesStream } from './responses-stream.js';
 import { AnswersMade, ANSWERS_SCOPE_KEY, namesOneTool, requestFindings } from './request-rules.js';
 import { routeOf, routeOfPath, type OpenAiEndpoint } from './routes.js';
@@ -109,7 +110,7 @@ export class OpenAiChecker implements ProtocolChecker {
     if ('none' in choice) return unchecked(choice.none, findings);
     const check = this.context.registry.def(OPENAI_SCHEMA_ID, choice.def);
     if (!check.ok) return unchecked(check.reason, findings, refOf(choice.def));
-    return verdictFrom([...check.validate(value), ...findings], check.ref);
+    return verdictFrom([...tolerateCompatibleDrift(check.validate(value), value, choice.def), ...findings], check.ref);
   }
 }
 
