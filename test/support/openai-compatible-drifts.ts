@@ -82,7 +82,7 @@ export const COMPATIBLE_DRIFTS: CompatibleDrift[] = [
   {
     id: 'ollama-no-logprobs',
     server: 'Ollama, TGI',
-    source: "Ollama's OpenAI compatibility (its chunk choices carry `index`, `delta`, `finish_reason` only); huggingface/text-generation-inference PR #3003 (TGI leaves out what is null)",
+    source: 'Ollama chunks as users logged them (g0t4/ask-openai.nvim sse_parse_notes.md: choices of `index`, `delta`, `finish_reason` only); huggingface/text-generation-inference PR #3003 (TGI leaves out what is null)',
     what: 'chunk choices without `logprobs`',
     stream: true,
     sdk: 'accepts',
@@ -111,8 +111,8 @@ export const COMPATIBLE_DRIFTS: CompatibleDrift[] = [
   },
   {
     id: 'vllm-no-system-fingerprint',
-    server: 'vLLM, Ollama',
-    source: "vLLM's ChatCompletionStreamResponse (no `system_fingerprint` field); the OpenAI description marks it optional",
+    server: 'vLLM',
+    source: "vLLM's ChatCompletionStreamResponse (vllm/entrypoints/openai/protocol.py: id, object, created, model, choices, usage; no `system_fingerprint`); the OpenAI description marks it optional",
     what: 'chunks without `system_fingerprint`',
     stream: true,
     sdk: 'accepts',
