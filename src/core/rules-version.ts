@@ -19,8 +19,8 @@
  *    version headers, a session the server ended, a response on the GET stream, a 202 with a body,
  *    a message on two streams, 2026-07-28's headers equal to the body).
  * 9: OpenAI-compatible servers' drifts the openai SDK accepts are warnings (openai-compatible-drift), not schema
- *    errors: a finish_reason outside the enum, a numeric error code, an error's fields at the top level; usage on
- *    chunks with choices (vLLM's running counts) ends nothing.
+ *    errors: a finish_reason outside the enum, a numeric error code, an error's fields at the top level, an error
+ *    without type or param (OpenRouter's mid-stream); usage on chunks with choices (vLLM's running counts) ends nothing.
  */
 export const RULES_VERSION = 9;
 

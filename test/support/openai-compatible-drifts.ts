@@ -150,6 +150,21 @@ export const COMPATIBLE_DRIFTS: CompatibleDrift[] = [
     answer: events(chunks('openrouter-comment'), [': OPENROUTER PROCESSING\n\n', ': OPENROUTER PROCESSING\n\n']),
   },
   {
+    id: 'openrouter-midstream-error',
+    server: 'OpenRouter',
+    source: 'openrouter.ai/docs/api_reference/streaming ("Errors that occur mid-generation still arrive as regular data: events with an error field", with `finish_reason: "error"`)',
+    what: 'an error mid-stream as a chunk with an `error` object and `finish_reason: "error"`',
+    stream: true,
+    sdk: 'raises-api-error',
+    findings: ['openai-compatible-drift:warning'],
+    answer: {
+      events: [
+        ...chunks('openrouter-midstream-error').slice(0, 2).map(data),
+        data({ id: 'chatcmpl-drift', object: 'chat.completion.chunk', created: CREATED, model: 'openrouter-midstream-error', provider: 'Together', error: { code: 'server_error', message: 'Provider disconnected unexpectedly' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }),
+      ],
+    },
+  },
+  {
     id: 'tgi-finish-eos-token',
     server: 'TGI (before PR #2344), Together',
     source: 'huggingface/text-generation-inference PR #2344 (`finish_reason: "eos_token"`, not `stop`); vespa-engine/vespa PR #33327 (other finish reasons from OpenAI-compatible endpoints)',

@@ -6,7 +6,7 @@ import { OPENAI_RULES as RULES } from './rules.js';
  * What OpenAI-compatible servers send that the OpenAI description does not allow but the official `openai` SDK
  * takes as it takes OpenAI's own answers (docs/verdicts.md#openai-compatible-servers, each with its source). A
  * schema error there would fail an agent's CI for what every client accepts, so it is one warning instead,
- * `openai-compatible-drift`, naming the drift. What breaks the SDK (a tool call fragment without `index`, which
+ * `openai-compatible-drift`, naming the drift (once per message and drift). What breaks the SDK (a tool call fragment without `index`, which
  * it silently drops) stays an error.
  */
 
@@ -40,6 +40,10 @@ function driftOf(finding: Finding, value: Record<string, unknown>, def: string):
   const error = value.error;
   if (finding.pointer === '/error/code' && isJsonObject(error) && typeof error.code === 'number') {
     return warning(RULES.compatibleDrift, '/error/code', `the error's code is a number (${error.code}), not a string (vLLM's form); the openai SDK raises its APIError with it as its code`);
+  }
+  // OpenRouter's error mid-stream has a code and a message only: the SDK raises its APIError with that message.
+  if (finding.pointer === '/error' && isJsonObject(error) && typeof error.message === 'string' && /missing required property '(type|param)'/.test(finding.message)) {
+    return warning(RULES.compatibleDrift, '/error', "the error has no `type` or `param` (OpenRouter's form); the openai SDK raises its APIError with its message");
   }
   // Older vLLM put the error's fields at the top level: the SDK still raises its APIError for the status, the body as its message.
   if (finding.pointer === '' && error === undefined && typeof value.message === 'string') {

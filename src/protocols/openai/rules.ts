@@ -51,7 +51,7 @@ export const OPENAI_RULES = {
   terminalMissing: 'openai-terminal-missing',
   /**
    * warning: what an OpenAI-compatible server sends against the description but the openai SDK accepts (a finish_reason
-   * outside its enum, a numeric error `code`, an error's fields at the top level): see compatible-drift.ts.
+   * outside its enum, a numeric error `code`, an error's fields at the top level or without `type`): see compatible-drift.ts.
    */
   compatibleDrift: 'openai-compatible-drift',
 } as const;

@@ -31,7 +31,8 @@ async function sdkOutcome(client: OpenAI, drift: CompatibleDrift): Promise<Compa
     for (const call of calls) if (call.type === 'function') JSON.parse(call.function.arguments);
     return calls.length === streamedToolCalls(drift) ? 'accepts' : 'breaks';
   } catch (error) {
-    return error instanceof APIError && error.status !== undefined ? 'raises-api-error' : 'breaks';
+    // An APIError is the SDK's own answer to an error the server reported (a status, or an `error` in the stream).
+    return error instanceof APIError ? 'raises-api-error' : 'breaks';
   }
 }
 
