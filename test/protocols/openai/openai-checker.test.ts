@@ -160,7 +160,7 @@ describe('chat completion stream rules', () => {
   });
 
   it(`${RULES.compatibleDrift}: what compatible servers send and the SDK accepts is a warning, what it would not stays a schema error`, () => {
-    const finishAs = (reason: unknown) => (c: Json[]) => [...c.map((chunk) => (choice(chunk)?.finish_reason === 'stop' ? { ...chunk, choices: [{ ...choice(chunk), finish_reason: reason }] } : chunk)), DONE];
+    const finishAs = (reason: unknown) => (c: Json[]): Array<Json | typeof DONE> => [...c.map((chunk) => (choice(chunk)?.finish_reason === 'stop' ? { ...chunk, choices: [{ ...choice(chunk), finish_reason: reason }] } : chunk)), DONE];
     expect(chat(textRequest, finishAs('eos_token')).rules).toEqual([`${RULES.compatibleDrift}:warning`]);
     expect(chat(textRequest, finishAs(42)).rules).toContain('schema:error');
     const error = (body: Json) => exchange('/v1/chat/completions', { ...textRequest, stream: false }, [body], { carrier: 'body', status: 400 }).rules;
