@@ -1,13 +1,15 @@
-// What recording costs per LLM stream chunk: a client (this process) asks for ANSWERS streamed OpenAI
-// chat completions of CHUNKS content chunks each (bench/upstream.js writes one chunk per write(), as a
-// model streams its tokens, then the finish and usage chunks and `data: [DONE]`), CONCURRENCY at a
-// time, through bench/bare-forwarder.js (a node:http forwarder that records nothing: the ceiling) and
-// through `record` (which recognises the OpenAI API by its route, judges the request and each chunk
-// against the API's schema and the stream rules, and stores them). Reported: the CPU (user + system,
-// all threads, from /proc) the process between client and upstream spends per chunk, measured after a
-// warm-up and once the recorder has stored everything; chunks/s of each and of direct; each median
-// of ROUNDS alternating rounds. Each recording is checked to hold every chunk, judged `openai`, with
-// no invalid message.
+// What recording and replaying cost per LLM stream chunk, for OpenAI chat completions and Anthropic messages: a
+// client (this process) asks for ANSWERS streamed answers of CHUNKS content chunks each (bench/upstream.js writes
+// one chunk per write(), as a model streams its tokens, then the answer's closing events), CONCURRENCY at a time:
+// - recording: through bench/bare-forwarder.js (a node:http forwarder that records nothing: the ceiling) and
+//   through `record` (which recognises the API by its route, judges the request and each chunk against the API's
+//   schema and the stream rules, and stores them);
+// - replay: from `replay --timing none` of the recording just made (every answer served once, in recorded order),
+//   against the upstream itself read direct: a bare server writing the same chunks.
+// Reported: the CPU (user + system, all threads, from /proc) per content chunk of the process that writes or
+// forwards the chunks, measured after a warm-up and once the recorder has stored everything; chunks/s of each;
+// each median of ROUNDS rounds that alternate the sides. Each recording is checked to hold every chunk, judged as
+// its API's, with no invalid message, and each replayed answer to hold every event.
 // Run:  npm run bench   (or, after a build:  node bench/llm-stream.js [--quick | --smoke])
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,16 +30,36 @@ const ROUNDS = smoke || quick ? 1 : 3;
 const BIN = fileURLToPath(new URL('../bin/agent-proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
-const REQUEST = JSON.stringify({ model: 'gpt-bench', messages: [{ role: 'system', content: 'You are a bench.' }, { role: 'user', content: 'Count.' }], stream: true, stream_options: { include_usage: true } });
-/** Server messages per answer: the role chunk, CHUNKS content chunks, the finish chunk, the usage chunk, `[DONE]`. */
-const EVENTS_PER_ANSWER = CHUNKS + 4;
+
+/** The two stream APIs: the request each answer is asked with, and the server events an answer holds. */
+const APIS = [
+  {
+    protocol: 'openai',
+    name: 'OpenAI chat stream',
+    path: '/v1/chat/completions',
+    headers: { authorization: 'Bearer sk-bench' },
+    body: JSON.stringify({ model: 'gpt-bench', messages: [{ role: 'system', content: 'You are a bench.' }, { role: 'user', content: 'Count.' }], stream: true, stream_options: { include_usage: true } }),
+    // The role chunk, CHUNKS content chunks, the finish chunk, the usage chunk, `[DONE]`.
+    events: CHUNKS + 4,
+  },
+  {
+    protocol: 'anthropic',
+    name: 'Anthropic messages stream',
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'claude-bench', max_tokens: 1024, system: 'You are a bench.', messages: [{ role: 'user', content: 'Count.' }], stream: true }),
+    // message_start, content_block_start, CHUNKS deltas, content_block_stop, message_delta, message_stop.
+    events: CHUNKS + 5,
+  },
+];
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 /** One streamed answer; resolves with the number of SSE events it held. */
-function answer(base) {
+function answer(api, base) {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/v1/chat/completions?n=${CHUNKS}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', accept: 'text/event-stream' } }, (res) => {
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', ...api.headers };
+    const req = request(`${base}${api.path}?n=${CHUNKS}`, { method: 'POST', agent, headers }, (res) => {
       let events = 0;
       let tail = '';
       res.setEncoding('utf8');
@@ -46,38 +68,67 @@ function answer(base) {
         tail = parts.pop();
         events += parts.length;
       });
-      res.on('end', () => (res.statusCode === 200 ? resolve(events) : reject(new Error(`status ${res.statusCode}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve(events) : reject(new Error(`${api.name}: status ${res.statusCode}: ${tail}`))));
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end(REQUEST);
+    req.end(api.body);
   });
 }
 
 /** `n` answers, CONCURRENCY at a time; every one must hold all its events. */
-async function answers(base, n) {
+async function answers(api, base, n) {
   let sent = 0;
   const worker = async () => {
     while (sent++ < n) {
-      const events = await answer(base);
-      if (events !== EVENTS_PER_ANSWER) throw new Error(`an answer held ${events} events, expected ${EVENTS_PER_ANSWER}`);
+      const events = await answer(api, base);
+      if (events !== api.events) throw new Error(`${api.name}: an answer held ${events} events, expected ${api.events}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-/** ANSWERS timed answers through `base` after a warm-up; the CPU of `between` (the proxy, if any) per content chunk. */
-async function measure(base, between) {
-  await answers(base, WARM_ANSWERS);
-  if (between) await settled(between.pid);
-  const before = between && processCpuMs(between.pid);
+/** ANSWERS timed answers from `base` after a warm-up; the CPU of `writer` (the process that writes or forwards the chunks) per content chunk. */
+async function measure(api, base, writer) {
+  await answers(api, base, WARM_ANSWERS);
+  await settled(writer.pid);
+  const before = processCpuMs(writer.pid);
   const started = process.hrtime.bigint();
-  await answers(base, ANSWERS);
+  await answers(api, base, ANSWERS);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   // A recorder may still be storing what it forwarded: that is its CPU too.
-  if (between) await settled(between.pid);
+  await settled(writer.pid);
   const chunks = ANSWERS * CHUNKS;
-  return { chunksPerSecond: chunks / seconds, cpuPerChunkUs: between ? (1000 * (processCpuMs(between.pid) - before)) / chunks : 0 };
+  return { chunksPerSecond: chunks / seconds, cpuPerChunkUs: (1000 * (processCpuMs(writer.pid) - before)) / chunks };
+}
+
+/** The recording holds every answer's request and events, as `api.protocol`'s, none invalid. */
+function checkRecording(api, out) {
+  const shown = JSON.parse(spawnSync(process.execPath, [BIN, 'show', out, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
+  const total = WARM_ANSWERS + ANSWERS;
+  const expected = total * (1 + api.events);
+  const judged = shown.exchanges.filter((e) => e.protocol === api.protocol).length;
+  if (shown.totals.messages !== expected || judged !== total || shown.totals.invalid !== 0) {
+    throw new Error(`${api.name}: expected ${expected} valid messages in ${total} ${api.protocol} exchanges; the recording holds ${shown.totals.messages} in ${judged} (${shown.totals.invalid} invalid)`);
+  }
+}
+
+/** One round of one API: direct (the upstream's CPU), the bare forwarder, record, then replay of what record stored. */
+async function round(api, upstream, upstreamUrl, out) {
+  const direct = await measure(api, upstreamUrl, upstream);
+  const bareProcess = await startProcess([BARE_FORWARDER, upstreamUrl], (line) => JSON.parse(line));
+  const bare = await measure(api, bareProcess.info.url, bareProcess.child);
+  await stop(bareProcess.child);
+  const recorder = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
+  const recorded = await measure(api, recorder.info.url, recorder.child);
+  await stop(recorder.child);
+  checkRecording(api, out);
+  // Every recorded answer is asked for once (the warm-up's and the timed ones): identical requests replay in order.
+  const replay = await startProcess([BIN, 'replay', out, '--listen', '0', '--timing', 'none', '--quiet'], (line) => line.replace('listening on ', '').trim());
+  const replayed = await measure(api, replay.info, replay.child);
+  await stop(replay.child);
+  rmSync(out, { force: true });
+  return { direct, bare, recorded, replayed };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -88,34 +139,22 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-llm-'));
 const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.parse(line));
 const upstreamUrl = `http://127.0.0.1:${info.port}`;
 try {
-  const rounds = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const direct = await measure(upstreamUrl);
-    const bareProcess = await startProcess([BARE_FORWARDER, upstreamUrl], (line) => JSON.parse(line));
-    const bare = await measure(bareProcess.info.url, bareProcess.child);
-    await stop(bareProcess.child);
-    const out = join(dir, `llm-${round}.db`);
-    const recorder = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
-    const recorded = await measure(recorder.info.url, recorder.child);
-    await stop(recorder.child);
-    const shown = JSON.parse(spawnSync(process.execPath, [BIN, 'show', out, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
-    const total = WARM_ANSWERS + ANSWERS;
-    const expected = total * (1 + EVENTS_PER_ANSWER);
-    const openai = shown.exchanges.filter((e) => e.protocol === 'openai').length;
-    if (shown.totals.messages !== expected || openai !== total || shown.totals.invalid !== 0) {
-      throw new Error(`expected ${expected} valid messages in ${total} openai exchanges; the recording holds ${shown.totals.messages} in ${openai} (${shown.totals.invalid} invalid)`);
-    }
-    rmSync(out, { force: true });
-    rounds.push({ direct, bare, recorded });
-  }
-  const of = (side, key) => median(rounds.map((r) => r[side][key]));
-  const bareCpu = of('bare', 'cpuPerChunkUs');
-  const recordCpu = of('recorded', 'cpuPerChunkUs');
+  const rounds = new Map(APIS.map((api) => [api, []]));
+  for (let r = 0; r < ROUNDS; r++) for (const api of APIS) rounds.get(api).push(await round(api, upstream, upstreamUrl, join(dir, `${api.protocol}-${r}.db`)));
   console.log(
-    `llm stream bench${smoke ? ' (smoke)' : quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(ANSWERS)} streamed OpenAI chat completions of ${CHUNKS} content chunks (one per write, ${CONCURRENCY} at a time) after ${WARM_ANSWERS} warm-up answers, median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}`,
+    `llm stream bench${smoke ? ' (smoke)' : quick ? ' (quick)' : ''}: node ${process.version}, ${fmt(ANSWERS)} streamed answers of ${CHUNKS} content chunks per API (one per write, ${CONCURRENCY} at a time) after ${WARM_ANSWERS} warm-up answers, median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}`,
   );
-  console.log(`  CPU per chunk (all threads, the answer's other events and its request included): bare forwarder ${us(bareCpu)}, record ${us(recordCpu)}; recording's own ${us(recordCpu - bareCpu)} (judged against the API's schema and the stream rules, and stored)`);
-  console.log(`  chunks/s: direct ${fmt(of('direct', 'chunksPerSecond'))}, bare forwarder ${fmt(of('bare', 'chunksPerSecond'))}, record ${fmt(of('recorded', 'chunksPerSecond'))}`);
+  for (const api of APIS) {
+    const of = (side, key) => median(rounds.get(api).map((r) => r[side][key]));
+    const bareCpu = of('bare', 'cpuPerChunkUs');
+    const recordCpu = of('recorded', 'cpuPerChunkUs');
+    const serverCpu = of('direct', 'cpuPerChunkUs');
+    const replayCpu = of('replayed', 'cpuPerChunkUs');
+    console.log(`${api.name}:`);
+    console.log(`  CPU per chunk (all threads, the answer's other events and its request included): bare forwarder ${us(bareCpu)}, record ${us(recordCpu)}; recording's own ${us(recordCpu - bareCpu)} (judged against the API's schema and the stream rules, and stored)`);
+    console.log(`  replay CPU per chunk (--timing none): bare server ${us(serverCpu)}, replay ${us(replayCpu)}; ${(replayCpu / serverCpu).toFixed(1)}× the bare server's`);
+    console.log(`  chunks/s: direct ${fmt(of('direct', 'chunksPerSecond'))}, bare forwarder ${fmt(of('bare', 'chunksPerSecond'))}, record ${fmt(of('recorded', 'chunksPerSecond'))}, replay ${fmt(of('replayed', 'chunksPerSecond'))}`);
+  }
 } finally {
   await stop(upstream);
   agent.destroy();

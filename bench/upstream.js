@@ -7,6 +7,8 @@
 //   WS   /ws?n=N             N small JSON text frames, then close 1000
 //   POST /v1/chat/completions?n=N  an OpenAI chat completion streamed as a model does: N content chunks, one per
 //                            write(), then the finish chunk, the usage chunk and `data: [DONE]`
+//   POST /v1/messages?n=N    an Anthropic message streamed the same way: message_start, a text block of N
+//                            deltas, one per write(), its stop, message_delta and message_stop
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 
@@ -65,6 +67,27 @@ function chatStream(res, n) {
   pump();
 }
 
+const anthropicEvent = (data) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+const MESSAGE_START = anthropicEvent({
+  type: 'message_start',
+  message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } },
+});
+
+/** A streamed Anthropic message of one text block of `n` deltas, one delta per write() as a model streams its tokens. */
+function messageStream(res, n) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.write(MESSAGE_START);
+  res.write(anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+  let i = 0;
+  const pump = () => {
+    while (i < n) if (!res.write(anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `tok${i++ % 1000} ` } }))) return res.once('drain', pump);
+    res.write(anthropicEvent({ type: 'content_block_stop', index: 0 }));
+    res.write(anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: n } }));
+    res.end(anthropicEvent({ type: 'message_stop' }));
+  };
+  pump();
+}
+
 const REST_BODY = JSON.stringify({ apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } });
 
 const server = createServer((req, res) => {
@@ -73,6 +96,7 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     if (url.pathname === '/sse') return sse(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('per') ?? 64));
     if (url.pathname === '/v1/chat/completions') return chatStream(res, Number(url.searchParams.get('n')));
+    if (url.pathname === '/v1/messages') return messageStream(res, Number(url.searchParams.get('n')));
     if (url.pathname === '/sse-paced') return paced(res, Number(url.searchParams.get('n')), Number(url.searchParams.get('gap')));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REST_BODY) });
     res.end(REST_BODY);

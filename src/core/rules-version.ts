@@ -18,8 +18,11 @@
  * 8: MCP over HTTP (each exchange judged with its session's state; the transport rules: session and
  *    version headers, a session the server ended, a response on the GET stream, a 202 with a body,
  *    a message on two streams, 2026-07-28's headers equal to the body).
+ * 9: OpenAI-compatible servers' drifts the openai SDK accepts are warnings (openai-compatible-drift), not schema
+ *    errors: a finish_reason outside the enum, a numeric error code, an error's fields at the top level, an error
+ *    without type or param (OpenRouter's mid-stream); usage on chunks with choices (vLLM's running counts) ends nothing.
  */
-export const RULES_VERSION = 8;
+export const RULES_VERSION = 9;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -11,6 +11,7 @@ import { IdCanonicalizer } from './id-canonicalizer.js';
 import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
 import { scanSides } from './scan-parallel.js';
+import { isDeliveryField } from './semantic.js';
 import type { SideScan } from './scan-side.js';
 
 /** Most differences reported per message; the rest are summed up in the count of the last one. */
@@ -139,7 +140,9 @@ function oneSided(change: 'added' | 'removed', e: SideExchange): ExchangeDiff {
 }
 
 function changedExchange(a: SideExchange, b: SideExchange, semantic: boolean): ExchangeDiff {
-  const fields = differences(a.fields, b.fields);
+  let fields = differences(a.fields, b.fields);
+  // A model call streamed and the same call answered whole (paired under --semantic): how each travelled is the result's `stream`.
+  if (semantic && a.ref.transport !== b.ref.transport) fields = fields.filter((d) => !isDeliveryField(d.pointer));
   const ops = align(
     a.messages.map((m) => m.exact),
     b.messages.map((m) => m.exact),

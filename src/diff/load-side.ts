@@ -11,7 +11,7 @@ import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
-import { feedsMaterializer, foldedPlace, isFoldedMessage, saysNothing, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
+import { alignedTransport, feedsMaterializer, foldedCarrier, foldedPlace, isFoldedMessage, saysNothing, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 
 /** Headers that differ on every run or only describe the connection: never compared. */
@@ -88,10 +88,13 @@ export class DropSpecs {
   }
 }
 
-/** What alignment needs of an exchange's start: its loose key, plus the canonical path, query and request headers (learning ids in order). */
-export function exchangeHead(row: ExchangeRow, ids: IdCanonicalizer): { loose: string; template: string; path: string; query: string; requestHeaders: Record<string, string> | null } {
+/**
+ * What alignment needs of an exchange's start: its loose key, plus the canonical path, query and request headers
+ * (learning ids in order). Under `--semantic` a model call streamed and one answered whole share their key (alignedTransport).
+ */
+export function exchangeHead(row: ExchangeRow, ids: IdCanonicalizer, semantic = false): { loose: string; template: string; path: string; query: string; requestHeaders: Record<string, string> | null } {
   const template = pathTemplate(row.path, ids);
-  const loose = [row.transport, row.protocol ?? '', row.method ?? '', template, row.subprotocol ?? ''].join(' ');
+  const loose = [alignedTransport(row.protocol, row.transport, semantic), row.protocol ?? '', row.method ?? '', template, row.subprotocol ?? ''].join(' ');
   const path = canonicalPath(row.path, ids);
   const query = canonicalQuery(row.query, ids);
   return { loose, template, path, query, requestHeaders: normalizeHeaders(row.requestHeaders, ids) };
@@ -136,7 +139,7 @@ export function materialize(fold: SemanticFold, fed: ReadonlyArray<Pick<MessageR
  * state it had before this exchange (IdCanonicalizer.restore); it learns the exchange's ids.
  */
 export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
-  const head = exchangeHead(row, ids);
+  const head = exchangeHead(row, ids, semantic);
   const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
   const messages: SideMessage[] = [];
   const kind = semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
@@ -154,7 +157,7 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
     const result = materialize(kind, fed, request);
     const last = foldedPlace(fed);
-    const synthetic: MessageRow = { ...last, carrier: last.carrier, verdict: foldedVerdict(folded) };
+    const synthetic: MessageRow = { ...last, carrier: foldedCarrier(kind, last.carrier), verdict: foldedVerdict(folded) };
     messages.push({ ...sideMessage(synthetic, result.kind, normalize(result), false), ...(kind.describe ? { describe: kind.describe } : {}) });
   }
   const fields = exchangeFields(row, head, ids, userSpecs);

@@ -15,7 +15,7 @@ import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
 import { diffLabel, DropSpecs, exchangeFields, exchangeHead, foldedVerdict, materialize, messageLoose, rawText, type SideOptions } from './load-side.js';
-import { feedsMaterializer, foldedPlace, isFoldedMessage, saysNothing, semanticFoldOf, streamOf } from './semantic.js';
+import { feedsMaterializer, foldedCarrier, foldedPlace, isFoldedMessage, saysNothing, semanticFoldOf, streamOf } from './semantic.js';
 
 /** One side to scan. */
 export interface ScanInput {
@@ -107,7 +107,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     const row = exchangeFromRecord(record);
     const kind = options.semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
     const checkpoint = ids.size;
-    const head = exchangeHead(row, ids);
+    const head = exchangeHead(row, ids, options.semantic);
     const hash = new ChunkedHash();
     hash.add(head.loose);
     // Under --semantic each stream (client, server, stderr) is hashed on its own: how they
@@ -155,7 +155,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
       if (compared === 0 && foldedVerdict(folded).status !== 'invalid' && kind.isEmpty?.(result) === true) continue;
       const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
       const last = foldedPlace(fed);
-      streams[streamOf(last)].add(messageExact(messageLoose(last, result.kind), canon, foldedVerdict(folded)));
+      streams[streamOf(last)].add(messageExact(messageLoose({ ...last, carrier: foldedCarrier(kind, last.carrier) }, result.kind), canon, foldedVerdict(folded)));
     }
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));

@@ -1,5 +1,6 @@
 import { PROTOCOLS } from '../protocols/modules.js';
 import type { SemanticFold } from '../protocols/protocol.js';
+import type { Carrier } from '../core/message.js';
 import type { MessageRow } from '../store/store-types.js';
 
 /**
@@ -12,6 +13,36 @@ import type { MessageRow } from '../store/store-types.js';
 export function semanticFoldOf(protocol: string | null, transport: string): SemanticFold | undefined {
   const fold = PROTOCOLS.find((p) => p.id === protocol)?.semantic;
   return fold && (fold.transports as readonly string[]).includes(transport) ? fold : undefined;
+}
+
+/**
+ * The transport an exchange is aligned by: its own, except under `--semantic` for a protocol whose
+ * fold pairs deliveries (SemanticFold.pairsDeliveries), where an answer streamed over `sse` and one
+ * whole over `http` are the same call, both aligned as `http`.
+ */
+export function alignedTransport(protocol: string | null, transport: string, semantic: boolean): string {
+  return semantic && transport === 'sse' && semanticFoldOf(protocol, transport)?.pairsDeliveries === true && semanticFoldOf(protocol, 'http') !== undefined ? 'http' : transport;
+}
+
+/** The carrier a folded result is compared under: a result that stands for the whole answer however it travelled has the body's. */
+export function foldedCarrier(fold: SemanticFold, carrier: Carrier): Carrier {
+  return fold.pairsDeliveries ? 'body' : carrier;
+}
+
+/**
+ * Headers that only say how an answer travelled, not compared between a streamed answer and a whole one: the
+ * response's media type and caching (an event stream is not cached), and the SDKs' note of the stream helper
+ * that asked for it (`x-stainless-helper-method: stream`, from `messages.stream()` or `chat.completions.stream()`).
+ */
+const DELIVERY_HEADERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  responseHeaders: new Set(['content-type', 'cache-control']),
+  requestHeaders: new Set(['x-stainless-helper-method']),
+};
+
+/** Is this exchange field difference (a pointer into the compared fields) one that only says how the answer travelled? */
+export function isDeliveryField(pointer: string): boolean {
+  const match = /^\/(responseHeaders|requestHeaders)\/([^/]+)$/.exec(pointer);
+  return match !== null && DELIVERY_HEADERS[match[1]].has(match[2]);
 }
 
 /** Fields a protocol's messages do not compare under `--semantic`. */

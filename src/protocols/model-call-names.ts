@@ -25,6 +25,7 @@ export function itemOfCall(result: unknown, side: string, list: string, index: s
  */
 export function describeRequestDifference(top: string, rest: readonly string[], a: unknown, b: unknown, names: Readonly<Record<string, string>>, conversation: readonly string[]): string {
   const below = rest.length > 1 ? `: ${rest.slice(1).join('/')}` : '';
+  if (top === 'stream') return 'whether the answer streamed';
   if (top === 'tools' && rest.length > 0) return `the tool ${JSON.stringify(rest[0])} offered${below}`;
   if (conversation.includes(top) && rest.length > 0) {
     const message = itemOfCall(a, 'request', top, rest[0]) ?? itemOfCall(b, 'request', top, rest[0]);

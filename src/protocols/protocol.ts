@@ -139,6 +139,13 @@ export interface SemanticFold {
    * /properties/message/type`), given its pointer into them; reports show the name with the pointer.
    */
   describe?(pointer: string, a: unknown, b: unknown): string | undefined;
+  /**
+   * Does a call answered whole (over `http`) pair with the same call streamed (over `sse`)? Then
+   * `--semantic` aligns them as one call whichever transport carried each, compares the results (the
+   * result says how the answer came), and leaves out the response headers that only say that
+   * (DELIVERY_HEADERS). A model API's `stream: true` is a choice of delivery, not another call.
+   */
+  readonly pairsDeliveries?: boolean;
   /** Fields not compared under `--semantic` (Pi's event counters, which count the folded partials too). */
   readonly drops?: readonly string[];
   /**

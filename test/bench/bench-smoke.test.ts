@@ -40,10 +40,14 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
-  it('llm-stream --smoke: OpenAI chat streams through record, every chunk recorded as openai and valid, with the CPU per chunk', async () => {
+  it('llm-stream --smoke: OpenAI and Anthropic streams through record and replay, every chunk recorded as its API\'s and valid, with the CPU per chunk', async () => {
     const run = await runBench(['bench/llm-stream.js', '--smoke']);
     expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(/CPU per chunk \(all threads, [^)]*\): bare forwarder \d+\.\d\d µs, record \d+\.\d\d µs/);
+    for (const api of ['OpenAI chat stream', 'Anthropic messages stream']) {
+      const section = run.stdout.slice(run.stdout.indexOf(`${api}:`));
+      expect(section).toMatch(/CPU per chunk \(all threads, [^)]*\): bare forwarder \d+\.\d\d µs, record \d+\.\d\d µs/);
+      expect(section).toMatch(/replay CPU per chunk \(--timing none\): bare server \d+\.\d\d µs, replay \d+\.\d\d µs/);
+    }
     expect(run.code).toBe(0);
   });
 

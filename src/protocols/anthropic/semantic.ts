@@ -14,10 +14,10 @@ import { isMessage, isStreamEvent } from './shapes.js';
  * (a turn's text blocks joined, tool uses and results with their ids labelled), the tools offered
  * (a set by name), and the other settings (`tool_choice`, `thinking`, sampling); the answer is
  * assembled as the SDK's `finalMessage()` assembles it: its content blocks (text, thinking, tool uses
- * with their input parsed), stop reason and usage. Left out: the answer's id, how it travelled
- * (`stream`), `metadata`, the prompt cache's `cache_control` marks and a thinking block's opaque
+ * with their input parsed), stop reason and usage. Left out: the answer's id, `metadata`, the prompt cache's `cache_control` marks and a thinking block's opaque
  * signature. The tool_use ids an answer mints are labelled by first appearance (`#1`), so a
- * tool_result still names the call it answers.
+ * tool_result still names the call it answers. `stream` is kept as a boolean, so that a call streamed
+ * pairs with the same call answered whole as one change.
  */
 export interface AnthropicCallResult {
   kind: 'anthropic-call';
@@ -83,6 +83,8 @@ function foldRequest(body: Json, ids: IdLabels): Json {
     else if (key === 'messages' && Array.isArray(value)) request.messages = value.map((m) => (isJsonObject(m) && 'content' in m ? { ...m, content: foldContent(m.content, ids) } : m));
     else request[key] = value;
   }
+  // How the answer came, the one difference between a call streamed and the same call answered whole (pairsDeliveries).
+  request.stream = body.stream === true;
   return request;
 }
 
@@ -172,4 +174,5 @@ export const anthropicSemantic: SemanticFold = {
   foldsClient: (value) => looksLikeRequest('messages', value),
   fold: (fed, _request, senders) => foldCall(fed, senders ?? []),
   describe: describeAnthropicPointer,
+  pairsDeliveries: true,
 };

@@ -40,7 +40,10 @@ export class ChatStream {
   private id?: string;
   private readonly choices = new Map<number, ChoiceState>();
   private chunks = 0;
+  /** A chunk carried usage (any: vLLM's `continuous_usage_stats` puts it on every chunk). */
   private usageSeen = false;
+  /** The usage chunk OpenAI ends a stream with, `choices` empty, came: only `[DONE]` follows it. */
+  private finalUsageSeen = false;
   private done = false;
   private failed = false;
 
@@ -54,14 +57,18 @@ export class ChatStream {
       return findings;
     }
     this.chunks++;
-    if (this.usageSeen) findings.push(error(RULES.usageNotLast, '', 'a chunk follows the one that carried `usage`; usage comes on the last chunk only, before `[DONE]`'));
+    if (this.finalUsageSeen) findings.push(error(RULES.usageNotLast, '', 'a chunk follows the one that carried `usage`; usage comes on the last chunk only, before `[DONE]`'));
     // Azure's first chunk (its prompt filter results) has an empty id: no id to hold the others to.
     if (typeof value.id === 'string' && value.id !== '') {
       if (this.id === undefined) this.id = value.id;
       else if (value.id !== this.id) findings.push(error(RULES.chunkIdChanged, '/id', `the chunk id '${value.id}' differs from the stream's first, '${this.id}'; every chunk of a completion has its id`));
     }
     if (Array.isArray(value.choices)) value.choices.forEach((choice, at) => findings.push(...this.choice(choice, at)));
-    if (value.usage !== undefined && value.usage !== null) this.usageSeen = true;
+    // Usage on a chunk with choices (vLLM's running counts, llama.cpp's on the finishing chunk) ends nothing: the openai SDK takes it.
+    if (value.usage !== undefined && value.usage !== null) {
+      this.usageSeen = true;
+      if (Array.isArray(value.choices) && value.choices.length === 0) this.finalUsageSeen = true;
+    }
     return findings;
   }
 

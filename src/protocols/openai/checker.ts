@@ -4,6 +4,7 @@ import type { InboundMessage } from '../../core/message.js';
 import { unchecked, verdictFrom, type Verdict } from '../../core/verdict.js';
 import type { CheckerContext, ProtocolChecker } from '../protocol.js';
 import { ChatStream } from './chat-stream.js';
+import { tolerateCompatibleDrift } from './compatible-drift.js';
 import { ResponsesStream } from './responses-stream.js';
 import { AnswersMade, ANSWERS_SCOPE_KEY, namesOneTool, requestFindings } from './request-rules.js';
 import { routeOf, routeOfPath, type OpenAiEndpoint } from './routes.js';
@@ -109,7 +110,7 @@ export class OpenAiChecker implements ProtocolChecker {
     if ('none' in choice) return unchecked(choice.none, findings);
     const check = this.context.registry.def(OPENAI_SCHEMA_ID, choice.def);
     if (!check.ok) return unchecked(check.reason, findings, refOf(choice.def));
-    return verdictFrom([...check.validate(value), ...findings], check.ref);
+    return verdictFrom([...tolerateCompatibleDrift(check.validate(value), value, choice.def), ...findings], check.ref);
   }
 }
 
@@ -122,6 +123,11 @@ function finishes(value: unknown): boolean {
  * An event's data: the text itself as the framer hands it, or the `data:` lines of the whole SSE
  * block as a recording stores it.
  */
+/** Is this event `data: [DONE]`, which ends a chat stream? */
+export function isDoneEvent(text: string): boolean {
+  return dataOf(text) === DONE_MARKER;
+}
+
 function dataOf(text: string): string {
   if (!/^(data|event|id|retry):/m.test(text)) return text.trim();
   const lines = text.split(/\r\n|\r|\n/).filter((line) => line.startsWith('data:'));

@@ -21,7 +21,7 @@ export const OPENAI_RULES = {
   toolArgumentsNotJson: 'openai-tool-arguments-not-json',
   /** warning: `finish_reason: "tool_calls"` without a streamed tool call, or tool calls ending otherwise (unless tool_choice named the function). */
   finishReasonToolCalls: 'openai-finish-reason-tool-calls',
-  /** error: a chunk after the one carrying `usage`, which is the last before `[DONE]`. */
+  /** error: a chunk after the one carrying `usage` with empty `choices`, which is the last before `[DONE]` (usage on chunks with choices, vLLM's running counts, ends nothing). */
   usageNotLast: 'openai-usage-not-last',
   /** warning, at the end of a complete stream: `stream_options.include_usage` asked for usage and no chunk carried it. */
   usageMissing: 'openai-usage-missing',
@@ -49,6 +49,11 @@ export const OPENAI_RULES = {
   completedWithoutUsage: 'openai-completed-without-usage',
   /** error, at the end of a complete stream: a Responses stream without a terminal event. */
   terminalMissing: 'openai-terminal-missing',
+  /**
+   * warning: what an OpenAI-compatible server sends against the description but the openai SDK accepts (a finish_reason
+   * outside its enum, a numeric error `code`, an error's fields at the top level or without `type`): see compatible-drift.ts.
+   */
+  compatibleDrift: 'openai-compatible-drift',
 } as const;
 
 export type OpenAiRuleId = (typeof OPENAI_RULES)[keyof typeof OPENAI_RULES];

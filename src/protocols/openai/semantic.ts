@@ -4,6 +4,7 @@ import type { SemanticFold } from '../protocol.js';
 import { describeRequestDifference, pointerTail } from '../model-call-names.js';
 import { isChatChunk, isResponseEvent } from './shapes.js';
 import { looksLikeRequest } from './routes.js';
+import { isDoneEvent } from './checker.js';
 
 /**
  * `diff --semantic` for the OpenAI API: a model call as what the agent asked and what it got back,
@@ -12,8 +13,9 @@ import { looksLikeRequest } from './routes.js';
  * `instructions`), the rest of the conversation, the tools offered (a set by name), and the other
  * settings; the answer is assembled as a client assembles it: each choice's text, its tool calls
  * with parsed arguments, its stop reason, and the token usage. Left out: the answer's ids and
- * timestamps, how it was delivered (`stream`, `stream_options`), and the fields a client sets per
- * user or cache. The tool call ids an answer mints are labelled by first appearance (`#1`), so a
+ * timestamps, how it was delivered (`stream_options`, `data: [DONE]`; `stream` is kept as a boolean, so
+ * that a call streamed pairs with the same call answered whole as one change), and the fields a client
+ * sets per user or cache. The tool call ids an answer mints are labelled by first appearance (`#1`), so a
  * result still names the call it answers.
  */
 export interface OpenAiCallResult {
@@ -24,7 +26,7 @@ export interface OpenAiCallResult {
 
 type Json = Record<string, unknown>;
 
-/** Fields of a request that say nothing about what was asked: how the answer travels, who asks, for which cache. */
+/** Fields of a request that say nothing about what was asked: how the answer travels (but `stream`, compared as a boolean), who asks, for which cache. */
 const UNCOMPARED_REQUEST_FIELDS = new Set(['stream', 'stream_options', 'user', 'metadata', 'prompt_cache_key', 'safety_identifier']);
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
@@ -89,6 +91,8 @@ function foldRequest(body: Json, ids: IdLabels): Json {
   }
   // One text, as the model reads it, when every part is text (one system message, or instructions and a developer message).
   if (system.every((part) => typeof part === 'string')) request.system = system.join('\n\n');
+  // How the answer came, the one difference between a call streamed and the same call answered whole (pairsDeliveries).
+  request.stream = body.stream === true;
   return request;
 }
 
@@ -289,4 +293,7 @@ export const openAiSemantic: SemanticFold = {
   foldsClient: foldsRequest,
   fold: (fed, _request, senders) => foldCall(fed, senders ?? []),
   describe: describeOpenAiPointer,
+  pairsDeliveries: true,
+  // `data: [DONE]` tells a client only that the stream ended, which its end tells too (and a whole answer has none).
+  saysNothing: isDoneEvent,
 };

@@ -153,6 +153,23 @@ describe('chat completion stream rules', () => {
     expect(chat(toolRequest, (c) => [...c.slice(0, -1), DONE]).rules).toEqual([`${RULES.usageMissing}:warning`]);
   });
 
+  it(`${RULES.usageNotLast}: usage on chunks with choices (vLLM's running counts) ends nothing; a chunk after the usage chunk still does`, () => {
+    const running = (c: Json[]) => c.map((chunk, i) => (i < c.length - 1 ? { ...chunk, usage: { prompt_tokens: 9, completion_tokens: i, total_tokens: 9 + i } } : chunk));
+    expect(chat(toolRequest, (c) => [...running(c), DONE]).rules).toEqual([]);
+    expect(chat(toolRequest, (c) => [...running(c).slice(0, -2), c[c.length - 1], c[c.length - 2], DONE]).rules).toEqual([`${RULES.usageNotLast}:error`]);
+  });
+
+  it(`${RULES.compatibleDrift}: what compatible servers send and the SDK accepts is a warning, what it would not stays a schema error`, () => {
+    const finishAs = (reason: unknown) => (c: Json[]): Array<Json | typeof DONE> => [...c.map((chunk) => (choice(chunk)?.finish_reason === 'stop' ? { ...chunk, choices: [{ ...choice(chunk), finish_reason: reason }] } : chunk)), DONE];
+    expect(chat(textRequest, finishAs('eos_token')).rules).toEqual([`${RULES.compatibleDrift}:warning`]);
+    expect(chat(textRequest, finishAs(42)).rules).toContain('schema:error');
+    const error = (body: Json) => exchange('/v1/chat/completions', { ...textRequest, stream: false }, [body], { carrier: 'body', status: 400 }).rules;
+    expect(error({ error: { message: 'too long', type: 'BadRequestError', param: null, code: 400 } })).toEqual([`${RULES.compatibleDrift}:warning`]);
+    expect(error({ object: 'error', message: 'too long', type: 'BadRequestError', param: null, code: 400 })).toEqual([`${RULES.compatibleDrift}:warning`]);
+    expect(error({ error: { message: 'too long', type: 'BadRequestError', param: null, code: true } })).toContain('schema:error');
+    expect(error({ detail: 'too long' })).toContain('schema:error');
+  });
+
   it(`${RULES.dataAfterDone} and ${RULES.doneMissing}: [DONE] is last, and there`, () => {
     expect(chat(textRequest, (c) => [...c.slice(0, -1), DONE, c[c.length - 1]]).rules).toContain(`${RULES.dataAfterDone}:error`);
     expect(chat(textRequest, (c) => [...c, DONE, DONE]).rules).toEqual([`${RULES.dataAfterDone}:error`]);

@@ -1,0 +1,60 @@
+/**
+ * A stand-in for an OpenAI-compatible server on 127.0.0.1 that drifts from the OpenAI description as one of
+ * vLLM, Ollama, LiteLLM, OpenRouter, llama.cpp or TGI does: `POST /v1/chat/completions` answers as the drift its
+ * request's `model` names (openai-compatible-drifts.ts), streamed one SSE event per write, or whole.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { driftOf } from './openai-compatible-drifts.js';
+
+export interface CompatibleUpstream {
+  /** The origin, e.g. `http://127.0.0.1:40123`; the SDK's baseURL is this plus `/v1`. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+function answer(res: ServerResponse, body: Record<string, unknown>): void {
+  const drift = driftOf(body.model);
+  if (!drift) {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `no drift named ${String(body.model)}`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }));
+    return;
+  }
+  if ('json' in drift.answer) {
+    res.writeHead(drift.answer.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(drift.answer.json));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  for (const event of drift.answer.events) res.write(event);
+  res.end();
+}
+
+export async function startCompatibleUpstream(): Promise<CompatibleUpstream> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        body = {};
+      }
+      answer(res, (body ?? {}) as Record<string, unknown>);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
