@@ -18,8 +18,10 @@
  * 8: MCP over HTTP (each exchange judged with its session's state; the transport rules: session and
  *    version headers, a session the server ended, a response on the GET stream, a 202 with a body,
  *    a message on two streams, 2026-07-28's headers equal to the body).
+ * 9: an MCP session over Streamable HTTP ended by its client's DELETE reports its end (a server request
+ *    never answered, notifications/initialized never sent) on the session's last message.
  */
-export const RULES_VERSION = 8;
+export const RULES_VERSION = 9;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -9,6 +9,7 @@
  *   the session's next GET stream carries (with or without `Last-Event-ID`: the client decides);
  * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
  * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
+ * - `keep`: the server does not let its client end a session: DELETE is answered 405;
  * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise);
  * - `echo-number`: the server changed for `diff --semantic`, its `echo` tool's `message` a number, not a string.
  * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions.
@@ -117,6 +118,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
     if (req.method === 'GET') return get(req, res);
     if (req.method === 'DELETE') {
+      if (switches.has('keep')) return void res.writeHead(405, { allow: 'GET, POST' }).end();
       const session = sessionOf(req, res);
       if (!session) return;
       session.get?.end();

@@ -4,7 +4,7 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { HttpContext, InboundMessage } from '../../core/message.js';
 import { unchecked, verdictFrom, withFindings, type Verdict } from '../../core/verdict.js';
 import { classifyJsonRpc, idKey } from '../json-rpc/json-rpc-message.js';
-import type { ProtocolChecker } from '../protocol.js';
+import type { HandedFindings, ProtocolChecker, StreamEnd } from '../protocol.js';
 import { endpointSessionOf, eventData, MCP_METHOD_HEADER, MCP_VERSION_HEADER } from './http-recognition.js';
 import { legacySessionOf, sessionIdOf, type McpHttpSession, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
@@ -19,8 +19,7 @@ const VERSION_HEADER_SINCE = '2025-06-18';
  * found from its request, and holds the transport's rules: the session and version headers, what
  * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
  * headers equal to the body. At its end it reports the requests its POST sent that its stream
- * never answered; a session's own end (notifications/initialized never sent, a server request
- * never answered) has no message over HTTP to carry it, and is not reported.
+ * never answered; a DELETE's end is its session's (endElsewhere).
  */
 export class McpHttpChecker implements ProtocolChecker {
   private session?: McpHttpSession;
@@ -51,6 +50,7 @@ export class McpHttpChecker implements ProtocolChecker {
     if (issued !== undefined) this.sessions.name(issued, session, this.route.path ?? '');
     // Over HTTP a recording may start while a client is connected: a session first seen at another message than initialize was joined midway.
     if (session.checker.untouched && !(sender === 'client' && opensSession(value))) session.checker.joinedMidway();
+    session.lastExchange = this;
     const before = sender === 'client' ? this.clientRules(session, value, http) : this.serverRules(session, value, message);
     if (before.skip) return verdictFrom(before.findings);
     // Judged as of its request's headers (a missing MCP-Protocol-Version on HTTP means 2025-03-26).
@@ -94,6 +94,24 @@ export class McpHttpChecker implements ProtocolChecker {
     if (this.legacyStream) return this.session.checker.end(how);
     if (this.session.legacy || this.posted.size === 0 || this.primed) return [];
     return this.session.checker.unanswered('client', this.posted, how);
+  }
+
+  /**
+   * A DELETE the server accepted (2xx) ends its session: the server's requests never answered and
+   * notifications/initialized never sent are reported on the session's last message, in the
+   * exchange that carried it (the DELETE has none). A session never deleted reports nothing: its
+   * client may have stopped without ending it (the SDK's close() does not send DELETE), or be
+   * running still when the recording ends.
+   */
+  endElsewhere(end: StreamEnd): HandedFindings[] {
+    const { status } = end;
+    if (this.route.method !== 'DELETE' || end.how !== 'complete' || status === undefined || status < 200 || status >= 300) return [];
+    if (sessionIdOf(this.route.requestHeaders) === undefined) return [];
+    const session = this.sessions.find(this.route);
+    if (!session || session.legacy || session.deleted) return [];
+    session.deleted = true;
+    const findings = session.checker.sessionEnded();
+    return session.lastExchange && findings.length > 0 ? [{ to: session.lastExchange, findings }] : [];
   }
 
   private sessionOf(message: InboundMessage, http: SessionRoute): McpHttpSession {

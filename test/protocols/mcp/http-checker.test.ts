@@ -39,11 +39,12 @@ class RawClient {
     return this.post({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }, extra);
   }
 
-  async initialize(): Promise<void> {
+  /** `initialized: false`: the client never sends notifications/initialized. */
+  async initialize({ initialized = true } = {}): Promise<void> {
     const params = { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
     const answer = await this.post({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params }, { 'mcp-session-id': undefined, 'mcp-protocol-version': undefined });
     this.session = answer.session ?? undefined;
-    await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (initialized) await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
   /** The standalone GET stream: its events' data, as they come (read until it ends or `count` came). */
@@ -72,8 +73,8 @@ class RawClient {
     };
   }
 
-  async delete(): Promise<void> {
-    await fetch(this.url, { method: 'DELETE', headers: this.headers() });
+  async delete(): Promise<number> {
+    return (await fetch(this.url, { method: 'DELETE', headers: this.headers() })).status;
   }
 }
 
@@ -195,6 +196,44 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       expect(await stream.next()).toContain('srv-ping');
       await c.post({ jsonrpc: '2.0', id: 'srv-ping', result: {} });
       await c.delete();
+    },
+  },
+  'a session its client ends (DELETE) before sending notifications/initialized': {
+    switches: 'never-initialized',
+    rules: [MCP_RULES.initializedMissing],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      expect(await c.delete()).toBe(200);
+    },
+  },
+  'a session its client ends with a server request unanswered': {
+    switches: 'ping+ended-unanswered',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      await c.delete();
+    },
+  },
+  'a session whose client stops without ending it, a server request unanswered and initialized never sent': {
+    switches: 'ping+stopped',
+    rules: [],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      const stream = await c.openStream();
+      await c.request('ping');
+      expect(await stream.next()).toContain('srv-ping');
+      stream.close();
+    },
+  },
+  'a session whose server refuses its DELETE (405), so it goes on': {
+    switches: 'keep',
+    rules: [],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      expect(await c.delete()).toBe(405);
     },
   },
   'a 2026-07-28 call whose headers repeat its body': {
