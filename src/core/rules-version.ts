@@ -20,8 +20,10 @@
  *    a message on two streams, 2026-07-28's headers equal to the body).
  * 9: an MCP session over Streamable HTTP ended by its client's DELETE reports its end (a server request
  *    never answered, notifications/initialized never sent) on the session's last message.
+ * 10: MCP 2026-07-28's listen streams (acknowledged first, the subscription's id on each notification,
+ *    only the notification types asked for; a server's close without a result is no unanswered request).
  */
-export const RULES_VERSION = 9;
+export const RULES_VERSION = 10;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

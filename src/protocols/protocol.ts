@@ -287,6 +287,12 @@ export interface ReplayHints {
    * of a recorded one, under a session id of its own.
    */
   readonly sessions?: SessionHints;
+  /**
+   * A request whose answer is a stream that lives until its client closes it (MCP 2026-07-28's
+   * `subscriptions/listen`): one the recording left open (its client or the recorder cut it) stays
+   * open on a replay after its last message, until its client or the replay ends it.
+   */
+  longLived?(requestBody: unknown): boolean;
 }
 
 /**

@@ -7,6 +7,7 @@ import { classifyJsonRpc, idKey } from '../json-rpc/json-rpc-message.js';
 import type { HandedFindings, ProtocolChecker, StreamEnd } from '../protocol.js';
 import { endpointSessionOf, eventData, MCP_METHOD_HEADER, MCP_VERSION_HEADER } from './http-recognition.js';
 import { legacySessionOf, sessionIdOf, type McpHttpSession, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
+import { ListenStream } from './listen-stream.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
 import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 
@@ -33,6 +34,8 @@ export class McpHttpChecker implements ProtocolChecker {
   private refused = false;
   /** A GET stream the older transport opened (its endpoint event came first): it carries the answers. */
   private legacyStream = false;
+  /** 2026-07-28: the subscription this POST's `subscriptions/listen` opened, whose stream it judges. */
+  private listen?: ListenStream;
 
   constructor(
     private readonly sessions: McpHttpSessions,
@@ -93,6 +96,8 @@ export class McpHttpChecker implements ProtocolChecker {
     // The older transport's GET stream carries every answer of its session: when it ends, so does the session.
     if (this.legacyStream) return this.session.checker.end(how);
     if (this.session.legacy || this.posted.size === 0 || this.primed) return [];
+    // A listen stream the server closes without its result is the abrupt close its schema allows.
+    if (this.listen) return [];
     return this.session.checker.unanswered('client', this.posted, how);
   }
 
@@ -138,7 +143,10 @@ export class McpHttpChecker implements ProtocolChecker {
     this.acceptedOnly = shapes.length > 0 && shapes.every((s) => s.kind === 'notification' || s.kind === 'response');
     if (session.legacy) return { findings: [] };
     const first = isJsonObject(members[0]) ? members[0] : undefined;
-    if (first && isModern(value, http.requestHeaders)) return { findings: modernHeaderFindings(first, http.requestHeaders) };
+    if (first && isModern(value, http.requestHeaders)) {
+      this.listen ??= ListenStream.openedBy(first);
+      return { findings: modernHeaderFindings(first, http.requestHeaders) };
+    }
     const findings: Finding[] = [];
     const id = sessionIdOf(http.requestHeaders);
     const initialize = opensSession(value);
@@ -158,7 +166,7 @@ export class McpHttpChecker implements ProtocolChecker {
 
   /** The rules of a server message: where it may travel. A message already delivered on another stream is judged no further. */
   private serverRules(session: McpHttpSession, value: unknown, message: InboundMessage): { findings: Finding[]; skip?: boolean } {
-    const findings: Finding[] = [];
+    const findings: Finding[] = this.listen ? this.listen.judge(value) : [];
     if (message.carrier === 'body' && this.acceptedOnly && !session.legacy) {
       findings.push(error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body'));
     }

@@ -48,9 +48,10 @@ class RawClient {
   }
 
   /** The standalone GET stream: its events' data, as they come (read until it ends or `count` came). */
-  async openStream(extra: Record<string, string> = {}): Promise<{ next(): Promise<string | undefined>; close(): void }> {
+  async openStream(extra: Record<string, string | undefined> = {}, body?: unknown): Promise<{ next(): Promise<string | undefined>; close(): void }> {
     const controller = new AbortController();
-    const res = await fetch(this.url, { headers: { ...this.headers(extra), accept: 'text/event-stream' }, signal: controller.signal });
+    const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) };
+    const res = await fetch(this.url, { ...init, headers: { ...this.headers(extra), accept: body === undefined ? 'text/event-stream' : 'application/json, text/event-stream' }, signal: controller.signal });
     const reader = res.body!.getReader();
     let buffer = '';
     return {
@@ -71,6 +72,12 @@ class RawClient {
       },
       close: () => controller.abort(),
     };
+  }
+
+  /** 2026-07-28: a `subscriptions/listen` for tools/list_changed, its stream as openStream's. */
+  listen(): Promise<{ next(): Promise<string | undefined>; close(): void }> {
+    const headers = { 'mcp-session-id': undefined, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+    return this.openStream(headers, { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { _meta: MODERN_META, notifications: { toolsListChanged: true } } });
   }
 
   async delete(): Promise<number> {
@@ -242,6 +249,50 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
     async run(c) {
       const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
       await c.request('tools/call', headers, { _meta: MODERN_META, name: 'echo', arguments: {} });
+    },
+  },
+  'a 2026-07-28 listen stream: acknowledged, then what was asked for, until the client closes it': {
+    switches: 'listen',
+    rules: [],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toContain('notifications/subscriptions/acknowledged');
+      expect(await stream.next()).toContain('notifications/tools/list_changed');
+      stream.close();
+    },
+  },
+  'a listen stream the server closes without its result (an abrupt close)': {
+    switches: 'listen-close',
+    rules: [],
+    async run(c) {
+      const stream = await c.listen();
+      while ((await stream.next()) !== undefined);
+    },
+  },
+  'a listen stream whose notification comes before the acknowledgment': {
+    switches: 'unacked',
+    rules: [MCP_RULES.listenNotAcknowledgedFirst],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toContain('notifications/tools/list_changed');
+      stream.close();
+    },
+  },
+  'a listen answered at once with a plain JSON result': {
+    switches: 'listen-json',
+    rules: [MCP_RULES.listenNotAcknowledgedFirst],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toBeUndefined();
+    },
+  },
+  'a listen stream with a notification the client did not ask for': {
+    switches: 'unasked',
+    rules: [MCP_RULES.listenNotRequested],
+    async run(c) {
+      const stream = await c.listen();
+      for (let i = 0; i < 3; i++) expect(await stream.next()).toBeDefined();
+      stream.close();
     },
   },
   'a 2026-07-28 call whose Mcp-Name is not its tool': {
