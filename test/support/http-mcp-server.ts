@@ -15,7 +15,7 @@
  * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions. Its
  * `subscriptions/listen` gets a stream that stays open until the client closes it: the
  * acknowledgment, then `notifications/tools/list_changed`, each naming the subscription; with
- * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `listen-close` the stream ends
+ * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `anonymous` the notification without the subscription's id; `listen-close` the stream ends
  * after them without a result; `listen-json` a plain JSON result at once.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -107,7 +107,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (switches.has('listen-json')) return json(res, 200, { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: subscription } });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (!switches.has('unacked')) event(res, { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: { toolsListChanged: true } } });
-    event(res, { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: subscription } });
+    event(res, { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: switches.has('anonymous') ? {} : { _meta: subscription } });
     if (switches.has('unasked')) event(res, { jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: subscription } });
     if (switches.has('listen-close')) res.end();
   }

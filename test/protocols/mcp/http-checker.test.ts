@@ -286,6 +286,15 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       expect(await stream.next()).toBeUndefined();
     },
   },
+  'a listen stream whose notification does not name its subscription': {
+    switches: 'anonymous',
+    rules: [MCP_RULES.listenSubscriptionId],
+    async run(c) {
+      const stream = await c.listen();
+      for (let i = 0; i < 2; i++) expect(await stream.next()).toBeDefined();
+      stream.close();
+    },
+  },
   'a listen stream with a notification the client did not ask for': {
     switches: 'unasked',
     rules: [MCP_RULES.listenNotRequested],
