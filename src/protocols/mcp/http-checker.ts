@@ -53,7 +53,8 @@ export class McpHttpChecker implements ProtocolChecker {
     if (issued !== undefined) this.sessions.name(issued, session, this.route.path ?? '');
     // Over HTTP a recording may start while a client is connected: a session first seen at another message than initialize was joined midway.
     if (session.checker.untouched && !(sender === 'client' && opensSession(value))) session.checker.joinedMidway();
-    session.lastExchange = this;
+    // Where the session's end goes: its last message other than a server's notification, which may reach the recorder after the DELETE ended (server-everything's periodic logs).
+    if (sender === 'client' || !onlyNotifications(value)) session.lastExchange = this;
     const before = sender === 'client' ? this.clientRules(session, value, http) : this.serverRules(session, value, message);
     if (before.skip) return verdictFrom(before.findings);
     // Judged as of its request's headers (a missing MCP-Protocol-Version on HTTP means 2025-03-26).
@@ -199,6 +200,12 @@ export class McpHttpChecker implements ProtocolChecker {
     if (answersOne && this.session) return this.session.checker.judge(message);
     return unchecked(`the server refused the request with HTTP ${http.status}: its answer is the transport's, not a message of the session`);
   }
+}
+
+/** A notification, or a batch of notifications only. */
+function onlyNotifications(value: unknown): boolean {
+  const members = Array.isArray(value) ? value : [value];
+  return members.length > 0 && members.every((m) => classifyJsonRpc(m).kind === 'notification');
 }
 
 /** An initialize request, alone or in a batch. */
