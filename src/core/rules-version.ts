@@ -21,8 +21,12 @@
  * 9: OpenAI-compatible servers' drifts the openai SDK accepts are warnings (openai-compatible-drift), not schema
  *    errors: a finish_reason outside the enum, a numeric error code, an error's fields at the top level, an error
  *    without type or param (OpenRouter's mid-stream); usage on chunks with choices (vLLM's running counts) ends nothing.
+ * 10: an MCP session over Streamable HTTP ended by its client's DELETE reports its end (a server request
+ *    never answered, notifications/initialized never sent) on the session's last message; MCP 2026-07-28's
+ *    listen streams (acknowledged first, the subscription's id on each notification, only the notification
+ *    types asked for; a server's close without a result is no unanswered request).
  */
-export const RULES_VERSION = 9;
+export const RULES_VERSION = 10;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

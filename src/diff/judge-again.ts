@@ -61,7 +61,8 @@ export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, pr
     if (progress && rows.length > 0) progress(read);
     if (exchange.protocol === null || !isProtocolId(exchange.protocol)) continue;
     const judged = new Set(rows.filter((m) => (m.json !== undefined || m.deepJson !== undefined) && !NOT_PROTOCOL_CHANNELS.has(m.channel ?? '')));
-    if (judged.size === 0) continue;
+    // An exchange without messages still ends (an MCP session's DELETE ends that session); one of messages none of which is judged has nothing to say.
+    if (judged.size === 0 && rows.length > 0) continue;
     const module = chooseProtocol({ recorded: exchange.protocol })?.module;
     if (!module) continue;
     const requestRow = [...judged].find((m) => m.sender === 'client');
@@ -78,18 +79,27 @@ export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, pr
     if (!stream.judged.has(m)) stream.judge.judge(pipeline.parsed(m.sender, m.carrier, undefined, m.raw.toString('utf8'), undefined));
     else stream.verdicts.set(m, pipeline.verdict(readRow(pipeline, stream.exchange, m), { channel: m.channel ?? undefined }, stream.judge));
   }
-  const moved = new Map<number, Verdict>();
-  for (const { exchange, module, judge, verdicts } of streams) {
-    const judged = [...verdicts.keys()];
-    // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown.
-    if (exchange.outcome !== 'error' && !cutByClientOrProxy(exchange.errorCode)) {
-      const tail: Finding[] = pipeline.endOfStream(module, judge, exchange.outcome === 'complete' ? 'complete' : 'aborted');
-      const last = judged.at(-1)!;
-      if (tail.length > 0) verdicts.set(last, withFindings(verdicts.get(last)!, tail));
+  // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown.
+  for (const stream of streams) {
+    const { exchange, module, judge } = stream;
+    if (exchange.outcome === 'error' || cutByClientOrProxy(exchange.errorCode)) continue;
+    const how = exchange.outcome === 'complete' ? 'complete' : 'aborted';
+    attachToLast(stream, pipeline.endOfStream(module, judge, how));
+    // Findings its end hands to another exchange (an MCP session's DELETE), on that one's last judged message.
+    for (const handed of pipeline.endElsewhere(module, judge, { how, status: exchange.status ?? undefined })) {
+      const target = streams.find((s) => s.judge === handed.judge);
+      if (target) attachToLast(target, handed.findings);
     }
-    for (const [m, verdict] of verdicts) if (!sameForDiff(verdict, m.verdict)) moved.set(m.id, verdict);
   }
+  const moved = new Map<number, Verdict>();
+  for (const { verdicts } of streams) for (const [m, verdict] of verdicts) if (!sameForDiff(verdict, m.verdict)) moved.set(m.id, verdict);
   return moved;
+}
+
+/** Stream-level findings on the exchange's last judged message. */
+function attachToLast(stream: StreamJudging, findings: Finding[]): void {
+  const last = [...stream.verdicts.keys()].at(-1);
+  if (last !== undefined && findings.length > 0) stream.verdicts.set(last, withFindings(stream.verdicts.get(last)!, findings));
 }
 
 /** One exchange being judged again: its checker, its judged rows and their verdicts, in its order. */

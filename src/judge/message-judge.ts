@@ -2,7 +2,7 @@ import { error, warning, type Finding } from '../core/finding.js';
 import { cutBelow, MAX_JSON_DEPTH } from '../core/json-depth.js';
 import type { InboundMessage } from '../core/message.js';
 import { unchecked, withFindings, type Verdict } from '../core/verdict.js';
-import type { ProtocolChecker } from '../protocols/protocol.js';
+import type { HandedFindings, ProtocolChecker, StreamEnd } from '../protocols/protocol.js';
 import type { SecretTracker } from './secret-tracker.js';
 import { isTooDeep, tooDeepVerdict } from './too-deep.js';
 
@@ -77,6 +77,18 @@ export class MessageJudge {
       return this.scrubbed(this.checker.end(how));
     } catch (thrown) {
       return this.scrubbed([this.checkerFailed(thrown)]);
+    }
+  }
+
+  /** The checker's findings for other streams' last messages (ProtocolChecker.endElsewhere), scrubbed; none once it failed. */
+  endElsewhere(end: StreamEnd): HandedFindings[] {
+    if (this.failure !== undefined || this.checker.endElsewhere === undefined) return [];
+    try {
+      return this.checker.endElsewhere(end).map(({ to, findings }) => ({ to, findings: this.scrubbed(findings) }));
+    } catch (thrown) {
+      // Its own stream may have no message to carry the failure: the checker is not trusted further, and no finding is handed on.
+      this.checkerFailed(thrown);
+      return [];
     }
   }
 

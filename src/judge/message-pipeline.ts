@@ -5,7 +5,7 @@ import { jsonParseCost } from '../core/json-parse-cost.js';
 import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import type { Carrier, HttpContext, InboundMessage, Sender } from '../core/message.js';
 import { unchecked, type Verdict } from '../core/verdict.js';
-import type { CheckerContext, ProtocolModule } from '../protocols/protocol.js';
+import type { CheckerContext, ProtocolChecker, ProtocolModule, StreamEnd } from '../protocols/protocol.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { RecordingScope } from '../protocols/recording-scope.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
@@ -94,6 +94,8 @@ export class MessagePipeline {
   readonly maxBodyBytes: number;
   readonly parseBudget: number;
   private readonly recordingJudges = new Map<string, MessageJudge>();
+  /** The judge of each checker made here, for findings handed from one stream to another (endElsewhere). */
+  private readonly judges = new WeakMap<ProtocolChecker, MessageJudge>();
 
   constructor(private readonly options: MessagePipelineOptions) {
     this.maxBodyBytes = options.maxBodyBytes;
@@ -108,7 +110,12 @@ export class MessagePipeline {
    */
   judgeFor(module: ProtocolModule, requestBody: unknown, channel?: CheckerContext['channel']): MessageJudge {
     const context: CheckerContext = { registry: this.options.registry, secrets: this.secrets, requestBody, channel, scope: this.scope };
-    if (module.checkerScope !== 'recording') return new MessageJudge(module.createChecker(context), this.secrets);
+    if (module.checkerScope !== 'recording') {
+      const checker = module.createChecker(context);
+      const judge = new MessageJudge(checker, this.secrets);
+      this.judges.set(checker, judge);
+      return judge;
+    }
     let judge = this.recordingJudges.get(module.id);
     if (!judge) {
       judge = new MessageJudge(module.createChecker(context), this.secrets);
@@ -120,6 +127,20 @@ export class MessagePipeline {
   /** Stream-level findings when a stream ends; none from a recording-scoped checker, whose stream goes on. */
   endOfStream(module: ProtocolModule, judge: MessageJudge, how: 'complete' | 'aborted'): Finding[] {
     return module.checkerScope === 'recording' ? [] : judge.end(how);
+  }
+
+  /**
+   * Findings a stream's end gives to other streams' last messages (an MCP session ended by a DELETE,
+   * which carries no message), each with the judge of the stream it goes to.
+   */
+  endElsewhere(module: ProtocolModule, judge: MessageJudge, end: StreamEnd): Array<{ judge: MessageJudge; findings: Finding[] }> {
+    if (module.checkerScope === 'recording') return [];
+    const out: Array<{ judge: MessageJudge; findings: Finding[] }> = [];
+    for (const { to, findings } of judge.endElsewhere(end)) {
+      const target = this.judges.get(to);
+      if (target && findings.length > 0) out.push({ judge: target, findings });
+    }
+    return out;
   }
 
   /** Reads one message from its bytes: parsed unless it is too big, too costly, not UTF-8 or already given. */

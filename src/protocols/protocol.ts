@@ -79,6 +79,25 @@ export interface ProtocolChecker {
    */
   judgeText?(message: InboundMessage): Verdict | undefined;
   end(how: 'complete' | 'aborted'): Finding[];
+  /**
+   * Called after end(): findings of a state that spans streams and ended with this one, which
+   * belong on another stream's last message because this one has no message to carry them (an MCP
+   * session over HTTP ended by its client's DELETE: its end goes to the session's last exchange).
+   * `to` is the checker of that stream, as the caller made it.
+   */
+  endElsewhere?(end: StreamEnd): HandedFindings[];
+}
+
+/** How a stream ended, for endElsewhere: as end()'s `how`, and an HTTP exchange's status. */
+export interface StreamEnd {
+  how: 'complete' | 'aborted';
+  status?: number;
+}
+
+/** Findings one stream's end gives to another stream, for its last message. */
+export interface HandedFindings {
+  to: ProtocolChecker;
+  findings: Finding[];
 }
 
 /** Everything that knows what one protocol's messages mean. Adding a protocol means adding one of these. */
@@ -275,6 +294,12 @@ export interface ReplayHints {
    * of a recorded one, under a session id of its own.
    */
   readonly sessions?: SessionHints;
+  /**
+   * A request whose answer is a stream that lives until its client closes it (MCP 2026-07-28's
+   * `subscriptions/listen`): one the recording left open (its client or the recorder cut it) stays
+   * open on a replay after its last message, until its client or the replay ends it.
+   */
+  longLived?(requestBody: unknown): boolean;
 }
 
 /**

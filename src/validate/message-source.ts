@@ -47,6 +47,8 @@ export interface SourceStream {
    * client or the proxy's shutdown cut, an exchange never closed), as record decided.
    */
   ending?: 'complete' | 'aborted' | 'none';
+  /** A recorded HTTP exchange's status, for its checker's end (an MCP DELETE that the server accepted ends its session). */
+  status?: number;
   messages: SourceMessage[];
 }
 

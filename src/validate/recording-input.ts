@@ -41,8 +41,10 @@ export function recordingInput(file: string): LoadedInput {
         ending: endingOf(exchange),
         messages: [],
       };
+      if (exchange.status !== null) stream.status = exchange.status;
       for (const m of reader.messages(exchange.id)) stream.messages.push(sourceMessageOf(exchange, m));
-      if (stream.messages.length > 0) streams.push(stream);
+      // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
+      if (stream.messages.length > 0 || exchange.protocol !== null) streams.push(stream);
     }
     return ofExchanges.length === 0 ? { file, format: 'capture', streams } : { file, format: 'capture', streams, exchangeFindings: ofExchanges };
   } finally {

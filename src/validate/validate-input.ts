@@ -68,7 +68,7 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
     }
     // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
     const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) })?.module;
-    if (module) protocols.add(module.id);
+    if (module && stream.messages.length > 0) protocols.add(module.id);
     judges.push(streamJudge(stream, module, pipeline));
   }
   // In the order the messages came (a recording's: as record judged them, across exchanges), since a
@@ -84,7 +84,7 @@ export function validateInputReporting(input: LoadedInput, registry: SchemaRegis
     judged.push(message);
     onMessage?.();
   }
-  for (const judge of judges) endStream(judge, pipeline);
+  for (const judge of judges) endStream(judge, pipeline, judges);
   // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
   judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
   const summary = summarize(judged);
@@ -135,11 +135,24 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
     : { index: m.index, line: m.line, ...place, stream: stream.label, sender, label, verdict };
 }
 
-/** Stream-level findings (truncation, unanswered requests) go to the stream's last message, as record puts them. */
-function endStream(s: StreamJudge, pipeline: MessagePipeline): void {
+/**
+ * Stream-level findings (truncation, unanswered requests) go to the stream's last message, as record
+ * puts them; those its end hands to another stream (an MCP session's DELETE), to that one's.
+ */
+function endStream(s: StreamJudge, pipeline: MessagePipeline, judges: readonly StreamJudge[]): void {
   const ending = s.stream.ending ?? 'complete';
-  if (!s.module || !s.judge || !s.last || ending === 'none') return;
-  let tail: Finding[] = pipeline.endOfStream(s.module, s.judge, ending);
+  if (!s.module || !s.judge || ending === 'none') return;
+  if (s.last) attachToLast(s, pipeline.endOfStream(s.module, s.judge, ending));
+  for (const handed of pipeline.endElsewhere(s.module, s.judge, { how: ending, status: s.stream.status })) {
+    const target = judges.find((j) => j.judge === handed.judge);
+    if (target) attachToLast(target, handed.findings);
+  }
+}
+
+/** Findings on the stream's last message; a stored verdict (not judged again) holds those record gave it already. */
+function attachToLast(s: StreamJudge, findings: Finding[]): void {
+  if (!s.last) return;
+  let tail = findings;
   if (s.lastStored) {
     const had = new Set(s.last.verdict.findings.map(findingKey));
     tail = tail.filter((f) => !had.has(findingKey(f)));

@@ -391,7 +391,7 @@ describe('the public API', () => {
     expectTypeOf(api.readInput).toEqualTypeOf<(file: string) => api.LoadedInput>();
     expectTypeOf<keyof api.LoadedInput>().toEqualTypeOf<'file' | 'format' | 'streams' | 'exchangeFindings'>();
     expectTypeOf<api.InputFormat>().toEqualTypeOf<'json-array' | 'ndjson' | 'sse' | 'capture'>();
-    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'ending' | 'messages'>();
+    expectTypeOf<keyof api.SourceStream>().toEqualTypeOf<'label' | 'hint' | 'protocol' | 'ending' | 'status' | 'messages'>();
     expectTypeOf<api.SourceStream['protocol']>().toEqualTypeOf<api.ProtocolId | null | undefined>();
     expectTypeOf<keyof api.SourceMessage>().toEqualTypeOf<'value' | 'sender' | 'line' | 'index' | 'text' | 'http' | 'carrier' | 'exchange' | 'seq' | 'facts' | 'stored' | 'carried'>();
     expectTypeOf(api.validateInput).toEqualTypeOf<(input: api.LoadedInput, registry: api.SchemaRegistry, forced?: api.ProtocolId | undefined) => api.ValidationReport>();

@@ -7,6 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { replay, useCleanups } from './replay-helpers.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { waitFor } from '../support/waits.js';
+import { LiveSessions, SESSION_IDLE_MS } from '../../src/replay/http/live-sessions.js';
+import { planSessions } from '../../src/replay/http/recorded-sessions.js';
+import { httpExchanges, loadReplayScript } from '../../src/replay/replay-script.js';
 
 useCleanups();
 
@@ -37,6 +42,21 @@ function session(id: string | undefined, message: string): HandExchange[] {
     post(initialize(0), { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: `server ${message}`, version: '1' }, instructions: `your session is ${id}` } }, { issued: id }),
     post(echo(1, message), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Echo: ${message}` }] } }, { named: id }),
   ];
+}
+
+/** The standalone GET stream of session `id`, which its client left open: held open on a replay. */
+function get(id: string): HandExchange {
+  return {
+    transport: 'sse',
+    protocol: 'mcp',
+    method: 'GET',
+    path: '/mcp',
+    status: 200,
+    requestHeaders: { accept: 'text/event-stream', [HEADER]: id },
+    responseHeaders: { 'content-type': 'text/event-stream' },
+    aborted: { code: 'E_CLIENT_ABORTED', message: 'the client disconnected before the response finished' },
+    messages: [],
+  };
 }
 
 async function call(url: string, body: unknown, sessionId?: string): Promise<{ status: number; sessionId: string | null; body: { id?: unknown; result?: unknown; error?: { code: number; message: string } } }> {
@@ -78,5 +98,53 @@ describe('HTTP sessions in a replay', () => {
     expect((await call(served.url, initialize(7))).body).toMatchObject({ id: 7, result: { serverInfo: { name: 'server a' } } });
     expect((await call(served.url, echo(8, 'a'))).body).toMatchObject({ id: 8, result: { content: [{ text: 'Echo: a' }] } });
     expect(served.missed).toEqual([]);
+  });
+
+  it('frees a session whose client has gone (no stream open, no request for the idle limit, on the replay clock): naming it then gets 404 and a miss', async () => {
+    const clock = new ManualClock();
+    const served = await replay(writeNdjsonRecording([...session('rec-a', 'a'), ...session('rec-b', 'b'), get('rec-b')]), { clock });
+    const idle = await call(served.url, initialize(1));
+    const id = idle.sessionId!;
+    clock.advanceTo(SESSION_IDLE_MS - 1);
+    // Still served just before the limit; the request makes it active again.
+    expect((await call(served.url, echo(2, 'a'), id)).body).toMatchObject({ id: 2, result: { content: [{ text: 'Echo: a' }] } });
+    clock.advanceTo(2 * SESSION_IDLE_MS - 1);
+    // A second client keeps its standalone GET stream open (recorded as its client left it): it is in use however long it idles.
+    const streaming = await call(served.url, initialize(3));
+    const stream = new AbortController();
+    const opened = await fetch(`${served.url}/mcp`, { headers: { accept: 'text/event-stream', [HEADER]: streaming.sessionId! }, signal: stream.signal });
+    expect(opened.status).toBe(200);
+    clock.advanceTo(4 * SESSION_IDLE_MS);
+    const gone = await call(served.url, echo(4, 'a'), id);
+    expect(gone).toMatchObject({ status: 404, body: { id: 4, error: { data: { code: 'replay_miss', differences: [`header:${HEADER}`] } } } });
+    expect(served.missed.map((m) => m.differences)).toEqual([[`header:${HEADER}`]]);
+    expect((await call(served.url, echo(5, 'b'), streaming.sessionId!)).body).toMatchObject({ id: 5, result: { content: [{ text: 'Echo: b' }] } });
+    // Once its client closes the stream and idles past the limit, it is freed too.
+    stream.abort();
+    await waitFor(() => served.served.some((e) => e.method === 'GET'), 'the GET stream to end on the replay');
+    clock.advanceTo(5 * SESSION_IDLE_MS);
+    expect((await call(served.url, echo(6, 'b'), streaming.sessionId!)).status).toBe(404);
+  });
+
+  it('keeps at most its bound of live sessions: past it, the least recently active one with no stream open is freed', () => {
+    const clock = new ManualClock();
+    const { sessions } = planSessions(httpExchanges(loadReplayScript(writeNdjsonRecording(session('rec-a', 'a')))));
+    const live = new LiveSessions(sessions, [], false, { clock, maxSessions: 2 });
+    const opening = { method: 'POST', path: '/mcp', query: '', body: Buffer.from(JSON.stringify(initialize(1))) };
+    const open = () => {
+      const route = live.route({}, opening);
+      if (!route || 'unknown' in route) throw new Error('initialize opened no session');
+      live.register(route.session);
+      return route.session.id;
+    };
+    const named = (id: string) => live.route({ [HEADER]: id }, { ...opening, body: Buffer.from(JSON.stringify(echo(2, 'a'))) });
+    const [first, second] = [open(), open()];
+    clock.advanceTo(1);
+    // The first is used again: the second is now the least recently active, and the third session frees it.
+    expect(named(first)).toMatchObject({ opening: false });
+    const third = open();
+    expect(live.size).toBe(2);
+    expect(named(second)).toHaveProperty('unknown');
+    expect([named(first), named(third)]).toMatchObject([{ opening: false }, { opening: false }]);
   });
 });

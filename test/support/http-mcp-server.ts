@@ -9,9 +9,14 @@
  *   the session's next GET stream carries (with or without `Last-Event-ID`: the client decides);
  * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
  * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
+ * - `keep`: the server does not let its client end a session: DELETE is answered 405;
  * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise);
  * - `echo-number`: the server changed for `diff --semantic`, its `echo` tool's `message` a number, not a string.
- * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions.
+ * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions. Its
+ * `subscriptions/listen` gets a stream that stays open until the client closes it: the
+ * acknowledgment, then `notifications/tools/list_changed`, each naming the subscription; with
+ * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `anonymous` the notification without the subscription's id; `listen-close` the stream ends
+ * after them without a result; `listen-json` a plain JSON result at once.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +65,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method?: string; params?: Record<string, unknown> };
     const meta = body.params?._meta as Record<string, unknown> | undefined;
+    if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28' && body.method === 'subscriptions/listen') return listen(res, body.id!, switches);
     if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28') {
       return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }], isError: false } });
     }
@@ -96,6 +102,16 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     res.end();
   }
 
+  function listen(res: ServerResponse, id: string | number, switches: Set<string>): void {
+    const subscription = { 'io.modelcontextprotocol/subscriptionId': id };
+    if (switches.has('listen-json')) return json(res, 200, { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: subscription } });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (!switches.has('unacked')) event(res, { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: { toolsListChanged: true } } });
+    event(res, { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: switches.has('anonymous') ? {} : { _meta: subscription } });
+    if (switches.has('unasked')) event(res, { jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: subscription } });
+    if (switches.has('listen-close')) res.end();
+  }
+
   function get(req: IncomingMessage, res: ServerResponse): void {
     const session = sessionOf(req, res);
     if (!session) return;
@@ -117,6 +133,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
     if (req.method === 'GET') return get(req, res);
     if (req.method === 'DELETE') {
+      if (switches.has('keep')) return void res.writeHead(405, { allow: 'GET, POST' }).end();
       const session = sessionOf(req, res);
       if (!session) return;
       session.get?.end();

@@ -4,9 +4,10 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { HttpContext, InboundMessage } from '../../core/message.js';
 import { unchecked, verdictFrom, withFindings, type Verdict } from '../../core/verdict.js';
 import { classifyJsonRpc, idKey } from '../json-rpc/json-rpc-message.js';
-import type { ProtocolChecker } from '../protocol.js';
+import type { HandedFindings, ProtocolChecker, StreamEnd } from '../protocol.js';
 import { endpointSessionOf, eventData, MCP_METHOD_HEADER, MCP_VERSION_HEADER } from './http-recognition.js';
 import { legacySessionOf, sessionIdOf, type McpHttpSession, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
+import { ListenStream } from './listen-stream.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
 import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 
@@ -19,8 +20,7 @@ const VERSION_HEADER_SINCE = '2025-06-18';
  * found from its request, and holds the transport's rules: the session and version headers, what
  * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
  * headers equal to the body. At its end it reports the requests its POST sent that its stream
- * never answered; a session's own end (notifications/initialized never sent, a server request
- * never answered) has no message over HTTP to carry it, and is not reported.
+ * never answered; a DELETE's end is its session's (endElsewhere).
  */
 export class McpHttpChecker implements ProtocolChecker {
   private session?: McpHttpSession;
@@ -34,6 +34,8 @@ export class McpHttpChecker implements ProtocolChecker {
   private refused = false;
   /** A GET stream the older transport opened (its endpoint event came first): it carries the answers. */
   private legacyStream = false;
+  /** 2026-07-28: the subscription this POST's `subscriptions/listen` opened, whose stream it judges. */
+  private listen?: ListenStream;
 
   constructor(
     private readonly sessions: McpHttpSessions,
@@ -51,6 +53,8 @@ export class McpHttpChecker implements ProtocolChecker {
     if (issued !== undefined) this.sessions.name(issued, session, this.route.path ?? '');
     // Over HTTP a recording may start while a client is connected: a session first seen at another message than initialize was joined midway.
     if (session.checker.untouched && !(sender === 'client' && opensSession(value))) session.checker.joinedMidway();
+    // Where the session's end goes: its last message other than a server's notification, which may reach the recorder after the DELETE ended (server-everything's periodic logs).
+    if (sender === 'client' || !onlyNotifications(value)) session.lastExchange = this;
     const before = sender === 'client' ? this.clientRules(session, value, http) : this.serverRules(session, value, message);
     if (before.skip) return verdictFrom(before.findings);
     // Judged as of its request's headers (a missing MCP-Protocol-Version on HTTP means 2025-03-26).
@@ -93,7 +97,27 @@ export class McpHttpChecker implements ProtocolChecker {
     // The older transport's GET stream carries every answer of its session: when it ends, so does the session.
     if (this.legacyStream) return this.session.checker.end(how);
     if (this.session.legacy || this.posted.size === 0 || this.primed) return [];
+    // A listen stream the server closes without its result is the abrupt close its schema allows.
+    if (this.listen) return [];
     return this.session.checker.unanswered('client', this.posted, how);
+  }
+
+  /**
+   * A DELETE the server accepted (2xx) ends its session: the server's requests never answered and
+   * notifications/initialized never sent are reported on the session's last message, in the
+   * exchange that carried it (the DELETE has none). A session never deleted reports nothing: its
+   * client may have stopped without ending it (the SDK's close() does not send DELETE), or be
+   * running still when the recording ends.
+   */
+  endElsewhere(end: StreamEnd): HandedFindings[] {
+    const { status } = end;
+    if (this.route.method !== 'DELETE' || end.how !== 'complete' || status === undefined || status < 200 || status >= 300) return [];
+    if (sessionIdOf(this.route.requestHeaders) === undefined) return [];
+    const session = this.sessions.find(this.route);
+    if (!session || session.legacy || session.deleted) return [];
+    session.deleted = true;
+    const findings = session.checker.sessionEnded();
+    return session.lastExchange && findings.length > 0 ? [{ to: session.lastExchange, findings }] : [];
   }
 
   private sessionOf(message: InboundMessage, http: SessionRoute): McpHttpSession {
@@ -120,7 +144,10 @@ export class McpHttpChecker implements ProtocolChecker {
     this.acceptedOnly = shapes.length > 0 && shapes.every((s) => s.kind === 'notification' || s.kind === 'response');
     if (session.legacy) return { findings: [] };
     const first = isJsonObject(members[0]) ? members[0] : undefined;
-    if (first && isModern(value, http.requestHeaders)) return { findings: modernHeaderFindings(first, http.requestHeaders) };
+    if (first && isModern(value, http.requestHeaders)) {
+      this.listen ??= ListenStream.openedBy(first);
+      return { findings: modernHeaderFindings(first, http.requestHeaders) };
+    }
     const findings: Finding[] = [];
     const id = sessionIdOf(http.requestHeaders);
     const initialize = opensSession(value);
@@ -140,7 +167,7 @@ export class McpHttpChecker implements ProtocolChecker {
 
   /** The rules of a server message: where it may travel. A message already delivered on another stream is judged no further. */
   private serverRules(session: McpHttpSession, value: unknown, message: InboundMessage): { findings: Finding[]; skip?: boolean } {
-    const findings: Finding[] = [];
+    const findings: Finding[] = this.listen ? this.listen.judge(value) : [];
     if (message.carrier === 'body' && this.acceptedOnly && !session.legacy) {
       findings.push(error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body'));
     }
@@ -173,6 +200,12 @@ export class McpHttpChecker implements ProtocolChecker {
     if (answersOne && this.session) return this.session.checker.judge(message);
     return unchecked(`the server refused the request with HTTP ${http.status}: its answer is the transport's, not a message of the session`);
   }
+}
+
+/** A notification, or a batch of notifications only. */
+function onlyNotifications(value: unknown): boolean {
+  const members = Array.isArray(value) ? value : [value];
+  return members.length > 0 && members.every((m) => classifyJsonRpc(m).kind === 'notification');
 }
 
 /** An initialize request, alone or in a batch. */

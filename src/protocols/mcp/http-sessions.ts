@@ -3,6 +3,7 @@ import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { RecordingScope } from '../recording-scope.js';
 import { LEGACY_SESSION_PARAM, MCP_SESSION_HEADER } from './http-recognition.js';
 import { McpChecker } from './mcp-checker.js';
+import type { ProtocolChecker } from '../protocol.js';
 
 /** What finds an exchange's session: its method, path, query (the legacy `sessionId`) and request headers. */
 export interface SessionRoute {
@@ -19,6 +20,10 @@ export interface McpHttpSession {
   readonly legacy: boolean;
   /** Which stream delivered each server message, by `request:<id>` or `response:<id>`: none is delivered on two. */
   readonly delivered: Map<string, object>;
+  /** The exchange (its checker) that judged the session's last message so far: where the session's end is reported. */
+  lastExchange?: ProtocolChecker;
+  /** Its client ended it (a DELETE the server accepted): its end was reported. */
+  deleted?: boolean;
 }
 
 /**

@@ -80,6 +80,17 @@ export class McpChecker implements ProtocolChecker {
       .map((p) => warning(JSON_RPC_RULES.unansweredRequest, '', `request ${formatId(p.id)} ('${p.method}') sent by the ${sender} was never answered ${when}`));
   }
 
+  /**
+   * Over HTTP, the session's end (its client's DELETE, which the server accepted): what end() says of
+   * a stdio session, but of the server's requests only, since each POST's end reported the client's
+   * its stream never answered.
+   */
+  sessionEnded(): Finding[] {
+    const open = this.correlator.inFlight().filter((p) => p.sender === 'server' && p.id !== null && !this.ledger.wasCancelled(p.sender, p.id));
+    const unanswered = open.map((p) => warning(JSON_RPC_RULES.unansweredRequest, '', `request ${formatId(p.id)} ('${p.method}') sent by the server was never answered before the client ended the session`));
+    return [...unanswered, ...this.lifecycle.end('complete')];
+  }
+
   end(how: 'complete' | 'aborted'): Finding[] {
     // A cancelled request need not be answered: the correlator's warnings, one per request in flight
     // in inFlight()'s order, without those.

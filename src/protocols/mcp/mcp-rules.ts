@@ -66,6 +66,16 @@ export const MCP_RULES = {
   httpMessageOnTwoStreams: 'mcp-http-message-on-two-streams',
   /** error: 2026-07-28: `Mcp-Method`, `Mcp-Name` or `MCP-Protocol-Version` missing or not equal to the body's method, name or uri, or `_meta` version (the server's HeaderMismatch). */
   httpHeaderMismatch: 'mcp-http-header-mismatch',
+  /**
+   * error: 2026-07-28: on a `subscriptions/listen` stream, a notification or the result that ends the
+   * subscription before `notifications/subscriptions/acknowledged` (MUST be its first message), such as
+   * a listen answered at once with a plain JSON result.
+   */
+  listenNotAcknowledgedFirst: 'mcp-listen-not-acknowledged-first',
+  /** error: 2026-07-28: a notification on a listen stream without the subscription's id (the listen request's) in `_meta`. */
+  listenSubscriptionId: 'mcp-listen-subscription-id',
+  /** error: 2026-07-28: a notification type on a listen stream the client did not opt in to (its SubscriptionFilter). */
+  listenNotRequested: 'mcp-listen-not-requested',
 } as const;
 
 export type McpRule = (typeof MCP_RULES)[keyof typeof MCP_RULES];

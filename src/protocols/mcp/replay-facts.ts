@@ -1,5 +1,6 @@
 // The light parts of JSON-RPC, not its index: a replay loads every protocol's facts, never a checker.
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
+import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { classifyMcpHttp } from './http-recognition.js';
 import { MCP_RULES } from './mcp-rules.js';
@@ -35,5 +36,10 @@ export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'http' | 'sse' | 'fi
   replay: {
     missAnswers: { message: answerMcpMessageMiss, http: answerMcpHttpMiss, summary: 'MCP requests get a JSON-RPC error response (the miss report in its data)' },
     sessions: MCP_HTTP_SESSIONS,
+    // 2026-07-28: a listen stream lives until its client closes it (the close is the cancellation).
+    longLived: (body) => {
+      const shape = classifyJsonRpc(body);
+      return shape.kind === 'request' && shape.method === 'subscriptions/listen';
+    },
   },
 };

@@ -1,5 +1,6 @@
 import { withFindings, type Verdict } from '../../core/verdict.js';
 import type { Sender } from '../../core/message.js';
+import type { Finding } from '../../core/finding.js';
 import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocols/protocol.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
@@ -86,6 +87,19 @@ export class TrafficRecorder implements RecordingSink {
     const query = queryRedactor.redact(start.query);
     if (query === start.query) return start;
     return { ...start, query, url: start.url === undefined ? undefined : queryRedactor.redactUrl(start.url) };
+  }
+
+  /** Which exchange each judge judges, for findings one exchange's end hands to another (pipeline.endElsewhere). */
+  private readonly exchanges = new WeakMap<MessageJudge, ExchangeRecording>();
+
+  /** @internal */
+  judged(judge: MessageJudge, exchange: ExchangeRecording): void {
+    this.exchanges.set(judge, exchange);
+  }
+
+  /** @internal */
+  exchangeOf(judge: MessageJudge): ExchangeRecording | undefined {
+    return this.exchanges.get(judge);
   }
 
   /** @internal */
@@ -276,19 +290,11 @@ export class ExchangeRecording implements ExchangeSink {
     // A proxy-level failure (upstream unreachable) says nothing about the protocol: no stream rules.
     // Nor does a stream the client or the proxy's shutdown cut short: the agent was still sending.
     if (this.judge && this.protocol && end.outcome !== 'error' && !cutByClientOrProxy(end.errorCode)) {
-      const findings = this.recorder.pipeline.endOfStream(this.protocol, this.judge, end.outcome === 'complete' ? 'complete' : 'aborted');
-      if (findings.length > 0 && this.last) {
-        const before = this.last.verdict;
-        const after = withFindings(before, findings);
-        this.recorder.options.writer.addFindings(this.last.id, this.id, findings, after);
-        if (before.status !== 'invalid' && after.status === 'invalid') this.invalid++;
-        if (before.status === 'unchecked' && after.status !== 'unchecked') this.unchecked--;
-        this.last.verdict = after;
-        // The live view hears of a stream that ended wrong as it hears of an invalid message.
-        if (findings.some((f) => f.severity === 'error')) {
-          this.recorder.options.listener?.({ type: 'invalid-message', exchangeId: this.id, sender: this.last.sender, label: this.last.label(), status: after.status, findings, tOffsetMs });
-        }
-      }
+      const how = end.outcome === 'complete' ? 'complete' : 'aborted';
+      const pipeline = this.recorder.pipeline;
+      this.attachToLast(pipeline.endOfStream(this.protocol, this.judge, how), tOffsetMs);
+      // A state spanning exchanges that ended here (an MCP session's DELETE) gives its findings to another exchange's last message.
+      for (const handed of pipeline.endElsewhere(this.protocol, this.judge, { how, status: this.status })) this.recorder.exchangeOf(handed.judge)?.attachToLast(handed.findings, tOffsetMs);
     }
     this.recorder.options.writer.endExchange(this.id, { ...end, tOffsetMs });
     this.recorder.options.listener?.({
@@ -311,6 +317,21 @@ export class ExchangeRecording implements ExchangeSink {
     });
   }
 
+  /** Stream-level findings, on the exchange's last message (stored already: its verdict is amended). */
+  attachToLast(findings: Finding[], tOffsetMs: number): void {
+    if (findings.length === 0 || !this.last) return;
+    const before = this.last.verdict;
+    const after = withFindings(before, findings);
+    this.recorder.options.writer.addFindings(this.last.id, this.id, findings, after);
+    if (before.status !== 'invalid' && after.status === 'invalid') this.invalid++;
+    if (before.status === 'unchecked' && after.status !== 'unchecked') this.unchecked--;
+    this.last.verdict = after;
+    // The live view hears of a stream that ended wrong as it hears of an invalid message.
+    if (findings.some((f) => f.severity === 'error')) {
+      this.recorder.options.listener?.({ type: 'invalid-message', exchangeId: this.id, sender: this.last.sender, label: this.last.label(), status: after.status, findings, tOffsetMs });
+    }
+  }
+
   private adopt(choice: ProtocolChoice, requestBody: unknown): void {
     const { module } = choice;
     this.protocol = module;
@@ -319,6 +340,7 @@ export class ExchangeRecording implements ExchangeSink {
     if (this.start.path !== undefined) channel.path = this.start.path;
     if (this.requestHeaders !== undefined) channel.requestHeaders = this.requestHeaders;
     this.judge = this.recorder.pipeline.judgeFor(module, requestBody, channel);
+    this.recorder.judged(this.judge, this);
     this.recorder.options.writer.updateExchange(this.id, { protocol: module.id, protocolEvidence: choice.evidence });
   }
 }

@@ -37,7 +37,7 @@ export function createHttpResponder(context: ReplayContext): (req: IncomingMessa
   const matchers: Matchers = {
     requests: new HttpMatcher(rest, context.ignore, context.reuse),
     ...(context.cors ? { preflights: new HttpMatcher(exchanges.filter(isRecordedPreflight), context.ignore, true) } : {}),
-    ...(sessions.length > 0 ? { sessions: new LiveSessions(sessions, context.ignore, context.reuse) } : {}),
+    ...(sessions.length > 0 ? { sessions: new LiveSessions(sessions, context.ignore, context.reuse, { clock: context.clock }) } : {}),
   };
   return (req, res) => {
     if (context.cors) allowOriginOnAnswers(req, res);
@@ -161,7 +161,9 @@ async function play(
     if (exchange.id === liveSession.recorded.opener.id && liveSession.recorded.via === 'query') liveSession.attachStream(live.res);
     session = { substitution: liveSession.substitution, gate: liveSession.gateFor(exchange), ended: liveSession.ended, holdsOpen: liveSession.holdsOpen(exchange), from: inSession.from };
   }
-  const played = await playRecordedResponse(exchange, live, context, faults, session);
+  const playing = playRecordedResponse(exchange, live, context, faults, session);
+  // A session is in use while one of its answers plays (a stream held open): it is not freed meanwhile.
+  const played = await (inSession ? inSession.route.session.whilePlaying(playing) : playing);
   context.log.served({
     exchangeId: exchange.id,
     transport: exchange.transport,

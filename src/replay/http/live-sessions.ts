@@ -7,6 +7,7 @@ import { HttpMatcher, type LiveRequest } from '../match/http-matcher.js';
 import type { MessageGate } from '../message-player.js';
 import { requestBodyOf, serverMessagesOf, type ScriptExchange } from '../replay-script.js';
 import { endedBy } from '../../core/exchange-ending.js';
+import type { Clock } from '../clock.js';
 import { parseJsonBody } from './request-body.js';
 import { isSessionResumption, queryValues, sseFieldsOf, type RecordedSession } from './recorded-sessions.js';
 
@@ -56,12 +57,18 @@ export class LiveSession {
   /** Recorded resumptions (GET with Last-Event-ID), kept apart from the session's plain GETs. */
   private readonly resumptions: ScriptExchange[];
   private stream: ServerResponse | undefined;
+  /** Answers of the session being played now (a stream held open counts until it ends). */
+  private inPlay = 0;
+  /** When a request of the session last came or an answer of it last ended, on the replay's clock. */
+  private activeMs: number;
 
   constructor(
     readonly recorded: RecordedSession,
     ignore: readonly string[],
     reuse: boolean,
+    private readonly clock: Clock,
   ) {
+    this.activeMs = clock.now();
     this.id = recorded.id === '' ? '' : randomUUID();
     this.substitution = new SessionSubstitution(recorded.id, this.id);
     this.resumptions = recorded.exchanges.filter(isSessionResumption);
@@ -78,6 +85,37 @@ export class LiveSession {
       if (body !== undefined) return body.json !== undefined && recorded.hints.awaited(body.json) ? [{ exchangeId: e.id, atMs: body.tOffsetMs }] : [];
       return e.method === 'DELETE' ? [{ exchangeId: e.id, atMs: e.startedMs }] : [];
     });
+  }
+
+  /** A request of the session came. */
+  touch(): void {
+    this.activeMs = this.clock.now();
+  }
+
+  /** One of its answers is being played until `played` settles: the session is in use meanwhile. */
+  async whilePlaying<T>(played: Promise<T>): Promise<T> {
+    this.inPlay++;
+    try {
+      return await played;
+    } finally {
+      this.inPlay--;
+      this.activeMs = this.clock.now();
+    }
+  }
+
+  /** Its client has gone: nothing of it is being played, and nothing came for `idleMs`. */
+  idleFor(idleMs: number): boolean {
+    return this.inPlay === 0 && this.clock.now() - this.activeMs >= idleMs;
+  }
+
+  /** Nothing of it is being played now (no stream held open): it may be freed to keep the replay's sessions bounded. */
+  get quiet(): boolean {
+    return this.inPlay === 0;
+  }
+
+  /** When it was last active, on the replay's clock. */
+  get lastActiveMs(): number {
+    return this.activeMs;
   }
 
   /** Aborts when the session ends (DELETE, or the legacy stream closing): streams it held open end then. */
@@ -179,19 +217,41 @@ export interface SessionRoute {
   opening: boolean;
 }
 
+/** How long a session whose client has gone is kept: no request of it came, and nothing of it was played, for this long. */
+export const SESSION_IDLE_MS = 10 * 60_000;
+/** At most this many live sessions (and as many ended ones): past it, the least recently active quiet one is freed. */
+export const MAX_LIVE_SESSIONS = 1000;
+
+export interface LiveSessionLimits {
+  /** The replay's clock, which idleness is measured on. */
+  clock: Clock;
+  idleMs?: number;
+  maxSessions?: number;
+}
+
 /**
  * The live sessions of a replay: each request that opens a session starts a new one from the start
- * of a recorded session (the next one not started yet with the same opening route, then from the
+ * of a recorded one (the next one not started yet with the same opening route, then from the
  * first again), and each later request goes to the session it names. So one replay serves any
  * number of clients, one after another or side by side.
+ *
+ * A session is freed once its client has gone: nothing of it is being played (no stream held open)
+ * and no request named it for `idleMs`, or it is the least recently active quiet one past
+ * `maxSessions`. Freed, its id is served no more: a request naming it is answered as one naming a
+ * session never issued (MCP: 404, and the client starts anew). A session ended by DELETE is kept
+ * (it serves what the recording holds after the end) and freed the same way.
  */
 export class LiveSessions {
+  /** Live sessions, least recently active first (a request moves its session to the end). */
   private readonly live = new Map<string, LiveSession>();
   /** Sessions ended by DELETE, by id. */
   private readonly ended = new Map<string, LiveSession>();
   private readonly started = new Map<string, number>();
   /** The latest session whose recorded server issued no id: requests naming none go there. */
   private unnamed: LiveSession | undefined;
+  private readonly clock: Clock;
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
 
   /** One recorded session per session header: where a request naming a session is looked for. */
   private readonly byHeader: readonly RecordedSession[];
@@ -200,31 +260,43 @@ export class LiveSessions {
     private readonly recorded: readonly RecordedSession[],
     private readonly ignore: readonly string[],
     private readonly reuse: boolean,
+    limits: LiveSessionLimits,
   ) {
+    this.clock = limits.clock;
+    this.idleMs = limits.idleMs ?? SESSION_IDLE_MS;
+    this.maxSessions = limits.maxSessions ?? MAX_LIVE_SESSIONS;
     const headers = new Map<string, RecordedSession>();
     for (const session of recorded) if (!headers.has(session.hints.header)) headers.set(session.hints.header, session);
     this.byHeader = [...headers.values()];
   }
 
+  /** Live sessions, and ended ones still kept: what the replay holds. */
+  get size(): number {
+    return this.live.size + this.ended.size;
+  }
+
   /**
    * The session a request belongs to or opens; `unknown` when it names a session in the header that
-   * is not live (never opened here, or ended), with the hints of the protocol that answers that; or
-   * undefined when it is none's.
+   * is not live (never opened here, ended, or freed), with the hints of the protocol that answers
+   * that; or undefined when it is none's.
    */
   route(headers: IncomingHttpHeaders, request: LiveRequest): SessionRoute | { unknown: RecordedSession } | undefined {
+    this.freeIdle();
     for (const recorded of this.byHeader) {
       const named = headerValue(headers, recorded.hints.header);
       if (named === undefined) continue;
       // An ended session still serves what its recording holds after the end (the server's 404s).
-      const session = this.live.get(`header:${named}`) ?? this.ended.get(named);
+      const session = this.active(`header:${named}`) ?? this.ended.get(named);
+      session?.touch();
       return session ? { session, request, opening: false } : { unknown: recorded };
     }
     for (const value of queryValues(request.query)) {
-      const session = this.live.get(`query:${value}`);
+      const session = this.active(`query:${value}`);
       if (session) return { session, request: session.recordedRequest(request), opening: false };
     }
     const opened = this.open(request);
     if (opened) return { session: opened, request: opened.recordedRequest(request), opening: true };
+    this.unnamed?.touch();
     return this.unnamed ? { session: this.unnamed, request, opening: false } : undefined;
   }
 
@@ -232,14 +304,51 @@ export class LiveSessions {
   register(session: LiveSession): void {
     if (session.id === '') this.unnamed = session;
     else this.live.set(`${session.recorded.via}:${session.id}`, session);
+    this.bound(this.live);
   }
 
   /** Ends a session (DELETE): what it held open ends, and its id is served no more. */
   end(session: LiveSession): void {
     session.end();
     this.live.delete(`${session.recorded.via}:${session.id}`);
-    if (session.id !== '' && session.recorded.via === 'header') this.ended.set(session.id, session);
+    if (session.id !== '' && session.recorded.via === 'header') {
+      this.ended.set(session.id, session);
+      this.bound(this.ended);
+    }
     if (this.unnamed === session) this.unnamed = undefined;
+  }
+
+  /** The live session under `key`, marked active now (moved to the end of the map's order). */
+  private active(key: string): LiveSession | undefined {
+    const session = this.live.get(key);
+    if (session === undefined) return undefined;
+    session.touch();
+    this.live.delete(key);
+    this.live.set(key, session);
+    return session;
+  }
+
+  /** Frees the sessions whose client has gone (nothing played, no request for idleMs). */
+  private freeIdle(): void {
+    for (const [key, session] of this.live) if (session.idleFor(this.idleMs)) this.free(this.live, key, session);
+    for (const [id, session] of this.ended) if (session.idleFor(this.idleMs)) this.ended.delete(id);
+    if (this.unnamed?.idleFor(this.idleMs)) {
+      this.unnamed.end();
+      this.unnamed = undefined;
+    }
+  }
+
+  /** Past maxSessions: the least recently active quiet sessions of `sessions` are freed. */
+  private bound(sessions: Map<string, LiveSession>): void {
+    for (const [key, session] of sessions) {
+      if (sessions.size <= this.maxSessions) return;
+      if (session.quiet) this.free(sessions, key, session);
+    }
+  }
+
+  private free(sessions: Map<string, LiveSession>, key: string, session: LiveSession): void {
+    sessions.delete(key);
+    session.end();
   }
 
   private open(request: LiveRequest): LiveSession | undefined {
@@ -249,6 +358,6 @@ export class LiveSessions {
     const route = `${request.method} ${request.path}`;
     const count = this.started.get(route) ?? 0;
     this.started.set(route, count + 1);
-    return new LiveSession(candidates[count % candidates.length], this.ignore, this.reuse);
+    return new LiveSession(candidates[count % candidates.length], this.ignore, this.reuse, this.clock);
   }
 }

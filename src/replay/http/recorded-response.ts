@@ -10,6 +10,7 @@ import { parseJsonBody } from './request-body.js';
 import { hadContentLength, hasHeader, recordedResponseHeaders } from './response-head.js';
 import { PlaybackClock } from '../timing.js';
 import { ExchangeErrorCode } from '../../core/errors.js';
+import { endedBy } from '../../core/exchange-ending.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
 import { FAULT_INJECTED, faultErrorMessage } from '../fault/fault-notice.js';
 import { replayHintsOf } from '../../protocols/catalog.js';
@@ -155,7 +156,7 @@ async function playAnswer(
   // A session's stream the recording left open (the client or the recorder cut it, not the server)
   // stays open, as the server kept it: its client would otherwise reconnect and ask again. One the
   // server ended (on DELETE, say) ends once what the client sent before that has arrived.
-  if (session?.holdsOpen && !cut && !playing.aborted) await untilAborted(playing);
+  if ((session?.holdsOpen ?? longLivedLeftOpen(exchange)) && !cut && !playing.aborted) await untilAborted(playing);
   else if (session && !cut && exchange.endedMs !== null && !playing.aborted && !session.gate.ready(exchange.endedMs)) await session.gate.wait(exchange.endedMs, playing);
   // A reset (recorded, or a cut fault) drops the connection without the stream's last chunk, so the
   // client sees the stream break off; unless the replay is shutting down, which ends streams cleanly.
@@ -179,6 +180,15 @@ function writeRecordedHead(res: ServerResponse, exchangeId: number, status: numb
   } catch (error) {
     throw new Error(`exchange ${exchangeId} cannot be replayed: its recorded answer is not valid HTTP: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** A stream its protocol keeps open until the client closes it (MCP's listen), which the recording left open: not ended by the server. */
+function longLivedLeftOpen(exchange: ScriptExchange): boolean {
+  const by = endedBy(exchange.errorCode);
+  if ((by !== 'client' && by !== 'shutdown') || exchange.protocol === undefined) return false;
+  const longLived = replayHintsOf(exchange.protocol)?.longLived;
+  const body = requestBodyOf(exchange);
+  return longLived !== undefined && body?.json !== undefined && longLived(body.json);
 }
 
 /** Resolves when `signal` aborts. */

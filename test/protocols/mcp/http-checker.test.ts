@@ -39,17 +39,19 @@ class RawClient {
     return this.post({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }, extra);
   }
 
-  async initialize(): Promise<void> {
+  /** `initialized: false`: the client never sends notifications/initialized. */
+  async initialize({ initialized = true } = {}): Promise<void> {
     const params = { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
     const answer = await this.post({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params }, { 'mcp-session-id': undefined, 'mcp-protocol-version': undefined });
     this.session = answer.session ?? undefined;
-    await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (initialized) await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
   /** The standalone GET stream: its events' data, as they come (read until it ends or `count` came). */
-  async openStream(extra: Record<string, string> = {}): Promise<{ next(): Promise<string | undefined>; close(): void }> {
+  async openStream(extra: Record<string, string | undefined> = {}, body?: unknown): Promise<{ next(): Promise<string | undefined>; close(): void }> {
     const controller = new AbortController();
-    const res = await fetch(this.url, { headers: { ...this.headers(extra), accept: 'text/event-stream' }, signal: controller.signal });
+    const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) };
+    const res = await fetch(this.url, { ...init, headers: { ...this.headers(extra), accept: body === undefined ? 'text/event-stream' : 'application/json, text/event-stream' }, signal: controller.signal });
     const reader = res.body!.getReader();
     let buffer = '';
     return {
@@ -72,8 +74,14 @@ class RawClient {
     };
   }
 
-  async delete(): Promise<void> {
-    await fetch(this.url, { method: 'DELETE', headers: this.headers() });
+  /** 2026-07-28: a `subscriptions/listen` for tools/list_changed, its stream as openStream's. */
+  listen(): Promise<{ next(): Promise<string | undefined>; close(): void }> {
+    const headers = { 'mcp-session-id': undefined, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+    return this.openStream(headers, { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { _meta: MODERN_META, notifications: { toolsListChanged: true } } });
+  }
+
+  async delete(): Promise<number> {
+    return (await fetch(this.url, { method: 'DELETE', headers: this.headers() })).status;
   }
 }
 
@@ -197,12 +205,103 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       await c.delete();
     },
   },
+  'a session its client ends (DELETE) before sending notifications/initialized': {
+    switches: 'never-initialized',
+    rules: [MCP_RULES.initializedMissing],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      expect(await c.delete()).toBe(200);
+    },
+  },
+  'a session its client ends with a server request unanswered': {
+    switches: 'ping+ended-unanswered',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      await c.delete();
+    },
+  },
+  'a session whose client stops without ending it, a server request unanswered and initialized never sent': {
+    switches: 'ping+stopped',
+    rules: [],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      const stream = await c.openStream();
+      await c.request('ping');
+      expect(await stream.next()).toContain('srv-ping');
+      stream.close();
+    },
+  },
+  'a session whose server refuses its DELETE (405), so it goes on': {
+    switches: 'keep',
+    rules: [],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      expect(await c.delete()).toBe(405);
+    },
+  },
   'a 2026-07-28 call whose headers repeat its body': {
     switches: 'modern',
     rules: [],
     async run(c) {
       const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
       await c.request('tools/call', headers, { _meta: MODERN_META, name: 'echo', arguments: {} });
+    },
+  },
+  'a 2026-07-28 listen stream: acknowledged, then what was asked for, until the client closes it': {
+    switches: 'listen',
+    rules: [],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toContain('notifications/subscriptions/acknowledged');
+      expect(await stream.next()).toContain('notifications/tools/list_changed');
+      stream.close();
+    },
+  },
+  'a listen stream the server closes without its result (an abrupt close)': {
+    switches: 'listen-close',
+    rules: [],
+    async run(c) {
+      const stream = await c.listen();
+      while ((await stream.next()) !== undefined);
+    },
+  },
+  'a listen stream whose notification comes before the acknowledgment': {
+    switches: 'unacked',
+    rules: [MCP_RULES.listenNotAcknowledgedFirst],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toContain('notifications/tools/list_changed');
+      stream.close();
+    },
+  },
+  'a listen answered at once with a plain JSON result': {
+    switches: 'listen-json',
+    rules: [MCP_RULES.listenNotAcknowledgedFirst],
+    async run(c) {
+      const stream = await c.listen();
+      expect(await stream.next()).toBeUndefined();
+    },
+  },
+  'a listen stream whose notification does not name its subscription': {
+    switches: 'anonymous',
+    rules: [MCP_RULES.listenSubscriptionId],
+    async run(c) {
+      const stream = await c.listen();
+      for (let i = 0; i < 2; i++) expect(await stream.next()).toBeDefined();
+      stream.close();
+    },
+  },
+  'a listen stream with a notification the client did not ask for': {
+    switches: 'unasked',
+    rules: [MCP_RULES.listenNotRequested],
+    async run(c) {
+      const stream = await c.listen();
+      for (let i = 0; i < 3; i++) expect(await stream.next()).toBeDefined();
+      stream.close();
     },
   },
   'a 2026-07-28 call whose Mcp-Name is not its tool': {
