@@ -20,12 +20,16 @@ describe('exportFormatOf', () => {
     expect(exportFormatOf(undefined, 'out/run.ndjson')).toBe('ndjson');
     expect(exportFormatOf(undefined, 'run.HAR')).toBe('har');
     expect(exportFormatOf('ndjson', 'run.ndjson')).toBe('ndjson');
+    expect(exportFormatOf(undefined, 'view.html')).toBe('html');
+    expect(exportFormatOf(undefined, 'view.HTM')).toBe('html');
+    expect(exportFormatOf('html', undefined)).toBe('html');
     // An extension that names no format does not contradict an explicit one.
     expect(exportFormatOf('har', 'run.json')).toBe('har');
   });
 
   it('refuses a --format that contradicts the extension, and an --out that names no format', () => {
     expect(() => exportFormatOf('ndjson', 'run.har')).toThrow(new UsageError('--format ndjson, but --out run.har names a HAR file; drop --format, or end --out in .ndjson'));
+    expect(() => exportFormatOf('har', 'view.html')).toThrow(new UsageError('--format har, but --out view.html names an HTML page; drop --format, or end --out in .har'));
     expect(() => exportFormatOf(undefined, 'run.txt')).toThrow(UsageError);
   });
 });
