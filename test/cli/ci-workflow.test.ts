@@ -17,6 +17,7 @@ import { useCleanups, onCleanup } from '../support/cleanups.js';
 import { within } from '../support/waits.js';
 import { useJunitSchema } from '../support/junit-schema.js';
 import { gfmTables } from '../support/gfm-tables.js';
+import { parseXml, type XmlElement } from '../support/xml.js';
 
 useCleanups();
 /** Every JUnit report the workflow writes, checked against junit-10.xsd by libxml2 after the test. */
@@ -118,7 +119,7 @@ describe('docs/ci.md', () => {
       'Redrive the golden run against the new build',
       'No error findings in the new run',
       'The client against the golden run, replayed',
-      'Keep the new recording',
+      'Keep the new recording, and a page to read it',
     ]);
     for (const step of steps) {
       const done = await runScript(step.run, dir.dir, env);
@@ -127,6 +128,14 @@ describe('docs/ci.md', () => {
 
     // What the upload step uploads is there, and every JUnit report is valid and passed.
     expect(existsSync(dir.file('ci.ndjson'))).toBe(true);
+    // The page: our elements only, the AG-UI run's exchange listed with its verdict, its messages in its section.
+    const page = parseXml(readFileSync(dir.file('ci.html'), 'utf8'));
+    const elements = (el: XmlElement): XmlElement[] => [el, ...el.children.flatMap(elements)];
+    expect(elements(page).some((e) => e.name === 'script')).toBe(false);
+    const listed = elements(page).find((e) => e.name === 'table' && e.attributes.class === 'exchanges')!.children.slice(1);
+    expect(listed.map((tr) => tr.children.slice(1, 3).map((td) => td.text))).toEqual([['sse/agui', 'POST /agent']]);
+    expect(listed[0]!.children[5]!.text).toBe('valid');
+    expect(elements(page).filter((e) => e.name === 'tr' && /^exchange-1-\d+$/.test(e.attributes.id ?? '')).length).toBeGreaterThan(3);
     for (const report of ['redrive', 'findings', 'replay']) {
       const xml = readFileSync(dir.file(`reports/${report}.xml`), 'utf8');
       expectValidJunit(report, xml);
