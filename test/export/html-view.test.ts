@@ -4,18 +4,22 @@
  * them, recorded text that never becomes markup, bounded output written piece by piece, secrets as
  * stored (redacted).
  */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeHtmlView, type HtmlViewOptions } from '../../src/export/html-view.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { findingPlace } from '../../src/protocols/finding-place.js';
 import { writeNdjsonRecording, type HandExchange, type HandMessage } from '../support/ndjson-recording.js';
 import { parseXml, type XmlElement } from '../support/xml.js';
-import { useCleanups } from '../support/cleanups.js';
+import { onCleanup, useCleanups } from '../support/cleanups.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS } from '../ui/ui-helpers.js';
 import { scratch } from '../support/temp-dir.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 
 useCleanups();
+const unavailable = await browserUnavailable();
 
 const HOSTILE = `</pre></td></script><script>alert(1)</script><img src=x onerror="alert('2')"> & \u0001\u001b[31m`;
 /** HOSTILE as the page shows it: the controls written visibly. */
@@ -182,5 +186,31 @@ describe('export --format html', () => {
     // A piece per exchange at most (and the page's head, summary and end), never the page as one string.
     expect(pieces.length).toBeGreaterThanOrEqual(4 + 3);
     expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(15_000);
+  });
+});
+
+describe.skipIf(unavailable !== undefined)(`the page in Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  it('runs nothing and asks for nothing; what the browser builds is our elements alone, the hostile text shown as text', async () => {
+    const dir = scratch();
+    writeFileSync(dir.file('view.html'), page(writeNdjsonRecording(exchanges(), 'browser.ndjson')).html);
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    onCleanup(() => browser.close());
+    const tab = await browser.newPage();
+    const events: string[] = [];
+    tab.on('dialog', (d) => void d.dismiss().then(() => events.push(`dialog: ${d.message()}`)));
+    tab.on('request', (r) => r.url().startsWith('file:') || events.push(`request: ${r.url()}`));
+    tab.on('console', (m) => events.push(`console: ${m.text()}`));
+    tab.on('pageerror', (e) => events.push(`error: ${e.message}`));
+    await tab.goto(pathToFileURL(dir.file('view.html')).href);
+    // Strings, not functions: this file is type-checked without the DOM's types.
+    const names = (await tab.evaluate('[...new Set([...document.querySelectorAll("*")].map((e) => e.localName))]')) as string[];
+    // tbody: the one element an HTML parser adds to a table by itself.
+    expect(names.filter((name) => !OURS.has(name) && name !== 'tbody')).toEqual([]);
+    expect(await tab.evaluate('[...document.querySelectorAll("*")].flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith("on"))')).toEqual([]);
+    expect(await tab.evaluate('document.querySelectorAll("section").length')).toBe(4);
+    await tab.evaluate('document.querySelectorAll("details").forEach((d) => { d.open = true; })');
+    expect(await tab.evaluate('document.body.innerText')).toContain('<script>alert(1)</script><img src=x onerror="alert(\'2\')">');
+    expect(events).toEqual([]);
   });
 });
