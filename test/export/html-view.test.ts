@@ -175,6 +175,46 @@ describe('export --format html', () => {
     expect(section(root, 1).children[0]!.children.some((e) => e.attributes.class === 'answer' || e.attributes.class === 'mcp-session')).toBe(false);
   });
 
+  it('an MCP session over Streamable HTTP is drawn once, at its first exchange, from all of its exchanges; the others link to it', () => {
+    const post = (id: number, request: unknown, answer: unknown, headers: { requestHeaders?: Record<string, string>; responseHeaders?: Record<string, string> }): HandExchange => ({
+      transport: 'http',
+      protocol: 'mcp',
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      ...headers,
+      responseHeaders: { 'content-type': 'application/json', ...headers.responseHeaders },
+      messages: [rpc('client', { jsonrpc: '2.0', id, ...(request as object) }), rpc('server', { jsonrpc: '2.0', id, ...(answer as object) })],
+    });
+    const session = { 'mcp-session-id': 's-1' };
+    const root = parseXml(
+      page(
+        writeNdjsonRecording(
+          [
+            post(1, { method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, { result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'srv', version: '1' } } }, { responseHeaders: session }),
+            post(2, { method: 'tools/call', params: { name: 'echo', arguments: { message: 'a' } } }, { result: { content: [] } }, { requestHeaders: session }),
+            post(3, { method: 'tools/call', params: { name: 'echo', arguments: { message: 'b' } } }, { error: { code: -32602, message: 'no' } }, { requestHeaders: session }),
+          ],
+          'mcp-http.ndjson',
+        ),
+      ).html,
+    );
+    const sessions = all(root).filter((e) => e.attributes.class === 'mcp-session');
+    expect(sessions).toHaveLength(1);
+    expect(all(section(root, 1)).includes(sessions[0]!)).toBe(true);
+    expect(textOf(sessions[0]!.children[0]!)).toBe('one session over exchanges #1, #2, #3');
+    const calls = all(sessions[0]!).find((e) => e.attributes.class === 'mcp-calls')!.children.slice(1).map((tr) => tr.children.map(textOf));
+    expect(calls.map((c) => [c[0], c[1], c[5]])).toEqual([
+      ['1 → 2', 'initialize', '{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"srv","version":"1"}}'],
+      ['#2 1 → #2 2', 'tools/call', '{"content":[]}'],
+      ['#3 1 → #3 2', 'tools/call', '{"code":-32602,"message":"no"}'],
+    ]);
+    for (const id of [2, 3]) {
+      const link = all(section(root, id)).find((e) => e.name === 'a')!;
+      expect([textOf(link), link.attributes.href]).toEqual(['#1', '#exchange-1']);
+    }
+  });
+
   it('is bounded: N messages an exchange, then a line with the rest and the invalid ones among them; long bodies cut; written a piece at a time', () => {
     const { html, pieces } = page(writeNdjsonRecording(exchanges(), 'bounded.ndjson'), { messagesPerExchange: 5, bodyChars: 1000 });
     const root = parseXml(html);
