@@ -27,13 +27,13 @@ function cases(xml: string): Array<[string, string[]]> {
 }
 
 describe('--report', () => {
-  it('diff: a JUnit file valid against junit-10.xsd and the JSON model; markdown=- takes the place of the diff on stdout', async () => {
+  it('diff: a JUnit file valid against junit-10.xsd, the JSON model and the HTML page; markdown=- takes the place of the diff on stdout', async () => {
     const dir = scratch();
     // What the traffic may hold: markup, CDATA's end, control characters, a lone surrogate, a long text.
     const odd = `</failure> ]]> & "q" \u0001\u001b[31m \ud800 ${'y'.repeat(100_000)}`;
     const a = writeNdjsonRecording([get('/v1/session/s1', { name: 'a' }), get('/health', { ok: true }), get('/odd', { text: '' })], 'a.ndjson');
     const b = writeNdjsonRecording([get('/v1/session/s1', { name: 'b' }), get('/health', { ok: true }), get('/odd', { text: odd })], 'b.ndjson');
-    const done = await runCli(['diff', a, b, '--report', `junit=${dir.file('diff.xml')}`, '--report', `json=${dir.file('diff.json')}`, '--report', 'markdown=-']);
+    const done = await runCli(['diff', a, b, '--report', `junit=${dir.file('diff.xml')}`, '--report', `json=${dir.file('diff.json')}`, '--report', `html=${dir.file('diff.html')}`, '--report', 'markdown=-']);
     expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 1, stderr: '' });
     expect(done.stdout).toMatch(/^### agent-proxy diff: ❌ 2 of 3 cases failed\n/);
     expect(gfmTables(done.stdout)).toHaveLength(2);
@@ -49,6 +49,14 @@ describe('--report', () => {
     const json = JSON.parse(readFileSync(dir.file('diff.json'), 'utf8'));
     expect(json).toMatchObject({ format: 'agent-proxy/ci-report', version: 1, command: 'diff', ok: false, totals: { cases: 3, failed: 2 } });
     expect(json.suites[0].cases[0].failures[0].details).toEqual(['~ 1 ← response', '    /name: "a" → "b"']);
+    // The HTML page: a row per case, with its result.
+    const page = parseXml(readFileSync(dir.file('diff.html'), 'utf8'));
+    const rows = (el: XmlElement): XmlElement[] => [...(el.name === 'tr' && /^suite-1-case-/.test(el.attributes.id ?? '') ? [el] : []), ...el.children.flatMap(rows)];
+    expect(rows(page).map((tr) => [tr.children[0]!.text, tr.children[2]!.children[0]!.text])).toEqual([
+      ['GET /v1/session/s1 (#1)', 'failed: changed'],
+      ['GET /health (#2)', 'passed'],
+      ['GET /odd (#3)', 'failed: changed'],
+    ]);
   });
 
   it('findings in GitHub Actions: --report github writes ::error commands and appends the job summary', async () => {
@@ -79,7 +87,7 @@ describe('--report', () => {
 
   it('a bad value is one line and exit 2, and nothing runs', async () => {
     const unknown = await runCli(['findings', AGUI_EXAMPLE, '--report', 'xml=r.xml']);
-    expect(unknown).toEqual({ code: 2, stdout: '', stderr: "agent-proxy: --report 'xml=r.xml': unknown format 'xml' (expected junit, github, markdown, json, as <format>=<file>, e.g. junit=report.xml)\n" });
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: "agent-proxy: --report 'xml=r.xml': unknown format 'xml' (expected junit, github, markdown, json, html, as <format>=<file>, e.g. junit=report.xml)\n" });
     const loose = await runCli(['replay', AGUI_EXAMPLE, '--listen', '0', '--report', 'junit=r.xml']);
     expect(loose).toEqual({ code: 2, stdout: '', stderr: 'agent-proxy: --report goes with --strict: the report is of what a strict replay fails for; add --strict\n' });
   });
