@@ -142,6 +142,8 @@ describe('docs/ci.md', () => {
       expect(xml).toMatch(/<testsuites name="agent-proxy \w+" tests="[1-9]\d*" failures="0" errors="0">/);
     }
     expect(readFileSync(dir.file('reports/redrive.md'), 'utf8')).toMatch(/^### agent-proxy redrive: ✅ /);
+    const report = parseXml(readFileSync(dir.file('reports/redrive.html'), 'utf8'));
+    expect(elements(report).find((e) => e.name === 'h1')!.text).toMatch(/^agent-proxy redrive: ✅ /);
     const headings = readFileSync(summary, 'utf8').split('\n').filter((l) => l.startsWith('### '));
     expect(headings).toEqual([expect.stringMatching(/^### agent-proxy redrive: ✅/), expect.stringMatching(/^### agent-proxy findings: ✅/), expect.stringMatching(/^### agent-proxy replay: ✅/)]);
     expect(gfmTables(readFileSync(summary, 'utf8'))).toHaveLength(3);
