@@ -9,7 +9,7 @@ import { LINE_PREFIX } from '../core/program-name.js';
 
 /** `--report <format>=<file>`, repeatable, as `diff`, `findings`, `replay` and `fixture` take it (docs/ci-reports.md). */
 export function reportOption(what: string, stdout = true): Option {
-  return new Option('--report <format>=<file>', `write ${what} for CI: junit, github, markdown or json, to a file (${stdout ? '- for stdout; ' : ''}github alone: GitHub Actions' own places) (repeatable; see docs/ci-reports.md)`)
+  return new Option('--report <format>=<file>', `write ${what} for CI: junit, github, markdown, json or html, to a file (${stdout ? '- for stdout; ' : ''}github alone: GitHub Actions' own places) (repeatable; see docs/ci-reports.md)`)
     .argParser(collect)
     .default([]);
 }

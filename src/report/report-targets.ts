@@ -1,6 +1,6 @@
 import { UsageError } from '../core/errors.js';
 
-export const REPORT_FORMATS = ['junit', 'github', 'markdown', 'json'] as const;
+export const REPORT_FORMATS = ['junit', 'github', 'markdown', 'json', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** One `--report <format>=<file>`: `file` is `-` for stdout; absent only for `github` (GitHub Actions' own places). */

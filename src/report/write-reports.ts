@@ -4,6 +4,7 @@ import type { CiReport } from './ci-report.js';
 import type { ReportTarget } from './report-targets.js';
 import { renderJunit } from './junit.js';
 import { renderReportMarkdown } from './markdown.js';
+import { renderReportHtml } from './html.js';
 import { workflowCommands } from './github.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 
@@ -25,6 +26,8 @@ export function renderReport(report: CiReport, format: Exclude<ReportTarget['for
       return renderReportMarkdown(report);
     case 'json':
       return JSON.stringify(report, null, 2) + '\n';
+    case 'html':
+      return renderReportHtml(report);
   }
 }
 

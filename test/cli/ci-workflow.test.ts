@@ -15,13 +15,15 @@ import { startAguiAgent } from '../support/agui-agent.js';
 import { scratch } from '../support/temp-dir.js';
 import { useCleanups, onCleanup } from '../support/cleanups.js';
 import { within } from '../support/waits.js';
-import { checkAgainstXsd } from '../support/xsd-check.js';
+import { useJunitSchema } from '../support/junit-schema.js';
 import { gfmTables } from '../support/gfm-tables.js';
+import { parseXml, type XmlElement } from '../support/xml.js';
 
 useCleanups();
+/** Every JUnit report the workflow writes, checked against junit-10.xsd by libxml2 after the test. */
+const expectValidJunit = useJunitSchema();
 
 const DOC = readFileSync(fileURLToPath(new URL('../../docs/ci.md', import.meta.url)), 'utf8');
-const XSD = fileURLToPath(new URL('../fixtures/junit/junit-10.xsd', import.meta.url));
 
 interface Step {
   name: string;
@@ -117,7 +119,7 @@ describe('docs/ci.md', () => {
       'Redrive the golden run against the new build',
       'No error findings in the new run',
       'The client against the golden run, replayed',
-      'Keep the new recording',
+      'Keep the new recording, and a page to read it',
     ]);
     for (const step of steps) {
       const done = await runScript(step.run, dir.dir, env);
@@ -126,12 +128,22 @@ describe('docs/ci.md', () => {
 
     // What the upload step uploads is there, and every JUnit report is valid and passed.
     expect(existsSync(dir.file('ci.ndjson'))).toBe(true);
+    // The page: our elements only, the AG-UI run's exchange listed with its verdict, its messages in its section.
+    const page = parseXml(readFileSync(dir.file('ci.html'), 'utf8'));
+    const elements = (el: XmlElement): XmlElement[] => [el, ...el.children.flatMap(elements)];
+    expect(elements(page).some((e) => e.name === 'script')).toBe(false);
+    const listed = elements(page).find((e) => e.name === 'table' && e.attributes.class === 'exchanges')!.children.slice(1);
+    expect(listed.map((tr) => tr.children.slice(1, 3).map((td) => td.text))).toEqual([['sse/agui', 'POST /agent']]);
+    expect(listed[0]!.children[5]!.text).toBe('valid');
+    expect(elements(page).filter((e) => e.name === 'tr' && /^exchange-1-\d+$/.test(e.attributes.id ?? '')).length).toBeGreaterThan(3);
     for (const report of ['redrive', 'findings', 'replay']) {
       const xml = readFileSync(dir.file(`reports/${report}.xml`), 'utf8');
-      expect(checkAgainstXsd(xml, XSD)).toEqual([]);
+      expectValidJunit(report, xml);
       expect(xml).toMatch(/<testsuites name="agent-proxy \w+" tests="[1-9]\d*" failures="0" errors="0">/);
     }
     expect(readFileSync(dir.file('reports/redrive.md'), 'utf8')).toMatch(/^### agent-proxy redrive: ✅ /);
+    const report = parseXml(readFileSync(dir.file('reports/redrive.html'), 'utf8'));
+    expect(elements(report).find((e) => e.name === 'h1')!.text).toMatch(/^agent-proxy redrive: ✅ /);
     const headings = readFileSync(summary, 'utf8').split('\n').filter((l) => l.startsWith('### '));
     expect(headings).toEqual([expect.stringMatching(/^### agent-proxy redrive: ✅/), expect.stringMatching(/^### agent-proxy findings: ✅/), expect.stringMatching(/^### agent-proxy replay: ✅/)]);
     expect(gfmTables(readFileSync(summary, 'utf8'))).toHaveLength(3);

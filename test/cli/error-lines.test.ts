@@ -42,7 +42,7 @@ const CASES: Case[] = [
   { name: 'an unknown option, with its suggestion on the same line', argv: () => ['record', '--lisen', '0'], says: () => "unknown option '--lisen' (Did you mean --listen?)" },
   { name: 'an unknown command', argv: () => ['recrod'], says: () => "unknown command 'recrod' (Did you mean record?)" },
   { name: 'a missing argument', argv: () => ['show'], says: () => "missing required argument 'recording'" },
-  { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har." },
+  { name: 'a value outside the choices', argv: () => ['export', AGUI_EXAMPLE, '--format', 'xml'], says: () => "option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, har, html." },
   { name: 'a missing required option', argv: () => ['import', AGUI_EXAMPLE], says: () => "required option '--out <recording>' not specified" },
   // Values of our own options.
   {
@@ -91,7 +91,7 @@ const CASES: Case[] = [
   {
     name: 'export --out whose name says no format, without --format',
     argv: (c) => ['export', AGUI_EXAMPLE, '--out', c.dir.file('run.json')],
-    says: () => '--out run.json: cannot tell the format from its name; add --format ndjson or --format har, or end it in .ndjson or .har',
+    says: () => '--out run.json: cannot tell the format from its name; add --format ndjson, har or html, or end it in .ndjson, .har or .html',
   },
   {
     name: 'export --out in a folder that is a file: the name asked for, not the temporary one',

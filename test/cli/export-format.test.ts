@@ -10,6 +10,8 @@ import { runToEnd } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { AGUI_EXAMPLE, mixedRecording } from './cli-fixtures.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { parseXml, type XmlElement } from '../support/xml.js';
 
 useCleanups();
 
@@ -20,12 +22,16 @@ describe('exportFormatOf', () => {
     expect(exportFormatOf(undefined, 'out/run.ndjson')).toBe('ndjson');
     expect(exportFormatOf(undefined, 'run.HAR')).toBe('har');
     expect(exportFormatOf('ndjson', 'run.ndjson')).toBe('ndjson');
+    expect(exportFormatOf(undefined, 'view.html')).toBe('html');
+    expect(exportFormatOf(undefined, 'view.HTM')).toBe('html');
+    expect(exportFormatOf('html', undefined)).toBe('html');
     // An extension that names no format does not contradict an explicit one.
     expect(exportFormatOf('har', 'run.json')).toBe('har');
   });
 
   it('refuses a --format that contradicts the extension, and an --out that names no format', () => {
     expect(() => exportFormatOf('ndjson', 'run.har')).toThrow(new UsageError('--format ndjson, but --out run.har names a HAR file; drop --format, or end --out in .ndjson'));
+    expect(() => exportFormatOf('har', 'view.html')).toThrow(new UsageError('--format har, but --out view.html names an HTML page; drop --format, or end --out in .har'));
     expect(() => exportFormatOf(undefined, 'run.txt')).toThrow(UsageError);
   });
 });
@@ -52,5 +58,38 @@ describe('proxy export without --format', () => {
     const result = await runToEnd(['export', mixedRecording(dir), '--out', dir.file('mixed.har')]);
     expect([result.code, result.stderr]).toEqual([0, '']);
     expect(JSON.parse(readFileSync(dir.file('mixed.har'), 'utf8')).log.comment).toBe('1 stdio/NDJSON exchange left out: no HTTP form');
+  });
+});
+
+describe('proxy export --format html', () => {
+  it('shows the verdicts findings gives: a recording judged by older rules is judged again, as show and findings judge it', async () => {
+    // Stored before `response-uncorrelatable` existed: an id-less over-capacity rejection, with no finding.
+    const file = writeNdjsonRecording(
+      [
+        {
+          protocol: 'pi-daemon-rpc',
+          path: '/v1/session/pd-x/rpc',
+          subprotocol: 'pi-daemon-rpc.v1',
+          messages: [
+            { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'get_state' } } },
+            { sender: 'client', json: { kind: 'command', command: { id: 'c2', type: 'get_state' } } },
+            { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
+            { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } } },
+          ],
+        },
+      ],
+      'old.ndjson',
+      { rulesVersion: null },
+    );
+    const dir = scratch();
+    const [page, findings] = await Promise.all([runToEnd(['export', file, '--out', dir.file('view.html')]), runToEnd(['findings', file, '--json'])]);
+    expect([page.code, findings.code]).toEqual([0, 0]);
+    const all = (el: XmlElement): XmlElement[] => [el, ...el.children.flatMap(all)];
+    const shown = all(parseXml(readFileSync(dir.file('view.html'), 'utf8')))
+      .filter((e) => e.name === 'tr' && /^exchange-\d+-\d+$/.test(e.attributes.id ?? ''))
+      .flatMap((tr) => all(tr).filter((e) => e.name === 'li').map((li) => `${tr.attributes.id} ${li.children.map((c) => c.text).join('')}`));
+    const listed = (JSON.parse(findings.stdout) as { findings: Array<{ exchange: number; seq: number; severity: string; rule: string }> }).findings.map((f) => `exchange-${f.exchange}-${f.seq} ${f.severity} ${f.rule}`);
+    expect(shown.map((s) => s.split(/ (at |\(whole)/)[0])).toEqual(listed);
+    expect(listed).toContain('exchange-1-4 warning response-uncorrelatable');
   });
 });

@@ -15,10 +15,13 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
 import { waitFor } from '../support/waits.js';
+import { useJunitSchema } from '../support/junit-schema.js';
 
 const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
 
 useCleanups();
+/** The JUnit reports below, checked against junit-10.xsd by libxml2 after the file's tests. */
+const expectValidJunit = useJunitSchema();
 
 async function agentUrl(options: AguiAgentOptions = {}): Promise<string> {
   const agent = await startAguiAgent(options);
@@ -44,12 +47,14 @@ describe('agent-proxy redrive', () => {
     const dir = scratch();
     const recording = await golden(dir);
     const target = await agentUrl({ script: changedText });
-    const changed = await runCli(['redrive', recording, '--target', target, '--out', dir.file('new.db')]);
+    const changed = await runCli(['redrive', recording, '--target', target, '--out', dir.file('new.db'), '--report', `junit=${dir.file('changed.xml')}`]);
     expect(changed.code).toBe(1);
     expect(changed.stdout).toContain('Goodbye');
+    expectValidJunit('redrive, a change', readFileSync(dir.file('changed.xml'), 'utf8'));
     expect(changed.stderr).toContain('redrive: sent 1 exchange to');
-    const noted = await runCli(['redrive', recording, '--target', target, '--out', dir.file('again.db'), '--fail-on', 'regression', '--report', `json=${dir.file('report.json')}`]);
+    const noted = await runCli(['redrive', recording, '--target', target, '--out', dir.file('again.db'), '--fail-on', 'regression', '--report', `json=${dir.file('report.json')}`, '--report', `junit=${dir.file('noted.xml')}`]);
     expect(noted.code).toBe(0);
+    expectValidJunit('redrive --fail-on regression, a note', readFileSync(dir.file('noted.xml'), 'utf8'));
     expect(JSON.parse(readFileSync(dir.file('report.json'), 'utf8'))).toMatchObject({ command: 'redrive', ok: true });
   });
 

@@ -1,16 +1,17 @@
 /**
  * JUnit XML: valid against the JUnit schema CI systems read (the Jenkins xunit plugin's
- * junit-10.xsd, kept in test/fixtures/junit/ with its source and license), and every character of
- * recorded traffic either kept exactly or, where XML 1.0 cannot hold it, written visibly.
+ * junit-10.xsd, kept in test/fixtures/junit/ with its source and license) by libxml2's validator,
+ * and every character of recorded traffic either kept exactly or, where XML 1.0 cannot hold it,
+ * written visibly.
  */
 import { describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { renderJunit } from '../../src/report/junit.js';
 import { ciReport, type CiCase, type CiReport } from '../../src/report/ci-report.js';
 import { parseXml, type XmlElement } from '../support/xml.js';
-import { checkAgainstXsd } from '../support/xsd-check.js';
+import { junitSchemaErrors } from '../support/junit-schema.js';
 
-const XSD = fileURLToPath(new URL('../fixtures/junit/junit-10.xsd', import.meta.url));
+/** Every C0 control character, DEL and C1's first, and a lone surrogate of each half. */
+const CONTROLS = `${Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('')}\u007f\u0080 \ud800 \udc00 end`;
 
 const HOSTILE = 'a "quoted" <tag> & \'apostrophe\'\tTAB\nnew line\r\nCRLF ]]> end \u0001\u001b[31m \ud800 lone \uFFFE 😀';
 
@@ -48,9 +49,41 @@ function all(el: XmlElement, name: string): XmlElement[] {
 }
 
 describe('renderJunit', () => {
-  it('is valid against junit-10.xsd, with a suite per recording, a case per case, one failure per failed case', () => {
+  it('is valid against junit-10.xsd, with failures or none, odd characters and long messages; and the validator finds what the schema forbids', async () => {
     const xml = renderJunit(sample());
-    expect(checkAgainstXsd(xml, XSD)).toEqual([]);
+    const long = 'x'.repeat(200_000);
+    const longCase: CiCase = { ...passed(`GET /${long} (#1)`, 1), failures: [{ kind: 'difference', title: 'changed', message: long, details: [long, CONTROLS] }], notes: [{ kind: 'finding', title: CONTROLS, message: long, details: [] }] };
+    const broken = (from: string, to: string) => {
+      expect(xml).toContain(from);
+      return xml.replace(from, to);
+    };
+    // One validator run for all: the reports to pass, then each break of the schema, which must fail.
+    const errors = await junitSchemaErrors([
+      { name: 'failures, odd characters', xml },
+      { name: 'no failures', xml: renderJunit(ciReport('findings', [{ name: 'a.db', file: 'a.db', properties: {}, cases: [passed('POST /agent (#1)', 1)] }])) },
+      { name: 'no recordings', xml: renderJunit(ciReport('diff', [])) },
+      { name: 'control characters, long messages', xml: renderJunit(ciReport('diff', [{ name: CONTROLS, file: CONTROLS, properties: { [CONTROLS]: long }, cases: [longCase] }])) },
+      { name: 'no tests attribute', xml: broken('<testsuite name="second.db" tests="0"', '<testsuite name="second.db"') },
+      { name: 'an undeclared attribute', xml: broken('<testcase name="POST /agent (#1)" classname="agui"/>', '<testcase name="x" colour="red"/>') },
+      { name: 'a failure outside a case', xml: broken('<properties>', '<failure/><properties>') },
+      { name: 'a case outside a suite', xml: broken('</testsuites>', '<testcase name="stray"/></testsuites>') },
+      { name: 'a control character', xml: broken('(#1)', '(#1) \u0001') },
+    ]);
+    expect(Object.fromEntries(errors)).toEqual({
+      'failures, odd characters': [],
+      'no failures': [],
+      'no recordings': [],
+      'control characters, long messages': [],
+      'no tests attribute': [expect.stringMatching(/Element 'testsuite': The attribute 'tests' is required but missing/)],
+      'an undeclared attribute': [expect.stringMatching(/Element 'testcase', attribute 'colour': The attribute 'colour' is not allowed/)],
+      'a failure outside a case': [expect.stringMatching(/Element 'failure': This element is not expected/)],
+      'a case outside a suite': [expect.stringMatching(/Element 'testcase': This element is not expected/)],
+      'a control character': [expect.stringMatching(/parser error : invalid character in attribute value/)],
+    });
+  });
+
+  it('has a suite per recording, a case per case, one failure per failed case', () => {
+    const xml = renderJunit(sample());
     const root = parseXml(xml);
     expect(root.attributes).toMatchObject({ name: 'agent-proxy replay', tests: '3', failures: '1', errors: '0' });
     const [first, second] = all(root, 'testsuite');
@@ -76,14 +109,5 @@ describe('renderJunit', () => {
     // The CDATA text, its `]]>` split over two sections, reads back whole.
     expect(failure.text).toBe(['unused: no client asked for this recorded exchange', `miss: ${visible}`, `  ${visible}`, '  ]]>]]>'].join('\n'));
     expect(cases[1]!.children[1]!.text).toBe('warning x: noted ]]>');
-  });
-
-  it('the schema check finds what the schema forbids, so a pass means something', () => {
-    const xml = renderJunit(sample());
-    expect(checkAgainstXsd(xml.replace(/<testsuite name="second.db" tests="0"/, '<testsuite name="second.db"'), XSD)).toEqual(['/testsuites/testsuite[1]: attribute tests is required']);
-    expect(checkAgainstXsd(xml.replace('<testcase name="POST /agent (#1)" classname="agui"/>', '<testcase name="x" colour="red"/>'), XSD)).toEqual(['/testsuites/testsuite[0]/testcase[1]: attribute colour is not declared']);
-    expect(checkAgainstXsd(xml.replace('<properties>', '<failure/><properties>'), XSD)[0]).toMatch(/<failure> is not allowed there in <testsuite>/);
-    expect(checkAgainstXsd(xml.replace('</testsuites>', '<testcase name="stray"/></testsuites>'), XSD)[0]).toMatch(/<testcase> is not allowed there in <testsuites>/);
-    expect(() => parseXml(xml.replace('(#1)', '(#1) \u0001'))).toThrow(/forbids/);
   });
 });

@@ -14,7 +14,7 @@ describe('parseReportTargets', () => {
   });
 
   it.each([
-    [['xml=a.xml'], "--report 'xml=a.xml': unknown format 'xml' (expected junit, github, markdown, json, as <format>=<file>, e.g. junit=report.xml)"],
+    [['xml=a.xml'], "--report 'xml=a.xml': unknown format 'xml' (expected junit, github, markdown, json, html, as <format>=<file>, e.g. junit=report.xml)"],
     [['junit'], "--report 'junit' names no file: expected junit=<file> (or junit=- for stdout)"],
     [['json='], "--report 'json=' names no file: expected json=<file> (or json=- for stdout)"],
     [['junit=a', 'json=a'], '--report: a is named by two reports; give each its own file'],
