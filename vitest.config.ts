@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowFilesFirst } from './test/support/slow-files-first.js';
 
 export default defineConfig({
   test: {
@@ -18,6 +19,8 @@ export default defineConfig({
     // that changes process-wide state (an environment variable, the working folder, a listener on
     // process) puts it back when it is done, as test/support/mode-variable.ts does.
     isolate: false,
+    // The longest files start first, so that the run does not end on one of them with a core idle.
+    sequence: { sequencer: SlowFilesFirst },
     // Without ../shared, one line says that test/conformance/ is skipped and why.
     globalSetup: ['test/support/corpus-notice.ts'],
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them

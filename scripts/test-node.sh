@@ -132,9 +132,7 @@ restore_tree_binary # left over by a run that was killed outright
 [ -f "$INSTALLED" ] || die "no better-sqlite3 binary in node_modules: run npm ci first"
 
 if [ "$build" = 1 ]; then
-  npm run build
-  npx tsc -p tsconfig.test.json
-  npx tsc -p test/ui/tsconfig.browser.json
+  node scripts/build-and-check.mjs --no-lint
 fi
 
 system_abi="$(node -p process.versions.modules)"
