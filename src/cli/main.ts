@@ -15,6 +15,7 @@ import { exportCommand } from './export-command.js';
 import { importCommand } from './import-command.js';
 import { demoCommand } from './demo-command.js';
 import { viewCommand } from './view-command.js';
+import { caCommand } from './ca-command.js';
 
 /**
  * Argument errors (unknown option, missing argument, a value outside the choices) in the voice of
@@ -43,6 +44,7 @@ export const COMMANDS: Record<string, (result: CommandResult) => Command> = {
   import: importCommand,
   demo: demoCommand,
   view: viewCommand,
+  ca: caCommand,
 };
 
 /**

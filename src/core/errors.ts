@@ -61,6 +61,8 @@ export const ErrorCode = codeList({
   E_CA_INVALID: 'E_CA_INVALID',
   /** A certificate was asked for a host that is neither a DNS name nor an IP address (`CaError`). */
   E_CA_HOST_NAME: 'E_CA_HOST_NAME',
+  /** An intercepted client's TLS handshake with the forward proxy failed: it refused the local CA's certificate, spoke no TLS, or closed first (`ClientTlsError`, src/net/intercepted-tls.ts). */
+  E_CLIENT_TLS: 'E_CLIENT_TLS',
   ...StoreErrorCode,
 });
 export type ErrorCode = keyof typeof ErrorCode;

@@ -51,6 +51,14 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it('forward-certs --smoke: handshakes through minted and cached leaves, each as a ratio to a fixed certificate', async () => {
+    const run = await runBench(['bench/forward-certs.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/handshake for a new host \(mint \+ handshake\) +\d+\.\d{3} ms +\d+\.\d\d×/);
+    expect(run.stdout).toMatch(/serving a cached leaf \(leafFor, same host\) +\d+\.\d\d µs/);
+    expect(run.code).toBe(0);
+  });
+
   it('diff --runs 10 finds exactly the planted differences', async () => {
     const run = await runBench(['bench/diff.js', '--runs', '10']);
     expect(run.stderr).toBe('');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS as TABLE } from '../../src/cli/main.js';
 import { runCli } from './run-cli.js';
 
-const COMMANDS = ['record', 'replay', 'fixture', 'show', 'findings', 'validate', 'diff', 'redrive', 'export', 'import', 'demo', 'view'];
+const COMMANDS = ['record', 'replay', 'fixture', 'show', 'findings', 'validate', 'diff', 'redrive', 'export', 'import', 'demo', 'view', 'ca'];
 
 describe('the command table', () => {
   it('names each command as the command itself is named: a mismatch would define every command again', () => {

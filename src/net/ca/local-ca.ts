@@ -46,7 +46,7 @@ export async function openLocalCa(options: OpenLocalCaOptions = {}): Promise<Loc
   ensureFolder(files.dir);
   if (!options.regenerate) {
     const existing = readCaFile(files.keyFile);
-    if (existing !== undefined) return finish(files, existing, false);
+    if (existing !== undefined) return finish(files, existing, false, clock);
   }
   const material = await createCaMaterial(clock);
   const text = material.keyPem + material.certPem;
@@ -61,14 +61,14 @@ export async function openLocalCa(options: OpenLocalCaOptions = {}): Promise<Loc
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         // Another process made it first: use theirs.
-        return finish(files, readCaFile(files.keyFile)!, false);
+        return finish(files, readCaFile(files.keyFile)!, false, clock);
       }
     }
   } finally {
     rmSync(temp, { force: true });
   }
   // Checked after writing too: an odd file system or ACL may not keep the mode asked for.
-  return finish(files, readCaFile(files.keyFile)!, true);
+  return finish(files, readCaFile(files.keyFile)!, true, clock);
 }
 
 /** The folder, made 0700 when missing; one that other users may write to is refused (they could swap the key). */
@@ -103,7 +103,7 @@ function readCaFile(keyFile: string): string | undefined {
   }
 }
 
-function finish(files: ReturnType<typeof caFiles>, text: string, created: boolean): LocalCa {
+function finish(files: ReturnType<typeof caFiles>, text: string, created: boolean, clock: WallClock): LocalCa {
   const { X509Certificate, createPrivateKey } = process.getBuiltinModule('node:crypto');
   const keyPem = PEM_KEY.exec(text)?.[0];
   const certPem = PEM_CERT.exec(text)?.[0];
@@ -118,6 +118,9 @@ function finish(files: ReturnType<typeof caFiles>, text: string, created: boolea
   } catch (error) {
     throw new CaError('E_CA_INVALID', `the CA key file '${files.keyFile}' is not a usable CA: ${(error as Error).message}${regenerate}`, { cause: error });
   }
+  // Leaves signed by an expired CA fail every client's check: say so once, here.
+  const validTo = new Date(certificate.validTo);
+  if (validTo.getTime() <= clock.now()) throw new CaError('E_CA_INVALID', `the CA in '${files.dir}' expired on ${validTo.toISOString()}${regenerate}`);
   writeCertFile(files.certFile, certPem);
   return {
     ...files,
@@ -126,7 +129,7 @@ function finish(files: ReturnType<typeof caFiles>, text: string, created: boolea
     fingerprint256: certificate.fingerprint256,
     subject: certificate.subject,
     validFrom: new Date(certificate.validFrom),
-    validTo: new Date(certificate.validTo),
+    validTo,
     created,
   };
 }

@@ -59,6 +59,16 @@ describe('openLocalCa', () => {
     expect(ca.validTo.toISOString()).toBe(`${2031 + CA_LIFETIME_YEARS}-03-15T12:00:00.000Z`);
   });
 
+  it('refuses a CA past its end with E_CA_INVALID; regenerate makes a new one', async () => {
+    const clock = new ManualClock();
+    clock.advanceTo(Date.parse('2030-01-01T00:00:00Z'));
+    const { dir } = scratch();
+    const ca = await openLocalCa({ dir, clock });
+    clock.advanceTo(ca.validTo.getTime());
+    await expect(openLocalCa({ dir, clock })).rejects.toMatchObject({ code: 'E_CA_INVALID', message: expect.stringContaining('expired on 2040-01-01T00:00:00.000Z') });
+    await expect(openLocalCa({ dir, clock, regenerate: true })).resolves.toMatchObject({ created: true });
+  });
+
   it('refuses a key file other users can read, and a folder they can write to, with E_CA_KEY_EXPOSED', async () => {
     const { dir } = scratch();
     const ca = await openLocalCa({ dir });
