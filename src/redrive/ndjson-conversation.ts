@@ -3,17 +3,19 @@ import { ExchangeErrorCode } from '../core/errors.js';
 import type { Substitution } from '../match/correlation.js';
 import type { ScriptExchange } from '../replay/replay-script.js';
 import { LineAnswers } from './line-answers.js';
+import { ConnectionIds } from './connection-ids.js';
 import { ANSWER_WAIT_MS } from './ws-conversation.js';
 
 export interface SentLines {
-  /** The lines the daemon sent, as text, for the ids they mint. */
+  /** The lines the daemon sent, as text. */
   lines: string[];
   error?: string;
 }
 
 /**
  * Plays the client side of a recorded NDJSON socket connection against the recorder listening at
- * `socketPath`: each client line, with the carried-forward ids in place, once as many lines have
+ * `socketPath`: each client line, with the carried-forward ids in place (those minted earlier on this
+ * connection too, learnt into `ids` as the daemon's lines come), once as many lines have
  * come from the daemon as had come before it in the recording; then the client ends its side, as
  * recorded, or, where the daemon had ended first, once the daemon has (or the wait is over). A
  * failure is an outcome, never a throw.
@@ -22,6 +24,10 @@ export function sendNdjsonConversation(socketPath: string, exchange: ScriptExcha
   return new Promise((resolve) => {
     const socket = createConnection({ path: socketPath, allowHalfOpen: true });
     const answers = new LineAnswers(socket);
+    const minted = new ConnectionIds(
+      exchange.messages.filter((m) => m.sender === 'server' && m.carrier === 'line').map((m) => m.json),
+      ids,
+    );
     let error: string | undefined;
     socket.on('end', () => answers.end());
     socket.on('error', (e) => {
@@ -31,6 +37,7 @@ export function sendNdjsonConversation(socketPath: string, exchange: ScriptExcha
     socket.on('close', () => {
       clearTimeout(cut);
       answers.end();
+      minted.learn(answers.received);
       resolve({ lines: answers.received, ...(error === undefined ? {} : { error }) });
     });
     // Cut once the daemon has had the wait to close after our end; armed when we end.
@@ -46,6 +53,7 @@ export function sendNdjsonConversation(socketPath: string, exchange: ScriptExcha
           }
           await answers.wait(serverSoFar, waitMs);
           if (answers.hasEnded) break;
+          minted.learn(answers.received);
           socket.write(ids.apply(message.raw));
         }
         await answers.wait(serverSoFar, waitMs);

@@ -101,13 +101,10 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     const send = async (exchange: ScriptExchange) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
-      if (ndjson.has(exchange)) {
-        answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
-        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.lines.flatMap((line) => answerValues(Buffer.from(line), {}))));
-      } else if (ws.has(exchange)) {
-        answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
-        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
-      } else {
+      // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
+      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
+      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
+      else {
         answer = await sendRequest(new URL(recorder.url), request);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }

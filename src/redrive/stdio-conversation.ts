@@ -5,6 +5,8 @@ import { ExchangeErrorCode } from '../core/errors.js';
 import type { ScriptExchange } from '../replay/replay-script.js';
 import { ANSWER_WAIT_MS } from './ws-conversation.js';
 import { LineAnswers } from './line-answers.js';
+import { ConnectionIds } from './connection-ids.js';
+import { Substitution } from '../match/correlation.js';
 
 export interface StdioRedriveOptions {
   /** The agent command and its arguments, started through the stdio recorder. */
@@ -31,7 +33,8 @@ export interface StdioRedriveResult {
  * Plays the client side of a recorded stdio exchange against a new agent, run through the stdio
  * recorder (the one recording path: verdicts, redaction): each recorded stdin line is written once
  * as many stdout lines have come from the agent as had come before it in the recording (the answers
- * it waited for), then stdin ends as recorded. Where the recorded agent exited before its stdin ended,
+ * it waited for), with the ids the agent minted earlier in the conversation in place of the recorded
+ * ones (an ACP sessionId), then stdin ends as recorded. Where the recorded agent exited before its stdin ended,
  * the new one is given the time to do so too. An agent still running a wait after its stdin ended is
  * sent SIGTERM. A failure is an outcome, never a throw, once the agent has started.
  */
@@ -51,6 +54,10 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
     stderr: new PassThrough().resume(),
   });
   const answers = new LineAnswers(stdout);
+  const minted = new ConnectionIds(
+    exchange.messages.filter((m) => m.sender === 'server' && m.carrier === 'line' && m.channel !== 'stderr').map((m) => m.json),
+    new Substitution(),
+  );
   const done = recorder.done.finally(() => answers.end());
   let lines = 0;
   let notOpened: unknown;
@@ -65,7 +72,8 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
       }
       await answers.wait(serverSoFar, waitMs);
       if (answers.hasEnded) break;
-      stdin.write(message.raw);
+      minted.learn(answers.received);
+      stdin.write(minted.ids.apply(message.raw));
       lines++;
     }
     await answers.wait(serverSoFar, waitMs);

@@ -4,6 +4,7 @@ import type { Substitution } from '../match/correlation.js';
 import type { ScriptExchange } from '../replay/replay-script.js';
 import type { RedriveRequest } from './redrive-request.js';
 import type { SentRequest } from './send-request.js';
+import { ConnectionIds } from './connection-ids.js';
 
 /** Headers the WebSocket client sets for its own handshake. */
 const HANDSHAKE_HEADERS = /^sec-websocket-/i;
@@ -15,9 +16,10 @@ export const ANSWER_WAIT_MS = 30_000;
  * Plays the client side of a recorded WebSocket conversation against the recorder at `base`: the
  * recorded upgrade (path, headers, subprotocols), then each client frame in recorded order, sent
  * once as many frames have come from the server as had come before it in the recording (the
- * answers it waited for), with the carried-forward ids in place. Ends as the recording did: the
+ * answers it waited for), with the carried-forward ids in place, those the server minted earlier in
+ * this conversation too (learnt into `ids` as its frames come). Ends as the recording did: the
  * client's close with its code, or once the server has closed. Resolves with the server frames'
- * text, for the ids they mint; a failure is an outcome, never a throw.
+ * text; a failure is an outcome, never a throw.
  */
 export function sendWsConversation(base: URL, exchange: ScriptExchange, request: RedriveRequest, ids: Substitution, waitMs = ANSWER_WAIT_MS): Promise<SentRequest & { frames: string[] }> {
   return new Promise((resolve) => {
@@ -33,12 +35,17 @@ export function sendWsConversation(base: URL, exchange: ScriptExchange, request:
     const url = `ws://${base.host}${request.url}`;
     const ws = new WebSocket(url, protocols, { headers, perMessageDeflate: false });
     const frames: string[] = [];
+    const minted = new ConnectionIds(
+      exchange.messages.filter((m) => m.sender === 'server' && (m.channel === 'text' || m.channel === 'binary')).map((m) => (m.channel === 'text' ? m.json : undefined)),
+      ids,
+    );
     let serverClosed = false;
     let waiter: (() => void) | undefined;
     let settled = false;
     const settle = (error?: string) => {
       if (settled) return;
       settled = true;
+      minted.learn(frames);
       resolve({ status: undefined, headers: {}, body: Buffer.alloc(0), frames, ...(error === undefined ? {} : { error }) });
     };
     const wake = () => {
@@ -90,6 +97,7 @@ export function sendWsConversation(base: URL, exchange: ScriptExchange, request:
           }
           await answers(serverSoFar);
           if (ws.readyState !== WebSocket.OPEN) return;
+          minted.learn(frames);
           if (message.channel === 'text') ws.send(ids.apply(message.raw).toString('utf8'));
           else if (message.channel === 'binary') ws.send(message.raw, { binary: true });
           else if (message.channel === 'close') {

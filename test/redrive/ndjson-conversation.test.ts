@@ -18,16 +18,25 @@ const dir = tempDir('agent-proxy-redrive-ndjson-');
 const golden = dir.file('golden.db');
 const COMMANDS = ['handshake', 'open', 'status'].map((operation) => ndjsonConversation().find((c) => c.command.operation === operation)!.command);
 
-/** One connection through the relay: each command once the one before it is answered, then the client ends. */
-async function recordGolden(daemonSocket: string): Promise<void> {
-  const recorder = await startNdjsonRecorder({ target: `unix:${daemonSocket}`, listen: `unix:${dir.file('proxy.sock')}`, out: golden });
+/**
+ * One connection through the relay: each command once the one before it is answered, then the client
+ * ends. The commands after `open` name the session it answered with, as a client does.
+ */
+async function recordGolden(daemonSocket: string, out = golden): Promise<void> {
+  const recorder = await startNdjsonRecorder({ target: `unix:${daemonSocket}`, listen: `unix:${dir.file('proxy.sock')}`, out });
   const socket = createConnection({ path: recorder.url.slice('unix:'.length), allowHalfOpen: true });
-  let lines = 0;
-  socket.on('data', (chunk: Buffer) => (lines += chunk.toString('utf8').split('\n').length - 1));
+  const answers: string[] = [];
+  let pending = '';
+  socket.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop()!;
+    answers.push(...lines);
+  });
   const closed = new Promise((resolve) => socket.once('close', resolve));
   for (const [i, command] of COMMANDS.entries()) {
-    socket.write(`${JSON.stringify(command)}\n`);
-    await waitFor(() => lines > i || undefined, `answer ${i + 1}`, { wakeOn: [[socket, 'data']] });
+    const session = answers.length > 1 ? (JSON.parse(answers[1]) as { sessionId: string }).sessionId : undefined;
+    socket.write(`${JSON.stringify(session === undefined || command.operation === 'open' ? command : { ...command, sessionId: session })}\n`);
+    await waitFor(() => answers.length > i || undefined, `answer ${i + 1}`, { wakeOn: [[socket, 'data']] });
   }
   socket.end();
   await within(closed, 'the connection to close');
@@ -58,6 +67,24 @@ describe('runRedrive with --target unix:', () => {
     const result = await runRedrive({ recording: golden, target: `unix:${daemonSocket}`, out: dir.file('same.db'), diff: { semantic: true } });
     expect(result).toMatchObject({ sent: 1, skipped: [] });
     expect(recordedLines(result.out)).toEqual(recordedLines(golden));
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('carries the session id a daemon mints on the connection into its later lines: every command reaches the new session; equal', async () => {
+    const minting = async (name: string) => {
+      const daemon = await startNdjsonDaemon(dir.file(name), { mintSessions: true });
+      onCleanup(() => daemon.close());
+      return daemon;
+    };
+    const mintedGolden = dir.file('minted-golden.db');
+    await recordGolden((await minting('minted-a.sock')).socketPath, mintedGolden);
+    const fresh = await minting('minted-b.sock');
+    const result = await runRedrive({ recording: mintedGolden, target: `unix:${fresh.socketPath}`, out: dir.file('minted.db'), diff: { semantic: true } });
+    const lines = recordedLines(result.out);
+    const opened = (lines[3].json as { sessionId: string }).sessionId;
+    expect(opened).not.toBe((recordedLines(mintedGolden)[3].json as { sessionId: string }).sessionId);
+    expect(lines[4]).toMatchObject({ sender: 'client', json: { operation: 'status', sessionId: opened } });
+    expect(lines[5]).toMatchObject({ sender: 'server', json: { ok: true, sessionId: opened } });
     expect(result.report.equal).toBe(true);
   });
 

@@ -144,6 +144,34 @@ describe('runRedrive', () => {
     expect(result.report.equal).toBe(true);
   });
 
+  it('carries an id minted within a WebSocket conversation into its later frames: the confirm dialog the fresh daemon opened is the one answered', async () => {
+    const dir = scratch();
+    const options = { rpcTurn: 'text', confirmBeforeTurn: true, mintDialogIds: true } as const;
+    const recorded = await startPiDaemon(options);
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const c = await wsOpen(`${recorder.url.replace('http:', 'ws:')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: { authorization: 'Bearer test-token' } });
+    await c.take(1);
+    c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p-1', type: 'prompt', message: 'Say hello' } }));
+    const asked = (JSON.parse((await c.take(3))[2]) as { event: { id: string } }).event.id;
+    c.ws.send(JSON.stringify({ kind: 'extension_ui_response', response: { type: 'extension_ui_response', id: asked, confirmed: true } }));
+    await c.take(4 + 16);
+    c.ws.close(1000, 'done');
+    await c.closed;
+    await recorder.close();
+
+    const fresh = await startPiDaemon(options);
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    const conversation = fresh.received.ws[0]!;
+    const freshAsked = (conversation.toClient[2] as { event: { id: string } }).event.id;
+    expect(freshAsked).not.toBe(asked);
+    expect(conversation.fromClient[1]).toMatchObject({ kind: 'extension_ui_response', response: { id: freshAsked } });
+    // The answer was taken: the turn ran to its end.
+    expect(conversation.toClient).toHaveLength(4 + 16);
+    expect(result.report.equal).toBe(true);
+  });
+
   it('exchanges that overlapped in the recording overlap again: a long poll answered once a later request comes', async () => {
     /** GET /wait is answered once GET /release has come: sent one after the other, they would never end. */
     const longPoll = async () => {

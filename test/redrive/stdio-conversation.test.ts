@@ -13,6 +13,7 @@ import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/waits.js';
 
 const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
+const ACP_AGENT = fileURLToPath(new URL('../support/stdio-acp-agent.mjs', import.meta.url));
 const dir = tempDir('agent-proxy-redrive-stdio-');
 const golden = dir.file('golden.db');
 
@@ -24,16 +25,24 @@ const SESSION: [unknown, number][] = [
   [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }, 3],
 ];
 
-/** The client's lines in order, each once the answers before it have come; then stdin ends. */
-async function recordGolden(): Promise<void> {
+/**
+ * The client's lines in order, each once the answers before it have come; then stdin ends. A line
+ * may be made from the answers so far (a session id the agent minted).
+ */
+async function recordGolden(agent = MCP_SERVER, session: [unknown | ((answers: string[]) => unknown), number][] = SESSION, out = golden, env?: NodeJS.ProcessEnv): Promise<void> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  let lines = 0;
-  stdout.on('data', (chunk: Buffer) => (lines += chunk.toString('utf8').split('\n').length - 1));
-  const recorder = await startStdioRecorder({ command: process.execPath, args: [MCP_SERVER], out: golden, stdin, stdout, stderr: new PassThrough().resume() });
-  for (const [message, answers] of SESSION) {
-    stdin.write(`${JSON.stringify(message)}\n`);
-    await waitFor(() => lines >= answers || undefined, `${answers} answers`, { wakeOn: [[stdout, 'data']] });
+  const answers: string[] = [];
+  let pending = '';
+  stdout.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop()!;
+    answers.push(...lines);
+  });
+  const recorder = await startStdioRecorder({ command: process.execPath, args: [agent], env, out, stdin, stdout, stderr: new PassThrough().resume() });
+  for (const [message, count] of session) {
+    stdin.write(`${JSON.stringify(typeof message === 'function' ? message(answers) : message)}\n`);
+    await waitFor(() => answers.length >= count || undefined, `${count} answers`, { wakeOn: [[stdout, 'data']] });
   }
   stdin.end();
   await recorder.done;
@@ -50,7 +59,7 @@ function recordedLines(file: string): { sender: string; json: unknown }[] {
 }
 
 describe('runRedrive with a stdio agent', () => {
-  beforeAll(recordGolden);
+  beforeAll(() => recordGolden());
   afterAll(() => dir.cleanup());
 
   it('against the agent that produced the recording: every client line sent again, each after the answers it waited for; equal', async () => {
@@ -92,5 +101,29 @@ describe('runRedrive with a stdio agent', () => {
       diff: { semantic: true },
     });
     expect(result.report.summary).toMatchObject({ exchanges: { changed: 1, added: 0, removed: 0 }, messages: { changed: 0, added: 2, removed: 0 }, regressions: 2 });
+  });
+
+  it('carries the session id the agent minted into the later lines: the prompt reaches the new ACP session; equal', async () => {
+    const env = { ...process.env, ACP_STANDIN_MINT_IDS: '1' };
+    const sessionOf = (line: string) => (JSON.parse(line) as { result: { sessionId: string } }).result.sessionId;
+    const acpGolden = dir.file('acp-golden.db');
+    await recordGolden(
+      ACP_AGENT,
+      [
+        [{ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }, 1],
+        [{ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/srv/work', mcpServers: [] } }, 2],
+        // The text turn: its six updates, then the prompt's result.
+        [(answers: string[]) => ({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: sessionOf(answers[1]), prompt: [{ type: 'text', text: 'hello' }] } }), 9],
+      ],
+      acpGolden,
+      env,
+    );
+    const result = await runRedrive({ recording: acpGolden, agent: { command: process.execPath, args: [ACP_AGENT], env }, out: dir.file('acp.db'), diff: { semantic: true } });
+    const lines = recordedLines(result.out);
+    const made = (lines[3].json as { result: { sessionId: string } }).result.sessionId;
+    expect(made).not.toBe((recordedLines(acpGolden)[3].json as { result: { sessionId: string } }).result.sessionId);
+    expect(lines[4]).toMatchObject({ sender: 'client', json: { method: 'session/prompt', params: { sessionId: made } } });
+    expect(lines.at(-1)).toMatchObject({ sender: 'server', json: { id: 2, result: { stopReason: 'end_turn' } } });
+    expect(result.report.equal).toBe(true);
   });
 });
