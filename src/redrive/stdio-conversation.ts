@@ -34,7 +34,8 @@ export interface StdioRedriveResult {
  * recorder (the one recording path: verdicts, redaction): each recorded stdin line is written once
  * as many stdout lines have come from the agent as had come before it in the recording (the answers
  * it waited for), with the ids the agent minted earlier in the conversation in place of the recorded
- * ones (an ACP sessionId), then stdin ends as recorded. Where the recorded agent exited before its stdin ended,
+ * ones (an ACP sessionId), then stdin ends as recorded, at the same point of the conversation (an
+ * agent that answers only once its stdin has ended is not kept waiting). Where the recorded agent exited before its stdin ended,
  * the new one is given the time to do so too. An agent still running a wait after its stdin ended is
  * sent SIGTERM. A failure is an outcome, never a throw, once the agent has started.
  */
@@ -76,7 +77,9 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
       stdin.write(minted.ids.apply(message.raw));
       lines++;
     }
-    await answers.wait(serverSoFar, waitMs);
+    // Stdin ends where the recording's did: once the stdout lines recorded before its end have come
+    // (all of them in a recording made before that moment was stored).
+    await answers.wait(exchange.stdinEndedMs === null ? serverSoFar : stdoutLinesBefore(exchange, exchange.stdinEndedMs), waitMs);
     // The recorded agent exited with its stdin still open: the new one is given the time to do the same.
     if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_ENDED) await answers.wait(Number.POSITIVE_INFINITY, waitMs);
   } catch (error) {
@@ -90,4 +93,9 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
   clearTimeout(stop);
   if (notOpened !== undefined) throw notOpened;
   return { out: recorder.out, lines, ...(result.error !== undefined ? { error: result.error } : result.recordingError !== undefined ? { error: result.recordingError } : {}) };
+}
+
+/** How many stdout lines the recorded agent had written by `atMs`. */
+function stdoutLinesBefore(exchange: ScriptExchange, atMs: number): number {
+  return exchange.messages.filter((m) => m.sender === 'server' && m.carrier === 'line' && m.channel !== 'stderr' && m.tOffsetMs <= atMs).length;
 }

@@ -8,11 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
 import { runRedrive, type RedriveEvent } from '../../src/redrive/run-redrive.js';
+import { redriveStdioExchange } from '../../src/redrive/stdio-conversation.js';
+import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
+import { loadReplayScript } from '../../src/replay/replay-script.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/waits.js';
 
 const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
+const ANSWERS_AT_END = fileURLToPath(new URL('../support/stdio-answers-at-end.mjs', import.meta.url));
 const ACP_AGENT = fileURLToPath(new URL('../support/stdio-acp-agent.mjs', import.meta.url));
 const dir = tempDir('agent-proxy-redrive-stdio-');
 const golden = dir.file('golden.db');
@@ -125,5 +129,20 @@ describe('runRedrive with a stdio agent', () => {
     expect(lines[4]).toMatchObject({ sender: 'client', json: { method: 'session/prompt', params: { sessionId: made } } });
     expect(lines.at(-1)).toMatchObject({ sender: 'server', json: { id: 2, result: { stopReason: 'end_turn' } } });
     expect(result.report.equal).toBe(true);
+  });
+
+  it('ends stdin where the recording did: an agent that answers only once its stdin has ended is not kept waiting for answers that come after it', async () => {
+    const batchGolden = dir.file('batch-golden.db');
+    await recordGolden(ANSWERS_AT_END, [[{ ask: 'first' }, 0], [{ ask: 'second' }, 0]], batchGolden);
+    const [exchange] = loadReplayScript(batchGolden).exchanges;
+    const answersAt = exchange.messages.filter((m) => m.sender === 'server').map((m) => m.tOffsetMs);
+    expect(answersAt).toHaveLength(2);
+    expect(exchange.stdinEndedMs).not.toBeNull();
+    expect(answersAt.every((at) => at >= exchange.stdinEndedMs!)).toBe(true);
+    // No answer is waited for by the clock: a wait as long as the test's own time would fail it, were stdin kept open for the answers.
+    const played = await redriveStdioExchange(exchange, { command: process.execPath, args: [ANSWERS_AT_END], out: dir.file('batch.db'), waitMs: 600_000 });
+    expect(played).toMatchObject({ lines: 2 });
+    expect(recordedLines(played.out)).toEqual(recordedLines(batchGolden));
+    expect(diffRecordingFiles(batchGolden, played.out, { semantic: true }).equal).toBe(true);
   });
 });
