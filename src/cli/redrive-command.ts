@@ -17,6 +17,7 @@ interface RedriveCommandOptions extends DiffOutputFlags, Pick<TlsFlags, 'ca' | '
   out: string;
   overwrite?: boolean;
   serial?: boolean;
+  timing?: string;
   header: string[];
   failOn: 'difference' | 'regression';
   ignore: string[];
@@ -37,6 +38,7 @@ export function redriveCommand(result: CommandResult): Command {
     .requiredOption('--out <file>', 'the new recording')
     .option('--overwrite', 'replace the --out file if it exists')
     .option('--serial', 'send one exchange at a time (default: exchanges that overlapped in the recording overlap again)')
+    .option('--timing <timing>', "pace each connection's client messages: none (as fast as the agent answers, the default), recorded (at their recorded offsets from the connection's start) or a speed such as 4x")
     .option('--header <header>', "'Name: value' sent in place of the recorded (or redacted) header of that name, and never stored (repeatable)", collect, [])
     .addOption(new Option('--fail-on <what>', 'exit 1 for any difference, or only for regressions (messages valid in the recording, invalid now)').choices(['difference', 'regression']).default('difference'))
     .addOption(new Option('--format <format>', 'output format of the diff').choices(['text', 'json', 'markdown']).default('text'))
@@ -54,6 +56,8 @@ export function redriveCommand(result: CommandResult): Command {
       const reports = reportTargetsOf(options.report);
       const { parseSuppliedHeader } = await import('../redrive/supplied-header.js');
       const headers = options.header.map(parseSuppliedHeader);
+      const { parseTiming } = await import('../replay/timing.js');
+      const timing = options.timing === undefined ? undefined : parseTiming(options.timing);
       const { upstreamTls } = tlsOptionsOf({ ca: options.ca, insecure: options.insecure });
       const [{ loadDiffConfig }, { runRedrive }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
         import('../diff/diff-options.js'),
@@ -78,6 +82,7 @@ export function redriveCommand(result: CommandResult): Command {
           out: options.out,
           overwrite: options.overwrite,
           serial: options.serial,
+          ...(timing === undefined ? {} : { pacing: { timing } }),
           headers,
           upstreamTls,
           diff: { ignore: [...(config.ignore ?? []), ...options.ignore], semantic, schemas: options.schemas },

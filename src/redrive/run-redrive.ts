@@ -19,6 +19,7 @@ import { sendRequest } from './send-request.js';
 import { Substitution } from '../match/correlation.js';
 import { answerValues } from './answer-values.js';
 import { learnMintedIds } from './minted-ids.js';
+import type { Pacing } from './pacing.js';
 
 export interface RedriveOptions {
   /** The recording whose client side is sent again (.db or .ndjson). */
@@ -38,6 +39,11 @@ export interface RedriveOptions {
   pipeline?: RecordingPipeline;
   /** One exchange at a time, each once the one before has ended (default: exchanges that overlapped in the recording overlap again). */
   serial?: boolean;
+  /**
+   * How the client messages of a connection (WebSocket, NDJSON socket, stdio) are paced: as fast as
+   * the agent answers (default), or at their recorded offsets from the connection's start (`--timing`).
+   */
+  pacing?: Pacing;
   /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
   progress?: (event: RedriveEvent) => void;
   diffProgress?: (step: DiffStep) => void;
@@ -102,8 +108,8 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
       // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
-      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
-      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
+      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing);
+      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
       else {
         answer = await sendRequest(new URL(recorder.url), request);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
@@ -161,7 +167,7 @@ async function runStdioRedrive(script: ReplayScript, agent: NonNullable<RedriveO
     } else chosen = exchange;
   }
   if (chosen === undefined) throw new UsageError(`${options.recording} has no stdio exchange to send (redrive --stdio plays one recorded with record --stdio)`);
-  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline, pacing: options.pacing });
   options.progress?.({ kind: 'sent', exchange: chosen, missing: [], ...(played.error === undefined ? {} : { error: played.error }) });
   const report = diffRecordingFilesReporting(options.recording, played.out, options.diff ?? {}, options.diffProgress);
   return { out: played.out, sent: 1, skipped, report };

@@ -7,6 +7,7 @@ import { ANSWER_WAIT_MS } from './ws-conversation.js';
 import { LineAnswers } from './line-answers.js';
 import { ConnectionIds } from './connection-ids.js';
 import { Substitution } from '../match/correlation.js';
+import { AS_FAST_AS_ANSWERED, connectionSchedule, type Pacing } from './pacing.js';
 
 export interface StdioRedriveOptions {
   /** The agent command and its arguments, started through the stdio recorder. */
@@ -17,6 +18,8 @@ export interface StdioRedriveOptions {
   out: string;
   overwrite?: boolean;
   pipeline?: RecordingPipeline;
+  /** As fast as the agent answers (default), or each line at its recorded offset from the agent's start too. */
+  pacing?: Pacing;
   /** How long a recorded answer is waited for before the next line goes anyway (and, at the end, before the agent is stopped). */
   waitMs?: number;
 }
@@ -64,6 +67,7 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
   let notOpened: unknown;
   try {
     await recorder.ready;
+    const schedule = connectionSchedule(options.pacing ?? AS_FAST_AS_ANSWERED, exchange);
     let serverSoFar = 0;
     for (const message of exchange.messages) {
       if (message.carrier !== 'line') continue;
@@ -72,6 +76,7 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
         continue;
       }
       await answers.wait(serverSoFar, waitMs);
+      await schedule.wait(message.tOffsetMs);
       if (answers.hasEnded) break;
       minted.learn(answers.received);
       stdin.write(minted.ids.apply(message.raw));

@@ -60,10 +60,12 @@ describe('agent-proxy redrive', () => {
     expect(broken.code).toBe(1);
   });
 
-  it('a --header that is not `Name: value`: exit 2 before anything is recorded', async () => {
+  it('a --header that is not `Name: value`, a --timing that is not one: exit 2 before anything is recorded', async () => {
     const dir = scratch();
     const bad = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here']);
     expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --header takes 'Name: value' (a header name, a colon, its value)\n" });
+    const pace = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--timing', 'fast']);
+    expect({ code: pace.code, stderr: pace.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --timing 'fast' is not a timing: expected recorded, none, or a speed such as 2x or 0.5x\n" });
     expect(existsSync(dir.file('new.db'))).toBe(false);
   });
 

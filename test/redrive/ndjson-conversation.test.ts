@@ -11,6 +11,10 @@ import { waitFor, within } from '../support/waits.js';
 import { startNdjsonRecorder } from '../../src/record/relay/ndjson-relay.js';
 import { runRedrive } from '../../src/redrive/run-redrive.js';
 import { openRecording } from '../../src/store/open-recording.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { ManualClock, deadlinesOf, driveClock, writtenBy } from '../support/manual-clock.js';
+import { writeFileSync } from 'node:fs';
 
 useCleanups();
 
@@ -86,6 +90,37 @@ describe('runRedrive with --target unix:', () => {
     expect(lines[4]).toMatchObject({ sender: 'client', json: { operation: 'status', sessionId: opened } });
     expect(lines[5]).toMatchObject({ sender: 'server', json: { ok: true, sessionId: opened } });
     expect(result.report.equal).toBe(true);
+  });
+
+  it('paced at 2x (--timing 2x): each line once the answers before it have come and its recorded offset from the connection\'s start, halved, is due', async () => {
+    // The golden connection with its client lines moved to 0, 1000 and 2500 ms after the connection's start.
+    const reader = RecordingReader.open(golden);
+    const lines = exportNdjsonText(reader).split('\n');
+    reader.close();
+    const startedMs = (JSON.parse(lines.find((l) => l.startsWith('{"type":"exchange"'))!) as { startedMs: number }).startedMs;
+    const moved = [0, 1000, 2500];
+    let client = 0;
+    const paced = dir.file('paced.ndjson');
+    writeFileSync(paced, lines.map((l) => (l.startsWith('{"type":"message"') && l.includes('"sender":"client"') ? JSON.stringify({ ...JSON.parse(l), tOffsetMs: startedMs + moved[client++] }) : l)).join('\n'));
+    expect(client).toBe(3);
+
+    const daemon = await startNdjsonDaemon(dir.file('paced.sock'));
+    onCleanup(() => daemon.close());
+    const clock = new ManualClock();
+    const due = moved.map((offset) => offset / 2);
+    const received = () => daemon.received.at(-1)?.length ?? 0;
+    const seen: number[] = [];
+    const run = runRedrive({ recording: paced, target: `unix:${daemon.socketPath}`, out: dir.file('paced.db'), pacing: { timing: { mode: 'recorded', speed: 2 }, clock }, diff: { semantic: true } });
+    // Before each step of the clock: the lines due by now have come, and no other.
+    const stepped = await driveClock(clock, run, async () => {
+      await waitFor(() => received() >= writtenBy(due, clock.now()), `the lines due at ${clock.now()} ms`);
+      seen.push(received());
+    });
+    // Offsets are fractional milliseconds: the due times are as exact as their subtraction.
+    expect(stepped).toEqual(deadlinesOf(due).map((at) => expect.closeTo(at, 6)));
+    expect(seen).toEqual([0, ...stepped.slice(0, -1)].map((now) => writtenBy(due, now)));
+    expect(daemon.received.at(-1)).toHaveLength(3);
+    expect((await run).report.equal).toBe(true);
   });
 
   it('against the daemon changed in one answer: exactly that change', async () => {
