@@ -18,6 +18,8 @@ export interface StdioRedriveOptions {
   out: string;
   overwrite?: boolean;
   pipeline?: RecordingPipeline;
+  /** Fields the new recording redacts (those given values at redrive time). */
+  redactFields?: string[];
   /** As fast as the agent answers (default), or each line at its recorded offset from the agent's start too. */
   pacing?: Pacing;
   /** How long a recorded answer is waited for before the next line goes anyway (and, at the end, before the agent is stopped). */
@@ -53,6 +55,7 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
     out: options.out,
     overwrite: options.overwrite,
     pipeline: options.pipeline,
+    redactFields: options.redactFields,
     stdin,
     stdout,
     stderr: new PassThrough().resume(),
