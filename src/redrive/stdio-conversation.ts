@@ -40,7 +40,8 @@ export interface StdioRedriveResult {
  * as many stdout lines have come from the agent as had come before it in the recording (the answers
  * it waited for), with the ids the agent minted earlier in the conversation in place of the recorded
  * ones (an ACP sessionId), then stdin ends as recorded, at the same point of the conversation (an
- * agent that answers only once its stdin has ended is not kept waiting). Where the recorded agent exited before its stdin ended,
+ * agent that answers only once its stdin has ended is not kept waiting). Paced, each line and the
+ * end wait for their recorded offsets too. Where the recorded agent exited before its stdin ended,
  * the new one is given the time to do so too. An agent still running a wait after its stdin ended is
  * sent SIGTERM. A failure is an outcome, never a throw, once the agent has started.
  */
@@ -88,6 +89,7 @@ export async function redriveStdioExchange(exchange: ScriptExchange, options: St
     // Stdin ends where the recording's did: once the stdout lines recorded before its end have come
     // (all of them in a recording made before that moment was stored).
     await answers.wait(exchange.stdinEndedMs === null ? serverSoFar : stdoutLinesBefore(exchange, exchange.stdinEndedMs), waitMs);
+    if (exchange.stdinEndedMs !== null) await schedule.wait(exchange.stdinEndedMs);
     // The recorded agent exited with its stdin still open: the new one is given the time to do the same.
     if (exchange.errorCode === ExchangeErrorCode.E_UPSTREAM_ENDED) await answers.wait(Number.POSITIVE_INFINITY, waitMs);
   } catch (error) {

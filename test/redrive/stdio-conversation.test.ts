@@ -11,6 +11,10 @@ import { runRedrive, type RedriveEvent } from '../../src/redrive/run-redrive.js'
 import { redriveStdioExchange } from '../../src/redrive/stdio-conversation.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { loadReplayScript } from '../../src/replay/replay-script.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { ManualClock, deadlinesOf, driveClock } from '../support/manual-clock.js';
+import { writeFileSync } from 'node:fs';
 import { openRecording } from '../../src/store/open-recording.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/waits.js';
@@ -60,6 +64,14 @@ function recordedLines(file: string): { sender: string; json: unknown }[] {
   } finally {
     reader.close();
   }
+}
+
+/** Two lines to the agent that answers only once its stdin has ended, recorded once for the tests that use it. */
+let batch: Promise<string> | undefined;
+function batchRecorded(): Promise<string> {
+  const out = dir.file('batch-golden.db');
+  batch ??= recordGolden(ANSWERS_AT_END, [[{ ask: 'first' }, 0], [{ ask: 'second' }, 0]], out).then(() => out);
+  return batch;
 }
 
 describe('runRedrive with a stdio agent', () => {
@@ -132,8 +144,7 @@ describe('runRedrive with a stdio agent', () => {
   });
 
   it('ends stdin where the recording did: an agent that answers only once its stdin has ended is not kept waiting for answers that come after it', async () => {
-    const batchGolden = dir.file('batch-golden.db');
-    await recordGolden(ANSWERS_AT_END, [[{ ask: 'first' }, 0], [{ ask: 'second' }, 0]], batchGolden);
+    const batchGolden = await batchRecorded();
     const [exchange] = loadReplayScript(batchGolden).exchanges;
     const answersAt = exchange.messages.filter((m) => m.sender === 'server').map((m) => m.tOffsetMs);
     expect(answersAt).toHaveLength(2);
@@ -144,5 +155,31 @@ describe('runRedrive with a stdio agent', () => {
     expect(played).toMatchObject({ lines: 2 });
     expect(recordedLines(played.out)).toEqual(recordedLines(batchGolden));
     expect(diffRecordingFiles(batchGolden, played.out, { semantic: true }).equal).toBe(true);
+  });
+
+  it('paced (--timing recorded): each line, and the end of stdin, at its recorded offset from the agent\'s start on the clock', async () => {
+    // The batch session with its lines moved to 0 and 1000 ms after the exchange's start, its stdin's end to 1500 ms and the answers after it.
+    const batchGolden = await batchRecorded();
+    const reader = RecordingReader.open(batchGolden);
+    const lines = exportNdjsonText(reader).split('\n');
+    reader.close();
+    const exchangeLine = JSON.parse(lines.find((l) => l.startsWith('{"type":"exchange"'))!) as { startedMs: number };
+    const moved = [0, 1000];
+    let client = 0;
+    const paced = dir.file('batch-paced.ndjson');
+    writeFileSync(
+      paced,
+      lines
+        .map((l) => (l.startsWith('{"type":"exchange"') ? JSON.stringify({ ...exchangeLine, stdinEndedMs: exchangeLine.startedMs + 1500 }) : l))
+        .map((l) => (l.startsWith('{"type":"message"') ? JSON.stringify({ ...JSON.parse(l), tOffsetMs: exchangeLine.startedMs + (l.includes('"sender":"client"') ? moved[client++] : 1600) }) : l))
+        .join('\n'),
+    );
+    const [exchange] = loadReplayScript(paced).exchanges;
+    const due = [...exchange.messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs), exchange.stdinEndedMs!].map((t) => t - exchange.startedMs);
+    const clock = new ManualClock();
+    const played = redriveStdioExchange(exchange, { command: process.execPath, args: [ANSWERS_AT_END], out: dir.file('batch-paced.db'), pacing: { timing: { mode: 'recorded', speed: 1 }, clock }, waitMs: 600_000 });
+    const stepped = await driveClock(clock, played);
+    expect(stepped).toEqual(deadlinesOf(due).map((at) => expect.closeTo(at, 6)));
+    expect(recordedLines((await played).out)).toEqual(recordedLines(batchGolden));
   });
 });
