@@ -17,7 +17,9 @@ interface RedriveCommandOptions extends DiffOutputFlags, Pick<TlsFlags, 'ca' | '
   out: string;
   overwrite?: boolean;
   serial?: boolean;
+  timing?: string;
   header: string[];
+  redactedValues?: string;
   failOn: 'difference' | 'regression';
   ignore: string[];
   semantic: boolean;
@@ -37,7 +39,9 @@ export function redriveCommand(result: CommandResult): Command {
     .requiredOption('--out <file>', 'the new recording')
     .option('--overwrite', 'replace the --out file if it exists')
     .option('--serial', 'send one exchange at a time (default: exchanges that overlapped in the recording overlap again)')
+    .option('--timing <timing>', "pace each connection's client messages: none (as fast as the agent answers, the default), recorded (at their recorded offsets from the connection's start) or a speed such as 4x")
     .option('--header <header>', "'Name: value' sent in place of the recorded (or redacted) header of that name, and never stored (repeatable)", collect, [])
+    .option('--redacted-values <file>', 'FIELD=value lines (an env file): values for the JSON fields the recording redacted in what the client sent (a key name or a JSON pointer); sent in their place, and never stored')
     .addOption(new Option('--fail-on <what>', 'exit 1 for any difference, or only for regressions (messages valid in the recording, invalid now)').choices(['difference', 'regression']).default('difference'))
     .addOption(new Option('--format <format>', 'output format of the diff').choices(['text', 'json', 'markdown']).default('text'))
     .option('--json', 'print the diff as JSON (the same as --format json)')
@@ -54,6 +58,10 @@ export function redriveCommand(result: CommandResult): Command {
       const reports = reportTargetsOf(options.report);
       const { parseSuppliedHeader } = await import('../redrive/supplied-header.js');
       const headers = options.header.map(parseSuppliedHeader);
+      const { parseTiming } = await import('../replay/timing.js');
+      const { RedactedValues } = await import('../redrive/redacted-values.js');
+      const redactedValues = options.redactedValues === undefined ? undefined : RedactedValues.read(options.redactedValues);
+      const timing = options.timing === undefined ? undefined : parseTiming(options.timing);
       const { upstreamTls } = tlsOptionsOf({ ca: options.ca, insecure: options.insecure });
       const [{ loadDiffConfig }, { runRedrive }, { refuseUnrelated }, { renderMarkdown }, { renderText }] = await Promise.all([
         import('../diff/diff-options.js'),
@@ -78,7 +86,9 @@ export function redriveCommand(result: CommandResult): Command {
           out: options.out,
           overwrite: options.overwrite,
           serial: options.serial,
+          ...(timing === undefined ? {} : { pacing: { timing } }),
           headers,
+          ...(redactedValues === undefined ? {} : { redactedValues }),
           upstreamTls,
           diff: { ignore: [...(config.ignore ?? []), ...options.ignore], semantic, schemas: options.schemas },
           progress: (event) => {

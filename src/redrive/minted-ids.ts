@@ -9,9 +9,17 @@ function isIdKey(key: string): boolean {
 }
 
 /**
+ * Keys that say what kind of message (or part of one) a value is. Where the recorded and live
+ * values name different kinds (an event came where a response was), they are not the same message,
+ * and pairing their ids would carry a wrong value into later requests.
+ */
+const KIND_KEYS = ['type', 'kind', 'event', 'method', 'operation', 'sessionUpdate'];
+
+/**
  * The ids a server minted afresh, as pairs of the recorded answer's value and the live answer's:
  * the recorded and live answers are walked side by side (the n-th JSON value of each, by key and
- * index), and a string under an id key that differs makes a pair. These are what the replay's
+ * index), and a string under an id key that differs makes a pair. Objects of different kinds
+ * (KIND_KEYS) are not walked. These are what the replay's
  * correlation learns from a request, learnt here from an answer: the same pairs, applied by the same
  * substitution to the later requests that used the recorded value.
  */
@@ -31,7 +39,9 @@ function walk(a: unknown, b: unknown, pointer: string, key: string | undefined, 
     return;
   }
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const recorded = a as Record<string, unknown>;
     const live = b as Record<string, unknown>;
+    if (KIND_KEYS.some((k) => typeof recorded[k] === 'string' && typeof live[k] === 'string' && recorded[k] !== live[k])) return;
     for (const [k, v] of Object.entries(a)) {
       if (Object.hasOwn(live, k)) walk(v, live[k], `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k, pairs);
     }

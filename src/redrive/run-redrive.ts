@@ -19,6 +19,8 @@ import { sendRequest } from './send-request.js';
 import { Substitution } from '../match/correlation.js';
 import { answerValues } from './answer-values.js';
 import { learnMintedIds } from './minted-ids.js';
+import type { Pacing } from './pacing.js';
+import { missingValuesMessage, RedactedValues } from './redacted-values.js';
 
 export interface RedriveOptions {
   /** The recording whose client side is sent again (.db or .ndjson). */
@@ -32,12 +34,19 @@ export interface RedriveOptions {
   overwrite?: boolean;
   /** Headers given now (`--header`): sent in place of recorded ones of the same name, and never stored. */
   headers?: readonly SuppliedHeader[];
+  /** Values given now (`--redacted-values`) for the JSON fields the recording redacted in what the client sent: sent in their place, and stored redacted. */
+  redactedValues?: RedactedValues;
   /** How the two recordings are compared (`semantic` is the caller's to set). */
   diff?: DiffOptions;
   upstreamTls?: UpstreamTlsOptions;
   pipeline?: RecordingPipeline;
   /** One exchange at a time, each once the one before has ended (default: exchanges that overlapped in the recording overlap again). */
   serial?: boolean;
+  /**
+   * How the client messages of a connection (WebSocket, NDJSON socket, stdio) are paced: as fast as
+   * the agent answers (default), or at their recorded offsets from the connection's start (`--timing`).
+   */
+  pacing?: Pacing;
   /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
   progress?: (event: RedriveEvent) => void;
   diffProgress?: (step: DiffStep) => void;
@@ -63,7 +72,7 @@ export interface RedriveResult {
  * connections are sent instead, through the NDJSON relay; with `agent`, the stdio exchange.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
-  const script = loadReplayScript(options.recording);
+  const script = withRedactedValues(loadReplayScript(options.recording), options.redactedValues ?? RedactedValues.NONE);
   if (options.agent) return runStdioRedrive(script, options.agent, options);
   if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');
   const target = options.target;
@@ -86,8 +95,16 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
             pipeline: options.pipeline,
             // What was given now is a secret of this run: stored as redacted, as the recording had it.
             redactHeaders: supplied.map((h) => h.name),
+            redactFields: redactedFieldsOf(options),
           })
-        : await startNdjsonRecorder({ target, listen: `unix:${join(socketDir, 'redrive.sock')}`, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+        : await startNdjsonRecorder({
+            target,
+            listen: `unix:${join(socketDir, 'redrive.sock')}`,
+            out: options.out,
+            overwrite: options.overwrite,
+            pipeline: options.pipeline,
+            redactFields: redactedFieldsOf(options),
+          });
   } catch (error) {
     if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     throw error;
@@ -101,13 +118,10 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
     const send = async (exchange: ScriptExchange) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
-      if (ndjson.has(exchange)) {
-        answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids);
-        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.lines.flatMap((line) => answerValues(Buffer.from(line), {}))));
-      } else if (ws.has(exchange)) {
-        answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids);
-        ids.add(learnMintedIds(recordedAnswerValues(exchange), answer.frames.flatMap((frame) => answerValues(Buffer.from(frame), {}))));
-      } else {
+      // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
+      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing);
+      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
+      else {
         answer = await sendRequest(new URL(recorder.url), request);
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
@@ -164,7 +178,7 @@ async function runStdioRedrive(script: ReplayScript, agent: NonNullable<RedriveO
     } else chosen = exchange;
   }
   if (chosen === undefined) throw new UsageError(`${options.recording} has no stdio exchange to send (redrive --stdio plays one recorded with record --stdio)`);
-  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline });
+  const played = await redriveStdioExchange(chosen, { ...agent, out: options.out, overwrite: options.overwrite, pipeline: options.pipeline, pacing: options.pacing, redactFields: redactedFieldsOf(options) });
   options.progress?.({ kind: 'sent', exchange: chosen, missing: [], ...(played.error === undefined ? {} : { error: played.error }) });
   const report = diffRecordingFilesReporting(options.recording, played.out, options.diff ?? {}, options.diffProgress);
   return { out: played.out, sent: 1, skipped, report };
@@ -173,4 +187,20 @@ async function runStdioRedrive(script: ReplayScript, agent: NonNullable<RedriveO
 /** The recorded answer's JSON values, in order (what answerValues() reads from the live one). */
 function recordedAnswerValues(exchange: ScriptExchange): unknown[] {
   return exchange.messages.filter((m) => m.sender === 'server' && m.json !== undefined).map((m) => m.json);
+}
+
+/**
+ * The script with the given values in place of the fields the recording redacted; refuses (exit 2),
+ * before anything is sent, a redacted field no value is given for: the marker would go out as a
+ * wrong credential.
+ */
+function withRedactedValues(script: ReplayScript, values: RedactedValues): ReplayScript {
+  const { exchanges, missing } = values.fill(script.exchanges);
+  if (missing.length > 0) throw new UsageError(missingValuesMessage(missing, values.source));
+  return { ...script, exchanges };
+}
+
+/** The fields the new recording redacts again: those given values now (by their names in the file). */
+function redactedFieldsOf(options: RedriveOptions): string[] {
+  return options.redactedValues?.fields ?? [];
 }

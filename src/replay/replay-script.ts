@@ -43,6 +43,8 @@ export interface ScriptExchange {
   errorMessage: string | null;
   closeCode: number | null;
   closeReason: string | null;
+  /** When the client ended a stdio agent's stdin; null when it never did, or the recording predates it. */
+  stdinEndedMs: number | null;
   messages: ScriptMessage[];
 }
 
@@ -105,6 +107,7 @@ function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
     errorMessage: row.errorMessage,
     closeCode: row.closeCode,
     closeReason: row.closeReason,
+    stdinEndedMs: row.stdinEndedMs,
     messages: rows.map((m) => ({
       seq: m.seq,
       sender: m.sender,

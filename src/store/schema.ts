@@ -81,6 +81,11 @@ export const EXCHANGE_COLUMNS = {
    * before format 3.
    */
   protocolEvidence: text('protocol_evidence'),
+  /**
+   * When the client ended a stdio agent's stdin (milliseconds since the recording started); null when
+   * it never did (the agent exited first), for other transports, and in a recording made before format 5.
+   */
+  stdinEndedMs: real('stdin_ended_ms'),
 } as const;
 
 export const MESSAGE_COLUMNS = {
@@ -136,7 +141,7 @@ export type StoredFinding = RowOf<typeof FINDING_COLUMNS>;
 /** What an ExchangeStart may set (startedMs comes from its tOffsetMs). */
 export const EXCHANGE_START_FIELDS = ['transport', 'protocol', 'method', 'path', 'query', 'url', 'subprotocol', 'requestHeaders'] as const;
 /** What an ExchangeUpdate may set; an undefined field keeps the stored value. */
-export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'protocolEvidence', 'status', 'responseHeaders', 'subprotocol', 'tls'] as const;
+export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'protocolEvidence', 'status', 'responseHeaders', 'subprotocol', 'tls', 'stdinEndedMs'] as const;
 /** What an ExchangeEnd sets (endedMs comes from its tOffsetMs); an undefined field is stored as null. */
 export const EXCHANGE_END_FIELDS = ['outcome', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal'] as const;
 

@@ -307,7 +307,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.ScriptExchange>().toEqualTypeOf<
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
-      | 'errorMessage' | 'closeCode' | 'closeReason' | 'messages'
+      | 'errorMessage' | 'closeCode' | 'closeReason' | 'stdinEndedMs' | 'messages'
     >();
     expectTypeOf<keyof api.ScriptMessage>().toEqualTypeOf<'seq' | 'sender' | 'carrier' | 'channel' | 'raw' | 'json' | 'tOffsetMs' | 'truncated'>();
     expectTypeOf<keyof api.ReplayMiss>().toEqualTypeOf<'transport' | 'reason' | 'request' | 'limit' | 'nearest' | 'differences' | 'action' | 'faults'>();
@@ -471,7 +471,7 @@ describe('the public API', () => {
       | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'subprotocol' | 'requestHeaders'
       | 'tOffsetMs'
     >();
-    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'protocolEvidence' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls'>();
+    expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'protocolEvidence' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls' | 'stdinEndedMs'>();
     expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
@@ -481,7 +481,7 @@ describe('the public API', () => {
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
       | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'protocolEvidence'
-      | 'messageCount' | 'invalidCount' | 'uncheckedCount'
+      | 'stdinEndedMs' | 'messageCount' | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<
       | 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'raw'

@@ -30,9 +30,9 @@ async function agentUrl(options: AguiAgentOptions = {}): Promise<string> {
 }
 
 /** One AG-UI run recorded through the recorder in front of the default stand-in. */
-async function golden(dir: TempDir): Promise<string> {
+async function golden(dir: TempDir, forwardedProps: Record<string, unknown> = {}): Promise<string> {
   const recorder = await startRecorder({ target: await agentUrl(), listen: 0, out: dir.file('golden.db') });
-  const input: RunAgentInput = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
+  const input: RunAgentInput = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps };
   await (await fetch(`${recorder.url}/agent`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(input) })).text();
   await recorder.close();
   return recorder.out;
@@ -65,10 +65,23 @@ describe('agent-proxy redrive', () => {
     expect(broken.code).toBe(1);
   });
 
-  it('a --header that is not `Name: value`: exit 2 before anything is recorded', async () => {
+  it('a --header that is not `Name: value`, a --timing that is not one: exit 2 before anything is recorded', async () => {
     const dir = scratch();
     const bad = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here']);
     expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --header takes 'Name: value' (a header name, a colon, its value)\n" });
+    const pace = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--timing', 'fast']);
+    expect({ code: pace.code, stderr: pace.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --timing 'fast' is not a timing: expected recorded, none, or a speed such as 2x or 0.5x\n" });
+    expect(existsSync(dir.file('new.db'))).toBe(false);
+  });
+
+  it('a field the recording redacted in a body, given no value: exit 2 with one line naming it, before anything is sent', async () => {
+    const dir = scratch();
+    const recording = await golden(dir, { apiKey: 'fp-secret-4be1a0c9' });
+    const refused = await runCli(['redrive', recording, '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db')]);
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 2,
+      stderr: 'agent-proxy: the recording redacted /forwardedProps/apiKey (exchange 1) and no value is given for it: give it as FIELD=value in a --redacted-values file\n',
+    });
     expect(existsSync(dir.file('new.db'))).toBe(false);
   });
 

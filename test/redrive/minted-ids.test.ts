@@ -15,4 +15,9 @@ describe('learnMintedIds', () => {
     expect(learnMintedIds([{ id: 'm1', runId: 7, text: 'abcdefgh' }], [{ id: 'm2', runId: 8, text: 'zyxwvuts' }])).toEqual([]);
     expect(learnMintedIds([{ a: 1 }, { response_id: 'resp_recorded' }], [{ a: 1 }, { response_id: 'resp_live_1' }])).toEqual([{ field: '/response_id', key: 'response_id', recorded: 'resp_recorded', live: 'resp_live_1' }]);
   });
+
+  it('learns nothing from values of different kinds: an event where the recording had a response is another message', () => {
+    expect(learnMintedIds([{ kind: 'response', requestId: 'request-old' }], [{ kind: 'event', requestId: 'request-new' }])).toEqual([]);
+    expect(learnMintedIds([{ data: { type: 'a', id: 'id-old-1' } }], [{ data: { type: 'b', id: 'id-new-1' } }])).toEqual([]);
+  });
 });

@@ -2,7 +2,11 @@
  * redrive in-process: a recording made through the recorder in front of the AG-UI stand-in is sent
  * again to a stand-in, recorded anew and diffed with the original.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../../src/core/errors.js';
+import { RedactedValues } from '../../src/redrive/redacted-values.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { defaultAguiScript, startAguiAgent, type AguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
@@ -115,6 +119,41 @@ describe('runRedrive', () => {
     expect(result.report.equal).toBe(true);
   });
 
+  it('puts the values given for fields the recording redacted (a Pi session env value) where they were, and stores them redacted again; refuses a redacted field given no value before sending anything', async () => {
+    const dir = scratch();
+    const ENV_SECRET = 'env-secret-value-93c1d7e0';
+    const token = { authorization: 'Bearer test-token' };
+    const recorded = await startPiDaemon();
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const create = { requestId: 'req-create-1', spec: { cwd: '/srv/work', target: { mode: 'new' }, env: { SERVICE_TOKEN: ENV_SECRET } } };
+    const created = await fetch(`${recorder.url}/v1/session`, { method: 'POST', headers: { ...token, 'content-type': 'application/json', 'idempotency-key': 'create-1' }, body: JSON.stringify(create) });
+    const ticketId = ((await created.json()) as { data: { ticketId: string } }).data.ticketId;
+    for (let poll = 0; poll < 2; poll++) expect((await fetch(`${recorder.url}/v1/ticket/${ticketId}`, { headers: token })).status).toBe(200);
+    await recorder.close();
+    expect(readFileSync(dir.file('golden.db')).includes(ENV_SECRET)).toBe(false);
+
+    const fresh = await startPiDaemon();
+    onCleanup(() => fresh.close());
+    const headers = [{ name: 'Authorization', value: 'Bearer test-token' }];
+    const refused = runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('refused.db'), headers, diff: { semantic: true } });
+    await expect(refused).rejects.toThrow(
+      new UsageError('the recording redacted /spec/env/SERVICE_TOKEN (exchange 1) and no value is given for it: give it as FIELD=value in a --redacted-values file'),
+    );
+    expect([fresh.received.http.length, existsSync(dir.file('refused.db'))]).toEqual([0, false]);
+
+    writeFileSync(dir.file('values.env'), `# given in CI\nSERVICE_TOKEN="${ENV_SECRET}"\n`);
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers, redactedValues: RedactedValues.read(dir.file('values.env')), diff: { semantic: true } });
+    expect((fresh.received.http[0]!.body as { spec: { env: Record<string, string> } }).spec.env).toEqual({ SERVICE_TOKEN: ENV_SECRET });
+    expect(result.report.equal).toBe(true);
+    const reader = RecordingReader.open(dir.file('new.db'));
+    writeFileSync(dir.file('new.ndjson'), exportNdjsonText(reader));
+    reader.close();
+    for (const file of [dir.file('new.db'), dir.file('new.db-wal'), dir.file('new.ndjson')].filter((f) => existsSync(f))) {
+      expect(readFileSync(file).includes(ENV_SECRET), file).toBe(false);
+    }
+  });
+
   it('plays a WebSocket conversation: each client frame once the answers it waited for have come, then the recorded close', async () => {
     const dir = scratch();
     const bearer = { authorization: 'Bearer test-token' };
@@ -141,6 +180,34 @@ describe('runRedrive', () => {
     } finally {
       reader.close();
     }
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('carries an id minted within a WebSocket conversation into its later frames: the confirm dialog the fresh daemon opened is the one answered', async () => {
+    const dir = scratch();
+    const options = { rpcTurn: 'text', confirmBeforeTurn: true, mintDialogIds: true } as const;
+    const recorded = await startPiDaemon(options);
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.url, listen: 0, out: dir.file('golden.db') });
+    const c = await wsOpen(`${recorder.url.replace('http:', 'ws:')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { headers: { authorization: 'Bearer test-token' } });
+    await c.take(1);
+    c.ws.send(JSON.stringify({ kind: 'command', command: { id: 'p-1', type: 'prompt', message: 'Say hello' } }));
+    const asked = (JSON.parse((await c.take(3))[2]) as { event: { id: string } }).event.id;
+    c.ws.send(JSON.stringify({ kind: 'extension_ui_response', response: { type: 'extension_ui_response', id: asked, confirmed: true } }));
+    await c.take(4 + 16);
+    c.ws.close(1000, 'done');
+    await c.closed;
+    await recorder.close();
+
+    const fresh = await startPiDaemon(options);
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.url, out: dir.file('new.db'), headers: [{ name: 'Authorization', value: 'Bearer test-token' }], diff: { semantic: true } });
+    const conversation = fresh.received.ws[0]!;
+    const freshAsked = (conversation.toClient[2] as { event: { id: string } }).event.id;
+    expect(freshAsked).not.toBe(asked);
+    expect(conversation.fromClient[1]).toMatchObject({ kind: 'extension_ui_response', response: { id: freshAsked } });
+    // The answer was taken: the turn ran to its end.
+    expect(conversation.toClient).toHaveLength(4 + 16);
     expect(result.report.equal).toBe(true);
   });
 

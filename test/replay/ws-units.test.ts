@@ -42,6 +42,7 @@ function exchange(fields: Partial<ScriptExchange>): ScriptExchange {
     errorMessage: null,
     closeCode: null,
     closeReason: null,
+    stdinEndedMs: null,
     messages: [],
     ...fields,
   };

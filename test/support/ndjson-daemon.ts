@@ -5,6 +5,7 @@
  * idempotency key, taken in order), with the live `requestId` in place of the scripted one. Two
  * operations of its own (`standInFlood`, `standInDie`) flood a connection or break it off.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { MOCK_HELLO, MOCK_MODEL } from './mock-openai.js';
@@ -126,8 +127,18 @@ export interface NdjsonDaemon {
 const FLOOD_OPERATION = 'standInFlood';
 const DIE_OPERATION = 'standInDie';
 
-/** `change` alters each reply before it is written: the same daemon changed, for a diff. */
-export async function startNdjsonDaemon(socketPath: string, options: { change?: (reply: Json) => Json } = {}): Promise<NdjsonDaemon> {
+export interface NdjsonDaemonOptions {
+  /** Alters each reply before it is written: the same daemon changed, for a diff. */
+  change?: (reply: Json) => Json;
+  /**
+   * Each `open` mints a session id of its own (`ndjson-<random>`) in place of the scripted one, as the
+   * daemon does, and a later command of the connection that names another session is refused with
+   * `session_not_found`.
+   */
+  mintSessions?: boolean;
+}
+
+export async function startNdjsonDaemon(socketPath: string, options: NdjsonDaemonOptions = {}): Promise<NdjsonDaemon> {
   const conversation = ndjsonConversation();
   const received: string[][] = [];
   const sockets = new Set<Socket>();
@@ -141,6 +152,7 @@ export async function startNdjsonDaemon(socketPath: string, options: { change?: 
     const lines: string[] = [];
     received.push(lines);
     const used = new Set<number>();
+    const session: { id?: string } = {};
     let pending = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
@@ -148,13 +160,13 @@ export async function startNdjsonDaemon(socketPath: string, options: { change?: 
         const text = pending.subarray(0, at).toString('utf8');
         pending = pending.subarray(at + 1);
         lines.push(text);
-        answer(socket, text, used);
+        answer(socket, text, used, session);
       }
     });
     socket.on('end', () => socket.end());
   });
 
-  function answer(socket: Socket, text: string, used: Set<number>): void {
+  function answer(socket: Socket, text: string, used: Set<number>, session: { id?: string }): void {
     let command: Json;
     try {
       command = JSON.parse(text) as Json;
@@ -170,9 +182,18 @@ export async function startNdjsonDaemon(socketPath: string, options: { change?: 
       socket.write(JSON.stringify({ protocolVersion: '1.0', kind: 'response', requestId: command.requestId, ok: false, error: { code: 'unsupported_operation', message: 'unknown operation', retryable: false } }) + '\n');
       return;
     }
+    if (options.mintSessions) {
+      if (command.operation === 'open') session.id = `${SESSION}-${randomBytes(6).toString('hex')}`;
+      else if (command.sessionId !== undefined && command.sessionId !== session.id) {
+        const error = { code: 'session_not_found', message: `no session ${String(command.sessionId)}`, retryable: false };
+        socket.write(JSON.stringify({ protocolVersion: '1.0', kind: 'response', requestId: command.requestId, ok: false, error }) + '\n');
+        return;
+      }
+    }
     used.add(index);
     const scriptedId = conversation[index].command.requestId;
-    for (const reply of conversation[index].replies) {
+    for (const scripted of conversation[index].replies) {
+      const reply = session.id === undefined ? scripted : (JSON.parse(JSON.stringify(scripted).replaceAll(`"${SESSION}"`, JSON.stringify(session.id))) as Json);
       const live = reply.requestId === scriptedId ? { ...reply, requestId: command.requestId } : reply;
       socket.write(JSON.stringify(options.change ? options.change(live) : live) + '\n');
     }

@@ -57,6 +57,8 @@ export interface PiDaemonOptions {
    * refused with `controller_required`, an unknown id with `unknown_ui_request` (default false).
    */
   confirmBeforeTurn?: boolean;
+  /** The confirm dialog of `confirmBeforeTurn` gets a random id (`ui-<uuid>`), another each run, rather than `ui-1` (default false). */
+  mintDialogIds?: boolean;
   /** Which scenario turn a prompt streams: 'tool-call' (default; 27 events) or 'text' (16 events). */
   rpcTurn?: 'tool-call' | 'text';
   /** Pre-create session agent-a (default true). */
@@ -100,6 +102,7 @@ export async function startPiDaemon(options: PiDaemonOptions = {}): Promise<PiDa
       deterministic: options.deterministic ?? false,
       commandScript: options.commandScript,
       confirmBeforeTurn: options.confirmBeforeTurn ?? false,
+      mintDialogIds: options.mintDialogIds ?? false,
     },
     scenario,
     options.hostInstanceId,

@@ -4,10 +4,14 @@
  * ndJsonStream(process.stdout, process.stdin). It answers like the Pi daemon's ACP adapter, from
  * the scenario written below: a text reply in chunks, or (for a prompt containing READFILE) a
  * `read` tool call, its result and a reply. A prompt containing PERMISSION first asks the client
- * for permission (an agent → client request).
+ * for permission (an agent → client request). With ACP_STANDIN_MINT_IDS=1 each session gets a random
+ * id, another each run, and a prompt naming a session this agent did not make is refused.
  */
 import { Readable, Writable } from 'node:stream';
-import { AgentSideConnection, ndJsonStream } from '@agentclientprotocol/sdk';
+import { randomUUID } from 'node:crypto';
+import { AgentSideConnection, RequestError, ndJsonStream } from '@agentclientprotocol/sdk';
+
+const MINT_IDS = process.env.ACP_STANDIN_MINT_IDS === '1';
 
 const LEVELS = ['off', 'minimal', 'low', 'medium', 'high'].map((id) => ({ id, name: id[0].toUpperCase() + id.slice(1) }));
 const initializeResult = {
@@ -35,6 +39,7 @@ class StandInAgent {
   constructor(conn) {
     this.conn = conn;
     this.sessions = 0;
+    this.made = new Set();
   }
   async initialize() {
     return structuredClone(initializeResult);
@@ -44,9 +49,12 @@ class StandInAgent {
   }
   async newSession() {
     this.sessions++;
-    return { sessionId: `stdio-session-${this.sessions}`, ...structuredClone(loadResult) };
+    const sessionId = MINT_IDS ? `stdio-session-${randomUUID()}` : `stdio-session-${this.sessions}`;
+    this.made.add(sessionId);
+    return { sessionId, ...structuredClone(loadResult) };
   }
   async prompt(params) {
+    if (MINT_IDS && !this.made.has(params.sessionId)) throw RequestError.resourceNotFound(params.sessionId);
     const text = params.prompt.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
     if (text.includes('PERMISSION')) {
       const answer = await this.conn.requestPermission({

@@ -101,7 +101,10 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   const onStdinEnd = () => {
     if (inEnded) return;
     inEnded = true;
-    inTap.end(true, clock.now());
+    const at = clock.now();
+    inTap.end(true, at);
+    // Stored, so that a redrive ends the new agent's stdin at the same point of the conversation.
+    exchange.update({ stdinEndedMs: at });
     child.stdin!.end();
   };
   stdin.on('data', onStdinData);

@@ -4,6 +4,7 @@
  * as raw HTTP responses with an apiErrorEnvelope body), and the RPC attachment itself in framed
  * (`pi-daemon-rpc.v1`) and raw (`pi-rpc.v1`) modes. See docs/pi-daemon-notes.md §1.5.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -323,7 +324,7 @@ function handleCommand(state: DaemonState, hub: RpcHub, session: SessionRecord, 
       const turn = () => void streamTurn(state, hub, session, att, typeof command.message === 'string' ? command.message : '');
       if (!state.settings.confirmBeforeTurn) return turn();
       // An extension asks first: a confirm dialog every attachment sees, and the turn waits for the controller's answer.
-      const dialogId = `ui-${hub.dialogs.size + 1}`;
+      const dialogId = state.settings.mintDialogIds ? `ui-${randomUUID()}` : `ui-${hub.dialogs.size + 1}`;
       hub.dialogs.set(dialogId, turn);
       return emit(state, hub, session, { type: 'extension_ui_request', id: dialogId, method: 'confirm', title: 'Allow the agent to read files?', message: 'The extension asks before each turn.' });
     }

@@ -115,6 +115,8 @@ export interface DaemonSettings {
   deterministic: boolean;
   commandScript: RpcCommandScript | undefined;
   confirmBeforeTurn: boolean;
+  /** Confirm dialogs get random ids (`ui-<uuid>`) rather than counted ones (`ui-1`). */
+  mintDialogIds: boolean;
 }
 
 /**
