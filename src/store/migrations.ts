@@ -92,6 +92,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, description: 'exchanges.tls', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tls TEXT') },
   { version: 3, description: 'recording.rules_version', up: (db) => db.exec('ALTER TABLE recording ADD COLUMN rules_version INTEGER') },
   { version: 4, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
+  { version: 5, description: 'exchanges.tunnel', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tunnel TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

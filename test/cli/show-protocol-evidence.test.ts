@@ -57,9 +57,9 @@ describe('show: what chose the protocol', () => {
 
   it('reads a recording made before the evidence was stored (format 3): (not recorded), null in --json', async () => {
     const file = await recordRuns();
-    // Back to format 3, as an older agent-proxy wrote it: no protocol_evidence column.
+    // Back to format 3, as an older agent-proxy wrote it: no protocol_evidence column (nor the later tunnel).
     const db = new Database(file);
-    db.exec('ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
+    db.exec('ALTER TABLE exchanges DROP COLUMN tunnel; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
     db.pragma('user_version = 3');
     db.close();
     const shown = JSON.parse((await runCli(['show', file, '--json'])).stdout) as Shown;
