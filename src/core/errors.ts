@@ -55,6 +55,12 @@ export const ErrorCode = codeList({
   E_LISTEN: 'E_LISTEN',
   /** The recording worker ended (out of memory, a bug) while traffic was forwarded; nothing later is recorded. */
   E_RECORDER_EXITED: 'E_RECORDER_EXITED',
+  /** The local CA's key file can be read or written by other users (`CaError`): it is refused, never used. */
+  E_CA_KEY_EXPOSED: 'E_CA_KEY_EXPOSED',
+  /** The local CA's folder holds files that are not a usable CA (a key without its certificate, a key that does not match it) (`CaError`). */
+  E_CA_INVALID: 'E_CA_INVALID',
+  /** A certificate was asked for a host that is neither a DNS name nor an IP address (`CaError`). */
+  E_CA_HOST_NAME: 'E_CA_HOST_NAME',
   ...StoreErrorCode,
 });
 export type ErrorCode = keyof typeof ErrorCode;
@@ -140,6 +146,14 @@ export class InputError extends ProxyError {
     this.file = where?.file;
     this.line = where?.line;
     this.name = 'InputError';
+  }
+}
+
+/** The forward proxy's local certificate authority cannot be used as it is on disk, or cannot issue what was asked. */
+export class CaError extends ProxyError {
+  constructor(code: 'E_CA_KEY_EXPOSED' | 'E_CA_INVALID' | 'E_CA_HOST_NAME', message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = 'CaError';
   }
 }
 
