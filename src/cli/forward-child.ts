@@ -7,8 +7,10 @@ import { spawnFailureReason } from '../net/unreachable-reason.js';
  * spellings of HTTP_PROXY and HTTPS_PROXY (curl and Python read the lower-case ones), and
  * NODE_USE_ENV_PROXY=1, without which Node's own fetch and http ignore them (docs/forward.md). NO_PROXY
  * is the user's own when set (either spelling), else empty: local services are recorded too.
+ * NODE_EXTRA_CA_CERTS adds the local CA (`caFile`) to what Node trusts; the variables that would
+ * replace a tool's whole trust store (SSL_CERT_FILE …) are left to the user (`ca --env`).
  */
-export function proxyEnvironment(proxyUrl: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function proxyEnvironment(proxyUrl: string, caFile: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const noProxy = base.NO_PROXY ?? base.no_proxy ?? '';
   return {
     ...base,
@@ -19,6 +21,7 @@ export function proxyEnvironment(proxyUrl: string, base: NodeJS.ProcessEnv = pro
     NO_PROXY: noProxy,
     no_proxy: noProxy,
     NODE_USE_ENV_PROXY: '1',
+    NODE_EXTRA_CA_CERTS: caFile,
   };
 }
 

@@ -9,6 +9,8 @@ import { warnIfReachable } from './exposure-warning.js';
 import { warnIfInsecure } from './tls-flags.js';
 import { totalsText } from './totals-text.js';
 import { proxyEnvironment, runForwardChild } from './forward-child.js';
+import { defaultCaDir } from '../net/ca/ca-folder.js';
+import { join } from 'node:path';
 
 export interface ForwardRecordFlags {
   listen?: string;
@@ -28,6 +30,7 @@ export interface ForwardRecordFlags {
   proxyAuth?: string;
   tunnel: string[];
   intercept: string[];
+  caDir?: string;
   style: Style;
 }
 
@@ -58,6 +61,7 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
     proxyAuth: flags.proxyAuth,
     tunnel: flags.tunnel,
     intercept: flags.intercept,
+    caDir: flags.caDir ?? defaultCaDir(),
     listener: quiet ? undefined : view.listener,
     onStopped: view.stopped,
   });
@@ -77,7 +81,7 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
   let ending: string;
   let signal: NodeJS.Signals | undefined;
   if (withCommand) {
-    const child = runForwardChild(command, proxyEnvironment(recorder.url));
+    const child = runForwardChild(command, proxyEnvironment(recorder.url, join(flags.caDir ?? defaultCaDir(), 'ca-cert.pem')));
     void stopped.then((signal) => child.kill(signal));
     const exit = await child.exited;
     if (exit.error) process.stderr.write(`${LINE_PREFIX}${exit.error}\n`);

@@ -40,6 +40,7 @@ interface RecordOptions extends TlsFlags {
   proxyAuth?: string;
   tunnel: string[];
   intercept: string[];
+  caDir?: string;
 }
 
 export function recordCommand(result: CommandResult): Command {
@@ -52,6 +53,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--proxy-auth <user:pass>', 'with --forward: clients must send these Basic credentials in Proxy-Authorization')
     .option('--tunnel <host-glob>', 'with --forward: CONNECT hosts whose bytes pass through unread, e.g. *.example.com (repeatable)', collect, [])
     .option('--intercept <host-glob>', 'with --forward: CONNECT hosts to intercept (repeatable; default all but --tunnel ones)', collect, [])
+    .option('--ca-dir <dir>', "with --forward: the local CA's folder, made on first use (default $XDG_CONFIG_HOME/agent-proxy/ca)")
     .option('--stdio', 'run the agent command given after -- and record its stdin/stdout lines (Pi RPC or ACP)')
     .option('--ndjson', "relay and record the daemon's NDJSON unix socket (--target unix:… --listen unix:…)")
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
@@ -79,7 +81,7 @@ export function recordCommand(result: CommandResult): Command {
       const protocol = parseRecordingProtocolOption(options.protocol);
       const maxBodyBytes = maxBodyOf(options.maxBody);
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
-      const forwardOnly = [options.proxyAuth !== undefined && '--proxy-auth', options.tunnel.length > 0 && '--tunnel', options.intercept.length > 0 && '--intercept'].find(Boolean);
+      const forwardOnly = [options.proxyAuth !== undefined && '--proxy-auth', options.caDir !== undefined && '--ca-dir', options.tunnel.length > 0 && '--tunnel', options.intercept.length > 0 && '--intercept'].find(Boolean);
       if (forwardOnly && !options.forward) throw new UsageError(`${forwardOnly} goes with --forward`);
       if (options.forward) {
         const clash = [options.target !== undefined && '--target', options.stdio && '--stdio', options.ndjson && '--ndjson', options.tlsCert !== undefined && '--tls-cert', options.jsonLog !== undefined && '--json-log', options.ui !== undefined && '--ui'].find(Boolean);

@@ -1,6 +1,8 @@
 import { checkProtocolOption } from '../judge/protocol-option.js';
 import { parseListen } from '../net/addresses.js';
 import { HostGlob } from '../net/host-glob.js';
+import { LeafIssuer } from '../net/ca/leaf-issuer.js';
+import { openLocalCa } from '../net/ca/local-ca.js';
 import { ProxyAuth } from '../net/proxy-auth.js';
 import { loadUpstreamTls } from '../net/upstream-tls.js';
 import { startForwardProxyServer } from './relay/forward-proxy-server.js';
@@ -15,6 +17,11 @@ export interface ForwardRecorderOptions extends Omit<RecorderOptions, 'target' |
   tunnel?: readonly string[];
   /** Host globs of CONNECTs to intercept, default all (as --intercept, repeatable); `tunnel` wins. */
   intercept?: readonly string[];
+  /**
+   * The local CA's folder (made on first use; the CLI's default is $XDG_CONFIG_HOME/agent-proxy/ca):
+   * TLS to intercepted hosts is answered with its leaves. Without it, every TLS CONNECT is tunnelled.
+   */
+  caDir?: string;
 }
 
 
@@ -26,8 +33,10 @@ export async function startForwardRecorder(options: ForwardRecorderOptions): Pro
   const upstreamTls = loadUpstreamTls(options.upstreamTls);
   const auth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
   const tunnel = (options.tunnel ?? []).map((glob) => new HostGlob(glob, '--tunnel'));
-  const intercept = (options.intercept ?? ['*']).map((glob) => new HostGlob(glob, '--intercept'));
+  // None named: every host (but --tunnel's).
+  const intercept = (options.intercept?.length ? options.intercept : ['*']).map((glob) => new HostGlob(glob, '--intercept'));
+  const leaves = options.caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: options.caDir }));
   return startRecordingServer(options, FORWARD_TARGET, (sink) =>
-    startForwardProxyServer({ listen, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, auth, tunnel, intercept }),
+    startForwardProxyServer({ listen, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, auth, tunnel, intercept, leaves }),
   );
 }

@@ -5,7 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -15,6 +19,7 @@ import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanup
 import { scratch } from '../support/temp-dir.js';
 import { waitFor, within } from '../support/waits.js';
 import { wsOpen } from '../support/ws-client.js';
+import { makeTestCa, type TestCa } from '../support/test-ca.js';
 
 useCleanups();
 
@@ -286,5 +291,107 @@ describe('record --forward: CONNECT tunnels', () => {
     await within(gone, 'the tunnel to be cut');
     const [exchange] = read(out).exchanges();
     expect(exchange).toMatchObject({ transport: 'tunnel', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' });
+  });
+});
+
+describe('record --forward: interception with the local CA', () => {
+  /** An HTTPS stand-in (with a WebSocket echo) whose certificate `ca` signed for 127.0.0.1. */
+  async function startHttpsOrigin(name: string, ca: TestCa): Promise<{ port: number; origin: string }> {
+    const { cert, key } = await ca.serverCertificate('127.0.0.1', 'localhost');
+    const server = createHttpsServer({ cert, key }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name, url: req.url }));
+    });
+    const wss = new WebSocketServer({ server });
+    wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`${name} ${data.toString()}`)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closeServerOnCleanup(server, wss);
+    const port = (server.address() as AddressInfo).port;
+    return { port, origin: `https://127.0.0.1:${port}` };
+  }
+
+  async function makeCa(): Promise<TestCa> {
+    const ca = await makeTestCa();
+    onCleanup(() => ca.remove());
+    return ca;
+  }
+
+  /** TLS through a CONNECT to `port`, as a client trusting `trusted` (PEM) does it. */
+  async function tlsThrough(proxyPort: number, port: number, trusted: string): Promise<TLSSocket> {
+    const tunnel = await openTunnel(proxyPort, `127.0.0.1:${port}`);
+    expect(tunnel.status).toBe(200);
+    const socket = tlsConnect({ socket: tunnel.socket, ca: trusted, servername: 'localhost', ALPNProtocols: ['h2', 'http/1.1'] });
+    onCleanup(() => {
+      socket.destroy();
+    });
+    await within(once(socket, 'secureConnect'), 'the TLS handshake through the proxy');
+    return socket;
+  }
+
+  function getOver(socket: TLSSocket, path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest({ createConnection: () => socket, path, headers: { host: 'localhost' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('answers TLS with a leaf of its CA, reads the requests and WebSockets inside, and forwards them checked against --ca, with their TLS facts', async () => {
+    const upstreamCa = await makeCa();
+    const a = await startHttpsOrigin('a', upstreamCa);
+    const b = await startHttpsOrigin('b', upstreamCa);
+    const caDir = scratch().dir;
+    const { recorder, out, port } = await startProxy({ caDir, upstreamTls: { ca: [upstreamCa.caFile] } });
+    const proxyCa = readFileSync(join(caDir, 'ca-cert.pem'), 'utf8');
+    const first = await tlsThrough(port, a.port, proxyCa);
+    expect(first.alpnProtocol).toBe('http/1.1');
+    expect(first.getPeerX509Certificate()?.issuer).toMatch(/agent-proxy/);
+    expect(JSON.parse((await getOver(first, '/v1/models')).body)).toEqual({ name: 'a', url: '/v1/models' });
+    const second = await tlsThrough(port, b.port, proxyCa);
+    expect(JSON.parse((await getOver(second, '/two')).body)).toEqual({ name: 'b', url: '/two' });
+    const wsSocket = await tlsThrough(port, b.port, proxyCa);
+    const session = await wsOpen(`wss://localhost:${b.port}/live`, [], { createConnection: () => wsSocket });
+    session.ws.send('hi');
+    expect(await session.take(1)).toEqual(['b hi']);
+    session.ws.close(1000);
+    await session.closed;
+    await exchangesEnded(out, 3);
+    await recorder.close();
+    const exchanges = read(out).exchanges();
+    expect(exchanges.map((e) => [e.transport, e.url, e.status, e.tls?.authorized])).toEqual([
+      ['http', `${a.origin}/v1/models`, 200, true],
+      ['http', `${b.origin}/two`, 200, true],
+      ['ws', `${b.origin}/live`, 101, true],
+    ]);
+    expect(exchanges[0].protocol).toBe('openai');
+  });
+
+  it('answers a 502 for an upstream whose certificate fails the check, recorded as E_UPSTREAM_TLS', async () => {
+    const otherCa = await makeCa();
+    const bad = await startHttpsOrigin('bad', otherCa);
+    const caDir = scratch().dir;
+    const { recorder, out, port } = await startProxy({ caDir });
+    const socket = await tlsThrough(port, bad.port, readFileSync(join(caDir, 'ca-cert.pem'), 'utf8'));
+    const answer = await getOver(socket, '/x');
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body).error.code).toBe('upstream_tls_failed');
+    await recorder.close();
+    const [exchange] = read(out).exchanges();
+    expect(exchange).toMatchObject({ url: `${bad.origin}/x`, status: 502, errorCode: 'E_UPSTREAM_TLS', tls: { authorized: false } });
+  });
+
+  it('gives a client that does not trust its CA a TLS error, never the upstream in clear', async () => {
+    const upstreamCa = await makeCa();
+    const a = await startHttpsOrigin('a', upstreamCa);
+    const { port } = await startProxy({ caDir: scratch().dir, upstreamTls: { ca: [upstreamCa.caFile] } });
+    const tunnel = await openTunnel(port, `127.0.0.1:${a.port}`);
+    const socket = tlsConnect({ socket: tunnel.socket, servername: 'localhost', ca: readFileSync(upstreamCa.caFile, 'utf8') });
+    const [error] = (await within(once(socket, 'error'), 'the TLS error')) as [NodeJS.ErrnoException];
+    expect(error.code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/);
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { listenUrl, type ListenAddress, type TargetAddress } from '../../net/addresses.js';
 import { keepAliveAgent, type CaptureContext } from '../capture-context.js';
@@ -18,6 +19,8 @@ import { PROXY_AUTH_REQUIRED_HEADERS, type ProxyAuth } from '../../net/proxy-aut
 import { anyMatches, type HostGlob } from '../../net/host-glob.js';
 import { rawHeader } from '../../net/headers.js';
 import type { ProxyServer } from './proxy-server.js';
+import type { LeafIssuer } from '../../net/ca/leaf-issuer.js';
+import { streamDuplex } from '../../net/stream-duplex.js';
 
 export interface ForwardProxyOptions {
   listen: ListenAddress;
@@ -30,8 +33,10 @@ export interface ForwardProxyOptions {
   auth?: ProxyAuth;
   /** CONNECT hosts whose bytes pass through unread (`--tunnel`); until interception exists, every one. */
   tunnel?: readonly HostGlob[];
-  /** CONNECT hosts to intercept (`--intercept`; default all): those `tunnel` leaves, once there is a CA. */
+  /** CONNECT hosts to intercept (`--intercept`; default all): those `tunnel` leaves, when there are `leaves`. */
   intercept?: readonly HostGlob[];
+  /** The local CA's leaf certificates: TLS inside a CONNECT to an intercepted host is answered with them. */
+  leaves?: LeafIssuer;
 }
 
 /**
@@ -83,16 +88,40 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     else socket.destroy();
   });
   inner.on('clientError', (_error, socket: Socket) => socket.destroy());
-  /** How an open CONNECT to a host --tunnel does not name is carried: plain HTTP inside it is read as requests to it. */
+  /** Hands a connection to the inner server, its requests going to `authority` over `protocol`. */
+  const takeOver = (socket: Duplex, authority: ConnectAuthority, protocol: 'http:' | 'https:') => {
+    const host = authority.host.includes(':') ? `[${authority.host}]` : authority.host;
+    const defaultPort = protocol === 'https:' ? 443 : 80;
+    const display = `${protocol}//${host}${authority.port === defaultPort ? '' : `:${authority.port}`}`;
+    innerOrigins.set(socket, { kind: 'tcp', protocol, host: authority.host, port: authority.port, basePath: '', display });
+    innerIdle.add(socket);
+    inner.emit('connection', socket);
+    socket.resume();
+  };
+  /**
+   * TLS inside a CONNECT to an intercepted host: the proxy answers the handshake with the local CA's
+   * leaf for the name the client asked for (SNI; the CONNECT's host when it sent none, as for an IP
+   * address), HTTP/1.1 by ALPN, and reads the requests as any others, to `https://host:port`, checked
+   * there as record checks an https:// target. A client that does not trust the CA fails its handshake.
+   */
+  const intercept = (client: Duplex, authority: ConnectAuthority, leaves: LeafIssuer) => {
+    client.pause();
+    leaves.secureContextFor(authority.host).then(
+      (secureContext) => {
+        const tlsSocket = new TLSSocket(streamDuplex(client), { isServer: true, secureContext, SNICallback: leaves.sniCallback(), ALPNProtocols: ['http/1.1'] });
+        tlsSocket.on('error', () => tlsSocket.destroy());
+        takeOver(tlsSocket, authority, 'https:');
+      },
+      // No certificate can be made for that host: the client's handshake has nothing to answer it.
+      () => client.destroy(),
+    );
+  };
+  /** How an open CONNECT to a host --tunnel does not name is carried, by its first bytes. */
   const chooseFor = (authority: ConnectAuthority): TunnelChoice => (opening) => {
-    if (opening !== 'http') return 'tunnel';
-    return (client) => {
-      const host = authority.host.includes(':') ? `[${authority.host}]` : authority.host;
-      innerOrigins.set(client, { kind: 'tcp', protocol: 'http:', host: authority.host, port: authority.port, basePath: '', display: `http://${host}${authority.port === 80 ? '' : `:${authority.port}`}` });
-      innerIdle.add(client);
-      inner.emit('connection', client);
-      client.resume();
-    };
+    if (opening === 'http') return (client) => takeOver(client, authority, 'http:');
+    const leaves = options.leaves;
+    if (opening === 'tls' && leaves && anyMatches(options.intercept ?? [], authority.host)) return (client) => intercept(client, authority, leaves);
+    return 'tunnel';
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -126,8 +155,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     const authority = connectAuthority(req.url ?? '');
     if (!authority) return refuseRaw(socket, 400, {}, `CONNECT needs host:port, not '${req.url ?? ''}'`);
     dropProxyHeaders(req.rawHeaders);
-    // A --tunnel host's bytes pass through unread, whatever they are; TLS to any other is tunnelled
-    // too until interception comes with the local CA.
+    // A --tunnel host's bytes pass through unread, whatever they are.
     const choose = anyMatches(options.tunnel ?? [], authority.host) ? undefined : chooseFor(authority);
     answerConnect(req, socket, head, authority, { recorder: options.recorder, redactor, track }, choose);
   });
