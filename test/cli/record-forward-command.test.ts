@@ -141,5 +141,11 @@ describe('record --forward -- <command>', () => {
     }
     expect(byUrl.get(tunnelAuthority)).toMatchObject({ transport: 'tunnel', outcome: 'complete', tunnel: { clientBytes: sentThrough.length, serverBytes: 'tunnelled answer'.length } });
     expect(exchanges.length).toBe(5);
+
+    // show lists them under their hosts, in the order each host was first called.
+    const shown = (await runCli(['show', out])).stdout.split('\n');
+    const hostLines = shown.filter((line) => /^\S+ {2}\(\d+ exchanges?\)$/.test(line));
+    expect(hostLines).toEqual([`${new URL(httpOrigin).host}  (2 exchanges)`, `${new URL(httpsOrigin).host}  (2 exchanges)`, `${tunnelAuthority}  (1 exchange)`]);
+    expect(shown[shown.indexOf(hostLines[1]) + 1]).toMatch(/^#\d+ +http\/openai +GET \/v1\/models/);
   });
 });
