@@ -85,6 +85,7 @@ export type {
 // The row types are made from the schema's column table, so their building blocks are named too.
 export type { ExchangeFields, ExchangeUpdateFields } from './store/schema.js';
 export type { TlsFacts } from './core/tls-facts.js';
+export type { TunnelFacts } from './core/tunnel-facts.js';
 export type { Column, Columns, RowOf, SqlType } from './store/columns.js';
 
 // diff, export, import, inspector

@@ -36,14 +36,24 @@ interface RecordOptions extends TlsFlags {
   jsonLog?: string;
   ui?: string | boolean;
   allowRemote?: boolean;
+  forward?: boolean;
+  proxyAuth?: string;
+  tunnel: string[];
+  intercept: string[];
+  caDir?: string;
 }
 
 export function recordCommand(result: CommandResult): Command {
   const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target');
   return new Command('record')
     .description('run the transparent proxy and record every exchange and message, with verdicts, into SQLite')
-    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
-    .option('--target <url>', 'where to forward: http[s]://host[:port][/base] or unix:/path.sock (required unless --stdio)')
+    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --; with --forward: a command to run through the proxy')
+    .option('--target <url>', 'where to forward: http[s]://host[:port][/base] or unix:/path.sock (required unless --stdio or --forward)')
+    .option('--forward', 'be an HTTP forward proxy (HTTP_PROXY): each request names its own origin; CONNECT is tunnelled')
+    .option('--proxy-auth <user:pass>', 'with --forward: clients must send these Basic credentials in Proxy-Authorization')
+    .option('--tunnel <host-glob>', 'with --forward: CONNECT hosts whose bytes pass through unread, e.g. *.example.com (repeatable)', collect, [])
+    .option('--intercept <host-glob>', 'with --forward: CONNECT hosts to intercept (repeatable; default all but --tunnel ones)', collect, [])
+    .option('--ca-dir <dir>', "with --forward: the local CA's folder, made on first use (default $XDG_CONFIG_HOME/agent-proxy/ca)")
     .option('--stdio', 'run the agent command given after -- and record its stdin/stdout lines (Pi RPC or ACP)')
     .option('--ndjson', "relay and record the daemon's NDJSON unix socket (--target unix:… --listen unix:…)")
     .option('--json-log <file>', 'with --stdio: write the live view as NDJSON to this file instead of stderr')
@@ -71,6 +81,23 @@ export function recordCommand(result: CommandResult): Command {
       const protocol = parseRecordingProtocolOption(options.protocol);
       const maxBodyBytes = maxBodyOf(options.maxBody);
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
+      const forwardOnly = [options.proxyAuth !== undefined && '--proxy-auth', options.caDir !== undefined && '--ca-dir', options.tunnel.length > 0 && '--tunnel', options.intercept.length > 0 && '--intercept'].find(Boolean);
+      if (forwardOnly && !options.forward) throw new UsageError(`${forwardOnly} goes with --forward`);
+      if (options.forward) {
+        const clash = [options.target !== undefined && '--target', options.stdio && '--stdio', options.ndjson && '--ndjson', options.tlsCert !== undefined && '--tls-cert', options.jsonLog !== undefined && '--json-log', options.ui !== undefined && '--ui'].find(Boolean);
+        if (clash) throw new UsageError(`${clash} does not go with --forward`);
+        const { runForwardRecord } = await import('./forward-record.js');
+        result.code = await runForwardRecord(command, {
+          ...options,
+          protocol,
+          maxBodyBytes,
+          upstreamTls: tlsOptionsOf(options).upstreamTls,
+          redactFields: parseIgnoreOption(options.redactField, '--redact-field'),
+          keepSecretsMatching: keepSecretsMatchingOf(options.keepSecretsMatching),
+          style,
+        });
+        return;
+      }
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
       const redactFields = parseIgnoreOption(options.redactField, '--redact-field');
       const keepSecretsMatching = keepSecretsMatchingOf(options.keepSecretsMatching);

@@ -13,6 +13,8 @@ import { endedBy, outcomeText, type EndedBy } from '../core/exchange-ending.js';
 import { styledVerdict } from './verdict-text.js';
 import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
+import type { TunnelFacts } from '../core/tunnel-facts.js';
+import { FORWARD_TARGET } from '../record/forward-target.js';
 import type { Transport } from '../core/transport.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
@@ -40,6 +42,8 @@ export interface ShowExchange {
   endedBy: EndedBy | null;
   /** An https:// or wss:// upstream's TLS protocol, cipher and certificate (docs/recording-format.md#tls); null for a plain one. */
   tls: TlsFacts | null;
+  /** A forward proxy's CONNECT tunnel: the bytes each side sent through it unread (absent for any other exchange). */
+  tunnel?: TunnelFacts;
 }
 
 export function showCommand(result: CommandResult): Command {
@@ -116,6 +120,7 @@ function exchangeSummary(e: ExchangeRow): ShowExchange {
     outcome: e.outcome,
     endedBy: e.outcome === 'aborted' ? (endedBy(e.errorCode) ?? null) : null,
     tls: e.tls,
+    ...(e.tunnel === null ? {} : { tunnel: e.tunnel }),
   };
 }
 
@@ -158,10 +163,50 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
     outcomeText(e.outcome, e.errorCode),
     chosenBy(e),
   ]);
+  const head = ['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'];
+  // A forward recording has a host per exchange: its rows go under their host, hosts in the order first seen.
+  const hosts = info.target === FORWARD_TARGET ? rows.map(hostOf) : undefined;
+  const order = hosts ? groupOrder(hosts) : undefined;
+  const tableLines = table([head, ...(order ? order.map((i) => cells[i]) : cells)]);
   // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
-  for (const line of table([['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'], ...cells])) lines.push(line);
+  lines.push(tableLines[0]);
+  for (let row = 1; row < tableLines.length; row++) {
+    if (hosts && order) {
+      const host = hosts[order[row - 1]];
+      if (row === 1 || hosts[order[row - 2]] !== host) lines.push(style.bold(`${host}  (${count(hosts.filter((h) => h === host).length, 'exchange')})`));
+    }
+    lines.push(tableLines[row]);
+  }
   lines.push(totalsText(totals), ...tokenLines);
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** A tunnel's line in `show --exchange`: its bytes are not recorded, only counted. */
+function tunnelText(tunnel: TunnelFacts, exchange: ExchangeRow): string {
+  const open = exchange.endedMs === null ? 'still open' : `open ${(exchange.endedMs - exchange.startedMs).toFixed(1)} ms`;
+  return `tunnel, passed through unread: ${count(tunnel.clientBytes, 'byte')} from the client, ${count(tunnel.serverBytes, 'byte')} from the host, ${open}`;
+}
+
+/** The host (and port, when not the scheme's default) an exchange of a forward recording went to. */
+function hostOf(e: ExchangeRow): string {
+  if (e.url === null) return '-';
+  if (e.transport === 'tunnel') return e.url.replace(/:(80|443)$/, '');
+  try {
+    return new URL(e.url).host || '-';
+  } catch {
+    return '-';
+  }
+}
+
+/** Row indexes grouped by key, groups in the order their key first appears, rows in order within each. */
+function groupOrder(keys: readonly string[]): number[] {
+  const groups = new Map<string, number[]>();
+  keys.forEach((key, i) => {
+    const group = groups.get(key);
+    if (group) group.push(i);
+    else groups.set(key, [i]);
+  });
+  return [...groups.values()].flat();
 }
 
 function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], style: Style, cut: Parameters<typeof cutText>[0] | undefined): void {
@@ -172,11 +217,15 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     ...(exchange.tls === null ? [] : [`  ${tlsText(exchange.tls)}`]),
     // What failed before any message (the upstream's TLS): the exchange's own findings.
     ...exchangeFindings(exchange).map((f) => `  ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule}: ${f.message}`),
-    `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
-    `  ${exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${chosenBy(exchange)}` : 'no protocol recognised this exchange'}`,
+    ...(exchange.tunnel === null
+      ? [
+          `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
+          `  ${exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${chosenBy(exchange)}` : 'no protocol recognised this exchange'}`,
+        ]
+      : [`  ${tunnelText(exchange.tunnel, exchange)}; starts ${ms(exchange.startedMs)} into the recording`]),
     ...(cut ? [`  ${cutText(cut)}`] : []),
     // One clock for a message's time, the inspector's: from the start of its exchange.
-    style.dim(`   seq  since exchange start`),
+    ...(exchange.tunnel === null ? [style.dim(`   seq  since exchange start`)] : []),
   ];
   for (const m of messages) {
     const label = messageLabel(valueOf(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });

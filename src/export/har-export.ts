@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { TOOL_VERSION } from '../core/version.js';
 import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
+import type { TunnelFacts } from '../core/tunnel-facts.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
@@ -69,6 +70,8 @@ export interface HarEntry {
   _webSocketMessages?: HarWebSocketMessage[];
   /** The upstream's TLS facts (HAR 1.2 has no field for them; `_` marks a custom one). */
   _tls?: TlsFacts;
+  /** A forward proxy's CONNECT tunnel, passed through unread: the bytes each side sent (`request`/`response.bodySize` too). */
+  _tunnel?: TunnelFacts;
 }
 
 /**
@@ -158,6 +161,11 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
     entry.comment = [`outcome ${e.outcome ?? 'open'}`, e.errorCode, e.errorMessage].filter(Boolean).join(': ');
   }
   if (e.tls !== null) entry._tls = e.tls;
+  if (e.tunnel !== null) {
+    entry._tunnel = e.tunnel;
+    entry.request.bodySize = e.tunnel.clientBytes;
+    entry.response.bodySize = e.tunnel.serverBytes;
+  }
   if (ws) {
     entry._resourceType = 'websocket';
     entry._webSocketMessages = messages
@@ -174,6 +182,8 @@ function entryOf(e: ExchangeRow, messages: MessageRow[], origin: number, target:
 
 function urlOf(e: ExchangeRow, target: string | undefined): string {
   if (e.url && /^(https?|wss?):\/\//.test(e.url)) return e.url;
+  // A CONNECT names host:port alone; HAR wants an absolute URL (the scheme guessed from the port).
+  if (e.transport === 'tunnel' && e.url) return `${e.url.endsWith(':443') ? 'https' : 'http'}://${e.url}/`;
   const base = new URL(target && /^https?:\/\//.test(target) ? target : 'http://localhost');
   base.pathname = (base.pathname.replace(/\/$/, '') + (e.path ?? '/')) || '/';
   base.search = e.query ? `?${e.query}` : '';

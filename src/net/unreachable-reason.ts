@@ -32,3 +32,18 @@ export function socketConnectReason(error: NodeJS.ErrnoException): string {
 export function spawnFailureReason(error: NodeJS.ErrnoException): string {
   return reasonOf(SPAWN_REASONS, error);
 }
+
+const HOST_CONNECT_REASONS: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ECONNREFUSED: 'nothing listens on that port',
+  ECONNRESET: 'the host reset the connection',
+  ETIMEDOUT: 'the host did not answer',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'no route to the network',
+};
+
+/** `nothing listens on that port (ECONNREFUSED)` for a failed connect to host:port; Node's message when the code is not one of these. */
+export function hostConnectReason(error: NodeJS.ErrnoException): string {
+  return reasonOf(HOST_CONNECT_REASONS, error);
+}

@@ -16,11 +16,21 @@ export interface CaptureContext {
   tls?: UpstreamTls;
   /** Live connections, so shutdown can close them cleanly. */
   track(closer: () => void): () => void;
+  /**
+   * The forward proxy's: the origin (`http://host:port`) the client addressed this request to, which
+   * the exchange's stored URL starts with, since a forward recording has many targets.
+   */
+  origin?: string;
 }
 
 /** The keep-alive agent for the target: TLS settings live on it, so each request stays as cheap as plain HTTP. */
 export function upstreamAgent(target: TargetAddress, tls: UpstreamTls): Agent {
-  if (!isTlsTarget(target)) return new Agent({ keepAlive: true });
+  return keepAliveAgent(isTlsTarget(target), tls);
+}
+
+/** A keep-alive agent for plain HTTP, or for HTTPS with `tls`'s checks; it pools connections per host and port. */
+export function keepAliveAgent(overTls: boolean, tls: UpstreamTls): Agent {
+  if (!overTls) return new Agent({ keepAlive: true });
   return new HttpsAgent({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
 }
 

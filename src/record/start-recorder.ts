@@ -8,7 +8,7 @@ import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import type { ListenTlsOptions } from '../net/listen-tls.js';
 import { loadProxyTls } from '../net/proxy-tls.js';
 import type { LiveListener, StoppedListener } from './live-events.js';
-import { startProxyServer } from './relay/proxy-server.js';
+import { startProxyServer, type ProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
@@ -88,6 +88,20 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const listen = parseListen(options.listen);
   // Read before the recording file is made: a bad certificate file leaves nothing behind.
   const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
+  return startRecordingServer(options, target.display, (sink) =>
+    startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls }),
+  );
+}
+
+/** What a recording's proxy (reverse or forward) is started with, once the recording is open. */
+export type ServeRecording = (sink: RecordingSink) => Promise<ProxyServer>;
+
+/**
+ * Opens the recording (locked, never over an existing file unless told), starts the proxy `serve`
+ * makes on it, and hands out the running recorder; a start that fails leaves no file behind.
+ * `target` is what the recording says it forwarded to.
+ */
+export async function startRecordingServer(options: Omit<RecorderOptions, 'target'>, target: string, serve: ServeRecording): Promise<RunningRecorder> {
   const clock = new RecordingClock();
   const out = resolve(options.out ?? defaultRecordingPath(clock.startedAt));
   // A recording is written live for as long as the proxy runs, and a kill -9 must leave a readable
@@ -96,7 +110,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   // aside until the start has succeeded.
   const lock = lockForWriting(out);
   try {
-    const recorder = await startRecording(options, out, clock, target, listen, upstreamTls, listenTls);
+    const recorder = await startRecording(options, out, clock, target, serve);
     const close = recorder.close.bind(recorder);
     return { ...recorder, close: () => close().finally(() => lock.release()) };
   } catch (error) {
@@ -105,22 +119,14 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   }
 }
 
-async function startRecording(
-  options: RecorderOptions,
-  out: string,
-  clock: RecordingClock,
-  target: ReturnType<typeof parseTarget>,
-  listen: ReturnType<typeof parseListen>,
-  upstreamTls: ReturnType<typeof loadProxyTls>['upstreamTls'],
-  listenTls: ReturnType<typeof loadProxyTls>['listenTls'],
-): Promise<RunningRecorder> {
+async function startRecording(options: Omit<RecorderOptions, 'target'>, out: string, clock: RecordingClock, target: string, serve: ServeRecording): Promise<RunningRecorder> {
   if (!options.overwrite) refuseExistingRecording(out);
   const previous = options.overwrite ? setAside(out) : undefined;
   let sink: RecordingSink;
   try {
     ({ sink } = await openRecordingSink({
       out,
-      target: target.display,
+      target,
       clock,
       pipeline: options.pipeline,
       protocol: options.protocol,
@@ -138,7 +144,7 @@ async function startRecording(
   }
   let server;
   try {
-    server = await startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls });
+    server = await serve(sink);
   } catch (error) {
     await sink.close(new Date()).catch(() => undefined);
     removeRecordingFiles(out);
@@ -155,5 +161,5 @@ async function startRecording(
     throw error;
   }
   previous?.drop();
-  return runningRecorder(server.url, out, target.display, sink, () => server.close());
+  return runningRecorder(server.url, out, target, sink, () => server.close());
 }

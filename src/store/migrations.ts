@@ -93,6 +93,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, description: 'recording.rules_version', up: (db) => db.exec('ALTER TABLE recording ADD COLUMN rules_version INTEGER') },
   { version: 4, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
   { version: 5, description: 'exchanges.stdin_ended_ms', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN stdin_ended_ms REAL') },
+  { version: 6, description: 'exchanges.tunnel', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tunnel TEXT') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

@@ -72,7 +72,12 @@ const NARROWER: Record<string, Rule> = {
   endedMs: { test: isNumber, expected: 'a number of milliseconds' },
   outcome: { test: oneOf(OUTCOMES), expected: OUTCOMES.join(', ') },
   tls: { test: (v) => isJsonObject(v) && typeof v.authorized === 'boolean', expected: 'an object with "authorized"' },
+  tunnel: { test: (v) => isJsonObject(v) && isCount(v.clientBytes) && isCount(v.serverBytes), expected: 'an object with "clientBytes" and "serverBytes"' },
 };
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
 
 /** One rule per column of `exchanges` (store/schema.ts), in column order. */
 const EXCHANGE: Record<string, Rule> = Object.fromEntries(

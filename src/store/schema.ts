@@ -2,6 +2,7 @@ import type { Carrier, Sender } from '../core/message.js';
 import type { Severity } from '../core/finding.js';
 import type { VerdictStatus } from '../core/verdict.js';
 import type { TlsFacts } from '../core/tls-facts.js';
+import type { TunnelFacts } from '../core/tunnel-facts.js';
 import { blob, integer, jsonText, real, requiredInteger, requiredReal, requiredText, text, type RowOf, type StoredOf } from './columns.js';
 import type { Transport } from '../core/transport.js';
 
@@ -86,6 +87,8 @@ export const EXCHANGE_COLUMNS = {
    * it never did (the agent exited first), for other transports, and in a recording made before format 5.
    */
   stdinEndedMs: real('stdin_ended_ms'),
+  /** A forward proxy's CONNECT tunnel: the bytes each side sent through it unread; null for any other exchange. */
+  tunnel: jsonText<TunnelFacts>('tunnel'),
 } as const;
 
 export const MESSAGE_COLUMNS = {
@@ -143,7 +146,7 @@ export const EXCHANGE_START_FIELDS = ['transport', 'protocol', 'method', 'path',
 /** What an ExchangeUpdate may set; an undefined field keeps the stored value. */
 export const EXCHANGE_UPDATE_FIELDS = ['transport', 'protocol', 'protocolEvidence', 'status', 'responseHeaders', 'subprotocol', 'tls', 'stdinEndedMs'] as const;
 /** What an ExchangeEnd sets (endedMs comes from its tOffsetMs); an undefined field is stored as null. */
-export const EXCHANGE_END_FIELDS = ['outcome', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal'] as const;
+export const EXCHANGE_END_FIELDS = ['outcome', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal', 'tunnel'] as const;
 
 type Given<K extends keyof ExchangeFields> = { [F in keyof Pick<ExchangeFields, K>]?: NonNullable<ExchangeFields[F]> };
 export type ExchangeStartFields = Given<(typeof EXCHANGE_START_FIELDS)[number]>;

@@ -70,7 +70,7 @@ export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport'
 /** `GET /api/exchanges/:id` */
 export interface ExchangeDetail
   extends ExchangeSummary,
-    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls'> {
+    Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'tunnel'> {
   /** The exchange's own findings, which no message carries (`upstream-tls-failed`, `upstream-unreachable`). */
   findings: FindingInfo[];
   /**

@@ -53,7 +53,7 @@ const RUNTIME_EXPORTS = [
 /** The names that exist only as types: the options, results and records the functions above use. */
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
-  'ErrorCode', 'ExchangeDiff', 'ExchangeFinding', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'TlsFacts', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
+  'ErrorCode', 'ExchangeDiff', 'ExchangeFinding', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'TlsFacts', 'TunnelFacts', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
   'ExchangeUpdate', 'FaultAction', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
@@ -472,7 +472,7 @@ describe('the public API', () => {
       | 'tOffsetMs'
     >();
     expectTypeOf<keyof api.ExchangeUpdate>().toEqualTypeOf<'transport' | 'protocol' | 'protocolEvidence' | 'status' | 'responseHeaders' | 'subprotocol' | 'tls' | 'stdinEndedMs'>();
-    expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal'>();
+    expectTypeOf<keyof api.ExchangeEnd>().toEqualTypeOf<'outcome' | 'tOffsetMs' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tunnel'>();
     expectTypeOf<keyof api.MessageInput>().toEqualTypeOf<
       | 'exchangeId' | 'sender' | 'carrier' | 'tOffsetMs' | 'raw' | 'channel' | 'json' | 'jsonText'
       | 'verdict' | 'rawTruncatedFrom'
@@ -481,14 +481,14 @@ describe('the public API', () => {
       | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
       | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'protocolEvidence'
-      | 'stdinEndedMs' | 'messageCount' | 'invalidCount' | 'uncheckedCount'
+      | 'stdinEndedMs' | 'tunnel' | 'messageCount' | 'invalidCount' | 'uncheckedCount'
     >();
     expectTypeOf<keyof api.MessageRow>().toEqualTypeOf<
       | 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'raw'
       | 'rawTruncatedFrom' | 'json' | 'deepJson' | 'verdict'
     >();
     expectTypeOf<keyof api.StoreTotals>().toEqualTypeOf<'exchanges' | 'messages' | 'invalid' | 'findings'>();
-    expectTypeOf<api.Transport>().toEqualTypeOf<'ndjson' | 'sse' | 'http' | 'proto' | 'ws' | 'stdio'>();
+    expectTypeOf<api.Transport>().toEqualTypeOf<'ndjson' | 'sse' | 'http' | 'proto' | 'ws' | 'stdio' | 'tunnel'>();
     expectTypeOf<api.Outcome>().toEqualTypeOf<'error' | 'complete' | 'aborted' | 'rejected'>();
     expectTypeOf<api.Headers>().toEqualTypeOf<Record<string, string | string[]>>();
     expectTypeOf(api.diffRecordingFiles).toEqualTypeOf<(a: string, b: string, options?: api.DiffOptions) => api.DiffReport>();
@@ -513,7 +513,7 @@ describe('the public API', () => {
     expectTypeOf<keyof api.Har>().toEqualTypeOf<'log'>();
     expectTypeOf<keyof api.HarEntry>().toEqualTypeOf<
       | 'startedDateTime' | 'time' | 'request' | 'response' | 'cache' | 'timings' | 'comment'
-      | '_resourceType' | '_webSocketMessages' | '_tls'
+      | '_resourceType' | '_webSocketMessages' | '_tls' | '_tunnel'
     >();
     expectTypeOf<keyof api.HarNameValue>().toEqualTypeOf<'name' | 'value'>();
     expectTypeOf<keyof api.HarContent>().toEqualTypeOf<'size' | 'mimeType' | 'text' | 'encoding'>();

@@ -59,7 +59,7 @@ describe('show: what chose the protocol', () => {
     const file = await recordRuns();
     // Back to format 3, as an older agent-proxy wrote it: no protocol_evidence column, nor what came after it.
     const db = new Database(file);
-    db.exec('ALTER TABLE exchanges DROP COLUMN stdin_ended_ms; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
+    db.exec('ALTER TABLE exchanges DROP COLUMN tunnel; ALTER TABLE exchanges DROP COLUMN stdin_ended_ms; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
     db.pragma('user_version = 3');
     db.close();
     const shown = JSON.parse((await runCli(['show', file, '--json'])).stdout) as Shown;

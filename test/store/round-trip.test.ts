@@ -102,7 +102,7 @@ describe('RecordingWriter → RecordingReader round trip', () => {
         requestHeaders: { 'content-type': 'application/json', 'x-multi': ['a', 'b'] },
         responseHeaders: { 'content-type': 'application/json' },
         startedMs: 1.25, endedMs: 11, outcome: 'complete', errorCode: null, errorMessage: null,
-        closeCode: null, closeReason: null, exitCode: null, signal: null, tls: null, protocolEvidence: null, stdinEndedMs: null, messageCount: 2, invalidCount: 1, uncheckedCount: 0,
+        closeCode: null, closeReason: null, exitCode: null, signal: null, tls: null, protocolEvidence: null, stdinEndedMs: null, tunnel: null, messageCount: 2, invalidCount: 1, uncheckedCount: 0,
       });
       expect(exchanges[1]).toMatchObject({ transport: 'ws', subprotocol: 'pi.v1', outcome: 'aborted', closeCode: 1006, closeReason: 'gone', messageCount: 2, invalidCount: 0, requestHeaders: null });
       expect(exchanges[2]).toMatchObject({ transport: 'stdio', protocol: 'acp', outcome: 'error', errorCode: 'ECONNRESET', errorMessage: 'read ECONNRESET', exitCode: 1, signal: 'SIGTERM', messageCount: 1, uncheckedCount: 1 });

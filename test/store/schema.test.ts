@@ -78,6 +78,7 @@ function sampleValue(field: string, column: Column, n: number): unknown {
   if (field === 'transport') return 'ws';
   if (field === 'outcome') return 'error';
   if (field === 'tls') return { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', subject: 'CN=localhost', issuer: 'CN=Test CA', validFrom: '2026-01-01T00:00:00.000Z', validTo: '2027-01-01T00:00:00.000Z', fingerprint256: 'AB:CD', authorized: false, authorizationError: 'CERT_HAS_EXPIRED' };
+  if (field === 'tunnel') return { clientBytes: 1234, serverBytes: 56789 };
   if (column.json) return { [`x-${field.toLowerCase()}`]: [`${field}-1`, `${field}-2`] };
   if (column.type === 'INTEGER') return 100 + n;
   if (column.type === 'REAL') return 10.25 + n;

@@ -13,7 +13,7 @@ import { tempDir } from '../support/temp-dir.js';
 const exchange = (over: Partial<ExchangeDetail>): ExchangeDetail => ({
   id: 1, transport: 'http', protocol: 'pi-rest', protocolEvidence: 'route POST /v1/session', method: 'POST', path: '/v1/session', status: 202, outcome: 'complete', startedMs: 0, endMs: 1, durationMs: 1,
   open: false, messageCount: 2, invalidCount: 0, query: null, url: null, subprotocol: null, requestHeaders: null, responseHeaders: null, errorCode: null,
-  errorMessage: null, closeCode: null, closeReason: null, exitCode: null, signal: null, tls: null, findings: [], ...over,
+  errorMessage: null, closeCode: null, closeReason: null, exitCode: null, signal: null, tls: null, tunnel: null, findings: [], ...over,
 });
 
 /** The arguments the shell hands to `curl` when it runs `command`. */

@@ -37,7 +37,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     method,
     path,
     query: query || undefined,
-    url,
+    url: context.origin === undefined ? url : context.origin + url,
     requestHeaders: context.redactor.record(req.rawHeaders),
   });
   // Headers reach checkers from the exchange itself (as stored); the context names the route only.

@@ -109,7 +109,7 @@ class UpgradeRelay {
       method: req.method ?? 'GET',
       path: this.path,
       query: this.query || undefined,
-      url: this.url,
+      url: context.origin === undefined ? this.url : context.origin + this.url,
       requestHeaders: headerRecord(context.redactor.redact(req.rawHeaders)),
     });
   }

@@ -99,6 +99,7 @@ export class InspectorData {
       exitCode: r.exitCode,
       signal: r.signal,
       tls: r.tls,
+      tunnel: r.tunnel,
       findings: exchangeFindings(r),
       views: exchangeViews(r.protocol),
     };
@@ -180,7 +181,7 @@ function labelJson(text: string | null): unknown {
   return text === null ? undefined : tryParseJson(text);
 }
 
-function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' | 'tls'>): ExchangeSummary {
+function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' | 'tls' | 'tunnel'>): ExchangeSummary {
   const endMs = r.endedMs ?? r.lastMs;
   return {
     id: r.id,

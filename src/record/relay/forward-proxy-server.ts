@@ -1,0 +1,266 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import { listenUrl, type ListenAddress, type TargetAddress } from '../../net/addresses.js';
+import { keepAliveAgent, type CaptureContext } from '../capture-context.js';
+import type { UpstreamTls } from '../../net/upstream-tls.js';
+import { forwardHttp } from './http-forwarder.js';
+import { relayUpgrade } from './ws-relay.js';
+import { answerConnect, type ConnectAuthority, type TunnelChoice } from './connect-tunnel.js';
+import { InFlight } from '../../net/in-flight.js';
+import { GracefulShutdown } from '../../net/graceful-shutdown.js';
+import { listenOn } from '../../net/listen-on.js';
+import { HeaderRedactor } from '../../judge/header-redaction.js';
+import type { RecordingSink } from '../pipeline/recording-sink.js';
+import { sendJson } from '../../net/proxy-answers.js';
+import { writeRawResponse } from '../../net/ws-rejection.js';
+import { PROXY_AUTH_REQUIRED_HEADERS, type ProxyAuth } from '../../net/proxy-auth.js';
+import { anyMatches, type HostGlob } from '../../net/host-glob.js';
+import { rawHeader } from '../../net/headers.js';
+import type { ProxyServer } from './proxy-server.js';
+import type { LeafIssuer } from '../../net/ca/leaf-issuer.js';
+import { streamDuplex } from '../../net/stream-duplex.js';
+
+export interface ForwardProxyOptions {
+  listen: ListenAddress;
+  recorder: RecordingSink;
+  redactHeaders?: readonly string[];
+  redactQuery?: readonly string[];
+  /** How an https:// origin's certificate is checked (default: Node's CAs, verified). */
+  upstreamTls?: UpstreamTls;
+  /** Clients must send these Basic credentials in Proxy-Authorization (`--proxy-auth`). */
+  auth?: ProxyAuth;
+  /** CONNECT hosts whose bytes pass through unread (`--tunnel`); until interception exists, every one. */
+  tunnel?: readonly HostGlob[];
+  /** CONNECT hosts to intercept (`--intercept`; default all): those `tunnel` leaves, when there are `leaves`. */
+  intercept?: readonly HostGlob[];
+  /** The local CA's leaf certificates: TLS inside a CONNECT to an intercepted host is answered with them. */
+  leaves?: LeafIssuer;
+}
+
+/**
+ * The listening side of `record --forward`: an HTTP forward proxy. A request in absolute form
+ * (`GET http://host:port/path`) goes to that origin through the same forwarding and recording as
+ * the reverse proxy's, its URL stored whole; a WebSocket upgrade likewise; a CONNECT is tunnelled.
+ * `Proxy-*` headers are the proxy's own: they are neither forwarded nor stored.
+ */
+export async function startForwardProxyServer(options: ForwardProxyOptions): Promise<ProxyServer> {
+  const inFlight = new InFlight();
+  const tls = options.upstreamTls ?? { rejectUnauthorized: true };
+  const agents = { http: keepAliveAgent(false, tls), https: keepAliveAgent(true, tls) };
+  const redactor = new HeaderRedactor(options.redactHeaders, options.redactQuery);
+  const track = (stop: () => void) => inFlight.add(stop);
+
+  /** The capture context of one request addressed to `origin`, or undefined when it is not in absolute form. */
+  const contextFor = (req: IncomingMessage): CaptureContext | undefined => {
+    const form = absoluteForm(req.url ?? '');
+    if (!form) return undefined;
+    req.url = form.pathAndQuery;
+    dropProxyHeaders(req.rawHeaders);
+    const overTls = form.target.protocol === 'https:';
+    return { target: form.target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, origin: form.target.display };
+  };
+
+  /** Connections taken over from a CONNECT (plain HTTP inside it), with the origin their requests go to. */
+  const innerOrigins = new WeakMap<object, TargetAddress & { kind: 'tcp' }>();
+  /** The capture context of a request inside a taken-over CONNECT: its origin is the CONNECT's. */
+  const innerContextFor = (req: IncomingMessage): CaptureContext | undefined => {
+    const target = innerOrigins.get(req.socket);
+    if (!target) return undefined;
+    const overTls = target.protocol === 'https:';
+    return { target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, origin: target.display };
+  };
+  const innerIdle = new IdleConnections();
+  const inner = createServer((req, res) => {
+    innerIdle.busy(req.socket, res);
+    const context = innerContextFor(req);
+    if (context) forwardHttp(req, res, context);
+    else res.destroy();
+  });
+  inner.requestTimeout = 0;
+  inner.headersTimeout = 60_000;
+  inner.keepAliveTimeout = 5_000;
+  inner.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => {});
+    const context = innerContextFor(req);
+    if (context) relayUpgrade(req, socket, head, context);
+    else socket.destroy();
+  });
+  inner.on('clientError', (_error, socket: Socket) => socket.destroy());
+  /** Hands a connection to the inner server, its requests going to `authority` over `protocol`. */
+  const takeOver = (socket: Duplex, authority: ConnectAuthority, protocol: 'http:' | 'https:') => {
+    const host = authority.host.includes(':') ? `[${authority.host}]` : authority.host;
+    const defaultPort = protocol === 'https:' ? 443 : 80;
+    const display = `${protocol}//${host}${authority.port === defaultPort ? '' : `:${authority.port}`}`;
+    innerOrigins.set(socket, { kind: 'tcp', protocol, host: authority.host, port: authority.port, basePath: '', display });
+    innerIdle.add(socket);
+    inner.emit('connection', socket);
+    socket.resume();
+  };
+  /**
+   * TLS inside a CONNECT to an intercepted host: the proxy answers the handshake with the local CA's
+   * leaf for the name the client asked for (SNI; the CONNECT's host when it sent none, as for an IP
+   * address), HTTP/1.1 by ALPN, and reads the requests as any others, to `https://host:port`, checked
+   * there as record checks an https:// target. A client that does not trust the CA fails its handshake.
+   */
+  const intercept = (client: Duplex, authority: ConnectAuthority, leaves: LeafIssuer) => {
+    client.pause();
+    leaves.secureContextFor(authority.host).then(
+      (secureContext) => {
+        const tlsSocket = new TLSSocket(streamDuplex(client), { isServer: true, secureContext, SNICallback: leaves.sniCallback(), ALPNProtocols: ['http/1.1'] });
+        tlsSocket.on('error', () => tlsSocket.destroy());
+        takeOver(tlsSocket, authority, 'https:');
+      },
+      // No certificate can be made for that host: the client's handshake has nothing to answer it.
+      () => client.destroy(),
+    );
+  };
+  /** How an open CONNECT to a host --tunnel does not name is carried, by its first bytes. */
+  const chooseFor = (authority: ConnectAuthority): TunnelChoice => (opening) => {
+    if (opening === 'http') return (client) => takeOver(client, authority, 'http:');
+    const leaves = options.leaves;
+    if (opening === 'tls' && leaves && anyMatches(options.intercept ?? [], authority.host)) return (client) => intercept(client, authority, leaves);
+    return 'tunnel';
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) {
+      res.writeHead(407, PROXY_AUTH_REQUIRED_HEADERS);
+      res.end();
+      return;
+    }
+    const context = contextFor(req);
+    if (!context) {
+      sendJson(res, 400, { error: { code: 'not_a_proxy_request', message: NOT_ABSOLUTE } });
+      return;
+    }
+    forwardHttp(req, res, context);
+  };
+
+  const server: Server = createServer(onRequest);
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => {});
+    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
+    const context = contextFor(req);
+    if (!context) return refuseRaw(socket, 400, {}, NOT_ABSOLUTE);
+    relayUpgrade(req, socket, head, context);
+  });
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => {});
+    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
+    const authority = connectAuthority(req.url ?? '');
+    if (!authority) return refuseRaw(socket, 400, {}, `CONNECT needs host:port, not '${req.url ?? ''}'`);
+    dropProxyHeaders(req.rawHeaders);
+    // A --tunnel host's bytes pass through unread, whatever they are.
+    const choose = anyMatches(options.tunnel ?? [], authority.host) ? undefined : chooseFor(authority);
+    answerConnect(req, socket, head, authority, { recorder: options.recorder, redactor, track }, choose);
+  });
+  server.on('clientError', (_error, socket: Socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  const shutdown = new GracefulShutdown(server, inFlight, options.listen);
+
+  await listenOn(server, options.listen);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : undefined;
+  const url = listenUrl(options.listen, port);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    server,
+    close() {
+      // Connections taken over from a CONNECT have no server listening for them: closed here once idle.
+      innerIdle.closeWhenIdle();
+      closing ??= shutdown.close().then(() => {
+        agents.http.destroy();
+        agents.https.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * The keep-alive connections taken over from CONNECTs, and how many answers each has under way, so
+ * that shutdown closes each one as soon as it has none (what closeIdleConnections does for a server
+ * that listens).
+ */
+class IdleConnections {
+  private readonly active = new Map<Duplex, number>();
+  private closing = false;
+
+  add(socket: Duplex): void {
+    this.active.set(socket, 0);
+    socket.once('close', () => this.active.delete(socket));
+  }
+
+  busy(socket: Duplex, res: ServerResponse): void {
+    this.active.set(socket, (this.active.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (this.active.get(socket) ?? 1) - 1;
+      this.active.set(socket, left);
+      if (left === 0 && this.closing) socket.destroy();
+    });
+  }
+
+  closeWhenIdle(): void {
+    this.closing = true;
+    for (const [socket, count] of this.active) if (count === 0) socket.destroy();
+  }
+}
+
+const NOT_ABSOLUTE = 'this is a forward proxy (record --forward): send requests in absolute form (GET http://host/path), as a client with HTTP_PROXY set does';
+
+/**
+ * `http://host[:port]/path?query` split into its origin and the path and query exactly as sent (no
+ * URL normalisation: the origin must get the bytes the client wrote); undefined when the request
+ * target is not an absolute http(s) URL.
+ */
+export function absoluteForm(requestTarget: string): { target: TargetAddress & { kind: 'tcp' }; pathAndQuery: string } | undefined {
+  const match = /^(https?):\/\/([^/?#]+)([^#]*)/i.exec(requestTarget);
+  if (!match) return undefined;
+  const protocol = `${match[1].toLowerCase()}:` as 'http:' | 'https:';
+  let url: URL;
+  try {
+    url = new URL(`${protocol}//${match[2]}`);
+  } catch {
+    return undefined;
+  }
+  if (url.username || url.password) return undefined;
+  const rest = match[3];
+  const pathAndQuery = rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
+  const port = url.port ? Number(url.port) : protocol === 'https:' ? 443 : 80;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { target: { kind: 'tcp', protocol, host, port, basePath: '', display: `${protocol}//${url.host}` }, pathAndQuery };
+}
+
+/** A CONNECT's authority-form target, `host:port` (RFC 9110 §9.3.6: the port is required). */
+export function connectAuthority(requestTarget: string): ConnectAuthority | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(requestTarget);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: match[1].replace(/^\[|\]$/g, ''), port, text: requestTarget };
+}
+
+/** Removes the proxy's own headers (`Proxy-Authorization`, `Proxy-Connection` …) in place: never forwarded, never stored. */
+function dropProxyHeaders(rawHeaders: string[]): void {
+  for (let i = rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (rawHeaders[i].length > 6 && rawHeaders[i].slice(0, 6).toLowerCase() === 'proxy-') rawHeaders.splice(i, 2);
+  }
+}
+
+/** Answers a raw socket (an upgrade or a CONNECT the proxy will not carry) and ends it. */
+function refuseRaw(socket: Duplex, status: number, headers: Record<string, string>, message?: string): void {
+  const body = message === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify({ error: { code: status === 400 ? 'not_a_proxy_request' : 'proxy_auth_required', message } }));
+  const raw = Object.entries(headers).flat();
+  if (body.length > 0) raw.push('Content-Type', 'application/json; charset=utf-8');
+  raw.push('Content-Length', String(body.length), 'Connection', 'close');
+  writeRawResponse(socket, status, undefined, raw, body);
+}
