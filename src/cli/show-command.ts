@@ -4,6 +4,7 @@ import { stringifyJson } from '../core/json-text.js';
 import { messageLabel } from '../core/message-label.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
+import { messageValue } from '../store/message-value.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
@@ -139,7 +140,7 @@ function messageJson(m: MessageRow, exchangeStartedMs: number) {
     sinceExchangeStartMs: m.tOffsetMs - exchangeStartedMs,
     bytes: m.raw.length,
     rawTruncatedFrom: m.rawTruncatedFrom,
-    json: valueOf(m),
+    json: messageValue(m),
     status: m.verdict.status,
     schemaRef: m.verdict.schemaRef ?? null,
     reason: m.verdict.reason ?? null,
@@ -228,7 +229,7 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     ...(exchange.tunnel === null ? [style.dim(`   seq  since exchange start`)] : []),
   ];
   for (const m of messages) {
-    const label = messageLabel(valueOf(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
+    const label = messageLabel(messageValue(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
     const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
     lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
     for (const f of m.verdict.findings) {
@@ -247,11 +248,6 @@ function chosenBy(e: ExchangeRow): string {
 /** Milliseconds as `+12.3 ms`. */
 function ms(value: number): string {
   return `+${value.toFixed(1)} ms`;
-}
-
-/** The message's JSON, also when it nests too deep to be handed out parsed (only written, and read at the top). */
-function valueOf(m: MessageRow): unknown {
-  return m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
 }
 
 function table(rows: string[][]): string[] {

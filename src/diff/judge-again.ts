@@ -13,6 +13,7 @@ import type { SchemaRegistry } from '../schema/schema-registry.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import { httpContextOf } from '../store/exchange-http.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+import { messageValue } from '../store/message-value.js';
 
 /**
  * Message id → its verdict as judged now, for the messages of one side where that differs from the
@@ -112,7 +113,7 @@ interface StreamJudging {
 }
 
 function readRow(pipeline: MessagePipeline, exchange: ExchangeRow, m: MessageRow): ReadMessage {
-  const value = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+  const value = messageValue(m);
   return pipeline.parsed(m.sender, m.carrier, value, m.deepJson ?? m.raw.toString('utf8'), exchange.transport === 'http' || m.carrier === 'body' ? httpContextOf(exchange, m.sender) : undefined);
 }
 

@@ -10,6 +10,7 @@ import { findingPlace } from '../protocols/finding-place.js';
 import type { ViewContext, ViewMessage } from '../protocols/inspector-views.js';
 import { PROTOCOLS } from '../protocols/modules.js';
 import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recording-reader.js';
+import { messageValue } from '../store/message-value.js';
 import { answerHtml } from './html-answer.js';
 import { isMcpSession, mcpSessionHtml } from './html-mcp-session.js';
 import { HTML_VIEW_STYLE } from './html-style.js';
@@ -121,7 +122,7 @@ function messageTable(exchange: ExchangeRow, messages: readonly MessageRow[], li
   if (messages.length === 0) return textIn('p', { class: 'dim' }, 'no messages');
   const head = element('tr', {}, ['seq', 'since exchange start', '', 'message', 'verdict'].map((c) => textIn('th', {}, c)).join(''));
   const rows = messages.slice(0, limits.messages).map((m) => {
-    const label = messageLabel(valueOf(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
+    const label = messageLabel(messageValue(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
     const findings = m.verdict.findings.length === 0 ? '' : element('ul', { class: 'findings' }, m.verdict.findings.map((f) => findingItem(f, findingPlace(f))).join(''));
     const body = element('details', {}, textIn('summary', { class: 'mono' }, label) + textIn('pre', {}, cutText(bodyText(m), limits.body)));
     const verdict = textIn('span', { class: m.verdict.status }, m.verdict.status) + (m.verdict.reason ? textIn('span', { class: 'dim' }, ` (${m.verdict.reason})`) : '');
@@ -199,11 +200,6 @@ function verdictOf(e: ExchangeRow): ExchangeVerdict {
 function chosenBy(e: ExchangeRow): string {
   if (e.protocol === null) return '-';
   return e.protocolEvidence ?? '(not recorded)';
-}
-
-/** The message's JSON, also when it nests too deep to be handed out parsed (a label reads only its top). */
-function valueOf(m: MessageRow): unknown {
-  return m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
 }
 
 /** The body as a reader wants it: JSON indented, a message nested too deep as stored, anything else as its text. */

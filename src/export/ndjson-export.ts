@@ -2,6 +2,7 @@ import { stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+import { messageValue } from '../store/message-value.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 
 /**
@@ -83,7 +84,7 @@ export function messageLine(m: MessageRow): NdjsonMessageLine {
   };
   // Nested too deep to be handed out parsed, it is parsed here only to be written (as the import
   // stores it, so that export → import → export stays byte-identical).
-  const json = m.deepJson !== undefined ? JSON.parse(m.deepJson) : m.json;
+  const json = messageValue(m);
   if (json !== undefined) {
     // Keep `json` before `verdict`, so the key order stays fixed.
     const { verdict, ...rest } = line;
