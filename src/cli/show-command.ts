@@ -5,6 +5,7 @@ import { messageLabel } from '../core/message-label.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow } from '../store/recording-reader.js';
 import { messageValue } from '../store/message-value.js';
+import { protocolEvidenceText } from '../store/protocol-evidence.js';
 import type { CommandResult } from './command-result.js';
 import { EXIT_OK } from './exit-codes.js';
 import { styleFor, type Style } from '../core/style.js';
@@ -162,7 +163,7 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
     String(e.messageCount),
     styledVerdict(verdictOf(e), style),
     outcomeText(e.outcome, e.errorCode),
-    chosenBy(e),
+    protocolEvidenceText(e),
   ]);
   const head = ['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'];
   // A forward recording has a host per exchange: its rows go under their host, hosts in the order first seen.
@@ -221,7 +222,7 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     ...(exchange.tunnel === null
       ? [
           `  ${exchange.messageCount === 0 ? 'no messages' : `${count(exchange.messageCount, 'message')}: ${styledVerdict(verdictOf(exchange), style)}`}; starts ${ms(exchange.startedMs)} into the recording`,
-          `  ${exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${chosenBy(exchange)}` : 'no protocol recognised this exchange'}`,
+          `  ${exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${protocolEvidenceText(exchange)}` : 'no protocol recognised this exchange'}`,
         ]
       : [`  ${tunnelText(exchange.tunnel, exchange)}; starts ${ms(exchange.startedMs)} into the recording`]),
     ...(cut ? [`  ${cutText(cut)}`] : []),
@@ -237,12 +238,6 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     }
   }
   process.stdout.write(lines.join('\n') + '\n');
-}
-
-/** The evidence that chose an exchange's protocol, as the list prints it; a recording before format 3 does not say. */
-function chosenBy(e: ExchangeRow): string {
-  if (e.protocol === null) return '-';
-  return e.protocolEvidence ?? '(not recorded)';
 }
 
 /** Milliseconds as `+12.3 ms`. */

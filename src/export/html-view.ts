@@ -11,6 +11,7 @@ import type { ViewContext, ViewMessage } from '../protocols/inspector-views.js';
 import { PROTOCOLS } from '../protocols/modules.js';
 import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recording-reader.js';
 import { messageValue } from '../store/message-value.js';
+import { protocolEvidenceText } from '../store/protocol-evidence.js';
 import { answerHtml } from './html-answer.js';
 import { isMcpSession, mcpSessionHtml } from './html-mcp-session.js';
 import { HTML_VIEW_STYLE } from './html-style.js';
@@ -85,7 +86,7 @@ function summaryTable(rows: readonly ExchangeRow[]): string {
         textIn('td', {}, String(e.messageCount)) +
         textIn('td', { class: verdict.kind }, verdict.text) +
         textIn('td', {}, outcomeText(e.outcome, e.errorCode)) +
-        textIn('td', {}, chosenBy(e)),
+        textIn('td', {}, protocolEvidenceText(e)),
     );
   });
   return element('h2', {}, 'Exchanges') + element('table', { class: 'exchanges' }, head + body.join(''));
@@ -106,7 +107,7 @@ function exchangeSection(exchange: ExchangeRow, messages: readonly MessageRow[],
   const parts = [
     ...(exchange.tls === null ? [] : [textIn('p', { class: 'mono' }, tlsText(exchange.tls))]),
     ...(own.length === 0 ? [] : [element('ul', { class: 'findings' }, own.map((f) => findingItem(f, '')).join(''))]),
-    textIn('p', { class: 'dim' }, exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${chosenBy(exchange)}` : 'no protocol recognised this exchange'),
+    textIn('p', { class: 'dim' }, exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${protocolEvidenceText(exchange)}` : 'no protocol recognised this exchange'),
     messageTable(exchange, messages, limits),
   ];
   const views = viewsOf(exchange);
@@ -194,12 +195,6 @@ function viewsOf(e: Pick<ExchangeRow, 'protocol'>) {
 
 function verdictOf(e: ExchangeRow): ExchangeVerdict {
   return exchangeVerdict({ messages: e.messageCount, invalid: e.invalidCount, unchecked: e.uncheckedCount });
-}
-
-/** The evidence that chose an exchange's protocol, as `show` says it. */
-function chosenBy(e: ExchangeRow): string {
-  if (e.protocol === null) return '-';
-  return e.protocolEvidence ?? '(not recorded)';
 }
 
 /** The body as a reader wants it: JSON indented, a message nested too deep as stored, anything else as its text. */
