@@ -1,6 +1,6 @@
 import type { AssembledAnswer, ModelTokens } from '../protocols/assembled-answer.js';
 import { tokensByModel } from '../protocols/assembled-answer.js';
-import type { ViewMessage } from '../protocols/inspector-views.js';
+import { viewMessage } from '../protocols/view-message.js';
 import { PROTOCOLS } from '../protocols/modules.js';
 import type { Style } from '../core/style.js';
 import { escapeControls as safe } from '../core/terminal-text.js';
@@ -61,8 +61,4 @@ export function answerLines(answer: AssembledAnswer | null, style: Style): strin
 /** Text as one JSON string: its line breaks and control characters (C1 and DEL too) stay visible on one line. */
 function quoted(text: string): string {
   return safe(JSON.stringify(text));
-}
-
-function viewMessage(m: MessageRow): ViewMessage {
-  return { seq: m.seq, sender: m.sender, carrier: m.carrier, channel: m.channel, tOffsetMs: m.tOffsetMs, status: m.verdict.status, json: m.json };
 }

@@ -7,7 +7,8 @@ import type { Finding } from '../core/finding.js';
 import { messageLabel } from '../core/message-label.js';
 import { tlsText } from '../core/tls-text.js';
 import { findingPlace } from '../protocols/finding-place.js';
-import type { ViewContext, ViewMessage } from '../protocols/inspector-views.js';
+import type { ViewContext } from '../protocols/inspector-views.js';
+import { viewMessage } from '../protocols/view-message.js';
 import { PROTOCOLS } from '../protocols/modules.js';
 import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recording-reader.js';
 import { messageValue } from '../store/message-value.js';
@@ -202,8 +203,4 @@ function bodyText(m: MessageRow): string {
   if (m.deepJson !== undefined) return m.deepJson;
   if (m.json !== undefined) return JSON.stringify(m.json, null, 2);
   return m.raw.toString('utf8') + (m.rawTruncatedFrom === null ? '' : `\n(stored cut from ${m.rawTruncatedFrom} bytes)`);
-}
-
-function viewMessage(m: MessageRow): ViewMessage {
-  return { seq: m.seq, sender: m.sender, carrier: m.carrier, channel: m.channel, tOffsetMs: m.tOffsetMs, status: m.verdict.status, json: m.json };
 }
