@@ -1,7 +1,7 @@
 import type { AssembledAnswer, ModelTokens } from '../protocols/assembled-answer.js';
 import { tokensByModel } from '../protocols/assembled-answer.js';
 import { viewMessage } from '../protocols/view-message.js';
-import { PROTOCOLS } from '../protocols/modules.js';
+import { viewsOf } from '../protocols/modules.js';
 import type { Style } from '../core/style.js';
 import { escapeControls as safe } from '../core/terminal-text.js';
 import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recording-reader.js';
@@ -14,7 +14,7 @@ import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recordin
 
 /** The exchange's answer; undefined when its protocol assembles none, null when it holds none (embeddings). */
 export function answerOf(exchange: Pick<ExchangeRow, 'protocol'>, messages: readonly MessageRow[]): AssembledAnswer | null | undefined {
-  const assemble = PROTOCOLS.find((p) => p.id === exchange.protocol)?.views?.answer;
+  const assemble = viewsOf(exchange.protocol)?.answer;
   return assemble === undefined ? undefined : assemble(messages.map(viewMessage));
 }
 
@@ -22,7 +22,7 @@ export function answerOf(exchange: Pick<ExchangeRow, 'protocol'>, messages: read
 export function recordingTokens(reader: RecordingReader, rows: readonly ExchangeRow[]): ModelTokens[] {
   const answers: AssembledAnswer[] = [];
   for (const e of rows) {
-    if (PROTOCOLS.find((p) => p.id === e.protocol)?.views?.answer === undefined) continue;
+    if (viewsOf(e.protocol)?.answer === undefined) continue;
     const answer = answerOf(e, reader.messages(e.id));
     if (answer) answers.push(answer);
   }

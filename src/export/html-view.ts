@@ -9,7 +9,7 @@ import { tlsText } from '../core/tls-text.js';
 import { findingPlace } from '../protocols/finding-place.js';
 import type { ViewContext } from '../protocols/inspector-views.js';
 import { viewMessage } from '../protocols/view-message.js';
-import { PROTOCOLS } from '../protocols/modules.js';
+import { viewsOf } from '../protocols/modules.js';
 import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recording-reader.js';
 import { messageValue } from '../store/message-value.js';
 import { protocolEvidenceText } from '../store/protocol-evidence.js';
@@ -111,7 +111,7 @@ function exchangeSection(exchange: ExchangeRow, messages: readonly MessageRow[],
     textIn('p', { class: 'dim' }, exchange.protocol ? `protocol ${exchange.protocol}, chosen by ${protocolEvidenceText(exchange)}` : 'no protocol recognised this exchange'),
     messageTable(exchange, messages, limits),
   ];
-  const views = viewsOf(exchange);
+  const views = viewsOf(exchange.protocol);
   if (views?.answer !== undefined) parts.push(answerHtml(views.answer(messages.map(viewMessage))));
   const session = sessionHtml(exchange, messages, reader, sessions);
   if (session !== '') parts.push(session);
@@ -163,7 +163,7 @@ function sessionsOf(rows: readonly ExchangeRow[]): Sessions {
 }
 
 function sessionKeyOf(e: ExchangeRow): string | undefined {
-  const key = viewsOf(e)?.sessionKey?.(e);
+  const key = viewsOf(e.protocol)?.sessionKey?.(e);
   return key === undefined ? undefined : `${e.protocol}\n${key}`;
 }
 
@@ -172,7 +172,7 @@ function sessionKeyOf(e: ExchangeRow): string | undefined {
  * exchange of a session that spans several (from all their messages), which the others link to.
  */
 function sessionHtml(exchange: ExchangeRow, messages: readonly MessageRow[], reader: RecordingReader, sessions: Sessions): string {
-  const tab = viewsOf(exchange)?.tab;
+  const tab = viewsOf(exchange.protocol)?.tab;
   if (tab?.route !== 'session') return '';
   const key = sessionKeyOf(exchange);
   const members = key === undefined ? [exchange.id] : sessions.get(key)!;
@@ -188,10 +188,6 @@ function sessionHtml(exchange: ExchangeRow, messages: readonly MessageRow[], rea
   const context: ViewContext = { findingsOf: (seq) => findings.get(seq) ?? [], label: (value, m) => messageLabel(value, m) };
   const view = tab.build(exchange.id, walked, context);
   return isMcpSession(view) ? mcpSessionHtml(view, members) : '';
-}
-
-function viewsOf(e: Pick<ExchangeRow, 'protocol'>) {
-  return e.protocol === null ? undefined : PROTOCOLS.find((p) => p.id === e.protocol)?.views;
 }
 
 function verdictOf(e: ExchangeRow): ExchangeVerdict {

@@ -9,6 +9,7 @@ import { jsonRpcProtocol } from './json-rpc/index.js';
 import { openAiProtocol } from './openai/index.js';
 import { anthropicProtocol } from './anthropic/index.js';
 import { CATALOG, factsOf, mostSure, type ProtocolId } from './catalog.js';
+import type { ProtocolViews } from './inspector-views.js';
 import type { ChannelHint, ProtocolModule } from './protocol.js';
 
 /**
@@ -35,6 +36,11 @@ export const PROTOCOLS: readonly ProtocolModule<ProtocolId>[] = CATALOG.map((fac
 /** The module of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
 export function protocolById(id: string): ProtocolModule<ProtocolId> {
   return MODULES[factsOf(id).id];
+}
+
+/** The views the protocol of an exchange declares; undefined for none, or an id this build does not know (a newer recording's). */
+export function viewsOf(protocol: string | null): ProtocolViews | undefined {
+  return protocol === null ? undefined : PROTOCOLS.find((p) => p.id === protocol)?.views;
 }
 
 /** The module most sure that a channel is its own, or undefined when none claims it. */

@@ -1,10 +1,5 @@
-import { PROTOCOLS } from '../../protocols/modules.js';
-import type { ExchangeViews, ProtocolViews } from '../../protocols/inspector-views.js';
-
-/** The views the protocol of an exchange declares; undefined for none, or an id this build does not know (a newer recording's). */
-export function viewsOf(protocol: string | null): ProtocolViews | undefined {
-  return protocol === null ? undefined : PROTOCOLS.find((p) => p.id === protocol)?.views;
-}
+import { PROTOCOLS, viewsOf } from '../../protocols/modules.js';
+import type { ExchangeViews } from '../../protocols/inspector-views.js';
 
 /** Which views an exchange has, as `GET /api/exchanges/:id` tells the page. */
 export function exchangeViews(protocol: string | null): ExchangeViews {

@@ -1,5 +1,6 @@
 import { displayLabel } from './display-label.js';
-import { protocolsWithAnswer, protocolsWithTab, viewsOf } from './exchange-views.js';
+import { protocolsWithAnswer, protocolsWithTab } from './exchange-views.js';
+import { viewsOf } from '../../protocols/modules.js';
 import { HttpError } from './http-error.js';
 import { type InspectorData, MAX_PAGE } from './inspector-data.js';
 import type { ExchangeDetail } from '../api-types.js';
