@@ -6,6 +6,7 @@ import { InFlight } from '../net/in-flight.js';
 import { GracefulShutdown } from '../net/graceful-shutdown.js';
 import { createHttpResponder } from './http/http-responder.js';
 import { listenOn } from '../net/listen-on.js';
+import { answerClientErrors } from '../net/client-errors.js';
 import type { ReplayContext } from './replay-context.js';
 import type { replayUpgrade as ReplayUpgrade } from './ws/ws-player.js';
 import { wsExchanges } from './replay-script.js';
@@ -64,10 +65,7 @@ export async function startReplayServer(listen: ListenAddress, init: Omit<Replay
   // Replayed streams may be as slow as the recorded ones were: no server-side timeout on them.
   server.requestTimeout = 0;
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => (wsPlayer ? wsPlayer(req, socket, head, context) : upgradeLater(req, socket, head, context)));
-  server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  answerClientErrors(server);
   const shutdown = new GracefulShutdown(server, inFlight, listen);
 
   await listenOn(server, listen);

@@ -11,6 +11,7 @@ import { answerConnect, type ConnectAuthority, type TunnelChoice } from './conne
 import { InFlight } from '../../net/in-flight.js';
 import { GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
+import { answerClientErrors } from '../../net/client-errors.js';
 import { HeaderRedactor } from '../../judge/header-redaction.js';
 import type { RecordingSink } from '../pipeline/recording-sink.js';
 import { sendJson } from '../../net/proxy-answers.js';
@@ -159,10 +160,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     const choose = anyMatches(options.tunnel ?? [], authority.host) ? undefined : chooseFor(authority);
     answerConnect(req, socket, head, authority, { recorder: options.recorder, redactor, track }, choose);
   });
-  server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  answerClientErrors(server);
   const shutdown = new GracefulShutdown(server, inFlight, options.listen);
 
   await listenOn(server, options.listen);

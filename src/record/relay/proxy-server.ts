@@ -9,6 +9,7 @@ import { forwardHttp } from './http-forwarder.js';
 import { InFlight } from '../../net/in-flight.js';
 import { GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
+import { answerClientErrors } from '../../net/client-errors.js';
 import { HeaderRedactor } from '../../judge/header-redaction.js';
 import type { RecordingSink } from '../pipeline/recording-sink.js';
 import { relayUpgrade } from './ws-relay.js';
@@ -54,10 +55,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
   server.on('upgrade', (req, socket: Socket, head: Buffer) => relayUpgrade(req, socket, head, context));
-  server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  answerClientErrors(server);
   const shutdown = new GracefulShutdown(server, inFlight, options.listen);
 
   await listenOn(server, options.listen);
