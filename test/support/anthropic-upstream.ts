@@ -6,7 +6,7 @@
  * route 404, each in Anthropic's error shape. Every request's headers and body are kept.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 import { claudeError, claudeEvents, claudeMessage, claudeReply, claudeTokenCount } from './anthropic-scenario.js';
 
 type Json = Record<string, unknown>;
@@ -59,18 +59,10 @@ export async function startAnthropicUpstream(): Promise<AnthropicUpstream> {
       json(res, 404, claudeError('not_found_error', `Not found: ${req.method} ${path}`));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

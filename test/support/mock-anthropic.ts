@@ -5,7 +5,7 @@
  * to its `data.type` (message_start, a text block's start, deltas and stop, message_delta, message_stop).
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 import { MOCK_HELLO, MOCK_MODEL } from './mock-openai.js';
 
 export interface MockAnthropic {
@@ -46,14 +46,9 @@ export async function startMockAnthropic(): Promise<MockAnthropic> {
       res.end(event({ type: 'message_stop' }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: origin,
+    close,
   };
 }

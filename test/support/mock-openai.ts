@@ -10,7 +10,7 @@
  * `GET /v1/models` lists the one model. Every request body is kept in `requests`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 
 export const MOCK_MODEL = 'mock-model';
 export const MOCK_HELLO = 'Hello from the mock model.';
@@ -104,19 +104,11 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     res.end('data: [DONE]\n\n');
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

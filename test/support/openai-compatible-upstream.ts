@@ -4,7 +4,7 @@
  * request's `model` names (openai-compatible-drifts.ts), streamed one SSE event per write, or whole.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 import { driftOf } from './openai-compatible-drifts.js';
 
 export interface CompatibleUpstream {
@@ -44,17 +44,9 @@ export async function startCompatibleUpstream(): Promise<CompatibleUpstream> {
       answer(res, (body ?? {}) as Record<string, unknown>);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    origin,
+    close,
   };
 }

@@ -5,7 +5,7 @@
  * unknown route 404, each in OpenAI's error shape. Every request's headers and body are kept.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 import { chatChunks, chatCompletion, chatReply, embeddingList, errorBody, modelList, responseEvents, responseObject, responsesReply, type StandinReply } from './openai-scenario.js';
 
 type Json = Record<string, unknown>;
@@ -72,18 +72,10 @@ export async function startOpenAiUpstream(): Promise<OpenAiUpstream> {
       answer(res, route, (body ?? {}) as Json);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
