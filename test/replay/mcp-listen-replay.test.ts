@@ -9,6 +9,7 @@ import type { ServedExchange } from '../../src/replay/replay-context.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { startHttpMcpStandIn } from '../support/http-mcp-server.js';
 import { bareRegistry } from '../support/shared.js';
+import { sseEvents } from '../support/sse-events.js';
 import { waitFor, within } from '../support/waits.js';
 
 const cleanups = fixturesAfterEach();
@@ -20,24 +21,13 @@ async function listen(url: string): Promise<{ next(): Promise<unknown>; close():
   const controller = new AbortController();
   const body = { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } };
   const res = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-method': 'subscriptions/listen' }, body: JSON.stringify(body), signal: controller.signal });
-  const reader = res.body!.getReader();
-  let buffer = '';
+  const events = sseEvents(res, controller);
   return {
     async next() {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
-          buffer = buffer.slice(end + 2);
-          if (data !== undefined) return JSON.parse(data.slice(6)) as unknown;
-          continue;
-        }
-        const { done, value } = await reader.read();
-        if (done) return undefined;
-        buffer += Buffer.from(value).toString('utf8');
-      }
+      const data = await events.next();
+      return data === undefined ? undefined : (JSON.parse(data) as unknown);
     },
-    close: () => controller.abort(),
+    close: events.close,
   };
 }
 

@@ -12,6 +12,7 @@ import { JSON_RPC_RULES } from '../../../src/protocols/json-rpc/json-rpc-rules.j
 import { fixturesAfterEach } from '../../support/fixtures-after-each.js';
 import { bareRegistry } from '../../support/shared.js';
 import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
+import { sseEvents } from '../../support/sse-events.js';
 import { readRecording } from '../../stdio/stdio-helpers.js';
 import { validateView } from '../../support/recording-agreement.js';
 
@@ -52,26 +53,7 @@ class RawClient {
     const controller = new AbortController();
     const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) };
     const res = await fetch(this.url, { ...init, headers: { ...this.headers(extra), accept: body === undefined ? 'text/event-stream' : 'application/json, text/event-stream' }, signal: controller.signal });
-    const reader = res.body!.getReader();
-    let buffer = '';
-    return {
-      async next() {
-        for (;;) {
-          const end = buffer.indexOf('\n\n');
-          if (end >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-            if (data !== '') return data;
-            continue;
-          }
-          const { done, value } = await reader.read();
-          if (done) return undefined;
-          buffer += Buffer.from(value).toString('utf8');
-        }
-      },
-      close: () => controller.abort(),
-    };
+    return sseEvents(res, controller);
   }
 
   /** 2026-07-28: a `subscriptions/listen` for tools/list_changed, its stream as openStream's. */
