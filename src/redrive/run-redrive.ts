@@ -18,7 +18,7 @@ import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
 import { Substitution } from '../match/correlation.js';
 import { answerValues } from './answer-values.js';
-import { learnMintedIds } from './minted-ids.js';
+import { learnMintedHeaderIds, learnMintedIds } from './minted-ids.js';
 import type { Pacing } from './pacing.js';
 import { missingValuesMessage, RedactedValues } from './redacted-values.js';
 
@@ -123,6 +123,7 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
       else {
         answer = await sendRequest(new URL(recorder.url), request);
+        ids.add(learnMintedHeaderIds(exchange.responseHeaders, answer.headers));
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
       sent++;

@@ -20,6 +20,9 @@ import { wsOpen } from '../support/ws-client.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/waits.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpMcpStandIn, type HttpMcpStandIn } from '../support/http-mcp-server.js';
 
 useCleanups();
 
@@ -49,6 +52,37 @@ async function recordGolden(target: string, out: string): Promise<void> {
 /** The default run with one answer changed: the text message's content. */
 function changedText(input: RunAgentInput): BaseEvent[] {
   return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
+}
+
+async function mcpStandIn(always: readonly string[] = []): Promise<HttpMcpStandIn> {
+  const started = await startHttpMcpStandIn(always);
+  onCleanup(() => started.close());
+  return started;
+}
+
+/** One MCP session over Streamable HTTP (initialize, tools/list, tools/call, DELETE) by the SDK client, through the recorder. */
+async function recordMcpSession(origin: string, out: string): Promise<string> {
+  const recorder = await startRecorder({ target: origin, listen: 0, out });
+  const transport = new StreamableHTTPClientTransport(new URL(`${recorder.url}/ok/mcp`));
+  const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
+  await client.connect(transport);
+  const session = transport.sessionId!;
+  await client.listTools();
+  await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+  await transport.terminateSession();
+  await client.close();
+  await recorder.close();
+  return session;
+}
+
+/** The Mcp-Session-Id each request the recording `file` holds sent, after its method (initialize sent none). */
+function sessionIdsSent(file: string): string[] {
+  const reader = openRecording(file);
+  try {
+    return reader.exchanges().map((e) => `${e.method} ${String(e.requestHeaders?.['mcp-session-id'] ?? '-')}`);
+  } finally {
+    reader.close();
+  }
 }
 
 describe('runRedrive', () => {
@@ -242,5 +276,32 @@ describe('runRedrive', () => {
     const { report } = await runRedrive({ recording: dir.file('golden.db'), target: second.url, out: dir.file('new.db'), diff: { semantic: true } });
     expect(second.paths).toEqual(['/wait', '/release']);
     expect(report.equal).toBe(true);
+  });
+
+  it('an MCP session over Streamable HTTP: every later request carries the Mcp-Session-Id the fresh server issued; equal', async () => {
+    const dir = scratch();
+    const recorded = await recordMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    // A fresh server that issues another session id than the recording's.
+    const fresh = await mcpStandIn();
+    await fetch(`${fresh.origin}/ok/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } }) });
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), diff: { semantic: true } });
+    const sent = sessionIdsSent(dir.file('new.db'));
+    const issued = 'session-2';
+    expect(issued).not.toBe(recorded);
+    expect(sent).toEqual(sessionIdsSent(dir.file('golden.db')).map((line) => line.replace(recorded, issued)));
+    expect(sent.filter((line) => line.endsWith(issued)).length).toBeGreaterThanOrEqual(4);
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('an MCP session against a server changed in one answer (a tool schema): that change, and the recorded call it now breaks', async () => {
+    const dir = scratch();
+    await recordMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    const changed = await mcpStandIn(['echo-number']);
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed.origin, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.equal).toBe(false);
+    expect(report.summary.exchanges).toMatchObject({ changed: 2, added: 0, removed: 0 });
+    const messages = report.exchanges.flatMap((e) => e.messages);
+    expect(messages.flatMap((m) => m.differences.map((d) => [d.pointer, d.a, d.b]))).toEqual([['/tools/echo/inputSchema/properties/message/type', 'string', 'number']]);
+    expect(messages.flatMap((m) => (m.verdict ? [[m.verdict.change, m.verdict.findings.map((f) => f.rule)]] : []))).toEqual([['regression', ['mcp-tool-arguments-invalid']]]);
   });
 });
