@@ -1,6 +1,7 @@
 /**
- * redrive in-process: a recording made through the recorder in front of the AG-UI stand-in is sent
- * again to a stand-in, recorded anew and diffed with the original.
+ * redrive in-process: a recording made through the recorder in front of a stand-in (AG-UI, the Pi
+ * daemon, MCP over Streamable HTTP, the OpenAI and Anthropic APIs) is sent again to a stand-in,
+ * recorded anew and diffed with the original.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../../src/core/errors.js';
@@ -23,6 +24,11 @@ import { waitFor } from '../support/waits.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpMcpStandIn, type HttpMcpStandIn } from '../support/http-mcp-server.js';
+import { startOpenAiUpstream } from '../support/openai-upstream.js';
+import { STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
+import { startAnthropicUpstream } from '../support/anthropic-upstream.js';
+import { CLAUDE_WEATHER_TOOL } from '../support/anthropic-scenario.js';
+import { request as httpRequest } from 'node:http';
 
 useCleanups();
 
@@ -304,4 +310,109 @@ describe('runRedrive', () => {
     expect(messages.flatMap((m) => m.differences.map((d) => [d.pointer, d.a, d.b]))).toEqual([['/tools/echo/inputSchema/properties/message/type', 'string', 'number']]);
     expect(messages.flatMap((m) => (m.verdict ? [[m.verdict.change, m.verdict.findings.map((f) => f.rule)]] : []))).toEqual([['regression', ['mcp-tool-arguments-invalid']]]);
   });
+});
+
+/** A model API turn: the path, the headers and the body the client posts. */
+type Turn = { path: string; headers: Record<string, string>; body: Record<string, unknown> };
+
+/**
+ * Posts the turns through a recorder in front of `origin` into `out`: each body made from the
+ * answers before it (`next` reads the tool call id the model minted, and echoes it).
+ */
+async function recordTurns(origin: string, out: string, turns: Array<(answers: unknown[]) => Turn>): Promise<unknown[]> {
+  const recorder = await startRecorder({ target: origin, listen: 0, out });
+  const answers: unknown[] = [];
+  for (const turn of turns) {
+    const { path, headers, body } = turn(answers);
+    const response = await fetch(`${recorder.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    answers.push(body.stream === true ? await response.text() : await response.json());
+  }
+  await recorder.close();
+  return answers;
+}
+
+/** A server in front of `origin` that answers as it does, with `from` replaced by `to` in every answer: the model changed in one answer. */
+async function changedModel(origin: string, from: string, to: string): Promise<string> {
+  const server = createServer((req, res) => {
+    const upstream = new URL(origin);
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        const body = Buffer.from(Buffer.concat(chunks).toString('utf8').split(from).join(to), 'utf8');
+        const headers = { ...answer.headers, 'content-length': String(body.length) };
+        delete headers['transfer-encoding'];
+        res.writeHead(answer.statusCode ?? 502, headers).end(body);
+      });
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const WEATHER_QUESTION = { role: 'user', content: "What's the weather in Paris?" };
+const OPENAI_KEY = { authorization: 'Bearer sk-recorded' };
+/** A chat completion with a tool call, the tool's result sent back (streamed), then a plain streamed turn. */
+const OPENAI_TURNS: Array<(answers: unknown[]) => Turn> = [
+  () => ({ path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, messages: [WEATHER_QUESTION], tools: [WEATHER_TOOL] } }),
+  ([first]) => {
+    const call = (first as { choices: Array<{ message: { tool_calls: Array<{ id: string; function: unknown }> } }> }).choices[0]!.message.tool_calls[0]!;
+    const messages = [WEATHER_QUESTION, { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: call.function }] }, { role: 'tool', tool_call_id: call.id, content: 'sunny' }];
+    return { path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, stream: true, messages, tools: [WEATHER_TOOL] } };
+  },
+  () => ({ path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, stream: true, messages: [{ role: 'user', content: 'Hi' }] } }),
+];
+const ANTHROPIC_HEADERS = { 'x-api-key': 'sk-ant-recorded', 'anthropic-version': '2023-06-01' };
+/** A message with a tool use, its result sent back (streamed), then a plain streamed turn. */
+const ANTHROPIC_TURNS: Array<(answers: unknown[]) => Turn> = [
+  () => ({ path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, messages: [WEATHER_QUESTION], tools: [CLAUDE_WEATHER_TOOL] } }),
+  ([first]) => {
+    const content = (first as { content: Array<{ type: string; id?: string }> }).content;
+    const use = content.find((block) => block.type === 'tool_use')!;
+    const messages = [WEATHER_QUESTION, { role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }];
+    return { path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, stream: true, messages, tools: [CLAUDE_WEATHER_TOOL] } };
+  },
+  () => ({ path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'Hi' }] } }),
+];
+
+describe('runRedrive of model API recordings', () => {
+  for (const api of [
+    { name: 'OpenAI chat completions', start: startOpenAiUpstream, turns: OPENAI_TURNS, key: { name: 'Authorization', value: 'Bearer sk-live' }, protocol: 'openai', echoed: (body: unknown) => (body as { messages: Array<{ tool_call_id: string }> }).messages[2]!.tool_call_id },
+    { name: 'Anthropic messages', start: startAnthropicUpstream, turns: ANTHROPIC_TURNS, key: { name: 'X-Api-Key', value: 'sk-ant-live' }, protocol: 'anthropic', echoed: (body: unknown) => (body as { messages: Array<{ content: Array<{ tool_use_id: string }> }> }).messages[2]!.content[0]!.tool_use_id },
+  ]) {
+    it(`${api.name}, plain and streamed, a tool call id echoed: equal against the stand-in; one changed answer: that change`, async () => {
+      const dir = scratch();
+      const recorded = await api.start();
+      onCleanup(() => recorded.close());
+      await recordTurns(recorded.origin, dir.file('golden.db'), api.turns);
+      const callId = api.echoed(recorded.requests[1]!.body);
+
+      const fresh = await api.start();
+      onCleanup(() => fresh.close());
+      const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), headers: [api.key], diff: { semantic: true } });
+      expect(result).toMatchObject({ sent: 3, skipped: [] });
+      // The stand-in derives its ids from the request: the fresh one mints the same tool call id, echoed as recorded.
+      expect(fresh.requests.map((r) => r.body)).toEqual(recorded.requests.map((r) => r.body));
+      expect(api.echoed(fresh.requests[1]!.body)).toBe(callId);
+      const reader = openRecording(dir.file('new.db'));
+      try {
+        expect(reader.exchanges().map((e) => [e.protocol, e.status])).toEqual([[api.protocol, 200], [api.protocol, 200], [api.protocol, 200]]);
+      } finally {
+        reader.close();
+      }
+      expect(result.report.equal).toBe(true);
+
+      const before = await api.start();
+      onCleanup(() => before.close());
+      const changed = await changedModel(before.origin, 'Hello', 'Goodbye');
+      const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed, out: dir.file('changed.db'), headers: [api.key], diff: { semantic: true } });
+      expect(report.equal).toBe(false);
+      expect(report.summary).toMatchObject({ exchanges: { equal: 2, changed: 1, added: 0, removed: 0 }, regressions: 0 });
+      const differences = report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+      expect(differences.length).toBeGreaterThan(0);
+      expect(differences.every((d) => typeof d.b === 'string' && d.b.includes('Goodbye') && typeof d.a === 'string' && d.a.includes('Hello'))).toBe(true);
+    });
+  }
 });
