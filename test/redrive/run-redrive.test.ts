@@ -299,6 +299,21 @@ describe('runRedrive', () => {
     expect(result.report.equal).toBe(true);
   });
 
+  it('an MCP session its client closed without DELETE: the GET stream the server keeps open is closed where the client closed it; equal', async () => {
+    const dir = scratch();
+    const recorder = await startRecorder({ target: (await mcpStandIn()).origin, listen: 0, out: dir.file('golden.db') });
+    const transport = new StreamableHTTPClientTransport(new URL(`${recorder.url}/ok/mcp`));
+    const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools();
+    await client.close();
+    await recorder.close();
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: (await mcpStandIn()).origin, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(sessionIdsSent(dir.file('new.db'))).toEqual(sessionIdsSent(dir.file('golden.db')));
+    expect(sessionIdsSent(dir.file('new.db'))).toContain('GET session-1');
+    expect(result.report.equal).toBe(true);
+  });
+
   it('an MCP session against a server changed in one answer (a tool schema): that change, and the recorded call it now breaks', async () => {
     const dir = scratch();
     await recordMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
