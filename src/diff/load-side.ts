@@ -202,10 +202,17 @@ export function normalizeHeaders(headers: Headers | null, ids: IdCanonicalizer):
     if (VOLATILE_HEADERS.has(name)) continue;
     const value = Object.entries(headers).find(([k]) => k.toLowerCase() === name)![1];
     const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = ids.plain(text);
+    out[name] = SESSION_HEADER.test(name) && text.length > 0 ? ids.label(name, text) : ids.plain(text);
   }
   return out;
 }
+
+/**
+ * A header that names a session the server issued (MCP's `Mcp-Session-Id`): labelled as an id is,
+ * so two runs that were issued other sessions compare equal while one that names another session
+ * than it was issued still shows.
+ */
+const SESSION_HEADER = /(^|-)session-id$/;
 
 /**
  * A message's label in a diff: messageLabel's, with a REST body that names itself by none of its

@@ -29,6 +29,29 @@ export function learnMintedIds(recorded: readonly unknown[], live: readonly unkn
   return pairs;
 }
 
+/** A response header that names an id the client sends back: `Mcp-Session-Id`, `X-Session-Id`, `…-ID`. */
+function isIdHeader(name: string): boolean {
+  return /-id$/i.test(name);
+}
+
+/**
+ * The ids a server minted afresh in its answer's headers (MCP's `Mcp-Session-Id`, issued on
+ * initialize and sent back on every later request), as pairs of the recorded value and the live
+ * one, keyed by the header's name (lower case). Later request headers, paths and queries that
+ * carried the recorded value carry the live one.
+ */
+export function learnMintedHeaderIds(recorded: Record<string, string | string[]> | null | undefined, live: Record<string, string | string[] | undefined>): CorrelationPair[] {
+  const pairs: CorrelationPair[] = [];
+  const liveByName = new Map(Object.entries(live).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const [name, value] of Object.entries(recorded ?? {})) {
+    const lower = name.toLowerCase();
+    const now = liveByName.get(lower);
+    if (!isIdHeader(lower) || typeof value !== 'string' || typeof now !== 'string') continue;
+    if (value !== now && value.length >= MIN_ID_LENGTH && now.length > 0) pairs.push({ field: `header:${lower}`, key: undefined, recorded: value, live: now });
+  }
+  return pairs;
+}
+
 function walk(a: unknown, b: unknown, pointer: string, key: string | undefined, pairs: CorrelationPair[]): void {
   if (typeof a === 'string' && typeof b === 'string') {
     if (key !== undefined && isIdKey(key) && a !== b && a.length >= MIN_ID_LENGTH && b.length > 0) pairs.push({ field: pointer, key, recorded: a, live: b });

@@ -18,7 +18,7 @@ import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
 import { Substitution } from '../match/correlation.js';
 import { answerValues } from './answer-values.js';
-import { learnMintedIds } from './minted-ids.js';
+import { learnMintedHeaderIds, learnMintedIds } from './minted-ids.js';
 import type { Pacing } from './pacing.js';
 import { missingValuesMessage, RedactedValues } from './redacted-values.js';
 
@@ -114,15 +114,16 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   try {
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
-    const started: { exchange: ScriptExchange; done: Promise<void> }[] = [];
-    const send = async (exchange: ScriptExchange) => {
+    const started: { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }[] = [];
+    const send = async (exchange: ScriptExchange, cut?: Promise<void>) => {
       const request = redriveRequestOf(exchange, supplied, ids);
       let answer;
       // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
       if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing);
       else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
       else {
-        answer = await sendRequest(new URL(recorder.url), request);
+        answer = await sendRequest(new URL(recorder.url), request, cut);
+        ids.add(learnMintedHeaderIds(exchange.responseHeaders, answer.headers));
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
       sent++;
@@ -138,16 +139,42 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       // What had ended before this exchange started in the recording ends first now too (all of it
       // with `serial`): its answers, and the ids they mint, come before. What overlapped it runs beside it.
       const before = options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs);
-      await Promise.all(before.map((s) => s.done));
-      started.push({ exchange, done: send(exchange) });
+      await Promise.all(before.map((s) => endWhenCut(s, started)));
+      if (http.has(exchange) && cutByClient(exchange)) {
+        let cut!: () => void;
+        const cutNow = new Promise<void>((resolve) => (cut = resolve));
+        started.push({ exchange, done: send(exchange, cutNow), cut });
+      } else started.push({ exchange, done: send(exchange) });
     }
-    await Promise.all(started.map((s) => s.done));
+    await Promise.all(started.map((s) => endWhenCut(s, started)));
   } finally {
     await recorder.close();
     if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
   }
   const report = diffRecordingFilesReporting(options.recording, recorder.out, options.diff ?? {}, options.diffProgress);
   return { out: recorder.out, sent, skipped, report };
+}
+
+/**
+ * An HTTP exchange ended on the client's side before its answer ended: a stream the client closed
+ * (an MCP session's GET stream), or one still open when the recording stopped.
+ */
+function cutByClient(exchange: ScriptExchange): boolean {
+  return exchange.outcome === 'aborted' && exchange.endedMs !== null && (exchange.errorCode === 'E_CLIENT_ABORTED' || exchange.errorCode === 'E_PROXY_SHUTDOWN');
+}
+
+/**
+ * `s` done: for an exchange its client cut in the recording, cut now once the exchanges (not cut
+ * themselves) that had started before its recorded end have ended, as the answers it had by then
+ * came before it was cut; a server that would keep the stream open never holds the redrive.
+ */
+async function endWhenCut(s: { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }, started: readonly { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }[]): Promise<void> {
+  if (s.cut !== undefined) {
+    const endedMs = s.exchange.endedMs ?? Infinity;
+    await Promise.all(started.filter((o) => o !== s && o.cut === undefined && o.exchange.startedMs < endedMs).map((o) => o.done));
+    s.cut();
+  }
+  await s.done;
 }
 
 /** Why an exchange of a transport this target does not take is not sent. */

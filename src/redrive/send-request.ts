@@ -14,9 +14,10 @@ export interface SentRequest {
 /**
  * Sends one request to the recorder at `base` (`http://host:port`) and waits for the whole answer,
  * a stream to its end: the next request goes once the agent has answered this one. A failure is an
- * outcome, never a throw: the recording holds it, and the diff tells it.
+ * outcome, never a throw: the recording holds it, and the diff tells it. `cut`: the client ends the
+ * request itself when it settles, as the recorded client did (a stream it closed before the end).
  */
-export function sendRequest(base: URL, req: RedriveRequest): Promise<SentRequest> {
+export function sendRequest(base: URL, req: RedriveRequest, cut?: Promise<void>): Promise<SentRequest> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let status: number | undefined;
@@ -38,6 +39,11 @@ export function sendRequest(base: URL, req: RedriveRequest): Promise<SentRequest
     });
     outgoing.on('error', (error) => settle(error.message));
     outgoing.end(req.body);
+    void cut?.then(() => {
+      // Ended by us, as recorded: not a failure.
+      settle();
+      outgoing.destroy();
+    });
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { learnMintedIds } from '../../src/redrive/minted-ids.js';
+import { learnMintedHeaderIds, learnMintedIds } from '../../src/redrive/minted-ids.js';
 
 describe('learnMintedIds', () => {
   it('pairs the strings under id keys that the new answer has in place of the recorded ones, at the same places', () => {
@@ -19,5 +19,13 @@ describe('learnMintedIds', () => {
   it('learns nothing from values of different kinds: an event where the recording had a response is another message', () => {
     expect(learnMintedIds([{ kind: 'response', requestId: 'request-old' }], [{ kind: 'event', requestId: 'request-new' }])).toEqual([]);
     expect(learnMintedIds([{ data: { type: 'a', id: 'id-old-1' } }], [{ data: { type: 'b', id: 'id-new-1' } }])).toEqual([]);
+  });
+
+  it('pairs the id headers a new answer has in place of the recorded ones (MCP\'s Mcp-Session-Id), whatever their case; not other headers', () => {
+    const recorded = { 'mcp-session-id': 'session-old-1', 'content-type': 'application/json', 'x-trace-id': 'abc' };
+    const live = { 'Mcp-Session-Id': 'session-new-1', 'content-type': 'text/event-stream', 'x-trace-id': 'xyz' };
+    expect(learnMintedHeaderIds(recorded, live)).toEqual([{ field: 'header:mcp-session-id', key: undefined, recorded: 'session-old-1', live: 'session-new-1' }]);
+    expect(learnMintedHeaderIds(recorded, { 'mcp-session-id': 'session-old-1' })).toEqual([]);
+    expect(learnMintedHeaderIds(null, live)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * redrive in-process: a recording made through the recorder in front of the AG-UI stand-in is sent
- * again to a stand-in, recorded anew and diffed with the original.
+ * redrive in-process: a recording made through the recorder in front of a stand-in (AG-UI, the Pi
+ * daemon, MCP over Streamable HTTP, the OpenAI and Anthropic APIs) is sent again to a stand-in,
+ * recorded anew and diffed with the original.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../../src/core/errors.js';
@@ -20,6 +21,14 @@ import { wsOpen } from '../support/ws-client.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/waits.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpMcpStandIn, type HttpMcpStandIn } from '../support/http-mcp-server.js';
+import { startOpenAiUpstream } from '../support/openai-upstream.js';
+import { STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
+import { startAnthropicUpstream } from '../support/anthropic-upstream.js';
+import { CLAUDE_WEATHER_TOOL } from '../support/anthropic-scenario.js';
+import { request as httpRequest } from 'node:http';
 
 useCleanups();
 
@@ -49,6 +58,37 @@ async function recordGolden(target: string, out: string): Promise<void> {
 /** The default run with one answer changed: the text message's content. */
 function changedText(input: RunAgentInput): BaseEvent[] {
   return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
+}
+
+async function mcpStandIn(always: readonly string[] = []): Promise<HttpMcpStandIn> {
+  const started = await startHttpMcpStandIn(always);
+  onCleanup(() => started.close());
+  return started;
+}
+
+/** One MCP session over Streamable HTTP (initialize, tools/list, tools/call, DELETE) by the SDK client, through the recorder. */
+async function recordMcpSession(origin: string, out: string): Promise<string> {
+  const recorder = await startRecorder({ target: origin, listen: 0, out });
+  const transport = new StreamableHTTPClientTransport(new URL(`${recorder.url}/ok/mcp`));
+  const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
+  await client.connect(transport);
+  const session = transport.sessionId!;
+  await client.listTools();
+  await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+  await transport.terminateSession();
+  await client.close();
+  await recorder.close();
+  return session;
+}
+
+/** The Mcp-Session-Id each request the recording `file` holds sent, after its method (initialize sent none). */
+function sessionIdsSent(file: string): string[] {
+  const reader = openRecording(file);
+  try {
+    return reader.exchanges().map((e) => `${e.method} ${String(e.requestHeaders?.['mcp-session-id'] ?? '-')}`);
+  } finally {
+    reader.close();
+  }
 }
 
 describe('runRedrive', () => {
@@ -243,4 +283,151 @@ describe('runRedrive', () => {
     expect(second.paths).toEqual(['/wait', '/release']);
     expect(report.equal).toBe(true);
   });
+
+  it('an MCP session over Streamable HTTP: every later request carries the Mcp-Session-Id the fresh server issued; equal', async () => {
+    const dir = scratch();
+    const recorded = await recordMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    // A fresh server that issues another session id than the recording's.
+    const fresh = await mcpStandIn();
+    await fetch(`${fresh.origin}/ok/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } }) });
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), diff: { semantic: true } });
+    const sent = sessionIdsSent(dir.file('new.db'));
+    const issued = 'session-2';
+    expect(issued).not.toBe(recorded);
+    expect(sent).toEqual(sessionIdsSent(dir.file('golden.db')).map((line) => line.replace(recorded, issued)));
+    expect(sent.filter((line) => line.endsWith(issued)).length).toBeGreaterThanOrEqual(4);
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('an MCP session its client closed without DELETE: the GET stream the server keeps open is closed where the client closed it; equal', async () => {
+    const dir = scratch();
+    const recorder = await startRecorder({ target: (await mcpStandIn()).origin, listen: 0, out: dir.file('golden.db') });
+    const transport = new StreamableHTTPClientTransport(new URL(`${recorder.url}/ok/mcp`));
+    const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools();
+    await client.close();
+    await recorder.close();
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: (await mcpStandIn()).origin, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(sessionIdsSent(dir.file('new.db'))).toEqual(sessionIdsSent(dir.file('golden.db')));
+    expect(sessionIdsSent(dir.file('new.db'))).toContain('GET session-1');
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('an MCP session against a server changed in one answer (a tool schema): that change, and the recorded call it now breaks', async () => {
+    const dir = scratch();
+    await recordMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    const changed = await mcpStandIn(['echo-number']);
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed.origin, out: dir.file('new.db'), diff: { semantic: true } });
+    expect(report.equal).toBe(false);
+    expect(report.summary.exchanges).toMatchObject({ changed: 2, added: 0, removed: 0 });
+    const messages = report.exchanges.flatMap((e) => e.messages);
+    expect(messages.flatMap((m) => m.differences.map((d) => [d.pointer, d.a, d.b]))).toEqual([['/tools/echo/inputSchema/properties/message/type', 'string', 'number']]);
+    expect(messages.flatMap((m) => (m.verdict ? [[m.verdict.change, m.verdict.findings.map((f) => f.rule)]] : []))).toEqual([['regression', ['mcp-tool-arguments-invalid']]]);
+  });
+});
+
+/** A model API turn: the path, the headers and the body the client posts. */
+type Turn = { path: string; headers: Record<string, string>; body: Record<string, unknown> };
+
+/**
+ * Posts the turns through a recorder in front of `origin` into `out`: each body made from the
+ * answers before it (`next` reads the tool call id the model minted, and echoes it).
+ */
+async function recordTurns(origin: string, out: string, turns: Array<(answers: unknown[]) => Turn>): Promise<unknown[]> {
+  const recorder = await startRecorder({ target: origin, listen: 0, out });
+  const answers: unknown[] = [];
+  for (const turn of turns) {
+    const { path, headers, body } = turn(answers);
+    const response = await fetch(`${recorder.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    answers.push(body.stream === true ? await response.text() : await response.json());
+  }
+  await recorder.close();
+  return answers;
+}
+
+/** A server in front of `origin` that answers as it does, with `from` replaced by `to` in every answer: the model changed in one answer. */
+async function changedModel(origin: string, from: string, to: string): Promise<string> {
+  const server = createServer((req, res) => {
+    const upstream = new URL(origin);
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        const body = Buffer.from(Buffer.concat(chunks).toString('utf8').split(from).join(to), 'utf8');
+        const headers = { ...answer.headers, 'content-length': String(body.length) };
+        delete headers['transfer-encoding'];
+        res.writeHead(answer.statusCode ?? 502, headers).end(body);
+      });
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const WEATHER_QUESTION = { role: 'user', content: "What's the weather in Paris?" };
+const OPENAI_KEY = { authorization: 'Bearer sk-recorded' };
+/** A chat completion with a tool call, the tool's result sent back (streamed), then a plain streamed turn. */
+const OPENAI_TURNS: Array<(answers: unknown[]) => Turn> = [
+  () => ({ path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, messages: [WEATHER_QUESTION], tools: [WEATHER_TOOL] } }),
+  ([first]) => {
+    const call = (first as { choices: Array<{ message: { tool_calls: Array<{ id: string; function: unknown }> } }> }).choices[0]!.message.tool_calls[0]!;
+    const messages = [WEATHER_QUESTION, { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: call.function }] }, { role: 'tool', tool_call_id: call.id, content: 'sunny' }];
+    return { path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, stream: true, messages, tools: [WEATHER_TOOL] } };
+  },
+  () => ({ path: '/v1/chat/completions', headers: OPENAI_KEY, body: { model: STANDIN_MODEL, stream: true, messages: [{ role: 'user', content: 'Hi' }] } }),
+];
+const ANTHROPIC_HEADERS = { 'x-api-key': 'sk-ant-recorded', 'anthropic-version': '2023-06-01' };
+/** A message with a tool use, its result sent back (streamed), then a plain streamed turn. */
+const ANTHROPIC_TURNS: Array<(answers: unknown[]) => Turn> = [
+  () => ({ path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, messages: [WEATHER_QUESTION], tools: [CLAUDE_WEATHER_TOOL] } }),
+  ([first]) => {
+    const content = (first as { content: Array<{ type: string; id?: string }> }).content;
+    const use = content.find((block) => block.type === 'tool_use')!;
+    const messages = [WEATHER_QUESTION, { role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }];
+    return { path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, stream: true, messages, tools: [CLAUDE_WEATHER_TOOL] } };
+  },
+  () => ({ path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: { model: 'claude-standin', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'Hi' }] } }),
+];
+
+describe('runRedrive of model API recordings', () => {
+  for (const api of [
+    { name: 'OpenAI chat completions', start: startOpenAiUpstream, turns: OPENAI_TURNS, key: { name: 'Authorization', value: 'Bearer sk-live' }, protocol: 'openai', echoed: (body: unknown) => (body as { messages: Array<{ tool_call_id: string }> }).messages[2]!.tool_call_id },
+    { name: 'Anthropic messages', start: startAnthropicUpstream, turns: ANTHROPIC_TURNS, key: { name: 'X-Api-Key', value: 'sk-ant-live' }, protocol: 'anthropic', echoed: (body: unknown) => (body as { messages: Array<{ content: Array<{ tool_use_id: string }> }> }).messages[2]!.content[0]!.tool_use_id },
+  ]) {
+    it(`${api.name}, plain and streamed, a tool call id echoed: equal against the stand-in; one changed answer: that change`, async () => {
+      const dir = scratch();
+      const recorded = await api.start();
+      onCleanup(() => recorded.close());
+      await recordTurns(recorded.origin, dir.file('golden.db'), api.turns);
+      const callId = api.echoed(recorded.requests[1]!.body);
+
+      const fresh = await api.start();
+      onCleanup(() => fresh.close());
+      const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), headers: [api.key], diff: { semantic: true } });
+      expect(result).toMatchObject({ sent: 3, skipped: [] });
+      // The stand-in derives its ids from the request: the fresh one mints the same tool call id, echoed as recorded.
+      expect(fresh.requests.map((r) => r.body)).toEqual(recorded.requests.map((r) => r.body));
+      expect(api.echoed(fresh.requests[1]!.body)).toBe(callId);
+      const reader = openRecording(dir.file('new.db'));
+      try {
+        expect(reader.exchanges().map((e) => [e.protocol, e.status])).toEqual([[api.protocol, 200], [api.protocol, 200], [api.protocol, 200]]);
+      } finally {
+        reader.close();
+      }
+      expect(result.report.equal).toBe(true);
+
+      const before = await api.start();
+      onCleanup(() => before.close());
+      const changed = await changedModel(before.origin, 'Hello', 'Goodbye');
+      const { report } = await runRedrive({ recording: dir.file('golden.db'), target: changed, out: dir.file('changed.db'), headers: [api.key], diff: { semantic: true } });
+      expect(report.equal).toBe(false);
+      expect(report.summary).toMatchObject({ exchanges: { equal: 2, changed: 1, added: 0, removed: 0 }, regressions: 0 });
+      const differences = report.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences));
+      expect(differences.length).toBeGreaterThan(0);
+      expect(differences.every((d) => typeof d.b === 'string' && d.b.includes('Goodbye') && typeof d.a === 'string' && d.a.includes('Hello'))).toBe(true);
+    });
+  }
 });
