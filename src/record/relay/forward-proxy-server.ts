@@ -32,7 +32,7 @@ export interface ForwardProxyOptions {
   upstreamTls?: UpstreamTls;
   /** Clients must send these Basic credentials in Proxy-Authorization (`--proxy-auth`). */
   auth?: ProxyAuth;
-  /** CONNECT hosts whose bytes pass through unread (`--tunnel`); until interception exists, every one. */
+  /** CONNECT hosts whose bytes pass through unread (`--tunnel`); every one when there are no `leaves` to intercept with. */
   tunnel?: readonly HostGlob[];
   /** CONNECT hosts to intercept (`--intercept`; default all): those `tunnel` leaves, when there are `leaves`. */
   intercept?: readonly HostGlob[];
