@@ -167,5 +167,28 @@ describe('replay --forward', () => {
     const summary = await replay.close();
     expect(summary.misses.map((miss) => miss.request.path)).toEqual(['http://127.0.0.1:9/v1/models', 'https://127.0.0.1:9/']);
     expect(summary.unused).toEqual([]);
+
+    // Plain HTTP inside a CONNECT (Node 22 and 24's fetch send http:// requests so): answered for http://host:port.
+    const again = await startReplay({ recording: out, forward: true, caDir, listen: 0, timing: 'none' });
+    onCleanup(() => again.close().then(() => undefined));
+    const proxy = new URL(again.url);
+    const hostB = new URL(origins[1]).host;
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: hostB, agent: false })
+        .on('connect', (res: IncomingMessage, tunnelled: Socket) => (res.statusCode === 200 ? resolve(tunnelled) : reject(new Error(`CONNECT ${res.statusCode}`))))
+        .on('error', reject)
+        .end();
+    });
+    const inside = await new Promise<string>((resolve, reject) => {
+      request({ createConnection: () => socket, path: '/v1/models?via=http', headers: { host: hostB } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(chunks).toString()}`));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(inside).toBe(results.bHttp);
+    socket.destroy();
   });
 });

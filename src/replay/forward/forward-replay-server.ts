@@ -24,6 +24,24 @@ interface OriginReplay {
   respond: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
+const TLS_HANDSHAKE = 0x16;
+
+/** Calls `then` with the first bytes the client sent inside its CONNECT (the `head` already read, else the next chunk), or undefined when it left first. */
+function firstBytes(socket: Socket, head: Buffer, then: (first: Buffer | undefined) => void): void {
+  if (head.length > 0) return then(head);
+  const onData = (chunk: Buffer) => {
+    socket.off('close', onClose);
+    socket.pause();
+    then(chunk);
+  };
+  const onClose = () => {
+    socket.off('data', onData);
+    then(undefined);
+  };
+  socket.once('data', onData);
+  socket.once('close', onClose);
+}
+
 const NOT_ABSOLUTE = 'this is a forward proxy (replay --forward): send requests in absolute form (GET http://host/path), as a client with HTTP_PROXY set does';
 
 /**
@@ -81,22 +99,33 @@ export async function startForwardReplayServer(listen: ListenAddress, init: Omit
   };
 
   /** Connections taken over from a CONNECT, with the origin their requests are answered for. */
-  const innerOrigins = new WeakMap<object, OriginReplay>();
+  const innerOrigins = new WeakMap<object, string>();
   const innerIdle = new IdleConnections();
   const inner = createServer((req, res) => {
     innerIdle.busy(req.socket, res);
-    const served = innerOrigins.get(req.socket);
-    if (served) served.respond(req, res);
-    else res.destroy();
+    const origin = innerOrigins.get(req.socket);
+    if (origin === undefined) return res.destroy();
+    const served = origins.get(origin);
+    if (served) return served.respond(req, res);
+    req.resume();
+    sendJson(res, 502, unknownHost(origin, req.method ?? 'GET', req.url ?? '/'));
   });
   inner.requestTimeout = 0;
   inner.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => {});
-    const served = innerOrigins.get(req.socket);
+    const origin = innerOrigins.get(req.socket);
+    const served = origin === undefined ? undefined : origins.get(origin);
     if (served) upgrade(req, socket, head, served.context);
+    else if (origin !== undefined) refuseRaw(socket, 502, {}, unknownHost(origin, req.method ?? 'GET', req.url ?? '/').error.message, 'replay_unknown_host');
     else socket.destroy();
   });
   inner.on('clientError', (_error, socket: Duplex) => socket.destroy());
+  /** Hands a connection inside a CONNECT to the inner server, its requests answered for `origin`. */
+  const takeOver = (socket: Duplex, origin: string) => {
+    innerOrigins.set(socket, origin);
+    innerIdle.add(socket);
+    inner.emit('connection', socket);
+  };
 
   const server: Server = createServer(onRequest);
   server.requestTimeout = 0;
@@ -114,23 +143,35 @@ export async function startForwardReplayServer(listen: ListenAddress, init: Omit
     socket.on('error', () => {});
     const authority = connectAuthority(req.url ?? '');
     if (!authority) return refuseRaw(socket, 400, {}, `CONNECT needs host:port, not '${req.url ?? ''}'`);
-    const origin = connectOrigin(authority, 'https:').display;
-    const served = origins.get(origin);
-    if (!served) return refuseRaw(socket, 502, {}, unknownHost(origin, 'CONNECT', '/').error.message, 'replay_unknown_host');
-    if (!leaves) return refuseRaw(socket, 502, {}, `replay --forward has no local CA to answer TLS for ${origin} with: give it --ca-dir`, 'replay_no_ca');
+    const secure = connectOrigin(authority, 'https:').display;
+    const plain = connectOrigin(authority, 'http:').display;
+    if (!origins.has(secure) && !origins.has(plain)) return refuseRaw(socket, 502, {}, unknownHost(secure, 'CONNECT', '/').error.message, 'replay_unknown_host');
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    // Until its handshake is done the connection is the replay's to end at shutdown.
+    // Until the connection is taken over the replay ends it at shutdown.
     const untrack = inFlight.add(() => socket.destroy());
-    interceptTls(socket, { issuer: leaves, connectHost: authority.host, head }).then(
-      (tls) => {
+    // Its first bytes say what it carries: TLS (answered with the local CA's leaf), or plain HTTP
+    // (Node's fetch sends even http:// requests through a CONNECT), as record --forward tells them apart.
+    firstBytes(socket, head, (first) => {
+      if (first === undefined) return untrack();
+      if (first[0] !== TLS_HANDSHAKE) {
         untrack();
-        innerOrigins.set(tls, served);
-        innerIdle.add(tls);
-        inner.emit('connection', tls);
-      },
-      // The client refused the leaf, or left: interceptTls has destroyed its socket.
-      () => untrack(),
-    );
+        socket.unshift(first);
+        takeOver(socket, plain);
+        return socket.resume();
+      }
+      if (!leaves) {
+        untrack();
+        return socket.destroy();
+      }
+      interceptTls(socket, { issuer: leaves, connectHost: authority.host, head: first }).then(
+        (tls) => {
+          untrack();
+          takeOver(tls, secure);
+        },
+        // The client refused the leaf, or left: interceptTls has destroyed its socket.
+        () => untrack(),
+      );
+    });
   });
   server.on('clientError', (_error, socket: Duplex) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
