@@ -25,6 +25,7 @@ import type { RecordingRules } from '../judge/recording-rules.js';
 import { isRecordedPreflight } from './http/cors.js';
 import { isSessionResumption } from './http/recorded-sessions.js';
 import type { ListenAddress } from '../net/addresses.js';
+import { originOfUrl } from './forward/recorded-origins.js';
 import type { ReplayContext } from './replay-context.js';
 
 export interface ReplayOptions {
@@ -159,6 +160,9 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
+  if (options.forward && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {
+    warnings.push(`${script.file} holds no exchange recorded by record --forward (none has its host): replay --forward answers every request with 502`);
+  }
   const cors = options.cors ?? true;
   // Never counted unused: preflights (a browser's cache decides), and a session's resumptions (a cut decides).
   const ledger = new ReplayLedger(script, (exchange) => (cors && isRecordedPreflight(exchange)) || isSessionResumption(exchange));

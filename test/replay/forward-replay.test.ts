@@ -18,6 +18,7 @@ import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { makeTestCa } from '../support/test-ca.js';
 import { scratch } from '../support/temp-dir.js';
 import { within } from '../support/waits.js';
+import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 
 useCleanups();
 
@@ -190,5 +191,15 @@ describe('replay --forward', () => {
     });
     expect(inside).toBe(results.bHttp);
     socket.destroy();
+  });
+
+  it('warns that it answers every request with 502 when the recording was made without --forward', async () => {
+    const out = writeNdjsonRecording([{ transport: 'http', method: 'GET', path: '/v1/models', status: 200, messages: [{ sender: 'server', json: { object: 'list', data: [] } }] }]);
+    const replay = await startReplay({ recording: out, forward: true, listen: 0 });
+    onCleanup(() => replay.close().then(() => undefined));
+    expect(replay.warnings).toEqual([expect.stringContaining('holds no exchange recorded by record --forward')]);
+    const answer = await viaProxy(replay.url, 'http://127.0.0.1:9/v1/models');
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'replay_unknown_host', recordedHosts: [], nearest: null } });
   });
 });
