@@ -264,6 +264,8 @@ describe('the public API', () => {
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
       overwrite?: boolean;
+      forward?: boolean;
+      caDir?: string;
       protocol?: api.ProtocolId;
       redactHeaders?: string[];
       redactQuery?: string[];
