@@ -19,6 +19,8 @@ import { makeTestCa } from '../support/test-ca.js';
 import { scratch } from '../support/temp-dir.js';
 import { within } from '../support/waits.js';
 import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { wsOpen } from '../support/ws-client.js';
+import { WebSocketServer } from 'ws';
 
 useCleanups();
 
@@ -201,5 +203,38 @@ describe('replay --forward', () => {
     const answer = await viaProxy(replay.url, 'http://127.0.0.1:9/v1/models');
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'replay_unknown_host', recordedHosts: [], nearest: null } });
+  });
+
+  it('replays a WebSocket upgrade sent in absolute form from its origin\'s recorded frames', async () => {
+    const dir = scratch();
+    const origin = createServer();
+    const wss = new WebSocketServer({ server: origin });
+    wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`echo ${data.toString()}`)));
+    const url = `http://127.0.0.1:${await listening(origin)}`;
+    const talk = async (proxyUrl: string) => {
+      const session = await wsOpen(proxyUrl.replace(/^http/, 'ws'), [], {
+        finishRequest: (req) => {
+          req.path = `${url}/chat`;
+          req.end();
+        },
+      });
+      session.ws.send('hello');
+      const frames = await session.take(1);
+      session.ws.close(1000);
+      await session.closed;
+      return frames;
+    };
+    const out = dir.file('ws.db');
+    const recorder = await startForwardRecorder({ listen: 0, out, pipeline: 'inline' });
+    expect(await talk(recorder.url)).toEqual(['echo hello']);
+    for (const ws of wss.clients) ws.terminate();
+    await recorder.close();
+    await new Promise<void>((resolve) => origin.close(() => resolve()));
+
+    const replay = await startReplay({ recording: out, forward: true, listen: 0, timing: 'none' });
+    onCleanup(() => replay.close().then(() => undefined));
+    expect(await talk(replay.url)).toEqual(['echo hello']);
+    const summary = await replay.close();
+    expect(summary).toMatchObject({ misses: [], unused: [] });
   });
 });
