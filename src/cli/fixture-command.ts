@@ -15,6 +15,7 @@ import { chooseFixtureMode, modeText } from '../fixture/fixture-mode.js';
 import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js';
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
+import { defaultCaDir } from '../net/ca/ca-folder.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 import { emitReports, replayReport, reportOption, ServedExchanges, strictReportTargets, unreportedRecording } from './report-flag.js';
@@ -36,6 +37,8 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   stdio?: boolean;
   ndjson?: boolean;
   report: string[];
+  forward?: boolean;
+  caDir?: string;
 }
 
 export function fixtureCommand(result: CommandResult): Command {
@@ -55,6 +58,8 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--max-request-body <size>', 'when replaying: longest request body, WebSocket frame or line held to match it: bytes, or with a unit (64KiB, 10MB) (default 10MiB)')
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
+    .option('--forward', 'be an HTTP forward proxy (HTTP_PROXY, HTTPS_PROXY): record every origin the client calls (no --target), or replay each request from its host\'s exchanges; modes once, record and replay')
+    .option('--ca-dir <dir>', "with --forward: the local CA's folder, made on first use (default $XDG_CONFIG_HOME/agent-proxy/ca)")
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying', false))
     .option('--json', 'print NDJSON events on stdout')
@@ -67,6 +72,8 @@ export function fixtureCommand(result: CommandResult): Command {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if (!options.stdio && command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
       const lines = options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined;
+      if (options.forward && lines) throw new UsageError(`--forward and ${lines} exclude each other`);
+      if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir goes with --forward');
       const tls = tlsOptionsOf(options, lines);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
@@ -105,6 +112,7 @@ export function fixtureCommand(result: CommandResult): Command {
         listener: quiet ? undefined : liveView.listener,
         ...tls,
         ...rules,
+        ...(options.forward ? { forward: true, caDir: options.caDir ?? defaultCaDir() } : {}),
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {

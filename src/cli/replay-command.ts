@@ -7,6 +7,7 @@ import { corsOption } from './cors-flag.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
+import { defaultCaDir } from '../net/ca/ca-folder.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
@@ -33,6 +34,8 @@ interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'proto
   fault: string[];
   cors?: 'on' | 'off';
   report: string[];
+  forward?: boolean;
+  caDir?: string;
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -57,6 +60,8 @@ export function replayCommand(result: CommandResult): Command {
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
     .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock')
+    .option('--forward', 'listen as an HTTP forward proxy (HTTP_PROXY, HTTPS_PROXY) and serve a record --forward recording, each request from its host\'s exchanges')
+    .option('--ca-dir <dir>', "with --forward: the local CA's folder, whose leaves answer TLS inside a CONNECT (default $XDG_CONFIG_HOME/agent-proxy/ca)")
     .addOption(ca)
     .addOption(insecure)
     .addOption(tlsCert)
@@ -67,6 +72,9 @@ export function replayCommand(result: CommandResult): Command {
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
       if ((options.stdio || options.ndjson) && options.cors !== undefined) throw new UsageError(`--cors goes with the HTTP replay, not ${options.stdio ? '--stdio' : '--ndjson'}`);
+      if (options.forward && (options.stdio || options.ndjson)) throw new UsageError(`--forward and ${options.stdio ? '--stdio' : '--ndjson'} exclude each other`);
+      if (options.forward && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --forward yet: a request replay --forward cannot answer gets a 502');
+      if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir goes with --forward');
       const missRecording = recordingRulesOf(options);
       const ruleFlag = missRuleFlag(options);
       if (ruleFlag && options.onMiss !== 'passthrough') throw new UsageError(`${ruleFlag} says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it`);
@@ -112,6 +120,7 @@ export function replayCommand(result: CommandResult): Command {
         maxRequestBytes,
         faults,
         cors: options.cors !== 'off',
+        ...(options.forward ? { forward: true, caDir: options.caDir ?? defaultCaDir() } : {}),
         log: { served: (e) => (served++, servedIds.add(e), view.served(e)), miss: view.miss },
       }, startMissRecorder);
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
@@ -127,7 +136,9 @@ export function replayCommand(result: CommandResult): Command {
       } else {
         process.stdout.write(`listening on ${replay.url}\n`);
         if (!options.quiet) {
-          const misses = !replay.missesOut
+          const misses = options.forward
+            ? `as a forward proxy (HTTPS_PROXY=${replay.url}, the CA from ca --env), a host it does not hold gets 502; misses: ${replay.missAnswers}`
+            : !replay.missesOut
             ? `misses: ${replay.missAnswers}`
             : replay.missesOut === replay.recording
               ? `misses are forwarded to ${options.target} and appended to the recording (served from the next replay on)`

@@ -32,6 +32,8 @@ export interface ScriptExchange {
   method: string | null;
   path: string | null;
   query: string | null;
+  /** The URL the client asked for: `record --forward` stores it whole (`https://host/path?query`), which is how a forward replay finds its host. */
+  url: string | null;
   status: number | null;
   subprotocol: string | null;
   requestHeaders: Record<string, string | string[]> | null;
@@ -96,6 +98,7 @@ function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
     method: row.method,
     path: row.path,
     query: row.query,
+    url: row.url,
     status: row.status,
     subprotocol: row.subprotocol,
     requestHeaders: row.requestHeaders,

@@ -18,11 +18,11 @@ import { wsExchanges } from './replay-script.js';
  */
 let wsPlayer: typeof ReplayUpgrade | undefined;
 
-async function loadWsPlayer(): Promise<typeof ReplayUpgrade> {
+export async function loadWsPlayer(): Promise<typeof ReplayUpgrade> {
   return (wsPlayer ??= (await import('./ws/ws-player.js')).replayUpgrade);
 }
 
-function upgradeLater(req: IncomingMessage, socket: Socket, head: Buffer, context: ReplayContext): void {
+export function upgradeLater(req: IncomingMessage, socket: Socket, head: Buffer, context: ReplayContext): void {
   // Until the player has it, a reset must not crash the replay (the player adds the same listener).
   socket.on('error', () => {});
   loadWsPlayer().then(

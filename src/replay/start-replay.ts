@@ -24,6 +24,9 @@ import { parseFault, type FaultSpec } from './fault/fault-spec.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 import { isRecordedPreflight } from './http/cors.js';
 import { isSessionResumption } from './http/recorded-sessions.js';
+import type { ListenAddress } from '../net/addresses.js';
+import { originOfUrl } from './forward/recorded-origins.js';
+import type { ReplayContext } from './replay-context.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -87,6 +90,14 @@ export interface ReplayOptions {
    * that origin. False (`--cors off`) serves only what was recorded.
    */
   cors?: boolean;
+  /**
+   * Listen as a forward proxy (as `replay --forward`), the way `record --forward` made the recording:
+   * each request is answered from the exchanges recorded for its origin (scheme, host and port), a
+   * host the recording does not hold gets a 502. Not with `listenTls` or `onMiss: 'passthrough'` yet.
+   */
+  forward?: boolean;
+  /** With `forward`: the local CA's folder (as --ca-dir), whose leaves answer TLS inside a CONNECT to a recorded https:// host. */
+  caDir?: string;
 }
 
 export interface ReplaySummary {
@@ -140,12 +151,18 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const onMiss = options.onMiss ?? 'error';
   checkMissOptions(onMiss, options);
   if (onMiss === 'passthrough' && !passMisses) throw new UsageError("onMiss 'passthrough' needs a passthrough to forward misses through: use the package's startReplay, which forwards and records them");
+  if (options.forward && onMiss === 'passthrough') throw new UsageError('replay --forward does not pass misses through yet: every request it cannot answer gets a 502');
+  if (options.forward && options.listenTls) throw new UsageError('replay --forward listens as a plain HTTP proxy: TLS is spoken inside each CONNECT with the local CA (--ca-dir), not with --tls-cert');
+  if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir is for replay --forward: add --forward, or drop it');
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
   const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
+  if (options.forward && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {
+    warnings.push(`${script.file} holds no exchange recorded by record --forward (none has its host): replay --forward answers every request with 502`);
+  }
   const cors = options.cors ?? true;
   // Never counted unused: preflights (a browser's cache decides), and a session's resumptions (a cut decides).
   const ledger = new ReplayLedger(script, (exchange) => (cors && isRecordedPreflight(exchange)) || isSessionResumption(exchange));
@@ -170,7 +187,8 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   }
   let server;
   try {
-    server = await startReplayServer(listen, { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG }, listenTls);
+    const context = { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG };
+    server = options.forward ? await startForwardReplay(listen, context, options.caDir) : await startReplayServer(listen, context, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);
     if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);
@@ -208,4 +226,11 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
       return closed;
     },
   };
+}
+
+/** The forward replay's server, loaded (with the local CA) only for a replay that listens as a forward proxy. */
+async function startForwardReplay(listen: ListenAddress, context: Omit<ReplayContext, 'track'>, caDir: string | undefined) {
+  const [{ startForwardReplayServer }, { LeafIssuer }, { openLocalCa }] = await Promise.all([import('./forward/forward-replay-server.js'), import('../net/ca/leaf-issuer.js'), import('../net/ca/local-ca.js')]);
+  const leaves = caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: caDir }));
+  return startForwardReplayServer(listen, context, leaves);
 }

@@ -225,6 +225,8 @@ describe('the public API', () => {
       clock?: api.Clock;
       faults?: readonly (string | api.FaultSpec)[];
       cors?: boolean;
+      forward?: boolean;
+      caDir?: string;
     }>();
     expectTypeOf<api.RunningReplay>().toEqualTypeOf<{
       readonly url: string;
@@ -262,6 +264,8 @@ describe('the public API', () => {
       upstreamTls?: api.UpstreamTlsOptions;
       listenTls?: api.ListenTlsOptions;
       overwrite?: boolean;
+      forward?: boolean;
+      caDir?: string;
       protocol?: api.ProtocolId;
       redactHeaders?: string[];
       redactQuery?: string[];
@@ -305,7 +309,7 @@ describe('the public API', () => {
       replay?: api.ReplaySummary;
     }>();
     expectTypeOf<keyof api.ScriptExchange>().toEqualTypeOf<
-      | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'status' | 'subprotocol'
+      | 'id' | 'transport' | 'protocol' | 'method' | 'path' | 'query' | 'url' | 'status' | 'subprotocol'
       | 'requestHeaders' | 'responseHeaders' | 'startedMs' | 'endedMs' | 'outcome' | 'errorCode'
       | 'errorMessage' | 'closeCode' | 'closeReason' | 'stdinEndedMs' | 'messages'
     >();

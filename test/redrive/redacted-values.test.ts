@@ -8,7 +8,7 @@ const DIGEST = `hmac-sha256:${'ab'.repeat(32)}`;
 
 function exchange(raw: string): ScriptExchange {
   return {
-    id: 7, transport: 'http', protocol: undefined, method: 'POST', path: '/', query: null, status: 200, subprotocol: null, requestHeaders: null, responseHeaders: null,
+    id: 7, transport: 'http', protocol: undefined, method: 'POST', path: '/', query: null, url: '/', status: 200, subprotocol: null, requestHeaders: null, responseHeaders: null,
     startedMs: 0, endedMs: 1, outcome: 'complete', errorCode: null, errorMessage: null, closeCode: null, closeReason: null, stdinEndedMs: null,
     messages: [{ seq: 1, sender: 'client', carrier: 'body', channel: null, raw: Buffer.from(raw), json: JSON.parse(raw), tOffsetMs: 0, truncated: false }],
   };

@@ -31,6 +31,7 @@ function exchange(fields: Partial<ScriptExchange>): ScriptExchange {
     method: 'GET',
     path: '/ws',
     query: null,
+    url: '/ws',
     status: 101,
     subprotocol: null,
     requestHeaders: null,

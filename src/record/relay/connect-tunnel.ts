@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { ConnectAuthority } from '../../net/forward-request.js';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExchangeErrorCode } from '../../core/errors.js';
@@ -8,13 +9,7 @@ import { writeProxyError } from '../../net/ws-rejection.js';
 import type { HeaderRedactor } from '../../judge/header-redaction.js';
 import type { ExchangeSink, RecordingSink } from '../pipeline/recording-sink.js';
 
-/** A CONNECT's `host:port`, the host without IPv6 brackets. */
-export interface ConnectAuthority {
-  host: string;
-  port: number;
-  /** As the client wrote it: `example.com:443`, `[::1]:8443`. */
-  text: string;
-}
+export type { ConnectAuthority };
 
 export interface TunnelContext {
   recorder: RecordingSink;

@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { listenUrl, type ListenAddress, type TargetAddress } from '../../net/addresses.js';
+import { listenUrl, type ListenAddress } from '../../net/addresses.js';
 import { keepAliveAgent, type CaptureContext } from '../capture-context.js';
 import type { UpstreamTls } from '../../net/upstream-tls.js';
 import { forwardHttp } from './http-forwarder.js';
 import { relayUpgrade } from './ws-relay.js';
-import { answerConnect, type ConnectAuthority, type TunnelChoice } from './connect-tunnel.js';
+import { answerConnect, type TunnelChoice } from './connect-tunnel.js';
+import { absoluteForm, connectAuthority, connectOrigin, dropProxyHeaders, refuseRaw, type ConnectAuthority, type ForwardOrigin } from '../../net/forward-request.js';
+import { IdleConnections } from '../../net/idle-connections.js';
 import { InFlight } from '../../net/in-flight.js';
 import { GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
@@ -15,7 +17,6 @@ import { answerClientErrors } from '../../net/client-errors.js';
 import { HeaderRedactor } from '../../judge/header-redaction.js';
 import type { RecordingSink } from '../pipeline/recording-sink.js';
 import { sendJson } from '../../net/proxy-answers.js';
-import { writeRawResponse } from '../../net/ws-rejection.js';
 import { PROXY_AUTH_REQUIRED_HEADERS, type ProxyAuth } from '../../net/proxy-auth.js';
 import { anyMatches, type HostGlob } from '../../net/host-glob.js';
 import { rawHeader } from '../../net/headers.js';
@@ -64,7 +65,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
   };
 
   /** Connections taken over from a CONNECT (plain HTTP inside it), with the origin their requests go to. */
-  const innerOrigins = new WeakMap<object, TargetAddress & { kind: 'tcp' }>();
+  const innerOrigins = new WeakMap<object, ForwardOrigin>();
   /** The capture context of a request inside a taken-over CONNECT: its origin is the CONNECT's. */
   const innerContextFor = (req: IncomingMessage): CaptureContext | undefined => {
     const target = innerOrigins.get(req.socket);
@@ -91,10 +92,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
   inner.on('clientError', (_error, socket: Socket) => socket.destroy());
   /** Hands a connection to the inner server, its requests going to `authority` over `protocol`. */
   const takeOver = (socket: Duplex, authority: ConnectAuthority, protocol: 'http:' | 'https:') => {
-    const host = authority.host.includes(':') ? `[${authority.host}]` : authority.host;
-    const defaultPort = protocol === 'https:' ? 443 : 80;
-    const display = `${protocol}//${host}${authority.port === defaultPort ? '' : `:${authority.port}`}`;
-    innerOrigins.set(socket, { kind: 'tcp', protocol, host: authority.host, port: authority.port, basePath: '', display });
+    innerOrigins.set(socket, connectOrigin(authority, protocol));
     innerIdle.add(socket);
     inner.emit('connection', socket);
     socket.resume();
@@ -184,81 +182,4 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
   };
 }
 
-/**
- * The keep-alive connections taken over from CONNECTs, and how many answers each has under way, so
- * that shutdown closes each one as soon as it has none (what closeIdleConnections does for a server
- * that listens).
- */
-class IdleConnections {
-  private readonly active = new Map<Duplex, number>();
-  private closing = false;
-
-  add(socket: Duplex): void {
-    this.active.set(socket, 0);
-    socket.once('close', () => this.active.delete(socket));
-  }
-
-  busy(socket: Duplex, res: ServerResponse): void {
-    this.active.set(socket, (this.active.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      const left = (this.active.get(socket) ?? 1) - 1;
-      this.active.set(socket, left);
-      if (left === 0 && this.closing) socket.destroy();
-    });
-  }
-
-  closeWhenIdle(): void {
-    this.closing = true;
-    for (const [socket, count] of this.active) if (count === 0) socket.destroy();
-  }
-}
-
 const NOT_ABSOLUTE = 'this is a forward proxy (record --forward): send requests in absolute form (GET http://host/path), as a client with HTTP_PROXY set does';
-
-/**
- * `http://host[:port]/path?query` split into its origin and the path and query exactly as sent (no
- * URL normalisation: the origin must get the bytes the client wrote); undefined when the request
- * target is not an absolute http(s) URL.
- */
-export function absoluteForm(requestTarget: string): { target: TargetAddress & { kind: 'tcp' }; pathAndQuery: string } | undefined {
-  const match = /^(https?):\/\/([^/?#]+)([^#]*)/i.exec(requestTarget);
-  if (!match) return undefined;
-  const protocol = `${match[1].toLowerCase()}:` as 'http:' | 'https:';
-  let url: URL;
-  try {
-    url = new URL(`${protocol}//${match[2]}`);
-  } catch {
-    return undefined;
-  }
-  if (url.username || url.password) return undefined;
-  const rest = match[3];
-  const pathAndQuery = rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
-  const port = url.port ? Number(url.port) : protocol === 'https:' ? 443 : 80;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return { target: { kind: 'tcp', protocol, host, port, basePath: '', display: `${protocol}//${url.host}` }, pathAndQuery };
-}
-
-/** A CONNECT's authority-form target, `host:port` (RFC 9110 §9.3.6: the port is required). */
-export function connectAuthority(requestTarget: string): ConnectAuthority | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(requestTarget);
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port < 1 || port > 65535) return undefined;
-  return { host: match[1].replace(/^\[|\]$/g, ''), port, text: requestTarget };
-}
-
-/** Removes the proxy's own headers (`Proxy-Authorization`, `Proxy-Connection` …) in place: never forwarded, never stored. */
-function dropProxyHeaders(rawHeaders: string[]): void {
-  for (let i = rawHeaders.length - 2; i >= 0; i -= 2) {
-    if (rawHeaders[i].length > 6 && rawHeaders[i].slice(0, 6).toLowerCase() === 'proxy-') rawHeaders.splice(i, 2);
-  }
-}
-
-/** Answers a raw socket (an upgrade or a CONNECT the proxy will not carry) and ends it. */
-function refuseRaw(socket: Duplex, status: number, headers: Record<string, string>, message?: string): void {
-  const body = message === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify({ error: { code: status === 400 ? 'not_a_proxy_request' : 'proxy_auth_required', message } }));
-  const raw = Object.entries(headers).flat();
-  if (body.length > 0) raw.push('Content-Type', 'application/json; charset=utf-8');
-  raw.push('Content-Length', String(body.length), 'Connection', 'close');
-  writeRawResponse(socket, status, undefined, raw, body);
-}
