@@ -9,6 +9,7 @@ import { caOutput } from '../../src/cli/ca-command.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { BIN, cliEnv } from './run-cli.js';
+import { withoutNodeProxyWarning } from '../support/node-proxy-warning.js';
 
 useCleanups();
 
@@ -35,7 +36,7 @@ describe('agent-proxy ca', () => {
     const dir = scratch().file("my ca's folder");
     const script = `eval "$("$0" "$1" ca --env --ca-dir "$2" --proxy http://127.0.0.1:9999)" && node -p 'JSON.stringify(process.env)'`;
     const run = spawnSync('/bin/sh', ['-c', script, process.execPath, BIN, dir], { env: cliEnv({ SSL_CERT_FILE: '' }), encoding: 'utf8' });
-    expect(run.stderr).toBe(`made a new local CA in ${dir}\n`);
+    expect(withoutNodeProxyWarning(run.stderr)).toBe(`made a new local CA in ${dir}\n`);
     expect(run.status).toBe(0);
     const env = JSON.parse(run.stdout) as Record<string, string>;
     expect(env).toMatchObject({

@@ -21,6 +21,7 @@ import { within } from '../support/waits.js';
 import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { wsOpen } from '../support/ws-client.js';
 import { WebSocketServer } from 'ws';
+import { withoutNodeProxyWarning } from '../support/node-proxy-warning.js';
 
 useCleanups();
 
@@ -141,7 +142,7 @@ describe('replay --forward', () => {
     const named = ['a', 'b', 'secure'].map((name, i) => `${name}=${origins[i]}`);
     const recorded = await runClient([client, ...named], await forwardChildEnvironment(recorder.url, caDir));
     await recorder.close();
-    expect(recorded.stderr).toBe('');
+    expect(withoutNodeProxyWarning(recorded.stderr)).toBe('');
     const results = JSON.parse(recorded.stdout) as Record<string, string>;
     expect(results.aHttp).toContain('a-model');
     expect(results.bFetch).toContain('b-model');
@@ -151,7 +152,7 @@ describe('replay --forward', () => {
     const replay = await startReplay({ recording: out, forward: true, caDir, listen: 0, timing: 'none' });
     onCleanup(() => replay.close().then(() => undefined));
     const replayed = await runClient([client, ...named.toReversed()], await forwardChildEnvironment(replay.url, caDir));
-    expect(replayed.stderr).toBe('');
+    expect(withoutNodeProxyWarning(replayed.stderr)).toBe('');
     expect(replayed.code).toBe(0);
     expect(replayed.stdout).toBe(recorded.stdout);
 
