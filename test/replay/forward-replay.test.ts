@@ -22,6 +22,7 @@ import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { wsOpen } from '../support/ws-client.js';
 import { WebSocketServer } from 'ws';
 import { withoutNodeProxyWarning } from '../support/node-proxy-warning.js';
+import { viaProxy } from '../support/via-forward-proxy.js';
 
 useCleanups();
 
@@ -91,19 +92,6 @@ async function listening(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return String((server.address() as AddressInfo).port);
-}
-
-function viaProxy(proxyUrl: string, absoluteUrl: string): Promise<{ status: number; body: string }> {
-  const proxy = new URL(proxyUrl);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: proxy.hostname, port: proxy.port, path: absoluteUrl, headers: { host: new URL(absoluteUrl).host }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 /** A CONNECT through the proxy: its status, and the body of a refusal (Node hands any answer to a CONNECT to 'connect', body unread). */
