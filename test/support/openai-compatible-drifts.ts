@@ -201,8 +201,3 @@ export const COMPATIBLE_DRIFTS: CompatibleDrift[] = [
     ),
   },
 ];
-
-/** The drift a request asks for by its `model`. */
-export function driftOf(model: unknown): CompatibleDrift | undefined {
-  return COMPATIBLE_DRIFTS.find((d) => d.id === model);
-}
