@@ -332,6 +332,18 @@ export const REAL_OUTPUTS: CompatibleDrift[] = [
     ]),
   },
 
+  {
+    id: 'real-llamacpp-error',
+    server: 'llama.cpp server',
+    source:
+      'ggml-org/llama.cpp@0123497e2d1b677868238c2f6cdcff43dfd8fda7 tools/server/utils.hpp (format_error_response: `code` the status, `message`, `type`; no `param`); ggml-org/llama.cpp@01dca87bb81848d72919c6e6966a3680abfe3f0a tools/server/tests/unit/test_security.py (a wrong key: 401, `authentication_error`)',
+    what: 'an error whose `code` is the status as a number and that has no `param`',
+    stream: false,
+    sdk: 'raises-api-error',
+    findings: ['openai-compatible-drift:warning'],
+    answer: { status: 401, json: { error: { code: 401, message: 'Invalid API Key', type: 'authentication_error' } } },
+  },
+
   // TGI
   {
     id: 'real-tgi-plain',

@@ -80,14 +80,14 @@ function answerDrift(finding: Finding, value: Record<string, unknown>, def: stri
 }
 
 function errorDrift(finding: Finding, value: Record<string, unknown>): Finding | undefined {
-  // vLLM's and LiteLLM's error code is the HTTP status as a number: the SDK's APIError carries it as its `code`.
+  // vLLM's, LiteLLM's and llama.cpp's error code is the HTTP status as a number: the SDK's APIError carries it as its `code`.
   const error = value.error;
   if (finding.pointer === '/error/code' && isJsonObject(error) && typeof error.code === 'number') {
-    return drift('/error/code', "the error's code is a number, the HTTP status (vLLM's and LiteLLM's form), not a string; the openai SDK raises its APIError with it as its code");
+    return drift('/error/code', "the error's code is a number, the HTTP status (vLLM's, LiteLLM's and llama.cpp's form), not a string; the openai SDK raises its APIError with it as its code");
   }
-  // OpenRouter's error mid-stream has a code and a message only: the SDK raises its APIError with that message.
+  // OpenRouter's error mid-stream and llama.cpp's errors have no `param` (OpenRouter's no `type`): the SDK raises its APIError with the message.
   if (finding.pointer === '/error' && isJsonObject(error) && typeof error.message === 'string' && /missing required property '(type|param)'/.test(finding.message)) {
-    return drift('/error', "the error has no `type` or `param` (OpenRouter's form); the openai SDK raises its APIError with its message");
+    return drift('/error', "the error has no `type` or `param` (OpenRouter's and llama.cpp's form); the openai SDK raises its APIError with its message");
   }
   // TGI's error is a string beside its `error_type`: the SDK raises its APIError for the status, with the string as its message.
   if (finding.pointer === '/error' && typeof error === 'string') {
