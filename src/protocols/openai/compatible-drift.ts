@@ -22,7 +22,7 @@ const MISSING = /missing required property '(\w+)'/;
 const LEFT_OUT: ReadonlyArray<{ parent: RegExp; field: string; def: string; what: string }> = [
   { parent: /^\/choices\/\d+$/, field: 'logprobs', def: 'CreateChatCompletionResponse', what: "a choice's `logprobs` is left out (Ollama's and LiteLLM's form)" },
   { parent: /^\/choices\/\d+\/message$/, field: 'refusal', def: 'CreateChatCompletionResponse', what: "the message's `refusal` is left out (vLLM's, Ollama's, LiteLLM's and TGI's form)" },
-  { parent: /^\/choices\/\d+\/message$/, field: 'content', def: 'CreateChatCompletionResponse', what: "a tool call message's `content` is left out (TGI's form)" },
+  { parent: /^\/choices\/\d+\/message$/, field: 'content', def: 'CreateChatCompletionResponse', what: "the message's `content` is left out (TGI's form, when it calls a tool)" },
   { parent: /^\/choices\/\d+$/, field: 'finish_reason', def: 'CreateChatCompletionStreamResponse', what: "a chunk choice's `finish_reason` is left out while it is null (vLLM 0.9's and LiteLLM's form)" },
 ];
 
@@ -33,7 +33,7 @@ const LEFT_OUT: ReadonlyArray<{ parent: RegExp; field: string; def: string; what
 const NULLED: ReadonlyArray<{ pointer: RegExp; what: string }> = [
   { pointer: /^\/system_fingerprint$/, what: '`system_fingerprint` is null (LiteLLM\'s form)' },
   { pointer: /^\/usage\/(prompt|completion)_tokens_details$/, what: "usage's token details are null (vLLM's form)" },
-  { pointer: /^\/choices\/\d+\/message\/(tool_calls|function_call|annotations)$/, what: "the message's `tool_calls`, `function_call` or `annotations` is null (vLLM's and LiteLLM's form)" },
+  { pointer: /^\/choices\/\d+\/message\/(tool_calls|function_call|annotations)$/, what: "the message's `tool_calls`, `function_call` or `annotations` is null (vLLM's form)" },
   { pointer: /^\/choices\/\d+\/delta\/(tool_calls|function_call|role)$/, what: "a delta's `tool_calls`, `function_call` or `role` is null" },
   { pointer: /^\/choices\/\d+\/delta\/tool_calls\/\d+\/(id|type|function\/name|function\/arguments)$/, what: "a tool call fragment's id, type, name or arguments is null after the first (TGI's form)" },
 ];
