@@ -25,8 +25,12 @@
  *    never answered, notifications/initialized never sent) on the session's last message; MCP 2026-07-28's
  *    listen streams (acknowledged first, the subscription's id on each notification, only the notification
  *    types asked for; a server's close without a result is no unanswered request).
+ * 11: real outputs of OpenAI-compatible servers judged as the openai SDK takes them: what they leave out (a choice's
+ *    logprobs, a message's refusal or content, a chunk choice's finish_reason while null) or send as null (the
+ *    system_fingerprint, usage's token details, a tool call fragment's name ...), and TGI's string error, are one
+ *    openai-compatible-drift warning per exchange and drift, not schema errors.
  */
-export const RULES_VERSION = 10;
+export const RULES_VERSION = 11;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -1,8 +1,9 @@
 /**
  * How OpenAI-compatible servers (vLLM, Ollama, LiteLLM, OpenRouter, llama.cpp, TGI) answer differently from the
  * OpenAI API description, each drift as a stand-in scenario that reproduces what its source documents the server
- * sending (no real capture can be fetched here). The stand-in (openai-compatible-upstream.ts) answers a chat
- * completion by the drift its `model` names. `sdk` says what the official `openai` client does with it (checked
+ * sending, in one answer of OpenAI's shape changed by that drift alone (real outputs, with all their drifts at once,
+ * are in openai-real-outputs.ts). The stand-in (openai-compatible-upstream.ts) answers a chat completion by the drift
+ * its `model` names. `sdk` says what the official `openai` client does with it (checked
  * by the test, not assumed): `accepts` it, raises its own `APIError` for an error answer as it does for OpenAI's
  * (`raises-api-error`), or `breaks` (throws on the stream, or assembles a wrong answer). What record finds is
  * `findings` (`rule:severity`, sorted): none at error level for what the SDK accepts.
@@ -201,8 +202,3 @@ export const COMPATIBLE_DRIFTS: CompatibleDrift[] = [
     ),
   },
 ];
-
-/** The drift a request asks for by its `model`. */
-export function driftOf(model: unknown): CompatibleDrift | undefined {
-  return COMPATIBLE_DRIFTS.find((d) => d.id === model);
-}

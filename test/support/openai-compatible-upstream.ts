@@ -1,11 +1,12 @@
 /**
  * A stand-in for an OpenAI-compatible server on 127.0.0.1 that drifts from the OpenAI description as one of
- * vLLM, Ollama, LiteLLM, OpenRouter, llama.cpp or TGI does: `POST /v1/chat/completions` answers as the drift its
- * request's `model` names (openai-compatible-drifts.ts), streamed one SSE event per write, or whole.
+ * vLLM, Ollama, LiteLLM, OpenRouter, llama.cpp or TGI does: `POST /v1/chat/completions` answers as the scenario its
+ * request's `model` names (a documented drift, openai-compatible-drifts.ts, or a real output, openai-real-outputs.ts),
+ * streamed one SSE event per write, or whole.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server.js';
-import { driftOf } from './openai-compatible-drifts.js';
+import { COMPATIBLE_DRIFTS, type CompatibleDrift } from './openai-compatible-drifts.js';
 
 export interface CompatibleUpstream {
   /** The origin, e.g. `http://127.0.0.1:40123`; the SDK's baseURL is this plus `/v1`. */
@@ -13,8 +14,8 @@ export interface CompatibleUpstream {
   close(): Promise<void>;
 }
 
-function answer(res: ServerResponse, body: Record<string, unknown>): void {
-  const drift = driftOf(body.model);
+function answer(res: ServerResponse, body: Record<string, unknown>, scenarios: readonly CompatibleDrift[]): void {
+  const drift = scenarios.find((d) => d.id === body.model);
   if (!drift) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: `no drift named ${String(body.model)}`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }));
@@ -30,7 +31,8 @@ function answer(res: ServerResponse, body: Record<string, unknown>): void {
   res.end();
 }
 
-export async function startCompatibleUpstream(): Promise<CompatibleUpstream> {
+/** Answers with the given scenarios (the documented drifts unless told). */
+export async function startCompatibleUpstream(scenarios: readonly CompatibleDrift[] = COMPATIBLE_DRIFTS): Promise<CompatibleUpstream> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -41,7 +43,7 @@ export async function startCompatibleUpstream(): Promise<CompatibleUpstream> {
       } catch {
         body = {};
       }
-      answer(res, (body ?? {}) as Record<string, unknown>);
+      answer(res, (body ?? {}) as Record<string, unknown>, scenarios);
     });
   });
   const { origin, close } = await listenOnLoopback(server);

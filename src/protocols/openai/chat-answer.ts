@@ -27,6 +27,8 @@ export function assembleChat(values: readonly unknown[], requestModel: string | 
   for (const value of values) {
     if (!isJsonObject(value)) continue;
     if (value.error !== undefined && value.error !== null) answer.error ??= errorText(value.error);
+    // Older vLLM's error has its fields at the top level: `{"object": "error", "message", "type", "code"}`.
+    else if (value.object === 'error' && typeof value.message === 'string') answer.error ??= errorText(value);
     if (value.object === 'chat.completion.chunk') {
       answer.streamed = true;
       answer.chunks++;

@@ -26,6 +26,8 @@ export class OpenAiChecker implements ProtocolChecker {
   private chat?: ChatStream;
   private responses?: ResponsesStream;
   private readonly answers?: AnswersMade;
+  /** The compatible drifts this exchange reported: each once, not once per chunk. */
+  private readonly driftsReported = new Set<string>();
 
   constructor(private readonly context: CheckerContext) {
     this.answers = context.scope?.entry(ANSWERS_SCOPE_KEY, () => new AnswersMade());
@@ -110,7 +112,7 @@ export class OpenAiChecker implements ProtocolChecker {
     if ('none' in choice) return unchecked(choice.none, findings);
     const check = this.context.registry.def(OPENAI_SCHEMA_ID, choice.def);
     if (!check.ok) return unchecked(check.reason, findings, refOf(choice.def));
-    return verdictFrom([...tolerateCompatibleDrift(check.validate(value), value, choice.def), ...findings], check.ref);
+    return verdictFrom([...tolerateCompatibleDrift(check.validate(value), value, choice.def, this.driftsReported), ...findings], check.ref);
   }
 }
 

@@ -168,6 +168,39 @@ describe('chat completion stream rules', () => {
     expect(error({ object: 'error', message: 'too long', type: 'BadRequestError', param: null, code: 400 })).toEqual([`${RULES.compatibleDrift}:warning`]);
     expect(error({ error: { message: 'too long', type: 'BadRequestError', param: null, code: true } })).toContain('schema:error');
     expect(error({ detail: 'too long' })).toContain('schema:error');
+    expect(error({ error: 'Input validation error', error_type: 'validation' })).toEqual([`${RULES.compatibleDrift}:warning`]);
+    expect(error({ error: 42 })).toContain('schema:error');
+  });
+
+  it(`${RULES.compatibleDrift}: a field left out or null where real servers do so is one warning per exchange; a wrong value stays a schema error`, () => {
+    const plainRequest = { ...textRequest, stream: false };
+    const plain = (edit: (body: Json) => void) => {
+      const body = structuredClone(chatCompletion(plainRequest, chatReply(plainRequest)));
+      edit(body);
+      return exchange('/v1/chat/completions', plainRequest, [body], { carrier: 'body' }).rules;
+    };
+    const firstChoice = (body: Json) => (body.choices as Json[])[0];
+    // Ollama's and LiteLLM's answers: no logprobs, no refusal, a null system_fingerprint; vLLM's null token details.
+    expect(plain((b) => {
+      delete firstChoice(b).logprobs;
+      delete (firstChoice(b).message as Json).refusal;
+      b.system_fingerprint = null;
+      b.usage = { ...(b.usage as Json), prompt_tokens_details: null };
+    })).toEqual(Array(4).fill(`${RULES.compatibleDrift}:warning`));
+    expect(plain((b) => void (b.system_fingerprint = 7))).toEqual(['schema:error']);
+    expect(plain((b) => void delete firstChoice(b).index)).toEqual(['schema:error']);
+    expect(plain((b) => void ((firstChoice(b).message as Json).tool_calls = 'none'))).toEqual(['schema:error']);
+    // vLLM 0.9's and LiteLLM's chunks without finish_reason until the last: one warning for the whole stream.
+    const unfinished = chat(textRequest, (c) => [...c.map((chunk) => (choice(chunk)?.finish_reason === null ? { ...chunk, choices: [Object.fromEntries(Object.entries(choice(chunk)!).filter(([k]) => k !== 'finish_reason'))] } : chunk)), DONE]);
+    expect(unfinished.rules).toEqual([`${RULES.compatibleDrift}:warning`]);
+    // TGI's later tool call fragments with a null name; a name that is a number is no drift.
+    const nameAs = (name: unknown) => (c: Json[]): Array<Json | typeof DONE> => {
+      const fragments = c.filter((chunk) => Array.isArray(choice(chunk)?.delta && delta(chunk).tool_calls));
+      for (const chunk of fragments.slice(1)) toolFragment(chunk).function = { ...(toolFragment(chunk).function as Json), name };
+      return [...c, DONE];
+    };
+    expect(chat(toolRequest, nameAs(null)).rules).toEqual([`${RULES.compatibleDrift}:warning`]);
+    expect(chat(toolRequest, nameAs(5)).rules).toContain('schema:error');
   });
 
   it(`${RULES.dataAfterDone} and ${RULES.doneMissing}: [DONE] is last, and there`, () => {
