@@ -49,12 +49,6 @@ export interface RedriveOptions {
    * the agent answers (default), or at their recorded offsets from the connection's start (`--timing`).
    */
   pacing?: Pacing;
-  /**
-   * How long an answer the recording had is waited for before the next client message goes anyway
-   * (default 30 s): a WebSocket frame, an NDJSON or stdio line, an event of a legacy MCP session's
-   * stream (beyond the gap the recording shows before it).
-   */
-  answerWaitMs?: number;
   /** Told once per exchange as it is sent: the recorded exchange, and why it was not sent when it was not. */
   progress?: (event: RedriveEvent) => void;
   diffProgress?: (step: DiffStep) => void;
@@ -126,9 +120,8 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   try {
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
-    const waitMs = options.answerWaitMs ?? ANSWER_WAIT_MS;
     // Legacy MCP sessions (HTTP+SSE): a GET stream that names the URL its session's POSTs go to.
-    const streams = new EndpointStreams([...http], ids, { ms: waitMs, clock: options.pacing?.clock ?? SYSTEM_CLOCK });
+    const streams = new EndpointStreams([...http], ids, { ms: ANSWER_WAIT_MS, clock: options.pacing?.clock ?? SYSTEM_CLOCK });
     const unmet = (exchange: ScriptExchange, reason: string | undefined) => {
       if (reason !== undefined) options.progress?.({ kind: 'unmet', exchange, reason });
     };
@@ -142,8 +135,8 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       if (posts) request.url = stream.urlFor(exchange, request.url);
       let answer;
       // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
-      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing, waitMs);
-      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing, waitMs);
+      if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing);
+      else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
       else {
         const opens = stream !== undefined && !posts ? stream : undefined;
         answer = await sendRequest(new URL(recorder.url), request, { cut, ...(opens ? { onChunk: (chunk: Buffer) => opens.take(chunk) } : {}) });
@@ -167,8 +160,7 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       const before = (options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs)).filter(
         (s) => streams.of(exchange)?.opener !== s.exchange,
       );
-      const ending = (s: Started) => endWhenCut(s, started, streams, unmet);
-      await Promise.all(before.map(ending));
+      await Promise.all(before.map((s) => endWhenCut(s, started, streams, unmet)));
       if (http.has(exchange) && cutByClient(exchange)) {
         let cut!: () => void;
         const cutNow = new Promise<void>((resolve) => (cut = resolve));
