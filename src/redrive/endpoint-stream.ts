@@ -34,7 +34,7 @@ export class EndpointStream {
   /** The recorded endpoint event's URL, as the client posted to it: path and query. */
   private readonly recordedEndpoint: string | undefined;
   private liveEndpoint: string | undefined;
-  /** The data of each live event so far (comments are not events, as the recording keeps them apart). */
+  /** The data of each live event so far, as far as the recording had events to compare it with (comments are not events, as the recording keeps them apart). */
   private readonly live: string[] = [];
   private ended = false;
   private readonly wakers = new Set<() => void>();
@@ -56,10 +56,7 @@ export class EndpointStream {
     this.recorded = events.map((m) => ({ atMs: m.tOffsetMs, json: m.json }));
     const first = events[0] === undefined ? undefined : sseFieldsOf(events[0]);
     this.recordedEndpoint = first?.event === endpointEvent && first.data !== undefined ? pathAndQuery(first.data) : undefined;
-    this.minted = new ConnectionIds(
-      this.recorded.map((e) => e.json),
-      ids,
-    );
+    this.minted = new ConnectionIds(this.recorded.map((e) => e.json), ids);
   }
 
   /** Does a request of this session wait for the stream (not the stream itself)? */
@@ -82,7 +79,7 @@ export class EndpointStream {
   /**
    * Resolves once the stream has carried the events it had carried before `exchange` started in
    * the recording, or the wait is over (the recorded gap between the session's last step and the
-   * last of those events, plus `waitMs`), or the stream has ended: with why, when they did not all come.
+   * last of those events, plus the wait), or the stream has ended: with why, when they did not all come.
    */
   before(exchange: ScriptExchange): Promise<string | undefined> {
     const due = this.recorded.filter((e) => e.atMs < exchange.startedMs).length;
@@ -110,7 +107,7 @@ export class EndpointStream {
       this.liveEndpoint = pathAndQuery(frame.data);
       if (this.liveEndpoint !== undefined) this.minted.ids.add(learnEndpointIds(this.recordedEndpoint, this.liveEndpoint));
     }
-    this.live.push(frame.data);
+    this.live.push(this.live.length < this.recorded.length ? frame.data : '');
     this.minted.learn(this.live);
     this.wake();
   }
@@ -120,9 +117,9 @@ export class EndpointStream {
     // The recorded gap: from the session's last step before `untilMs` to the last event awaited.
     const lastStepMs = Math.max(this.opener.startedMs, ...this.members.filter((e) => e.startedMs < untilMs).map((e) => e.startedMs));
     const limitMs = Math.max(0, this.recorded[due - 1].atMs - lastStepMs) + this.wait.ms;
-    const came = await this.until(() => this.live.length >= due || this.ended, limitMs);
+    const beforeTheWaitWasOver = await this.until(() => this.live.length >= due || this.ended, limitMs);
     if (this.live.length >= due) return undefined;
-    return unmet(this.live.length, came ? '(the server ended it)' : `(waited ${seconds(limitMs)})`);
+    return unmet(this.live.length, beforeTheWaitWasOver ? '(the stream ended)' : `(waited ${seconds(limitMs)})`);
   }
 
   /** Resolves with true once `done()` holds, false once `limitMs` has passed first. */

@@ -81,7 +81,7 @@ describe('EndpointStream', () => {
 
     const whole = stream.whole();
     stream.end();
-    expect(await whole).toBe('ended with 1 of the 3 events the recording holds of it (the server ended it)');
+    expect(await whole).toBe('ended with 1 of the 3 events the recording holds of it (the stream ended)');
     expect(clock.nextDeadline()).toBeUndefined();
   });
 });

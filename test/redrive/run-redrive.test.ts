@@ -440,7 +440,7 @@ describe('runRedrive', () => {
     expect(silentServer.legacyPosts).toEqual(['initialize', 'notifications/initialized', 'tools/list', 'tools/call']);
     expect(events.flatMap((e) => (e.kind === 'unmet' ? [`${e.exchange.id} ${e.reason.replace(/\(waited [\d.]+ s\)/, '(waited …)')}`] : []))).toEqual([
       '5 sent without all it waited for: the stream of exchange 1 had carried 2 of the 3 events it had before it in the recording (waited …)',
-      '1 ended with 3 of the 4 events the recording holds of it (the server ended it)',
+      '1 ended with 3 of the 4 events the recording holds of it (the stream ended)',
     ]);
     expect(silent.report.equal).toBe(false);
     expect(silent.report.summary.exchanges).toMatchObject({ added: 0, removed: 0 });
