@@ -92,6 +92,7 @@ export function redriveCommand(result: CommandResult): Command {
           upstreamTls,
           diff: { ignore: [...(config.ignore ?? []), ...options.ignore], semantic, schemas: options.schemas },
           progress: (event) => {
+            if (event.kind === 'unmet') failures.push(`exchange ${event.exchange.id} ${event.reason}`);
             if (event.kind !== 'sent') return;
             for (const name of event.missing) missing.add(name.toLowerCase());
             if (event.error !== undefined) failures.push(`exchange ${event.exchange.id} failed: ${event.error}`);

@@ -52,6 +52,30 @@ export function learnMintedHeaderIds(recorded: Record<string, string | string[]>
   return pairs;
 }
 
+/**
+ * The ids a server minted in the URL it named for its client to post to (the older MCP HTTP+SSE
+ * transport's `endpoint` event, `/message?sessionId=…`), as pairs of the recorded URL's query value
+ * and the live one's under the same name. Later requests that carried the recorded value (in their
+ * query, a path segment, a header or the body) carry the live one.
+ */
+export function learnEndpointIds(recorded: string, live: string): CorrelationPair[] {
+  const pairs: CorrelationPair[] = [];
+  const [was, now] = [queryOf(recorded), queryOf(live)];
+  for (const [name, value] of was) {
+    const liveValue = now.get(name);
+    if (liveValue !== null && value !== liveValue && value.length >= MIN_ID_LENGTH && liveValue.length > 0) pairs.push({ field: `query:${name}`, key: undefined, recorded: value, live: liveValue });
+  }
+  return pairs;
+}
+
+function queryOf(url: string): URLSearchParams {
+  try {
+    return new URL(url, 'http://endpoint.invalid').searchParams;
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
 function walk(a: unknown, b: unknown, pointer: string, key: string | undefined, pairs: CorrelationPair[]): void {
   if (typeof a === 'string' && typeof b === 'string') {
     if (key !== undefined && isIdKey(key) && a !== b && a.length >= MIN_ID_LENGTH && b.length > 0) pairs.push({ field: pointer, key, recorded: a, live: b });

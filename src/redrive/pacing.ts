@@ -10,7 +10,7 @@ import type { ScriptExchange } from '../replay/replay-script.js';
  */
 export interface Pacing {
   timing: Timing;
-  /** The time source (tests inject one they move by hand); default the system clock. */
+  /** The time source (tests inject one they move by hand); default the system clock. A legacy MCP session's stream waits for its events on it too. */
   clock?: Clock;
 }
 

@@ -12,7 +12,9 @@ import { startNdjsonRecorder } from '../record/relay/ndjson-relay.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sendWsConversation } from './ws-conversation.js';
+import { ANSWER_WAIT_MS, sendWsConversation } from './ws-conversation.js';
+import { EndpointStreams } from './endpoint-stream.js';
+import { SYSTEM_CLOCK } from '../replay/clock.js';
 import { redriveRequestOf, unsendableReason } from './redrive-request.js';
 import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
@@ -52,7 +54,11 @@ export interface RedriveOptions {
   diffProgress?: (step: DiffStep) => void;
 }
 
-export type RedriveEvent = { kind: 'sent'; exchange: ScriptExchange; error?: string; missing: string[] } | { kind: 'skipped'; exchange: ScriptExchange; reason: string };
+export type RedriveEvent =
+  | { kind: 'sent'; exchange: ScriptExchange; error?: string; missing: string[] }
+  | { kind: 'skipped'; exchange: ScriptExchange; reason: string }
+  /** What an exchange waited for did not all come within the wait (a legacy MCP session's stream short of an event): it went on without. */
+  | { kind: 'unmet'; exchange: ScriptExchange; reason: string };
 
 export interface RedriveResult {
   out: string;
@@ -114,15 +120,27 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
   try {
     // Ids the new server minted in place of recorded ones, carried into the requests that follow.
     const ids = new Substitution();
-    const started: { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }[] = [];
+    // Legacy MCP sessions (HTTP+SSE): a GET stream that names the URL its session's POSTs go to.
+    const streams = new EndpointStreams([...http], ids, { ms: ANSWER_WAIT_MS, clock: options.pacing?.clock ?? SYSTEM_CLOCK });
+    const unmet = (exchange: ScriptExchange, reason: string | undefined) => {
+      if (reason !== undefined) options.progress?.({ kind: 'unmet', exchange, reason });
+    };
+    const started: Started[] = [];
     const send = async (exchange: ScriptExchange, cut?: Promise<void>) => {
+      const stream = streams.of(exchange);
+      const posts = stream !== undefined && stream.holds(exchange);
+      // A POST of a legacy session goes once its stream has carried what it had carried before it.
+      if (posts) unmet(exchange, await stream.before(exchange));
       const request = redriveRequestOf(exchange, supplied, ids);
+      if (posts) request.url = stream.urlFor(exchange, request.url);
       let answer;
       // A conversation learns the ids its answers mint as they come (ConnectionIds), into `ids`.
       if (ndjson.has(exchange)) answer = await sendNdjsonConversation(recorder.url.slice('unix:'.length), exchange, ids, options.pacing);
       else if (ws.has(exchange)) answer = await sendWsConversation(new URL(recorder.url), exchange, request, ids, options.pacing);
       else {
-        answer = await sendRequest(new URL(recorder.url), request, cut);
+        const opens = stream !== undefined && !posts ? stream : undefined;
+        answer = await sendRequest(new URL(recorder.url), request, { cut, ...(opens ? { onChunk: (chunk: Buffer) => opens.take(chunk) } : {}) });
+        opens?.end();
         ids.add(learnMintedHeaderIds(exchange.responseHeaders, answer.headers));
         ids.add(learnMintedIds(recordedAnswerValues(exchange), answerValues(answer.body, answer.headers)));
       }
@@ -138,15 +156,18 @@ export async function runRedrive(options: RedriveOptions): Promise<RedriveResult
       }
       // What had ended before this exchange started in the recording ends first now too (all of it
       // with `serial`): its answers, and the ids they mint, come before. What overlapped it runs beside it.
-      const before = options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs);
-      await Promise.all(before.map((s) => endWhenCut(s, started)));
+      // A legacy session's POSTs never wait for its stream to end: their answers come on it.
+      const before = (options.serial ? started : started.filter((s) => s.exchange.endedMs !== null && s.exchange.endedMs <= exchange.startedMs)).filter(
+        (s) => streams.of(exchange)?.opener !== s.exchange,
+      );
+      await Promise.all(before.map((s) => endWhenCut(s, started, streams, unmet)));
       if (http.has(exchange) && cutByClient(exchange)) {
         let cut!: () => void;
         const cutNow = new Promise<void>((resolve) => (cut = resolve));
         started.push({ exchange, done: send(exchange, cutNow), cut });
       } else started.push({ exchange, done: send(exchange) });
     }
-    await Promise.all(started.map((s) => endWhenCut(s, started)));
+    await Promise.all(started.map((s) => endWhenCut(s, started, streams, unmet)));
   } finally {
     await recorder.close();
     if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
@@ -163,18 +184,34 @@ function cutByClient(exchange: ScriptExchange): boolean {
   return exchange.outcome === 'aborted' && exchange.endedMs !== null && (exchange.errorCode === 'E_CLIENT_ABORTED' || exchange.errorCode === 'E_PROXY_SHUTDOWN');
 }
 
+/** An exchange being sent: `done` once it has ended; `cut` ends it where its recorded client did. */
+interface Started {
+  exchange: ScriptExchange;
+  done: Promise<void>;
+  cut?: () => void;
+  /** endWhenCut's work, done once however many exchanges wait for it. */
+  ending?: Promise<void>;
+}
+
 /**
  * `s` done: for an exchange its client cut in the recording, cut now once the exchanges (not cut
  * themselves) that had started before its recorded end have ended, as the answers it had by then
- * came before it was cut; a server that would keep the stream open never holds the redrive.
+ * came before it was cut, and, for a legacy session's stream, once it has carried the events the
+ * recording holds of it (bounded: `unmet` is told when they did not all come); a server that would
+ * keep the stream open never holds the redrive.
  */
-async function endWhenCut(s: { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }, started: readonly { exchange: ScriptExchange; done: Promise<void>; cut?: () => void }[]): Promise<void> {
-  if (s.cut !== undefined) {
-    const endedMs = s.exchange.endedMs ?? Infinity;
-    await Promise.all(started.filter((o) => o !== s && o.cut === undefined && o.exchange.startedMs < endedMs).map((o) => o.done));
-    s.cut();
-  }
-  await s.done;
+function endWhenCut(s: Started, started: readonly Started[], streams: EndpointStreams, unmet: (exchange: ScriptExchange, reason: string | undefined) => void): Promise<void> {
+  s.ending ??= (async () => {
+    if (s.cut !== undefined) {
+      const endedMs = s.exchange.endedMs ?? Infinity;
+      await Promise.all(started.filter((o) => o !== s && o.cut === undefined && o.exchange.startedMs < endedMs).map((o) => o.done));
+      const stream = streams.of(s.exchange);
+      if (stream?.opener === s.exchange) unmet(s.exchange, await stream.whole());
+      s.cut();
+    }
+    await s.done;
+  })();
+  return s.ending;
 }
 
 /** Why an exchange of a transport this target does not take is not sent. */

@@ -11,13 +11,20 @@ export interface SentRequest {
   error?: string;
 }
 
+/** How a request is followed while its answer comes. */
+export interface SendOptions {
+  /** The client ends the request itself when this settles, as the recorded client did (a stream it closed before the end). */
+  cut?: Promise<void>;
+  /** Each chunk of the answer's body as it comes (a stream read while it lasts). */
+  onChunk?: (chunk: Buffer) => void;
+}
+
 /**
  * Sends one request to the recorder at `base` (`http://host:port`) and waits for the whole answer,
  * a stream to its end: the next request goes once the agent has answered this one. A failure is an
- * outcome, never a throw: the recording holds it, and the diff tells it. `cut`: the client ends the
- * request itself when it settles, as the recorded client did (a stream it closed before the end).
+ * outcome, never a throw: the recording holds it, and the diff tells it.
  */
-export function sendRequest(base: URL, req: RedriveRequest, cut?: Promise<void>): Promise<SentRequest> {
+export function sendRequest(base: URL, req: RedriveRequest, { cut, onChunk }: SendOptions = {}): Promise<SentRequest> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let status: number | undefined;
@@ -31,7 +38,10 @@ export function sendRequest(base: URL, req: RedriveRequest, cut?: Promise<void>)
     const outgoing = request({ host: base.hostname, port: base.port, method: req.method, path: req.url, headers: headerObject(req.headers), agent: false }, (res) => {
       status = res.statusCode;
       headers = res.headers;
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        onChunk?.(chunk);
+      });
       res.on('end', () => settle());
       res.on('aborted', () => settle('the answer was cut short'));
       res.on('error', (error) => settle(error.message));

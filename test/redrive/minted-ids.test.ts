@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { learnMintedHeaderIds, learnMintedIds } from '../../src/redrive/minted-ids.js';
+import { learnEndpointIds, learnMintedHeaderIds, learnMintedIds } from '../../src/redrive/minted-ids.js';
 
 describe('learnMintedIds', () => {
   it('pairs the strings under id keys that the new answer has in place of the recorded ones, at the same places', () => {
@@ -27,5 +27,11 @@ describe('learnMintedIds', () => {
     expect(learnMintedHeaderIds(recorded, live)).toEqual([{ field: 'header:mcp-session-id', key: undefined, recorded: 'session-old-1', live: 'session-new-1' }]);
     expect(learnMintedHeaderIds(recorded, { 'mcp-session-id': 'session-old-1' })).toEqual([]);
     expect(learnMintedHeaderIds(null, live)).toEqual([]);
+  });
+
+  it("pairs the query values of the URL a legacy MCP stream's endpoint event names that the new server minted afresh; not short ones, nor parameters the new URL lacks", () => {
+    expect(learnEndpointIds('/message?sessionId=session-old-1&v=1', '/message?sessionId=session-new-1&v=2')).toEqual([{ field: 'query:sessionId', key: undefined, recorded: 'session-old-1', live: 'session-new-1' }]);
+    expect(learnEndpointIds('/message?sessionId=session-old-1', 'http://127.0.0.1:9/messages?session=session-new-1')).toEqual([]);
+    expect(learnEndpointIds('/message?sessionId=session-old-1', '/message?sessionId=session-old-1')).toEqual([]);
   });
 });

@@ -14,15 +14,20 @@ import { defaultAguiScript, startAguiAgent, type AguiAgent, type AguiAgentOption
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
-import { runRedrive } from '../../src/redrive/run-redrive.js';
+import { runRedrive, type RedriveEvent } from '../../src/redrive/run-redrive.js';
 import { startPiDaemon } from '../support/pi-daemon-standin.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { wsOpen } from '../support/ws-client.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/waits.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { ANSWER_WAIT_MS } from '../../src/redrive/ws-conversation.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startMcpHttpEverything } from '../support/mcp-http-replay-servers.js';
 import { startHttpMcpStandIn, type HttpMcpStandIn } from '../support/http-mcp-server.js';
 import { startOpenAiUpstream } from '../support/openai-upstream.js';
 import { STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
@@ -79,6 +84,46 @@ async function recordMcpSession(origin: string, out: string): Promise<string> {
   await client.close();
   await recorder.close();
   return session;
+}
+
+/** One MCP session over the older HTTP+SSE transport (GET /ok/sse, then initialize, tools/list, tools/call POSTed to its endpoint) by the SDK client, through the recorder; closed without a DELETE, as that transport has none. */
+async function recordLegacyMcpSession(origin: string, out: string): Promise<void> {
+  const recorder = await startRecorder({ target: origin, listen: 0, out });
+  const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' });
+  await client.connect(new SSEClientTransport(new URL(`${recorder.url}/ok/sse`)));
+  await client.listTools();
+  await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+  await client.close();
+  await recorder.close();
+}
+
+/**
+ * Each POST of the legacy session the recording `file` holds: its method, the session it named, and
+ * how many events its GET stream (exchange 1) had carried when it was sent.
+ */
+function legacyPosts(file: string): string[] {
+  const reader = openRecording(file);
+  try {
+    const [stream, ...posts] = reader.exchanges();
+    const events = reader.messages(stream!.id).filter((m) => m.channel !== 'comment');
+    return posts.map((post) => {
+      const body = reader.messages(post.id).find((m) => m.sender === 'client')?.json as { method?: string; id: number };
+      return `${body.method ?? `response ${body.id}`} ${post.query} after ${events.filter((e) => e.tOffsetMs < post.startedMs).length}`;
+    });
+  } finally {
+    reader.close();
+  }
+}
+
+/** The session id the endpoint event of the recording's legacy stream (exchange 1) named. */
+function endpointSession(file: string): string {
+  const reader = openRecording(file);
+  try {
+    const [endpoint] = reader.messages(1);
+    return /sessionId=([^\s&]+)/.exec(endpoint!.raw.toString('utf8'))![1]!;
+  } finally {
+    reader.close();
+  }
 }
 
 /** The Mcp-Session-Id each request the recording `file` holds sent, after its method (initialize sent none). */
@@ -312,6 +357,93 @@ describe('runRedrive', () => {
     expect(sessionIdsSent(dir.file('new.db'))).toEqual(sessionIdsSent(dir.file('golden.db')));
     expect(sessionIdsSent(dir.file('new.db'))).toContain('GET session-1');
     expect(result.report.equal).toBe(true);
+  });
+
+  it('an MCP session over HTTP+SSE: the POSTs go to the endpoint the fresh server named, each once the stream has carried what it had before it; equal', async () => {
+    const dir = scratch();
+    await recordLegacyMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    const recorded = legacyPosts(dir.file('golden.db'));
+    expect(recorded).toEqual(['initialize sessionId=session-1 after 1', 'notifications/initialized sessionId=session-1 after 2', 'tools/list sessionId=session-1 after 2', 'tools/call sessionId=session-1 after 3']);
+    // A fresh server that holds each answer until released, and has issued one session before: the redriven one is session-2.
+    const fresh = await mcpStandIn(['held']);
+    await fetch(`${fresh.origin}/ok/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05' } }) });
+    const clock = new ManualClock();
+    const events: RedriveEvent[] = [];
+    const redriving = runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), diff: { semantic: true }, pacing: { timing: { mode: 'none' }, clock }, progress: (e) => events.push(e) });
+    // Each step: the POSTs up to one that waits for an answer (on its bounded wait's clock), held back until released.
+    for (const posted of [['initialize'], ['initialize', 'notifications/initialized', 'tools/list'], ['initialize', 'notifications/initialized', 'tools/list', 'tools/call']]) {
+      await waitFor(() => fresh.legacyPosts.length === posted.length, `${posted.at(-1)} to come`);
+      await clock.sleeping();
+      expect(fresh.legacyPosts).toEqual(posted);
+      fresh.release();
+    }
+    const result = await redriving;
+    expect(legacyPosts(dir.file('new.db'))).toEqual(recorded.map((line) => line.replace('session-1', 'session-2')));
+    expect(events.filter((e) => e.kind !== 'sent')).toEqual([]);
+    expect(result).toMatchObject({ sent: 5, skipped: [] });
+    expect(result.report.equal).toBe(true);
+  });
+
+  it('the reference server over HTTP+SSE, recorded with the SDK client: its elicitation request answered once it has come again; equal', async () => {
+    const dir = scratch();
+    const recorded = await startMcpHttpEverything();
+    onCleanup(() => recorded.close());
+    const recorder = await startRecorder({ target: recorded.origin, listen: 0, out: dir.file('golden.db') });
+    // Elicitation only: a client that offers roots is asked for them whenever the server gets to it, in no set order.
+    const client = new Client({ name: 'agent-proxy-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    await client.connect(new SSEClientTransport(new URL(`${recorder.url}/sse`)));
+    await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+    await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    await client.close();
+    await recorder.close();
+
+    const fresh = await startMcpHttpEverything();
+    onCleanup(() => fresh.close());
+    const result = await runRedrive({ recording: dir.file('golden.db'), target: fresh.origin, out: dir.file('new.db'), diff: { semantic: true } });
+    const [was, now] = [endpointSession(dir.file('golden.db')), endpointSession(dir.file('new.db'))];
+    expect(now).not.toBe(was);
+    // Each POST went once the stream had carried at least what it had before it in the recording (the
+    // server's notifications may come sooner): the client's answer to the server's request (id 0) after that request.
+    const split = (line: string) => [line.replace(/ after \d+$/, ''), Number(/ after (\d+)$/.exec(line)![1])] as const;
+    const posts = legacyPosts(dir.file('golden.db')).map(split);
+    const redriven = legacyPosts(dir.file('new.db')).map(split);
+    expect(posts.filter(([post]) => post.startsWith('response 0'))).toHaveLength(1);
+    expect(redriven.map(([post]) => post)).toEqual(posts.map(([post]) => post.replace(was, now)));
+    expect(redriven.filter(([, after], i) => after < posts[i]![1])).toEqual([]);
+    expect(result.report.equal, JSON.stringify(result.report.exchanges)).toBe(true);
+  });
+
+  it('an MCP session over HTTP+SSE against a server changed in one answer: that change (one exchange at a time too); against one whose stream never carries an answer, the waits end and say so', async () => {
+    const dir = scratch();
+    await recordLegacyMcpSession((await mcpStandIn()).origin, dir.file('golden.db'));
+    // --serial: the POSTs do not wait for their session's stream to end, which it would not before they are sent.
+    const { report } = await runRedrive({ recording: dir.file('golden.db'), target: (await mcpStandIn(['echo-number'])).origin, out: dir.file('changed.db'), serial: true, diff: { semantic: true } });
+    const messages = report.exchanges.flatMap((e) => e.messages);
+    expect(messages.flatMap((m) => m.differences.map((d) => [d.pointer, d.a, d.b]))).toEqual([['/tools/echo/inputSchema/properties/message/type', 'string', 'number']]);
+    expect(report.equal).toBe(false);
+
+    // The waits run on a clock the test moves, past each deadline once nothing else can come.
+    const clock = new ManualClock();
+    const silentServer = await mcpStandIn(['silent-list']);
+    const events: RedriveEvent[] = [];
+    const redriving = runRedrive({ recording: dir.file('golden.db'), target: silentServer.origin, out: dir.file('silent.db'), diff: { semantic: true }, pacing: { timing: { mode: 'none' }, clock }, progress: (e) => events.push(e) });
+    // tools/call waits for the answer to tools/list, which never comes, until the wait is over.
+    await waitFor(() => silentServer.legacyPosts.includes('tools/list'), 'the stand-in to get tools/list');
+    const deadline = await clock.sleeping();
+    expect(deadline).toBeGreaterThanOrEqual(ANSWER_WAIT_MS);
+    clock.advanceTo(deadline);
+    // Then the stream waits for as many events as it had; the server ends it first.
+    await waitFor(() => silentServer.legacyPosts.includes('tools/call'), 'the stand-in to get tools/call');
+    await silentServer.close();
+    const silent = await redriving;
+    expect(silentServer.legacyPosts).toEqual(['initialize', 'notifications/initialized', 'tools/list', 'tools/call']);
+    expect(events.flatMap((e) => (e.kind === 'unmet' ? [`${e.exchange.id} ${e.reason.replace(/\(waited [\d.]+ s\)/, '(waited …)')}`] : []))).toEqual([
+      '5 sent without all it waited for: the stream of exchange 1 had carried 2 of the 3 events it had before it in the recording (waited …)',
+      '1 ended with 3 of the 4 events the recording holds of it (the stream ended)',
+    ]);
+    expect(silent.report.equal).toBe(false);
+    expect(silent.report.summary.exchanges).toMatchObject({ added: 0, removed: 0 });
   });
 
   it('an MCP session against a server changed in one answer (a tool schema): that change, and the recorded call it now breaks', async () => {

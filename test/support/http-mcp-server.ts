@@ -17,6 +17,12 @@
  * acknowledgment, then `notifications/tools/list_changed`, each naming the subscription; with
  * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `anonymous` the notification without the subscription's id; `listen-close` the stream ends
  * after them without a result; `listen-json` a plain JSON result at once.
+ *
+ * The older HTTP+SSE transport (2024-11-05) on the same switches: `GET /<switches>/sse` opens a
+ * session's stream, whose `endpoint` event names `/<switches>/message?sessionId=session-N` (the
+ * counter Streamable HTTP's session ids come from); each POST there is answered 202 `Accepted`, and
+ * its answer comes on the stream as an `event: message`. `silent-list`: the stream never carries
+ * the answer to tools/list; `held`: each answer waits until the test calls `release()`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +30,10 @@ import type { AddressInfo } from 'node:net';
 export interface HttpMcpStandIn {
   /** e.g. `http://127.0.0.1:40123` */
   origin: string;
+  /** The method of each message POSTed to an HTTP+SSE session, as it came. */
+  legacyPosts: string[];
+  /** Sends the answers the `held` switch kept back, on their HTTP+SSE streams. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +46,8 @@ interface Session {
   owed?: unknown;
 }
 
+type JsonRpcRequest = { id?: string | number; method?: string; params?: Record<string, unknown> };
+
 const SERVER_INFO = { name: 'http-mcp-stand-in', version: '1.0.0' };
 
 /** The token the `auth` switch asks for: distinctive, so that a test can look for it in a recording's bytes. */
@@ -44,6 +56,10 @@ export const STAND_IN_BEARER = 'mcp-bearer-4c7e1a9f3b6d2e8a0f5c';
 /** `always`: switches on for every endpoint (`echo-number`, for a server changed on the same path). */
 export async function startHttpMcpStandIn(always: readonly string[] = []): Promise<HttpMcpStandIn> {
   const sessions = new Map<string, Session>();
+  /** The streams of the older transport's sessions, by the id their endpoint event named. */
+  const legacyStreams = new Map<string, ServerResponse>();
+  const legacyPosts: string[] = [];
+  const held: Array<() => void> = [];
   let issued = 0;
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -63,7 +79,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
   async function post(req: IncomingMessage, res: ServerResponse, switches: Set<string>): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method?: string; params?: Record<string, unknown> };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest;
     const meta = body.params?._meta as Record<string, unknown> | undefined;
     if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28' && body.method === 'subscriptions/listen') return listen(res, body.id!, switches);
     if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28') {
@@ -72,7 +88,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (body.method === 'initialize') {
       const id = `session-${++issued}`;
       sessions.set(id, { version: String(body.params?.protocolVersion), switches, expired: false });
-      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: SERVER_INFO } }, { 'mcp-session-id': id });
+      return json(res, 200, answerOf(body, switches), { 'mcp-session-id': id });
     }
     const session = sessionOf(req, res);
     if (!session) return;
@@ -84,10 +100,9 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     }
     if (body.method === 'tools/list') {
       if (switches.has('expire')) session.expired = true;
-      const message = { type: switches.has('echo-number') ? 'number' : 'string' };
-      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message } } }] } });
+      return json(res, 200, answerOf(body, switches));
     }
-    const answer = { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'echo' }] } };
+    const answer = answerOf(body, switches);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (switches.has('drop')) return void res.end();
     if (switches.has('cut')) {
@@ -100,6 +115,41 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (switches.has('two-streams')) event(res, ping);
     event(res, answer);
     res.end();
+  }
+
+  /** The answer to a request: initialize's result, the tool catalog, or (any other method) the echo tool's result. */
+  function answerOf(body: JsonRpcRequest, switches: Set<string>): unknown {
+    if (body.method === 'initialize') return { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: SERVER_INFO } };
+    if (body.method === 'tools/list') {
+      const message = { type: switches.has('echo-number') ? 'number' : 'string' };
+      return { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message } } }] } };
+    }
+    return { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: 'echo' }] } };
+  }
+
+  /** The older transport's GET: a session's stream, opened by its endpoint event. */
+  function openLegacy(res: ServerResponse, switchText: string): void {
+    const id = `session-${++issued}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(`event: endpoint\ndata: /${switchText}/message?sessionId=${id}\n\n`);
+    legacyStreams.set(id, res);
+    res.on('close', () => legacyStreams.delete(id));
+  }
+
+  /** A POST of the older transport: taken with 202, answered on its session's stream. */
+  async function postLegacy(req: IncomingMessage, res: ServerResponse, switches: Set<string>): Promise<void> {
+    const stream = legacyStreams.get(new URL(req.url ?? '/', 'http://stand-in.invalid').searchParams.get('sessionId') ?? '');
+    if (!stream) return refuse(res, 404, 'Session not found');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest;
+    legacyPosts.push(String(body.method));
+    res.writeHead(202).end('Accepted');
+    if (body.id === undefined || body.method === undefined) return;
+    if (body.method === 'tools/list' && switches.has('silent-list')) return;
+    const answer = () => stream.write(`event: message\ndata: ${JSON.stringify(answerOf(body, switches))}\n\n`);
+    if (switches.has('held')) held.push(answer);
+    else answer();
   }
 
   function listen(res: ServerResponse, id: string | number, switches: Set<string>): void {
@@ -127,9 +177,11 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
 
   const server = createServer((req, res) => {
     const [, switchText = '', endpoint] = (req.url ?? '/').split('?')[0].split('/');
-    if (endpoint !== 'mcp') return void res.writeHead(404).end();
+    if (endpoint !== 'mcp' && endpoint !== 'sse' && endpoint !== 'message') return void res.writeHead(404).end();
     const switches = new Set([...switchText.split('+'), ...always]);
     if (switches.has('auth') && req.headers.authorization !== `Bearer ${STAND_IN_BEARER}`) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    if (endpoint === 'sse') return req.method === 'GET' ? openLegacy(res, switchText) : void res.writeHead(405).end();
+    if (endpoint === 'message') return req.method === 'POST' ? void postLegacy(req, res, switches).catch(() => res.destroy()) : void res.writeHead(405).end();
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
     if (req.method === 'GET') return get(req, res);
     if (req.method === 'DELETE') {
@@ -145,8 +197,13 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    legacyPosts,
+    release: () => {
+      for (const answer of held.splice(0)) answer();
+    },
     async close() {
       for (const session of sessions.values()) session.get?.end();
+      for (const stream of legacyStreams.values()) stream.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
