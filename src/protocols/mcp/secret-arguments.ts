@@ -8,10 +8,19 @@ import { REDACTED, secretNameKey } from '../../core/redacted.js';
  * names redacted in every message (`token` is not one there: streaming APIs use it for text), since
  * a tool argument is never generated text.
  */
-const SECRET_PARTS = ['token', 'secret', 'password', 'passwd', 'apikey', 'credential', 'authorization', 'bearer', 'privatekey', 'cookie'];
+const SECRET_PARTS = ['secret', 'password', 'passwd', 'apikey', 'credential', 'authorization', 'bearer', 'privatekey', 'cookie'];
+
+/**
+ * A name with `token` in it is a secret unless it counts or measures tokens (`maxTokens`,
+ * `max_output_tokens`, `tokenCount`) or is a page cursor the server handed out (`pageToken`,
+ * `nextToken`): storing those redacted would change what the client sent for no secret, and redrive
+ * could not send it again.
+ */
+const TOKEN_NOT_SECRET = ['tokens', 'tokenizer', 'tokencount', 'tokenlimit', 'tokenbudget', 'tokenusage', 'pagetoken', 'nexttoken', 'continuationtoken', 'synctoken'];
 
 export function isSecretArgumentName(name: string): boolean {
   const key = secretNameKey(name);
+  if (key.includes('token') && !TOKEN_NOT_SECRET.some((part) => key.includes(part))) return true;
   return SECRET_PARTS.some((part) => key.includes(part));
 }
 

@@ -317,6 +317,15 @@ describe('MCP secrets', () => {
     expect(mcp.redactForStorage!({ sender: 'client', carrier: 'line', value: rpc(2, 'tools/call', { name: 'echo', arguments: { message: 'token' } }) }, secrets)).toBeUndefined();
     expect(mcp.redactForStorage!({ sender: 'server', carrier: 'line', value: ok(1, { content: [] }) }, secrets)).toBeUndefined();
   });
+
+  it('keeps arguments that count tokens or page through a listing: they are no secret', () => {
+    const secrets = new SecretTracker();
+    const args = { maxTokens: 5, max_output_tokens: 100, tokenCount: 3, pageToken: 'p2', next_token: 'n', prompt: 'hi' };
+    expect(mcp.redactForStorage!({ sender: 'client', carrier: 'line', value: rpc(1, 'tools/call', { name: 'sample', arguments: args }) }, secrets)).toBeUndefined();
+    expect(mcp.redactForStorage!({ sender: 'client', carrier: 'line', value: rpc(2, 'tools/call', { name: 'login', arguments: { refresh_token: 'r', tokenSecret: 's' } }) }, secrets)).toEqual(
+      rpc(2, 'tools/call', { name: 'login', arguments: { refresh_token: '<redacted>', tokenSecret: '<redacted>' } }),
+    );
+  });
 });
 
 describe('MCP checker: tools\' own contracts', () => {
