@@ -42,3 +42,46 @@ export async function startForwarder(options: ForwarderOptions): Promise<Running
     },
   };
 }
+
+/** `fixture --forward --mode passthrough`: the forward proxy's options when nothing is recorded. */
+export interface ForwardForwarderOptions {
+  /** `[host:]port`, a port number (0 picks a free one), or `unix:/path`. Default 127.0.0.1:8788. */
+  listen?: string | number;
+  /** For the `https://` origins: more CAs to trust, or no certificate check at all. */
+  upstreamTls?: UpstreamTlsOptions;
+  /** The local CA's folder: TLS inside a CONNECT is intercepted with its leaves; without it, tunnelled. */
+  caDir?: string;
+  /** `user:password`: clients must send them as Basic Proxy-Authorization (as --proxy-auth). */
+  proxyAuth?: string;
+}
+
+/**
+ * The forward proxy (`record --forward`) with nothing recorded: each request goes to the origin it
+ * names, a CONNECT is intercepted (or tunnelled without a CA) exactly as when recording.
+ */
+export async function startForwardForwarder(options: ForwardForwarderOptions): Promise<RunningForwarder> {
+  const [{ startForwardProxyServer }, { LeafIssuer }, { openLocalCa }, { ProxyAuth }, { HostGlob }, { loadUpstreamTls }, { FORWARD_TARGET }] = await Promise.all([
+    import('./relay/forward-proxy-server.js'),
+    import('../net/ca/leaf-issuer.js'),
+    import('../net/ca/local-ca.js'),
+    import('../net/proxy-auth.js'),
+    import('../net/host-glob.js'),
+    import('../net/upstream-tls.js'),
+    import('./forward-target.js'),
+  ]);
+  const listen = parseListen(options.listen);
+  const upstreamTls = loadUpstreamTls(options.upstreamTls);
+  const auth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
+  const leaves = options.caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: options.caDir }));
+  const sink = new DiscardingSink();
+  const server = await startForwardProxyServer({ listen, recorder: sink, upstreamTls, auth, leaves, intercept: [new HostGlob('*', '--intercept')] });
+  let closed: Promise<number> | undefined;
+  return {
+    url: server.url,
+    target: FORWARD_TARGET,
+    close() {
+      closed ??= server.close().then(() => sink.totals().exchanges);
+      return closed;
+    },
+  };
+}
