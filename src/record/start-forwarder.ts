@@ -1,9 +1,15 @@
 import { parseListen, parseTarget } from '../net/addresses.js';
 import type { ListenTlsOptions } from '../net/listen-tls.js';
 import { loadProxyTls } from '../net/proxy-tls.js';
-import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { DiscardingSink } from './pipeline/discarding-sink.js';
 import { startProxyServer } from './relay/proxy-server.js';
+import { startForwardProxyServer } from './relay/forward-proxy-server.js';
+import { LeafIssuer } from '../net/ca/leaf-issuer.js';
+import { openLocalCa } from '../net/ca/local-ca.js';
+import { ProxyAuth } from '../net/proxy-auth.js';
+import { HostGlob } from '../net/host-glob.js';
+import { loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { FORWARD_TARGET } from './forward-target.js';
 
 export interface ForwarderOptions {
   /** `http://host:port[/base]` or `unix:/path.sock`. */
@@ -60,15 +66,6 @@ export interface ForwardForwarderOptions {
  * names, a CONNECT is intercepted (or tunnelled without a CA) exactly as when recording.
  */
 export async function startForwardForwarder(options: ForwardForwarderOptions): Promise<RunningForwarder> {
-  const [{ startForwardProxyServer }, { LeafIssuer }, { openLocalCa }, { ProxyAuth }, { HostGlob }, { loadUpstreamTls }, { FORWARD_TARGET }] = await Promise.all([
-    import('./relay/forward-proxy-server.js'),
-    import('../net/ca/leaf-issuer.js'),
-    import('../net/ca/local-ca.js'),
-    import('../net/proxy-auth.js'),
-    import('../net/host-glob.js'),
-    import('../net/upstream-tls.js'),
-    import('./forward-target.js'),
-  ]);
   const listen = parseListen(options.listen);
   const upstreamTls = loadUpstreamTls(options.upstreamTls);
   const auth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
