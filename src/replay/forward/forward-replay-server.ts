@@ -73,7 +73,7 @@ export async function startForwardReplayServer(
   for (const [origin, exchanges] of byOrigin) {
     // A miss on a recorded host is passed through to that host.
     const target = absoluteForm(origin)?.target;
-    const context: ReplayContext = { ...base, script: { ...init.script, exchanges }, ...(passthrough && target ? { passthrough: passthrough.forOrigin(target) } : {}) };
+    const context: ReplayContext = { ...base, script: { ...init.script, exchanges }, origin, ...(passthrough && target ? { passthrough: passthrough.forOrigin(target) } : {}) };
     origins.set(origin, { context, respond: createHttpResponder(context) });
   }
   const wsPlayer = wsExchanges(init.script).length > 0 || passthrough ? await loadWsPlayer() : undefined;
