@@ -16,6 +16,7 @@ import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
+import { runThroughForwardProxy } from './forward-command.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 import { emitReports, replayReport, reportOption, ServedExchanges, strictReportTargets, unreportedRecording } from './report-flag.js';
@@ -39,13 +40,14 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   report: string[];
   forward?: boolean;
   caDir?: string;
+  proxyAuth?: string;
 }
 
 export function fixtureCommand(result: CommandResult): Command {
   const command = new Command('fixture')
     .description("a test suite's fixture server: replay the recording, record it once or again, append what misses, or pass through, as --mode (or AGENT_PROXY_MODE) says")
     .argument('<recording>', 'the recording to replay or record into (.db, or its NDJSON form named .ndjson)')
-    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --')
+    .argument('[command...]', 'with --stdio: the agent command and its arguments, after --; with --forward: a command to run through the fixture, which ends with it')
     .option('--mode <mode>', 'replay, once (default: record if the recording does not exist, else replay), new-episodes, record or passthrough; AGENT_PROXY_MODE overrides it')
     .option('--target <url>', 'the real upstream, for the modes that reach it: http://host:port[/base] or unix:/path.sock')
     .option('--stdio', 'stand in for the agent command given after -- on our own stdin/stdout: replay its recorded conversation, or run and record it (Pi RPC or ACP)')
@@ -58,8 +60,9 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--max-request-body <size>', 'when replaying: longest request body, WebSocket frame or line held to match it: bytes, or with a unit (64KiB, 10MB) (default 10MiB)')
     .option('--fault <spec>', 'when replaying: inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 (repeatable; see docs/cli.md "Faults")', collect, [])
     .option('--overwrite', 'let mode record or new-episodes write over a file that is not a recording (refused without it)')
-    .option('--forward', 'be an HTTP forward proxy (HTTP_PROXY, HTTPS_PROXY): record every origin the client calls (no --target), or replay each request from its host\'s exchanges; modes once, record and replay')
+    .option('--forward', 'be an HTTP forward proxy (HTTP_PROXY, HTTPS_PROXY): record every origin the client calls (no --target), replay each request from its host\'s exchanges, or pass it on to its origin (new-episodes, passthrough)')
     .option('--ca-dir <dir>', "with --forward: the local CA's folder, made on first use (default $XDG_CONFIG_HOME/agent-proxy/ca)")
+    .option('--proxy-auth <user:pass>', 'with --forward: clients must send these Basic credentials in Proxy-Authorization (others get 407)')
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying', false))
     .option('--json', 'print NDJSON events on stdout')
@@ -70,10 +73,12 @@ export function fixtureCommand(result: CommandResult): Command {
     .action(async (recording: string, command: string[], options: FixtureCommandOptions) => {
       const chosen = chooseFixtureMode(options.mode);
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
-      if (!options.stdio && command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
+      if (!options.stdio && !options.forward && command.length > 0) throw new UsageError(`unexpected argument '${command[0]}' (an agent command needs --stdio)`);
+      if (options.forward && command.length > 0 && options.json) throw new UsageError('--json does not go with a command: its stdout is its own');
       const lines = options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined;
       if (options.forward && lines) throw new UsageError(`--forward and ${lines} exclude each other`);
       if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir goes with --forward');
+      if (options.proxyAuth !== undefined && !options.forward) throw new UsageError('--proxy-auth goes with --forward');
       const tls = tlsOptionsOf(options, lines);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
@@ -88,13 +93,17 @@ export function fixtureCommand(result: CommandResult): Command {
         return;
       }
       const [{ startFixture }, { createReplayView, formatSummary }] = await Promise.all([import('../fixture/start-fixture.js'), import('./replay-view.js')]);
-      const style = styleFor(process.stdout);
+      const withCommand = command.length > 0;
+      // The command's stdout is its own: with one, every line of ours goes to stderr, and none per exchange.
+      const style = styleFor(withCommand ? process.stderr : process.stdout);
+      const say = withCommand ? (line: string) => process.stderr.write(`${LINE_PREFIX}${line}\n`) : (line: string) => process.stdout.write(`${line}\n`);
       const json = Boolean(options.json);
-      const quiet = Boolean(options.quiet);
+      const quiet = Boolean(options.quiet) || withCommand;
       let served = 0;
       const servedIds = new ServedExchanges();
-      const replayView = createReplayView({ json, quiet, style });
+      const replayView = createReplayView({ json, quiet, style, print: say });
       const liveView = createLiveView({ json, quiet, style, startedAt: new Date() });
+      const caDir = options.caDir ?? defaultCaDir();
       const fixture = await startFixture({
         recording,
         mode: chosen.mode,
@@ -112,7 +121,7 @@ export function fixtureCommand(result: CommandResult): Command {
         listener: quiet ? undefined : liveView.listener,
         ...tls,
         ...rules,
-        ...(options.forward ? { forward: true, caDir: options.caDir ?? defaultCaDir() } : {}),
+        ...(options.forward ? { forward: true, caDir, proxyAuth: options.proxyAuth } : {}),
       });
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -121,16 +130,17 @@ export function fixtureCommand(result: CommandResult): Command {
       });
       warnIfReachable(fixture.action === 'replay' ? 'replay' : 'record', options.listen, fixture.url);
       // Only a mode that reaches the upstream skips its certificate check.
-      if (fixture.action !== 'replay') warnIfInsecure(options, options.target);
+      if (fixture.action !== 'replay') warnIfInsecure(options, options.target ?? (options.forward ? 'the origins' : undefined));
       for (const warning of fixture.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${oneLine(warning)}\n`);
       const from = chosen.from === 'environment' ? { modeFrom: 'environment' } : {};
       if (json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: fixture.url, wsUrl: fixture.wsUrl, mode: fixture.mode, ...from, action: fixture.action, recording: fixture.recording, ...(options.target ? { target: options.target } : {}) }) + '\n');
-      } else {
-        process.stdout.write(`listening on ${fixture.url}\n`);
-        if (!quiet) process.stdout.write(style.dim(`${modeText(chosen)}: ${doing(fixture, options)}; Ctrl-C to stop`) + '\n');
+      } else if (!withCommand || !options.quiet) {
+        say(`${withCommand ? 'forward fixture ' : ''}listening on ${fixture.url}`);
+        if (!quiet) say(style.dim(`${modeText(chosen)}: ${doing(fixture, options)}; Ctrl-C to stop`));
       }
-      const signal = await stopped;
+      const commandCode = withCommand ? await runThroughForwardProxy(command, fixture.url, caDir, stopped, options.proxyAuth) : undefined;
+      const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await fixture.close();
       liveView.clearStatus();
       if (json) {
@@ -153,11 +163,12 @@ export function fixtureCommand(result: CommandResult): Command {
         );
       } else {
         const text = summary.replay ? formatSummary(signal, summary.replay, served, style) : recordedText(signal, summary, options);
-        process.stdout.write(text + '\n');
+        for (const line of text.split('\n')) say(line);
       }
       if (summary.replay) await emitReports(() => replayReport('fixture', recording, (o) => o.httpReplayOutcome(summary, servedIds.ids)), reports);
       else if (reports.length > 0 && (summary.action === 'record' || summary.action === 'forward')) unreportedRecording(summary.action);
-      result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
+      // With a command, its code; a --strict failure only turns its success into a failure.
+      result.code = commandCode !== undefined && commandCode !== EXIT_OK ? commandCode : summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
 }
 
@@ -173,20 +184,27 @@ function refuseForLines(options: FixtureCommandOptions, lines: '--stdio' | '--nd
 
 /** The second line: what this run does with the recording and the target. */
 function doing(fixture: RunningFixture, options: FixtureCommandOptions): string {
+  const target = upstreamOf(options);
   switch (fixture.action) {
     case 'replay':
       return `replaying ${fixture.recording} (timing ${options.timing}); misses: ${fixture.missAnswers}; nothing reaches the network`;
     case 'append':
-      return `replaying ${fixture.recording} (timing ${options.timing}); misses are forwarded to ${options.target} and appended to the recording (served from the next replay on)`;
+      return `replaying ${fixture.recording} (timing ${options.timing}); misses are forwarded to ${target} and appended to the recording (served from the next replay on)`;
     case 'record':
-      return fixture.mode === 'record' ? `recording ${fixture.recording} again from ${options.target} (the old recording is replaced)` : `${fixture.recording} does not exist: recording it from ${options.target}`;
+      return fixture.mode === 'record' ? `recording ${fixture.recording} again from ${target} (the old recording is replaced)` : `${fixture.recording} does not exist: recording it from ${target}`;
     case 'forward':
-      return `forwarding to ${options.target}; nothing is recorded`;
+      return `forwarding to ${target}; nothing is recorded`;
   }
 }
 
 /** The last line when the fixture recorded or forwarded everything. */
 function recordedText(signal: string, summary: FixtureSummary, options: FixtureCommandOptions): string {
-  if (summary.action === 'forward') return `stopped (${signal}): ${count(summary.forwarded, 'exchange')} forwarded to ${options.target}, nothing recorded`;
-  return `stopped (${signal}): ${totalsText(summary.written)} -> ${summary.recording}`;
+  const ending = signal.startsWith('SIG') ? `stopped (${signal})` : signal;
+  if (summary.action === 'forward') return `${ending}: ${count(summary.forwarded, 'exchange')} forwarded to ${upstreamOf(options)}, nothing recorded`;
+  return `${ending}: ${totalsText(summary.written)} -> ${summary.recording}`;
+}
+
+/** Where the fixture's requests go: its target, or as a forward proxy the origin each names. */
+function upstreamOf(options: FixtureCommandOptions): string {
+  return options.target ?? (options.forward ? 'the origin each request names' : 'the target');
 }

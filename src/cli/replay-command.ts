@@ -8,6 +8,7 @@ import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
+import { runThroughForwardProxy } from './forward-command.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
@@ -36,17 +37,19 @@ interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'proto
   report: string[];
   forward?: boolean;
   caDir?: string;
+  proxyAuth?: string;
 }
 
 export function replayCommand(result: CommandResult): Command {
-  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target (--on-miss passthrough)');
+  const [ca, insecure, tlsCert, tlsKey] = tlsFlagOptions('an https:// --target, or with --forward the https:// origins (--on-miss passthrough)');
   const command = new Command('replay')
     .description('serve a recording as a deterministic mock server (HTTP, SSE, protobuf streams, WebSocket)')
     .argument('<recording>', 'the recording file (.db or .ndjson)')
+    .argument('[command...]', 'with --forward: a command to run through the replay (as record --forward runs one), after --; the replay ends with it')
     .option('--listen <addr>', '[host:]port or unix:/path.sock (default 127.0.0.1:8788; 0 picks a free port)')
     .option('--timing <mode>', 'recorded (default), none, or a speed such as 2x or 0.5x', 'recorded')
     .addOption(new Option('--on-miss <policy>', 'what a request that matches nothing gets').choices(['error', 'passthrough']).default('error'))
-    .option('--target <url>', 'the real upstream for --on-miss passthrough; forwarded misses are appended to the recording')
+    .option('--target <url>', 'the real upstream for --on-miss passthrough (with --forward none: each miss goes to its own origin); forwarded misses are appended to the recording')
     .option('--misses-out <file>', 'record forwarded misses into this new file instead of appending them to the recording')
     .option('--overwrite', 'replace the --misses-out file if it exists')
     .option('--reuse', "serve a request's last recorded answer again once its answers are used up")
@@ -62,25 +65,29 @@ export function replayCommand(result: CommandResult): Command {
     .option('--ndjson', 'serve the recorded NDJSON socket connections on --listen unix:/path.sock')
     .option('--forward', 'listen as an HTTP forward proxy (HTTP_PROXY, HTTPS_PROXY) and serve a record --forward recording, each request from its host\'s exchanges')
     .option('--ca-dir <dir>', "with --forward: the local CA's folder, whose leaves answer TLS inside a CONNECT (default $XDG_CONFIG_HOME/agent-proxy/ca)")
+    .option('--proxy-auth <user:pass>', 'with --forward: clients must send these Basic credentials in Proxy-Authorization (others get 407)')
     .addOption(ca)
     .addOption(insecure)
     .addOption(tlsCert)
     .addOption(tlsKey);
   for (const option of recordingRuleOptions('the forwarded misses (--on-miss passthrough)', false)) command.addOption(option);
   return command
-    .action(async (recording: string, options: ReplayCommandOptions) => {
+    .action(async (recording: string, command: string[], options: ReplayCommandOptions) => {
+      if (command.length > 0 && !options.forward) throw new UsageError(`unexpected argument '${command[0]}' (a command to run through the replay needs --forward)`);
+      if (command.length > 0 && options.json) throw new UsageError('--json does not go with a command: its stdout is its own');
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       if ((options.stdio || options.ndjson) && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --stdio or --ndjson');
       if ((options.stdio || options.ndjson) && options.cors !== undefined) throw new UsageError(`--cors goes with the HTTP replay, not ${options.stdio ? '--stdio' : '--ndjson'}`);
       if (options.forward && (options.stdio || options.ndjson)) throw new UsageError(`--forward and ${options.stdio ? '--stdio' : '--ndjson'} exclude each other`);
-      if (options.forward && options.onMiss !== 'error') throw new UsageError('--on-miss passthrough is not available with --forward yet: a request replay --forward cannot answer gets a 502');
       if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir goes with --forward');
+      if (options.proxyAuth !== undefined && !options.forward) throw new UsageError('--proxy-auth goes with --forward');
       const missRecording = recordingRulesOf(options);
       const ruleFlag = missRuleFlag(options);
       if (ruleFlag && options.onMiss !== 'passthrough') throw new UsageError(`${ruleFlag} says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it`);
-      checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite });
+      checkMissOptions(options.onMiss, { target: options.target, missesOut: options.missesOut, overwriteMisses: options.overwrite, forward: options.forward });
       const tls = tlsOptionsOf(options, options.stdio ? '--stdio' : options.ndjson ? '--ndjson' : undefined);
-      if (tls.upstreamTls && options.target === undefined) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
+      if (tls.upstreamTls && options.forward && options.onMiss !== 'passthrough') throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// origins that --on-miss passthrough forwards to; add --on-miss passthrough, or drop it`);
+      if (tls.upstreamTls && options.target === undefined && !options.forward) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
       // Parsed before anything starts, so a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
@@ -100,10 +107,14 @@ export function replayCommand(result: CommandResult): Command {
         return;
       }
       const [{ startReplay }, { startMissRecorder }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('../record/start-miss-recorder.js'), import('./replay-view.js')]);
-      const style = styleFor(process.stdout);
+      const withCommand = command.length > 0;
+      // The command's stdout is its own: with one, every line of ours goes to stderr, and none per served exchange.
+      const style = styleFor(withCommand ? process.stderr : process.stdout);
+      const say = withCommand ? (line: string) => process.stderr.write(`${LINE_PREFIX}${line}\n`) : (line: string) => process.stdout.write(`${line}\n`);
       let served = 0;
       const servedIds = new ServedExchanges();
-      const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet), style });
+      const view = createReplayView({ json: Boolean(options.json), quiet: Boolean(options.quiet) || withCommand, style, print: say });
+      const caDir = options.caDir ?? defaultCaDir();
       const replay = await startReplay({
         recording,
         listen: options.listen,
@@ -120,7 +131,7 @@ export function replayCommand(result: CommandResult): Command {
         maxRequestBytes,
         faults,
         cors: options.cors !== 'off',
-        ...(options.forward ? { forward: true, caDir: options.caDir ?? defaultCaDir() } : {}),
+        ...(options.forward ? { forward: true, caDir, proxyAuth: options.proxyAuth } : {}),
         log: { served: (e) => (served++, servedIds.add(e), view.served(e)), miss: view.miss },
       }, startMissRecorder);
       // Listen for the stop signal before saying "listening": a script may send it the moment it reads that line.
@@ -129,15 +140,17 @@ export function replayCommand(result: CommandResult): Command {
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       warnIfReachable('replay', options.listen, replay.url);
-      warnIfInsecure(options, options.target);
+      warnIfInsecure(options, options.target ?? (options.forward ? 'the origins' : undefined));
       for (const warning of replay.warnings) process.stderr.write(`${LINE_PREFIX}warning: ${oneLine(warning)}\n`);
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'listening', url: replay.url, wsUrl: replay.wsUrl, recording: replay.recording, missesOut: replay.missesOut }) + '\n');
-      } else {
-        process.stdout.write(`listening on ${replay.url}\n`);
-        if (!options.quiet) {
+      } else if (!withCommand || !options.quiet) {
+        say(`${withCommand ? 'forward replay ' : ''}listening on ${replay.url}`);
+        if (!options.quiet && !withCommand) {
           const misses = options.forward
-            ? `as a forward proxy (HTTPS_PROXY=${replay.url}, the CA from ca --env), a host it does not hold gets 502; misses: ${replay.missAnswers}`
+            ? replay.missesOut
+              ? `as a forward proxy (HTTPS_PROXY=${replay.url}, the CA from ca --env); misses are forwarded to the origin each names and ${replay.missesOut === replay.recording ? 'appended to the recording (served from the next replay on)' : `recorded to ${replay.missesOut}`}`
+              : `as a forward proxy (HTTPS_PROXY=${replay.url}, the CA from ca --env), a host it does not hold gets 502; misses: ${replay.missAnswers}`
             : !replay.missesOut
             ? `misses: ${replay.missAnswers}`
             : replay.missesOut === replay.recording
@@ -146,7 +159,8 @@ export function replayCommand(result: CommandResult): Command {
           process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); ${misses}; Ctrl-C to stop`) + '\n');
         }
       }
-      const signal = await stopped;
+      const commandCode = withCommand ? await runThroughForwardProxy(command, replay.url, caDir, stopped, options.proxyAuth) : undefined;
+      const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await replay.close();
       if (options.json) {
         process.stdout.write(
@@ -165,10 +179,11 @@ export function replayCommand(result: CommandResult): Command {
           }) + '\n',
         );
       } else {
-        process.stdout.write(formatSummary(signal, summary, served, style) + '\n');
+        for (const line of formatSummary(signal, summary, served, style).split('\n')) say(line);
       }
       await emitReports(() => replayReport('replay', recording, (o) => o.httpReplayOutcome(summary, servedIds.ids)), reports);
-      result.code = summary.ok ? EXIT_OK : EXIT_FINDINGS;
+      // With a command, its code; a --strict failure only turns its success into a failure.
+      result.code = commandCode !== undefined && commandCode !== EXIT_OK ? commandCode : summary.ok ? EXIT_OK : EXIT_FINDINGS;
     });
 }
 

@@ -10,8 +10,8 @@ import type { FaultTally } from '../replay/fault/fault-plan.js';
  * What `proxy replay` prints while it runs: one line per served exchange (not with --quiet) and one
  * per miss (always: a miss is what a test run needs to see); with --json, one NDJSON object each.
  */
-export function createReplayView(options: { json: boolean; quiet: boolean; style: Style }): ReplayLog {
-  const print = (line: string) => process.stdout.write(line + '\n');
+export function createReplayView(options: { json: boolean; quiet: boolean; style: Style; print?: (line: string) => void }): ReplayLog {
+  const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   return {
     served(event: ServedExchange) {
       if (options.quiet) return;
@@ -53,9 +53,11 @@ export function faultTallyLines(faults: readonly FaultTally[], style: Style): st
   return faults.map((f) => (f.injected === 0 ? style.yellow(`fault ${f.spec} matched nothing`) : `fault ${f.spec} injected ${count(f.injected, 'time')}`));
 }
 
+/** The end-of-replay lines; `signal` is what stopped it (`SIGINT`), or how the command it ran ended (`node exited 0`). */
 export function formatSummary(signal: string, summary: ReplaySummary, served: number, style: Style): string {
+  const ending = signal.startsWith('SIG') ? `stopped (${signal})` : signal;
   // Unused exchanges fail only --strict, but a replay nobody asked anything of must not pass unnoticed.
-  const lines = [`stopped (${signal}): ${served} served, ${count(summary.misses.length, 'miss', 'misses')}, ${summary.unused.length} of ${count(summary.recorded, 'recorded exchange')} unused`];
+  const lines = [`${ending}: ${served} served, ${count(summary.misses.length, 'miss', 'misses')}, ${summary.unused.length} of ${count(summary.recorded, 'recorded exchange')} unused`];
   if (!summary.ok) {
     lines.push(style.red(`--strict: ${count(summary.misses.length, 'miss', 'misses')} and ${count(summary.unused.length, 'unused exchange')}`));
     for (const e of summary.unused) lines.push(`  unused #${e.id} ${e.method ?? ''} ${e.path ?? ''}${e.query ? '?' + e.query : ''}`);

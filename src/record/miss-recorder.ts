@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, type Duplex } from 'node:stream';
-import { parseTarget } from '../net/addresses.js';
-import { upstreamAgent, type CaptureContext } from './capture-context.js';
+import { parseTarget, type TargetAddress } from '../net/addresses.js';
+import { keepAliveAgent, upstreamAgent, type CaptureContext } from './capture-context.js';
+import type { ForwardOrigin } from '../net/forward-request.js';
+import { FORWARD_TARGET } from './forward-target.js';
 import { checkUpstreamTlsTarget, loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { forwardHttp } from './relay/http-forwarder.js';
 import { InFlight } from '../net/in-flight.js';
@@ -19,9 +21,20 @@ import { StoreError } from '../store/store-errors.js';
 import { isNdjsonRecording } from '../store/open-recording.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 
+/** How one request or upgrade is forwarded and recorded: to the target, or to a forward replay's origin. */
+interface MissForwarder {
+  readonly target: string;
+  readonly out: string;
+  readonly appended: boolean;
+  forwardHttp(req: IncomingMessage, body: Buffer | { head: Buffer[] }, res: ServerResponse): void;
+  forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** The forwarder for the requests a forward replay's client addressed to `origin`, recorded with their absolute URL. */
+  forOrigin(origin: ForwardOrigin): MissForwarder;
+}
+
 /** The misses recorder behind replay's `--on-miss passthrough` (start-miss-recorder.ts). */
-export interface RunningMissRecorder {
-  /** The upstream, as given to --target. */
+export interface RunningMissRecorder extends MissForwarder {
+  /** The upstream, as given to --target; `forward proxy` for a forward replay's, whose misses each go to their own origin. */
   readonly target: string;
   /** The recording the forwarded misses go to. */
   readonly out: string;
@@ -42,8 +55,8 @@ export interface RunningMissRecorder {
 
 /** Where and how forwarded misses are recorded, as `record` would record them. */
 export interface MissRecorderOptions extends RecordingRules {
-  /** The real upstream. */
-  target: string;
+  /** The real upstream; absent for a forward replay's, whose misses each go to their own origin (`forOrigin`). */
+  target?: string;
   /** The recording the forwarded misses go to. */
   out: string;
   /** Append to `out`, an existing recording (the one being served), instead of creating it. */
@@ -64,8 +77,8 @@ export interface MissRecorderOptions extends RecordingRules {
  * a new file (`--misses-out`).
  */
 export function openMissRecorder(options: MissRecorderOptions): RunningMissRecorder {
-  const target = parseTarget(options.target);
-  checkUpstreamTlsTarget(target, options.upstreamTls);
+  const target = options.target === undefined ? undefined : parseTarget(options.target);
+  if (target) checkUpstreamTlsTarget(target, options.upstreamTls);
   const tls = loadUpstreamTls(options.upstreamTls);
   const registry = options.registry ?? SchemaRegistry.load({ extraDirs: options.schemas });
   let writer: RecordingWriter;
@@ -87,7 +100,7 @@ export function openMissRecorder(options: MissRecorderOptions): RunningMissRecor
     clock = new RecordingClock();
     writer = RecordingWriter.open(
       options.out,
-      { toolVersion: TOOL_VERSION, target: target.display, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
+      { toolVersion: TOOL_VERSION, target: target?.display ?? FORWARD_TARGET, mode: 'record', schemaHashes: registry.hashes(), startedAt: clock.startedAt },
       { overwrite: options.overwrite, keepSecrets: keepPatterns(options.keepSecretsMatching) },
     );
   }
@@ -102,31 +115,41 @@ export function openMissRecorder(options: MissRecorderOptions): RunningMissRecor
     redact: { queryParams: options.redactQuery, fields: options.redactFields, keepSecrets: options.keepSecretsMatching },
   });
   const inFlight = new InFlight();
-  const agent = upstreamAgent(target, tls);
-  const capture: CaptureContext = {
-    target,
-    recorder,
-    redactor: new HeaderRedactor(options.redactHeaders, options.redactQuery),
-    agent,
-    tls,
-    track: (stop) => inFlight.add(stop),
+  // A forward replay's misses go to many origins: one keep-alive agent per scheme, as record --forward has.
+  const agents = target ? { target: upstreamAgent(target, tls) } : { http: keepAliveAgent(false, tls), https: keepAliveAgent(true, tls) };
+  const redactor = new HeaderRedactor(options.redactHeaders, options.redactQuery);
+  const track = (stop: () => void) => inFlight.add(stop);
+  const captureFor = (to: TargetAddress, origin?: string): CaptureContext => {
+    const agent = agents.target ?? (to.kind === 'tcp' && to.protocol === 'https:' ? agents.https : agents.http)!;
+    return { target: to, recorder, redactor, agent, tls, track, ...(origin === undefined ? {} : { origin }) };
   };
-  return {
-    target: target.display,
+  const origins = new Map<string, MissForwarder>();
+  const forwarder = (capture: CaptureContext | undefined): MissForwarder => ({
+    target: target?.display ?? FORWARD_TARGET,
     out: writer.file,
     appended: writer.appending,
     forwardHttp(req, body, res) {
+      if (!capture) throw new Error('a forward replay forwards each miss through forOrigin');
       forwardHttp(bufferedRequest(req, body), res, capture);
     },
     forwardUpgrade(req, socket, head) {
+      if (!capture) throw new Error('a forward replay forwards each miss through forOrigin');
       relayUpgrade(req, socket, head, capture);
     },
+    forOrigin(origin) {
+      let served = origins.get(origin.display);
+      if (!served) origins.set(origin.display, (served = forwarder(captureFor(origin, origin.display))));
+      return served;
+    },
+  });
+  return {
+    ...forwarder(target ? captureFor(target) : undefined),
     stop() {
       inFlight.stopAll();
     },
     async close() {
       await endInFlight(inFlight);
-      agent.destroy();
+      for (const agent of Object.values(agents)) agent?.destroy();
       return recorder.close(new Date());
     },
   };

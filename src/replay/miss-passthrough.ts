@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
+import type { ForwardOrigin } from '../net/forward-request.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 import type { RecordingTotals } from '../store/store-types.js';
 
@@ -11,7 +12,7 @@ import type { RecordingTotals } from '../store/store-types.js';
 
 /** Forwards misses to the real upstream and records them. */
 export interface MissPassthrough {
-  /** The upstream, as given to --target. */
+  /** The upstream, as given to --target; a forward replay's has none (`forward proxy`), each miss going to its own origin. */
   readonly target: string;
   /** The recording the forwarded misses go to. */
   readonly out: string;
@@ -24,6 +25,11 @@ export interface MissPassthrough {
   forwardHttp(req: IncomingMessage, body: Buffer | { head: Buffer[] }, res: ServerResponse): void;
   /** Relays a WebSocket upgrade to the upstream, recording the connection. */
   forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * A forward replay's: the same passthrough for the requests a client addressed to `origin`,
+   * forwarded there and recorded with their absolute URL, as `record --forward` records them.
+   */
+  forOrigin(origin: ForwardOrigin): MissPassthrough;
 }
 
 /** A passthrough as its replay starts and ends it. */
@@ -36,15 +42,15 @@ export interface RunningPassthrough extends MissPassthrough {
 
 /** How a replay asks for its passthrough: how misses are recorded, as `record` would record them. */
 export interface MissPassthroughOptions extends RecordingRules {
-  /** The real upstream. */
-  target: string;
+  /** The real upstream; absent for a forward replay's, whose misses each go to their own origin (`forOrigin`). */
+  target?: string;
   /** The recording the forwarded misses go to. */
   out: string;
   /** Append to `out`, the recording being served, instead of creating it. */
   append: boolean;
   /** Replace an existing `out` file (only without `append`). */
   overwrite?: boolean;
-  /** For an https:// target: more CAs to trust, or no certificate check (as --ca, --insecure). */
+  /** For an https:// target (or origin): more CAs to trust, or no certificate check (as --ca, --insecure). */
   upstreamTls?: UpstreamTlsOptions;
 }
 

@@ -158,6 +158,11 @@ export interface ReplayContext {
   correlations: CorrelationMemory;
   log: ReplayLog;
   /**
+   * A forward replay's: the origin (`http://host:port`) whose exchanges this context serves, which
+   * the path of each miss it reports starts with, since a forward recording has many hosts.
+   */
+  origin?: string;
+  /**
    * Registers a live stream or connection; `closer` ends it when the replay shuts down. Returns the
    * function to call once it has ended on its own.
    */
@@ -166,6 +171,7 @@ export interface ReplayContext {
 
 /** Reports a miss: the ledger keeps it (for --strict and `misses()`), the log prints it. */
 export function reportMiss(context: ReplayContext, miss: ReplayMiss): void {
-  context.ledger.recordMiss(miss);
-  context.log.miss(miss);
+  const reported = context.origin === undefined ? miss : { ...miss, request: { ...miss.request, path: context.origin + miss.request.path } };
+  context.ledger.recordMiss(reported);
+  context.log.miss(reported);
 }

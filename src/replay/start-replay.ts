@@ -27,6 +27,7 @@ import { isSessionResumption } from './http/recorded-sessions.js';
 import type { ListenAddress } from '../net/addresses.js';
 import { originOfUrl } from './forward/recorded-origins.js';
 import type { ReplayContext } from './replay-context.js';
+import { ProxyAuth } from '../net/proxy-auth.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -93,11 +94,14 @@ export interface ReplayOptions {
   /**
    * Listen as a forward proxy (as `replay --forward`), the way `record --forward` made the recording:
    * each request is answered from the exchanges recorded for its origin (scheme, host and port), a
-   * host the recording does not hold gets a 502. Not with `listenTls` or `onMiss: 'passthrough'` yet.
+   * host the recording does not hold gets a 502, or with `onMiss: 'passthrough'` (and no `target`) is
+   * forwarded to that host and recorded, as a miss on a recorded host is. Not with `listenTls`.
    */
   forward?: boolean;
-  /** With `forward`: the local CA's folder (as --ca-dir), whose leaves answer TLS inside a CONNECT to a recorded https:// host. */
+  /** With `forward`: the local CA's folder (as --ca-dir), whose leaves answer TLS inside a CONNECT (to a recorded https:// host, or any with passthrough). */
   caDir?: string;
+  /** With `forward`: `user:password`, the Basic credentials clients must send in Proxy-Authorization (as --proxy-auth); others get a 407. */
+  proxyAuth?: string;
 }
 
 export interface ReplaySummary {
@@ -149,19 +153,23 @@ export async function startReplay(options: ReplayOptions, passMisses?: StartMiss
 export async function startReplayFor(options: ReplayOptions, hints: ServeHints, passMisses?: StartMissPassthrough): Promise<RunningReplay> {
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const onMiss = options.onMiss ?? 'error';
-  checkMissOptions(onMiss, options);
+  checkMissOptions(onMiss, { ...options, forward: Boolean(options.forward) });
   if (onMiss === 'passthrough' && !passMisses) throw new UsageError("onMiss 'passthrough' needs a passthrough to forward misses through: use the package's startReplay, which forwards and records them");
-  if (options.forward && onMiss === 'passthrough') throw new UsageError('replay --forward does not pass misses through yet: every request it cannot answer gets a 502');
   if (options.forward && options.listenTls) throw new UsageError('replay --forward listens as a plain HTTP proxy: TLS is spoken inside each CONNECT with the local CA (--ca-dir), not with --tls-cert');
   if (options.caDir !== undefined && !options.forward) throw new UsageError('--ca-dir is for replay --forward: add --forward, or drop it');
+  if (options.proxyAuth !== undefined && !options.forward) throw new UsageError('--proxy-auth is for replay --forward: add --forward, or drop it');
+  // Checked before anything is opened: a malformed one leaves nothing behind.
+  const proxyAuth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = loadReplayScript(options.recording);
-  const warnings = checkServable(script, options.recording, onMiss === 'passthrough' ? options.target : undefined, hints);
-  if (options.forward && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {
-    warnings.push(`${script.file} holds no exchange recorded by record --forward (none has its host): replay --forward answers every request with 502`);
+  const passedTo = onMiss !== 'passthrough' ? undefined : options.forward ? 'the origin it names' : options.target;
+  const warnings = checkServable(script, options.recording, passedTo, hints);
+  if (options.forward && script.exchanges.length > 0 && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {
+    const answer = onMiss === 'passthrough' ? 'passes every request through to its origin' : 'answers every request with 502';
+    warnings.push(`${script.file} holds no exchange recorded by record --forward (none has its host): replay --forward ${answer}`);
   }
   const cors = options.cors ?? true;
   // Never counted unused: preflights (a browser's cache decides), and a session's resumptions (a cut decides).
@@ -180,7 +188,7 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   await loadFrameCodecs(script);
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = onMiss === 'passthrough' ? await passMisses!({ ...options.missRecording, target: options.target!, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
+    passthrough = onMiss === 'passthrough' ? await passMisses!({ ...options.missRecording, target: options.target, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;
@@ -188,7 +196,7 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   let server;
   try {
     const context = { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG };
-    server = options.forward ? await startForwardReplay(listen, context, options.caDir) : await startReplayServer(listen, context, listenTls);
+    server = options.forward ? await startForwardReplay(listen, context, options.caDir, proxyAuth) : await startReplayServer(listen, context, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);
     if (passthrough && !passthrough.appended) removeRecordingFiles(passthrough.out);
@@ -229,8 +237,8 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
 }
 
 /** The forward replay's server, loaded (with the local CA) only for a replay that listens as a forward proxy. */
-async function startForwardReplay(listen: ListenAddress, context: Omit<ReplayContext, 'track'>, caDir: string | undefined) {
+async function startForwardReplay(listen: ListenAddress, context: Omit<ReplayContext, 'track'>, caDir: string | undefined, auth: ProxyAuth | undefined) {
   const [{ startForwardReplayServer }, { LeafIssuer }, { openLocalCa }] = await Promise.all([import('./forward/forward-replay-server.js'), import('../net/ca/leaf-issuer.js'), import('../net/ca/local-ca.js')]);
   const leaves = caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: caDir }));
-  return startForwardReplayServer(listen, context, leaves);
+  return startForwardReplayServer(listen, context, leaves, auth);
 }

@@ -227,6 +227,7 @@ describe('the public API', () => {
       cors?: boolean;
       forward?: boolean;
       caDir?: string;
+      proxyAuth?: string;
     }>();
     expectTypeOf<api.RunningReplay>().toEqualTypeOf<{
       readonly url: string;
@@ -266,6 +267,7 @@ describe('the public API', () => {
       overwrite?: boolean;
       forward?: boolean;
       caDir?: string;
+      proxyAuth?: string;
       protocol?: api.ProtocolId;
       redactHeaders?: string[];
       redactQuery?: string[];

@@ -12,7 +12,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startForwardRecorder } from '../../src/record/start-forward-recorder.js';
+import { startMissRecorder } from '../../src/record/start-miss-recorder.js';
 import { startReplay } from '../../src/replay/start-replay.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { UsageError } from '../../src/core/errors.js';
 import { forwardChildEnvironment } from '../../src/cli/forward-child.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { makeTestCa } from '../support/test-ca.js';
@@ -225,5 +228,43 @@ describe('replay --forward', () => {
     expect(await talk(replay.url)).toEqual(['echo hello']);
     const summary = await replay.close();
     expect(summary).toMatchObject({ misses: [], unused: [] });
+  });
+
+  it('passes a WebSocket upgrade and a request to a host it does not hold through to it, recorded into --misses-out with their absolute URLs, and takes no --target', async () => {
+    const dir = scratch();
+    const origin = createServer(modelsFrom('live'));
+    const wss = new WebSocketServer({ server: origin });
+    wss.on('connection', (ws) => ws.on('message', (data) => ws.send(`live ${data.toString()}`)));
+    const url = `http://127.0.0.1:${await listening(origin)}`;
+    onCleanup(() => new Promise<void>((resolve) => (wss.clients.forEach((ws) => ws.terminate()), origin.close(() => resolve()))));
+    const recording = writeNdjsonRecording([{ transport: 'http', method: 'GET', path: 'http://127.0.0.1:9/v1/models', status: 200, messages: [{ sender: 'server', json: { object: 'list', data: [] } }] }]);
+    const missesOut = dir.file('misses.db');
+    await expect(startReplay({ recording, forward: true, onMiss: 'passthrough', target: url, listen: 0 }, startMissRecorder)).rejects.toThrow(UsageError);
+
+    const replay = await startReplay({ recording, forward: true, onMiss: 'passthrough', missesOut, listen: 0, timing: 'none' }, startMissRecorder);
+    onCleanup(() => replay.close().then(() => undefined));
+    expect(JSON.parse((await viaProxy(replay.url, `${url}/v1/models`)).body)).toMatchObject({ data: [{ id: 'live-model' }] });
+    const session = await wsOpen(replay.wsUrl, [], {
+      finishRequest: (req) => {
+        req.path = `${url}/chat`;
+        req.end();
+      },
+    });
+    session.ws.send('hello');
+    expect(await session.take(1)).toEqual(['live hello']);
+    session.ws.close(1000);
+    await session.closed;
+    const summary = await replay.close();
+    expect(summary.misses.map((miss) => [miss.request.path, miss.action])).toEqual([
+      [`${url}/v1/models`, 'passthrough'],
+      [`${url}/chat`, 'passthrough'],
+    ]);
+    expect(summary.missesOut).toMatchObject({ file: missesOut, appended: false, totals: { exchanges: 2 } });
+    const reader = RecordingReader.open(missesOut);
+    onCleanup(() => reader.close());
+    expect(reader.exchanges().map((e) => [e.transport, e.url])).toEqual([
+      ['http', `${url}/v1/models`],
+      ['ws', `${url}/chat`],
+    ]);
   });
 });

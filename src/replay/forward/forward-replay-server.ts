@@ -8,8 +8,10 @@ import { listenOn } from '../../net/listen-on.js';
 import { IdleConnections } from '../../net/idle-connections.js';
 import { interceptTls } from '../../net/intercepted-tls.js';
 import type { LeafIssuer } from '../../net/ca/leaf-issuer.js';
-import { absoluteForm, connectAuthority, connectOrigin, dropProxyHeaders, refuseRaw } from '../../net/forward-request.js';
+import { absoluteForm, connectAuthority, connectOrigin, dropProxyHeaders, refuseRaw, type ForwardOrigin } from '../../net/forward-request.js';
 import { sendJson } from '../../net/proxy-answers.js';
+import { PROXY_AUTH_REQUIRED_HEADERS, type ProxyAuth } from '../../net/proxy-auth.js';
+import { rawHeader } from '../../net/headers.js';
 import { createHttpResponder } from '../http/http-responder.js';
 import { reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
 import { reportedRequest } from '../miss-report.js';
@@ -51,21 +53,34 @@ const NOT_ABSOLUTE = 'this is a forward proxy (replay --forward): send requests 
  * crosses; the ledger, faults, clock and log are the replay's, shared. A request in absolute form
  * goes to its origin's; a CONNECT to a recorded `https://` origin is answered with the local CA's
  * leaf (`leaves`) and its requests likewise. A host the recording does not hold gets a 502 naming
- * it and the nearest recorded request, a CONNECT before any TLS, and counts as a miss.
+ * it and the nearest recorded request, a CONNECT before any TLS, and counts as a miss; with
+ * `--on-miss passthrough` (the context's `passthrough`) it is forwarded to that host instead and
+ * recorded, a CONNECT to it intercepted with the local CA's leaf as `record --forward` does, and a
+ * miss on a recorded host likewise goes to that host. With `auth` (`--proxy-auth`) a client without
+ * its credentials gets a 407, as from `record --forward`.
  */
-export async function startForwardReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>, leaves: LeafIssuer | undefined): Promise<Pick<ReplayServer, 'url' | 'wsUrl' | 'close'>> {
+export async function startForwardReplayServer(
+  listen: ListenAddress,
+  init: Omit<ReplayContext, 'track'>,
+  leaves: LeafIssuer | undefined,
+  auth?: ProxyAuth,
+): Promise<Pick<ReplayServer, 'url' | 'wsUrl' | 'close'>> {
   const inFlight = new InFlight();
   const base: ReplayContext = { ...init, track: (stop) => inFlight.add(stop) };
+  const passthrough = init.passthrough;
   const byOrigin = recordedOrigins(init.script);
   const origins = new Map<string, OriginReplay>();
   for (const [origin, exchanges] of byOrigin) {
-    const context: ReplayContext = { ...base, script: { ...init.script, exchanges } };
+    // A miss on a recorded host is passed through to that host.
+    const target = absoluteForm(origin)?.target;
+    const context: ReplayContext = { ...base, script: { ...init.script, exchanges }, origin, ...(passthrough && target ? { passthrough: passthrough.forOrigin(target) } : {}) };
     origins.set(origin, { context, respond: createHttpResponder(context) });
   }
-  const wsPlayer = wsExchanges(init.script).length > 0 ? await loadWsPlayer() : undefined;
+  const wsPlayer = wsExchanges(init.script).length > 0 || passthrough ? await loadWsPlayer() : undefined;
+  const authorized = (req: IncomingMessage) => !auth || auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'));
   const upgrade = (req: IncomingMessage, socket: Socket, head: Buffer, context: ReplayContext) => (wsPlayer ? wsPlayer(req, socket, head, context) : upgradeLater(req, socket, head, context));
 
-  /** Reports a request to a host the recording does not hold as a miss, and says what to answer it with. */
+  /** Reports a request to a host the recording does not hold as a miss, and says what to answer it with (when it is not passed through). */
   const unknownHost = (origin: string, method: string, pathAndQuery: string) => {
     const queryAt = pathAndQuery.indexOf('?');
     const path = queryAt < 0 ? pathAndQuery : pathAndQuery.slice(0, queryAt);
@@ -77,7 +92,8 @@ export async function startForwardReplayServer(listen: ListenAddress, init: Omit
       request: reportedRequest({ method, path: `${origin}${path}`, query }),
       ...(nearest ? { nearest: { exchangeId: nearest.id, method: nearest.method, path: nearest.url } } : {}),
       differences: ['host'],
-      action: 'error',
+      // A CONNECT's own miss is its requests': passed through, each is reported on its own.
+      action: passthrough && method !== 'CONNECT' ? 'passthrough' : 'error',
     };
     reportMiss(base, miss);
     const hosts = [...byOrigin.keys()];
@@ -85,43 +101,52 @@ export async function startForwardReplayServer(listen: ListenAddress, init: Omit
     return { error: { code: 'replay_unknown_host', message, host: origin, recordedHosts: hosts, nearest: nearest ? { exchangeId: nearest.id, method: nearest.method, url: nearest.url } : null } };
   };
 
+  /** A request (its path and query already in `req.url`) to `origin`: answered from its exchanges, else a miss passed through or refused. */
+  const answerRequest = (req: IncomingMessage, res: ServerResponse, origin: ForwardOrigin) => {
+    const served = origins.get(origin.display);
+    if (served) return served.respond(req, res);
+    const refusal = unknownHost(origin.display, req.method ?? 'GET', req.url ?? '/');
+    if (passthrough) return passthrough.forOrigin(origin).forwardHttp(req, { head: [] }, res);
+    req.resume();
+    sendJson(res, 502, refusal);
+  };
+  /** An upgrade to `origin`, likewise. */
+  const answerUpgrade = (req: IncomingMessage, socket: Socket, head: Buffer, origin: ForwardOrigin) => {
+    const served = origins.get(origin.display);
+    if (served) return upgrade(req, socket, head, served.context);
+    const refusal = unknownHost(origin.display, req.method ?? 'GET', req.url ?? '/');
+    if (passthrough) return passthrough.forOrigin(origin).forwardUpgrade(req, socket, head);
+    refuseRaw(socket, 502, {}, refusal.error.message, 'replay_unknown_host');
+  };
+
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (!authorized(req)) return void res.writeHead(407, PROXY_AUTH_REQUIRED_HEADERS).end();
     const form = absoluteForm(req.url ?? '');
     if (!form) return sendJson(res, 400, { error: { code: 'not_a_proxy_request', message: NOT_ABSOLUTE } });
     dropProxyHeaders(req.rawHeaders);
     req.url = form.pathAndQuery;
-    const served = origins.get(form.target.display);
-    if (!served) {
-      req.resume();
-      return sendJson(res, 502, unknownHost(form.target.display, req.method ?? 'GET', form.pathAndQuery));
-    }
-    served.respond(req, res);
+    answerRequest(req, res, form.target);
   };
 
   /** Connections taken over from a CONNECT, with the origin their requests are answered for. */
-  const innerOrigins = new WeakMap<object, string>();
+  const innerOrigins = new WeakMap<object, ForwardOrigin>();
   const innerIdle = new IdleConnections();
   const inner = createServer((req, res) => {
     innerIdle.busy(req.socket, res);
     const origin = innerOrigins.get(req.socket);
     if (origin === undefined) return res.destroy();
-    const served = origins.get(origin);
-    if (served) return served.respond(req, res);
-    req.resume();
-    sendJson(res, 502, unknownHost(origin, req.method ?? 'GET', req.url ?? '/'));
+    answerRequest(req, res, origin);
   });
   inner.requestTimeout = 0;
   inner.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => {});
     const origin = innerOrigins.get(req.socket);
-    const served = origin === undefined ? undefined : origins.get(origin);
-    if (served) upgrade(req, socket, head, served.context);
-    else if (origin !== undefined) refuseRaw(socket, 502, {}, unknownHost(origin, req.method ?? 'GET', req.url ?? '/').error.message, 'replay_unknown_host');
+    if (origin !== undefined) answerUpgrade(req, socket, head, origin);
     else socket.destroy();
   });
   inner.on('clientError', (_error, socket: Duplex) => socket.destroy());
   /** Hands a connection inside a CONNECT to the inner server, its requests answered for `origin`. */
-  const takeOver = (socket: Duplex, origin: string) => {
+  const takeOver = (socket: Duplex, origin: ForwardOrigin) => {
     innerOrigins.set(socket, origin);
     innerIdle.add(socket);
     inner.emit('connection', socket);
@@ -131,21 +156,22 @@ export async function startForwardReplayServer(listen: ListenAddress, init: Omit
   server.requestTimeout = 0;
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => {});
+    if (!authorized(req)) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
     const form = absoluteForm(req.url ?? '');
     if (!form) return refuseRaw(socket, 400, {}, NOT_ABSOLUTE);
     dropProxyHeaders(req.rawHeaders);
     req.url = form.pathAndQuery;
-    const served = origins.get(form.target.display);
-    if (!served) return refuseRaw(socket, 502, {}, unknownHost(form.target.display, req.method ?? 'GET', form.pathAndQuery).error.message, 'replay_unknown_host');
-    upgrade(req, socket, head, served.context);
+    answerUpgrade(req, socket, head, form.target);
   });
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => {});
+    if (!authorized(req)) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
     const authority = connectAuthority(req.url ?? '');
     if (!authority) return refuseRaw(socket, 400, {}, `CONNECT needs host:port, not '${req.url ?? ''}'`);
-    const secure = connectOrigin(authority, 'https:').display;
-    const plain = connectOrigin(authority, 'http:').display;
-    if (!origins.has(secure) && !origins.has(plain)) return refuseRaw(socket, 502, {}, unknownHost(secure, 'CONNECT', '/').error.message, 'replay_unknown_host');
+    const secure = connectOrigin(authority, 'https:');
+    const plain = connectOrigin(authority, 'http:');
+    // With passthrough a host the recording does not hold is intercepted too: its requests go on to it.
+    if (!passthrough && !origins.has(secure.display) && !origins.has(plain.display)) return refuseRaw(socket, 502, {}, unknownHost(secure.display, 'CONNECT', '/').error.message, 'replay_unknown_host');
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     // Until the connection is taken over the replay ends it at shutdown.
     const untrack = inFlight.add(() => socket.destroy());
