@@ -17,9 +17,9 @@
  * acknowledgment, then `notifications/tools/list_changed`, each naming the subscription; with
  * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `anonymous` the notification without the subscription's id; `listen-close` the stream ends
  * after them without a result; `listen-json` a plain JSON result at once. Its `tools/list` lists
- * `execute_sql`, whose `region`, `options.limit` and `options.dryRun` are mirrored into headers
- * (`x-mcp-header` Region, Limit, Dry-Run); with `bad-annotation` also `score`, whose annotation is on
- * a number (which the transport forbids).
+ * `execute_sql`, whose `region`, `bearerToken`, `options.limit` and `options.dryRun` are mirrored
+ * into headers (`x-mcp-header` Region, Bearer-Token, Limit, Dry-Run); with `bad-annotation` also
+ * `score`, whose annotation is on a number (which the transport forbids).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,6 +49,7 @@ const EXECUTE_SQL = {
     properties: {
       region: { type: 'string', 'x-mcp-header': 'Region' },
       query: { type: 'string' },
+      bearerToken: { type: 'string', 'x-mcp-header': 'Bearer-Token' },
       options: { type: 'object', properties: { limit: { type: 'integer', 'x-mcp-header': 'Limit' }, dryRun: { type: ['boolean', 'null'], 'x-mcp-header': 'Dry-Run' } } },
     },
     required: ['region', 'query'],

@@ -18,6 +18,7 @@ import { validateView } from '../../support/recording-agreement.js';
 
 const cleanups = fixturesAfterEach();
 const VERSION = '2025-11-25';
+const MIRRORED_SECRET = 'sk-mirrored-5d1f9a3c7e';
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 
 /** A Streamable HTTP client of one endpoint, which sends what it is told to (headers left out or wrong included). */
@@ -305,7 +306,8 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       const args = { region: 'Zürich', query: 'SELECT 1', options: { limit: 10, dryRun: null } };
       // Mcp-Name in the Base64 form too, which a server decodes before comparing.
       await c.executeSql(args, { 'mcp-name': '=?base64?ZXhlY3V0ZV9zcWw=?=', 'mcp-param-region': '=?base64?WsO8cmljaA==?=', 'mcp-param-limit': '10.0' });
-      await c.executeSql({ region: 'us-west1', query: 'SELECT 1', options: { dryRun: false } }, { 'mcp-param-region': 'us-west1', 'mcp-param-dry-run': 'false' });
+      // A secret-named argument: stored redacted in the body and in its header alike.
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1', bearerToken: MIRRORED_SECRET, options: { dryRun: false } }, { 'mcp-param-region': 'us-west1', 'mcp-param-bearer-token': MIRRORED_SECRET, 'mcp-param-dry-run': 'false' });
     },
   },
   'a 2026-07-28 call without the header of an annotated argument': {
@@ -376,6 +378,10 @@ describe('MCP transport rules over Streamable HTTP', () => {
     // A version the header names, else 2025-03-26 (a request without it on HTTP).
     const joined = exchanges.filter((e) => e.path === '/joined/mcp').flatMap((e) => messages(e.id).map((m) => m.verdict.schemaRef?.split('/')[4]));
     expect(joined).toEqual([VERSION, VERSION, '2025-03-26', '2025-03-26']);
+    // A tool argument mirrored into a header is not kept where the body's is not.
+    const params = exchanges.filter((e) => e.path === '/params/mcp');
+    expect(JSON.stringify(params.map((e) => e.requestHeaders))).toContain('"mcp-param-bearer-token":"<redacted>"');
+    expect(JSON.stringify(params.map((e) => [e.requestHeaders, messages(e.id).map((m) => m.raw.toString('utf8'))]))).not.toContain(MIRRORED_SECRET);
     const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(stored.sort());
   });
