@@ -25,8 +25,11 @@
  *    never answered, notifications/initialized never sent) on the session's last message; MCP 2026-07-28's
  *    listen streams (acknowledged first, the subscription's id on each notification, only the notification
  *    types asked for; a server's close without a result is no unanswered request).
+ * 11: MCP 2026-07-28's Mcp-Param-* headers against the x-mcp-header annotations their client saw listed
+ *    (missing, not the argument, unmarked) and an invalid annotation; Mcp-Name compared decoded; listen
+ *    subscriptions over stdio, each by the id its messages name.
  */
-export const RULES_VERSION = 10;
+export const RULES_VERSION = 11;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {
