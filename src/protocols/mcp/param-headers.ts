@@ -12,7 +12,7 @@ import { MCP_RULES as RULES } from './mcp-rules.js';
 /** The prefix of a mirrored argument's header, lower case. */
 const PARAM_HEADER = 'mcp-param-';
 /** Clients remembered per recording; past this, a new client's calls are not held to its listings. */
-const MAX_CLIENTS = 1_000;
+const MAX_CLIENTS = 100;
 /** Different definitions of one tool remembered; past this, its calls are not checked. */
 const MAX_DEFINITIONS = 4;
 
