@@ -21,7 +21,7 @@ const VERSION_HEADER_SINCE = '2025-06-18';
  * judges each message with the state of the session the exchange belongs to (http-sessions.ts),
  * found from its request, and holds the transport's rules: the session and version headers, what
  * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
- * headers equal to the body. At its end it reports the requests its POST sent that its stream
+ * headers equal to the body, its mirrored tool arguments (`Mcp-Param-*`) among them. At its end it reports the requests its POST sent that its stream
  * never answered; a DELETE's end is its session's (endElsewhere).
  */
 export class McpHttpChecker implements ProtocolChecker {
@@ -185,7 +185,7 @@ export class McpHttpChecker implements ProtocolChecker {
   /** The rules of a server message: where it may travel. A message already delivered on another stream is judged no further. */
   private serverRules(session: McpHttpSession, value: unknown, message: InboundMessage): { findings: Finding[]; skip?: boolean } {
     const findings: Finding[] = this.listen ? this.listen.judge(value) : [];
-    if (this.listing && this.paramHeaders) findings.push(...this.listed(this.listing, value));
+    if (this.listing && this.paramHeaders) findings.push(...this.listed(this.listing, value, this.paramHeaders));
     if (message.carrier === 'body' && this.acceptedOnly && !session.legacy) {
       findings.push(error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body'));
     }
@@ -209,12 +209,12 @@ export class McpHttpChecker implements ProtocolChecker {
   }
 
   /** The result of the tools/list this POST sent, among the server's messages: its tools' annotations. */
-  private listed(listing: { id: string; client: string | undefined }, value: unknown): Finding[] {
+  private listed(listing: { id: string; client: string | undefined }, value: unknown, paramHeaders: ParamHeaders): Finding[] {
     for (const member of Array.isArray(value) ? value : [value]) {
       const shape = classifyJsonRpc(member);
       if (shape.kind !== 'response' || shape.id === undefined || shape.id === null || idKey(shape.id) !== listing.id || !isJsonObject(member)) continue;
       this.listing = undefined;
-      return shape.hasResult && !shape.hasError ? this.paramHeaders!.listed(listing.client, member.result) : [];
+      return shape.hasResult && !shape.hasError ? paramHeaders.listed(listing.client, member.result) : [];
     }
     return [];
   }
