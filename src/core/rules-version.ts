@@ -29,8 +29,11 @@
  *    logprobs, a message's refusal or content, a chunk choice's finish_reason while null) or send as null (the
  *    system_fingerprint, usage's token details, a tool call fragment's name ...), and TGI's string error, are one
  *    openai-compatible-drift warning per exchange and drift, not schema errors.
+ * 12: MCP 2026-07-28's Mcp-Param-* headers against the x-mcp-header annotations their client saw listed
+ *    (missing, not the argument, unmarked) and an invalid annotation; Mcp-Name compared decoded; listen
+ *    subscriptions over stdio, each by the id its messages name.
  */
-export const RULES_VERSION = 11;
+export const RULES_VERSION = 12;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -1,5 +1,6 @@
 import { REDACTED } from '../core/redacted.js';
 import { headerRecord, type HeaderValueFilter } from '../net/headers.js';
+import { isSecretArgumentName } from '../core/secret-argument-name.js';
 import { QueryRedactor } from './query-redaction.js';
 
 /** Headers whose values are credentials: they are forwarded as they are and stored as `<redacted>`. */
@@ -30,6 +31,12 @@ export { REDACTED } from '../core/redacted.js';
 const URL_HEADERS: readonly string[] = ['location', 'content-location', 'referer'];
 
 type HeaderRule = 'secret' | 'url';
+
+/**
+ * MCP 2026-07-28 mirrors a tool argument into `Mcp-Param-{Name}` (its x-mcp-header): one named like a
+ * secret (`Mcp-Param-Api-Key`) is stored redacted, as the argument is in the body.
+ */
+const MIRRORED_ARGUMENT = 'mcp-param-';
 
 export class HeaderRedactor implements HeaderValueFilter {
   /** Lower-case names by length: most headers are told apart by length alone, and none is lower-cased. */
@@ -62,6 +69,7 @@ export class HeaderRedactor implements HeaderValueFilter {
 
   /** The value to store for a header; `name` in any case. */
   storedValue(name: string, value: string): string {
+    if (name.length > MIRRORED_ARGUMENT.length && sameName(name, MIRRORED_ARGUMENT) && isSecretArgumentName(name.slice(MIRRORED_ARGUMENT.length))) return REDACTED;
     const candidates = this.byLength.get(name.length);
     if (candidates === undefined) return value;
     const match = candidates.find(([lower]) => sameName(name, lower));

@@ -58,6 +58,11 @@ describe('HeaderRedactor', () => {
     });
   });
 
+  it("redacts an MCP tool argument mirrored into a header (Mcp-Param-*) when its name is a secret's", () => {
+    const raw = ['Mcp-Param-Api-Key', SECRET, 'mcp-param-sessiontoken', SECRET, 'Mcp-Param-Region', 'us-west1', 'Mcp-Param-', 'kept'];
+    expect(new HeaderRedactor().record(raw)).toEqual({ 'Mcp-Param-Api-Key': '<redacted>', 'mcp-param-sessiontoken': '<redacted>', 'Mcp-Param-Region': 'us-west1', 'Mcp-Param-': 'kept' });
+  });
+
   it('keeps URL-valued headers, with their secret query parameters redacted (--redact-query too)', () => {
     const redactor = new HeaderRedactor([], ['state']);
     const raw = ['Location', `/cb?code=1&token=${SECRET}`, 'REFERER', `http://x/?state=${SECRET}`, 'Content-Location', '/plain', 'Locatiom', `?token=${SECRET}`];

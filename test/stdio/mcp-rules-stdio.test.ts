@@ -93,6 +93,10 @@ const rpc = (id: unknown, method: string, params?: Json): Json => ({ jsonrpc: '2
 const note = (method: string, params?: Json): Json => ({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
 const ok = (id: unknown, result: Json = {}): Json => ({ jsonrpc: '2.0', id, result });
 const initialize = (id: unknown, capabilities: Json = {}) => rpc(id, 'initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw-client', version: '1.0.0' } });
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+/** 2026-07-28: a listen whose id tells the stand-in what its stream does (`unacked`, `teardown` …), for the notifications `filter` asks for. */
+const listen = (id: string, filter: Json = {}) => rpc(id, 'subscriptions/listen', { _meta: MODERN_META, notifications: filter });
+const naming = (method: string, id: string) => (m: Json) => m.method === method && ((m.params as Json | undefined)?._meta as Json | undefined)?.['io.modelcontextprotocol/subscriptionId'] === id;
 const breakCall = (id: number, rule: string, token?: string) => rpc(id, 'tools/call', { name: 'break', arguments: { rule }, ...(token ? { _meta: { progressToken: token } } : {}) });
 
 describe('MCP rules over stdio, against a stand-in server that breaks them on cue', () => {
@@ -220,6 +224,33 @@ describe('MCP rules over stdio, against a stand-in server that breaks them on cu
       ['client tools/call #3', 'mcp-tool-arguments-invalid'],
       ['server response #4', 'mcp-tool-structured-content-invalid'],
       ['client tools/call #5', 'mcp-tool-unknown'],
+    ]);
+  });
+
+  it('judges 2026-07-28 listen subscriptions, which share the channel, each by its id: only the broken ones are caught', async () => {
+    const client = await session();
+    client.write(listen('ok-tools', { toolsListChanged: true }), listen('ok-prompts', { promptsListChanged: true }));
+    await client.next(naming('notifications/prompts/list_changed', 'ok-prompts'), 'the prompts subscription\'s notification');
+    // The server ends one subscription by cancelling its listen, another with its result.
+    client.write(listen('teardown-1', { toolsListChanged: true }));
+    await client.next((m) => m.method === 'notifications/cancelled', 'the server ending subscription teardown-1');
+    client.write(listen('result-2'));
+    await client.response('result-2');
+    // The client cancels one; a notification that crossed the cancellation is no finding.
+    client.write(listen('late-3', { toolsListChanged: true }));
+    await client.next(naming('notifications/tools/list_changed', 'late-3'), 'the notification of late-3');
+    client.write(note('notifications/cancelled', { requestId: 'late-3' }), note('notifications/cancelled', { requestId: 'ok-tools' }));
+    await client.next(naming('notifications/tools/list_changed', 'late-3'), 'the late notification of late-3');
+    // The broken ones, each caught on the message that breaks its rule.
+    client.write(listen('unacked-1', { toolsListChanged: true }), listen('anonymous-2', { toolsListChanged: true }), listen('unasked-3', { toolsListChanged: true }), listen('stray-4'), listen('unacked+result-5'));
+    await client.response('unacked+result-5');
+    // ok-prompts and unacked-1 … are still open when the session ends: a listen owes no answer while it lives.
+    expect(await client.close()).toEqual([
+      ['server notifications/tools/list_changed', 'mcp-listen-not-acknowledged-first'],
+      ['server notifications/tools/list_changed', 'mcp-listen-subscription-id'],
+      ['server notifications/resources/list_changed', 'mcp-listen-not-requested'],
+      ['server notifications/tools/list_changed', 'mcp-listen-subscription-id'],
+      ['server response #"unacked+result-5"', 'mcp-listen-not-acknowledged-first'],
     ]);
   });
 

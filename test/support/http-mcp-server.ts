@@ -16,7 +16,10 @@
  * `subscriptions/listen` gets a stream that stays open until the client closes it: the
  * acknowledgment, then `notifications/tools/list_changed`, each naming the subscription; with
  * `unacked` no acknowledgment; `unasked` a `prompts/list_changed` too; `anonymous` the notification without the subscription's id; `listen-close` the stream ends
- * after them without a result; `listen-json` a plain JSON result at once.
+ * after them without a result; `listen-json` a plain JSON result at once. Its `tools/list` lists
+ * `execute_sql`, whose `region`, `bearerToken`, `options.limit` and `options.dryRun` are mirrored
+ * into headers (`x-mcp-header` Region, Bearer-Token, Limit, Dry-Run); with `bad-annotation` also
+ * `score`, whose annotation is on a number (which the transport forbids).
  *
  * The older HTTP+SSE transport (2024-11-05) on the same switches: `GET /<switches>/sse` opens a
  * session's stream, whose `endpoint` event names `/<switches>/message?sessionId=session-N` (the
@@ -50,6 +53,22 @@ type JsonRpcRequest = { id?: string | number; method?: string; params?: Record<s
 
 const SERVER_INFO = { name: 'http-mcp-stand-in', version: '1.0.0' };
 
+/** 2026-07-28's tools: arguments mirrored into `Mcp-Param-*` headers, one of them nested. */
+const EXECUTE_SQL = {
+  name: 'execute_sql',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      region: { type: 'string', 'x-mcp-header': 'Region' },
+      query: { type: 'string' },
+      bearerToken: { type: 'string', 'x-mcp-header': 'Bearer-Token' },
+      options: { type: 'object', properties: { limit: { type: 'integer', 'x-mcp-header': 'Limit' }, dryRun: { type: ['boolean', 'null'], 'x-mcp-header': 'Dry-Run' } } },
+    },
+    required: ['region', 'query'],
+  },
+};
+const SCORE = { name: 'score', inputSchema: { type: 'object', properties: { weight: { type: 'number', 'x-mcp-header': 'Weight' } } } };
+
 /** The token the `auth` switch asks for: distinctive, so that a test can look for it in a recording's bytes. */
 export const STAND_IN_BEARER = 'mcp-bearer-4c7e1a9f3b6d2e8a0f5c';
 
@@ -82,6 +101,10 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest;
     const meta = body.params?._meta as Record<string, unknown> | undefined;
     if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28' && body.method === 'subscriptions/listen') return listen(res, body.id!, switches);
+    if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28' && body.method === 'tools/list') {
+      const tools = switches.has('bad-annotation') ? [EXECUTE_SQL, SCORE] : [EXECUTE_SQL];
+      return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private' } });
+    }
     if (meta?.['io.modelcontextprotocol/protocolVersion'] === '2026-07-28') {
       return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }], isError: false } });
     }

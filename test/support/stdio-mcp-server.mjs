@@ -18,6 +18,16 @@
  * whose inputSchema refers to a remote document; `early-request` sends roots/list right after its InitializeResult, before the
  * client's notifications/initialized.
  *
+ * A 2026-07-28 `subscriptions/listen` (its subscription named on each message by the listen's id, as
+ * stdio's subscriptions share the channel) is acknowledged with the filter it asked for, then gets
+ * one `notifications/tools/list_changed` if it asked for toolsListChanged and one
+ * `prompts/list_changed` if it asked for promptsListChanged, and stays open. Its id says what else its
+ * stream does, by the words it holds: `unacked` no acknowledgment; `anonymous` its notifications
+ * without the subscription's id; `unasked` a `resources/list_changed` it did not ask for; `stray` a
+ * notification naming a subscription never opened; `teardown` the server ends it
+ * (`notifications/cancelled` naming the listen); `result` it ends with its result; `late` one more
+ * notification after the client cancels it (one that crossed the cancellation).
+ *
  * MCP_STANDIN_CHANGE, comma-separated, is the same server changed, for `diff --semantic`: `echo-number`
  * declares echo's `message` a number, `add-tool` lists a second tool `shout`, `echo-upper` answers echo
  * in capitals.
@@ -94,6 +104,25 @@ async function breakRule(id, rule, token) {
   }
 }
 
+function listen(id, params) {
+  const words = String(id);
+  const filter = params.notifications ?? {};
+  const named = { _meta: { 'io.modelcontextprotocol/subscriptionId': id } };
+  const notify = (method) => send({ jsonrpc: '2.0', method, params: words.includes('anonymous') ? {} : named });
+  if (!words.includes('unacked')) send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { ...named, notifications: filter } });
+  if (filter.toolsListChanged) notify('notifications/tools/list_changed');
+  if (filter.promptsListChanged) notify('notifications/prompts/list_changed');
+  if (words.includes('unasked')) notify('notifications/resources/list_changed');
+  if (words.includes('stray')) send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'never-opened' } } });
+  if (words.includes('teardown')) send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'shutting down' } });
+  if (words.includes('result')) result(id, { resultType: 'complete', ...named });
+}
+
+/** The client cancelled its request `id`: a `late` listen still sends one notification (it crossed the cancellation). */
+function cancelled(id) {
+  if (String(id).includes('late')) send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+}
+
 async function answer(message) {
   const { id, method, params = {} } = message;
   const token = params._meta?.progressToken;
@@ -104,6 +133,8 @@ async function answer(message) {
       return;
     case 'ping':
       return result(id, {});
+    case 'subscriptions/listen':
+      return listen(id, params);
     case 'tools/list':
       return result(id, { tools: [ECHO, WEATHER, BREAK, ...(CHANGES.has('add-tool') ? [SHOUT] : []), ...(BREAKS.has('unusable-schema') ? [FETCHER] : [])] });
     case 'tools/call':
@@ -143,6 +174,7 @@ process.stdin.on('data', (chunk) => {
       continue;
     }
     if (typeof message.method === 'string' && message.id !== undefined) void answer(message);
+    else if (message.method === 'notifications/cancelled') cancelled(message.params?.requestId);
     else if (typeof message.method !== 'string') waiting.get(JSON.stringify(message.id))?.(message);
   }
 });

@@ -7,8 +7,10 @@ import { classifyJsonRpc, idKey } from '../json-rpc/json-rpc-message.js';
 import type { HandedFindings, ProtocolChecker, StreamEnd } from '../protocol.js';
 import { endpointSessionOf, eventData, MCP_METHOD_HEADER, MCP_VERSION_HEADER } from './http-recognition.js';
 import { legacySessionOf, sessionIdOf, type McpHttpSession, type McpHttpSessions, type SessionRoute } from './http-sessions.js';
+import { decodeMirroredHeader } from './header-encoding.js';
 import { ListenStream } from './listen-stream.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
+import { paramClientOf, type ParamHeaders } from './param-headers.js';
 import { MCP_META_VERSION, MCP_MODERN_VERSIONS } from './schemas.js';
 
 /** The first version whose clients must send `MCP-Protocol-Version` on every request after initialize. */
@@ -19,7 +21,7 @@ const VERSION_HEADER_SINCE = '2025-06-18';
  * judges each message with the state of the session the exchange belongs to (http-sessions.ts),
  * found from its request, and holds the transport's rules: the session and version headers, what
  * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
- * headers equal to the body. At its end it reports the requests its POST sent that its stream
+ * headers equal to the body, its mirrored tool arguments (`Mcp-Param-*`) among them. At its end it reports the requests its POST sent that its stream
  * never answered; a DELETE's end is its session's (endElsewhere).
  */
 export class McpHttpChecker implements ProtocolChecker {
@@ -36,11 +38,15 @@ export class McpHttpChecker implements ProtocolChecker {
   private legacyStream = false;
   /** 2026-07-28: the subscription this POST's `subscriptions/listen` opened, whose stream it judges. */
   private listen?: ListenStream;
+  /** 2026-07-28: the `tools/list` this POST sent (its id key) and its client, whose result's annotations the client's calls are held to. */
+  private listing?: { id: string; client: string | undefined };
 
   constructor(
     private readonly sessions: McpHttpSessions,
     /** The exchange's request, for its events, which carry none (a GET stream's `Mcp-Session-Id`). */
     private readonly route: SessionRoute,
+    /** 2026-07-28: the recording's tool listings, for `Mcp-Param-*` headers (absent: not checked). */
+    private readonly paramHeaders?: ParamHeaders,
   ) {}
 
   judge(message: InboundMessage): Verdict {
@@ -146,7 +152,7 @@ export class McpHttpChecker implements ProtocolChecker {
     const first = isJsonObject(members[0]) ? members[0] : undefined;
     if (first && isModern(value, http.requestHeaders)) {
       this.listen ??= ListenStream.openedBy(first);
-      return { findings: modernHeaderFindings(first, http.requestHeaders) };
+      return { findings: [...modernHeaderFindings(first, http.requestHeaders), ...this.paramRules(first, http)] };
     }
     const findings: Finding[] = [];
     const id = sessionIdOf(http.requestHeaders);
@@ -165,9 +171,21 @@ export class McpHttpChecker implements ProtocolChecker {
     return { findings };
   }
 
+  /**
+   * 2026-07-28's mirrored tool arguments: a tools/call's `Mcp-Param-*` headers against the listing
+   * its client saw; a tools/list is remembered, so that its result is.
+   */
+  private paramRules(request: JsonObject, http: SessionRoute): Finding[] {
+    if (!this.paramHeaders || !isJsonObject(request.params) || request.id === undefined || request.id === null) return [];
+    const client = paramClientOf(request.params._meta, headerValue(http.requestHeaders, 'host'), http.path);
+    if (request.method === 'tools/list' && (typeof request.id === 'string' || typeof request.id === 'number')) this.listing = { id: idKey(request.id), client };
+    return request.method === 'tools/call' ? this.paramHeaders.call(client, request.params, http.requestHeaders) : [];
+  }
+
   /** The rules of a server message: where it may travel. A message already delivered on another stream is judged no further. */
   private serverRules(session: McpHttpSession, value: unknown, message: InboundMessage): { findings: Finding[]; skip?: boolean } {
     const findings: Finding[] = this.listen ? this.listen.judge(value) : [];
+    if (this.listing && this.paramHeaders) findings.push(...this.listed(this.listing, value, this.paramHeaders));
     if (message.carrier === 'body' && this.acceptedOnly && !session.legacy) {
       findings.push(error(RULES.httpAcceptedWithBody, '', 'a POST of notifications or responses is answered 202 Accepted with no body; this one has a body'));
     }
@@ -188,6 +206,17 @@ export class McpHttpChecker implements ProtocolChecker {
       }
     }
     return { findings };
+  }
+
+  /** The result of the tools/list this POST sent, among the server's messages: its tools' annotations. */
+  private listed(listing: { id: string; client: string | undefined }, value: unknown, paramHeaders: ParamHeaders): Finding[] {
+    for (const member of Array.isArray(value) ? value : [value]) {
+      const shape = classifyJsonRpc(member);
+      if (shape.kind !== 'response' || shape.id === undefined || shape.id === null || idKey(shape.id) !== listing.id || !isJsonObject(member)) continue;
+      this.listing = undefined;
+      return shape.hasResult && !shape.hasError ? paramHeaders.listed(listing.client, member.result) : [];
+    }
+    return [];
   }
 
   /** A server's answer of status 4xx or 5xx: a JSON-RPC error of no request's id is the transport's refusal, outside the session. */
@@ -232,9 +261,12 @@ const NAMED_BY: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prom
 /** 2026-07-28: the headers a request repeats from its body must be there and equal it (the server's HeaderMismatch). */
 function modernHeaderFindings(value: JsonObject, headers: HeaderMap | undefined): Finding[] {
   const findings: Finding[] = [];
-  const mismatch = (header: string, sent: string | undefined, body: string, pointer: string) => {
+  const mismatch = (header: string, sent: string | undefined, body: string, pointer: string, encoded = false) => {
     if (sent === body) return;
-    const what = sent === undefined ? `has no ${header} header` : `has ${header} '${sent}'`;
+    // Mcp-Name may carry a name that is not plain ASCII in the =?base64?…?= form: compared decoded.
+    const decoded = encoded && sent !== undefined ? decodeMirroredHeader(sent) : undefined;
+    if (decoded?.ok && decoded.value === body) return;
+    const what = sent === undefined ? `has no ${header} header` : `has ${header} '${sent}'${decoded && !decoded.ok ? `, which cannot be read: ${decoded.reason}` : ''}`;
     findings.push(error(RULES.httpHeaderMismatch, pointer, `the request ${what}; its body says '${body}'`));
   };
   const version = modernVersionOf(value);
@@ -243,6 +275,6 @@ function modernHeaderFindings(value: JsonObject, headers: HeaderMap | undefined)
   mismatch('Mcp-Method', headerValue(headers, MCP_METHOD_HEADER)?.trim(), value.method, '/method');
   const field = NAMED_BY[value.method];
   const named = field !== undefined && isJsonObject(value.params) ? value.params[field] : undefined;
-  if (typeof named === 'string') mismatch('Mcp-Name', headerValue(headers, 'mcp-name')?.trim(), named, `/params/${field}`);
+  if (typeof named === 'string') mismatch('Mcp-Name', headerValue(headers, 'mcp-name')?.trim(), named, `/params/${field}`, true);
   return findings;
 }

@@ -5,6 +5,7 @@ import { McpHttpChecker } from './http-checker.js';
 import { McpHttpSessions } from './http-sessions.js';
 import { isMcpInitializeResult, mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
 import { mcpHttpEvidence } from './http-recognition.js';
+import { ParamHeaders } from './param-headers.js';
 import { mcpReplayFacts } from './replay-facts.js';
 import { redactSecretArguments } from './secret-arguments.js';
 import { mcpSemantic } from './semantic.js';
@@ -39,7 +40,8 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
     const transport = channel?.transport;
     // Over HTTP a session spans exchanges: each exchange judges with its session's state.
     if ((transport === 'http' || transport === 'sse') && context.scope) {
-      return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry), { method: channel?.method, path: channel?.path, requestHeaders: channel?.requestHeaders });
+      const route = { method: channel?.method, path: channel?.path, requestHeaders: channel?.requestHeaders };
+      return new McpHttpChecker(McpHttpSessions.of(context.scope, context.registry), route, ParamHeaders.of(context.scope));
     }
     return new McpChecker(context.registry, transport === 'stdio');
   },

@@ -5,9 +5,9 @@ import { MCP_RULES as RULES } from './mcp-rules.js';
 
 /** 2026-07-28: the request that opens a subscription stream, and the server's acknowledgment, its first message. */
 export const LISTEN_METHOD = 'subscriptions/listen';
-const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+export const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
 /** The `_meta` key naming the subscription (the listen request's id) on each message of its stream. */
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** The notification types a listen request opts in to, by the SubscriptionFilter field that asks for each. */
 const OPTED_IN_BY: Readonly<Record<string, string>> = {
@@ -16,6 +16,8 @@ const OPTED_IN_BY: Readonly<Record<string, string>> = {
   'notifications/resources/list_changed': 'resourcesListChanged',
 };
 const RESOURCE_UPDATED = 'notifications/resources/updated';
+/** The notifications a 2026-07-28 server delivers only on a listen stream: the acknowledgment and the types a filter opts in to. */
+export const LISTEN_ONLY: ReadonlySet<string> = new Set([ACKNOWLEDGED, ...Object.keys(OPTED_IN_BY), RESOURCE_UPDATED]);
 
 /**
  * The stream answering one `subscriptions/listen` POST (2026-07-28), judged by what its schema

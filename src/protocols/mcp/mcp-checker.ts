@@ -7,6 +7,8 @@ import { classifyJsonRpc, formatId, idKey, JSON_RPC_RULES, JsonRpcCorrelator, ty
 import type { ProtocolChecker } from '../protocol.js';
 import { missingCapability } from './capabilities.js';
 import { Lifecycle } from './lifecycle.js';
+import { LISTEN_METHOD } from './listen-stream.js';
+import { ListenSubscriptions } from './listen-subscriptions.js';
 import { MCP_RULES as RULES } from './mcp-rules.js';
 import { RequestLedger } from './request-ledger.js';
 import { McpSchemaPass, noSchemaReason, schemaTableOf } from './schema-choice.js';
@@ -33,6 +35,8 @@ export class McpChecker implements ProtocolChecker {
   /** Requests (by sender and id) sent as tasks (`params.task`), which a CreateTaskResult may answer. */
   private readonly taskRequests = new Set<string>();
   private judged = 0;
+  /** 2026-07-28 over stdio: the session's listen subscriptions, which share its channel (over HTTP each has its own stream: http-checker.ts). */
+  private listens?: ListenSubscriptions;
 
   constructor(
     private readonly registry: SchemaRegistry,
@@ -95,7 +99,8 @@ export class McpChecker implements ProtocolChecker {
     // A cancelled request need not be answered: the correlator's warnings, one per request in flight
     // in inFlight()'s order, without those.
     const pending = this.correlator.inFlight();
-    const unanswered = this.correlator.end(how).filter((_, i) => !this.ledger.wasCancelled(pending[i].sender, pending[i].id));
+    // A listen lives until the transport closes (or its server ends it): it owes no answer either.
+    const unanswered = this.correlator.end(how).filter((_, i) => !this.ledger.wasCancelled(pending[i].sender, pending[i].id) && !this.listens?.isListen(pending[i].sender, pending[i].id));
     return [...unanswered, ...this.lifecycle.end(how)];
   }
 
@@ -138,6 +143,7 @@ export class McpChecker implements ProtocolChecker {
         // A modern session has no initialize: its requests name their version, which their answers are judged by.
         this.lifecycle.modern();
         this.version ??= modern;
+        if (this.stdio && sender === 'client' && shape.method === LISTEN_METHOD) (this.listens ??= new ListenSubscriptions()).request(value);
       }
       findings.push(...this.lifecycle.request(sender, shape.method));
       findings.push(...this.ledger.request(sender, shape.id, shape.method, meta?.progressToken));
@@ -150,7 +156,10 @@ export class McpChecker implements ProtocolChecker {
       if (shape.method === 'tools/call' && sender === 'client') findings.push(...this.tools.call(shape.id === null ? undefined : idKey(shape.id), params));
     } else if (shape.kind === 'notification') {
       findings.push(...this.lifecycle.notification(sender, shape.method));
-      if (shape.method === 'notifications/cancelled') findings.push(...this.ledger.cancelled(sender, params?.requestId));
+      // Over stdio a 2026-07-28 server ends a subscription by cancelling its listen: the one cancellation a server may send.
+      const endsListen = shape.method === 'notifications/cancelled' && this.listens?.cancelled(params?.requestId) === true;
+      if (shape.method === 'notifications/cancelled' && !(endsListen && sender === 'server')) findings.push(...this.ledger.cancelled(sender, params?.requestId));
+      if (sender === 'server' && this.listens) findings.push(...this.listens.notification(shape.method, value));
       if (shape.method === 'notifications/progress') findings.push(...this.ledger.progress(sender, params?.progressToken, params?.progress));
       if (shape.method === 'notifications/tools/list_changed' && sender === 'server') this.tools.listChanged();
     }
@@ -165,6 +174,7 @@ export class McpChecker implements ProtocolChecker {
       const result = shape.hasResult && !shape.hasError ? value.result : undefined;
       if (answers.method === 'tools/list' && answers.sender === 'client') findings.push(...this.tools.listed(result));
       if (answers.method === 'tools/call' && answers.sender === 'client' && answers.id !== null) findings.push(...this.tools.answered(idKey(answers.id), result));
+      if (answers.method === LISTEN_METHOD && answers.sender === 'client' && this.listens) findings.push(...this.listens.response(answers.id, value));
     }
     return { findings, answers };
   }

@@ -76,6 +76,18 @@ export const MCP_RULES = {
   listenSubscriptionId: 'mcp-listen-subscription-id',
   /** error: 2026-07-28: a notification type on a listen stream the client did not opt in to (its SubscriptionFilter). */
   listenNotRequested: 'mcp-listen-not-requested',
+  /**
+   * error: 2026-07-28: a tools/list result with a tool whose inputSchema's `x-mcp-header` annotation breaks
+   * the transport's constraints (empty, not a token, repeated, on a type other than string, integer or
+   * boolean, or not reached by `properties` keys alone): the tool definition is invalid.
+   */
+  toolHeaderAnnotationInvalid: 'mcp-tool-header-annotation-invalid',
+  /** error: 2026-07-28: a tools/call without the `Mcp-Param-{Name}` header of an argument its tool mirrors (x-mcp-header), whose value it has. */
+  httpParamHeaderMissing: 'mcp-http-param-header-missing',
+  /** error: 2026-07-28: an `Mcp-Param-{Name}` header that, decoded, is not the argument's value (or is sent for an absent or null one, or cannot be read). */
+  httpParamHeaderMismatch: 'mcp-http-param-header-mismatch',
+  /** warning: 2026-07-28: an `Mcp-Param-{Name}` header on a tools/call whose tool annotates no argument with that name. */
+  httpParamHeaderUnmarked: 'mcp-http-param-header-unmarked',
 } as const;
 
 export type McpRule = (typeof MCP_RULES)[keyof typeof MCP_RULES];

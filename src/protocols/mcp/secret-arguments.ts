@@ -1,28 +1,7 @@
 import { isJsonObject } from '../../core/json.js';
 import type { InboundMessage } from '../../core/message.js';
-import { REDACTED, secretNameKey } from '../../core/redacted.js';
-
-/**
- * Argument names of a tool call whose values are taken for secrets (compared as secret names are:
- * lower case, without `-` and `_`): an API key, a token, a password handed to a tool. Broader than the
- * names redacted in every message (`token` is not one there: streaming APIs use it for text), since
- * a tool argument is never generated text.
- */
-const SECRET_PARTS = ['secret', 'password', 'passwd', 'apikey', 'credential', 'authorization', 'bearer', 'privatekey', 'cookie'];
-
-/**
- * A name with `token` in it is a secret unless it counts or measures tokens (`maxTokens`,
- * `max_output_tokens`, `tokenCount`) or is a page cursor the server handed out (`pageToken`,
- * `nextToken`): storing those redacted would change what the client sent for no secret, and redrive
- * could not send it again.
- */
-const TOKEN_NOT_SECRET = ['tokens', 'tokenizer', 'tokencount', 'tokenlimit', 'tokenbudget', 'tokenusage', 'pagetoken', 'nexttoken', 'continuationtoken', 'synctoken'];
-
-export function isSecretArgumentName(name: string): boolean {
-  const key = secretNameKey(name);
-  if (key.includes('token') && !TOKEN_NOT_SECRET.some((part) => key.includes(part))) return true;
-  return SECRET_PARTS.some((part) => key.includes(part));
-}
+import { REDACTED } from '../../core/redacted.js';
+import { isSecretArgumentName } from '../../core/secret-argument-name.js';
 
 /**
  * A `tools/call` request with the values of its secret-named arguments (at any depth of `arguments`)

@@ -18,6 +18,7 @@ import { validateView } from '../../support/recording-agreement.js';
 
 const cleanups = fixturesAfterEach();
 const VERSION = '2025-11-25';
+const MIRRORED_SECRET = 'sk-mirrored-5d1f9a3c7e';
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 
 /** A Streamable HTTP client of one endpoint, which sends what it is told to (headers left out or wrong included). */
@@ -60,6 +61,18 @@ class RawClient {
   listen(): Promise<{ next(): Promise<string | undefined>; close(): void }> {
     const headers = { 'mcp-session-id': undefined, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
     return this.openStream(headers, { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { _meta: MODERN_META, notifications: { toolsListChanged: true } } });
+  }
+
+  /** A 2026-07-28 request (its `_meta` from `meta`), with the headers that repeat its body and `extra`. */
+  modern(method: string, params: Record<string, unknown>, extra: Record<string, string> = {}, meta: unknown = MODERN_META) {
+    const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+    return this.request(method, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...name, ...extra }, { _meta: meta, ...params });
+  }
+
+  /** 2026-07-28: execute_sql with `args`, after a tools/list unless `listed` is false. */
+  async executeSql(args: Record<string, unknown>, headers: Record<string, string>, { listed = true } = {}): Promise<void> {
+    if (listed) await this.modern('tools/list', {});
+    await this.modern('tools/call', { name: 'execute_sql', arguments: args }, headers);
   }
 
   async delete(): Promise<number> {
@@ -286,6 +299,55 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       stream.close();
     },
   },
+  'a 2026-07-28 call that mirrors its tool\'s annotated arguments (one in Base64, a null one left out)': {
+    switches: 'params',
+    rules: [],
+    async run(c) {
+      const args = { region: 'Zürich', query: 'SELECT 1', options: { limit: 10, dryRun: null } };
+      // Mcp-Name in the Base64 form too, which a server decodes before comparing.
+      await c.executeSql(args, { 'mcp-name': '=?base64?ZXhlY3V0ZV9zcWw=?=', 'mcp-param-region': '=?base64?WsO8cmljaA==?=', 'mcp-param-limit': '10.0' });
+      // A secret-named argument: stored redacted in the body and in its header alike.
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1', bearerToken: MIRRORED_SECRET, options: { dryRun: false } }, { 'mcp-param-region': 'us-west1', 'mcp-param-bearer-token': MIRRORED_SECRET, 'mcp-param-dry-run': 'false' });
+    },
+  },
+  'a 2026-07-28 call without the header of an annotated argument': {
+    switches: 'params-missing',
+    rules: [MCP_RULES.httpParamHeaderMissing],
+    async run(c) {
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1' }, {});
+    },
+  },
+  'a 2026-07-28 call whose mirrored header is not its argument': {
+    switches: 'params-mismatch',
+    rules: [MCP_RULES.httpParamHeaderMismatch, MCP_RULES.httpParamHeaderMismatch],
+    async run(c) {
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1', options: { limit: 10 } }, { 'mcp-param-region': 'eu-west1', 'mcp-param-limit': '10' });
+      // A header for an argument the call does not have.
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1' }, { 'mcp-param-region': 'us-west1', 'mcp-param-limit': '5' }, { listed: false });
+    },
+  },
+  'a 2026-07-28 call with a header its tool does not mark': {
+    switches: 'params-unmarked',
+    rules: [MCP_RULES.httpParamHeaderUnmarked],
+    async run(c) {
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1' }, { 'mcp-param-region': 'us-west1', 'mcp-param-query': 'SELECT 1' });
+    },
+  },
+  'a 2026-07-28 call by a client never seen listing the tools (the listing was another client\'s, or before the recording)': {
+    switches: 'params-unlisted',
+    rules: [],
+    async run(c) {
+      await c.modern('tools/list', {}, {}, { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 'other', version: '1' } });
+      await c.executeSql({ region: 'us-west1', query: 'SELECT 1' }, { 'mcp-param-other': 'x' }, { listed: false });
+    },
+  },
+  'a 2026-07-28 tools/list with an annotation on a number argument': {
+    switches: 'params+bad-annotation',
+    rules: [MCP_RULES.toolHeaderAnnotationInvalid],
+    async run(c) {
+      await c.modern('tools/list', {});
+    },
+  },
   'a 2026-07-28 call whose Mcp-Name is not its tool': {
     switches: 'modern-mismatch',
     rules: [MCP_RULES.httpHeaderMismatch],
@@ -316,6 +378,10 @@ describe('MCP transport rules over Streamable HTTP', () => {
     // A version the header names, else 2025-03-26 (a request without it on HTTP).
     const joined = exchanges.filter((e) => e.path === '/joined/mcp').flatMap((e) => messages(e.id).map((m) => m.verdict.schemaRef?.split('/')[4]));
     expect(joined).toEqual([VERSION, VERSION, '2025-03-26', '2025-03-26']);
+    // A tool argument mirrored into a header is not kept where the body's is not.
+    const params = exchanges.filter((e) => e.path === '/params/mcp');
+    expect(JSON.stringify(params.map((e) => e.requestHeaders))).toContain('"mcp-param-bearer-token":"<redacted>"');
+    expect(JSON.stringify(params.map((e) => [e.requestHeaders, messages(e.id).map((m) => m.raw.toString('utf8'))]))).not.toContain(MIRRORED_SECRET);
     const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(stored.sort());
   });
