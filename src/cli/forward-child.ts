@@ -20,7 +20,7 @@ export async function forwardChildEnvironment(proxyUrl: string, caDir: string, b
 export interface ForwardChild {
   /** Resolves with what `record --forward -- <command>` exits with: the child's code, 128 + n for signal n, 127 if it could not start. */
   readonly exited: Promise<{ code: number; error?: string }>;
-  /** Passes a signal on to the child (the recorder is being stopped). */
+  /** Passes a signal on to the child (the recorder is being stopped; child-signals.ts says which are). */
   kill(signal: NodeJS.Signals): void;
 }
 

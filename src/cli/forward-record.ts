@@ -9,6 +9,7 @@ import { warnIfReachable } from './exposure-warning.js';
 import { warnIfInsecure } from './tls-flags.js';
 import { totalsText } from './totals-text.js';
 import { forwardChildEnvironment, runForwardChild } from './forward-child.js';
+import { passStopSignals } from './child-signals.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
 
 export interface ForwardRecordFlags {
@@ -37,7 +38,8 @@ export interface ForwardRecordFlags {
  * `record --forward [-- <command …>]`. Without a command it runs until SIGINT or SIGTERM, as
  * `record` does. With one, it runs the command with the proxy's variables set, the command keeping
  * stdin, stdout and stderr (so our lines go to stderr, and no line per exchange is printed), and
- * ends when it ends, with its exit code; stopping the recorder stops the command first.
+ * ends when it ends, with its exit code; stopping the recorder stops the command first (a Ctrl-C reaches
+ * it once: child-signals.ts).
  */
 export async function runForwardRecord(command: string[], flags: ForwardRecordFlags): Promise<number> {
   const { startForwardRecorder } = await import('../record/start-forward-recorder.js');
@@ -65,10 +67,13 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
     onStopped: view.stopped,
   });
   totals = recorder.totals;
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  // With a command, the command's end ends the recording, and passStopSignals says what its signals do.
+  const stopped = withCommand
+    ? undefined
+    : new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
   warnIfReachable('record', flags.listen, recorder.url);
   warnIfInsecure({ ca: [], insecure: flags.insecure }, 'the origins');
   // The command's stdout is its own: with one, every line of ours goes to stderr.
@@ -81,8 +86,9 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
   let signal: NodeJS.Signals | undefined;
   if (withCommand) {
     const child = runForwardChild(command, await forwardChildEnvironment(recorder.url, flags.caDir ?? defaultCaDir()));
-    void stopped.then((signal) => child.kill(signal));
+    const stopPassing = passStopSignals(child);
     const exit = await child.exited;
+    stopPassing();
     if (exit.error) process.stderr.write(`${LINE_PREFIX}${exit.error}\n`);
     code = exit.code;
     ending = `${command[0]} exited ${code}`;

@@ -16,7 +16,7 @@ import { styledVerdict } from './verdict-text.js';
 import { count } from '../core/plural.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import type { TunnelFacts } from '../core/tunnel-facts.js';
-import { FORWARD_TARGET } from '../record/forward-target.js';
+import { FORWARD_TARGET, forwardHostOf, groupOrder } from '../record/forward-target.js';
 import type { Transport } from '../core/transport.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
@@ -167,7 +167,7 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
   ]);
   const head = ['id', 'transport', 'request', 'status', 'msgs', 'verdict', 'outcome', 'protocol chosen by'];
   // A forward recording has a host per exchange: its rows go under their host, hosts in the order first seen.
-  const hosts = info.target === FORWARD_TARGET ? rows.map(hostOf) : undefined;
+  const hosts = info.target === FORWARD_TARGET ? rows.map(forwardHostOf) : undefined;
   const order = hosts ? groupOrder(hosts) : undefined;
   const tableLines = table([head, ...(order ? order.map((i) => cells[i]) : cells)]);
   // Row by row: a recording can hold more exchanges than push() or Math.max() take arguments.
@@ -187,28 +187,6 @@ function printExchanges(file: string, reader: RecordingReader, rows: ExchangeRow
 function tunnelText(tunnel: TunnelFacts, exchange: ExchangeRow): string {
   const open = exchange.endedMs === null ? 'still open' : `open ${(exchange.endedMs - exchange.startedMs).toFixed(1)} ms`;
   return `tunnel, passed through unread: ${count(tunnel.clientBytes, 'byte')} from the client, ${count(tunnel.serverBytes, 'byte')} from the host, ${open}`;
-}
-
-/** The host (and port, when not the scheme's default) an exchange of a forward recording went to. */
-function hostOf(e: ExchangeRow): string {
-  if (e.url === null) return '-';
-  if (e.transport === 'tunnel') return e.url.replace(/:(80|443)$/, '');
-  try {
-    return new URL(e.url).host || '-';
-  } catch {
-    return '-';
-  }
-}
-
-/** Row indexes grouped by key, groups in the order their key first appears, rows in order within each. */
-function groupOrder(keys: readonly string[]): number[] {
-  const groups = new Map<string, number[]>();
-  keys.forEach((key, i) => {
-    const group = groups.get(key);
-    if (group) group.push(i);
-    else groups.set(key, [i]);
-  });
-  return [...groups.values()].flat();
 }
 
 function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], style: Style, cut: Parameters<typeof cutText>[0] | undefined): void {

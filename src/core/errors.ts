@@ -61,8 +61,6 @@ export const ErrorCode = codeList({
   E_CA_INVALID: 'E_CA_INVALID',
   /** A certificate was asked for a host that is neither a DNS name nor an IP address (`CaError`). */
   E_CA_HOST_NAME: 'E_CA_HOST_NAME',
-  /** An intercepted client's TLS handshake with the forward proxy failed: it refused the local CA's certificate, spoke no TLS, or closed first (`ClientTlsError`, src/net/intercepted-tls.ts). */
-  E_CLIENT_TLS: 'E_CLIENT_TLS',
   ...StoreErrorCode,
 });
 export type ErrorCode = keyof typeof ErrorCode;
@@ -99,6 +97,12 @@ export const ExchangeErrorCode = codeList({
   E_UPSTREAM_ENDED: 'E_UPSTREAM_ENDED',
   /** The client went away first. */
   E_CLIENT_ABORTED: 'E_CLIENT_ABORTED',
+  /**
+   * An intercepted client's TLS handshake with the forward proxy failed: it does not trust the local
+   * CA (it refused the certificate, or closed during the handshake), spoke no TLS, or asked for a name
+   * no certificate can be made for (`ClientTlsError`, src/net/intercepted-tls.ts). Stored on the CONNECT's `tunnel` exchange.
+   */
+  E_CLIENT_TLS: 'E_CLIENT_TLS',
   /** The proxy shut down first: a stream it ended, or an answer still unfinished after the grace period. */
   E_PROXY_SHUTDOWN: 'E_PROXY_SHUTDOWN',
   /** The client's upgrade request could not be relayed; the client got a 400. */

@@ -21,6 +21,13 @@ export const UPSTREAM_TLS_FAILED = 'upstream-tls-failed';
  */
 export const UPSTREAM_UNREACHABLE = 'upstream-unreachable';
 
+/**
+ * An intercepted client's TLS handshake with the forward proxy failed (E_CLIENT_TLS): an error, since
+ * nothing that client sent reached the host or the recording. Almost always a client that does not
+ * trust the local CA; the stored message names the host, says which failure it was and how to fix it.
+ */
+export const CLIENT_TLS_FAILED = 'client-tls-failed';
+
 /** What the finding says for each stored code of an unreachable upstream. */
 const UNREACHABLE_TEXT: Readonly<Record<string, string>> = {
   [ExchangeErrorCode.E_UPSTREAM_UNREACHABLE]: 'the upstream could not be reached',
@@ -37,7 +44,7 @@ export interface ExchangeFindingInput {
 }
 
 /** The stored codes that have an exchange-level finding, one each (queries pick those exchanges, and `show`'s totals count them). */
-export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS, ...Object.keys(UNREACHABLE_TEXT)];
+export const CODES_WITH_EXCHANGE_FINDINGS: readonly string[] = [ExchangeErrorCode.E_UPSTREAM_TLS, ExchangeErrorCode.E_CLIENT_TLS, ...Object.keys(UNREACHABLE_TEXT)];
 
 /** Node's codes of a failed certificate check, by what the finding calls the failure. */
 const FAILED_CHECK: Readonly<Record<string, string>> = {
@@ -56,6 +63,9 @@ const FAILED_CHECK: Readonly<Record<string, string>> = {
 export function exchangeFindings(exchange: ExchangeFindingInput): Finding[] {
   const unreachable = exchange.errorCode !== null && Object.hasOwn(UNREACHABLE_TEXT, exchange.errorCode) ? UNREACHABLE_TEXT[exchange.errorCode] : undefined;
   if (unreachable !== undefined) return [error(UPSTREAM_UNREACHABLE, '', `${unreachable}${exchange.errorMessage ? ` (${exchange.errorMessage})` : ''}`)];
+  if (exchange.errorCode === ExchangeErrorCode.E_CLIENT_TLS) {
+    return [error(CLIENT_TLS_FAILED, '', `the client's TLS handshake with the forward proxy failed, so nothing it sent was forwarded or recorded: ${exchange.errorMessage ?? 'it probably does not trust the local CA (agent-proxy ca --env prints how to trust it)'}`)];
+  }
   if (exchange.errorCode !== ExchangeErrorCode.E_UPSTREAM_TLS) return [];
   // The recorded facts name the code; a recording made before them has it at the end of the message.
   const code = exchange.tls?.authorizationError ?? (exchange.errorMessage ? /\[([A-Z0-9_]+)\]$/.exec(exchange.errorMessage)?.[1] : undefined);

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { CaError, ProxyError } from '../core/errors.js';
+import { CaError, ExchangeErrorCode } from '../core/errors.js';
 import type { LeafIssuer } from './ca/leaf-issuer.js';
 
 /** Why an intercepted client's handshake failed. */
@@ -14,8 +14,12 @@ export type ClientTlsCheck =
   /** The client closed the connection (or never finished) before the handshake did. */
   | 'closed';
 
-/** An intercepted client's TLS handshake failed; the client's socket is destroyed. */
-export class ClientTlsError extends ProxyError {
+/**
+ * An intercepted client's TLS handshake failed; the client's socket is destroyed. Never raised to a
+ * caller: record --forward stores it on the CONNECT's exchange, hence a stored code (ExchangeErrorCode).
+ */
+export class ClientTlsError extends Error {
+  readonly code = ExchangeErrorCode.E_CLIENT_TLS;
   constructor(
     readonly check: ClientTlsCheck,
     /** The CONNECT host. */
@@ -25,7 +29,7 @@ export class ClientTlsError extends ProxyError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super('E_CLIENT_TLS', message, options);
+    super(message, options);
     this.name = 'ClientTlsError';
   }
 }
@@ -127,7 +131,7 @@ function failureOf(error: unknown, host: string): ClientTlsError {
   if (error instanceof CaError) return new ClientTlsError('no-certificate', host, error.code, `no certificate for the client of CONNECT ${host}: ${error.message}`, { cause: error });
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined && REFUSED_CERTIFICATE.has(code)) {
-    return new ClientTlsError('untrusted', host, code, `the client of CONNECT ${host} refused the proxy's certificate (${alertOf(error as Error)}): ${TRUST_HINT} [${code}]`, { cause: error });
+    return new ClientTlsError('untrusted', host, code, `the client of CONNECT ${host} does not trust the local CA: it refused the proxy's certificate (${alertOf(error as Error)}); ${TRUST_HINT} [${code}]`, { cause: error });
   }
   if (code === 'ECONNRESET' || code === 'EPIPE') {
     return new ClientTlsError('closed', host, code, `the client of CONNECT ${host} closed the connection during its TLS handshake (a client that does not trust the local CA may do that: ${TRUST_HINT}) [${code}]`, { cause: error });

@@ -54,6 +54,17 @@ export interface RecordingSummary {
   /** The values the timeline filters offer. */
   protocols: string[];
   transports: string[];
+  /**
+   * A forward recording's hosts (`record --forward`: one recording, many hosts), in the order each was
+   * first called, with how many exchanges went to each, as `show` heads its groups; absent for any other.
+   */
+  hosts?: HostCount[];
+}
+
+/** One host of a forward recording: `api.openai.com`, `127.0.0.1:8080` (the port when not the scheme's default). */
+export interface HostCount {
+  host: string;
+  exchanges: number;
 }
 
 /** One row of `GET /api/exchanges`. */
@@ -65,13 +76,15 @@ export interface ExchangeSummary extends Pick<ExchangeFields, 'id' | 'transport'
   open: boolean;
   messageCount: number;
   invalidCount: number;
+  /** The host it went to, in a forward recording (as in RecordingSummary.hosts); absent in any other. */
+  host?: string;
 }
 
 /** `GET /api/exchanges/:id` */
 export interface ExchangeDetail
   extends ExchangeSummary,
     Pick<ExchangeFields, 'query' | 'url' | 'subprotocol' | 'requestHeaders' | 'responseHeaders' | 'errorCode' | 'errorMessage' | 'closeCode' | 'closeReason' | 'exitCode' | 'signal' | 'tls' | 'tunnel'> {
-  /** The exchange's own findings, which no message carries (`upstream-tls-failed`, `upstream-unreachable`). */
+  /** The exchange's own findings, which no message carries (`upstream-tls-failed`, `upstream-unreachable`, `client-tls-failed`). */
   findings: FindingInfo[];
   /**
    * The views its protocol adds to the inspector (ProtocolModule.views): the tab drawn beside its

@@ -558,7 +558,7 @@ describe('the public API', () => {
       | 'E_USAGE' | 'E_INPUT_UNREADABLE' | 'E_INPUT_MALFORMED' | 'E_SCHEMA_LOAD' | 'E_PROTOCOL_UNKNOWN'
       | 'E_LISTEN' | 'E_STORE_OPEN' | 'E_STORE_NOT_RECORDING' | 'E_STORE_VERSION' | 'E_STORE_EXISTS' | 'E_STORE_LOCKED'
       | 'E_STORE_WRITE' | 'E_RECORDER_EXITED' | 'E_STORE_STATE' | 'E_STORE_NATIVE'
-      | 'E_CA_KEY_EXPOSED' | 'E_CA_INVALID' | 'E_CA_HOST_NAME' | 'E_CLIENT_TLS'
+      | 'E_CA_KEY_EXPOSED' | 'E_CA_INVALID' | 'E_CA_HOST_NAME'
     >();
     expectTypeOf(api.StoreError).constructorParameters.toEqualTypeOf<[code: api.StoreErrorCode, file: string, message: string, options?: { cause?: unknown }]>();
     expectTypeOf(api.StoreError).instance.toExtend<api.ProxyError>();

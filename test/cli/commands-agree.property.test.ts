@@ -169,8 +169,12 @@ async function buildCorpus(file: string): Promise<void> {
   const noSocket = recorder.openExchange({ transport: 'ndjson', url: 'unix:/run/pi.sock' });
   noSocket.classify({ transport: 'ndjson' });
   noSocket.end({ outcome: 'error', errorCode: 'E_UPSTREAM_UNREACHABLE', errorMessage: 'could not connect to unix:/run/pi.sock: no socket at that path (ENOENT)' });
-  // 21-25: MCP's older HTTP+SSE transport: the GET stream's answers interleave with the POSTs they answer (judged in that order, in either form).
+  // 21-24: MCP's older HTTP+SSE transport: the GET stream's answers interleave with the POSTs they answer (judged in that order, in either form).
   await legacyMcpSession(recorder);
+  // 25: a forward proxy's client that did not trust the local CA: its CONNECT's exchange.
+  const untrusting = recorder.openExchange({ transport: 'tunnel', method: 'CONNECT', path: 'api.example.test:443', url: 'api.example.test:443' });
+  untrusting.update({ status: 200 });
+  untrusting.end({ outcome: 'error', errorCode: 'E_CLIENT_TLS', errorMessage: 'the client of CONNECT api.example.test does not trust the local CA: it refused the proxy\'s certificate (tlsv1 alert unknown ca); make it trust the local CA: eval "$(agent-proxy ca --env)", or see docs/forward.md [ERR_SSL_TLSV1_ALERT_UNKNOWN_CA]', tunnel: { clientBytes: 0, serverBytes: 0 } });
   writer.close();
 }
 
@@ -267,17 +271,18 @@ describe('the agreement property: validate, show, findings and the inspector tel
 
   it('the corpus holds what once made the commands disagree', async () => {
     const keys = await fromFindings(corpus);
-    for (const rule of ['first-event-must-be-run-started', 'stream-truncated', 'upstream-tls-failed', 'upstream-unreachable', 'secret-leak', 'secret-in-traffic', 'response-uncorrelatable', 'invalid-json']) {
+    for (const rule of ['first-event-must-be-run-started', 'stream-truncated', 'upstream-tls-failed', 'upstream-unreachable', 'client-tls-failed', 'secret-leak', 'secret-in-traffic', 'response-uncorrelatable', 'invalid-json']) {
       expect(keys.some((k) => k.endsWith(` ${rule}`)), rule).toBe(true);
     }
     // Only the stream its upstream cut is truncated: not those its client or the proxy's shutdown cut.
     expect(keys.filter((k) => k.endsWith(' stream-truncated')).map((k) => k.split(' ')[0])).toEqual(['#4.3']);
     // An agent that could not be started, one that exited before its first line, a socket not there: each its exchange's error.
     expect(keys.filter((k) => k.endsWith(' upstream-unreachable')).map((k) => k.split(' ')[0])).toEqual(['#7.0', '#18.0', '#19.0', '#20.0']);
+    expect(keys.filter((k) => k.endsWith(' client-tls-failed'))).toEqual(['#25.0 error client-tls-failed']);
   });
 
   it('an MCP session over HTTP+SSE, its answers on the GET stream between the POSTs they answer, is judged in that order in either form', async () => {
-    const mcp = (keys: AgreementKey[]) => keys.filter((k) => /^#2[1-5]\./.test(k));
+    const mcp = (keys: AgreementKey[]) => keys.filter((k) => /^#2[1-4]\./.test(k));
     expect(mcp(await fromFindings(corpus))).toEqual([]);
     expect(mcp(validateView(exported))).toEqual([]);
   });

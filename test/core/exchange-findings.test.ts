@@ -41,6 +41,14 @@ describe('findings of an exchange itself', () => {
     }
   });
 
+  it("makes a forward proxy's client that failed its TLS handshake (E_CLIENT_TLS) an error of its exchange, with the stored message naming the host and the fix", () => {
+    const stored = 'the client of CONNECT api.example.test does not trust the local CA: …; make it trust the local CA: eval "$(agent-proxy ca --env)", or see docs/forward.md [ERR_SSL_TLSV1_ALERT_UNKNOWN_CA]';
+    expect(exchangeFindings(exchange('E_CLIENT_TLS', stored))).toEqual([
+      { rule: 'client-tls-failed', severity: 'error', pointer: '', message: `the client's TLS handshake with the forward proxy failed, so nothing it sent was forwarded or recorded: ${stored}` },
+    ]);
+    expect(exchangeFindings(exchange('E_CLIENT_TLS', null))[0].message).toContain('agent-proxy ca --env');
+  });
+
   it('has none for any other ending', () => {
     // Node's bare codes, as older stdio and NDJSON recordings stored them, mean nothing alone: ENOENT is a missing command or a missing socket.
     for (const code of [null, 'E_UPSTREAM_RESET', 'E_CLIENT_ABORTED', 'ECONNRESET', 'ENOENT', 'constructor']) {

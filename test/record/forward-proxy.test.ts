@@ -14,6 +14,11 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { startForwardRecorder } from '../../src/record/start-forward-recorder.js';
+import { startForwardProxyServer } from '../../src/record/relay/forward-proxy-server.js';
+import { openRecordingSink } from '../../src/record/open-recording-sink.js';
+import { RecordingClock } from '../../src/core/recording-clock.js';
+import { exchangeFindings } from '../../src/core/exchange-findings.js';
+import { parseListen } from '../../src/net/addresses.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
@@ -156,12 +161,13 @@ describe('record --forward: absolute-form HTTP', () => {
 });
 
 describe('record --forward: --proxy-auth', () => {
-  it('answers 407 with a Basic challenge without the right credentials, forwards with them, and never stores them', async () => {
+  it('answers 407 with a Basic challenge without the right credentials, records each refusal, forwards with them, and never stores them', async () => {
     const a = await startOrigin('a');
     const { recorder, out, port } = await startProxy({ proxyAuth: 'agent:s3cret' });
-    const missing = await viaProxy(port, 'GET', `${a.origin}/x`);
-    const wrong = await viaProxy(port, 'GET', `${a.origin}/x`, { 'proxy-authorization': `Basic ${Buffer.from('agent:nope').toString('base64')}` });
-    const tunnel = await openTunnel(port, `127.0.0.1:${a.port}`);
+    const wrongCredentials = `Basic ${Buffer.from('agent:nope').toString('base64')}`;
+    const missing = await viaProxy(port, 'GET', `${a.origin}/x?q=1`);
+    const wrong = await viaProxy(port, 'POST', `${a.origin}/y`, { 'proxy-authorization': wrongCredentials, 'content-type': 'application/json' }, '{"n":1}');
+    const tunnel = await openTunnel(port, `127.0.0.1:${a.port}`, { 'proxy-authorization': wrongCredentials });
     expect([missing.status, wrong.status, tunnel.status]).toEqual([407, 407, 407]);
     const challenge = missing.rawHeaders.findIndex((n) => n.toLowerCase() === 'proxy-authenticate');
     expect(missing.rawHeaders[challenge + 1]).toMatch(/^Basic /);
@@ -169,10 +175,19 @@ describe('record --forward: --proxy-auth', () => {
     expect(right.status).toBe(200);
     expect(a.seen.length).toBe(1);
     expect(a.seen[0].rawHeaders.map((n) => n.toLowerCase())).not.toContain('proxy-authorization');
-    await recorder.close();
+    const totals = await recorder.close();
+    expect(totals.exchanges).toBe(4);
     const exchanges = read(out).exchanges();
-    expect(exchanges.length).toBe(1);
-    expect(JSON.stringify(exchanges[0].requestHeaders).toLowerCase()).not.toContain('proxy-authorization');
+    expect(exchanges.map((e) => [e.transport, e.method, e.url, e.status, e.outcome])).toEqual([
+      ['http', 'GET', `${a.origin}/x?q=1`, 407, 'rejected'],
+      ['http', 'POST', `${a.origin}/y`, 407, 'rejected'],
+      ['tunnel', 'CONNECT', `127.0.0.1:${a.port}`, 407, 'rejected'],
+      ['http', 'GET', `${a.origin}/x`, 200, 'complete'],
+    ]);
+    expect(exchanges[0]).toMatchObject({ path: '/x', query: 'q=1', errorMessage: expect.stringContaining('no Proxy-Authorization was sent') });
+    expect(exchanges[1].errorMessage).toContain('the Proxy-Authorization sent is not them');
+    expect(exchanges.flatMap((e) => Object.keys(e.requestHeaders ?? {})).map((n) => n.toLowerCase())).not.toContain('proxy-authorization');
+    expect(JSON.stringify(exchanges)).not.toContain(wrongCredentials.slice(6));
   });
 });
 
@@ -209,6 +224,36 @@ describe('record --forward: CONNECT tunnels', () => {
     const [exchange] = read(out).exchanges();
     expect(exchange).toMatchObject({ transport: 'tunnel', method: 'CONNECT', url: authority, status: 200, outcome: 'complete', tunnel: { clientBytes: fromClient.length, serverBytes: fromServer.length } });
     expect(exchange.endedMs).toBeGreaterThanOrEqual(exchange.startedMs);
+  });
+
+  it("counts a tunnel's duration from the CONNECT's arrival, not from its first bytes", async () => {
+    const tcp = createTcpServer((socket) => socket.resume().on('end', () => socket.end()));
+    tcp.listen(0, '127.0.0.1');
+    await once(tcp, 'listening');
+    onCleanup(() => new Promise<void>((resolve) => tcp.close(() => resolve())));
+    // A recording clock the test moves: the CONNECT arrives at 100, its first bytes at 5000.
+    let now = 100;
+    const clock = new (class extends RecordingClock {
+      override now(): number {
+        return now;
+      }
+    })();
+    const out = scratch().file('forward.db');
+    const { sink } = await openRecordingSink({ out, target: 'forward proxy', clock, pipeline: 'inline' });
+    const proxy = await startForwardProxyServer({ listen: parseListen(0), recorder: sink });
+    onCleanup(() => proxy.close());
+    const tunnel = await openTunnel(Number(new URL(proxy.url).port), `127.0.0.1:${(tcp.address() as AddressInfo).port}`);
+    expect(tunnel.status).toBe(200);
+    now = 5000;
+    tunnel.socket.resume();
+    const ended = once(tunnel.socket, 'close');
+    tunnel.socket.end(Buffer.from([0x16, 0x03, 0x01]));
+    await within(ended, 'the tunnel to close');
+    await waitFor(() => sink.totals().exchanges === 1, 'the tunnel to be recorded');
+    await proxy.close();
+    await sink.close(new Date());
+    const [exchange] = read(out).exchanges();
+    expect(exchange).toMatchObject({ transport: 'tunnel', startedMs: 100, endedMs: 5000 });
   });
 
   it('tunnels a TLS opening to a host no --tunnel names (there is no CA to intercept it with)', async () => {
@@ -385,13 +430,56 @@ describe('record --forward: interception with the local CA', () => {
     expect(exchange).toMatchObject({ url: `${bad.origin}/x`, status: 502, errorCode: 'E_UPSTREAM_TLS', tls: { authorized: false } });
   });
 
-  it('gives a client that does not trust its CA a TLS error, never the upstream in clear', async () => {
+  it('gives a client that does not trust its CA a TLS error, never the upstream in clear, and records it as E_CLIENT_TLS with a finding that says how to fix it', async () => {
     const upstreamCa = await makeCa();
     const a = await startHttpsOrigin('a', upstreamCa);
-    const { port } = await startProxy({ caDir: scratch().dir, upstreamTls: { ca: [upstreamCa.caFile] } });
+    const caDir = scratch().dir;
+    const { recorder, out, port } = await startProxy({ caDir, upstreamTls: { ca: [upstreamCa.caFile] } });
     const tunnel = await openTunnel(port, `127.0.0.1:${a.port}`);
     const socket = tlsConnect({ socket: tunnel.socket, servername: 'localhost', ca: readFileSync(upstreamCa.caFile, 'utf8') });
     const [error] = (await within(once(socket, 'error'), 'the TLS error')) as [NodeJS.ErrnoException];
     expect(error.code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/);
+    await exchangesEnded(out, 1);
+    // The proxy goes on: a client that trusts the CA is served.
+    const trusting = await tlsThrough(port, a.port, readFileSync(join(caDir, 'ca-cert.pem'), 'utf8'));
+    expect(JSON.parse((await getOver(trusting, '/ok')).body)).toEqual({ name: 'a', url: '/ok' });
+    await recorder.close();
+    const [refused, served] = read(out).exchanges();
+    expect(refused).toMatchObject({ transport: 'tunnel', method: 'CONNECT', url: `127.0.0.1:${a.port}`, status: 200, outcome: 'error', errorCode: 'E_CLIENT_TLS' });
+    expect(served).toMatchObject({ url: `${a.origin}/ok`, status: 200 });
+    const [finding] = exchangeFindings(refused);
+    expect(finding).toMatchObject({ rule: 'client-tls-failed', severity: 'error' });
+    expect(finding.message).toContain('CONNECT 127.0.0.1');
+    expect(finding.message).toContain('agent-proxy ca --env');
+  });
+
+  it("passes a trusting client's bytes through interception unchanged both ways", async () => {
+    const upstreamCa = await makeCa();
+    const { cert, key } = await upstreamCa.serverCertificate('127.0.0.1', 'localhost');
+    // Answers with the body it got: what comes back is what went through both legs.
+    const echo = createHttpsServer({ cert, key }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      req.pipe(res);
+    });
+    echo.listen(0, '127.0.0.1');
+    await once(echo, 'listening');
+    closeServerOnCleanup(echo);
+    const caDir = scratch().dir;
+    const { recorder, port } = await startProxy({ caDir, upstreamTls: { ca: [upstreamCa.caFile] } });
+    const socket = await tlsThrough(port, (echo.address() as AddressInfo).port, readFileSync(join(caDir, 'ca-cert.pem'), 'utf8'));
+    const sent = Buffer.alloc(300_000);
+    for (let i = 0; i < sent.length; i++) sent[i] = (i * 7919) % 256;
+    const back = await new Promise<Buffer>((resolve, reject) => {
+      const req = httpsRequest({ createConnection: () => socket, method: 'POST', path: '/echo', headers: { host: 'localhost', 'content-type': 'application/octet-stream' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+      req.on('error', reject);
+      req.end(sent);
+    });
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(sha(back)).toBe(sha(sent));
+    await recorder.close();
   });
 });

@@ -44,6 +44,18 @@ export function describeRecordingSinkContract(name: string, openSink: OpenSink):
 
     const texts = (rows: MessageRow[]) => rows.map((m) => m.raw.toString());
 
+    it('starts an exchange opened later at the time it was given (a CONNECT recorded once its first bytes came)', async () => {
+      const { sink, out } = await open();
+      const exchange = sink.openExchange({ transport: 'tunnel', method: 'CONNECT', path: 'h:443', url: 'h:443' }, 0);
+      exchange.end({ outcome: 'complete', tunnel: { clientBytes: 0, serverBytes: 0 } });
+      const later = sink.now();
+      await sink.close(new Date());
+      const [row] = read(out).exchanges();
+      expect(row.startedMs).toBe(0);
+      expect(row.endedMs).toBeGreaterThan(0);
+      expect(row.endedMs).toBeLessThanOrEqual(later);
+    });
+
     it('writes every exchange and message with its verdict and findings, each in the order it was captured', async () => {
       const { sink, out } = await open();
       const lines = sink.openExchange({ transport: 'stdio', url: 'agent --mode rpc' });

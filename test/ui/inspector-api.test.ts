@@ -9,7 +9,7 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, RecordingSummary, RunView, StateAt } from '../../src/ui/api-types.js';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { startAguiAgent } from '../support/agui-agent.js';
-import { recordAgui, sendRun, spawnCli, writeBigRecording, writeRestRecording } from './ui-helpers.js';
+import { recordAgui, sendRun, spawnCli, writeBigRecording, writeForwardRecording, writeRestRecording } from './ui-helpers.js';
 import type { InitialData } from '../../src/ui/api-types.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -344,5 +344,42 @@ describe('proxy view and proxy record --ui (CLI)', () => {
       await agent.close();
     }
     expect(rec.stdout()).toMatch(/stopped \(SIGINT\): 1 exchange,/);
+  });
+});
+
+describe('inspector API: a forward recording', () => {
+  it('groups its exchanges by host, as show does: hosts in the order first called, each row with its host, and filters by host', async () => {
+    const file = join(dir, 'forward.db');
+    writeForwardRecording(file);
+    const forward = await startInspector({ recording: file, listen: 0 });
+    try {
+      const getJson = async <T>(path: string) => (await (await fetch(forward.url + path)).json()) as T;
+      expect((await getJson<RecordingSummary>('/api/recording')).hosts).toEqual([
+        { host: 'a.test', exchanges: 2 },
+        { host: 'b.test', exchanges: 2 },
+        { host: 'c.test:8443', exchanges: 1 },
+      ]);
+      const rows = await getJson<ExchangeSummary[]>('/api/exchanges');
+      expect(rows.map((e) => [e.id, e.host])).toEqual([
+        [1, 'a.test'],
+        [3, 'a.test'],
+        [2, 'b.test'],
+        [4, 'b.test'],
+        [5, 'c.test:8443'],
+      ]);
+      expect((await getJson<ExchangeSummary[]>('/api/exchanges?host=b.test')).map((e) => e.id)).toEqual([2, 4]);
+      expect((await getJson<ExchangeSummary[]>('/api/exchanges?host=b.test&transport=http')).map((e) => e.id)).toEqual([4]);
+      // The page carries the rows grouped too, for its first draw.
+      const page = await (await fetch(forward.url + '/')).text();
+      expect(page).toContain('"host":"c.test:8443"');
+      const refused = await getJson<ExchangeDetail>('/api/exchanges/2');
+      expect(refused).toMatchObject({ host: 'b.test', errorCode: 'E_CLIENT_TLS', findings: [{ rule: 'client-tls-failed', severity: 'error' }] });
+      expect(refused.findings[0].message).toContain('agent-proxy ca --env');
+    } finally {
+      await forward.close();
+    }
+    // Any other recording has neither.
+    expect((await get<RecordingSummary>('/api/recording')).hosts).toBeUndefined();
+    expect((await get<ExchangeSummary[]>('/api/exchanges'))[0].host).toBeUndefined();
   });
 });

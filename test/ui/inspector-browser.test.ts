@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInspector, type RunningInspector } from '../../src/ui/server/inspector-server.js';
 import { postRun, runInput } from '../record/record-helpers.js';
-import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, MCP_SESSION_LINES, openMcpRecording, recordAgui, sendRun, writeBigRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
+import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, MCP_SESSION_LINES, openMcpRecording, recordAgui, sendRun, writeBigRecording, writeForwardRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 import { STANDIN_HELLO } from '../support/openai-scenario.js';
 import { tempDir } from '../support/temp-dir.js';
 import { tlsText } from '../../src/core/tls-text.js';
@@ -394,6 +394,29 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     } finally {
       await openai.close();
     }
+  });
+
+  it("groups a forward recording's timeline under its hosts, as show does, and narrows it to one host", async () => {
+    const file = join(dir, 'forward.db');
+    writeForwardRecording(file);
+    const server = await startInspector({ recording: file, listen: 0 });
+    try {
+      const page = await open(server.url);
+      await page.waitForSelector('#timeline .tl-row');
+      const lines = async () => page.locator('#timeline .tl-host, #timeline .tl-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-host') ?? `#${el.getAttribute('data-exchange-id')}`));
+      expect(await lines()).toEqual(['a.test', '#1', '#3', 'b.test', '#2', '#4', 'c.test:8443', '#5']);
+      expect(await page.locator('#timeline .tl-host[data-host="b.test"]').textContent()).toBe('b.test2 exchanges');
+      await page.selectOption('#filter-host', 'b.test');
+      await page.waitForFunction(() => document.querySelectorAll('#timeline .tl-row').length === 2);
+      expect(await lines()).toEqual(['b.test', '#2', '#4']);
+      expect(errorsOf(page)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+    // Any other recording: no host lines, no host filter.
+    const plain = await open(inspector.url);
+    await plain.waitForSelector('#timeline .tl-row');
+    expect(await plain.locator('#timeline .tl-host, #filter-host').count()).toBe(0);
   });
 
   it("shows an https:// upstream's TLS facts in the exchange head, and no TLS line for a plain one", async () => {

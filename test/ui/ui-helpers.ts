@@ -192,6 +192,27 @@ export function writeRestRecording(file: string, options: RestRecordingOptions =
   writer.close();
 }
 
+/**
+ * A `record --forward` recording, written straight: five exchanges to three hosts, interleaved in time
+ * (a.test, b.test's CONNECT whose client did not trust the CA, a.test, b.test, then a tunnel to c.test:8443).
+ */
+export function writeForwardRecording(file: string): void {
+  const writer = RecordingWriter.open(file, { toolVersion: TOOL_VERSION, schemaHashes: SchemaRegistry.load().hashes(), target: 'forward proxy', mode: 'record', startedAt: new Date() });
+  const exchanges = [
+    { transport: 'http', method: 'GET', path: '/v1/models', url: 'http://a.test/v1/models', status: 200, end: { outcome: 'complete' } },
+    { transport: 'tunnel', method: 'CONNECT', path: 'b.test:443', url: 'b.test:443', status: 200, end: { outcome: 'error', errorCode: 'E_CLIENT_TLS', errorMessage: 'the client of CONNECT b.test does not trust the local CA: …; make it trust the local CA: eval "$(agent-proxy ca --env)"', tunnel: { clientBytes: 0, serverBytes: 0 } } },
+    { transport: 'http', method: 'GET', path: '/two', url: 'http://a.test/two', status: 200, end: { outcome: 'complete' } },
+    { transport: 'http', method: 'GET', path: '/x', url: 'https://b.test/x', status: 200, end: { outcome: 'complete' } },
+    { transport: 'tunnel', method: 'CONNECT', path: 'c.test:8443', url: 'c.test:8443', status: 200, end: { outcome: 'complete', tunnel: { clientBytes: 5, serverBytes: 7 } } },
+  ] as const;
+  exchanges.forEach(({ status, end, ...start }, i) => {
+    const id = writer.beginExchange({ ...start, tOffsetMs: i * 10 });
+    writer.updateExchange(id, { status });
+    writer.endExchange(id, { ...end, tOffsetMs: i * 10 + 5 });
+  });
+  writer.close();
+}
+
 /** The Chromium launch arguments that work in a container without a sandbox or a GPU. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

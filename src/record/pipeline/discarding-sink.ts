@@ -16,6 +16,11 @@ export class DiscardingSink implements RecordingSink {
     return { id, classify() {}, update() {}, record() {}, tap: () => NO_TAP, end() {} };
   }
 
+  /** Nothing is stored, so no time is kept. */
+  now(): number {
+    return 0;
+  }
+
   onDrain(): void {}
 
   totals(): RecordingTotals {

@@ -80,7 +80,10 @@ export interface ExchangeSink {
 /** The recorder as capture code sees it. */
 export interface RecordingSink {
   readonly maxBodyBytes: number;
-  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink;
+  /** `at`: when the exchange started, if before now (a CONNECT recorded once its first bytes show what it carries); default: now. */
+  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at?: number): ExchangeSink;
+  /** The recording clock's time now, in milliseconds since the recording started: an `at` for a later `openExchange`. */
+  now(): number;
   /** True while recording lags so far behind that capture should stop reading until `onDrain`. */
   readonly overloaded: boolean;
   onDrain(listener: () => void): void;

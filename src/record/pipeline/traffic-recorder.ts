@@ -73,7 +73,11 @@ export class TrafficRecorder implements RecordingSink {
     return { ...this.options.writer.totals };
   }
 
-  /** `at`: when the exchange started, if it was stamped elsewhere (the capture thread). */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** `at`: when the exchange started, if it was stamped elsewhere (the capture thread) or earlier. */
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at?: number): ExchangeRecording {
     const tOffsetMs = at ?? this.clock.now();
     const id = this.options.writer.beginExchange({ ...this.storableStart(start), tOffsetMs });

@@ -35,9 +35,18 @@ const TLS_HANDSHAKE = 0x16;
  * the first bytes: 'tunnel' passes them through untouched and unread, both ways, recorded as one
  * `tunnel` exchange (the bytes each side sent, when it ended and how); anything else takes the
  * client's connection over (plain HTTP or TLS to be read as requests), the dialled one closed unused.
- * `sniff` false (a --tunnel host) tunnels without waiting for a first byte.
+ * `choose` undefined (a --tunnel host) tunnels without waiting for a first byte. The exchange starts
+ * at `startedAt` (default: now), when the CONNECT arrived: its duration includes the dial.
  */
-export function answerConnect(req: IncomingMessage, client: Duplex, head: Buffer, authority: ConnectAuthority, context: TunnelContext, choose: TunnelChoice | undefined): void {
+export function answerConnect(
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  authority: ConnectAuthority,
+  context: TunnelContext,
+  choose: TunnelChoice | undefined,
+  startedAt = context.recorder.now(),
+): void {
   let answered = false;
   let gone = false;
   // Half-open, as the client's side is: one side's end is passed on while the other may still send.
@@ -60,7 +69,7 @@ export function answerConnect(req: IncomingMessage, client: Duplex, head: Buffer
     answered = true;
     client.off('close', clientGone);
     untrack();
-    const exchange = openTunnelExchange(req, authority, context);
+    const exchange = openTunnelExchange(req, authority, context, startedAt);
     const message = `cannot reach ${authority.text}: ${hostConnectReason(error)}`;
     exchange.update({ status: 502 });
     writeProxyError(client, 502, proxyAnswerCode(ExchangeErrorCode.E_UPSTREAM_UNREACHABLE), message, { target: authority.text });
@@ -74,7 +83,7 @@ export function answerConnect(req: IncomingMessage, client: Duplex, head: Buffer
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     const decide = (opening: TunnelOpening, first: Buffer) => {
       const choice = choose?.(opening) ?? 'tunnel';
-      if (choice === 'tunnel') return passThrough(req, client, upstream, first, authority, context);
+      if (choice === 'tunnel') return passThrough(openTunnelExchange(req, authority, context, startedAt), client, upstream, first, context);
       upstream.destroy();
       if (first.length > 0) client.unshift(first);
       choice(client);
@@ -122,22 +131,25 @@ function firstBytes(client: Duplex, upstream: Socket, head: Buffer, then: (openi
   client.resume();
 }
 
-function openTunnelExchange(req: IncomingMessage, authority: ConnectAuthority, context: TunnelContext): ExchangeSink {
-  return context.recorder.openExchange({
-    transport: 'tunnel',
-    method: 'CONNECT',
-    path: authority.text,
-    url: authority.text,
-    requestHeaders: context.redactor.record(req.rawHeaders),
-  });
+/** The `tunnel` exchange of one CONNECT, started when the CONNECT arrived (`startedAt`, recording-clock ms). */
+export function openTunnelExchange(req: IncomingMessage, authority: ConnectAuthority, context: Pick<TunnelContext, 'recorder' | 'redactor'>, startedAt: number): ExchangeSink {
+  return context.recorder.openExchange(
+    {
+      transport: 'tunnel',
+      method: 'CONNECT',
+      path: authority.text,
+      url: authority.text,
+      requestHeaders: context.redactor.record(req.rawHeaders),
+    },
+    startedAt,
+  );
 }
 
 /**
  * Passes the bytes through untouched and unread, both ways, counting them, and records the tunnel as
  * one exchange when both sides have closed: complete, or who failed first.
  */
-function passThrough(req: IncomingMessage, client: Duplex, upstream: Socket, first: Buffer, authority: ConnectAuthority, context: TunnelContext): void {
-  const exchange = openTunnelExchange(req, authority, context);
+function passThrough(exchange: ExchangeSink, client: Duplex, upstream: Socket, first: Buffer, context: TunnelContext): void {
   exchange.update({ status: 200 });
   let clientBytes = 0;
   let serverBytes = 0;

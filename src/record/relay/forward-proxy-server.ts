@@ -1,13 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { listenUrl, type ListenAddress } from '../../net/addresses.js';
 import { keepAliveAgent, type CaptureContext } from '../capture-context.js';
 import type { UpstreamTls } from '../../net/upstream-tls.js';
 import { forwardHttp } from './http-forwarder.js';
 import { relayUpgrade } from './ws-relay.js';
-import { answerConnect, type TunnelChoice } from './connect-tunnel.js';
+import { answerConnect, openTunnelExchange, type TunnelChoice } from './connect-tunnel.js';
 import { absoluteForm, connectAuthority, connectOrigin, dropProxyHeaders, refuseRaw, type ConnectAuthority, type ForwardOrigin } from '../../net/forward-request.js';
 import { IdleConnections } from '../../net/idle-connections.js';
 import { InFlight } from '../../net/in-flight.js';
@@ -22,7 +21,9 @@ import { anyMatches, type HostGlob } from '../../net/host-glob.js';
 import { rawHeader } from '../../net/headers.js';
 import type { ProxyServer } from './proxy-server.js';
 import type { LeafIssuer } from '../../net/ca/leaf-issuer.js';
-import { streamDuplex } from '../../net/stream-duplex.js';
+import { interceptTls, type ClientTlsError } from '../../net/intercepted-tls.js';
+import { ExchangeErrorCode } from '../../core/errors.js';
+import type { Transport } from '../../store/recording-writer.js';
 
 export interface ForwardProxyOptions {
   listen: ListenAddress;
@@ -100,34 +101,73 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
   /**
    * TLS inside a CONNECT to an intercepted host: the proxy answers the handshake with the local CA's
    * leaf for the name the client asked for (SNI; the CONNECT's host when it sent none, as for an IP
-   * address), HTTP/1.1 by ALPN, and reads the requests as any others, to `https://host:port`, checked
-   * there as record checks an https:// target. A client that does not trust the CA fails its handshake.
+   * address), HTTP/1.1 by ALPN, as replay --forward does (interceptTls), and reads the requests as any
+   * others, to `https://host:port`, checked there as record checks an https:// target. A client whose
+   * handshake fails (one that does not trust the CA) is recorded as the CONNECT's exchange, E_CLIENT_TLS.
    */
-  const intercept = (client: Duplex, authority: ConnectAuthority, leaves: LeafIssuer) => {
-    client.pause();
-    leaves.secureContextFor(authority.host).then(
-      (secureContext) => {
-        const tlsSocket = new TLSSocket(streamDuplex(client), { isServer: true, secureContext, SNICallback: leaves.sniCallback(), ALPNProtocols: ['http/1.1'] });
-        tlsSocket.on('error', () => tlsSocket.destroy());
-        takeOver(tlsSocket, authority, 'https:');
+  const intercept = (client: Duplex, req: IncomingMessage, authority: ConnectAuthority, startedAt: number, leaves: LeafIssuer) => {
+    // Shutdown cuts a handshake still under way; that cut is not the client's failure.
+    let cut = false;
+    const untrack = track(() => {
+      cut = true;
+      client.destroy();
+    });
+    interceptTls(client as Socket, { issuer: leaves, connectHost: authority.host }).then(
+      (tls) => {
+        untrack();
+        takeOver(tls, authority, 'https:');
       },
-      // No certificate can be made for that host: the client's handshake has nothing to answer it.
-      () => client.destroy(),
+      (error: ClientTlsError) => {
+        if (!cut) {
+          const exchange = openTunnelExchange(req, authority, { recorder: options.recorder, redactor }, startedAt);
+          exchange.update({ status: 200 });
+          exchange.end({ outcome: 'error', errorCode: ExchangeErrorCode.E_CLIENT_TLS, errorMessage: error.message, tunnel: { clientBytes: 0, serverBytes: 0 } });
+        }
+        untrack();
+      },
     );
   };
   /** How an open CONNECT to a host --tunnel does not name is carried, by its first bytes. */
-  const chooseFor = (authority: ConnectAuthority): TunnelChoice => (opening) => {
+  const chooseFor = (req: IncomingMessage, authority: ConnectAuthority, startedAt: number): TunnelChoice => (opening) => {
     if (opening === 'http') return (client) => takeOver(client, authority, 'http:');
     const leaves = options.leaves;
-    if (opening === 'tls' && leaves && anyMatches(options.intercept ?? [], authority.host)) return (client) => intercept(client, authority, leaves);
+    if (opening === 'tls' && leaves && anyMatches(options.intercept ?? [], authority.host)) return (client) => intercept(client, req, authority, startedAt, leaves);
     return 'tunnel';
   };
 
+  /**
+   * Answers a request, upgrade or CONNECT without the --proxy-auth credentials with a 407, and records
+   * it (outcome rejected), so the summary counts it: never its Proxy-Authorization, right or wrong.
+   */
+  const refuseUnauthenticated = (req: IncomingMessage, transport: Transport, answer: () => void) => {
+    const sent = rawHeader(req.rawHeaders, 'proxy-authorization') !== undefined;
+    dropProxyHeaders(req.rawHeaders);
+    const requestTarget = req.url ?? '';
+    const form = transport === 'tunnel' ? undefined : absoluteForm(requestTarget);
+    const pathAndQuery = form?.pathAndQuery ?? requestTarget;
+    const queryAt = pathAndQuery.indexOf('?');
+    const exchange = options.recorder.openExchange({
+      transport,
+      method: req.method ?? 'GET',
+      path: transport === 'tunnel' || queryAt < 0 ? pathAndQuery : pathAndQuery.slice(0, queryAt),
+      query: transport === 'tunnel' || queryAt < 0 ? undefined : pathAndQuery.slice(queryAt + 1) || undefined,
+      url: form ? form.target.display + form.pathAndQuery : requestTarget,
+      requestHeaders: redactor.record(req.rawHeaders),
+    });
+    answer();
+    exchange.update({ status: 407 });
+    exchange.end({
+      outcome: 'rejected',
+      errorMessage: `the proxy requires credentials (--proxy-auth): ${sent ? 'the Proxy-Authorization sent is not them' : 'no Proxy-Authorization was sent'}`,
+      ...(transport === 'tunnel' ? { tunnel: { clientBytes: 0, serverBytes: 0 } } : {}),
+    });
+  };
+  const authorized = (req: IncomingMessage) => !options.auth || options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'));
+
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) {
-      res.writeHead(407, PROXY_AUTH_REQUIRED_HEADERS);
-      res.end();
-      return;
+    if (!authorized(req)) {
+      req.resume();
+      return refuseUnauthenticated(req, 'http', () => res.writeHead(407, PROXY_AUTH_REQUIRED_HEADERS).end());
     }
     const context = contextFor(req);
     if (!context) {
@@ -143,20 +183,22 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
   server.keepAliveTimeout = 5_000;
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => {});
-    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
+    if (!authorized(req)) return refuseUnauthenticated(req, 'ws', () => refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS));
     const context = contextFor(req);
     if (!context) return refuseRaw(socket, 400, {}, NOT_ABSOLUTE);
     relayUpgrade(req, socket, head, context);
   });
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // A tunnel's duration counts from here, the CONNECT's arrival, though its exchange opens later.
+    const startedAt = options.recorder.now();
     socket.on('error', () => {});
-    if (options.auth && !options.auth.accepts(rawHeader(req.rawHeaders, 'proxy-authorization'))) return refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS);
+    if (!authorized(req)) return refuseUnauthenticated(req, 'tunnel', () => refuseRaw(socket, 407, PROXY_AUTH_REQUIRED_HEADERS));
     const authority = connectAuthority(req.url ?? '');
     if (!authority) return refuseRaw(socket, 400, {}, `CONNECT needs host:port, not '${req.url ?? ''}'`);
     dropProxyHeaders(req.rawHeaders);
     // A --tunnel host's bytes pass through unread, whatever they are.
-    const choose = anyMatches(options.tunnel ?? [], authority.host) ? undefined : chooseFor(authority);
-    answerConnect(req, socket, head, authority, { recorder: options.recorder, redactor, track }, choose);
+    const choose = anyMatches(options.tunnel ?? [], authority.host) ? undefined : chooseFor(req, authority, startedAt);
+    answerConnect(req, socket, head, authority, { recorder: options.recorder, redactor, track }, choose, startedAt);
   });
   answerClientErrors(server);
   const shutdown = new GracefulShutdown(server, inFlight, options.listen);

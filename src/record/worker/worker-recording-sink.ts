@@ -166,9 +166,9 @@ export class WorkerRecordingSink implements RecordingSink {
     return sink;
   }
 
-  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>): ExchangeSink {
+  openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at = this.clock.now()): ExchangeSink {
     const id = this.nextExchange++;
-    this.push([OP.open, id, this.clock.now(), start], 0);
+    this.push([OP.open, id, at, start], 0);
     return new RemoteExchange(this, id, start);
   }
 
@@ -207,7 +207,6 @@ export class WorkerRecordingSink implements RecordingSink {
     return this.closing;
   }
 
-  /** @internal */
   now(): number {
     return this.clock.now();
   }

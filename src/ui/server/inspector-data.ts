@@ -10,9 +10,11 @@ import { openDatabase } from '../../store/open-database.js';
 import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
 import type { RecordingReader } from '../../store/recording-reader.js';
 import type Database from 'better-sqlite3';
-import type { ExchangeDetail, ExchangeSummary, MessageDetail, MessagePage, MessageSummary, RecordingSummary } from '../api-types.js';
+import { FORWARD_TARGET, forwardHostOf, groupOrder } from '../../record/forward-target.js';
+import type { ExchangeDetail, ExchangeSummary, HostCount, MessageDetail, MessagePage, MessageSummary, RecordingSummary } from '../api-types.js';
 
-export type { ExchangeFilter } from '../../store/queries/inspector-queries.js';
+/** Which exchanges the timeline lists: the store's filters, and in a forward recording the host. */
+export type TimelineFilter = ExchangeFilter & { host?: string };
 
 /** Largest page of message rows the API hands out at once. */
 export const MAX_PAGE = 500;
@@ -30,12 +32,15 @@ export class InspectorData {
   private readonly reader: RecordingReader;
   private readonly db: Database.Database;
   private readonly queries: InspectorQueries;
+  /** A `record --forward` recording: each exchange has its own host, and the timeline groups by it. */
+  private readonly forward: boolean;
 
   private constructor(file: string, reader: RecordingReader) {
     this.file = file;
     this.reader = reader;
     this.db = openDatabase(reader.file, { readonly: true });
     this.queries = new InspectorQueries(this.db);
+    this.forward = reader.recording().target === FORWARD_TARGET;
   }
 
   /** Opens a .db or .ndjson recording. */
@@ -70,7 +75,18 @@ export class InspectorData {
       diff: flags.diff,
       protocols: [...protocols].sort(),
       transports: [...transports].sort(),
+      ...(this.forward ? { hosts: this.hosts() } : {}),
     };
+  }
+
+  /** A forward recording's hosts, in the order each was first called, with their exchange counts (as `show` heads its groups). */
+  private hosts(): HostCount[] {
+    const counts = new Map<string, number>();
+    for (const row of this.queries.timeline()) {
+      const host = forwardHostOf(row);
+      counts.set(host, (counts.get(host) ?? 0) + 1);
+    }
+    return [...counts].map(([host, exchanges]) => ({ host, exchanges }));
   }
 
   /** A cheap fingerprint of what has been written so far (for live polling). */
@@ -78,15 +94,23 @@ export class InspectorData {
     return this.queries.marks();
   }
 
-  exchanges(filter: ExchangeFilter = {}): ExchangeSummary[] {
-    return this.queries.timeline(filter).map(summary);
+  /**
+   * The timeline's rows. A forward recording's come grouped by host, as `show` lists them: hosts in the
+   * order each was first called, each host's exchanges in the order they started, each row with its host.
+   */
+  exchanges(filter: TimelineFilter = {}): ExchangeSummary[] {
+    const rows = this.queries.timeline(filter);
+    if (!this.forward) return rows.map((r) => summary(r));
+    const hosts = rows.map(forwardHostOf);
+    const order = groupOrder(hosts).filter((i) => filter.host === undefined || hosts[i] === filter.host);
+    return order.map((i) => summary(rows[i], hosts[i]));
   }
 
   exchange(id: number): ExchangeDetail | undefined {
     const r = this.queries.exchange(id);
     if (r === undefined) return undefined;
     return {
-      ...summary(r),
+      ...summary(r, this.forward ? forwardHostOf(r) : undefined),
       query: r.query,
       url: r.url,
       subprotocol: r.subprotocol,
@@ -181,7 +205,8 @@ function labelJson(text: string | null): unknown {
   return text === null ? undefined : tryParseJson(text);
 }
 
-function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' | 'tls' | 'tunnel'>): ExchangeSummary {
+/** `host`: the host a forward recording's exchange went to. */
+function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' | 'tls' | 'tunnel'>, host?: string): ExchangeSummary {
   const endMs = r.endedMs ?? r.lastMs;
   return {
     id: r.id,
@@ -199,6 +224,7 @@ function summary(r: Omit<TimelineExchange, 'requestHeaders' | 'responseHeaders' 
     open: r.endedMs === null,
     messageCount: r.messageCount,
     invalidCount: r.invalidCount,
+    ...(host === undefined ? {} : { host }),
   };
 }
 

@@ -84,6 +84,7 @@ select { font: inherit; padding: 2px 4px; }
 .tl-row { height: 28px; border-bottom: 1px solid #f0f1f5; color: var(--fg); }
 .tl-row:hover { background: #f3f5fa; text-decoration: none; }
 .tl-row.has-invalid .tl-what { color: var(--bad); }
+.tl-host { display: flex; gap: 8px; align-items: baseline; padding: 6px 16px 2px; border-bottom: 1px solid var(--line); font-family: var(--mono); font-size: 12px; }
 .tl-proto { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
 .tl-what { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; font-family: var(--mono); font-size: 12px; }
 .tl-track { position: relative; height: 14px; background: #f3f4f8; border-radius: 3px; }

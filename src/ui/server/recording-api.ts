@@ -40,6 +40,7 @@ export function recordingRoute(data: InspectorData, parts: string[], params: URL
       transport: params.get('transport') || undefined,
       invalidOnly: flag(params.get('invalid'), 'invalid'),
       q: params.get('q') || undefined,
+      host: params.get('host') || undefined,
     });
   }
   if (first === 'exchanges' && second !== undefined && parts.length === 2) return exchangeOf(second);

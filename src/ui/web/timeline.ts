@@ -8,17 +8,20 @@ const MAX_ROWS = 2000;
 export interface TimelineFilters {
   protocol: string;
   transport: string;
+  /** A forward recording's host ('' for all). */
+  host: string;
   invalid: boolean;
   q: string;
 }
 
 /** Filters survive switching views (module state), so Back returns to the same list. */
-export const filters: TimelineFilters = { protocol: '', transport: '', invalid: false, q: '' };
+export const filters: TimelineFilters = { protocol: '', transport: '', host: '', invalid: false, q: '' };
 
 /**
  * All exchanges on one clock: one row each with a bar from its start to its end offset, its
  * status, duration, message count and invalid-count badge. Filters: protocol, transport, only
- * invalid, text search.
+ * invalid, text search, and a forward recording's host. A forward recording's rows come grouped by
+ * host (as `show` lists them), each group under a line naming the host and its exchanges.
  */
 export class TimelineView {
   readonly element: HTMLElement;
@@ -30,14 +33,18 @@ export class TimelineView {
   constructor(recording: RecordingSummary) {
     const protocol = h('select', { id: 'filter-protocol', 'aria-label': 'protocol' }, h('option', { value: '' }, 'all protocols'), ...recording.protocols.map((p) => h('option', { value: p }, p)));
     const transport = h('select', { id: 'filter-transport', 'aria-label': 'transport' }, h('option', { value: '' }, 'all transports'), ...recording.transports.map((t) => h('option', { value: t }, t)));
+    const hosts = recording.hosts ?? [];
+    const host = h('select', { id: 'filter-host', 'aria-label': 'host' }, h('option', { value: '' }, 'all hosts'), ...hosts.map((x) => h('option', { value: x.host }, x.host)));
     const invalid = h('input', { type: 'checkbox', id: 'filter-invalid' });
     const search = h('input', { type: 'search', id: 'filter-q', placeholder: 'search method, path, JSON…', 'aria-label': 'search' });
     protocol.value = filters.protocol;
     transport.value = filters.transport;
+    host.value = filters.host;
     invalid.checked = filters.invalid;
     search.value = filters.q;
     protocol.addEventListener('change', () => ((filters.protocol = protocol.value), void this.refresh()));
     transport.addEventListener('change', () => ((filters.transport = transport.value), void this.refresh()));
+    host.addEventListener('change', () => ((filters.host = host.value), void this.refresh()));
     invalid.addEventListener('change', () => ((filters.invalid = invalid.checked), void this.refresh()));
     search.addEventListener('input', () => {
       clearTimeout(this.searchTimer);
@@ -48,7 +55,7 @@ export class TimelineView {
     this.element = h(
       'div',
       { id: 'timeline-view', class: 'view-col' },
-      h('div', { class: 'toolbar' }, protocol, transport, h('label', {}, invalid, 'only invalid'), search, this.count),
+      h('div', { class: 'toolbar' }, protocol, transport, ...(recording.hosts ? [host] : []), h('label', {}, invalid, 'only invalid'), search, this.count),
       this.body,
     );
   }
@@ -57,7 +64,7 @@ export class TimelineView {
   async refresh(): Promise<void> {
     const ticket = ++this.loading;
     const rows = await getJson<ExchangeSummary[]>(
-      '/api/exchanges' + query({ protocol: filters.protocol, transport: filters.transport, invalid: filters.invalid, q: filters.q.trim() }),
+      '/api/exchanges' + query({ protocol: filters.protocol, transport: filters.transport, host: filters.host, invalid: filters.invalid, q: filters.q.trim() }),
     );
     if (ticket !== this.loading) return;
     this.draw(rows);
@@ -84,9 +91,20 @@ export class TimelineView {
       this.body.appendChild(h('p', { class: 'dim pad' }, 'No exchanges match.'));
       return;
     }
-    for (const r of rows.slice(0, MAX_ROWS)) this.body.appendChild(row(r, start, span));
+    const shown = rows.slice(0, MAX_ROWS);
+    shown.forEach((r, i) => {
+      // A forward recording's rows come grouped by host: each group starts under its host's line.
+      if (r.host !== undefined && (i === 0 || shown[i - 1].host !== r.host)) this.body.appendChild(hostLine(r.host, rows));
+      this.body.appendChild(row(r, start, span));
+    });
     if (rows.length > MAX_ROWS) this.body.appendChild(h('p', { class: 'dim pad' }, `Showing the first ${MAX_ROWS} of ${rows.length}; narrow the filters to see the rest.`));
   }
+}
+
+/** The line over a host's group: the host, and how many of the rows listed went to it. */
+function hostLine(host: string, rows: readonly ExchangeSummary[]): HTMLElement {
+  const count = rows.reduce((n, r) => n + (r.host === host ? 1 : 0), 0);
+  return h('div', { class: 'tl-host', 'data-host': host }, h('strong', {}, host), h('span', { class: 'dim' }, plural(count, 'exchange')));
 }
 
 function row(r: ExchangeSummary, origin: number, span: number): HTMLElement {
