@@ -32,8 +32,10 @@
  * 12: MCP 2026-07-28's Mcp-Param-* headers against the x-mcp-header annotations their client saw listed
  *    (missing, not the argument, unmarked) and an invalid annotation; Mcp-Name compared decoded; listen
  *    subscriptions over stdio, each by the id its messages name.
+ * 13: a forward proxy's client that failed the TLS handshake with the local CA's leaf is its CONNECT
+ *    exchange's client-tls-failed error (it was not recorded).
  */
-export const RULES_VERSION = 12;
+export const RULES_VERSION = 13;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {
