@@ -25,8 +25,13 @@
  *    never answered, notifications/initialized never sent) on the session's last message; MCP 2026-07-28's
  *    listen streams (acknowledged first, the subscription's id on each notification, only the notification
  *    types asked for; a server's close without a result is no unanswered request).
+ * 11: an MCP session over Streamable HTTP reports its end once every exchange of it ended (a server
+ *    request on its GET stream after the DELETE was answered is reported, in record as in validate); a
+ *    new initialize on an endpoint that issues no session ids ends the endpoint's session before it,
+ *    reported as a DELETE's; a session joined midway (or forgotten while recording) reports no response,
+ *    cancellation or progress naming a request it may have missed.
  */
-export const RULES_VERSION = 10;
+export const RULES_VERSION = 11;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -48,7 +48,7 @@ export class TrafficRecorder implements RecordingSink {
   constructor(readonly options: TrafficRecorderOptions) {
     this.clock = options.clock;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.pipeline = new MessagePipeline({ registry: options.registry, maxBodyBytes, parseBudget: parseBudgetBytes(maxBodyBytes), redact: options.redact });
+    this.pipeline = new MessagePipeline({ registry: options.registry, maxBodyBytes, parseBudget: parseBudgetBytes(maxBodyBytes), redact: options.redact, live: true });
   }
 
   /** Heap one message's parse may take; a message that would take more is stored unparsed. */
