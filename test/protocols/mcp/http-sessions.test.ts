@@ -21,15 +21,21 @@ function recordedSessions(): McpHttpSessions {
 }
 
 function headers(session?: string): Record<string, string> {
-  return session === undefined ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'mcp-session-id': session, 'mcp-protocol-version': VERSION };
+  const base = { 'content-type': 'application/json', 'mcp-protocol-version': VERSION };
+  return session === undefined ? base : { ...base, 'mcp-session-id': session };
 }
 
 /** One exchange: its request's route, and the rules of every message it carried and of its end. */
-function exchange(sessions: McpHttpSessions, method: string, session: string | undefined, messages: Array<Pick<InboundMessage, 'sender' | 'value'> & { issued?: string }>, status = 200): string[] {
+function exchange(sessions: McpHttpSessions, method: string, session: string | undefined, messages: Array<Pick<InboundMessage, 'sender' | 'value'> & { issued?: string; event?: true }>, status = 200): string[] {
   const route: SessionRoute = { method, path: PATH, requestHeaders: headers(session) };
   const checker = new McpHttpChecker(sessions, route);
   const rules: string[] = [];
-  for (const { sender, value, issued } of messages) {
+  for (const { sender, value, issued, event } of messages) {
+    // An SSE answer's events carry no headers.
+    if (event) {
+      rules.push(...checker.judge({ sender, carrier: 'event', value }).findings.map((f) => f.rule));
+      continue;
+    }
     const http = { method, path: PATH, requestHeaders: route.requestHeaders, ...(sender === 'server' ? { status, responseHeaders: issued === undefined ? {} : { 'mcp-session-id': issued } } : {}) };
     rules.push(...checker.judge({ sender, carrier: 'body', value, http }).findings.map((f) => f.rule));
   }
@@ -87,6 +93,35 @@ describe('MCP sessions over HTTP while recording', () => {
     expect(stream.end('complete')).toEqual([]);
     expect(stream.endElsewhere({ how: 'complete', status: 200 }).flatMap((h) => h.findings.map((f) => f.rule))).toEqual(['jsonrpc-unanswered-request']);
     expect(sessions.size).toBe(0);
+  });
+
+  it('ends an endpoint\'s session by a new initialize only once its server is known to issue no ids', () => {
+    let sessions = recordedSessions();
+    const params = { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+    const result = { protocolVersion: VERSION, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } };
+    const initialize = (id: number) =>
+      exchange(sessions, 'POST', undefined, [
+        { sender: 'client', value: { jsonrpc: '2.0', id, method: 'initialize', params } },
+        { sender: 'server', value: { jsonrpc: '2.0', id, result }, event: true },
+      ]);
+    // Answered on an SSE stream: whether the server issued an id is not known yet, so a second client's initialize ends nothing.
+    expect(initialize(1)).toEqual([]);
+    expect(initialize(1)).toEqual([]);
+    // The second client names the id it was issued: its session is not the endpoint's.
+    expect(exchange(sessions, 'POST', 's-2', [{ sender: 'client', value: { jsonrpc: '2.0', method: 'notifications/initialized' } }], 202)).toEqual([]);
+    expect(initialize(1)).toEqual([]);
+    expect(sessions.size).toBe(2);
+    // Another server, which issues no ids: its client goes on without one, and the next initialize ends its session, with a server request never answered.
+    sessions = recordedSessions();
+    expect(initialize(1)).toEqual([]);
+    expect(exchange(sessions, 'POST', undefined, [{ sender: 'client', value: { jsonrpc: '2.0', method: 'notifications/initialized' } }], 202)).toEqual([]);
+    expect(exchange(sessions, 'POST', undefined, [
+      { sender: 'client', value: { jsonrpc: '2.0', id: 2, method: 'tools/list' } },
+      { sender: 'server', value: { jsonrpc: '2.0', id: 'srv-1', method: 'ping' }, event: true },
+      { sender: 'server', value: { jsonrpc: '2.0', id: 2, result: { tools: [] } }, event: true },
+    ])).toEqual([]);
+    expect(initialize(1)).toEqual(['jsonrpc-unanswered-request']);
+    expect(sessions.size).toBe(1);
   });
 
   it('bounds the table: past its limit the least recently active session is forgotten', () => {
