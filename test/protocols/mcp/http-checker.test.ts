@@ -15,6 +15,8 @@ import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
 import { sseEvents } from '../../support/sse-events.js';
 import { readRecording } from '../../stdio/stdio-helpers.js';
 import { validateView } from '../../support/recording-agreement.js';
+import { judgeAgain } from '../../../src/diff/judge-again.js';
+import { RecordingReader } from '../../../src/store/recording-reader.js';
 import { waitFor } from '../../support/waits.js';
 
 const cleanups = fixturesAfterEach();
@@ -65,6 +67,16 @@ class RawClient {
 
   async delete(): Promise<number> {
     return (await fetch(this.url, { method: 'DELETE', headers: this.headers() })).status;
+  }
+}
+
+/** The messages whose verdict diff's judging again changes (none: it judges as record did). */
+function judgedAgain(file: string): number[] {
+  const reader = RecordingReader.open(file);
+  try {
+    return [...judgeAgain(reader, bareRegistry()).keys()];
+  } finally {
+    reader.close();
   }
 }
 
@@ -347,6 +359,7 @@ describe('MCP transport rules over Streamable HTTP', () => {
     expect(joined).toEqual([VERSION, VERSION, '2025-03-26', '2025-03-26']);
     const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(stored.sort());
+    expect(judgedAgain(out)).toEqual([]);
   });
 
   it('reports a session\'s end as validate does when a server request on its GET stream comes after the DELETE was answered', async () => {
@@ -374,5 +387,6 @@ describe('MCP transport rules over Streamable HTTP', () => {
     expect(stored).toEqual([`GET 1 warning ${JSON_RPC_RULES.unansweredRequest}`]);
     const keys = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(keys.sort());
+    expect(judgedAgain(out)).toEqual([]);
   });
 });
