@@ -238,6 +238,19 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       expect(await c.delete()).toBe(405);
     },
   },
+  'a session its client ends with a server request unanswered, then aborts its GET stream': {
+    switches: 'ping+late-request',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      expect(await c.delete()).toBe(200);
+      // The server leaves the stream open after the DELETE: the client cuts it, and the session's end is reported then.
+      stream.close();
+    },
+  },
   'an endpoint without session ids whose session an initialize begins anew before notifications/initialized': {
     switches: 'no-session-id+never-initialized',
     rules: [MCP_RULES.initializedMissing],
