@@ -22,7 +22,7 @@ export interface McpHttpSession {
   readonly delivered: Map<string, object>;
   /** The exchange (its checker) that judged the session's last message so far: where the session's end is reported. */
   lastExchange?: ProtocolChecker;
-  /** The exchanges (their checkers) that judged a message of the session and have not ended; and the one that ended it. */
+  /** Its exchanges (their checkers) not ended yet, whose ends its own waits for: those that named it or judged a message of it, and the one that ended it. */
   readonly open: Set<ProtocolChecker>;
   /** Its client ended it: a DELETE the server accepted, or a new `initialize` on its endpoint, whose server issues no ids. */
   ended?: boolean;
