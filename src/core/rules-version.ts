@@ -34,8 +34,13 @@
  *    subscriptions over stdio, each by the id its messages name.
  * 13: a forward proxy's client that failed the TLS handshake with the local CA's leaf is its CONNECT
  *    exchange's client-tls-failed error (it was not recorded).
+ * 14: an MCP session over Streamable HTTP reports its end once every exchange of it ended (a server
+ *    request on its GET stream after the DELETE was answered is reported, in record as in validate); a
+ *    new initialize on an endpoint that issues no session ids ends the endpoint's session before it,
+ *    reported as a DELETE's; a session joined midway (or forgotten while recording) reports no response,
+ *    cancellation or progress naming a request it may have missed.
  */
-export const RULES_VERSION = 13;
+export const RULES_VERSION = 14;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -80,12 +80,12 @@ export function judgeAgain(reader: RecordingReader, registry: SchemaRegistry, pr
     if (!stream.judged.has(m)) stream.judge.judge(pipeline.parsed(m.sender, m.carrier, undefined, m.raw.toString('utf8'), undefined));
     else stream.verdicts.set(m, pipeline.verdict(readRow(pipeline, stream.exchange, m), { channel: m.channel ?? undefined }, stream.judge));
   }
-  // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown.
+  // As record: no stream rules for a stream cut by a proxy-level failure, the client or a shutdown, and no end at all for one never closed.
   for (const stream of streams) {
     const { exchange, module, judge } = stream;
-    if (exchange.outcome === 'error' || cutByClientOrProxy(exchange.errorCode)) continue;
-    const how = exchange.outcome === 'complete' ? 'complete' : 'aborted';
-    attachToLast(stream, pipeline.endOfStream(module, judge, how));
+    if (exchange.outcome === null) continue;
+    const how = exchange.outcome === 'error' || cutByClientOrProxy(exchange.errorCode) ? 'cut' : exchange.outcome === 'complete' ? 'complete' : 'aborted';
+    if (how !== 'cut') attachToLast(stream, pipeline.endOfStream(module, judge, how));
     // Findings its end hands to another exchange (an MCP session's DELETE), on that one's last judged message.
     for (const handed of pipeline.endElsewhere(module, judge, { how, status: exchange.status ?? undefined })) {
       const target = streams.find((s) => s.judge === handed.judge);

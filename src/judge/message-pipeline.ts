@@ -31,6 +31,8 @@ export interface MessagePipelineOptions {
   /** Heap one message's parse may take; a message that would take more is not parsed. */
   parseBudget: number;
   redact?: StorageRedactionOptions;
+  /** Record's pipeline, judging traffic as it comes: the recording-wide scope is bounded (RecordingScope.live). */
+  live?: boolean;
 }
 
 /** What the framer knows of one message besides its bytes (record's RecordOptions are one). */
@@ -88,7 +90,7 @@ export const NO_PROTOCOL_REASON = `no known protocol recognised this exchange: n
 export class MessagePipeline {
   readonly secrets = new SecretTracker();
   /** State checkers share across channels (Pi extension UI requests per daemon session). */
-  readonly scope = new RecordingScope();
+  readonly scope: RecordingScope;
   readonly queryRedactor: QueryRedactor;
   private readonly storedForm: StoredForm;
   readonly maxBodyBytes: number;
@@ -98,6 +100,7 @@ export class MessagePipeline {
   private readonly judges = new WeakMap<ProtocolChecker, MessageJudge>();
 
   constructor(private readonly options: MessagePipelineOptions) {
+    this.scope = new RecordingScope(options.live === true);
     this.maxBodyBytes = options.maxBodyBytes;
     this.parseBudget = options.parseBudget;
     this.queryRedactor = new QueryRedactor(options.redact?.queryParams);

@@ -80,7 +80,7 @@ export interface ProtocolChecker {
   judgeText?(message: InboundMessage): Verdict | undefined;
   end(how: 'complete' | 'aborted'): Finding[];
   /**
-   * Called after end(): findings of a state that spans streams and ended with this one, which
+   * Called after end(), and for a stream cut without end(): findings of a state that spans streams and ended with this one, which
    * belong on another stream's last message because this one has no message to carry them (an MCP
    * session over HTTP ended by its client's DELETE: its end goes to the session's last exchange).
    * `to` is the checker of that stream, as the caller made it.
@@ -88,9 +88,13 @@ export interface ProtocolChecker {
   endElsewhere?(end: StreamEnd): HandedFindings[];
 }
 
-/** How a stream ended, for endElsewhere: as end()'s `how`, and an HTTP exchange's status. */
+/**
+ * How a stream ended, for endElsewhere: as end()'s `how`, or `cut` for one whose stream rules do
+ * not run (an upstream that failed, a stream its client or the proxy's stop cut; end() is not
+ * called); and an HTTP exchange's status.
+ */
 export interface StreamEnd {
-  how: 'complete' | 'aborted';
+  how: 'complete' | 'aborted' | 'cut';
   status?: number;
 }
 

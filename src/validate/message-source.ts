@@ -43,10 +43,10 @@ export interface SourceStream {
   protocol?: ProtocolId | null;
   /**
    * How the stream ended, for its checker's end-of-stream rules: 'complete' for a file; a recorded
-   * exchange's outcome, or 'none' when no stream rule applies (an upstream that failed, a stream its
-   * client or the proxy's shutdown cut, an exchange never closed), as record decided.
+   * exchange's outcome; 'cut' when no stream rule applies (an upstream that failed, a stream its
+   * client or the proxy's shutdown cut), or 'none' for an exchange never closed, as record decided.
    */
-  ending?: 'complete' | 'aborted' | 'none';
+  ending?: 'complete' | 'aborted' | 'cut' | 'none';
   /** A recorded HTTP exchange's status, for its checker's end (an MCP DELETE that the server accepted ends its session). */
   status?: number;
   messages: SourceMessage[];

@@ -76,7 +76,8 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
 
 /** As record ended the exchange's checker (record/pipeline/traffic-recorder.ts end()). */
 function endingOf(e: ExchangeRow): SourceStream['ending'] {
-  if (e.outcome === null || e.outcome === 'error' || cutByClientOrProxy(e.errorCode)) return 'none';
+  if (e.outcome === null) return 'none';
+  if (e.outcome === 'error' || cutByClientOrProxy(e.errorCode)) return 'cut';
   return e.outcome === 'complete' ? 'complete' : 'aborted';
 }
 

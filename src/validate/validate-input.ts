@@ -142,7 +142,7 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
 function endStream(s: StreamJudge, pipeline: MessagePipeline, judges: readonly StreamJudge[]): void {
   const ending = s.stream.ending ?? 'complete';
   if (!s.module || !s.judge || ending === 'none') return;
-  if (s.last) attachToLast(s, pipeline.endOfStream(s.module, s.judge, ending));
+  if (s.last && ending !== 'cut') attachToLast(s, pipeline.endOfStream(s.module, s.judge, ending));
   for (const handed of pipeline.endElsewhere(s.module, s.judge, { how: ending, status: s.stream.status })) {
     const target = judges.find((j) => j.judge === handed.judge);
     if (target) attachToLast(target, handed.findings);

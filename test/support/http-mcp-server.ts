@@ -10,6 +10,11 @@
  * - `drop`: a tools/call's stream ends without its answer (and without an event id to resume from);
  * - `expire`: the session is gone after its first tools/list (404 to anything that names it);
  * - `keep`: the server does not let its client end a session: DELETE is answered 405;
+ * - `no-session-id`: the server issues no `Mcp-Session-Id`: its endpoint has one session, which each
+ *   initialize begins anew;
+ * - `late-request`: a DELETE is answered 200 but leaves the session's GET stream open, until a GET of
+ *   the endpoint with `?send-late=<session id>` (sent to the server itself) makes the server send a
+ *   ping request (id `srv-late`) on it and end it: a server request that comes after the DELETE;
  * - `auth`: every request must carry `Authorization: Bearer <STAND_IN_BEARER>` (401 otherwise);
  * - `echo-number`: the server changed for `diff --semantic`, its `echo` tool's `message` a number, not a string.
  * A request whose `_meta` names 2026-07-28 is answered alone, as that version has no sessions. Its
@@ -87,8 +92,13 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
   const refuse = (res: ServerResponse, status: number, message: string) => json(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
   const event = (res: ServerResponse, message: unknown, id?: string) => res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
 
-  function sessionOf(req: IncomingMessage, res: ServerResponse): Session | undefined {
-    const id = req.headers['mcp-session-id'];
+  /** The endpoint's one session, when its server issues no ids. */
+  const endpointKey = (switches: Set<string>) => `endpoint:${[...switches].join('+')}`;
+  /** Sessions their client deleted whose GET stream is left open (`late-request`). */
+  const deleted = new Map<string, Session>();
+
+  function sessionOf(req: IncomingMessage, res: ServerResponse, switches: Set<string>): Session | undefined {
+    const id = switches.has('no-session-id') ? endpointKey(switches) : req.headers['mcp-session-id'];
     if (typeof id !== 'string') return void refuse(res, 400, 'Mcp-Session-Id required');
     const session = sessions.get(id);
     if (!session || session.expired) return void refuse(res, 404, 'Session not found');
@@ -109,11 +119,14 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
       return json(res, 200, { jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }], isError: false } });
     }
     if (body.method === 'initialize') {
-      const id = `session-${++issued}`;
+      const anonymous = switches.has('no-session-id');
+      const id = anonymous ? endpointKey(switches) : `session-${++issued}`;
+      // Without ids a new initialize replaces the endpoint's session, whose GET stream ends.
+      sessions.get(id)?.get?.end();
       sessions.set(id, { version: String(body.params?.protocolVersion), switches, expired: false });
-      return json(res, 200, answerOf(body, switches), { 'mcp-session-id': id });
+      return json(res, 200, answerOf(body, switches), anonymous ? {} : { 'mcp-session-id': id });
     }
-    const session = sessionOf(req, res);
+    const session = sessionOf(req, res, switches);
     if (!session) return;
     if (body.id === undefined || body.method === undefined) {
       // A notification or a response.
@@ -185,8 +198,15 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (switches.has('listen-close')) res.end();
   }
 
-  function get(req: IncomingMessage, res: ServerResponse): void {
-    const session = sessionOf(req, res);
+  function get(req: IncomingMessage, res: ServerResponse, switches: Set<string>): void {
+    const late = new URL(req.url ?? '/', 'http://stand-in').searchParams.get('send-late');
+    if (late !== null) {
+      const stream = deleted.get(late)?.get;
+      deleted.delete(late);
+      if (stream) stream.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'srv-late', method: 'ping' })}\n\n`);
+      return void res.writeHead(stream ? 200 : 404).end();
+    }
+    const session = sessionOf(req, res, switches);
     if (!session) return;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.flushHeaders();
@@ -206,13 +226,15 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
     if (endpoint === 'sse') return req.method === 'GET' ? openLegacy(res, switchText) : void res.writeHead(405).end();
     if (endpoint === 'message') return req.method === 'POST' ? void postLegacy(req, res, switches).catch(() => res.destroy()) : void res.writeHead(405).end();
     if (req.method === 'POST') return void post(req, res, switches).catch(() => res.destroy());
-    if (req.method === 'GET') return get(req, res);
+    if (req.method === 'GET') return get(req, res, switches);
     if (req.method === 'DELETE') {
       if (switches.has('keep')) return void res.writeHead(405, { allow: 'GET, POST' }).end();
-      const session = sessionOf(req, res);
+      const session = sessionOf(req, res, switches);
       if (!session) return;
-      session.get?.end();
-      sessions.delete(String(req.headers['mcp-session-id']));
+      const id = String(req.headers['mcp-session-id']);
+      if (switches.has('late-request')) deleted.set(id, session);
+      else session.get?.end();
+      sessions.delete(id);
       return void res.writeHead(200).end();
     }
     res.writeHead(405).end();
@@ -225,7 +247,7 @@ export async function startHttpMcpStandIn(always: readonly string[] = []): Promi
       for (const answer of held.splice(0)) answer();
     },
     async close() {
-      for (const session of sessions.values()) session.get?.end();
+      for (const session of [...sessions.values(), ...deleted.values()]) session.get?.end();
       for (const stream of legacyStreams.values()) stream.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

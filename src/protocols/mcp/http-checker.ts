@@ -21,8 +21,9 @@ const VERSION_HEADER_SINCE = '2025-06-18';
  * judges each message with the state of the session the exchange belongs to (http-sessions.ts),
  * found from its request, and holds the transport's rules: the session and version headers, what
  * a standalone GET stream and a 202 answer may carry, no message on two streams, and 2026-07-28's
- * headers equal to the body, its mirrored tool arguments (`Mcp-Param-*`) among them. At its end it reports the requests its POST sent that its stream
- * never answered; a DELETE's end is its session's (endElsewhere).
+ * headers equal to the body, its mirrored tool arguments (`Mcp-Param-*`) among them. At its end it
+ * reports the requests its POST sent that its stream never answered; a session's end is reported
+ * when it and its exchanges ended (endElsewhere).
  */
 export class McpHttpChecker implements ProtocolChecker {
   private session?: McpHttpSession;
@@ -36,6 +37,8 @@ export class McpHttpChecker implements ProtocolChecker {
   private refused = false;
   /** A GET stream the older transport opened (its endpoint event came first): it carries the answers. */
   private legacyStream = false;
+  /** The sessions whose end waits for this exchange's (McpHttpSession.open). */
+  private readonly awaitedBy = new Set<McpHttpSession>();
   /** 2026-07-28: the subscription this POST's `subscriptions/listen` opened, whose stream it judges. */
   private listen?: ListenStream;
   /** 2026-07-28: the `tools/list` this POST sent (its id key) and its client, whose result's annotations the client's calls are held to. */
@@ -47,16 +50,21 @@ export class McpHttpChecker implements ProtocolChecker {
     private readonly route: SessionRoute,
     /** 2026-07-28: the recording's tool listings, for `Mcp-Param-*` headers (absent: not checked). */
     private readonly paramHeaders?: ParamHeaders,
-  ) {}
+  ) {
+    // An exchange that names a session (a GET stream, a DELETE) may carry its messages later than another's end: the session's end waits for it.
+    const named = sessions.named(route);
+    if (named) this.awaits(named);
+  }
 
   judge(message: InboundMessage): Verdict {
     const { value, sender } = message;
     const http: SessionRoute = message.http ?? this.route;
     if (sender === 'server' && message.http?.status !== undefined && message.http.status >= 400) return this.refusal(message, message.http);
-    const session = (this.session ??= this.sessionOf(message, http));
+    const session = this.sessionFor(message, http);
     // A JSON answer names the session it issued (an SSE answer's events carry no headers: see http-sessions.ts).
     const issued = sender === 'server' ? sessionIdOf(message.http?.responseHeaders) : undefined;
     if (issued !== undefined) this.sessions.name(issued, session, this.route.path ?? '');
+    else if (sender === 'server' && message.http?.responseHeaders !== undefined && session.path !== undefined && session.ids.length === 0) session.idless = true;
     // Over HTTP a recording may start while a client is connected: a session first seen at another message than initialize was joined midway.
     if (session.checker.untouched && !(sender === 'client' && opensSession(value))) session.checker.joinedMidway();
     // Where the session's end goes: its last message other than a server's notification, which may reach the recorder after the DELETE ended (server-everything's periodic logs).
@@ -109,21 +117,46 @@ export class McpHttpChecker implements ProtocolChecker {
   }
 
   /**
-   * A DELETE the server accepted (2xx) ends its session: the server's requests never answered and
-   * notifications/initialized never sent are reported on the session's last message, in the
-   * exchange that carried it (the DELETE has none). A session never deleted reports nothing: its
-   * client may have stopped without ending it (the SDK's close() does not send DELETE), or be
+   * A session's end, reported once it ended and every exchange of it ended (McpHttpSessions.settle):
+   * a DELETE the server accepted (2xx) ends its session, and so does a new `initialize` on an
+   * endpoint whose server issues no session ids. A session never ended reports nothing of its end:
+   * its client may have stopped without ending it (the SDK's close() does not send DELETE), or be
    * running still when the recording ends.
    */
   endElsewhere(end: StreamEnd): HandedFindings[] {
+    const deleted = this.deletedSession(end);
+    if (deleted) deleted.ended = true;
+    const handed: HandedFindings[] = [];
+    for (const session of deleted ? [...this.awaitedBy, deleted] : this.awaitedBy) {
+      session.open.delete(this);
+      handed.push(...this.sessions.settle(session));
+    }
+    this.awaitedBy.clear();
+    return handed;
+  }
+
+  private awaits(session: McpHttpSession): void {
+    session.open.add(this);
+    this.awaitedBy.add(session);
+  }
+
+  /** The session this exchange's DELETE ended: the server accepted it (2xx). */
+  private deletedSession(end: StreamEnd): McpHttpSession | undefined {
     const { status } = end;
-    if (this.route.method !== 'DELETE' || end.how !== 'complete' || status === undefined || status < 200 || status >= 300) return [];
-    if (sessionIdOf(this.route.requestHeaders) === undefined) return [];
+    if (this.route.method !== 'DELETE' || end.how !== 'complete' || status === undefined || status < 200 || status >= 300) return undefined;
+    if (sessionIdOf(this.route.requestHeaders) === undefined) return undefined;
     const session = this.sessions.find(this.route);
-    if (!session || session.legacy || session.deleted) return [];
-    session.deleted = true;
-    const findings = session.checker.sessionEnded();
-    return session.lastExchange && findings.length > 0 ? [{ to: session.lastExchange, findings }] : [];
+    return session && !session.legacy ? session : undefined;
+  }
+
+  /** The session of the exchange, found at its first message; each message judged makes it the most recently active. */
+  private sessionFor(message: InboundMessage, http: SessionRoute): McpHttpSession {
+    if (this.session === undefined) {
+      this.session = this.sessionOf(message, http);
+      this.awaits(this.session);
+    }
+    this.sessions.touch(this.session);
+    return this.session;
   }
 
   private sessionOf(message: InboundMessage, http: SessionRoute): McpHttpSession {
@@ -133,11 +166,18 @@ export class McpHttpChecker implements ProtocolChecker {
     if (message.sender === 'client' && opensSession(value)) {
       // A second initialize on a known session is that session's finding (mcp-initialize-repeated).
       const known = id !== undefined || legacySessionOf(http) !== undefined ? this.sessions.find(http) : undefined;
-      return known ?? this.sessions.begin(http);
+      if (known) return known;
+      const { session, ended } = this.sessions.begin(http);
+      // It ended the endpoint's session before it: that one's end waits for this exchange's too.
+      if (ended) this.awaits(ended);
+      return session;
     }
-    const found = this.sessions.find(http) ?? (id === undefined ? this.sessions.namedOn(http.path ?? '') : undefined);
-    if (found) return found;
-    const session = this.sessions.begin(http);
+    const found = this.sessions.find(http);
+    // A later exchange of a session begun without an id that carries none: its server issues none.
+    if (found && id === undefined && found.path !== undefined && found.ids.length === 0 && !found.legacy) found.idless = true;
+    const joined = found ?? (id === undefined ? this.sessions.namedOn(http.path ?? '') : undefined);
+    if (joined) return joined;
+    const { session } = this.sessions.begin(http);
     if (id !== undefined) this.sessions.name(id, session, http.path ?? '');
     return session;
   }
@@ -159,7 +199,7 @@ export class McpHttpChecker implements ProtocolChecker {
     const initialize = opensSession(value);
     if (id !== undefined && this.sessions.hasEnded(id)) {
       findings.push(error(RULES.httpSessionEnded, '', `the server answered 404 to session ${id}: the client must initialize a new session, not keep using this one`));
-    } else if (id === undefined && !initialize && this.sessions.namedOn(http.path ?? '') !== undefined) {
+    } else if (id === undefined && !initialize && this.sessions.issuesIds(http.path ?? '')) {
       findings.push(error(RULES.httpSessionIdMissing, '', `the server on ${http.path ?? '/'} issues session ids: every request after initialize carries Mcp-Session-Id, and this one has none`));
     }
     const negotiated = session.checker.negotiatedVersion;

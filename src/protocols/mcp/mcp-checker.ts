@@ -37,6 +37,8 @@ export class McpChecker implements ProtocolChecker {
   private judged = 0;
   /** 2026-07-28 over stdio: the session's listen subscriptions, which share its channel (over HTTP each has its own stream: http-checker.ts). */
   private listens?: ListenSubscriptions;
+  /** Joined after its start: what a message says of one before the join cannot be checked. */
+  private joined = false;
 
   constructor(
     private readonly registry: SchemaRegistry,
@@ -50,6 +52,7 @@ export class McpChecker implements ProtocolChecker {
 
   /** The recording joined this session after its start (its first message is not initialize): its lifecycle is not judged. */
   joinedMidway(): void {
+    this.joined = true;
     this.lifecycle.joined();
   }
 
@@ -85,13 +88,13 @@ export class McpChecker implements ProtocolChecker {
   }
 
   /**
-   * Over HTTP, the session's end (its client's DELETE, which the server accepted): what end() says of
-   * a stdio session, but of the server's requests only, since each POST's end reported the client's
-   * its stream never answered.
+   * Over HTTP, the session's end (its client's DELETE, which the server accepted, or a new initialize
+   * on its endpoint, whose server issues no session ids): what end() says of a stdio session, but of
+   * the server's requests only, since each POST's end reported the client's its stream never answered.
    */
   sessionEnded(): Finding[] {
     const open = this.correlator.inFlight().filter((p) => p.sender === 'server' && p.id !== null && !this.ledger.wasCancelled(p.sender, p.id));
-    const unanswered = open.map((p) => warning(JSON_RPC_RULES.unansweredRequest, '', `request ${formatId(p.id)} ('${p.method}') sent by the server was never answered before the client ended the session`));
+    const unanswered = open.map((p) => warning(JSON_RPC_RULES.unansweredRequest, '', `request ${formatId(p.id)} ('${p.method}') sent by the server was never answered before the session ended`));
     return [...unanswered, ...this.lifecycle.end('complete')];
   }
 
@@ -110,6 +113,7 @@ export class McpChecker implements ProtocolChecker {
       return verdictFrom([this.notJsonRpc(sender, isJsonObject(value) ? 'it is not a JSON-RPC 2.0 request, notification or response' : 'it is not a JSON object')]);
     }
     const behaviour = this.behaviour(sender, shape, value, http);
+    if (this.joined) behaviour.findings = behaviour.findings.filter((f) => !BEFORE_THE_JOIN.has(f.rule));
     const version = this.versionOf(value, http);
     const reason = noSchemaReason(this.registry, version);
     if (reason !== undefined || !isMcpVersion(version)) return unchecked(reason ?? `MCP ${version} has no shipped schema`, prefixed(behaviour.findings, at));
@@ -236,6 +240,13 @@ export class McpChecker implements ProtocolChecker {
     return error(RULES.notJsonRpc, '', `${where} must be one JSON-RPC message; ${why}${this.stdio && sender === 'server' ? ' (logs belong on stderr)' : ''}`);
   }
 }
+
+/**
+ * What a session joined midway (over HTTP, a recording started while its client was connected, or a
+ * session forgotten while recording) cannot tell from a fault: a response, a cancellation or a
+ * progress notification naming a request it may have missed.
+ */
+const BEFORE_THE_JOIN: ReadonlySet<string> = new Set([JSON_RPC_RULES.unknownResponseId, RULES.cancelUnknownRequest, RULES.progressUnknownToken]);
 
 /**
  * The requests a `task` param makes a task of (2025-11-25): others (the SDK sends `task` on its

@@ -48,7 +48,7 @@ export class TrafficRecorder implements RecordingSink {
   constructor(readonly options: TrafficRecorderOptions) {
     this.clock = options.clock;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.pipeline = new MessagePipeline({ registry: options.registry, maxBodyBytes, parseBudget: parseBudgetBytes(maxBodyBytes), redact: options.redact });
+    this.pipeline = new MessagePipeline({ registry: options.registry, maxBodyBytes, parseBudget: parseBudgetBytes(maxBodyBytes), redact: options.redact, live: true });
   }
 
   /** Heap one message's parse may take; a message that would take more is stored unparsed. */
@@ -293,10 +293,11 @@ export class ExchangeRecording implements ExchangeSink {
     const tOffsetMs = at ?? this.recorder.clock.now();
     // A proxy-level failure (upstream unreachable) says nothing about the protocol: no stream rules.
     // Nor does a stream the client or the proxy's shutdown cut short: the agent was still sending.
-    if (this.judge && this.protocol && end.outcome !== 'error' && !cutByClientOrProxy(end.errorCode)) {
-      const how = end.outcome === 'complete' ? 'complete' : 'aborted';
+    if (this.judge && this.protocol) {
+      const cut = end.outcome === 'error' || cutByClientOrProxy(end.errorCode);
+      const how = cut ? 'cut' : end.outcome === 'complete' ? 'complete' : 'aborted';
       const pipeline = this.recorder.pipeline;
-      this.attachToLast(pipeline.endOfStream(this.protocol, this.judge, how), tOffsetMs);
+      if (how !== 'cut') this.attachToLast(pipeline.endOfStream(this.protocol, this.judge, how), tOffsetMs);
       // A state spanning exchanges that ended here (an MCP session's DELETE) gives its findings to another exchange's last message.
       for (const handed of pipeline.endElsewhere(this.protocol, this.judge, { how, status: this.status })) this.recorder.exchangeOf(handed.judge)?.attachToLast(handed.findings, tOffsetMs);
     }

@@ -15,6 +15,9 @@ import { startHttpMcpStandIn } from '../../support/http-mcp-server.js';
 import { sseEvents } from '../../support/sse-events.js';
 import { readRecording } from '../../stdio/stdio-helpers.js';
 import { validateView } from '../../support/recording-agreement.js';
+import { judgeAgain } from '../../../src/diff/judge-again.js';
+import { RecordingReader } from '../../../src/store/recording-reader.js';
+import { waitFor } from '../../support/waits.js';
 
 const cleanups = fixturesAfterEach();
 const VERSION = '2025-11-25';
@@ -77,6 +80,16 @@ class RawClient {
 
   async delete(): Promise<number> {
     return (await fetch(this.url, { method: 'DELETE', headers: this.headers() })).status;
+  }
+}
+
+/** The messages whose verdict diff's judging again changes (none: it judges as record did). */
+function judgedAgain(file: string): number[] {
+  const reader = RecordingReader.open(file);
+  try {
+    return [...judgeAgain(reader, bareRegistry()).keys()];
+  } finally {
+    reader.close();
   }
 }
 
@@ -238,6 +251,47 @@ const CASES: Record<string, { switches: string; run(client: RawClient, direct: R
       expect(await c.delete()).toBe(405);
     },
   },
+  'a session its client ends with a server request unanswered, then aborts its GET stream': {
+    switches: 'ping+late-request',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      const stream = await c.openStream();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      expect(await stream.next()).toContain('srv-ping');
+      expect(await c.delete()).toBe(200);
+      // The server leaves the stream open after the DELETE: the client cuts it, and the session's end is reported then.
+      stream.close();
+    },
+  },
+  'an endpoint without session ids whose session an initialize begins anew before notifications/initialized': {
+    switches: 'no-session-id+never-initialized',
+    rules: [MCP_RULES.initializedMissing],
+    async run(c) {
+      await c.initialize({ initialized: false });
+      await c.initialize();
+    },
+  },
+  'an endpoint without session ids whose session an initialize begins anew with a server request unanswered': {
+    switches: 'no-session-id+two-streams',
+    rules: [JSON_RPC_RULES.unansweredRequest],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      await c.initialize();
+    },
+  },
+  'an endpoint without session ids, its sessions each initialized and begun anew': {
+    switches: 'no-session-id',
+    rules: [],
+    async run(c) {
+      await c.initialize();
+      await c.request('tools/list');
+      await c.request('tools/call', {}, { name: 'echo', arguments: {} });
+      await c.initialize();
+      await c.request('tools/list');
+    },
+  },
   'a 2026-07-28 call whose headers repeat its body': {
     switches: 'modern',
     rules: [],
@@ -384,5 +438,34 @@ describe('MCP transport rules over Streamable HTTP', () => {
     expect(JSON.stringify(params.map((e) => [e.requestHeaders, messages(e.id).map((m) => m.raw.toString('utf8'))]))).not.toContain(MIRRORED_SECRET);
     const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
     expect(validateView(out).sort()).toEqual(stored.sort());
+    expect(judgedAgain(out)).toEqual([]);
+  });
+
+  it('reports a session\'s end as validate does when a server request on its GET stream comes after the DELETE was answered', async () => {
+    const server = await startHttpMcpStandIn();
+    cleanups.push(() => server.close());
+    const out = cleanups.scratch().file('mcp-late.db');
+    const ended: string[] = [];
+    const listener = (event: { type: string; method?: string }) => void (event.type === 'exchange-end' && ended.push(event.method ?? ''));
+    const proxy = await startRecorder({ target: server.origin, listen: 0, out, registry: bareRegistry(), listener });
+    cleanups.push(async () => void (await proxy.close()));
+    const c = new RawClient(`${proxy.url}/late-request/mcp`);
+    await c.initialize();
+    const stream = await c.openStream();
+    expect(await c.delete()).toBe(200);
+    // Recorded as ended before the server sends its request on the session's GET stream.
+    await waitFor(() => ended.includes('DELETE'), 'the DELETE\'s end in the recording');
+    expect((await fetch(`${server.origin}/late-request/mcp?send-late=${c.session}`)).status).toBe(200);
+    expect(await stream.next()).toContain('srv-late');
+    expect(await stream.next()).toBeUndefined();
+    await waitFor(() => ended.includes('GET'), 'the GET stream\'s end in the recording');
+    await proxy.close();
+
+    const { exchanges, messages } = readRecording(out);
+    const stored = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `${e.method} ${m.seq} ${f.severity} ${f.rule}`)));
+    expect(stored).toEqual([`GET 1 warning ${JSON_RPC_RULES.unansweredRequest}`]);
+    const keys = exchanges.flatMap((e) => messages(e.id).flatMap((m) => m.verdict.findings.map((f) => `#${e.id}.${m.seq} ${f.severity} ${f.rule}`)));
+    expect(validateView(out).sort()).toEqual(keys.sort());
+    expect(judgedAgain(out)).toEqual([]);
   });
 });
