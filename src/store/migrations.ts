@@ -94,6 +94,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
   { version: 5, description: 'exchanges.stdin_ended_ms', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN stdin_ended_ms REAL') },
   { version: 6, description: 'exchanges.tunnel', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tunnel TEXT') },
+  // Rows written before keep their `json`; later ones store it only when raw does not hold it (store/stored-json.ts).
+  { version: 7, description: 'messages.json_at', up: (db) => db.exec('ALTER TABLE messages ADD COLUMN json_at INTEGER') },
 ];
 
 /** The format version this build writes, and the newest it reads. */

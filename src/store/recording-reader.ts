@@ -10,6 +10,7 @@ import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
+import { storedJsonText } from './stored-json.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
@@ -166,8 +167,9 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
   if (m.reason !== null) verdict.reason = m.reason;
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
-  const json = m.json === null ? undefined : jsonColumn(m.json, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  const deep = m.json !== null && tooDeepToWalk(m.json);
+  const text = storedJsonText(m);
+  const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  const deep = text !== null && tooDeepToWalk(text);
   return {
     id: m.id,
     exchangeId: m.exchangeId,
@@ -179,7 +181,7 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
     raw: m.raw as Buffer,
     rawTruncatedFrom: m.rawTruncatedFrom,
     json: deep ? undefined : json,
-    ...(deep ? { deepJson: m.json! } : {}),
+    ...(deep ? { deepJson: text! } : {}),
     verdict,
   };
 }

@@ -13,6 +13,7 @@ import { startedExchange } from './exchange-changes.js';
 import { EXCHANGE_COLUMNS, type ExchangeFields, type StoredExchange } from './schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
 import { StoredCredentials } from './stored-credentials.js';
+import { jsonStartIn } from './stored-json.js';
 import { WriteQueue, type FindingParams, type VerdictParams } from './write-queue.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
@@ -214,6 +215,9 @@ export class RecordingWriter {
     this.running.messages++;
     this.running.findings += findings.length;
     this.trackStatus(id, verdict.status);
+    // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
+    const raw = stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw;
+    const jsonAt = stored.json === null ? null : jsonStartIn(raw, stored.json);
     this.queue.addMessage(
       {
         id,
@@ -223,14 +227,14 @@ export class RecordingWriter {
         carrier: message.carrier,
         channel: message.channel ?? null,
         tOffsetMs: message.tOffsetMs,
-        // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-        raw: stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw,
+        raw,
         rawTruncatedFrom: message.rawTruncatedFrom ?? null,
-        json: stored.json,
+        json: jsonAt === null ? stored.json : null,
         status: verdict.status,
         schemaRef: verdict.schemaRef,
         reason: verdict.reason,
         findingCount: findings.length,
+        jsonAt,
       },
       findings,
     );

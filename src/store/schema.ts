@@ -106,12 +106,17 @@ export const MESSAGE_COLUMNS = {
   raw: blob('raw'),
   /** The original size when raw was cut by --max-body. */
   rawTruncatedFrom: integer('raw_truncated_from'),
-  /** The parsed value as JSON text; null when the message is not JSON. Read by the reader, which keeps deep JSON as text. */
+  /**
+   * The parsed value as JSON text, when `raw` does not hold it as it is (store/stored-json.ts); null
+   * when the message is not JSON or `jsonAt` says where it is. Read by the reader, which keeps deep JSON as text.
+   */
   json: text('json'),
   status: requiredText<VerdictStatus>('status'),
   schemaRef: text('schema_ref'),
   reason: text('reason'),
   findingCount: requiredInteger('finding_count'),
+  /** Where the message's JSON text starts in `raw` (which holds it to its trailing white space); null: `json` holds it, or none. */
+  jsonAt: integer('json_at'),
 } as const;
 
 export const FINDING_COLUMNS = {
