@@ -195,7 +195,14 @@ try {
   console.log(`  wire bytes (proxy <-> upstream)  ${mb(wireBytes)}`);
   console.log(`  .db bytes                        ${mb(dbBytes)}   ${ratio(dbBytes)}x wire (target <= ${DB_TARGET}x)`);
   console.log(`  NDJSON export bytes              ${mb(ndjsonBytes)}   ${ratio(ndjsonBytes)}x wire (target <= ${NDJSON_TARGET}x)`);
-  if (COLUMNS) printColumns(out);
+  if (COLUMNS) {
+    printColumns(out);
+    // Where the NDJSON's bytes go: the message lines' JSON (rawJson) and raw text, their schema refs, the rest.
+    const lines = ndjson.split('\n').filter((l) => l.startsWith('{"type":"message"'));
+    const refs = lines.reduce((n, l) => n + (l.match(/,"schemaRef":"[^"]*"/)?.[0].length ?? 0), 0);
+    const payload = lines.reduce((n, l) => n + Math.max(l.length - l.indexOf('"rawJson":'), l.indexOf('"raw') < 0 ? 0 : l.length - l.indexOf('"raw')), 0);
+    console.log(`  NDJSON message lines: ${lines.length}, ${lines.reduce((n, l) => n + l.length + 1, 0)} bytes; from the first raw key on ${payload}, schemaRef keys ${refs}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

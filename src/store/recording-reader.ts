@@ -11,6 +11,7 @@ import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
 import { storedJsonText } from './stored-json.js';
+import { schemaRefSql } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
@@ -18,7 +19,7 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
-const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages`;
+const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS, undefined, { schemaRef: schemaRefSql() })} FROM messages`;
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
 
 /**

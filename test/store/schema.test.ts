@@ -158,10 +158,14 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     writer.close(new Date('2026-01-02T03:05:00.000Z'));
 
     const stored = everyRow(original);
-    // Every column is set in some row (a message's JSON is in json or at json_at), so that a column the round trip dropped would show.
+    // Every column is set in some row (a message's JSON is in json or at json_at), so that a column the
+    // round trip dropped would show; but schema_ref, which only rows written before format 8 and
+    // verdicts rewritten in a scratch copy hold (the writer names the ref by schema_ref_id).
     for (const [table, rows] of Object.entries(stored) as Array<[string, Array<Record<string, unknown>>]>) {
       expect(rows.length, table).toBeGreaterThan(0);
-      for (const column of Object.keys(rows[0])) expect(rows.some((row) => row[column] !== null), `${table}.${column}`).toBe(true);
+      for (const column of Object.keys(rows[0])) {
+        if (`${table}.${column}` !== 'messages.schema_ref') expect(rows.some((row) => row[column] !== null), `${table}.${column}`).toBe(true);
+      }
     }
     const reader = RecordingReader.open(original);
     const exchanges = reader.exchanges();

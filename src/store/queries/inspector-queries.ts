@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import { fieldsOf, pickColumns, selectList } from '../columns.js';
+import { pickColumns, selectList } from '../columns.js';
 import { EXCHANGE_SELECT_LIST, exchangeFromRecord, type ExchangeRecord } from '../exchange-record.js';
 import { MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../schema.js';
 import type { ExchangeRow } from '../store-types.js';
 import { ownNameSql } from './label-sql.js';
 import { storedJsonSql } from '../stored-json.js';
+import { schemaRefSql } from '../schema-refs.js';
 
 /**
  * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
@@ -45,7 +46,7 @@ const TIMELINE_COLUMNS = `${EXCHANGE_SELECT_LIST},
 /** The JSON text, wherever the row stores it (store/stored-json.ts). */
 const JSON_TEXT = storedJsonSql();
 
-const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']))},
+const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']), undefined, { schemaRef: schemaRefSql() })},
   length(raw) AS size,
   CASE WHEN length(${JSON_TEXT}) <= ${PARSE_LIMIT} THEN ${JSON_TEXT} END AS json,
   CASE WHEN length(${JSON_TEXT}) > ${PARSE_LIMIT} THEN
@@ -54,7 +55,7 @@ const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'send
 
 const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status']))}, ${JSON_TEXT} AS json`;
 /** Every column, with the JSON text in `json` wherever the row stores it. */
-const MESSAGE_COLUMNS_SQL = `${selectList(pickColumns(MESSAGE_COLUMNS, fieldsOf(MESSAGE_COLUMNS).filter((f) => f !== 'json')))}, ${JSON_TEXT} AS json`;
+const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { json: JSON_TEXT, schemaRef: schemaRefSql() });
 
 /**
  * The inspector's reads: paged, filtered queries over a recording, on the read-only connection it
