@@ -3,7 +3,9 @@ import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 import { messageValue } from '../store/message-value.js';
-import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
+import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
+import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
+import { tryParseJson } from '../core/json.js';
 
 /**
  * Writes a recording as NDJSON: the recording line, then every exchange, then every message in the
@@ -28,8 +30,7 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
     flush(1 << 20);
   }
   for (const message of reader.messagesInOrder()) {
-    // stringifyJson: a message may nest deeper than JSON.stringify can go.
-    chunk += stringifyJson(messageLine(message)) + '\n';
+    chunk += messageLineText(message) + '\n';
     onMessage?.();
     flush(1 << 20);
   }
@@ -64,31 +65,67 @@ export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
   return copyExchangeColumns(e, { type: 'exchange' as const });
 }
 
-export function messageLine(m: MessageRow): NdjsonMessageLine {
-  const line: NdjsonMessageLine = {
+/**
+ * A message's line (store/ndjson-format.ts), null fields left out. When its bytes are some text, its
+ * JSON as JSON.stringify writes it, and white space (an SSE event, a frame, a body), the JSON is
+ * written once, as the last key `rawJson`; otherwise the bytes are `raw` (or `rawBase64`) with
+ * `jsonAt` when they hold a JSON text of the same value, or the value as `json`. The line depends on
+ * the bytes and the value only, not on how the file stores them.
+ */
+export function messageLineText(m: MessageRow): string {
+  const head: NdjsonMessageLine = {
     type: 'message',
     exchange: m.exchangeId,
     seq: m.seq,
     sender: m.sender,
     carrier: m.carrier,
-    channel: m.channel,
+    ...(m.channel === null ? {} : { channel: m.channel }),
     tOffsetMs: m.tOffsetMs,
-    ...encodeRaw(m.raw),
-    rawTruncatedFrom: m.rawTruncatedFrom,
-    verdict: {
-      status: m.verdict.status,
-      schemaRef: m.verdict.schemaRef ?? null,
-      reason: m.verdict.reason ?? null,
-      findings: m.verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })),
-    },
+    ...(m.rawTruncatedFrom === null ? {} : { rawTruncatedFrom: m.rawTruncatedFrom }),
+    verdict: verdictOf(m),
   };
-  // Nested too deep to be handed out parsed, it is parsed here only to be written (as the import
-  // stores it, so that export → import → export stays byte-identical).
-  const json = messageValue(m);
-  if (json !== undefined) {
-    // Keep `json` before `verdict`, so the key order stays fixed.
-    const { verdict, ...rest } = line;
-    return { ...rest, json, verdict };
+  // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
+  const text = m.json === undefined ? undefined : stringifyJson(m.json);
+  if (text !== undefined) {
+    const at = jsonStartIn(m.raw, text);
+    const before = at === null ? undefined : at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
+    if (before !== undefined) {
+      const after = m.raw.toString('latin1', at! + Buffer.byteLength(text));
+      const around = { ...(before === '' ? {} : { rawBefore: before }), ...(after === '' ? {} : { rawAfter: after }) };
+      return `${JSON.stringify({ ...head, ...around }).slice(0, -1)},"rawJson":${text}}`;
+    }
   }
-  return line;
+  const line: NdjsonMessageLine = { ...head, ...encodeRaw(m.raw) };
+  const at = text === undefined ? null : jsonTextStart(m.raw, text);
+  if (at !== null) line.jsonAt = at;
+  // Parsed here only to be written (as the import stores it, so that export → import → export stays byte-identical).
+  else if (m.json !== undefined || m.deepJson !== undefined) line.json = messageValue(m);
+  // stringifyJson: a message may nest deeper than JSON.stringify can go.
+  return stringifyJson(line)!;
+}
+
+/**
+ * Where the bytes hold a JSON text of the value written `text` by stringifyJson, written otherwise
+ * (spaced, escaped): the whole bytes, or the last line after `data:`, up to the trailing white space.
+ */
+function jsonTextStart(raw: Buffer, text: string): number | null {
+  const end = jsonEnd(raw);
+  const lineStart = raw.lastIndexOf(0x0a, end - 1) + 1;
+  const candidates = [0];
+  if (raw.toString('latin1', lineStart, lineStart + 5) === 'data:') candidates.push(lineStart + (raw[lineStart + 5] === 0x20 ? 6 : 5));
+  for (const start of candidates) {
+    const value = tryParseJson(raw.toString('utf8', start, end));
+    if (value !== undefined && stringifyJson(value) === text && jsonStartIn(raw, raw.toString('utf8', start, end)) === start) return start;
+  }
+  return null;
+}
+
+function verdictOf(m: MessageRow): NdjsonMessageLine['verdict'] {
+  const { status, schemaRef, reason, findings } = m.verdict;
+  return {
+    status,
+    ...(schemaRef === undefined ? {} : { schemaRef }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(findings.length === 0 ? {} : { findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })) }),
+  };
 }

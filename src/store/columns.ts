@@ -55,11 +55,14 @@ export function pickColumns<C extends Columns, K extends keyof C>(columns: C, fi
   return out;
 }
 
-/** `a.name AS field, …`: a SELECT list whose rows come back keyed by field name. */
-export function selectList(columns: Columns, alias?: string): string {
+/**
+ * `a.name AS field, …`: a SELECT list whose rows come back keyed by field name; `read` gives some
+ * fields an expression of their own (a value the file may hold in more than one place).
+ */
+export function selectList(columns: Columns, alias?: string, read: Readonly<Record<string, string>> = {}): string {
   const prefix = alias === undefined ? '' : `${alias}.`;
   return Object.entries(columns)
-    .map(([field, c]) => (c.name === field && alias === undefined ? c.name : `${prefix}${c.name} AS ${field}`))
+    .map(([field, c]) => (read[field] !== undefined ? `${read[field]} AS ${field}` : c.name === field && alias === undefined ? c.name : `${prefix}${c.name} AS ${field}`))
     .join(', ');
 }
 

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { FindingFilter, FindingListRow } from './store-types.js';
 import { messageLabelSql } from './queries/label-sql.js';
+import { storedJsonSql } from './stored-json.js';
 import { CODES_WITH_EXCHANGE_FINDINGS, exchangeFindings } from '../core/exchange-findings.js';
 import type { TlsFacts } from '../core/tls-facts.js';
 import { jsonColumn } from './store-errors.js';
@@ -13,7 +14,7 @@ import { jsonColumn } from './store-errors.js';
  */
 const FINDING_LIST_SQL = `
   SELECT f.exchange_id AS exchange, e.transport, e.protocol, e.method, e.path, m.seq, m.sender,
-    ${messageLabelSql({ json: 'm.json', sender: 'm.sender', carrier: 'm.carrier', channel: 'm.channel', status: 'e.status', method: 'e.method', path: 'e.path' })} AS label,
+    ${messageLabelSql({ json: storedJsonSql('m'), sender: 'm.sender', carrier: 'm.carrier', channel: 'm.channel', status: 'e.status', method: 'e.method', path: 'e.path' })} AS label,
   f.rule, f.severity, f.pointer, f.message
   FROM findings f
   JOIN messages m ON m.id = f.message_id

@@ -94,6 +94,14 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, description: 'exchanges.protocol_evidence', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN protocol_evidence TEXT') },
   { version: 5, description: 'exchanges.stdin_ended_ms', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN stdin_ended_ms REAL') },
   { version: 6, description: 'exchanges.tunnel', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN tunnel TEXT') },
+  // Rows written before keep their `json`; later ones store it only when raw does not hold it (store/stored-json.ts).
+  { version: 7, description: 'messages.json_at', up: (db) => db.exec('ALTER TABLE messages ADD COLUMN json_at INTEGER') },
+  // Rows written before keep their `schema_ref`; later ones name it by id (store/schema-refs.ts).
+  {
+    version: 8,
+    description: 'schema_refs, messages.schema_ref_id',
+    up: (db) => db.exec('CREATE TABLE schema_refs (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE); ALTER TABLE messages ADD COLUMN schema_ref_id INTEGER'),
+  },
 ];
 
 /** The format version this build writes, and the newest it reads. */

@@ -99,6 +99,9 @@ const MESSAGE: Record<string, Rule> = {
   rawBase64: { test: (v) => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v), expected: 'a base64 string', optional: true },
   rawTruncatedFrom: nullableInteger,
   verdict: { test: isJsonObject, expected: 'an object' },
+  jsonAt: { test: (v) => Number.isSafeInteger(v) && (v as number) >= 0, expected: 'a byte offset (a whole number, 0 or more)', optional: true },
+  rawBefore: { ...text, optional: true },
+  rawAfter: { test: (v) => typeof v === 'string' && /^[ \t\r\n]*$/.test(v), expected: 'white space (spaces, tabs, CR, LF)', optional: true },
 };
 
 const VERDICT: Record<string, Rule> = {
@@ -130,7 +133,11 @@ export function checkExchangeLine(line: Record<string, unknown>): void {
 
 export function checkMessageLine(line: Record<string, unknown>): void {
   check(line, MESSAGE, '');
-  if (line.raw === undefined && line.rawBase64 === undefined) throw new LineProblem('a message needs "raw" or "rawBase64"');
+  const forms = [line.raw ?? line.rawBase64, line.rawJson].filter((form) => form !== undefined).length;
+  if (forms === 0) throw new LineProblem('a message needs "raw", "rawBase64" or "rawJson"');
+  if (forms > 1) throw new LineProblem('a message has either "raw" (or "rawBase64") or "rawJson", not both');
+  if (line.rawJson === undefined && (line.rawBefore !== undefined || line.rawAfter !== undefined)) throw new LineProblem('"rawBefore" and "rawAfter" go with "rawJson"');
+  if (line.jsonAt !== undefined && line.json !== undefined) throw new LineProblem('a message has either "jsonAt" or "json", not both');
   const verdict = line.verdict as Record<string, unknown>;
   check(verdict, VERDICT, 'verdict.');
   const findings = (verdict.findings ?? []) as unknown[];

@@ -4,8 +4,12 @@ import type { VerdictStatus } from '../core/verdict.js';
 
 /** The `format` value of the first line of an agent-proxy NDJSON recording. */
 export const NDJSON_FORMAT = 'agent-proxy/ndjson';
-/** The version of the NDJSON text form (independent of the SQLite format version). */
-export const NDJSON_VERSION = 1;
+/**
+ * The version of the NDJSON text form (independent of the SQLite format version). 2: a message line
+ * leaves out what is null or empty, and a message whose bytes hold its JSON as it is written carries
+ * that JSON once, as `rawJson` between `rawBefore` and `rawAfter`. Version 1 lines are read too.
+ */
+export const NDJSON_VERSION = 2;
 
 /** Line 1: the recording itself. Keys are always written in this order. */
 export interface NdjsonRecordingLine {
@@ -27,8 +31,15 @@ export interface NdjsonRecordingLine {
 export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
 
 /**
- * One line per message. Exactly one of `raw` (the bytes as UTF-8 text, when they are valid UTF-8)
- * and `rawBase64` (otherwise) is present; `json` is absent when the message was not JSON.
+ * One line per message; a field that is null (or an empty list of findings) is left out. The bytes
+ * are in one of three forms:
+ * - `rawJson` (the last key): a message whose bytes are `rawBefore` (default ''), then its JSON
+ *   written as JSON.stringify writes it, then `rawAfter` (white space, default ''): an SSE event
+ *   `data: {…}\n\n`, a frame, a line or a body. The JSON is written once, as JSON, not as a string;
+ * - `raw` (the bytes as UTF-8 text, when they are valid UTF-8) or `rawBase64` (otherwise), with
+ *   `jsonAt` when the message's JSON text is raw's from that byte to its trailing white space, or
+ *   `json` (its value) when raw does not hold it as it is, or neither when the message is not JSON.
+ * Version 1 lines always have `raw` or `rawBase64`, every null field, and `json` for every JSON message.
  */
 export interface NdjsonMessageLine {
   type: 'message';
@@ -36,26 +47,36 @@ export interface NdjsonMessageLine {
   seq: number;
   sender: 'client' | 'server';
   carrier: 'body' | 'event' | 'frame' | 'line';
-  channel: string | null;
+  channel?: string | null;
   tOffsetMs: number;
+  rawTruncatedFrom?: number | null;
+  verdict: { status: VerdictStatus; schemaRef?: string | null; reason?: string | null; findings?: Finding[] };
   raw?: string;
   rawBase64?: string;
-  rawTruncatedFrom: number | null;
+  jsonAt?: number;
   json?: unknown;
-  verdict: { status: VerdictStatus; schemaRef: string | null; reason: string | null; findings: Finding[] };
+  rawBefore?: string;
+  rawAfter?: string;
+  rawJson?: unknown;
 }
 
 export type NdjsonLine = NdjsonRecordingLine | NdjsonExchangeLine | NdjsonMessageLine;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** The bytes as text when they are valid UTF-8; undefined otherwise. */
+export function utf8Text(raw: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `{raw}` when the bytes are valid UTF-8, else `{rawBase64}`. */
 export function encodeRaw(raw: Uint8Array): { raw: string } | { rawBase64: string } {
-  try {
-    return { raw: UTF8.decode(raw) };
-  } catch {
-    return { rawBase64: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
-  }
+  const text = utf8Text(raw);
+  return text !== undefined ? { raw: text } : { rawBase64: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
 }
 
 export function decodeRaw(line: { raw?: unknown; rawBase64?: unknown }): Buffer | undefined {

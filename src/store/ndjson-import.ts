@@ -6,7 +6,10 @@ import type { Verdict } from '../core/verdict.js';
 import { RecordingWriter } from './recording-writer.js';
 import { partialPath, publishFile, removeRecordingFiles } from './recording-files.js';
 import { refuseExistingRecording } from './refuse-existing.js';
-import type { StoreTotals } from './store-types.js';
+import type { MessageInput, StoreTotals } from './store-types.js';
+import { jsonTextAt } from './stored-json.js';
+import { stringifyJson } from '../core/json-text.js';
+import { tryParseJson } from '../core/json.js';
 import { StoreError } from './store-errors.js';
 import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
 import { NDJSON_FORMAT, decodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
@@ -144,7 +147,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         const m = value as unknown as NdjsonMessageLine;
         const exchangeId = ids.get(m.exchange);
         if (exchangeId === undefined) throw malformed(file, lineNo, `message of exchange ${m.exchange}, which no earlier line declares`);
-        const raw = decodeRaw(m)!;
+        const bytes = messageBytes(m, file, lineNo);
         const verdict: Verdict = { status: m.verdict.status, findings: m.verdict.findings ?? [] };
         if (m.verdict.schemaRef !== null && m.verdict.schemaRef !== undefined) verdict.schemaRef = m.verdict.schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
@@ -154,8 +157,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
           carrier: m.carrier,
           channel: m.channel ?? undefined,
           tOffsetMs: m.tOffsetMs,
-          raw,
-          json: 'json' in m ? m.json : undefined,
+          ...bytes,
           verdict,
           rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
         });
@@ -187,6 +189,24 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
     }
     throw error;
   }
+}
+
+/**
+ * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter`,
+ * or `raw`/`rawBase64` with the JSON text at `jsonAt`, or the value `json`.
+ */
+function messageBytes(m: NdjsonMessageLine, file: string, line: number): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> {
+  if (m.rawJson !== undefined) {
+    // The text the export spliced in: the value as stringifyJson writes it.
+    const jsonText = stringifyJson(m.rawJson)!;
+    return { raw: Buffer.from(`${m.rawBefore ?? ''}${jsonText}${m.rawAfter ?? ''}`, 'utf8'), json: m.rawJson, jsonText };
+  }
+  const raw = decodeRaw(m)!;
+  if (m.jsonAt === undefined) return { raw, json: m.json };
+  const jsonText = m.jsonAt <= raw.length ? jsonTextAt(raw, m.jsonAt) : '';
+  const json = tryParseJson(jsonText);
+  if (json === undefined) throw malformed(file, line, `"jsonAt": the bytes from ${m.jsonAt} on are not JSON`);
+  return { raw, json, jsonText };
 }
 
 /** `<file>: not a recording (line N: what is wrong)`. */

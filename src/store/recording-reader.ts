@@ -10,6 +10,8 @@ import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
+import { storedJsonText } from './stored-json.js';
+import { schemaRefSql } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
@@ -17,7 +19,7 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
-const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages`;
+const MESSAGE_SELECT = `SELECT ${selectList(MESSAGE_COLUMNS, undefined, { schemaRef: schemaRefSql() })} FROM messages`;
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
 
 /**
@@ -166,8 +168,9 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
   if (m.reason !== null) verdict.reason = m.reason;
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
-  const json = m.json === null ? undefined : jsonColumn(m.json, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  const deep = m.json !== null && tooDeepToWalk(m.json);
+  const text = storedJsonText(m);
+  const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  const deep = text !== null && tooDeepToWalk(text);
   return {
     id: m.id,
     exchangeId: m.exchangeId,
@@ -179,7 +182,7 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
     raw: m.raw as Buffer,
     rawTruncatedFrom: m.rawTruncatedFrom,
     json: deep ? undefined : json,
-    ...(deep ? { deepJson: m.json! } : {}),
+    ...(deep ? { deepJson: text! } : {}),
     verdict,
   };
 }

@@ -13,6 +13,8 @@ import { startedExchange } from './exchange-changes.js';
 import { EXCHANGE_COLUMNS, type ExchangeFields, type StoredExchange } from './schema.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
 import { StoredCredentials } from './stored-credentials.js';
+import { jsonStartIn } from './stored-json.js';
+import { SchemaRefIds } from './schema-refs.js';
 import { WriteQueue, type FindingParams, type VerdictParams } from './write-queue.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
@@ -72,6 +74,7 @@ export class RecordingWriter {
   readonly appending: boolean;
   private readonly queue: WriteQueue;
   private readonly credentials: StoredCredentials;
+  private readonly schemaRefs: SchemaRefIds;
 
   private nextExchangeId = 1;
   private nextMessageId = 1;
@@ -88,6 +91,7 @@ export class RecordingWriter {
     this.startedAt = startedAt;
     this.appending = appending;
     this.credentials = new StoredCredentials(options.keepSecrets);
+    this.schemaRefs = new SchemaRefIds(appending ? db : undefined);
     this.queue = new WriteQueue(file, db, {
       flushIntervalMs: Math.max(0, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
       maxBatch: Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH),
@@ -208,12 +212,15 @@ export class RecordingWriter {
     const held = this.credentials.take(message.exchangeId);
     let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
     if (held) judged = withFindings(judged, held);
-    const verdict = verdictParams(judged);
+    const verdict = this.verdictParams(judged);
     if (verdict.reason !== null) verdict.reason = this.credentials.text(verdict.reason);
     const findings = judged.findings.map((f) => this.findingParams(f));
     this.running.messages++;
     this.running.findings += findings.length;
     this.trackStatus(id, verdict.status);
+    // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
+    const raw = stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw;
+    const jsonAt = stored.json === null ? null : jsonStartIn(raw, stored.json);
     this.queue.addMessage(
       {
         id,
@@ -223,14 +230,15 @@ export class RecordingWriter {
         carrier: message.carrier,
         channel: message.channel ?? null,
         tOffsetMs: message.tOffsetMs,
-        // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-        raw: stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw,
+        raw,
         rawTruncatedFrom: message.rawTruncatedFrom ?? null,
-        json: stored.json,
+        json: jsonAt === null ? stored.json : null,
         status: verdict.status,
-        schemaRef: verdict.schemaRef,
+        schemaRef: null,
         reason: verdict.reason,
         findingCount: findings.length,
+        jsonAt,
+        schemaRefId: verdict.schemaRefId,
       },
       findings,
     );
@@ -248,7 +256,7 @@ export class RecordingWriter {
       const where = this.appending ? 'added by this writer' : 'in this recording';
       throw new StoreError('E_STORE_STATE', this.file, `addFindings: no message ${messageId} ${where}`);
     }
-    const params = verdictParams(verdict);
+    const params = this.verdictParams(verdict);
     params.reason = params.reason === null ? null : this.credentials.text(params.reason);
     this.running.findings += findings.length;
     this.trackStatus(messageId, params.status);
@@ -285,6 +293,12 @@ export class RecordingWriter {
    */
   close(endedAt: Date | null = new Date()): void {
     this.queue.close(endedAt);
+  }
+
+  /** A verdict as stored: its schema ref by id, a new one queued first. */
+  private verdictParams(verdict: Verdict): VerdictParams {
+    const schemaRefId = this.schemaRefs.idOf(verdict.schemaRef ?? null, (id, ref) => this.queue.addSchemaRef(id, ref));
+    return { status: verdict.status, schemaRefId, reason: verdict.reason ?? null };
   }
 
   /** A finding as stored: its sentence and pointer without credentials (a judge may quote a value). */
@@ -350,10 +364,6 @@ class ExchangeSeqs {
   setLastMessage(id: number, messageId: number): void {
     this.lastMessages[id - this.firstId] = messageId;
   }
-}
-
-function verdictParams(verdict: Verdict): VerdictParams {
-  return { status: verdict.status, schemaRef: verdict.schemaRef ?? null, reason: verdict.reason ?? null };
 }
 
 function findingParams(f: Finding): FindingParams {

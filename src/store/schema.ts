@@ -106,12 +106,26 @@ export const MESSAGE_COLUMNS = {
   raw: blob('raw'),
   /** The original size when raw was cut by --max-body. */
   rawTruncatedFrom: integer('raw_truncated_from'),
-  /** The parsed value as JSON text; null when the message is not JSON. Read by the reader, which keeps deep JSON as text. */
+  /**
+   * The parsed value as JSON text, when `raw` does not hold it as it is (store/stored-json.ts); null
+   * when the message is not JSON or `jsonAt` says where it is. Read by the reader, which keeps deep JSON as text.
+   */
   json: text('json'),
   status: requiredText<VerdictStatus>('status'),
+  /** The schema ref of a row written before format 8, or of a verdict rewritten in a scratch copy; else in `schemaRefId`. */
   schemaRef: text('schema_ref'),
   reason: text('reason'),
   findingCount: requiredInteger('finding_count'),
+  /** Where the message's JSON text starts in `raw` (which holds it to its trailing white space); null: `json` holds it, or none. */
+  jsonAt: integer('json_at'),
+  /** The id of its schema ref in `schema_refs` (store/schema-refs.ts); null: `schemaRef` holds it, or none. */
+  schemaRefId: integer('schema_ref_id'),
+} as const;
+
+/** Each schema ref of the file's messages, once. */
+export const SCHEMA_REF_COLUMNS = {
+  id: requiredInteger('id'),
+  ref: requiredText('ref'),
 } as const;
 
 export const FINDING_COLUMNS = {
@@ -130,6 +144,7 @@ export const TABLES = {
   exchanges: EXCHANGE_COLUMNS,
   messages: MESSAGE_COLUMNS,
   findings: FINDING_COLUMNS,
+  schema_refs: SCHEMA_REF_COLUMNS,
 } as const;
 
 export type StoredRecording = RowOf<typeof RECORDING_COLUMNS>;

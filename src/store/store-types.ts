@@ -106,7 +106,7 @@ export interface ExchangeRow extends ExchangeFields {
 type VerdictFields = 'status' | 'schemaRef' | 'reason' | 'findingCount';
 
 /** One message as stored, with its verdict and findings. */
-export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | VerdictFields> {
+export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | 'jsonAt' | 'schemaRefId' | VerdictFields> {
   raw: Buffer;
   /**
    * The parsed value; undefined when the message was not JSON (JSON `null` stays null), or when it

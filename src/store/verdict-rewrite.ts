@@ -17,7 +17,7 @@ export function rewriteVerdicts(file: string, verdicts: Iterable<RewrittenVerdic
   const db = openDatabase(file, { scratch: true });
   try {
     const idOf = db.prepare('SELECT id FROM messages WHERE exchange_id = ? AND seq = ?').pluck();
-    const update = db.prepare('UPDATE messages SET status = ?, schema_ref = ?, reason = ?, finding_count = ? WHERE id = ?');
+    const update = db.prepare('UPDATE messages SET status = ?, schema_ref = ?, schema_ref_id = NULL, reason = ?, finding_count = ? WHERE id = ?');
     const drop = db.prepare('DELETE FROM findings WHERE message_id = ?');
     const add = db.prepare('INSERT INTO findings (message_id, exchange_id, rule, severity, pointer, message) VALUES (?, ?, ?, ?, ?, ?)');
     db.transaction(() => {

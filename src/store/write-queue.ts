@@ -14,7 +14,8 @@ const BACKSTOP_BATCHES = 8;
 const BACKSTOP_BYTES = 8 * 1024 * 1024;
 
 export interface FindingParams { rule: string; severity: string; pointer: string; message: string }
-export interface VerdictParams { status: VerdictStatus; schemaRef: string | null; reason: string | null }
+/** A verdict as stored: its schema ref by id (store/schema-refs.ts). */
+export interface VerdictParams { status: VerdictStatus; schemaRefId: number | null; reason: string | null }
 
 /** The `recording` row, as its INSERT takes it. */
 export interface RecordingRowParams {
@@ -46,7 +47,8 @@ type Op =
   | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] }
   /** Warnings added to a written message: its status stays. */
-  | { kind: 'warnings'; messageId: number; exchangeId: number; findings: FindingParams[] };
+  | { kind: 'warnings'; messageId: number; exchangeId: number; findings: FindingParams[] }
+  | { kind: 'schemaRef'; id: number; ref: string };
 
 interface Statements {
   insertRecording: Database.Statement;
@@ -57,6 +59,7 @@ interface Statements {
   insertMessages: ChunkedInsert<typeof MESSAGE_COLUMNS>;
   updateVerdict: Database.Statement;
   insertFinding: Database.Statement;
+  insertSchemaRef: Database.Statement;
   countFindings: Database.Statement;
   setEndedAt: Database.Statement;
 }
@@ -153,6 +156,11 @@ export class WriteQueue {
   /** Findings for a message that may already be written, whose verdict becomes `verdict`. */
   addFindings(messageId: number, exchangeId: number, verdict: VerdictParams, findings: FindingParams[]): void {
     this.enqueue({ kind: 'findings', messageId, exchangeId, verdict, findings }, 1 + findings.length);
+  }
+
+  /** A schema ref seen for the first time, before the rows that name it by `id`. */
+  addSchemaRef(id: number, ref: string): void {
+    this.enqueue({ kind: 'schemaRef', id, ref }, 1);
   }
 
   /** Warnings for a message that may already be written: its verdict stays. */
@@ -279,6 +287,9 @@ export class WriteQueue {
           s.updateVerdict.run({ id: op.messageId, added: op.findings.length, ...op.verdict });
           break;
         }
+        case 'schemaRef':
+          s.insertSchemaRef.run(op.id, op.ref);
+          break;
         case 'warnings': {
           messages.flush();
           for (const f of op.findings) s.insertFinding.run({ messageId: op.messageId, exchangeId: op.exchangeId, ...f });
@@ -310,11 +321,12 @@ function prepareStatements(db: Database.Database): Statements {
     endExchange: db.prepare(END_EXCHANGE_SQL),
     insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges),
     updateVerdict: db.prepare(`
-      UPDATE messages SET status = @status, schema_ref = @schemaRef, reason = @reason, finding_count = finding_count + @added
+      UPDATE messages SET status = @status, schema_ref = NULL, schema_ref_id = @schemaRefId, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),
     insertFinding: db.prepare(`
       INSERT INTO findings (message_id, exchange_id, rule, severity, pointer, message)
       VALUES (@messageId, @exchangeId, @rule, @severity, @pointer, @message)`),
+    insertSchemaRef: db.prepare('INSERT INTO schema_refs (id, ref) VALUES (?, ?)'),
     countFindings: db.prepare('UPDATE messages SET finding_count = finding_count + @added WHERE id = @id'),
     setEndedAt: db.prepare('UPDATE recording SET ended_at = ? WHERE id = 1'),
   };

@@ -145,7 +145,7 @@ describe('batched writes', () => {
     w.addFindings(id, ex, late, withFindings(first, late));
     expect(w.totals).toEqual({ exchanges: 1, messages: 1, invalid: 1, findings: 2 });
     w.flush();
-    expect(other.db.prepare('SELECT status, schema_ref, finding_count FROM messages WHERE id = ?').get(id)).toEqual({
+    expect(other.db.prepare('SELECT status, (SELECT ref FROM schema_refs r WHERE r.id = schema_ref_id) AS schema_ref, finding_count FROM messages WHERE id = ?').get(id)).toEqual({
       status: 'invalid', schema_ref: 'ref#/$defs/Event', finding_count: 2,
     });
     w.close();

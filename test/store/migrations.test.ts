@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { openDatabase } from '../../src/store/open-database.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
+import { storedJsonText } from '../../src/store/stored-json.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { meta, thrown } from './store-fixtures.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -58,7 +60,7 @@ describe('format versions (PRAGMA user_version)', () => {
     expect(tableNames(db, file)).toEqual([]);
     expect(migrate(db, file)).toEqual({ from: 0, to: FORMAT_VERSION });
     expect(db.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
-    expect(tableNames(db, file).sort()).toEqual(['exchanges', 'findings', 'messages', 'recording']);
+    expect(tableNames(db, file).sort()).toEqual(['exchanges', 'findings', 'messages', 'recording', 'schema_refs']);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -114,6 +116,65 @@ describe('format versions (PRAGMA user_version)', () => {
     } finally {
       again.close();
     }
+  });
+
+  it('a version 6 recording (every JSON text in messages.json, every schema ref in schema_ref) exports the same after its upgrade, and after an append in the new layout', () => {
+    const traffic = (w: RecordingWriter) => {
+      const ex = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+      const add = (raw: string, json: unknown) =>
+        w.addMessage({ exchangeId: ex, sender: 'server', carrier: 'event', tOffsetMs: 1, raw: Buffer.from(raw), json, verdict: { status: 'valid', schemaRef: 'https://example.test/s.json#/$defs/Event', findings: [] } });
+      add('data: {"type":"RUN_STARTED","text":"café 東京"}\n\n', { type: 'RUN_STARTED', text: 'café 東京' });
+      add('data: { "spaced": true }\r\n\r\n', { spaced: true });
+      add('data: [DONE]\n\n', undefined);
+      w.endExchange(ex, { tOffsetMs: 2, outcome: 'complete' });
+    };
+    const exported = (file: string) => {
+      const reader = RecordingReader.open(file);
+      try {
+        return exportNdjsonText(reader);
+      } finally {
+        reader.close();
+      }
+    };
+    const current = join(tmp.dir, 'v7.db');
+    const writer = RecordingWriter.open(current, meta());
+    traffic(writer);
+    writer.close(new Date('2026-01-02T03:05:00.000Z'));
+    // The same recording as format 6 wrote it: every JSON text in `json` and ref in `schema_ref`, no json_at, schema_ref_id nor schema_refs.
+    const old = join(tmp.dir, 'v6.db');
+    copyFileSync(current, old);
+    const db = new Database(old);
+    for (const m of db.prepare('SELECT id, raw, json, json_at AS jsonAt FROM messages').all() as Array<{ id: number; raw: Buffer; json: string | null; jsonAt: number | null }>) {
+      db.prepare('UPDATE messages SET json = ? WHERE id = ?').run(storedJsonText(m), m.id);
+    }
+    db.exec(`UPDATE messages SET schema_ref = (SELECT ref FROM schema_refs r WHERE r.id = schema_ref_id);
+      ALTER TABLE messages DROP COLUMN json_at; ALTER TABLE messages DROP COLUMN schema_ref_id; DROP TABLE schema_refs;
+      UPDATE recording SET format_version = 6; PRAGMA user_version = 6`);
+    db.close();
+
+    expect(exported(old)).toBe(exported(current));
+    const upgraded = new Database(old, { readonly: true });
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
+    expect(upgraded.prepare('SELECT json IS NOT NULL AS kept, json_at, schema_ref IS NOT NULL AS ref, schema_ref_id FROM messages ORDER BY id').all()).toEqual([
+      { kept: 1, json_at: null, ref: 1, schema_ref_id: null },
+      { kept: 1, json_at: null, ref: 1, schema_ref_id: null },
+      { kept: 0, json_at: null, ref: 1, schema_ref_id: null },
+    ]);
+    upgraded.close();
+    for (const file of [old, current]) {
+      const appending = RecordingWriter.append(file);
+      traffic(appending);
+      appending.close(new Date('2026-01-02T03:06:00.000Z'));
+    }
+    expect(exported(old)).toBe(exported(current));
+    const appended = new Database(old, { readonly: true });
+    expect(appended.prepare('SELECT json_at, json, schema_ref, schema_ref_id FROM messages WHERE id > 3 ORDER BY id').all()).toEqual([
+      { json_at: 6, json: null, schema_ref: null, schema_ref_id: 1 },
+      { json_at: null, json: '{"spaced":true}', schema_ref: null, schema_ref_id: 1 },
+      { json_at: null, json: null, schema_ref: null, schema_ref_id: 1 },
+    ]);
+    expect(appended.prepare('SELECT id, ref FROM schema_refs').all()).toEqual([{ id: 1, ref: 'https://example.test/s.json#/$defs/Event' }]);
+    appended.close();
   });
 
   it('a failing step leaves the file at the previous version', () => {

@@ -141,14 +141,15 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     const merged = writer.beginExchange(start); // ... and here they merge into the queued INSERT
     writer.updateExchange(merged, update);
     writer.endExchange(merged, end);
-    for (const exchangeId of [id, merged]) {
+    // The first message's raw holds its JSON text as it is (json_at), the second's (an event of two data lines) does not (json).
+    for (const [exchangeId, raw] of [[id, '{"type":"x"}'], [merged, 'data: {"type":\ndata: "x"}\n\n']] as const) {
       writer.addMessage({
         exchangeId,
         sender: 'server',
         carrier: 'frame',
         channel: 'text',
         tOffsetMs: 12.5,
-        raw: Buffer.from('{"type":"x"}'),
+        raw: Buffer.from(raw),
         json: { type: 'x' },
         rawTruncatedFrom: 4096,
         verdict: { ...verdictFrom([error('schema.required', '/a', 'a is required'), warning('schema.extra', '/b', 'b is extra')], 'https://example.test/s.json#/$defs/X'), reason: 'checked' },
@@ -157,11 +158,13 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     writer.close(new Date('2026-01-02T03:05:00.000Z'));
 
     const stored = everyRow(original);
-    // Every column of every row is set, so that a column the round trip dropped would show.
-    for (const [table, rows] of Object.entries(stored)) {
+    // Every column is set in some row (a message's JSON is in json or at json_at), so that a column the
+    // round trip dropped would show; but schema_ref, which only rows written before format 8 and
+    // verdicts rewritten in a scratch copy hold (the writer names the ref by schema_ref_id).
+    for (const [table, rows] of Object.entries(stored) as Array<[string, Array<Record<string, unknown>>]>) {
       expect(rows.length, table).toBeGreaterThan(0);
-      for (const row of rows as Array<Record<string, unknown>>) {
-        for (const [column, value] of Object.entries(row)) expect(value, `${table}.${column}`).not.toBeNull();
+      for (const column of Object.keys(rows[0])) {
+        if (`${table}.${column}` !== 'messages.schema_ref') expect(rows.some((row) => row[column] !== null), `${table}.${column}`).toBe(true);
       }
     }
     const reader = RecordingReader.open(original);

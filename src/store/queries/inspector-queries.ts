@@ -4,6 +4,8 @@ import { EXCHANGE_SELECT_LIST, exchangeFromRecord, type ExchangeRecord } from '.
 import { MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../schema.js';
 import type { ExchangeRow } from '../store-types.js';
 import { ownNameSql } from './label-sql.js';
+import { storedJsonSql } from '../stored-json.js';
+import { schemaRefSql } from '../schema-refs.js';
 
 /**
  * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
@@ -41,14 +43,19 @@ const TIMELINE_COLUMNS = `${EXCHANGE_SELECT_LIST},
   (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalidCount,
   (SELECT max(t_offset_ms) FROM messages m WHERE m.exchange_id = e.id) AS lastMs`;
 
-const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']))},
+/** The JSON text, wherever the row stores it (store/stored-json.ts). */
+const JSON_TEXT = storedJsonSql();
+
+const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']), undefined, { schemaRef: schemaRefSql() })},
   length(raw) AS size,
-  CASE WHEN length(json) <= ${PARSE_LIMIT} THEN json END AS json,
-  CASE WHEN length(json) > ${PARSE_LIMIT} THEN
-    CASE WHEN json_valid(json) THEN coalesce(${ownNameSql('json')}, 'object') ELSE '' END
+  CASE WHEN length(${JSON_TEXT}) <= ${PARSE_LIMIT} THEN ${JSON_TEXT} END AS json,
+  CASE WHEN length(${JSON_TEXT}) > ${PARSE_LIMIT} THEN
+    CASE WHEN json_valid(${JSON_TEXT}) THEN coalesce(${ownNameSql(JSON_TEXT)}, 'object') ELSE '' END
   END AS bigLabel`;
 
-const WALK_COLUMNS = selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'json']));
+const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status']))}, ${JSON_TEXT} AS json`;
+/** Every column, with the JSON text in `json` wherever the row stores it. */
+const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { json: JSON_TEXT, schemaRef: schemaRefSql() });
 
 /**
  * The inspector's reads: paged, filtered queries over a recording, on the read-only connection it
@@ -65,9 +72,9 @@ export class InspectorQueries {
       countInvalid: db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
       page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
       pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
-      message: db.prepare(`SELECT ${selectList(MESSAGE_COLUMNS)} FROM messages WHERE exchange_id = ? AND seq = ?`),
+      message: db.prepare(`SELECT ${MESSAGE_COLUMNS_SQL} FROM messages WHERE exchange_id = ? AND seq = ?`),
       summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      json: db.prepare('SELECT json FROM messages WHERE exchange_id = ? AND seq = ?').pluck(),
+      json: db.prepare(`SELECT ${JSON_TEXT} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
       findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
       walk: db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
       values: db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
@@ -92,7 +99,7 @@ export class InspectorQueries {
     if (q) {
       where.push(`(instr(lower(coalesce(e.method,'') || ' ' || coalesce(e.path,'') || ' ' || coalesce(e.url,'') || ' ' || coalesce(e.protocol,'') || ' '
         || e.transport || ' ' || coalesce(e.status,'') || ' #' || e.id), ?) > 0
-        OR EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND instr(lower(m.json), ?) > 0))`);
+        OR EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND instr(lower(${storedJsonSql('m')}), ?) > 0))`);
       params.push(q, q);
     }
     const sql = `SELECT ${TIMELINE_COLUMNS} FROM exchanges e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.started_ms, e.id`;

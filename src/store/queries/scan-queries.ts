@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EXCHANGE_SELECT_LIST, type ExchangeRecord } from '../exchange-record.js';
 import type { StoredFinding } from '../schema.js';
+import { storedJsonSql } from '../stored-json.js';
 
 /**
  * The reads of `proxy diff`'s first pass (diff/scan-side.ts), which streams a whole recording and
@@ -8,6 +9,9 @@ import type { StoredFinding } from '../schema.js';
  */
 
 /** `sender carrier status[ channel]`: a few distinct values, parsed once each by the caller. */
+/** The JSON text, wherever the row stores it (store/stored-json.ts). */
+const JSON_TEXT = storedJsonSql();
+
 const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel, '')`;
 
 /** A message as the scan reads it: its meta text, the JSON text or (not JSON) the raw bytes, and its id when asked for. */
@@ -27,8 +31,8 @@ export interface ScanQueries {
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
-  const messages = db.prepare(`SELECT ${META}, ifnull(json, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
-  const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(json, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const findings = db.prepare(
     "SELECT message_id AS messageId, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id",
   );

@@ -1,0 +1,238 @@
+// How big a recording is beside the traffic it holds: realistic traffic goes through the real recorder
+// (`startRecorder`, in this process) to an upstream in this process, and the bench prints the bytes that
+// crossed the wire between proxy and upstream (every byte either side wrote on those sockets: HTTP heads,
+// chunked framing, WebSocket frame heads and bodies), the `.db` once the recorder has closed it (the main
+// file: the WAL is checkpointed into it), the NDJSON export of it, and the two ratios. The traffic:
+// - an OpenAI chat completion and an Anthropic message streamed token by token over SSE (thousands of
+//   small `data:` events, one per write, as a model streams);
+// - a Pi daemon WebSocket session: a prompt, then one `message_update` event per token and the events
+//   around them, as the daemon sends them;
+// - a few REST exchanges: small Pi envelopes, and one large JSON body (a session transcript).
+// `--columns` also prints where the `.db`'s bytes go: each table's and index's pages (dbstat) and the
+// bytes each message column holds.
+// Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns])
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request, Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import WebSocket, { WebSocketServer } from 'ws';
+import Database from 'better-sqlite3';
+import zlib, { brotliCompressSync, deflateRawSync } from 'node:zlib';
+
+const quick = process.argv.includes('--quick');
+const COLUMNS = process.argv.includes('--columns');
+/** Tokens per streamed answer, and answers per API. */
+const TOKENS = quick ? 500 : 2_000;
+const ANSWERS = quick ? 1 : 2;
+/** Targets of issue #34. */
+const DB_TARGET = 1.2;
+const NDJSON_TARGET = 1.5;
+
+const DIST = new URL('../dist/', import.meta.url);
+const load = (path) => import(pathToFileURL(new URL(path, DIST).pathname).href);
+const { startRecorder } = await load('index.js');
+const { RecordingReader } = await load('store/recording-reader.js');
+const { exportNdjsonText } = await load('export/ndjson-export.js');
+
+// ---- the traffic ----------------------------------------------------------------------------------
+
+const WORDS = ('the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were ' +
+  'recording proxy agent stream token message session function return value schema verdict replay export import ' +
+  'café naïve 東京 — “quoted” ✓').split(' ');
+/** A model's tokens: words with their leading space, some split, a newline now and then; deterministic. */
+function tokens(n) {
+  const out = [];
+  let seed = 7;
+  for (let i = 0; i < n; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const word = WORDS[seed % WORDS.length];
+    out.push(seed % 17 === 0 ? '\n\n' : seed % 5 === 0 ? word.slice(0, 2) : ` ${word}`);
+  }
+  return out;
+}
+
+const CHAT_HEAD = { id: 'chatcmpl-AqX9bT3kZq2m8YcVnR7wL5sE1dFhG', object: 'chat.completion.chunk', created: 1_764_900_000, model: 'gpt-4o-mini-2024-07-18', system_fingerprint: 'fp_0ba0d124f1' };
+const chatEvent = (delta, finish, usage = null) => `data: ${JSON.stringify({ ...CHAT_HEAD, choices: finish === undefined ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
+const anthropicEvent = (data) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+function chatStream(res, words) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_8f2c1b7e9a' });
+  res.write(chatEvent({ role: 'assistant', content: '', refusal: null }, null));
+  for (const word of words) res.write(chatEvent({ content: word }, null));
+  res.write(chatEvent({}, 'stop'));
+  res.write(chatEvent(undefined, undefined, { prompt_tokens: 412, completion_tokens: words.length, total_tokens: 412 + words.length }));
+  res.end('data: [DONE]\n\n');
+}
+
+function messageStream(res, words) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_011CVbench' });
+  res.write(anthropicEvent({ type: 'message_start', message: { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 412, output_tokens: 1 } } }));
+  res.write(anthropicEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+  for (const word of words) res.write(anthropicEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: word } }));
+  res.write(anthropicEvent({ type: 'content_block_stop', index: 0 }));
+  res.write(anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }));
+  res.end(anthropicEvent({ type: 'message_stop' }));
+}
+
+const HOST_ID = '00000000-0000-4000-8000-00000000d43e';
+const envelope = (data) => JSON.stringify({ apiVersion: '1.0', requestId: 'req-bench-1', hostInstanceId: HOST_ID, ok: true, data });
+const SESSION = { sessionId: 'agent-a', name: 'bench-agent', generation: 1, revision: 3, residency: 'resident', state: 'idle', createdAt: '2026-12-05T10:00:00.000Z', updatedAt: '2026-12-05T10:00:01.000Z', lastUsedAt: '2026-12-05T10:00:01.000Z' };
+/** A long answer: a session's transcript, as a client reads it back. */
+const TRANSCRIPT = envelope({ session: SESSION, entries: tokens(3_000).reduce((entries, word, i) => {
+  if (i % 60 === 0) entries.push({ type: 'message', id: `e${i}`, timestamp: 1_764_900_000_000 + i, message: { role: i % 120 === 0 ? 'user' : 'assistant', content: [{ type: 'text', text: '' }] } });
+  entries[entries.length - 1].message.content[0].text += word;
+  return entries;
+}, []) });
+
+const cursor = (q) => Buffer.from(JSON.stringify({ v: 1, h: HOST_ID, s: 'agent-a', g: 1, q })).toString('base64url');
+/** The Pi daemon's frames for one prompt answered token by token. */
+function piSession(ws, words) {
+  let sequence = 0;
+  const event = (event) => ws.send(JSON.stringify({ kind: 'event', cursor: cursor(++sequence), sequence, event }));
+  ws.send(JSON.stringify({ kind: 'attach_ready', connectionId: '00000000-0000-4000-8000-000000000007', role: 'controller', hostInstanceId: HOST_ID, sessionId: 'agent-a', generation: 1, highWaterCursor: cursor(0), snapshot: { session: SESSION } }));
+  ws.on('message', (data) => {
+    const command = JSON.parse(String(data)).command;
+    ws.send(JSON.stringify({ kind: 'response', response: { id: command.id, type: 'response', command: command.type, success: true } }));
+    event({ type: 'agent_start' });
+    event({ type: 'turn_start' });
+    event({ type: 'message_start', message: { role: 'assistant', content: [], timestamp: 1_764_900_000_000 } });
+    let text = '';
+    for (const word of words) {
+      text += word;
+      event({ type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: word } });
+    }
+    event({ type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text }], timestamp: 1_764_900_000_001 } });
+    event({ type: 'turn_end' });
+    event({ type: 'agent_end' });
+    ws.close(1000, 'done');
+  });
+}
+
+/** The upstream, counting every byte either side sent on its sockets. */
+async function startUpstream() {
+  const wire = { bytes: 0 };
+  const words = tokens(TOKENS);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url.startsWith('/v1/chat/completions')) return chatStream(res, words);
+      if (req.url.startsWith('/v1/messages')) return messageStream(res, words);
+      const body = req.url.startsWith('/v1/session/agent-a/transcript') ? TRANSCRIPT : envelope(req.url.startsWith('/v1/session') ? { session: SESSION } : { ready: true });
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  server.on('connection', (socket) => socket.on('close', () => (wire.bytes += socket.bytesRead + socket.bytesWritten)));
+  const wss = new WebSocketServer({ server, perMessageDeflate: false, handleProtocols: (p) => [...p][0] ?? false });
+  wss.on('connection', (ws) => piSession(ws, words));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    wire,
+    close: () => new Promise((resolve) => { for (const c of wss.clients) c.terminate(); server.closeAllConnections(); server.close(resolve); }),
+  };
+}
+
+const agent = new Agent({ keepAlive: false });
+function call(base, method, path, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method, agent, headers: { 'content-type': 'application/json', authorization: 'Bearer pi-bench', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${method} ${path}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function piWebSocket(base) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/v1/session/agent-a/rpc?role=controller`, 'pi-daemon-rpc.v1', { perMessageDeflate: false, headers: { authorization: 'Bearer pi-bench' } });
+    ws.once('message', () => ws.send(JSON.stringify({ kind: 'command', command: { id: 'prompt-1', type: 'prompt', message: 'Write me a long story about a proxy.' } })));
+    ws.on('close', resolve);
+    ws.on('error', reject);
+  });
+}
+
+async function traffic(base) {
+  await call(base, 'GET', '/v1/capabilities');
+  await call(base, 'POST', '/v1/session', JSON.stringify({ sessionId: 'agent-a', spec: { cwd: '/srv/work/project-a', name: 'bench-agent' } }), { 'idempotency-key': 'create-1' });
+  await call(base, 'GET', '/v1/session/agent-a');
+  for (let i = 0; i < ANSWERS; i++) {
+    const chat = { model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 'You are a storyteller.' }, { role: 'user', content: 'Write me a long story about a proxy.' }] };
+    await call(base, 'POST', '/v1/chat/completions', JSON.stringify(chat), { accept: 'text/event-stream' });
+    const message = { model: 'claude-sonnet-4-5', max_tokens: 8192, stream: true, system: 'You are a storyteller.', messages: [{ role: 'user', content: 'Write me a long story about a proxy.' }] };
+    await call(base, 'POST', '/v1/messages', JSON.stringify(message), { accept: 'text/event-stream', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' });
+    await piWebSocket(base);
+  }
+  await call(base, 'GET', '/v1/session/agent-a/transcript');
+}
+
+// ---- the measurement ------------------------------------------------------------------------------
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-storage-size-'));
+try {
+  const upstream = await startUpstream();
+  const out = join(dir, 'run.db');
+  const recorder = await startRecorder({ target: upstream.url, out, listen: 0 });
+  await traffic(recorder.url);
+  const totals = await recorder.close();
+  await upstream.close();
+
+  const wireBytes = upstream.wire.bytes;
+  const dbBytes = statSync(out).size;
+  const reader = RecordingReader.open(out);
+  const ndjson = exportNdjsonText(reader);
+  reader.close();
+  const ndjsonFile = join(dir, 'run.ndjson');
+  writeFileSync(ndjsonFile, ndjson);
+  const ndjsonBytes = statSync(ndjsonFile).size;
+
+  const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+  const ratio = (n) => (n / wireBytes).toFixed(2);
+  console.log(`storage size: ${totals.exchanges} exchanges, ${totals.messages} messages (${TOKENS} tokens per answer, ${ANSWERS} answer(s) per API)`);
+  console.log(`  wire bytes (proxy <-> upstream)  ${mb(wireBytes)}`);
+  console.log(`  .db bytes                        ${mb(dbBytes)}   ${ratio(dbBytes)}x wire (target <= ${DB_TARGET}x)`);
+  console.log(`  NDJSON export bytes              ${mb(ndjsonBytes)}   ${ratio(ndjsonBytes)}x wire (target <= ${NDJSON_TARGET}x)`);
+  if (COLUMNS) {
+    printColumns(out);
+    // Where the NDJSON's bytes go: the message lines' JSON (rawJson) and raw text, their schema refs, the rest.
+    const lines = ndjson.split('\n').filter((l) => l.startsWith('{"type":"message"'));
+    const refs = lines.reduce((n, l) => n + (l.match(/,"schemaRef":"[^"]*"/)?.[0].length ?? 0), 0);
+    const payload = lines.reduce((n, l) => n + Math.max(l.length - l.indexOf('"rawJson":'), l.indexOf('"raw') < 0 ? 0 : l.length - l.indexOf('"raw')), 0);
+    console.log(`  NDJSON message lines: ${lines.length}, ${lines.reduce((n, l) => n + l.length + 1, 0)} bytes; from the first raw key on ${payload}, schemaRef keys ${refs}`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Where the `.db`'s bytes go: pages per table and index (dbstat, when SQLite has it), bytes per message column. */
+function printColumns(file) {
+  const db = new Database(file, { readonly: true });
+  try {
+    try {
+      const pages = db.prepare('SELECT name, sum(pgsize) AS bytes, sum(payload) AS payload, sum(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC').all();
+      console.log('  pages (dbstat): name, bytes, payload, unused');
+      for (const p of pages) console.log(`    ${p.name.padEnd(24)} ${String(p.bytes).padStart(10)} ${String(p.payload).padStart(10)} ${String(p.unused).padStart(10)}`);
+    } catch (error) {
+      console.log(`  (no dbstat: ${error.message})`);
+    }
+    const columns = db.prepare("SELECT name FROM pragma_table_info('messages')").pluck().all();
+    const sums = db.prepare(`SELECT ${columns.map((c) => `coalesce(sum(length(${c})), 0) AS ${c}`).join(', ')} FROM messages`).get();
+    console.log('  bytes per messages column (sum of length()):');
+    for (const c of columns) console.log(`    ${c.padEnd(24)} ${String(sums[c]).padStart(10)}`);
+    // What compressing each message's bytes alone would save, all of them or only the large ones.
+    const sizes = { all: [0, 0, 0, 0], large: [0, 0, 0, 0] };
+    for (const raw of db.prepare('SELECT raw FROM messages').pluck().iterate()) {
+      const packed = [1, raw.length, deflateRawSync(raw).length, brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }).length];
+      for (let i = 0; i < 4; i++) sizes.all[i] += packed[i];
+      if (raw.length >= 1024) for (let i = 0; i < 4; i++) sizes.large[i] += packed[i];
+    }
+    for (const [name, [n, raw, deflated, brotli]] of Object.entries(sizes)) {
+      console.log(`  raw of ${name === 'all' ? 'every message' : 'messages of 1 KiB or more'} (${n}): ${raw} bytes; each deflated ${deflated}, each brotli(5) ${brotli}`);
+    }
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { error } from '../../src/core/finding.js';
+import { verdictFrom } from '../../src/core/verdict.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { importNdjsonText } from '../../src/store/ndjson-import.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { meta, thrown } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+const valid = { status: 'valid' as const, findings: [] };
+
+/** One message of each form a line can take. */
+function recordEveryForm(file: string): void {
+  const w = RecordingWriter.open(file, meta());
+  const sse = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+  const add = (raw: Buffer | string, json: unknown, extra: object = {}) =>
+    w.addMessage({ exchangeId: sse, sender: 'server', carrier: 'event', tOffsetMs: 1.5, raw: Buffer.from(raw), json, verdict: valid, ...extra });
+  add('data: {"type":"TEXT","delta":"café 東京\\n"}\n\n', { type: 'TEXT', delta: 'café 東京\n' }); // rawJson between rawBefore and rawAfter
+  add('{"a":1}', { a: 1 }, { verdict: verdictFrom([error('schema.required', '/b', 'b is required')], 'https://example.test/s.json#/$defs/A') }); // rawJson alone
+  add('data: {"a": 1.0}\r\n\r\n', { a: 1 }, { jsonText: '{"a": 1.0}' }); // raw with jsonAt: the wire's spacing kept
+  add('data: {"a":1}\ndata: {"b":2}\n\n', { a: 1, b: 2 }); // raw with json: not in the bytes as it is
+  add('data: [DONE]\n\n', undefined); // raw, not JSON
+  add(Buffer.from([0xff, 0x00, 0x7b]), undefined, { channel: 'binary', rawTruncatedFrom: 9 }); // rawBase64
+  w.close(new Date('2026-01-02T03:05:00.000Z'));
+}
+
+function exported(file: string): string {
+  const reader = RecordingReader.open(file);
+  try {
+    return exportNdjsonText(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+function messageRows(file: string): unknown[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM messages ORDER BY id').all();
+  } finally {
+    db.close();
+  }
+}
+
+describe('NDJSON message lines (version 2)', () => {
+  it('write each message in its form, null fields left out, and export → import → export gives the same bytes and rows', () => {
+    const original = join(tmp.dir, 'original.db');
+    recordEveryForm(original);
+    const text = exported(original);
+    const lines = text.trimEnd().split('\n').slice(2);
+    expect(lines).toEqual([
+      '{"type":"message","exchange":1,"seq":1,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"rawBefore":"data: ","rawAfter":"\\n\\n","rawJson":{"type":"TEXT","delta":"café 東京\\n"}}',
+      '{"type":"message","exchange":1,"seq":2,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"invalid","schemaRef":"https://example.test/s.json#/$defs/A","findings":[{"rule":"schema.required","severity":"error","pointer":"/b","message":"b is required"}]},"rawJson":{"a":1}}',
+      '{"type":"message","exchange":1,"seq":3,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: {\\"a\\": 1.0}\\r\\n\\r\\n","jsonAt":6}',
+      '{"type":"message","exchange":1,"seq":4,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: {\\"a\\":1}\\ndata: {\\"b\\":2}\\n\\n","json":{"a":1,"b":2}}',
+      '{"type":"message","exchange":1,"seq":5,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: [DONE]\\n\\n"}',
+      '{"type":"message","exchange":1,"seq":6,"sender":"server","carrier":"event","channel":"binary","tOffsetMs":1.5,"rawTruncatedFrom":9,"verdict":{"status":"valid"},"rawBase64":"/wB7"}',
+    ]);
+    const copy = join(tmp.dir, 'copy.db');
+    importNdjsonText(text, copy);
+    expect(messageRows(copy)).toEqual(messageRows(original));
+    expect(exported(copy)).toBe(text);
+  });
+
+  it('a version 1 recording (raw, json and every null field on each line) imports to the same rows', () => {
+    const original = join(tmp.dir, 'original.db');
+    recordEveryForm(original);
+    const reader = RecordingReader.open(original);
+    const [recording, exchange] = exportNdjsonText(reader).split('\n');
+    const v1 = [
+      recording.replace('"version":2', '"version":1'),
+      exchange,
+      ...reader.messages(1).map((m) =>
+        JSON.stringify({
+          type: 'message',
+          exchange: m.exchangeId,
+          seq: m.seq,
+          sender: m.sender,
+          carrier: m.carrier,
+          channel: m.channel,
+          tOffsetMs: m.tOffsetMs,
+          ...(m.channel === 'binary' ? { rawBase64: m.raw.toString('base64') } : { raw: m.raw.toString('utf8') }),
+          rawTruncatedFrom: m.rawTruncatedFrom,
+          ...(m.json === undefined ? {} : { json: m.json }),
+          verdict: { status: m.verdict.status, schemaRef: m.verdict.schemaRef ?? null, reason: m.verdict.reason ?? null, findings: m.verdict.findings },
+        }),
+      ),
+    ].join('\n');
+    reader.close();
+    const copy = join(tmp.dir, 'v1.db');
+    importNdjsonText(`${v1}\n`, copy);
+    const rows = (file: string) => (messageRows(file) as Array<Record<string, unknown>>).map(({ json_at: _, json: __, ...rest }) => rest);
+    // The same bytes and verdicts; the JSON text of the third is the value's (version 1 did not keep the wire's spacing).
+    expect(rows(copy)).toEqual(rows(original));
+    expect(exported(copy).split('\n').slice(2, 4)).toEqual(exported(original).split('\n').slice(2, 4));
+  });
+
+  it('refuses a line with two forms of the bytes, or rawAfter that is not white space', () => {
+    const original = join(tmp.dir, 'original.db');
+    recordEveryForm(original);
+    const [recording, exchange, message] = exported(original).split('\n');
+    const withLine = (line: string) => `${recording}\n${exchange}\n${line}\n`;
+    const both = message.replace('"rawBefore":"data: "', '"raw":"data: "');
+    expect(String(thrown(() => importNdjsonText(withLine(both), join(tmp.dir, 'a.db'))))).toContain('either "raw" (or "rawBase64") or "rawJson"');
+    const after = message.replace('"rawAfter":"\\n\\n"', '"rawAfter":"x"');
+    expect(String(thrown(() => importNdjsonText(withLine(after), join(tmp.dir, 'b.db'))))).toContain('"rawAfter" must be white space');
+  });
+});
