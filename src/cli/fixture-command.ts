@@ -139,7 +139,7 @@ export function fixtureCommand(result: CommandResult): Command {
         say(`${withCommand ? 'forward fixture ' : ''}listening on ${fixture.url}`);
         if (!quiet) say(style.dim(`${modeText(chosen)}: ${doing(fixture, options)}; Ctrl-C to stop`));
       }
-      const commandCode = withCommand ? await runThroughForwardProxy(command, fixture.url, caDir, stopped, options.proxyAuth) : undefined;
+      const commandCode = withCommand ? await runThroughForwardProxy(command, fixture.url, caDir, options.proxyAuth) : undefined;
       const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await fixture.close();
       liveView.clearStatus();

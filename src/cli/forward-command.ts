@@ -1,18 +1,20 @@
 import { LINE_PREFIX } from '../core/program-name.js';
+import { passStopSignals } from './child-signals.js';
 import { forwardChildEnvironment, runForwardChild } from './forward-child.js';
 
 /**
- * `replay --forward -- <command …>` and `fixture --forward -- <command …>`: runs the command with
- * the environment `record --forward -- <command>` gives it (forwardChildEnvironment: the proxy at
- * `proxyUrl`, the local CA in `caDir`), keeping our stdio; a stop signal is passed on to it. With
+ * `record`, `replay` and `fixture --forward -- <command …>`: runs the command with the environment
+ * `ca --env` describes (forwardChildEnvironment: the proxy at `proxyUrl`, the local CA in `caDir`),
+ * keeping our stdio; the stop signals reach it once each (passStopSignals). With
  * `proxyAuth` (`--proxy-auth user:pass`) the proxy URL carries the credentials, as curl, undici and
  * Python's clients read them, so the command is let in. Resolves with its exit code (128 + n for
  * signal n, 127 when it could not start, said on stderr).
  */
-export async function runThroughForwardProxy(command: readonly string[], proxyUrl: string, caDir: string, stopped: Promise<NodeJS.Signals>, proxyAuth?: string): Promise<number> {
+export async function runThroughForwardProxy(command: readonly string[], proxyUrl: string, caDir: string, proxyAuth?: string): Promise<number> {
   const child = runForwardChild(command, await forwardChildEnvironment(withCredentials(proxyUrl, proxyAuth), caDir));
-  void stopped.then((signal) => child.kill(signal));
+  const stopPassing = passStopSignals(child);
   const exit = await child.exited;
+  stopPassing();
   if (exit.error) process.stderr.write(`${LINE_PREFIX}${exit.error}\n`);
   return exit.code;
 }

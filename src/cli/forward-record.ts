@@ -8,8 +8,7 @@ import { closedRecording, createLiveView } from './live-view.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { warnIfInsecure } from './tls-flags.js';
 import { totalsText } from './totals-text.js';
-import { forwardChildEnvironment, runForwardChild } from './forward-child.js';
-import { passStopSignals } from './child-signals.js';
+import { runThroughForwardProxy } from './forward-command.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
 
 export interface ForwardRecordFlags {
@@ -85,12 +84,7 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
   let ending: string;
   let signal: NodeJS.Signals | undefined;
   if (withCommand) {
-    const child = runForwardChild(command, await forwardChildEnvironment(recorder.url, flags.caDir ?? defaultCaDir()));
-    const stopPassing = passStopSignals(child);
-    const exit = await child.exited;
-    stopPassing();
-    if (exit.error) process.stderr.write(`${LINE_PREFIX}${exit.error}\n`);
-    code = exit.code;
+    code = await runThroughForwardProxy(command, recorder.url, flags.caDir ?? defaultCaDir(), flags.proxyAuth);
     ending = `${command[0]} exited ${code}`;
   } else {
     signal = await stopped;

@@ -159,7 +159,7 @@ export function replayCommand(result: CommandResult): Command {
           process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); ${misses}; Ctrl-C to stop`) + '\n');
         }
       }
-      const commandCode = withCommand ? await runThroughForwardProxy(command, replay.url, caDir, stopped, options.proxyAuth) : undefined;
+      const commandCode = withCommand ? await runThroughForwardProxy(command, replay.url, caDir, options.proxyAuth) : undefined;
       const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await replay.close();
       if (options.json) {
