@@ -18,6 +18,8 @@ export type Span = readonly [start: number, end: number];
  */
 export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys?: string[]): Span[] {
   const spans: Span[] = [];
+  /** Per open container: the key it is the value of ('' at the top). */
+  const containerKeys: string[] = [];
   /** The key (or index) of the value being read, for `keys`. */
   let key = '';
   const n = text.length;
@@ -32,7 +34,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
     // At a value.
     if (i >= n) return spans;
     const c = text.charCodeAt(i);
-    if (secret && c !== 0x6e /* n */ && c !== 0x74 /* t */ && c !== 0x66 /* f */) {
+    if (secret && c !== 0x6e /* n */ && c !== 0x74 /* t */ && c !== 0x66 /* f */ && !(c === OPEN_OBJECT && SCHEMA_MAPS.has(containerKeys[containerKeys.length - 1]))) {
       const end = skipValue(text, i);
       if (!isStoredLiteral(text, i, end)) {
         spans.push([i, end]);
@@ -47,6 +49,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
         arrays.push(isArray);
         states.push(state);
         indices.push(0);
+        containerKeys.push(key);
         const next = isArray ? rules.step(state, 0) : objectMember(text, i, rules, state);
         if (next === undefined) return spans;
         ({ state, secret } = next);
@@ -68,6 +71,7 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
         arrays.pop();
         states.pop();
         indices.pop();
+        containerKeys.pop();
         continue;
       }
       if (d !== COMMA) return spans;
@@ -85,6 +89,14 @@ export function secretFieldSpans(text: string, rules: FieldRules, from = 0, keys
     }
   }
 }
+
+/**
+ * The JSON Schema keywords whose members are named by the properties they describe: under them an
+ * object is a property's schema (`"apiKey": {"type": "string"}` in a tool's inputSchema), not a
+ * secret's value, and replacing it would take the schema from every later reader (validate would
+ * find the tool's schema broken where record did not). A scalar there is still replaced.
+ */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 
 interface Member {
   state: RuleState;

@@ -98,6 +98,16 @@ describe('FieldRedactor', () => {
     expect(result.value).toMatchObject({ params: { mcpServers: [{ env: [{ name: 'API', value: '<redacted>' }], headers: [{ name: 'Authorization', value: '<redacted>' }] }] } });
   });
 
+  it("keeps a JSON Schema's property schemas named like secrets (a tool's inputSchema), and still redacts values there", () => {
+    const inputSchema = { type: 'object', properties: { apiKey: { type: 'string' }, password: { type: 'string', minLength: 8 } }, $defs: { secret: { type: 'string' } } };
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'login', inputSchema }] } });
+    expect(stored(text)).toBeUndefined();
+    const data = JSON.stringify({ properties: { password: SECRET, apiKey: { type: 'string' } }, apiKey: { value: SECRET } });
+    const result = stored(data)!;
+    expect(result.value).toEqual({ properties: { password: '<redacted>', apiKey: { type: 'string' } }, apiKey: '<redacted>' });
+    expect(result.raw.includes(SECRET)).toBe(false);
+  });
+
   it('leaves null, booleans, stored redactions and messages without secrets alone', () => {
     expect(stored(JSON.stringify({ secret: true, password: null, apiKey: '<redacted>' }))).toBeUndefined();
     expect(stored(JSON.stringify({ secret: `hmac-sha256:${'a'.repeat(64)}` }))).toBeUndefined();
