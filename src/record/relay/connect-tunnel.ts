@@ -128,7 +128,7 @@ function openTunnelExchange(req: IncomingMessage, authority: ConnectAuthority, c
     method: 'CONNECT',
     path: authority.text,
     url: authority.text,
-    requestHeaders: context.redactor.record(req.rawHeaders),
+    requestHeaders: context.redactor.recordPairs(req.rawHeaders),
   });
 }
 
