@@ -20,10 +20,13 @@
 //     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
 //     the SSE tap, 64 per chunk (`worker-sse64`). Framing + judging + redaction + writing, without the
 //     hand-over from the capture thread (bench/record-pipeline.js measures that).
+//   handover (µs per exchange): a REST exchange's headers crossing to the recording worker: made and
+//     encoded on the capture thread (`handover-headers`), decoded and made the stored text in the
+//     worker (`worker-headers`).
 // Run (after a build):  node bench/micro.js [--quick | --smoke] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
 //   --quick: a fifth of the iterations, 3 rounds; --smoke: every case once, a hundredth of them, 1 round
 //   (no figure worth reading: test/bench/bench-smoke.test.ts runs it so that a case cannot rot); --dist: another build's dist folder (e.g. a copy of an
-//   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, judge, writer, worker), comma-separated.
+//   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, handover, judge, writer, worker), comma-separated.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -181,6 +184,8 @@ const CASES = [
   framerCase('sse1', 'SseFramer, AG-UI events, 1 per chunk', 'event', 800_000, 'framing/sse-framer.js', 'SseFramer', sseChunk(1), 1),
   framerCase('lines', 'LineFramer, Pi RPC NDJSON lines, 64 per chunk', 'line', 16_000, 'framing/line-framer.js', 'LineFramer', linesChunk(64), 64),
   framerCase('proto', 'LengthPrefixedFramer, 36-byte frames, 64 per chunk', 'frame', 10_000, 'framing/length-prefixed-framer.js', 'LengthPrefixedFramer', protoChunk(64), 64),
+  handoverCase('handover-headers', "capture: a REST exchange's open and update ops, encoded", (batch) => batch.encode()),
+  handoverCase('worker-headers', 'worker: the same decoded, headers to stored text', (batch) => batch.decode()),
   judgeCase('judge-agui', 'AG-UI TEXT_MESSAGE_CONTENT on SSE', 600_000, async (pipeline, chooseProtocol) => {
     const module = chooseProtocol({ hint: { transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream', requestBody: RUN_INPUT } });
     const judge = pipeline.judgeFor(module, RUN_INPUT, { transport: 'sse', path: '/agent' });
@@ -306,12 +311,13 @@ const CASES = [
     return (i) => exchange.record('server', WS_FRAME, { ...facts, at: i, http: undefined });
   }),
   workerCase('worker-rest', 'TrafficRecorder, the whole reconcile exchange', 'exchange', 10_000, 1, (recorder, redactor) => {
-    const requestHeaders = redactor.record(REQUEST_HEADERS);
-    const responseHeaders = redactor.record(RESPONSE_HEADERS);
     const route = { method: 'POST', path: RECONCILE_PATH };
     // The ops the HTTP forwarder sends for it (bench/record-pipeline.js), as the worker applies them.
     return (i) => {
       const at = i * 2;
+      // As capture hands them over: the redacted pairs (a build before that: their record), new for each exchange.
+      const requestHeaders = redactor.recordPairs ? redactor.recordPairs(REQUEST_HEADERS) : redactor.record(REQUEST_HEADERS);
+      const responseHeaders = redactor.recordPairs ? redactor.recordPairs(RESPONSE_HEADERS) : redactor.record(RESPONSE_HEADERS);
       const exchange = recorder.openExchange({ transport: 'http', ...route, query: undefined, url: RECONCILE_PATH, requestHeaders }, at);
       exchange.classify({ transport: 'http', ...route });
       exchange.record('client', RECONCILE_REQUEST, { carrier: 'body', json: true, totalBytes: RECONCILE_REQUEST.length, at, http: { ...route } });
@@ -352,6 +358,57 @@ function framerCase(name, what, unit, iterations, path, className, chunk, perChu
         setup: () => ({ framer: new Framer(), found: 0 }),
         iterate(state) {
           state.found += state.framer.push(chunk).length;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The hand-over of an HTTP exchange's headers, ten exchanges per batch as under load: on the capture
+ * thread, the headers as the forwarder makes them (HeaderRedactor) in the exchange's open and update
+ * ops, encoded and packed (`handover-headers`); in the worker, the batch decoded and each header set
+ * turned into the text the store writes (`worker-headers`). The rest of the exchange is not in it.
+ */
+function handoverCase(name, what, step) {
+  return {
+    name,
+    group: 'handover',
+    what,
+    unit: 'exchange',
+    iterations: 20_000,
+    ops: 10,
+    async prepare() {
+      const [{ HeaderRedactor }, ops, { encodeOps, packBatch, decodeBatch }, json] = await Promise.all([
+        load('judge/header-redaction.js'),
+        load('record/worker/recorder-ops.js'),
+        load('record/worker/op-batch.js'),
+        load('core/serialised-json.js').catch(() => ({})),
+      ]);
+      const redactor = new HeaderRedactor();
+      // A build before the pairs crossed: the record crossed, and the store serialised it again.
+      const headers = (raw) => (redactor.recordPairs ? redactor.recordPairs(raw) : redactor.record(raw));
+      const toStart = ops.toWireStart ?? ((start) => start);
+      const toUpdate = ops.toWireUpdate ?? ((update) => update);
+      const fromWire = ops.fromWireHeaders ?? ((given) => given);
+      const storedText = json.jsonTextOf ?? ((given) => JSON.stringify(given));
+      const encode = () => {
+        const batch = [];
+        for (let k = 0; k < 10; k++) {
+          batch.push([ops.OP.open, k, k, toStart({ transport: 'http', method: 'POST', path: RECONCILE_PATH, url: RECONCILE_PATH, requestHeaders: headers(REQUEST_HEADERS) })]);
+          batch.push([ops.OP.update, k, toUpdate({ status: 200, transport: 'http', responseHeaders: headers(RESPONSE_HEADERS) })]);
+        }
+        return packBatch(encodeOps(batch, 0));
+      };
+      const packed = encode();
+      let text = 0;
+      const decode = () => {
+        for (const op of decodeBatch(packed)) text += storedText(fromWire(op[0] === ops.OP.open ? op[3].requestHeaders : op[2].responseHeaders)).length;
+      };
+      return {
+        iterate: () => step({ encode, decode }),
+        teardown: () => {
+          if (name === 'worker-headers' && text === 0) throw new Error(`${name}: no header text made`);
         },
       };
     },

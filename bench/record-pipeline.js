@@ -33,6 +33,8 @@ const { HeaderRedactor } = await load('judge/header-redaction.js');
 const { CollectedBodyTap } = await load('record/pipeline/body-taps.js');
 
 const redactor = new HeaderRedactor();
+/** Headers as the forwarder hands them over: the redacted pairs (a build before that: their record). */
+const storedHeaders = (raw) => (redactor.recordPairs ? redactor.recordPairs(raw) : redactor.record(raw));
 const REQUEST_HEADERS = ['Host', '127.0.0.1:8788', 'User-Agent', 'bench', 'Accept', 'application/json', 'Authorization', 'Bearer secret', 'x-request-id', 'r1'];
 const RESPONSE_HEADERS = ['content-type', 'application/json', 'content-length', '149', 'Date', 'Wed, 02 Dec 2026 06:00:00 GMT', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5'];
 const BODY = Buffer.from(JSON.stringify({ apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } }));
@@ -48,10 +50,10 @@ const processCpuMs = () => {
 function exchange(sink) {
   const method = 'GET';
   const path = '/rest';
-  const ex = sink.openExchange({ transport: 'http', method, path, query: undefined, url: path, requestHeaders: redactor.record(REQUEST_HEADERS) });
+  const ex = sink.openExchange({ transport: 'http', method, path, query: undefined, url: path, requestHeaders: storedHeaders(REQUEST_HEADERS) });
   const context = { method, path };
   ex.classify({ transport: 'http', method, path });
-  ex.update({ status: 200, transport: 'http', responseHeaders: redactor.record(RESPONSE_HEADERS) });
+  ex.update({ status: 200, transport: 'http', responseHeaders: storedHeaders(RESPONSE_HEADERS) });
   ex.classify({ transport: 'http', method, path, contentType: 'application/json' });
   const tap = new CollectedBodyTap(ex, { kind: 'json', sender: 'server', contentEncoding: undefined, http: { ...context, status: 200 } });
   tap.push(BODY);

@@ -19,6 +19,14 @@ export class CredentialScrubber {
   /** `keep`: a credential that any of them matches (anywhere in it) is stored as it is. */
   constructor(private readonly keep: readonly RegExp[] = []) {}
 
+  /**
+   * False when `text` holds no credential, by one regex of their prefixes. JSON text of strings
+   * escapes no character of a prefix, so it is false for the text when it is for every string in it.
+   */
+  mayHold(text: string): boolean {
+    return text.length >= MIN_CREDENTIAL_LENGTH && CREDENTIAL_PREFIX.test(text);
+  }
+
   /** The credentials in `text`, in order; none overlap. */
   find(text: string): readonly CredentialHit[] {
     if (text.length < MIN_CREDENTIAL_LENGTH || !CREDENTIAL_PREFIX.test(text)) return NONE;

@@ -1,5 +1,5 @@
 import { REDACTED } from '../core/redacted.js';
-import { headerRecord, type HeaderValueFilter } from '../net/headers.js';
+import { HeaderPairs, headerRecord, type HeaderValueFilter } from '../net/headers.js';
 import { isSecretArgumentName } from '../core/secret-argument-name.js';
 import { QueryRedactor } from './query-redaction.js';
 
@@ -65,6 +65,15 @@ export class HeaderRedactor implements HeaderValueFilter {
   /** Raw header pairs as stored: `headerRecord` of the redacted pairs, in one pass. */
   record(rawHeaders: string[]): Record<string, string | string[]> {
     return headerRecord(rawHeaders, this);
+  }
+
+  /**
+   * The redacted pairs, standing for their record (HeaderPairs): what capture hands the recorder,
+   * so that the recording worker stores their JSON text and makes the record only when a checker
+   * reads a header.
+   */
+  recordPairs(rawHeaders: string[]): HeaderPairs {
+    return new HeaderPairs(this.redact(rawHeaders));
   }
 
   /** The value to store for a header; `name` in any case. */

@@ -1,3 +1,5 @@
+import { SerialisedJson } from '../core/serialised-json.js';
+
 /** RFC 9110 §7.6.1 hop-by-hop headers: they describe one connection and are never forwarded. */
 const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
@@ -73,6 +75,56 @@ export function headerRecord(rawHeaders: string[], filter?: HeaderValueFilter): 
     out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return out;
+}
+
+/**
+ * Raw header pairs as stored (redacted by capture), standing for their record: its JSON text and the
+ * record itself are made from the pairs when first asked for. Capture hands the recorder headers so:
+ * the pairs cross to the recording worker as they are (cheaper to serialise than the record or its
+ * text), the worker's store writes the text, and only a checker that reads a header makes the record.
+ */
+export class HeaderPairs extends SerialisedJson<Record<string, string | string[]>> {
+  private madeText: string | undefined;
+  private made: Record<string, string | string[]> | undefined;
+
+  constructor(readonly pairs: string[]) {
+    super();
+  }
+
+  get text(): string {
+    return (this.madeText ??= headerRecordJson(this.pairs));
+  }
+
+  get value(): Record<string, string | string[]> {
+    return (this.made ??= headerRecord(this.pairs));
+  }
+}
+
+/**
+ * `JSON.stringify(headerRecord(rawHeaders, filter))`, the same text, written from the pairs without
+ * making the record first: HeaderPairs writes its text so. Pairs
+ * whose record would differ from them in order or shape (a repeated name, a name that is an array
+ * index, which an object lists first, or `__proto__`) take the record's way.
+ */
+export function headerRecordJson(rawHeaders: string[], filter?: HeaderValueFilter): string {
+  let out = '{';
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    const first = name.charCodeAt(0);
+    if ((first >= 0x30 && first <= 0x39) || name === '__proto__') return JSON.stringify(headerRecord(rawHeaders, filter));
+    for (let j = 0; j < i; j += 2) if (sameName(rawHeaders[j], name)) return JSON.stringify(headerRecord(rawHeaders, filter));
+    const value = filter ? filter.storedValue(name, rawHeaders[i + 1]) : rawHeaders[i + 1];
+    out += `${i === 0 ? '' : ','}${jsonString(name)}:${jsonString(value)}`;
+  }
+  return `${out}}`;
+}
+
+/** Characters JSON.stringify writes otherwise than as themselves, and any beyond ASCII (left to it). */
+const NOT_PLAIN = /["\\\x00-\x1f\x7f-\uffff]/;
+
+/** A string as JSON.stringify writes it; most header names and values need no escaping. */
+function jsonString(text: string): string {
+  return NOT_PLAIN.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /**

@@ -4,6 +4,7 @@
  * the SQL that reads and writes it, and the binding of a row to that SQL. Type-only users (the
  * inspector page) may import the types: nothing here needs Node.
  */
+import { jsonTextOf } from '../core/serialised-json.js';
 
 export type SqlType = 'INTEGER' | 'REAL' | 'TEXT' | 'BLOB';
 
@@ -117,16 +118,16 @@ export function blankRowFactory<C extends Columns>(columns: C): () => StoredOf<C
 
 /**
  * Compiles `copy(row, given)`: each of `fields` that `given` holds (not undefined) is set on the
- * stored row, a JSON column as its text; with `undefinedIsNull` the others are set to null.
+ * stored row, a JSON column as its text (a SerialisedJson's own); with `undefinedIsNull` the others are set to null.
  */
 export function fieldCopier<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>, undefinedIsNull: boolean): (row: Partial<StoredOf<C>>, given: object) => void {
   const known = new Set(fieldNames(columns));
   const steps = fields.map((field) => {
     if (!known.has(field)) throw new Error(`not a column: ${field}`);
-    const value = columns[field].json ? 'JSON.stringify(v)' : 'v';
+    const value = columns[field].json ? 'jsonTextOf(v)' : 'v';
     return `v = given.${field}; if (v !== undefined) row.${field} = ${value};${undefinedIsNull ? ` else row.${field} = null;` : ''}`;
   });
-  return new Function(`return function copy(row, given) { let v; ${steps.join(' ')} }`)() as (row: Partial<StoredOf<C>>, given: object) => void;
+  return new Function('jsonTextOf', `return function copy(row, given) { let v; ${steps.join(' ')} }`)(jsonTextOf) as (row: Partial<StoredOf<C>>, given: object) => void;
 }
 
 /** The fields of a table, checked to be identifiers: the code compiled from them is the schema's own, never input. */
@@ -146,7 +147,7 @@ export function storedRow<C extends Columns>(columns: C, row: Partial<RowOf<C>>)
   const stored = {} as Record<string, unknown>;
   for (const field of fieldsOf(columns)) {
     const value = row[field] ?? null;
-    stored[field] = columns[field].json && value !== null ? JSON.stringify(value) : value;
+    stored[field] = columns[field].json && value !== null ? jsonTextOf(value) : value;
   }
   return stored as StoredOf<C>;
 }

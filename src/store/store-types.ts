@@ -1,7 +1,8 @@
 import type { Carrier, Sender } from '../core/message.js';
 import type { Severity } from '../core/finding.js';
 import type { Verdict } from '../core/verdict.js';
-import type { ExchangeEndFields, ExchangeFields, ExchangeStartFields, ExchangeUpdateFields, Outcome, StoredMessage, Transport } from './schema.js';
+import type { SerialisedJson } from '../core/serialised-json.js';
+import type { ExchangeEndFields, ExchangeFields, ExchangeStartFields, ExchangeUpdateFields, Headers, Outcome, StoredMessage, Transport } from './schema.js';
 
 /** What the recording file says about itself; written once when the recording starts. */
 export interface RecordingMeta {
@@ -22,14 +23,21 @@ export interface RecordingMeta {
 
 export type { Headers, Outcome, Transport } from './schema.js';
 
-export interface ExchangeStart extends ExchangeStartFields {
+/**
+ * Headers as the writer takes them: the object, or its JSON text made where they were captured
+ * (the recording worker gets them so), which is stored as it is unless it holds a credential.
+ */
+export type GivenHeaders = Headers | SerialisedJson<Headers>;
+
+export interface ExchangeStart extends Omit<ExchangeStartFields, 'requestHeaders'> {
+  requestHeaders?: GivenHeaders;
   transport: Transport;
   /** Milliseconds since the recording started. */
   tOffsetMs: number;
 }
 
 /** Fields learnt after the exchange started; undefined fields keep their stored value. */
-export type ExchangeUpdate = ExchangeUpdateFields;
+export type ExchangeUpdate = Omit<ExchangeUpdateFields, 'responseHeaders'> & { responseHeaders?: GivenHeaders };
 
 export interface ExchangeEnd extends ExchangeEndFields {
   outcome: Outcome;

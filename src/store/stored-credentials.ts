@@ -3,7 +3,15 @@ import { REDACTED, REDACTED_IN_QUERY } from '../core/redacted.js';
 import { CredentialScrubber, type CredentialHit } from '../core/credential-scrubber.js';
 import { secretInTraffic } from '../core/secret-in-traffic.js';
 import { findString } from '../core/find-string.js';
+import { parsedValue, SerialisedJson } from '../core/serialised-json.js';
 import type { ExchangeFields, Headers } from './schema.js';
+import type { GivenHeaders } from './store-types.js';
+
+/** An exchange's fields as the writer is given them: headers as an object or as their JSON text. */
+type ScrubbedExchangeFields = Partial<Omit<ExchangeFields, 'requestHeaders' | 'responseHeaders'>> & {
+  requestHeaders?: GivenHeaders | null;
+  responseHeaders?: GivenHeaders | null;
+};
 
 /** Channels whose bytes are binary with lengths inside (protobuf): a credential in them is masked at its own length. */
 const BINARY_CHANNELS: ReadonlySet<string> = new Set(['proto', 'binary']);
@@ -69,7 +77,7 @@ export class StoredCredentials {
    * An exchange's fields as stored: credentials out of its path, query, URL (a stdio command line),
    * headers, error message and close reason. What was found waits in `pending` for a message.
    */
-  exchange<T extends Partial<ExchangeFields>>(id: number, fields: T): T {
+  exchange<T extends ScrubbedExchangeFields>(id: number, fields: T): T {
     if (!this.scrubber) return fields;
     let out: T | undefined;
     const found = (key: keyof ExchangeFields, value: unknown) => {
@@ -86,8 +94,11 @@ export class StoredCredentials {
       this.hold(id, hits, key === 'url' && stdio ? "the agent's command line" : where);
     }
     for (const [key, side] of [['requestHeaders', 'request'], ['responseHeaders', 'response']] as const) {
-      const headers = fields[key];
-      if (headers === null || headers === undefined) continue;
+      const given = fields[key];
+      if (given === null || given === undefined) continue;
+      // Headers given as their JSON text are parsed only when it may hold a credential.
+      if (given instanceof SerialisedJson && !this.scrubber.mayHold(given.text)) continue;
+      const headers = parsedValue(given);
       const scrubbed = this.headers(id, headers, side);
       if (scrubbed !== headers) found(key, scrubbed);
     }

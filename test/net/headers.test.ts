@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endToEndHeaders, headerRecord, rawHeader } from '../../src/net/headers.js';
+import { endToEndHeaders, HeaderPairs, headerRecord, headerRecordJson, rawHeader } from '../../src/net/headers.js';
 import { HeaderRedactor, REDACTED } from '../../src/judge/header-redaction.js';
 
 describe('header handling', () => {
@@ -26,6 +26,26 @@ describe('header handling', () => {
     const proto = headerRecord(['__proto__', 'x', '__PROTO__', 'y']);
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual(['x', 'y']);
+  });
+
+  it('writes the JSON text of the record from the pairs, the same bytes as serialising the record', () => {
+    const cases = [
+      [],
+      ['Host', 'a', 'Accept', 'application/json'],
+      ['X-Quote', 'say "hi" \\ now\ttab', 'X-Latin', 'caf\u00e9 \u00ff', 'X-Del', '\u007f'],
+      ['Set-Cookie', 'a', 'set-cookie', 'b', 'X-Id', '1'],
+      ['X-B', 'b', '9', 'nine', '10', 'ten', '1x', 'not an index'],
+      ['__proto__', 'x', 'X', 'y'],
+      Array.from({ length: 40 }, (_, i) => [`X-H${i}`, String(i)]).flat(),
+    ];
+    for (const pairs of cases) {
+      const headers = new HeaderPairs(pairs);
+      expect(headers.text).toBe(JSON.stringify(headerRecord(pairs)));
+      expect(headerRecordJson(pairs, new HeaderRedactor())).toBe(JSON.stringify(new HeaderRedactor().record(pairs)));
+      // The record, when asked for, is the record of the pairs; serialised, it is the text.
+      expect(headers.value).toStrictEqual(headerRecord(pairs));
+      expect(JSON.stringify({ headers })).toBe(`{"headers":${headers.text}}`);
+    }
   });
 
   it('redacts credentials whatever the case of their names, keeping the scheme of Authorization', () => {

@@ -5,13 +5,15 @@
  */
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COLLECTED_BODY_BYTES } from '../../src/record/pipeline/body-taps.js';
 import { endToEndHeaders, headerRecord } from '../../src/net/headers.js';
 import { HeaderRedactor } from '../../src/judge/header-redaction.js';
 import { startRecorder as startInline } from '../../src/record/start-recorder.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { tempDir } from '../support/temp-dir.js';
 
 type StartRecorder = typeof startInline;
@@ -141,6 +143,100 @@ describe.each(pipelines)('HTTP forwarding (%s pipeline)', (_name, start, pipelin
     expect(messages[0].raw.equals(big)).toBe(true);
     expect(messages[1].raw.equals(response.body)).toBe(true);
     expect(messages.map((m) => m.verdict.status)).toEqual(['unchecked', 'unchecked']);
+  });
+});
+
+/** Exchanges on the wire, byte for byte: repeated and multi-valued names, credentials by name and by format, escapes. */
+const RAW_EXCHANGES: Array<{ request: string[]; response: string[] }> = [
+  {
+    request: ['Host', 'upstream', 'X-Multi', 'a', 'x-multi', 'b', 'X-MULTI', 'c', 'Authorization', 'Bearer tok-1', 'Cookie', 'a=ck-one', 'cookie', 'b=ck-two', 'X-Note', `sk-proj-${'A1b2C3d4'.repeat(6)}`, 'Connection', 'close'],
+    response: ['Set-Cookie', 'sid=1', 'Set-Cookie', 'sid=2', 'Location', '/next?token=tok-q-7&b=2', 'X-Api-Key', 'k-1', 'X-Dup', '1', 'x-dup', '2', 'Content-Length', '2', 'Connection', 'close'],
+  },
+  {
+    // No name twice: the pairs' text is written from them directly.
+    request: ['Host', 'upstream', 'Accept', 'say "hi" \\ there\tnow', 'X-Latin', 'caf\u00e9', 'x-request-id', 'r1', 'Connection', 'close'],
+    response: ['Content-Type', 'application/json', 'Content-Length', '2', 'Connection', 'close'],
+  },
+  {
+    request: ['Host', 'upstream', '__proto__', 'p', 'Proxy-Authorization', 'Basic Zm9v', 'X-Key', `ghp_${'x1Y2'.repeat(9)}`, 'Connection', 'close'],
+    // A name that is an array index comes first in a record, and so in its text.
+    response: ['Content-Length', '2', '9', 'nine', 'Connection', 'close'],
+  },
+];
+
+const headLines = (first: string, pairs: string[]) => Buffer.from(`${first}\r\n${pairs.map((v, i) => (i % 2 === 0 ? `${v}: ` : `${v}\r\n`)).join('')}\r\n`, 'latin1');
+
+/** An upstream that answers each connection's request with the next raw response head, body `{}`. */
+async function startRawUpstream(responses: string[][]): Promise<string> {
+  let next = 0;
+  const server = createTcpServer((socket) => {
+    let head = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      if (head.includes('\r\n\r\n')) socket.end(Buffer.concat([headLines('HTTP/1.1 200 OK', responses[next++]), Buffer.from('{}')]));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Sends a raw GET with exactly these header pairs and reads the answer to its end. */
+async function rawGet(url: string, pairs: string[]): Promise<string> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(headLines('GET /h HTTP/1.1', pairs));
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  await once(socket, 'close');
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+type HeaderColumns = { request_headers: string; response_headers: string };
+
+describe.each(pipelines)('stored headers (%s pipeline)', (_name, start, pipeline) => {
+  it('are byte for byte what the writer stores for the record of the redacted pairs', async () => {
+    const upstream = await startRawUpstream(RAW_EXCHANGES.map((e) => e.response));
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    const out = dir.file(`${pipeline}.db`);
+    const recorder = await start()({ target: upstream, listen: 0, out, pipeline });
+    try {
+      for (const e of RAW_EXCHANGES) expect(await rawGet(recorder.url, e.request)).toMatch(/^HTTP\/1\.1 200/);
+    } finally {
+      await recorder.close();
+    }
+    // What storing them as records (the writer's other callers, and capture before) gives, read the same way.
+    const redactor = new HeaderRedactor();
+    const expectedFile = dir.file('records.db');
+    const writer = RecordingWriter.open(expectedFile, { toolVersion: 'test', mode: 'record', schemaHashes: {}, startedAt: new Date() });
+    for (const e of RAW_EXCHANGES) {
+      const id = writer.beginExchange({ transport: 'http', method: 'GET', path: '/h', url: '/h', requestHeaders: redactor.record(e.request), tOffsetMs: 0 });
+      writer.updateExchange(id, { status: 200, responseHeaders: redactor.record(e.response) });
+      writer.endExchange(id, { outcome: 'complete', tOffsetMs: 1 });
+    }
+    writer.close();
+    const columns = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT request_headers, response_headers FROM exchanges ORDER BY id').all() as HeaderColumns[];
+      } finally {
+        db.close();
+      }
+    };
+    const stored = columns(out);
+    expect(stored).toEqual(columns(expectedFile));
+    expect(stored).toHaveLength(3);
+    const all = stored.map((row) => row.request_headers + row.response_headers).join('\n');
+    for (const secret of ['tok-1', 'ck-one', 'ck-two', 'sk-proj-', 'ghp_', 'tok-q-7', 'k-1', 'Zm9v']) expect(all).not.toContain(secret);
+    expect(JSON.parse(stored[0].request_headers)).toMatchObject({ 'X-Multi': ['a', 'b', 'c'], Cookie: ['<redacted>', '<redacted>'], Authorization: 'Bearer <redacted>', 'X-Note': '<redacted>' });
+    expect(JSON.parse(stored[1].request_headers)).toMatchObject({ Accept: 'say "hi" \\ there\tnow', 'X-Latin': 'caf\u00e9' });
+    expect(JSON.parse(stored[0].response_headers)).toMatchObject({ 'Set-Cookie': ['<redacted>', '<redacted>'], Location: '/next?token=%3Credacted%3E&b=2', 'X-Dup': ['1', '2'] });
+    // A credential found by its format is a finding on the exchange, as before.
+    const reader = RecordingReader.open(out);
+    cleanups.push(() => reader.close());
+    expect([...reader.findings()].map((f) => f.rule)).toContain('secret-in-traffic');
   });
 });
 

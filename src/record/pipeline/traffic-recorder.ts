@@ -5,6 +5,8 @@ import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocol
 import type { ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
+import type { Headers } from '../../store/store-types.js';
+import { parsedValue } from '../../core/serialised-json.js';
 import type { MessageJudge } from '../../judge/message-judge.js';
 import { MessagePipeline, type ReadMessage, type StorageRedactionOptions } from '../../judge/message-pipeline.js';
 import { FrameSample, MAX_HOLD_MS, type HeldFrame } from './frame-sample.js';
@@ -125,9 +127,12 @@ export class ExchangeRecording implements ExchangeSink {
   protocol?: ProtocolModule;
   /** The parsed request body, once recorded: AG-UI checkers need the RunAgentInput. */
   private requestBody: unknown;
-  /** Headers as stored (redacted), given to checkers with each body so capture sends them only once. */
-  private requestHeaders: ExchangeStart['requestHeaders'];
-  private responseHeaders: ExchangeUpdate['responseHeaders'];
+  /**
+   * Headers as stored (redacted), given to checkers with each body so capture sends them only once;
+   * as capture gave them (their JSON text from the worker's capture thread), parsed when first read.
+   */
+  private givenRequestHeaders: ExchangeStart['requestHeaders'];
+  private givenResponseHeaders: ExchangeUpdate['responseHeaders'];
   private judge?: MessageJudge;
   /** While a WebSocket's channel names no protocol: its first frames, held until they choose one. */
   private sample?: FrameSample;
@@ -149,7 +154,7 @@ export class ExchangeRecording implements ExchangeSink {
     private readonly startedMs: number,
   ) {
     this.transport = start.transport;
-    this.requestHeaders = start.requestHeaders;
+    this.givenRequestHeaders = start.requestHeaders;
     const forced = recorder.forcedProtocol();
     if (forced) this.adopt(chooseProtocol({ forced })!, undefined);
   }
@@ -206,9 +211,17 @@ export class ExchangeRecording implements ExchangeSink {
 
   update(update: ExchangeUpdate): void {
     if (update.status !== undefined) this.status = update.status;
-    if (update.responseHeaders !== undefined) this.responseHeaders = update.responseHeaders;
+    if (update.responseHeaders !== undefined) this.givenResponseHeaders = update.responseHeaders;
     if (update.transport !== undefined) this.transport = update.transport;
     this.recorder.options.writer.updateExchange(this.id, update);
+  }
+
+  private get requestHeaders(): Headers | undefined {
+    return this.givenRequestHeaders === undefined ? undefined : parsedValue(this.givenRequestHeaders);
+  }
+
+  private get responseHeaders(): Headers | undefined {
+    return this.givenResponseHeaders === undefined ? undefined : parsedValue(this.givenResponseHeaders);
   }
 
   /** Records one message. Never throws on bad input: bad input becomes a finding. */

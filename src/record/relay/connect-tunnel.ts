@@ -139,7 +139,7 @@ export function openTunnelExchange(req: IncomingMessage, authority: ConnectAutho
       method: 'CONNECT',
       path: authority.text,
       url: authority.text,
-      requestHeaders: context.redactor.record(req.rawHeaders),
+      requestHeaders: context.redactor.recordPairs(req.rawHeaders),
     },
     startedAt,
   );

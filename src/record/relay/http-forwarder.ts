@@ -38,7 +38,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     path,
     query: query || undefined,
     url: context.origin === undefined ? url : context.origin + url,
-    requestHeaders: context.redactor.record(req.rawHeaders),
+    requestHeaders: context.redactor.recordPairs(req.rawHeaders),
   });
   // Headers reach checkers from the exchange itself (as stored); the context names the route only.
   // No query is the same to checkers as an empty one.
@@ -180,7 +180,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
     const kind = bodyKindOf(contentType);
     const transport = kind === 'sse' ? 'sse' : kind === 'proto' ? 'proto' : 'http';
     // Once per exchange, not per chunk: a keep-alive connection's facts are read once and shared.
-    exchange.update({ status, transport, responseHeaders: context.redactor.record(upstreamRes.rawHeaders), tls: tlsFactsOf(upstreamRes.socket) });
+    exchange.update({ status, transport, responseHeaders: context.redactor.recordPairs(upstreamRes.rawHeaders), tls: tlsFactsOf(upstreamRes.socket) });
     exchange.classify({ transport, method, path, contentType });
     const recorded = bodyTap(exchange, {
       kind,

@@ -1,6 +1,8 @@
 import type { HttpContext, Sender } from '../../core/message.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate } from '../../store/recording-writer.js';
+import type { GivenHeaders, Headers } from '../../store/store-types.js';
+import { HeaderPairs } from '../../net/headers.js';
 import type { BodyTapSpec, LinesTapSpec, RecordOptions } from '../pipeline/recording-sink.js';
 import { BINARY_FRAME, TEXT_FRAME } from '../pipeline/recording-sink.js';
 
@@ -13,6 +15,30 @@ export type WireHttpContext = Omit<HttpContext, 'query'> & { query?: string };
 /** A message's facts as they cross: `at` and `http` have places of their own in the op. */
 export type WireRecordOptions = Omit<RecordOptions, 'http' | 'at'>;
 export type WireTapSpec = LinesTapSpec | (Omit<BodyTapSpec, 'http'> & { http?: WireHttpContext });
+
+/**
+ * Headers as they cross: the redacted raw pairs when capture gave them so (HeaderPairs: an array of
+ * strings is cheaper to serialise than the record or its JSON text), or the record a caller gave.
+ */
+export type WireHeaders = string[] | Headers;
+export type WireExchangeStart = Omit<ExchangeStart, 'tOffsetMs' | 'requestHeaders'> & { requestHeaders?: WireHeaders };
+export type WireExchangeUpdate = Omit<ExchangeUpdate, 'responseHeaders'> & { responseHeaders?: WireHeaders };
+
+/** An exchange's start for the wire: headers given as pairs cross as the pairs. */
+export function toWireStart(start: Omit<ExchangeStart, 'tOffsetMs'>): WireExchangeStart {
+  const headers = start.requestHeaders;
+  return headers instanceof HeaderPairs ? { ...start, requestHeaders: headers.pairs } : (start as WireExchangeStart);
+}
+
+export function toWireUpdate(update: ExchangeUpdate): WireExchangeUpdate {
+  const headers = update.responseHeaders;
+  return headers instanceof HeaderPairs ? { ...update, responseHeaders: headers.pairs } : (update as WireExchangeUpdate);
+}
+
+/** The worker's side: pairs are given on as pairs, their text and record made when asked for. */
+export function fromWireHeaders(headers: WireHeaders): GivenHeaders {
+  return Array.isArray(headers) ? new HeaderPairs(headers) : headers;
+}
 
 /** What each op is, its first element. */
 export const OP = { open: 0, classify: 1, classifyRoute: 2, update: 3, record: 4, tap: 5, push: 6, tapEnd: 7, end: 8 } as const;
@@ -35,11 +61,11 @@ export type WireHttp = WireHttpContext | number | null;
  * what is serialised on the forwarding thread and parsed again in the worker.
  */
 export type RecorderOp =
-  | [op: typeof OP.open, id: number, at: number, start: Omit<ExchangeStart, 'tOffsetMs'>]
+  | [op: typeof OP.open, id: number, at: number, start: WireExchangeStart]
   | [op: typeof OP.classify, id: number, hint: ChannelHint]
   /** A hint of the exchange's own method and path: only its transport and content type cross. */
   | [op: typeof OP.classifyRoute, id: number, transport: ChannelHint['transport'], contentType: string | null]
-  | [op: typeof OP.update, id: number, update: ExchangeUpdate]
+  | [op: typeof OP.update, id: number, update: WireExchangeUpdate]
   /** `facts`: an index into RECORD_PRESETS, or the options themselves. */
   | [op: typeof OP.record, id: number, sender: Sender, raw: Buffer, at: number, facts: WireRecordOptions | number, http: WireHttp]
   | [op: typeof OP.tap, id: number, tap: number, spec: WireTapSpec]

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProxyError } from '../../core/errors.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
-import { RecordingWriter } from '../../store/recording-writer.js';
+import { RecordingWriter, type ExchangeStart, type ExchangeUpdate } from '../../store/recording-writer.js';
 import { keepPatterns } from '../../core/credential-scrubber.js';
 import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from '../../core/recording-clock.js';
@@ -11,7 +11,7 @@ import type { BodyTap } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type DecodedOp } from './recorder-ops.js';
+import { fromWireHeaders, fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type DecodedOp } from './recorder-ops.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 
 /**
@@ -153,9 +153,13 @@ async function drain(): Promise<void> {
 
 function apply(op: DecodedOp): Promise<void> | void {
   switch (op[0]) {
-    case OP.open:
-      exchanges.set(op[1], recorder.openExchange(op[3], op[2]));
+    case OP.open: {
+      // In place: the decoded op is the worker's own.
+      const start = op[3] as Omit<ExchangeStart, 'tOffsetMs'>;
+      if (op[3].requestHeaders !== undefined) start.requestHeaders = fromWireHeaders(op[3].requestHeaders);
+      exchanges.set(op[1], recorder.openExchange(start, op[2]));
       return;
+    }
     case OP.classify:
       exchanges.get(op[1])?.classify(op[2]);
       return;
@@ -170,9 +174,12 @@ function apply(op: DecodedOp): Promise<void> | void {
       exchange.classify(hint);
       return;
     }
-    case OP.update:
-      exchanges.get(op[1])?.update(op[2]);
+    case OP.update: {
+      const update = op[2] as ExchangeUpdate;
+      if (op[2].responseHeaders !== undefined) update.responseHeaders = fromWireHeaders(op[2].responseHeaders);
+      exchanges.get(op[1])?.update(update);
       return;
+    }
     case OP.record: {
       if (oomMarker) exhaustHeapOn(op[3]);
       const exchange = exchanges.get(op[1]);

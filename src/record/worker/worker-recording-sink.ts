@@ -12,7 +12,7 @@ import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { recorderHeapMb } from './recorder-memory.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { OP, RECORD_PRESETS, toWireHttp, wireHttpOf, type RecorderOp, type Route, type WireRecordOptions } from './recorder-ops.js';
+import { OP, RECORD_PRESETS, toWireHttp, toWireStart, toWireUpdate, wireHttpOf, type RecorderOp, type Route, type WireRecordOptions } from './recorder-ops.js';
 import { LINE_PREFIX } from '../../core/program-name.js';
 
 /**
@@ -168,7 +168,7 @@ export class WorkerRecordingSink implements RecordingSink {
 
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at = this.clock.now()): ExchangeSink {
     const id = this.nextExchange++;
-    this.push([OP.open, id, at, start], 0);
+    this.push([OP.open, id, at, toWireStart(start)], 0);
     return new RemoteExchange(this, id, start);
   }
 
@@ -433,7 +433,7 @@ class RemoteExchange implements ExchangeSink {
   }
 
   update(update: ExchangeUpdate): void {
-    this.sink.push([OP.update, this.id, update], 0);
+    this.sink.push([OP.update, this.id, toWireUpdate(update)], 0);
   }
 
   record(sender: Sender, raw: Buffer, options: RecordOptions): void {
