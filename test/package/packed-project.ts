@@ -7,12 +7,21 @@
  * node_modules, so npm links them instead of fetching them, and better-sqlite3 keeps the binary
  * `npm ci` built. The package itself is unpacked from the tarball, so it holds exactly what the
  * tarball holds, and a runtime import of anything that is not one of its dependencies fails.
+ *
+ * The repository is packed once per vitest run, by the first file that asks, into the folder
+ * test/support/package-tarball.ts made: the files run in several workers, so the first claims the
+ * packing with a file only one process can create, and the others wait for its result.
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
+
+const execFileText = promisify(execFile);
 
 export interface PackedProject {
   /** The project folder; `node_modules/agent-proxy` is the installed package. */
@@ -44,16 +53,54 @@ export function projectEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '', ...extra };
 }
 
-/** Packs the repository (its dist/ as built: `npm test` builds first) and installs it into a new project. */
-export function installPackedProject(options: { extraDependencies?: string[] } = {}): PackedProject {
+interface Packed {
+  tarball: string;
+  files: string[];
+}
+
+/** What `npm pack` wrote (the tarball, or why it failed), once the claiming process is done. */
+const PACKED = 'packed.json';
+
+/**
+ * The run's tarball of the repository (its dist/ as built: `npm test` builds first), packed by the
+ * first caller of the run; every other caller, in this worker or another, waits for that one.
+ */
+async function packedTarball(): Promise<Packed> {
+  const dir = inject('packageTarballDir');
+  const result = join(dir, PACKED);
+  let claimed = true;
+  try {
+    writeFileSync(join(dir, 'claimed'), String(process.pid), { flag: 'wx' });
+  } catch {
+    claimed = false;
+  }
+  if (claimed) {
+    let outcome: Packed | { error: string };
+    try {
+      // --ignore-scripts: dist/ is already built; prepare would only build it again.
+      const { stdout } = await execFileText('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: REPO, env: projectEnv(), encoding: 'utf8' });
+      const packed = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      outcome = { tarball: join(dir, packed[0].filename), files: packed[0].files.map((f) => f.path) };
+    } catch (error) {
+      outcome = { error: String(error) };
+    }
+    // Written whole, then renamed: a waiting process never reads half of it.
+    writeFileSync(`${result}.tmp`, JSON.stringify(outcome));
+    renameSync(`${result}.tmp`, result);
+  }
+  // Another process's file: nothing here signals it, so this looks every 100 ms.
+  await waitFor(() => existsSync(result), `npm pack into ${dir}`, { pollMs: 100 });
+  const outcome = JSON.parse(readFileSync(result, 'utf8')) as Packed | { error: string };
+  if ('error' in outcome) throw new Error(`npm pack failed: ${outcome.error}`);
+  return outcome;
+}
+
+/** Installs the run's tarball of the repository into a new project. */
+export async function installPackedProject(options: { extraDependencies?: string[] } = {}): Promise<PackedProject> {
+  const { tarball, files } = await packedTarball();
   const folder = tempDir('agent-proxy-packed-');
   const root = folder.dir;
   const env = projectEnv();
-  // --ignore-scripts: dist/ is already built; prepare would only build it again.
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', root], { cwd: REPO, env, encoding: 'utf8' }),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = join(root, packed[0].filename);
   const dir = join(root, 'project');
   mkdirSync(dir);
   const dependencies: Record<string, string> = { [MANIFEST.name]: `file:${tarball}` };
@@ -61,11 +108,11 @@ export function installPackedProject(options: { extraDependencies?: string[] } =
     dependencies[name] = `file:${join(REPO, 'node_modules', name)}`;
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
-  execFileSync('npm', ['install', '--offline', '--ignore-scripts', '--install-links=false', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8', stdio: 'pipe' });
+  await execFileText('npm', ['install', '--offline', '--ignore-scripts', '--install-links=false', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8' });
   return {
     dir,
     tarball,
-    files: packed[0].files.map((f) => f.path),
+    files,
     bin: join(dir, 'node_modules', '.bin', 'agent-proxy'),
     run: (file, args, extra = {}) => spawnSync(file, args, { cwd: dir, env: projectEnv(extra), encoding: 'utf8' }),
     remove: () => folder.cleanup(),
