@@ -21,8 +21,9 @@ export default defineConfig({
     isolate: false,
     // The longest files start first, so that the run does not end on one of them with a core idle.
     sequence: { sequencer: SlowFilesFirst },
-    // Without ../shared, one line says that test/conformance/ is skipped and why.
-    globalSetup: ['test/support/corpus-notice.ts'],
+    // Without ../shared, one line says that test/conformance/ is skipped and why. The package tests
+    // share one `npm pack` of the repository per run, in the folder the second one makes.
+    globalSetup: ['test/support/corpus-notice.ts', 'test/support/package-tarball.ts'],
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them
     // too. After each file: validate, show, findings and the inspector agree on every recording it wrote.
     setupFiles: ['test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts'],

@@ -8,12 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
-import { scratch } from '../support/temp-dir.js';
+import { scratch, tempDir } from '../support/temp-dir.js';
 import { useCleanups } from '../support/cleanups.js';
 
 useCleanups();
@@ -37,11 +37,21 @@ function ndjson(lines: Array<Record<string, unknown>>): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
+/** The example imported into a .db once for the file: each damaged copy starts from its bytes. */
+let imported: string | undefined;
+const importedDir = tempDir('agent-proxy-foreign-good-');
+afterAll(() => importedDir.cleanup());
+
 /** A good .db copy of the example, for damaging with SQL. */
 function goodDb(dir: ReturnType<typeof scratch>, name: string): string {
+  if (imported === undefined) {
+    const file = importedDir.file('good.db');
+    const result = spawnSync(process.execPath, [`${REPO}/bin/proxy.js`, 'import', GOOD, '--out', file], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    imported = file;
+  }
   const file = dir.file(name);
-  const result = spawnSync(process.execPath, [`${REPO}/bin/proxy.js`, 'import', GOOD, '--out', file], { encoding: 'utf8' });
-  expect(result.status, result.stderr).toBe(0);
+  copyFileSync(imported, file);
   return file;
 }
 

@@ -14,8 +14,8 @@ const EXAMPLE = join(REPO, 'examples/vitest-fixture-server');
 
 let project: PackedProject;
 
-beforeAll(() => {
-  project = installPackedProject({ extraDependencies: ['vitest'] });
+beforeAll(async () => {
+  project = await installPackedProject({ extraDependencies: ['vitest'] });
 });
 
 afterAll(() => project?.remove());

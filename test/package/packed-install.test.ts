@@ -16,7 +16,7 @@ let agent: AguiAgent;
 
 beforeAll(async () => {
   // @types/node as any TypeScript project on Node has it; nothing else of this repository's devDependencies.
-  project = installPackedProject({ extraDependencies: ['@types/node'] });
+  project = await installPackedProject({ extraDependencies: ['@types/node'] });
   agent = await startAguiAgent();
 });
 

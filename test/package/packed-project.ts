@@ -7,12 +7,21 @@
  * node_modules, so npm links them instead of fetching them, and better-sqlite3 keeps the binary
  * `npm ci` built. The package itself is unpacked from the tarball, so it holds exactly what the
  * tarball holds, and a runtime import of anything that is not one of its dependencies fails.
+ *
+ * The repository is packed, and installed with each set of extra dependencies, once per vitest run
+ * by the first file that asks, into the folder test/support/package-tarball.ts made; each file gets
+ * a copy of that install to change as it likes.
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/waits.js';
+
+const execFileText = promisify(execFile);
 
 export interface PackedProject {
   /** The project folder; `node_modules/agent-proxy` is the installed package. */
@@ -44,28 +53,87 @@ export function projectEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '', ...extra };
 }
 
-/** Packs the repository (its dist/ as built: `npm test` builds first) and installs it into a new project. */
-export function installPackedProject(options: { extraDependencies?: string[] } = {}): PackedProject {
-  const folder = tempDir('agent-proxy-packed-');
-  const root = folder.dir;
-  const env = projectEnv();
-  // --ignore-scripts: dist/ is already built; prepare would only build it again.
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', root], { cwd: REPO, env, encoding: 'utf8' }),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = join(root, packed[0].filename);
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  const dependencies: Record<string, string> = { [MANIFEST.name]: `file:${tarball}` };
-  for (const name of [...Object.keys(MANIFEST.dependencies), ...(options.extraDependencies ?? [])]) {
-    dependencies[name] = `file:${join(REPO, 'node_modules', name)}`;
+interface Packed {
+  tarball: string;
+  files: string[];
+}
+
+type Outcome<T> = T | { error: string };
+
+/**
+ * What `make` gives, made once per vitest run by the first caller, in this worker or another; the
+ * others wait for it. The claim is a file only one process can create; the outcome (or why making
+ * it failed) is written to `<name>.json` in the run's folder.
+ */
+async function oncePerRun<T>(name: string, make: (dir: string) => Promise<T>): Promise<T> {
+  const dir = inject('packageTarballDir');
+  const result = join(dir, `${name}.json`);
+  let claimed = true;
+  try {
+    writeFileSync(join(dir, `${name}.claimed`), String(process.pid), { flag: 'wx' });
+  } catch {
+    claimed = false;
   }
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
-  execFileSync('npm', ['install', '--offline', '--ignore-scripts', '--install-links=false', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8', stdio: 'pipe' });
+  if (claimed) {
+    let outcome: Outcome<T>;
+    try {
+      outcome = await make(dir);
+    } catch (error) {
+      outcome = { error: String(error) };
+    }
+    // Written whole, then renamed: a waiting process never reads half of it.
+    writeFileSync(`${result}.tmp`, JSON.stringify(outcome));
+    renameSync(`${result}.tmp`, result);
+  }
+  // Another process's file: nothing here signals it, so this looks every 100 ms.
+  await waitFor(() => existsSync(result), `${name} in ${dir}`, { pollMs: 100 });
+  const outcome = JSON.parse(readFileSync(result, 'utf8')) as Outcome<T>;
+  if (typeof outcome === 'object' && outcome !== null && 'error' in outcome) throw new Error(`${name} failed: ${outcome.error}`);
+  return outcome as T;
+}
+
+/** The run's tarball of the repository (its dist/ as built: `npm test` builds first). */
+function packedTarball(): Promise<Packed> {
+  return oncePerRun('pack', async (dir) => {
+    // --ignore-scripts: dist/ is already built; prepare would only build it again.
+    const { stdout } = await execFileText('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: REPO, env: projectEnv(), encoding: 'utf8' });
+    const packed = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    return { tarball: join(dir, packed[0].filename), files: packed[0].files.map((f) => f.path) };
+  });
+}
+
+/**
+ * The run's tarball installed with these extra dependencies into a project of its own, once per
+ * run: the two example tests both want vitest, and an install is ~4.5 s of CPU where a copy is 0.1.
+ * It sits at the same depth below the temp dir as the copies, so npm's relative links still resolve.
+ */
+function installedProject(tarball: string, extraDependencies: string[]): Promise<string> {
+  const name = `install-with-${extraDependencies.join('-').replace(/[^a-z0-9]+/gi, '-') || 'nothing'}`;
+  return oncePerRun(name, async (dir) => {
+    const project = join(dir, name);
+    mkdirSync(project);
+    const dependencies: Record<string, string> = { [MANIFEST.name]: `file:${tarball}` };
+    for (const dependency of [...Object.keys(MANIFEST.dependencies), ...extraDependencies]) {
+      dependencies[dependency] = `file:${join(REPO, 'node_modules', dependency)}`;
+    }
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
+    await execFileText('npm', ['install', '--offline', '--ignore-scripts', '--install-links=false', '--no-audit', '--no-fund'], { cwd: project, env: projectEnv(), encoding: 'utf8' });
+    return project;
+  });
+}
+
+/** A new project with the run's tarball of the repository installed (a copy of the run's install). */
+export async function installPackedProject(options: { extraDependencies?: string[] } = {}): Promise<PackedProject> {
+  const { tarball, files } = await packedTarball();
+  const installed = await installedProject(tarball, options.extraDependencies ?? []);
+  const folder = tempDir('agent-proxy-packed-');
+  const dir = join(folder.dir, 'project');
+  // The links as npm wrote them (relative), not resolved to the run's install.
+  cpSync(installed, dir, { recursive: true, verbatimSymlinks: true });
   return {
     dir,
     tarball,
-    files: packed[0].files.map((f) => f.path),
+    files,
     bin: join(dir, 'node_modules', '.bin', 'agent-proxy'),
     run: (file, args, extra = {}) => spawnSync(file, args, { cwd: dir, env: projectEnv(extra), encoding: 'utf8' }),
     remove: () => folder.cleanup(),

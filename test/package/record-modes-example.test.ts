@@ -17,8 +17,8 @@ const EXAMPLE = join(REPO, 'examples/vitest-record-modes');
 
 let project: PackedProject;
 
-beforeAll(() => {
-  project = installPackedProject({ extraDependencies: ['vitest'] });
+beforeAll(async () => {
+  project = await installPackedProject({ extraDependencies: ['vitest'] });
 });
 
 afterAll(() => project?.remove());
