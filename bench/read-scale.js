@@ -5,6 +5,7 @@
 //
 // Run after a build:  node bench/read-scale.js [--quick] [--bin PATH] [--keep DIR] [--outputs DIR]
 //   --quick       50,000 messages instead of 200,000
+//   --smoke       about a hundred (a check that the bench runs, and small recordings to compare outputs on)
 //   --bin PATH    time another build's bin/agent-proxy.js (before/after comparisons) on the same recordings
 //   --keep DIR    make the recordings in DIR and keep them (made once: reused when they are there)
 //   --outputs DIR write each command's stdout to DIR/<command>.out, to compare two builds' outputs byte for byte
@@ -26,11 +27,12 @@ import { startProcess, stop } from './lib/processes.js';
 const args = process.argv.slice(2);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
 const BIN = resolve(option('--bin') ?? fileURLToPath(new URL('../bin/agent-proxy.js', import.meta.url)));
 const RECORDER_BIN = fileURLToPath(new URL('../bin/agent-proxy.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 const TARGET = 200_000;
-const SCALE = quick ? 0.25 : 1;
+const SCALE = smoke ? 0.0005 : quick ? 0.25 : 1;
 
 /** The traffic of one side: streamed answers (content chunks each), WebSocket frames, REST calls. */
 function traffic(side) {
@@ -41,7 +43,7 @@ function traffic(side) {
       { path: '/v1/messages', chunks: n(40_000) + (side === 'b' ? 1 : 0), anthropic: true },
       { path: '/v1/chat/completions', chunks: n(30_000) },
     ],
-    frames: n(50_000) - 40 + (side === 'b' ? 1 : 0),
+    frames: Math.max(5, n(50_000) - 40) + (side === 'b' ? 1 : 0),
     rest: side === 'b' ? 4 : 5,
   };
 }
@@ -119,8 +121,9 @@ const outputs = option('--outputs');
 const dir = keepDir ? resolve(keepDir) : mkdtempSync(join(tmpdir(), 'agent-proxy-bench-read-'));
 mkdirSync(dir, { recursive: true });
 if (outputs) mkdirSync(outputs, { recursive: true });
-const a = join(dir, `a${quick ? '-quick' : ''}.db`);
-const b = join(dir, `b${quick ? '-quick' : ''}.db`);
+const size = smoke ? '-smoke' : quick ? '-quick' : '';
+const a = join(dir, `a${size}.db`);
+const b = join(dir, `b${size}.db`);
 try {
   if (!existsSync(a) || !existsSync(b)) {
     const started = performance.now();

@@ -37,6 +37,7 @@ export class RecordingReader {
     exchange: Database.Statement;
     messages: Database.Statement;
     messagesAfter: Database.Statement;
+    messagesOfAfter: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -53,6 +54,7 @@ export class RecordingReader {
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`),
+      messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`),
@@ -125,6 +127,19 @@ export class RecordingReader {
       for (const m of records) yield readingRows(this.file, () => messageRow(m, this.findingsOf(m)));
       if (records.length < pageSize) return;
       after = records[records.length - 1]!.id;
+    }
+  }
+
+  /**
+   * The messages of one exchange as messages() gives them, from the `skip`+1th on, read a page at a
+   * time so that an exchange of a million messages is never held whole (`show --exchange`).
+   */
+  *messagesOf(exchangeId: number, skip = 0, pageSize = 1000): IterableIterator<MessageRow> {
+    for (let after = Number.MIN_SAFE_INTEGER, offset = skip; ; offset = 0) {
+      const records = this.stmts.messagesOfAfter.all(exchangeId, after, pageSize, offset) as StoredMessage[];
+      for (const m of records) yield readingRows(this.file, () => messageRow(m, this.findingsOf(m)));
+      if (records.length < pageSize) return;
+      after = records[records.length - 1]!.seq;
     }
   }
 
