@@ -182,21 +182,11 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
   const json = m.json === null ? undefined : jsonColumn(m.json, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  const deep = m.json !== null && tooDeepToWalk(m.json);
-  return {
-    id: m.id,
-    exchangeId: m.exchangeId,
-    seq: m.seq,
-    sender: m.sender,
-    carrier: m.carrier,
-    channel: m.channel,
-    tOffsetMs: m.tOffsetMs,
-    raw: m.raw as Buffer,
-    rawTruncatedFrom: m.rawTruncatedFrom,
-    json: deep ? undefined : json,
-    ...(deep ? { deepJson: m.json! } : {}),
-    verdict,
-  };
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  const raw = m.raw as Buffer;
+  // Written out, not spread in: a spread makes a slower object, for every message every command reads.
+  if (m.json !== null && tooDeepToWalk(m.json)) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: m.json, verdict };
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict };
 }
 
 function finding(f: StoredFinding): Finding {
