@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { stringifyJson } from '../core/json-text.js';
@@ -247,7 +248,7 @@ export async function writeExchange(reader: RecordingReader, exchange: ExchangeR
 /** stdout's write, waiting for its drain when it is full (a slow pipe), so that a long listing does not pile up in memory. */
 function writeStdout(text: string): void | Promise<void> {
   if (text === '' || process.stdout.write(text)) return;
-  return new Promise((resolve) => process.stdout.once('drain', resolve));
+  return once(process.stdout, 'drain').then(() => undefined);
 }
 
 /** The head of `show --exchange`: the request, its ending and protocol, and what the page cut. */
