@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandResult } from './command-result.js';
@@ -14,7 +15,7 @@ export function exportCommand(result: CommandResult): Command {
     .option('--overwrite', 'replace the --out file if it exists')
     .action(async (recording: string, options: { format?: ExportFormat; out?: string; overwrite?: boolean }) => {
       // The store and the exporters load only when the command runs (fast CLI start).
-      const [{ openRecording }, { harOf }, { exportNdjson }, { writeNdjsonFile }, { writeWholeFile }, { refuseExistingRecording }, { UsageError }, { writeHtmlView }] = await Promise.all([
+      const [{ openRecording }, { harOf }, { exportNdjsonPaced }, { writeNdjsonFile }, { writeWholeFile }, { refuseExistingRecording }, { UsageError }, { writeHtmlView }] = await Promise.all([
         import('../store/open-recording.js'),
         import('../export/har-export.js'),
         import('../export/ndjson-export.js'),
@@ -42,7 +43,8 @@ export function exportCommand(result: CommandResult): Command {
         if (out === undefined) {
           if (format === 'har') process.stdout.write(har());
           else if (format === 'html') html((text) => process.stdout.write(text));
-          else exportNdjson(reader, (text) => process.stdout.write(text), tick);
+          // Paced by stdout's drain: on a pipe, writes that do not wait are queued in memory, the whole export.
+          else await exportNdjsonPaced(reader, (text) => process.stdout.write(text), async () => void (await once(process.stdout, 'drain')), tick);
         } else if (format === 'har') writeWholeFile(out, Boolean(options.overwrite), (write) => write(har()));
         else if (format === 'html') writeWholeFile(out, Boolean(options.overwrite), html);
         else writeNdjsonFile(reader, out, Boolean(options.overwrite), tick);

@@ -19,15 +19,19 @@ export function messagePageOf(flags: { offset?: string; limit?: string; exchange
   return { offset, limit };
 }
 
-/** The page of `items`, and the line that says what was cut (undefined when nothing was). */
-export function pageOf<T>(items: readonly T[], page: MessagePage | undefined, exchange: number): { shown: readonly T[]; cut?: { from: number; to: number; of: number } } {
-  if (page === undefined) return { shown: items };
-  if (page.offset > 0 && page.offset >= items.length) {
-    throw new UsageError(`--offset ${page.offset} is past the last message of exchange ${exchange}, which has ${items.length}`);
+/**
+ * Which of an exchange's `total` messages the page lists: `skip` of them first, then at most `count`,
+ * and the line that says what was cut (undefined when nothing was). From the count alone, so that
+ * the messages can be read a page at a time.
+ */
+export function pageRange(total: number, page: MessagePage | undefined, exchange: number): { skip: number; count: number; cut?: { from: number; to: number; of: number } } {
+  if (page === undefined) return { skip: 0, count: total };
+  if (page.offset > 0 && page.offset >= total) {
+    throw new UsageError(`--offset ${page.offset} is past the last message of exchange ${exchange}, which has ${total}`);
   }
-  const shown = items.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
-  if (shown.length === items.length) return { shown };
-  return { shown, cut: { from: page.offset + 1, to: page.offset + shown.length, of: items.length } };
+  const count = Math.min(total - page.offset, page.limit ?? Infinity);
+  if (count === total) return { skip: 0, count };
+  return { skip: page.offset, count, cut: { from: page.offset + 1, to: page.offset + count, of: total } };
 }
 
 /** `showing messages 3–5 of 10`. */

@@ -1,6 +1,7 @@
 import type { AssembledAnswer, ModelTokens } from '../protocols/assembled-answer.js';
 import { tokensByModel } from '../protocols/assembled-answer.js';
 import { viewMessage } from '../protocols/view-message.js';
+import type { ViewMessage } from '../protocols/inspector-views.js';
 import { viewsOf } from '../protocols/modules.js';
 import type { Style } from '../core/style.js';
 import { escapeControls as safe } from '../core/terminal-text.js';
@@ -14,8 +15,17 @@ import type { ExchangeRow, MessageRow, RecordingReader } from '../store/recordin
 
 /** The exchange's answer; undefined when its protocol assembles none, null when it holds none (embeddings). */
 export function answerOf(exchange: Pick<ExchangeRow, 'protocol'>, messages: readonly MessageRow[]): AssembledAnswer | null | undefined {
-  const assemble = viewsOf(exchange.protocol)?.answer;
-  return assemble === undefined ? undefined : assemble(messages.map(viewMessage));
+  return assemblesAnswers(exchange) ? answerOfViews(exchange, messages.map(viewMessage)) : undefined;
+}
+
+/** Does the exchange's protocol assemble answers (then answerOf needs its messages)? */
+export function assemblesAnswers(exchange: Pick<ExchangeRow, 'protocol'>): boolean {
+  return viewsOf(exchange.protocol)?.answer !== undefined;
+}
+
+/** answerOf, from the messages as the views read them (viewMessage): what a listing read a page at a time keeps of each. */
+export function answerOfViews(exchange: Pick<ExchangeRow, 'protocol'>, messages: readonly ViewMessage[]): AssembledAnswer | null | undefined {
+  return viewsOf(exchange.protocol)?.answer?.(messages);
 }
 
 /** Tokens in and out by model over every exchange whose protocol assembles answers. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { stringifyJson } from '../core/json-text.js';
@@ -20,7 +21,9 @@ import { FORWARD_TARGET, forwardHostOf, groupOrder } from '../record/forward-tar
 import type { Transport } from '../core/transport.js';
 import { tlsText } from '../core/tls-text.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
-import { cutText, messagePageOf, pageOf } from './message-page.js';
+import { cutText, messagePageOf, pageRange, type MessagePage } from './message-page.js';
+import type { ViewMessage } from '../protocols/inspector-views.js';
+import { viewMessage } from '../protocols/view-message.js';
 import { findingPlace } from '../protocols/finding-place.js';
 import { ANSWERING_PROTOCOLS } from '../protocols/catalog.js';
 
@@ -72,20 +75,7 @@ export function showCommand(result: CommandResult): Command {
           const id = Number(options.exchange);
           const exchange = Number.isInteger(id) ? reader.exchange(id) : undefined;
           if (!exchange) throw new UsageError(`${file} has no exchange '${options.exchange}'`);
-          const all = reader.messages(id);
-          const { shown, cut } = pageOf(all, page, id);
-          // The model's answer, assembled from all its messages (not only the page shown); undefined for a protocol that makes none.
-          const answers = await modelAnswers([exchange]);
-          const answer = answers?.answerOf(exchange, all);
-          // stringifyJson: a message may nest deeper than JSON.stringify can go.
-          if (options.json) {
-            const paged = cut ? { page: { offset: cut.from - 1, shown: shown.length, total: cut.of } } : {};
-            // `findings`: the exchange's own (a failed TLS check, an unreachable upstream), which no message carries.
-            process.stdout.write(stringifyJson({ exchange: exchangeSummary(exchange), findings: exchangeFindings(exchange), ...paged, messages: shown.map((m) => messageJson(m, exchange.startedMs)), ...(answer === undefined ? {} : { answer }) }) + '\n');
-          } else {
-            printMessages(exchange, shown, style, cut);
-            if (answers && answer !== undefined) process.stdout.write(answers.answerLines(answer, style).join('\n') + '\n');
-          }
+          await writeExchange(reader, exchange, page, { json: options.json === true, style }, writeStdout);
         } else {
           const rows = reader.exchanges();
           // Tokens in and out by model, over the answers of the LLM exchanges ([] when there are none).
@@ -189,10 +179,61 @@ function tunnelText(tunnel: TunnelFacts, exchange: ExchangeRow): string {
   return `tunnel, passed through unread: ${count(tunnel.clientBytes, 'byte')} from the client, ${count(tunnel.serverBytes, 'byte')} from the host, ${open}`;
 }
 
-function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], style: Style, cut: Parameters<typeof cutText>[0] | undefined): void {
+/** Lines of output at a time: a page of messages, then the next, so that no listing is held whole. */
+const MESSAGES_PER_WRITE = 1000;
+
+/**
+ * `show --exchange`'s listing (text, or `--json`), written `MESSAGES_PER_WRITE` messages at a time as
+ * they are read: an exchange of a million messages is never held whole, and memory stays flat. The
+ * model's answer of an LLM exchange is assembled from all its messages (not only the page shown),
+ * which keeps each one's JSON, not its row, until the end. `write` may return a promise to wait for
+ * (stdout's drain).
+ */
+export async function writeExchange(reader: RecordingReader, exchange: ExchangeRow, page: MessagePage | undefined, options: { json: boolean; style: Style }, write: (text: string) => void | Promise<void>): Promise<void> {
+  const { skip, count: shown, cut } = pageRange(exchange.messageCount, page, exchange.id);
+  const answers = await modelAnswers([exchange]);
+  const views: ViewMessage[] | undefined = answers?.assemblesAnswers(exchange) ? [] : undefined;
+  const { style } = options;
+  // stringifyJson: a message may nest deeper than JSON.stringify can go. The object is written in
+  // parts, in the key order it always had: exchange, findings, page, messages, answer.
+  let text = options.json
+    ? `{"exchange":${JSON.stringify(exchangeSummary(exchange))},"findings":${JSON.stringify(exchangeFindings(exchange))}` +
+      `${cut ? `,"page":${JSON.stringify({ offset: cut.from - 1, shown, total: cut.of })}` : ''},"messages":[`
+    : exchangeHeadLines(exchange, style, cut).join('\n') + '\n';
+  let listed = 0;
+  let inPage = 0;
+  // With an answer to assemble every message is read; else only those listed.
+  for (const m of reader.messagesOf(exchange.id, views ? 0 : skip)) {
+    if (views) views.push(viewMessage(m));
+    const at = views ? inPage++ : skip + inPage++;
+    if (at < skip || listed >= shown) {
+      if (views) continue;
+      break;
+    }
+    if (options.json) text += (listed > 0 ? ',' : '') + stringifyJson(messageJson(m, exchange.startedMs));
+    else text += messageLines(m, exchange, style).join('\n') + '\n';
+    if (++listed % MESSAGES_PER_WRITE === 0) {
+      await write(text);
+      text = '';
+    }
+  }
+  const answer = views && answers ? answers.answerOfViews(exchange, views) : undefined;
+  if (options.json) text += `]${answer === undefined ? '' : `,"answer":${stringifyJson(answer)}`}}\n`;
+  else if (answers && answer !== undefined) text += answers.answerLines(answer, style).join('\n') + '\n';
+  await write(text);
+}
+
+/** stdout's write, waiting for its drain when it is full (a slow pipe), so that a long listing does not pile up in memory. */
+function writeStdout(text: string): void | Promise<void> {
+  if (text === '' || process.stdout.write(text)) return;
+  return once(process.stdout, 'drain').then(() => undefined);
+}
+
+/** The head of `show --exchange`: the request, its ending and protocol, and what the page cut. */
+function exchangeHeadLines(exchange: ExchangeRow, style: Style, cut: Parameters<typeof cutText>[0] | undefined): string[] {
   const request = `${exchange.method ?? ''} ${exchange.path ?? ''} ${exchange.status ?? ''}`.replace(/\s+/g, ' ').trim();
   const ending = outcomeText(exchange.outcome, exchange.errorCode) + (exchange.outcome !== 'complete' && exchange.errorMessage ? ` (${exchange.errorMessage})` : '');
-  const lines = [
+  return [
     `#${exchange.id} ${request ? request + ' ' : ''}${exchange.transport}${exchange.protocol ? `/${exchange.protocol}` : ''} ${ending}`,
     ...(exchange.tls === null ? [] : [`  ${tlsText(exchange.tls)}`]),
     // What failed before any message (the upstream's TLS): the exchange's own findings.
@@ -207,15 +248,17 @@ function printMessages(exchange: ExchangeRow, messages: readonly MessageRow[], s
     // One clock for a message's time, the inspector's: from the start of its exchange.
     ...(exchange.tunnel === null ? [style.dim(`   seq  since exchange start`)] : []),
   ];
-  for (const m of messages) {
-    const label = messageLabel(messageValue(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
-    const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
-    lines.push(`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`);
-    for (const f of m.verdict.findings) {
-      lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} ${findingPlace(f)}: ${f.message}`);
-    }
+}
+
+/** A message's line in `show --exchange`, and one per finding. */
+function messageLines(m: MessageRow, exchange: ExchangeRow, style: Style): string[] {
+  const label = messageLabel(messageValue(m), { channel: m.channel, carrier: m.carrier, sender: m.sender, http: exchange });
+  const status = m.verdict.status === 'invalid' ? style.red('invalid') : m.verdict.status === 'unchecked' ? style.yellow('unchecked') : style.green('valid');
+  const lines = [`  ${String(m.seq).padStart(4)} ${ms(m.tOffsetMs - exchange.startedMs).padStart(11)}  ${m.sender === 'client' ? '→' : '←'} ${label} ${status}${m.verdict.reason ? style.dim(` (${m.verdict.reason})`) : ''}`];
+  for (const f of m.verdict.findings) {
+    lines.push(`         ${f.severity === 'error' ? style.red('error') : style.yellow('warning')} ${f.rule} ${findingPlace(f)}: ${f.message}`);
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  return lines;
 }
 
 /** Milliseconds as `+12.3 ms`. */

@@ -7,6 +7,7 @@ import { align } from './align.js';
 import type { DiffOptions, DiffStep } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
 import type { RecordingReader } from '../store/recording-reader.js';
+import type { MessageRow } from '../store/store-types.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
@@ -82,11 +83,17 @@ class SideLoader {
     this.ids.restore(this.scan.idLog, key.checkpoint);
     const row = this.reader.exchange(key.id);
     if (!row) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
-    let rows = this.reader.messages(key.id);
+    // A page at a time: a long exchange's rows (their raw bytes) are not all held while it is loaded.
+    const rows = this.reader.messagesOf(key.id);
     const verdicts = this.verdicts;
-    if (verdicts && verdicts.size > 0) rows = rows.map((m) => (verdicts.has(m.id) ? { ...m, verdict: verdicts.get(m.id)! } : m));
-    return loadExchange(row, rows, this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
+    const judged = verdicts && verdicts.size > 0 ? withVerdicts(rows, verdicts) : rows;
+    return loadExchange(row, judged, this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
   }
+}
+
+/** The rows with their verdicts as judged now, where those moved. */
+function* withVerdicts(rows: Iterable<MessageRow>, verdicts: VerdictsNow): IterableIterator<MessageRow> {
+  for (const m of rows) yield verdicts.has(m.id) ? { ...m, verdict: verdicts.get(m.id)! } : m;
 }
 
 /** Aligns the exchanges of two scanned sides by LCS, then diffs the messages of each pair that differs. */

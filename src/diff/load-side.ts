@@ -138,14 +138,17 @@ export function materialize(fold: SemanticFold, fed: ReadonlyArray<Pick<MessageR
  * Loads and normalizes one exchange with all its message values, for reporting. `ids` must be in the
  * state it had before this exchange (IdCanonicalizer.restore); it learns the exchange's ids.
  */
-export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
+export function loadExchange(row: ExchangeRow, rows: Iterable<MessageRow>, ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
   const head = exchangeHead(row, ids, semantic);
   const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
   const messages: SideMessage[] = [];
   const kind = semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
   const folded: MessageRow[] = [];
   const fed: MessageRow[] = [];
+  let request: unknown;
+  // One pass (`rows` may be read a page at a time): only what is compared is kept of each row.
   for (const m of rows) {
+    if (request === undefined && m.sender === 'client' && m.json !== undefined) request = m.json;
     if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
     else if (m.deepJson === undefined && saysNothing(kind, { json: m.json, status: m.verdict.status }, () => rawText(m.raw))) continue;
@@ -154,7 +157,6 @@ export function loadExchange(row: ExchangeRow, rows: MessageRow[], ids: IdCanoni
     else messages.push(sideMessage(m, diffLabel(m.json, m, row, head), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
   }
   if (kind && fed.length > 0) {
-    const request = rows.find((m) => m.sender === 'client' && m.json !== undefined)?.json;
     const result = materialize(kind, fed, request);
     const last = foldedPlace(fed);
     const synthetic: MessageRow = { ...last, carrier: foldedCarrier(kind, last.carrier), verdict: foldedVerdict(folded) };

@@ -16,26 +16,44 @@ import { tryParseJson } from '../core/json.js';
  * `onMessage` is told of each message written (the CLI's progress line).
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
+  for (const chunk of ndjsonChunks(reader, onMessage)) write(chunk);
+}
+
+/**
+ * exportNdjson to a stream that can be full (stdout on a pipe): when `write` says it is (returns
+ * false, as a stream's write does), waits for `drained` before reading on, so that an export is
+ * never queued in memory whole.
+ */
+export async function exportNdjsonPaced(reader: RecordingReader, write: (text: string) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
+  for (const chunk of ndjsonChunks(reader, onMessage)) if (!write(chunk)) await drained();
+}
+
+/** The export's text in chunks of about a MiB of whole lines. */
+function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = reader.exchanges();
   let chunk = JSON.stringify(recording) + '\n';
-  const flush = (atLeast: number) => {
-    if (chunk.length < atLeast) return;
-    write(chunk);
-    chunk = '';
-  };
   for (const exchange of exchanges) {
     chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
-    flush(1 << 20);
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
   }
   for (const message of reader.messagesInOrder()) {
     chunk += messageLineText(message) + '\n';
     onMessage?.();
-    flush(1 << 20);
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
   }
-  flush(1);
+  if (chunk.length > 0) yield chunk;
 }
+
+/** About this many characters are written at a time. */
+const CHUNK_CHARS = 1 << 20;
 
 /** The whole export as one string (small recordings, tests). */
 export function exportNdjsonText(reader: RecordingReader): string {

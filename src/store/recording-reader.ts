@@ -39,6 +39,7 @@ export class RecordingReader {
     exchange: Database.Statement;
     messages: Database.Statement;
     messagesAfter: Database.Statement;
+    messagesOfAfter: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -55,6 +56,7 @@ export class RecordingReader {
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`),
+      messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`),
@@ -130,6 +132,19 @@ export class RecordingReader {
     }
   }
 
+  /**
+   * The messages of one exchange as messages() gives them, from the `skip`+1th on, read a page at a
+   * time so that an exchange of a million messages is never held whole (`show --exchange`).
+   */
+  *messagesOf(exchangeId: number, skip = 0, pageSize = 1000): IterableIterator<MessageRow> {
+    for (let after = Number.MIN_SAFE_INTEGER, offset = skip; ; offset = 0) {
+      const records = this.stmts.messagesOfAfter.all(exchangeId, after, pageSize, offset) as StoredMessage[];
+      for (const m of records) yield readingRows(this.file, () => messageRow(m, this.findingsOf(m)));
+      if (records.length < pageSize) return;
+      after = records[records.length - 1]!.seq;
+    }
+  }
+
   /** Every invalid message of the recording, ordered by id. */
   invalidMessages(): MessageRow[] {
     return readingRows(this.file, () => (this.stmts.invalid.all() as StoredMessage[]).map((m) => messageRow(m, this.findingsOf(m))));
@@ -170,21 +185,11 @@ function messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
   // that a damaged column is reported here like any other.
   const text = storedJsonText(m);
   const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  const deep = text !== null && tooDeepToWalk(text);
-  return {
-    id: m.id,
-    exchangeId: m.exchangeId,
-    seq: m.seq,
-    sender: m.sender,
-    carrier: m.carrier,
-    channel: m.channel,
-    tOffsetMs: m.tOffsetMs,
-    raw: m.raw as Buffer,
-    rawTruncatedFrom: m.rawTruncatedFrom,
-    json: deep ? undefined : json,
-    ...(deep ? { deepJson: text! } : {}),
-    verdict,
-  };
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  const raw = m.raw as Buffer;
+  // Written out, not spread in: a spread makes a slower object, for every message every command reads.
+  if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict };
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict };
 }
 
 function finding(f: StoredFinding): Finding {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
 import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
-import { isRecordingBytes, recordingInput } from './recording-input.js';
+import { isRecordingBytes, RECORDING_HEAD_BYTES, recordingInput } from './recording-input.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
 
@@ -12,13 +12,9 @@ const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
  * a raw SSE body, or a capture document (`{records:[...]}`). A malformed input names the file and line.
  */
 export function readInput(file: string): LoadedInput {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (cause) {
-    throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
-  }
-  if (isRecordingBytes(bytes)) return recordingInput(file);
+  // A recording is told by its first bytes and read by the store: not read whole here first.
+  if (isRecordingBytes(readable(file, () => headOf(file)))) return recordingInput(file);
+  const bytes = readable(file, () => readFileSync(file));
   if (bytes.subarray(0, 4096).includes(0)) {
     throw new InputError('E_INPUT_MALFORMED', `${file}: binary data, not messages (a JSON array, NDJSON, an SSE body, a capture or a recording)`, { file });
   }
@@ -46,6 +42,25 @@ export function readInput(file: string): LoadedInput {
     return { file, format: 'ndjson', streams: [{ label: file, messages: [toSourceMessage(whole, 0, 1)] }] };
   }
   return { file, format: 'ndjson', streams: [readNdjson(file, text)] };
+}
+
+/** The file's first bytes, as many as tell a recording (isRecordingBytes). */
+function headOf(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(RECORDING_HEAD_BYTES);
+    return head.subarray(0, readSync(fd, head, 0, head.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readable<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (cause) {
+    throw new InputError('E_INPUT_UNREADABLE', `${file}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { file, cause });
+  }
 }
 
 function readJsonArray(file: string, text: string): SourceStream {

@@ -14,10 +14,13 @@ import { openRecording } from '../store/open-recording.js';
 import { SQLITE_MAGIC } from '../store/file-head.js';
 
 
-/** Is this file content a recording (.db, or its NDJSON form)? */
+/** How many of a file's first bytes isRecordingBytes reads. */
+export const RECORDING_HEAD_BYTES = 4096;
+
+/** Is this file content (or its first RECORDING_HEAD_BYTES) a recording (.db, or its NDJSON form)? */
 export function isRecordingBytes(bytes: Buffer): boolean {
   if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) return true;
-  return isNdjsonRecordingText(bytes.subarray(0, 4096).toString('utf8'));
+  return isNdjsonRecordingText(bytes.subarray(0, RECORDING_HEAD_BYTES).toString('utf8'));
 }
 
 /**
@@ -42,7 +45,8 @@ export function recordingInput(file: string): LoadedInput {
         messages: [],
       };
       if (exchange.status !== null) stream.status = exchange.status;
-      for (const m of reader.messages(exchange.id)) stream.messages.push(sourceMessageOf(exchange, m));
+      // A page at a time: a row's raw bytes are let go as soon as its value is taken.
+      for (const m of reader.messagesOf(exchange.id)) stream.messages.push(sourceMessageOf(exchange, m));
       // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
       if (stream.messages.length > 0 || exchange.protocol !== null) streams.push(stream);
     }

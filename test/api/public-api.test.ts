@@ -422,6 +422,7 @@ describe('the public API', () => {
       exchange: (id: number) => api.ExchangeRow | undefined;
       messages: (exchangeId: number) => api.MessageRow[];
       messagesInOrder: (pageSize?: number) => IterableIterator<api.MessageRow>;
+      messagesOf: (exchangeId: number, skip?: number, pageSize?: number) => IterableIterator<api.MessageRow>;
       invalidMessages: () => api.MessageRow[];
       findings: (filter?: api.FindingFilter) => IterableIterator<api.FindingListRow>;
       totals: () => api.StoreTotals;

@@ -1,19 +1,19 @@
 /** `show --exchange N --offset/--limit`: a page of a long exchange's messages, saying what it cut. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { cutText, messagePageOf, pageOf } from '../../src/cli/message-page.js';
+import { cutText, messagePageOf, pageRange } from '../../src/cli/message-page.js';
 import { runToEnd } from '../hostile/cli-child.js';
 import { AGUI_EXAMPLE } from './cli-fixtures.js';
 
-describe('messagePageOf and pageOf', () => {
+describe('messagePageOf and pageRange', () => {
   it('pages with --offset and --limit, and says so only when something was cut', () => {
-    const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
     expect(messagePageOf({})).toBeUndefined();
-    expect(pageOf(ten, messagePageOf({ exchange: '1', offset: '2', limit: '3' }), 1)).toEqual({ shown: [3, 4, 5], cut: { from: 3, to: 5, of: 10 } });
-    expect(pageOf(ten, messagePageOf({ exchange: '1', offset: '8' }), 1)).toEqual({ shown: [9, 10], cut: { from: 9, to: 10, of: 10 } });
-    expect(pageOf(ten, messagePageOf({ exchange: '1', limit: '10' }), 1)).toEqual({ shown: ten });
+    expect(pageRange(10, messagePageOf({ exchange: '1', offset: '2', limit: '3' }), 1)).toEqual({ skip: 2, count: 3, cut: { from: 3, to: 5, of: 10 } });
+    expect(pageRange(10, messagePageOf({ exchange: '1', offset: '8' }), 1)).toEqual({ skip: 8, count: 2, cut: { from: 9, to: 10, of: 10 } });
+    expect(pageRange(10, messagePageOf({ exchange: '1', limit: '10' }), 1)).toEqual({ skip: 0, count: 10 });
+    expect(() => pageRange(10, messagePageOf({ exchange: '1', offset: '10' }), 1)).toThrow('--offset 10 is past the last message of exchange 1, which has 10');
     // An empty exchange has nothing to cut, whatever the flags.
-    expect(pageOf([], messagePageOf({ exchange: '1', offset: '0', limit: '5' }), 1)).toEqual({ shown: [] });
+    expect(pageRange(0, messagePageOf({ exchange: '1', offset: '0', limit: '5' }), 1)).toEqual({ skip: 0, count: 0 });
     expect(cutText({ from: 3, to: 5, of: 10 })).toBe('showing messages 3–5 of 10');
   });
 
