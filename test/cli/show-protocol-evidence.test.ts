@@ -10,6 +10,7 @@ import { startRecorder, type RecorderOptions } from '../../src/record/start-reco
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
 import { postRun, rawRequest } from '../record/record-helpers.js';
+import { storedJsonSql } from '../../src/store/stored-json.js';
 import { runCli } from './run-cli.js';
 
 const fixtures = fixturesAfterEach();
@@ -59,6 +60,9 @@ describe('show: what chose the protocol', () => {
     const file = await recordRuns();
     // Back to format 3, as an older agent-proxy wrote it: no protocol_evidence column, nor what came after it.
     const db = new Database(file);
+    // Messages as format 3 held them: the JSON text in `json`, the schema ref in `schema_ref`.
+    db.exec(`UPDATE messages SET json = ${storedJsonSql()}, schema_ref = (SELECT ref FROM schema_refs WHERE id = schema_ref_id)`);
+    db.exec('ALTER TABLE messages DROP COLUMN json_at; ALTER TABLE messages DROP COLUMN schema_ref_id; DROP TABLE schema_refs');
     db.exec('ALTER TABLE exchanges DROP COLUMN tunnel; ALTER TABLE exchanges DROP COLUMN stdin_ended_ms; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
     db.pragma('user_version = 3');
     db.close();

@@ -39,8 +39,9 @@ function copyOf(example: string): { file: string; unchanged(): boolean } {
 function recordedRunBody(): string {
   for (const line of readFileSync(`${REPO}/${AGUI}`, 'utf8').split('\n')) {
     if (!line) continue;
-    const value = JSON.parse(line) as { type: string; exchange?: number; sender?: string; raw?: string };
-    if (value.type === 'message' && value.exchange === 1 && value.sender === 'client') return value.raw!;
+    const value = JSON.parse(line) as { type: string; exchange?: number; sender?: string; raw?: string; rawBefore?: string; rawJson?: unknown; rawAfter?: string };
+    // A JSON body is written as its JSON (`rawJson`, between `rawBefore` and `rawAfter`), other bytes as `raw`.
+    if (value.type === 'message' && value.exchange === 1 && value.sender === 'client') return value.raw ?? `${value.rawBefore ?? ''}${JSON.stringify(value.rawJson)}${value.rawAfter ?? ''}`;
   }
   throw new Error('no recorded request body');
 }
