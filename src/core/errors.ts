@@ -107,6 +107,11 @@ export const ExchangeErrorCode = codeList({
   E_PROXY_SHUTDOWN: 'E_PROXY_SHUTDOWN',
   /** The client's upgrade request could not be relayed; the client got a 400. */
   E_INVALID_UPGRADE: 'E_INVALID_UPGRADE',
+  /**
+   * The forward proxy refused a client without its `--proxy-auth` credentials (407, outcome
+   * `rejected`): the proxy's own answer, not an origin's, so replay and redrive leave it out.
+   */
+  E_PROXY_AUTH: 'E_PROXY_AUTH',
   /** An NDJSON socket could not be connected to: only in older recordings, which now store E_UPSTREAM_UNREACHABLE. */
   E_UPSTREAM: 'E_UPSTREAM',
   /** The stdio agent could not be started (no such command, not executable); Node's code is in the message. */

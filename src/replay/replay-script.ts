@@ -1,3 +1,4 @@
+import { ExchangeErrorCode } from '../core/errors.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { resolve } from 'node:path';
@@ -63,7 +64,11 @@ export interface ReplayScript {
 export function loadReplayScript(file: string): ReplayScript {
   const reader = openRecording(file);
   try {
-    const exchanges = reader.exchanges().map((row) => scriptExchange(row, reader.messages(row.id)));
+    // A forward proxy's own 407 (E_PROXY_AUTH) was never the origin's answer: nothing to play or send again.
+    const exchanges = reader
+      .exchanges()
+      .filter((row) => row.errorCode !== ExchangeErrorCode.E_PROXY_AUTH)
+      .map((row) => scriptExchange(row, reader.messages(row.id)));
     return { file: resolve(file), target: reader.recording().target, exchanges };
   } finally {
     reader.close();

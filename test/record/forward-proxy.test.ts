@@ -178,11 +178,11 @@ describe('record --forward: --proxy-auth', () => {
     const totals = await recorder.close();
     expect(totals.exchanges).toBe(4);
     const exchanges = read(out).exchanges();
-    expect(exchanges.map((e) => [e.transport, e.method, e.url, e.status, e.outcome])).toEqual([
-      ['http', 'GET', `${a.origin}/x?q=1`, 407, 'rejected'],
-      ['http', 'POST', `${a.origin}/y`, 407, 'rejected'],
-      ['tunnel', 'CONNECT', `127.0.0.1:${a.port}`, 407, 'rejected'],
-      ['http', 'GET', `${a.origin}/x`, 200, 'complete'],
+    expect(exchanges.map((e) => [e.transport, e.method, e.url, e.status, e.outcome, e.errorCode])).toEqual([
+      ['http', 'GET', `${a.origin}/x?q=1`, 407, 'rejected', 'E_PROXY_AUTH'],
+      ['http', 'POST', `${a.origin}/y`, 407, 'rejected', 'E_PROXY_AUTH'],
+      ['tunnel', 'CONNECT', `127.0.0.1:${a.port}`, 407, 'rejected', 'E_PROXY_AUTH'],
+      ['http', 'GET', `${a.origin}/x`, 200, 'complete', null],
     ]);
     expect(exchanges[0]).toMatchObject({ path: '/x', query: 'q=1', errorMessage: expect.stringContaining('no Proxy-Authorization was sent') });
     expect(exchanges[1].errorMessage).toContain('the Proxy-Authorization sent is not them');

@@ -158,6 +158,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     exchange.update({ status: 407 });
     exchange.end({
       outcome: 'rejected',
+      errorCode: ExchangeErrorCode.E_PROXY_AUTH,
       errorMessage: `the proxy requires credentials (--proxy-auth): ${sent ? 'the Proxy-Authorization sent is not them' : 'no Proxy-Authorization was sent'}`,
       ...(transport === 'tunnel' ? { tunnel: { clientBytes: 0, serverBytes: 0 } } : {}),
     });
