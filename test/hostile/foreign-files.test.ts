@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
+import { NDJSON_VERSION } from '../../src/store/ndjson-format.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
 import { scratch, tempDir } from '../support/temp-dir.js';
@@ -169,7 +170,7 @@ const CASES: Case[] = [
       writeFileSync(dir.file('future.ndjson'), ndjson(lines));
       return dir.file('future.ndjson');
     },
-    says: / is NDJSON recording version 999, but this agent-proxy reads versions up to 1; upgrade agent-proxy to read it \(line 1\)$/,
+    says: new RegExp(` is NDJSON recording version 999, but this agent-proxy reads versions up to ${NDJSON_VERSION}; upgrade agent-proxy to read it \\(line 1\\)$`),
   },
   {
     name: 'an exchange line with a string status',
