@@ -81,7 +81,10 @@ export type {
   Transport,
   Outcome,
   Headers,
+  GivenHeaders,
 } from './store/store-types.js';
+// Headers may be handed over already serialised (what the recorder's capture does), as this class.
+export type { SerialisedJson } from './core/serialised-json.js';
 // The row types are made from the schema's column table, so their building blocks are named too.
 export type { ExchangeFields, ExchangeUpdateFields } from './store/schema.js';
 export type { TlsFacts } from './core/tls-facts.js';

@@ -54,7 +54,7 @@ const RUNTIME_EXPORTS = [
 const TYPE_EXPORTS = [
   'BodyEcho', 'CancelWrite', 'Carrier', 'ChannelHint', 'Clock', 'DiffChange', 'DiffOptions', 'DiffReport', 'DiffSummary',
   'ErrorCode', 'ExchangeDiff', 'ExchangeFinding', 'ExchangeEnd', 'ExchangeFields', 'ExchangeUpdateFields', 'Column', 'Columns', 'RowOf', 'SqlType', 'TlsFacts', 'TunnelFacts', 'ExchangeRef', 'ExchangeRow', 'ExchangeStart',
-  'ExchangeUpdate', 'FaultAction', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
+  'ExchangeUpdate', 'FaultAction', 'GivenHeaders', 'SerialisedJson', 'FaultSpec', 'FaultTally', 'Finding', 'FindingFilter', 'FixtureAction', 'FixtureMode', 'FixtureOptions', 'FixtureSummary', 'FlushSchedule', 'FindingListRow', 'Har', 'HarContent', 'HarEntry',
   'HarNameValue', 'HarWebSocketMessage', 'Headers', 'HttpContext', 'ImportOptions', 'InputFormat',
   'InspectorOptions', 'JudgedMessage', 'LineFrame', 'LineMiss', 'ListenTlsOptions', 'LiveEvent', 'LiveListener', 'LoadedInput',
   'MessageDiff', 'MessageInput', 'MessageRef', 'MessageRow', 'MissPolicy', 'NdjsonRecorderOptions',
