@@ -3,7 +3,7 @@
  * plain HTTP stand-in and two HTTPS ones (each with its own CA, intercepted with the proxy's CA)
  * through the proxy, a WebSocket over TLS reaches one of them, and a tunnelled host's bytes pass
  * through unchanged; the client prints the same as when it runs with no proxy, and the recorder
- * exits with its code. Then, with the stand-ins stopped, the same client against `replay --forward`
+ * exits with its code, its CA key mode 0600. Then, with the stand-ins stopped, the same client against `replay --forward`
  * of that recording prints the same (but for the tunnel, which is never replayed: docs/forward.md).
  * On a Node whose fetch or http ignore the proxy variables (20; see docs/forward.md), the client
  * sends through the proxy itself, from HTTPS_PROXY, as a user of such a Node would.
@@ -11,10 +11,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -168,6 +169,8 @@ describe('record --forward -- <command>', () => {
     const recorded = await runCli(['record', '--forward', '--listen', '0', '--out', out, '--ca-dir', caDir, '--ca', secure.caFile, '--ca', other.caFile, '--tunnel', 'localhost', '--', process.execPath, ...clientArgs, tunnelAuthority]);
     expect(recorded.code).toBe(3);
     expect(recorded.stdout).toBe(direct.stdout);
+    // The local CA the recorder made for the command: its key readable by the user alone.
+    expect(statSync(join(caDir, 'ca-key.pem')).mode & 0o777).toBe(0o600);
     const results = JSON.parse(recorded.stdout) as Record<string, string>;
     expect(results.fetchHttp).toBe(models);
     expect(results.wss).toBe('echo hello over tls');
