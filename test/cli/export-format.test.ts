@@ -10,7 +10,7 @@ import { runToEnd } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { AGUI_EXAMPLE, mixedRecording } from './cli-fixtures.js';
-import { writeNdjsonRecording } from '../support/ndjson-recording.js';
+import { PI_RPC_UNCORRELATED_REJECTION, writeNdjsonRecording } from '../support/ndjson-recording.js';
 import { parseXml, type XmlElement } from '../support/xml.js';
 
 useCleanups();
@@ -64,23 +64,7 @@ describe('proxy export without --format', () => {
 describe('proxy export --format html', () => {
   it('shows the verdicts findings gives: a recording judged by older rules is judged again, as show and findings judge it', async () => {
     // Stored before `response-uncorrelatable` existed: an id-less over-capacity rejection, with no finding.
-    const file = writeNdjsonRecording(
-      [
-        {
-          protocol: 'pi-daemon-rpc',
-          path: '/v1/session/pd-x/rpc',
-          subprotocol: 'pi-daemon-rpc.v1',
-          messages: [
-            { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'get_state' } } },
-            { sender: 'client', json: { kind: 'command', command: { id: 'c2', type: 'get_state' } } },
-            { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
-            { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } } },
-          ],
-        },
-      ],
-      'old.ndjson',
-      { rulesVersion: null },
-    );
+    const file = writeNdjsonRecording([PI_RPC_UNCORRELATED_REJECTION], 'old.ndjson', { rulesVersion: null });
     const dir = scratch();
     const [page, findings] = await Promise.all([runToEnd(['export', file, '--out', dir.file('view.html')]), runToEnd(['findings', file, '--json'])]);
     expect([page.code, findings.code]).toEqual([0, 0]);

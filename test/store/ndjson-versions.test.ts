@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { error } from '../../src/core/finding.js';
 import { verdictFrom } from '../../src/core/verdict.js';
+import { exportedNdjson } from '../support/ndjson-recording.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonText } from '../../src/store/ndjson-import.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -33,15 +34,6 @@ function recordEveryForm(file: string): void {
   w.close(new Date('2026-01-02T03:05:00.000Z'));
 }
 
-function exported(file: string): string {
-  const reader = RecordingReader.open(file);
-  try {
-    return exportNdjsonText(reader);
-  } finally {
-    reader.close();
-  }
-}
-
 function messageRows(file: string): unknown[] {
   const db = new Database(file, { readonly: true });
   try {
@@ -55,7 +47,7 @@ describe('NDJSON message lines (version 2)', () => {
   it('write each message in its form, null fields left out, and export → import → export gives the same bytes and rows', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
-    const text = exported(original);
+    const text = exportedNdjson(original);
     const lines = text.trimEnd().split('\n').slice(2);
     expect(lines).toEqual([
       '{"type":"message","exchange":1,"seq":1,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"rawBefore":"data: ","rawAfter":"\\n\\n","rawJson":{"type":"TEXT","delta":"café 東京\\n"}}',
@@ -68,7 +60,7 @@ describe('NDJSON message lines (version 2)', () => {
     const copy = join(tmp.dir, 'copy.db');
     importNdjsonText(text, copy);
     expect(messageRows(copy)).toEqual(messageRows(original));
-    expect(exported(copy)).toBe(text);
+    expect(exportedNdjson(copy)).toBe(text);
   });
 
   it('a version 1 recording (raw, json and every null field on each line) imports to the same rows', () => {
@@ -101,13 +93,13 @@ describe('NDJSON message lines (version 2)', () => {
     const rows = (file: string) => (messageRows(file) as Array<Record<string, unknown>>).map(({ json_at: _, json: __, ...rest }) => rest);
     // The same bytes and verdicts; the JSON text of the third is the value's (version 1 did not keep the wire's spacing).
     expect(rows(copy)).toEqual(rows(original));
-    expect(exported(copy).split('\n').slice(2, 4)).toEqual(exported(original).split('\n').slice(2, 4));
+    expect(exportedNdjson(copy).split('\n').slice(2, 4)).toEqual(exportedNdjson(original).split('\n').slice(2, 4));
   });
 
   it('refuses a line with two forms of the bytes, or rawAfter that is not white space', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
-    const [recording, exchange, message] = exported(original).split('\n');
+    const [recording, exchange, message] = exportedNdjson(original).split('\n');
     const withLine = (line: string) => `${recording}\n${exchange}\n${line}\n`;
     const both = message.replace('"rawBefore":"data: "', '"raw":"data: "');
     expect(String(thrown(() => importNdjsonText(withLine(both), join(tmp.dir, 'a.db'))))).toContain('either "raw" (or "rawBase64") or "rawJson"');

@@ -8,10 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { openRecording } from '../../src/store/open-recording.js';
-import { RecordingReader } from '../../src/store/recording-reader.js';
+import { exportedNdjson } from '../support/ndjson-recording.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { meta } from './store-fixtures.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
@@ -24,21 +23,12 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-function exported(file: string): string {
-  const reader = RecordingReader.open(file);
-  try {
-    return exportNdjsonText(reader);
-  } finally {
-    reader.close();
-  }
-}
-
 describe('a scratch import', () => {
   it('holds what a durable import holds, in a file with a plain rollback journal and no journal files beside it', () => {
     const durable = join(tmp.dir, 'durable.db');
     const scratch = join(tmp.dir, 'scratch.db');
     expect(importNdjsonFile(EXAMPLE, scratch, { scratch: true })).toEqual(importNdjsonFile(EXAMPLE, durable));
-    expect(exported(scratch)).toBe(exported(durable));
+    expect(exportedNdjson(scratch)).toBe(exportedNdjson(durable));
     const db = new Database(scratch, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('delete');

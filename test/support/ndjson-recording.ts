@@ -8,6 +8,8 @@ import { scratch } from './temp-dir.js';
 import { verdictsWrittenByHand } from './agreement-pending.js';
 import { RULES_VERSION } from '../../src/core/rules-version.js';
 import type { Transport } from '../../src/core/transport.js';
+import { exportNdjsonText } from '../../src/export/ndjson-export.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 
 export interface HandMessage {
   sender: 'client' | 'server';
@@ -69,6 +71,32 @@ export const AGUI_SSE_RUN = {
   status: 200,
   responseHeaders: { 'content-type': 'text/event-stream' },
 } as const satisfies Omit<HandExchange, 'messages'>;
+
+/**
+ * A Pi daemon RPC burst: two commands in flight, one answered, the other refused by an over-capacity
+ * rejection without an id. Stored before `response-uncorrelatable` existed, it carries no finding.
+ */
+export const PI_RPC_UNCORRELATED_REJECTION: HandExchange = {
+  protocol: 'pi-daemon-rpc',
+  path: '/v1/session/pd-x/rpc',
+  subprotocol: 'pi-daemon-rpc.v1',
+  messages: [
+    { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'get_state' } } },
+    { sender: 'client', json: { kind: 'command', command: { id: 'c2', type: 'get_state' } } },
+    { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
+    { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } } },
+  ],
+};
+
+/** A recording's NDJSON export, as `export` writes it. */
+export function exportedNdjson(file: string): string {
+  const reader = RecordingReader.open(file);
+  try {
+    return exportNdjsonText(reader);
+  } finally {
+    reader.close();
+  }
+}
 
 /** The NDJSON text of a recording holding `exchanges`, numbered from 1, each 10 ms after the last. */
 export function ndjsonRecording(exchanges: readonly HandExchange[], options: HandRecordingOptions = {}): string {

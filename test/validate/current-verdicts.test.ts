@@ -10,23 +10,12 @@ import { RULES_VERSION } from '../../src/core/rules-version.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { openWithCurrentVerdicts } from '../../src/validate/current-verdicts.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
-import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
+import { PI_RPC_UNCORRELATED_REJECTION, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { runCli } from '../cli/run-cli.js';
 
 const registry = () => SchemaRegistry.load({ useEnv: false });
 
-/** Two commands in flight; one answered, the other refused by an over-capacity rejection without an id, stored with no finding. */
-const burst: HandExchange = {
-  protocol: 'pi-daemon-rpc',
-  path: '/v1/session/pd-x/rpc',
-  subprotocol: 'pi-daemon-rpc.v1',
-  messages: [
-    { sender: 'client', json: { kind: 'command', command: { id: 'c1', type: 'get_state' } } },
-    { sender: 'client', json: { kind: 'command', command: { id: 'c2', type: 'get_state' } } },
-    { sender: 'server', json: { kind: 'response', response: { id: 'c1', type: 'response', command: 'get_state', success: true, data: {} } } },
-    { sender: 'server', json: { kind: 'response', response: { type: 'response', command: 'get_state', success: false, error: 'rpc_in_flight_capacity' } } },
-  ],
-};
+const burst = PI_RPC_UNCORRELATED_REJECTION;
 
 function rulesRead(file: string): string[] {
   const reader = openWithCurrentVerdicts(file, { registry });
