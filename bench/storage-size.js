@@ -8,6 +8,9 @@
 // - a Pi daemon WebSocket session: a prompt, then one `message_update` event per token and the events
 //   around them, as the daemon sends them;
 // - a few REST exchanges: small Pi envelopes, and one large JSON body (a session transcript).
+// Then why the `.db` is the size it is: the bytes per message of each part (its bytes, the rest of its row, cell and
+// page overhead, the index), the floor of a row that holds nothing but its keys and bytes, and what compressing
+// a block of an exchange's messages together would make of the file, with the CPU it costs per message.
 // `--columns` also prints where the `.db`'s bytes go: each table's and index's pages (dbstat) and the
 // bytes each message column holds.
 // Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns])
@@ -189,12 +192,12 @@ try {
   writeFileSync(ndjsonFile, ndjson);
   const ndjsonBytes = statSync(ndjsonFile).size;
 
-  const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
   const ratio = (n) => (n / wireBytes).toFixed(2);
   console.log(`storage size: ${totals.exchanges} exchanges, ${totals.messages} messages (${TOKENS} tokens per answer, ${ANSWERS} answer(s) per API)`);
   console.log(`  wire bytes (proxy <-> upstream)  ${mb(wireBytes)}`);
   console.log(`  .db bytes                        ${mb(dbBytes)}   ${ratio(dbBytes)}x wire (target <= ${DB_TARGET}x)`);
   console.log(`  NDJSON export bytes              ${mb(ndjsonBytes)}   ${ratio(ndjsonBytes)}x wire (target <= ${NDJSON_TARGET}x)`);
+  printFloor(out, wireBytes, dbBytes);
   if (COLUMNS) {
     printColumns(out);
     // Where the NDJSON's bytes go: the message lines' JSON (rawJson) and raw text, their schema refs, the rest.
@@ -205,6 +208,89 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Why the `.db` is the size it is, per message: what each part of the file costs, the floor of the row layout (a
+ * row of id, exchange, seq and the bytes, with its (exchange, seq) index, and the other tables as they are),
+ * and the bytes and CPU of compressing the messages of an exchange a block at a time (the bytes of a block
+ * one after the other, deflated or brotli'd in one call), projected onto the file as it is otherwise.
+ */
+function printFloor(file, wireBytes, dbBytes) {
+  const db = new Database(file, { readonly: true });
+  let parts;
+  let rows;
+  try {
+    parts = db.prepare(`SELECT
+      sum(CASE WHEN name = 'messages' THEN pgsize END) AS table_bytes,
+      sum(CASE WHEN name = 'messages' THEN payload END) AS payload,
+      sum(CASE WHEN name = 'messages_by_exchange' THEN pgsize END) AS index_bytes
+      FROM dbstat`).get();
+    rows = db.prepare('SELECT exchange_id AS exchangeId, seq, raw FROM messages ORDER BY id').all();
+  } finally {
+    db.close();
+  }
+  const n = rows.length;
+  const rawBytes = rows.reduce((sum, r) => sum + r.raw.length, 0);
+  const others = dbBytes - parts.table_bytes - parts.index_bytes;
+  const per = (bytes) => (bytes / n).toFixed(0);
+  const x = (bytes) => `${(bytes / wireBytes).toFixed(2)}x`;
+  console.log(`  per message (${n}): ${per(wireBytes)} bytes on the wire; in the .db ${per(rawBytes)} its bytes + ${per(parts.payload - rawBytes)} the rest of its row` +
+    ` + ${per(parts.table_bytes - parts.payload)} cell and page overhead (free space too) + ${per(parts.index_bytes)} its (exchange, seq) index + ${per(others)} the other tables`);
+
+  // The layout's floor: nothing in a row but what finds it and its bytes.
+  const bare = new Database(':memory:');
+  let floorBytes;
+  try {
+    bare.exec('CREATE TABLE messages (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, seq INTEGER NOT NULL, raw BLOB NOT NULL); CREATE UNIQUE INDEX messages_by_exchange ON messages (exchange_id, seq)');
+    const insert = bare.prepare('INSERT INTO messages (exchange_id, seq, raw) VALUES (?, ?, ?)');
+    bare.transaction(() => { for (const r of rows) insert.run(r.exchangeId, r.seq, r.raw); })();
+    floorBytes = bare.pragma('page_count', { simple: true }) * bare.pragma('page_size', { simple: true }) + others;
+  } finally {
+    bare.close();
+  }
+  console.log(`  layout floor (a row of id, exchange, seq and bytes, its index, the other tables as they are): ${mb(floorBytes)}   ${x(floorBytes)} wire: below takes compression`);
+
+  // Compressing K consecutive messages of an exchange together.
+  const byExchange = new Map();
+  for (const r of rows) {
+    let list = byExchange.get(r.exchangeId);
+    if (list === undefined) byExchange.set(r.exchangeId, (list = []));
+    list.push(r.raw);
+  }
+  const codecs = {
+    'deflate-raw 1': (b) => deflateRawSync(b, { level: 1 }),
+    'brotli 1': (b) => brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }),
+  };
+  for (const size of [1, 4, 16, 64]) {
+    const blocks = [];
+    for (const list of byExchange.values()) for (let i = 0; i < list.length; i += size) blocks.push(size === 1 ? list[i] : Buffer.concat(list.slice(i, i + size)));
+    const figures = Object.entries(codecs).map(([name, compress]) => {
+      let packed = 0;
+      for (const b of blocks) packed += compress(b).length;
+      const µs = cpuMicros(() => { for (const b of blocks) compress(b); }) / n;
+      return `${name}: ${per(packed)} bytes, ${µs.toFixed(1)} µs, .db ~${x(dbBytes - rawBytes + packed)} wire`;
+    });
+    console.log(`  compressing ${size === 1 ? 'each message alone' : `${size} messages of an exchange together`}, per message: ${figures.join('; ')}`);
+  }
+}
+
+/** CPU microseconds (user + system, this process) of one run of `work`, the mean of as many runs as fit in ~0.3 s. */
+function cpuMicros(work) {
+  work();
+  const before = process.cpuUsage();
+  const until = performance.now() + 300;
+  let runs = 0;
+  do {
+    work();
+    runs++;
+  } while (performance.now() < until);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / runs;
+}
+
+function mb(n) {
+  return `${(n / 1e6).toFixed(2)} MB`;
 }
 
 /** Where the `.db`'s bytes go: pages per table and index (dbstat, when SQLite has it), bytes per message column. */
