@@ -12,8 +12,10 @@
 // page overhead, the index), the floor of a row that holds nothing but its keys and bytes, and what compressing
 // a block of an exchange's messages together would make of the file, with the CPU it costs per message.
 // `--columns` also prints where the `.db`'s bytes go: each table's and index's pages (dbstat) and the
-// bytes each message column holds.
-// Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns])
+// bytes each message column holds. `--blocks` writes the messages into scratch files three ways (plain;
+// rewritten into blocks of 16 once written; staged, then moved into blocks of 16) and prints each file's size
+// and CPU per message: what a format that compresses blocks has to do for the file to shrink.
+// Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns] [--blocks])
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ import zlib, { brotliCompressSync, deflateRawSync } from 'node:zlib';
 
 const quick = process.argv.includes('--quick');
 const COLUMNS = process.argv.includes('--columns');
+const BLOCKS = process.argv.includes('--blocks');
 /** Tokens per streamed answer, and answers per API. */
 const TOKENS = quick ? 500 : 2_000;
 const ANSWERS = quick ? 1 : 2;
@@ -198,6 +201,7 @@ try {
   console.log(`  .db bytes                        ${mb(dbBytes)}   ${ratio(dbBytes)}x wire (target <= ${DB_TARGET}x)`);
   console.log(`  NDJSON export bytes              ${mb(ndjsonBytes)}   ${ratio(ndjsonBytes)}x wire (target <= ${NDJSON_TARGET}x)`);
   printFloor(out, wireBytes, dbBytes);
+  if (BLOCKS) printBlockWrites(out, dir);
   if (COLUMNS) {
     printColumns(out);
     // Where the NDJSON's bytes go: the message lines' JSON (rawJson) and raw text, their schema refs, the rest.
@@ -273,6 +277,61 @@ function printFloor(file, wireBytes, dbBytes) {
     });
     console.log(`  compressing ${size === 1 ? 'each message alone' : `${size} messages of an exchange together`}, per message: ${figures.join('; ')}`);
   }
+}
+
+/**
+ * Writes the recording's messages into a scratch file three ways, in transactions of 50 messages, a row
+ * per statement: `plain`, bytes in the row; `rewritten`, bytes in the row, and once 16 messages of an
+ * exchange are written their bytes deflated into a block and the rows' bytes emptied by an UPDATE; `staged`,
+ * the row without its bytes, which wait in a staging table until their block of 16 is complete, then the block
+ * inserted and the staged rows deleted. Prints each file's size once checkpointed and the CPU per message.
+ */
+function printBlockWrites(file, dir) {
+  const source = new Database(file, { readonly: true });
+  const rows = source.prepare('SELECT id, exchange_id AS exchangeId, seq, raw FROM messages ORDER BY id').all();
+  source.close();
+  const figures = [];
+  for (const how of ['plain', 'rewritten', 'staged']) {
+    const scratch = join(dir, `blocks-${how}.db`);
+    const db = new Database(scratch);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, seq INTEGER NOT NULL, meta TEXT NOT NULL, raw BLOB NOT NULL, raw_size INTEGER);
+      CREATE UNIQUE INDEX messages_by_exchange ON messages (exchange_id, seq);
+      CREATE TABLE blocks (exchange_id INTEGER NOT NULL, block INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (exchange_id, block)) WITHOUT ROWID;
+      CREATE TABLE staged (id INTEGER PRIMARY KEY, raw BLOB NOT NULL)`);
+    const insert = db.prepare('INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)');
+    const insertBlock = db.prepare('INSERT INTO blocks VALUES (?, ?, ?)');
+    const empty = db.prepare("UPDATE messages SET raw = X'', raw_size = ? WHERE id = ?");
+    const stage = db.prepare('INSERT INTO staged VALUES (?, ?)');
+    const unstage = db.prepare(`DELETE FROM staged WHERE id IN (${new Array(16).fill('?').join(', ')})`);
+    const open = new Map();
+    const empty0 = Buffer.alloc(0);
+    const before = process.cpuUsage();
+    for (let i = 0; i < rows.length; i += 50) {
+      db.transaction(() => {
+        for (const r of rows.slice(i, i + 50)) {
+          // What the other columns of a row hold, about: sender, carrier, status and offset as text.
+          insert.run(r.id, r.exchangeId, r.seq, 'server event valid 1234.567', how === 'staged' ? empty0 : r.raw, how === 'staged' ? r.raw.length : null);
+          if (how === 'plain') continue;
+          if (how === 'staged') stage.run(r.id, r.raw);
+          let block = open.get(r.exchangeId);
+          if (block === undefined) open.set(r.exchangeId, (block = []));
+          block.push(r);
+          if (block.length < 16) continue;
+          insertBlock.run(r.exchangeId, Math.floor((r.seq - 1) / 16), deflateRawSync(Buffer.concat(block.map((m) => m.raw)), { level: 1 }));
+          if (how === 'staged') unstage.run(block.map((m) => m.id));
+          else for (const m of block) empty.run(m.raw.length, m.id);
+          open.set(r.exchangeId, []);
+        }
+      })();
+    }
+    const used = process.cpuUsage(before);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    figures.push(`${how} ${mb(statSync(scratch).size)}, ${((used.user + used.system) / rows.length).toFixed(1)} µs`);
+  }
+  console.log(`  blocks of 16 written (scratch files, a statement per row; file size, CPU per message): ${figures.join('; ')}`);
 }
 
 /** CPU microseconds (user + system, this process) of one run of `work`, the mean of as many runs as fit in ~0.3 s. */
