@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
 import Database from 'better-sqlite3';
-import zlib, { brotliCompressSync, deflateRawSync } from 'node:zlib';
+import zlib, { brotliCompressSync, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 const quick = process.argv.includes('--quick');
 const COLUMNS = process.argv.includes('--columns');
@@ -280,58 +280,131 @@ function printFloor(file, wireBytes, dbBytes) {
 }
 
 /**
- * Writes the recording's messages into a scratch file three ways, in transactions of 50 messages, a row
- * per statement: `plain`, bytes in the row; `rewritten`, bytes in the row, and once 16 messages of an
- * exchange are written their bytes deflated into a block and the rows' bytes emptied by an UPDATE; `staged`,
- * the row without its bytes, which wait in a staging table until their block of 16 is complete, then the block
- * inserted and the staged rows deleted. Prints each file's size once checkpointed and the CPU per message.
+ * Writes the recording's messages into a scratch file three ways, in transactions of 50 messages and
+ * inserts of up to 16 rows, as the recorder's writer does: `plain`, bytes in the row; `rewritten`, bytes in
+ * the row, and once 16 messages of an exchange are written their bytes deflated into a block and each
+ * row's bytes emptied by an UPDATE; `staged`, the row without its bytes, which wait in a staging table
+ * until their block of 16 is complete (not at all when it completes in their own transaction), then the
+ * block inserted and the staged rows deleted. Prints each file's size once checkpointed, the CPU per
+ * message of writing it, and of reading every message's bytes back in id order (a staged or blocked
+ * message's bytes through an SQL function that inflates its block, keeping the last one).
  */
 function printBlockWrites(file, dir) {
   const source = new Database(file, { readonly: true });
   const rows = source.prepare('SELECT id, exchange_id AS exchangeId, seq, raw FROM messages ORDER BY id').all();
   source.close();
+  const BLOCK = 16;
   const figures = [];
   for (const how of ['plain', 'rewritten', 'staged']) {
     const scratch = join(dir, `blocks-${how}.db`);
     const db = new Database(scratch);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, seq INTEGER NOT NULL, meta TEXT NOT NULL, raw BLOB NOT NULL, raw_size INTEGER);
+    db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, seq INTEGER NOT NULL, meta TEXT NOT NULL, raw BLOB NOT NULL, raw_at INTEGER, raw_size INTEGER);
       CREATE UNIQUE INDEX messages_by_exchange ON messages (exchange_id, seq);
-      CREATE TABLE blocks (exchange_id INTEGER NOT NULL, block INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (exchange_id, block)) WITHOUT ROWID;
-      CREATE TABLE staged (id INTEGER PRIMARY KEY, raw BLOB NOT NULL)`);
-    const insert = db.prepare('INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)');
-    const insertBlock = db.prepare('INSERT INTO blocks VALUES (?, ?, ?)');
-    const empty = db.prepare("UPDATE messages SET raw = X'', raw_size = ? WHERE id = ?");
-    const stage = db.prepare('INSERT INTO staged VALUES (?, ?)');
-    const unstage = db.prepare(`DELETE FROM staged WHERE id IN (${new Array(16).fill('?').join(', ')})`);
+      CREATE TABLE raw_blocks (exchange_id INTEGER NOT NULL, first_seq INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (exchange_id, first_seq)) WITHOUT ROWID;
+      CREATE TABLE raw_staged (id INTEGER PRIMARY KEY, raw BLOB NOT NULL)`);
+    const messages = rowInserts(db, 'messages', 7);
+    // Staged rows wait for the end of the transaction: those whose block completes in it are never inserted.
+    const staged = rowInserts(db, 'raw_staged', 2, false);
+    const insertBlock = db.prepare('INSERT INTO raw_blocks VALUES (?, ?, ?)');
+    const empty = db.prepare("UPDATE messages SET raw = X'', raw_at = ?, raw_size = ? WHERE id = ?");
+    const unstage = db.prepare(`DELETE FROM raw_staged WHERE id IN (${new Array(BLOCK).fill('?').join(', ')})`);
     const open = new Map();
-    const empty0 = Buffer.alloc(0);
+    const nothing = Buffer.alloc(0);
     const before = process.cpuUsage();
     for (let i = 0; i < rows.length; i += 50) {
       db.transaction(() => {
         for (const r of rows.slice(i, i + 50)) {
-          // What the other columns of a row hold, about: sender, carrier, status and offset as text.
-          insert.run(r.id, r.exchangeId, r.seq, 'server event valid 1234.567', how === 'staged' ? empty0 : r.raw, how === 'staged' ? r.raw.length : null);
-          if (how === 'plain') continue;
-          if (how === 'staged') stage.run(r.id, r.raw);
           let block = open.get(r.exchangeId);
-          if (block === undefined) open.set(r.exchangeId, (block = []));
-          block.push(r);
-          if (block.length < 16) continue;
-          insertBlock.run(r.exchangeId, Math.floor((r.seq - 1) / 16), deflateRawSync(Buffer.concat(block.map((m) => m.raw)), { level: 1 }));
-          if (how === 'staged') unstage.run(block.map((m) => m.id));
-          else for (const m of block) empty.run(m.raw.length, m.id);
-          open.set(r.exchangeId, []);
+          if (block === undefined) open.set(r.exchangeId, (block = { firstSeq: r.seq, size: 0, parts: [], ids: [] }));
+          // What the other columns of a row hold, about: sender, carrier, status and offset as text.
+          if (how === 'staged') {
+            messages.add(r.id, r.exchangeId, r.seq, 'server event valid 1234.567', nothing, block.size, r.raw.length);
+            staged.add(r.id, r.raw);
+          } else {
+            messages.add(r.id, r.exchangeId, r.seq, 'server event valid 1234.567', r.raw, null, null);
+          }
+          if (how === 'plain') continue;
+          block.parts.push(r.raw);
+          block.ids.push(r.id);
+          block.size += r.raw.length;
+          if (block.parts.length < BLOCK) continue;
+          if (how === 'rewritten') messages.flush();
+          insertBlock.run(r.exchangeId, block.firstSeq, deflateRawSync(Buffer.concat(block.parts), { level: 1 }));
+          if (how === 'staged') {
+            // Staged rows not inserted yet never need to be.
+            const pending = staged.drop((params) => block.ids.includes(params[0]));
+            if (pending < block.ids.length) unstage.run(block.ids);
+          } else {
+            let at = 0;
+            for (let m = 0; m < block.ids.length; m++) empty.run(at, block.parts[m].length, block.ids[m]), (at += block.parts[m].length);
+          }
+          open.delete(r.exchangeId);
         }
+        messages.flush();
+        staged.flush();
       })();
     }
     const used = process.cpuUsage(before);
     db.pragma('wal_checkpoint(TRUNCATE)');
+    const write = (used.user + used.system) / rows.length;
+    const read = readBackMicros(db, rows.length);
     db.close();
-    figures.push(`${how} ${mb(statSync(scratch).size)}, ${((used.user + used.system) / rows.length).toFixed(1)} µs`);
+    figures.push(`${how} ${mb(statSync(scratch).size)}, write ${write.toFixed(1)} µs, read ${read.toFixed(1)} µs`);
   }
-  console.log(`  blocks of 16 written (scratch files, a statement per row; file size, CPU per message): ${figures.join('; ')}`);
+  console.log(`  blocks of ${BLOCK} written (scratch files; file size, CPU per message): ${figures.join('; ')}`);
+}
+
+/** Inserts rows of `width` values up to 16 at a time, a statement per count; `eager`: as soon as 16 are added, else at flush. */
+function rowInserts(db, table, width, eager = true) {
+  const statements = new Map();
+  const pending = [];
+  const statementOf = (count) => {
+    let statement = statements.get(count);
+    if (statement === undefined) {
+      const tuple = `(${new Array(width).fill('?').join(', ')})`;
+      statements.set(count, (statement = db.prepare(`INSERT INTO ${table} VALUES ${new Array(count).fill(tuple).join(', ')}`)));
+    }
+    return statement;
+  };
+  const flush = () => {
+    for (let at = 0; at < pending.length; at += 16) {
+      const chunk = pending.slice(at, at + 16);
+      statementOf(chunk.length).run(chunk.flat());
+    }
+    pending.length = 0;
+  };
+  return {
+    add(...values) {
+      pending.push(values);
+      if (eager && pending.length === 16) flush();
+    },
+    flush,
+    /** Forgets the pending rows `matches`; how many it forgot. */
+    drop(matches) {
+      const kept = pending.filter((params) => !matches(params));
+      const dropped = pending.length - kept.length;
+      pending.splice(0, pending.length, ...kept);
+      return dropped;
+    },
+  };
+}
+
+/** CPU µs per message of reading every message's bytes back in id order, from its row, its staged row or its block. */
+function readBackMicros(db, count) {
+  let last = { exchangeId: -1, firstSeq: -1, bytes: null };
+  db.function('raw_slice', { deterministic: true }, (exchangeId, firstSeq, packed, at, size) => {
+    if (last.exchangeId !== exchangeId || last.firstSeq !== firstSeq) last = { exchangeId, firstSeq, bytes: inflateRawSync(packed) };
+    return last.bytes.subarray(at, at + size);
+  });
+  const read = db.prepare(`SELECT CASE WHEN m.raw_size IS NULL THEN m.raw ELSE coalesce((SELECT s.raw FROM raw_staged s WHERE s.id = m.id),
+    (SELECT raw_slice(b.exchange_id, b.first_seq, b.bytes, m.raw_at, m.raw_size) FROM raw_blocks b
+      WHERE b.exchange_id = m.exchange_id AND b.first_seq <= m.seq ORDER BY b.first_seq DESC LIMIT 1)) END FROM messages m ORDER BY m.id`).pluck();
+  let bytes = 0;
+  const µs = cpuMicros(() => { bytes = 0; for (const raw of read.iterate()) bytes += raw.length; });
+  if (bytes === 0) throw new Error('read nothing back');
+  return µs / count;
 }
 
 /** CPU microseconds (user + system, this process) of one run of `work`, the mean of as many runs as fit in ~0.3 s. */
