@@ -3,6 +3,7 @@
 // still has a backlog, so "its CPU stopped moving" (proc-cpu.js `settled`) alone may be read long
 // before it is done: a CPU figure taken then leaves out most of the recording (200,000 SSE events
 // read as 2 µs each when 2,039 of them were stored). Waiting for the rows themselves cannot be fooled.
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 const COUNTS = {
@@ -21,10 +22,18 @@ export class RecordingProgress {
     this.db = undefined;
   }
 
-  /** Messages stored (or exchanges ended) so far. */
+  /** Messages stored (or exchanges ended) so far; 0 before the recorder has made the file and its tables. */
   count() {
+    if (!this.db && !existsSync(this.file)) return 0;
     this.db ??= new Database(this.file, { readonly: true, fileMustExist: true });
-    return this.db.prepare(this.sql).get().n;
+    try {
+      return this.db.prepare(this.sql).get().n;
+    } catch (error) {
+      // Made but not yet a recording (its tables are created in the worker, after the file).
+      if (!/no such table/.test(error.message)) throw error;
+      this.close();
+      return 0;
+    }
   }
 
   /** Resolves once the recording holds at least `n` (polled every 20 ms, no deadline: a recorder that never gets there hangs the bench visibly). */
