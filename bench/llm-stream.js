@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProcess, stop } from './lib/processes.js';
 import { processCpuMs, settled } from './lib/proc-cpu.js';
+import { RecordingProgress } from './lib/recording-progress.js';
 
 const smoke = process.argv.includes('--smoke');
 const quick = process.argv.includes('--quick');
@@ -88,15 +89,23 @@ async function answers(api, base, n) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-/** ANSWERS timed answers from `base` after a warm-up; the CPU of `writer` (the process that writes or forwards the chunks) per content chunk. */
-async function measure(api, base, writer) {
+/**
+ * ANSWERS timed answers from `base` after a warm-up; the CPU of `writer` (the process that writes or forwards the
+ * chunks) per content chunk. `recording`: the recorder's file, whose every message is waited for (the warm-up's
+ * before the timed answers start, theirs before the CPU is read): a recorder stores what it forwarded after it.
+ */
+async function measure(api, base, writer, recording) {
+  const progress = recording && new RecordingProgress(recording, 'messages');
   await answers(api, base, WARM_ANSWERS);
+  await progress?.reach(WARM_ANSWERS * (1 + api.events));
   await settled(writer.pid);
   const before = processCpuMs(writer.pid);
   const started = process.hrtime.bigint();
   await answers(api, base, ANSWERS);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   // A recorder may still be storing what it forwarded: that is its CPU too.
+  await progress?.reach((WARM_ANSWERS + ANSWERS) * (1 + api.events));
+  progress?.close();
   await settled(writer.pid);
   const chunks = ANSWERS * CHUNKS;
   return { chunksPerSecond: chunks / seconds, cpuPerChunkUs: (1000 * (processCpuMs(writer.pid) - before)) / chunks };
@@ -120,7 +129,7 @@ async function round(api, upstream, upstreamUrl, out) {
   const bare = await measure(api, bareProcess.info.url, bareProcess.child);
   await stop(bareProcess.child);
   const recorder = await startProcess([BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
-  const recorded = await measure(api, recorder.info.url, recorder.child);
+  const recorded = await measure(api, recorder.info.url, recorder.child, out);
   await stop(recorder.child);
   checkRecording(api, out);
   // Every recorded answer is asked for once (the warm-up's and the timed ones): identical requests replay in order.

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processCpuMs, settled } from './lib/proc-cpu.js';
+import { RecordingProgress } from './lib/recording-progress.js';
 
 const smoke = process.argv.includes('--smoke');
 const quick = process.argv.includes('--quick');
@@ -78,19 +79,28 @@ async function calls(client, n) {
   await Promise.all(Array.from({ length: WINDOW }, worker));
 }
 
-/** One session through `args`: the handshake, a warm-up, then CALLS timed calls; the CPU of the child per message. */
-async function session(args) {
+/**
+ * One session through `args`: the handshake, a warm-up, then CALLS timed calls; the CPU of the child per message.
+ * `recording`: the recorder's file, whose every message is waited for (the warm-up's before the timed calls, theirs
+ * before the CPU is read): a recorder stores what it relayed after it.
+ */
+async function session(args, recording) {
+  const progress = recording && new RecordingProgress(recording, 'messages');
   const client = connect(args);
   await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-client', version: '1.0.0' } });
   client.notify('notifications/initialized');
   await client.request('tools/list');
   await calls(client, WARM);
+  // The initialize exchange (2 lines), notifications/initialized, tools/list (2), then two lines per call.
+  await progress?.reach(5 + 2 * WARM);
   await settled(client.child.pid);
   const before = processCpuMs(client.child.pid);
   const started = process.hrtime.bigint();
   await calls(client, CALLS);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   // A recorder may still be storing what it forwarded: that is its CPU too.
+  await progress?.reach(5 + 2 * (WARM + CALLS));
+  progress?.close();
   await settled(client.child.pid);
   const cpuMs = processCpuMs(client.child.pid) - before;
   await client.close();
@@ -111,7 +121,7 @@ try {
     const direct = await session([SERVER]);
     const bare = await session([BARE_RELAY, process.execPath, SERVER]);
     const out = join(dir, `mcp-${round}.db`);
-    const recorded = await session(record(out));
+    const recorded = await session(record(out), out);
     const shown = JSON.parse(spawnSync(process.execPath, [BIN, 'show', out, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout);
     const [exchange] = shown.exchanges;
     if (shown.totals.messages !== expectedMessages || exchange?.protocol !== 'mcp' || shown.totals.invalid !== 0) {

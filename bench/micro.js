@@ -14,7 +14,9 @@
 //     62-byte frame with its JSON text and a valid verdict (`writer-ws`); a whole reconcile exchange,
 //     beginExchange + updateExchange + 2 addMessage + endExchange (`writer-rest`). Rows are written in
 //     one transaction per 1000 queued rows, the writer's default batch (a flush once 1000 are queued;
-//     --batch N for another size: the recording worker may pass the writer a smaller maxBatch).
+//     --batch N for another size: the recording worker may pass the writer a smaller maxBatch);
+//     the floor under them, an SSE event's messages row inserted by better-sqlite3 alone, 16 rows per
+//     statement and 1000 per transaction, without the writer (`sqlite-insert`).
 //   worker (µs per message, event or exchange): the worker's side of recording, inline: a
 //     TrafficRecorder with a real writer judging and storing the same frame (`worker-ws`), the same
 //     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
@@ -55,6 +57,8 @@ const load = (path) => import(pathToFileURL(join(DIST, path)).href);
 // --- The traffic --------------------------------------------------------------------------------
 
 /** An AG-UI text delta as the bench upstream writes it (bench/upstream.js). */
+/** One AG-UI text delta's bytes, as a messages row holds them. */
+const SSE_ROW_RAW = Buffer.from('data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"tok12 "}\n\n');
 const sseEvent = (i) => `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: `tok${i % 1000} ` })}\n\n`;
 const SSE_START = [
   { type: 'RUN_STARTED', threadId: 'bench-thread', runId: 'bench-run' },
@@ -299,6 +303,61 @@ const CASES = [
           if (writer.pending >= BATCH_ROWS) writer.flush();
         },
         finish: ({ writer }) => writer.flush(),
+        teardown: ({ close }) => close(),
+      };
+    },
+  },
+  {
+    // The floor under every stored message: better-sqlite3 alone, no writer, no JSON, no redaction.
+    name: 'sqlite-insert',
+    group: 'writer',
+    what: `an SSE event's messages row (${SSE_ROW_RAW.length} bytes raw), INSERT of 16 rows per statement, 1000 per transaction, better-sqlite3 alone`,
+    unit: 'row',
+    iterations: 200_000 / 16,
+    ops: 16,
+    async prepare() {
+      const [{ openDatabase }, { migrate }, columns, { MESSAGE_COLUMNS }] = await Promise.all([
+        load('store/open-database.js'),
+        load('store/migrations.js'),
+        load('store/columns.js'),
+        load('store/schema.js'),
+      ]);
+      // The row as the writer queues it; the statement of the columns the writer binds for it (a build before it bound only those: all of them).
+      const fields = ['id', 'exchangeId', 'seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'raw', 'status', 'findingCount', 'jsonAt', 'schemaRefId'];
+      const bound = columns.nullTest ? columns.pickColumns(MESSAGE_COLUMNS, fields) : MESSAGE_COLUMNS;
+      return {
+        setup() {
+          const file = join(scratchDir(), `s${files++}.db`);
+          const db = openDatabase(file);
+          migrate(db, file);
+          db.exec("INSERT INTO exchanges (id, transport, started_ms) VALUES (1, 'sse', 0)");
+          const statement = db.prepare(columns.insertSql('messages', bound, 16));
+          const bind = columns.rowsBinder(bound, 16);
+          let id = 1;
+          const rows = [];
+          const insert = db.transaction((chunks) => {
+            for (let c = 0; c < chunks; c++) {
+              rows.length = 0;
+              for (let k = 0; k < 16; k++, id++) {
+                rows.push({ id, exchangeId: 1, seq: id, sender: 'server', carrier: 'event', channel: null, tOffsetMs: id / 64, raw: SSE_ROW_RAW, rawTruncatedFrom: null, json: null, status: 'valid', schemaRef: null, reason: null, findingCount: 0, jsonAt: 6, schemaRefId: 1 });
+              }
+              statement.run(bind(rows));
+            }
+          });
+          const close = () => {
+            db.close();
+            for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+          };
+          return { insert, queued: 0, close };
+        },
+        iterate(state) {
+          // 1000 rows per transaction, as the worker's writer under a flood (its backstop: 8 × 128).
+          if (++state.queued * 16 >= 1000) {
+            state.insert(state.queued);
+            state.queued = 0;
+          }
+        },
+        finish: (state) => state.queued > 0 && state.insert(state.queued),
         teardown: ({ close }) => close(),
       };
     },

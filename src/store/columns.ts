@@ -107,6 +107,14 @@ export function rowsBinder<C extends Columns>(columns: C, count: number): (rows:
   return new Function('params', `return function bindRows(rows) { let row; ${rows.join(' ')} return params; }`)(params) as (rows: ReadonlyArray<StoredOf<C>>) => unknown[];
 }
 
+/** Compiles `test(row)`: whether each of `fields` is null on the row (true when there are none). */
+export function nullTest<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>): (row: StoredOf<C>) => boolean {
+  const known = new Set(fieldNames(columns));
+  for (const field of fields) if (!known.has(field)) throw new Error(`not a column: ${field}`);
+  const test = fields.length === 0 ? 'true' : fields.map((field) => `row.${field} === null`).join(' && ');
+  return new Function(`return function isNull(row) { return ${test}; }`)() as (row: StoredOf<C>) => boolean;
+}
+
 /**
  * Makes rows with every field null, as object literals: rows built field by field from a list
  * would be dictionaries in V8 (more than a dozen properties added by key), slower to fill and bind.

@@ -310,8 +310,15 @@ export class WriteQueue {
   }
 }
 
+/**
+ * Columns left out of a chunk's INSERT when all its rows have them null (chunked-insert.ts): what
+ * only an error, a cut body, a stdio child, TLS or a tunnel sets, and what raw already holds.
+ */
+const EXCHANGES_USUALLY_NULL = ['query', 'subprotocol', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal', 'tls', 'stdinEndedMs', 'tunnel'] as const;
+const MESSAGES_USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'] as const;
+
 function prepareStatements(db: Database.Database): Statements {
-  const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS);
+  const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS, undefined, EXCHANGES_USUALLY_NULL);
   return {
     insertRecording: db.prepare(`
       INSERT INTO recording (id, format_version, tool_version, target, listen, mode, started_at, schema_hashes, rules_version)
@@ -319,7 +326,7 @@ function prepareStatements(db: Database.Database): Statements {
     insertExchanges,
     updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
     endExchange: db.prepare(END_EXCHANGE_SQL),
-    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges),
+    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges, MESSAGES_USUALLY_NULL),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = NULL, schema_ref_id = @schemaRefId, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

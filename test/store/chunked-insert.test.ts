@@ -80,6 +80,37 @@ describe('ChunkedInsert', () => {
     expect(children()).toEqual([{ id: 2, parentId: 1, label: 'kept', extra: null }]);
   });
 
+  it('leaves columns that are usually null out of a chunk whose rows all have them null, and keeps them in one where a row does not', () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    const statements = new Set<string>();
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      statements.add(sql.slice(0, sql.indexOf(' VALUES')));
+      return prepare(sql);
+    }) as typeof db.prepare;
+    try {
+      db.transaction(() => {
+        // A lean chunk, a chunk with one row that sets the column, then a lean remainder.
+        for (let id = 1; id <= ROWS_PER_INSERT * 2 + 3; id++) {
+          const row = { id, parentId: 1, label: `row ${id}`, extra: id === ROWS_PER_INSERT + 4 ? 42 : null };
+          expected.push(row);
+          insert.add(row);
+        }
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    expect([...statements].sort()).toEqual(['INSERT INTO children (id, parent_id, label)', 'INSERT INTO children (id, parent_id, label, extra)']);
+  });
+
+  it('refuses a usually-null column that cannot be null', () => {
+    expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['label'])).toThrow(/children\.label: not a nullable column/);
+  });
+
   it('forgets rows on discard', () => {
     const insert = new ChunkedInsert(db, 'children', CHILDREN);
     db.prepare('INSERT INTO parents (id) VALUES (1)').run();
