@@ -3,17 +3,34 @@ import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
 import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
 import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
-import { isRecordingBytes, RECORDING_HEAD_BYTES, recordingInput } from './recording-input.js';
+import { isNdjsonRecordingText, SQLITE_MAGIC } from '../store/file-head.js';
 
 const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
 
+/** How many of a file's first bytes isRecordingBytes reads. */
+export const RECORDING_HEAD_BYTES = 4096;
+
+/** Is this file content (or its first RECORDING_HEAD_BYTES) a recording (.db, or its NDJSON form)? */
+export function isRecordingBytes(bytes: Buffer): boolean {
+  if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) return true;
+  return isNdjsonRecordingText(bytes.subarray(0, RECORDING_HEAD_BYTES).toString('utf8'));
+}
+
 /**
- * Reads a file of messages in any of the forms `proxy validate` accepts: a JSON array, NDJSON/JSONL,
- * a raw SSE body, or a capture document (`{records:[...]}`). A malformed input names the file and line.
+ * Is this file a recording, which the store reads (recording-input.ts), told by its first bytes
+ * without reading it whole? Here, apart from the store's reader, so that validate of a plain file
+ * does not load the store.
  */
-export function readInput(file: string): LoadedInput {
-  // A recording is told by its first bytes and read by the store: not read whole here first.
-  if (isRecordingBytes(readable(file, () => headOf(file)))) return recordingInput(file);
+export function isRecordingFile(file: string): boolean {
+  return isRecordingBytes(readable(file, () => headOf(file)));
+}
+
+/**
+ * Reads a file of messages in any of the forms `proxy validate` accepts but a recording: a JSON
+ * array, NDJSON/JSONL, a raw SSE body, or a capture document (`{records:[...]}`). A malformed input
+ * names the file and line.
+ */
+export function readMessageFile(file: string): LoadedInput {
   const bytes = readable(file, () => readFileSync(file));
   if (bytes.subarray(0, 4096).includes(0)) {
     throw new InputError('E_INPUT_MALFORMED', `${file}: binary data, not messages (a JSON array, NDJSON, an SSE body, a capture or a recording)`, { file });
