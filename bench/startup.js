@@ -235,8 +235,8 @@ try {
     .split('\n')
     .map((text) => (text ? JSON.parse(text) : undefined))
     .find((row) => row?.type === 'message' && row.exchange === 1 && row.sender === 'client');
-  // NDJSON 1 gives the raw bytes as `raw`; NDJSON 2 gives a JSON body as `rawJson` between `rawBefore` and `rawAfter`.
-  const body = requestRow.raw ?? `${requestRow.rawBefore ?? ''}${JSON.stringify(requestRow.rawJson)}${requestRow.rawAfter ?? ''}`;
+  // NDJSON 1 gives the raw bytes as `raw`; later versions give a JSON body as `rawJson` (the replay matches it as JSON).
+  const body = requestRow.raw ?? JSON.stringify(requestRow.rawJson);
   const request = { method: 'POST', path: '/agent', body };
 
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
