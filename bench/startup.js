@@ -9,6 +9,9 @@
 // - `validate` of a small file (examples/agui-text-run.sse), the whole process: spawn → exit.
 // - `record` spawn → "listening on", on an idle CPU and beside --busy N spinning processes (default:
 //   one per CPU, plus one), as on a CI machine running tests beside the recorder.
+// - a bare `node -e 0` (spawn → exit), timed in the same rounds as `replay` and `validate`, alternating
+//   with them: each of those two is printed ÷ it beside its 2× target, a ratio a busy machine moves
+//   far less than the milliseconds (both stretch alike).
 //
 // Each figure is the median of --runs rounds (default 7). With --compare <dir> (a checkout or a copy
 // of another build: a folder with bin/agent-proxy.js and dist/), the rounds alternate between the two
@@ -37,6 +40,8 @@ const ONLY = arg('--only', undefined)?.split(',');
 const runs = (name) => !ONLY || ONLY.includes(name);
 
 const TARGETS = { replay: 120, startReplay: 20, validate: 150 };
+/** Each spawned command ÷ a bare `node -e 0` timed in the same rounds (issue 34). */
+const RATIO_TARGET = 2;
 const SMALL_RECORDING = join(ROOT, 'recordings/examples/agui-sse-run.ndjson');
 const SMALL_STREAM = join(ROOT, 'examples/agui-text-run.sse');
 
@@ -136,6 +141,17 @@ async function validateWhole(b) {
   return { ms, cpu: reapedChildrenCpuMs() - cpuBefore };
 }
 
+/** A bare `node -e 0`, the whole process: what any command pays before its own first line runs. */
+async function bareNode() {
+  const cpuBefore = reapedChildrenCpuMs();
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`node -e 0 exited with ${code}`);
+  return { ms, cpu: reapedChildrenCpuMs() - cpuBefore };
+}
+
 /** startReplay() timed by a child process around its own calls: the import and the first call, then the median of `calls` more. */
 async function startReplayInProcess(b, recording, calls = 15) {
   const probe = `
@@ -167,12 +183,16 @@ const median = (xs) => {
 };
 const ms = (x) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x)} ms`);
 
-/** Runs `measure` on each build for RUNS rounds, alternating which build goes first. */
-async function alternating(builds, measure) {
-  const results = builds.map(() => []);
+/**
+ * Runs `measure` on each build for RUNS rounds, alternating which build goes first; with `bare`,
+ * a bare node too in each round, as one more contestant in the alternation (its results come last).
+ */
+async function alternating(builds, measure, bare = undefined) {
+  const contestants = bare ? [...builds.map((b) => () => measure(b)), bare] : builds.map((b) => () => measure(b));
+  const results = contestants.map(() => []);
   for (let round = 0; round < RUNS; round++) {
-    const order = round % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => i).reverse();
-    for (const i of order) results[i].push(await measure(builds[i]));
+    const order = round % 2 === 0 ? contestants.map((_, i) => i) : contestants.map((_, i) => i).reverse();
+    for (const i of order) results[i].push(await contestants[i]());
   }
   return results;
 }
@@ -183,7 +203,20 @@ function line(label, target, results, builds, pick = (r) => r) {
     const cpu = picked.some((r) => r.cpu !== undefined) ? ` (cpu ${ms(median(picked.map((r) => r.cpu)))})` : '';
     return `${builds[i].name}: ${ms(median(picked.map((r) => r.ms)))}${cpu}`;
   });
-  console.log(`  ${label.padEnd(56)} ${cells.join('   ')}${target === undefined ? '' : `   target ≤ ${target} ms`}`);
+  console.log(`  ${label.padEnd(60)} ${cells.join('   ')}${target === undefined ? '' : `   target ≤ ${target} ms`}`);
+}
+
+/** `results` of alternating(builds, measure, bareNode): each build's line, then its ratio to the bare node of the same rounds. */
+function lineWithRatio(label, target, results, builds) {
+  line(label, target, results.slice(0, builds.length), builds);
+  const bare = results[builds.length];
+  const bareMs = median(bare.map((r) => r.ms));
+  const bareCpu = median(bare.map((r) => r.cpu));
+  const cells = builds.map((b, i) => {
+    const ratio = (pick, base) => (Number.isNaN(base) || base === 0 ? 'n/a' : `${(median(results[i].map(pick)) / base).toFixed(2)}×`);
+    return `${b.name}: ${ratio((r) => r.ms, bareMs)} (cpu ${ratio((r) => r.cpu, bareCpu)})`;
+  });
+  console.log(`  ${`  ÷ bare \`node -e 0\` of the same rounds, ${ms(bareMs)} (cpu ${ms(bareCpu)})`.padEnd(60)} ${cells.join('   ')}   target ≤ ${RATIO_TARGET}×`);
 }
 
 const builds = [build(ROOT, 'this build')];
@@ -202,16 +235,18 @@ try {
     .split('\n')
     .map((text) => (text ? JSON.parse(text) : undefined))
     .find((row) => row?.type === 'message' && row.exchange === 1 && row.sender === 'client');
-  const request = { method: 'POST', path: '/agent', body: requestRow.raw };
+  // NDJSON 1 gives the raw bytes as `raw`; later versions give a JSON body as `rawJson` (the replay matches it as JSON).
+  const body = requestRow.raw ?? JSON.stringify(requestRow.rawJson);
+  const request = { method: 'POST', path: '/agent', body };
 
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
-  if (runs('replay')) line('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request)), builds);
+  if (runs('replay')) lineWithRatio('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request), bareNode), builds);
   if (runs('start-replay')) {
     const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
     line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
     line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
   }
-  if (runs('validate')) line('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole), builds);
+  if (runs('validate')) lineWithRatio('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole, bareNode), builds);
   if (runs('record')) {
     line('record spawn → "listening on", idle CPU', undefined, await alternating(builds, recordListening), builds);
     const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));

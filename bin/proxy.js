@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 // The command's former name, kept so `node bin/proxy.js …` in a clone and in older scripts still
 // works. It is not installed as a bin: `proxy` is another npm package's command.
-import './agent-proxy.js';
+require('./agent-proxy.js');

@@ -3,19 +3,6 @@ import { TOOL_VERSION } from '../core/version.js';
 import { LINE_PREFIX, PROGRAM_NAME } from '../core/program-name.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, oneLine } from './exit-codes.js';
 import type { CommandResult } from './command-result.js';
-import { validateCommand } from './validate-command.js';
-import { recordCommand } from './record-command.js';
-import { showCommand } from './show-command.js';
-import { findingsCommand } from './findings-command.js';
-import { replayCommand } from './replay-command.js';
-import { fixtureCommand } from './fixture-command.js';
-import { diffCommand } from './diff-command.js';
-import { redriveCommand } from './redrive-command.js';
-import { exportCommand } from './export-command.js';
-import { importCommand } from './import-command.js';
-import { demoCommand } from './demo-command.js';
-import { viewCommand } from './view-command.js';
-import { caCommand } from './ca-command.js';
 
 /**
  * Argument errors (unknown option, missing argument, a value outside the choices) in the voice of
@@ -30,21 +17,28 @@ function usageLine(commanderMessage: string): string {
   return `${LINE_PREFIX}${oneLine(commanderMessage.replace(/^error: /, ''))}\n`;
 }
 
-/** Every command, by the name it is invoked with. @internal exported for its test. */
-export const COMMANDS: Record<string, (result: CommandResult) => Command> = {
-  record: recordCommand,
-  replay: replayCommand,
-  fixture: fixtureCommand,
-  show: showCommand,
-  findings: findingsCommand,
-  validate: validateCommand,
-  diff: diffCommand,
-  redrive: redriveCommand,
-  export: exportCommand,
-  import: importCommand,
-  demo: demoCommand,
-  view: viewCommand,
-  ca: caCommand,
+/** What a command module gives: its commander definition, bound to where it leaves its exit code. */
+type CommandFactory = (result: CommandResult) => Command;
+
+/**
+ * Every command, by the name it is invoked with, loaded only when defined: a command's module
+ * imports what its action needs, and loading all of them took ~10 ms of every start (each command's
+ * action loads its heavy parts itself). @internal exported for its test.
+ */
+export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
+  record: async () => (await import('./record-command.js')).recordCommand,
+  replay: async () => (await import('./replay-command.js')).replayCommand,
+  fixture: async () => (await import('./fixture-command.js')).fixtureCommand,
+  show: async () => (await import('./show-command.js')).showCommand,
+  findings: async () => (await import('./findings-command.js')).findingsCommand,
+  validate: async () => (await import('./validate-command.js')).validateCommand,
+  diff: async () => (await import('./diff-command.js')).diffCommand,
+  redrive: async () => (await import('./redrive-command.js')).redriveCommand,
+  export: async () => (await import('./export-command.js')).exportCommand,
+  import: async () => (await import('./import-command.js')).importCommand,
+  demo: async () => (await import('./demo-command.js')).demoCommand,
+  view: async () => (await import('./view-command.js')).viewCommand,
+  ca: async () => (await import('./ca-command.js')).caCommand,
 };
 
 /**
@@ -69,8 +63,9 @@ export async function main(argv: string[]): Promise<number> {
     .version(TOOL_VERSION)
     .exitOverride()
     .configureOutput(ONE_VOICE);
+  const factories = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]()));
   // addCommand does not pass these settings on (only .command() does): each subcommand gets them here.
-  for (const name of commandsFor(argv)) program.addCommand(COMMANDS[name](result).exitOverride().configureOutput(ONE_VOICE));
+  for (const make of factories) program.addCommand(make(result).exitOverride().configureOutput(ONE_VOICE));
   try {
     await program.parseAsync(argv);
     return result.code;

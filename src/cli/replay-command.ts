@@ -8,7 +8,6 @@ import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
 import { UsageError } from '../core/errors.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
-import { runThroughForwardProxy } from './forward-command.js';
 import { LINE_PREFIX } from '../core/program-name.js';
 import { maxRequestBytesOf } from '../replay/http/request-limits.js';
 import { checkMissOptions } from '../replay/miss-options.js';
@@ -159,7 +158,8 @@ export function replayCommand(result: CommandResult): Command {
           process.stdout.write(style.dim(`replaying ${replay.recording} (timing ${options.timing}); ${misses}; Ctrl-C to stop`) + '\n');
         }
       }
-      const commandCode = withCommand ? await runThroughForwardProxy(command, replay.url, caDir, options.proxyAuth) : undefined;
+      // Loaded only with a command to run: it brings the local CA and the child's plumbing.
+      const commandCode = withCommand ? await (await import('./forward-command.js')).runThroughForwardProxy(command, replay.url, caDir, options.proxyAuth) : undefined;
       const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await replay.close();
       if (options.json) {

@@ -21,14 +21,15 @@ export function validateCommand(result: CommandResult): Command {
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       const protocol = parseProtocolOption(options.protocol);
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { isRecordingFile, readMessageFile }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
-        import('../validate/read-input.js'),
+        import('../validate/message-file.js'),
         import('../validate/validate-input.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      const input = readInput(file);
+      // A recording is read by the store, loaded only for one (as readInput does, without the store for a plain file).
+      const input = isRecordingFile(file) ? (await import('../validate/recording-input.js')).recordingInput(file) : readMessageFile(file);
       // A long validation says how far it is, on stderr when that is a terminal; never with --json.
       const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
       const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);

@@ -50,6 +50,7 @@ type LinkModule = (formats: typeof SCHEMA_FORMATS) => Record<string, ValidateFun
 export class CompiledValidators {
   private readonly linked = new Map<string, Record<string, ValidateFunction>>();
   private readonly require = createRequire(import.meta.url);
+  private idsBySha256?: Map<string, string>;
 
   private constructor(
     private readonly dir: string,
@@ -65,6 +66,12 @@ export class CompiledValidators {
       return undefined;
     }
     return manifest.format === COMPILED_FORMAT ? new CompiledValidators(dir, manifest) : undefined;
+  }
+
+  /** The `$id` the build read from a document with these bytes (by sha256), or undefined for bytes it never saw. */
+  idOfBytes(sha256: string): string | undefined {
+    this.idsBySha256 ??= new Map(Object.values(this.manifest.documents).flatMap((entry) => Object.entries(entry.needs).map(([id, sha]) => [sha, id] as const)));
+    return this.idsBySha256.get(sha256);
   }
 
   /** Whether validators were compiled from this very document (same $id, same bytes). */

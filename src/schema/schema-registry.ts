@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Finding } from '../core/finding.js';
 import { SchemaLoadError } from '../core/errors.js';
-import { readSchemaDocument, type SchemaDocument } from './schema-document.js';
+import { readSchemaDocument, type KnownDocumentIds, type SchemaDocument } from './schema-document.js';
 import { RefGraph, type UnresolvedRef } from './ref-graph.js';
 import { findingsFromAjv } from './ajv-errors.js';
 import { createAjv, type AjvInstance } from './ajv-setup.js';
@@ -84,17 +84,19 @@ export class SchemaRegistry {
     const declared = (doc: SchemaDocument | undefined) => {
       if (doc && !left.has(doc.id)) add(doc);
     };
+    const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
+    // A declared document the build compiled from is parsed only when its JSON is walked.
+    const knownIds = compiled && ((sha256: string) => compiled.idOfBytes(sha256));
     // First one wins: the project's own documents, then the extra directories', then the replaceable ones.
-    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id));
+    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id, knownIds));
     const dirs = [...(options.extraDirs ?? [])];
     if (options.useEnv !== false && process.env[SCHEMAS_ENV]) {
       dirs.push(...process.env[SCHEMAS_ENV]!.split(':').filter(Boolean));
     }
     for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
     // After the extra directories, so that one of them (another pi-daemon version's) replaces these.
-    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id));
-    for (const spec of specs) if (spec.from === 'package') declared(readPackageSchema(spec));
-    const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
+    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id, knownIds));
+    for (const spec of specs) if (spec.from === 'package') declared(readPackageSchema(spec, knownIds));
     return new SchemaRegistry(docs, compiled);
   }
 
@@ -244,9 +246,9 @@ function readSchemaDir(dir: string): SchemaDocument[] {
   return docs;
 }
 
-function readPackageSchema(spec: PackageSchemaSpec): SchemaDocument | undefined {
+function readPackageSchema(spec: PackageSchemaSpec, knownIds: KnownDocumentIds | undefined): SchemaDocument | undefined {
   const file = packageSchemaFile(spec);
-  return file === undefined ? undefined : readSchemaDocument(file, 'package', spec.id);
+  return file === undefined ? undefined : readSchemaDocument(file, 'package', spec.id, knownIds);
 }
 
 function cutDanglingRefs(json: unknown, baseId: string, documents: ReadonlyMap<string, SchemaDocument>): Record<string, unknown> {

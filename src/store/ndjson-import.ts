@@ -34,25 +34,8 @@ export interface ImportOptions {
  */
 export const MAX_LINE_PARSE_COST = 1024 * 1024 * 1024;
 
-/** How every export begins: a recording cut short inside its first line still starts this way. */
-const EXPORT_START = /^\{\s*"type"\s*:\s*"recording"\s*,\s*"format"\s*:\s*"agent-proxy\/ndjson"/;
-
-/**
- * Is this text (the start of a file is enough) an agent-proxy NDJSON recording? Its first line is
- * the recording line; one that is cut short or broken but starts as an export does counts too, so
- * that the importer can say what is wrong with it.
- */
-export function isNdjsonRecordingText(text: string): boolean {
-  const end = text.indexOf('\n');
-  const first = (end < 0 ? text : text.slice(0, end)).replace(/^\uFEFF/, '').trim();
-  if (!first.startsWith('{')) return false;
-  try {
-    const value = JSON.parse(first) as { type?: unknown; format?: unknown };
-    return value.type === 'recording' && value.format === NDJSON_FORMAT;
-  } catch {
-    return EXPORT_START.test(first);
-  }
-}
+// Told from a file's head without loading the importer (validate of a plain file, start-up).
+export { isNdjsonRecordingText } from './file-head.js';
 
 /**
  * Rebuilds a recording (.db) from its NDJSON form, restoring every column as exported: the

@@ -9,19 +9,7 @@ import { storedHeader } from '../store/stored-header.js';
 import { httpContextOf } from '../store/exchange-http.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
-import { isNdjsonRecordingText } from '../store/ndjson-import.js';
 import { openRecording } from '../store/open-recording.js';
-import { SQLITE_MAGIC } from '../store/file-head.js';
-
-
-/** How many of a file's first bytes isRecordingBytes reads. */
-export const RECORDING_HEAD_BYTES = 4096;
-
-/** Is this file content (or its first RECORDING_HEAD_BYTES) a recording (.db, or its NDJSON form)? */
-export function isRecordingBytes(bytes: Buffer): boolean {
-  if (bytes.toString('latin1', 0, 16) === SQLITE_MAGIC) return true;
-  return isNdjsonRecordingText(bytes.subarray(0, RECORDING_HEAD_BYTES).toString('utf8'));
-}
 
 /**
  * A recording as `proxy validate` input: every message as record judged it, to be judged again by the

@@ -1,0 +1,48 @@
+/**
+ * The CLI loads what the command it runs needs, and nothing more: its start-up is measured against a
+ * bare `node -e 0` (bench/startup.js). `validate` of a plain file loads neither the store nor another
+ * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
+ * recorder) only with a command to run.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from './run-cli.js';
+import { modulesLoadedBy } from '../support/loaded-modules.js';
+
+/** Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded; the probe prints the exit code. */
+function modulesOfCli(args: string[]): Promise<string[]> {
+  const probe = `
+    const { main } = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
+    const write = process.stdout.write;
+    process.stdout.write = () => true;
+    const code = await main(['node', 'agent-proxy', ...${JSON.stringify(args)}]);
+    process.stdout.write = write;
+    console.log(code);
+  `;
+  return modulesLoadedBy(probe, '0');
+}
+
+/** The bundle's chunks (dist/bundle/<module>-<hash>.cjs) and the packages that were loaded, by name. */
+function chunksOf(loaded: string[]): string[] {
+  return loaded.flatMap((m) => {
+    const chunk = /\/dist\/bundle\/([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m) ?? /\/node_modules\/([^/]+)\//.exec(m);
+    return chunk ? [chunk[1]] : [];
+  });
+}
+
+describe('CLI start-up', () => {
+  it('validates a plain file without loading the store or any other command', async () => {
+    const chunks = chunksOf(await modulesOfCli(['validate', join(REPO, 'examples/agui-text-run.sse')]));
+    expect(chunks).toContain('validate-command');
+    expect(chunks).toContain('message-pipeline');
+    const unwanted = chunks.filter((c) => /^(ndjson-import|recording-writer|open-recording|better-sqlite3|forward-command|local-ca|stdio-recorder)$|-command$/.test(c) && c !== 'validate-command');
+    expect(unwanted).toEqual([]);
+  });
+
+  it("defines replay without the forward proxy's child plumbing", async () => {
+    const chunks = chunksOf(await modulesOfCli(['replay', '--help']));
+    expect(chunks).toContain('replay-command');
+    const unwanted = chunks.filter((c) => /^(forward-command|local-ca|stdio-recorder|recording-spool)$|-command$/.test(c) && c !== 'replay-command');
+    expect(unwanted).toEqual([]);
+  });
+});

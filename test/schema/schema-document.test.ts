@@ -1,0 +1,75 @@
+/**
+ * A schema document whose bytes the build compiled validators from is not parsed until its JSON is
+ * walked (start-up: parsing the shipped schemas took ~15 ms of every command), and what it parses to
+ * then is what an eager read gives. Bytes the build never saw are parsed at once, as before.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import '../../src/protocols/catalog.js';
+import { readSchemaDocument } from '../../src/schema/schema-document.js';
+import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
+import { REPO } from '../cli/run-cli.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const AGUI_FILE = join(REPO, 'schemas/ag-ui.schema.json');
+const COMPILED_DIR = join(REPO, 'dist/schema/compiled');
+const scratch = tempDir();
+afterAll(() => scratch.cleanup());
+afterEach(() => vi.restoreAllMocks());
+
+/** Counts JSON.parse calls on any of `texts` (whole schema documents). */
+function countParsesOf(texts: readonly string[]): { readonly count: number } {
+  const parse = JSON.parse;
+  const wanted = new Set(texts);
+  const seen = { count: 0 };
+  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (key: string, value: unknown) => unknown) => {
+    if (wanted.has(text)) seen.count++;
+    return parse(text, reviver);
+  });
+  return seen;
+}
+
+describe('readSchemaDocument', () => {
+  it('parses a document whose bytes are known only when its JSON is asked for, to what an eager read gives', () => {
+    const eager = readSchemaDocument(AGUI_FILE, 'project')!;
+    const parses = countParsesOf([readFileSync(AGUI_FILE, 'utf8')]);
+    const lazy = readSchemaDocument(AGUI_FILE, 'project', undefined, (sha256) => (sha256 === eager.sha256 ? AGUI_SCHEMA_ID : undefined))!;
+    expect({ id: lazy.id, sha256: lazy.sha256, source: lazy.source }).toEqual({ id: AGUI_SCHEMA_ID, sha256: eager.sha256, source: 'project' });
+    expect(parses.count).toBe(0);
+    expect(lazy.json).toEqual(eager.json);
+    expect(lazy.json).toBe(lazy.json);
+    expect(parses.count).toBe(1);
+  });
+
+  it('gives a known document without $id the id it is addressed by, as an eager read does', () => {
+    const file = scratch.file('no-id.json');
+    writeFileSync(file, JSON.stringify({ $defs: { A: { type: 'string' } } }));
+    const eager = readSchemaDocument(file, 'package', 'https://example.test/no-id.json')!;
+    const lazy = readSchemaDocument(file, 'package', 'https://example.test/no-id.json', () => 'https://example.test/no-id.json')!;
+    expect(lazy.json).toEqual(eager.json);
+    expect(lazy.json.$id).toBe('https://example.test/no-id.json');
+  });
+
+  it('parses bytes the build never saw at once, failing on malformed ones as before', () => {
+    const file = scratch.file('broken.json');
+    writeFileSync(file, '{ "$id": "https://example.test/broken.json", ');
+    expect(() => readSchemaDocument(file, 'extra', undefined, () => undefined)).toThrow(/is not valid JSON/);
+  });
+});
+
+describe('a registry with the compiled validators', () => {
+  it('judges an AG-UI event without parsing any shipped document, and each parses, when walked, as without them', () => {
+    const runtime = SchemaRegistry.load({ useEnv: false, compiledValidators: false });
+    const parses = countParsesOf([...runtime.documents.values()].map((doc) => readFileSync(doc.file, 'utf8')));
+    const registry = SchemaRegistry.load({ useEnv: false, compiledValidators: COMPILED_DIR });
+    const check = registry.check(`${AGUI_SCHEMA_ID}#RunStartedEvent`);
+    expect(check.ok && check.validate({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })).toEqual([]);
+    expect(parses.count).toBe(0);
+    vi.restoreAllMocks();
+    expect([...registry.documents.keys()]).toEqual([...runtime.documents.keys()]);
+    expect(registry.hashes()).toEqual(runtime.hashes());
+    for (const [id, doc] of runtime.documents) expect(registry.documents.get(id)!.json, id).toEqual(doc.json);
+  });
+});
