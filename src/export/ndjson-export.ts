@@ -3,7 +3,8 @@ import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 import { messageValue } from '../store/message-value.js';
-import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
+import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
+import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
 
@@ -33,6 +34,7 @@ function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): Iterabl
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = reader.exchanges();
+  const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
   let chunk = JSON.stringify(recording) + '\n';
   for (const exchange of exchanges) {
     chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
@@ -42,7 +44,7 @@ function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): Iterabl
     }
   }
   for (const message of reader.messagesInOrder()) {
-    chunk += messageLineText(message) + '\n';
+    chunk += messageLineText(message, protocols.get(message.exchangeId) ?? null) + '\n';
     onMessage?.();
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
@@ -84,24 +86,21 @@ export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
 }
 
 /**
- * A message's line (store/ndjson-format.ts), null fields left out. When its bytes are some text, its
- * JSON as JSON.stringify writes it, and white space (an SSE event, a frame, a body), the JSON is
- * written once, as the last key `rawJson`; otherwise the bytes are `raw` (or `rawBase64`) with
- * `jsonAt` when they hold a JSON text of the same value, or the value as `json`. The line depends on
- * the bytes and the value only, not on how the file stores them.
+ * A message's line (store/ndjson-format.ts), null fields left out, written as text field by field
+ * (no object is built for the head: this runs once per message of an export). When its bytes are some
+ * text, its JSON as JSON.stringify writes it, and white space (an SSE event, a frame, a body), the
+ * JSON is written once, as the last key `rawJson`; otherwise the bytes are `raw` (or `rawBase64`)
+ * with `jsonAt` when they hold a JSON text of the same value, or the value as `json`. The verdict is
+ * left out when it is plain valid with the ref derived for it (`protocol`: its exchange's), and its
+ * ref when it is that one. The line depends on the bytes and the value only, not on how the file
+ * stores them.
  */
-export function messageLineText(m: MessageRow): string {
-  const head: NdjsonMessageLine = {
-    type: 'message',
-    exchange: m.exchangeId,
-    seq: m.seq,
-    sender: m.sender,
-    carrier: m.carrier,
-    ...(m.channel === null ? {} : { channel: m.channel }),
-    tOffsetMs: m.tOffsetMs,
-    ...(m.rawTruncatedFrom === null ? {} : { rawTruncatedFrom: m.rawTruncatedFrom }),
-    verdict: verdictOf(m),
-  };
+export function messageLineText(m: MessageRow, protocol: string | null = null): string {
+  let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
+  if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
+  line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
+  if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
+  line += verdictText(m, protocol);
   // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
   const text = m.json === undefined ? undefined : stringifyJson(m.json);
   if (text !== undefined) {
@@ -109,17 +108,24 @@ export function messageLineText(m: MessageRow): string {
     const before = at === null ? undefined : at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
     if (before !== undefined) {
       const after = m.raw.toString('latin1', at! + Buffer.byteLength(text));
-      const around = { ...(before === '' ? {} : { rawBefore: before }), ...(after === '' ? {} : { rawAfter: after }) };
-      return `${JSON.stringify({ ...head, ...around }).slice(0, -1)},"rawJson":${text}}`;
+      const around = rawAround(NDJSON_VERSION, m.carrier);
+      if (before !== around.before) line += `,"rawBefore":${JSON.stringify(before)}`;
+      if (after !== around.after) line += `,"rawAfter":${JSON.stringify(after)}`;
+      return `${line},"rawJson":${text}}`;
     }
   }
-  const line: NdjsonMessageLine = { ...head, ...encodeRaw(m.raw) };
+  const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
   const at = text === undefined ? null : jsonTextStart(m.raw, text);
-  if (at !== null) line.jsonAt = at;
+  if (at !== null) rest.jsonAt = at;
   // Parsed here only to be written (as the import stores it, so that export → import → export stays byte-identical).
-  else if (m.json !== undefined || m.deepJson !== undefined) line.json = messageValue(m);
+  else if (m.json !== undefined || m.deepJson !== undefined) rest.json = messageValue(m);
   // stringifyJson: a message may nest deeper than JSON.stringify can go.
-  return stringifyJson(line)!;
+  return `${line},${stringifyJson(rest)!.slice(1)}`;
+}
+
+/** A sender or carrier as JSON: one of a few words, quoted as they are. */
+function quoted(word: string): string {
+  return /^[a-z]+$/.test(word) ? `"${word}"` : JSON.stringify(word);
 }
 
 /**
@@ -138,12 +144,20 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
   return null;
 }
 
-function verdictOf(m: MessageRow): NdjsonMessageLine['verdict'] {
+/**
+ * `,"verdict":{…}`, or nothing for a plain valid verdict (no reason, no findings) whose ref is the one
+ * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
+ * verdict has none, though one is derived).
+ */
+function verdictText(m: MessageRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
-  return {
-    status,
-    ...(schemaRef === undefined ? {} : { schemaRef }),
-    ...(reason === undefined ? {} : { reason }),
-    ...(findings.length === 0 ? {} : { findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })) }),
-  };
+  // The value the import derives from: a deep one's too (rare; parsed once more here).
+  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
+  const derived = value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
+  const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
+  if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
+  let text = `,"verdict":{"status":${quoted(status)}${ref}`;
+  if (reason !== undefined) text += `,"reason":${JSON.stringify(reason)}`;
+  if (findings.length > 0) text += `,"findings":${JSON.stringify(findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })))}`;
+  return `${text}}`;
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { error } from '../../src/core/finding.js';
-import { verdictFrom } from '../../src/core/verdict.js';
+import { verdictFrom, type Verdict } from '../../src/core/verdict.js';
 import { exportedNdjson } from '../support/ndjson-recording.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonText } from '../../src/store/ndjson-import.js';
@@ -31,8 +31,20 @@ function recordEveryForm(file: string): void {
   add('data: {"a":1}\ndata: {"b":2}\n\n', { a: 1, b: 2 }); // raw with json: not in the bytes as it is
   add('data: [DONE]\n\n', undefined); // raw, not JSON
   add(Buffer.from([0xff, 0x00, 0x7b]), undefined, { channel: 'binary', rawTruncatedFrom: 9 }); // rawBase64
+  // AG-UI events, whose refs are derived from their type (store/ndjson-derived-ref.ts).
+  const agui = w.beginExchange({ transport: 'sse', tOffsetMs: 2 });
+  w.updateExchange(agui, { protocol: 'agui' });
+  const event = (json: object, verdict: Verdict, raw = `data: ${JSON.stringify(json)}\n\n`) =>
+    w.addMessage({ exchangeId: agui, sender: 'server', carrier: 'event', tOffsetMs: 3, raw: Buffer.from(raw), json, verdict });
+  event({ type: 'RUN_STARTED', threadId: 't', runId: 'r' }, { ...valid, schemaRef: RUN_STARTED }); // plain valid with the derived ref: no verdict
+  event({ type: 'RUN_STARTED', threadId: 't' }, verdictFrom([error('schema.required', '', 'runId is required')], RUN_STARTED)); // the derived ref left out of an invalid verdict
+  event({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' }, { ...valid, schemaRef: `${AGUI}#Event` }); // judged by another ref: written
+  event({ type: 'RUN_ERROR', message: 'x' }, valid, `event: error\ndata: {"type":"RUN_ERROR","message":"x"}\n`); // no ref though one is derived: null; its own framing
   w.close(new Date('2026-01-02T03:05:00.000Z'));
 }
+
+const AGUI = 'https://ag-ui.com/spec/draft/schema.json';
+const RUN_STARTED = `${AGUI}#RunStartedEvent`;
 
 function messageRows(file: string): unknown[] {
   const db = new Database(file, { readonly: true });
@@ -43,19 +55,24 @@ function messageRows(file: string): unknown[] {
   }
 }
 
-describe('NDJSON message lines (version 2)', () => {
-  it('write each message in its form, null fields left out, and export → import → export gives the same bytes and rows', () => {
+describe('NDJSON message lines (version 3)', () => {
+  it('write each message in its form, null fields, derived refs and SSE framing left out, and export → import → export gives the same bytes and rows', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
     const text = exportedNdjson(original);
-    const lines = text.trimEnd().split('\n').slice(2);
+    expect(text.slice(0, 200)).toContain('"version":3');
+    const lines = text.trimEnd().split('\n').slice(3);
     expect(lines).toEqual([
-      '{"type":"message","exchange":1,"seq":1,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"rawBefore":"data: ","rawAfter":"\\n\\n","rawJson":{"type":"TEXT","delta":"café 東京\\n"}}',
-      '{"type":"message","exchange":1,"seq":2,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"invalid","schemaRef":"https://example.test/s.json#/$defs/A","findings":[{"rule":"schema.required","severity":"error","pointer":"/b","message":"b is required"}]},"rawJson":{"a":1}}',
-      '{"type":"message","exchange":1,"seq":3,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: {\\"a\\": 1.0}\\r\\n\\r\\n","jsonAt":6}',
-      '{"type":"message","exchange":1,"seq":4,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: {\\"a\\":1}\\ndata: {\\"b\\":2}\\n\\n","json":{"a":1,"b":2}}',
-      '{"type":"message","exchange":1,"seq":5,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"valid"},"raw":"data: [DONE]\\n\\n"}',
-      '{"type":"message","exchange":1,"seq":6,"sender":"server","carrier":"event","channel":"binary","tOffsetMs":1.5,"rawTruncatedFrom":9,"verdict":{"status":"valid"},"rawBase64":"/wB7"}',
+      '{"type":"message","exchange":1,"seq":1,"sender":"server","carrier":"event","tOffsetMs":1.5,"rawJson":{"type":"TEXT","delta":"café 東京\\n"}}',
+      '{"type":"message","exchange":1,"seq":2,"sender":"server","carrier":"event","tOffsetMs":1.5,"verdict":{"status":"invalid","schemaRef":"https://example.test/s.json#/$defs/A","findings":[{"rule":"schema.required","severity":"error","pointer":"/b","message":"b is required"}]},"rawBefore":"","rawAfter":"","rawJson":{"a":1}}',
+      '{"type":"message","exchange":1,"seq":3,"sender":"server","carrier":"event","tOffsetMs":1.5,"raw":"data: {\\"a\\": 1.0}\\r\\n\\r\\n","jsonAt":6}',
+      '{"type":"message","exchange":1,"seq":4,"sender":"server","carrier":"event","tOffsetMs":1.5,"raw":"data: {\\"a\\":1}\\ndata: {\\"b\\":2}\\n\\n","json":{"a":1,"b":2}}',
+      '{"type":"message","exchange":1,"seq":5,"sender":"server","carrier":"event","tOffsetMs":1.5,"raw":"data: [DONE]\\n\\n"}',
+      '{"type":"message","exchange":1,"seq":6,"sender":"server","carrier":"event","channel":"binary","tOffsetMs":1.5,"rawTruncatedFrom":9,"rawBase64":"/wB7"}',
+      '{"type":"message","exchange":2,"seq":1,"sender":"server","carrier":"event","tOffsetMs":3,"rawJson":{"type":"RUN_STARTED","threadId":"t","runId":"r"}}',
+      '{"type":"message","exchange":2,"seq":2,"sender":"server","carrier":"event","tOffsetMs":3,"verdict":{"status":"invalid","findings":[{"rule":"schema.required","severity":"error","pointer":"","message":"runId is required"}]},"rawJson":{"type":"RUN_STARTED","threadId":"t"}}',
+      `{"type":"message","exchange":2,"seq":3,"sender":"server","carrier":"event","tOffsetMs":3,"verdict":{"status":"valid","schemaRef":"${AGUI}#Event"},"rawJson":{"type":"RUN_FINISHED","threadId":"t","runId":"r"}}`,
+      '{"type":"message","exchange":2,"seq":4,"sender":"server","carrier":"event","tOffsetMs":3,"verdict":{"status":"valid","schemaRef":null},"rawBefore":"event: error\\ndata: ","rawAfter":"\\n","rawJson":{"type":"RUN_ERROR","message":"x"}}',
     ]);
     const copy = join(tmp.dir, 'copy.db');
     importNdjsonText(text, copy);
@@ -63,15 +80,46 @@ describe('NDJSON message lines (version 2)', () => {
     expect(exportedNdjson(copy)).toBe(text);
   });
 
+  it('a version 2 recording (every verdict and framing written) imports to the same rows', () => {
+    const original = join(tmp.dir, 'original.db');
+    recordEveryForm(original);
+    const reader = RecordingReader.open(original);
+    const [recording, ...exchanges] = exportNdjsonText(reader).split('\n').slice(0, 3);
+    const v2 = [
+      recording.replace('"version":3', '"version":2'),
+      ...exchanges,
+      ...[1, 2].flatMap((e) => reader.messages(e)).map((m) => {
+        const { status, schemaRef, reason, findings } = m.verdict;
+        const verdict = { status, ...(schemaRef === undefined ? {} : { schemaRef }), ...(reason === undefined ? {} : { reason }), ...(findings.length === 0 ? {} : { findings }) };
+        const head = { type: 'message', exchange: m.exchangeId, seq: m.seq, sender: m.sender, carrier: m.carrier, ...(m.channel === null ? {} : { channel: m.channel }), tOffsetMs: m.tOffsetMs, ...(m.rawTruncatedFrom === null ? {} : { rawTruncatedFrom: m.rawTruncatedFrom }), verdict };
+        const text = m.json === undefined ? undefined : JSON.stringify(m.json);
+        const at = text === undefined ? -1 : m.raw.toString('utf8').lastIndexOf(text);
+        if (at >= 0 && m.raw.toString('utf8').slice(at + text!.length).trim() === '') {
+          const before = m.raw.toString('utf8').slice(0, at);
+          const after = m.raw.toString('utf8').slice(at + text!.length);
+          return `${JSON.stringify({ ...head, ...(before === '' ? {} : { rawBefore: before }), ...(after === '' ? {} : { rawAfter: after }) }).slice(0, -1)},"rawJson":${text}}`;
+        }
+        return JSON.stringify({ ...head, ...(m.channel === 'binary' ? { rawBase64: m.raw.toString('base64') } : { raw: m.raw.toString('utf8') }), ...(m.json === undefined ? {} : { json: m.json }) });
+      }),
+    ].join('\n');
+    reader.close();
+    const copy = join(tmp.dir, 'v2.db');
+    importNdjsonText(`${v2}\n`, copy);
+    const rows = (file: string) => (messageRows(file) as Array<Record<string, unknown>>).map(({ json_at: _, json: __, ...rest }) => rest);
+    // The same bytes and verdicts (a ref the file has none of stays none); the third's JSON text is the value's, as version 2 wrote it.
+    expect(rows(copy)).toEqual(rows(original));
+    expect(exportedNdjson(copy)).toBe(exportedNdjson(original));
+  });
+
   it('a version 1 recording (raw, json and every null field on each line) imports to the same rows', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
     const reader = RecordingReader.open(original);
-    const [recording, exchange] = exportNdjsonText(reader).split('\n');
+    const [recording, ...exchanges] = exportNdjsonText(reader).split('\n').slice(0, 3);
     const v1 = [
-      recording.replace('"version":2', '"version":1'),
-      exchange,
-      ...reader.messages(1).map((m) =>
+      recording.replace('"version":3', '"version":1'),
+      ...exchanges,
+      ...[1, 2].flatMap((e) => reader.messages(e)).map((m) =>
         JSON.stringify({
           type: 'message',
           exchange: m.exchangeId,
@@ -93,17 +141,17 @@ describe('NDJSON message lines (version 2)', () => {
     const rows = (file: string) => (messageRows(file) as Array<Record<string, unknown>>).map(({ json_at: _, json: __, ...rest }) => rest);
     // The same bytes and verdicts; the JSON text of the third is the value's (version 1 did not keep the wire's spacing).
     expect(rows(copy)).toEqual(rows(original));
-    expect(exportedNdjson(copy).split('\n').slice(2, 4)).toEqual(exportedNdjson(original).split('\n').slice(2, 4));
+    expect(exportedNdjson(copy).split('\n').slice(3, 5)).toEqual(exportedNdjson(original).split('\n').slice(3, 5));
   });
 
   it('refuses a line with two forms of the bytes, or rawAfter that is not white space', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
-    const [recording, exchange, message] = exportedNdjson(original).split('\n');
+    const [recording, exchange, , , message] = exportedNdjson(original).split('\n');
     const withLine = (line: string) => `${recording}\n${exchange}\n${line}\n`;
-    const both = message.replace('"rawBefore":"data: "', '"raw":"data: "');
+    const both = message.replace('"rawBefore":""', '"raw":""');
     expect(String(thrown(() => importNdjsonText(withLine(both), join(tmp.dir, 'a.db'))))).toContain('either "raw" (or "rawBase64") or "rawJson"');
-    const after = message.replace('"rawAfter":"\\n\\n"', '"rawAfter":"x"');
+    const after = message.replace('"rawAfter":""', '"rawAfter":"x"');
     expect(String(thrown(() => importNdjsonText(withLine(after), join(tmp.dir, 'b.db'))))).toContain('"rawAfter" must be white space');
   });
 });
