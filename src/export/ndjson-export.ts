@@ -104,16 +104,24 @@ export function messageLineText(m: MessageRow, protocol: string | null = null): 
   // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
   const text = m.json === undefined ? undefined : stringifyJson(m.json);
   if (text !== undefined) {
-    const at = jsonStartIn(m.raw, text);
-    const before = at === null ? undefined : at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
-    if (before !== undefined) {
-      const after = m.raw.toString('latin1', at! + Buffer.byteLength(text));
+    const at = spliceAt(m.raw, text);
+    if (at !== null) {
       const around = rawAround(NDJSON_VERSION, m.carrier);
-      if (before !== around.before) line += `,"rawBefore":${JSON.stringify(before)}`;
-      if (after !== around.after) line += `,"rawAfter":${JSON.stringify(after)}`;
+      if (!startsWithText(m.raw, at, around.before)) {
+        const before = at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
+        if (before === undefined) return otherFormLine(line, m, text);
+        line += `,"rawBefore":${JSON.stringify(before)}`;
+      }
+      const end = jsonEnd(m.raw);
+      if (!endsWithText(m.raw, end, around.after)) line += `,"rawAfter":${JSON.stringify(m.raw.toString('latin1', end))}`;
       return `${line},"rawJson":${text}}`;
     }
   }
+  return otherFormLine(line, m, text);
+}
+
+/** The line's bytes as `raw` (or `rawBase64`), with `jsonAt` or `json` (`text`: the value as stringifyJson writes it). */
+function otherFormLine(line: string, m: MessageRow, text: string | undefined): string {
   const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
   const at = text === undefined ? null : jsonTextStart(m.raw, text);
   if (at !== null) rest.jsonAt = at;
@@ -123,10 +131,44 @@ export function messageLineText(m: MessageRow, protocol: string | null = null): 
   return `${line},${stringifyJson(rest)!.slice(1)}`;
 }
 
-/** A sender or carrier as JSON: one of a few words, quoted as they are. */
-function quoted(word: string): string {
-  return /^[a-z]+$/.test(word) ? `"${word}"` : JSON.stringify(word);
+/** Where spliceAt writes a message's JSON text to compare it with its bytes, without allocating per message. */
+const scratch = Buffer.allocUnsafe(1 << 16);
+
+/**
+ * Where raw holds `text` byte for byte up to its trailing white space (jsonStartIn's answer, found by
+ * comparing bytes instead of decoding raw into a string again); null when it does not, or when the
+ * text holds U+FFFD (the decoder's stand-in for bytes that are not UTF-8).
+ */
+function spliceAt(raw: Buffer, text: string): number | null {
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8.
+  const buffer = text.length * 3 <= scratch.length ? scratch : Buffer.allocUnsafe(text.length * 3);
+  const length = buffer.write(text, 0, 'utf8');
+  const end = jsonEnd(raw);
+  const start = end - length;
+  if (start < 0 || raw.compare(buffer, 0, length, start, end) !== 0 || text.includes('\uFFFD')) return null;
+  return start;
 }
+
+/** Does raw hold the (ASCII) `text` just before `at`, and nothing before it? */
+function startsWithText(raw: Buffer, at: number, text: string): boolean {
+  if (at !== text.length) return false;
+  for (let i = 0; i < at; i++) if (raw[i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Does raw end with the (ASCII) `text` from `end` on? */
+function endsWithText(raw: Buffer, end: number, text: string): boolean {
+  if (raw.length - end !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (raw[end + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** A sender, carrier or status as JSON: one of a few words, quoted as they are. */
+function quoted(word: string): string {
+  return QUOTED.get(word) ?? JSON.stringify(word);
+}
+
+const QUOTED = new Map(['client', 'server', 'body', 'event', 'frame', 'line', 'valid', 'invalid', 'unchecked'].map((word) => [word, `"${word}"`]));
 
 /**
  * Where the bytes hold a JSON text of the value written `text` by stringifyJson, written otherwise

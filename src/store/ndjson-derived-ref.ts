@@ -17,15 +17,13 @@ export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'se
   switch (protocol) {
     case 'agui':
       if (sender === 'client') return carrier === 'body' ? `${AGUI}#RunAgentInput` : undefined;
-      return typeof value.type === 'string' && /^[A-Z]+(_[A-Z]+)*$/.test(value.type) ? `${AGUI}#${pascalCase(value.type)}Event` : undefined;
+      return typeof value.type === 'string' ? aguiEventRef(value.type) : undefined;
     case 'pi-daemon-rpc':
-      return typeof value.kind === 'string' && Object.hasOwn(PI_FRAME_DEFS, value.kind) ? `${PI_SESSION_API}#/$defs/${PI_FRAME_DEFS[value.kind]}` : undefined;
+      return typeof value.kind === 'string' ? PI_FRAME_REFS.get(value.kind) : undefined;
     case 'openai':
-      return sender === 'server' && carrier === 'event' && value.object === 'chat.completion.chunk' && !('error' in value) ? `${OPENAI}#/$defs/CreateChatCompletionStreamResponse` : undefined;
+      return sender === 'server' && carrier === 'event' && value.object === 'chat.completion.chunk' && !('error' in value) ? OPENAI_CHUNK_REF : undefined;
     case 'anthropic':
-      return sender === 'server' && carrier === 'event' && typeof value.type === 'string' && Object.hasOwn(ANTHROPIC_EVENT_DEFS, value.type)
-        ? `${ANTHROPIC}#/$defs/${ANTHROPIC_EVENT_DEFS[value.type]}`
-        : undefined;
+      return sender === 'server' && carrier === 'event' && typeof value.type === 'string' ? ANTHROPIC_EVENT_REFS.get(value.type) : undefined;
     default:
       return undefined;
   }
@@ -36,12 +34,21 @@ const PI_SESSION_API = 'https://a.skh.am/pi-daemon/session-api.schema.json';
 const OPENAI = 'https://agent-proxy.dev/schemas/openai-api-2.3.0.schema.json';
 const ANTHROPIC = 'https://agent-proxy.dev/schemas/anthropic-messages.schema.json';
 
-/** `TEXT_MESSAGE_CONTENT` → `TextMessageContent`. */
-function pascalCase(type: string): string {
+/** An AG-UI event's ref by its type, `TEXT_MESSAGE_CONTENT` → `…#TextMessageContentEvent`; made once per type (a stream repeats a few). */
+function aguiEventRef(type: string): string | undefined {
+  let ref = aguiEventRefs.get(type);
+  if (ref !== undefined || !/^[A-Z]+(_[A-Z]+)*$/.test(type)) return ref;
   let name = '';
   for (const word of type.split('_')) name += word[0] + word.slice(1).toLowerCase();
-  return name;
+  ref = `${AGUI}#${name}Event`;
+  // Kept for the types a stream repeats, not for every made-up type a peer sends.
+  if (aguiEventRefs.size < 100) aguiEventRefs.set(type, ref);
+  return ref;
 }
+
+const aguiEventRefs = new Map<string, string>();
+
+const OPENAI_CHUNK_REF = `${OPENAI}#/$defs/CreateChatCompletionStreamResponse`;
 
 /** A Pi daemon RPC frame's `$def`, by its `kind`. */
 const PI_FRAME_DEFS: Readonly<Record<string, string>> = {
@@ -56,6 +63,8 @@ const PI_FRAME_DEFS: Readonly<Record<string, string>> = {
   tree_navigate_result: 'rpcTreeNavigateResultFrame',
 };
 
+const PI_FRAME_REFS = new Map(Object.entries(PI_FRAME_DEFS).map(([kind, def]) => [kind, `${PI_SESSION_API}#/$defs/${def}`]));
+
 /** An Anthropic Messages stream event's `$def`, by its `type`. */
 const ANTHROPIC_EVENT_DEFS: Readonly<Record<string, string>> = {
   message_start: 'MessageStartEvent',
@@ -67,3 +76,5 @@ const ANTHROPIC_EVENT_DEFS: Readonly<Record<string, string>> = {
   ping: 'PingEvent',
   error: 'ErrorResponse',
 };
+
+const ANTHROPIC_EVENT_REFS = new Map(Object.entries(ANTHROPIC_EVENT_DEFS).map(([type, def]) => [type, `${ANTHROPIC}#/$defs/${def}`]));

@@ -42,6 +42,7 @@ function recordEveryForm(file: string): void {
   add('data: {"a":1}\ndata: {"b":2}\n\n', { a: 1, b: 2 }); // raw with json: not in the bytes as it is
   add('data: [DONE]\n\n', undefined); // raw, not JSON
   add(Buffer.from([0xff, 0x00, 0x7b]), undefined, { channel: 'binary', rawTruncatedFrom: 9 }); // rawBase64
+  add(Buffer.concat([Buffer.from([0xfe]), Buffer.from('{"a":2}')]), { a: 2 }, { channel: 'binary' }); // rawBase64 with json: what comes before the JSON is not UTF-8
   // AG-UI events, whose refs are derived from their type (store/ndjson-derived-ref.ts).
   const agui = w.beginExchange({ transport: 'sse', tOffsetMs: 2 });
   w.updateExchange(agui, { protocol: 'agui' });
@@ -80,6 +81,7 @@ describe('NDJSON message lines (version 3)', () => {
       '{"type":"message","exchange":1,"seq":4,"sender":"server","carrier":"event","tOffsetMs":1.5,"raw":"data: {\\"a\\":1}\\ndata: {\\"b\\":2}\\n\\n","json":{"a":1,"b":2}}',
       '{"type":"message","exchange":1,"seq":5,"sender":"server","carrier":"event","tOffsetMs":1.5,"raw":"data: [DONE]\\n\\n"}',
       '{"type":"message","exchange":1,"seq":6,"sender":"server","carrier":"event","channel":"binary","tOffsetMs":1.5,"rawTruncatedFrom":9,"rawBase64":"/wB7"}',
+      '{"type":"message","exchange":1,"seq":7,"sender":"server","carrier":"event","channel":"binary","tOffsetMs":1.5,"rawBase64":"/nsiYSI6Mn0=","json":{"a":2}}',
       '{"type":"message","exchange":2,"seq":1,"sender":"server","carrier":"event","tOffsetMs":3,"rawJson":{"type":"RUN_STARTED","threadId":"t","runId":"r"}}',
       '{"type":"message","exchange":2,"seq":2,"sender":"server","carrier":"event","tOffsetMs":3,"verdict":{"status":"invalid","findings":[{"rule":"schema.required","severity":"error","pointer":"","message":"runId is required"}]},"rawJson":{"type":"RUN_STARTED","threadId":"t"}}',
       `{"type":"message","exchange":2,"seq":3,"sender":"server","carrier":"event","tOffsetMs":3,"verdict":{"status":"valid","schemaRef":"${AGUI}#Event"},"rawJson":{"type":"RUN_FINISHED","threadId":"t","runId":"r"}}`,
@@ -105,7 +107,7 @@ describe('NDJSON message lines (version 3)', () => {
         const head = { type: 'message', exchange: m.exchangeId, seq: m.seq, sender: m.sender, carrier: m.carrier, ...(m.channel === null ? {} : { channel: m.channel }), tOffsetMs: m.tOffsetMs, ...(m.rawTruncatedFrom === null ? {} : { rawTruncatedFrom: m.rawTruncatedFrom }), verdict };
         const text = m.json === undefined ? undefined : JSON.stringify(m.json);
         const at = text === undefined ? -1 : m.raw.toString('utf8').lastIndexOf(text);
-        if (at >= 0 && m.raw.toString('utf8').slice(at + text!.length).trim() === '') {
+        if (m.channel !== 'binary' && at >= 0 && m.raw.toString('utf8').slice(at + text!.length).trim() === '') {
           const before = m.raw.toString('utf8').slice(0, at);
           const after = m.raw.toString('utf8').slice(at + text!.length);
           return `${JSON.stringify({ ...head, ...(before === '' ? {} : { rawBefore: before }), ...(after === '' ? {} : { rawAfter: after }) }).slice(0, -1)},"rawJson":${text}}`;
