@@ -9,7 +9,7 @@
 //   around them, as the daemon sends them;
 // - a few REST exchanges: small Pi envelopes, and one large JSON body (a session transcript).
 // `--columns` also prints where the `.db`'s bytes go: each table's and index's pages (dbstat) and the
-// bytes each message column holds.
+// bytes each message column holds, and the bytes each key of an NDJSON message line takes over the whole export.
 // Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns])
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, Agent } from 'node:http';
