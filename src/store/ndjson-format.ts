@@ -24,7 +24,7 @@ export const RAW_AROUND: Readonly<Record<string, { before: string; after: string
 
 /** RAW_AROUND of a line of this version (before 3, none are left out). */
 export function rawAround(version: number, carrier: string): { before: string; after: string } {
-  return version >= 3 ? (RAW_AROUND[carrier] ?? NO_RAW_AROUND) : NO_RAW_AROUND;
+  return version >= 3 && Object.hasOwn(RAW_AROUND, carrier) ? RAW_AROUND[carrier] : NO_RAW_AROUND;
 }
 
 const NO_RAW_AROUND = { before: '', after: '' };
