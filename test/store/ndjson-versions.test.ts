@@ -157,7 +157,7 @@ describe('NDJSON message lines (version 3)', () => {
     expect(exportedNdjson(copy).split('\n').slice(3, 5)).toEqual(exportedNdjson(original).split('\n').slice(3, 5));
   });
 
-  it('refuses a line with two forms of the bytes, or rawAfter that is not white space', () => {
+  it('refuses a line with two forms of the bytes, rawAfter that is not white space, or no verdict before version 3', () => {
     const original = join(tmp.dir, 'original.db');
     recordEveryForm(original);
     const [recording, exchange, , , message] = exportedNdjson(original).split('\n');
@@ -166,6 +166,11 @@ describe('NDJSON message lines (version 3)', () => {
     expect(String(thrown(() => importNdjsonText(withLine(both), join(tmp.dir, 'a.db'))))).toContain('either "raw" (or "rawBase64") or "rawJson"');
     const after = message.replace('"rawAfter":""', '"rawAfter":"x"');
     expect(String(thrown(() => importNdjsonText(withLine(after), join(tmp.dir, 'b.db'))))).toContain('"rawAfter" must be white space');
+    // Only version 3 leaves a verdict out.
+    const plain = exportedNdjson(original).split('\n')[3];
+    expect(plain).not.toContain('"verdict"');
+    const v2 = `${recording.replace('"version":3', '"version":2')}\n${exchange}\n${plain}\n`;
+    expect(String(thrown(() => importNdjsonText(v2, join(tmp.dir, 'c.db'))))).toContain('"verdict" is missing');
   });
 });
 
