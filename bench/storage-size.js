@@ -12,7 +12,7 @@
 // page overhead, the index), the floor of a row that holds nothing but its keys and bytes, and what compressing
 // a block of an exchange's messages together would make of the file, with the CPU it costs per message.
 // `--columns` also prints where the `.db`'s bytes go: each table's and index's pages (dbstat) and the
-// bytes each message column holds. `--blocks` writes the messages into scratch files three ways (plain;
+// bytes each message column holds, and the bytes each key of an NDJSON message line takes over the whole export. `--blocks` writes the messages into scratch files three ways (plain;
 // rewritten into blocks of 16 once written; staged, then moved into blocks of 16) and prints each file's size
 // and CPU per message: what a format that compresses blocks has to do for the file to shrink.
 // Run:  npm run bench   (or, after a build:  node bench/storage-size.js [--quick] [--columns] [--blocks])
@@ -204,11 +204,7 @@ try {
   if (BLOCKS) printBlockWrites(out, dir);
   if (COLUMNS) {
     printColumns(out);
-    // Where the NDJSON's bytes go: the message lines' JSON (rawJson) and raw text, their schema refs, the rest.
-    const lines = ndjson.split('\n').filter((l) => l.startsWith('{"type":"message"'));
-    const refs = lines.reduce((n, l) => n + (l.match(/,"schemaRef":"[^"]*"/)?.[0].length ?? 0), 0);
-    const payload = lines.reduce((n, l) => n + Math.max(l.length - l.indexOf('"rawJson":'), l.indexOf('"raw') < 0 ? 0 : l.length - l.indexOf('"raw')), 0);
-    console.log(`  NDJSON message lines: ${lines.length}, ${lines.reduce((n, l) => n + l.length + 1, 0)} bytes; from the first raw key on ${payload}, schemaRef keys ${refs}`);
+    printNdjsonFields(ndjson);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -423,6 +419,42 @@ function cpuMicros(work) {
 
 function mb(n) {
   return `${(n / 1e6).toFixed(2)} MB`;
+}
+
+/**
+ * Where the NDJSON's bytes go: over the whole export, the bytes each key of a message line takes with its
+ * value (`"key":value` and its comma; the verdict's keys one by one), and the other lines as one figure each.
+ */
+function printNdjsonFields(ndjson) {
+  const fields = new Map();
+  const add = (name, bytes) => fields.set(name, (fields.get(name) ?? 0) + bytes);
+  const size = (text) => Buffer.byteLength(text);
+  let messages = 0;
+  for (const line of ndjson.split('\n')) {
+    if (line === '') continue;
+    const value = JSON.parse(line);
+    if (value.type !== 'message') {
+      add(`(${value.type} lines)`, size(line) + 1);
+      continue;
+    }
+    messages++;
+    // Each `"key":value` is counted with a comma; a line's last key has none, and its braces and LF take 3 bytes.
+    add('(braces, LF)', 2);
+    for (const [key, v] of Object.entries(value)) {
+      if (key !== 'verdict') {
+        add(key, size(`"${key}":${JSON.stringify(v)},`));
+        continue;
+      }
+      const inner = Object.entries(v);
+      add('verdict', size('"verdict":{},') - (inner.length > 0 ? 1 : 0));
+      for (const [k, x] of inner) add(`verdict.${k}`, size(`"${k}":${JSON.stringify(x)},`));
+    }
+  }
+  const total = size(ndjson);
+  console.log(`  NDJSON bytes per field (${messages} message lines; ${total} bytes in all):`);
+  for (const [name, bytes] of [...fields].sort((a, b) => b[1] - a[1])) {
+    console.log(`    ${name.padEnd(24)} ${String(bytes).padStart(10)}  ${((100 * bytes) / total).toFixed(1).padStart(5)} %`);
+  }
 }
 
 /** Where the `.db`'s bytes go: pages per table and index (dbstat, when SQLite has it), bytes per message column. */

@@ -3,7 +3,8 @@ import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
 import { messageValue } from '../store/message-value.js';
-import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
+import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
+import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
 
@@ -33,6 +34,7 @@ function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): Iterabl
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = reader.exchanges();
+  const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
   let chunk = JSON.stringify(recording) + '\n';
   for (const exchange of exchanges) {
     chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
@@ -42,7 +44,7 @@ function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): Iterabl
     }
   }
   for (const message of reader.messagesInOrder()) {
-    chunk += messageLineText(message) + '\n';
+    chunk += messageLineText(message, protocols.get(message.exchangeId) ?? null) + '\n';
     onMessage?.();
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
@@ -84,43 +86,89 @@ export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
 }
 
 /**
- * A message's line (store/ndjson-format.ts), null fields left out. When its bytes are some text, its
- * JSON as JSON.stringify writes it, and white space (an SSE event, a frame, a body), the JSON is
- * written once, as the last key `rawJson`; otherwise the bytes are `raw` (or `rawBase64`) with
- * `jsonAt` when they hold a JSON text of the same value, or the value as `json`. The line depends on
- * the bytes and the value only, not on how the file stores them.
+ * A message's line (store/ndjson-format.ts), null fields left out, written as text field by field
+ * (no object is built for the head: this runs once per message of an export). When its bytes are some
+ * text, its JSON as JSON.stringify writes it, and white space (an SSE event, a frame, a body), the
+ * JSON is written once, as the last key `rawJson`; otherwise the bytes are `raw` (or `rawBase64`)
+ * with `jsonAt` when they hold a JSON text of the same value, or the value as `json`. The verdict is
+ * left out when it is plain valid with the ref derived for it (`protocol`: its exchange's), and its
+ * ref when it is that one. The line depends on the bytes and the value only, not on how the file
+ * stores them.
  */
-export function messageLineText(m: MessageRow): string {
-  const head: NdjsonMessageLine = {
-    type: 'message',
-    exchange: m.exchangeId,
-    seq: m.seq,
-    sender: m.sender,
-    carrier: m.carrier,
-    ...(m.channel === null ? {} : { channel: m.channel }),
-    tOffsetMs: m.tOffsetMs,
-    ...(m.rawTruncatedFrom === null ? {} : { rawTruncatedFrom: m.rawTruncatedFrom }),
-    verdict: verdictOf(m),
-  };
+export function messageLineText(m: MessageRow, protocol: string | null = null): string {
+  let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
+  if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
+  line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
+  if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
+  line += verdictText(m, protocol);
   // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
   const text = m.json === undefined ? undefined : stringifyJson(m.json);
   if (text !== undefined) {
-    const at = jsonStartIn(m.raw, text);
-    const before = at === null ? undefined : at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
-    if (before !== undefined) {
-      const after = m.raw.toString('latin1', at! + Buffer.byteLength(text));
-      const around = { ...(before === '' ? {} : { rawBefore: before }), ...(after === '' ? {} : { rawAfter: after }) };
-      return `${JSON.stringify({ ...head, ...around }).slice(0, -1)},"rawJson":${text}}`;
+    const at = spliceAt(m.raw, text);
+    if (at !== null) {
+      const around = rawAround(NDJSON_VERSION, m.carrier);
+      if (!startsWithText(m.raw, at, around.before)) {
+        const before = at === 0 ? '' : utf8Text(m.raw.subarray(0, at));
+        if (before === undefined) return otherFormLine(line, m, text);
+        line += `,"rawBefore":${JSON.stringify(before)}`;
+      }
+      const end = jsonEnd(m.raw);
+      if (!endsWithText(m.raw, end, around.after)) line += `,"rawAfter":${JSON.stringify(m.raw.toString('latin1', end))}`;
+      return `${line},"rawJson":${text}}`;
     }
   }
-  const line: NdjsonMessageLine = { ...head, ...encodeRaw(m.raw) };
-  const at = text === undefined ? null : jsonTextStart(m.raw, text);
-  if (at !== null) line.jsonAt = at;
-  // Parsed here only to be written (as the import stores it, so that export → import → export stays byte-identical).
-  else if (m.json !== undefined || m.deepJson !== undefined) line.json = messageValue(m);
-  // stringifyJson: a message may nest deeper than JSON.stringify can go.
-  return stringifyJson(line)!;
+  return otherFormLine(line, m, text);
 }
+
+/** The line's bytes as `raw` (or `rawBase64`), with `jsonAt` or `json` (`text`: the value as stringifyJson writes it). */
+function otherFormLine(line: string, m: MessageRow, text: string | undefined): string {
+  const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
+  const at = text === undefined ? null : jsonTextStart(m.raw, text);
+  if (at !== null) rest.jsonAt = at;
+  // Parsed here only to be written (as the import stores it, so that export → import → export stays byte-identical).
+  else if (m.json !== undefined || m.deepJson !== undefined) rest.json = messageValue(m);
+  // stringifyJson: a message may nest deeper than JSON.stringify can go.
+  return `${line},${stringifyJson(rest)!.slice(1)}`;
+}
+
+/** Where spliceAt writes a message's JSON text to compare it with its bytes, without allocating per message. */
+const scratch = Buffer.allocUnsafe(1 << 16);
+
+/**
+ * Where raw holds `text` byte for byte up to its trailing white space (jsonStartIn's answer, found by
+ * comparing bytes instead of decoding raw into a string again); null when it does not, or when the
+ * text holds U+FFFD (the decoder's stand-in for bytes that are not UTF-8).
+ */
+function spliceAt(raw: Buffer, text: string): number | null {
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8.
+  const buffer = text.length * 3 <= scratch.length ? scratch : Buffer.allocUnsafe(text.length * 3);
+  const length = buffer.write(text, 0, 'utf8');
+  const end = jsonEnd(raw);
+  const start = end - length;
+  if (start < 0 || raw.compare(buffer, 0, length, start, end) !== 0 || text.includes('\uFFFD')) return null;
+  return start;
+}
+
+/** Does raw hold the (ASCII) `text` just before `at`, and nothing before it? */
+function startsWithText(raw: Buffer, at: number, text: string): boolean {
+  if (at !== text.length) return false;
+  for (let i = 0; i < at; i++) if (raw[i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Does raw end with the (ASCII) `text` from `end` on? */
+function endsWithText(raw: Buffer, end: number, text: string): boolean {
+  if (raw.length - end !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (raw[end + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** A sender, carrier or status as JSON: one of a few words, quoted as they are. */
+function quoted(word: string): string {
+  return QUOTED.get(word) ?? JSON.stringify(word);
+}
+
+const QUOTED = new Map(['client', 'server', 'body', 'event', 'frame', 'line', 'valid', 'invalid', 'unchecked'].map((word) => [word, `"${word}"`]));
 
 /**
  * Where the bytes hold a JSON text of the value written `text` by stringifyJson, written otherwise
@@ -138,12 +186,20 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
   return null;
 }
 
-function verdictOf(m: MessageRow): NdjsonMessageLine['verdict'] {
+/**
+ * `,"verdict":{…}`, or nothing for a plain valid verdict (no reason, no findings) whose ref is the one
+ * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
+ * verdict has none, though one is derived).
+ */
+function verdictText(m: MessageRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
-  return {
-    status,
-    ...(schemaRef === undefined ? {} : { schemaRef }),
-    ...(reason === undefined ? {} : { reason }),
-    ...(findings.length === 0 ? {} : { findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })) }),
-  };
+  // The value the import derives from: a deep one's too (rare; parsed once more here).
+  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
+  const derived = value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
+  const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
+  if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
+  let text = `,"verdict":{"status":${quoted(status)}${ref}`;
+  if (reason !== undefined) text += `,"reason":${JSON.stringify(reason)}`;
+  if (findings.length > 0) text += `,"findings":${JSON.stringify(findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })))}`;
+  return `${text}}`;
 }

@@ -98,7 +98,7 @@ const MESSAGE: Record<string, Rule> = {
   raw: { ...text, optional: true },
   rawBase64: { test: (v) => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v), expected: 'a base64 string', optional: true },
   rawTruncatedFrom: nullableInteger,
-  verdict: { test: isJsonObject, expected: 'an object' },
+  verdict: { test: isJsonObject, expected: 'an object', optional: true },
   jsonAt: { test: (v) => Number.isSafeInteger(v) && (v as number) >= 0, expected: 'a byte offset (a whole number, 0 or more)', optional: true },
   rawBefore: { ...text, optional: true },
   rawAfter: { test: (v) => typeof v === 'string' && /^[ \t\r\n]*$/.test(v), expected: 'white space (spaces, tabs, CR, LF)', optional: true },
@@ -106,7 +106,8 @@ const MESSAGE: Record<string, Rule> = {
 
 const VERDICT: Record<string, Rule> = {
   status: { test: oneOf(['valid', 'invalid', 'unchecked']), expected: 'valid, invalid or unchecked' },
-  schemaRef: nullableText,
+  // Absent: none before version 3, the derived one from it on; so not read as null here.
+  schemaRef: { ...nullableText, optional: true },
   reason: nullableText,
   findings: { test: Array.isArray, expected: 'an array', optional: true },
 };
@@ -131,8 +132,13 @@ export function checkExchangeLine(line: Record<string, unknown>): void {
   check(line, EXCHANGE, '');
 }
 
-export function checkMessageLine(line: Record<string, unknown>): void {
+/** `version`: the file's (a version 3 line may leave its verdict out). */
+export function checkMessageLine(line: Record<string, unknown>, version: number): void {
   check(line, MESSAGE, '');
+  if (line.verdict === undefined) {
+    if (version < 3) throw new LineProblem('"verdict" is missing');
+    line.verdict = { status: 'valid' };
+  }
   const forms = [line.raw ?? line.rawBase64, line.rawJson].filter((form) => form !== undefined).length;
   if (forms === 0) throw new LineProblem('a message needs "raw", "rawBase64" or "rawJson"');
   if (forms > 1) throw new LineProblem('a message has either "raw" (or "rawBase64") or "rawJson", not both');
@@ -147,13 +153,14 @@ export function checkMessageLine(line: Record<string, unknown>): void {
   });
 }
 
-/** Checks each field; an absent nullable field is set to null, so the importer sees every key. */
+/** Checks each field; an absent nullable field is set to null (unless it may be absent), so the importer sees every key. */
 function check(line: Record<string, unknown>, rules: Record<string, Rule>, prefix: string): void {
   for (const [name, rule] of Object.entries(rules)) {
     const value = line[name];
     if (value === undefined) {
+      if (rule.optional) continue;
       if (rule.nullable) line[name] = null;
-      else if (!rule.optional) throw new LineProblem(`"${prefix}${name}" is missing`);
+      else throw new LineProblem(`"${prefix}${name}" is missing`);
       continue;
     }
     if (value === null && rule.nullable) continue;

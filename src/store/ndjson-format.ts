@@ -7,9 +7,27 @@ export const NDJSON_FORMAT = 'agent-proxy/ndjson';
 /**
  * The version of the NDJSON text form (independent of the SQLite format version). 2: a message line
  * leaves out what is null or empty, and a message whose bytes hold its JSON as it is written carries
- * that JSON once, as `rawJson` between `rawBefore` and `rawAfter`. Version 1 lines are read too.
+ * that JSON once, as `rawJson` between `rawBefore` and `rawAfter`. 3: a verdict's `schemaRef` is left
+ * out when it is the one derived for the message (ndjson-derived-ref.ts), the verdict when it is then
+ * plain valid, and an `event`'s `rawBefore` and `rawAfter` when they are `data: ` and a blank line
+ * (RAW_AROUND). Version 1 and 2 lines are read too.
  */
-export const NDJSON_VERSION = 2;
+export const NDJSON_VERSION = 3;
+
+/** What a version 3 line's `rawBefore` and `rawAfter` are when it leaves them out, by carrier: an SSE event's `data: ` and its blank line. */
+export const RAW_AROUND: Readonly<Record<string, { before: string; after: string }>> = {
+  event: { before: 'data: ', after: '\n\n' },
+  body: { before: '', after: '' },
+  frame: { before: '', after: '' },
+  line: { before: '', after: '' },
+};
+
+/** RAW_AROUND of a line of this version (before 3, none are left out). */
+export function rawAround(version: number, carrier: string): { before: string; after: string } {
+  return version >= 3 && Object.hasOwn(RAW_AROUND, carrier) ? RAW_AROUND[carrier] : NO_RAW_AROUND;
+}
+
+const NO_RAW_AROUND = { before: '', after: '' };
 
 /** Line 1: the recording itself. Keys are always written in this order. */
 export interface NdjsonRecordingLine {
@@ -31,11 +49,12 @@ export interface NdjsonRecordingLine {
 export type NdjsonExchangeLine = { type: 'exchange' } & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
 
 /**
- * One line per message; a field that is null (or an empty list of findings) is left out. The bytes
- * are in one of three forms:
- * - `rawJson` (the last key): a message whose bytes are `rawBefore` (default ''), then its JSON
- *   written as JSON.stringify writes it, then `rawAfter` (white space, default ''): an SSE event
- *   `data: {…}\n\n`, a frame, a line or a body. The JSON is written once, as JSON, not as a string;
+ * One line per message; a field that is null (or an empty list of findings) is left out, and so is
+ * the verdict when it is plain valid with the derived ref (version 3). The bytes are in one of three forms:
+ * - `rawJson` (the last key): a message whose bytes are `rawBefore`, then its JSON written as
+ *   JSON.stringify writes it, then `rawAfter` (white space): an SSE event `data: {…}\n\n`, a frame, a
+ *   line or a body. The JSON is written once, as JSON, not as a string. Left out, `rawBefore` and
+ *   `rawAfter` are RAW_AROUND's for the carrier (version 3), or '' (versions 1 and 2);
  * - `raw` (the bytes as UTF-8 text, when they are valid UTF-8) or `rawBase64` (otherwise), with
  *   `jsonAt` when the message's JSON text is raw's from that byte to its trailing white space, or
  *   `json` (its value) when raw does not hold it as it is, or neither when the message is not JSON.
@@ -50,7 +69,8 @@ export interface NdjsonMessageLine {
   channel?: string | null;
   tOffsetMs: number;
   rawTruncatedFrom?: number | null;
-  verdict: { status: VerdictStatus; schemaRef?: string | null; reason?: string | null; findings?: Finding[] };
+  /** Absent (version 3): valid, with the derived ref. Its `schemaRef` absent (version 3): the derived one; null: none. */
+  verdict?: { status: VerdictStatus; schemaRef?: string | null; reason?: string | null; findings?: Finding[] };
   raw?: string;
   rawBase64?: string;
   jsonAt?: number;

@@ -12,7 +12,8 @@ import { stringifyJson } from '../core/json-text.js';
 import { tryParseJson } from '../core/json.js';
 import { StoreError } from './store-errors.js';
 import { LineProblem, checkExchangeLine, checkMessageLine, checkRecordingLine } from './ndjson-check.js';
-import { NDJSON_FORMAT, decodeRaw, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
+import { derivedSchemaRef } from './ndjson-derived-ref.js';
+import { NDJSON_FORMAT, decodeRaw, rawAround, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from './ndjson-format.js';
 import { SQLITE_MAGIC } from './file-head.js';
 
 export interface ImportOptions {
@@ -73,6 +74,8 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
   let header: NdjsonRecordingLine | undefined;
   /** Exported exchange id → the id the writer gave it. */
   const ids = new Map<number, number>();
+  /** Exported exchange id → its protocol, which a version 3 line's derived ref depends on. */
+  const protocols = new Map<number, string | null>();
   let lineNo = 0;
   let start = 0;
   try {
@@ -123,16 +126,19 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         if (ids.has(e.id)) throw malformed(file, lineNo, `exchange ${e.id} is declared a second time`);
         const { type: _, ...exchange } = e;
         ids.set(e.id, writer!.restoreExchange(exchange));
+        protocols.set(e.id, e.protocol ?? null);
         continue;
       }
       if (value.type === 'message') {
-        checked(file, lineNo, () => checkMessageLine(value));
-        const m = value as unknown as NdjsonMessageLine;
+        const version = header.version;
+        checked(file, lineNo, () => checkMessageLine(value, version));
+        const m = value as unknown as NdjsonMessageLine & { verdict: NonNullable<NdjsonMessageLine['verdict']> };
         const exchangeId = ids.get(m.exchange);
         if (exchangeId === undefined) throw malformed(file, lineNo, `message of exchange ${m.exchange}, which no earlier line declares`);
-        const bytes = messageBytes(m, file, lineNo);
+        const bytes = messageBytes(m, version, file, lineNo);
         const verdict: Verdict = { status: m.verdict.status, findings: m.verdict.findings ?? [] };
-        if (m.verdict.schemaRef !== null && m.verdict.schemaRef !== undefined) verdict.schemaRef = m.verdict.schemaRef;
+        const schemaRef = m.verdict.schemaRef !== undefined || version < 3 ? m.verdict.schemaRef : derivedSchemaRef(protocols.get(m.exchange) ?? null, m.sender, m.carrier, bytes.json);
+        if (schemaRef !== null && schemaRef !== undefined) verdict.schemaRef = schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
         writer!.addMessage({
           exchangeId,
@@ -175,14 +181,15 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
 }
 
 /**
- * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter`,
+ * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter` (by default RAW_AROUND's from version 3),
  * or `raw`/`rawBase64` with the JSON text at `jsonAt`, or the value `json`.
  */
-function messageBytes(m: NdjsonMessageLine, file: string, line: number): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> {
+function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> {
   if (m.rawJson !== undefined) {
     // The text the export spliced in: the value as stringifyJson writes it.
     const jsonText = stringifyJson(m.rawJson)!;
-    return { raw: Buffer.from(`${m.rawBefore ?? ''}${jsonText}${m.rawAfter ?? ''}`, 'utf8'), json: m.rawJson, jsonText };
+    const around = rawAround(version, m.carrier);
+    return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText };
   }
   const raw = decodeRaw(m)!;
   if (m.jsonAt === undefined) return { raw, json: m.json };

@@ -1,0 +1,80 @@
+import { isJsonObject } from '../core/json.js';
+
+/**
+ * The schema ref an NDJSON version 3 line leaves out: the one its protocol's checker judges the most
+ * frequent messages by, chosen by the exchange's protocol and the message's own type field alone (a
+ * token stream's events, a WebSocket session's frames). A line leaves its verdict's `schemaRef` out
+ * only when it equals this ref, and the import puts this ref back: a message judged by another ref
+ * (older rules, an unusual choice) keeps its ref written, so nothing is lost.
+ *
+ * This is part of the file format, not of the checkers: what a version 3 file means must not change
+ * when a checker does. A checker that comes to choose another ref only makes its lines longer (their
+ * refs are written again); test/store/ndjson-derived-ref.test.ts checks that these refs are the
+ * checkers' on every protocol's stand-in traffic. Changing this function needs a new NDJSON version.
+ */
+export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'server', carrier: string, value: unknown): string | undefined {
+  if (!isJsonObject(value)) return undefined;
+  switch (protocol) {
+    case 'agui':
+      if (sender === 'client') return carrier === 'body' ? `${AGUI}#RunAgentInput` : undefined;
+      return typeof value.type === 'string' ? aguiEventRef(value.type) : undefined;
+    case 'pi-daemon-rpc':
+      return typeof value.kind === 'string' ? PI_FRAME_REFS.get(value.kind) : undefined;
+    case 'openai':
+      return sender === 'server' && carrier === 'event' && value.object === 'chat.completion.chunk' && !('error' in value) ? OPENAI_CHUNK_REF : undefined;
+    case 'anthropic':
+      return sender === 'server' && carrier === 'event' && typeof value.type === 'string' ? ANTHROPIC_EVENT_REFS.get(value.type) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const AGUI = 'https://ag-ui.com/spec/draft/schema.json';
+const PI_SESSION_API = 'https://a.skh.am/pi-daemon/session-api.schema.json';
+const OPENAI = 'https://agent-proxy.dev/schemas/openai-api-2.3.0.schema.json';
+const ANTHROPIC = 'https://agent-proxy.dev/schemas/anthropic-messages.schema.json';
+
+/** An AG-UI event's ref by its type, `TEXT_MESSAGE_CONTENT` → `…#TextMessageContentEvent`; made once per type (a stream repeats a few). */
+function aguiEventRef(type: string): string | undefined {
+  let ref = aguiEventRefs.get(type);
+  if (ref !== undefined || !/^[A-Z]+(_[A-Z]+)*$/.test(type)) return ref;
+  let name = '';
+  for (const word of type.split('_')) name += word[0] + word.slice(1).toLowerCase();
+  ref = `${AGUI}#${name}Event`;
+  // Kept for the types a stream repeats, not for every made-up type a peer sends.
+  if (aguiEventRefs.size < 100) aguiEventRefs.set(type, ref);
+  return ref;
+}
+
+const aguiEventRefs = new Map<string, string>();
+
+const OPENAI_CHUNK_REF = `${OPENAI}#/$defs/CreateChatCompletionStreamResponse`;
+
+/** A Pi daemon RPC frame's `$def`, by its `kind`. */
+const PI_FRAME_DEFS: Readonly<Record<string, string>> = {
+  command: 'rpcCommandFrame',
+  extension_ui_response: 'rpcExtensionUiResponseFrame',
+  tree_navigate: 'rpcTreeNavigateFrame',
+  control: 'rpcControlFrame',
+  attach_ready: 'rpcAttachReadyFrame',
+  response: 'rpcResponseFrame',
+  event: 'rpcEventFrame',
+  replay_gap: 'rpcReplayGapFrame',
+  tree_navigate_result: 'rpcTreeNavigateResultFrame',
+};
+
+const PI_FRAME_REFS = new Map(Object.entries(PI_FRAME_DEFS).map(([kind, def]) => [kind, `${PI_SESSION_API}#/$defs/${def}`]));
+
+/** An Anthropic Messages stream event's `$def`, by its `type`. */
+const ANTHROPIC_EVENT_DEFS: Readonly<Record<string, string>> = {
+  message_start: 'MessageStartEvent',
+  content_block_start: 'ContentBlockStartEvent',
+  content_block_delta: 'ContentBlockDeltaEvent',
+  content_block_stop: 'ContentBlockStopEvent',
+  message_delta: 'MessageDeltaEvent',
+  message_stop: 'MessageStopEvent',
+  ping: 'PingEvent',
+  error: 'ErrorResponse',
+};
+
+const ANTHROPIC_EVENT_REFS = new Map(Object.entries(ANTHROPIC_EVENT_DEFS).map(([type, def]) => [type, `${ANTHROPIC}#/$defs/${def}`]));
