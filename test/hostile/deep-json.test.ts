@@ -184,7 +184,9 @@ function expectTooDeep(m: MessageRow, json: string, raw = json): void {
   expect(m.verdict.findings.map((f) => `${f.severity} ${f.rule}`)).toContain('warning json-too-deep');
 }
 
-describe('hostile peers: deeply nested JSON', () => {
+// Each test drives 100,000-level messages through a whole command (the first records them for the
+// rest): minutes of CPU on a loaded 2-core machine, so a deadline of 5 minutes each, not 2.
+describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
   it('record: deep SSE events, bodies and WebSocket frames are forwarded unchanged and stored whole, unchecked, with a json-too-deep warning', async () => {
     const { file } = await deepRecording();
     const reader = RecordingReader.open(file);
@@ -301,7 +303,7 @@ describe('hostile peers: deeply nested JSON', () => {
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(1);
     expect(diff.stdout).toMatch(/1 changed/);
-  }, 300_000);
+  });
 
   it('validate judges such a recording, and files of deep messages, one unchecked line per deep message', async () => {
     const { file, dir } = await deepRecording();
