@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { ValidationReport } from '../validate/validate-input.js';
+import type { LoadedInput } from '../validate/message-source.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
@@ -8,7 +9,7 @@ import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';
-import { createProgress } from './progress-line.js';
+import { createProgress, type Progress } from './progress-line.js';
 import { findingPlace } from '../protocols/finding-place.js';
 
 export function validateCommand(result: CommandResult): Command {
@@ -21,15 +22,22 @@ export function validateCommand(result: CommandResult): Command {
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       const protocol = parseProtocolOption(options.protocol);
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { readInput }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { readInputReporting }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/read-input.js'),
         import('../validate/validate-input.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      const input = readInput(file);
-      // A long validation says how far it is, on stderr when that is a terminal; never with --json.
+      // A long validation says how far it is, on stderr when that is a terminal; never with --json:
+      // reading a recording (about half the time), then judging.
+      let reading: Progress | undefined;
+      let input: LoadedInput;
+      try {
+        input = readInputReporting(file, options.json ? undefined : { total: (n) => (reading = createProgress(process.stderr, 'reading messages:', n)), read: () => reading?.tick() });
+      } finally {
+        reading?.done();
+      }
       const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
       const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
       let report: ValidationReport;

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { SseFramer } from '../framing/sse-framer.js';
-import { toSourceMessage, type LoadedInput, type SourceMessage, type SourceStream } from './message-source.js';
+import { toSourceMessage, type LoadedInput, type ReadProgress, type SourceMessage, type SourceStream } from './message-source.js';
 import { captureProblem, streamsFromCapture, isCaptureDocument } from './capture-input.js';
 import { isRecordingBytes, RECORDING_HEAD_BYTES, recordingInput } from './recording-input.js';
 
@@ -12,8 +12,13 @@ const SSE_FIRST_LINE = /^(data|event|id|retry)?:/;
  * a raw SSE body, or a capture document (`{records:[...]}`). A malformed input names the file and line.
  */
 export function readInput(file: string): LoadedInput {
+  return readInputReporting(file);
+}
+
+/** readInput, telling `progress` how far the reading of a recording is (the CLI's progress line); a file is read at once. */
+export function readInputReporting(file: string, progress?: ReadProgress): LoadedInput {
   // A recording is told by its first bytes and read by the store: not read whole here first.
-  if (isRecordingBytes(readable(file, () => headOf(file)))) return recordingInput(file);
+  if (isRecordingBytes(readable(file, () => headOf(file)))) return recordingInput(file, progress);
   const bytes = readable(file, () => readFileSync(file));
   if (bytes.subarray(0, 4096).includes(0)) {
     throw new InputError('E_INPUT_MALFORMED', `${file}: binary data, not messages (a JSON array, NDJSON, an SSE body, a capture or a recording)`, { file });
