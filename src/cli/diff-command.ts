@@ -79,6 +79,10 @@ export function outputFormat(options: DiffOutputFlags, command: Command): DiffOu
 /** What a diff tells its progress line: only a side of more than `longRead` messages is worth a line. */
 export function diffProgress(line: ProgressLine, longRead = LONG_READ_MESSAGES): (step: DiffStep) => void {
   return (step) => {
+    if (step.phase === 'comparing') {
+      if (step.messages > longRead) line.update(`diff: comparing the exchanges that differ… ${groupedCount(step.exchanges)} of ${groupedCount(step.of)}`);
+      return;
+    }
     if (step.of <= longRead) return;
     const doing = step.phase === 'judging' ? 'judging again' : 'reading';
     line.update(`diff: ${doing} ${step.file}… ${groupedCount(step.messages)} of ${groupedCount(step.of)} messages`);

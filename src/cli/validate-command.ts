@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { ValidationReport } from '../validate/validate-input.js';
+import type { LoadedInput } from '../validate/message-source.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
@@ -8,7 +9,7 @@ import { styleFor, type Style } from '../core/style.js';
 import type { CommandResult } from './command-result.js';
 import { collect } from './option-parsers.js';
 import { count } from '../core/plural.js';
-import { createProgress } from './progress-line.js';
+import { createProgress, type Progress } from './progress-line.js';
 import { findingPlace } from '../protocols/finding-place.js';
 
 export function validateCommand(result: CommandResult): Command {
@@ -28,9 +29,17 @@ export function validateCommand(result: CommandResult): Command {
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      // A recording is read by the store, loaded only for one (as readInput does, without the store for a plain file).
-      const input = isRecordingFile(file) ? (await import('../validate/recording-input.js')).recordingInput(file) : readMessageFile(file);
-      // A long validation says how far it is, on stderr when that is a terminal; never with --json.
+      // A long validation says how far it is, on stderr when that is a terminal; never with --json:
+      // reading a recording (about half the time; the store loads only for one), then judging.
+      let reading: Progress | undefined;
+      let input: LoadedInput;
+      try {
+        input = isRecordingFile(file)
+          ? (await import('../validate/recording-input.js')).recordingInput(file, options.json ? undefined : { total: (n) => (reading = createProgress(process.stderr, 'reading messages:', n)), read: () => reading?.tick() })
+          : readMessageFile(file);
+      } finally {
+        reading?.done();
+      }
       const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
       const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
       let report: ValidationReport;

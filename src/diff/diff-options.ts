@@ -18,14 +18,14 @@ export interface DiffOptions {
   schemas?: string[];
 }
 
-/** How far a diff is, for a progress line: what it does to which side, and how many of its messages it has done. */
-export interface DiffStep {
-  phase: 'judging' | 'reading';
-  side: 'a' | 'b';
-  file: string;
-  messages: number;
-  of: number;
-}
+/**
+ * How far a diff is, for a progress line: what it does to which side, and how many of its messages
+ * it has done; then, the sides read, how many of the exchanges that differ it has compared
+ * (`messages`: of both sides, what tells a long diff).
+ */
+export type DiffStep =
+  | { phase: 'judging' | 'reading'; side: 'a' | 'b'; file: string; messages: number; of: number }
+  | { phase: 'comparing'; messages: number; exchanges: number; of: number };
 
 /** A diff config file: `{"ignore": ["/a/b", "name"], "semantic": true}`. */
 export interface DiffConfig {

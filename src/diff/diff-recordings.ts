@@ -39,13 +39,13 @@ export function diffRecordingFilesReporting(a: string, b: string, options: DiffO
     for (const file of [a, b]) readers.push(openRecording(file));
     const files = [a, b];
     const totals = progress ? readers.map((r) => r.totals().messages) : [0, 0];
-    const step = (phase: DiffStep['phase'], i: number) => (messages: number) => progress?.({ phase, side: i === 0 ? 'a' : 'b', file: files[i], messages, of: totals[i] });
+    const step = (phase: 'judging' | 'reading', i: number) => (messages: number) => progress?.({ phase, side: i === 0 ? 'a' : 'b', file: files[i], messages, of: totals[i] });
     const verdicts = verdictsNow(readers, options.schemas, (i) => step('judging', i));
     const scans = scanSides({ file: a, dbFile: readers[0].file, verdicts: verdicts?.[0] }, { file: b, dbFile: readers[1].file, verdicts: verdicts?.[1] }, sideOptions, (side, n) =>
       step('reading', side === 'a' ? 0 : 1)(n),
     );
     const loaders = [0, 1].map((i) => new SideLoader(scans[i], readers[i], sideOptions, verdicts?.[i]));
-    return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded');
+    return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded', progress);
   } finally {
     for (const reader of readers) reader.close();
   }
@@ -97,7 +97,7 @@ function* withVerdicts(rows: Iterable<MessageRow>, verdicts: VerdictsNow): Itera
 }
 
 /** Aligns the exchanges of two scanned sides by LCS, then diffs the messages of each pair that differs. */
-function diffScans(a: SideLoader, b: SideLoader, options: SideOptions, verdicts: DiffReport['options']['verdicts']): DiffReport {
+function diffScans(a: SideLoader, b: SideLoader, options: SideOptions, verdicts: DiffReport['options']['verdicts'], progress?: (step: DiffStep) => void): DiffReport {
   const ka = a.scan.keys;
   const kb = b.scan.keys;
   const report: DiffReport = {
@@ -116,11 +116,16 @@ function diffScans(a: SideLoader, b: SideLoader, options: SideOptions, verdicts:
     ka.map((e) => e.loose),
     kb.map((e) => e.loose),
   );
+  // Each exchange that differs is read again and its messages aligned: a long one takes a while.
+  const messages = a.scan.messageCount + b.scan.messageCount;
+  const differing = ops.filter((op) => op.kind !== 'equal').length;
+  let compared = 0;
   for (const op of ops) {
     if (op.kind === 'equal') {
       report.summary.exchanges.equal++;
       continue;
     }
+    progress?.({ phase: 'comparing', messages, exchanges: compared++, of: differing });
     let diff: ExchangeDiff;
     if (op.kind === 'removed') diff = oneSided('removed', a.load(op.a));
     else if (op.kind === 'added') diff = oneSided('added', b.load(op.b));

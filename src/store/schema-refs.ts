@@ -39,3 +39,30 @@ export class SchemaRefIds {
     return id;
   }
 }
+
+/**
+ * A reader's refs by id, read once from `schema_refs` and again only when a row names one it has not
+ * seen (a recorder still appending adds refs): a message's ref resolved here rather than by a
+ * subquery per row, which cost a lookup and a new string for every message read.
+ */
+export class SchemaRefNames {
+  /** null: an id the table does not hold (a damaged file), not looked for again: a ref is written before the rows naming it. */
+  private readonly refs = new Map<number, string | null>();
+  private readonly all: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.all = db.prepare('SELECT id, ref FROM schema_refs').raw(true);
+  }
+
+  /** The message's ref: `schemaRef` as stored, else the one `schemaRefId` names (null: none, as the subquery gave). */
+  of(schemaRef: string | null, schemaRefId: number | null): string | null {
+    if (schemaRef !== null || schemaRefId === null) return schemaRef;
+    let ref = this.refs.get(schemaRefId);
+    if (ref === undefined) {
+      for (const [id, text] of this.all.all() as Array<[number, string]>) this.refs.set(id, text);
+      ref = this.refs.get(schemaRefId);
+      if (ref === undefined) this.refs.set(schemaRefId, (ref = null));
+    }
+    return ref;
+  }
+}

@@ -52,6 +52,14 @@ export interface SourceStream {
   messages: SourceMessage[];
 }
 
+/** What reading a recording tells the CLI's progress line: how many messages it holds, then each one read. */
+export interface ReadProgress {
+  /** The recording holds this many messages; told once, before the first is read. */
+  total(messages: number): void;
+  /** One more message read. */
+  read(): void;
+}
+
 export type InputFormat = 'json-array' | 'ndjson' | 'sse' | 'capture';
 
 /** A finding of a whole recorded exchange (core/exchange-findings.ts): no message carries it. */

@@ -1,4 +1,4 @@
-import type { LoadedInput } from './message-source.js';
+import type { LoadedInput, ReadProgress } from './message-source.js';
 import { isRecordingFile, readMessageFile } from './message-file.js';
 import { recordingInput } from './recording-input.js';
 
@@ -8,5 +8,10 @@ import { recordingInput } from './recording-input.js';
  * which is told by its first bytes and read by the store. A malformed input names the file and line.
  */
 export function readInput(file: string): LoadedInput {
-  return isRecordingFile(file) ? recordingInput(file) : readMessageFile(file);
+  return readInputReporting(file);
+}
+
+/** readInput, telling `progress` how far the reading of a recording is (the CLI's progress line); a file is read at once. */
+export function readInputReporting(file: string, progress?: ReadProgress): LoadedInput {
+  return isRecordingFile(file) ? recordingInput(file, progress) : readMessageFile(file);
 }

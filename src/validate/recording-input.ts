@@ -7,7 +7,7 @@ import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import { storedHeader } from '../store/stored-header.js';
 import { httpContextOf } from '../store/exchange-http.js';
-import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import type { ExchangeFinding, LoadedInput, ReadProgress, SourceMessage, SourceStream } from './message-source.js';
 import { exchangeFindings } from '../core/exchange-findings.js';
 import { openRecording } from '../store/open-recording.js';
 
@@ -17,10 +17,12 @@ import { openRecording } from '../store/open-recording.js';
  * record judged them (message ids), with what record knew besides the value: a close frame is not a
  * protocol message, a message record could not parse keeps its verdict, and a stream's end rules
  * apply only when record applied them (not to a stream its client or the proxy's shutdown cut).
+ * `progress` hears of each message read (the CLI's progress line).
  */
-export function recordingInput(file: string): LoadedInput {
+export function recordingInput(file: string, progress?: ReadProgress): LoadedInput {
   const reader = openRecording(file);
   try {
+    progress?.total(reader.totals().messages);
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
     for (const exchange of reader.exchanges()) {
@@ -34,7 +36,10 @@ export function recordingInput(file: string): LoadedInput {
       };
       if (exchange.status !== null) stream.status = exchange.status;
       // A page at a time: a row's raw bytes are let go as soon as its value is taken.
-      for (const m of reader.messagesOf(exchange.id)) stream.messages.push(sourceMessageOf(exchange, m));
+      for (const m of reader.messagesOf(exchange.id)) {
+        stream.messages.push(sourceMessageOf(exchange, m));
+        progress?.read();
+      }
       // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
       if (stream.messages.length > 0 || exchange.protocol !== null) streams.push(stream);
     }

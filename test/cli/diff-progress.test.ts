@@ -37,7 +37,8 @@ describe('diff on a terminal', () => {
 
   it('says which side it judges and reads, and how far, for a long read', () => {
     const a = writeNdjsonRecording(exchange('r1'), 'a.ndjson');
-    const b = writeNdjsonRecording(exchange('r2'), 'b.ndjson');
+    // Another run id alone is no difference (ids are labelled); another status is.
+    const b = writeNdjsonRecording([{ ...exchange('r2')[0], status: 500 }], 'b.ndjson');
     const tty = terminal(true);
     let now = 0;
     const line = progressLine(tty, { everyMs: 0, now: () => now++ });
@@ -45,6 +46,8 @@ describe('diff on a terminal', () => {
     line.done();
     expect(tty.written).toContain(`\r\x1b[Kdiff: judging again ${a}… 1 of 1 messages`);
     expect(tty.written).toContain(`\r\x1b[Kdiff: reading ${b}… 1 of 1 messages`);
+    // Then the exchange that differs is read again and compared: the line says so rather than stay on the reading.
+    expect(tty.written.at(-2)).toBe('\r\x1b[Kdiff: comparing the exchanges that differ… 0 of 1');
     expect(tty.written[tty.written.length - 1]).toBe('\r\x1b[K');
   });
 

@@ -179,6 +179,32 @@ describe('RecordingWriter → RecordingReader round trip', () => {
   });
 });
 
+describe('RecordingReader while the recording grows', () => {
+  it('reads the schema ref of a message written after it read the refs it knew', () => {
+    const file = join(tmp.dir, 'growing.sqlite');
+    const writer = RecordingWriter.open(file, meta());
+    const ex = writer.beginExchange({ transport: 'ws', tOffsetMs: 0 });
+    const message = (ref: string) => ({ exchangeId: ex, sender: 'server' as const, carrier: 'frame' as const, tOffsetMs: 1, raw: Buffer.from('{}'), json: {}, verdict: verdictFrom([], ref) });
+    writer.addMessage(message('https://example.test/a.json#/$defs/First'));
+    writer.flush();
+    const reader = RecordingReader.open(file);
+    try {
+      expect(reader.messages(ex).map((m) => m.verdict.schemaRef)).toEqual(['https://example.test/a.json#/$defs/First']);
+      writer.addMessage(message('https://example.test/a.json#/$defs/Second'));
+      writer.addMessage(message('https://example.test/a.json#/$defs/First'));
+      writer.flush();
+      expect([...reader.messagesInOrder()].map((m) => m.verdict.schemaRef)).toEqual([
+        'https://example.test/a.json#/$defs/First',
+        'https://example.test/a.json#/$defs/Second',
+        'https://example.test/a.json#/$defs/First',
+      ]);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+});
+
 describe('RecordingWriter refusals', () => {
   it('refuses an existing non-empty file with E_STORE_EXISTS unless overwrite', () => {
     const file = join(tmp.dir, 'taken.sqlite');

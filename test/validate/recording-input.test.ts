@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { readInputReporting } from '../../src/validate/read-input.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
 import { validateInput } from '../../src/validate/validate-input.js';
 import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
@@ -57,6 +58,13 @@ describe('validate of a recording', () => {
     expect(rulesOf(writeNdjsonRecording([aguiCut('E_CLIENT_ABORTED')]))).toEqual([]);
     expect(rulesOf(writeNdjsonRecording([aguiCut('E_PROXY_SHUTDOWN')]))).toEqual([]);
     expect(rulesOf(writeNdjsonRecording([aguiCut('E_UPSTREAM_RESET')]))).toEqual(['#1.3 stream-truncated']);
+  });
+
+  it("tells validate's progress line how many messages the recording holds before it reads them, then each one read", () => {
+    const heard: string[] = [];
+    const input = readInputReporting(writeNdjsonRecording([acpClosed, acpClosed]), { total: (n) => heard.push(`holds ${n}`), read: () => heard.push('read') });
+    expect(input.streams.flatMap((s) => s.messages)).toHaveLength(8);
+    expect(heard).toEqual(['holds 8', ...new Array<string>(8).fill('read')]);
   });
 
   it('keeps the stored verdict of a message record could not parse, and numbers messages by exchange', () => {
