@@ -26,6 +26,6 @@ export default defineConfig({
     globalSetup: ['test/support/corpus-notice.ts', 'test/support/package-tarball.ts'],
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them
     // too. After each file: validate, show, findings and the inspector agree on every recording it wrote.
-    setupFiles: ['test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts'],
+    setupFiles: ['test/support/cpu-per-file.ts', 'test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts'],
   },
 });
