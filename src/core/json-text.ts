@@ -1,3 +1,5 @@
+import { isCompactJson } from './compact-json-text.js';
+
 /**
  * JSON.stringify for values of any depth, with the same output. The native one is tried first; it
  * throws a RangeError a few thousand levels down (fewer on a worker's stack), and then the value is
@@ -80,8 +82,9 @@ function stringifyIteratively(root: unknown): string | undefined {
 
 /**
  * A JSON text written as JSON.stringify writes its value (no spacing, numbers and escapes in their
- * shortest form), at any depth: what two texts of the same value have in common.
+ * shortest form), at any depth: what two texts of the same value have in common. A text already in
+ * that form is returned as it is, without being parsed and written again.
  */
 export function compactJson(text: string): string {
-  return stringifyJson(JSON.parse(text))!;
+  return isCompactJson(text) ? text : stringifyJson(JSON.parse(text))!;
 }
