@@ -1,4 +1,4 @@
-import { stringifyJson } from '../core/json-text.js';
+import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
 import type { RecordingReader } from '../store/recording-reader.js';
 import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
@@ -125,8 +125,10 @@ function otherFormLine(line: string, m: MessageRow, text: string | undefined): s
   const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
   const at = text === undefined ? null : jsonTextStart(m.raw, text);
   if (at !== null) rest.jsonAt = at;
-  // Parsed here only to be written (as the import stores it, so that export → import → export stays byte-identical).
-  else if (m.json !== undefined || m.deepJson !== undefined) rest.json = messageValue(m);
+  // A deep value, last, as stringifyJson writes it (as the import stores it, so that export → import →
+  // export stays byte-identical): its text when already in that form, instead of parsed and written again.
+  else if (m.deepJson !== undefined) return `${line},${JSON.stringify(rest).slice(1, -1)},"json":${compactJson(m.deepJson)}}`;
+  else if (m.json !== undefined) rest.json = m.json;
   // stringifyJson: a message may nest deeper than JSON.stringify can go.
   return `${line},${stringifyJson(rest)!.slice(1)}`;
 }

@@ -78,6 +78,24 @@ describe('proxy export / import: NDJSON', () => {
     }
   });
 
+  it('a message nested too deep to walk is written as JSON.stringify writes its value, whether its text was compact or spaced', () => {
+    const dir = scratch('agent-proxy-export-').dir;
+    verdictsWrittenByHand(dir);
+    const file = join(dir, 'deep.db');
+    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+    const id = writer.beginExchange({ transport: 'ws', path: '/deep', method: 'GET', tOffsetMs: 0 });
+    const levels = 20_000;
+    const compact = `{"a":${'['.repeat(levels)}1.5${']'.repeat(levels)}}`;
+    const spaced = `{ "a" : ${'[ '.repeat(levels)}1.50${' ]'.repeat(levels)} }`;
+    for (const text of [compact, spaced]) {
+      writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'frame', channel: 'text', tOffsetMs: 1, raw: Buffer.from(text), json: JSON.parse(text), jsonText: text, verdict: { status: 'unchecked', reason: 'deep', findings: [] } });
+    }
+    writer.endExchange(id, { outcome: 'complete', tOffsetMs: 2 });
+    writer.close(new Date('2026-01-01T00:00:01Z'));
+    const lines = exportText(file).trimEnd().split('\n');
+    expect(lines.slice(-2).map((l) => l.endsWith(`"json":${compact}}`))).toEqual([true, true]);
+  });
+
   it('show, validate, diff and replay accept an .ndjson recording', async () => {
     const db = await recordAgui(textScript(['Hello', ' there.']));
     const ndjson = scratch('agent-proxy-export-').file('golden.ndjson');
