@@ -1,5 +1,5 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
-import { stringifyJson } from '../core/json-text.js';
+import { compactJson } from '../core/json-text.js';
 import { exchangeFromRecord } from '../store/exchange-record.js';
 import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
 import { createHash, type Hash } from 'node:crypto';
@@ -145,7 +145,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
         }
         if (!deep && saysNothing(kind, { json, status: verdict.status }, () => rawText(body as Buffer))) continue;
       }
-      const canon = deep ? `raw:${stringifyJson(parsed)!}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
+      const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
       compared++;
     }
