@@ -282,7 +282,8 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     expect(har.stdout).toContain(JSON.stringify(DEEP_OBJECT).slice(1, -1));
   });
 
-  // ~35 s of CPU (six CLI runs over 100,000-level messages): on a loaded 2-core machine it can pass 120 s.
+  // ~10 s of CPU (four CLI runs over 100,000-level messages; 26 s before they compared deep texts
+  // without writing them again): on a loaded 2-core machine it took over 120 s.
   it('diff (plain, --semantic, and the worker scan) compares deep messages by their JSON text', async () => {
     const { file, dir } = await deepRecording();
     const ndjson = join(dir, 'diff.ndjson');
