@@ -1,5 +1,6 @@
 // Start-up: how long until each command does its first useful thing, each figure beside its target.
 // Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>] [--only replay,start-replay,validate,record]
+//       node bench/startup.js --commands [validate,show,...] [--runs N] [--compare <other build>]
 //
 // - `replay` spawn → first response served: the CLI replays a small AG-UI recording (the example
 //   run, imported to a .db) with --timing none; the clock stops when the recorded SSE run has been
@@ -12,6 +13,13 @@
 // - a bare `node -e 0` (spawn → exit), timed in the same rounds as `replay` and `validate`, alternating
 //   with them: each of those two is printed ÷ it beside its 2× target, a ratio a busy machine moves
 //   far less than the milliseconds (both stretch alike).
+// - --commands: the CPU of one small run of each command a test suite starts (validate, show,
+//   findings, export, diff, import, replay, fixture, view, record), ÷ a bare `node -e 0` of the same
+//   rounds: the whole process for a command that ends, spawn → "listening"/"inspector on" for a
+//   server (replay: → its first response served). A command that ends reports its own
+//   process.cpuUsage() at exit (all threads, µs) through a preloaded probe, the bare node too, so
+//   the ratio is not rounded to 10 ms ticks. --commands validate needs no better-sqlite3 (another
+//   Node's); the rest open SQLite.
 //
 // Each figure is the median of --runs rounds (default 7). With --compare <dir> (a checkout or a copy
 // of another build: a folder with bin/agent-proxy.js and dist/), the rounds alternate between the two
@@ -21,7 +29,7 @@
 // for one that exited, the change in this process's cutime + cstime (10 ms ticks). Linux only; "n/a"
 // elsewhere.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +46,9 @@ const COMPARE = arg('--compare', undefined);
  * so `<another node> bench/startup.js --only validate` measures a Node whose addon is not built here. */
 const ONLY = arg('--only', undefined)?.split(',');
 const runs = (name) => !ONLY || ONLY.includes(name);
+/** --commands [a,b,...]: CPU per command ÷ a bare node, instead of the start-up figures. */
+const COMMANDS_AT = process.argv.indexOf('--commands');
+const COMMANDS = COMMANDS_AT < 0 ? undefined : process.argv[COMMANDS_AT + 1] && !process.argv[COMMANDS_AT + 1].startsWith('--') ? process.argv[COMMANDS_AT + 1].split(',') : 'all';
 
 const TARGETS = { replay: 120, startReplay: 20, validate: 150 };
 /** Each spawned command ÷ a bare `node -e 0` timed in the same rounds (issue 34). */
@@ -177,11 +188,85 @@ async function startReplayInProcess(b, recording, calls = 15) {
   return JSON.parse(out);
 }
 
+/**
+ * A preloaded module that writes the process's CPU (user + system, all threads, ms) to the file
+ * AGENT_PROXY_CPU_PROBE names when the main thread exits: a command's own figure, with µs
+ * precision instead of the 10 ms ticks of cutime. Workers inherit the preload and skip it.
+ */
+const CPU_PROBE = `
+if (require('node:worker_threads').isMainThread) {
+  process.on('exit', () => {
+    const { user, system } = process.cpuUsage();
+    require('node:fs').writeFileSync(process.env.AGENT_PROXY_CPU_PROBE, String((user + system) / 1000));
+  });
+}`;
+
+/** `node [-r probe] args` run to its exit: its CPU as the probe reports it. */
+async function probedRun(scratch, args, name) {
+  const out = join(scratch, 'cpu');
+  rmSync(out, { force: true });
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-r', join(scratch, 'cpu-probe.cjs'), ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, AGENT_PROXY_CPU_PROBE: out },
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const ms = performance.now() - started;
+  // diff exits 1 when the sides differ; the small runs here compare a recording with itself.
+  if (code !== 0) throw new Error(`${name} exited with ${code}`);
+  return { ms, cpu: Number(readFileSync(out, 'utf8')) };
+}
+
+/** `node bin args` until a stdout line matches `pattern`: its CPU then, from schedstat. */
+async function serverUntil(b, args, pattern) {
+  const { child, started } = await spawnUntil(b.bin, args, pattern);
+  const ms = performance.now() - started;
+  const cpu = runningCpuMs(child.pid);
+  await stopChild(child);
+  return { ms, cpu };
+}
+
+/** Each command's small run: (build) => { ms, cpu }. */
+function commandRuns(scratch, recording, request) {
+  const probed = (args) => (b) => probedRun(scratch, [b.bin, ...args], `${b.name}: ${args[0]}`);
+  const imported = join(scratch, 'imported.db');
+  return {
+    validate: probed(['validate', SMALL_STREAM]),
+    show: probed(['show', recording]),
+    'show --exchange': probed(['show', recording, '--exchange', '1']),
+    findings: probed(['findings', recording]),
+    export: probed(['export', recording]),
+    diff: probed(['diff', recording, recording]),
+    import: probed(['import', SMALL_RECORDING, '--out', imported, '--overwrite']),
+    replay: (b) => replayFirstResponse(b, recording, request),
+    fixture: (b) => serverUntil(b, ['fixture', recording, '--listen', '0'], /listening on/),
+    view: (b) => serverUntil(b, ['view', recording, '--listen', '0'], /inspector on/),
+    record: recordListening,
+  };
+}
+
+/** --commands: one line per command, its CPU and wall time ÷ the bare node's of the same rounds. */
+async function commandsTable(scratch, recording, request) {
+  const all = commandRuns(scratch, recording, request);
+  const names = COMMANDS === 'all' ? Object.keys(all) : COMMANDS;
+  for (const name of names) if (!all[name]) throw new Error(`--commands: no command ${name} (${Object.keys(all).join(', ')})`);
+  const bare = () => probedRun(scratch, ['-e', '0'], 'node -e 0');
+  for (const name of names) {
+    const results = await alternating(builds, all[name], bare);
+    const bareCpu = median(results[builds.length].map((r) => r.cpu));
+    const cells = builds.map((b, i) => {
+      const cpu = median(results[i].map((r) => r.cpu));
+      return `${b.name}: cpu ${ms(cpu)} = ${(cpu / bareCpu).toFixed(2)}× (wall ${ms(median(results[i].map((r) => r.ms)))})`;
+    });
+    console.log(`  ${name.padEnd(16)} ${cells.join('   ')}   bare cpu ${ms(bareCpu)}`);
+  }
+}
+
 const median = (xs) => {
   const sorted = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
 };
-const ms = (x) => (Number.isNaN(x) ? 'n/a' : `${Math.round(x)} ms`);
+const ms = (x) => (Number.isNaN(x) ? 'n/a' : `${x < 100 ? x.toFixed(1) : Math.round(x)} ms`);
 
 /**
  * Runs `measure` on each build for RUNS rounds, alternating which build goes first; with `bare`,
@@ -226,7 +311,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
 try {
   // The small recording as a .db, made by this build once.
   const recording = join(scratch, 'small.db');
-  if (runs('replay') || runs('start-replay')) {
+  const needsRecording = COMMANDS ? COMMANDS === 'all' || COMMANDS.some((name) => name !== 'validate') : runs('replay') || runs('start-replay');
+  if (needsRecording) {
     await new Promise((resolve, reject) =>
       spawn(process.execPath, [builds[0].bin, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`)))),
     );
@@ -240,14 +326,19 @@ try {
   const request = { method: 'POST', path: '/agent', body };
 
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
-  if (runs('replay')) lineWithRatio('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request), bareNode), builds);
-  if (runs('start-replay')) {
+  if (COMMANDS) {
+    writeFileSync(join(scratch, 'cpu-probe.cjs'), CPU_PROBE);
+    console.log('  CPU of one small run of each command ÷ a bare `node -e 0` of the same rounds');
+    await commandsTable(scratch, recording, request);
+  }
+  if (!COMMANDS && runs('replay')) lineWithRatio('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request), bareNode), builds);
+  if (!COMMANDS && runs('start-replay')) {
     const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
     line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
     line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
   }
-  if (runs('validate')) lineWithRatio('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole, bareNode), builds);
-  if (runs('record')) {
+  if (!COMMANDS && runs('validate')) lineWithRatio('validate of a small file, whole process', TARGETS.validate, await alternating(builds, validateWhole, bareNode), builds);
+  if (!COMMANDS && runs('record')) {
     line('record spawn → "listening on", idle CPU', undefined, await alternating(builds, recordListening), builds);
     const spinners = Array.from({ length: BUSY }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
     try {

@@ -8,7 +8,7 @@
 // --compare, `replay` 126 → 111 ms and `validate` 139 → 122 ms on Node 20). The sources stay ESM;
 // only this build output is CommonJS, and bin/agent-proxy.js requires it.
 //
-// The package itself (dist/index.js) and the worker threads stay unbundled ESM. Dependencies in
+// The package itself (dist/index.js) and its worker threads stay unbundled ESM. Dependencies in
 // node_modules and node: builtins are left as requires (a dynamic import() of a dependency stays an
 // import()). Each module keeps seeing its own `import.meta.url` (the path it has under dist/), so
 // files it finds beside itself (the compiled validators, the worker scripts, the inspector's page,
@@ -42,28 +42,35 @@ const ownUrl = {
 };
 
 /**
- * The recording worker is bundled too (`proxy record` starts it, and its ~60 modules took longer to
- * load than the rest of the command): the bundled capture code starts the bundled worker, while
- * the package API (unbundled) keeps starting the unbundled one.
+ * The CLI's worker threads are bundled too: `record`'s recording worker (its ~60 modules took longer
+ * to load than the rest of the command) and `import`'s thread, each of which otherwise loads its
+ * modules one by one through Node's ES module loader. The bundled command starts the bundled worker,
+ * while the package API (unbundled) keeps starting the unbundled one. `diff`'s side scanner, started
+ * only for recordings of 32 MB and more, is left out: as one more entry it split the chunks `diff`
+ * and `show` load into more files.
  */
-const WORKER_SPECIFIER = "'./worker/recording-worker.js'";
-const bundledWorker = {
-  name: 'bundled-recording-worker',
+const WORKERS = [
+  { name: 'recording-worker', module: 'record/open-recording-sink.js', specifier: "'./worker/recording-worker.js'", source: 'record/worker/recording-worker.js' },
+  { name: 'import-worker', module: 'cli/import-command.js', specifier: "'./import-worker.js'", source: 'cli/import-worker.js' },
+];
+const bundledWorkers = {
+  name: 'bundled-workers',
   transform(code, id) {
-    if (id !== join(DIST, 'record/open-recording-sink.js')) return null;
+    const worker = WORKERS.find((w) => id === join(DIST, w.module));
+    if (worker === undefined) return null;
     // Fails the build rather than quietly starting the unbundled worker after a refactor.
-    if (!code.includes(WORKER_SPECIFIER)) throw new Error(`${id} no longer names the worker as ${WORKER_SPECIFIER}: update scripts/bundle-cli.mjs`);
-    // Resolved against the module's unbundled URL (dist/record/), see ownUrl.
-    return { code: code.replace(WORKER_SPECIFIER, "'../bundle/recording-worker.cjs'"), map: null };
+    if (!code.includes(worker.specifier)) throw new Error(`${id} no longer names its worker as ${worker.specifier}: update scripts/bundle-cli.mjs`);
+    // Resolved against the module's unbundled URL (one folder below dist/, see ownUrl).
+    return { code: code.replace(worker.specifier, `'../bundle/${worker.name}.cjs'`), map: null };
   },
 };
 
 rmSync(OUT, { recursive: true, force: true });
 const bundle = await rolldown({
-  input: { main: join(DIST, 'cli/main.js'), 'recording-worker': join(DIST, 'record/worker/recording-worker.js') },
+  input: { main: join(DIST, 'cli/main.js'), ...Object.fromEntries(WORKERS.map((w) => [w.name, join(DIST, w.source)])) },
   platform: 'node',
   external,
-  plugins: [bundledWorker, ownUrl],
+  plugins: [bundledWorkers, ownUrl],
 });
 await bundle.write({ dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
 await bundle.close();

@@ -2,7 +2,8 @@
  * The CLI loads what the command it runs needs, and nothing more: its start-up is measured against a
  * bare `node -e 0` (bench/startup.js). `validate` of a plain file loads neither the store nor another
  * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
- * recorder) only with a command to run.
+ * recorder) only with a command to run; `export` as NDJSON loads neither the other formats' exporters
+ * nor the protocols' modules (the HTML page's views need them).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +44,14 @@ describe('CLI start-up', () => {
     const chunks = chunksOf(await modulesOfCli(['replay', '--help']));
     expect(chunks).toContain('replay-command');
     const unwanted = chunks.filter((c) => /^(forward-command|local-ca|stdio-recorder|recording-spool)$|-command$/.test(c) && c !== 'replay-command');
+    expect(unwanted).toEqual([]);
+  });
+
+  it("exports NDJSON without the HAR and HTML exporters or any protocol's module", async () => {
+    const chunks = chunksOf(await modulesOfCli(['export', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
+    expect(chunks).toContain('export-command');
+    expect(chunks).toContain('ndjson-export');
+    const unwanted = chunks.filter((c) => /^(har-export|html-view|modules|agui|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
   });
 });
