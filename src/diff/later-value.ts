@@ -23,16 +23,13 @@ export class LaterValues {
     this.ids.useRoles(roles);
   }
 
-  /**
-   * The value of the JSON text `json` normalized as it would have been at `checkpoint` (IdCanonicalizer.size
-   * before it), once asked for. The text is kept, not its parsed value: a string costs the heap less than a tree.
-   */
-  later(json: string, checkpoint: number, drop: FieldSpecs): () => unknown {
-    const log = this.source.log();
-    return () => this.valueAt(json, checkpoint, drop, log);
+  /** The side's id log now, to hand back to `value` (IdCanonicalizer.log). */
+  log(): readonly IdLogEntry[] {
+    return this.source.log();
   }
 
-  private valueAt(json: string, checkpoint: number, drop: FieldSpecs, log: readonly IdLogEntry[]): unknown {
+  /** The JSON text `json`'s value normalized as it was at `checkpoint` of `log` (IdCanonicalizer.size before it). */
+  value(json: string, checkpoint: number, drop: FieldSpecs, log: readonly IdLogEntry[]): unknown {
     this.ids.restore(log, checkpoint);
     return normalizeJson(this.ids.canonicalize(JSON.parse(json)), drop);
   }

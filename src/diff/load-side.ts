@@ -9,6 +9,7 @@ import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
+import type { IdLogEntry } from './id-roles.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
 import type { LaterValues } from './later-value.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
@@ -173,7 +174,12 @@ export function loadExchange(row: ExchangeRow, rows: Iterable<LoadRow>, ids: IdC
       // Compared by its canonical text (the same ids learnt in the same order); its value is made only if reported.
       const checkpoint = ids.size;
       const canon = ids.canonicalText(m.json, matcher);
-      messages.push(sideMessage(m, diffLabel(m.json, m, row, head), later.later(body, checkpoint, specs), false, canon));
+      const label = diffLabel(m.json, m, row, head);
+      const loose = messageLoose(m, label);
+      const { errorFindings, errorRules } = errorsOf(m.verdict);
+      const exact = flattened(`${loose}\0${canon}\0${m.verdict.status}\0${errorRules.join(',')}`);
+      const ref = { seq: m.seq, sender: m.sender, label, status: m.verdict.status };
+      messages.push(new LaterMessage(ref, loose, exact, errorRules, errorFindings, streamOf(m), { json: body, checkpoint, drop: specs, later, log: later.log() }));
     }
   }
   if (kind && fed.length > 0) {
@@ -196,32 +202,62 @@ export function exchangeRef(row: ExchangeRow): ExchangeRef {
   return { id: row.id, transport: row.transport, protocol: row.protocol, method: row.method, path: row.path, status: row.status };
 }
 
-/**
- * A message as compared and reported. `value` is the normalized value, or a function that makes it when first
- * read (LaterValues) with `canon`, the comparing text it was made from (IdCanonicalizer.canonicalText).
- */
-function sideMessage(m: LoadRow, label: string, value: unknown, raw: boolean, canon?: string): SideMessage {
-  const findings = m.verdict.findings;
-  const errorFindings = findings.length === 0 ? NO_FINDINGS : findings.filter((f) => f.severity === 'error');
-  const errorRules = errorFindings.length === 0 ? NO_RULES : [...new Set(errorFindings.map((f) => f.rule))].sort();
+function sideMessage(m: LoadRow, label: string, value: unknown, raw: boolean): SideMessage {
+  const { errorFindings, errorRules } = errorsOf(m.verdict);
   const loose = messageLoose(m, label);
-  const text = canon ?? (raw ? `raw:${String(value)}` : canonicalJson(value));
-  const exact = flattened(`${loose}\0${text}\0${m.verdict.status}\0${errorRules.join(',')}`);
-  const ref = { seq: m.seq, sender: m.sender, label, status: m.verdict.status };
-  if (canon === undefined) return { ref, loose, exact, value, errorRules, errorFindings, stream: streamOf(m) };
-  const make = value as () => unknown;
-  let made: { value: unknown } | undefined;
+  const canon = raw ? `raw:${String(value)}` : canonicalJson(value);
   return {
-    ref,
+    ref: { seq: m.seq, sender: m.sender, label, status: m.verdict.status },
     loose,
-    exact,
-    get value() {
-      return (made ??= { value: make() }).value;
-    },
+    exact: `${loose}\0${canon}\0${m.verdict.status}\0${errorRules.join(',')}`,
+    value,
     errorRules,
     errorFindings,
     stream: streamOf(m),
   };
+}
+
+/** Where a message's value comes from when it is first read (LaterValues.value). */
+interface ValueSource {
+  json: string;
+  checkpoint: number;
+  drop: FieldSpecs;
+  later: LaterValues;
+  log: readonly IdLogEntry[];
+}
+
+/** A message compared by its canonical text, whose normalized value is made only when the report reads it. */
+class LaterMessage implements SideMessage {
+  private source: ValueSource | undefined;
+  private made: unknown;
+
+  constructor(
+    readonly ref: MessageRef,
+    readonly loose: string,
+    readonly exact: string,
+    readonly errorRules: string[],
+    readonly errorFindings: Finding[],
+    readonly stream: number,
+    source: ValueSource,
+  ) {
+    this.source = source;
+  }
+
+  get value(): unknown {
+    const source = this.source;
+    if (source !== undefined) {
+      this.made = source.later.value(source.json, source.checkpoint, source.drop, source.log);
+      this.source = undefined;
+    }
+    return this.made;
+  }
+}
+
+function errorsOf(verdict: Verdict): { errorFindings: Finding[]; errorRules: string[] } {
+  const findings = verdict.findings;
+  if (findings.length === 0) return { errorFindings: NO_FINDINGS, errorRules: NO_RULES };
+  const errorFindings = findings.filter((f) => f.severity === 'error');
+  return { errorFindings, errorRules: [...new Set(errorFindings.map((f) => f.rule))].sort() };
 }
 
 const NO_FINDINGS: Finding[] = [];

@@ -23,7 +23,7 @@ describe('LaterValues', () => {
     const makers = MESSAGES.map((m) => {
       const checkpoint = ids.size;
       ids.canonicalText(m, new FieldMatcher(DROP));
-      return later.later(JSON.stringify(m), checkpoint, new FieldSpecs(DROP));
+      return () => later.value(JSON.stringify(m), checkpoint, new FieldSpecs(DROP), later.log());
     });
     // The first message's plain `text` is not yet a known id there: a value made in today's state would label it.
     expect(expected[0]).toEqual({ toolCallId: 'toolCallId#1', text: 'call-bbbbbbbb' });
