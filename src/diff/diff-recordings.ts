@@ -7,13 +7,19 @@ import { align } from './align.js';
 import type { DiffOptions, DiffStep } from './diff-options.js';
 import type { DiffReport, ExchangeDiff, MessageDiff, MessageRef, ValueChange, VerdictChange } from './diff-report.js';
 import type { RecordingReader } from '../store/recording-reader.js';
-import type { MessageRow } from '../store/store-types.js';
+import type Database from 'better-sqlite3';
+import { exchangeFromRecord } from '../store/exchange-record.js';
+import { openDatabase } from '../store/open-database.js';
+import { prepareScanQueries, type ScanQueries } from '../store/queries/scan-queries.js';
+import { readingRows } from '../store/store-errors.js';
+import { loadRows } from './load-rows.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
+import { LaterValues } from './later-value.js';
 import { scanSides } from './scan-parallel.js';
 import { isDeliveryField } from './semantic.js';
-import type { SideScan } from './scan-side.js';
+import type { Meta, SideScan } from './scan-side.js';
 
 /** Most differences reported per message; the rest are summed up in the count of the last one. */
 const MAX_DIFFERENCES = 20;
@@ -45,7 +51,11 @@ export function diffRecordingFilesReporting(a: string, b: string, options: DiffO
       step('reading', side === 'a' ? 0 : 1)(n),
     );
     const loaders = [0, 1].map((i) => new SideLoader(scans[i], readers[i], sideOptions, verdicts?.[i]));
-    return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded', progress);
+    try {
+      return diffScans(loaders[0], loaders[1], sideOptions, verdicts ? 'judged-now' : 'recorded', progress);
+    } finally {
+      for (const loader of loaders) loader.close();
+    }
   } finally {
     for (const reader of readers) reader.close();
   }
@@ -67,6 +77,11 @@ function verdictsNow(readers: RecordingReader[], schemas: string[] | undefined, 
 class SideLoader {
   private readonly ids = new IdCanonicalizer();
   private readonly drop: DropSpecs;
+  private readonly later: LaterValues;
+  private readonly metas = new Map<string, Meta>();
+  /** Opened when a first exchange differs: the first pass's reads, which cost a message a third of a full row. */
+  private db: Database.Database | undefined;
+  private queries: ScanQueries | undefined;
 
   constructor(
     readonly scan: SideScan,
@@ -76,24 +91,26 @@ class SideLoader {
   ) {
     this.drop = new DropSpecs(options.ignore, options.semantic);
     this.ids.useRoles(scan.idRoles);
+    this.later = new LaterValues(this.ids, scan.idRoles);
   }
 
   load(index: number): SideExchange {
     const key = this.scan.keys[index];
     this.ids.restore(this.scan.idLog, key.checkpoint);
-    const row = this.reader.exchange(key.id);
-    if (!row) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
-    // A page at a time: a long exchange's rows (their raw bytes) are not all held while it is loaded.
-    const rows = this.reader.messagesOf(key.id);
-    const verdicts = this.verdicts;
-    const judged = verdicts && verdicts.size > 0 ? withVerdicts(rows, verdicts) : rows;
-    return loadExchange(row, judged, this.ids, this.drop.for(row.protocol), this.drop.user, this.options.semantic);
+    this.queries ??= prepareScanQueries((this.db = openDatabase(this.reader.file, { readonly: true })));
+    const queries = this.queries;
+    return readingRows(this.reader.file, () => {
+      const record = queries.exchange(key.id);
+      if (!record) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
+      const row = exchangeFromRecord(record);
+      // Streamed: a long exchange's rows are not all held while it is loaded.
+      return loadExchange(row, loadRows(queries, key.id, this.verdicts, this.metas), this.ids, this.drop, this.later, this.options.semantic);
+    });
   }
-}
 
-/** The rows with their verdicts as judged now, where those moved. */
-function* withVerdicts(rows: Iterable<MessageRow>, verdicts: VerdictsNow): IterableIterator<MessageRow> {
-  for (const m of rows) yield verdicts.has(m.id) ? { ...m, verdict: verdicts.get(m.id)! } : m;
+  close(): void {
+    this.db?.close();
+  }
 }
 
 /** Aligns the exchanges of two scanned sides by LCS, then diffs the messages of each pair that differs. */

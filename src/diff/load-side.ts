@@ -9,7 +9,9 @@ import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
+import type { IdLogEntry } from './id-roles.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
+import type { LaterValues } from './later-value.js';
 import { canonicalPath, canonicalQuery, pathTemplate } from './path-template.js';
 import { alignedTransport, feedsMaterializer, foldedCarrier, foldedPlace, isFoldedMessage, saysNothing, semanticDrops, semanticFoldOf, streamOf } from './semantic.js';
 import type { SemanticFold } from '../protocols/protocol.js';
@@ -134,35 +136,59 @@ export function materialize(fold: SemanticFold, fed: ReadonlyArray<Pick<MessageR
   return fold.fold(fed.map((m) => m.json), request, fed.map((m) => m.sender));
 }
 
+/** A message as loadExchange reads it: its place, its verdict, and its JSON (text and value) or raw bytes. */
+export interface LoadRow extends Pick<MessageRow, 'seq' | 'sender' | 'carrier' | 'channel' | 'verdict'> {
+  /** The JSON text, or the raw bytes of a message that is not JSON. */
+  body: string | Buffer;
+  /** The parsed JSON; undefined for raw bytes, and for JSON nested too deep to walk. */
+  json: unknown;
+}
+
 /**
- * Loads and normalizes one exchange with all its message values, for reporting. `ids` must be in the
- * state it had before this exchange (IdCanonicalizer.restore); it learns the exchange's ids.
+ * Loads and normalizes one exchange for reporting. `ids` must be in the state it had before this exchange
+ * (IdCanonicalizer.restore); it learns the exchange's ids. Messages are compared by their canonical text;
+ * the values a report shows are made only for those it reports (LaterValues).
  */
-export function loadExchange(row: ExchangeRow, rows: Iterable<MessageRow>, ids: IdCanonicalizer, drop: FieldSpecs, userSpecs: FieldSpecs, semantic: boolean): SideExchange {
+export function loadExchange(row: ExchangeRow, rows: Iterable<LoadRow>, ids: IdCanonicalizer, drop: DropSpecs, later: LaterValues, semantic: boolean): SideExchange {
   const head = exchangeHead(row, ids, semantic);
-  const normalize = (value: unknown) => normalizeJson(ids.canonicalize(value), drop);
+  const specs = drop.for(row.protocol);
+  const matcher = drop.matcherFor(row.protocol);
   const messages: SideMessage[] = [];
   const kind = semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
-  const folded: MessageRow[] = [];
-  const fed: MessageRow[] = [];
+  const folded: LoadRow[] = [];
+  const fed: LoadRow[] = [];
   let request: unknown;
-  // One pass (`rows` may be read a page at a time): only what is compared is kept of each row.
+  // One pass (`rows` are streamed): only what is compared is kept of each row.
   for (const m of rows) {
+    const body = m.body;
     if (request === undefined && m.sender === 'client' && m.json !== undefined) request = m.json;
     if (kind && feedsMaterializer(kind, m)) fed.push(m);
     if (kind && isFoldedMessage(kind, m)) folded.push(m);
-    else if (m.deepJson === undefined && saysNothing(kind, { json: m.json, status: m.verdict.status }, () => rawText(m.raw))) continue;
+    else if (typeof body !== 'string') {
+      if (saysNothing(kind, { json: undefined, status: m.verdict.status }, () => rawText(body))) continue;
+      messages.push(sideMessage(m, diffLabel(undefined, m, row, head), rawText(body), true));
+    }
     // Nested too deep to normalize (a recursive walk): compared by its compact text, labelled by its top.
-    else if (m.deepJson !== undefined) messages.push(sideMessage(m, diffLabel(JSON.parse(m.deepJson), m, row, head), compactJson(m.deepJson), true));
-    else messages.push(sideMessage(m, diffLabel(m.json, m, row, head), m.json === undefined ? rawText(m.raw) : normalize(m.json), m.json === undefined));
+    else if (m.json === undefined) messages.push(sideMessage(m, diffLabel(JSON.parse(body), m, row, head), compactJson(body), true));
+    else {
+      // Compared by its canonical text (the same ids learnt in the same order); its value is made only if reported.
+      const checkpoint = ids.size;
+      const canon = ids.canonicalText(m.json, matcher);
+      const label = diffLabel(m.json, m, row, head);
+      const loose = messageLoose(m, label);
+      const { errorFindings, errorRules } = errorsOf(m.verdict);
+      const exact = flattened(`${loose}\0${canon}\0${m.verdict.status}\0${errorRules.join(',')}`);
+      const ref = { seq: m.seq, sender: m.sender, label, status: m.verdict.status };
+      messages.push(new LaterMessage(ref, loose, exact, errorRules, errorFindings, streamOf(m), { json: body, checkpoint, drop: specs, later, log: later.log() }));
+    }
   }
   if (kind && fed.length > 0) {
     const result = materialize(kind, fed, request);
     const last = foldedPlace(fed);
-    const synthetic: MessageRow = { ...last, carrier: foldedCarrier(kind, last.carrier), verdict: foldedVerdict(folded) };
-    messages.push({ ...sideMessage(synthetic, result.kind, normalize(result), false), ...(kind.describe ? { describe: kind.describe } : {}) });
+    const synthetic: LoadRow = { ...last, carrier: foldedCarrier(kind, last.carrier), verdict: foldedVerdict(folded) };
+    messages.push({ ...sideMessage(synthetic, result.kind, normalizeJson(ids.canonicalize(result), specs), false), ...(kind.describe ? { describe: kind.describe } : {}) });
   }
-  const fields = exchangeFields(row, head, ids, userSpecs);
+  const fields = exchangeFields(row, head, ids, drop.user);
   return {
     ref: exchangeRef(row),
     loose: head.loose,
@@ -176,9 +202,8 @@ export function exchangeRef(row: ExchangeRow): ExchangeRef {
   return { id: row.id, transport: row.transport, protocol: row.protocol, method: row.method, path: row.path, status: row.status };
 }
 
-function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean): SideMessage {
-  const errorFindings = m.verdict.findings.filter((f) => f.severity === 'error');
-  const errorRules = [...new Set(errorFindings.map((f) => f.rule))].sort();
+function sideMessage(m: LoadRow, label: string, value: unknown, raw: boolean): SideMessage {
+  const { errorFindings, errorRules } = errorsOf(m.verdict);
   const loose = messageLoose(m, label);
   const canon = raw ? `raw:${String(value)}` : canonicalJson(value);
   return {
@@ -190,6 +215,62 @@ function sideMessage(m: MessageRow, label: string, value: unknown, raw: boolean)
     errorFindings,
     stream: streamOf(m),
   };
+}
+
+/** Where a message's value comes from when it is first read (LaterValues.value). */
+interface ValueSource {
+  json: string;
+  checkpoint: number;
+  drop: FieldSpecs;
+  later: LaterValues;
+  log: readonly IdLogEntry[];
+}
+
+/** A message compared by its canonical text, whose normalized value is made only when the report reads it. */
+class LaterMessage implements SideMessage {
+  private source: ValueSource | undefined;
+  private made: unknown;
+
+  constructor(
+    readonly ref: MessageRef,
+    readonly loose: string,
+    readonly exact: string,
+    readonly errorRules: string[],
+    readonly errorFindings: Finding[],
+    readonly stream: number,
+    source: ValueSource,
+  ) {
+    this.source = source;
+  }
+
+  get value(): unknown {
+    const source = this.source;
+    if (source !== undefined) {
+      this.made = source.later.value(source.json, source.checkpoint, source.drop, source.log);
+      this.source = undefined;
+    }
+    return this.made;
+  }
+}
+
+function errorsOf(verdict: Verdict): { errorFindings: Finding[]; errorRules: string[] } {
+  const findings = verdict.findings;
+  if (findings.length === 0) return { errorFindings: NO_FINDINGS, errorRules: NO_RULES };
+  const errorFindings = findings.filter((f) => f.severity === 'error');
+  return { errorFindings, errorRules: [...new Set(errorFindings.map((f) => f.rule))].sort() };
+}
+
+const NO_FINDINGS: Finding[] = [];
+const NO_RULES: string[] = [];
+
+/**
+ * `text` as one flat string: a text built piece by piece (canonicalText) is a tree of its pieces, about eight
+ * times its size on the heap, and an exchange's texts are all held while its messages are aligned. Reading a
+ * character makes V8 flatten it in place.
+ */
+function flattened(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 export function rawText(raw: Uint8Array): string {

@@ -49,7 +49,8 @@ export interface SideScan {
   idRoles: ReadonlyMap<string, string>;
 }
 
-interface Meta {
+/** What a message's meta text (ScanQueries) says. */
+export interface Meta {
   sender: MessageRow['sender'];
   carrier: MessageRow['carrier'];
   channel: string | null;
@@ -165,7 +166,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
   return { keys, messageCount, idLog: ids.log(), idRoles };
 }
 
-function parseMeta(text: string): Meta {
+export function parseMeta(text: string): Meta {
   const [sender, carrier, status] = text.split(' ', 3);
   const rest = sender.length + carrier.length + status.length + 2;
   return { sender: sender as Meta['sender'], carrier: carrier as Meta['carrier'], status: status as VerdictStatus, channel: text.length > rest ? text.slice(rest + 1) : null };
@@ -198,7 +199,7 @@ class ChunkedHash {
   }
 }
 
-function findingsByMessage(records: ScannedFinding[]): Map<number, Finding[]> {
+export function findingsByMessage(records: ScannedFinding[]): Map<number, Finding[]> {
   const out = new Map<number, Finding[]>();
   for (const f of records) {
     let list = out.get(f.messageId);

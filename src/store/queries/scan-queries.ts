@@ -17,6 +17,9 @@ const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel
 /** A message as the scan reads it: its meta text, the JSON text or (not JSON) the raw bytes, and its id when asked for. */
 export type ScannedMessage = [meta: string, body: string | Buffer, id?: number];
 
+/** A message as a diff loads it again (diff/load-side.ts): its meta text, the JSON text or the raw bytes, its seq and id. */
+export type LoadedMessage = [meta: string, body: string | Buffer, seq: number, id: number];
+
 /** An error finding as the scan compares it. */
 export type ScannedFinding = Pick<StoredFinding, 'messageId' | 'rule' | 'severity' | 'pointer' | 'message'>;
 
@@ -27,10 +30,16 @@ export interface ScanQueries {
   messages(exchangeId: number, withIds: boolean): IterableIterator<ScannedMessage>;
   /** The error findings of an exchange (only those count in a diff), in id order. */
   errorFindings(exchangeId: number): ScannedFinding[];
+  /** One exchange (as `exchanges` reads it). */
+  exchange(id: number): ExchangeRecord | undefined;
+  /** The messages of an exchange in seq order, for a diff's report (seq and id included). */
+  messagesToLoad(exchangeId: number): IterableIterator<LoadedMessage>;
 }
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
+  const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e WHERE e.id = ?`);
+  const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const findings = db.prepare(
@@ -40,5 +49,7 @@ export function prepareScanQueries(db: Database.Database): ScanQueries {
     exchanges: () => exchanges.all() as ExchangeRecord[],
     messages: (exchangeId, withIds) => (withIds ? messagesWithIds : messages).iterate(exchangeId) as IterableIterator<ScannedMessage>,
     errorFindings: (exchangeId) => findings.all(exchangeId) as ScannedFinding[],
+    exchange: (id) => exchange.get(id) as ExchangeRecord | undefined,
+    messagesToLoad: (exchangeId) => messagesToLoad.iterate(exchangeId) as IterableIterator<LoadedMessage>,
   };
 }
