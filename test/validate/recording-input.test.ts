@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
-import { readInputReporting } from '../../src/validate/read-input.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
 import { validateInput } from '../../src/validate/validate-input.js';
 import { AGUI_SSE_RUN, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
@@ -62,7 +61,7 @@ describe('validate of a recording', () => {
 
   it("tells validate's progress line how many messages the recording holds before it reads them, then each one read", () => {
     const heard: string[] = [];
-    const input = readInputReporting(writeNdjsonRecording([acpClosed, acpClosed]), { total: (n) => heard.push(`holds ${n}`), read: () => heard.push('read') });
+    const input = recordingInput(writeNdjsonRecording([acpClosed, acpClosed]), { total: (n) => heard.push(`holds ${n}`), read: () => heard.push('read') });
     expect(input.streams.flatMap((s) => s.messages)).toHaveLength(8);
     expect(heard).toEqual(['holds 8', ...new Array<string>(8).fill('read')]);
   });
