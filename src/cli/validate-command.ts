@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { ValidationReport } from '../validate/validate-input.js';
+import type { ValidationReport } from '../validate/judge-input.js';
 import type { LoadedInput } from '../validate/message-source.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
@@ -22,10 +22,10 @@ export function validateCommand(result: CommandResult): Command {
     .action(async (file: string, options: { protocol: string; schemas: string[]; json?: boolean }) => {
       const protocol = parseProtocolOption(options.protocol);
       // The schemas and the protocol catalog load only when the command runs (fast CLI start).
-      const [{ SchemaRegistry }, { isRecordingFile, readMessageFile }, { validateInputReporting }, { writeReportJson }] = await Promise.all([
+      const [{ SchemaRegistry }, { isRecordingFile, readMessageFile }, { judgeInputLoading }, { writeReportJson }] = await Promise.all([
         import('../schema/schema-registry.js'),
         import('../validate/message-file.js'),
-        import('../validate/validate-input.js'),
+        import('../validate/judge-input.js'),
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
@@ -44,7 +44,7 @@ export function validateCommand(result: CommandResult): Command {
       const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
       let report: ValidationReport;
       try {
-        report = validateInputReporting(input, registry, protocol, progress && (() => progress.tick()));
+        report = await judgeInputLoading(input, registry, protocol, progress && (() => progress.tick()));
       } finally {
         progress?.done();
       }

@@ -1,6 +1,6 @@
 import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
-import type { ChannelHint, ChannelTransport, ProtocolFacts, ReplayHints, WireBinding } from './protocol.js';
+import type { ChannelHint, ChannelTransport, ProtocolFacts, ProtocolModule, ReplayHints, WireBinding } from './protocol.js';
 import { labelledFieldsOf, secretFieldsOf } from './field-roles.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
@@ -43,6 +43,22 @@ export const CATALOG: readonly CatalogFacts[] = ENTRIES.map((entry) => entry.fac
 
 /** Loads each protocol's full module (its checker, its libraries), one step each, in the catalog's order. */
 export const MODULE_LOADS: ReadonlyArray<() => Promise<unknown>> = ENTRIES.map((entry) => entry.load);
+
+/**
+ * The full module of one protocol (its checker, its libraries), loaded on first need: a command that
+ * judges a file of one protocol loads that one only (modules.ts has them all). Its index.ts exports
+ * it under a name of its own (`aguiProtocol`): the export that is a module of this id.
+ */
+export async function loadModule(id: ProtocolId): Promise<ProtocolModule<ProtocolId>> {
+  const exports = (await ENTRIES[PROTOCOL_IDS.indexOf(factsOf(id).id)].load()) as Record<string, unknown>;
+  const module = Object.values(exports).find((value): value is ProtocolModule<ProtocolId> => isModuleOf(value, id));
+  if (module === undefined) throw new ProtocolUnknownError(`the module of protocol '${id}' exports no ProtocolModule of that id`);
+  return module;
+}
+
+function isModuleOf(value: unknown, id: string): boolean {
+  return typeof value === 'object' && value !== null && (value as { id?: unknown }).id === id && typeof (value as { createChecker?: unknown }).createChecker === 'function';
+}
 
 /** The id of a protocol of the catalog that runs over `T` (its `transports`). */
 export type ProtocolIdOver<T extends ChannelTransport> = CatalogFacts extends infer Facts ? (Facts extends ProtocolFacts<infer Id, infer Over> ? (T extends Over ? Id : never) : never) : never;

@@ -107,17 +107,6 @@ export interface HandedFindings {
 /** Everything that knows what one protocol's messages mean. Adding a protocol means adding one of these. */
 export interface ProtocolModule<Id extends string = string> extends ProtocolFacts<Id> {
   readonly title: string;
-  /** How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio). */
-  sniff(value: unknown): number;
-  /** What in a channel this protocol claims made it claim it (`route GET /v1/session/{sessionRef}`), for `show`. */
-  channelEvidence(hint: ChannelHint): string;
-  /** What in a message it sniffs as its own made it so (`ACP method initialize`, `AG-UI event RUN_STARTED`). */
-  messageEvidence(value: unknown): string;
-  /**
-   * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
-   * any message that is the dialect's own makes the stream the dialect's.
-   */
-  readonly dialectOf?: string;
   /** Which side sent a message, guessed from its shape, for inputs that do not say (validate on a file). */
   guessSender(value: unknown): 'client' | 'server';
   createChecker(context: CheckerContext): ProtocolChecker;
@@ -216,6 +205,21 @@ export interface ProtocolFacts<Id extends string = string, Over extends ChannelT
    * `/v1/` prefix or an event stream alone is anybody's.
    */
   classify(hint: ChannelHint): number;
+  /**
+   * How sure (0..1) we are that a lone parsed message belongs to this protocol (for files and stdio).
+   * With the evidence texts, a fact and not the module's: telling a file's protocol loads only the
+   * module of the protocol it has.
+   */
+  sniff(value: unknown): number;
+  /** What in a channel this protocol claims made it claim it (`route GET /v1/session/{sessionRef}`), for `show`. */
+  channelEvidence(hint: ChannelHint): string;
+  /** What in a message it sniffs as its own made it so (`ACP method initialize`, `AG-UI event RUN_STARTED`). */
+  messageEvidence(value: unknown): string;
+  /**
+   * The protocol this one is a dialect of (ACP of JSON-RPC): when a sample's messages vote for the base,
+   * any message that is the dialect's own makes the stream the dialect's.
+   */
+  readonly dialectOf?: string;
   /** What `proxy replay` must know to match requests and echo the client's ids (see ReplayHints). */
   readonly replay?: ReplayHints;
   /**

@@ -13,7 +13,7 @@ import { openRecording } from '../store/open-recording.js';
 
 /**
  * A recording as `proxy validate` input: every message as record judged it, to be judged again by the
- * same pipeline (validate-input.ts), each exchange by the protocol record chose for it, in the order
+ * same pipeline (judge-input.ts), each exchange by the protocol record chose for it, in the order
  * record judged them (message ids), with what record knew besides the value: a close frame is not a
  * protocol message, a message record could not parse keeps its verdict, and a stream's end rules
  * apply only when record applied them (not to a stream its client or the proxy's shutdown cut).

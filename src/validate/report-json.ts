@@ -1,4 +1,4 @@
-import type { ValidationReport } from './validate-input.js';
+import type { ValidationReport } from './judge-input.js';
 
 /** About how much JSON text is gathered before it is written out. */
 const CHUNK_CHARS = 1 << 20;

@@ -1,194 +1,21 @@
-import type { Finding } from '../core/finding.js';
-import type { Sender } from '../core/message.js';
-import { withFindings, type Verdict } from '../core/verdict.js';
-import type { ChannelHint, CheckerContext, ProtocolModule } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
+import { protocolById } from '../protocols/modules.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
-import { MessagePipeline, type VerdictFacts } from '../judge/message-pipeline.js';
-import { chooseProtocol, PROTOCOL_SAMPLE_SIZE } from '../judge/protocol-choice.js';
-import { checkProtocolOption, isProtocolId } from '../judge/protocol-option.js';
-import { ProtocolUnknownError } from '../core/errors.js';
-import type { MessageJudge } from '../judge/message-judge.js';
-import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
-import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { judgeInput, type ValidationReport } from './judge-input.js';
+import type { LoadedInput } from './message-source.js';
 
-export interface JudgedMessage {
-  index: number;
-  line?: number;
-  /** A recording's message: its exchange id and its place in it (`#exchange.seq`). */
-  exchange?: number;
-  seq?: number;
-  stream: string;
-  protocol?: ProtocolId;
-  sender: Sender;
-  /** The message's label (core/message-label.ts), as record's live lines and `show` name it. */
-  label: string;
-  verdict: Verdict;
-}
-
-export interface ValidationSummary {
-  messages: number;
-  valid: number;
-  invalid: number;
-  unchecked: number;
-  errors: number;
-  warnings: number;
-}
-
-export interface ValidationReport {
-  file: string;
-  format: LoadedInput['format'];
-  protocols: ProtocolId[];
-  messages: JudgedMessage[];
-  /** A recording's findings of whole exchanges (a failed upstream TLS check); absent when there are none. Counted in the summary's errors and warnings. */
-  exchangeFindings?: ExchangeFinding[];
-  summary: ValidationSummary;
-}
+export type { JudgedMessage, ValidationReport, ValidationSummary } from './judge-input.js';
 
 /**
- * Judges every message of a loaded input with record's pipeline (judge/message-pipeline.ts): each
- * stream gets its own checker, except that a protocol whose checker spans the recording (Pi REST)
- * has one for every stream of it, and all streams share one secret tracker, because a secret sent
- * in a REST call can leak in a WebSocket frame.
+ * Judges every message of a loaded input (judge-input.ts), at once: every protocol's module is at
+ * hand. The package API's; the CLI's `validate` loads only the modules of the protocols its input
+ * has (judgeInputLoading).
  */
 export function validateInput(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId): ValidationReport {
   return validateInputReporting(input, registry, forced);
 }
 
-/** validateInput, telling `onMessage` of each message judged (the CLI's progress line). */
+/** validateInput, telling `onMessage` of each message judged. */
 export function validateInputReporting(input: LoadedInput, registry: SchemaRegistry, forced?: ProtocolId, onMessage?: () => void): ValidationReport {
-  checkProtocolOption(forced, 'validateInput protocol');
-  // Files are read whole, and every message in them is judged: no size or parse budget applies.
-  const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
-  const protocols = new Set<ProtocolId>();
-  const judges: StreamJudge[] = [];
-  for (const stream of input.streams) {
-    if (!forced && typeof stream.protocol === 'string' && !isProtocolId(stream.protocol)) {
-      throw new ProtocolUnknownError(`${input.file}: ${stream.label} was recorded as protocol '${stream.protocol}', which this version does not know; name one with --protocol`);
-    }
-    // A recording's stream is judged by the protocol record chose for it; a file's by its channel and first messages.
-    const module = chooseProtocol({ forced, recorded: stream.protocol, hint: stream.hint, sample: stream.messages.slice(0, PROTOCOL_SAMPLE_SIZE).map((m) => m.value) })?.module;
-    if (module && stream.messages.length > 0) protocols.add(module.id);
-    judges.push(streamJudge(stream, module, pipeline));
-  }
-  // In the order the messages came (a recording's: as record judged them, across exchanges), since a
-  // checker scope shared by streams (a daemon session's UI requests) depends on it.
-  const order: Array<[StreamJudge, SourceMessage]> = [];
-  for (const judge of judges) for (const m of judge.stream.messages) order.push([judge, m]);
-  order.sort((a, b) => a[1].index - b[1].index);
-  const judged: JudgedMessage[] = [];
-  for (const [judge, m] of order) {
-    const message = judgeMessage(judge, m, pipeline);
-    judge.last = message;
-    judge.lastStored = m.stored !== undefined;
-    judged.push(message);
-    onMessage?.();
-  }
-  for (const judge of judges) endStream(judge, pipeline, judges);
-  // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
-  judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
-  const summary = summarize(judged);
-  if (input.exchangeFindings === undefined) return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, summary };
-  for (const f of input.exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
-  return { file: input.file, format: input.format, protocols: [...protocols], messages: judged, exchangeFindings: input.exchangeFindings, summary };
-}
-
-/** One stream being judged: its protocol, its checker, and its last message (where end-of-stream findings go). */
-interface StreamJudge {
-  stream: SourceStream;
-  module?: ProtocolModule<ProtocolId>;
-  judge?: MessageJudge;
-  last?: JudgedMessage;
-  /** The last message's verdict is the stored one, which holds the end-of-stream findings record gave it. */
-  lastStored?: boolean;
-}
-
-/** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
-const AS_READ: VerdictFacts = {};
-
-function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline): StreamJudge {
-  if (!module) return { stream };
-  const request = stream.messages.find((m) => m.sender === 'client' && m.value !== undefined);
-  // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
-  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
-  return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
-}
-
-function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline): JudgedMessage {
-  const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
-  let verdict: Verdict;
-  if (m.stored) {
-    verdict = m.stored;
-    // Not judged again (what made it unparsed is in its stored verdict), but followed by its
-    // stream's checker when it is text, as record's checker was: OpenAI's `[DONE]` ends a stream.
-    if (judge && m.text !== undefined) judge.judge(pipeline.parsed(sender, m.carrier, undefined, m.text, m.http));
-  } else {
-    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
-    verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
-    // A recorded message: what the recording cannot find again is what record found.
-    if (m.exchange !== undefined) verdict = withFindings(withoutRules(verdict, NOT_REDERIVABLE), m.carried ?? []);
-  }
-  const label = pipeline.label(m.value, { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http });
-  // Literals, not a spread of the place: one per message of the report, a spread makes slower objects.
-  const { index, line, exchange, seq } = m;
-  if (exchange === undefined) return module ? { index, line, stream: stream.label, protocol: module.id, sender, label, verdict } : { index, line, stream: stream.label, sender, label, verdict };
-  return module ? { index, line, exchange, seq, stream: stream.label, protocol: module.id, sender, label, verdict } : { index, line, exchange, seq, stream: stream.label, sender, label, verdict };
-}
-
-/**
- * Stream-level findings (truncation, unanswered requests) go to the stream's last message, as record
- * puts them; those its end hands to another stream (an MCP session's DELETE), to that one's.
- */
-function endStream(s: StreamJudge, pipeline: MessagePipeline, judges: readonly StreamJudge[]): void {
-  const ending = s.stream.ending ?? 'complete';
-  if (!s.module || !s.judge || ending === 'none') return;
-  if (s.last && ending !== 'cut') attachToLast(s, pipeline.endOfStream(s.module, s.judge, ending));
-  for (const handed of pipeline.endElsewhere(s.module, s.judge, { how: ending, status: s.stream.status })) {
-    const target = judges.find((j) => j.judge === handed.judge);
-    if (target) attachToLast(target, handed.findings);
-  }
-}
-
-/** Findings on the stream's last message; a stored verdict (not judged again) holds those record gave it already. */
-function attachToLast(s: StreamJudge, findings: Finding[]): void {
-  if (!s.last) return;
-  let tail = findings;
-  if (s.lastStored) {
-    const had = new Set(s.last.verdict.findings.map(findingKey));
-    tail = tail.filter((f) => !had.has(findingKey(f)));
-  }
-  if (tail.length > 0) s.last.verdict = withFindings(s.last.verdict, tail);
-}
-
-function findingKey(f: Finding): string {
-  return `${f.severity} ${f.rule} ${f.pointer} ${f.message}`;
-}
-
-/** The verdict without the findings of these rules, its status derived again. */
-function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
-  if (!verdict.findings.some((f) => rules.has(f.rule))) return verdict;
-  const findings = verdict.findings.filter((f) => !rules.has(f.rule));
-  const { findings: _dropped, ...rest } = verdict;
-  if (verdict.status !== 'invalid' || findings.some((f) => f.severity === 'error')) return { ...rest, findings };
-  // No error left: unchecked when something said why it could not be checked, else valid.
-  return { ...rest, status: verdict.reason !== undefined ? 'unchecked' : 'valid', findings };
-}
-
-/** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path and the request's headers. */
-function channelOf(hint: ChannelHint | undefined): CheckerContext['channel'] {
-  if (!hint) return undefined;
-  const channel: CheckerContext['channel'] = { transport: hint.transport };
-  if (hint.method !== undefined) channel.method = hint.method;
-  if (hint.path !== undefined) channel.path = hint.path;
-  if (hint.requestHeaders !== undefined) channel.requestHeaders = hint.requestHeaders;
-  return channel;
-}
-
-export function summarize(messages: JudgedMessage[]): ValidationSummary {
-  const s: ValidationSummary = { messages: messages.length, valid: 0, invalid: 0, unchecked: 0, errors: 0, warnings: 0 };
-  for (const m of messages) {
-    s[m.verdict.status]++;
-    for (const f of m.verdict.findings) f.severity === 'error' ? s.errors++ : s.warnings++;
-  }
-  return s;
+  return judgeInput(input, registry, protocolById, forced, onMessage);
 }

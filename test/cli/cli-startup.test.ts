@@ -2,8 +2,9 @@
  * The CLI loads what the command it runs needs, and nothing more: its start-up is measured against a
  * bare `node -e 0` (bench/startup.js). `validate` of a plain file loads neither the store nor another
  * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
- * recorder) only with a command to run; `export` as NDJSON loads neither the other formats' exporters
- * nor the protocols' modules (the HTML page's views need them).
+ * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
+ * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
+ * other formats' exporters nor the protocols' modules (the HTML page's views need them).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,13 @@ describe('CLI start-up', () => {
     expect(chunks).toContain('validate-command');
     expect(chunks).toContain('message-pipeline');
     const unwanted = chunks.filter((c) => /^(ndjson-import|recording-writer|open-recording|better-sqlite3|forward-command|local-ca|stdio-recorder)$|-command$/.test(c) && c !== 'validate-command');
+    expect(unwanted).toEqual([]);
+  });
+
+  it("validates an AG-UI file with AG-UI's module alone: telling its protocol loads no other protocol's checker", async () => {
+    const chunks = chunksOf(await modulesOfCli(['validate', join(REPO, 'examples/agui-text-run.sse')]));
+    expect(chunks).toContain('agui');
+    const unwanted = chunks.filter((c) => /^(modules|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
   });
 

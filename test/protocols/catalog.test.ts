@@ -4,8 +4,8 @@
  * order), the same classification and the same replay hints.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyChannel, PROTOCOLS } from '../../src/protocols/modules.js';
-import { classifyForReplay, REPLAY_FACTS, replayHintsOf } from '../../src/protocols/catalog.js';
+import { classifyChannel, PROTOCOLS, protocolById } from '../../src/protocols/modules.js';
+import { classifyForReplay, loadModule, REPLAY_FACTS, replayHintsOf } from '../../src/protocols/catalog.js';
 import type { ChannelHint } from '../../src/protocols/protocol.js';
 
 const HINTS: ChannelHint[] = [
@@ -30,7 +30,16 @@ describe('the replay catalog', () => {
       expect(REPLAY_FACTS[i].classify).toBe(module.classify);
       expect(REPLAY_FACTS[i].replay).toBe(module.replay);
       expect(replayHintsOf(module.id)).toBe(module.replay);
+      // What telling a protocol needs is the facts' own, so a command loads only the module it chose.
+      expect(REPLAY_FACTS[i].sniff).toBe(module.sniff);
+      expect(REPLAY_FACTS[i].messageEvidence).toBe(module.messageEvidence);
+      expect(REPLAY_FACTS[i].channelEvidence).toBe(module.channelEvidence);
+      expect(REPLAY_FACTS[i].dialectOf).toBe(module.dialectOf);
     }
+  });
+
+  it('loads the same full module of each protocol, one at a time, as modules.ts lists', async () => {
+    for (const module of PROTOCOLS) expect(await loadModule(module.id)).toBe(protocolById(module.id));
   });
 
   it('classifies every channel as the catalog does', () => {

@@ -2,6 +2,7 @@ import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { ACP_SCHEMAS } from './schemas.js';
+import { acpMessageEvidence, sniffAcp } from './sniff.js';
 
 /** The WebSocket subprotocol of pi-daemon's `/v1/session/{ref}/apc` route. */
 export const ACP_SUBPROTOCOL = 'agent-client-protocol.v1';
@@ -30,6 +31,10 @@ export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
     // a stdio child's first lines decide (sniff).
     return 0;
   },
+  channelEvidence: acpChannelEvidence,
+  sniff: sniffAcp,
+  messageEvidence: acpMessageEvidence,
+  dialectOf: 'json-rpc',
   fields: {
     // JSON-RPC: a response carries its request's id.
     '/id': 'echoed-client-id',

@@ -6,6 +6,7 @@ import { AGUI_SCHEMAS } from './schemas.js';
 import { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 import { aguiProtoBinding } from './proto-binding.js';
 import { RULES } from './rules.js';
+import { aguiMessageEvidence, sniffAgui } from './sniff.js';
 
 export { AGUI_PROTO_MEDIA_TYPE } from './media-type.js';
 
@@ -49,6 +50,9 @@ export const aguiReplayFacts: ProtocolFacts<'agui', 'http' | 'sse' | 'proto' | '
   schemas: AGUI_SCHEMAS,
   binding: aguiProtoBinding,
   classify,
+  channelEvidence: aguiChannelEvidence,
+  sniff: sniffAgui,
+  messageEvidence: aguiMessageEvidence,
   fields: {
     // Clients mint threadId/runId per run; RUN_STARTED/RUN_FINISHED must echo them (notes §2).
     threadId: { echoedFrom: ['/threadId'] },

@@ -1,7 +1,8 @@
 import type { FieldRoles } from '../field-roles.js';
 import type { ProtocolFacts } from '../protocol.js';
 import { ANTHROPIC_RULES as RULES } from './rules.js';
-import { classifyAnthropic } from './detection.js';
+import { anthropicChannelEvidence, classifyAnthropic } from './detection.js';
+import { anthropicMessageEvidence, sniffAnthropic } from './shapes.js';
 import { answerAnthropicMiss } from './replay-miss.js';
 import { anthropicFaultAnswers } from './fault-answers.js';
 import { anthropicRouteTemplate } from './routes.js';
@@ -32,6 +33,9 @@ export const anthropicReplayFacts: ProtocolFacts<'anthropic', 'http' | 'sse' | '
   transports: ['http', 'sse', 'file'],
   schemas: ANTHROPIC_SCHEMAS,
   classify: classifyAnthropic,
+  channelEvidence: anthropicChannelEvidence,
+  sniff: sniffAnthropic,
+  messageEvidence: anthropicMessageEvidence,
   fields: FIELDS,
   answers: true,
   streamEndRules: [RULES.stopMissing],

@@ -1,28 +1,16 @@
-import { isJsonObject } from '../../core/json.js';
 import type { ProtocolModule } from '../protocol.js';
 import { JsonRpcChecker } from './json-rpc-checker.js';
 import { classifyJsonRpc } from './json-rpc-message.js';
-import { jsonRpcReplayFacts, jsonRpcSubprotocolOf } from './replay-facts.js';
-
-/** A lone JSON-RPC 2.0 message: `jsonrpc: "2.0"` and the members of a request, notification or response. */
-function isJsonRpcMessage(value: unknown): boolean {
-  return isJsonObject(value) && value.jsonrpc === '2.0' && classifyJsonRpc(value).kind !== 'other';
-}
+import { jsonRpcReplayFacts } from './replay-facts.js';
 
 /**
  * Plain JSON-RPC 2.0, for streams of it that no other module claims (MCP over stdio, a JSON-RPC
- * WebSocket): the envelope and id correlation, nothing about the methods. A low sniff score, so
- * that any dialect (ACP) claims what is its own.
+ * WebSocket): the envelope and id correlation, nothing about the methods. Its sniff
+ * scores low, so that any dialect (ACP) claims what is its own.
  */
 export const jsonRpcProtocol: ProtocolModule<'json-rpc'> = {
   ...jsonRpcReplayFacts,
   title: 'JSON-RPC 2.0 (envelope and id correlation only)',
-  sniff: (value) => (isJsonRpcMessage(value) ? 0.5 : 0),
-  channelEvidence: (hint) => `WebSocket subprotocol ${jsonRpcSubprotocolOf(hint.subprotocol) ?? 'jsonrpc'}`,
-  messageEvidence(value) {
-    const shape = classifyJsonRpc(value);
-    return shape.kind === 'request' || shape.kind === 'notification' ? `JSON-RPC ${shape.kind} ${shape.method}` : `JSON-RPC ${shape.kind}`;
-  },
   /** A response alone does not say who answered: guessed as the server's, as requests are the client's. */
   guessSender: (value) => (classifyJsonRpc(value).kind === 'response' ? 'server' : 'client'),
   createChecker: () => new JsonRpcChecker(),

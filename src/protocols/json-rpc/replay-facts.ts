@@ -2,6 +2,7 @@ import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
 import { classifyJsonRpc } from './json-rpc-message.js';
 import { JSON_RPC_RULES } from './json-rpc-rules.js';
+import { jsonRpcMessageEvidence, sniffJsonRpc } from './sniff.js';
 
 /** WebSocket subprotocols that name plain JSON-RPC 2.0 (as some servers offer it). */
 export const JSON_RPC_SUBPROTOCOLS: readonly string[] = ['jsonrpc', 'json-rpc', 'jsonrpc-2.0'];
@@ -27,6 +28,9 @@ export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'fil
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && jsonRpcSubprotocolOf(hint.subprotocol) !== undefined ? 0.9 : 0;
   },
+  channelEvidence: (hint) => `WebSocket subprotocol ${jsonRpcSubprotocolOf(hint.subprotocol) ?? 'jsonrpc'}`,
+  sniff: sniffJsonRpc,
+  messageEvidence: jsonRpcMessageEvidence,
   // ACP's answers are JSON-RPC responses too: only a method call says a stdio child speaks plain JSON-RPC.
   decidesStdio: (value) => classifyJsonRpc(value).kind !== 'response',
   // A response carries its request's id.

@@ -3,8 +3,7 @@ import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protoco
 import { McpChecker } from './mcp-checker.js';
 import { McpHttpChecker } from './http-checker.js';
 import { McpHttpSessions } from './http-sessions.js';
-import { isMcpInitializeResult, mcpMethodOf, mcpSenderOf } from './mcp-methods.js';
-import { mcpHttpEvidence } from './http-recognition.js';
+import { mcpSenderOf } from './mcp-methods.js';
 import { ParamHeaders } from './param-headers.js';
 import { mcpReplayFacts } from './replay-facts.js';
 import { redactSecretArguments } from './secret-arguments.js';
@@ -16,15 +15,6 @@ export const mcpProtocol: ProtocolModule<'mcp'> = {
   ...mcpReplayFacts,
   title: 'Model Context Protocol (JSON-RPC 2.0)',
 
-  /**
-   * A JSON-RPC request or notification of a method MCP defines is MCP's (its `initialize` only with
-   * MCP's params, so ACP keeps its own), and so is an InitializeResult; another response, or another
-   * method, is plain JSON-RPC until an MCP method says otherwise.
-   */
-  sniff: (value) => (mcpMethodOf(value) !== undefined || isMcpInitializeResult(value) ? 0.95 : 0),
-  messageEvidence: (value) => (isMcpInitializeResult(value) ? 'MCP InitializeResult' : `MCP method ${mcpMethodOf(value) ?? '(none)'}`),
-  channelEvidence: (hint) => hint.sniffed?.evidence ?? mcpHttpEvidence(hint) ?? 'MCP methods in its first lines',
-  dialectOf: 'json-rpc',
   semantic: mcpSemantic,
   views: mcpViews,
 

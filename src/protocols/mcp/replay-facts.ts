@@ -2,11 +2,12 @@
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
-import { classifyMcpHttp } from './http-recognition.js';
+import { classifyMcpHttp, mcpHttpEvidence } from './http-recognition.js';
 import { MCP_RULES } from './mcp-rules.js';
 import { MCP_SCHEMAS } from './schemas.js';
 import { answerMcpHttpMiss, answerMcpMessageMiss } from './replay-miss.js';
 import { MCP_HTTP_SESSIONS } from './replay-sessions.js';
+import { mcpMessageEvidence, sniffMcp } from './sniff.js';
 
 /**
  * Which channels carry MCP, and how a replay matches and answers its messages. Over stdio the
@@ -24,6 +25,10 @@ export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'http' | 'sse' | 'fi
   streamEndRules: [JSON_RPC_RULES.unansweredRequest, MCP_RULES.initializedMissing],
   schemas: MCP_SCHEMAS,
   classify: (hint: ChannelHint) => (hint.sniffed?.protocol === 'mcp' ? 1 : classifyMcpHttp(hint)),
+  channelEvidence: (hint) => hint.sniffed?.evidence ?? mcpHttpEvidence(hint) ?? 'MCP methods in its first lines',
+  sniff: sniffMcp,
+  messageEvidence: mcpMessageEvidence,
+  dialectOf: 'json-rpc',
   fields: {
     // JSON-RPC: a response carries its request's id.
     '/id': 'echoed-client-id',

@@ -1,10 +1,9 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { OpenAiChecker } from './checker.js';
 import { openAiViews } from './answer-view.js';
-import { openAiChannelEvidence } from './detection.js';
 import { openAiReplayFacts } from './replay-facts.js';
 import { openAiSemantic } from './semantic.js';
-import { guessOpenAiSender, openAiMessageEvidence, sniffOpenAi } from './shapes.js';
+import { guessOpenAiSender } from './shapes.js';
 
 /**
  * The OpenAI API as OpenAI and every compatible server (vLLM, Ollama, LiteLLM, OpenRouter) speak it
@@ -13,9 +12,6 @@ import { guessOpenAiSender, openAiMessageEvidence, sniffOpenAi } from './shapes.
 export const openAiProtocol: ProtocolModule<'openai'> = {
   ...openAiReplayFacts,
   title: 'OpenAI API',
-  sniff: sniffOpenAi,
-  channelEvidence: openAiChannelEvidence,
-  messageEvidence: openAiMessageEvidence,
   guessSender: guessOpenAiSender,
   semantic: openAiSemantic,
   createChecker(context: CheckerContext): ProtocolChecker {

@@ -1,7 +1,8 @@
 import type { FieldRoles } from '../field-roles.js';
 import type { ProtocolFacts } from '../protocol.js';
 import { OPENAI_RULES as RULES } from './rules.js';
-import { classifyOpenAi } from './detection.js';
+import { classifyOpenAi, openAiChannelEvidence } from './detection.js';
+import { openAiMessageEvidence, sniffOpenAi } from './shapes.js';
 import { answerOpenAiMiss } from './replay-miss.js';
 import { openAiFaultAnswers } from './fault-answers.js';
 import { openAiRouteTemplate } from './routes.js';
@@ -36,6 +37,9 @@ export const openAiReplayFacts: ProtocolFacts<'openai', 'http' | 'sse' | 'file'>
   transports: ['http', 'sse', 'file'],
   schemas: OPENAI_SCHEMAS,
   classify: classifyOpenAi,
+  channelEvidence: openAiChannelEvidence,
+  sniff: sniffOpenAi,
+  messageEvidence: openAiMessageEvidence,
   fields: FIELDS,
   answers: true,
   streamEndRules: [RULES.finishReasonMissing, RULES.roleMissing, RULES.usageMissing, RULES.doneMissing, RULES.terminalMissing],

@@ -3,10 +3,8 @@ import { PiDaemonRpcChecker } from './checker.js';
 import { piSessionSemantic } from '../pi-rpc/semantic.js';
 import { piSessionViews } from '../pi-rpc/session-view.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
-import { frameKindOf, guessFrameSender } from './frame-kinds.js';
-import { PI_DAEMON_RPC_SUBPROTOCOL } from '../pi-rpc/subprotocols.js';
+import { guessFrameSender } from './frame-kinds.js';
 import { DEFAULT_MAX_IN_FLIGHT_COMMANDS, type PiDaemonRpcOptions } from './limits.js';
-import { sniffPiDaemonFrame } from './sniff.js';
 
 /** The framed module with a given in-flight limit (the daemon advertises it in its capabilities). */
 export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): ProtocolModule<'pi-daemon-rpc'> {
@@ -14,9 +12,6 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
   return {
     ...piDaemonRpcReplayFacts,
     title: 'Pi daemon framed RPC',
-    sniff: sniffPiDaemonFrame,
-    channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
-    messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
     guessSender: guessFrameSender,
     // The event counters (`sequence` on every frame) count the streamed partials too, whose number
     // varies with streaming timing: gaps and repeats are the verdict's business (sequence-gap).

@@ -3,6 +3,8 @@ import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotoco
 import { answerPiDaemonRpcMiss } from './replay-miss.js';
 import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 import { PI_DAEMON_RPC_RULES } from './rules.js';
+import { frameKindOf } from './frame-kinds.js';
+import { sniffPiDaemonFrame } from './sniff.js';
 
 /** Which channels carry the Pi daemon's framed RPC, and how a replay matches and answers its frames. */
 export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file'> = {
@@ -16,6 +18,9 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
   classify(hint: ChannelHint): number {
     return hint.transport === 'ws' && piSubprotocolOf(hint.subprotocol) === PI_DAEMON_RPC_SUBPROTOCOL ? 1 : 0;
   },
+  channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_DAEMON_RPC_SUBPROTOCOL}`,
+  sniff: sniffPiDaemonFrame,
+  messageEvidence: (value) => `Pi daemon RPC ${frameKindOf(value) ?? 'frame'} frame`,
   fields: {
     // The framed command's id comes back on its response frame.
     '/command/id': 'echoed-client-id',

@@ -2,7 +2,7 @@ import type { InboundMessage } from '../../core/message.js';
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import type { RecordingSecrets } from '../recording-secrets.js';
 import { redactSessionEnv, sessionEnvOf } from './session-env.js';
-import { guessPiRestSender, piRestChannelEvidence, piRestMessageEvidence, sniffPiRest } from './detection.js';
+import { guessPiRestSender } from './detection.js';
 import { PiRestChecker } from './pi-rest-checker.js';
 import { piRestReplayFacts } from './replay-facts.js';
 
@@ -10,9 +10,6 @@ import { piRestReplayFacts } from './replay-facts.js';
 export const piRestProtocol: ProtocolModule<'pi-rest'> = {
   ...piRestReplayFacts,
   title: 'Pi daemon REST API',
-  sniff: sniffPiRest,
-  channelEvidence: piRestChannelEvidence,
-  messageEvidence: piRestMessageEvidence,
   guessSender: guessPiRestSender,
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRestChecker(context);

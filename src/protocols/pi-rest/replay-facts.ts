@@ -1,5 +1,5 @@
 import type { ProtocolFacts } from '../protocol.js';
-import { classifyPiRest } from './detection.js';
+import { classifyPiRest, piRestChannelEvidence, piRestMessageEvidence, sniffPiRest } from './detection.js';
 import { answerPiRestMiss, piRestRouteTemplate } from './replay-miss.js';
 import { SESSION_ENV_VALUES } from './session-env.js';
 import { PI_DAEMON_SCHEMAS } from './schemas.js';
@@ -11,6 +11,9 @@ export const piRestReplayFacts: ProtocolFacts<'pi-rest', 'http' | 'file'> = {
   transports: ['http', 'file'],
   schemas: PI_DAEMON_SCHEMAS,
   classify: classifyPiRest,
+  channelEvidence: piRestChannelEvidence,
+  sniff: sniffPiRest,
+  messageEvidence: piRestMessageEvidence,
   fields: {
     // The envelope echoes X-Request-Id, else the body's requestId (request-id-rules.ts); a ticket
     // echoes the Idempotency-Key it was submitted with.

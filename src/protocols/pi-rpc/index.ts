@@ -3,16 +3,12 @@ import { PiRpcChecker } from './checker.js';
 import { piSessionSemantic } from './semantic.js';
 import { piSessionViews } from './session-view.js';
 import { piRpcReplayFacts } from './replay-facts.js';
-import { guessPiRpcSender, piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
-import { PI_RPC_SUBPROTOCOL } from './subprotocols.js';
+import { guessPiRpcSender } from './sniff.js';
 
 /** Raw Pi RPC: `pi --mode rpc` JSONL on stdio, or the daemon's `pi-rpc.v1` WebSocket. */
 export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   ...piRpcReplayFacts,
   title: 'Pi RPC (raw)',
-  sniff: sniffPiRpc,
-  channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_RPC_SUBPROTOCOL}`,
-  messageEvidence: piRpcMessageEvidence,
   guessSender: guessPiRpcSender,
   semantic: piSessionSemantic(['ws', 'stdio']),
   views: piSessionViews('raw'),

@@ -3,6 +3,7 @@ import { answerPiRpcMiss } from './replay-miss.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
 import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 import { PI_RPC_RULES } from './rules.js';
+import { piRpcMessageEvidence, sniffPiRpc } from './sniff.js';
 
 /**
  * Which channels carry raw Pi RPC, and how a replay matches and answers its lines. Stdio is anybody's
@@ -19,6 +20,9 @@ export const piRpcReplayFacts: ProtocolFacts<'pi-rpc', 'ws' | 'stdio' | 'file'> 
     if (hint.transport === 'ws') return piSubprotocolOf(hint.subprotocol) === PI_RPC_SUBPROTOCOL ? 1 : 0;
     return 0;
   },
+  channelEvidence: (hint) => `WebSocket subprotocol ${hint.subprotocol ?? PI_RPC_SUBPROTOCOL}`,
+  sniff: sniffPiRpc,
+  messageEvidence: piRpcMessageEvidence,
   // A command's optional `id` comes back on its response.
   fields: { '/id': 'echoed-client-id', timestamp: 'volatile' },
   replay: { missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' } },

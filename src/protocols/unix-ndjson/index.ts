@@ -9,18 +9,6 @@ export const unixNdjsonProtocol: ProtocolModule<'unix-ndjson'> = {
   ...unixNdjsonReplayFacts,
   title: 'Pi daemon unix-socket NDJSON protocol',
 
-  sniff(value: unknown): number {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
-    const r = value as Record<string, unknown>;
-    if (typeof r.protocolVersion !== 'string') return 0;
-    if (typeof r.operation === 'string') return 0.9;
-    if ((r.kind === 'response' || r.kind === 'event') && typeof r.hostInstanceId === 'string') return 0.9;
-    return 0;
-  },
-
-  channelEvidence: () => 'Pi daemon NDJSON socket',
-  messageEvidence: (value) => `Pi daemon NDJSON ${classifyNdjson(value).kind}`,
-
   /** Commands (they have `operation`) come from the client; responses and events from the daemon. */
   guessSender(value: unknown): 'client' | 'server' {
     return classifyNdjson(value).kind === 'command' ? 'client' : 'server';
