@@ -116,6 +116,19 @@ describe('compiled schema validators', () => {
     );
   });
 
+  it('are cheap to load: no schema object their code never reads, and the linking function compiled at load, not parsed twice', () => {
+    for (const entry of Object.values(manifest.documents)) {
+      for (const file of [entry.allErrors, entry.firstError]) {
+        const code = readFileSync(join(COMPILED_DIR, file), 'utf8');
+        expect(code, file).toContain('module.exports = (function link(schemaFormats) {');
+        const mentions = new Map<string, number>();
+        for (const [name] of code.matchAll(/\bschema\d+\b/g)) mentions.set(name, (mentions.get(name) ?? 0) + 1);
+        const unread = [...code.matchAll(/const (schema\d+) = /g)].map((m) => m[1]).filter((name) => mentions.get(name) === 1);
+        expect(unread, file).toEqual([]);
+      }
+    }
+  });
+
   it('give the same verdict as run-time compilation for every named ref, on valid and invalid messages of each protocol', () => {
     const refs = comparedRefs(namedRefs(runtime));
     expect(refs.length).toBeGreaterThan(400);
