@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from './run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
 
-/** Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded; the probe prints the exit code. */
+/**
+ * Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded (the
+ * builtins Node loaded too, as `builtin:<name>`); the probe prints the exit code.
+ */
 function modulesOfCli(args: string[]): Promise<string[]> {
   const probe = `
     const { main } = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
@@ -19,6 +22,7 @@ function modulesOfCli(args: string[]): Promise<string[]> {
     process.stdout.write = () => true;
     const code = await main(['node', 'agent-proxy', ...${JSON.stringify(args)}]);
     process.stdout.write = write;
+    for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) process.stderr.write('loaded builtin:' + m.slice('NativeModule '.length) + '\\n');
     console.log(code);
   `;
   return modulesLoadedBy(probe, '0');
@@ -46,6 +50,13 @@ describe('CLI start-up', () => {
     expect(chunks).toContain('agui');
     const unwanted = chunks.filter((c) => /^(modules|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
+  });
+
+  it('reads its arguments with commander bundled, without node:child_process, which only executable subcommands need', async () => {
+    const loaded = await modulesOfCli(['validate', join(REPO, 'examples/agui-text-run.sse')]);
+    expect(loaded.filter((m) => m.includes('/node_modules/commander/'))).toEqual([]);
+    expect(loaded).toContain('builtin:fs');
+    expect(loaded).not.toContain('builtin:child_process');
   });
 
   it("defines replay without the forward proxy's child plumbing", async () => {
