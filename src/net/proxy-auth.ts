@@ -1,10 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { lazyCrypto } from '../core/lazy-crypto.js';
 import { UsageError } from '../core/errors.js';
 
 /**
  * `--proxy-auth user:pass`: the Basic credentials a forward proxy's clients must send in
  * `Proxy-Authorization`. Compared as SHA-256 digests with timingSafeEqual, so neither the length
- * nor the first differing byte of a wrong guess shows in the time the answer takes.
+ * nor the first differing byte of a wrong guess shows in the time the answer takes. node:crypto
+ * loads with the first credentials: `replay` and `record` load this module for their options.
  */
 export class ProxyAuth {
   private readonly expected: Buffer;
@@ -19,7 +20,7 @@ export class ProxyAuth {
     if (header === undefined) return false;
     // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared byte for byte.
     const match = /^basic[ \t]+(\S+)[ \t]*$/i.exec(header);
-    return timingSafeEqual(digest(match ? `Basic ${match[1]}` : ''), this.expected);
+    return lazyCrypto().timingSafeEqual(digest(match ? `Basic ${match[1]}` : ''), this.expected);
   }
 }
 
@@ -27,5 +28,5 @@ export class ProxyAuth {
 export const PROXY_AUTH_REQUIRED_HEADERS = { 'proxy-authenticate': 'Basic realm="agent-proxy", charset="UTF-8"' } as const;
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return lazyCrypto().createHash('sha256').update(text, 'utf8').digest();
 }

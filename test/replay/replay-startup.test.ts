@@ -1,6 +1,7 @@
 /**
  * A replay loads what it serves and nothing more: no checker, schema compiler, recorder, protobuf
- * encoder, WebSocket library or TLS for a recording of plain HTTP served without TLS (they cost most of its start-up), and
+ * encoder, WebSocket library, TLS or node:crypto (a live session's id and --proxy-auth load it when
+ * they need it) for a recording of plain HTTP served without TLS (they cost most of its start-up), and
  * yet it still answers a WebSocket upgrade, loading the player when the upgrade arrives.
  */
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ describe('replay start-up', () => {
     expect(loaded.some((m) => m.endsWith('/dist/replay/replay-server.js'))).toBe(true);
     expect(loaded.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
     const unwanted = loaded.filter((m) =>
-      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-sources\.js)|\/dist\/protocols\/modules\.js|-checker\.js$|\/checker\.js$|^node:(https|tls)$/.test(m),
+      /\/node_modules\/(ws|ajv|@ag-ui\/proto|@ag-ui\/core|zod|fast-json-patch|@agentclientprotocol)\/|\/dist\/record\/|\/dist\/schema\/(?!schema-sources\.js)|\/dist\/protocols\/modules\.js|-checker\.js$|\/checker\.js$|^node:(https|tls|crypto|child_process)$/.test(m),
     );
     expect(unwanted).toEqual([]);
   });

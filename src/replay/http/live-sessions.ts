@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { lazyCrypto } from '../../core/lazy-crypto.js';
 import { headerValue } from '../../core/header-value.js';
 import { Substitution } from '../../match/correlation.js';
 import type { CorrelationPair } from '../../match/token-substitution.js';
@@ -69,7 +69,7 @@ export class LiveSession {
     private readonly clock: Clock,
   ) {
     this.activeMs = clock.now();
-    this.id = recorded.id === '' ? '' : randomUUID();
+    this.id = recorded.id === '' ? '' : lazyCrypto().randomUUID();
     this.substitution = new SessionSubstitution(recorded.id, this.id);
     this.resumptions = recorded.exchanges.filter(isSessionResumption);
     this.matcher = new HttpMatcher(
