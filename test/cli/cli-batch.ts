@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { runToEnd } from '../hostile/cli-child.js';
 import { onCleanup } from '../support/cleanups.js';
-import { REPO, type CliResult } from './run-cli.js';
+import { cliEnv, REPO, runCli, type CliResult } from './run-cli.js';
 
 const RUNNER = fileURLToPath(new URL('./cli-batch-runner.cjs', import.meta.url));
 
@@ -33,7 +32,7 @@ export async function runBatch(runs: string[][], options: { real?: number[] } = 
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CliResult[];
     expect(results).toHaveLength(runs.length);
     const real = options.real ?? [0];
-    const alone = await Promise.all(real.map((at) => runToEnd(runs[at])));
+    const alone = await Promise.all(real.map((at) => runCli(runs[at])));
     real.forEach((at, i) => expect(results[at], `${runs[at].join(' ')}: in the batch, then as a process of its own`).toEqual(alone[i]));
     return results;
   } finally {
@@ -41,12 +40,12 @@ export async function runBatch(runs: string[][], options: { real?: number[] } = 
   }
 }
 
-/** The runner as a child with the environment runToEnd gives the CLI, killed if the test ends first. */
+/** The runner as a child with the environment runCli gives the CLI, killed if the test ends first. */
 function runToEndAsBatch(runsFile: string, resultsFile: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [RUNNER, REPO, runsFile, resultsFile], {
       cwd: REPO,
-      env: { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' },
+      env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     onCleanup(() => {
