@@ -5,6 +5,11 @@
  * start and loading the CLI, which a batch pays once. Each batch also runs some of its argument
  * lists as real processes, as a user would (`node bin/agent-proxy.js …`), and fails unless they
  * printed the same bytes and ended with the same code as in the batch.
+ *
+ * For short runs whose output is what is tested. A run whose process is the point (signals, exit
+ * while serving, start-up, another bin) stays a process of its own, and so do runs that would load
+ * different schemas (--schemas, AGENT_PROXY_SCHEMAS) or need another environment: the runs of a
+ * batch share one process, its environment and what its modules keep.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
