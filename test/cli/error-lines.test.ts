@@ -6,14 +6,17 @@
  * unrelated recordings): each now says so.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { PROTOCOL_IDS } from '../../src/protocols/catalog.js';
 import { runToEnd, startCli } from '../hostile/cli-child.js';
 import { useCleanups } from '../support/cleanups.js';
-import { AGUI_EXAMPLE, PI_EXAMPLE, busyPort, emptyRecording, exampleDb, mixedRecording, stdioRecording } from './cli-fixtures.js';
-import { scratch, type TempDir } from '../support/temp-dir.js';
+import { AGUI_EXAMPLE, PI_EXAMPLE, emptyRecording, exampleDb, mixedRecording, stdioRecording } from './cli-fixtures.js';
+import { runBatch } from './cli-batch.js';
+import type { CliResult } from './run-cli.js';
+import { scratch, tempDir, type TempDir } from '../support/temp-dir.js';
 
 useCleanups();
 
@@ -213,10 +216,38 @@ const CASES: Case[] = [
 ];
 
 describe('every error path: one line in one voice, exit 2', () => {
+  // Every case in one batch of CLI runs (test/cli/cli-batch.ts), made before the first test: a
+  // process each would cost ~0.3 s of CPU apiece, mostly starting. The first case of each command,
+  // and a busy --ui port (a listener already open, and a worker, to close before exiting), also
+  // run as processes of their own, which must print the same.
+  const cases = CASES.filter((c) => !(c.linux && process.platform !== 'linux'));
+  const ran = new Map<Case, { context: Context; result: CliResult }>();
+  const folders: TempDir[] = [];
+  let busy: Server | undefined;
+
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy!.listen(0, '127.0.0.1', resolve));
+    const contexts = cases.map((): Context => {
+      const dir = tempDir();
+      folders.push(dir);
+      return { dir, busy: (busy!.address() as { port: number }).port };
+    });
+    const runs = cases.map((c, i) => c.argv(contexts[i]));
+    const firsts = new Map<string, number>();
+    runs.forEach((args, i) => firsts.has(args[0]) || firsts.set(args[0], i));
+    const results = await runBatch(runs, { real: [...firsts.values(), cases.findIndex((c) => c.name.startsWith('record --ui on a busy port'))] });
+    cases.forEach((c, i) => ran.set(c, { context: contexts[i], result: results[i] }));
+  });
+
+  afterAll(async () => {
+    for (const folder of folders) folder.cleanup();
+    await new Promise<void>((resolve) => (busy ? busy.close(() => resolve()) : resolve()));
+  });
+
   for (const c of CASES) {
-    it.skipIf(c.linux && process.platform !== 'linux')(c.name, async () => {
-      const context: Context = { dir: scratch(), busy: await busyPort() };
-      const result = await runToEnd(c.argv(context));
+    it.skipIf(c.linux && process.platform !== 'linux')(c.name, () => {
+      const { context, result } = ran.get(c)!;
       expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: c.code ?? 2, stderr: `${LINE_PREFIX}${c.says(context)}\n`, stdout: '' });
     });
   }

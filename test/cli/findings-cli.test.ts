@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { useCleanups } from '../replay/replay-helpers.js';
+import { runBatch } from './cli-batch.js';
 import { runCli } from './run-cli.js';
 
 useCleanups();
@@ -88,7 +89,13 @@ describe('proxy findings', () => {
       { transport: 'http', method: 'GET', path: '/v1/gone', status: 502, error: { code: 'E_UPSTREAM_UNREACHABLE', message: 'cannot reach https://agents.example.test: ECONNREFUSED' }, messages: [] },
       EXCHANGES[2],
     ]);
-    const done = await runCli(['findings', file]);
+    // The four runs in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [done, exchange3, bySchema, byWarning] = await runBatch([
+      ['findings', file],
+      ['findings', file, '--exchange', '3', '--json'],
+      ['findings', file, '--rule', 'schema', '--json'],
+      ['findings', file, '--severity', 'warning', '--json'],
+    ]);
     expect(done.code).toBe(0);
     expect(done.stdout.split('\n')).toEqual([
       '#1 POST /agent  3 ← BOGUS  error schema at /type: must be equal to one of the allowed values',
@@ -101,12 +108,12 @@ describe('proxy findings', () => {
       '7 findings (6 errors, 1 warning)',
       '',
     ]);
-    const only = JSON.parse((await runCli(['findings', file, '--exchange', '3', '--json'])).stdout);
+    const only = JSON.parse(exchange3.stdout);
     expect(only.findings).toEqual([
       { exchange: 3, transport: 'http', protocol: null, method: 'GET', path: '/v1/other', seq: 0, sender: 'server', label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '', message: `the upstream's TLS failed: certificate from an unknown issuer (${untrusted})` },
     ]);
-    expect(JSON.parse((await runCli(['findings', file, '--rule', 'schema', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
-    expect(JSON.parse((await runCli(['findings', file, '--severity', 'warning', '--json'])).stdout).totals).toEqual({ findings: 1, errors: 0, warnings: 1 });
+    expect(JSON.parse(bySchema.stdout).totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
+    expect(JSON.parse(byWarning.stdout).totals).toEqual({ findings: 1, errors: 0, warnings: 1 });
   });
 
   it('makes an upstream that could not be reached an error of its exchange: findings --fail-on error and validate fail', async () => {
@@ -126,14 +133,24 @@ describe('proxy findings', () => {
 
   it('--fail-on exits 1 when a listed finding is at or above the severity, for a CI gate', async () => {
     const file = recording();
-    expect((await runCli(['findings', file, '--fail-on', 'error'])).code).toBe(1);
-    expect((await runCli(['findings', file, '--fail-on', 'warning'])).code).toBe(1);
-    // Only warnings listed: no error to fail on, but a warning gate still fails.
-    expect((await runCli(['findings', file, '--severity', 'warning', '--fail-on', 'error'])).code).toBe(0);
-    expect((await runCli(['findings', file, '--rule', 'response-uncorrelatable', '--fail-on', 'warning'])).code).toBe(1);
-    // A clean recording passes either gate.
     const clean = recording([EXCHANGES[1]]);
-    const done = await runCli(['findings', clean, '--fail-on', 'warning']);
+    // The five runs in one batch of CLI runs (test/cli/cli-batch.ts); the first and the last also as processes of their own.
+    const [errorGate, warningGate, warningsOnly, oneRule, done] = await runBatch(
+      [
+        ['findings', file, '--fail-on', 'error'],
+        ['findings', file, '--fail-on', 'warning'],
+        ['findings', file, '--severity', 'warning', '--fail-on', 'error'],
+        ['findings', file, '--rule', 'response-uncorrelatable', '--fail-on', 'warning'],
+        ['findings', clean, '--fail-on', 'warning'],
+      ],
+      { real: [0, 4] },
+    );
+    expect(errorGate.code).toBe(1);
+    expect(warningGate.code).toBe(1);
+    // Only warnings listed: no error to fail on, but a warning gate still fails.
+    expect(warningsOnly.code).toBe(0);
+    expect(oneRule.code).toBe(1);
+    // A clean recording passes either gate.
     expect(done.code).toBe(0);
     expect(done.stdout).toBe('0 findings (0 errors, 0 warnings)\n');
   });

@@ -11,6 +11,7 @@ import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
 import { postRun, rawRequest } from '../record/record-helpers.js';
 import { storedJsonSql } from '../../src/store/stored-json.js';
+import { runBatch } from './cli-batch.js';
 import { runCli } from './run-cli.js';
 
 const fixtures = fixturesAfterEach();
@@ -33,21 +34,28 @@ async function recordRuns(options: Partial<RecorderOptions> = {}): Promise<strin
 describe('show: what chose the protocol', () => {
   it('names the evidence in --json, in the exchange list and in show --exchange', async () => {
     const file = await recordRuns();
-    const shown = JSON.parse((await runCli(['show', file, '--json'])).stdout) as Shown;
+    // The four in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [asJson, listed, second, third] = await runBatch([
+      ['show', file, '--json'],
+      ['show', file],
+      ['show', file, '--exchange', '2'],
+      ['show', file, '--exchange', '3'],
+    ]);
+    const shown = JSON.parse(asJson.stdout) as Shown;
     expect(shown.exchanges.map(({ path, protocol, protocolEvidence }) => ({ path, protocol, protocolEvidence }))).toEqual([
       { path: '/agent', protocol: 'agui', protocolEvidence: 'RunAgentInput body' },
       { path: '/v1/capabilities', protocol: 'pi-rest', protocolEvidence: 'route GET /v1/capabilities' },
       { path: '/v1/unclaimed', protocol: null, protocolEvidence: null },
     ]);
 
-    const list = (await runCli(['show', file])).stdout.split('\n');
+    const list = listed.stdout.split('\n');
     expect(list[1]).toMatch(/ protocol chosen by$/);
     expect(list[2]).toMatch(/^#1 .* RunAgentInput body$/);
     expect(list[3]).toMatch(/^#2 .* route GET \/v1\/capabilities$/);
     expect(list[4]).toMatch(/^#3 .* -$/);
 
-    expect((await runCli(['show', file, '--exchange', '2'])).stdout.split('\n')[2]).toBe('  protocol pi-rest, chosen by route GET /v1/capabilities');
-    expect((await runCli(['show', file, '--exchange', '3'])).stdout.split('\n')[2]).toBe('  no protocol recognised this exchange');
+    expect(second.stdout.split('\n')[2]).toBe('  protocol pi-rest, chosen by route GET /v1/capabilities');
+    expect(third.stdout.split('\n')[2]).toBe('  no protocol recognised this exchange');
   });
 
   it('says --protocol chose it when the flag named it', async () => {
@@ -66,9 +74,15 @@ describe('show: what chose the protocol', () => {
     db.exec('ALTER TABLE exchanges DROP COLUMN tunnel; ALTER TABLE exchanges DROP COLUMN stdin_ended_ms; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
     db.pragma('user_version = 3');
     db.close();
-    const shown = JSON.parse((await runCli(['show', file, '--json'])).stdout) as Shown;
+    // The three in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [asJson, listed, first] = await runBatch([
+      ['show', file, '--json'],
+      ['show', file],
+      ['show', file, '--exchange', '1'],
+    ]);
+    const shown = JSON.parse(asJson.stdout) as Shown;
     expect(shown.exchanges[0]).toMatchObject({ protocol: 'agui', protocolEvidence: null });
-    expect((await runCli(['show', file])).stdout.split('\n')[2]).toMatch(/^#1 .*\(not recorded\)$/);
-    expect((await runCli(['show', file, '--exchange', '1'])).stdout.split('\n')[2]).toBe('  protocol agui, chosen by (not recorded)');
+    expect(listed.stdout.split('\n')[2]).toMatch(/^#1 .*\(not recorded\)$/);
+    expect(first.stdout.split('\n')[2]).toBe('  protocol agui, chosen by (not recorded)');
   });
 });

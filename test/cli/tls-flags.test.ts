@@ -10,7 +10,9 @@ import { LINE_PREFIX } from '../../src/core/program-name.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { HAS_OPENSSL, makeTestCertificates, startTlsFront, type CertPair, type TestCertificates } from '../support/tls-fixtures.js';
-import { REPO, runCli, spawnCli, type CliProcess } from './run-cli.js';
+import { runBatch } from './cli-batch.js';
+import { REPO, runCli, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const cleanups = fixturesAfterEach();
 const { agui, scratch } = cleanups;
@@ -107,30 +109,38 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       r.child.kill('SIGINT');
       expect((await r.exited).code).toBe(0);
 
-      const listed = await runCli(['findings', out, '--fail-on', 'error']);
+      // What the commands say of it, in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+      const [listed, asJson, warnings, validated, validatedJson, shownText, shownJson] = await runBatch([
+        ['findings', out, '--fail-on', 'error'],
+        ['findings', out, '--json', '--rule', 'upstream-tls-failed'],
+        ['findings', out, '--severity', 'warning'],
+        ['validate', out],
+        ['validate', out, '--json'],
+        ['show', out, '--exchange', '1'],
+        ['show', out, '--json'],
+      ]);
       expect(listed.code, code).toBe(1);
       const [line, total] = listed.stdout.trimEnd().split('\n');
       expect(line, code).toMatch(new RegExp(`^#1 GET /health  exchange  error upstream-tls-failed: the upstream's TLS failed: ${failed} \\(TLS certificate check of ${target.replace(/\./g, '\\.')} failed: .*\\[${code}\\]\\)$`));
       expect(total).toBe('1 finding (1 error, 0 warnings)');
-      const json = JSON.parse((await runCli(['findings', out, '--json', '--rule', 'upstream-tls-failed'])).stdout) as { findings: Array<Record<string, unknown>> };
+      const json = JSON.parse(asJson.stdout) as { findings: Array<Record<string, unknown>> };
       expect(json.findings).toEqual([
         expect.objectContaining({ exchange: 1, method: 'GET', path: '/health', seq: 0, label: 'exchange', rule: 'upstream-tls-failed', severity: 'error', pointer: '' }),
       ]);
-      expect((await runCli(['findings', out, '--severity', 'warning'])).stdout).toBe('0 findings (0 errors, 0 warnings)\n');
+      expect(warnings.stdout).toBe('0 findings (0 errors, 0 warnings)\n');
 
-      const validated = await runCli(['validate', out]);
       expect(validated.code, code).toBe(1);
       expect(validated.stdout).toContain(`${out} #1 GET /health  error upstream-tls-failed: the upstream's TLS failed: ${failed} (`);
       expect(validated.stdout).toContain('0 messages (unknown protocol): 0 valid, 0 invalid, 0 unchecked; 1 error, 0 warnings');
-      const report = JSON.parse((await runCli(['validate', out, '--json'])).stdout) as { exchangeFindings: unknown[]; summary: { errors: number } };
+      const report = JSON.parse(validatedJson.stdout) as { exchangeFindings: unknown[]; summary: { errors: number } };
       expect(report.exchangeFindings).toEqual([expect.objectContaining({ stream: '#1 GET /health', rule: 'upstream-tls-failed', severity: 'error' })]);
       expect(report.summary.errors).toBe(1);
 
-      const shown = (await runCli(['show', out, '--exchange', '1'])).stdout.split('\n');
+      const shown = shownText.stdout.split('\n');
       expect(shown[1]).toMatch(new RegExp(`^  TLS .*not authorized: ${code}$`));
       expect(shown[2]).toMatch(new RegExp(`^  error upstream-tls-failed: the upstream's TLS failed: ${failed} `));
       // show's totals count the exchange's own finding, as findings lists it: the numbers agree.
-      const summary = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { totals: { findings: number } };
+      const summary = JSON.parse(shownJson.stdout) as { totals: { findings: number } };
       expect(summary.totals.findings).toBe(1);
     }
   });
@@ -206,10 +216,23 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
     { name: 'fixture --ca with an http:// target', argv: (out) => ['fixture', out, '--mode', 'record', '--target', 'http://localhost:9', '--listen', '0', '--ca', certs.caFile], says: () => "--ca goes with an https:// target, not 'http://localhost:9'" },
     { name: 'replay --ca without passthrough', argv: (out) => ['replay', out, '--ca', certs.caFile], says: () => '--ca is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it' },
   ];
+  // Every misuse in one batch of CLI runs (test/cli/cli-batch.ts), made before the first test: a
+  // process each would cost ~0.3 s of CPU apiece. The first of record's and of fixture's, and
+  // replay's, also run as processes of their own, which must print the same.
+  const misused = new Map<string, { out: string; result: CliResult }>();
+  let outs: TempDir | undefined;
+  beforeAll(async () => {
+    outs = tempDir();
+    const runs = misuses.map((misuse, i) => ({ name: misuse.name, out: outs!.file(`never-${i}.db`) }));
+    const argvs = misuses.map((misuse, i) => misuse.argv(runs[i].out));
+    const real = [0, argvs.findIndex((args) => args[0] === 'fixture'), argvs.findIndex((args) => args[0] === 'replay')];
+    const results = await runBatch(argvs, { real });
+    runs.forEach((run, i) => misused.set(run.name, { out: run.out, result: results[i] }));
+  });
+  afterAll(() => outs?.cleanup());
   for (const misuse of misuses) {
-    it(`${misuse.name}: one line on stderr, exit 2, no recording`, async () => {
-      const out = scratch().file('never.db');
-      const result = await runCli(misuse.argv(out));
+    it(`${misuse.name}: one line on stderr, exit 2, no recording`, () => {
+      const { out, result } = misused.get(misuse.name)!;
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       const lines = result.stderr.split('\n');

@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { PI_NDJSON_V1_ID } from '../../src/protocols/unix-ndjson/schemas.js';
 import { restExchanges } from '../protocols/pi-rest/rest-exchanges.js';
-import { runCli } from './run-cli.js';
+import { runBatch } from './cli-batch.js';
+import { runCli, type CliResult } from './run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const folder = tempDir('agent-proxy-validate-');
@@ -12,15 +13,39 @@ afterAll(() => folder.cleanup());
 const tmp = folder.dir;
 
 describe('proxy validate', () => {
+  // The runs on the shipped examples, and the two usage errors, in one batch of CLI runs
+  // (test/cli/cli-batch.ts), made before the first test: a process each would cost ~0.3 s of CPU
+  // apiece. The first and the missing file also run as processes of their own, which must print the same.
+  const DAEMON = 'recordings/examples/pi-daemon-session.ndjson';
+  const runs = {
+    textRun: ['validate', 'examples/agui-text-run.sse'],
+    brokenRun: ['validate', 'examples/agui-broken-run.sse'],
+    brokenJson: ['validate', '--json', 'examples/agui-broken-run.sse'],
+    missing: ['validate', join(tmp, 'nope.json')],
+    usage: ['validate', '--protocol', 'smtp', 'examples/agui-text-run.sse'],
+    daemonJson: ['validate', '--json', DAEMON],
+    daemonFindings: ['findings', '--json', DAEMON],
+    daemon: ['validate', DAEMON],
+  };
+  const ran = {} as Record<keyof typeof runs, CliResult>;
+  beforeAll(async () => {
+    const names = Object.keys(runs) as Array<keyof typeof runs>;
+    const results = await runBatch(
+      names.map((name) => runs[name]),
+      { real: [0, names.indexOf('missing')] },
+    );
+    names.forEach((name, i) => (ran[name] = results[i]));
+  });
+
   it('accepts a valid SSE run and exits 0', async () => {
-    const r = await runCli(['validate', 'examples/agui-text-run.sse']);
+    const r = ran.textRun;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/8 messages \(agui\): 8 valid, 0 invalid, 0 unchecked; 0 errors, 0 warnings/);
   });
 
   it('reports each problem of the broken example with file and line, and exits 1', async () => {
-    const r = await runCli(['validate', 'examples/agui-broken-run.sse']);
+    const r = ran.brokenRun;
     expect(r.code).toBe(1);
     // The content before its start (line 6), the patch that does not apply (line 18, a warning),
     // and the RUN_FINISHED whose runId is not the run's (line 20).
@@ -30,7 +55,7 @@ describe('proxy validate', () => {
   });
 
   it('prints a machine-readable report with --json', async () => {
-    const r = await runCli(['validate', '--json', 'examples/agui-broken-run.sse']);
+    const r = ran.brokenJson;
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.protocols).toEqual(['agui']);
@@ -75,14 +100,18 @@ describe('proxy validate', () => {
     ];
     const file = join(tmp, 'mcp.jsonl');
     writeFileSync(file, mcp.map((m) => JSON.stringify(m)).join('\n') + '\n');
-    for (const [args, id] of [[[], 'mcp'], [['--protocol', 'json-rpc'], 'json-rpc']] as const) {
-      const r = await runCli(['validate', ...args, file]);
-      expect(r.stdout).toContain(`5 messages (${id}): 5 valid, 0 invalid, 0 unchecked`);
-      expect(r.code).toBe(0);
-    }
     const broken = join(tmp, 'mcp-broken.jsonl');
     writeFileSync(broken, [mcp[3], { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } }].map((m) => JSON.stringify(m)).join('\n') + '\n');
-    const r = await runCli(['validate', '--protocol', 'json-rpc', broken]);
+    // The three in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [asMcp, asJsonRpc, r] = await runBatch([
+      ['validate', file],
+      ['validate', '--protocol', 'json-rpc', file],
+      ['validate', '--protocol', 'json-rpc', broken],
+    ]);
+    for (const [judged, id] of [[asMcp, 'mcp'], [asJsonRpc, 'json-rpc']] as const) {
+      expect(judged.stdout).toContain(`5 messages (${id}): 5 valid, 0 invalid, 0 unchecked`);
+      expect(judged.code).toBe(0);
+    }
     expect(r.stdout).toMatch(/jsonrpc-result-and-error/);
     expect(r.code).toBe(1);
   });
@@ -121,17 +150,16 @@ describe('proxy validate', () => {
   });
 
   it('exits 2 with one line on bad usage or a missing file', async () => {
-    const missing = await runCli(['validate', join(tmp, 'nope.json')]);
+    const missing = ran.missing;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^agent-proxy: .*nope\.json: cannot read: ENOENT\n$/);
-    const usage = await runCli(['validate', '--protocol', 'smtp', 'examples/agui-text-run.sse']);
+    const usage = ran.usage;
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('agrees with findings on the example daemon session: its WebSocket close frames are not protocol messages', async () => {
-    const file = 'recordings/examples/pi-daemon-session.ndjson';
-    const [validate, findings] = await Promise.all([runCli(['validate', '--json', file]), runCli(['findings', '--json', file])]);
+    const [validate, findings] = [ran.daemonJson, ran.daemonFindings];
     expect(findings.code).toBe(0);
     expect(JSON.parse(findings.stdout).findings).toEqual([]);
     const report = JSON.parse(validate.stdout);
@@ -141,8 +169,8 @@ describe('proxy validate', () => {
   });
 
   it('names a recording\'s message #exchange.seq, as show --exchange numbers it', async () => {
-    const file = 'recordings/examples/pi-daemon-session.ndjson';
-    const r = await runCli(['validate', file]);
+    const file = DAEMON;
+    const r = ran.daemon;
     // The daemon's close frames are the last two messages (33 and 34) of exchange 6, not messages 39 and 40 of the file.
     expect(r.stdout).toContain(`${file} #6.33  ← object  unchecked  (close frame, not a protocol message)`);
     expect(r.stdout).toContain(`${file} #6.34  → object  unchecked  (close frame, not a protocol message)`);

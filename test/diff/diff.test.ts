@@ -6,6 +6,7 @@ import { renderMarkdown } from '../../src/diff/render-markdown.js';
 import { renderText } from '../../src/diff/render-text.js';
 import { styleFor } from '../../src/core/style.js';
 import type { AguiScript } from '../support/agui-agent.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
 
@@ -155,28 +156,38 @@ describe('proxy diff', () => {
   it('json and markdown formats through the CLI; --ignore and --config remove differences', async () => {
     const a = await recordAgui(textScript(ORIGINAL));
     const b = await recordAgui(textScript(['Hello', ' from', ' the stand-by.']));
-    const json = await runCli(['diff', a, b, '--format', 'json']);
+    const { writeFileSync } = await import('node:fs');
+    const config = `${a}.diff.json`;
+    writeFileSync(config, JSON.stringify({ ignore: ['/delta'] }));
+    // The four diffs in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [json, md, ignored, configured] = await runBatch([
+      ['diff', a, b, '--format', 'json'],
+      ['diff', a, b, '--format', 'markdown'],
+      ['diff', a, b, '--ignore', 'delta'],
+      ['diff', a, b, '--config', config],
+    ]);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ format: 'agent-proxy/diff', version: 1, equal: false, summary: { exchanges: { changed: 1 }, messages: { changed: 1 } } });
     expect(Object.keys(report)).toEqual(['format', 'version', 'a', 'b', 'options', 'equal', 'summary', 'exchanges']);
-    const md = await runCli(['diff', a, b, '--format', 'markdown']);
     expect(md.code).toBe(1);
     expect(md.stdout).toMatch(/^### agent-proxy diff: ⚠️ recordings differ/);
     expect(md.stdout).toContain('| `/delta` | `" the stand-in."` | `" the stand-by."` |');
-    expect((await runCli(['diff', a, b, '--ignore', 'delta'])).code).toBe(0);
-    const { writeFileSync } = await import('node:fs');
-    const config = `${a}.diff.json`;
-    writeFileSync(config, JSON.stringify({ ignore: ['/delta'] }));
-    expect((await runCli(['diff', a, b, '--config', config])).code).toBe(0);
+    expect(ignored.code).toBe(0);
+    expect(configured.code).toBe(0);
   });
 
   it('exit 2 on a missing file or bad usage', async () => {
     const a = await recordAgui(textScript(ORIGINAL));
-    const missing = await runCli(['diff', a, `${a}.nope`]);
+    // The three in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [missing, oneSide, yaml] = await runBatch([
+      ['diff', a, `${a}.nope`],
+      ['diff', a],
+      ['diff', a, a, '--format', 'yaml'],
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no recording at');
-    expect((await runCli(['diff', a])).code).toBe(2);
-    expect((await runCli(['diff', a, a, '--format', 'yaml'])).code).toBe(2);
+    expect(oneSide.code).toBe(2);
+    expect(yaml.code).toBe(2);
   });
 });

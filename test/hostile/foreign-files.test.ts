@@ -8,13 +8,14 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { NDJSON_VERSION } from '../../src/store/ndjson-format.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
-import { scratch, tempDir } from '../support/temp-dir.js';
+import { scratch, tempDir, type TempDir } from '../support/temp-dir.js';
 import { useCleanups } from '../support/cleanups.js';
 
 useCleanups();
@@ -246,14 +247,45 @@ const CASES: Case[] = [
 ];
 
 describe('files that are not recordings, given to every command', () => {
-  for (const c of CASES) {
-    it(`${c.name}: one line naming the file and the problem, exit 2, nothing written`, async () => {
-      const dir = scratch('agent-proxy-foreign-');
+  // Every case's file, and every command on it, in one batch of CLI runs (test/cli/cli-batch.ts),
+  // made before the first test: a process each would cost ~0.3 s of CPU apiece, mostly starting.
+  // Every command on the first case also runs as a process of its own, which must print the same.
+  interface Made {
+    file: string;
+    out: string;
+    before: Buffer;
+    results: Array<{ name: string; result: CliResult }>;
+  }
+  const made = new Map<Case, Made>();
+  const folders: TempDir[] = [];
+
+  beforeAll(async () => {
+    const runs: Array<{ c: Case; name: string; args: string[] }> = [];
+    for (const c of CASES) {
+      const dir = tempDir('agent-proxy-foreign-');
+      folders.push(dir);
       const file = c.make(dir);
       const out = dir.file('imported.db');
-      const before = readFileSync(file);
-      const jobs = Object.entries(commands(file, out)).map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
-      for (const { name, result } of await inBatches(jobs)) {
+      made.set(c, { file, out, before: readFileSync(file), results: [] });
+      for (const [name, args] of Object.entries(commands(file, out))) runs.push({ c, name, args });
+    }
+    const firstCase = runs.filter((run) => run.c === CASES[0]).map((_, at) => at);
+    const results = await runBatch(
+      runs.map((run) => run.args),
+      { real: firstCase },
+    );
+    runs.forEach((run, i) => made.get(run.c)!.results.push({ name: run.name, result: results[i] }));
+  });
+
+  afterAll(() => {
+    for (const folder of folders) folder.cleanup();
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: one line naming the file and the problem, exit 2, nothing written`, () => {
+      const { file, out, before, results } = made.get(c)!;
+      expect(results.map((r) => r.name)).toEqual(Object.keys(commands(file, out)));
+      for (const { name, result } of results) {
         const says = name === 'import' ? (c.importSays ?? c.says) : name === 'validate' ? (c.validateSays ?? c.says) : c.says;
         if (name === 'validate' && says.source === '^$') {
           // validate judged it as messages: no crash, a verdict.
@@ -294,17 +326,21 @@ describe('a damaged .db: stored JSON that does not parse', () => {
     const hashes = goodDb(dir, 'hashes.db');
     sql(hashes, "UPDATE recording SET schema_hashes = 'nope';");
     const headerLine = /headers\.db: not a recording \(exchange 1: request_headers is not JSON: Expected property name or '\}' in JSON at position 1(?: \(line 1 column 2\))?\)$/;
-    const results = await inBatches([
-      () => runToEnd(['show', headers]),
-      () => runToEnd(['export', headers, '--format', 'ndjson']),
-      () => runToEnd(['replay', headers, '--listen', '0']),
-      () => runToEnd(['diff', GOOD, headers]),
-      () => runToEnd(['show', json, '--exchange', '1']),
-      () => runToEnd(['replay', json, '--listen', '0']),
-      () => runToEnd(['diff', GOOD, json]),
-      () => runToEnd(['export', hashes, '--format', 'ndjson']),
-      () => runToEnd(['export', json, '--format', 'ndjson', '--out', partial]),
-    ]);
+    // One batch of CLI runs (test/cli/cli-batch.ts); the last, which writes a file, also as a process of its own.
+    const results = await runBatch(
+      [
+        ['show', headers],
+        ['export', headers, '--format', 'ndjson'],
+        ['replay', headers, '--listen', '0'],
+        ['diff', GOOD, headers],
+        ['show', json, '--exchange', '1'],
+        ['replay', json, '--listen', '0'],
+        ['diff', GOOD, json],
+        ['export', hashes, '--format', 'ndjson'],
+        ['export', json, '--format', 'ndjson', '--out', partial],
+      ],
+      { real: [8] },
+    );
     for (const r of results.slice(0, 4)) expectOneLine(r, 'headers', headerLine);
     expectOneLine(results[4], 'show json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
     expectOneLine(results[5], 'replay json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
@@ -388,7 +424,8 @@ describe("validate's own inputs, malformed", () => {
       ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],
       ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
     ];
-    const results = await inBatches(cases.map(([name, doc]) => () => (writeFileSync(dir.file(name), JSON.stringify(doc)), runToEnd(['validate', dir.file(name)]))));
+    for (const [name, doc] of cases) writeFileSync(dir.file(name), JSON.stringify(doc));
+    const results = await runBatch(cases.map(([name]) => ['validate', dir.file(name)]));
     results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
     // The control: a well-formed capture of the same shape is judged (its protocol named: by itself,
     // `{}` is recognised by none, and a validate that checks nothing exits 2).

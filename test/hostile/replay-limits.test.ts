@@ -14,12 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { BIN, REPO } from '../cli/run-cli.js';
 import { scratch } from '../support/temp-dir.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { wsOpen } from '../support/ws-client.js';
-import { portOf, rawExchange, runToEnd, startCli, type CliChild } from './cli-child.js';
+import { portOf, rawExchange, startCli, type CliChild } from './cli-child.js';
 
 useCleanups();
 
@@ -221,8 +222,10 @@ describe('replay: request bodies longer than --max-request-body', () => {
       '0': 'is not a size: expected more than 0 bytes',
       '1.5': 'is not a whole number of bytes (1.5)',
     };
-    for (const [value, text] of Object.entries(says)) {
-      const result = await runToEnd(['replay', AGUI, '--listen', '0', '--max-request-body', value]);
+    // The five in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const results = await runBatch(Object.keys(says).map((value) => ['replay', AGUI, '--listen', '0', '--max-request-body', value]));
+    for (const [i, [value, text]] of Object.entries(says).entries()) {
+      const result = results[i];
       expect(result.code, value).toBe(2);
       expect(result.stderr).toBe(`agent-proxy: --max-request-body '${value}' ${text}\n`);
     }

@@ -14,12 +14,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const SLOW_FILES = [
   'test/hostile/deep-json.test.ts',
   'test/package/git-install.test.ts',
+  // ~120–170 s of wall time alone where /usr/bin/chromium is installed (skipped where it is not).
+  'test/ui/inspector-browser.test.ts',
   'test/hostile/recorder-memory.test.ts',
-  'test/hostile/foreign-files.test.ts',
   'test/schema/compiled-validators.test.ts',
   'test/stdio/stdio-diff-roundtrip.test.ts',
   'test/record/recording-sink.test.ts',
-  'test/cli/error-lines.test.ts',
   'test/hostile/full-disk.test.ts',
   'test/ndjson/ndjson.test.ts',
   'test/stdio/stdio-record.test.ts',
@@ -31,7 +31,9 @@ export const SLOW_FILES = [
   'test/package/packed-install.test.ts',
   'test/cli/file-writers.test.ts',
   'test/diff/diff-worker.test.ts',
-  'test/cli/command-table.test.ts',
+  // Shorter since their CLI runs go through one batch (test/cli/cli-batch.ts): measured again, not profiled in a whole run.
+  'test/hostile/foreign-files.test.ts',
+  'test/cli/error-lines.test.ts',
 ];
 
 export class SlowFilesFirst extends BaseSequencer {

@@ -1,0 +1,66 @@
+/**
+ * Many short runs of the built CLI in one child process (test/cli/cli-batch-runner.cjs calls its
+ * main() once per run and keeps what each wrote to stdout and stderr), for the tests that check
+ * dozens of error lines and exit codes: one CLI run costs ~0.25–0.35 s of CPU, most of it Node's
+ * start and loading the CLI, which a batch pays once. Each batch also runs some of its argument
+ * lists as real processes, as a user would (`node bin/agent-proxy.js …`), and fails unless they
+ * printed the same bytes and ended with the same code as in the batch.
+ *
+ * For short runs whose output is what is tested. A run whose process is the point (signals, exit
+ * while serving, start-up, another bin) stays a process of its own, and so do runs that would load
+ * different schemas (--schemas, AGENT_PROXY_SCHEMAS) or need another environment: the runs of a
+ * batch share one process, its environment and what its modules keep.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { onCleanup } from '../support/cleanups.js';
+import { cliEnv, REPO, runCli, type CliResult } from './run-cli.js';
+
+const RUNNER = fileURLToPath(new URL('./cli-batch-runner.cjs', import.meta.url));
+
+/**
+ * Runs each argument list through the CLI, one after the other in one process, and resolves with
+ * what each printed and its exit code, in order. `real`: the indexes of the runs also made as
+ * processes of their own and compared (the first one unless told).
+ */
+export async function runBatch(runs: string[][], options: { real?: number[] } = {}): Promise<CliResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-batch-'));
+  try {
+    writeFileSync(join(dir, 'runs.json'), JSON.stringify(runs));
+    const batch = await runToEndAsBatch(join(dir, 'runs.json'), join(dir, 'results.json'));
+    // Anything printed outside a run (after its main() ended) would have been lost from that run.
+    expect({ code: batch.code, stdout: batch.stdout, stderr: batch.stderr }, 'the batch process itself').toEqual({ code: 0, stdout: '', stderr: '' });
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CliResult[];
+    expect(results).toHaveLength(runs.length);
+    const real = options.real ?? [0];
+    const alone = await Promise.all(real.map((at) => runCli(runs[at])));
+    real.forEach((at, i) => expect(results[at], `${runs[at].join(' ')}: in the batch, then as a process of its own`).toEqual(alone[i]));
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The runner as a child with the environment runCli gives the CLI, killed if the test ends first. */
+function runToEndAsBatch(runsFile: string, resultsFile: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUNNER, REPO, runsFile, resultsFile], {
+      cwd: REPO,
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onCleanup(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
