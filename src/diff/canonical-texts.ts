@@ -4,9 +4,12 @@ import type { FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 const MAX_TEXT_LENGTH = 4096;
 /** At most this many texts are remembered; then the memory starts over. */
 const MAX_ENTRIES = 4096;
+const SEEN = 0;
 
 /** A JSON text made canonical before: its parsed value and its canonical text. */
 export interface KnownText {
+  /** The JSON text as it was remembered: one string for all messages of that text, to hold instead of each one's copy. */
+  readonly json: string;
   readonly value: unknown;
   readonly canon: string;
 }
@@ -29,7 +32,8 @@ interface Entry extends KnownText {
  * The canonicalizer must only move forward while this is used (not IdCanonicalizer.restore).
  */
 export class CanonicalTexts {
-  private readonly known = new Map<string, Entry>();
+  /** A text's entry, or SEEN for a text seen once: most texts never repeat, and keeping each one's value would cost the heap more than it saves. */
+  private readonly known = new Map<string, Entry | typeof SEEN>();
 
   constructor(private readonly ids: IdCanonicalizer) {}
 
@@ -37,7 +41,7 @@ export class CanonicalTexts {
   get(json: string, matcher: FieldMatcher): KnownText | undefined {
     if (json.length > MAX_TEXT_LENGTH) return undefined;
     const entry = this.known.get(json);
-    return entry !== undefined && entry.size === this.ids.size && entry.matcher === matcher ? entry : undefined;
+    return entry !== undefined && entry !== SEEN && entry.size === this.ids.size && entry.matcher === matcher ? entry : undefined;
   }
 
   /** The canonical text of `value`, parsed from `json`, remembered when making it learnt no id. */
@@ -46,9 +50,13 @@ export class CanonicalTexts {
     const canon = this.ids.canonicalText(value, matcher);
     if (this.ids.size === size && json.length <= MAX_TEXT_LENGTH) {
       if (this.known.size >= MAX_ENTRIES) this.known.clear();
-      // Flat: a text built piece by piece is a tree of its pieces on the heap until a read flattens it.
-      canon.charCodeAt(0);
-      this.known.set(json, { value, canon, matcher, size });
+      if (!this.known.has(json)) {
+        this.known.set(json, SEEN);
+      } else {
+        // Flat: a text built piece by piece is a tree of its pieces on the heap until a read flattens it.
+        canon.charCodeAt(0);
+        this.known.set(json, { json, value, canon, matcher, size });
+      }
     }
     return canon;
   }

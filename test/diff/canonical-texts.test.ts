@@ -69,6 +69,9 @@ describe('CanonicalTexts', () => {
     const texts = new CanonicalTexts(ids);
     const matcher = new FieldMatcher([]);
     const plain = '{"note":"call-1234567"}';
+    // Remembered the second time it is made: most texts never repeat.
+    expect(texts.make(plain, JSON.parse(plain), matcher)).toBe('{"note":"call-1234567"}');
+    expect(texts.get(plain, matcher)).toBeUndefined();
     expect(texts.make(plain, JSON.parse(plain), matcher)).toBe('{"note":"call-1234567"}');
     expect(texts.get(plain, matcher)?.canon).toBe('{"note":"call-1234567"}');
     expect(texts.get(plain, new FieldMatcher(['note']))).toBeUndefined();
@@ -76,6 +79,7 @@ describe('CanonicalTexts', () => {
     expect(texts.make(learning, JSON.parse(learning), matcher)).toBe('{"callId":"callId#1"}');
     expect(texts.get(learning, matcher)).toBeUndefined();
     expect(texts.get(plain, matcher)).toBeUndefined();
+    expect(texts.make(plain, JSON.parse(plain), matcher)).toBe('{"note":"callId#1"}');
     expect(texts.make(plain, JSON.parse(plain), matcher)).toBe('{"note":"callId#1"}');
     expect(texts.get(plain, matcher)?.canon).toBe('{"note":"callId#1"}');
   });
