@@ -56,6 +56,8 @@ export interface Meta {
   carrier: MessageRow['carrier'];
   channel: string | null;
   status: VerdictStatus;
+  /** The verdict of a message of this meta with no finding, made once. */
+  verdict?: Verdict;
 }
 
 const NO_FINDINGS: Finding[] = [];
@@ -140,7 +142,9 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
       // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
       const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
       const json = deep ? undefined : parsed;
-      const verdict: Verdict = (moved && verdicts.get(id!)) || { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
+      const found = id === undefined ? undefined : findings.get(id);
+      // A message with no finding shares its meta's verdict (read, never changed).
+      const verdict: Verdict = (moved && verdicts.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
       const m = { sender, carrier, channel, json, verdict };
       if (kind) {
         if (request === undefined && sender === 'client' && json !== undefined) request = json;
