@@ -2,9 +2,8 @@ import type { FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 
 /** Texts longer than this are not remembered (a long text rarely repeats, and would hold memory). */
 const MAX_TEXT_LENGTH = 4096;
-/** At most this many texts are remembered; then the memory starts over. */
+/** At most this many texts are remembered (and as many seen once); then that memory starts over. */
 const MAX_ENTRIES = 4096;
-const SEEN = 0;
 
 /** A JSON text made canonical before: its parsed value and its canonical text. */
 export interface KnownText {
@@ -32,8 +31,13 @@ interface Entry extends KnownText {
  * The canonicalizer must only move forward while this is used (not IdCanonicalizer.restore).
  */
 export class CanonicalTexts {
-  /** A text's entry, or SEEN for a text seen once: most texts never repeat, and keeping each one's value would cost the heap more than it saves. */
-  private readonly known = new Map<string, Entry | typeof SEEN>();
+  private readonly known = new Map<string, Entry>();
+  /**
+   * Texts seen once: a text is remembered when it comes again. Most texts of some streams never repeat
+   * (a frame numbered in order), and keeping each one's value would cost the heap more than it saves,
+   * and would push out the texts that do repeat.
+   */
+  private readonly seen = new Set<string>();
 
   constructor(private readonly ids: IdCanonicalizer) {}
 
@@ -41,7 +45,7 @@ export class CanonicalTexts {
   get(json: string, matcher: FieldMatcher): KnownText | undefined {
     if (json.length > MAX_TEXT_LENGTH) return undefined;
     const entry = this.known.get(json);
-    return entry !== undefined && entry !== SEEN && entry.size === this.ids.size && entry.matcher === matcher ? entry : undefined;
+    return entry !== undefined && entry.size === this.ids.size && entry.matcher === matcher ? entry : undefined;
   }
 
   /** The canonical text of `value`, parsed from `json`, remembered when making it learnt no id. */
@@ -49,13 +53,14 @@ export class CanonicalTexts {
     const size = this.ids.size;
     const canon = this.ids.canonicalText(value, matcher);
     if (this.ids.size === size && json.length <= MAX_TEXT_LENGTH) {
-      if (this.known.size >= MAX_ENTRIES) this.known.clear();
-      if (!this.known.has(json)) {
-        this.known.set(json, SEEN);
-      } else {
+      if (this.known.has(json) || this.seen.delete(json)) {
+        if (this.known.size >= MAX_ENTRIES) this.known.clear();
         // Flat: a text built piece by piece is a tree of its pieces on the heap until a read flattens it.
         canon.charCodeAt(0);
         this.known.set(json, { json, value, canon, matcher, size });
+      } else {
+        if (this.seen.size >= MAX_ENTRIES) this.seen.clear();
+        this.seen.add(json);
       }
     }
     return canon;

@@ -64,6 +64,21 @@ describe('CanonicalTexts', () => {
     });
   }
 
+  it('keeps a text that repeats however many texts come only once in between', () => {
+    const ids = new IdCanonicalizer();
+    const texts = new CanonicalTexts(ids);
+    const matcher = new FieldMatcher([]);
+    const chunk = '{"type":"delta","text":"tok0 "}';
+    texts.make(chunk, JSON.parse(chunk), matcher);
+    texts.make(chunk, JSON.parse(chunk), matcher);
+    for (let i = 0; i < 10_000; i++) {
+      const frame = `{"type":"queue_update","followUp":["msg ${i}"]}`;
+      texts.make(frame, JSON.parse(frame), matcher);
+    }
+    expect(texts.get(chunk, matcher)?.canon).toBe('{"text":"tok0 ","type":"delta"}');
+    expect(ids.size).toBe(0);
+  });
+
   it('does not reuse a text once an id has been learnt since, nor one whose walk learnt an id', () => {
     const ids = new IdCanonicalizer();
     const texts = new CanonicalTexts(ids);
