@@ -9,6 +9,7 @@
 //   --bin PATH    time another build's bin/agent-proxy.js (before/after comparisons) on the same recordings
 //   --keep DIR    make the recordings in DIR and keep them (made once: reused when they are there)
 //   --outputs DIR write each command's stdout to DIR/<command>.out, to compare two builds' outputs byte for byte
+//   --only NAME   run only that command (export, diff, validate, show)
 //
 // The recording is made once, through the real recorder (`record` in front of bench/upstream.js), so its verdicts,
 // schema hashes and rules version are a real recording's: three streamed LLM answers (OpenAI chat completions and
@@ -147,7 +148,8 @@ try {
     ['validate', ['validate', a], messages, 0],
     ['show --exchange', ['show', a, '--exchange', String(largest.id)], largest.messages, 0],
   ];
-  for (const [name, cliArgs, count, exitCode] of commands) {
+  const only = option('--only');
+  for (const [name, cliArgs, count, exitCode] of commands.filter(([name]) => only === undefined || name.startsWith(only))) {
     const r = await run(cliArgs, outputs !== undefined);
     if (r.code !== exitCode) {
       console.error(`read-scale: ${name} exited ${r.code} (expected ${exitCode}): ${r.stderr.trim().split('\n')[0]}`);

@@ -47,7 +47,8 @@ export function diffCommand(result: CommandResult): Command {
       let report: DiffReport;
       try {
         const diffOptions = { ignore: [...(config.ignore ?? []), ...options.ignore], semantic: Boolean(options.semantic ?? config.semantic), schemas: options.schemas };
-        report = diffRecordingFilesReporting(a, b, diffOptions, diffProgress(line));
+        // Off a terminal the line shows nothing: no progress asked for, so no totals counted for it.
+        report = diffRecordingFilesReporting(a, b, diffOptions, process.stderr.isTTY ? diffProgress(line) : undefined);
       } finally {
         line.done();
       }

@@ -13,6 +13,7 @@ import { openDatabase } from '../store/open-database.js';
 import { prepareScanQueries, type ScanQueries } from '../store/queries/scan-queries.js';
 import { readingRows } from '../store/store-errors.js';
 import { loadRows } from './load-rows.js';
+import { CanonicalTexts } from './canonical-texts.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
@@ -104,7 +105,10 @@ class SideLoader {
       if (!record) throw new Error(`exchange ${key.id} of ${this.scan.file} disappeared while diffing`);
       const row = exchangeFromRecord(record);
       // Streamed: a long exchange's rows are not all held while it is loaded.
-      return loadExchange(row, loadRows(queries, key.id, this.verdicts, this.metas), this.ids, this.drop, this.later, this.options.semantic);
+      // Texts repeated in the exchange are parsed and walked once (CanonicalTexts: the ids only move forward from here).
+      const texts = new CanonicalTexts(this.ids);
+      const reuse = { texts, matcher: this.drop.matcherFor(row.protocol), shareValues: !this.options.semantic };
+      return loadExchange(row, loadRows(queries, key.id, this.verdicts, this.metas, reuse), this.ids, this.drop, this.later, this.options.semantic, texts);
     });
   }
 

@@ -8,6 +8,7 @@ import { FieldSpecs } from '../core/field-specs.js';
 import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type { ExchangeRow, Headers, MessageRow } from '../store/store-types.js';
 import { encodeRaw } from '../store/ndjson-format.js';
+import { CanonicalTexts } from './canonical-texts.js';
 import type { ExchangeRef, MessageRef } from './diff-report.js';
 import type { IdLogEntry } from './id-roles.js';
 import { FieldMatcher, type IdCanonicalizer } from './id-canonicalizer.js';
@@ -142,14 +143,25 @@ export interface LoadRow extends Pick<MessageRow, 'seq' | 'sender' | 'carrier' |
   body: string | Buffer;
   /** The parsed JSON; undefined for raw bytes, and for JSON nested too deep to walk. */
   json: unknown;
+  /** Its canonical text, when the loading had its JSON text before in the same id state (CanonicalTexts.get). */
+  canon?: string;
 }
 
 /**
  * Loads and normalizes one exchange for reporting. `ids` must be in the state it had before this exchange
  * (IdCanonicalizer.restore); it learns the exchange's ids. Messages are compared by their canonical text;
- * the values a report shows are made only for those it reports (LaterValues).
+ * the values a report shows are made only for those it reports (LaterValues). `texts` are the
+ * canonical texts `rows` may have reused (LoadRow.canon), made in this loading (the same `ids`).
  */
-export function loadExchange(row: ExchangeRow, rows: Iterable<LoadRow>, ids: IdCanonicalizer, drop: DropSpecs, later: LaterValues, semantic: boolean): SideExchange {
+export function loadExchange(
+  row: ExchangeRow,
+  rows: Iterable<LoadRow>,
+  ids: IdCanonicalizer,
+  drop: DropSpecs,
+  later: LaterValues,
+  semantic: boolean,
+  texts = new CanonicalTexts(ids),
+): SideExchange {
   const head = exchangeHead(row, ids, semantic);
   const specs = drop.for(row.protocol);
   const matcher = drop.matcherFor(row.protocol);
@@ -158,6 +170,8 @@ export function loadExchange(row: ExchangeRow, rows: Iterable<LoadRow>, ids: IdC
   const folded: LoadRow[] = [];
   const fed: LoadRow[] = [];
   let request: unknown;
+  // The comparing texts made from a reused canonical text (LoadRow.canon), last one per loose key.
+  const exacts = new Map<string, Map<string, string>>();
   // One pass (`rows` are streamed): only what is compared is kept of each row.
   for (const m of rows) {
     const body = m.body;
@@ -173,11 +187,11 @@ export function loadExchange(row: ExchangeRow, rows: Iterable<LoadRow>, ids: IdC
     else {
       // Compared by its canonical text (the same ids learnt in the same order); its value is made only if reported.
       const checkpoint = ids.size;
-      const canon = ids.canonicalText(m.json, matcher);
+      const canon = m.canon ?? texts.make(body, m.json, matcher);
       const label = diffLabel(m.json, m, row, head);
       const loose = messageLoose(m, label);
       const { errorFindings, errorRules } = errorsOf(m.verdict);
-      const exact = flattened(`${loose}\0${canon}\0${m.verdict.status}\0${errorRules.join(',')}`);
+      const exact = sameExact(exacts, m.canon, loose, `${loose}\0${canon}\0${m.verdict.status}\0${errorRules.join(',')}`);
       const ref = { seq: m.seq, sender: m.sender, label, status: m.verdict.status };
       messages.push(new LaterMessage(ref, loose, exact, errorRules, errorFindings, streamOf(m), { json: body, checkpoint, drop: specs, later, log: later.log() }));
     }
@@ -262,6 +276,20 @@ function errorsOf(verdict: Verdict): { errorFindings: Finding[]; errorRules: str
 
 const NO_FINDINGS: Finding[] = [];
 const NO_RULES: string[] = [];
+
+/**
+ * `exact`, flat, as one string for all messages of the same reused canonical text `canon` and loose key:
+ * an exchange holds every message's comparing text while it is aligned, and a stream repeats itself.
+ */
+function sameExact(exacts: Map<string, Map<string, string>>, canon: string | undefined, loose: string, exact: string): string {
+  if (canon === undefined) return flattened(exact);
+  let byLoose = exacts.get(canon);
+  if (byLoose === undefined) exacts.set(canon, (byLoose = new Map()));
+  const same = byLoose.get(loose);
+  if (same === exact) return same;
+  byLoose.set(loose, flattened(exact));
+  return exact;
+}
 
 /**
  * `text` as one flat string: a text built piece by piece (canonicalText) is a tree of its pieces, about eight

@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
+import { CanonicalTexts } from './canonical-texts.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
@@ -55,6 +56,8 @@ export interface Meta {
   carrier: MessageRow['carrier'];
   channel: string | null;
   status: VerdictStatus;
+  /** The verdict of a message of this meta with no finding, made once. */
+  verdict?: Verdict;
 }
 
 const NO_FINDINGS: Finding[] = [];
@@ -101,6 +104,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
   const ids = new IdCanonicalizer();
   ids.useRoles(idRoles);
   if (watch) ids.watchOrder(watch);
+  const texts = new CanonicalTexts(ids);
   const drop = new DropSpecs(options.ignore, options.semantic);
   const keys: ExchangeKey[] = [];
   let messageCount = 0;
@@ -131,11 +135,16 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
       const { sender, carrier, channel, status } = meta;
-      const parsed = typeof body === 'string' ? jsonColumn(body, 'json', row.id, seq) : undefined;
+      // A text this side had before, in the same id state: its value and canonical text as then (CanonicalTexts).
+      // Under --semantic each message keeps a value of its own (folds are handed them).
+      const known = typeof body === 'string' ? texts.get(body, matcher) : undefined;
+      const parsed = known !== undefined && !kind ? known.value : typeof body === 'string' ? jsonColumn(body, 'json', row.id, seq) : undefined;
       // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
-      const deep = typeof body === 'string' && tooDeepToWalk(body);
+      const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
       const json = deep ? undefined : parsed;
-      const verdict: Verdict = (moved && verdicts.get(id!)) || { status, findings: id === undefined ? NO_FINDINGS : (findings.get(id) ?? NO_FINDINGS) };
+      const found = id === undefined ? undefined : findings.get(id);
+      // A message with no finding shares its meta's verdict (read, never changed).
+      const verdict: Verdict = (moved && verdicts.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
       const m = { sender, carrier, channel, json, verdict };
       if (kind) {
         if (request === undefined && sender === 'client' && json !== undefined) request = json;
@@ -146,7 +155,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
         }
         if (!deep && saysNothing(kind, { json, status: verdict.status }, () => rawText(body as Buffer))) continue;
       }
-      const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : ids.canonicalText(json, matcher);
+      const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, matcher));
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
       compared++;
     }

@@ -64,6 +64,23 @@ describe('proxy diff', () => {
     expect(cli.stdout).toContain('/delta');
   });
 
+  it('a stream that repeats its deltas: the one repeat that changed is the difference, named where it is', async () => {
+    // Each repeated text is parsed and walked once per side; the uuid in a delta is labelled the same in both.
+    const token = randomUUID();
+    const deltas = ['tok ', token, 'tok ', token, 'tok ', 'tok ', token, 'tok '];
+    const a = await recordAgui(textScript(deltas));
+    const b = await recordAgui(textScript(deltas.map((d, i) => (i === 5 ? 'tok!' : d))));
+    const report = diffRecordingFiles(a, b);
+    expect(report.exchanges).toHaveLength(1);
+    const [message, ...others] = report.exchanges[0].messages;
+    expect(others).toEqual([]);
+    // The request, RUN_STARTED, TEXT_MESSAGE_START, then the deltas: the sixth delta is message 9.
+    expect(message).toMatchObject({ change: 'changed', a: { seq: 9, label: 'TEXT_MESSAGE_CONTENT' }, b: { seq: 9 } });
+    expect(message.differences).toEqual([{ pointer: '/delta', a: 'tok ', b: 'tok!' }]);
+    expect([message.before?.seq, message.after?.seq]).toEqual([8, 10]);
+    expect(diffRecordingFiles(a, await recordAgui(textScript(deltas))).equal).toBe(true);
+  });
+
   it('an inserted exchange does not shift the rest (LCS)', async () => {
     const a = await recordAgui(textScript(ORIGINAL), [{ kind: 'run' }, { kind: 'run', path: '/second' }, { kind: 'run', path: '/third' }]);
     const b = await recordAgui(textScript(ORIGINAL), [{ kind: 'run' }, { kind: 'health' }, { kind: 'run', path: '/second' }, { kind: 'run', path: '/third' }]);
