@@ -62,7 +62,7 @@ function mostSniffed(sample: readonly unknown[], transport: ChannelHint['transpo
   const votes = new Map<ProtocolModule<ProtocolId>, { count: number; first: unknown }>();
   const sampled = Math.min(sample.length, PROTOCOL_SAMPLE_SIZE);
   for (let i = 0; i < sampled; i++) {
-    const module = mostSure(candidates.map((p) => [p, p.sniff(sample[i])] as const));
+    const module = mostSure(candidates, (p) => p.sniff(sample[i]));
     if (!module) continue;
     const vote = votes.get(module);
     if (vote) vote.count++;
