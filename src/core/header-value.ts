@@ -8,7 +8,9 @@ export function headerValue(headers: HeaderMap | null | undefined, name: string)
   // for…in, not Object.entries: checkers ask for a header or two of every REST body, and the
   // entries array was most of the cost. Stored names are mostly lower case already.
   for (const key in headers) {
-    if (key !== wanted && key.toLowerCase() !== wanted) continue;
+    // Only a name of the same length is lower-cased: a capitalised header (`User-Agent`) would
+    // otherwise make a new string per header on each lookup.
+    if (key !== wanted && (key.length !== wanted.length || key.toLowerCase() !== wanted)) continue;
     const value = headers[key];
     if (value === undefined) continue;
     return Array.isArray(value) ? value[0] : value;

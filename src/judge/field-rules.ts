@@ -39,6 +39,16 @@ export type RuleState = readonly PointerNode[];
 
 const NOWHERE: RuleState = [];
 
+/** A child's state and whether it is a secret field (FieldRules.step). */
+export interface RuleStep {
+  readonly state: RuleState;
+  readonly secret: boolean;
+}
+
+/** The steps below a key no pointer reaches, shared: a walk takes one per key of every message. */
+const NOT_SECRET_NOWHERE: RuleStep = Object.freeze({ state: NOWHERE, secret: false });
+const SECRET_NOWHERE: RuleStep = Object.freeze({ state: NOWHERE, secret: true });
+
 /** Per key name: is it a secret name (bounded memo: keys repeat in every message). */
 const MEMO_LIMIT = 10_000;
 
@@ -79,9 +89,9 @@ export class FieldRules {
    * The state of a child (`key` in an object, or `index` in an array) and whether it is a secret field.
    * Key names apply to object keys only.
    */
-  step(state: RuleState, key: string | number): { state: RuleState; secret: boolean } {
+  step(state: RuleState, key: string | number): RuleStep {
     let secret = typeof key === 'string' && this.isSecretName(key);
-    if (state.length === 0) return { state: NOWHERE, secret };
+    if (state.length === 0) return secret ? SECRET_NOWHERE : NOT_SECRET_NOWHERE;
     const segment = String(key);
     const next: PointerNode[] = [];
     for (const node of state) {

@@ -59,7 +59,7 @@ function mostSniffed(sample: readonly unknown[], transport: ChannelHint['transpo
   const votes = new Map<ProtocolFacts<ProtocolId>, { count: number; first: unknown }>();
   const sampled = Math.min(sample.length, PROTOCOL_SAMPLE_SIZE);
   for (let i = 0; i < sampled; i++) {
-    const facts = mostSure(candidates.map((p) => [p, p.sniff(sample[i])] as const));
+    const facts = mostSure(candidates, (p) => p.sniff(sample[i]));
     if (!facts) continue;
     const vote = votes.get(facts);
     if (vote) vote.count++;

@@ -60,11 +60,11 @@ export interface HeaderValueFilter {
  */
 export function headerRecord(rawHeaders: string[], filter?: HeaderValueFilter): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const firstSpelling = firstSpellings(rawHeaders.length / 2);
+  const byLower = rawHeaders.length > 2 * MAX_COMPARED_HEADERS ? new Map<string, string>() : undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const raw = rawHeaders[i];
     const value = filter ? filter.storedValue(raw, rawHeaders[i + 1]) : rawHeaders[i + 1];
-    const name = firstSpelling(raw);
+    const name = byLower ? firstSpellingIn(byLower, raw) : firstSpellingBefore(rawHeaders, i);
     if (name === raw && !Object.hasOwn(out, raw)) {
       // A header may be called `__proto__`: it must become a field, not the record's prototype.
       if (raw === '__proto__') Object.defineProperty(out, '__proto__', { value, enumerable: true, writable: true, configurable: true });
@@ -114,9 +114,12 @@ export function headerRecordJson(rawHeaders: string[], filter?: HeaderValueFilte
     if ((first >= 0x30 && first <= 0x39) || name === '__proto__') return JSON.stringify(headerRecord(rawHeaders, filter));
     for (let j = 0; j < i; j += 2) if (sameName(rawHeaders[j], name)) return JSON.stringify(headerRecord(rawHeaders, filter));
     const value = filter ? filter.storedValue(name, rawHeaders[i + 1]) : rawHeaders[i + 1];
-    out += `${i === 0 ? '' : ','}${jsonString(name)}:${jsonString(value)}`;
+    // One concatenation per pair when neither needs escaping (the usual header): the recorder
+    // writes this text for both sides of every exchange, and each quoted piece is a string to collect.
+    if (!NOT_PLAIN.test(name) && !NOT_PLAIN.test(value)) out += (i === 0 ? '"' : ',"') + name + '":"' + value + '"';
+    else out += `${i === 0 ? '' : ','}${jsonString(name)}:${jsonString(value)}`;
   }
-  return `${out}}`;
+  return out + '}';
 }
 
 /** Characters JSON.stringify writes otherwise than as themselves, and any beyond ASCII (left to it). */
@@ -127,32 +130,41 @@ function jsonString(text: string): string {
   return NOT_PLAIN.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
+/** Past this many headers (a hostile client), first spellings are found through a map, not by comparing with each earlier name. */
+const MAX_COMPARED_HEADERS = 32;
+
 /**
- * Maps each header name to the first spelling of it seen so far (itself, the first time). A request
+ * The first spelling of the name at `i` among the pairs before it (itself, the first time). A request
  * has a dozen headers or so: comparing with the earlier names, lengths first, is cheaper than
- * lower-casing every name into a map; many headers (a hostile client) get the map.
+ * lower-casing every name into a map.
  */
-function firstSpellings(count: number): (name: string) => string {
-  if (count > 32) {
-    const byLower = new Map<string, string>();
-    return (name) => {
-      const lower = name.toLowerCase();
-      const first = byLower.get(lower);
-      if (first !== undefined) return first;
-      byLower.set(lower, name);
-      return name;
-    };
-  }
-  const seen: string[] = [];
-  return (name) => {
-    for (const earlier of seen) if (sameName(earlier, name)) return earlier;
-    seen.push(name);
-    return name;
-  };
+function firstSpellingBefore(rawHeaders: readonly string[], i: number): string {
+  const name = rawHeaders[i];
+  for (let j = 0; j < i; j += 2) if (sameName(rawHeaders[j], name)) return rawHeaders[j];
+  return name;
 }
 
+/** The first spelling of `name` in `byLower` (its own, recorded, the first time). */
+function firstSpellingIn(byLower: Map<string, string>, name: string): string {
+  const lower = name.toLowerCase();
+  const first = byLower.get(lower);
+  if (first !== undefined) return first;
+  byLower.set(lower, name);
+  return name;
+}
+
+/** Two header names equal in any case, compared without lower-casing either when both are ASCII (as names are). */
 function sameName(a: string, b: string): boolean {
-  return a.length === b.length && (a === b || a.toLowerCase() === b.toLowerCase());
+  if (a.length !== b.length) return false;
+  if (a === b) return true;
+  for (let k = 0; k < a.length; k++) {
+    const x = a.charCodeAt(k);
+    const y = b.charCodeAt(k);
+    if (x === y) continue;
+    if (x >= 0x80 || y >= 0x80) return a.toLowerCase() === b.toLowerCase();
+    if ((x | 0x20) !== (y | 0x20) || (x | 0x20) < 0x61 || (x | 0x20) > 0x7a) return false;
+  }
+  return true;
 }
 
 /** Case-insensitive lookup of the first value of a header in a raw header list. */

@@ -14,7 +14,11 @@ export type TailMatch<Route> = Route & {
 
 /** The path without its query, fragment and trailing slash. */
 export function cleanApiPath(path: string): string {
-  const bare = path.split('?')[0].split('#')[0];
+  // indexOf, not split: every HTTP exchange's path is looked at so by two protocols' classify.
+  const query = path.indexOf('?');
+  const beforeQuery = query < 0 ? path : path.slice(0, query);
+  const fragment = beforeQuery.indexOf('#');
+  const bare = fragment < 0 ? beforeQuery : beforeQuery.slice(0, fragment);
   return bare.length > 1 && bare.endsWith('/') ? bare.slice(0, -1) : bare;
 }
 

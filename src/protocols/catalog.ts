@@ -125,17 +125,22 @@ export function replayHintsOf(id: ProtocolId): ReplayHints | undefined {
 
 /** The protocol most sure that a channel is its own, or undefined when none claims it (as modules.ts classifyChannel). */
 export function classifyForReplay(hint: ChannelHint): ProtocolFacts<ProtocolId> | undefined {
-  return mostSure(REPLAY_FACTS.map((p) => [p, p.classify(hint)] as const));
+  return mostSure(REPLAY_FACTS, (p) => p.classify(hint));
 }
 
-/** The first of the highest scores above 0, or undefined. */
-export function mostSure<T>(scored: ReadonlyArray<readonly [T, number]>): T | undefined {
+/**
+ * The first candidate of the highest score above 0, or undefined. Scored in a loop, not as pairs:
+ * every exchange the recorder opens is classified twice or more, ten protocols each time.
+ */
+export function mostSure<T>(candidates: readonly T[], score: (candidate: T) => number): T | undefined {
   let top: T | undefined;
   let topScore = 0;
-  for (const [candidate, score] of scored) {
-    if (score > topScore) {
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i];
+    const sure = score(candidate);
+    if (sure > topScore) {
       top = candidate;
-      topScore = score;
+      topScore = sure;
     }
   }
   return top;

@@ -45,10 +45,10 @@ export function viewsOf(protocol: string | null): ProtocolViews | undefined {
 
 /** The module most sure that a channel is its own, or undefined when none claims it. */
 export function classifyChannel(hint: ChannelHint): ProtocolModule<ProtocolId> | undefined {
-  return mostSure(PROTOCOLS.map((p) => [p, p.classify(hint)] as const));
+  return mostSure(PROTOCOLS, (p) => p.classify(hint));
 }
 
 /** The module most sure that a lone message is its own (for files and stdio without a hint). */
 export function sniffMessage(value: unknown): ProtocolModule<ProtocolId> | undefined {
-  return mostSure(PROTOCOLS.map((p) => [p, p.sniff(value)] as const));
+  return mostSure(PROTOCOLS, (p) => p.sniff(value));
 }

@@ -78,29 +78,28 @@ export class StoredCredentials {
    * headers, error message and close reason. What was found waits in `pending` for a message.
    */
   exchange<T extends ScrubbedExchangeFields>(id: number, fields: T): T {
-    if (!this.scrubber) return fields;
+    const scrubber = this.scrubber;
+    if (!scrubber) return fields;
+    // Every exchange passes here (start, response headers, end): nothing is allocated unless a credential is found.
     let out: T | undefined;
-    const found = (key: keyof ExchangeFields, value: unknown) => {
-      (out ??= { ...fields })[key] = value as never;
-    };
     // A stdio exchange's url is the agent's command line.
     const stdio = fields.transport === 'stdio';
     for (const [key, where, marker] of TEXT_FIELDS) {
       const text = fields[key];
       if (typeof text !== 'string') continue;
-      const hits = this.scrubber!.find(text);
+      const hits = scrubber.find(text);
       if (hits.length === 0) continue;
-      found(key, this.scrubber!.replace(text, hits, marker ?? (stdio ? REDACTED : REDACTED_IN_QUERY)));
+      (out ??= { ...fields })[key] = scrubber.replace(text, hits, marker ?? (stdio ? REDACTED : REDACTED_IN_QUERY)) as never;
       this.hold(id, hits, key === 'url' && stdio ? "the agent's command line" : where);
     }
-    for (const [key, side] of [['requestHeaders', 'request'], ['responseHeaders', 'response']] as const) {
+    for (const [key, side] of HEADER_FIELDS) {
       const given = fields[key];
       if (given === null || given === undefined) continue;
       // Headers given as their JSON text are parsed only when it may hold a credential.
-      if (given instanceof SerialisedJson && !this.scrubber.mayHold(given.text)) continue;
+      if (given instanceof SerialisedJson && !scrubber.mayHold(given.text)) continue;
       const headers = parsedValue(given);
       const scrubbed = this.headers(id, headers, side);
-      if (scrubbed !== headers) found(key, scrubbed);
+      if (scrubbed !== headers) (out ??= { ...fields })[key] = scrubbed as never;
     }
     return out ?? fields;
   }
@@ -162,6 +161,12 @@ const TEXT_FIELDS: ReadonlyArray<readonly [key: 'path' | 'query' | 'url' | 'erro
   ['url', 'the request URL', undefined],
   ['errorMessage', "the exchange's error message", REDACTED],
   ['closeReason', 'the WebSocket close reason', REDACTED],
+];
+
+/** Exchange columns of headers, and the side a finding names. */
+const HEADER_FIELDS: ReadonlyArray<readonly [key: 'requestHeaders' | 'responseHeaders', side: 'request' | 'response']> = [
+  ['requestHeaders', 'request'],
+  ['responseHeaders', 'response'],
 ];
 
 const NONE: readonly CredentialHit[] = [];

@@ -23,6 +23,10 @@ describe('header handling', () => {
     const record = headerRecord(many);
     expect(record['Set-Cookie']).toEqual(['a', 'b', 'c']);
     expect(Object.keys(record)).toHaveLength(42);
+    // Only letters differ in case: names whose other characters differ by the case bit stay apart.
+    const near = ['X-@', 'a', 'x-`', 'b', 'X-[', 'c', 'x-{', 'd', 'Ünï', 'e', 'üNÏ', 'f'];
+    expect(headerRecord(near)).toEqual({ 'X-@': 'a', 'x-`': 'b', 'X-[': 'c', 'x-{': 'd', Ünï: ['e', 'f'] });
+    expect(headerRecordJson(near)).toBe(JSON.stringify(headerRecord(near)));
     const proto = headerRecord(['__proto__', 'x', '__PROTO__', 'y']);
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual(['x', 'y']);

@@ -1,5 +1,5 @@
 import { withFindings, type Verdict } from '../../core/verdict.js';
-import type { Sender } from '../../core/message.js';
+import type { HttpContext, Sender } from '../../core/message.js';
 import type { Finding } from '../../core/finding.js';
 import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocols/protocol.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
@@ -114,12 +114,18 @@ export class TrafficRecorder implements RecordingSink {
   }
 }
 
+/**
+ * An exchange's last stored message: what a stream-level finding amends. One per exchange, its fields
+ * replaced by each message (an SSE stream stores thousands), and its label made only if the live
+ * view is told of a finding on it after the fact.
+ */
 interface StoredMessage {
   id: number;
   verdict: Verdict;
   sender: Sender;
-  /** Its label, made only if the live view is told of a finding on it after the fact. */
-  label(): string;
+  value: unknown;
+  options: RecordOptions;
+  http: HttpContext | undefined;
 }
 
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
@@ -280,7 +286,16 @@ export class ExchangeRecording implements ExchangeSink {
       // Over --max-body, or a frame the framer kept only the start of (a protobuf frame over the client's limit).
       rawTruncatedFrom: message.oversized || message.size > raw.length ? message.size : undefined,
     });
-    this.last = { id, verdict, sender, label: () => pipeline.label(stored.value, { channel: options.channel, carrier: options.carrier, sender, http }) };
+    const last = this.last;
+    if (last === undefined) this.last = { id, verdict, sender, value: stored.value, options, http };
+    else {
+      last.id = id;
+      last.verdict = verdict;
+      last.sender = sender;
+      last.value = stored.value;
+      last.options = options;
+      last.http = http;
+    }
     this.messages++;
     if (verdict.status === 'unchecked') this.unchecked++;
     if (verdict.status === 'invalid') {
@@ -346,8 +361,13 @@ export class ExchangeRecording implements ExchangeSink {
     this.last.verdict = after;
     // The live view hears of a stream that ended wrong as it hears of an invalid message.
     if (findings.some((f) => f.severity === 'error')) {
-      this.recorder.options.listener?.({ type: 'invalid-message', exchangeId: this.id, sender: this.last.sender, label: this.last.label(), status: after.status, findings, tOffsetMs });
+      this.recorder.options.listener?.({ type: 'invalid-message', exchangeId: this.id, sender: this.last.sender, label: this.labelOfLast(), status: after.status, findings, tOffsetMs });
     }
+  }
+
+  private labelOfLast(): string {
+    const { value, options, sender, http } = this.last!;
+    return this.recorder.pipeline.label(value, { channel: options.channel, carrier: options.carrier, sender, http });
   }
 
   private adopt(choice: ProtocolChoice, requestBody: unknown): void {
