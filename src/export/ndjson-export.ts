@@ -1,7 +1,7 @@
 import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
-import type { RecordingReader } from '../store/recording-reader.js';
-import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import type { ExchangeRow, MessageRow, MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import { messageValue } from '../store/message-value.js';
 import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
@@ -43,7 +43,7 @@ function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): Iterabl
       chunk = '';
     }
   }
-  for (const message of reader.messagesInOrder()) {
+  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
     chunk += messageLineText(message, protocols.get(message.exchangeId) ?? null) + '\n';
     onMessage?.();
     if (chunk.length >= CHUNK_CHARS) {
@@ -95,16 +95,17 @@ export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
  * ref when it is that one. The line depends on the bytes and the value only, not on how the file
  * stores them.
  */
-export function messageLineText(m: MessageRow, protocol: string | null = null): string {
+export function messageLineText(m: MessageTextRow, protocol: string | null = null): string {
   let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
   if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
   line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
   line += verdictText(m, protocol);
-  // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
-  const text = m.json === undefined ? undefined : stringifyJson(m.json);
+  // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before. The
+  // stored text is taken as it is when JSON.stringify writes it the same (most messages).
+  const text = m.jsonText ?? (m.json === undefined ? undefined : stringifyJson(m.json));
   if (text !== undefined) {
-    const at = spliceAt(m.raw, text);
+    const at = m.jsonTextAt ?? spliceAt(m.raw, text);
     if (at !== null) {
       const around = rawAround(NDJSON_VERSION, m.carrier);
       if (!startsWithText(m.raw, at, around.before)) {

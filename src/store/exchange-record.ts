@@ -9,7 +9,17 @@ export type ExchangeRecord = StoredExchange & { messageCount?: number; invalidCo
 /** Every column of `exchanges e`, keyed by field name. */
 export const EXCHANGE_SELECT_LIST = selectList(EXCHANGE_COLUMNS, 'e');
 
-/** The counts of an exchange's messages, for a SELECT over `exchanges e`. */
+/**
+ * Every exchange's counts in one pass over `messages`, for a SELECT of all exchanges: `FROM exchanges e`
+ * then this join, and MESSAGE_COUNTS_JOINED in its list. Three subqueries per exchange read every
+ * message's status three times (a status lies past the raw bytes in the row): this reads it once.
+ */
+export const COUNTS_BY_EXCHANGE = `LEFT JOIN (SELECT exchange_id,
+    count(*) AS messageCount, sum(status = 'invalid') AS invalidCount, sum(status = 'unchecked') AS uncheckedCount
+  FROM messages GROUP BY exchange_id) c ON c.exchange_id = e.id`;
+export const MESSAGE_COUNTS_JOINED = 'ifnull(c.messageCount, 0) AS messageCount, ifnull(c.invalidCount, 0) AS invalidCount, ifnull(c.uncheckedCount, 0) AS uncheckedCount';
+
+/** The counts of one exchange's messages, for a SELECT over `exchanges e`. */
 export const MESSAGE_COUNTS = `
   (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS messageCount,
   (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalidCount,

@@ -1,28 +1,49 @@
-import { EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
 import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
+import { isCompactJson } from '../core/compact-json-text.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
-import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
-import { storedJsonText } from './stored-json.js';
+import { storedJsonSql, storedJsonText } from './stored-json.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
-export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
 const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)} FROM messages`;
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
+/**
+ * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
+ * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
+ */
+const TO_JUDGE_SELECT = `SELECT id, seq, sender, carrier, channel, status, schema_ref, schema_ref_id, reason, finding_count,
+  ${storedJsonSql()}, CASE WHEN json IS NULL AND json_at IS NULL THEN raw END FROM messages`;
+type ToJudgeValues = [
+  id: number,
+  seq: number,
+  sender: MessageRow['sender'],
+  carrier: MessageRow['carrier'],
+  channel: string | null,
+  status: Verdict['status'],
+  schemaRef: string | null,
+  schemaRefId: number | null,
+  reason: string | null,
+  findingCount: number,
+  jsonText: string | null,
+  raw: Buffer | null,
+];
 
 /**
  * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
@@ -42,6 +63,7 @@ export class RecordingReader {
     messages: Database.Statement;
     messagesAfter: Database.Statement;
     messagesOfAfter: Database.Statement;
+    toJudgeAfter: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -56,11 +78,12 @@ export class RecordingReader {
     this.schemaRefs = new SchemaRefNames(db);
     this.stmts = {
       recording: db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-      exchanges: db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`),
+      exchanges: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`),
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
+      toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
@@ -137,12 +160,47 @@ export class RecordingReader {
   }
 
   /**
+   * reader.messagesInOrder() with each message's stored JSON text where JSON.stringify writes its
+   * value the same (MessageTextRow): `export` writes that text as it is instead of making it again.
+   * Static, so that the reader's public shape (and every other reader of messages) stays as it is.
+   */
+  static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
+    for (let after = 0; ; ) {
+      const values = reader.stmts.messagesAfter.all(after, pageSize) as unknown[][];
+      const page = readingRows(reader.file, () =>
+        values.map((v) => {
+          const m = storedMessageOf(v);
+          return messageTextRow(m, reader.findingsOf(m), reader.schemaRefs.of(m.schemaRef, m.schemaRefId));
+        }),
+      );
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /**
    * The messages of one exchange as messages() gives them, from the `skip`+1th on, read a page at a
    * time so that an exchange of a million messages is never held whole (`show --exchange`).
    */
   *messagesOf(exchangeId: number, skip = 0, pageSize = 1000): IterableIterator<MessageRow> {
     for (let after = Number.MIN_SAFE_INTEGER, offset = skip; ; offset = 0) {
       const page = this.page(this.stmts.messagesOfAfter.all(exchangeId, after, pageSize, offset) as unknown[][]);
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+
+  /**
+   * The messages of one exchange as judging them again needs them (MessageToJudge: no raw bytes for
+   * a JSON message), in seq order, a page at a time. Static, so that the reader's public shape stays
+   * as it is.
+   */
+  static *messagesToJudge(reader: RecordingReader, exchangeId: number, pageSize = 1000): IterableIterator<MessageToJudge> {
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const values = reader.stmts.toJudgeAfter.all(exchangeId, after, pageSize) as ToJudgeValues[];
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(exchangeId, v)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.seq;
@@ -183,9 +241,21 @@ export class RecordingReader {
     return messageRow(m, findings, this.schemaRefs.of(m.schemaRef, m.schemaRefId));
   }
 
-  private findingsOf(m: StoredMessage): Finding[] {
+  private findingsOf(m: { id: number; findingCount: number }): Finding[] {
     if (m.findingCount === 0) return [];
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
+  }
+
+  private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
+    const [id, seq, sender, carrier, channel, status, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
+    const verdict: Verdict = { status, findings: this.findingsOf({ id, findingCount }) };
+    const schemaRef = this.schemaRefs.of(storedRef, schemaRefId);
+    if (schemaRef !== null) verdict.schemaRef = schemaRef;
+    if (reason !== null) verdict.reason = reason;
+    // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
+    const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
+    if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, raw, json: undefined, deepJson: text, verdict };
+    return { id, exchangeId, seq, sender, carrier, channel, raw, json, verdict };
   }
 }
 
@@ -196,9 +266,7 @@ export class RecordingReader {
  * so a new column that is missing here does not compile.
  */
 function messageRow(m: StoredMessage, findings: Finding[], schemaRef: string | null): MessageRow {
-  const verdict: Verdict = { status: m.status, findings };
-  if (schemaRef !== null) verdict.schemaRef = schemaRef;
-  if (m.reason !== null) verdict.reason = m.reason;
+  const verdict = verdictOf(m, findings, schemaRef);
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
   const text = storedJsonText(m);
@@ -208,6 +276,30 @@ function messageRow(m: StoredMessage, findings: Finding[], schemaRef: string | n
   // Written out, not spread in: a spread makes a slower object, for every message every command reads.
   if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict };
   return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict };
+}
+
+/** messageRow with the stored JSON text when it is in JSON.stringify's form (a deep one stays deepJson, as in messageRow). */
+function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string | null): MessageTextRow {
+  const verdict = verdictOf(m, findings, schemaRef);
+  const text = storedJsonText(m);
+  const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  const raw = m.raw as Buffer;
+  if (text !== null && tooDeepToWalk(text)) {
+    return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, jsonTextAt: null };
+  }
+  const jsonText = text !== null && isCompactJson(text) ? text : undefined;
+  // Read from raw at json_at, the text is raw's bytes there, unless raw held bytes that are not UTF-8
+  // there (decoded as U+FFFD).
+  const jsonTextAt = jsonText !== undefined && m.json === null && m.jsonAt !== null && !jsonText.includes('\uFFFD') ? m.jsonAt : null;
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict, jsonText, jsonTextAt };
+}
+
+function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {
+  const verdict: Verdict = { status: m.status, findings };
+  if (schemaRef !== null) verdict.schemaRef = schemaRef;
+  if (m.reason !== null) verdict.reason = m.reason;
+  return verdict;
 }
 
 function finding(f: StoredFinding): Finding {

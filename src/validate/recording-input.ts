@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
-import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+import type { ExchangeRow, MessageToJudge } from '../store/store-types.js';
+import { RecordingReader } from '../store/recording-reader.js';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
@@ -35,8 +36,8 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
         messages: [],
       };
       if (exchange.status !== null) stream.status = exchange.status;
-      // A page at a time: a row's raw bytes are let go as soon as its value is taken.
-      for (const m of reader.messagesOf(exchange.id)) {
+      // A page at a time, and the raw bytes only of a message that is not JSON.
+      for (const m of RecordingReader.messagesToJudge(reader, exchange.id)) {
         stream.messages.push(sourceMessageOf(exchange, m));
         progress?.read();
       }
@@ -49,7 +50,7 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
   }
 }
 
-function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
+function sourceMessageOf(exchange: ExchangeRow, m: MessageToJudge): SourceMessage {
   // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
@@ -66,7 +67,7 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
     message.stored = m.verdict;
     // An event of text that is not JSON (OpenAI's `data: [DONE]`) is not judged again, but its
     // stream's checker follows it, as record's did.
-    if (m.carrier === 'event' && isUtf8(m.raw)) message.text = m.raw.toString('utf8');
+    if (m.carrier === 'event' && m.raw !== null && isUtf8(m.raw)) message.text = m.raw.toString('utf8');
   }
   return message;
 }
