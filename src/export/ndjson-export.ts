@@ -1,7 +1,7 @@
 import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
 import { RecordingReader } from '../store/recording-reader.js';
-import type { ExchangeRow, MessageRow, MessageTextRow, RecordingInfo } from '../store/store-types.js';
+import type { ExchangeRow, MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import { messageValue } from '../store/message-value.js';
 import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
@@ -101,11 +101,25 @@ export function messageLineText(m: MessageTextRow, protocol: string | null = nul
   line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
   line += verdictText(m, protocol);
+  if (m.raw === null) {
+    // Raw's text, whole (most messages): its JSON text, in JSON.stringify's form, and what is around it.
+    const around = rawAround(NDJSON_VERSION, m.carrier);
+    if (m.textBefore !== around.before) line += `,"rawBefore":${JSON.stringify(m.textBefore)}`;
+    if (m.textAfter !== around.after) line += `,"rawAfter":${JSON.stringify(m.textAfter)}`;
+    return `${line},"rawJson":${m.jsonText}}`;
+  }
+  return rawLine(line, m as WithRaw);
+}
+
+type WithRaw = MessageTextRow & { raw: Buffer };
+
+/** The rest of a message's line from its bytes: `rawJson` when they hold its JSON text as JSON.stringify writes it, else otherFormLine. */
+function rawLine(line: string, m: WithRaw): string {
   // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before. The
-  // stored text is taken as it is when JSON.stringify writes it the same (most messages).
+  // stored text is taken as it is when JSON.stringify writes it the same.
   const text = m.jsonText ?? (m.json === undefined ? undefined : stringifyJson(m.json));
   if (text !== undefined) {
-    const at = m.jsonTextAt ?? spliceAt(m.raw, text);
+    const at = spliceAt(m.raw, text);
     if (at !== null) {
       const around = rawAround(NDJSON_VERSION, m.carrier);
       if (!startsWithText(m.raw, at, around.before)) {
@@ -122,7 +136,7 @@ export function messageLineText(m: MessageTextRow, protocol: string | null = nul
 }
 
 /** The line's bytes as `raw` (or `rawBase64`), with `jsonAt` or `json` (`text`: the value as stringifyJson writes it). */
-function otherFormLine(line: string, m: MessageRow, text: string | undefined): string {
+function otherFormLine(line: string, m: WithRaw, text: string | undefined): string {
   const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
   const at = text === undefined ? null : jsonTextStart(m.raw, text);
   if (at !== null) rest.jsonAt = at;
@@ -194,7 +208,7 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
  * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
  * verdict has none, though one is derived).
  */
-function verdictText(m: MessageRow, protocol: string | null): string {
+function verdictText(m: MessageTextRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
   // The value the import derives from: a deep one's too (rare; parsed once more here).
   const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;

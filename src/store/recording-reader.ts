@@ -25,6 +25,15 @@ const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)} FROM messages`;
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
 /**
+ * A message as `export` reads it (MessageTextRow): a message whose raw bytes hold its JSON text at
+ * json_at is read as raw's text (a string costs less than a Buffer, and is its JSON text's too), its
+ * bytes only when it is not (then the text follows it, as storedMessageOf reads it).
+ */
+const AT_JSON_AT = 'json IS NULL AND json_at IS NOT NULL';
+const TEXT_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: `CASE WHEN ${AT_JSON_AT} THEN NULL ELSE raw END` })},
+  CASE WHEN ${AT_JSON_AT} THEN CAST(raw AS TEXT) END FROM messages`;
+const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
+/**
  * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
  * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
  */
@@ -64,6 +73,8 @@ export class RecordingReader {
     messagesAfter: Database.Statement;
     messagesOfAfter: Database.Statement;
     toJudgeAfter: Database.Statement;
+    textsAfter: Database.Statement;
+    raw: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -83,6 +94,8 @@ export class RecordingReader {
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
+      textsAfter: db.prepare(`${TEXT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      raw: db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
       toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
@@ -166,13 +179,8 @@ export class RecordingReader {
    */
   static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
     for (let after = 0; ; ) {
-      const values = reader.stmts.messagesAfter.all(after, pageSize) as unknown[][];
-      const page = readingRows(reader.file, () =>
-        values.map((v) => {
-          const m = storedMessageOf(v);
-          return messageTextRow(m, reader.findingsOf(m), reader.schemaRefs.of(m.schemaRef, m.schemaRefId));
-        }),
-      );
+      const values = reader.stmts.textsAfter.all(after, pageSize) as unknown[][];
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageTextRow(v)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -246,6 +254,21 @@ export class RecordingReader {
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
   }
 
+  /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
+  private messageTextRow(v: unknown[]): MessageTextRow {
+    const m = storedMessageOf(v);
+    const findings = this.findingsOf(m);
+    const schemaRef = this.schemaRefs.of(m.schemaRef, m.schemaRefId);
+    const rawText = v[RAW_TEXT] as string | null;
+    if (rawText !== null) {
+      const row = textOnlyRow(m, rawText, verdictOf(m, findings, schemaRef));
+      if (row !== undefined) return row;
+      // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
+      m.raw = this.stmts.raw.get(m.id) as Buffer;
+    }
+    return messageTextRow(m, findings, schemaRef);
+  }
+
   private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
     const [id, seq, sender, carrier, channel, status, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
     const verdict: Verdict = { status, findings: this.findingsOf({ id, findingCount }) };
@@ -286,13 +309,29 @@ function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string
   const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
   const raw = m.raw as Buffer;
   if (text !== null && tooDeepToWalk(text)) {
-    return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, jsonTextAt: null };
+    return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, textBefore: '', textAfter: '' };
   }
   const jsonText = text !== null && isCompactJson(text) ? text : undefined;
-  // Read from raw at json_at, the text is raw's bytes there, unless raw held bytes that are not UTF-8
-  // there (decoded as U+FFFD).
-  const jsonTextAt = jsonText !== undefined && m.json === null && m.jsonAt !== null && !jsonText.includes('\uFFFD') ? m.jsonAt : null;
-  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict, jsonText, jsonTextAt };
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict, jsonText, textBefore: '', textAfter: '' };
+}
+
+/**
+ * The row of a message whose raw bytes hold its JSON text at json_at, from raw's text, when the line
+ * needs nothing else of raw: raw is UTF-8 (its text holds no U+FFFD, the decoder's stand-in for bytes
+ * that are not, so the text is the bytes), what comes before json_at is ASCII (a byte is a character
+ * there), and the JSON text is in JSON.stringify's form and not too deep to walk. Else undefined.
+ */
+function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): MessageTextRow | undefined {
+  const at = m.jsonAt!;
+  if (rawText.includes('\uFFFD')) return undefined;
+  for (let i = 0; i < at; i++) if (!(rawText.charCodeAt(i) < 0x80)) return undefined;
+  let end = rawText.length;
+  for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
+  const text = rawText.slice(at, end);
+  const json = jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  if (tooDeepToWalk(text) || !isCompactJson(text)) return undefined;
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
 }
 
 function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {

@@ -134,13 +134,17 @@ export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | 'jsonAt
 /**
  * A message as `export` reads it (RecordingReader.messagesWithTextInOrder): a MessageRow with its
  * stored JSON text when that text is what JSON.stringify writes for its value, so the NDJSON line
- * takes the text as it is instead of writing the value again.
+ * takes the text as it is instead of writing the value again. When raw holds that text at json_at and
+ * is UTF-8 text, the line needs only raw's text around it, and `raw` is not read (null).
  */
-export interface MessageTextRow extends MessageRow {
+export interface MessageTextRow extends Omit<MessageRow, 'raw'> {
+  /** The bytes as they travelled; null when `jsonText`, `textBefore` and `textAfter` are raw's text, whole. */
+  raw: Buffer | null;
   /** The stored JSON text, when JSON.stringify writes `json` back the same (isCompactJson); else undefined. */
   jsonText: string | undefined;
-  /** Where `raw` holds jsonText byte for byte (json_at, up to raw's trailing white space); null when it does not. */
-  jsonTextAt: number | null;
+  /** When raw is null: raw's text before jsonText, and after it (its trailing white space); else ''. */
+  textBefore: string;
+  textAfter: string;
 }
 
 /**
