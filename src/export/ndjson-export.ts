@@ -1,7 +1,8 @@
 import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
 import { RecordingReader } from '../store/recording-reader.js';
-import type { ExchangeRow, MessageTextRow, RecordingInfo } from '../store/store-types.js';
+import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
+import type { ExchangeFields } from '../store/schema.js';
 import { messageValue } from '../store/message-value.js';
 import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
@@ -33,7 +34,7 @@ export async function exportNdjsonPaced(reader: RecordingReader, write: (text: s
 function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
-  const exchanges = reader.exchanges();
+  const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
   let chunk = JSON.stringify(recording) + '\n';
   for (const exchange of exchanges) {
@@ -81,7 +82,7 @@ export function recordingLine(info: RecordingInfo): NdjsonRecordingLine {
 }
 
 /** The exchange's columns, in column order (store/schema.ts), after `type`. */
-export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
+export function exchangeLine(e: ExchangeFields): NdjsonExchangeLine {
   return copyExchangeColumns(e, { type: 'exchange' as const });
 }
 

@@ -1,5 +1,5 @@
 import { fieldsOf, jsonFieldsOf, selectList } from './columns.js';
-import { EXCHANGE_COLUMNS, type StoredExchange } from './schema.js';
+import { EXCHANGE_COLUMNS, type ExchangeFields, type StoredExchange } from './schema.js';
 import { jsonColumn } from './store-errors.js';
 import type { ExchangeRow } from './store-types.js';
 
@@ -34,20 +34,26 @@ const FIELDS = fieldsOf(EXCHANGE_COLUMNS);
  * into the row in place: no copy per exchange.
  */
 export function exchangeFromRecord(r: ExchangeRecord): ExchangeRow {
-  const row = r as unknown as Record<string, unknown>;
-  for (const field of JSON_FIELDS) {
-    const text = r[field] as string | null;
-    if (text !== null) row[field] = jsonColumn(text, EXCHANGE_COLUMNS[field].name, r.id);
-  }
+  exchangeFieldsFromRecord(r);
   r.messageCount ??= 0;
   r.invalidCount ??= 0;
   r.uncheckedCount ??= 0;
   return r as unknown as ExchangeRow;
 }
 
+/** exchangeFromRecord of a record read without counts, which the row then does not have (ExchangeFields). */
+export function exchangeFieldsFromRecord(r: StoredExchange): ExchangeFields {
+  const row = r as unknown as Record<string, unknown>;
+  for (const field of JSON_FIELDS) {
+    const text = r[field] as string | null;
+    if (text !== null) row[field] = jsonColumn(text, EXCHANGE_COLUMNS[field].name, r.id);
+  }
+  return r as unknown as ExchangeFields;
+}
+
 /** The exchange's columns alone, in column order (what an NDJSON exchange line holds). */
-export function copyExchangeColumns<T extends Record<string, unknown>>(row: ExchangeRow, into: T): T & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'> {
+export function copyExchangeColumns<T extends Record<string, unknown>>(row: ExchangeFields, into: T): T & ExchangeFields {
   const out = into as Record<string, unknown>;
   for (const field of FIELDS) out[field] = row[field];
-  return out as T & Omit<ExchangeRow, 'messageCount' | 'invalidCount' | 'uncheckedCount'>;
+  return out as T & ExchangeFields;
 }

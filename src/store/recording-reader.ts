@@ -1,6 +1,6 @@
-import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsFromRecord, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
-import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
+import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredExchange, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
@@ -68,6 +68,7 @@ export class RecordingReader {
   private readonly stmts: {
     recording: Database.Statement;
     exchanges: Database.Statement;
+    exchangeColumns: Database.Statement;
     exchange: Database.Statement;
     messages: Database.Statement;
     messagesAfter: Database.Statement;
@@ -91,6 +92,7 @@ export class RecordingReader {
       recording: db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
       exchanges: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`),
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
+      exchangeColumns: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
@@ -140,6 +142,14 @@ export class RecordingReader {
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
     return readingRows(this.file, () => (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord));
+  }
+
+  /**
+   * All exchanges, ordered by id, without their message counts (which read every message's status):
+   * for export and validate, which do not use them. Static, so that the reader's public shape stays as it is.
+   */
+  static exchangeColumns(reader: RecordingReader): ExchangeFields[] {
+    return readingRows(reader.file, () => (reader.stmts.exchangeColumns.all() as StoredExchange[]).map(exchangeFieldsFromRecord));
   }
 
   exchange(id: number): ExchangeRow | undefined {

@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
-import type { ExchangeRow, MessageToJudge } from '../store/store-types.js';
+import type { MessageToJudge } from '../store/store-types.js';
+import type { ExchangeFields } from '../store/schema.js';
 import { RecordingReader } from '../store/recording-reader.js';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
@@ -26,7 +27,7 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
     progress?.total(reader.totals().messages);
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
-    for (const exchange of reader.exchanges()) {
+    for (const exchange of RecordingReader.exchangeColumns(reader)) {
       for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), exchange: exchange.id, ...finding });
       const stream: SourceStream = {
         label: labelOf(exchange),
@@ -50,7 +51,7 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
   }
 }
 
-function sourceMessageOf(exchange: ExchangeRow, m: MessageToJudge): SourceMessage {
+function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMessage {
   // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
@@ -73,17 +74,17 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageToJudge): SourceMessag
 }
 
 /** As record ended the exchange's checker (record/pipeline/traffic-recorder.ts end()). */
-function endingOf(e: ExchangeRow): SourceStream['ending'] {
+function endingOf(e: ExchangeFields): SourceStream['ending'] {
   if (e.outcome === null) return 'none';
   if (e.outcome === 'error' || cutByClientOrProxy(e.errorCode)) return 'cut';
   return e.outcome === 'complete' ? 'complete' : 'aborted';
 }
 
-function labelOf(e: ExchangeRow): string {
+function labelOf(e: ExchangeFields): string {
   return `#${e.id} ${`${e.method ?? ''} ${e.path ?? ''}`.trim() || e.transport}`;
 }
 
-function hintOf(e: ExchangeRow): ChannelHint {
+function hintOf(e: ExchangeFields): ChannelHint {
   const hint: ChannelHint = { transport: e.transport };
   if (e.method !== null) hint.method = e.method;
   if (e.path !== null) hint.path = e.path;
