@@ -18,45 +18,66 @@ import { tryParseJson } from '../core/json.js';
  * `onMessage` is told of each message written (the CLI's progress line).
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
-  for (const chunk of ndjsonChunks(reader, onMessage)) write(chunk);
+  let chunk = '';
+  for (const line of ndjsonLines(reader, onMessage)) {
+    chunk += line + '\n';
+    if (chunk.length >= CHUNK_CHARS) {
+      write(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk.length > 0) write(chunk);
 }
 
 /**
- * exportNdjson to a stream that can be full (stdout on a pipe): when `write` says it is (returns
- * false, as a stream's write does), waits for `drained` before reading on, so that an export is
- * never queued in memory whole.
+ * exportNdjson as UTF-8 bytes, in chunks of about a MiB of whole lines (each its own Buffer, never
+ * written to again): each line is encoded into the chunk as it is made, which costs less than
+ * encoding a MiB string built of a few thousand lines (a tree of pieces, flattened first).
  */
-export async function exportNdjsonPaced(reader: RecordingReader, write: (text: string) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
-  for (const chunk of ndjsonChunks(reader, onMessage)) if (!write(chunk)) await drained();
+export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  for (const line of ndjsonLines(reader, onMessage)) {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8; then the newline.
+    const most = line.length * 3 + 1;
+    if (used + most > chunk.length) {
+      if (used > 0) yield chunk.subarray(0, used);
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      used = 0;
+    }
+    used += chunk.write(line, used);
+    chunk[used++] = 0x0a;
+  }
+  if (used > 0) yield chunk.subarray(0, used);
 }
 
-/** The export's text in chunks of about a MiB of whole lines. */
-function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
+/**
+ * exportNdjson to a stream that can be full (stdout on a pipe), as bytes (ndjsonByteChunks): when
+ * `write` says it is (returns false, as a stream's write does), waits for `drained` before reading on,
+ * so that an export is never queued in memory whole.
+ */
+export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
+  for (const chunk of ndjsonByteChunks(reader, onMessage)) if (!write(chunk)) await drained();
+}
+
+/** The export's lines, without their newlines. */
+function* ndjsonLines(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  let chunk = JSON.stringify(recording) + '\n';
-  for (const exchange of exchanges) {
-    chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
-  }
+  yield JSON.stringify(recording);
+  for (const exchange of exchanges) yield JSON.stringify(exchangeLine(exchange));
   for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
-    chunk += messageLineText(message, protocols.get(message.exchangeId) ?? null) + '\n';
+    const line = messageLineText(message, protocols.get(message.exchangeId) ?? null);
     onMessage?.();
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
+    yield line;
   }
-  if (chunk.length > 0) yield chunk;
 }
 
-/** About this many characters are written at a time. */
+/** About this many characters, or bytes, are written at a time. */
 const CHUNK_CHARS = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 
 /** The whole export as one string (small recordings, tests). */
 export function exportNdjsonText(reader: RecordingReader): string {
