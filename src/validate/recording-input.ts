@@ -57,8 +57,11 @@ function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMes
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
   // A body has its request line and status, as when it was recorded (a RunAgentInput too).
   if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpContextOf(exchange, m.sender);
-  const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
-  if (carried.length > 0) message.carried = carried;
+  // Most messages have no findings: no array made for them.
+  if (m.verdict.findings.length > 0) {
+    const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
+    if (carried.length > 0) message.carried = carried;
+  }
   if (m.deepJson !== undefined) {
     // Nested too deep to walk: judged too (the judge says it is too deep, and reads no further).
     message.value = JSON.parse(m.deepJson);
