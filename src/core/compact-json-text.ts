@@ -9,10 +9,8 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
  * JSON.stringify would not write; a lone surrogate): then the caller takes the long way.
  */
 export function isCompactJson(text: string): boolean {
-  /** The open arrays and objects, innermost last. */
-  const open: number[] = [];
-  /** Per open object: the keys it has so far (none, one, or more). */
-  const keys: Array<string | Set<string> | undefined> = [];
+  open.length = 0;
+  keys.clear();
   let at = 0;
   for (;;) {
     // A value starts at `at`.
@@ -24,7 +22,7 @@ export function isCompactJson(text: string): boolean {
         open.push(c);
         at++;
         if (c === OPEN_OBJECT) {
-          keys.push(undefined);
+          keys.open();
           at = memberValueStart(text, at, keys);
           if (at < 0) return false;
         }
@@ -50,41 +48,99 @@ export function isCompactJson(text: string): boolean {
       if (c !== (top === OPEN_ARRAY ? CLOSE_ARRAY : CLOSE_OBJECT)) return false;
       at++;
       open.pop();
-      if (top === OPEN_OBJECT) keys.pop();
+      if (top === OPEN_OBJECT) keys.close();
     }
   }
 }
+
+/** The open arrays and objects, innermost last (one for every scan: this runs once per message of an export). */
+const open: number[] = [];
 
 /**
  * Reads a member's `"key":` at `at` and returns where its value starts, or -1: the key is not in
  * JSON.stringify's form, is all digits (an array index, which JSON.parse puts first), or repeats one
  * of the innermost object's keys (JSON.parse keeps the last value, in the first one's place).
  */
-function memberValueStart(text: string, at: number, keys: Array<string | Set<string> | undefined>): number {
+function memberValueStart(text: string, at: number, keys: ObjectKeys): number {
   if (text.charCodeAt(at) !== QUOTE) return -1;
   const end = stringEnd(text, at);
   if (end < 0 || text.charCodeAt(end) !== COLON) return -1;
-  const key = text.slice(at + 1, end - 1);
-  if (isDigits(key)) return -1;
-  const top = keys.length - 1;
-  const seen = keys[top];
-  if (seen === undefined) keys[top] = key;
-  else if (typeof seen === 'string') {
-    if (seen === key) return -1;
-    keys[top] = new Set([seen, key]);
-  } else {
-    if (seen.has(key)) return -1;
-    seen.add(key);
-  }
+  if (isDigits(text, at + 1, end - 1) || !keys.add(text, at + 1, end - 1)) return -1;
   return end + 1;
 }
 
-function isDigits(key: string): boolean {
-  if (key.length === 0) return false;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
+function isDigits(text: string, start: number, end: number): boolean {
+  if (start === end) return false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return false;
   }
+  return true;
+}
+
+/**
+ * The keys of the open objects, to tell a repeated one, kept as where they are in the text (a key
+ * is compared as written: JSON.stringify's form of a key is the only one this scan takes), so that
+ * most keys cost no string of their own: an object of a few keys compares a new key with each, and
+ * one of more keeps a set of them.
+ */
+class ObjectKeys {
+  /** Start and end of each key of the open objects, innermost object's last, up to `used`. */
+  private readonly offsets: number[] = [];
+  private used = 0;
+  /** Per open object: where its keys start in `offsets`, and its set once it has more than FEW_KEYS. */
+  private readonly bases: number[] = [];
+  private readonly sets: Array<Set<string> | undefined> = [];
+
+  clear(): void {
+    this.used = 0;
+    this.bases.length = 0;
+    this.sets.length = 0;
+  }
+
+  open(): void {
+    this.bases.push(this.used);
+    this.sets.push(undefined);
+  }
+
+  close(): void {
+    this.used = this.bases.pop()!;
+    this.sets.pop();
+  }
+
+  /** Adds the innermost object's key text[start, end); false when the object has it already. */
+  add(text: string, start: number, end: number): boolean {
+    const top = this.bases.length - 1;
+    const set = this.sets[top];
+    if (set !== undefined) {
+      const key = text.slice(start, end);
+      if (set.has(key)) return false;
+      set.add(key);
+      return true;
+    }
+    const base = this.bases[top];
+    const offsets = this.offsets;
+    for (let i = base; i < this.used; i += 2) if (sameText(text, offsets[i], offsets[i + 1], start, end)) return false;
+    offsets[this.used++] = start;
+    offsets[this.used++] = end;
+    if (this.used - base > 2 * FEW_KEYS) {
+      const all = new Set<string>();
+      for (let i = base; i < this.used; i += 2) all.add(text.slice(offsets[i], offsets[i + 1]));
+      this.sets[top] = all;
+      this.used = base;
+    }
+    return true;
+  }
+}
+
+const keys = new ObjectKeys();
+
+/** Up to this many keys an object's new key is compared with each; past it, looked up in a set. */
+const FEW_KEYS = 16;
+
+function sameText(text: string, aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart !== bEnd - bStart) return false;
+  for (let i = 0; i < aEnd - aStart; i++) if (text.charCodeAt(aStart + i) !== text.charCodeAt(bStart + i)) return false;
   return true;
 }
 
@@ -92,18 +148,28 @@ function isDigits(key: string): boolean {
 function scalarEnd(text: string, at: number): number {
   const c = text.charCodeAt(at);
   if (c === QUOTE) return stringEnd(text, at);
-  for (const word of WORDS) if (text.startsWith(word, at)) return at + word.length;
+  if (c === 0x74) return text.startsWith('true', at) ? at + 4 : -1;
+  if (c === 0x66) return text.startsWith('false', at) ? at + 5 : -1;
+  if (c === 0x6e) return text.startsWith('null', at) ? at + 4 : -1;
   let end = at;
-  while (end < text.length && NUMBER_CHARS.includes(text[end])) end++;
+  let digitsOnly = true;
+  for (; end < text.length; end++) {
+    const d = text.charCodeAt(end);
+    if (d >= 0x30 && d <= 0x39) continue;
+    if (d === 0x2d && end === at) continue;
+    if (d === 0x2b || d === 0x2d || d === 0x2e || d === 0x45 || d === 0x65) digitsOnly = false;
+    else break;
+  }
   if (end === at) return -1;
-  // What Number() reads and String() writes back the same is a JSON number in its shortest form
-  // (-0, 1.0, 1e400 and non-numbers come back otherwise).
+  // An integer of up to 15 digits and no leading zero is written back as it is; anything else is
+  // checked the long way: what Number() reads and String() writes back the same is a JSON number in
+  // its shortest form (-0, 1.0, 1e400 and non-numbers come back otherwise).
+  const first = c === 0x2d ? at + 1 : at;
+  const digits = end - first;
+  if (digitsOnly && digits > 0 && digits <= 15 && (text.charCodeAt(first) !== 0x30 ? true : digits === 1 && c !== 0x2d)) return end;
   const token = text.slice(at, end);
   return String(Number(token)) === token ? end : -1;
 }
-
-const WORDS = ['true', 'false', 'null'];
-const NUMBER_CHARS = '-+.0123456789eE';
 
 /**
  * Where the string literal at `at` ends (after its closing quote) when JSON.stringify would write it

@@ -1,7 +1,8 @@
 import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
-import type { RecordingReader } from '../store/recording-reader.js';
-import type { ExchangeRow, MessageRow, RecordingInfo } from '../store/store-types.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
+import type { ExchangeFields } from '../store/schema.js';
 import { messageValue } from '../store/message-value.js';
 import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
@@ -17,45 +18,66 @@ import { tryParseJson } from '../core/json.js';
  * `onMessage` is told of each message written (the CLI's progress line).
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
-  for (const chunk of ndjsonChunks(reader, onMessage)) write(chunk);
+  let chunk = '';
+  for (const line of ndjsonLines(reader, onMessage)) {
+    chunk += line + '\n';
+    if (chunk.length >= CHUNK_CHARS) {
+      write(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk.length > 0) write(chunk);
 }
 
 /**
- * exportNdjson to a stream that can be full (stdout on a pipe): when `write` says it is (returns
- * false, as a stream's write does), waits for `drained` before reading on, so that an export is
- * never queued in memory whole.
+ * exportNdjson as UTF-8 bytes, in chunks of about a MiB of whole lines (each its own Buffer, never
+ * written to again): each line is encoded into the chunk as it is made, which costs less than
+ * encoding a MiB string built of a few thousand lines (a tree of pieces, flattened first).
  */
-export async function exportNdjsonPaced(reader: RecordingReader, write: (text: string) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
-  for (const chunk of ndjsonChunks(reader, onMessage)) if (!write(chunk)) await drained();
+export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  for (const line of ndjsonLines(reader, onMessage)) {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8; then the newline.
+    const most = line.length * 3 + 1;
+    if (used + most > chunk.length) {
+      if (used > 0) yield chunk.subarray(0, used);
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      used = 0;
+    }
+    used += chunk.write(line, used);
+    chunk[used++] = 0x0a;
+  }
+  if (used > 0) yield chunk.subarray(0, used);
 }
 
-/** The export's text in chunks of about a MiB of whole lines. */
-function* ndjsonChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
+/**
+ * exportNdjson to a stream that can be full (stdout on a pipe), as bytes (ndjsonByteChunks): when
+ * `write` says it is (returns false, as a stream's write does), waits for `drained` before reading on,
+ * so that an export is never queued in memory whole.
+ */
+export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
+  for (const chunk of ndjsonByteChunks(reader, onMessage)) if (!write(chunk)) await drained();
+}
+
+/** The export's lines, without their newlines. */
+function* ndjsonLines(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
-  const exchanges = reader.exchanges();
+  const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  let chunk = JSON.stringify(recording) + '\n';
-  for (const exchange of exchanges) {
-    chunk += JSON.stringify(exchangeLine(exchange)) + '\n';
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  for (const message of reader.messagesInOrder()) {
-    chunk += messageLineText(message, protocols.get(message.exchangeId) ?? null) + '\n';
+  yield JSON.stringify(recording);
+  for (const exchange of exchanges) yield JSON.stringify(exchangeLine(exchange));
+  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
+    const line = messageLineText(message, protocols.get(message.exchangeId) ?? null);
     onMessage?.();
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
+    yield line;
   }
-  if (chunk.length > 0) yield chunk;
 }
 
-/** About this many characters are written at a time. */
+/** About this many characters, or bytes, are written at a time. */
 const CHUNK_CHARS = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 
 /** The whole export as one string (small recordings, tests). */
 export function exportNdjsonText(reader: RecordingReader): string {
@@ -81,7 +103,7 @@ export function recordingLine(info: RecordingInfo): NdjsonRecordingLine {
 }
 
 /** The exchange's columns, in column order (store/schema.ts), after `type`. */
-export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
+export function exchangeLine(e: ExchangeFields): NdjsonExchangeLine {
   return copyExchangeColumns(e, { type: 'exchange' as const });
 }
 
@@ -95,14 +117,29 @@ export function exchangeLine(e: ExchangeRow): NdjsonExchangeLine {
  * ref when it is that one. The line depends on the bytes and the value only, not on how the file
  * stores them.
  */
-export function messageLineText(m: MessageRow, protocol: string | null = null): string {
+export function messageLineText(m: MessageTextRow, protocol: string | null = null): string {
   let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
   if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
   line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
   line += verdictText(m, protocol);
-  // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before.
-  const text = m.json === undefined ? undefined : stringifyJson(m.json);
+  if (m.raw === null) {
+    // Raw's text, whole (most messages): its JSON text, in JSON.stringify's form, and what is around it.
+    const around = rawAround(NDJSON_VERSION, m.carrier);
+    if (m.textBefore !== around.before) line += `,"rawBefore":${JSON.stringify(m.textBefore)}`;
+    if (m.textAfter !== around.after) line += `,"rawAfter":${JSON.stringify(m.textAfter)}`;
+    return `${line},"rawJson":${m.jsonText}}`;
+  }
+  return rawLine(line, m as WithRaw);
+}
+
+type WithRaw = MessageTextRow & { raw: Buffer };
+
+/** The rest of a message's line from its bytes: `rawJson` when they hold its JSON text as JSON.stringify writes it, else otherFormLine. */
+function rawLine(line: string, m: WithRaw): string {
+  // Nested too deep to be handed out parsed (deepJson), a value is written as `json`, as before. The
+  // stored text is taken as it is when JSON.stringify writes it the same.
+  const text = m.jsonText ?? (m.json === undefined ? undefined : stringifyJson(m.json));
   if (text !== undefined) {
     const at = spliceAt(m.raw, text);
     if (at !== null) {
@@ -121,7 +158,7 @@ export function messageLineText(m: MessageRow, protocol: string | null = null): 
 }
 
 /** The line's bytes as `raw` (or `rawBase64`), with `jsonAt` or `json` (`text`: the value as stringifyJson writes it). */
-function otherFormLine(line: string, m: MessageRow, text: string | undefined): string {
+function otherFormLine(line: string, m: WithRaw, text: string | undefined): string {
   const rest: Partial<NdjsonMessageLine> = encodeRaw(m.raw);
   const at = text === undefined ? null : jsonTextStart(m.raw, text);
   if (at !== null) rest.jsonAt = at;
@@ -193,7 +230,7 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
  * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
  * verdict has none, though one is derived).
  */
-function verdictText(m: MessageRow, protocol: string | null): string {
+function verdictText(m: MessageTextRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
   // The value the import derives from: a deep one's too (rare; parsed once more here).
   const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;

@@ -1,5 +1,5 @@
 import type { RecordingReader } from '../store/recording-reader.js';
-import { exportNdjson } from './ndjson-export.js';
+import { ndjsonByteChunks } from './ndjson-export.js';
 import { writeWholeFile } from './whole-file.js';
 
 /**
@@ -7,5 +7,7 @@ import { writeWholeFile } from './whole-file.js';
  * there, unless `overwrite` is false (`export` without --overwrite).
  */
 export function writeNdjsonFile(reader: RecordingReader, out: string, overwrite = true, onMessage?: () => void): void {
-  writeWholeFile(out, overwrite, (write) => exportNdjson(reader, write, onMessage));
+  writeWholeFile(out, overwrite, (write) => {
+    for (const chunk of ndjsonByteChunks(reader, onMessage)) write(chunk);
+  });
 }

@@ -6,11 +6,11 @@ import { partialPath, publishFile, removeIfThere } from '../store/recording-file
  * failure halfway (a damaged recording, a full disk, a kill) leaves the old file, or none, never half
  * of one. Without `overwrite`, a file that appeared at `out` meanwhile is not replaced (E_STORE_EXISTS).
  */
-export function writeWholeFile(out: string, overwrite: boolean, produce: (write: (text: string) => void) => void): void {
+export function writeWholeFile(out: string, overwrite: boolean, produce: (write: (data: string | Uint8Array) => void) => void): void {
   const partial = partialPath(out);
   const fd = openPartial(partial, out);
   try {
-    produce((text) => void writeSync(fd, text));
+    produce((data) => void (typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data)));
   } catch (error) {
     closeSync(fd);
     removeIfThere(partial);

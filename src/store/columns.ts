@@ -134,11 +134,14 @@ export function rowFromValues<C extends Columns>(columns: C): (values: readonly 
   return new Function(`return function rowOf(v) { return { ${fields.join(', ')} }; }`)() as (values: readonly unknown[]) => StoredOf<C>;
 }
 
-/** `a.name, …`: every column in the table's order, the SELECT list rowFromValues reads. */
-export function selectValues(columns: Columns, alias?: string): string {
+/**
+ * `a.name, …`: every column in the table's order, the SELECT list rowFromValues reads; `read` gives
+ * some fields an expression of their own.
+ */
+export function selectValues(columns: Columns, alias?: string, read: Readonly<Record<string, string>> = {}): string {
   const prefix = alias === undefined ? '' : `${alias}.`;
-  return Object.values(columns)
-    .map((c) => `${prefix}${c.name}`)
+  return Object.entries(columns)
+    .map(([field, c]) => read[field] ?? `${prefix}${c.name}`)
     .join(', ');
 }
 

@@ -1,28 +1,58 @@
-import { EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsFromRecord, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
-import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
+import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredExchange, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
+import { isCompactJson } from '../core/compact-json-text.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
-import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
-import { storedJsonText } from './stored-json.js';
+import { storedJsonSql, storedJsonText } from './stored-json.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
-export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, RecordingInfo, StoreTotals } from './store-types.js';
+export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
 const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)} FROM messages`;
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
+/**
+ * A message as `export` reads it (MessageTextRow): a message whose raw bytes hold its JSON text at
+ * json_at is read as raw's text (a string costs less than a Buffer, and is its JSON text's too), its
+ * bytes only when it is not (then the text follows it, as storedMessageOf reads it).
+ */
+const AT_JSON_AT = 'json IS NULL AND json_at IS NOT NULL';
+const TEXT_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: `CASE WHEN ${AT_JSON_AT} THEN NULL ELSE raw END` })},
+  CASE WHEN ${AT_JSON_AT} THEN CAST(raw AS TEXT) END FROM messages`;
+const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
+/**
+ * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
+ * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
+ */
+const TO_JUDGE_SELECT = `SELECT id, seq, sender, carrier, channel, status, schema_ref, schema_ref_id, reason, finding_count,
+  ${storedJsonSql()}, CASE WHEN json IS NULL AND json_at IS NULL THEN raw END FROM messages`;
+type ToJudgeValues = [
+  id: number,
+  seq: number,
+  sender: MessageRow['sender'],
+  carrier: MessageRow['carrier'],
+  channel: string | null,
+  status: Verdict['status'],
+  schemaRef: string | null,
+  schemaRefId: number | null,
+  reason: string | null,
+  findingCount: number,
+  jsonText: string | null,
+  raw: Buffer | null,
+];
 
 /**
  * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
@@ -38,10 +68,14 @@ export class RecordingReader {
   private readonly stmts: {
     recording: Database.Statement;
     exchanges: Database.Statement;
+    exchangeColumns: Database.Statement;
     exchange: Database.Statement;
     messages: Database.Statement;
     messagesAfter: Database.Statement;
     messagesOfAfter: Database.Statement;
+    toJudgeAfter: Database.Statement;
+    textsAfter: Database.Statement;
+    raw: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
     invalid: Database.Statement;
@@ -56,11 +90,15 @@ export class RecordingReader {
     this.schemaRefs = new SchemaRefNames(db);
     this.stmts = {
       recording: db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-      exchanges: db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`),
+      exchanges: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`),
       exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
+      exchangeColumns: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
+      textsAfter: db.prepare(`${TEXT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      raw: db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
+      toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
@@ -106,6 +144,14 @@ export class RecordingReader {
     return readingRows(this.file, () => (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord));
   }
 
+  /**
+   * All exchanges, ordered by id, without their message counts (which read every message's status):
+   * for export and validate, which do not use them. Static, so that the reader's public shape stays as it is.
+   */
+  static exchangeColumns(reader: RecordingReader): ExchangeFields[] {
+    return readingRows(reader.file, () => (reader.stmts.exchangeColumns.all() as StoredExchange[]).map(exchangeFieldsFromRecord));
+  }
+
   exchange(id: number): ExchangeRow | undefined {
     const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
     return r === undefined ? undefined : readingRows(this.file, () => exchangeFromRecord(r));
@@ -137,12 +183,42 @@ export class RecordingReader {
   }
 
   /**
+   * reader.messagesInOrder() with each message's stored JSON text where JSON.stringify writes its
+   * value the same (MessageTextRow): `export` writes that text as it is instead of making it again.
+   * Static, so that the reader's public shape (and every other reader of messages) stays as it is.
+   */
+  static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
+    for (let after = 0; ; ) {
+      const values = reader.stmts.textsAfter.all(after, pageSize) as unknown[][];
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageTextRow(v)));
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /**
    * The messages of one exchange as messages() gives them, from the `skip`+1th on, read a page at a
    * time so that an exchange of a million messages is never held whole (`show --exchange`).
    */
   *messagesOf(exchangeId: number, skip = 0, pageSize = 1000): IterableIterator<MessageRow> {
     for (let after = Number.MIN_SAFE_INTEGER, offset = skip; ; offset = 0) {
       const page = this.page(this.stmts.messagesOfAfter.all(exchangeId, after, pageSize, offset) as unknown[][]);
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+
+  /**
+   * The messages of one exchange as judging them again needs them (MessageToJudge: no raw bytes for
+   * a JSON message), in seq order, a page at a time. Static, so that the reader's public shape stays
+   * as it is.
+   */
+  static *messagesToJudge(reader: RecordingReader, exchangeId: number, pageSize = 1000): IterableIterator<MessageToJudge> {
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const values = reader.stmts.toJudgeAfter.all(exchangeId, after, pageSize) as ToJudgeValues[];
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(exchangeId, v)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.seq;
@@ -183,9 +259,36 @@ export class RecordingReader {
     return messageRow(m, findings, this.schemaRefs.of(m.schemaRef, m.schemaRefId));
   }
 
-  private findingsOf(m: StoredMessage): Finding[] {
+  private findingsOf(m: { id: number; findingCount: number }): Finding[] {
     if (m.findingCount === 0) return [];
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
+  }
+
+  /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
+  private messageTextRow(v: unknown[]): MessageTextRow {
+    const m = storedMessageOf(v);
+    const findings = this.findingsOf(m);
+    const schemaRef = this.schemaRefs.of(m.schemaRef, m.schemaRefId);
+    const rawText = v[RAW_TEXT] as string | null;
+    if (rawText !== null) {
+      const row = textOnlyRow(m, rawText, verdictOf(m, findings, schemaRef));
+      if (row !== undefined) return row;
+      // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
+      m.raw = this.stmts.raw.get(m.id) as Buffer;
+    }
+    return messageTextRow(m, findings, schemaRef);
+  }
+
+  private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
+    const [id, seq, sender, carrier, channel, status, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
+    const verdict: Verdict = { status, findings: this.findingsOf({ id, findingCount }) };
+    const schemaRef = this.schemaRefs.of(storedRef, schemaRefId);
+    if (schemaRef !== null) verdict.schemaRef = schemaRef;
+    if (reason !== null) verdict.reason = reason;
+    // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
+    const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
+    if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, raw, json: undefined, deepJson: text, verdict };
+    return { id, exchangeId, seq, sender, carrier, channel, raw, json, verdict };
   }
 }
 
@@ -196,9 +299,7 @@ export class RecordingReader {
  * so a new column that is missing here does not compile.
  */
 function messageRow(m: StoredMessage, findings: Finding[], schemaRef: string | null): MessageRow {
-  const verdict: Verdict = { status: m.status, findings };
-  if (schemaRef !== null) verdict.schemaRef = schemaRef;
-  if (m.reason !== null) verdict.reason = m.reason;
+  const verdict = verdictOf(m, findings, schemaRef);
   // JSON nested too deep to walk is handed out as its text (deepJson); it is parsed all the same, so
   // that a damaged column is reported here like any other.
   const text = storedJsonText(m);
@@ -208,6 +309,46 @@ function messageRow(m: StoredMessage, findings: Finding[], schemaRef: string | n
   // Written out, not spread in: a spread makes a slower object, for every message every command reads.
   if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict };
   return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict };
+}
+
+/** messageRow with the stored JSON text when it is in JSON.stringify's form (a deep one stays deepJson, as in messageRow). */
+function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string | null): MessageTextRow {
+  const verdict = verdictOf(m, findings, schemaRef);
+  const text = storedJsonText(m);
+  const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  const raw = m.raw as Buffer;
+  if (text !== null && tooDeepToWalk(text)) {
+    return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, textBefore: '', textAfter: '' };
+  }
+  const jsonText = text !== null && isCompactJson(text) ? text : undefined;
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict, jsonText, textBefore: '', textAfter: '' };
+}
+
+/**
+ * The row of a message whose raw bytes hold its JSON text at json_at, from raw's text, when the line
+ * needs nothing else of raw: raw is UTF-8 (its text holds no U+FFFD, the decoder's stand-in for bytes
+ * that are not, so the text is the bytes), what comes before json_at is ASCII (a byte is a character
+ * there), and the JSON text is in JSON.stringify's form and not too deep to walk. Else undefined.
+ */
+function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): MessageTextRow | undefined {
+  const at = m.jsonAt!;
+  if (rawText.includes('\uFFFD')) return undefined;
+  for (let i = 0; i < at; i++) if (!(rawText.charCodeAt(i) < 0x80)) return undefined;
+  let end = rawText.length;
+  for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
+  const text = rawText.slice(at, end);
+  const json = jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
+  if (tooDeepToWalk(text) || !isCompactJson(text)) return undefined;
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+}
+
+function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {
+  const verdict: Verdict = { status: m.status, findings };
+  if (schemaRef !== null) verdict.schemaRef = schemaRef;
+  if (m.reason !== null) verdict.reason = m.reason;
+  return verdict;
 }
 
 function finding(f: StoredFinding): Finding {

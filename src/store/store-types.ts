@@ -131,6 +131,31 @@ export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | 'jsonAt
   verdict: Verdict;
 }
 
+/**
+ * A message as `export` reads it (RecordingReader.messagesWithTextInOrder): a MessageRow with its
+ * stored JSON text when that text is what JSON.stringify writes for its value, so the NDJSON line
+ * takes the text as it is instead of writing the value again. When raw holds that text at json_at and
+ * is UTF-8 text, the line needs only raw's text around it, and `raw` is not read (null).
+ */
+export interface MessageTextRow extends Omit<MessageRow, 'raw'> {
+  /** The bytes as they travelled; null when `jsonText`, `textBefore` and `textAfter` are raw's text, whole. */
+  raw: Buffer | null;
+  /** The stored JSON text, when JSON.stringify writes `json` back the same (isCompactJson); else undefined. */
+  jsonText: string | undefined;
+  /** When raw is null: raw's text before jsonText, and after it (its trailing white space); else ''. */
+  textBefore: string;
+  textAfter: string;
+}
+
+/**
+ * A message as `validate` reads it to judge it again (RecordingReader.messagesToJudge): a MessageRow
+ * without what judging does not read, and with its raw bytes only when it is not JSON.
+ */
+export interface MessageToJudge extends Pick<MessageRow, 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'json' | 'deepJson' | 'verdict'> {
+  /** The bytes as they travelled, when the message is not JSON; null when it is. */
+  raw: Buffer | null;
+}
+
 /** Which findings to list; every field narrows the list, none means all. */
 export interface FindingFilter {
   /** Only these rule ids. */

@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
-import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+import type { MessageToJudge } from '../store/store-types.js';
+import type { ExchangeFields } from '../store/schema.js';
+import { RecordingReader } from '../store/recording-reader.js';
 import { cutByClientOrProxy } from '../core/exchange-ending.js';
 import { UNJUDGED_CHANNELS } from '../judge/message-pipeline.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
@@ -25,7 +27,7 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
     progress?.total(reader.totals().messages);
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
-    for (const exchange of reader.exchanges()) {
+    for (const exchange of RecordingReader.exchangeColumns(reader)) {
       for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), exchange: exchange.id, ...finding });
       const stream: SourceStream = {
         label: labelOf(exchange),
@@ -35,8 +37,8 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
         messages: [],
       };
       if (exchange.status !== null) stream.status = exchange.status;
-      // A page at a time: a row's raw bytes are let go as soon as its value is taken.
-      for (const m of reader.messagesOf(exchange.id)) {
+      // A page at a time, and the raw bytes only of a message that is not JSON.
+      for (const m of RecordingReader.messagesToJudge(reader, exchange.id)) {
         stream.messages.push(sourceMessageOf(exchange, m));
         progress?.read();
       }
@@ -49,14 +51,17 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
   }
 }
 
-function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
+function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMessage {
   // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
   // A body has its request line and status, as when it was recorded (a RunAgentInput too).
   if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpContextOf(exchange, m.sender);
-  const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
-  if (carried.length > 0) message.carried = carried;
+  // Most messages have no findings: no array made for them.
+  if (m.verdict.findings.length > 0) {
+    const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
+    if (carried.length > 0) message.carried = carried;
+  }
   if (m.deepJson !== undefined) {
     // Nested too deep to walk: judged too (the judge says it is too deep, and reads no further).
     message.value = JSON.parse(m.deepJson);
@@ -66,23 +71,23 @@ function sourceMessageOf(exchange: ExchangeRow, m: MessageRow): SourceMessage {
     message.stored = m.verdict;
     // An event of text that is not JSON (OpenAI's `data: [DONE]`) is not judged again, but its
     // stream's checker follows it, as record's did.
-    if (m.carrier === 'event' && isUtf8(m.raw)) message.text = m.raw.toString('utf8');
+    if (m.carrier === 'event' && m.raw !== null && isUtf8(m.raw)) message.text = m.raw.toString('utf8');
   }
   return message;
 }
 
 /** As record ended the exchange's checker (record/pipeline/traffic-recorder.ts end()). */
-function endingOf(e: ExchangeRow): SourceStream['ending'] {
+function endingOf(e: ExchangeFields): SourceStream['ending'] {
   if (e.outcome === null) return 'none';
   if (e.outcome === 'error' || cutByClientOrProxy(e.errorCode)) return 'cut';
   return e.outcome === 'complete' ? 'complete' : 'aborted';
 }
 
-function labelOf(e: ExchangeRow): string {
+function labelOf(e: ExchangeFields): string {
   return `#${e.id} ${`${e.method ?? ''} ${e.path ?? ''}`.trim() || e.transport}`;
 }
 
-function hintOf(e: ExchangeRow): ChannelHint {
+function hintOf(e: ExchangeFields): ChannelHint {
   const hint: ChannelHint = { transport: e.transport };
   if (e.method !== null) hint.method = e.method;
   if (e.path !== null) hint.path = e.path;

@@ -1,0 +1,61 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportNdjsonText, messageLineText } from '../../src/export/ndjson-export.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { scratch } from '../support/temp-dir.js';
+import { verdictsWrittenByHand } from '../support/agreement-pending.js';
+
+/** Messages whose raw bytes hold their JSON text, or almost: `text` is the JSON text record stored (undefined: not JSON). */
+const MESSAGES: Array<{ carrier: 'frame' | 'event'; raw: Buffer; text?: string; fromText: boolean }> = [
+  { carrier: 'frame', raw: Buffer.from('{"a":1}'), text: '{"a":1}', fromText: true },
+  { carrier: 'event', raw: Buffer.from('data: {"b":"東京"}\n\n'), text: '{"b":"東京"}', fromText: true },
+  { carrier: 'event', raw: Buffer.from('data: {"c":[1,2]}\r\n\r\n'), text: '{"c":[1,2]}', fromText: true },
+  { carrier: 'frame', raw: Buffer.from('  {"d":1}'), text: '{"d":1}', fromText: true },
+  // Spaced, or a repeated key: JSON.stringify writes them otherwise.
+  { carrier: 'frame', raw: Buffer.from('{"e": 1}'), text: '{"e": 1}', fromText: false },
+  { carrier: 'frame', raw: Buffer.from('{"k":"1","k":"2"}'), text: '{"k":"1","k":"2"}', fromText: false },
+  // Not ASCII before json_at, a U+FFFD of its own, a byte that is not UTF-8 before the JSON text.
+  { carrier: 'event', raw: Buffer.from('event: é\ndata: {"f":1}\n\n'), text: '{"f":1}', fromText: false },
+  { carrier: 'event', raw: Buffer.from('data: {"g":"\uFFFD"}\n\n'), text: '{"g":"\uFFFD"}', fromText: false },
+  { carrier: 'frame', raw: Buffer.concat([Buffer.from([0xff]), Buffer.from('{"h":1}')]), text: '{"h":1}', fromText: false },
+  { carrier: 'event', raw: Buffer.from('data: [DONE]\n\n'), fromText: false },
+];
+
+describe('export of a message from its raw text', () => {
+  it('writes the line its bytes give, and reads the bytes only when the text cannot give it', () => {
+    const dir = scratch('agent-proxy-export-text-').dir;
+    verdictsWrittenByHand(dir);
+    const file = join(dir, 'text.db');
+    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+    const id = writer.beginExchange({ transport: 'ws', path: '/t', method: 'GET', tOffsetMs: 1 });
+    MESSAGES.forEach((m, i) => {
+      const json = m.text === undefined ? {} : { json: JSON.parse(m.text), jsonText: m.text };
+      writer.addMessage({ exchangeId: id, sender: 'server', carrier: m.carrier, tOffsetMs: 2 + i, raw: m.raw, ...json, verdict: { status: 'unchecked', reason: 'by hand', findings: [] } });
+    });
+    writer.close();
+    const reader = RecordingReader.open(file);
+    try {
+      const rows = [...RecordingReader.messagesWithTextInOrder(reader)];
+      expect(rows.map((r) => r.raw === null)).toEqual(MESSAGES.map((m) => m.fromText));
+      // Each line as the bytes give it: the way every message took before its text was read.
+      const fromBytes = [...reader.messagesInOrder()].map((m) => messageLineText({ ...m, jsonText: undefined, textBefore: '', textAfter: '' }));
+      const text = exportNdjsonText(reader);
+      expect(text.trimEnd().split('\n').slice(-MESSAGES.length)).toEqual(fromBytes);
+      expect(fromBytes[2]).toContain('"rawAfter":"\\r\\n\\r\\n"');
+      expect(fromBytes[3]).toContain('"rawBefore":"  "');
+      writeFileSync(join(dir, 'text.ndjson'), text);
+      importNdjsonFile(join(dir, 'text.ndjson'), join(dir, 'back.db'));
+      const back = RecordingReader.open(join(dir, 'back.db'));
+      try {
+        expect(exportNdjsonText(back)).toBe(text);
+      } finally {
+        back.close();
+      }
+    } finally {
+      reader.close();
+    }
+  });
+});
