@@ -113,9 +113,11 @@ export async function mcpEverySession(client: Client): Promise<Array<[string, un
   await call('get-tiny-image');
   await call('gzip-file-as-resource', { name: 'hello.txt.gz', data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=' });
   const progress: unknown[] = [];
-  note('tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 2 } }, undefined, { onprogress: (p) => progress.push(p) }));
-  // How many steps the client sees depends on timing: the last progress comes a few ms before the
-  // result, and the SDK drops one it reads in the same chunk as the result.
+  // Four steps 0.3 s apart: how many the client sees depends on timing, since the last progress comes
+  // a few ms before the result and the SDK drops one it reads in the same chunk as the result. On a
+  // loaded machine a stall of the client or the proxy joins what arrived meanwhile into one chunk, so
+  // with two steps one stall could lose them all; with four it takes a stall of the whole 0.9 s.
+  note('tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1.2, steps: 4 } }, undefined, { onprogress: (p) => progress.push(p) }));
   note('progress', { reported: progress.length > 0, total: (progress.at(-1) as { total?: number } | undefined)?.total });
   await call('get-roots-list');
   await call('trigger-elicitation-request');

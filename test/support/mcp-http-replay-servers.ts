@@ -140,8 +140,9 @@ export async function mcpShortSession(client: Client): Promise<Array<[string, un
   await call('trigger-sampling-request', { prompt: 'hi', maxTokens: 5 });
   await call('trigger-elicitation-request');
   await call('get-roots-list');
+  // Four steps 0.2 s apart, so one stall cannot join them all into the result's chunk (see mcpEverySession).
   const progress: unknown[] = [];
-  seen.push(['tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: 2 } }, undefined, { onprogress: (p) => progress.push(p) })]);
+  seen.push(['tools/call trigger-long-running-operation', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.8, steps: 4 } }, undefined, { onprogress: (p) => progress.push(p) })]);
   seen.push(['progress', progress.length > 0]);
   const resources = await client.listResources();
   seen.push(['resources/read', await client.readResource({ uri: resources.resources[0].uri })]);
