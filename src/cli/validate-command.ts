@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { ValidationReport } from '../validate/judge-input.js';
-import type { LoadedInput } from '../validate/message-source.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { UsageError } from '../core/errors.js';
 import { parseProtocolOption } from '../judge/protocol-option.js';
@@ -29,22 +28,20 @@ export function validateCommand(result: CommandResult): Command {
         import('../validate/report-json.js'),
       ]);
       const registry = SchemaRegistry.load({ extraDirs: options.schemas });
-      // A long validation says how far it is, on stderr when that is a terminal; never with --json:
-      // reading a recording (about half the time; the store loads only for one), then judging.
-      let reading: Progress | undefined;
-      let input: LoadedInput;
-      try {
-        input = isRecordingFile(file)
-          ? (await import('../validate/recording-input.js')).recordingInput(file, options.json ? undefined : { total: (n) => (reading = createProgress(process.stderr, 'reading messages:', n)), read: () => reading?.tick() })
-          : readMessageFile(file);
-      } finally {
-        reading?.done();
-      }
-      const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
-      const progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
+      // A long validation says how far it is, on stderr when that is a terminal; never with --json.
+      // A recording is judged as it is read (the store loads only for one); a file is read, then judged.
+      let progress: Progress | undefined;
       let report: ValidationReport;
       try {
-        report = await judgeInputLoading(input, registry, protocol, progress && (() => progress.tick()));
+        if (isRecordingFile(file)) {
+          const { judgeRecordingLoading } = await import('../validate/judge-recording.js');
+          report = await judgeRecordingLoading(file, registry, protocol, options.json ? undefined : { total: (n) => (progress = createProgress(process.stderr, 'validating messages:', n)), read: () => progress?.tick() });
+        } else {
+          const input = readMessageFile(file);
+          const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
+          progress = options.json ? undefined : createProgress(process.stderr, 'validating messages:', total);
+          report = await judgeInputLoading(input, registry, protocol, progress && (() => progress?.tick()));
+        }
       } finally {
         progress?.done();
       }

@@ -37,8 +37,11 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
  * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
  */
-const TO_JUDGE_SELECT = `SELECT id, seq, sender, carrier, channel, status, schema_ref, schema_ref_id, reason, finding_count,
-  ${storedJsonSql()}, CASE WHEN json IS NULL AND json_at IS NULL THEN raw END FROM messages`;
+const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, status, schema_ref, schema_ref_id, reason, finding_count,
+  ${storedJsonSql()}, CASE WHEN json IS NULL AND json_at IS NULL THEN raw END`;
+const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
+/** The same, with the message's exchange last: read across exchanges, in id order. */
+const TO_JUDGE_ANY_SELECT = `SELECT ${TO_JUDGE_COLUMNS}, exchange_id FROM messages`;
 type ToJudgeValues = [
   id: number,
   seq: number,
@@ -74,6 +77,9 @@ export class RecordingReader {
     messagesAfter: Database.Statement;
     messagesOfAfter: Database.Statement;
     toJudgeAfter: Database.Statement;
+    toJudgeInOrderAfter: Database.Statement;
+    firstRequestToJudge: Database.Statement;
+    exchangesWithMessages: Database.Statement;
     textsAfter: Database.Statement;
     raw: Database.Statement;
     findingsOfExchange: Database.Statement;
@@ -99,6 +105,9 @@ export class RecordingReader {
       textsAfter: db.prepare(`${TEXT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       raw: db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
       toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
+      toJudgeInOrderAfter: db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      firstRequestToJudge: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
+      exchangesWithMessages: db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
       invalid: db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
@@ -223,6 +232,31 @@ export class RecordingReader {
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.seq;
     }
+  }
+
+  /**
+   * messagesToJudge across the whole recording, in id order (the order record judged in), a page at a
+   * time: what `validate` judges as it reads, holding no exchange's messages whole.
+   */
+  static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge> {
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[12], v as unknown as ToJudgeValues)));
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** The exchange's first client message that has a JSON value (its checker keeps it as the request), as messagesToJudge reads it. */
+  static firstRequestToJudge(reader: RecordingReader, exchangeId: number): MessageToJudge | undefined {
+    const values = reader.stmts.firstRequestToJudge.get(exchangeId) as ToJudgeValues | undefined;
+    return values && readingRows(reader.file, () => reader.messageToJudge(exchangeId, values));
+  }
+
+  /** The ids of the exchanges that have at least one message. */
+  static exchangesWithMessages(reader: RecordingReader): Set<number> {
+    return new Set(reader.stmts.exchangesWithMessages.all() as number[]);
   }
 
   /** Every invalid message of the recording, ordered by id. */

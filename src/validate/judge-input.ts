@@ -89,40 +89,74 @@ export function judgeInput(
   onMessage?: () => void,
   protocols: ReadonlyArray<ProtocolId | undefined> = protocolsOfInput(input, forced),
 ): ValidationReport {
-  // Files are read whole, and every message in them is judged: no size or parse budget applies.
-  const pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
-  const judgedProtocols = new Set<ProtocolId>();
-  const judges: StreamJudge[] = [];
-  input.streams.forEach((stream, i) => {
+  const judging = new InputJudging(registry);
+  const judges = input.streams.map((stream, i) => {
     const id = protocols[i];
-    const module = id === undefined ? undefined : moduleOf(id);
-    if (module && stream.messages.length > 0) judgedProtocols.add(module.id);
-    judges.push(streamJudge(stream, module, pipeline));
+    return judging.addStream(stream, id === undefined ? undefined : moduleOf(id));
   });
   // In the order the messages came (a recording's: as record judged them, across exchanges), since a
   // checker scope shared by streams (a daemon session's UI requests) depends on it.
   const order: Array<[StreamJudge, SourceMessage]> = [];
   for (const judge of judges) for (const m of judge.stream.messages) order.push([judge, m]);
   order.sort((a, b) => a[1].index - b[1].index);
-  const judged: JudgedMessage[] = [];
   for (const [judge, m] of order) {
-    const message = judgeMessage(judge, m, pipeline);
-    judge.last = message;
-    judge.lastStored = m.stored !== undefined;
-    judged.push(message);
+    judging.judge(judge, m);
     onMessage?.();
   }
-  for (const judge of judges) endStream(judge, pipeline, judges);
-  // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
-  judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
-  const summary = summarize(judged);
-  if (input.exchangeFindings === undefined) return { file: input.file, format: input.format, protocols: [...judgedProtocols], messages: judged, summary };
-  for (const f of input.exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
-  return { file: input.file, format: input.format, protocols: [...judgedProtocols], messages: judged, exchangeFindings: input.exchangeFindings, summary };
+  return judging.report(input.file, input.format, input.exchangeFindings);
+}
+
+/**
+ * The judging of one input, a message at a time in the order they came, told by its caller: judgeInput
+ * hands it a loaded input's messages, `validate` of a recording each message as it reads it
+ * (judge-recording.ts), so that no message's value outlives its judging.
+ */
+export class InputJudging {
+  // Files are read whole, and every message in them is judged: no size or parse budget applies.
+  private readonly pipeline: MessagePipeline;
+  private readonly judges: StreamJudge[] = [];
+  private readonly judged: JudgedMessage[] = [];
+
+  constructor(registry: SchemaRegistry) {
+    this.pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
+  }
+
+  /**
+   * A stream to judge by `module` (none: its messages are labelled, not judged), in the order of the
+   * input's streams, since the first stream of a recording-scoped protocol makes the checker they
+   * share. `request`: the stream's first client message with a value, which its checker keeps.
+   */
+  addStream(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, request = firstRequestOf(stream)): StreamJudge {
+    const judge = streamJudge(stream, module, this.pipeline, request);
+    this.judges.push(judge);
+    return judge;
+  }
+
+  /** Judges one message of the stream `judge` is for. */
+  judge(judge: StreamJudge, m: SourceMessage): void {
+    const message = judgeMessage(judge, m, this.pipeline);
+    judge.last = message;
+    judge.lastStored = m.stored !== undefined;
+    this.judged.push(message);
+  }
+
+  /** Ends every stream, in order, and reports: a recording's messages by exchange, then by place in it; a file's in its order. */
+  report(file: string, format: LoadedInput['format'], exchangeFindings: ExchangeFinding[] | undefined): ValidationReport {
+    const judgedProtocols = new Set<ProtocolId>();
+    for (const judge of this.judges) if (judge.module && judge.last) judgedProtocols.add(judge.module.id);
+    for (const judge of this.judges) endStream(judge, this.pipeline, this.judges);
+    const judged = this.judged;
+    // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
+    judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
+    const summary = summarize(judged);
+    if (exchangeFindings === undefined) return { file, format, protocols: [...judgedProtocols], messages: judged, summary };
+    for (const f of exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
+    return { file, format, protocols: [...judgedProtocols], messages: judged, exchangeFindings, summary };
+  }
 }
 
 /** One stream being judged: its protocol, its checker, and its last message (where end-of-stream findings go). */
-interface StreamJudge {
+export interface StreamJudge {
   stream: SourceStream;
   module?: ProtocolModule<ProtocolId>;
   judge?: MessageJudge;
@@ -134,9 +168,12 @@ interface StreamJudge {
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */
 const AS_READ: VerdictFacts = {};
 
-function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline): StreamJudge {
+function firstRequestOf(stream: SourceStream): SourceMessage | undefined {
+  return stream.messages.find((m) => m.sender === 'client' && m.value !== undefined);
+}
+
+function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline, request: SourceMessage | undefined): StreamJudge {
   if (!module) return { stream };
-  const request = stream.messages.find((m) => m.sender === 'client' && m.value !== undefined);
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
   const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
   return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };

@@ -28,15 +28,8 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
     for (const exchange of RecordingReader.exchangeColumns(reader)) {
-      for (const finding of exchangeFindings(exchange)) ofExchanges.push({ stream: labelOf(exchange), exchange: exchange.id, ...finding });
-      const stream: SourceStream = {
-        label: labelOf(exchange),
-        hint: hintOf(exchange),
-        protocol: exchange.protocol as ProtocolId | null,
-        ending: endingOf(exchange),
-        messages: [],
-      };
-      if (exchange.status !== null) stream.status = exchange.status;
+      ofExchanges.push(...findingsOfExchange(exchange));
+      const stream = streamOfExchange(exchange);
       // A page at a time, and the raw bytes only of a message that is not JSON.
       for (const m of RecordingReader.messagesToJudge(reader, exchange.id)) {
         stream.messages.push(sourceMessageOf(exchange, m));
@@ -51,7 +44,26 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
   }
 }
 
-function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMessage {
+/** An exchange as a stream to judge, its messages not read yet. */
+export function streamOfExchange(exchange: ExchangeFields): SourceStream {
+  const stream: SourceStream = {
+    label: labelOf(exchange),
+    hint: hintOf(exchange),
+    protocol: exchange.protocol as ProtocolId | null,
+    ending: endingOf(exchange),
+    messages: [],
+  };
+  if (exchange.status !== null) stream.status = exchange.status;
+  return stream;
+}
+
+/** The exchange's findings of its own (a failed upstream TLS check), as the report lists them. */
+export function findingsOfExchange(exchange: ExchangeFields): ExchangeFinding[] {
+  return exchangeFindings(exchange).map((finding) => ({ stream: labelOf(exchange), exchange: exchange.id, ...finding }));
+}
+
+/** A recorded message as judging reads it: its value, and what record knew of it besides. */
+export function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMessage {
   // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
   if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };

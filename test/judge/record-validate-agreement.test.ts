@@ -20,6 +20,7 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { prepareFindingList } from '../../src/store/finding-list.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
+import { judgeRecordingLoading } from '../../src/validate/judge-recording.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import type { LoadedInput, SourceStream } from '../../src/validate/message-source.js';
 import { validateInput, type JudgedMessage } from '../../src/validate/validate-input.js';
@@ -261,8 +262,10 @@ describe('record and validate agree', async () => {
     expect(report.messages.map((m) => m.verdict.status)).toEqual(['valid', 'invalid', 'valid', 'valid', 'valid', 'valid', 'invalid', 'unchecked', 'unchecked', 'valid', 'valid', 'invalid', 'invalid', 'valid', 'invalid', 'valid', 'invalid']);
   });
 
-  it('on every verdict when validate reads the recording itself, but for the leak the recording no longer holds', () => {
+  it('on every verdict when validate reads the recording itself, but for the leak the recording no longer holds', async () => {
     const report = validateInput(recordingInput(recorded.file), registry);
+    // The CLI judges each message as it reads it, across interleaved exchanges: the same report.
+    expect(await judgeRecordingLoading(recorded.file, registry)).toEqual(report);
     // The env value was stored as a digest and scrubbed from the answer: nothing is left to find.
     const withoutLeaks = (v: Verdict) => judged({ ...v, findings: v.findings.filter((f) => f.rule !== 'secret-leak') });
     expect(report.messages.map((m) => withoutLeaks(m.verdict))).toEqual(recorded.verdicts.map(withoutLeaks));
@@ -380,8 +383,9 @@ describe('record and validate choose a protocol from the same evidence', async (
     expect(recorded.verdicts.map((v) => v.status)).toEqual(['valid', 'valid', 'invalid', 'valid', 'unchecked', 'unchecked', 'valid', 'valid', 'invalid']);
   });
 
-  it('validate of the recording judges each exchange by the protocol record stored for it', () => {
+  it('validate of the recording judges each exchange by the protocol record stored for it', async () => {
     const report = validateInput(recordingInput(recorded.file), registry);
+    expect(await judgeRecordingLoading(recorded.file, registry)).toEqual(report);
     expect(report.messages.map((m) => judged(m.verdict))).toEqual(recorded.verdicts.map(judged));
     const reader = RecordingReader.open(recorded.file);
     try {

@@ -1,0 +1,59 @@
+import type { ProtocolId } from '../protocols/catalog.js';
+import { loadModule } from '../protocols/catalog.js';
+import type { SchemaRegistry } from '../schema/schema-registry.js';
+import type { ExchangeFields } from '../store/schema.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import { openRecording } from '../store/open-recording.js';
+import { InputJudging, protocolsOfInput, type StreamJudge, type ValidationReport } from './judge-input.js';
+import type { ExchangeFinding, ReadProgress, SourceStream } from './message-source.js';
+import { findingsOfExchange, sourceMessageOf, streamOfExchange } from './recording-input.js';
+
+/**
+ * `validate` of a recording: each message judged as it is read, in id order (the order record
+ * judged in), so that a message's value goes once judged, and what is held across messages is what
+ * the rules need: each stream's checker and its last message, and every message's verdict for the
+ * report. The report is judgeInput's of recordingInput's input, byte for byte: the same streams, in
+ * the same order, each checker given the same request, every message judged in the same order.
+ * Only the modules of the protocols the recording has are loaded. `progress` hears of each message judged.
+ */
+export async function judgeRecordingLoading(file: string, registry: SchemaRegistry, forced?: ProtocolId, progress?: ReadProgress): Promise<ValidationReport> {
+  const reader = openRecording(file);
+  try {
+    progress?.total(reader.totals().messages);
+    const withMessages = RecordingReader.exchangesWithMessages(reader);
+    const exchanges: ExchangeFields[] = [];
+    const streams: SourceStream[] = [];
+    const ofExchanges: ExchangeFinding[] = [];
+    for (const exchange of RecordingReader.exchangeColumns(reader)) {
+      ofExchanges.push(...findingsOfExchange(exchange));
+      // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
+      if (!withMessages.has(exchange.id) && exchange.protocol === null) continue;
+      exchanges.push(exchange);
+      streams.push(streamOfExchange(exchange));
+    }
+    // A recording's streams are judged by the protocol record chose (or --protocol): their messages do not vote.
+    const protocols = protocolsOfInput({ file, format: 'capture', streams }, forced);
+    const ids = [...new Set(protocols.filter((id) => id !== undefined))];
+    const loaded = new Map(await Promise.all(ids.map(async (id) => [id, await loadModule(id)] as const)));
+    const judging = new InputJudging(registry);
+    const judges = new Map<number, { exchange: ExchangeFields; judge: StreamJudge }>();
+    streams.forEach((stream, i) => {
+      const exchange = exchanges[i]!;
+      const id = protocols[i];
+      const module = id === undefined ? undefined : loaded.get(id)!;
+      // The request its checker keeps: the exchange's first client message with a value, read ahead when it is not its first.
+      const request = module && RecordingReader.firstRequestToJudge(reader, exchange.id);
+      judges.set(exchange.id, { exchange, judge: judging.addStream(stream, module, request && sourceMessageOf(exchange, request)) });
+    });
+    for (const m of RecordingReader.messagesToJudgeInOrder(reader)) {
+      const of = judges.get(m.exchangeId);
+      // A message of no exchange the recording lists is read by no command.
+      if (of === undefined) continue;
+      judging.judge(of.judge, sourceMessageOf(of.exchange, m));
+      progress?.read();
+    }
+    return judging.report(file, 'capture', ofExchanges.length === 0 ? undefined : ofExchanges);
+  } finally {
+    reader.close();
+  }
+}
