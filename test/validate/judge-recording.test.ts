@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/core/message.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { openRecording } from '../../src/store/open-recording.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 import { judgeRecordingLoading } from '../../src/validate/judge-recording.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
 import { validateInput } from '../../src/validate/validate-input.js';
@@ -69,6 +71,20 @@ describe('validate of a recording, judged as it is read', () => {
     await expectSameReports(file);
     const report = await judgeRecordingLoading(file, registry);
     expect(report.messages[0]!.verdict.findings.map((f) => f.pointer)).toContain('/threadId');
+  });
+
+  it('reads every message once, in id order, a page at a time across exchanges', () => {
+    const file = writeNdjsonRecording(PROTOCOL_IDS.map((id) => exampleExchange(id)));
+    const reader = openRecording(file);
+    try {
+      const byExchange = [...RecordingReader.exchangeColumns(reader)].flatMap((e) => [...RecordingReader.messagesToJudge(reader, e.id)]);
+      const inOrder = [...RecordingReader.messagesToJudgeInOrder(reader, 3)];
+      expect(inOrder.map((m) => m.id)).toEqual(byExchange.map((m) => m.id).sort((a, b) => a - b));
+      expect(inOrder).toEqual([...byExchange].sort((a, b) => a.id - b.id));
+      expect(new Set(inOrder.map((m) => m.exchangeId)).size).toBe(PROTOCOL_IDS.length);
+    } finally {
+      reader.close();
+    }
   });
 
   it('tells its progress of every message it judges', async () => {
