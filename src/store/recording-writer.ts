@@ -208,7 +208,7 @@ export class RecordingWriter {
     this.nextSeq.set(message.exchangeId, seq + 1);
     const id = this.nextMessageId++;
     this.nextSeq.setLastMessage(message.exchangeId, id);
-    const stored = this.credentials.message(message.raw, message.jsonText ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
+    const stored = this.credentials.message(message.raw, message.jsonText ?? message.jsonStringified ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
     const held = this.credentials.take(message.exchangeId);
     let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
     if (held) judged = withFindings(judged, held);
