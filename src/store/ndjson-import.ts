@@ -9,6 +9,7 @@ import { refuseExistingRecording } from './refuse-existing.js';
 import type { MessageInput, StoreTotals } from './store-types.js';
 import { jsonTextAt } from './stored-json.js';
 import { lastJsonMember, type LastMember } from './ndjson-last-member.js';
+import { withWrittenJson } from './written-json.js';
 import { stringifyJson } from '../core/json-text.js';
 import { tryParseJson } from '../core/json.js';
 import { StoreError } from './store-errors.js';
@@ -143,16 +144,22 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         const schemaRef = m.verdict.schemaRef !== undefined || version < 3 ? m.verdict.schemaRef : derivedSchemaRef(protocols.get(m.exchange) ?? null, m.sender, m.carrier, bytes.json);
         if (schemaRef !== null && schemaRef !== undefined) verdict.schemaRef = schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
-        writer!.addMessage({
-          exchangeId,
-          sender: m.sender,
-          carrier: m.carrier,
-          channel: m.channel ?? undefined,
-          tOffsetMs: m.tOffsetMs,
-          ...bytes,
-          verdict,
-          rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
-        });
+        const { written: json, ...given } = bytes;
+        writer!.addMessage(
+          withWrittenJson(
+            {
+              exchangeId,
+              sender: m.sender,
+              carrier: m.carrier,
+              channel: m.channel ?? undefined,
+              tOffsetMs: m.tOffsetMs,
+              ...given,
+              verdict,
+              rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
+            },
+            json,
+          ),
+        );
         options.onMessage?.();
         continue;
       }
@@ -187,7 +194,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
  * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter` (by default RAW_AROUND's from version 3),
  * or `raw`/`rawBase64` with the JSON text at `jsonAt`, or the value `json`.
  */
-function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): Pick<MessageInput, 'raw' | 'json' | 'jsonText' | 'jsonStringified'> {
+function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> & { written?: string } {
   if (m.rawJson !== undefined) {
     // The text the export spliced in: the value as stringifyJson writes it (as the line holds it, last).
     const jsonText = (written?.key === 'rawJson' ? written.text : undefined) ?? stringifyJson(m.rawJson)!;
@@ -195,7 +202,7 @@ function messageBytes(m: NdjsonMessageLine, version: number, file: string, line:
     return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText };
   }
   const raw = decodeRaw(m)!;
-  if (m.jsonAt === undefined) return { raw, json: m.json, jsonStringified: written?.key === 'json' ? written.text : undefined };
+  if (m.jsonAt === undefined) return { raw, json: m.json, written: written?.key === 'json' ? written.text : undefined };
   const jsonText = m.jsonAt <= raw.length ? jsonTextAt(raw, m.jsonAt) : '';
   const json = tryParseJson(jsonText);
   if (json === undefined) throw malformed(file, line, `"jsonAt": the bytes from ${m.jsonAt} on are not JSON`);

@@ -63,12 +63,6 @@ export interface MessageInput {
    * credentials in it when the raw bytes hold none.
    */
   jsonText?: string;
-  /**
-   * `json` as stringifyJson writes it, when the caller holds that text already (an import's line):
-   * the writer stores it instead of writing the value again, and looks for credentials in it as in
-   * any value it writes (it is not the wire's text).
-   */
-  jsonStringified?: string;
   verdict: Verdict;
   /** The original size when raw was cut by --max-body. */
   rawTruncatedFrom?: number;
