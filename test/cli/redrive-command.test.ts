@@ -4,14 +4,13 @@
  * test/redrive/run-redrive.test.ts's.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { defaultAguiScript, startAguiAgent, type AguiAgentOptions } from '../support/agui-agent.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
-import { scratch, tempDir, type TempDir } from '../support/temp-dir.js';
+import { scratch, type TempDir } from '../support/temp-dir.js';
 import { startRecorder } from '../../src/record/start-recorder.js';
-import { runCli, type CliResult } from './run-cli.js';
-import { runBatch } from './cli-batch.js';
+import { runCli } from './run-cli.js';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { startStdioRecorder } from '../../src/record/relay/stdio-recorder.js';
@@ -38,26 +37,6 @@ async function golden(dir: TempDir, forwardedProps: Record<string, unknown> = {}
   await recorder.close();
   return recorder.out;
 }
-
-/**
- * The misuses below, refused before anything is read or sent, in one batch of CLI runs
- * (test/cli/cli-batch.ts) made by whichever of their tests comes first; the first run is also made as
- * a process of its own, which must print the same.
- */
-let misuses: Promise<{ dir: TempDir; results: CliResult[] }> | undefined;
-function misused(): Promise<{ dir: TempDir; results: CliResult[] }> {
-  return (misuses ??= (async () => {
-    const dir = tempDir();
-    const results = await runBatch([
-      ['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here'],
-      ['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--timing', 'fast'],
-      ['redrive', dir.file('none.db'), '--stdio', '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--', 'node'],
-      ['redrive', dir.file('none.db'), '--out', dir.file('new.db')],
-    ]);
-    return { dir, results };
-  })());
-}
-afterAll(async () => (await misuses)?.dir.cleanup());
 
 function changedText(input: RunAgentInput): BaseEvent[] {
   return defaultAguiScript(input).map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? ({ ...event, delta: 'Goodbye' } as BaseEvent) : event));
@@ -87,11 +66,10 @@ describe('agent-proxy redrive', () => {
   });
 
   it('a --header that is not `Name: value`, a --timing that is not one: exit 2 before anything is recorded', async () => {
-    const {
-      dir,
-      results: [bad, pace],
-    } = await misused();
+    const dir = scratch();
+    const bad = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--header', 'no colon here']);
     expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --header takes 'Name: value' (a header name, a colon, its value)\n" });
+    const pace = await runCli(['redrive', dir.file('none.db'), '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--timing', 'fast']);
     expect({ code: pace.code, stderr: pace.stderr }).toEqual({ code: 2, stderr: "agent-proxy: --timing 'fast' is not a timing: expected recorded, none, or a speed such as 2x or 0.5x\n" });
     expect(existsSync(dir.file('new.db'))).toBe(false);
   });
@@ -125,10 +103,10 @@ describe('agent-proxy redrive', () => {
   });
 
   it('--stdio with --target, or neither: exit 2', async () => {
-    const {
-      results: [, , both, neither],
-    } = await misused();
+    const dir = scratch();
+    const both = await runCli(['redrive', dir.file('none.db'), '--stdio', '--target', 'http://127.0.0.1:9', '--out', dir.file('new.db'), '--', 'node']);
     expect({ code: both.code, stderr: both.stderr }).toEqual({ code: 2, stderr: 'agent-proxy: --stdio and --target exclude each other\n' });
+    const neither = await runCli(['redrive', dir.file('none.db'), '--out', dir.file('new.db')]);
     expect({ code: neither.code, stderr: neither.stderr }).toEqual({ code: 2, stderr: 'agent-proxy: redrive needs --target <url>, or --stdio and the agent command after --\n' });
   });
 });
