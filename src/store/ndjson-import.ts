@@ -8,6 +8,8 @@ import { partialPath, publishFile, removeRecordingFiles } from './recording-file
 import { refuseExistingRecording } from './refuse-existing.js';
 import type { MessageInput, StoreTotals } from './store-types.js';
 import { jsonTextAt } from './stored-json.js';
+import { lastJsonMember, type LastMember } from './ndjson-last-member.js';
+import { withWrittenJson } from './written-json.js';
 import { stringifyJson } from '../core/json-text.js';
 import { tryParseJson } from '../core/json.js';
 import { StoreError } from './store-errors.js';
@@ -131,25 +133,33 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       }
       if (value.type === 'message') {
         const version = header.version;
+        // Before the check, which sets each absent nullable field to null.
+        const written = lastJsonMember(line, value);
         checked(file, lineNo, () => checkMessageLine(value, version));
         const m = value as unknown as NdjsonMessageLine & { verdict: NonNullable<NdjsonMessageLine['verdict']> };
         const exchangeId = ids.get(m.exchange);
         if (exchangeId === undefined) throw malformed(file, lineNo, `message of exchange ${m.exchange}, which no earlier line declares`);
-        const bytes = messageBytes(m, version, file, lineNo);
+        const bytes = messageBytes(m, version, file, lineNo, written);
         const verdict: Verdict = { status: m.verdict.status, findings: m.verdict.findings ?? [] };
         const schemaRef = m.verdict.schemaRef !== undefined || version < 3 ? m.verdict.schemaRef : derivedSchemaRef(protocols.get(m.exchange) ?? null, m.sender, m.carrier, bytes.json);
         if (schemaRef !== null && schemaRef !== undefined) verdict.schemaRef = schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
-        writer!.addMessage({
-          exchangeId,
-          sender: m.sender,
-          carrier: m.carrier,
-          channel: m.channel ?? undefined,
-          tOffsetMs: m.tOffsetMs,
-          ...bytes,
-          verdict,
-          rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
-        });
+        const { written: json, ...given } = bytes;
+        writer!.addMessage(
+          withWrittenJson(
+            {
+              exchangeId,
+              sender: m.sender,
+              carrier: m.carrier,
+              channel: m.channel ?? undefined,
+              tOffsetMs: m.tOffsetMs,
+              ...given,
+              verdict,
+              rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
+            },
+            json,
+          ),
+        );
         options.onMessage?.();
         continue;
       }
@@ -184,15 +194,15 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
  * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter` (by default RAW_AROUND's from version 3),
  * or `raw`/`rawBase64` with the JSON text at `jsonAt`, or the value `json`.
  */
-function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> {
+function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> & { written?: string } {
   if (m.rawJson !== undefined) {
-    // The text the export spliced in: the value as stringifyJson writes it.
-    const jsonText = stringifyJson(m.rawJson)!;
+    // The text the export spliced in: the value as stringifyJson writes it (as the line holds it, last).
+    const jsonText = (written?.key === 'rawJson' ? written.text : undefined) ?? stringifyJson(m.rawJson)!;
     const around = rawAround(version, m.carrier);
     return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText };
   }
   const raw = decodeRaw(m)!;
-  if (m.jsonAt === undefined) return { raw, json: m.json };
+  if (m.jsonAt === undefined) return { raw, json: m.json, written: written?.key === 'json' ? written.text : undefined };
   const jsonText = m.jsonAt <= raw.length ? jsonTextAt(raw, m.jsonAt) : '';
   const json = tryParseJson(jsonText);
   if (json === undefined) throw malformed(file, line, `"jsonAt": the bytes from ${m.jsonAt} on are not JSON`);

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { isCompactJson } from '../core/compact-json-text.js';
+import { keepDeepValue } from './message-value.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
@@ -341,7 +342,7 @@ function messageRow(m: StoredMessage, findings: Finding[], schemaRef: string | n
   const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
   const raw = m.raw as Buffer;
   // Written out, not spread in: a spread makes a slower object, for every message every command reads.
-  if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict };
+  if (text !== null && tooDeepToWalk(text)) return keepDeepValue({ id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict }, json);
   return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict };
 }
 
@@ -353,7 +354,7 @@ function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string
   const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
   const raw = m.raw as Buffer;
   if (text !== null && tooDeepToWalk(text)) {
-    return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, textBefore: '', textAfter: '' };
+    return keepDeepValue({ id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json: undefined, deepJson: text, verdict, jsonText: undefined, textBefore: '', textAfter: '' }, json);
   }
   const jsonText = text !== null && isCompactJson(text) ? text : undefined;
   return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw, rawTruncatedFrom, json, verdict, jsonText, textBefore: '', textAfter: '' };
@@ -372,8 +373,10 @@ function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): Messa
   let end = rawText.length;
   for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
   const text = rawText.slice(at, end);
+  // A deep one is read by messageTextRow, which parses it (once: not here as well).
+  if (tooDeepToWalk(text)) return undefined;
   const json = jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  if (tooDeepToWalk(text) || !isCompactJson(text)) return undefined;
+  if (!isCompactJson(text)) return undefined;
   const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
   return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
 }

@@ -3,6 +3,7 @@ import { RULES_VERSION } from '../core/rules-version.js';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
 import { stringifyJson } from '../core/json-text.js';
+import { writtenJsonOf } from './written-json.js';
 import { withFindings, type Verdict, type VerdictStatus } from '../core/verdict.js';
 import { FORMAT_VERSION } from './migrations.js';
 import { createRecordingFile, openRecordingToAppend } from './recording-lifecycle.js';
@@ -208,7 +209,7 @@ export class RecordingWriter {
     this.nextSeq.set(message.exchangeId, seq + 1);
     const id = this.nextMessageId++;
     this.nextSeq.setLastMessage(message.exchangeId, id);
-    const stored = this.credentials.message(message.raw, message.jsonText ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
+    const stored = this.credentials.message(message.raw, message.jsonText ?? writtenJsonOf(message) ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
     const held = this.credentials.take(message.exchangeId);
     let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
     if (held) judged = withFindings(judged, held);

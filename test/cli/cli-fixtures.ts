@@ -59,10 +59,19 @@ function stdioExchangeLines(id: number): string[] {
 
 /** The AG-UI example as a `.db`, made by the built CLI's import. */
 export function exampleDb(dir: TempDir, name = 'example.db'): string {
-  const result = spawnSync(process.execPath, [BIN, 'import', AGUI_EXAMPLE, '--out', dir.file(name)], { encoding: 'utf8' });
-  expect(result.status, result.stderr).toBe(0);
+  if (exampleDbBytes === undefined) {
+    const result = spawnSync(process.execPath, [BIN, 'import', AGUI_EXAMPLE, '--out', dir.file(name)], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    exampleDbBytes = readFileSync(dir.file(name));
+  } else writeFileSync(dir.file(name), exampleDbBytes);
   return dir.file(name);
 }
+
+/**
+ * The bytes of the first import a test file made of the example: later ones are copies of it, the
+ * same bytes (an import is ~0.3 s of CPU in a process of its own; one file asks for six).
+ */
+let exampleDbBytes: Buffer | undefined;
 
 /** A TCP port something else already listens on (127.0.0.1), released after the test. */
 export async function busyPort(): Promise<number> {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { startAguiAgent } from '../support/agui-agent.js';
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { rawRequest, runInput } from '../record/record-helpers.js';
 import { onCleanup, record, useCleanups } from './replay-helpers.js';
 import { within } from '../support/waits.js';
@@ -264,13 +265,18 @@ describe('proxy replay (CLI)', () => {
 
   it('exits 2 on bad usage', async () => {
     const dir = scratch();
-    expect((await runCli(['replay', dir.file('missing.db'), '--listen', '0'])).code).toBe(2);
     const { out } = await oneRunRecording();
-    const bad = await runCli(['replay', out, '--timing', 'fast']);
+    // One batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
+    const [missing, bad, noTarget, unused] = await runBatch([
+      ['replay', dir.file('missing.db'), '--listen', '0'],
+      ['replay', out, '--timing', 'fast'],
+      ['replay', out, '--on-miss', 'passthrough'],
+      ['replay', out, '--redact-field', 'teamKey'],
+    ]);
+    expect(missing.code).toBe(2);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--timing 'fast'");
-    expect((await runCli(['replay', out, '--on-miss', 'passthrough'])).stderr).toContain('--target');
-    const unused = await runCli(['replay', out, '--redact-field', 'teamKey']);
+    expect(noTarget.stderr).toContain('--target');
     expect(unused).toMatchObject({ code: 2, stdout: '' });
     expect(unused.stderr).toBe('agent-proxy: --redact-field says how --on-miss passthrough records the misses it forwards; add --on-miss passthrough --target <url>, or drop it\n');
   });
