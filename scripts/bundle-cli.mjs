@@ -64,15 +64,17 @@ const ownUrl = {
 
 /**
  * The CLI's worker threads are bundled too: `record`'s recording worker (its ~60 modules took longer
- * to load than the rest of the command) and `import`'s thread, each of which otherwise loads its
- * modules one by one through Node's ES module loader. The bundled command starts the bundled worker,
- * while the package API (unbundled) keeps starting the unbundled one. `diff`'s side scanner, started
- * only for recordings of 32 MB and more, is left out: as one more entry it split the chunks `diff`
- * and `show` load into more files.
+ * to load than the rest of the command), `import`'s thread and `diff`'s side scanner (started for
+ * recordings of 32 MB and more), each of which otherwise loads its modules one by one through Node's
+ * ES module loader. The bundled command starts the bundled worker, while the package API (unbundled)
+ * keeps starting the unbundled one. The side scanner is one file of its own, sharing no chunk with
+ * the commands (a worker loads its own copy of every module anyway): as one more entry of the CLI's
+ * build it split the chunks `diff`, `show` and `replay` load into 3–4 more files.
  */
 const WORKERS = [
   { name: 'recording-worker', module: 'record/open-recording-sink.js', specifier: "'./worker/recording-worker.js'", source: 'record/worker/recording-worker.js' },
   { name: 'import-worker', module: 'cli/import-command.js', specifier: "'./import-worker.js'", source: 'cli/import-worker.js' },
+  { name: 'scan-worker', module: 'diff/scan-parallel.js', specifier: "'./scan-worker.js'", source: 'diff/scan-worker.js', ownFile: true },
 ];
 const bundledWorkers = {
   name: 'bundled-workers',
@@ -122,13 +124,20 @@ const SHARED = sharedModules();
 const SHARED_GROUP = { name: 'shared', test: (id) => SHARED.has(id), minShareCount: 2, includeDependenciesRecursively: false };
 
 rmSync(OUT, { recursive: true, force: true });
-const bundle = await rolldown({
-  input: { main: join(DIST, 'cli/main.js'), ...Object.fromEntries(WORKERS.map((w) => [w.name, join(DIST, w.source)])) },
+const entries = (workers) => Object.fromEntries(workers.map((w) => [w.name, join(DIST, w.source)]));
+const inputOptions = {
   platform: 'node',
   external,
   plugins: [bundledWorkers, ownUrl, lazyChildProcess],
   // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
   preserveEntrySignatures: 'allow-extension',
-});
-await bundle.write({ dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs', codeSplitting: { groups: [SHARED_GROUP] } });
-await bundle.close();
+};
+const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' };
+const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
+await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP] } });
+await cli.close();
+for (const worker of WORKERS.filter((w) => w.ownFile)) {
+  const alone = await rolldown({ ...inputOptions, input: entries([worker]) });
+  await alone.write({ ...outputOptions, codeSplitting: false });
+  await alone.close();
+}
