@@ -13,8 +13,8 @@
 // import()). Each module keeps seeing its own `import.meta.url` (the path it has under dist/), so
 // files it finds beside itself (the compiled validators, the worker scripts, the inspector's page,
 // package.json) are found from the bundle too.
-import { rmSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -64,15 +64,17 @@ const ownUrl = {
 
 /**
  * The CLI's worker threads are bundled too: `record`'s recording worker (its ~60 modules took longer
- * to load than the rest of the command) and `import`'s thread, each of which otherwise loads its
- * modules one by one through Node's ES module loader. The bundled command starts the bundled worker,
- * while the package API (unbundled) keeps starting the unbundled one. `diff`'s side scanner, started
- * only for recordings of 32 MB and more, is left out: as one more entry it split the chunks `diff`
- * and `show` load into more files.
+ * to load than the rest of the command), `import`'s thread and `diff`'s side scanner (started for
+ * recordings of 32 MB and more), each of which otherwise loads its modules one by one through Node's
+ * ES module loader. The bundled command starts the bundled worker, while the package API (unbundled)
+ * keeps starting the unbundled one. The side scanner is one file of its own, sharing no chunk with
+ * the commands (a worker loads its own copy of every module anyway): as one more entry of the CLI's
+ * build it split the chunks `diff`, `show` and `replay` load into 3–4 more files.
  */
 const WORKERS = [
   { name: 'recording-worker', module: 'record/open-recording-sink.js', specifier: "'./worker/recording-worker.js'", source: 'record/worker/recording-worker.js' },
   { name: 'import-worker', module: 'cli/import-command.js', specifier: "'./import-worker.js'", source: 'cli/import-worker.js' },
+  { name: 'scan-worker', module: 'diff/scan-parallel.js', specifier: "'./scan-worker.js'", source: 'diff/scan-worker.js', ownFile: true },
 ];
 const bundledWorkers = {
   name: 'bundled-workers',
@@ -86,12 +88,56 @@ const bundledWorkers = {
   },
 };
 
+/**
+ * The small modules of core/ and cli/ that most commands load (errors, verdict words, option parsers,
+ * JSON and credential helpers) go into one shared chunk, instead of ~25 chunks of a few hundred bytes
+ * each, one per set of commands that load them. A module joins only if it imports, when it loads,
+ * nothing but builtins every command loads anyway and other modules that join: the chunk requires
+ * no other chunk (no cycle between chunks) and no command loads more than these small helpers with it.
+ * Wider (store/, net/, replay/ ... too), `validate` loaded ~8 ms more than it saved (bench/startup.js).
+ */
+const SHARED_MAX_MODULE = 10_000;
+const SHARED_FOLDERS = /^(core|cli)\//;
+const NOT_SHARED = /^cli\/(main|forward-child|import-worker|[^/]*-command)\.js$/;
+const CHEAP_BUILTINS = new Set(['node:fs', 'node:path', 'node:url', 'node:os', 'node:util', 'node:events', 'node:stream', 'node:buffer', 'node:string_decoder']);
+const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^import\s+'([^']+)'/gm;
+
+function sharedModules() {
+  const imports = new Map();
+  for (const rel of readdirSync(DIST, { recursive: true }).map((f) => f.split(sep).join('/'))) {
+    if (!rel.endsWith('.js') || !SHARED_FOLDERS.test(rel) || NOT_SHARED.test(rel)) continue;
+    const code = readFileSync(join(DIST, rel), 'utf8');
+    if (code.length <= SHARED_MAX_MODULE) imports.set(join(DIST, rel), [...code.matchAll(STATIC_IMPORT)].map((m) => m[1] ?? m[2]));
+  }
+  // Drops, until none is left to drop, every module that imports one outside the set.
+  const shared = new Set(imports.keys());
+  for (let dropped = true; dropped; ) {
+    dropped = false;
+    for (const file of shared) {
+      const inSet = (spec) => (spec.startsWith('.') ? shared.has(join(dirname(file), spec)) : CHEAP_BUILTINS.has(spec));
+      if (!imports.get(file).every(inSet)) dropped = shared.delete(file);
+    }
+  }
+  return shared;
+}
+const SHARED = sharedModules();
+const SHARED_GROUP = { name: 'shared', test: (id) => SHARED.has(id), minShareCount: 2, includeDependenciesRecursively: false };
+
 rmSync(OUT, { recursive: true, force: true });
-const bundle = await rolldown({
-  input: { main: join(DIST, 'cli/main.js'), ...Object.fromEntries(WORKERS.map((w) => [w.name, join(DIST, w.source)])) },
+const entries = (workers) => Object.fromEntries(workers.map((w) => [w.name, join(DIST, w.source)]));
+const inputOptions = {
   platform: 'node',
   external,
   plugins: [bundledWorkers, ownUrl, lazyChildProcess],
-});
-await bundle.write({ dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
-await bundle.close();
+  // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
+  preserveEntrySignatures: 'allow-extension',
+};
+const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' };
+const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
+await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP] } });
+await cli.close();
+for (const worker of WORKERS.filter((w) => w.ownFile)) {
+  const alone = await rolldown({ ...inputOptions, input: entries([worker]) });
+  await alone.write({ ...outputOptions, codeSplitting: false });
+  await alone.close();
+}

@@ -3,10 +3,13 @@
  * must be the same byte for byte as when both sides are scanned in one thread.
  * AGENT_PROXY_DIFF_WORKER=always|never forces the choice that is otherwise made by size.
  */
+import { join } from 'node:path';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { DiffReport } from '../../src/diff/diff-report.js';
-import { runCli } from '../cli/run-cli.js';
+import { scanSide, type ScanInput } from '../../src/diff/scan-side.js';
+import { REPO, runCli } from '../cli/run-cli.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
 import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 
@@ -53,5 +56,24 @@ describe('proxy diff with the worker thread', () => {
     const missing = await runCli(['diff', a, `${b}.nope`], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no recording at');
+  });
+
+  it('has a bundled scanner, which the bundled CLI starts, that scans a side as this thread does', async () => {
+    // A scanner that failed to load would go unseen above: its side would be scanned in one thread.
+    const bundled = join(REPO, 'dist/bundle/scan-worker.cjs');
+    const input: ScanInput = { file: 'a', dbFile: await recordAgui(textScript(['Hello', ' there']), [{ kind: 'run' }, { kind: 'health' }]) };
+    const options = { ignore: [], semantic: false };
+    const signal = new Int32Array(new SharedArrayBuffer(8));
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(bundled, { workerData: { input, options, port: port2, signal }, transferList: [port2] });
+    const reply = await new Promise<{ scan?: unknown; error?: string }>((resolve, reject) => {
+      port1.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the scanner exited with ${code} before it answered`)));
+    });
+    port1.close();
+    await worker.terminate();
+    expect(reply?.error).toBeUndefined();
+    expect(reply?.scan).toEqual(structuredClone(scanSide(input, options)));
   });
 });
