@@ -1,3 +1,5 @@
+import type { Writable } from 'node:stream';
+
 /**
  * Pauses a source while any reason to wait holds (the client is slow, the recorder is behind) and
  * resumes it when none does. `pipe()` would resume on the client's 'drain' even while the recorder
@@ -23,4 +25,21 @@ export class FlowGate<Reason extends string> {
     if (!this.holds.delete(reason)) return;
     if (this.holds.size === 0) this.resume();
   }
+}
+
+/**
+ * Forwards `chunk` to `to`, holding the gate for 'peer' while `to` is full. The hold ends on 'drain'
+ * or on 'close': a reader that went away never drains, and neither does a writable ended while full
+ * (a socket whose peer half-closed is ended by Node), so a source held only for 'drain' would stay
+ * paused for good, and the peer behind it would never see its writes taken or its connection end.
+ */
+export function forwardHeld(to: Writable, chunk: Buffer, gate: FlowGate<'peer' | 'recorder'>): void {
+  if (to.destroyed || to.write(chunk) || !gate.hold('peer')) return;
+  const release = () => {
+    to.off('drain', release);
+    to.off('close', release);
+    gate.release('peer');
+  };
+  to.on('drain', release);
+  to.on('close', release);
 }

@@ -2,7 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { UsageError, ExchangeErrorCode } from '../../core/errors.js';
 import { parseListen, type ListenAddress } from '../../net/addresses.js';
-import { FlowGate } from './flow-gate.js';
+import { FlowGate, forwardHeld } from './flow-gate.js';
 import { InFlight } from '../../net/in-flight.js';
 import { cutAfterGrace, GracefulShutdown } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
@@ -104,10 +104,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
     const gate = new FlowGate<'peer' | 'recorder'>(() => from.pause(), () => from.resume());
     from.on('data', (chunk: Buffer) => {
       const at = clock.now();
-      if (!to.destroyed && !to.write(chunk)) {
-        gate.hold('peer');
-        to.once('drain', () => gate.release('peer'));
-      }
+      forwardHeld(to, chunk, gate);
       tap.push(chunk, at);
       if (sink.overloaded && gate.hold('recorder')) sink.onDrain(() => gate.release('recorder'));
     });

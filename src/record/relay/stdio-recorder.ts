@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { FlowGate } from './flow-gate.js';
+import { FlowGate, forwardHeld } from './flow-gate.js';
 import type { BodyTap } from '../pipeline/recording-sink.js';
 import type { RecordingTotals } from '../pipeline/recording-sink.js';
 import { openLineSink, type LineSinkOptions } from '../worker/stdio-recording-sink.js';
@@ -122,17 +122,9 @@ export async function startStdioRecorder(options: StdioRecorderOptions): Promise
   function pass(from: Readable, to: Writable, tap: BodyTap, gate: FlowGate<'peer' | 'recorder'>): void {
     // A reader that went away (EPIPE, or its stream closed) will never drain: the agent must not stay
     // held for it, or it blocks on a full pipe and never exits. What it writes is still recorded.
-    const release = () => {
-      to.off('drain', release);
-      to.off('close', release);
-      gate.release('peer');
-    };
     from.on('data', (chunk: Buffer) => {
       const at = clock.now();
-      if (!to.destroyed && !to.write(chunk) && gate.hold('peer')) {
-        to.once('drain', release);
-        to.once('close', release);
-      }
+      forwardHeld(to, chunk, gate);
       tap.push(chunk, at);
       holdForRecorder(gate);
     });
