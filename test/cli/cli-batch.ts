@@ -11,14 +11,12 @@
  * different schemas (--schemas, AGENT_PROXY_SCHEMAS) or need another environment: the runs of a
  * batch share one process, its environment and what its modules keep.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { onCleanup } from '../support/cleanups.js';
-import { cliEnv, REPO, runCli, type CliResult } from './run-cli.js';
+import { cliEnv, REPO, runCli, runNodeToEnd, type CliResult } from './run-cli.js';
 
 const RUNNER = fileURLToPath(new URL('./cli-batch-runner.cjs', import.meta.url));
 
@@ -47,20 +45,5 @@ export async function runBatch(runs: string[][], options: { real?: number[] } = 
 
 /** The runner as a child with the environment runCli gives the CLI, killed if the test ends first. */
 function runToEndAsBatch(runsFile: string, resultsFile: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNNER, REPO, runsFile, resultsFile], {
-      cwd: REPO,
-      env: cliEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    onCleanup(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNodeToEnd([RUNNER, REPO, runsFile, resultsFile], cliEnv());
 }

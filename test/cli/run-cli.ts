@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { onCleanup } from '../support/cleanups.js';
 import { within } from '../support/waits.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/agent-proxy.js', import.meta.url));
@@ -36,6 +37,25 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * `node <argv>` in the repository, run to its end with its output kept (decoded as UTF-8 across
+ * chunks); killed after the test if it is still running then.
+ */
+export function runNodeToEnd(argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    onCleanup(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

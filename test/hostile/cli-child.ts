@@ -2,9 +2,8 @@
  * The built CLI as a long-running child for hostile-peer tests: killed after each test if still
  * running, with a way to wait for what it prints on stderr and for raw bytes on a socket.
  */
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { BIN, REPO, spawnCli, type CliProcess, type CliResult } from '../cli/run-cli.js';
+import { BIN, runNodeToEnd, spawnCli, type CliProcess, type CliResult } from '../cli/run-cli.js';
 import { onCleanup } from '../support/cleanups.js';
 
 export interface CliChild extends CliProcess {
@@ -93,20 +92,5 @@ export function rawExchange(port: number, write: Buffer | string | ((socket: imp
  * process is killed, not left behind.
  */
 export function runToEnd(args: string[], options: { bin?: string } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    onCleanup(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNodeToEnd([options.bin ?? BIN, ...args], { ...process.env, NO_COLOR: '1', AGENT_PROXY_SCHEMAS: '' });
 }
