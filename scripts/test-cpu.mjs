@@ -3,7 +3,10 @@
 // the suite's CPU in the vitest workers and in the processes the tests started, and the test files
 // that cost the most, so the suite's time can be cut where it goes.
 // Run:  AGENT_PROXY_TEST_CPU=/tmp/cpu.jsonl npm test; node scripts/test-cpu.mjs /tmp/cpu.jsonl [--top N]
-import { readFileSync } from 'node:fs';
+// With the `<file>.children` lines of the Node processes the tests started (test/support/child-cpu.cjs),
+// it also sums their CPU by command: which CLI command, stand-in or tool the children's share goes to.
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 const [file] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 if (!file) {
@@ -25,4 +28,40 @@ console.log(`at best ${(total / 1000 / 2).toFixed(0)} s on 2 cores, if every cor
 console.log(`\n    CPU  worker children  share  file`);
 for (const row of rows.sort((a, b) => b.totalMs - a.totalMs).slice(0, top)) {
   console.log(`${s(row.totalMs)}${s(row.selfMs)}${row.childrenMs === null ? '     n/a' : s(row.childrenMs)}  ${((100 * row.totalMs) / total).toFixed(1).padStart(4)}%  ${row.file}`);
+}
+
+/** What a Node child was, from its argv: the CLI and its command, the batch runner, npm and its command, a script. */
+function commandOf(argv) {
+  const [script = '', ...args] = argv;
+  const word = args.find((arg) => !arg.startsWith('-')) ?? '(none)';
+  if (script === '') return 'node -e/-p';
+  if (script.endsWith('bin/agent-proxy.js')) return `agent-proxy ${word}${script.includes('node_modules') ? ' (installed)' : ''}`;
+  const name = basename(script).replace(/-cli\.js$/, '');
+  if (name === 'npm' || name === 'npx') return `${name} ${word}`;
+  return name;
+}
+
+const childrenFile = `${file}.children`;
+if (existsSync(childrenFile)) {
+  const children = readFileSync(childrenFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const byCommand = new Map();
+  for (const child of children) {
+    const command = commandOf(child.argv);
+    const row = byCommand.get(command) ?? { command, runs: 0, ms: 0, bootMs: 0, files: new Set() };
+    row.runs += 1;
+    row.ms += child.ms;
+    row.bootMs += child.bootMs;
+    row.files.add(child.file);
+    byCommand.set(command, row);
+  }
+  const counted = children.reduce((total, child) => total + child.ms, 0);
+  console.log(`\n${children.length} Node processes counted at their exit: ${s(counted).trim()} s of the ${s(sum('childrenMs')).trim()} s in started processes`);
+  console.log('(the rest: processes that are not Node, killed by a signal, or given an environment of their own)');
+  console.log(`\n    CPU   runs  per run  of it Node's start  files  command`);
+  for (const row of [...byCommand.values()].sort((a, b) => b.ms - a.ms).slice(0, top)) {
+    console.log(`${s(row.ms)}${String(row.runs).padStart(7)}${s(row.ms / row.runs)}${s(row.bootMs)}${String(row.files.size).padStart(18)}  ${row.command}`);
+  }
 }

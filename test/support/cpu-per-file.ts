@@ -7,6 +7,7 @@
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 const out = process.env.AGENT_PROXY_TEST_CPU;
@@ -18,11 +19,32 @@ function endedChildrenMs(): number | null {
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
+/**
+ * Every Node process the tests start (they inherit the worker's environment) loads child-cpu.cjs,
+ * which appends its argv and CPU to `<out>.children` at exit, so the children's share can be split by
+ * command. The test file's name goes with them in AGENT_PROXY_CPU_TEST_FILE.
+ */
+function countChildrenByCommand(file: string): () => void {
+  const preload = `--require ${fileURLToPath(new URL('./child-cpu.cjs', import.meta.url))}`;
+  const before = { options: process.env.NODE_OPTIONS, out: process.env.AGENT_PROXY_CHILD_CPU, file: process.env.AGENT_PROXY_CPU_TEST_FILE };
+  process.env.NODE_OPTIONS = [before.options, preload].filter(Boolean).join(' ');
+  process.env.AGENT_PROXY_CHILD_CPU = `${out}.children`;
+  process.env.AGENT_PROXY_CPU_TEST_FILE = file;
+  const put = (name: string, value: string | undefined) => (value === undefined ? delete process.env[name] : (process.env[name] = value));
+  return () => {
+    put('NODE_OPTIONS', before.options);
+    put('AGENT_PROXY_CHILD_CPU', before.out);
+    put('AGENT_PROXY_CPU_TEST_FILE', before.file);
+  };
+}
+
 if (out) {
+  let restore = () => {};
   let start = process.cpuUsage();
   let children: number | null = null;
   let wall = 0;
   beforeAll(() => {
+    restore = countChildrenByCommand(relative(process.cwd(), expect.getState().testPath ?? '?'));
     start = process.cpuUsage();
     children = endedChildrenMs();
     wall = performance.now();
@@ -39,5 +61,6 @@ if (out) {
       wallMs: Math.round(performance.now() - wall),
     };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
+    restore();
   });
 }
