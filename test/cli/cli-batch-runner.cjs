@@ -3,7 +3,8 @@
 // would give, for the price of one Node start-up and one load of the CLI's modules instead of one
 // per run (test/cli/cli-batch.ts starts it; a run of the CLI costs ~0.25-0.35 s of CPU, most of it
 // starting). While a job runs, process.stdout and process.stderr keep what it writes.
-//   node test/cli/cli-batch-runner.cjs <repository> <jobs.json: string[][]> <results.json>
+// A job is an argument list, or { args, env }: env's variables are set while that job runs.
+//   node test/cli/cli-batch-runner.cjs <repository> <jobs.json> <results.json>
 'use strict';
 const { enableCompileCache } = require('node:module');
 const { readFileSync, writeFileSync } = require('node:fs');
@@ -35,12 +36,25 @@ function keep(stream, chunks) {
   };
 }
 
+/** Sets the variables of `env` until the returned function puts back what was there. */
+function setEnv(env) {
+  const before = Object.keys(env).map((name) => [name, process.env[name]]);
+  Object.assign(process.env, env);
+  return () => {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
 async function runAll() {
   const results = [];
-  for (const args of JSON.parse(readFileSync(jobsFile, 'utf8'))) {
+  for (const job of JSON.parse(readFileSync(jobsFile, 'utf8'))) {
+    const { args, env } = Array.isArray(job) ? { args: job, env: {} } : job;
     const stdout = [];
     const stderr = [];
-    const restore = [keep(process.stdout, stdout), keep(process.stderr, stderr)];
+    const restore = [keep(process.stdout, stdout), keep(process.stderr, stderr), setEnv(env)];
     let code;
     try {
       code = await main([process.execPath, bin, ...args]);

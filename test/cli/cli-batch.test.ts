@@ -1,7 +1,8 @@
 /**
  * test/cli/cli-batch.ts, the batch of CLI runs that the error-line tests use, against processes of
  * their own: the same bytes on stdout and stderr and the same exit code, for a run that prints a
- * lot, one that fails, one that ends in commander's own exit, and one after a failed one.
+ * lot, one that fails, one that ends in commander's own exit, and one after a failed one; and a
+ * run with variables of its own in the environment.
  */
 import { describe, expect, it } from 'vitest';
 import { useCleanups } from '../support/cleanups.js';
@@ -27,5 +28,17 @@ describe('a batch of CLI runs', () => {
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(findings.code).toBe(0);
     expect(findings.stdout).toMatch(/findings? \(\d+ errors?, \d+ warnings?\)\n$/);
+  });
+
+  it("sets a run's own variables for that run alone", async () => {
+    const validate = ['validate', AGUI_EXAMPLE];
+    const runs = [validate, { args: validate, env: { AGENT_PROXY_SCHEMAS: '/nonexistent-schemas' } }, validate];
+    const [before, withSchemas, after] = await runBatch(runs, { real: [0, 1] });
+    // Judged (exit 0 or 1, the example has findings), not refused.
+    expect([0, 1]).toContain(before.code);
+    expect(before.stderr).toBe('');
+    expect(withSchemas.code).toBe(2);
+    expect(withSchemas.stderr).toContain('cannot read schema directory /nonexistent-schemas');
+    expect(after).toEqual(before);
   });
 });

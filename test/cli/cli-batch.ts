@@ -8,8 +8,9 @@
  *
  * For short runs whose output is what is tested. A run whose process is the point (signals, exit
  * while serving, start-up, another bin) stays a process of its own, and so do runs that would load
- * different schemas (--schemas, AGENT_PROXY_SCHEMAS) or need another environment: the runs of a
- * batch share one process, its environment and what its modules keep.
+ * different schemas (--schemas) or need another environment at start-up: the runs of a batch share
+ * one process and what its modules keep. A run can set variables that the CLI reads when a command
+ * runs (AGENT_PROXY_SCHEMAS, AGENT_PROXY_DIFF_WORKER): the runner sets them for that run alone.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,12 +21,18 @@ import { cliEnv, REPO, runCli, runNodeToEnd, type CliResult } from './run-cli.js
 
 const RUNNER = fileURLToPath(new URL('./cli-batch-runner.cjs', import.meta.url));
 
+/** One run: its arguments, or its arguments and the variables set in its environment while it runs. */
+export type BatchRun = string[] | { args: string[]; env: Record<string, string> };
+
+const argsOf = (run: BatchRun) => (Array.isArray(run) ? run : run.args);
+const envOf = (run: BatchRun) => (Array.isArray(run) ? {} : run.env);
+
 /**
  * Runs each argument list through the CLI, one after the other in one process, and resolves with
  * what each printed and its exit code, in order. `real`: the indexes of the runs also made as
  * processes of their own and compared (the first one unless told).
  */
-export async function runBatch(runs: string[][], options: { real?: number[] } = {}): Promise<CliResult[]> {
+export async function runBatch(runs: BatchRun[], options: { real?: number[] } = {}): Promise<CliResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-batch-'));
   try {
     writeFileSync(join(dir, 'runs.json'), JSON.stringify(runs));
@@ -35,8 +42,8 @@ export async function runBatch(runs: string[][], options: { real?: number[] } = 
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CliResult[];
     expect(results).toHaveLength(runs.length);
     const real = options.real ?? [0];
-    const alone = await Promise.all(real.map((at) => runCli(runs[at])));
-    real.forEach((at, i) => expect(results[at], `${runs[at].join(' ')}: in the batch, then as a process of its own`).toEqual(alone[i]));
+    const alone = await Promise.all(real.map((at) => runCli(argsOf(runs[at]), { env: envOf(runs[at]) })));
+    real.forEach((at, i) => expect(results[at], `${argsOf(runs[at]).join(' ')}: in the batch, then as a process of its own`).toEqual(alone[i]));
     return results;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { DiffReport } from '../../src/diff/diff-report.js';
 import { scanSide, type ScanInput } from '../../src/diff/scan-side.js';
-import { REPO, runCli } from '../cli/run-cli.js';
+import { REPO } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { recordAgui, recordPiSession, textScript, useCleanups } from './diff-helpers.js';
 import { writeNdjsonRecording } from '../support/ndjson-recording.js';
 
@@ -35,25 +36,37 @@ describe('proxy diff with the worker thread', () => {
         { protocol: 'pi-rpc', messages: [{ sender: 'server', json: { id: 'r1', type: 'response', data: { entries: [{ id: root, parentId: null }, { id: leaf, parentId: root }], leafId: leaf } } }] },
       ]);
     const [t1, t2] = [tree('aaaaaaa1', 'bbbbbbb1'), tree('aaaaaaa2', 'ccccccc2', 's2')];
-    for (const args of [[a, b], [b, a], [a, a, '--semantic'], [a, pi], [t1, t2], [pi, t1]]) {
-      const never = await runCli(['diff', ...args, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'never' } });
-      const always = await runCli(['diff', ...args, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } });
+    // One batch of CLI runs (test/cli/cli-batch.ts), each with the variable set for it alone; the first
+    // of each mode is also a process of its own and must print the same.
+    const pairs = [[a, b], [b, a], [a, a, '--semantic'], [a, pi], [t1, t2], [pi, t1]];
+    const diff = (args: string[], mode: 'never' | 'always') => ({ args: ['diff', ...args], env: { AGENT_PROXY_DIFF_WORKER: mode } });
+    const results = await runBatch(
+      [
+        ...pairs.flatMap((args) => [diff([...args, '--format', 'json'], 'never'), diff([...args, '--format', 'json'], 'always')]),
+        diff([a, b, '--format', 'json'], 'always'),
+        diff([t1, t2, '--format', 'json'], 'always'),
+        diff([a, `${b}.nope`], 'always'),
+      ],
+      { real: [0, 1] },
+    );
+    pairs.forEach((args, i) => {
+      const [never, always] = [results[2 * i], results[2 * i + 1]];
       // a vs pi share no protocol: both ways refuse it with the same one line, exit 2.
       if (args[0] === a && args[1] === pi) expect(always.stderr).toContain('nothing in common');
       else expect(always.stderr).toBe('');
       expect(always.stderr).toBe(never.stderr);
       expect(always.code).toBe(never.code);
       expect(always.stdout).toBe(never.stdout);
-    }
-    expect(JSON.parse((await runCli(['diff', a, b, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } })).stdout).summary.exchanges).toEqual({
+    });
+    const [ab, treesRun, missing] = results.slice(2 * pairs.length);
+    expect(JSON.parse(ab.stdout).summary.exchanges).toEqual({
       equal: 0,
       changed: 2,
       added: 0,
       removed: 1,
     });
-    const trees = JSON.parse((await runCli(['diff', t1, t2, '--format', 'json'], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } })).stdout) as DiffReport;
+    const trees = JSON.parse(treesRun.stdout) as DiffReport;
     expect(trees.exchanges.flatMap((e) => e.messages.flatMap((m) => m.differences.map((d) => d.pointer)))).toEqual(['/data/name']);
-    const missing = await runCli(['diff', a, `${b}.nope`], { env: { AGENT_PROXY_DIFF_WORKER: 'always' } });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no recording at');
   });
