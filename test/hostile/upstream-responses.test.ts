@@ -6,14 +6,17 @@
  * control request afterwards is still served.
  */
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runCli } from '../cli/run-cli.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { rawRequest, type RawResponse } from '../record/record-helpers.js';
-import { within } from '../support/waits.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, within } from '../support/waits.js';
+import type { ExchangeRow } from '../../src/store/store-types.js';
 import { acceptWebSocket, exchangesOf, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
 
 const fixtures = fixturesAfterEach();
@@ -26,6 +29,63 @@ async function upstream(answers: Record<string, RawAnswer>): Promise<RawUpstream
 
 function record(target: string, out: string, env: NodeJS.ProcessEnv = {}): Promise<CliSession> {
   return startCli(['record', '--target', target, '--listen', '0', '--out', out, '--quiet'], env, fixtures.push);
+}
+
+interface SharedRecorder {
+  up: RawUpstream;
+  proxy: CliSession;
+  out: string;
+}
+
+/**
+ * One recorder for the cases of a describe block, in front of one raw upstream that answers each
+ * case on a path of its own: a recorder's start is ~0.4 s of CPU, and every case must leave the
+ * proxy serving the next anyway. A case sees its control request served and nothing on stderr, and
+ * reads its own exchanges by path once the recorder has ended them (endedExchanges); after the last
+ * case the recorder must stop cleanly (exit 0, nothing on stderr), then `afterStop` reads the file.
+ */
+function sharedRecorder(answers: Record<string, RawAnswer>, afterStop: (out: string) => void = () => {}): () => SharedRecorder {
+  const folder = tempDir();
+  const kills: Array<() => Promise<void>> = [];
+  let shared: SharedRecorder | undefined;
+  beforeAll(async () => {
+    const up = await rawUpstream(answers);
+    const out = folder.file('rec.db');
+    shared = { up, out, proxy: await startCli(['record', '--target', up.url, '--listen', '0', '--out', out, '--quiet'], {}, (kill) => kills.push(kill)) };
+  });
+  afterAll(async () => {
+    try {
+      if (shared) {
+        await shared.proxy.stop();
+        afterStop(shared.out);
+      }
+    } finally {
+      for (const kill of kills) await kill();
+      await shared?.up.close();
+      folder.cleanup();
+    }
+  });
+  return () => shared!;
+}
+
+/** The exchanges on these paths (in that order), once the running recorder has stored how each ended. */
+function endedExchanges(out: string, paths: string[]): Promise<ExchangeRow[]> {
+  return waitFor(
+    () => {
+      if (!existsSync(out)) return false;
+      const rows = exchangesOf(out);
+      const found = paths.map((path) => rows.find((row) => row.path === path));
+      return found.every((row) => row?.outcome) && (found as ExchangeRow[]);
+    },
+    `the exchanges ${paths.join(', ')} ended in ${out}`,
+    { pollMs: 20 },
+  );
+}
+
+/** Every file of the recording's folder (the database, its write-ahead log), as one buffer. */
+function onDisk(out: string): Buffer {
+  const dir = out.slice(0, out.lastIndexOf('/'));
+  return Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name))));
 }
 
 /** The proxy's own JSON error: its `error` object. */
@@ -70,26 +130,28 @@ const INVALID_ANSWERS: Array<{ name: string; answer: string; message: RegExp; se
 ];
 
 describe('record: an upstream answer that cannot be passed on', () => {
-  for (const { name, answer, message, secret } of INVALID_ANSWERS) {
+  const recorder = sharedRecorder(Object.fromEntries(INVALID_ANSWERS.map(({ answer }, i) => [`/bad-${i}`, answer])), (out) => {
+    for (const { secret } of INVALID_ANSWERS) if (secret) expect(onDisk(out).includes(secret)).toBe(false);
+  });
+  INVALID_ANSWERS.forEach(({ name, message, secret }, i) => {
     it(`${name}: the client gets a 502, the exchange is an error saying what came, and the proxy goes on`, async () => {
-      const up = await upstream({ '/bad': answer });
-      const out = fixtures.scratch().file('rec.db');
-      const proxy = await record(up.url, out);
+      const { up, proxy, out } = recorder();
+      const [path, controlPath] = [`/bad-${i}`, `/control-${i}`];
 
-      const bad = await within(rawRequest({ url: proxy.url }, 'GET', '/bad'), 'the answer to GET /bad');
+      const bad = await within(rawRequest({ url: proxy.url }, 'GET', path), `the answer to GET ${path}`);
       expect(bad.status).toBe(502);
       const error = errorOf(bad);
       expect(error).toMatchObject({ code: 'upstream_invalid_response', target: up.url });
       expect(error.message).toMatch(message);
-      await expectControlServed(proxy);
-      await proxy.stop();
+      await expectControlServed(proxy, controlPath);
+      expect(proxy.cli.stderr()).toBe('');
 
-      const [stored, control] = exchangesOf(out);
-      expect(stored).toMatchObject({ path: '/bad', status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE', errorMessage: error.message, responseHeaders: null, messageCount: 0 });
-      expect(control).toMatchObject({ path: '/control', status: 200, outcome: 'complete' });
-      if (secret) expect(readFileSync(out).includes(secret)).toBe(false);
+      const [stored, control] = await endedExchanges(out, [path, controlPath]);
+      expect(stored).toMatchObject({ path, status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE', errorMessage: error.message, responseHeaders: null, messageCount: 0 });
+      expect(control).toMatchObject({ path: controlPath, status: 200, outcome: 'complete' });
+      if (secret) expect(onDisk(out).includes(secret)).toBe(false);
     });
-  }
+  });
 
   it("a header Node will not send, when its parser was made lenient (--insecure-http-parser): 502, not a crash", async () => {
     const up = await upstream({ '/bad': 'HTTP/1.1 200 OK\r\nX-Odd: a\x01b\r\nContent-Length: 2\r\n\r\nhi' });
@@ -163,22 +225,40 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
     { name: 'a 101 without the Upgrade it must carry', answer: 'HTTP/1.1 101 Switching Protocols\r\n\r\n', message: /the interim status 101 is not an answer/ },
     { name: "a status line Node's parser rejects", answer: 'HTTP/1.1 1000 Big\r\n\r\n', message: /HPE_INVALID_STATUS/ },
   ];
-  for (const { name, answer, message } of REFUSALS) {
-    it(`${name}: the client gets a 502 and the exchange is an error`, async () => {
-      const up = await upstream({ '/ws': answer });
-      const out = fixtures.scratch().file('rec.db');
-      const proxy = await record(up.url, out);
+  const CLOSES: Array<{ name: string; payload: Buffer }> = [
+    { name: 'the close code 1005, which must never be sent', payload: Buffer.from([0x03, 0xed]) },
+    { name: 'the close code 999, below the range', payload: Buffer.from([0x03, 0xe7]) },
+    { name: 'a one-byte close payload', payload: Buffer.from([0x03]) },
+  ];
+  const recorder = sharedRecorder({
+    ...Object.fromEntries(REFUSALS.map(({ answer }, i) => [`/refused-${i}`, answer])),
+    ...Object.fromEntries(
+      CLOSES.map(({ payload }, i): [string, RawAnswer] => [
+        `/closed-${i}`,
+        (socket, head) => {
+          acceptWebSocket(socket, head);
+          socket.write(serverFrame(0x8, payload));
+        },
+      ]),
+    ),
+  });
 
-      const refused = await within(upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`), 'the answer to the upgrade');
+  REFUSALS.forEach(({ name, message }, i) => {
+    it(`${name}: the client gets a 502 and the exchange is an error`, async () => {
+      const { proxy, out } = recorder();
+      const [path, controlPath] = [`/refused-${i}`, `/control-refused-${i}`];
+
+      const refused = await within(upgrade(`${proxy.url.replace('http:', 'ws:')}${path}`), 'the answer to the upgrade');
       expect(refused.status).toBe(502);
       const error = (JSON.parse(refused.body!) as { error: { code: string; message: string } }).error;
       expect(error.code).toBe('upstream_invalid_response');
       expect(error.message).toMatch(message);
-      await expectControlServed(proxy);
-      await proxy.stop();
-      expect(exchangesOf(out)[0]).toMatchObject({ transport: 'ws', status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE', errorMessage: error.message });
+      await expectControlServed(proxy, controlPath);
+      expect(proxy.cli.stderr()).toBe('');
+      const [stored] = await endedExchanges(out, [path, controlPath]);
+      expect(stored).toMatchObject({ transport: 'ws', status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE', errorMessage: error.message });
     });
-  }
+  });
 
   it("a refusal with a header Node will not send, when its parser was made lenient: a 502, not the header mirrored", async () => {
     const up = await upstream({ '/ws': 'HTTP/1.1 403 Forbidden\r\nX-Odd: a\x01b\r\nContent-Length: 0\r\n\r\n' });
@@ -193,31 +273,21 @@ describe('record: an upstream that answers a WebSocket upgrade with what cannot 
     expect(exchangesOf(out)[0]).toMatchObject({ transport: 'ws', status: 502, outcome: 'error', errorCode: 'E_UPSTREAM_INVALID_RESPONSE' });
   });
 
-  const CLOSES: Array<{ name: string; payload: Buffer }> = [
-    { name: 'the close code 1005, which must never be sent', payload: Buffer.from([0x03, 0xed]) },
-    { name: 'the close code 999, below the range', payload: Buffer.from([0x03, 0xe7]) },
-    { name: 'a one-byte close payload', payload: Buffer.from([0x03]) },
-  ];
-  for (const { name, payload } of CLOSES) {
+  CLOSES.forEach(({ name }, i) => {
     it(`an upstream that closes with ${name}: the client's connection is cut, the proxy goes on`, async () => {
-      const up = await upstream({
-        '/ws': (socket, head) => {
-          acceptWebSocket(socket, head);
-          socket.write(serverFrame(0x8, payload));
-        },
-      });
-      const out = fixtures.scratch().file('rec.db');
-      const proxy = await record(up.url, out);
+      const { proxy, out } = recorder();
+      const [path, controlPath] = [`/closed-${i}`, `/control-closed-${i}`];
 
-      const { ws } = await upgrade(`${proxy.url.replace('http:', 'ws:')}/ws`);
+      const { ws } = await upgrade(`${proxy.url.replace('http:', 'ws:')}${path}`);
       ws!.on('error', () => {});
       const [code] = (await within(once(ws!, 'close'), 'the client leg to close')) as [number];
       expect(code).toBe(1006);
-      await expectControlServed(proxy);
-      await proxy.stop();
-      expect(exchangesOf(out)[0]).toMatchObject({ transport: 'ws', status: 101, outcome: 'aborted', errorCode: 'E_UPSTREAM_RESET' });
+      await expectControlServed(proxy, controlPath);
+      expect(proxy.cli.stderr()).toBe('');
+      const [stored] = await endedExchanges(out, [path, controlPath]);
+      expect(stored).toMatchObject({ transport: 'ws', status: 101, outcome: 'aborted', errorCode: 'E_UPSTREAM_RESET' });
     });
-  }
+  });
 });
 
 interface RecordedHttp {
