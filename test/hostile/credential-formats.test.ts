@@ -13,7 +13,8 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { startInspector } from '../../src/ui/server/inspector-server.js';
-import { runCli } from '../cli/run-cli.js';
+import { runCli, type CliResult } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
 import { CREDENTIAL_FORMATS } from '../../src/core/credential-formats.js';
 import { NEEDLES, ONE_LINE, PLANTED } from '../support/credentials.js';
@@ -79,25 +80,27 @@ function wsEcho(url: string, frame: string): Promise<string> {
 /** Everything every reader of a recording says of it: both exports, show (each exchange, text and JSON), findings, and every inspector route. */
 async function everySink(file: string): Promise<{ texts: Array<[where: string, text: string]>; findings: Found[] }> {
   const texts: Array<[string, string]> = [];
-  let findings: Found[] = [];
-  const cliText = async (args: string[]) => {
-    const result = await runCli(args);
+  const kept = (args: string[], result: CliResult) => {
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
     texts.push([args.join(' '), result.stdout + result.stderr]);
     return result.stdout;
   };
-  const summary = JSON.parse(await cliText(['show', '--json', file])) as { exchanges: Array<{ id: number }> };
+  const summaryArgs = ['show', '--json', file];
+  const summary = JSON.parse(kept(summaryArgs, await runCli(summaryArgs))) as { exchanges: Array<{ id: number }> };
   const ids = summary.exchanges.map((e) => e.id);
-  await Promise.all([
-    cliText(['export', file, '--format', 'ndjson']),
-    cliText(['export', file, '--format', 'har']),
-    cliText(['findings', '--json', file]).then((text) => (findings = (JSON.parse(text) as { findings: Found[] }).findings.filter((f) => f.rule === 'secret-in-traffic'))),
-    cliText(['findings', file]),
-    cliText(['show', file]),
+  // The other readers in one batch of CLI runs (test/cli/cli-batch.ts; the first also as a process of its own).
+  const runs = [
+    ['export', file, '--format', 'ndjson'],
+    ['export', file, '--format', 'har'],
+    ['findings', '--json', file],
+    ['findings', file],
+    ['show', file],
     // Text and JSON show the same messages: one exchange in text is enough to cover its printer.
-    cliText(['show', '--exchange', String(ids[0]), file]),
-    ...ids.map((id) => cliText(['show', '--json', '--exchange', String(id), file])),
-  ]);
+    ['show', '--exchange', String(ids[0]), file],
+    ...ids.map((id) => ['show', '--json', '--exchange', String(id), file]),
+  ];
+  const printed = (await runBatch(runs)).map((result, i) => kept(runs[i], result));
+  const findings = (JSON.parse(printed[2]) as { findings: Found[] }).findings.filter((f) => f.rule === 'secret-in-traffic');
   const inspector = await startInspector({ recording: file, listen: 0 });
   try {
     const get = async (path: string) => {
