@@ -35,7 +35,8 @@ function commandOf(argv) {
   const [script = '', ...args] = argv;
   const word = args.find((arg) => !arg.startsWith('-')) ?? '(none)';
   if (script === '') return 'node -e/-p';
-  if (script.endsWith('bin/agent-proxy.js')) return `agent-proxy ${word}${script.includes('node_modules') ? ' (installed)' : ''}`;
+  // This checkout's bin, or an installed package's (node_modules/.bin/agent-proxy, as npm linked it).
+  if (script.endsWith('bin/agent-proxy.js') || basename(script) === 'agent-proxy') return `agent-proxy ${word}${script.includes('node_modules') ? ' (installed)' : ''}`;
   const name = basename(script).replace(/-cli\.js$/, '');
   if (name === 'npm' || name === 'npx') return `${name} ${word}`;
   return name;
