@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/temp-dir.js';
 import { ACP_AGENT, BIN, PI_AGENT, readRecording, recordStdio, replayStdioProcess, runAcpClient, spawnLines, type LineProcess } from './stdio-helpers.js';
 
@@ -22,6 +23,7 @@ async function piClient(proc: LineProcess, ids: [string, string, string], end = 
   return lines.map((l) => JSON.parse(l) as Json);
 }
 
+/** The Pi stand-in's session, recorded to `out` through record --stdio: the lines its client got. */
 async function recordPi(out: string): Promise<Json[]> {
   const proc = recordStdio(out, PI_AGENT, [], { STANDIN_STDERR: 'pi stand-in starting' });
   const lines = await piClient(proc, ['s1', 'p1', 't1']);
@@ -29,10 +31,24 @@ async function recordPi(out: string): Promise<Json[]> {
   return lines;
 }
 
+// The same session is recorded once per file (a recorder and the stand-in are ~0.7 s of CPU) by the
+// first test that asks, and each test gets a copy of the file of its own to replay.
+const piFolder = tempDir('agent-proxy-stdio-replay-pi-');
+afterAll(() => piFolder.cleanup());
+let piSession: Promise<Json[]> | undefined;
+
+/** A copy of the recorded Pi session at `out`, and the lines its client got while it was recorded. */
+async function recordedPi(out: string): Promise<Json[]> {
+  piSession ??= recordPi(piFolder.file('pi.db'));
+  const lines = await piSession;
+  copyFileSync(piFolder.file('pi.db'), out);
+  return lines;
+}
+
 describe('proxy replay --stdio', () => {
   it('answers a Pi RPC client with the recorded lines and its own command ids', async () => {
     const rec = dir.file('pi.db');
-    const recorded = await recordPi(rec);
+    const recorded = await recordedPi(rec);
     const replay = replayStdioProcess(rec, ['--strict']);
     const lines = await piClient(replay, ['live-a', 'live-b', 'live-c']);
     const exit = await replay.exited;
@@ -50,7 +66,7 @@ describe('proxy replay --stdio', () => {
 
   it('answers a changed Pi command with a Pi-style error response, reports the miss, and --strict exits 1', async () => {
     const rec = dir.file('pi-miss.db');
-    await recordPi(rec);
+    await recordedPi(rec);
     const replay = replayStdioProcess(rec, ['--strict']);
     replay.send('{"id":"x1","type":"get_stat"}\n');
     const [answer] = (await replay.waitForLines(1)).map((l) => JSON.parse(l) as Json);
@@ -97,7 +113,7 @@ describe('proxy replay --stdio', () => {
 
   it('round trip: record, replay, record the replay: the same lines and verdicts', async () => {
     const first = dir.file('first.db');
-    await recordPi(first);
+    await recordedPi(first);
     const second = dir.file('second.db');
     const proc = spawnLines('node', [BIN, 'record', '--stdio', '--out', second, '--', process.execPath, BIN, 'replay', '--stdio', first, '--timing', 'none', '--quiet', '--strict']);
     await piClient(proc, ['s1', 'p1', 't1']);
