@@ -1,8 +1,9 @@
-import { statSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { copyFileSync, statSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ndjsonConversation, startNdjsonDaemon } from '../support/ndjson-daemon.js';
 import { readRecording, spawnLines } from '../stdio/stdio-helpers.js';
 import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../support/temp-dir.js';
 import { connect, conversation, ndjsonScope, type Json } from './ndjson-helpers.js';
 
 const scope = ndjsonScope('agent-proxy-ndjson-');
@@ -72,19 +73,36 @@ describe('proxy record --ndjson', () => {
 });
 
 describe('proxy replay --ndjson', () => {
+  // The daemon's conversation is recorded once for the block (a recorder with --schemas is ~0.75 s of
+  // CPU), by the first test that asks, with its daemon closed after; each test replays a copy of its own.
+  const shared = tempDir('agent-proxy-ndjson-source-');
+  afterAll(() => shared.cleanup());
+  let source: Promise<string> | undefined;
+
+  async function recordSource(): Promise<string> {
+    const daemon = await startNdjsonDaemon(scope.dir.file('daemon.sock'));
+    try {
+      const out = scope.dir.file('recorded.db');
+      const { proc, socket } = await scope.recordThrough(daemon.socketPath, out);
+      await conversation(socket, '-direct');
+      expect(await scope.stop(proc)).toBe(0);
+      copyFileSync(out, shared.file('source.db'));
+      return shared.file('source.db');
+    } finally {
+      await daemon.close();
+    }
+  }
+
+  /** A copy of the recorded conversation in this test's folder; no daemon is running. */
   async function recorded(): Promise<string> {
-    scope.daemon = await startNdjsonDaemon(scope.dir.file('daemon.sock'));
+    source ??= recordSource();
     const out = scope.dir.file('source.db');
-    const { proc, socket } = await scope.recordThrough(scope.daemon.socketPath, out);
-    await conversation(socket, '-direct');
-    expect(await scope.stop(proc)).toBe(0);
+    copyFileSync(await source, out);
     return out;
   }
 
   it('serves the recorded connection on an owner-only socket with the live requestIds; record → replay → record gives the same lines', async () => {
     const source = await recorded();
-    await scope.daemon!.close();
-    scope.daemon = undefined;
     const replaySocket = scope.dir.file('replay.sock');
     const replay = scope.startCli(['replay', '--ndjson', source, '--listen', `unix:${replaySocket}`, '--timing', 'none', '--strict']);
     expect((await replay.waitForLines(1))[0]).toBe(`listening on unix:${replaySocket}`);
