@@ -2,11 +2,13 @@
  * `proxy record` and `proxy show` as a user runs them: the built CLI under plain node
  * (`npm test` builds dist first), in front of the AG-UI stand-in.
  */
-import { describe, expect, it } from 'vitest';
-import { existsSync, statSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { runCli } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
+import { tempDir } from '../support/temp-dir.js';
 import { postRun, rawRequest, runInput, spawnRecorder, type CliRecorder } from './record-helpers.js';
 
 const cleanups = fixturesAfterEach();
@@ -198,9 +200,13 @@ describe('proxy record (CLI)', () => {
 
   it('a bad --target gives one clear line on stderr and exit 2, and creates no recording', async () => {
     const dir = scratch();
-    for (const target of ['ftp://127.0.0.1:21', 'not a url', 'unix:']) {
-      const out = dir.file(`bad-${target.length}.db`);
-      const r = await runCli(['record', '--target', target, '--listen', '0', '--out', out]);
+    const targets = ['ftp://127.0.0.1:21', 'not a url', 'unix:'];
+    const outOf = (target: string) => dir.file(`bad-${target.length}.db`);
+    // One batch of CLI runs (test/cli/cli-batch.ts), the first also as a process of its own.
+    const results = await runBatch([...targets.map((target) => ['record', '--target', target, '--listen', '0', '--out', outOf(target)]), ['record', '--listen', '0', '--out', dir.file('none.db')]]);
+    for (const [i, target] of targets.entries()) {
+      const out = outOf(target);
+      const r = results[i];
       expect(r.code, target).toBe(2);
       expect(r.stdout, target).toBe('');
       const lines = r.stderr.trim().split('\n');
@@ -209,17 +215,29 @@ describe('proxy record (CLI)', () => {
       expect(lines[0]).toContain(target);
       expect(existsSync(out), target).toBe(false);
     }
-    const missing = await runCli(['record', '--listen', '0', '--out', dir.file('none.db')]);
+    const missing = results[targets.length];
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--target/);
   });
 });
 
 describe('proxy show', () => {
+  // The two runs are recorded once for the block (a recorder is ~0.5 s of CPU), by the first test that
+  // asks; each test shows a copy of its own.
+  const shared = tempDir('agent-proxy-show-');
+  afterAll(() => shared.cleanup());
+  let twoRuns: Promise<string> | undefined;
+
   async function recordTwoRuns(): Promise<string> {
+    twoRuns ??= recordTwoRunsOnce();
+    const out = scratch().file('show.db');
+    copyFileSync(await twoRuns, out);
+    return out;
+  }
+
+  async function recordTwoRunsOnce(): Promise<string> {
     const a = await agui();
-    const dir = scratch();
-    const out = dir.file('show.db');
+    const out = shared.file('show.db');
     const { r, url } = await startCli(a.url, out);
     await (await postRun(`${url}/agent`)).text();
     await (await postRun(`${url}/scenario/broken-content-before-start`)).text();
