@@ -10,7 +10,6 @@ import { warnIfInsecure } from './tls-flags.js';
 import { totalsText } from './totals-text.js';
 import { runThroughForwardProxy } from './forward-command.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
-import { keepForwardingYoungGenerationSmall } from './forwarding-heap.js';
 
 export interface ForwardRecordFlags {
   listen?: string;
@@ -66,7 +65,6 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
     listener: quiet ? undefined : view.listener,
     onStopped: view.stopped,
   });
-  keepForwardingYoungGenerationSmall();
   totals = recorder.totals;
   // With a command, the command's end ends the recording, and passStopSignals says what its signals do.
   const stopped = withCommand

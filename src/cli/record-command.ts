@@ -16,7 +16,6 @@ import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { keepSecretsMatchingOf, keepSecretsOption, maxBodyOf } from './recording-rule-flags.js';
-import { keepForwardingYoungGenerationSmall } from './forwarding-heap.js';
 
 interface RecordOptions extends TlsFlags {
   target?: string;
@@ -77,8 +76,6 @@ export function recordCommand(result: CommandResult): Command {
     .addOption(tlsCert)
     .addOption(tlsKey)
     .action(async (command: string[], options: RecordOptions) => {
-      // Every mode forwards on this thread; called again once its recording worker runs (forwarding-heap.ts).
-      keepForwardingYoungGenerationSmall();
       const style = styleFor(process.stdout);
       // A family (the daemon's, `pi-daemon`): its protocols are told apart per exchange.
       const protocol = parseRecordingProtocolOption(options.protocol);
@@ -172,7 +169,6 @@ export function recordCommand(result: CommandResult): Command {
               },
       });
       totals = recorder.totals;
-      keepForwardingYoungGenerationSmall();
       // Listen for the signals before announcing the address: a caller may signal right after it.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));

@@ -16,7 +16,6 @@ import { unmatchedFaultLine } from '../replay/fault/fault-notice.js';
 import { parseFault } from '../replay/fault/fault-spec.js';
 import type { ReportTarget } from '../report/report-targets.js';
 import { emitReports, replayReport } from './report-flag.js';
-import { keepForwardingYoungGenerationSmall } from './forwarding-heap.js';
 
 /**
  * Where `--stdio` reports: stdout belongs to the protocol, so the live view goes to stderr, or, with
@@ -110,7 +109,6 @@ export async function runStdioRecord(command: string[], flags: StdioRecordFlags)
   process.on('SIGTERM', onTerm);
   try {
     await recorder.ready;
-    keepForwardingYoungGenerationSmall();
   } catch (error) {
     await recorder.done;
     process.off('SIGINT', onInt);
@@ -172,7 +170,6 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     listener: flags.quiet ? undefined : flags.listener,
     onStopped: flags.onStopped,
   });
-  keepForwardingYoungGenerationSmall();
   warnIfReachable('record', flags.listen, recorder.url);
   const out = flags.shownAs ?? recorder.out;
   if (flags.json) process.stdout.write(JSON.stringify({ event: 'listening', url: recorder.url, target: recorder.target, out }) + '\n');
