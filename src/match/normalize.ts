@@ -1,4 +1,5 @@
-import { factsOf, type ProtocolId } from '../protocols/catalog.js';
+import type { ProtocolId } from '../protocols/catalog.js';
+import { loadedFactsOf as factsOf } from '../protocols/loaded-facts.js';
 import { matchIgnoredFieldsOf, matchLabelledFieldsOf, writeOnlyFieldsOf as declaredWriteOnly } from '../protocols/field-roles.js';
 import { FieldSpecs, formatPointer } from '../core/field-specs.js';
 import { isJsonObject } from '../core/json.js';

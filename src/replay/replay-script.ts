@@ -1,8 +1,8 @@
 import { ExchangeErrorCode } from '../core/errors.js';
 import type { ProtocolId } from '../protocols/catalog.js';
-import { PROTOCOL_IDS } from '../protocols/catalog.js';
+import { INDEXED_PROTOCOL_IDS } from '../protocols/protocol-index.js';
 import { resolve } from 'node:path';
-import { openRecording } from '../store/open-recording.js';
+import { openRecordingAsync } from '../store/open-recording-async.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import { tooDeepToNormalize } from './http/request-limits.js';
 
@@ -61,8 +61,8 @@ export interface ReplayScript {
 }
 
 /** Loads a recording (.db or .ndjson) into memory as a replay script (the file is closed again before this returns). */
-export function loadReplayScript(file: string): ReplayScript {
-  const reader = openRecording(file);
+export async function loadReplayScript(file: string): Promise<ReplayScript> {
+  const reader = await openRecordingAsync(file);
   try {
     // A forward proxy's own 407 (E_PROXY_AUTH) was never the origin's answer: nothing to play or send again.
     const exchanges = reader
@@ -99,7 +99,7 @@ function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
   return {
     id: row.id,
     transport: row.transport,
-    protocol: (PROTOCOL_IDS as readonly string[]).includes(row.protocol ?? '') ? (row.protocol as ProtocolId) : undefined,
+    protocol: INDEXED_PROTOCOL_IDS.includes(row.protocol ?? '') ? (row.protocol as ProtocolId) : undefined,
     method: row.method,
     path: row.path,
     query: row.query,

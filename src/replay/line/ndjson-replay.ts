@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { upstreamEndedFirst } from '../../core/exchange-ending.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
-import { classifyForReplay } from '../../protocols/catalog.js';
+import { classifyWithLoadedFacts, loadFacts } from '../../protocols/loaded-facts.js';
 import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { FaultPlan, type ChosenFaults, type FaultTally } from '../fault/fault-plan.js';
 import { parseFault, type FaultSpec } from '../fault/fault-spec.js';
@@ -19,8 +19,6 @@ import { writeTo } from './stdio-replay.js';
 import { maxRequestBytesOf } from '../http/request-limits.js';
 import { parseTiming, type Timing } from '../timing.js';
 
-/** The protocol of an exchange recorded without one: the one that claims a socket of NDJSON lines, as record chose it. */
-const SOCKET_PROTOCOL = classifyForReplay({ transport: 'ndjson' })?.id;
 
 export interface NdjsonReplayOptions {
   recording: string;
@@ -79,7 +77,10 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
-  const script = loadReplayScript(options.recording);
+  const script = await loadReplayScript(options.recording);
+  await loadFacts();
+  // The protocol of an exchange recorded without one: the one that claims a socket of NDJSON lines, as record chose it.
+  const socketProtocol = classifyWithLoadedFacts({ transport: 'ndjson' })?.id;
   const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
   if (exchanges.length === 0) throw new UsageError(`${script.file} holds no NDJSON connection (record one with agent-proxy record --ndjson)`);
   const log = options.log ?? { served() {}, miss() {} };
@@ -115,7 +116,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     const context = { recordedMethods: recordedMethodsOf(exchange.messages), hostInstanceId: hostInstanceIdOf(exchange.messages) };
     try {
       const result = await playLineConversation(planLines(exchange.messages), inbox, {
-        protocol: exchange.protocol ?? SOCKET_PROTOCOL,
+        protocol: exchange.protocol ?? socketProtocol,
         ignore,
         timing,
         clock,
@@ -129,7 +130,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
           const message = lineMissMessage(miss);
           misses.push(message);
           log.miss(message, miss);
-          return lineMissAnswer(exchange.protocol ?? SOCKET_PROTOCOL, miss, context);
+          return lineMissAnswer(exchange.protocol ?? socketProtocol, miss, context);
         },
       });
       for (const line of result.unused) unusedLines.push(line);

@@ -1,4 +1,4 @@
-import { bindingOfChannel } from '../../protocols/catalog.js';
+import { bindingOfLoadedChannel as bindingOfChannel } from '../../protocols/loaded-facts.js';
 import type { WireBinding } from '../../protocols/protocol.js';
 import type { Substitution } from '../../match/correlation.js';
 import type { ReplayScript, ScriptMessage } from '../replay-script.js';
