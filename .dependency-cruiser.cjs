@@ -153,17 +153,16 @@ module.exports = {
       name: 'only-the-catalog-lists-protocols',
       severity: 'error',
       comment:
-        'Beside the protocol folders, only the catalog (catalog.ts, modules.ts, protocol-index.ts) imports them: what src/protocols/ shares with every protocol reaches them through their facts and modules.',
-      from: { path: '^src/protocols/[^/]+\\.ts$', pathNot: '^src/protocols/(catalog|modules|protocol-index)\\.ts$' },
+        'Beside the protocol folders, only the catalog (catalog.ts, modules.ts) imports them: what src/protocols/ shares with every protocol reaches them through their facts and modules.',
+      from: { path: '^src/protocols/[^/]+\\.ts$', pathNot: '^src/protocols/(catalog|modules)\\.ts$' },
       to: { path: '^src/protocols/[^/]+/' },
     },
     {
       name: 'the-catalog-takes-facts-and-modules',
       severity: 'error',
-      comment:
-        'The catalog lists each protocol by its facts (<id>/replay-facts.ts) and its module (<id>/index.ts), and its index by the HTTP sessions a replay plans without its facts (<id>/replay-sessions.ts), nothing else of its folder.',
-      from: { path: '^src/protocols/(catalog|modules|protocol-index)\\.ts$' },
-      to: { path: '^src/protocols/[^/]+/', pathNot: '^src/protocols/[^/]+/(index|replay-facts|replay-sessions)\\.ts$' },
+      comment: 'The catalog lists each protocol by its facts (<id>/replay-facts.ts) and its module (<id>/index.ts), nothing else of its folder.',
+      from: { path: '^src/protocols/(catalog|modules)\\.ts$' },
+      to: { path: '^src/protocols/[^/]+/', pathNot: '^src/protocols/[^/]+/(index|replay-facts)\\.ts$' },
     },
     {
       name: 'ui-web-no-node-builtins',

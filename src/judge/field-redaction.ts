@@ -3,7 +3,7 @@ import { REDACTED_JSON } from '../core/redacted.js';
 import { sseDataOffsets } from '../framing/sse-data-offsets.js';
 import { DEFAULT_REDACTED_FIELDS, FieldRules } from './field-rules.js';
 import { secretFieldSpans, spliceSpans, type Span } from './json-field-spans.js';
-import { bindingOfLoadedChannel as bindingOfChannel } from '../protocols/loaded-facts.js';
+import { bindingOfChannel } from '../protocols/catalog.js';
 
 export { DEFAULT_REDACTED_FIELDS } from './field-rules.js';
 

@@ -1,6 +1,6 @@
 import { secretNameKey } from '../core/redacted.js';
 import { parsePointer } from '../core/field-specs.js';
-import { INDEXED_SECRET_FIELDS } from '../protocols/protocol-index.js';
+import { PROTOCOL_SECRET_FIELDS } from '../protocols/catalog.js';
 
 /**
  * JSON body fields whose values are secrets: stored as `<redacted>` wherever they appear, at any
@@ -22,7 +22,7 @@ export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
   'sessionToken',
   'privateKey',
   'credential',
-  ...INDEXED_SECRET_FIELDS,
+  ...PROTOCOL_SECRET_FIELDS,
 ];
 
 /** One step into a pointer: the next segments it accepts. */

@@ -1,7 +1,6 @@
 // Light on purpose (it loads the catalog's facts, no checker): the CLI checks its options with it before anything starts.
 import { ProtocolUnknownError } from '../core/errors.js';
-import type { ProtocolId } from '../protocols/catalog.js';
-import { INDEXED_PROTOCOL_FAMILIES as PROTOCOL_FAMILIES, INDEXED_PROTOCOL_IDS as PROTOCOL_IDS } from '../protocols/protocol-index.js';
+import { PROTOCOL_FAMILIES, PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
 
 /** What a recording command's `--protocol` takes: auto, a family (`pi-daemon`), or a protocol's id. */
 export const RECORDING_PROTOCOL_CHOICES: readonly string[] = ['auto', ...PROTOCOL_FAMILIES, ...PROTOCOL_IDS];

@@ -1,7 +1,6 @@
 import { headerValue, type HeaderMap } from '../core/header-value.js';
 import { substituteOnce, type CorrelationPair } from './token-substitution.js';
-import type { ProtocolId } from '../protocols/catalog.js';
-import { loadedFactsOf as factsOf } from '../protocols/loaded-facts.js';
+import { factsOf, type ProtocolId } from '../protocols/catalog.js';
 import { echoFieldsOf as declaredEchoFields } from '../protocols/field-roles.js';
 import { parsePointer } from '../core/field-specs.js';
 

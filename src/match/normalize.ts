@@ -1,5 +1,4 @@
-import type { ProtocolId } from '../protocols/catalog.js';
-import { loadedFactsOf as factsOf } from '../protocols/loaded-facts.js';
+import { factsOf, type ProtocolId } from '../protocols/catalog.js';
 import { matchIgnoredFieldsOf, matchLabelledFieldsOf, writeOnlyFieldsOf as declaredWriteOnly } from '../protocols/field-roles.js';
 import { FieldSpecs, formatPointer } from '../core/field-specs.js';
 import { isJsonObject } from '../core/json.js';

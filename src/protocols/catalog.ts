@@ -12,10 +12,6 @@ import { unixNdjsonReplayFacts } from './unix-ndjson/replay-facts.js';
 import { jsonRpcReplayFacts } from './json-rpc/replay-facts.js';
 import { openAiReplayFacts } from './openai/replay-facts.js';
 import { anthropicReplayFacts } from './anthropic/replay-facts.js';
-import { INDEXED_PROTOCOL_FAMILIES, INDEXED_PROTOCOL_IDS, INDEXED_SECRET_FIELDS, PROTOCOL_INDEX, provideAllFacts } from './protocol-index.js';
-import { mostSure } from './most-sure.js';
-
-export { mostSure } from './most-sure.js';
 
 /**
  * Every protocol the proxy understands, one line each, in the order ties are broken: the one list of
@@ -76,18 +72,8 @@ export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 // Every schema registry loads what the protocols are judged by, which only they know.
 declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
 
-const PROTOCOL_FAMILIES_OF_FACTS: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];
-
 /** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
-
-// The index (protocol-index.ts) names the protocols for what loads without their facts: it must say what they do.
-const indexSays = JSON.stringify([INDEXED_PROTOCOL_IDS, INDEXED_PROTOCOL_FAMILIES, INDEXED_SECRET_FIELDS]);
-if (indexSays !== JSON.stringify([PROTOCOL_IDS, PROTOCOL_FAMILIES_OF_FACTS, PROTOCOL_SECRET_FIELDS])) {
-  throw new Error(`protocol-index.ts is out of date: it says ${indexSays}, the protocols' facts ${JSON.stringify([PROTOCOL_IDS, PROTOCOL_FAMILIES_OF_FACTS, PROTOCOL_SECRET_FIELDS])}`);
-}
-if (PROTOCOL_INDEX.some((entry, i) => entry.sessions !== REPLAY_FACTS[i].replay?.sessions)) throw new Error("protocol-index.ts is out of date: its sessions are not the protocols' facts' (replay.sessions)");
-provideAllFacts(REPLAY_FACTS);
 
 /** The fields the protocols declare ids or write-only (ProtocolFacts.fields), which diff labels, each once. */
 export const PROTOCOL_ID_FIELDS: readonly string[] = labelledFieldsOf(REPLAY_FACTS);
@@ -99,7 +85,7 @@ export const STREAM_END_RULES: ReadonlySet<string> = new Set(REPLAY_FACTS.flatMa
 export const ANSWERING_PROTOCOLS: ReadonlySet<string> = new Set(REPLAY_FACTS.filter((facts) => facts.answers === true).map((facts) => facts.id));
 
 /** The families the protocols declare (ProtocolFacts.family), each once, in the catalog's order. */
-export const PROTOCOL_FAMILIES: readonly string[] = INDEXED_PROTOCOL_FAMILIES;
+export const PROTOCOL_FAMILIES: readonly string[] = [...new Set(REPLAY_FACTS.flatMap((facts) => (facts.family === undefined ? [] : [facts.family])))];
 
 /** The binary wire encodings the protocols declare (ProtocolFacts.binding). */
 export const WIRE_BINDINGS: readonly WireBinding[] = REPLAY_FACTS.flatMap((facts) => (facts.binding === undefined ? [] : [facts.binding]));
@@ -140,4 +126,22 @@ export function replayHintsOf(id: ProtocolId): ReplayHints | undefined {
 /** The protocol most sure that a channel is its own, or undefined when none claims it (as modules.ts classifyChannel). */
 export function classifyForReplay(hint: ChannelHint): ProtocolFacts<ProtocolId> | undefined {
   return mostSure(REPLAY_FACTS, (p) => p.classify(hint));
+}
+
+/**
+ * The first candidate of the highest score above 0, or undefined. Scored in a loop, not as pairs:
+ * every exchange the recorder opens is classified twice or more, ten protocols each time.
+ */
+export function mostSure<T>(candidates: readonly T[], score: (candidate: T) => number): T | undefined {
+  let top: T | undefined;
+  let topScore = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i];
+    const sure = score(candidate);
+    if (sure > topScore) {
+      top = candidate;
+      topScore = sure;
+    }
+  }
+  return top;
 }

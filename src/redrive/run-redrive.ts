@@ -20,7 +20,6 @@ import type { SuppliedHeader } from './supplied-header.js';
 import { sendRequest } from './send-request.js';
 import { Substitution } from '../match/correlation.js';
 import { answerValues } from './answer-values.js';
-import { loadFacts } from '../protocols/loaded-facts.js';
 import { learnMintedHeaderIds, learnMintedIds } from './minted-ids.js';
 import type { Pacing } from './pacing.js';
 import { missingValuesMessage, RedactedValues } from './redacted-values.js';
@@ -79,7 +78,6 @@ export interface RedriveResult {
  * connections are sent instead, through the NDJSON relay; with `agent`, the stdio exchange.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
-  await loadFacts();
   const script = withRedactedValues(await loadReplayScript(options.recording), options.redactedValues ?? RedactedValues.NONE);
   if (options.agent) return runStdioRedrive(script, options.agent, options);
   if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');

@@ -1,4 +1,4 @@
-import { loadedFacts } from '../protocols/loaded-facts.js';
+import { REPLAY_FACTS } from '../protocols/catalog.js';
 import type { ReplayScript } from './replay-script.js';
 
 /**
@@ -11,7 +11,7 @@ export function missAnswersSummary(script: ReplayScript): string {
   const served = script.exchanges.filter((e) => e.transport !== 'stdio' && e.transport !== 'ndjson');
   const present = new Set(served.map((e) => e.protocol));
   const phrases: string[] = [];
-  for (const facts of loadedFacts()) {
+  for (const facts of REPLAY_FACTS) {
     const summary = facts.replay?.missAnswers?.summary;
     if (present.has(facts.id) && summary !== undefined) phrases.push(summary);
   }

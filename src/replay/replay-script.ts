@@ -1,6 +1,6 @@
 import { ExchangeErrorCode } from '../core/errors.js';
 import type { ProtocolId } from '../protocols/catalog.js';
-import { INDEXED_PROTOCOL_IDS } from '../protocols/protocol-index.js';
+import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { resolve } from 'node:path';
 import { openRecordingAsync } from '../store/open-recording-async.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
@@ -99,7 +99,7 @@ function scriptExchange(row: ExchangeRow, rows: MessageRow[]): ScriptExchange {
   return {
     id: row.id,
     transport: row.transport,
-    protocol: INDEXED_PROTOCOL_IDS.includes(row.protocol ?? '') ? (row.protocol as ProtocolId) : undefined,
+    protocol: (PROTOCOL_IDS as readonly string[]).includes(row.protocol ?? '') ? (row.protocol as ProtocolId) : undefined,
     method: row.method,
     path: row.path,
     query: row.query,

@@ -8,7 +8,6 @@ import { UsageError } from '../core/errors.js';
 import type { RunningPassthrough, StartMissPassthrough } from './miss-passthrough.js';
 import { ReplayLedger, SILENT_LOG, type MissPolicy, type ReplayLog, type ReplayMiss } from './replay-context.js';
 import { loadReplayScript, type ScriptExchange } from './replay-script.js';
-import { loadReplayFacts } from './replay-facts-needed.js';
 import { loadFrameCodecs } from './match/frame-substitution.js';
 import { startReplayServer } from './replay-server.js';
 import { checkServable, REPLAY_HINTS, type ServeHints } from './servable.js';
@@ -166,7 +165,6 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = await loadReplayScript(options.recording);
-  await loadReplayFacts(script);
   const passedTo = onMiss !== 'passthrough' ? undefined : options.forward ? 'the origin it names' : options.target;
   const warnings = checkServable(script, options.recording, passedTo, hints);
   if (options.forward && script.exchanges.length > 0 && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {

@@ -4,14 +4,12 @@
  * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
  * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
- * other formats' exporters nor the protocols' modules (the HTML page's views need them); `replay`
- * serves its recording with the facts of the recording's protocols alone, and loads every protocol's
- * only to tell the protocol of a request that matches nothing, which is answered in that one's shape.
+ * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
+ * recording is opened without the NDJSON importer and the recording writer it writes with.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, runNodeToEnd } from './run-cli.js';
+import { REPO, runCli } from './run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
 import { scratch } from '../support/temp-dir.js';
 
@@ -79,43 +77,17 @@ describe('CLI start-up', () => {
     expect(unwanted).toEqual([]);
   });
 
-  it("replays an AG-UI recording with AG-UI's facts alone, and answers a miss in the shape of the protocol it belongs to", async () => {
-    // The recording holds an AG-UI run and a GET /health of no protocol; the miss is an OpenAI chat request.
-    const probe = `
-      const { createRequire } = await import('node:module');
-      const require = createRequire(import.meta.url);
-      const { main } = require(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
-      const write = process.stdout.write;
-      const listening = new Promise((resolve) => {
-        process.stdout.write = (chunk) => {
-          const url = /listening on (\\S+)/.exec(String(chunk));
-          if (url) resolve(url[1]);
-          return true;
-        };
-      });
-      void main(['node', 'agent-proxy', 'replay', ${JSON.stringify(join(REPO, 'recordings/examples/agui-sse-run.ndjson'))}, '--listen', '0', '--timing', 'none']);
-      const url = await listening;
-      const hit = await fetch(url + '/health');
-      await hit.text();
-      const afterHit = Object.keys(require.cache);
-      const miss = await fetch(url + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) });
-      const missBody = await miss.json();
-      process.stdout.write = write;
-      console.log(JSON.stringify({ afterHit, hit: hit.status, miss: miss.status, missBody, afterMiss: Object.keys(require.cache) }));
-      process.exit(0);
-    `;
-    const dir = scratch('replay-facts-');
-    writeFileSync(dir.file('probe.mjs'), probe);
-    const run = await runNodeToEnd([dir.file('probe.mjs')], process.env);
-    expect(run.code, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as { afterHit: string[]; hit: number; miss: number; missBody: { error?: { type?: string; code?: string } }; afterMiss: string[] };
-    expect(seen.hit).toBe(200);
-    // One protocol's facts (AG-UI's, a chunk of their own), not the catalog's, which holds every protocol's.
-    const factsChunks = (loaded: string[]) => chunksOf(loaded).filter((c) => c === 'replay-facts' || c === 'catalog');
-    expect(factsChunks(seen.afterHit)).toEqual(['replay-facts']);
-    // The miss is told among every protocol's facts, and answered as OpenAI answers one.
-    expect(factsChunks(seen.afterMiss).filter((c) => c === 'replay-facts').length).toBeGreaterThan(1);
-    expect(seen.miss).toBe(404);
-    expect(seen.missBody.error).toMatchObject({ type: 'invalid_request_error', code: 'replay_miss' });
+  it('opens a .db recording without the NDJSON importer and the recording writer, which only an NDJSON recording needs', async () => {
+    const db = scratch('db-open-').file('run.db');
+    const imported = await runCli(['import', join(REPO, 'recordings/examples/agui-sse-run.ndjson'), '--out', db]);
+    expect(imported.code, imported.stderr).toBe(0);
+    for (const args of [['show', db], ['findings', db], ['export', db]]) {
+      const chunks = chunksOf(await modulesOfCli(args));
+      expect(chunks).toContain('recording-reader');
+      expect(chunks.filter((c) => /^(ndjson-import|recording-writer|open-recording)$/.test(c))).toEqual([]);
+    }
+    // An NDJSON recording is still read, through the importer.
+    const chunks = chunksOf(await modulesOfCli(['show', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
+    expect(chunks).toContain('ndjson-import');
   });
 });

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProtocolId } from '../../protocols/catalog.js';
-import { classifyWithLoadedFacts, loadedFactsOf } from '../../protocols/loaded-facts.js';
+import { classifyForReplay, factsOf, type ProtocolId } from '../../protocols/catalog.js';
 import type { ProtocolFacts } from '../../protocols/protocol.js';
 import { jsonAnswer, type HttpMissAnswer, type MissFacts } from '../../protocols/miss-answer.js';
 import type { ReplayContext, ReplayMiss } from '../replay-context.js';
@@ -21,7 +20,7 @@ export function httpMissAnswer(context: ReplayContext, request: { method: string
   const facts = missFacts(miss);
   const body = request.body === undefined || request.body.length === 0 ? undefined : parseJsonBody(request.body);
   // A request of a live session is its protocol's, whatever its route says.
-  const module = protocol !== undefined ? loadedFactsOf(protocol) : protocolOfRequest(request, body);
+  const module = protocol !== undefined ? factsOf(protocol) : protocolOfRequest(request, body);
   const answer = module?.replay?.missAnswers?.http;
   if (!answer) return jsonAnswer(404, { error: { code: 'replay_miss', message: facts.message, ...facts.details } });
   return answer({ method: request.method, path: request.path, headers: request.headers, body }, facts, { hostInstanceId: recordedHostId(context) });
@@ -29,7 +28,7 @@ export function httpMissAnswer(context: ReplayContext, request: { method: string
 
 /** The protocol a live request belongs to, by its route and body, as a recording would classify it; undefined when none claims it. */
 export function protocolOfRequest(request: { method: string; path: string; body?: Buffer }, body = request.body === undefined || request.body.length === 0 ? undefined : parseJsonBody(request.body)): ProtocolFacts<ProtocolId> | undefined {
-  return classifyWithLoadedFacts({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
+  return classifyForReplay({ transport: 'http', method: request.method, path: request.path, ...(body === undefined ? {} : { requestBody: body }) });
 }
 
 /** What a protocol's miss answer is told: the sentence, and the report as data. */

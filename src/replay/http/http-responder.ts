@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../net/proxy-answers.js';
 import { HttpMatcher, type LiveRequest, type MatchResult } from '../match/http-matcher.js';
 import { httpMissAnswer, protocolOfRequest } from './http-miss-answer.js';
-import { loadedFactsOf, loadFacts } from '../../protocols/loaded-facts.js';
+import { factsOf } from '../../protocols/catalog.js';
 import { answerEndedSession, answerOnStream, answerUnknownSession } from './session-misses.js';
 import { missMessage } from '../miss-message.js';
 import { reportedRequest } from '../miss-report.js';
@@ -130,8 +130,6 @@ async function respond({ requests, preflights, sessions }: Matchers, context: Re
     else if (route?.session.ended.aborted && route.session.recorded.via === 'header') answerEndedSession(route.session.recorded, request, req, miss, res);
     else if (route?.session.recorded.via === 'query' && request.method === 'POST') answerOnStream(route, request, miss, res);
     else {
-      // Its answer is in the shape of the protocol the request belongs to, told among every protocol's.
-      await loadFacts();
       const answer = httpMissAnswer(context, { ...request, headers: req.headers }, miss, route?.session.recorded.protocol);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
@@ -189,8 +187,7 @@ async function answerFaultStatus(matcher: HttpMatcher, context: ReplayContext, r
   const would = matcher.match(request, false);
   if (!(await holdAnswer(context, res, faults.latencyMs))) return;
   // In the error shape of the protocol the request belongs to, as its misses are (http-miss-answer.ts).
-  if (would.kind !== 'hit' || would.exchange.protocol === undefined) await loadFacts();
-  const protocol = would.kind === 'hit' && would.exchange.protocol !== undefined ? loadedFactsOf(would.exchange.protocol) : protocolOfRequest(request);
+  const protocol = would.kind === 'hit' && would.exchange.protocol !== undefined ? factsOf(would.exchange.protocol) : protocolOfRequest(request);
   sendFaultStatus(res, status, faults.statusSpec ?? faults.specs[0], protocol?.replay?.faultAnswers, faults);
   context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'http', method: request.method, path: request.path }, status, faults));
 }

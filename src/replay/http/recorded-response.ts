@@ -13,7 +13,7 @@ import { ExchangeErrorCode } from '../../core/errors.js';
 import { endedBy } from '../../core/exchange-ending.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
 import { FAULT_INJECTED, faultErrorMessage } from '../fault/fault-notice.js';
-import { loadedReplayHintsOf as replayHintsOf } from '../../protocols/loaded-facts.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
 import type { InjectedFault } from '../../protocols/fault-answers.js';
 
 /**

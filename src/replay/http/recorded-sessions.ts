@@ -1,5 +1,4 @@
-import type { ProtocolId } from '../../protocols/catalog.js';
-import { PROTOCOL_INDEX } from '../../protocols/protocol-index.js';
+import { REPLAY_FACTS, type ProtocolId } from '../../protocols/catalog.js';
 import type { SessionHints } from '../../protocols/protocol.js';
 import { headerValue } from '../../core/header-value.js';
 import { SseFields } from '../../framing/sse-fields.js';
@@ -22,8 +21,8 @@ export interface RecordedSession {
   exchanges: ScriptExchange[];
 }
 
-/** A protocol's session hints, by id (from the protocols' index: a replay need not load every protocol's facts for them). */
-const SESSION_HINTS: ReadonlyArray<{ protocol: ProtocolId; hints: SessionHints }> = PROTOCOL_INDEX.flatMap((entry) => (entry.sessions ? [{ protocol: entry.id as ProtocolId, hints: entry.sessions }] : []));
+/** A protocol's session hints, by id. */
+const SESSION_HINTS: ReadonlyArray<{ protocol: ProtocolId; hints: SessionHints }> = REPLAY_FACTS.flatMap((facts) => (facts.replay?.sessions ? [{ protocol: facts.id, hints: facts.replay.sessions }] : []));
 
 /** Whether any protocol has HTTP sessions (else a replay need not look for them). */
 export function anySessionProtocol(): boolean {

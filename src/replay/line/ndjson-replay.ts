@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { upstreamEndedFirst } from '../../core/exchange-ending.js';
 import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
-import { classifyWithLoadedFacts, loadFacts } from '../../protocols/loaded-facts.js';
+import { classifyForReplay } from '../../protocols/catalog.js';
 import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { FaultPlan, type ChosenFaults, type FaultTally } from '../fault/fault-plan.js';
 import { parseFault, type FaultSpec } from '../fault/fault-spec.js';
@@ -19,6 +19,8 @@ import { writeTo } from './stdio-replay.js';
 import { maxRequestBytesOf } from '../http/request-limits.js';
 import { parseTiming, type Timing } from '../timing.js';
 
+/** The protocol of an exchange recorded without one: the one that claims a socket of NDJSON lines, as record chose it. */
+const SOCKET_PROTOCOL = classifyForReplay({ transport: 'ndjson' })?.id;
 
 export interface NdjsonReplayOptions {
   recording: string;
@@ -78,9 +80,6 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const script = await loadReplayScript(options.recording);
-  await loadFacts();
-  // The protocol of an exchange recorded without one: the one that claims a socket of NDJSON lines, as record chose it.
-  const socketProtocol = classifyWithLoadedFacts({ transport: 'ndjson' })?.id;
   const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
   if (exchanges.length === 0) throw new UsageError(`${script.file} holds no NDJSON connection (record one with agent-proxy record --ndjson)`);
   const log = options.log ?? { served() {}, miss() {} };
@@ -116,7 +115,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
     const context = { recordedMethods: recordedMethodsOf(exchange.messages), hostInstanceId: hostInstanceIdOf(exchange.messages) };
     try {
       const result = await playLineConversation(planLines(exchange.messages), inbox, {
-        protocol: exchange.protocol ?? socketProtocol,
+        protocol: exchange.protocol ?? SOCKET_PROTOCOL,
         ignore,
         timing,
         clock,
@@ -130,7 +129,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
           const message = lineMissMessage(miss);
           misses.push(message);
           log.miss(message, miss);
-          return lineMissAnswer(exchange.protocol ?? socketProtocol, miss, context);
+          return lineMissAnswer(exchange.protocol ?? SOCKET_PROTOCOL, miss, context);
         },
       });
       for (const line of result.unused) unusedLines.push(line);

@@ -1,4 +1,4 @@
-import { loadedReplayHintsOf as replayHintsOf } from '../../protocols/loaded-facts.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
 import type { MessageMissContext } from '../../protocols/miss-answer.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
 import type { LineMiss } from './line-conversation.js';

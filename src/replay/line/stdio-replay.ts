@@ -7,7 +7,6 @@ import { SYSTEM_CLOCK, type Clock } from '../clock.js';
 import { parseIgnoreOption } from '../../core/field-specs.js';
 import { LineInbox, lineFaultsOf, planLines, playLineConversation, type LineMiss } from './line-conversation.js';
 import { loadReplayScript, type ScriptExchange, type ScriptMessage } from '../replay-script.js';
-import { loadFacts } from '../../protocols/loaded-facts.js';
 import { lineMissAnswer, lineMissMessage, recordedMethodsOf } from './stdio-miss.js';
 import { maxRequestBytesOf } from '../http/request-limits.js';
 import { parseTiming, type Timing } from '../timing.js';
@@ -86,7 +85,6 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const script = await loadReplayScript(options.recording);
-  await loadFacts();
   const exchange = stdioExchangeOf(script.exchanges, options.exchange, script.file);
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;

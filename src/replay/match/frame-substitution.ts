@@ -1,4 +1,4 @@
-import { bindingOfLoadedChannel as bindingOfChannel } from '../../protocols/loaded-facts.js';
+import { bindingOfChannel } from '../../protocols/catalog.js';
 import type { WireBinding } from '../../protocols/protocol.js';
 import type { Substitution } from '../../match/correlation.js';
 import type { ReplayScript, ScriptMessage } from '../replay-script.js';

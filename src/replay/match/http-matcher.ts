@@ -1,4 +1,4 @@
-import { loadedReplayHintsOf as replayHintsOf } from '../../protocols/loaded-facts.js';
+import { replayHintsOf } from '../../protocols/catalog.js';
 import type { ProtocolId } from '../../protocols/catalog.js';
 import { jsonDifferences } from '../../match/normalize.js';
 import type { ReplayMiss } from '../replay-context.js';

@@ -8,7 +8,6 @@ import { offeredProtocols } from '../../net/ws-limits.js';
 import { writeProxyError, writeRawResponse } from '../../net/ws-rejection.js';
 import { httpMissAnswer } from '../http/http-miss-answer.js';
 import { reportedRequest } from '../miss-report.js';
-import { loadFacts } from '../../protocols/loaded-facts.js';
 import { recordingCut, reportMiss, type ReplayContext, type ReplayMiss } from '../replay-context.js';
 import { wsExchanges, type ScriptExchange } from '../replay-script.js';
 import { WsConversation, type FrameMissAnswerer } from './ws-conversation.js';
@@ -125,13 +124,6 @@ function refuseWithFault(socket: Duplex, context: ReplayContext, live: LiveUpgra
   context.log.served(faultStatusServed(would.kind === 'hit' ? would.exchange : undefined, { transport: 'ws', method: 'GET', path: live.path }, status, faults));
 }
 
-/** A refused upgrade, in the error shape of the protocol the request belongs to, told among every protocol's. */
-async function answerMissedUpgrade(context: ReplayContext, req: IncomingMessage, socket: Duplex, path: string, miss: ReplayMiss): Promise<void> {
-  await loadFacts();
-  const answer = httpMissAnswer(context, { method: req.method ?? 'GET', path, headers: req.headers }, miss);
-  writeRawResponse(socket, answer.status, undefined, [...Object.entries(answer.headers).flat(), 'connection', 'close'], answer.body);
-}
-
 function serve(req: IncomingMessage, socket: Duplex, head: Buffer, context: ReplayContext, live: LiveUpgrade, faults: ChosenFaults): void {
   const { path, query } = live;
   const result = matcherFor(context).match(live);
@@ -139,7 +131,10 @@ function serve(req: IncomingMessage, socket: Duplex, head: Buffer, context: Repl
     const miss: ReplayMiss = { transport: 'ws', ...result.miss, action: context.onMiss };
     reportMiss(context, miss);
     if (context.passthrough) context.passthrough.forwardUpgrade(req, socket, head);
-    else void answerMissedUpgrade(context, req, socket, path, miss).catch((error: unknown) => socket.destroy(error instanceof Error ? error : undefined));
+    else {
+      const answer = httpMissAnswer(context, { method: req.method ?? 'GET', path, headers: req.headers }, miss);
+      writeRawResponse(socket, answer.status, undefined, [...Object.entries(answer.headers).flat(), 'connection', 'close'], answer.body);
+    }
     return;
   }
   const { exchange, reused } = result;
