@@ -17,8 +17,8 @@ export function exportCommand(result: CommandResult): Command {
     .action(async (recording: string, options: { format?: ExportFormat; out?: string; overwrite?: boolean }) => {
       // The store loads only when the command runs, and only the format's own exporter (fast CLI start):
       // the HTML page's views load every protocol's module, which an NDJSON export never needs.
-      const [{ openRecording }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
-        import('../store/open-recording.js'),
+      const [{ openRecordingAsync }, { refuseExistingRecording }, { UsageError }] = await Promise.all([
+        import('../store/open-recording-async.js'),
         import('../store/refuse-existing.js'),
         import('../core/errors.js'),
       ]);
@@ -29,7 +29,7 @@ export function exportCommand(result: CommandResult): Command {
       if (out !== undefined) refuseExistingRecording(out, options.overwrite);
       const write = await exporterOf(format);
       // The page shows verdicts, as `show` does: a recording judged by older rules is judged again (in a scratch copy).
-      const reader = format === 'html' ? await withCurrentVerdicts(recording) : openRecording(recording);
+      const reader = format === 'html' ? await withCurrentVerdicts(recording) : await openRecordingAsync(recording);
       // A long export says how far it is, on stderr when that is a terminal, unless the export itself
       // is printed there (stdout on the same terminal), where the line would cut into it.
       const printed = out === undefined && process.stdout.isTTY;

@@ -62,8 +62,8 @@ export function showCommand(result: CommandResult): Command {
     .action(async (file: string, options: { exchange?: string; offset?: string; limit?: string; json?: boolean }) => {
       const page = messagePageOf(options);
       // The store loads only when the command runs (fast CLI start).
-      const [{ openRecording }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording.js'), import('../core/rules-version.js')]);
-      let reader = openRecording(file);
+      const [{ openRecordingAsync }, { judgedByCurrentRules }] = await Promise.all([import('../store/open-recording-async.js'), import('../core/rules-version.js')]);
+      let reader = await openRecordingAsync(file);
       if (!judgedByCurrentRules(reader.recording())) {
         // Judged by older rules: judged again, in a scratch copy (validate/current-verdicts.ts); the judge loads only then.
         const [{ judgeAgainIfOlder }, { SchemaRegistry }] = await Promise.all([import('../validate/current-verdicts.js'), import('../schema/schema-registry.js')]);

@@ -78,7 +78,7 @@ export interface RedriveResult {
  * connections are sent instead, through the NDJSON relay; with `agent`, the stdio exchange.
  */
 export async function runRedrive(options: RedriveOptions): Promise<RedriveResult> {
-  const script = withRedactedValues(loadReplayScript(options.recording), options.redactedValues ?? RedactedValues.NONE);
+  const script = withRedactedValues(await loadReplayScript(options.recording), options.redactedValues ?? RedactedValues.NONE);
   if (options.agent) return runStdioRedrive(script, options.agent, options);
   if (options.target === undefined) throw new UsageError('redrive needs --target, or --stdio and the agent command after --');
   const target = options.target;

@@ -2,7 +2,7 @@ import { ExchangeErrorCode } from '../core/errors.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import { PROTOCOL_IDS } from '../protocols/catalog.js';
 import { resolve } from 'node:path';
-import { openRecording } from '../store/open-recording.js';
+import { openRecordingAsync } from '../store/open-recording-async.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import { tooDeepToNormalize } from './http/request-limits.js';
 
@@ -61,8 +61,8 @@ export interface ReplayScript {
 }
 
 /** Loads a recording (.db or .ndjson) into memory as a replay script (the file is closed again before this returns). */
-export function loadReplayScript(file: string): ReplayScript {
-  const reader = openRecording(file);
+export async function loadReplayScript(file: string): Promise<ReplayScript> {
+  const reader = await openRecordingAsync(file);
   try {
     // A forward proxy's own 407 (E_PROXY_AUTH) was never the origin's answer: nothing to play or send again.
     const exchanges = reader

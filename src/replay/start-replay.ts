@@ -164,7 +164,7 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
-  const script = loadReplayScript(options.recording);
+  const script = await loadReplayScript(options.recording);
   const passedTo = onMiss !== 'passthrough' ? undefined : options.forward ? 'the origin it names' : options.target;
   const warnings = checkServable(script, options.recording, passedTo, hints);
   if (options.forward && script.exchanges.length > 0 && !script.exchanges.some((e) => originOfUrl(e.url) !== undefined)) {

@@ -4,12 +4,14 @@
  * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
  * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
- * other formats' exporters nor the protocols' modules (the HTML page's views need them).
+ * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
+ * recording is opened without the NDJSON importer and the recording writer it writes with.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO } from './run-cli.js';
+import { REPO, runCli } from './run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
+import { scratch } from '../support/temp-dir.js';
 
 /**
  * Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded (the
@@ -73,5 +75,19 @@ describe('CLI start-up', () => {
     expect(chunks).toContain('ndjson-export');
     const unwanted = chunks.filter((c) => /^(har-export|html-view|modules|agui|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
+  });
+
+  it('opens a .db recording without the NDJSON importer and the recording writer, which only an NDJSON recording needs', async () => {
+    const db = scratch('db-open-').file('run.db');
+    const imported = await runCli(['import', join(REPO, 'recordings/examples/agui-sse-run.ndjson'), '--out', db]);
+    expect(imported.code, imported.stderr).toBe(0);
+    for (const args of [['show', db], ['findings', db], ['export', db]]) {
+      const chunks = chunksOf(await modulesOfCli(args));
+      expect(chunks).toContain('recording-reader');
+      expect(chunks.filter((c) => /^(ndjson-import|recording-writer|open-recording)$/.test(c))).toEqual([]);
+    }
+    // An NDJSON recording is still read, through the importer.
+    const chunks = chunksOf(await modulesOfCli(['show', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
+    expect(chunks).toContain('ndjson-import');
   });
 });

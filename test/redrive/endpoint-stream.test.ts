@@ -17,7 +17,7 @@ const TASK = { jsonrpc: '2.0', id: 1, result: { taskId: 'task-old-1' } };
  * the initialize answer at 25 and a minted task id at 36; POSTs at 20 (initialize), 30 (a call)
  * and 40 (naming the task).
  */
-function legacySession() {
+async function legacySession() {
   const post = (json: unknown) => ({ transport: 'http' as const, protocol: 'mcp', method: 'POST', path: '/message', query: 'sessionId=session-old-1', status: 202, messages: [{ sender: 'client' as const, json }, { sender: 'server' as const, raw: 'Accepted' }] });
   const file = writeNdjsonRecording([
     {
@@ -36,7 +36,7 @@ function legacySession() {
   ]);
   const ids = new Substitution();
   const clock = new ManualClock();
-  const script = loadReplayScript(file);
+  const script = await loadReplayScript(file);
   const streams = new EndpointStreams(script.exchanges, ids, { ms: 30_000, clock });
   return { ids, clock, streams, exchanges: script.exchanges };
 }
@@ -45,7 +45,7 @@ const event = (json: unknown) => Buffer.from(`event: message\ndata: ${JSON.strin
 
 describe('EndpointStream', () => {
   it('holds a POST until the stream has carried the events it had before it (comments are not events), the wait bounded by the recorded gap plus the wait; learns the endpoint and the ids the events mint', async () => {
-    const { ids, clock, streams, exchanges } = legacySession();
+    const { ids, clock, streams, exchanges } = await legacySession();
     const [get, initialize, call, named] = exchanges;
     const stream = streams.of(get)!;
     expect([streams.of(initialize), streams.of(named)]).toEqual([stream, stream]);
@@ -69,7 +69,7 @@ describe('EndpointStream', () => {
   });
 
   it('a wait for an event that does not come ends at its bound and says so; the stream ending ends every wait', async () => {
-    const { clock, streams, exchanges } = legacySession();
+    const { clock, streams, exchanges } = await legacySession();
     const [get, , , named] = exchanges;
     const stream = streams.of(get)!;
     stream.take(Buffer.from('event: endpoint\ndata: /message?sessionId=session-new-1\n\n'));

@@ -145,7 +145,7 @@ describe('runRedrive with a stdio agent', () => {
 
   it('ends stdin where the recording did: an agent that answers only once its stdin has ended is not kept waiting for answers that come after it', async () => {
     const batchGolden = await batchRecorded();
-    const [exchange] = loadReplayScript(batchGolden).exchanges;
+    const [exchange] = (await loadReplayScript(batchGolden)).exchanges;
     const answersAt = exchange.messages.filter((m) => m.sender === 'server').map((m) => m.tOffsetMs);
     expect(answersAt).toHaveLength(2);
     expect(exchange.stdinEndedMs).not.toBeNull();
@@ -174,7 +174,7 @@ describe('runRedrive with a stdio agent', () => {
         .map((l) => (l.startsWith('{"type":"message"') ? JSON.stringify({ ...JSON.parse(l), tOffsetMs: exchangeLine.startedMs + (l.includes('"sender":"client"') ? moved[client++] : 1600) }) : l))
         .join('\n'),
     );
-    const [exchange] = loadReplayScript(paced).exchanges;
+    const [exchange] = (await loadReplayScript(paced)).exchanges;
     const due = [...exchange.messages.filter((m) => m.sender === 'client').map((m) => m.tOffsetMs), exchange.stdinEndedMs!].map((t) => t - exchange.startedMs);
     const clock = new ManualClock();
     const played = redriveStdioExchange(exchange, { command: process.execPath, args: [ANSWERS_AT_END], out: dir.file('batch-paced.db'), pacing: { timing: { mode: 'recorded', speed: 1 }, clock }, waitMs: 600_000 });

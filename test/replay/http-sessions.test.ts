@@ -126,9 +126,9 @@ describe('HTTP sessions in a replay', () => {
     expect((await call(served.url, echo(6, 'b'), streaming.sessionId!)).status).toBe(404);
   });
 
-  it('keeps at most its bound of live sessions: past it, the least recently active one with no stream open is freed', () => {
+  it('keeps at most its bound of live sessions: past it, the least recently active one with no stream open is freed', async () => {
     const clock = new ManualClock();
-    const { sessions } = planSessions(httpExchanges(loadReplayScript(writeNdjsonRecording(session('rec-a', 'a')))));
+    const { sessions } = planSessions(httpExchanges(await loadReplayScript(writeNdjsonRecording(session('rec-a', 'a')))));
     const live = new LiveSessions(sessions, [], false, { clock, maxSessions: 2 });
     const opening = { method: 'POST', path: '/mcp', query: '', body: Buffer.from(JSON.stringify(initialize(1))) };
     const open = () => {

@@ -79,7 +79,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
-  const script = loadReplayScript(options.recording);
+  const script = await loadReplayScript(options.recording);
   const exchanges = script.exchanges.filter((e) => e.transport === 'ndjson');
   if (exchanges.length === 0) throw new UsageError(`${script.file} holds no NDJSON connection (record one with agent-proxy record --ndjson)`);
   const log = options.log ?? { served() {}, miss() {} };

@@ -84,7 +84,7 @@ export async function replayStdio(options: StdioReplayOptions): Promise<StdioRep
   const timing = typeof options.timing === 'object' ? options.timing : parseTiming(options.timing);
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxLineBytes = maxRequestBytesOf(options.maxRequestBytes);
-  const script = loadReplayScript(options.recording);
+  const script = await loadReplayScript(options.recording);
   const exchange = stdioExchangeOf(script.exchanges, options.exchange, script.file);
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
