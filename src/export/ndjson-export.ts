@@ -4,7 +4,7 @@ import { RecordingReader } from '../store/recording-reader.js';
 import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import type { ExchangeFields } from '../store/schema.js';
 import { messageValue } from '../store/message-value.js';
-import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
+import { derivedSchemaRef, derivedSchemaRefOfText } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
@@ -232,13 +232,22 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
  */
 function verdictText(m: MessageTextRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
-  // The value the import derives from: a deep one's too (rare; parsed once more here).
-  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
-  const derived = value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
+  const derived = derivedRef(m, protocol);
   const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
   if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
   let text = `,"verdict":{"status":${quoted(status)}${ref}`;
   if (reason !== undefined) text += `,"reason":${JSON.stringify(reason)}`;
   if (findings.length > 0) text += `,"findings":${JSON.stringify(findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })))}`;
   return `${text}}`;
+}
+
+/**
+ * The ref the import derives for the message (derivedSchemaRef): from its JSON text when the line
+ * takes it as it is (in JSON.stringify's form: read without parsing it), else from its value, a deep
+ * one's too (rare; parsed once more here).
+ */
+function derivedRef(m: MessageTextRow, protocol: string | null): string | undefined {
+  if (m.jsonText !== undefined) return derivedSchemaRefOfText(protocol, m.sender, m.carrier, m.jsonText);
+  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
+  return value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
 }

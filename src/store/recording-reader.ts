@@ -365,6 +365,8 @@ function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string
  * needs nothing else of raw: raw is UTF-8 (its text holds no U+FFFD, the decoder's stand-in for bytes
  * that are not, so the text is the bytes), what comes before json_at is ASCII (a byte is a character
  * there), and the JSON text is in JSON.stringify's form and not too deep to walk. Else undefined.
+ * Its value is not parsed (`json` undefined): the line writes the text, and reads what it needs of
+ * the value from it.
  */
 function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): MessageTextRow | undefined {
   const at = m.jsonAt!;
@@ -373,12 +375,12 @@ function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): Messa
   let end = rawText.length;
   for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
   const text = rawText.slice(at, end);
-  // A deep one is read by messageTextRow, which parses it (once: not here as well).
-  if (tooDeepToWalk(text)) return undefined;
-  const json = jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  if (!isCompactJson(text)) return undefined;
+  // A deep one is read by messageTextRow, which parses it (once: not here as well). A text this
+  // scan takes is valid JSON: it is not parsed (a damaged one is not taken, and messageTextRow's
+  // parse reports it).
+  if (tooDeepToWalk(text) || !isCompactJson(text)) return undefined;
   const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
-  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json: undefined, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
 }
 
 function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {
