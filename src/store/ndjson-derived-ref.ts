@@ -15,10 +15,8 @@ import { isJsonObject } from '../core/json.js';
  */
 export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'server', carrier: string, value: unknown): string | undefined {
   if (!isJsonObject(value)) return undefined;
-  return refByMembers(protocol, sender, carrier, {
-    string: (key) => (typeof value[key] === 'string' ? value[key] : undefined),
-    has: (key) => key in value,
-  });
+  valueMembers.value = value;
+  return refByMembers(protocol, sender, carrier, valueMembers);
 }
 
 /**
@@ -27,10 +25,8 @@ export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'se
  */
 export function derivedSchemaRefOfText(protocol: string | null, sender: 'client' | 'server', carrier: string, text: string): string | undefined {
   if (text.charCodeAt(0) !== 0x7b || !DERIVING.has(protocol)) return undefined;
-  return refByMembers(protocol, sender, carrier, {
-    string: (key) => compactJsonString(compactJsonMember(text, key)),
-    has: (key) => compactJsonMember(text, key) !== undefined,
-  });
+  textMembers.text = text;
+  return refByMembers(protocol, sender, carrier, textMembers);
 }
 
 /** The protocols some of whose messages have a derived ref. */
@@ -41,6 +37,29 @@ interface ObjectMembers {
   string(key: string): string | undefined;
   has(key: string): boolean;
 }
+
+/** The members of a parsed object (one for every call: no object is made per message). */
+const valueMembers = new (class implements ObjectMembers {
+  value: Record<string, unknown> = {};
+  string(key: string): string | undefined {
+    const member = this.value[key];
+    return typeof member === 'string' ? member : undefined;
+  }
+  has(key: string): boolean {
+    return key in this.value;
+  }
+})();
+
+/** The members of an object's compact JSON text, read from the text (compactJsonMember). */
+const textMembers = new (class implements ObjectMembers {
+  text = '';
+  string(key: string): string | undefined {
+    return compactJsonString(compactJsonMember(this.text, key));
+  }
+  has(key: string): boolean {
+    return compactJsonMember(this.text, key) !== undefined;
+  }
+})();
 
 function refByMembers(protocol: string | null, sender: 'client' | 'server', carrier: string, members: ObjectMembers): string | undefined {
   switch (protocol) {
