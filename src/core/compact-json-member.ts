@@ -12,6 +12,10 @@ import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, strin
  */
 export function compactJsonMember(text: string, key: string): string | undefined {
   if (text.charCodeAt(0) !== OPEN_OBJECT || text.charCodeAt(1) === CLOSE_OBJECT) return undefined;
+  // A member is `"key":` in the text: where that is nowhere (one native search), it has none, and
+  // its members are not read (a lookup of one a message lacks, `error` in a token chunk, reads them
+  // all). Found, it may still be a nested member's, or inside a string (`\"key\":`).
+  if (!text.includes(memberHead(key))) return undefined;
   for (let at = 1; ; ) {
     // A key starts at `at`, its value after the closing quote and the colon.
     const keyEnd = stringLiteralEnd(text, at);
@@ -31,6 +35,18 @@ export function compactJsonString(value: string | undefined): string | undefined
   if (value === undefined || value.charCodeAt(0) !== QUOTE) return undefined;
   return value.includes('\\') ? (JSON.parse(value) as string) : value.slice(1, -1);
 }
+
+/** `"key":`, made once per key (a few are looked up, once per message). */
+function memberHead(key: string): string {
+  let head = memberHeads.get(key);
+  if (head === undefined) {
+    head = `"${key}":`;
+    if (memberHeads.size < 100) memberHeads.set(key, head);
+  }
+  return head;
+}
+
+const memberHeads = new Map<string, string>();
 
 /** Where the value starting at `at` ends, in a compact JSON text. */
 function valueEnd(text: string, at: number): number {

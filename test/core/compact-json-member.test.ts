@@ -13,6 +13,7 @@ const VALUES: unknown[] = [
   { error: { type: 'x' }, object: 'chat.completion.chunk' },
   { typ: 1, types: 2, ype: 3, 'type"': 4, type: 5 },
   { '': '', type: '' },
+  { s: '"error":1,"type":"x"', o: { kind: 'k' }, one: 1 },
   { one: 1 },
   {},
 ];

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportNdjsonText, messageLineText } from '../../src/export/ndjson-export.js';
+import { exportNdjsonText, messageLineText, ndjsonByteChunks } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { derivedSchemaRef } from '../../src/store/ndjson-derived-ref.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -45,6 +45,8 @@ describe('export of a message from its raw text', () => {
       const fromBytes = [...reader.messagesInOrder()].map((m) => messageLineText({ ...m, jsonText: undefined, textBefore: '', textAfter: '' }));
       const text = exportNdjsonText(reader);
       expect(text.trimEnd().split('\n').slice(-MESSAGES.length)).toEqual(fromBytes);
+      // The bytes `export` writes (a line's JSON text encoded apart from its head) are the text's.
+      expect(Buffer.concat([...ndjsonByteChunks(reader)]).toString('utf8')).toBe(text);
       expect(fromBytes[2]).toContain('"rawAfter":"\\r\\n\\r\\n"');
       expect(fromBytes[3]).toContain('"rawBefore":"  "');
       writeFileSync(join(dir, 'text.ndjson'), text);
@@ -89,6 +91,7 @@ describe('export of a message from its raw text', () => {
       const text = exportNdjsonText(reader);
       const lines = text.trimEnd().split('\n').slice(-events.length);
       expect(lines).toEqual(fromValues);
+      expect(Buffer.concat([...ndjsonByteChunks(reader)]).toString('utf8')).toBe(text);
       expect(lines.map((l) => l.includes('"verdict"'))).toEqual(events.map((e) => e.verdictWritten));
       writeFileSync(join(dir, 'refs.ndjson'), text);
       importNdjsonFile(join(dir, 'refs.ndjson'), join(dir, 'back.db'));
