@@ -24,13 +24,11 @@ export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'se
  * read from the text without parsing it (export, once per message): the same ref, by the same rules.
  */
 export function derivedSchemaRefOfText(protocol: string | null, sender: 'client' | 'server', carrier: string, text: string): string | undefined {
-  if (text.charCodeAt(0) !== 0x7b || !DERIVING.has(protocol)) return undefined;
+  // An object's text starts with `{` (isJsonObject).
+  if (text.charCodeAt(0) !== 0x7b) return undefined;
   textMembers.text = text;
   return refByMembers(protocol, sender, carrier, textMembers);
 }
-
-/** The protocols some of whose messages have a derived ref. */
-const DERIVING = new Set<string | null>(['agui', 'pi-daemon-rpc', 'openai', 'anthropic']);
 
 /** The top-level members of a JSON object that the derived ref reads: its string fields, and whether it has a field. */
 interface ObjectMembers {
@@ -61,6 +59,7 @@ const textMembers = new (class implements ObjectMembers {
   }
 })();
 
+/** derivedSchemaRef's rules, on an object's members however they are read. */
 function refByMembers(protocol: string | null, sender: 'client' | 'server', carrier: string, members: ObjectMembers): string | undefined {
   switch (protocol) {
     case 'agui': {
