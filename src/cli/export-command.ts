@@ -33,7 +33,9 @@ export function exportCommand(result: CommandResult): Command {
       // A long export says how far it is, on stderr when that is a terminal, unless the export itself
       // is printed there (stdout on the same terminal), where the line would cut into it.
       const printed = out === undefined && process.stdout.isTTY;
-      const progress = createProgress(process.stderr, 'exporting messages:', reader.totals().messages, { isTTY: (stream) => stream.isTTY === true && !printed });
+      const shown = process.stderr.isTTY === true && !printed;
+      // Off a terminal the line shows nothing: the messages are not counted for it.
+      const progress = createProgress(process.stderr, 'exporting messages:', shown ? reader.totals().messages : undefined, { isTTY: () => shown });
       try {
         await write({ reader, recording, out, overwrite: Boolean(options.overwrite), tick: (n) => progress.tick(n) });
       } finally {

@@ -4,7 +4,7 @@ import { RecordingReader } from '../store/recording-reader.js';
 import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import type { ExchangeFields } from '../store/schema.js';
 import { messageValue } from '../store/message-value.js';
-import { derivedSchemaRef } from '../store/ndjson-derived-ref.js';
+import { derivedSchemaRef, derivedSchemaRefOfText } from '../store/ndjson-derived-ref.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
@@ -37,15 +37,19 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
 export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;
-  for (const line of ndjsonLines(reader, onMessage)) {
-    // A UTF-16 code unit takes at most 3 bytes of UTF-8; then the newline.
-    const most = line.length * 3 + 1;
+  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8; then `}` and the newline.
+    const most = (head.length + (json === undefined ? 0 : json.length)) * 3 + 2;
     if (used + most > chunk.length) {
       if (used > 0) yield chunk.subarray(0, used);
       chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
       used = 0;
     }
-    used += chunk.write(line, used);
+    used += chunk.write(head, used);
+    if (json !== undefined) {
+      used += chunk.write(json, used);
+      chunk[used++] = 0x7d;
+    }
     chunk[used++] = 0x0a;
   }
   if (used > 0) yield chunk.subarray(0, used);
@@ -62,17 +66,39 @@ export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: 
 
 /** The export's lines, without their newlines. */
 function* ndjsonLines(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
+  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) yield json === undefined ? head : `${head}${json}}`;
+}
+
+/**
+ * The export's lines as the pieces they are written in (LinePieces): one object, changed for each
+ * line, so a reader of it must take its pieces before asking for the next.
+ */
+function* ndjsonLinePieces(reader: RecordingReader, onMessage?: () => void): IterableIterator<Readonly<LinePieces>> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  yield JSON.stringify(recording);
-  for (const exchange of exchanges) yield JSON.stringify(exchangeLine(exchange));
-  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
-    const line = messageLineText(message, protocols.get(message.exchangeId) ?? null);
-    onMessage?.();
-    yield line;
+  const pieces: LinePieces = { head: JSON.stringify(recording), json: undefined };
+  yield pieces;
+  for (const exchange of exchanges) {
+    pieces.head = JSON.stringify(exchangeLine(exchange));
+    yield pieces;
   }
+  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
+    messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
+    onMessage?.();
+    yield pieces;
+  }
+}
+
+/**
+ * A line as `head`, or, for a message whose JSON text the line takes as it is, `head`, that text and
+ * `}`: the text is written into the chunk from the string the reader made (a slice of raw's text)
+ * instead of a line joined of it, which encoding copies whole first.
+ */
+interface LinePieces {
+  head: string;
+  json: string | undefined;
 }
 
 /** About this many characters, or bytes, are written at a time. */
@@ -118,6 +144,12 @@ export function exchangeLine(e: ExchangeFields): NdjsonExchangeLine {
  * stores them.
  */
 export function messageLineText(m: MessageTextRow, protocol: string | null = null): string {
+  const { head, json } = messageLinePieces(m, protocol, { head: '', json: undefined });
+  return json === undefined ? head : `${head}${json}}`;
+}
+
+/** messageLineText in pieces (LinePieces), set in `pieces`. */
+function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces): LinePieces {
   let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
   if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
   line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
@@ -128,9 +160,13 @@ export function messageLineText(m: MessageTextRow, protocol: string | null = nul
     const around = rawAround(NDJSON_VERSION, m.carrier);
     if (m.textBefore !== around.before) line += `,"rawBefore":${JSON.stringify(m.textBefore)}`;
     if (m.textAfter !== around.after) line += `,"rawAfter":${JSON.stringify(m.textAfter)}`;
-    return `${line},"rawJson":${m.jsonText}}`;
+    pieces.head = `${line},"rawJson":`;
+    pieces.json = m.jsonText;
+    return pieces;
   }
-  return rawLine(line, m as WithRaw);
+  pieces.head = rawLine(line, m as WithRaw);
+  pieces.json = undefined;
+  return pieces;
 }
 
 type WithRaw = MessageTextRow & { raw: Buffer };
@@ -232,13 +268,22 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
  */
 function verdictText(m: MessageTextRow, protocol: string | null): string {
   const { status, schemaRef, reason, findings } = m.verdict;
-  // The value the import derives from: a deep one's too (rare; parsed once more here).
-  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
-  const derived = value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
+  const derived = derivedRef(m, protocol);
   const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
   if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
   let text = `,"verdict":{"status":${quoted(status)}${ref}`;
   if (reason !== undefined) text += `,"reason":${JSON.stringify(reason)}`;
   if (findings.length > 0) text += `,"findings":${JSON.stringify(findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })))}`;
   return `${text}}`;
+}
+
+/**
+ * The ref the import derives for the message (derivedSchemaRef): from its JSON text when the line
+ * takes it as it is (in JSON.stringify's form: read without parsing it), else from its value, a deep
+ * one's too (rare; parsed once more here).
+ */
+function derivedRef(m: MessageTextRow, protocol: string | null): string | undefined {
+  if (m.jsonText !== undefined) return derivedSchemaRefOfText(protocol, m.sender, m.carrier, m.jsonText);
+  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
+  return value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
 }

@@ -1,3 +1,4 @@
+import { compactJsonMember, compactJsonString } from '../core/compact-json-member.js';
 import { isJsonObject } from '../core/json.js';
 
 /**
@@ -14,16 +15,69 @@ import { isJsonObject } from '../core/json.js';
  */
 export function derivedSchemaRef(protocol: string | null, sender: 'client' | 'server', carrier: string, value: unknown): string | undefined {
   if (!isJsonObject(value)) return undefined;
+  valueMembers.value = value;
+  return refByMembers(protocol, sender, carrier, valueMembers);
+}
+
+/**
+ * derivedSchemaRef of the value of a JSON text in JSON.stringify's form (one isCompactJson accepts),
+ * read from the text without parsing it (export, once per message): the same ref, by the same rules.
+ */
+export function derivedSchemaRefOfText(protocol: string | null, sender: 'client' | 'server', carrier: string, text: string): string | undefined {
+  // An object's text starts with `{` (isJsonObject).
+  if (text.charCodeAt(0) !== 0x7b) return undefined;
+  textMembers.text = text;
+  return refByMembers(protocol, sender, carrier, textMembers);
+}
+
+/** The top-level members of a JSON object that the derived ref reads: its string fields, and whether it has a field. */
+interface ObjectMembers {
+  string(key: string): string | undefined;
+  has(key: string): boolean;
+}
+
+/** The members of a parsed object (one for every call: no object is made per message). */
+const valueMembers = new (class implements ObjectMembers {
+  value: Record<string, unknown> = {};
+  string(key: string): string | undefined {
+    const member = this.value[key];
+    return typeof member === 'string' ? member : undefined;
+  }
+  has(key: string): boolean {
+    return key in this.value;
+  }
+})();
+
+/** The members of an object's compact JSON text, read from the text (compactJsonMember). */
+const textMembers = new (class implements ObjectMembers {
+  text = '';
+  string(key: string): string | undefined {
+    return compactJsonString(compactJsonMember(this.text, key));
+  }
+  has(key: string): boolean {
+    return compactJsonMember(this.text, key) !== undefined;
+  }
+})();
+
+/** derivedSchemaRef's rules, on an object's members however they are read. */
+function refByMembers(protocol: string | null, sender: 'client' | 'server', carrier: string, members: ObjectMembers): string | undefined {
   switch (protocol) {
-    case 'agui':
+    case 'agui': {
       if (sender === 'client') return carrier === 'body' ? `${AGUI}#RunAgentInput` : undefined;
-      return typeof value.type === 'string' ? aguiEventRef(value.type) : undefined;
-    case 'pi-daemon-rpc':
-      return typeof value.kind === 'string' ? PI_FRAME_REFS.get(value.kind) : undefined;
+      const type = members.string('type');
+      return type === undefined ? undefined : aguiEventRef(type);
+    }
+    case 'pi-daemon-rpc': {
+      const kind = members.string('kind');
+      return kind === undefined ? undefined : PI_FRAME_REFS.get(kind);
+    }
     case 'openai':
-      return sender === 'server' && carrier === 'event' && value.object === 'chat.completion.chunk' && !('error' in value) ? OPENAI_CHUNK_REF : undefined;
-    case 'anthropic':
-      return sender === 'server' && carrier === 'event' && typeof value.type === 'string' ? ANTHROPIC_EVENT_REFS.get(value.type) : undefined;
+      return sender === 'server' && carrier === 'event' && members.string('object') === 'chat.completion.chunk' && !members.has('error') ? OPENAI_CHUNK_REF : undefined;
+    case 'anthropic': {
+      if (sender !== 'server' || carrier !== 'event') return undefined;
+      const type = members.string('type');
+      return type === undefined ? undefined : ANTHROPIC_EVENT_REFS.get(type);
+    }
     default:
       return undefined;
   }

@@ -35,6 +35,28 @@ const TEXT_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: `C
   CASE WHEN ${AT_JSON_AT} THEN CAST(raw AS TEXT) END FROM messages`;
 const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
 /**
+ * What `export` reads of every message first: the columns its line needs of a plain message (its JSON
+ * text at json_at in raw; no finding, reason, cut or ref of its own), and raw's text only for such a
+ * one; any other is read again whole, as TEXT_SELECT reads it. Half the columns of TEXT_SELECT, and no
+ * row object made of them: reading rows was a third of export's time.
+ */
+const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
+const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
+  CASE WHEN ${PLAIN} THEN CAST(raw AS TEXT) END FROM messages`;
+type ExportValues = [
+  id: number,
+  exchangeId: number,
+  seq: number,
+  sender: MessageRow['sender'],
+  carrier: MessageRow['carrier'],
+  channel: string | null,
+  tOffsetMs: number,
+  status: Verdict['status'],
+  schemaRefId: number | null,
+  jsonAt: number,
+  rawText: string | null,
+];
+/**
  * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
  * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
  */
@@ -81,7 +103,9 @@ export class RecordingReader {
     toJudgeInOrderAfter: Database.Statement;
     firstRequestToJudge: Database.Statement;
     exchangesWithMessages: Database.Statement;
-    textsAfter: Database.Statement;
+    exportAfter: Database.Statement;
+    textById: Database.Statement;
+    messageById: Database.Statement;
     raw: Database.Statement;
     findingsOfExchange: Database.Statement;
     findingsOfMessage: Database.Statement;
@@ -103,7 +127,9 @@ export class RecordingReader {
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
-      textsAfter: db.prepare(`${TEXT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      exportAfter: db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      textById: db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
+      messageById: db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
       raw: db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
       toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
       toJudgeInOrderAfter: db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
@@ -199,8 +225,8 @@ export class RecordingReader {
    */
   static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
     for (let after = 0; ; ) {
-      const values = reader.stmts.textsAfter.all(after, pageSize) as unknown[][];
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageTextRow(v)));
+      const values = reader.stmts.exportAfter.all(after, pageSize) as ExportValues[];
+      const page = readingRows(reader.file, () => values.map((v) => reader.exportRow(v)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -299,6 +325,19 @@ export class RecordingReader {
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
   }
 
+  /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
+  private exportRow(v: ExportValues): MessageTextRow {
+    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rawText] = v;
+    // Not plain: read whole.
+    if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
+    const schemaRef = this.schemaRefs.of(null, schemaRefId);
+    const verdict: Verdict = schemaRef === null ? { status, findings: [] } : { status, schemaRef, findings: [] };
+    const end = takenTextEnd(rawText, at);
+    if (end >= 0) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+    // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
+    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
+  }
+
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
   private messageTextRow(v: unknown[]): MessageTextRow {
     const m = storedMessageOf(v);
@@ -362,23 +401,34 @@ function messageTextRow(m: StoredMessage, findings: Finding[], schemaRef: string
 
 /**
  * The row of a message whose raw bytes hold its JSON text at json_at, from raw's text, when the line
- * needs nothing else of raw: raw is UTF-8 (its text holds no U+FFFD, the decoder's stand-in for bytes
- * that are not, so the text is the bytes), what comes before json_at is ASCII (a byte is a character
- * there), and the JSON text is in JSON.stringify's form and not too deep to walk. Else undefined.
+ * needs nothing else of raw (takenTextEnd). Else undefined.
  */
 function textOnlyRow(m: StoredMessage, rawText: string, verdict: Verdict): MessageTextRow | undefined {
   const at = m.jsonAt!;
-  if (rawText.includes('\uFFFD')) return undefined;
-  for (let i = 0; i < at; i++) if (!(rawText.charCodeAt(i) < 0x80)) return undefined;
+  const end = takenTextEnd(rawText, at);
+  if (end < 0) return undefined;
+  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
+  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+}
+
+/**
+ * Where the JSON text at `at` in raw's text ends (before its trailing white space), when the line can
+ * take the text as it is: raw is UTF-8 (its text holds no U+FFFD, the decoder's stand-in for bytes that
+ * are not, so the text is the bytes), what comes before `at` is ASCII (a byte is a character there),
+ * and the JSON text is in JSON.stringify's form and not too deep to walk; else -1. Its value is not
+ * parsed (the row's `json` is undefined): the line writes the text, and reads what it needs of the
+ * value from it.
+ */
+function takenTextEnd(rawText: string, at: number): number {
+  if (rawText.includes('\uFFFD')) return -1;
+  for (let i = 0; i < at; i++) if (!(rawText.charCodeAt(i) < 0x80)) return -1;
   let end = rawText.length;
   for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
   const text = rawText.slice(at, end);
-  // A deep one is read by messageTextRow, which parses it (once: not here as well).
-  if (tooDeepToWalk(text)) return undefined;
-  const json = jsonColumn(text, MESSAGE_COLUMNS.json.name, m.exchangeId, m.seq);
-  if (!isCompactJson(text)) return undefined;
-  const { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, rawTruncatedFrom } = m;
-  return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom, json, verdict, jsonText: text, textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+  // A deep one is read by messageTextRow, which parses it (once: not here as well). A text this
+  // scan takes is valid JSON: it is not parsed (a damaged one is not taken, and messageTextRow's
+  // parse reports it).
+  return tooDeepToWalk(text) || !isCompactJson(text) ? -1 : end;
 }
 
 function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {

@@ -138,7 +138,10 @@ export interface MessageRow extends Omit<StoredMessage, 'raw' | 'json' | 'jsonAt
  * is UTF-8 text, the line needs only raw's text around it, and `raw` is not read (null).
  */
 export interface MessageTextRow extends Omit<MessageRow, 'raw'> {
-  /** The bytes as they travelled; null when `jsonText`, `textBefore` and `textAfter` are raw's text, whole. */
+  /**
+   * The bytes as they travelled; null when `jsonText`, `textBefore` and `textAfter` are raw's text,
+   * whole (then `json` is undefined: the value is not parsed, `jsonText` is its text).
+   */
   raw: Buffer | null;
   /** The stored JSON text, when JSON.stringify writes `json` back the same (isCompactJson); else undefined. */
   jsonText: string | undefined;

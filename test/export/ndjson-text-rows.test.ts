@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportNdjsonText, messageLineText } from '../../src/export/ndjson-export.js';
+import { exportNdjsonText, messageLineText, ndjsonByteChunks } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
+import { derivedSchemaRef } from '../../src/store/ndjson-derived-ref.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { scratch } from '../support/temp-dir.js';
@@ -44,12 +45,59 @@ describe('export of a message from its raw text', () => {
       const fromBytes = [...reader.messagesInOrder()].map((m) => messageLineText({ ...m, jsonText: undefined, textBefore: '', textAfter: '' }));
       const text = exportNdjsonText(reader);
       expect(text.trimEnd().split('\n').slice(-MESSAGES.length)).toEqual(fromBytes);
+      // The bytes `export` writes (a line's JSON text encoded apart from its head) are the text's.
+      expect(Buffer.concat([...ndjsonByteChunks(reader)]).toString('utf8')).toBe(text);
       expect(fromBytes[2]).toContain('"rawAfter":"\\r\\n\\r\\n"');
       expect(fromBytes[3]).toContain('"rawBefore":"  "');
       writeFileSync(join(dir, 'text.ndjson'), text);
       importNdjsonFile(join(dir, 'text.ndjson'), join(dir, 'back.db'));
       const back = RecordingReader.open(join(dir, 'back.db'));
       try {
+        expect(exportNdjsonText(back)).toBe(text);
+      } finally {
+        back.close();
+      }
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('leaves out the ref it derives from the text as it would from the value, which it does not parse', () => {
+    const dir = scratch('agent-proxy-export-text-').dir;
+    verdictsWrittenByHand(dir);
+    const file = join(dir, 'refs.db');
+    const chunk = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: '{"object":"x"}' } }] };
+    const ref = derivedSchemaRef('openai', 'server', 'event', chunk)!;
+    const events: Array<{ text: string; ref: string; verdictWritten: boolean; fromText: boolean }> = [
+      { text: JSON.stringify(chunk), ref, verdictWritten: false, fromText: true },
+      { text: JSON.stringify(chunk), ref: `${ref}x`, verdictWritten: true, fromText: true },
+      { text: JSON.stringify({ ...chunk, error: null }), ref, verdictWritten: true, fromText: true },
+      { text: JSON.stringify({ choices: [{ object: 'chat.completion.chunk' }] }), ref, verdictWritten: true, fromText: true },
+      { text: JSON.stringify(chunk, null, 1), ref, verdictWritten: false, fromText: false },
+    ];
+    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+    const id = writer.beginExchange({ transport: 'http', protocol: 'openai', path: '/v1/chat/completions', method: 'POST', tOffsetMs: 1 });
+    events.forEach((e, i) => {
+      writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: 2 + i, raw: Buffer.from(`data: ${e.text}\n\n`), json: JSON.parse(e.text), jsonText: e.text, verdict: { status: 'valid', schemaRef: e.ref, findings: [] } });
+    });
+    writer.close();
+    const reader = RecordingReader.open(file);
+    try {
+      const rows = [...RecordingReader.messagesWithTextInOrder(reader)];
+      expect(rows.map((r) => r.raw === null)).toEqual(events.map((e) => e.fromText));
+      // Taken from the text: not parsed.
+      expect(rows.filter((r) => r.raw === null).map((r) => r.json)).toEqual(events.filter((e) => e.fromText).map(() => undefined));
+      const fromValues = [...reader.messagesInOrder()].map((m) => messageLineText({ ...m, jsonText: undefined, textBefore: '', textAfter: '' }, 'openai'));
+      const text = exportNdjsonText(reader);
+      const lines = text.trimEnd().split('\n').slice(-events.length);
+      expect(lines).toEqual(fromValues);
+      expect(Buffer.concat([...ndjsonByteChunks(reader)]).toString('utf8')).toBe(text);
+      expect(lines.map((l) => l.includes('"verdict"'))).toEqual(events.map((e) => e.verdictWritten));
+      writeFileSync(join(dir, 'refs.ndjson'), text);
+      importNdjsonFile(join(dir, 'refs.ndjson'), join(dir, 'back.db'));
+      const back = RecordingReader.open(join(dir, 'back.db'));
+      try {
+        expect([...back.messagesInOrder()].map((m) => m.verdict.schemaRef)).toEqual(events.map((e) => e.ref));
         expect(exportNdjsonText(back)).toBe(text);
       } finally {
         back.close();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
 import { PROTOCOLS } from '../../src/protocols/modules.js';
-import { derivedSchemaRef } from '../../src/store/ndjson-derived-ref.js';
+import { derivedSchemaRef, derivedSchemaRefOfText } from '../../src/store/ndjson-derived-ref.js';
+import { isCompactJson } from '../../src/core/compact-json-text.js';
 import { testRegistry } from '../support/shared.js';
 import { PROTOCOL_EXAMPLES } from '../protocols/protocol-examples.js';
 
@@ -37,5 +38,42 @@ describe('derivedSchemaRef (NDJSON version 3)', () => {
     expect(derivedSchemaRef('agui', 'server', 'event', { type: 'not an event type' })).toBeUndefined();
     expect(derivedSchemaRef(null, 'server', 'event', { type: 'RUN_STARTED' })).toBeUndefined();
     expect(derivedSchemaRef('pi-daemon-rpc', 'server', 'frame', { kind: 'toString' })).toBeUndefined();
+  });
+
+  it('derives the same ref from a JSON text in JSON.stringify\'s form as from its value, on every stand-in message and odd ones', () => {
+    const odd: unknown[] = [
+      { type: 'RUN_STARTED', nested: { type: 'RUN_FINISHED' } },
+      { nested: { type: 'TEXT_MESSAGE_CONTENT' }, type: 'RUN_FINISHED' },
+      { type: 'TEXT_MESSAGE_\nCONTENT' },
+      { type: 'message_start', s: '"type":"ping"' },
+      { s: '{"type":"ping"}', type: 'content_block_delta' },
+      { kind: 'event', x: { kind: 'command' } },
+      { kind: 'toString' },
+      { kind: 'constructor' },
+      { type: 42, kind: ['event'] },
+      { object: 'chat.completion.chunk', choices: [{ error: 1 }] },
+      { object: 'chat.completion.chunk', error: null },
+      { error: { object: 'chat.completion.chunk' }, object: 'chat.completion.chunk' },
+      { object: 'chat.completion.chunk\u0000' },
+      { type: 'message_stop', '': { '': [] } },
+      [{ type: 'RUN_STARTED' }],
+      'RUN_STARTED',
+      null,
+      {},
+    ];
+    const messages: Array<{ sender: 'client' | 'server'; carrier: string; value: unknown }> = [];
+    for (const id of PROTOCOLS.map((p) => p.id)) messages.push(...PROTOCOL_EXAMPLES[id]().conversation);
+    for (const value of odd) for (const sender of ['client', 'server'] as const) for (const carrier of ['event', 'body', 'frame']) messages.push({ sender, carrier, value });
+    let derived = 0;
+    for (const protocol of [...PROTOCOLS.map((p) => p.id), null]) {
+      for (const m of messages) {
+        const text = JSON.stringify(m.value);
+        expect(isCompactJson(text), text).toBe(true);
+        const ref = derivedSchemaRef(protocol, m.sender, m.carrier, m.value);
+        if (ref !== undefined) derived++;
+        expect(derivedSchemaRefOfText(protocol, m.sender, m.carrier, text), `${protocol} ${m.sender} ${m.carrier} ${text}`).toBe(ref);
+      }
+    }
+    expect(derived).toBeGreaterThan(50);
   });
 });
