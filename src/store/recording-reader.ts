@@ -7,6 +7,7 @@ import type { Finding } from '../core/finding.js';
 import { isCompactJson } from '../core/compact-json-text.js';
 import { keepDeepValue } from './message-value.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
+import type { RepeatedJson } from '../core/repeated-json.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
@@ -43,6 +44,14 @@ const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, status, schema_ref,
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
 const TO_JUDGE_ANY_SELECT = `SELECT ${TO_JUDGE_COLUMNS}, exchange_id FROM messages`;
+/**
+ * The values of the columns that hold a few (a sender, a carrier, a channel, a status), as one string
+ * each: better-sqlite3 makes a new string per row, and `validate`'s report keeps a message's sender.
+ */
+const FEW_VALUES = new Map(['client', 'server', 'body', 'event', 'frame', 'line', 'text', 'binary', 'close', 'ping', 'pong', 'stdout', 'stderr', 'valid', 'invalid', 'unchecked'].map((s) => [s, s]));
+function oneString<T extends string>(stored: T): T {
+  return (FEW_VALUES.get(stored) as T | undefined) ?? stored;
+}
 type ToJudgeValues = [
   id: number,
   seq: number,
@@ -237,12 +246,13 @@ export class RecordingReader {
 
   /**
    * messagesToJudge across the whole recording, in id order (the order record judged in), a page at a
-   * time: what `validate` judges as it reads, holding no exchange's messages whole.
+   * time: what `validate` judges as it reads, holding no exchange's messages whole. With `texts`, a
+   * JSON text that came before is not parsed again: its messages share one value (RepeatedJson).
    */
-  static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge> {
+  static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000, texts?: RepeatedJson): IterableIterator<MessageToJudge> {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[12], v as unknown as ToJudgeValues)));
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[12], v as unknown as ToJudgeValues, texts)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -314,14 +324,25 @@ export class RecordingReader {
     return messageTextRow(m, findings, schemaRef);
   }
 
-  private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
-    const [id, seq, sender, carrier, channel, status, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
+  private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
+    const [id, seq, storedSender, storedCarrier, storedChannel, storedStatus, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
+    const sender = oneString(storedSender);
+    const carrier = oneString(storedCarrier);
+    const channel = storedChannel === null ? null : oneString(storedChannel);
+    const status = oneString(storedStatus);
     const verdict: Verdict = { status, findings: this.findingsOf({ id, findingCount }) };
     const schemaRef = this.schemaRefs.of(storedRef, schemaRefId);
     if (schemaRef !== null) verdict.schemaRef = schemaRef;
     if (reason !== null) verdict.reason = reason;
     // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
-    const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
+    let json: unknown;
+    if (text !== null) {
+      json = texts?.get(text);
+      if (json === undefined) {
+        json = jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
+        texts?.parsed(text, json);
+      }
+    }
     if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, raw, json: undefined, deepJson: text, verdict };
     return { id, exchangeId, seq, sender, carrier, channel, raw, json, verdict };
   }

@@ -11,6 +11,7 @@ import { ProtocolUnknownError } from '../core/errors.js';
 import type { MessageJudge } from '../judge/message-judge.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { SharedVerdicts } from './shared-verdicts.js';
 
 export interface JudgedMessage {
   index: number;
@@ -116,6 +117,7 @@ export class InputJudging {
   private readonly pipeline: MessagePipeline;
   private readonly judges: StreamJudge[] = [];
   private readonly judged: JudgedMessage[] = [];
+  private readonly verdicts = new SharedVerdicts();
 
   constructor(registry: SchemaRegistry) {
     this.pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
@@ -135,6 +137,7 @@ export class InputJudging {
   /** Judges one message of the stream `judge` is for. */
   judge(judge: StreamJudge, m: SourceMessage): void {
     const message = judgeMessage(judge, m, this.pipeline);
+    message.verdict = this.verdicts.of(message.verdict);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
     this.judged.push(message);
@@ -175,7 +178,7 @@ function firstRequestOf(stream: SourceStream): SourceMessage | undefined {
 function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline, request: SourceMessage | undefined): StreamJudge {
   if (!module) return { stream };
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
-  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
+  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http, request.walkable));
   return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
 }
 
@@ -188,7 +191,7 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
     // stream's checker when it is text, as record's checker was: OpenAI's `[DONE]` ends a stream.
     if (judge && m.text !== undefined) judge.judge(pipeline.parsed(sender, m.carrier, undefined, m.text, m.http));
   } else {
-    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
+    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http, m.walkable);
     verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
     // A recorded message: what the recording cannot find again is what record found.
     if (m.exchange !== undefined) verdict = withFindings(withoutRules(verdict, NOT_REDERIVABLE), m.carried ?? []);

@@ -1,3 +1,4 @@
+import { RepeatedJson } from '../core/repeated-json.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import { loadModule } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
@@ -15,6 +16,7 @@ import { findingsOfExchange, sourceMessageOf, streamOfExchange } from './recordi
  * report. The report is judgeInput's of recordingInput's input, byte for byte: the same streams, in
  * the same order, each checker given the same request, every message judged in the same order.
  * Only the modules of the protocols the recording has are loaded. `progress` hears of each message judged.
+ * Messages of one repeated JSON text share its value (core/repeated-json.ts), which no checker changes.
  */
 export async function judgeRecordingLoading(file: string, registry: SchemaRegistry, forced?: ProtocolId, progress?: ReadProgress): Promise<ValidationReport> {
   const reader = openRecording(file);
@@ -45,7 +47,8 @@ export async function judgeRecordingLoading(file: string, registry: SchemaRegist
       const request = module && RecordingReader.firstRequestToJudge(reader, exchange.id);
       judges.set(exchange.id, { exchange, judge: judging.addStream(stream, module, request && sourceMessageOf(exchange, request)) });
     });
-    for (const m of RecordingReader.messagesToJudgeInOrder(reader)) {
+    // A text that came before is not parsed again, and its schema findings are not sought again (RepeatedJson); the rules still see every message.
+    for (const m of RecordingReader.messagesToJudgeInOrder(reader, undefined, new RepeatedJson())) {
       const of = judges.get(m.exchangeId);
       // A message of no exchange the recording lists is read by no command.
       if (of === undefined) continue;

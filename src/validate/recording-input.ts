@@ -78,8 +78,11 @@ export function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): So
     // Nested too deep to walk: judged too (the judge says it is too deep, and reads no further).
     message.value = JSON.parse(m.deepJson);
     message.text = m.deepJson;
-  } else if (m.json !== undefined) message.value = m.json;
-  else {
+  } else if (m.json !== undefined) {
+    message.value = m.json;
+    // The reader found its text not too deep to walk.
+    message.walkable = true;
+  } else {
     message.stored = m.verdict;
     // An event of text that is not JSON (OpenAI's `data: [DONE]`) is not judged again, but its
     // stream's checker follows it, as record's did.
