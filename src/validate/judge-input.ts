@@ -194,7 +194,10 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
     const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http, m.walkable);
     verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
     // A recorded message: what the recording cannot find again is what record found.
-    if (m.exchange !== undefined) verdict = withFindings(withoutRules(verdict, NOT_REDERIVABLE), m.carried ?? []);
+    if (m.exchange !== undefined) {
+      verdict = withoutRules(verdict, NOT_REDERIVABLE);
+      if (m.carried !== undefined) verdict = withFindings(verdict, m.carried);
+    }
   }
   const label = pipeline.label(m.value, { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http });
   // Literals, not a spread of the place: one per message of the report, a spread makes slower objects.

@@ -1,25 +1,33 @@
-import type { Verdict } from '../core/verdict.js';
-
-/** Distinct verdicts kept at most (a status and a schema ref each: far fewer in practice). */
-const MAX_SHAPES = 1024;
+import type { Verdict, VerdictStatus } from '../core/verdict.js';
 
 /**
  * One verdict object for every judged message whose verdict says only its status and schema ref (no
  * finding, no reason), as most messages' do: `validate`'s report keeps every message's verdict, and
  * two objects each (the verdict and its empty findings) were most of what it kept. A verdict is
  * never changed once made (a finding added makes a new one, withFindings), so sharing one is safe.
+ * Only the shapes verdictFrom makes are shared (the report writes the keys in their order).
  */
 export class SharedVerdicts {
-  private readonly byShape = new Map<string, Verdict>();
+  /** `{ status, findings }` by status. */
+  private readonly withoutRef = new Map<VerdictStatus, Verdict>();
+  /** `{ status, schemaRef, findings }` by status, then ref. */
+  private readonly withRef = new Map<VerdictStatus, Map<string, Verdict>>();
 
-  /** `verdict`, or the equal one handed out before: the same keys in the same order (the report writes them so) and values. */
+  /** `verdict`, or an equal one handed out before: the same keys, in the same order, with the same values. */
   of(verdict: Verdict): Verdict {
-    if (verdict.findings.length !== 0 || verdict.reason !== undefined) return verdict;
-    let shape = '';
-    for (const key in verdict) shape += key === 'status' ? `${verdict.status}\n` : key === 'schemaRef' ? `ref ${verdict.schemaRef}\n` : `${key}\n`;
-    const known = this.byShape.get(shape);
+    if (verdict.findings.length !== 0) return verdict;
+    const keys = Object.keys(verdict);
+    if (keys.length === 2 && keys[0] === 'status' && keys[1] === 'findings') return this.shared(this.withoutRef, verdict.status, verdict);
+    if (keys.length !== 3 || keys[0] !== 'status' || keys[1] !== 'schemaRef' || keys[2] !== 'findings' || verdict.schemaRef === undefined) return verdict;
+    let byRef = this.withRef.get(verdict.status);
+    if (byRef === undefined) this.withRef.set(verdict.status, (byRef = new Map()));
+    return this.shared(byRef, verdict.schemaRef, verdict);
+  }
+
+  private shared<K>(map: Map<K, Verdict>, key: K, verdict: Verdict): Verdict {
+    const known = map.get(key);
     if (known !== undefined) return known;
-    if (this.byShape.size < MAX_SHAPES) this.byShape.set(shape, verdict);
+    map.set(key, verdict);
     return verdict;
   }
 }
