@@ -134,9 +134,12 @@ export class InputJudging {
     return judge;
   }
 
-  /** Judges one message of the stream `judge` is for. */
-  judge(judge: StreamJudge, m: SourceMessage): void {
-    const message = judgeMessage(judge, m, this.pipeline);
+  /**
+   * Judges one message of the stream `judge` is for. `walkable`: its value is known not to nest too
+   * deep to walk (a recording's JSON text was scanned for that), so it is not walked to find out.
+   */
+  judge(judge: StreamJudge, m: SourceMessage, walkable = false): void {
+    const message = judgeMessage(judge, m, this.pipeline, walkable);
     message.verdict = this.verdicts.of(message.verdict);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
@@ -178,11 +181,11 @@ function firstRequestOf(stream: SourceStream): SourceMessage | undefined {
 function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | undefined, pipeline: MessagePipeline, request: SourceMessage | undefined): StreamJudge {
   if (!module) return { stream };
   // The checker keeps the request and walks it (an AG-UI input's state): only its top when it is too deep to.
-  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http, request.walkable));
+  const requestBody = request && pipeline.requestBodyOf(pipeline.parsed('client', request.carrier, request.value, request.text, request.http));
   return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
 }
 
-function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline): JudgedMessage {
+function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline, walkable: boolean): JudgedMessage {
   const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
   let verdict: Verdict;
   if (m.stored) {
@@ -191,7 +194,7 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
     // stream's checker when it is text, as record's checker was: OpenAI's `[DONE]` ends a stream.
     if (judge && m.text !== undefined) judge.judge(pipeline.parsed(sender, m.carrier, undefined, m.text, m.http));
   } else {
-    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http, m.walkable);
+    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http, walkable);
     verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
     // A recorded message: what the recording cannot find again is what record found.
     if (m.exchange !== undefined) {

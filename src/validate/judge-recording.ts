@@ -1,4 +1,3 @@
-import { RepeatedJson } from '../core/repeated-json.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import { loadModule } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
@@ -47,12 +46,13 @@ export async function judgeRecordingLoading(file: string, registry: SchemaRegist
       const request = module && RecordingReader.firstRequestToJudge(reader, exchange.id);
       judges.set(exchange.id, { exchange, judge: judging.addStream(stream, module, request && sourceMessageOf(exchange, request)) });
     });
-    // A text that came before is not parsed again, and its schema findings are not sought again (RepeatedJson); the rules still see every message.
-    for (const m of RecordingReader.messagesToJudgeInOrder(reader, undefined, new RepeatedJson())) {
+    // A text that came before is not parsed again, nor its schema findings sought again (core/repeated-json.ts); the rules still see every message.
+    for (const m of RecordingReader.messagesToJudgeInOrder(reader)) {
       const of = judges.get(m.exchangeId);
       // A message of no exchange the recording lists is read by no command.
       if (of === undefined) continue;
-      judging.judge(of.judge, sourceMessageOf(of.exchange, m));
+      // A JSON value the reader hands out was found not too deep to walk (a deep one comes as its text).
+      judging.judge(of.judge, sourceMessageOf(of.exchange, m), m.json !== undefined);
       progress?.read();
     }
     return judging.report(file, 'capture', ofExchanges.length === 0 ? undefined : ofExchanges);

@@ -30,8 +30,6 @@ export interface SourceMessage {
   stored?: Verdict;
   /** Stored findings the recording can no longer re-derive (a leaked secret, stored scrubbed): carried over. */
   carried?: Finding[];
-  /** Its value nests no deeper than can be walked, known from its text (a recording's): not walked again to find out. */
-  walkable?: true;
 }
 
 /** Messages that share one checker: one SSE body, one WebSocket connection, one stdio session, or all REST calls. */
