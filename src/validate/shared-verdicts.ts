@@ -1,5 +1,24 @@
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 
+const WITHOUT_REF = ['status', 'findings'];
+const WITH_REF = ['status', 'schemaRef', 'findings'];
+
+/** Which of the two shapes verdictFrom makes the verdict has (its keys, in order), if either; without making an array of its keys. */
+function shapeOf(verdict: Verdict): readonly string[] | undefined {
+  let i = 0;
+  let shape: readonly string[] | undefined;
+  for (const key in verdict) {
+    if (i === 0) {
+      if (key !== 'status') return undefined;
+    } else if (i === 1) {
+      shape = key === 'findings' ? WITHOUT_REF : key === 'schemaRef' ? WITH_REF : undefined;
+      if (shape === undefined) return undefined;
+    } else if (i >= shape!.length || shape![i] !== key) return undefined;
+    i++;
+  }
+  return shape !== undefined && i === shape.length ? shape : undefined;
+}
+
 /**
  * One verdict object for every judged message whose verdict says only its status and schema ref (no
  * finding, no reason), as most messages' do: `validate`'s report keeps every message's verdict, and
@@ -16,9 +35,9 @@ export class SharedVerdicts {
   /** `verdict`, or an equal one handed out before: the same keys, in the same order, with the same values. */
   of(verdict: Verdict): Verdict {
     if (verdict.findings.length !== 0) return verdict;
-    const keys = Object.keys(verdict);
-    if (keys.length === 2 && keys[0] === 'status' && keys[1] === 'findings') return this.shared(this.withoutRef, verdict.status, verdict);
-    if (keys.length !== 3 || keys[0] !== 'status' || keys[1] !== 'schemaRef' || keys[2] !== 'findings' || verdict.schemaRef === undefined) return verdict;
+    const shape = shapeOf(verdict);
+    if (shape === WITHOUT_REF) return this.shared(this.withoutRef, verdict.status, verdict);
+    if (shape !== WITH_REF || verdict.schemaRef === undefined) return verdict;
     let byRef = this.withRef.get(verdict.status);
     if (byRef === undefined) this.withRef.set(verdict.status, (byRef = new Map()));
     return this.shared(byRef, verdict.schemaRef, verdict);

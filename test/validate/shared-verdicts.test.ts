@@ -31,5 +31,7 @@ describe('SharedVerdicts', () => {
     const reordered: Verdict = { status: 'valid', findings: [], schemaRef: 'r' };
     expect(shared.of(reordered)).toBe(reordered);
     expect(JSON.stringify(shared.of(reordered))).toBe('{"status":"valid","findings":[],"schemaRef":"r"}');
+    const more = { status: 'valid', schemaRef: 'r', findings: [], seen: 2 } as Verdict;
+    expect(shared.of(more)).toBe(more);
   });
 });
