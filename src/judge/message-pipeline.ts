@@ -179,9 +179,12 @@ export class MessagePipeline {
     return message;
   }
 
-  /** A message that was parsed already (validate's inputs): read as record reads it, without parsing again. */
-  parsed(sender: Sender, carrier: Carrier, value: unknown, text: string | undefined, http: HttpContext | undefined): ReadMessage {
-    const tooDeep = text !== undefined ? tooDeepToWalk(text) : valueNestsDeeperThan(value, MAX_JSON_DEPTH);
+  /**
+   * A message that was parsed already (validate's inputs): read as record reads it, without parsing
+   * again. `walkable`: its value is known not to nest too deep (its text was scanned), so it is not walked to find out.
+   */
+  parsed(sender: Sender, carrier: Carrier, value: unknown, text: string | undefined, http: HttpContext | undefined, walkable = false): ReadMessage {
+    const tooDeep = walkable ? false : text !== undefined ? tooDeepToWalk(text) : valueNestsDeeperThan(value, MAX_JSON_DEPTH);
     return { sender, carrier, value, text, http, tooDeep, size: 0, oversized: false, parseCost: 0 };
   }
 

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Finding } from '../core/finding.js';
+import { isSharedJsonValue } from '../core/repeated-json.js';
 import { SchemaLoadError } from '../core/errors.js';
 import { readSchemaDocument, type KnownDocumentIds, type SchemaDocument } from './schema-document.js';
 import { RefGraph, type UnresolvedRef } from './ref-graph.js';
@@ -55,6 +56,7 @@ export class SchemaRegistry {
   private firstErrorAjv?: AjvInstance;
   private refGraph?: RefGraph;
   private readonly cache = new Map<string, SchemaCheck>();
+  private readonly defs = new Map<string, Map<string, SchemaCheck>>();
   private readonly compiled: CompiledValidators | undefined;
 
   private constructor(documents: Map<string, SchemaDocument>, compiled: CompiledValidators | undefined) {
@@ -125,7 +127,12 @@ export class SchemaRegistry {
 
   /** Shorthand: `<docId>#/$defs/<name>`. */
   def(docId: string, name: string): SchemaCheck {
-    return this.check(`${docId}#/$defs/${name}`);
+    // By document, then name: a checker asks for every message, and the joined ref would be a new string to hash each time.
+    let ofDoc = this.defs.get(docId);
+    if (ofDoc === undefined) this.defs.set(docId, (ofDoc = new Map()));
+    let check = ofDoc.get(name);
+    if (check === undefined) ofDoc.set(name, (check = this.check(`${docId}#/$defs/${name}`)));
+    return check;
   }
 
   private compile(ref: string): SchemaCheck {
@@ -151,25 +158,36 @@ export class SchemaRegistry {
 
   private checkWith(ref: string, fn: ValidateFunction): SchemaCheck {
     let firstError: ValidateFunction | undefined;
-    return {
-      ok: true,
-      ref,
-      validate: (value: unknown): Finding[] => {
-        // Every error of a large value can take thousands of times its size: each wrong item of
-        // an array is tried against every branch of a union, each failure an error object. Large
-        // values are checked up to their first error instead.
-        if (!hasMoreValuesThan(value, ALL_ERRORS_MAX_VALUES)) {
-          if (fn(value)) return [];
-          return findingsFromAjv(fn.errors as ErrorObject[]);
-        }
-        firstError ??= this.firstErrorValidator(ref);
-        if (firstError(value)) return [];
-        return findingsFromAjv(firstError.errors as ErrorObject[]).map((f) => ({
-          ...f,
-          message: `${f.message} (the first error found: a message of more than ${ALL_ERRORS_MAX_VALUES} values is not searched for all of them)`,
-        }));
-      },
+    const findingsOf = (value: unknown): Finding[] => {
+      // Every error of a large value can take thousands of times its size: each wrong item of
+      // an array is tried against every branch of a union, each failure an error object. Large
+      // values are checked up to their first error instead.
+      if (!hasMoreValuesThan(value, ALL_ERRORS_MAX_VALUES)) {
+        if (fn(value)) return [];
+        return findingsFromAjv(fn.errors as ErrorObject[]);
+      }
+      firstError ??= this.firstErrorValidator(ref);
+      if (firstError(value)) return [];
+      return findingsFromAjv(firstError.errors as ErrorObject[]).map((f) => ({
+        ...f,
+        message: `${f.message} (the first error found: a message of more than ${ALL_ERRORS_MAX_VALUES} values is not searched for all of them)`,
+      }));
     };
+    // The findings on each value several messages share (core/repeated-json.ts), found once: checking
+    // a value against a schema depends on nothing else.
+    let ofShared: WeakMap<object, Finding[]> | undefined;
+    const validate = (value: unknown): Finding[] => {
+      if (!isSharedJsonValue(value)) return findingsOf(value);
+      ofShared ??= new WeakMap();
+      let findings = ofShared.get(value);
+      if (findings === undefined) {
+        findings = findingsOf(value);
+        ofShared.set(value, findings);
+      }
+      // Each caller gets its own array and findings, as when they are found anew.
+      return findings.length === 0 ? [] : findings.map((f) => ({ ...f }));
+    };
+    return { ok: true, ref, validate };
   }
 
   private firstErrorValidator(ref: string): ValidateFunction {

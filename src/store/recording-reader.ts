@@ -7,6 +7,7 @@ import type { Finding } from '../core/finding.js';
 import { isCompactJson } from '../core/compact-json-text.js';
 import { keepDeepValue } from './message-value.js';
 import { tooDeepToWalk } from '../core/json-depth.js';
+import { RepeatedJson } from '../core/repeated-json.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
@@ -57,28 +58,33 @@ type ExportValues = [
   rawText: string | null,
 ];
 /**
- * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, and
- * its raw bytes only when it is not JSON. A Buffer per row and its decoding were a third of reading.
+ * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL. Its
+ * stored verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
+ * (NOT_JSON_SELECT): a Buffer per row and its decoding were a third of reading, each column more a tenth.
  */
-const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, status, schema_ref, schema_ref_id, reason, finding_count,
-  ${storedJsonSql()}, CASE WHEN json IS NULL AND json_at IS NULL THEN raw END`;
+const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${storedJsonSql()}`;
+const NOT_JSON_SELECT = 'SELECT status, schema_ref, schema_ref_id, reason, raw FROM messages WHERE id = ?';
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
 const TO_JUDGE_ANY_SELECT = `SELECT ${TO_JUDGE_COLUMNS}, exchange_id FROM messages`;
+/**
+ * The values of the columns that hold a few (a sender, a carrier, a channel, a status), as one string
+ * each: better-sqlite3 makes a new string per row, and `validate`'s report keeps a message's sender.
+ */
+const FEW_VALUES = new Map(['client', 'server', 'body', 'event', 'frame', 'line', 'text', 'binary', 'close', 'ping', 'pong', 'stdout', 'stderr', 'valid', 'invalid', 'unchecked'].map((s) => [s, s]));
+function oneString<T extends string>(stored: T): T {
+  return (FEW_VALUES.get(stored) as T | undefined) ?? stored;
+}
 type ToJudgeValues = [
   id: number,
   seq: number,
   sender: MessageRow['sender'],
   carrier: MessageRow['carrier'],
   channel: string | null,
-  status: Verdict['status'],
-  schemaRef: string | null,
-  schemaRefId: number | null,
-  reason: string | null,
   findingCount: number,
   jsonText: string | null,
-  raw: Buffer | null,
 ];
+type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /**
  * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
@@ -102,6 +108,7 @@ export class RecordingReader {
     toJudgeAfter: Database.Statement;
     toJudgeInOrderAfter: Database.Statement;
     firstRequestToJudge: Database.Statement;
+    notJson: Database.Statement;
     exchangesWithMessages: Database.Statement;
     exportAfter: Database.Statement;
     textById: Database.Statement;
@@ -134,6 +141,7 @@ export class RecordingReader {
       toJudgeAfter: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
       toJudgeInOrderAfter: db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       firstRequestToJudge: db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
+      notJson: db.prepare(NOT_JSON_SELECT).raw(true),
       exchangesWithMessages: db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
       findingsOfExchange: db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
       findingsOfMessage: db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
@@ -263,12 +271,15 @@ export class RecordingReader {
 
   /**
    * messagesToJudge across the whole recording, in id order (the order record judged in), a page at a
-   * time: what `validate` judges as it reads, holding no exchange's messages whole.
+   * time: what `validate` judges as it reads, holding no exchange's messages whole. A JSON text that
+   * came before is not parsed again: the messages of one text share its value (core/repeated-json.ts),
+   * which must not be changed.
    */
   static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge> {
+    const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[12], v as unknown as ToJudgeValues)));
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[7], v as unknown as ToJudgeValues, texts)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -353,17 +364,33 @@ export class RecordingReader {
     return messageTextRow(m, findings, schemaRef);
   }
 
-  private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
-    const [id, seq, sender, carrier, channel, status, storedRef, schemaRefId, reason, findingCount, text, raw] = v;
-    const verdict: Verdict = { status, findings: this.findingsOf({ id, findingCount }) };
-    const schemaRef = this.schemaRefs.of(storedRef, schemaRefId);
-    if (schemaRef !== null) verdict.schemaRef = schemaRef;
-    if (reason !== null) verdict.reason = reason;
+  private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
+    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, text] = v;
+    const sender = oneString(storedSender);
+    const carrier = oneString(storedCarrier);
+    const channel = storedChannel === null ? null : oneString(storedChannel);
+    const findings = this.findingsOf({ id, findingCount });
+    if (text === null) return { id, exchangeId, seq, sender, carrier, channel, findings, ...this.notJson(id, findings) };
     // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
-    const json = text === null ? undefined : jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
-    if (text !== null && tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, raw, json: undefined, deepJson: text, verdict };
-    return { id, exchangeId, seq, sender, carrier, channel, raw, json, verdict };
+    let json = texts?.get(text);
+    if (json === undefined) {
+      json = jsonColumn(text, MESSAGE_COLUMNS.json.name, exchangeId, seq);
+      texts?.parsed(text, json);
+    }
+    if (tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, findings, raw: null, json: undefined, deepJson: text };
+    return { id, exchangeId, seq, sender, carrier, channel, findings, raw: null, json };
   }
+
+  /** A message that is not JSON: its stored verdict (with `findings`) and its bytes. */
+  private notJson(id: number, findings: Finding[]): { raw: Buffer; json: undefined; stored: Verdict } {
+    const [status, storedRef, schemaRefId, reason, raw] = this.stmts.notJson.get(id) as NotJsonValues;
+    const stored: Verdict = { status: oneString(status), findings };
+    const schemaRef = this.schemaRefs.of(storedRef, schemaRefId);
+    if (schemaRef !== null) stored.schemaRef = schemaRef;
+    if (reason !== null) stored.reason = reason;
+    return { raw, json: undefined, stored };
+  }
+
 }
 
 

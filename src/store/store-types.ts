@@ -1,5 +1,5 @@
 import type { Carrier, Sender } from '../core/message.js';
-import type { Severity } from '../core/finding.js';
+import type { Finding, Severity } from '../core/finding.js';
 import type { Verdict } from '../core/verdict.js';
 import type { SerialisedJson } from '../core/serialised-json.js';
 import type { ExchangeEndFields, ExchangeFields, ExchangeStartFields, ExchangeUpdateFields, Headers, Outcome, StoredMessage, Transport } from './schema.js';
@@ -152,11 +152,15 @@ export interface MessageTextRow extends Omit<MessageRow, 'raw'> {
 
 /**
  * A message as `validate` reads it to judge it again (RecordingReader.messagesToJudge): a MessageRow
- * without what judging does not read, and with its raw bytes only when it is not JSON.
+ * without what judging does not read, and with its raw bytes and stored verdict only when it is not JSON.
  */
-export interface MessageToJudge extends Pick<MessageRow, 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'json' | 'deepJson' | 'verdict'> {
+export interface MessageToJudge extends Pick<MessageRow, 'id' | 'exchangeId' | 'seq' | 'sender' | 'carrier' | 'channel' | 'json' | 'deepJson'> {
+  /** Its stored findings (judging again carries over those it cannot find again). */
+  findings: Finding[];
   /** The bytes as they travelled, when the message is not JSON; null when it is. */
   raw: Buffer | null;
+  /** Its stored verdict (with `findings`), when it is not JSON: it is kept, not judged again. */
+  stored?: Verdict;
 }
 
 /** Which findings to list; every field narrows the list, none means all. */

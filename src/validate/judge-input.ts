@@ -11,6 +11,7 @@ import { ProtocolUnknownError } from '../core/errors.js';
 import type { MessageJudge } from '../judge/message-judge.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { SharedVerdicts } from './shared-verdicts.js';
 
 export interface JudgedMessage {
   index: number;
@@ -116,6 +117,7 @@ export class InputJudging {
   private readonly pipeline: MessagePipeline;
   private readonly judges: StreamJudge[] = [];
   private readonly judged: JudgedMessage[] = [];
+  private readonly verdicts = new SharedVerdicts();
 
   constructor(registry: SchemaRegistry) {
     this.pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
@@ -132,9 +134,13 @@ export class InputJudging {
     return judge;
   }
 
-  /** Judges one message of the stream `judge` is for. */
-  judge(judge: StreamJudge, m: SourceMessage): void {
-    const message = judgeMessage(judge, m, this.pipeline);
+  /**
+   * Judges one message of the stream `judge` is for. `walkable`: its value is known not to nest too
+   * deep to walk (a recording's JSON text was scanned for that), so it is not walked to find out.
+   */
+  judge(judge: StreamJudge, m: SourceMessage, walkable = false): void {
+    const message = judgeMessage(judge, m, this.pipeline, walkable);
+    message.verdict = this.verdicts.of(message.verdict);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
     this.judged.push(message);
@@ -179,7 +185,7 @@ function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | 
   return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
 }
 
-function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline): JudgedMessage {
+function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline, walkable: boolean): JudgedMessage {
   const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
   let verdict: Verdict;
   if (m.stored) {
@@ -188,10 +194,13 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
     // stream's checker when it is text, as record's checker was: OpenAI's `[DONE]` ends a stream.
     if (judge && m.text !== undefined) judge.judge(pipeline.parsed(sender, m.carrier, undefined, m.text, m.http));
   } else {
-    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http);
+    const message = pipeline.parsed(sender, m.carrier, m.value, m.text, m.http, walkable);
     verdict = pipeline.verdict(message, m.facts ?? AS_READ, judge);
     // A recorded message: what the recording cannot find again is what record found.
-    if (m.exchange !== undefined) verdict = withFindings(withoutRules(verdict, NOT_REDERIVABLE), m.carried ?? []);
+    if (m.exchange !== undefined) {
+      verdict = withoutRules(verdict, NOT_REDERIVABLE);
+      if (m.carried !== undefined) verdict = withFindings(verdict, m.carried);
+    }
   }
   const label = pipeline.label(m.value, { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http });
   // Literals, not a spread of the place: one per message of the report, a spread makes slower objects.

@@ -15,6 +15,7 @@ import { findingsOfExchange, sourceMessageOf, streamOfExchange } from './recordi
  * report. The report is judgeInput's of recordingInput's input, byte for byte: the same streams, in
  * the same order, each checker given the same request, every message judged in the same order.
  * Only the modules of the protocols the recording has are loaded. `progress` hears of each message judged.
+ * Messages of one repeated JSON text share its value (core/repeated-json.ts), which no checker changes.
  */
 export async function judgeRecordingLoading(file: string, registry: SchemaRegistry, forced?: ProtocolId, progress?: ReadProgress): Promise<ValidationReport> {
   const reader = openRecording(file);
@@ -45,11 +46,13 @@ export async function judgeRecordingLoading(file: string, registry: SchemaRegist
       const request = module && RecordingReader.firstRequestToJudge(reader, exchange.id);
       judges.set(exchange.id, { exchange, judge: judging.addStream(stream, module, request && sourceMessageOf(exchange, request)) });
     });
+    // A text that came before is not parsed again, nor its schema findings sought again (core/repeated-json.ts); the rules still see every message.
     for (const m of RecordingReader.messagesToJudgeInOrder(reader)) {
       const of = judges.get(m.exchangeId);
       // A message of no exchange the recording lists is read by no command.
       if (of === undefined) continue;
-      judging.judge(of.judge, sourceMessageOf(of.exchange, m));
+      // A JSON value the reader hands out was found not too deep to walk (a deep one comes as its text).
+      judging.judge(of.judge, sourceMessageOf(of.exchange, m), m.json !== undefined);
       progress?.read();
     }
     return judging.report(file, 'capture', ofExchanges.length === 0 ? undefined : ofExchanges);

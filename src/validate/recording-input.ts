@@ -70,8 +70,8 @@ export function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): So
   // A body has its request line and status, as when it was recorded (a RunAgentInput too).
   if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpContextOf(exchange, m.sender);
   // Most messages have no findings: no array made for them.
-  if (m.verdict.findings.length > 0) {
-    const carried = m.verdict.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
+  if (m.findings.length > 0) {
+    const carried = m.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));
     if (carried.length > 0) message.carried = carried;
   }
   if (m.deepJson !== undefined) {
@@ -80,7 +80,7 @@ export function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): So
     message.text = m.deepJson;
   } else if (m.json !== undefined) message.value = m.json;
   else {
-    message.stored = m.verdict;
+    message.stored = m.stored;
     // An event of text that is not JSON (OpenAI's `data: [DONE]`) is not judged again, but its
     // stream's checker follows it, as record's did.
     if (m.carrier === 'event' && m.raw !== null && isUtf8(m.raw)) message.text = m.raw.toString('utf8');

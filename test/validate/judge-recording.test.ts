@@ -6,6 +6,7 @@
  * (test/judge/record-validate-agreement.test.ts compares them on recorded traffic whose exchanges interleave.)
  */
 import { describe, expect, it } from 'vitest';
+import { isJsonObject } from '../../src/core/json.js';
 import type { InboundMessage } from '../../src/core/message.js';
 import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
@@ -47,6 +48,17 @@ describe('validate of a recording, judged as it is read', () => {
     const file = writeNdjsonRecording([exampleExchange(id), serverFirst(id), { transport: 'http', protocol: null, method: 'DELETE', path: '/mcp', status: 200, messages: [] }]);
     await expectSameReports(file);
     await expectSameReports(file, id);
+  });
+
+  it.each(PROTOCOL_IDS)('gives it when a stream repeats its texts, broken ones too, for %s (their messages share a value)', async (id) => {
+    const conversation = PROTOCOL_EXAMPLES[id]().conversation.map(handMessage);
+    // Every top-level string made a number: no protocol's schema takes that.
+    const broken = conversation.map((m) => (isJsonObject(m.json) ? { ...m, json: Object.fromEntries(Object.entries(m.json).map(([k, v]) => [k, typeof v === 'string' ? 42 : v])) } : m));
+    const repeated = [...conversation, ...conversation, ...broken, ...conversation, ...broken, ...broken];
+    const file = writeNdjsonRecording([exampleExchange(id, repeated), exampleExchange(id, broken)]);
+    await expectSameReports(file);
+    const report = await judgeRecordingLoading(file, registry);
+    expect(report.summary.invalid).toBeGreaterThanOrEqual(4);
   });
 
   it('gives it for every protocol in one recording, and says what it found', async () => {
