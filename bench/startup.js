@@ -16,7 +16,9 @@
 // - --commands: the CPU of one small run of each command a test suite starts (validate, show,
 //   findings, export, diff, import, replay, fixture, view, record), ÷ a bare `node -e 0` of the same
 //   rounds: the whole process for a command that ends, spawn → "listening"/"inspector on" for a
-//   server (replay: → its first response served). A command that ends reports its own
+//   server (replay: → its first response served). `record-exit` and `record-exchange` (not in the
+//   default list) run `record` to its exit: spawn → listening → (one small POST through it to a local
+//   upstream) → SIGINT → the recording closed and the process gone. A command that ends reports its own
 //   process.cpuUsage() at exit (all threads, µs) through a preloaded probe, the bare node too, so
 //   the ratio is not rounded to 10 ms ticks. --commands validate needs no better-sqlite3 (another
 //   Node's); the rest open SQLite.
@@ -226,8 +228,56 @@ async function serverUntil(b, args, pattern) {
   return { ms, cpu };
 }
 
+/**
+ * `record` run to its exit with the probe: spawn → "listening on" → (one exchange through it, with
+ * `exchange`) → SIGINT → exit, the recording closed. All threads, µs, as the probe reports them.
+ */
+async function recordToExit(scratch, b, upstream) {
+  const out = join(scratch, 'cpu');
+  rmSync(out, { force: true });
+  const db = join(scratch, 'record-run.db');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-r', join(scratch, 'cpu-probe.cjs'), b.bin, 'record', '--target', upstream ?? 'http://127.0.0.1:9', '--listen', '0', '--out', db, '--overwrite', '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AGENT_PROXY_CPU_PROBE: out },
+  });
+  const code = new Promise((resolve) => child.on('exit', resolve));
+  let text = '';
+  const listening = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = text.match(/listening on (\S+)/);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (exitCode) => reject(new Error(`record exited with ${exitCode} before listening`)));
+  });
+  child.stdout.resume();
+  if (upstream) {
+    const response = await fetch(`${listening}/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hello":1}' });
+    if (response.status !== 200) throw new Error(`${b.name}: the recorded exchange answered ${response.status}`);
+    await response.text();
+  }
+  child.kill('SIGINT');
+  if ((await code) !== 0) throw new Error(`${b.name}: record exited with ${await code}`);
+  return { ms: performance.now() - started, cpu: Number(readFileSync(out, 'utf8')) };
+}
+
+/** A local upstream for `record-exchange`: answers every request with a small JSON body. */
+async function startUpstream() {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+/** Runs of `record` to its exit: only when named, as they take a few times longer than the rest. */
+const RUN_TO_EXIT = ['record-exit', 'record-exchange'];
+
 /** Each command's small run: (build) => { ms, cpu }. */
-function commandRuns(scratch, recording, request) {
+function commandRuns(scratch, recording, request, upstreamUrl) {
   const probed = (args) => (b) => probedRun(scratch, [b.bin, ...args], `${b.name}: ${args[0]}`);
   const imported = join(scratch, 'imported.db');
   return {
@@ -242,13 +292,16 @@ function commandRuns(scratch, recording, request) {
     fixture: (b) => serverUntil(b, ['fixture', recording, '--listen', '0'], /listening on/),
     view: (b) => serverUntil(b, ['view', recording, '--listen', '0'], /inspector on/),
     record: recordListening,
+    'record-exit': (b) => recordToExit(scratch, b, undefined),
+    'record-exchange': (b) => recordToExit(scratch, b, upstreamUrl),
   };
 }
 
 /** --commands: one line per command, its CPU and wall time ÷ the bare node's of the same rounds. */
 async function commandsTable(scratch, recording, request) {
-  const all = commandRuns(scratch, recording, request);
-  const names = COMMANDS === 'all' ? Object.keys(all) : COMMANDS;
+  const upstream = COMMANDS !== 'all' && COMMANDS.includes('record-exchange') ? await startUpstream() : undefined;
+  const all = commandRuns(scratch, recording, request, upstream?.url);
+  const names = COMMANDS === 'all' ? Object.keys(all).filter((name) => !RUN_TO_EXIT.includes(name)) : COMMANDS;
   for (const name of names) if (!all[name]) throw new Error(`--commands: no command ${name} (${Object.keys(all).join(', ')})`);
   const bare = () => probedRun(scratch, ['-e', '0'], 'node -e 0');
   for (const name of names) {
@@ -260,6 +313,7 @@ async function commandsTable(scratch, recording, request) {
     });
     console.log(`  ${name.padEnd(16)} ${cells.join('   ')}   bare cpu ${ms(bareCpu)}`);
   }
+  upstream?.close();
 }
 
 const median = (xs) => {

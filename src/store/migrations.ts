@@ -202,12 +202,30 @@ export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSIO
 
 /**
  * Brings the file up to the newest version in `migrations`, one transaction per step.
- * Version 0 with no tables is an empty file and gets the whole schema.
+ * Version 0 with no tables is an empty file and gets the whole schema, in one transaction.
  */
 export function migrate(db: Db, file: string, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
   const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1].version;
   const from = checkFormat(db, file, latest);
   let version = from;
+  // An empty file gets every step in one transaction: one commit instead of one per step (a new
+  // recording's start), and a crash leaves it empty, never part-made.
+  if (from === 0 && migrations.length > 0) {
+    try {
+      db.transaction(() => {
+        for (const step of migrations) {
+          if (step.version !== version + 1) throw new StoreError('E_STORE_VERSION', file, `no migration from recording format ${version} to ${version + 1}`);
+          step.up(db);
+          version = step.version;
+        }
+        db.pragma(`user_version = ${version}`);
+      }).immediate();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      throw new StoreError('E_STORE_WRITE', file, `cannot create recording format ${latest} in ${file}: ${messageOf(error)}`, { cause: error });
+    }
+    return { from, to: version };
+  }
   for (const step of migrations) {
     if (step.version <= version) continue;
     if (step.version !== version + 1) {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { nativeModuleProblem } from './native-module.js';
 import { sqliteDamage } from './sqlite-damage.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
@@ -11,9 +12,21 @@ import { StoreError, messageOf, sqliteCode } from './store-errors.js';
  * CommonJS, so it loads synchronously where the file is opened.
  */
 let sqlite: typeof Database | undefined;
+/**
+ * The path of better-sqlite3's native part where its install puts it, handed to each open as
+ * `nativeBinding`. Without it better-sqlite3 asks the `bindings` package, which tries a dozen
+ * places (each miss a thrown error) before this one: ~2.5 ms of CPU per thread that opens a file,
+ * and `record` opens in two (the recording worker is a thread of its own). Undefined when the
+ * binary is elsewhere: then `bindings` searches as before (and reports a missing one its own way).
+ */
+let nativeBinding: string | undefined;
 
 function loadSqlite(): typeof Database {
-  return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+  if (sqlite) return sqlite;
+  const require = createRequire(import.meta.url);
+  const binary = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(binary)) nativeBinding = binary;
+  return (sqlite = require('better-sqlite3') as typeof Database);
 }
 
 /**
@@ -51,7 +64,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Database.Database;
   try {
-    db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
+    const Sqlite = loadSqlite();
+    db = new Sqlite(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, ...(nativeBinding === undefined ? {} : { nativeBinding }) });
   } catch (error) {
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);

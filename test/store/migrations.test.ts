@@ -198,6 +198,20 @@ describe('format versions (PRAGMA user_version)', () => {
     reader.close();
   });
 
+  it('an empty file whose last step fails is left empty: the whole schema is one transaction', () => {
+    const file = join(tmp.dir, 'fresh-rollback.sqlite');
+    const broken: Migration = { version: FORMAT_VERSION + 1, description: 'breaks at the end', up: () => {
+      throw new Error('boom');
+    } };
+    const db = openDatabase(file);
+    expect(codeOf(() => migrate(db, file, [...MIGRATIONS, broken]))).toBe('E_STORE_WRITE');
+    expect(db.pragma('user_version', { simple: true })).toBe(0);
+    expect(tableNames(db, file)).toEqual([]);
+    // And the retry makes the whole schema, as on any empty file.
+    expect(migrate(db, file)).toEqual({ from: 0, to: FORMAT_VERSION });
+    db.close();
+  });
+
   it('refuses a gap in the chain', () => {
     const file = join(tmp.dir, 'gap.sqlite');
     recordingAtCurrent(file);

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { BurstSignal } from './burst-signal.js';
 import type { WorkerSetup } from './worker-messages.js';
@@ -20,14 +21,18 @@ const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
 // step at most. The list sets only the granularity: whatever it misses, the last step loads.
 // Each protocol's module is a step of its own, as the catalog loads them.
-const before: Array<() => Promise<unknown>> = [
-  () => import('better-sqlite3'),
-  () => import('fast-json-patch'),
+// The two CommonJS packages are required, not import()ed: an import() of one sets up Node's ES module
+// loader in this thread and scans the package's source for its names (~10 ms of CPU at every start),
+// while the modules that use them require them anyway (store/open-database.ts, and the bundle).
+const require = createRequire(import.meta.url);
+const before: Array<() => unknown> = [
+  () => require('better-sqlite3'),
+  () => require('fast-json-patch'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),
 ];
 const after: Array<() => Promise<unknown>> = [() => import('../pipeline/traffic-recorder.js'), () => import('./recording-worker-main.js')];
-async function step<T>(load: () => Promise<T>): Promise<T> {
+async function step<T>(load: () => T | Promise<T>): Promise<T> {
   if (burst?.active) await burst.quiet();
   return load();
 }
