@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonRpcPeerRequest } from '../../src/protocols/json-rpc/peer-request.js';
+import { piRpcPeerRequest } from '../../src/protocols/pi-rpc/peer-request.js';
+import { piDaemonRpcPeerRequest } from '../../src/protocols/pi-daemon-rpc/peer-request.js';
 import { PendingTurns, type RecordedTurn } from '../../src/replay/pending-turns.js';
 import type { ScriptMessage } from '../../src/replay/replay-script.js';
 
@@ -46,5 +48,18 @@ describe('PendingTurns', () => {
     expect(offer(pending, { id: 1, method: 'a' })).toEqual({ turn: turns[0] });
     expect(offer(pending, { id: 2, method: 'b' })).toMatchObject({ expected: turns[1] });
     expect(offer(pending, { id: 'q1', ...roots })).toEqual({ turn: turns[1] });
+  });
+
+  it('knows each protocol\'s requests of the other side and their answers, by the id that pairs them', () => {
+    expect(jsonRpcPeerRequest({ jsonrpc: '2.0', id: 0, method: 'roots/list' })).toEqual({ role: 'request', id: 'v:0' });
+    expect(jsonRpcPeerRequest({ jsonrpc: '2.0', id: 0, result: { roots: [] } })).toEqual({ role: 'answer', id: 'v:0' });
+    expect(jsonRpcPeerRequest({ jsonrpc: '2.0', id: '0', error: { code: 1, message: 'no' } })).toEqual({ role: 'answer', id: 's:0' });
+    expect(jsonRpcPeerRequest({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeUndefined();
+    expect(piRpcPeerRequest({ type: 'extension_ui_request', id: 'ui-1', method: 'confirm' })).toEqual({ role: 'request', id: '"ui-1"' });
+    expect(piRpcPeerRequest({ type: 'extension_ui_response', id: 'ui-1', confirmed: true })).toEqual({ role: 'answer', id: '"ui-1"' });
+    expect(piRpcPeerRequest({ type: 'prompt', id: 'p1', message: 'hi' })).toBeUndefined();
+    expect(piDaemonRpcPeerRequest({ kind: 'event', cursor: 'c', sequence: 1, event: { type: 'extension_ui_request', id: 'ui-1', method: 'confirm' } })).toEqual({ role: 'request', id: '"ui-1"' });
+    expect(piDaemonRpcPeerRequest({ kind: 'extension_ui_response', response: { type: 'extension_ui_response', id: 'ui-1', confirmed: true } })).toEqual({ role: 'answer', id: '"ui-1"' });
+    expect(piDaemonRpcPeerRequest({ kind: 'command', command: { type: 'prompt', id: 'p1' } })).toBeUndefined();
   });
 });
