@@ -27,8 +27,13 @@ export class PendingTurns<T extends RecordedTurn> {
   /** The id of the request each turn's client message answers; undefined for the client's own messages. */
   private readonly answers: Array<string | undefined>;
   private readonly taken: boolean[];
-  /** Requests written to the client and not yet answered, by id, with how many are open. */
+  /** The turns answering each request id, in recorded order. */
+  private readonly answersById = new Map<string, number[]>();
+  /** Requests written to the client whose recorded answer was not taken yet, by id, with how many are open. */
   private readonly asked = new Map<string, number>();
+  /** The first turn not taken, and the first of the client's own messages not taken (turns.length when none). */
+  private first = 0;
+  private nextOwn = 0;
   private remaining: number;
 
   constructor(
@@ -36,8 +41,15 @@ export class PendingTurns<T extends RecordedTurn> {
     private readonly peerRequest: ((message: unknown) => PeerRequestRole | undefined) | undefined,
   ) {
     this.answers = turns.map((turn) => this.roleOf(turn.client.json, 'answer'));
+    this.answers.forEach((id, i) => {
+      if (id === undefined) return;
+      const list = this.answersById.get(id);
+      if (list) list.push(i);
+      else this.answersById.set(id, [i]);
+    });
     this.taken = turns.map(() => false);
     this.remaining = turns.length;
+    this.advance();
   }
 
   /** True once every turn was taken. */
@@ -52,19 +64,22 @@ export class PendingTurns<T extends RecordedTurn> {
 
   /** Notes a recorded server message the replay wrote: a request it makes can be answered from now on. */
   written(message: ScriptMessage): void {
+    if (!this.peerRequest || message.json === undefined) return;
     const id = this.roleOf(message.json, 'request');
-    if (id !== undefined) this.asked.set(id, (this.asked.get(id) ?? 0) + 1);
+    // A request the recording holds no answer to is not waited for.
+    if (id !== undefined && this.answersById.has(id)) this.asked.set(id, (this.asked.get(id) ?? 0) + 1);
   }
 
   /**
    * The turn a live message is: the first candidate it matches, in recorded order (an answer to the
    * request of its own id first). The candidates are the client's next own message and the answers
    * to requests already written; the first turn not taken is always one, whatever it is.
+   * `live()` gives the live message's parsed value, asked for only when there is a choice.
    * The taken turn's answer, if it is one, closes its request.
    */
-  match(live: unknown, differ: TurnDiffer): TurnMatch<T> {
+  match(live: () => unknown, differ: TurnDiffer): TurnMatch<T> {
     const candidates = this.candidates();
-    const answering = this.roleOf(live, 'answer');
+    const answering = candidates.length > 1 ? this.roleOf(live(), 'answer') : undefined;
     if (answering !== undefined) candidates.sort((a, b) => Number(this.answers[b] === answering) - Number(this.answers[a] === answering));
     const compared: Array<{ index: number; differences: string[] }> = [];
     for (const index of candidates) {
@@ -82,30 +97,24 @@ export class PendingTurns<T extends RecordedTurn> {
 
   /** Takes `turn` without a live message: the recorded one the live client did not send (a WebSocket ping). */
   pass(turn: T): void {
-    const i = this.turns.indexOf(turn);
+    const i = this.turns.indexOf(turn, this.first);
     if (i >= 0 && !this.taken[i]) this.take(i);
   }
 
   /** The first turn not taken: what a live message that cannot be compared is reported against. */
   next(): T | undefined {
-    const i = this.taken.indexOf(false);
-    return i < 0 ? undefined : this.turns[i];
+    return this.turns[this.first];
   }
 
   /** Indexes of the turns a live message may be, in recorded order. */
   private candidates(): number[] {
-    const found: number[] = [];
-    let ownSeen = false;
-    for (let i = 0; i < this.turns.length; i++) {
-      if (this.taken[i]) continue;
-      const answers = this.answers[i];
-      if (answers === undefined) {
-        if (ownSeen) continue;
-        ownSeen = true;
-        found.push(i);
-      } else if (found.length === 0 || (this.asked.get(answers) ?? 0) > 0) found.push(i);
+    const found = new Set<number>();
+    if (this.first < this.turns.length) found.add(this.first);
+    if (this.nextOwn < this.turns.length) found.add(this.nextOwn);
+    for (const [id, open] of this.asked) {
+      if (open > 0) for (const i of this.answersById.get(id) ?? []) if (!this.taken[i]) found.add(i);
     }
-    return found;
+    return [...found].sort((a, b) => a - b);
   }
 
   private take(i: number): void {
@@ -115,6 +124,14 @@ export class PendingTurns<T extends RecordedTurn> {
     const open = answers === undefined ? 0 : (this.asked.get(answers) ?? 0);
     if (open > 1) this.asked.set(answers!, open - 1);
     else if (answers !== undefined) this.asked.delete(answers);
+    this.advance();
+  }
+
+  /** Moves the cursors past taken turns (and `nextOwn` past answers). */
+  private advance(): void {
+    while (this.first < this.turns.length && this.taken[this.first]) this.first++;
+    if (this.nextOwn < this.first) this.nextOwn = this.first;
+    while (this.nextOwn < this.turns.length && (this.taken[this.nextOwn] || this.answers[this.nextOwn] !== undefined)) this.nextOwn++;
   }
 
   private roleOf(message: unknown, role: PeerRequestRole['role']): string | undefined {

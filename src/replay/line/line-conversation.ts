@@ -250,7 +250,7 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
       continue;
     }
     const live = { channel: 'text' as const, data: line.raw };
-    const found = pending.match(parseJsonBody(line.raw), (recorded) => correlator.differences(asText(recorded), live));
+    const found = pending.match(() => parseJsonBody(line.raw), (recorded) => correlator.differences(asText(recorded), live));
     if (!('turn' in found)) {
       await miss(line, found.expected?.client, found.differences);
       continue;

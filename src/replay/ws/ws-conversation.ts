@@ -100,7 +100,7 @@ export class WsConversation {
       }
       const live = pending;
       pending = undefined;
-      const found = this.pending.match(live.channel === 'text' ? parseJsonBody(live.data) : undefined, (recorded) => this.correlator.differences(recorded, live));
+      const found = this.pending.match(() => (live.channel === 'text' ? parseJsonBody(live.data) : undefined), (recorded) => this.correlator.differences(recorded, live));
       if (!('turn' in found)) {
         const miss = { frame: live, expected: found.expected?.client ?? first.client, differences: found.differences };
         if (await this.answer(miss)) continue;
