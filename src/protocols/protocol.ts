@@ -282,6 +282,12 @@ export interface WireBinding {
   encodeFrame(value: unknown): Buffer | undefined;
 }
 
+/** A message's part in a request made of the other side: asking, or answering; `id` pairs the two. */
+export interface PeerRequestRole {
+  role: 'request' | 'answer';
+  id: string;
+}
+
 /**
  * Replay hints of a protocol: how a miss is answered, and which route a path is on. What matching
  * ignores and what it substitutes are the roles of its fields (ProtocolFacts.fields).
@@ -296,6 +302,14 @@ export interface ReplayHints {
    * a miss's nearest recorded exchange is looked for on the same route first.
    */
   routeTemplate?(method: string, path: string): string | undefined;
+  /**
+   * Where a message of a conversation stands in a request one side makes of the other: the request
+   * (JSON-RPC's request, Pi's `extension_ui_request`) or its answer, with the id that pairs them;
+   * undefined for anything else. A turn-by-turn replay (stdio, WebSocket, NDJSON) takes a client's
+   * answer to a request the replay sent whenever it comes, before or after the client's own next
+   * message, since the protocol does not order the two (pending-turns.ts).
+   */
+  peerRequest?(message: unknown): PeerRequestRole | undefined;
   /**
    * How one conversation spreads over many HTTP requests that a session ties together (MCP's
    * Streamable HTTP and HTTP+SSE transports): a replay then plays each live session from the start

@@ -1,4 +1,5 @@
 import { answerJsonRpcMiss } from '../json-rpc/replay-miss.js';
+import { jsonRpcPeerRequest } from '../json-rpc/peer-request.js';
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { ACP_SCHEMAS } from './schemas.js';
@@ -42,5 +43,6 @@ export const acpReplayFacts: ProtocolFacts<'acp', 'ws' | 'stdio' | 'file'> = {
     '/params/mcpServers/*/env/*/value': 'secret',
     '/params/mcpServers/*/headers/*/value': 'secret',
   },
-  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' } },
+  // The agent asks its client too (a permission, a file): the client's answer comes when it comes.
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'ACP requests get a JSON-RPC error response' }, peerRequest: jsonRpcPeerRequest },
 };

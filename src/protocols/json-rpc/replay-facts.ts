@@ -1,5 +1,6 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerJsonRpcMiss } from './replay-miss.js';
+import { jsonRpcPeerRequest } from './peer-request.js';
 import { classifyJsonRpc } from './json-rpc-message.js';
 import { JSON_RPC_RULES } from './json-rpc-rules.js';
 import { jsonRpcMessageEvidence, sniffJsonRpc } from './sniff.js';
@@ -35,5 +36,5 @@ export const jsonRpcReplayFacts: ProtocolFacts<'json-rpc', 'ws' | 'stdio' | 'fil
   decidesStdio: (value) => classifyJsonRpc(value).kind !== 'response',
   // A response carries its request's id.
   fields: { '/id': 'echoed-client-id' },
-  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' } },
+  replay: { missAnswers: { message: answerJsonRpcMiss, summary: 'JSON-RPC requests get a JSON-RPC error response' }, peerRequest: jsonRpcPeerRequest },
 };

@@ -1,6 +1,7 @@
 // The light parts of JSON-RPC, not its index: a replay loads every protocol's facts, never a checker.
 import { JSON_RPC_RULES } from '../json-rpc/json-rpc-rules.js';
 import { classifyJsonRpc } from '../json-rpc/json-rpc-message.js';
+import { jsonRpcPeerRequest } from '../json-rpc/peer-request.js';
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { classifyMcpHttp, mcpHttpEvidence } from './http-recognition.js';
 import { MCP_RULES } from './mcp-rules.js';
@@ -41,6 +42,8 @@ export const mcpReplayFacts: ProtocolFacts<'mcp', 'stdio' | 'http' | 'sse' | 'fi
   replay: {
     missAnswers: { message: answerMcpMessageMiss, http: answerMcpHttpMiss, summary: 'MCP requests get a JSON-RPC error response (the miss report in its data)' },
     sessions: MCP_HTTP_SESSIONS,
+    // The server asks its client too (roots, sampling, elicitation): the client's answer comes when it comes.
+    peerRequest: jsonRpcPeerRequest,
     // 2026-07-28: a listen stream lives until its client closes it (the close is the cancellation).
     longLived: (body) => {
       const shape = classifyJsonRpc(body);

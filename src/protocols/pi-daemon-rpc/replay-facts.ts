@@ -1,6 +1,7 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { PI_DAEMON_RPC_SUBPROTOCOL, piSubprotocolOf } from '../pi-rpc/subprotocols.js';
 import { answerPiDaemonRpcMiss } from './replay-miss.js';
+import { piDaemonRpcPeerRequest } from './peer-request.js';
 import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 import { PI_DAEMON_RPC_RULES } from './rules.js';
 import { frameKindOf } from './frame-kinds.js';
@@ -32,5 +33,5 @@ export const piDaemonRpcReplayFacts: ProtocolFacts<'pi-daemon-rpc', 'ws' | 'file
     // extension_ui_response answers (the daemon's, sent back as served).
     '/response/id': 'server-id',
   },
-  replay: { missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' } },
+  replay: { missAnswers: { message: answerPiDaemonRpcMiss, summary: 'Pi daemon RPC commands get a failed response frame' }, peerRequest: piDaemonRpcPeerRequest },
 };

@@ -1,5 +1,6 @@
 import type { ChannelHint, ProtocolFacts } from '../protocol.js';
 import { answerPiRpcMiss } from './replay-miss.js';
+import { piRpcPeerRequest } from './peer-request.js';
 import { PI_RPC_SUBPROTOCOL, piSubprotocolOf } from './subprotocols.js';
 import { PI_DAEMON_SCHEMAS } from '../pi-rest/schemas.js';
 import { PI_RPC_RULES } from './rules.js';
@@ -25,5 +26,5 @@ export const piRpcReplayFacts: ProtocolFacts<'pi-rpc', 'ws' | 'stdio' | 'file'> 
   messageEvidence: piRpcMessageEvidence,
   // A command's optional `id` comes back on its response.
   fields: { '/id': 'echoed-client-id', timestamp: 'volatile' },
-  replay: { missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' } },
+  replay: { missAnswers: { message: answerPiRpcMiss, summary: 'Pi RPC commands get a failed response' }, peerRequest: piRpcPeerRequest },
 };

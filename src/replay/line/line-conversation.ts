@@ -1,12 +1,14 @@
 import type { Readable } from 'node:stream';
 import { LineFramer, type LineFrame } from '../../framing/line-framer.js';
-import type { ProtocolId } from '../../protocols/catalog.js';
+import { replayHintsOf, type ProtocolId } from '../../protocols/catalog.js';
 import type { Clock } from '../clock.js';
 import type { ChosenFaults } from '../fault/fault-plan.js';
 import type { ScriptMessage } from '../replay-script.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../http/request-limits.js';
 import { PlaybackClock, type Timing } from '../timing.js';
 import { FrameCorrelator } from '../ws/ws-frames.js';
+import { PendingTurns } from '../pending-turns.js';
+import { parseJsonBody } from '../http/request-body.js';
 
 /**
  * The turn-by-turn replay of a line protocol (stdio JSON-RPC / Pi RPC, the daemon's NDJSON socket):
@@ -179,7 +181,8 @@ export interface LineConversationResult {
  *    with the ids it carries substituted; on a match the server lines recorded after it are written
  *    (live ids in place) at the recorded pace from the moment it arrived. A live line that does not
  *    match is a miss: the client gets the miss answer, and the replay keeps waiting for the line it
- *    expects, so one stray line does not derail the rest.
+ *    expects, so one stray line does not derail the rest. The client's answer to a request the
+ *    replay sent is taken whenever it comes, before or after its own next line (pending-turns.ts).
  * 3. once the recording is played out, any further line is a miss, until the client ends.
  * With `faults`, every line written waits the fault's latency (the first) or gap (the others) on
  * top of the recorded pace, and the conversation stops once `stopAfter` lines were written.
@@ -192,6 +195,9 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
   let sent = 0;
   let written = 0;
   let faulted = faults?.stopAfter === 0;
+  // Where the peer ended it, the conversation ends after the last turn the peer answered.
+  const turns = options.peerEnds ? plan.turns.slice(0, lastAnswered(plan) + 1) : plan.turns;
+  const pending = new PendingTurns(turns, options.protocol && replayHintsOf(options.protocol)?.peerRequest);
   const ended = (unused: readonly LineTurn[]): LineConversationResult => ({
     sent,
     misses,
@@ -220,6 +226,7 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
       // Substitution works on text frames; stderr passes as recorded.
       const bytes = message.channel === 'stderr' ? message.raw : correlator.substitute(asText(message));
       if (!(await write(bytes, message))) return;
+      if (message.channel !== 'stderr') pending.written(message);
       sent++;
     }
   };
@@ -232,28 +239,25 @@ export async function playLineConversation(plan: LinePlan, inbox: LineInbox, opt
   };
 
   if (faulted) return ended(plan.turns);
-  // Where the peer ended it, the conversation ends after the last turn the peer answered.
-  const turns = options.peerEnds ? plan.turns.slice(0, lastAnswered(plan) + 1) : plan.turns;
   await play(plan.preamble);
-  for (let i = 0; i < turns.length; i++) {
-    const turn = turns[i];
-    const recorded = asText(turn.client);
-    for (;;) {
-      if (options.signal?.aborted || faulted) return ended(turns.slice(i));
-      const line = await inbox.next();
-      if (!line) return ended(turns.slice(i));
-      const live = { channel: 'text' as const, data: line.raw };
-      // Only the start of an over-long line was kept: it cannot be compared, only refused.
-      const differences = line.totalBytes > line.raw.length ? ['size'] : correlator.differences(recorded, live);
-      if (differences.length > 0) {
-        await miss(line, turn.client, differences);
-        continue;
-      }
-      correlator.learn(recorded, live);
-      clock.reanchor(turn.client.tOffsetMs);
-      await play(turn.replies);
-      break;
+  while (!pending.done) {
+    if (options.signal?.aborted || faulted) return ended(pending.untaken());
+    const line = await inbox.next();
+    if (!line) return ended(pending.untaken());
+    // Only the start of an over-long line was kept: it cannot be compared, only refused.
+    if (line.totalBytes > line.raw.length) {
+      await miss(line, pending.next()?.client, ['size']);
+      continue;
     }
+    const live = { channel: 'text' as const, data: line.raw };
+    const found = pending.match(() => parseJsonBody(line.raw), (recorded) => correlator.differences(asText(recorded), live));
+    if (!('turn' in found)) {
+      await miss(line, found.expected?.client, found.differences);
+      continue;
+    }
+    correlator.learn(asText(found.turn.client), live);
+    clock.reanchor(found.turn.client.tOffsetMs);
+    await play(found.turn.replies);
   }
   if (options.peerEnds) return { ...ended([]), peerEnded: !options.signal?.aborted && !faulted };
   for (;;) {

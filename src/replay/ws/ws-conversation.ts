@@ -9,6 +9,9 @@ import { describeFrame, isControl, type FrameCorrelator, type LiveFrame } from '
 import { WsInbox } from './ws-inbox.js';
 import { frameMissReason, truncateUtf8, MAX_CLOSE_REASON_BYTES, type FrameMiss } from './ws-miss.js';
 import type { WsPlan, WsTurn } from './ws-plan.js';
+import { PendingTurns } from '../pending-turns.js';
+import type { PeerRequestRole } from '../../protocols/protocol.js';
+import { parseJsonBody } from '../http/request-body.js';
 
 /** Past this many unsent bytes the player waits for the socket before sending more. */
 const HIGH_WATER_BYTES = 1024 * 1024;
@@ -32,7 +35,8 @@ export type FrameMissAnswerer = (miss: FrameMiss) => string | undefined;
  *    it carries are learnt and the server frames recorded after it are sent (live ids in place),
  *    paced from the moment it arrived. A frame that does not match gets the protocol's miss answer
  *    (a JSON-RPC error with its id, a failed Pi response …) and the replay waits on for the recorded
- *    one; a frame the protocol has no answer for closes the connection with 1008;
+ *    one; a frame the protocol has no answer for closes the connection with 1008. The client's
+ *    answer to a request the replay sent is taken whenever it comes (pending-turns.ts);
  * 3. the recorded ending: the server's close code and reason, a cut, or waiting for the client.
  *
  * Live pings and pongs the recording does not expect at that point are keepalives, not
@@ -53,48 +57,58 @@ export class WsConversation {
   /** True once an injected ending closed or cut the connection: nothing more is played. */
   private faulted = false;
   private readonly faults: ChosenFaults;
+  /** The recorded client frames not yet taken, and which of them a live frame may be. */
+  private readonly pending: PendingTurns<WsTurn>;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly plan: WsPlan,
     private readonly correlator: FrameCorrelator,
-    private readonly options: { timing: Timing; clock: Clock; anchorMs: number; answerMiss?: FrameMissAnswerer; faults?: ChosenFaults },
+    private readonly options: {
+      timing: Timing;
+      clock: Clock;
+      anchorMs: number;
+      answerMiss?: FrameMissAnswerer;
+      faults?: ChosenFaults;
+      /** The protocol's requests and answers: a client's answer to a request sent is taken whenever it comes (pending-turns.ts). */
+      peerRequest?: (message: unknown) => PeerRequestRole | undefined;
+    },
   ) {
     this.inbox = new WsInbox(ws);
     this.clock = new PlaybackClock(options.timing, options.anchorMs, options.clock);
     ws.on('close', () => this.stopped.abort());
     this.faults = options.faults ?? NO_FAULTS;
     this.faultEnd = injectedEnding(ws, this.faults);
+    this.pending = new PendingTurns(plan.turns, options.peerRequest);
   }
 
   async run(): Promise<ConversationResult> {
     if (this.faultDue()) return this.result();
     await this.play(this.plan.preamble);
     let pending: LiveFrame | undefined;
-    for (const turn of this.plan.turns) {
-      // Until the frame recorded here comes: a frame the protocol answers as a miss is followed by the next.
-      for (;;) {
-        if (this.faulted) return this.result();
-        pending ??= await this.nextFor(turn.client);
-        if (!pending || this.faulted) return this.result();
-        if (isControl(turn.client.channel) && !isControl(pending.channel)) {
-          // The recorded client pinged here, the live one did not: skip that exchange of pings.
-          await this.play(turn.replies.filter((m) => m.channel !== 'pong'));
-          break;
-        }
-        const live = pending;
-        pending = undefined;
-        const differences = this.correlator.differences(turn.client, live);
-        if (differences.length > 0) {
-          const miss = { frame: live, expected: turn.client, differences };
-          if (await this.answer(miss)) continue;
-          return this.fail(miss);
-        }
-        this.correlator.learn(turn.client, live);
-        this.clock.reanchor(turn.client.tOffsetMs);
-        await this.play(turn.replies, echoOf(turn, live));
-        break;
+    while (!this.pending.done) {
+      // Until a recorded frame is matched: a frame the protocol answers as a miss is followed by the next.
+      if (this.faulted) return this.result();
+      const first = this.pending.next()!;
+      pending ??= await this.nextFor(first.client);
+      if (!pending || this.faulted) return this.result();
+      if (isControl(first.client.channel) && !isControl(pending.channel)) {
+        // The recorded client pinged here, the live one did not: skip that exchange of pings.
+        this.pending.pass(first);
+        await this.play(first.replies.filter((m) => m.channel !== 'pong'));
+        continue;
       }
+      const live = pending;
+      pending = undefined;
+      const found = this.pending.match(() => (live.channel === 'text' ? parseJsonBody(live.data) : undefined), (recorded) => this.correlator.differences(recorded, live));
+      if (!('turn' in found)) {
+        const miss = { frame: live, expected: found.expected?.client ?? first.client, differences: found.differences };
+        if (await this.answer(miss)) continue;
+        return this.fail(miss);
+      }
+      this.correlator.learn(found.turn.client, live);
+      this.clock.reanchor(found.turn.client.tOffsetMs);
+      await this.play(found.turn.replies, echoOf(found.turn, live));
     }
     return this.end(pending);
   }
@@ -152,6 +166,7 @@ export class WsConversation {
       await this.clock.wait(message.tOffsetMs, this.stopped.signal);
       if (this.ws.readyState !== WebSocket.OPEN) return;
       const drained = this.send(message, echo);
+      if (message.channel === 'text') this.pending.written(message);
       this.sent++;
       if (this.faultEnd && this.sent >= this.faultEnd.after) {
         // A reset discards what is not yet written: the frames before it go out first.

@@ -1,3 +1,4 @@
+import { replayHintsOf } from '../../protocols/catalog.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
@@ -194,6 +195,7 @@ async function converse(ws: WebSocket, exchange: ScriptExchange, context: Replay
     anchorMs: exchange.startedMs,
     answerMiss: frameMissAnswerer(exchange, reportAnswered),
     faults,
+    peerRequest: exchange.protocol && replayHintsOf(exchange.protocol)?.peerRequest,
   });
   try {
     const result = await conversation.run();
