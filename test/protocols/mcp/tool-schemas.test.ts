@@ -4,7 +4,7 @@
  * a time limit. What cannot be checked says why; nothing throws.
  */
 import { describe, expect, it } from 'vitest';
-import { hasNestedQuantifier } from '../../../src/protocols/mcp/guarded-patterns.js';
+import { guardedRegExpEngine, hasNestedQuantifier, withPatternGuard } from '../../../src/protocols/mcp/guarded-patterns.js';
 import { MAX_TOOL_SCHEMA_VALUES, toolSchemaCheck } from '../../../src/protocols/mcp/tool-schemas.js';
 
 const reasonOf = (schema: unknown) => {
@@ -70,5 +70,30 @@ describe('hasNestedQuantifier', () => {
   it('tells a quantified group holding a quantifier from patterns without one', () => {
     for (const risky of ['^(a+)+$', '(x*)*', '((ab)+c)*', '(\\d+\\.){2,}', '([a-z]+)*']) expect(hasNestedQuantifier(risky), risky).toBe(true);
     for (const plain of ['^[a-z]+$', '(ab)+', '\\(a+\\)+', '[(a+)]+', '^(?:foo|bar)?\\d{3}$', '(a+)?', '(a{2})+']) expect(hasNestedQuantifier(plain), plain).toBe(false);
+  });
+});
+
+describe('guardedRegExpEngine', () => {
+  const risky = '^(a+)+$';
+  // ~2^24 backtracking steps: tens of ms, never within 1 ms.
+  const slowButFinite = `${'a'.repeat(24)}!`;
+  const endless = `${'a'.repeat(40)}!`;
+
+  it('gives a match that ran out of its first limit a second, longer try, so losing a core for a moment is not "not checked"', () => {
+    const pattern = guardedRegExpEngine({ firstMs: 1, retryMs: 60_000 })(risky, '');
+    expect(withPatternGuard(() => pattern.test(slowButFinite))).toEqual({ value: false, timedOut: false });
+    expect(withPatternGuard(() => pattern.test('aaaa'))).toEqual({ value: true, timedOut: false });
+  });
+
+  it('counts a match that runs out of both limits as a match that timed out, and gives that pattern one try from then on', () => {
+    const pattern = guardedRegExpEngine({ firstMs: 1, retryMs: 300 })(risky, '');
+    expect(withPatternGuard(() => pattern.test(endless))).toEqual({ value: true, timedOut: true });
+    // Its second try (300 ms) would finish this one; a pattern found slow for real gets none.
+    expect(withPatternGuard(() => pattern.test(slowButFinite))).toEqual({ value: true, timedOut: true });
+  });
+
+  it('runs a pattern without nested quantifiers as it is', () => {
+    const pattern = guardedRegExpEngine({ firstMs: 1, retryMs: 1 })('^a+$', '');
+    expect(pattern).toBeInstanceOf(RegExp);
   });
 });
