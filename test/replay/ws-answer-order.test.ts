@@ -4,11 +4,11 @@
  * JSON-RPC over a WebSocket (subprotocol `jsonrpc`, as ACP and Pi RPC carry their own requests of the
  * client), driven by a raw client that waits for each answer before it sends the next frame.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { record, replay, useCleanups } from './replay-helpers.js';
 
-useCleanups(afterEach);
+useCleanups();
 
 type Json = Record<string, unknown>;
 type Order = 'answer-first' | 'call-first';
