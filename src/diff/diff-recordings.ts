@@ -14,6 +14,7 @@ import { prepareScanQueries, type ScanQueries } from '../store/queries/scan-quer
 import { readingRows } from '../store/store-errors.js';
 import { loadRows } from './load-rows.js';
 import { CanonicalTexts } from './canonical-texts.js';
+import { commonStart, type LoadFrom } from './common-prefix.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import { judgeAgain, judgedAsNow, type VerdictsNow } from './judge-again.js';
 import { DropSpecs, loadExchange, type SideExchange, type SideMessage, type SideOptions } from './load-side.js';
@@ -95,7 +96,8 @@ class SideLoader {
     this.later = new LaterValues(this.ids, scan.idRoles);
   }
 
-  load(index: number): SideExchange {
+  /** Exchange `index` of the side; `from`: its first messages left out (they compare equal to the other side's, common-prefix.ts). */
+  load(index: number, from?: LoadFrom): SideExchange {
     const key = this.scan.keys[index];
     this.ids.restore(this.scan.idLog, key.checkpoint);
     this.queries ??= prepareScanQueries((this.db = openDatabase(this.reader.file, { readonly: true })));
@@ -108,7 +110,9 @@ class SideLoader {
       // Texts repeated in the exchange are parsed and walked once (CanonicalTexts: the ids only move forward from here).
       const texts = new CanonicalTexts(this.ids);
       const reuse = { texts, matcher: this.drop.matcherFor(row.protocol), shareValues: !this.options.semantic };
-      return loadExchange(row, loadRows(queries, key.id, this.verdicts, this.metas, reuse), this.ids, this.drop, this.later, this.options.semantic, texts);
+      const rows = loadRows(queries, key.id, this.verdicts, this.metas, reuse, from?.skip);
+      const resume = from && { log: this.scan.idLog, idsBefore: from.idsBefore };
+      return loadExchange(row, rows, this.ids, this.drop, this.later, this.options.semantic, texts, resume);
     });
   }
 
@@ -150,7 +154,11 @@ function diffScans(a: SideLoader, b: SideLoader, options: SideOptions, verdicts:
     let diff: ExchangeDiff;
     if (op.kind === 'removed') diff = oneSided('removed', a.load(op.a));
     else if (op.kind === 'added') diff = oneSided('added', b.load(op.b));
-    else diff = changedExchange(a.load(op.a), b.load(op.b), options.semantic);
+    else {
+      // Both start with the same messages for a while: read from near where they part.
+      const from = commonStart(ka[op.a].prefixes, kb[op.b].prefixes);
+      diff = changedExchange(a.load(op.a, from?.a), b.load(op.b, from?.b), options.semantic);
+    }
     if (diff.fields.length === 0 && diff.messages.length === 0 && diff.change === 'changed') {
       report.summary.exchanges.equal++;
       continue;

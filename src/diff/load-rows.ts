@@ -23,12 +23,13 @@ export interface TextsToReuse {
 /**
  * The messages of an exchange to load again (loadExchange), read as the first pass reads them: a meta text
  * parsed once per distinct value, the JSON text or the raw bytes, and only the error findings (all a diff
- * compares), instead of full message rows. Verdicts as judged now where they moved.
+ * compares), instead of full message rows. Verdicts as judged now where they moved. The first `skip` messages are
+ * left out (common-prefix.ts).
  */
-export function* loadRows(queries: ScanQueries, exchangeId: number, verdicts: VerdictsNow | undefined, metas: Map<string, Meta>, reuse?: TextsToReuse): IterableIterator<LoadRow> {
+export function* loadRows(queries: ScanQueries, exchangeId: number, verdicts: VerdictsNow | undefined, metas: Map<string, Meta>, reuse?: TextsToReuse, skip = 0): IterableIterator<LoadRow> {
   const findings = findingsByMessage(queries.errorFindings(exchangeId));
   const moved = verdicts !== undefined && verdicts.size > 0;
-  for (const [metaText, body, seq, id] of queries.messagesToLoad(exchangeId)) {
+  for (const [metaText, body, seq, id] of queries.messagesToLoad(exchangeId, skip)) {
     let meta = metas.get(metaText);
     if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
     const { sender, carrier, channel, status } = meta;

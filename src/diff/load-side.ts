@@ -152,6 +152,8 @@ export interface LoadRow extends Pick<MessageRow, 'seq' | 'sender' | 'carrier' |
  * (IdCanonicalizer.restore); it learns the exchange's ids. Messages are compared by their canonical text;
  * the values a report shows are made only for those it reports (LaterValues). `texts` are the
  * canonical texts `rows` may have reused (LoadRow.canon), made in this loading (the same `ids`).
+ * With `resume`, `rows` start further in (common-prefix.ts): after the head, `ids` are moved on to
+ * where they were before the first of them (`idsBefore` of the side's id log).
  */
 export function loadExchange(
   row: ExchangeRow,
@@ -161,8 +163,10 @@ export function loadExchange(
   later: LaterValues,
   semantic: boolean,
   texts = new CanonicalTexts(ids),
+  resume?: { log: readonly IdLogEntry[]; idsBefore: number },
 ): SideExchange {
   const head = exchangeHead(row, ids, semantic);
+  if (resume) ids.restore(resume.log, resume.idsBefore);
   const specs = drop.for(row.protocol);
   const matcher = drop.matcherFor(row.protocol);
   const messages: SideMessage[] = [];

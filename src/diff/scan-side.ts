@@ -11,6 +11,7 @@ import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { MessageRow } from '../store/store-types.js';
 import { CanonicalTexts } from './canonical-texts.js';
+import { PREFIX_STEP, type PrefixCheckpoint } from './common-prefix.js';
 import { IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
@@ -38,6 +39,8 @@ export interface ExchangeKey {
   exact: string;
   /** The id canonicalizer's size before this exchange (IdCanonicalizer.restore). */
   checkpoint: number;
+  /** Its hash every PREFIX_STEP messages, when it is that long (not under --semantic): common-prefix.ts. */
+  prefixes?: PrefixCheckpoint[];
 }
 
 /** The first pass over one side: a key per exchange, in order, and the ids learnt on the way. */
@@ -129,8 +132,10 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     let seq = 0;
     // Messages compared one by one (not folded, not left out).
     let compared = 0;
+    let prefixes: PrefixCheckpoint[] | undefined;
     for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
       seq++;
+      const idsBefore = ids.size;
       if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
       let meta = metas.get(metaText);
       if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
@@ -158,6 +163,8 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
       const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, matcher));
       streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
       compared++;
+      // One sequence of every message (not --semantic): where a pair of this exchange that differs can start loading.
+      if (!options.semantic && compared % PREFIX_STEP === 0) (prefixes ??= []).push({ count: compared, digest: hash.peek(), idsBefore });
     }
     if (kind && fed.length > 0) {
       const result = materialize(kind, fed, request);
@@ -169,7 +176,7 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
     }
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
-    keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint });
+    keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint, ...(prefixes ? { prefixes } : {}) });
     progress?.(messageCount);
   }
   return { keys, messageCount, idLog: ids.log(), idRoles };
@@ -200,6 +207,13 @@ class ChunkedHash {
       this.hash.update(this.pending);
       this.pending = '';
     }
+  }
+
+  /** The digest of what was added so far, without ending the hash. */
+  peek(): string {
+    this.hash.update(this.pending);
+    this.pending = '';
+    return this.hash.copy().digest('base64');
   }
 
   digest(): string {

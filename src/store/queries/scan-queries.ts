@@ -32,14 +32,14 @@ export interface ScanQueries {
   errorFindings(exchangeId: number): ScannedFinding[];
   /** One exchange (as `exchanges` reads it). */
   exchange(id: number): ExchangeRecord | undefined;
-  /** The messages of an exchange in seq order, for a diff's report (seq and id included). */
-  messagesToLoad(exchangeId: number): IterableIterator<LoadedMessage>;
+  /** The messages of an exchange in seq order, for a diff's report (seq and id included), the first `skip` left out. */
+  messagesToLoad(exchangeId: number, skip?: number): IterableIterator<LoadedMessage>;
 }
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
   const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e WHERE e.id = ?`);
-  const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
   const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const findings = db.prepare(
@@ -50,6 +50,6 @@ export function prepareScanQueries(db: Database.Database): ScanQueries {
     messages: (exchangeId, withIds) => (withIds ? messagesWithIds : messages).iterate(exchangeId) as IterableIterator<ScannedMessage>,
     errorFindings: (exchangeId) => findings.all(exchangeId) as ScannedFinding[],
     exchange: (id) => exchange.get(id) as ExchangeRecord | undefined,
-    messagesToLoad: (exchangeId) => messagesToLoad.iterate(exchangeId) as IterableIterator<LoadedMessage>,
+    messagesToLoad: (exchangeId, skip = 0) => messagesToLoad.iterate(exchangeId, skip) as IterableIterator<LoadedMessage>,
   };
 }
