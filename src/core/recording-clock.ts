@@ -1,8 +1,8 @@
-import { performance } from 'node:perf_hooks';
-
 /**
  * Monotonic milliseconds since the recording started; wall-clock changes never reorder messages.
  * A worker thread builds its clock from the capture thread's `origin`, so both give the same offsets.
+ * It reads the global `performance`: importing node:perf_hooks would load its histograms and timers
+ * too, ~2 ms of every recorder's start.
  */
 export class RecordingClock {
   readonly startedAt: Date;

@@ -1,4 +1,4 @@
-import { TLSSocket, type DetailedPeerCertificate, type PeerCertificate } from 'node:tls';
+import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from 'node:tls';
 import type { TlsFacts } from '../core/tls-facts.js';
 
 /**
@@ -9,11 +9,14 @@ const factsBySocket = new WeakMap<TLSSocket, TlsFacts>();
 
 /** The facts of the connection an upstream answer came on; undefined when it is not TLS. */
 export function tlsFactsOf(socket: unknown): TlsFacts | undefined {
-  if (!(socket instanceof TLSSocket)) return undefined;
-  let facts = factsBySocket.get(socket);
+  // `encrypted` is always true on a TLSSocket and absent on a plain one (Node's documented way to tell
+  // them apart), which spares a plain-HTTP recorder loading node:tls for an instanceof.
+  if ((socket as Partial<TLSSocket> | null | undefined)?.encrypted !== true) return undefined;
+  const tlsSocket = socket as TLSSocket;
+  let facts = factsBySocket.get(tlsSocket);
   if (facts === undefined) {
-    facts = readFacts(socket);
-    factsBySocket.set(socket, facts);
+    facts = readFacts(tlsSocket);
+    factsBySocket.set(tlsSocket, facts);
   }
   return facts;
 }

@@ -1,5 +1,4 @@
 import { Agent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { isTlsTarget, type TargetAddress } from '../net/addresses.js';
 import type { UpstreamTls } from '../net/upstream-tls.js';
 import type { HeaderRedactor } from '../judge/header-redaction.js';
@@ -31,7 +30,8 @@ export function upstreamAgent(target: TargetAddress, tls: UpstreamTls): Agent {
 /** A keep-alive agent for plain HTTP, or for HTTPS with `tls`'s checks; it pools connections per host and port. */
 export function keepAliveAgent(overTls: boolean, tls: UpstreamTls): Agent {
   if (!overTls) return new Agent({ keepAlive: true });
-  return new HttpsAgent({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
+  // node:https (and node:tls with it) is loaded for a TLS upstream only: a plain-HTTP recorder never needs it.
+  return new (process.getBuiltinModule('node:https').Agent)({ keepAlive: true, rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
 }
 
 /** host[:port] to send upstream in the Host header (the port left out when it is the scheme's default). */

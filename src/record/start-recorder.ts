@@ -8,7 +8,7 @@ import type { UpstreamTlsOptions } from '../net/upstream-tls.js';
 import type { ListenTlsOptions } from '../net/listen-tls.js';
 import { loadProxyTls } from '../net/proxy-tls.js';
 import type { LiveListener, StoppedListener } from './live-events.js';
-import { startProxyServer, type ProxyServer } from './relay/proxy-server.js';
+import type { ProxyServer } from './relay/proxy-server.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { defaultRecordingPath } from './recording-path.js';
 import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.js';
@@ -88,9 +88,16 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   const listen = parseListen(options.listen);
   // Read before the recording file is made: a bad certificate file leaves nothing behind.
   const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
-  return startRecordingServer(options, target.display, (sink) =>
-    startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls }),
-  );
+  // The proxy's modules load while the recording worker starts on its own thread (the worker is
+  // launched synchronously below, the import runs after): the main thread would otherwise sit idle
+  // until the worker is ready, then load them. The proxy still listens only once the recording is open.
+  const proxyServer = import('./relay/proxy-server.js');
+  // A start that fails before serving never awaits it: its failure must not become an unhandled rejection.
+  proxyServer.catch(() => undefined);
+  return startRecordingServer(options, target.display, async (sink) => {
+    const { startProxyServer } = await proxyServer;
+    return startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls });
+  });
 }
 
 /** What a recording's proxy (reverse or forward) is started with, once the recording is open. */

@@ -5,7 +5,8 @@
  * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
  * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
- * recording is opened without the NDJSON importer and the recording writer it writes with.
+ * recording is opened without the NDJSON importer and the recording writer it writes with; `record` of
+ * an http:// target listens without having loaded TLS or zlib.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +61,31 @@ describe('CLI start-up', () => {
     expect(loaded.filter((m) => m.includes('/node_modules/commander/'))).toEqual([]);
     expect(loaded).toContain('builtin:fs');
     expect(loaded).not.toContain('builtin:child_process');
+  });
+
+  it('records plain HTTP without loading node:https, node:tls or node:zlib before it listens', async () => {
+    const out = scratch('record-builtins-').file('plain.db');
+    // Stopped by its own SIGINT once it has said where it listens; the builtins are listed at that moment.
+    const probe = `
+      const { main } = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
+      const write = process.stdout.write;
+      process.stdout.write = (chunk) => {
+        if (String(chunk).startsWith('listening on ')) {
+          for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) process.stderr.write('loaded builtin:' + m.slice('NativeModule '.length) + '\\n');
+          process.kill(process.pid, 'SIGINT');
+        }
+        return true;
+      };
+      const code = await main(['node', 'agent-proxy', 'record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', ${JSON.stringify(out)}, '--quiet']);
+      process.stdout.write = write;
+      console.log(code);
+    `;
+    const loaded = await modulesLoadedBy(probe, '0');
+    // The list was taken when it listened (the recording worker had started by then). node:perf_hooks
+    // is not asked about: this probe's module hooks load it, the CLI does not.
+    expect(loaded).toContain('builtin:http');
+    expect(loaded).toContain('builtin:worker_threads');
+    expect(loaded.filter((m) => /^builtin:(https|tls|_tls_wrap|zlib)$/.test(m))).toEqual([]);
   });
 
   it("defines replay without the forward proxy's child plumbing", async () => {

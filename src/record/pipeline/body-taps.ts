@@ -1,4 +1,3 @@
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import type { HttpContext, Sender } from '../../core/message.js';
 import { SseFramer } from '../../framing/sse-framer.js';
@@ -291,7 +290,9 @@ export function decodingTap(encoding: string | undefined, inner: BodyTap): BodyT
   };
 }
 
+/** node:zlib is loaded for the first compressed body, not at every recorder's start. */
 function decoderFor(encoding: string | undefined): Transform | undefined {
+  const { createBrotliDecompress, createGunzip, createInflate, constants: zlib } = process.getBuiltinModule('node:zlib');
   const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
   switch (codingOf(encoding)) {
     case 'gzip':

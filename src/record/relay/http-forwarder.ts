@@ -1,5 +1,4 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { HttpContext } from '../../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from '../pipeline/body-taps.js';
@@ -50,7 +49,7 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   // An https:// target: the agent carries the CA and verification settings; SNI and the host-name
   // check follow the Host header, which names the target.
   const overTls = context.target.kind === 'tcp' && context.target.protocol === 'https:';
-  const upstream = (overTls ? httpsRequest : httpRequest)({
+  const upstream = (overTls ? process.getBuiltinModule('node:https').request : httpRequest)({
     ...upstreamConnectOptions(context.target),
     agent: context.agent,
     method,

@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { listenUrl, type ListenAddress, type TargetAddress } from '../../net/addresses.js';
 import { upstreamAgent, type CaptureContext } from '../capture-context.js';
@@ -49,7 +48,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   };
   const handle = (req: Parameters<typeof forwardHttp>[0], res: Parameters<typeof forwardHttp>[1]) => forwardHttp(req, res, context);
   // https.Server is an http.Server on TLS sockets: the rest (upgrades, timeouts, shutdown) is the same.
-  const server: Server = options.listenTls ? createHttpsServer({ cert: options.listenTls.cert, key: options.listenTls.key }, handle) : createServer(handle);
+  // node:https only with --tls-cert: loading it costs a plain-HTTP recorder's start ~5 ms.
+  const server: Server = options.listenTls ? process.getBuiltinModule('node:https').createServer({ cert: options.listenTls.cert, key: options.listenTls.key }, handle) : createServer(handle);
   // Agent streams can be silent for minutes; the proxy must not time them out on its own.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
