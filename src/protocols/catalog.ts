@@ -70,7 +70,7 @@ export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.
 export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 
 // Every schema registry loads what the protocols are judged by, which only they know.
-declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+declareProtocolSchemas(() => REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
 
 /** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
