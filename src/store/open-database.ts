@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { nativeModuleProblem } from './native-module.js';
 import { sqliteDamage } from './sqlite-damage.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
@@ -14,6 +15,23 @@ let sqlite: typeof Database | undefined;
 
 function loadSqlite(): typeof Database {
   return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
+
+/**
+ * Where better-sqlite3's install builds its addon. Left to itself, better-sqlite3 finds the addon
+ * through the `bindings` package, which parses a stack trace and probes a dozen folders: ~2 ms of
+ * every command that opens a file. Undefined when the addon is not there (a debug build):
+ * better-sqlite3 then searches as before. An addon there that cannot load (built for another
+ * Node.js) fails as it would through `bindings`, with the same error.
+ */
+let addonPath: string | null | undefined;
+
+function sqliteAddonPath(): string | undefined {
+  if (addonPath === undefined) {
+    const built = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+    addonPath = existsSync(built) ? built : null;
+  }
+  return addonPath ?? undefined;
 }
 
 /**
@@ -51,7 +69,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Database.Database;
   try {
-    db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
+    db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonPath() });
   } catch (error) {
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);
