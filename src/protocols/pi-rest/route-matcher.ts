@@ -1,4 +1,4 @@
-import { API_BASE_PATH, ROUTES, type RouteSpec } from './route-table.js';
+import { API_BASE_PATH, routeTable, type RouteSpec } from './route-table.js';
 
 export interface RouteMatch {
   route: RouteSpec;
@@ -38,7 +38,7 @@ function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
 /** The routes compiled and ordered on the first match, not at import: most runs never see a Pi REST path. */
 let compiledRoutes: readonly CompiledRoute[] | undefined;
 function compiled(): readonly CompiledRoute[] {
-  return (compiledRoutes ??= ROUTES.map(compile).sort(bySpecificity));
+  return (compiledRoutes ??= routeTable().map(compile).sort(bySpecificity));
 }
 
 /** Splits `path?query` and drops the query; the capture layer may hand either form. */
