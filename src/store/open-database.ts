@@ -18,18 +18,21 @@ function loadSqlite(): typeof Database {
 }
 
 /**
- * Where better-sqlite3's install builds its addon. Left to itself, better-sqlite3 finds the addon
- * through the `bindings` package, which parses a stack trace and probes a dozen folders: ~2 ms of
- * every command that opens a file. Undefined when the addon is not there (a debug build):
- * better-sqlite3 then searches as before. An addon there that cannot load (built for another
- * Node.js) fails as it would through `bindings`, with the same error.
+ * Where better-sqlite3's install builds its addon (and where scripts/test-node.sh puts another Node's).
+ * Left to itself, better-sqlite3 finds the addon through the `bindings` package, which parses a stack
+ * trace and probes a dozen folders: ~2 ms of every command that opens a file. Undefined when that is
+ * not the one `bindings` would find (no release build, or a debug build beside it): better-sqlite3
+ * then searches as before. An addon that cannot load (built for another Node.js) fails as it would
+ * through `bindings`, with the same error.
  */
 let addonPath: string | null | undefined;
 
 function sqliteAddonPath(): string | undefined {
   if (addonPath === undefined) {
-    const built = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-    addonPath = existsSync(built) ? built : null;
+    const build = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build');
+    // `bindings` tries build/ itself, then build/Debug, then build/Release.
+    const [own, debug, release] = ['', 'Debug', 'Release'].map((folder) => join(build, folder, 'better_sqlite3.node'));
+    addonPath = existsSync(release) && !existsSync(own) && !existsSync(debug) ? release : null;
   }
   return addonPath ?? undefined;
 }

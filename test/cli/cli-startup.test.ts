@@ -4,7 +4,8 @@
  * command's modules; `replay` loads the forward proxy's child plumbing (the local CA, the stdio
  * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
- * other formats' exporters nor the protocols' modules (the HTML page's views need them).
+ * other formats' exporters nor the protocols' modules (the HTML page's views need them); opening a
+ * recording loads better-sqlite3's addon by its path, without the `bindings` package's search.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,5 +74,11 @@ describe('CLI start-up', () => {
     expect(chunks).toContain('ndjson-export');
     const unwanted = chunks.filter((c) => /^(har-export|html-view|modules|agui|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
+  });
+
+  it("opens a recording with better-sqlite3's addon found without the bindings package's search", async () => {
+    const chunks = chunksOf(await modulesOfCli(['export', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
+    expect(chunks).toContain('better-sqlite3');
+    expect(chunks).not.toContain('bindings');
   });
 });
