@@ -1,5 +1,5 @@
 import { parsePointer } from '../core/field-specs.js';
-import { PROTOCOL_ID_FIELDS } from '../protocols/catalog.js';
+import { protocolIdFields } from '../protocols/catalog.js';
 import type { IdLogEntry, OrderWatch } from './id-roles.js';
 import { replaceVolatileTokens } from './volatile-tokens.js';
 
@@ -19,7 +19,7 @@ export const ID_FIELDS: readonly string[] = [
   // Each protocol's own (the fields it declares ids, and its write-only fields, stored as digests
   // keyed per recording session: two recordings of the same run differ in them, but equal values
   // within each share one label).
-  ...PROTOCOL_ID_FIELDS,
+  ...protocolIdFields(),
 ];
 
 /**

@@ -70,13 +70,19 @@ export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.
 export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 
 // Every schema registry loads what the protocols are judged by, which only they know.
-declareProtocolSchemas(REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+declareProtocolSchemas(() => REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
 
 /** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
 
-/** The fields the protocols declare ids or write-only (ProtocolFacts.fields), which diff labels, each once. */
-export const PROTOCOL_ID_FIELDS: readonly string[] = labelledFieldsOf(REPLAY_FACTS);
+let protocolIdFieldList: readonly string[] | undefined;
+/**
+ * The fields the protocols declare ids or write-only (ProtocolFacts.fields), which diff labels, each
+ * once: made on the first call, not at import, since every command loads the catalog and only diff asks.
+ */
+export function protocolIdFields(): readonly string[] {
+  return (protocolIdFieldList ??= labelledFieldsOf(REPLAY_FACTS));
+}
 
 /** The rules the protocols' checkers report about a stream as a whole (ProtocolFacts.streamEndRules). */
 export const STREAM_END_RULES: ReadonlySet<string> = new Set(REPLAY_FACTS.flatMap((facts) => facts.streamEndRules ?? []));

@@ -47,23 +47,31 @@ export function packageSchemaFile(spec: PackageSchemaSpec): string | undefined {
   }
 }
 
+let declare: (() => readonly SchemaSpec[]) | undefined;
 let declared: readonly SchemaSpec[] | undefined;
 
 /**
  * Declares the documents every registry loads by default: the protocol catalog calls it once with
- * its modules' `schemas`, in the catalog's order. The same document declared twice is loaded once.
+ * what lists its modules' `schemas`, in the catalog's order, listed on the first registry's ask (a
+ * replay, which judges nothing, never asks). The same document declared twice is loaded once.
  */
-export function declareProtocolSchemas(specs: readonly SchemaSpec[]): void {
+export function declareProtocolSchemas(specs: () => readonly SchemaSpec[]): void {
+  declare = specs;
+  declared = undefined;
+}
+
+/** What declareProtocolSchemas declared; undefined when no catalog was loaded. */
+export function declaredProtocolSchemas(): readonly SchemaSpec[] | undefined {
+  if (declared === undefined && declare !== undefined) declared = onceEach(declare());
+  return declared;
+}
+
+function onceEach(specs: readonly SchemaSpec[]): readonly SchemaSpec[] {
   const seen = new Set<string>();
-  declared = specs.filter((spec) => {
+  return specs.filter((spec) => {
     const key = spec.from === 'schemas' ? `schemas:${spec.file}` : `package:${spec.package}:${spec.path}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-}
-
-/** What declareProtocolSchemas declared; undefined when no catalog was loaded. */
-export function declaredProtocolSchemas(): readonly SchemaSpec[] | undefined {
-  return declared;
 }

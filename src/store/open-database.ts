@@ -12,21 +12,28 @@ import { StoreError, messageOf, sqliteCode } from './store-errors.js';
  * CommonJS, so it loads synchronously where the file is opened.
  */
 let sqlite: typeof Database | undefined;
-/**
- * The path of better-sqlite3's native part where its install puts it, handed to each open as
- * `nativeBinding`. Without it better-sqlite3 asks the `bindings` package, which tries a dozen
- * places (each miss a thrown error) before this one: ~2.5 ms of CPU per thread that opens a file,
- * and `record` opens in two (the recording worker is a thread of its own). Undefined when the
- * binary is elsewhere: then `bindings` searches as before (and reports a missing one its own way).
- */
-let nativeBinding: string | undefined;
-
 function loadSqlite(): typeof Database {
-  if (sqlite) return sqlite;
-  const require = createRequire(import.meta.url);
-  const binary = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-  if (existsSync(binary)) nativeBinding = binary;
-  return (sqlite = require('better-sqlite3') as typeof Database);
+  return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
+
+/**
+ * Where better-sqlite3's install builds its addon (and where scripts/test-node.sh puts another Node's).
+ * Left to itself, better-sqlite3 finds the addon through the `bindings` package, which parses a stack
+ * trace and probes a dozen folders: ~2 ms of every command that opens a file. Undefined when that is
+ * not the one `bindings` would find (no release build, or a debug build beside it): better-sqlite3
+ * then searches as before. An addon that cannot load (built for another Node.js) fails as it would
+ * through `bindings`, with the same error.
+ */
+let addonPath: string | null | undefined;
+
+function sqliteAddonPath(): string | undefined {
+  if (addonPath === undefined) {
+    const build = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build');
+    // `bindings` tries build/ itself, then build/Debug, then build/Release.
+    const [own, debug, release] = ['', 'Debug', 'Release'].map((folder) => join(build, folder, 'better_sqlite3.node'));
+    addonPath = existsSync(release) && !existsSync(own) && !existsSync(debug) ? release : null;
+  }
+  return addonPath ?? undefined;
 }
 
 /**
@@ -64,8 +71,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Database.Database;
   try {
-    const Sqlite = loadSqlite();
-    db = new Sqlite(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, ...(nativeBinding === undefined ? {} : { nativeBinding }) });
+    db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonPath() });
   } catch (error) {
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);

@@ -6,7 +6,8 @@
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
  * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
  * recording is opened without the NDJSON importer and the recording writer it writes with; `record` of
- * an http:// target listens without having loaded TLS or zlib.
+ * an http:// target listens without having loaded TLS or zlib; opening a recording loads
+ * better-sqlite3's addon by its path, without the `bindings` package's search.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -115,5 +116,11 @@ describe('CLI start-up', () => {
     // An NDJSON recording is still read, through the importer.
     const chunks = chunksOf(await modulesOfCli(['show', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
     expect(chunks).toContain('ndjson-import');
+  });
+
+  it("opens a recording with better-sqlite3's addon found without the bindings package's search", async () => {
+    const chunks = chunksOf(await modulesOfCli(['export', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
+    expect(chunks).toContain('better-sqlite3');
+    expect(chunks).not.toContain('bindings');
   });
 });

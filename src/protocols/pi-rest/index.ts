@@ -24,6 +24,6 @@ export const piRestProtocol: ProtocolModule<'pi-rest'> = {
 export { PiRestChecker } from './pi-rest-checker.js';
 export { PI_REST_RULES, type PiRestRuleId } from './rule-ids.js';
 export { redactSessionEnv, sessionEnvOf, SESSION_ENV_POINTER, SESSION_ENV_VALUES } from './session-env.js';
-export { ROUTES, API_BASE_PATH, type RouteSpec, type SchemaSpec, type BodySpec } from './route-table.js';
+export { routeTable, API_BASE_PATH, type RouteSpec, type SchemaSpec, type BodySpec } from './route-table.js';
 export { matchRoute, type RouteMatch } from './route-matcher.js';
 export { schemaCheckFor } from './schema-lookup.js';

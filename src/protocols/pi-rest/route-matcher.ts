@@ -1,4 +1,4 @@
-import { API_BASE_PATH, ROUTES, type RouteSpec } from './route-table.js';
+import { API_BASE_PATH, routeTable, type RouteSpec } from './route-table.js';
 
 export interface RouteMatch {
   route: RouteSpec;
@@ -35,7 +35,11 @@ function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
   return 0;
 }
 
-const COMPILED: readonly CompiledRoute[] = ROUTES.map(compile).sort(bySpecificity);
+/** The routes compiled and ordered on the first match, not at import: most runs never see a Pi REST path. */
+let compiledRoutes: readonly CompiledRoute[] | undefined;
+function compiled(): readonly CompiledRoute[] {
+  return (compiledRoutes ??= routeTable().map(compile).sort(bySpecificity));
+}
 
 /** Splits `path?query` and drops the query; the capture layer may hand either form. */
 export function pathWithoutQuery(path: string): string {
@@ -80,7 +84,7 @@ export function routesForPath(path: string): RouteSpec[] {
   if (rel === undefined) return [];
   // Split before decoding: an encoded `/` inside a sessionRef stays inside its segment.
   const parts = rel.split('/').slice(1);
-  return COMPILED.filter((c) => matchSegments(c, parts) !== undefined).map((c) => c.route);
+  return compiled().filter((c) => matchSegments(c, parts) !== undefined).map((c) => c.route);
 }
 
 /** The route for a method and path (with or without `/v1` query), or undefined when none matches. */
@@ -89,10 +93,10 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
   if (rel === undefined) return undefined;
   const parts = rel.split('/').slice(1);
   const upper = method.toUpperCase();
-  for (const compiled of COMPILED) {
-    if (compiled.route.method !== upper) continue;
-    const params = matchSegments(compiled, parts);
-    if (params) return { route: compiled.route, params };
+  for (const candidate of compiled()) {
+    if (candidate.route.method !== upper) continue;
+    const params = matchSegments(candidate, parts);
+    if (params) return { route: candidate.route, params };
   }
   return undefined;
 }

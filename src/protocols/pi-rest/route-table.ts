@@ -74,60 +74,68 @@ function route(
   return Object.freeze({ operationId, method, template, request, success: Object.freeze(success), errors: Object.freeze(errors) });
 }
 
-export const ROUTES: readonly RouteSpec[] = Object.freeze([
-  route('GET', '/capabilities', 'getCapabilities', NONE, { 200: json(api('capabilitiesEnvelope')) }, [401, 503]),
+let routes: readonly RouteSpec[] | undefined;
 
-  route('GET', '/session', 'listSessions', NONE, { 200: json(api('sessionListEnvelope')) }, [400, 401]),
-  route('POST', '/session', 'createSession', json(api('sessionCreateRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 409, 413, 422, 429, 503]),
-  route('GET', '/session/{sessionRef}', 'getSession', NONE, { 200: json(api('sessionEnvelope')) }, [401, 404, 409]),
-  route('PUT', '/session/{sessionRef}', 'replaceSessionSpec', json(api('sessionUpdateRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 503]),
-  route('DELETE', '/session/{sessionRef}', 'deleteSession', NONE, { 202: json(api('ticketEnvelope')) }, [401, 404, 409, 412, 503]),
+/**
+ * Every route, made on the first ask, not at import: the table is the largest literal of the
+ * protocol catalog, which every command loads, and only a Pi REST exchange reads it.
+ */
+export function routeTable(): readonly RouteSpec[] {
+  return (routes ??= Object.freeze([
+    route('GET', '/capabilities', 'getCapabilities', NONE, { 200: json(api('capabilitiesEnvelope')) }, [401, 503]),
 
-  route('POST', '/session/{sessionRef}/blob', 'reserveSessionBlob', json(api('blobReservationRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('GET', '/session/{sessionRef}/blob/{blobId}', 'getSessionBlob', NONE, { 200: json(api('blobTransferEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('DELETE', '/session/{sessionRef}/blob/{blobId}', 'deleteSessionBlob', NONE, { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('PUT', '/session/{sessionRef}/blob/{blobId}/content', 'uploadSessionBlobContent', OCTET, { 200: json(api('blobTransferEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('GET', '/session/{sessionRef}/blob/{blobId}/content', 'downloadSessionBlobContent', NONE, { 200: OCTET }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('GET', '/session', 'listSessions', NONE, { 200: json(api('sessionListEnvelope')) }, [400, 401]),
+    route('POST', '/session', 'createSession', json(api('sessionCreateRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 409, 413, 422, 429, 503]),
+    route('GET', '/session/{sessionRef}', 'getSession', NONE, { 200: json(api('sessionEnvelope')) }, [401, 404, 409]),
+    route('PUT', '/session/{sessionRef}', 'replaceSessionSpec', json(api('sessionUpdateRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 503]),
+    route('DELETE', '/session/{sessionRef}', 'deleteSession', NONE, { 202: json(api('ticketEnvelope')) }, [401, 404, 409, 412, 503]),
 
-  route('POST', '/session/{sessionRef}/file', 'materializeSessionBlob', json(api('blobMaterializationRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('GET', '/session/{sessionRef}/file/{fileId}', 'getSessionUpload', NONE, { 200: json(api('sessionUploadEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('DELETE', '/session/{sessionRef}/file/{fileId}', 'deleteSessionUpload', NONE, { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
-  route('GET', '/session/{sessionRef}/file/{fileId}/content', 'downloadSessionUploadContent', NONE, { 200: OCTET }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('POST', '/session/{sessionRef}/blob', 'reserveSessionBlob', json(api('blobReservationRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('GET', '/session/{sessionRef}/blob/{blobId}', 'getSessionBlob', NONE, { 200: json(api('blobTransferEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('DELETE', '/session/{sessionRef}/blob/{blobId}', 'deleteSessionBlob', NONE, { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('PUT', '/session/{sessionRef}/blob/{blobId}/content', 'uploadSessionBlobContent', OCTET, { 200: json(api('blobTransferEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('GET', '/session/{sessionRef}/blob/{blobId}/content', 'downloadSessionBlobContent', NONE, { 200: OCTET }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
 
-  // WebSocket attachments: the frames belong to other modules; only a refused upgrade (JSON error) is ours.
-  route('GET', '/session/{sessionRef}/rpc', 'attachPiRpc', NONE, { 101: UPGRADE }, [400, 401, 404, 409, 426, 429, 503]),
-  route('GET', '/session/{sessionRef}/apc', 'attachAgentClientProtocol', NONE, { 101: UPGRADE }, [400, 401, 404, 426, 429, 503]),
+    route('POST', '/session/{sessionRef}/file', 'materializeSessionBlob', json(api('blobMaterializationRequest')), { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('GET', '/session/{sessionRef}/file/{fileId}', 'getSessionUpload', NONE, { 200: json(api('sessionUploadEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('DELETE', '/session/{sessionRef}/file/{fileId}', 'deleteSessionUpload', NONE, { 202: json(api('ticketEnvelope')) }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
+    route('GET', '/session/{sessionRef}/file/{fileId}/content', 'downloadSessionUploadContent', NONE, { 200: OCTET }, [400, 401, 404, 409, 412, 413, 422, 429, 503]),
 
-  route('GET', '/schedule', 'listSchedules', NONE, { 200: json(api('scheduleListEnvelope')) }, [401]),
-  route('GET', '/schedule/status', 'getScheduleStatus', NONE, { 200: json(api('scheduleStatusEnvelope')) }, [401]),
-  route('GET', '/schedule/{scheduleId}', 'getSchedule', NONE, { 200: json(api('scheduleResourceEnvelope')) }, [401, 404]),
-  route('POST', '/schedule/{scheduleId}', 'createSchedule', json(ANY_OBJECT), { 201: NONE }, [401, 409]),
-  route('PUT', '/schedule/{scheduleId}', 'updateSchedule', json(ANY_OBJECT), { 200: NONE }, [401, 412]),
-  route('DELETE', '/schedule/{scheduleId}', 'deleteSchedule', NONE, { 200: NONE }, [401, 412]),
-  route('POST', '/schedule/{scheduleId}/enable', 'enableSchedule', NONE, { 200: NONE }, [401, 412]),
-  route('POST', '/schedule/{scheduleId}/disable', 'disableSchedule', NONE, { 200: NONE }, [401, 412]),
+    // WebSocket attachments: the frames belong to other modules; only a refused upgrade (JSON error) is ours.
+    route('GET', '/session/{sessionRef}/rpc', 'attachPiRpc', NONE, { 101: UPGRADE }, [400, 401, 404, 409, 426, 429, 503]),
+    route('GET', '/session/{sessionRef}/apc', 'attachAgentClientProtocol', NONE, { 101: UPGRADE }, [400, 401, 404, 426, 429, 503]),
 
-  route('GET', '/dashboard/capabilities', 'getDashboardServiceCapabilities', NONE, { 200: json(api('dashboardServiceCapabilitiesEnvelope')) }, [401]),
-  route('GET', '/dashboard/diagnostics', 'getDashboardServiceDiagnostics', NONE, { 200: json(api('dashboardDiagnosticsEnvelope')) }, [401, 501]),
-  route('GET', '/dashboard/inventory', 'listDashboardInventory', NONE, { 200: json(api('dashboardInventoryEnvelope')) }, [400, 401]),
-  route('GET', '/dashboard/inventory/{inventoryId}', 'getDashboardInventoryInfo', NONE, { 200: json(api('dashboardSessionInfoEnvelope')) }, [401, 404]),
-  route('GET', '/dashboard/inventory/{inventoryId}/transcript', 'getDashboardInventoryTranscript', NONE, { 200: json(api('dashboardTranscriptEnvelope')) }, [401, 404, 409, 413]),
-  route('POST', '/dashboard/inventory/{inventoryId}/activate', 'activateDashboardInventorySession', json(dash('activationRequest')), { 202: json(api('dashboardActivationEnvelope')) }, [400, 401, 409, 413, 429]),
-  route('GET', '/dashboard/activation/{ticketId}', 'getDashboardActivationTicket', NONE, { 200: json(api('dashboardActivationEnvelope')) }, [401, 404]),
-  route('POST', '/dashboard/session/{sessionRef}/export', 'exportDashboardSession', json(dash('exportRequest')), { 202: json(api('dashboardExportEnvelope')) }, [400, 401, 409, 413]),
-  route('GET', '/dashboard/export/{ticketId}', 'getDashboardExportTicket', NONE, { 200: json(api('dashboardExportEnvelope')) }, [401, 404]),
-  route('POST', '/dashboard/session/{sessionRef}/lease', 'renewDashboardOwnershipLease', json(dash('dashboardLeaseRequest')), { 200: json(api('dashboardLeaseEnvelope')) }, [400, 401, 409]),
-  route('GET', '/dashboard/session/{sessionRef}/tui', 'attachDashboardTuiChannel', NONE, { 101: UPGRADE }, [401, 404, 409, 426, 501]),
-  route('POST', '/dashboard/session-drafts', 'createServiceDashboardSessionDraft', json(draft('createRequest')), { 201: json(draftEnvelope('resource')) }, [400, 401, 409, 429]),
-  route('GET', '/dashboard/session-drafts/{draftId}', 'getServiceDashboardSessionDraft', NONE, { 200: json(draftEnvelope('resource')) }, [401, 404]),
-  route('DELETE', '/dashboard/session-drafts/{draftId}', 'cancelServiceDashboardSessionDraft', json(draft('cancelRequest')), { 200: json(draftEnvelope('resource')) }, [400, 401, 409, 412]),
-  route('POST', '/dashboard/session-drafts/{draftId}/send', 'sendServiceDashboardSessionDraft', json(draft('sendRequest')), { 202: json(draftEnvelope('sendTicket')) }, [400, 401, 409, 412, 503]),
-  route('GET', '/dashboard/session-draft-send/{ticketId}', 'getServiceDashboardSessionDraftSend', NONE, { 200: json(draftEnvelope('sendTicket')) }, [401, 404]),
+    route('GET', '/schedule', 'listSchedules', NONE, { 200: json(api('scheduleListEnvelope')) }, [401]),
+    route('GET', '/schedule/status', 'getScheduleStatus', NONE, { 200: json(api('scheduleStatusEnvelope')) }, [401]),
+    route('GET', '/schedule/{scheduleId}', 'getSchedule', NONE, { 200: json(api('scheduleResourceEnvelope')) }, [401, 404]),
+    route('POST', '/schedule/{scheduleId}', 'createSchedule', json(ANY_OBJECT), { 201: NONE }, [401, 409]),
+    route('PUT', '/schedule/{scheduleId}', 'updateSchedule', json(ANY_OBJECT), { 200: NONE }, [401, 412]),
+    route('DELETE', '/schedule/{scheduleId}', 'deleteSchedule', NONE, { 200: NONE }, [401, 412]),
+    route('POST', '/schedule/{scheduleId}/enable', 'enableSchedule', NONE, { 200: NONE }, [401, 412]),
+    route('POST', '/schedule/{scheduleId}/disable', 'disableSchedule', NONE, { 200: NONE }, [401, 412]),
 
-  route('GET', '/ticket', 'getTicketByIdempotency', NONE, { 200: json(api('ticketEnvelope')) }, [400, 401, 404]),
-  route('GET', '/ticket/{ticketId}', 'getTicket', NONE, { 200: json(api('ticketEnvelope')) }, [401, 404]),
-  route('POST', '/ticket/{ticketId}/reconcile', 'reconcileTicket', json(RECONCILE), { 200: json(api('ticketEnvelope')) }, [400, 401, 404, 409]),
-]);
+    route('GET', '/dashboard/capabilities', 'getDashboardServiceCapabilities', NONE, { 200: json(api('dashboardServiceCapabilitiesEnvelope')) }, [401]),
+    route('GET', '/dashboard/diagnostics', 'getDashboardServiceDiagnostics', NONE, { 200: json(api('dashboardDiagnosticsEnvelope')) }, [401, 501]),
+    route('GET', '/dashboard/inventory', 'listDashboardInventory', NONE, { 200: json(api('dashboardInventoryEnvelope')) }, [400, 401]),
+    route('GET', '/dashboard/inventory/{inventoryId}', 'getDashboardInventoryInfo', NONE, { 200: json(api('dashboardSessionInfoEnvelope')) }, [401, 404]),
+    route('GET', '/dashboard/inventory/{inventoryId}/transcript', 'getDashboardInventoryTranscript', NONE, { 200: json(api('dashboardTranscriptEnvelope')) }, [401, 404, 409, 413]),
+    route('POST', '/dashboard/inventory/{inventoryId}/activate', 'activateDashboardInventorySession', json(dash('activationRequest')), { 202: json(api('dashboardActivationEnvelope')) }, [400, 401, 409, 413, 429]),
+    route('GET', '/dashboard/activation/{ticketId}', 'getDashboardActivationTicket', NONE, { 200: json(api('dashboardActivationEnvelope')) }, [401, 404]),
+    route('POST', '/dashboard/session/{sessionRef}/export', 'exportDashboardSession', json(dash('exportRequest')), { 202: json(api('dashboardExportEnvelope')) }, [400, 401, 409, 413]),
+    route('GET', '/dashboard/export/{ticketId}', 'getDashboardExportTicket', NONE, { 200: json(api('dashboardExportEnvelope')) }, [401, 404]),
+    route('POST', '/dashboard/session/{sessionRef}/lease', 'renewDashboardOwnershipLease', json(dash('dashboardLeaseRequest')), { 200: json(api('dashboardLeaseEnvelope')) }, [400, 401, 409]),
+    route('GET', '/dashboard/session/{sessionRef}/tui', 'attachDashboardTuiChannel', NONE, { 101: UPGRADE }, [401, 404, 409, 426, 501]),
+    route('POST', '/dashboard/session-drafts', 'createServiceDashboardSessionDraft', json(draft('createRequest')), { 201: json(draftEnvelope('resource')) }, [400, 401, 409, 429]),
+    route('GET', '/dashboard/session-drafts/{draftId}', 'getServiceDashboardSessionDraft', NONE, { 200: json(draftEnvelope('resource')) }, [401, 404]),
+    route('DELETE', '/dashboard/session-drafts/{draftId}', 'cancelServiceDashboardSessionDraft', json(draft('cancelRequest')), { 200: json(draftEnvelope('resource')) }, [400, 401, 409, 412]),
+    route('POST', '/dashboard/session-drafts/{draftId}/send', 'sendServiceDashboardSessionDraft', json(draft('sendRequest')), { 202: json(draftEnvelope('sendTicket')) }, [400, 401, 409, 412, 503]),
+    route('GET', '/dashboard/session-draft-send/{ticketId}', 'getServiceDashboardSessionDraftSend', NONE, { 200: json(draftEnvelope('sendTicket')) }, [401, 404]),
+
+    route('GET', '/ticket', 'getTicketByIdempotency', NONE, { 200: json(api('ticketEnvelope')) }, [400, 401, 404]),
+    route('GET', '/ticket/{ticketId}', 'getTicket', NONE, { 200: json(api('ticketEnvelope')) }, [401, 404]),
+    route('POST', '/ticket/{ticketId}/reconcile', 'reconcileTicket', json(RECONCILE), { 200: json(api('ticketEnvelope')) }, [400, 401, 404, 409]),
+  ]));
+}
 
 /** POST, PUT and DELETE change state; the daemon requires an `Idempotency-Key` on each (400 `invalid_idempotency_key`). */
 export function isMutating(method: string): boolean {
