@@ -1,7 +1,4 @@
-/** Texts longer than this are not remembered (a long text rarely repeats, and would hold memory). */
-const MAX_TEXT_LENGTH = 4096;
-/** At most this many texts are remembered (and as many seen once); then that memory starts over. */
-const MAX_ENTRIES = 4096;
+import { RepeatedTexts } from './repeated-texts.js';
 
 /** Every value RepeatedJson handed out for more than one message: never to be changed, and judged the same against a schema each time. */
 const sharedValues = new WeakSet<object>();
@@ -24,25 +21,16 @@ export function isSharedJsonValue(value: unknown): value is object {
  * checkers only read the values they are given.
  */
 export class RepeatedJson {
-  private readonly known = new Map<string, unknown>();
-  private readonly seen = new Set<string>();
+  private readonly texts = new RepeatedTexts<unknown>();
 
   /** The value remembered for `text`, if it came before; undefined if not (no JSON text parses to undefined). */
   get(text: string): unknown {
-    return text.length > MAX_TEXT_LENGTH ? undefined : this.known.get(text);
+    return this.texts.get(text);
   }
 
   /** `value`, just parsed from `text`: remembered when the text comes the second time. Returns it. */
   parsed(text: string, value: unknown): unknown {
-    if (text.length > MAX_TEXT_LENGTH) return value;
-    if (this.seen.delete(text)) {
-      if (this.known.size >= MAX_ENTRIES) this.known.clear();
-      this.known.set(text, value);
-      if (typeof value === 'object' && value !== null) sharedValues.add(value);
-    } else {
-      if (this.seen.size >= MAX_ENTRIES) this.seen.clear();
-      this.seen.add(text);
-    }
+    if (this.texts.offer(text, () => value) !== undefined && typeof value === 'object' && value !== null) sharedValues.add(value);
     return value;
   }
 }

@@ -1,9 +1,5 @@
+import { RepeatedTexts } from '../core/repeated-texts.js';
 import type { FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
-
-/** Texts longer than this are not remembered (a long text rarely repeats, and would hold memory). */
-const MAX_TEXT_LENGTH = 4096;
-/** At most this many texts are remembered (and as many seen once); then that memory starts over. */
-const MAX_ENTRIES = 4096;
 
 /** A JSON text made canonical before: its parsed value and its canonical text. */
 export interface KnownText {
@@ -31,20 +27,13 @@ interface Entry extends KnownText {
  * The canonicalizer must only move forward while this is used (not IdCanonicalizer.restore).
  */
 export class CanonicalTexts {
-  private readonly known = new Map<string, Entry>();
-  /**
-   * Texts seen once: a text is remembered when it comes again. Most texts of some streams never repeat
-   * (a frame numbered in order), and keeping each one's value would cost the heap more than it saves,
-   * and would push out the texts that do repeat.
-   */
-  private readonly seen = new Set<string>();
+  private readonly texts = new RepeatedTexts<Entry>();
 
   constructor(private readonly ids: IdCanonicalizer) {}
 
   /** The value and canonical text of `json` under `matcher`, if it was made before in the state the canonicalizer is in. */
   get(json: string, matcher: FieldMatcher): KnownText | undefined {
-    if (json.length > MAX_TEXT_LENGTH) return undefined;
-    const entry = this.known.get(json);
+    const entry = this.texts.get(json);
     return entry !== undefined && entry.size === this.ids.size && entry.matcher === matcher ? entry : undefined;
   }
 
@@ -52,16 +41,12 @@ export class CanonicalTexts {
   make(json: string, value: unknown, matcher: FieldMatcher): string {
     const size = this.ids.size;
     const canon = this.ids.canonicalText(value, matcher);
-    if (this.ids.size === size && json.length <= MAX_TEXT_LENGTH) {
-      if (this.known.has(json) || this.seen.delete(json)) {
-        if (this.known.size >= MAX_ENTRIES) this.known.clear();
+    if (this.ids.size === size) {
+      this.texts.offer(json, () => {
         // Flat: a text built piece by piece is a tree of its pieces on the heap until a read flattens it.
         canon.charCodeAt(0);
-        this.known.set(json, { json, value, canon, matcher, size });
-      } else {
-        if (this.seen.size >= MAX_ENTRIES) this.seen.clear();
-        this.seen.add(json);
-      }
+        return { json, value, canon, matcher, size };
+      });
     }
     return canon;
   }
