@@ -25,7 +25,8 @@ export default defineConfig({
     // share one `npm pack` of the repository per run, in the folder the second one makes.
     globalSetup: ['test/support/corpus-notice.ts', 'test/support/package-tarball.ts'],
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them
-    // too. After each file: validate, show, findings and the inspector agree on every recording it wrote.
-    setupFiles: ['test/support/cpu-per-file.ts', 'test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts'],
+    // too. After each file: validate, show, findings and the inspector agree on every recording it wrote, once the
+    // cleanups a file left registered have run.
+    setupFiles: ['test/support/cpu-per-file.ts', 'test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts', 'test/support/cleanup-setup.ts'],
   },
 });
