@@ -126,12 +126,13 @@ export function blankRowFactory<C extends Columns>(columns: C): () => StoredOf<C
 
 /**
  * Compiles `rowOf(values)`: a row of `selectValues(columns)`'s values (a statement read with
- * `.raw(true)`) as an object literal. better-sqlite3 builds a keyed row property by property from
- * C++, which costs about as much as reading the row; an array and this literal cost half.
+ * `.raw(true)`) as an object literal, with `extra` fields after the columns for values the SELECT
+ * list adds after them. better-sqlite3 builds a keyed row property by property from C++, which
+ * costs about as much as reading the row; an array and this literal cost half.
  */
-export function rowFromValues<C extends Columns>(columns: C): (values: readonly unknown[]) => StoredOf<C> {
-  const fields = fieldNames(columns).map((field, i) => `${field}: v[${i}]`);
-  return new Function(`return function rowOf(v) { return { ${fields.join(', ')} }; }`)() as (values: readonly unknown[]) => StoredOf<C>;
+export function rowFromValues<C extends Columns, E extends string = never>(columns: C, extra: readonly E[] = []): (values: readonly unknown[]) => StoredOf<C> & { [K in E]: unknown } {
+  const fields = [...fieldNames(columns), ...extra.map(checkedField)].map((field, i) => `${field}: v[${i}]`);
+  return new Function(`return function rowOf(v) { return { ${fields.join(', ')} }; }`)() as (values: readonly unknown[]) => StoredOf<C> & { [K in E]: unknown };
 }
 
 /**
@@ -161,9 +162,12 @@ export function fieldCopier<C extends Columns>(columns: C, fields: ReadonlyArray
 
 /** The fields of a table, checked to be identifiers: the code compiled from them is the schema's own, never input. */
 function fieldNames(columns: Columns): string[] {
-  const fields = Object.keys(columns);
-  for (const field of fields) if (!/^[A-Za-z_$][\w$]*$/.test(field)) throw new Error(`not a field name: ${field}`);
-  return fields;
+  return Object.keys(columns).map(checkedField);
+}
+
+function checkedField(field: string): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(field)) throw new Error(`not a field name: ${field}`);
+  return field;
 }
 
 /** The JSON columns' fields of a table. */

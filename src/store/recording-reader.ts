@@ -1,6 +1,6 @@
-import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_LIST, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsFromRecord, exchangeFromRecord, type ExchangeRecord } from './exchange-record.js';
+import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_VALUES, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsOfValues, exchangeOfValues } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
-import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredExchange, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
+import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
@@ -21,7 +21,7 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
-const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS} FROM exchanges e`;
+const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
 const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)} FROM messages`;
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
@@ -128,9 +128,9 @@ export class RecordingReader {
     this.schemaRefs = new SchemaRefNames(db);
     this.stmts = {
       recording: db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-      exchanges: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`),
-      exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`),
-      exchangeColumns: db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`),
+      exchanges: db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`).raw(true),
+      exchange: db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
+      exchangeColumns: db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
       messages: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
       messagesAfter: db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       messagesOfAfter: db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
@@ -185,7 +185,7 @@ export class RecordingReader {
 
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
-    return readingRows(this.file, () => (this.stmts.exchanges.all() as ExchangeRecord[]).map(exchangeFromRecord));
+    return readingRows(this.file, () => (this.stmts.exchanges.all() as unknown[][]).map(exchangeOfValues));
   }
 
   /**
@@ -193,12 +193,12 @@ export class RecordingReader {
    * for export and validate, which do not use them. Static, so that the reader's public shape stays as it is.
    */
   static exchangeColumns(reader: RecordingReader): ExchangeFields[] {
-    return readingRows(reader.file, () => (reader.stmts.exchangeColumns.all() as StoredExchange[]).map(exchangeFieldsFromRecord));
+    return readingRows(reader.file, () => (reader.stmts.exchangeColumns.all() as unknown[][]).map(exchangeFieldsOfValues));
   }
 
   exchange(id: number): ExchangeRow | undefined {
-    const r = this.stmts.exchange.get(id) as ExchangeRecord | undefined;
-    return r === undefined ? undefined : readingRows(this.file, () => exchangeFromRecord(r));
+    const values = this.stmts.exchange.get(id) as unknown[] | undefined;
+    return values === undefined ? undefined : readingRows(this.file, () => exchangeOfValues(values));
   }
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
