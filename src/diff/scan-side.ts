@@ -12,7 +12,7 @@ import { jsonColumn, readingRows } from '../store/store-errors.js';
 import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import type { FieldSpecs } from '../core/field-specs.js';
 import type { SemanticFold } from '../protocols/protocol.js';
-import { CanonicalTexts } from './canonical-texts.js';
+import { CanonicalTexts, type KnownText } from './canonical-texts.js';
 import { PREFIX_STEP, type PrefixCheckpoint } from './common-prefix.js';
 import { type FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
@@ -69,6 +69,9 @@ const NO_FINDINGS: Finding[] = [];
 
 /** A message kept for the `--semantic` result of its exchange. */
 type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
+
+/** At most this many repeated texts' comparing texts are kept per exchange (ExchangeScan.repeats). */
+const MAX_REPEATS = 4096;
 
 /** Hashes at most this much text at a time. */
 const HASH_CHUNK = 1 << 16;
@@ -161,6 +164,12 @@ class ExchangeScan {
   /** Messages compared one by one (not folded, not left out). */
   private compared = 0;
   private prefixes: PrefixCheckpoint[] | undefined;
+  /**
+   * The comparing text of the last message of each repeated text (CanonicalTexts) compared with its meta's verdict:
+   * a later one of the same text and meta compares the same (its label, loose key and verdict follow from them and
+   * the exchange), so it is neither labelled nor put together again.
+   */
+  private readonly repeats = new Map<KnownText, { meta: Meta; exact: string }>();
 
   constructor(
     readonly row: ExchangeRow,
@@ -196,13 +205,29 @@ class ExchangeScan {
     const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
     const json = deep ? undefined : parsed;
     const found = id === undefined ? undefined : this.findings.get(id);
+    // A repeated text with its meta's verdict compares as its last message of the same meta did (label and all).
+    const plain = known !== undefined && found === undefined && !this.moved && !kind;
+    if (plain) {
+      const same = this.repeats.get(known);
+      if (same !== undefined && same.meta === meta) return this.compare(this.streams[streamOf(meta)], same.exact, idsBefore);
+    }
     const status = meta.status;
     // A message with no finding shares its meta's verdict (read, never changed).
     const verdict: Verdict = (this.moved && verdicts!.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
     const m: Folded = { sender: meta.sender, carrier: meta.carrier, channel: meta.channel, json, verdict };
     if (kind && this.folds(kind, m, body, deep)) return;
     const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, this.matcher));
-    this.streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, this.row, this.head)), canon, verdict));
+    const exact = messageExact(messageLoose(m, diffLabel(parsed, m, this.row, this.head)), canon, verdict);
+    if (plain) {
+      if (this.repeats.size >= MAX_REPEATS) this.repeats.clear();
+      this.repeats.set(known, { meta, exact });
+    }
+    this.compare(this.streams[streamOf(m)], exact, idsBefore);
+  }
+
+  /** Adds a message's comparing text to its stream's hash. */
+  private compare(stream: ChunkedHash, exact: string, idsBefore: number): void {
+    stream.add(exact);
     this.compared++;
     // One sequence of every message (not --semantic): where a pair of this exchange that differs can start loading.
     if (!this.side.options.semantic && this.compared % PREFIX_STEP === 0) (this.prefixes ??= []).push({ count: this.compared, digest: this.hash.peek(), idsBefore });
