@@ -1,7 +1,7 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
 import { compactJson } from '../core/json-text.js';
 import { exchangeFromRecord } from '../store/exchange-record.js';
-import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
+import { prepareScanQueries, type ScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
@@ -9,10 +9,12 @@ import { canonicalJson, normalizeJson } from '../match/normalize.js';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/open-database.js';
 import { jsonColumn, readingRows } from '../store/store-errors.js';
-import type { MessageRow } from '../store/store-types.js';
-import { CanonicalTexts } from './canonical-texts.js';
+import type { ExchangeRow, MessageRow } from '../store/store-types.js';
+import type { FieldSpecs } from '../core/field-specs.js';
+import type { SemanticFold } from '../protocols/protocol.js';
+import { CanonicalTexts, type KnownText } from './canonical-texts.js';
 import { PREFIX_STEP, type PrefixCheckpoint } from './common-prefix.js';
-import { IdCanonicalizer } from './id-canonicalizer.js';
+import { type FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
 import type { VerdictsNow } from './judge-again.js';
 import { idRolesOf, OrderWatch } from './id-roles.js';
@@ -68,6 +70,9 @@ const NO_FINDINGS: Finding[] = [];
 /** A message kept for the `--semantic` result of its exchange. */
 type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; carrier: MessageRow['carrier']; channel: string | null };
 
+/** At most this many repeated texts' comparing texts are kept per exchange (ExchangeScan.repeats). */
+const MAX_REPEATS = 4096;
+
 /** Hashes at most this much text at a time. */
 const HASH_CHUNK = 1 << 16;
 
@@ -103,83 +108,159 @@ function scanRows({ file, dbFile, verdicts }: ScanInput, options: SideOptions, p
 
 function scanPass(db: Database.Database, options: SideOptions, verdicts: VerdictsNow | undefined, idRoles: ReadonlyMap<string, string>, progress?: (messages: number) => void, watch?: OrderWatch): Omit<SideScan, 'file'> {
   const queries = prepareScanQueries(db);
-  const metas = new Map<string, Meta>();
   const ids = new IdCanonicalizer();
   ids.useRoles(idRoles);
   if (watch) ids.watchOrder(watch);
-  const texts = new CanonicalTexts(ids);
-  const drop = new DropSpecs(options.ignore, options.semantic);
+  const side: SideState = { options, verdicts, ids, texts: new CanonicalTexts(ids), drop: new DropSpecs(options.ignore, options.semantic), metas: new Map() };
   const keys: ExchangeKey[] = [];
   let messageCount = 0;
   for (const record of queries.exchanges()) {
-    const row = exchangeFromRecord(record);
-    const kind = options.semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
-    const checkpoint = ids.size;
-    const head = exchangeHead(row, ids, options.semantic);
-    const hash = new ChunkedHash();
-    hash.add(head.loose);
-    // Under --semantic each stream (client, server, stderr) is hashed on its own: how they
-    // interleave is a race the protocols leave open (streamOf).
-    const streams = options.semantic ? [hash, new ChunkedHash(), new ChunkedHash()] : [hash, hash, hash];
-    const specs = drop.for(row.protocol);
-    const matcher = drop.matcherFor(row.protocol);
-    const findings = findingsByMessage(queries.errorFindings(row.id));
-    const folded: Folded[] = [];
-    const fed: Folded[] = [];
-    let request: unknown;
-    const moved = verdicts !== undefined && verdicts.size > 0;
-    // The message's place in its exchange, as show --exchange numbers it: what a damaged row is named by.
-    let seq = 0;
-    // Messages compared one by one (not folded, not left out).
-    let compared = 0;
-    let prefixes: PrefixCheckpoint[] | undefined;
-    for (const [metaText, body, id] of queries.messages(row.id, findings.size > 0 || moved)) {
-      seq++;
-      const idsBefore = ids.size;
+    const scan = new ExchangeScan(exchangeFromRecord(record), side, queries);
+    for (const message of queries.messages(scan.row.id, scan.withIds)) {
       if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
-      let meta = metas.get(metaText);
-      if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
-      const { sender, carrier, channel, status } = meta;
-      // A text this side had before, in the same id state: its value and canonical text as then (CanonicalTexts).
-      // Under --semantic each message keeps a value of its own (folds are handed them).
-      const known = typeof body === 'string' ? texts.get(body, matcher) : undefined;
-      const parsed = known !== undefined && !kind ? known.value : typeof body === 'string' ? jsonColumn(body, 'json', row.id, seq) : undefined;
-      // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
-      const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
-      const json = deep ? undefined : parsed;
-      const found = id === undefined ? undefined : findings.get(id);
-      // A message with no finding shares its meta's verdict (read, never changed).
-      const verdict: Verdict = (moved && verdicts.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
-      const m = { sender, carrier, channel, json, verdict };
-      if (kind) {
-        if (request === undefined && sender === 'client' && json !== undefined) request = json;
-        if (feedsMaterializer(kind, m)) fed.push(m);
-        if (isFoldedMessage(kind, m)) {
-          folded.push(m);
-          continue;
-        }
-        if (!deep && saysNothing(kind, { json, status: verdict.status }, () => rawText(body as Buffer))) continue;
-      }
-      const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, matcher));
-      streams[streamOf(m)].add(messageExact(messageLoose(m, diffLabel(parsed, m, row, head)), canon, verdict));
-      compared++;
-      // One sequence of every message (not --semantic): where a pair of this exchange that differs can start loading.
-      if (!options.semantic && compared % PREFIX_STEP === 0) (prefixes ??= []).push({ count: compared, digest: hash.peek(), idsBefore });
+      scan.message(message[0], message[1], message[2]);
     }
+    const key = scan.key();
+    if (key !== undefined) keys.push(key);
+    progress?.(messageCount);
+  }
+  return { keys, messageCount, idLog: ids.log(), idRoles };
+}
+
+/** What the scan of one side keeps across its exchanges. */
+interface SideState {
+  options: SideOptions;
+  verdicts: VerdictsNow | undefined;
+  ids: IdCanonicalizer;
+  texts: CanonicalTexts;
+  drop: DropSpecs;
+  /** Meta texts parsed, by text (a few distinct ones). */
+  metas: Map<string, Meta>;
+}
+
+/**
+ * The scan of one exchange, a message at a time. A class of small methods rather than one loop of the
+ * whole side: V8 compiles a hot function whole, and a loop of everything took it ~50 ms of CPU each time
+ * it was compiled again (four times a side, and again in the worker's thread).
+ */
+class ExchangeScan {
+  /** Whether the messages are read with their ids (to attach findings, or verdicts judged again). */
+  readonly withIds: boolean;
+  private readonly kind: SemanticFold | undefined;
+  private readonly checkpoint: number;
+  private readonly head: ReturnType<typeof exchangeHead>;
+  private readonly hash = new ChunkedHash();
+  /** Under --semantic each stream (client, server, stderr) is hashed on its own: how they interleave is a race the protocols leave open (streamOf). */
+  private readonly streams: ChunkedHash[];
+  private readonly specs: FieldSpecs;
+  private readonly matcher: FieldMatcher;
+  private readonly findings: Map<number, Finding[]>;
+  private readonly moved: boolean;
+  private readonly folded: Folded[] = [];
+  private readonly fed: Folded[] = [];
+  private request: unknown;
+  /** The message's place in its exchange, as show --exchange numbers it: what a damaged row is named by. */
+  private seq = 0;
+  /** Messages compared one by one (not folded, not left out). */
+  private compared = 0;
+  private prefixes: PrefixCheckpoint[] | undefined;
+  /**
+   * The comparing text of the last message of each repeated text (CanonicalTexts) compared with its meta's verdict:
+   * a later one of the same text and meta compares the same (its label, loose key and verdict follow from them and
+   * the exchange), so it is neither labelled nor put together again.
+   */
+  private readonly repeats = new Map<KnownText, { meta: Meta; exact: string }>();
+
+  constructor(
+    readonly row: ExchangeRow,
+    private readonly side: SideState,
+    queries: ScanQueries,
+  ) {
+    const { options, ids, drop, verdicts } = side;
+    this.kind = options.semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
+    this.checkpoint = ids.size;
+    this.head = exchangeHead(row, ids, options.semantic);
+    this.hash.add(this.head.loose);
+    this.streams = options.semantic ? [this.hash, new ChunkedHash(), new ChunkedHash()] : [this.hash, this.hash, this.hash];
+    this.specs = drop.for(row.protocol);
+    this.matcher = drop.matcherFor(row.protocol);
+    this.findings = findingsByMessage(queries.errorFindings(row.id));
+    this.moved = verdicts !== undefined && verdicts.size > 0;
+    this.withIds = this.findings.size > 0 || this.moved;
+  }
+
+  /** Hashes (or, under --semantic, folds) the next message of the exchange. */
+  message(metaText: string, body: string | Buffer, id: number | undefined): void {
+    const seq = ++this.seq;
+    const { ids, texts, metas, verdicts } = this.side;
+    const idsBefore = ids.size;
+    let meta = metas.get(metaText);
+    if (meta === undefined) metas.set(metaText, (meta = parseMeta(metaText)));
+    const kind = this.kind;
+    // A text this side had before, in the same id state: its value and canonical text as then (CanonicalTexts).
+    // Under --semantic each message keeps a value of its own (folds are handed them).
+    const known = typeof body === 'string' ? texts.get(body, this.matcher) : undefined;
+    const parsed = known !== undefined && !kind ? known.value : typeof body === 'string' ? jsonColumn(body, 'json', this.row.id, seq) : undefined;
+    // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
+    const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
+    const json = deep ? undefined : parsed;
+    const found = id === undefined ? undefined : this.findings.get(id);
+    // A repeated text with its meta's verdict compares as its last message of the same meta did (label and all).
+    const plain = known !== undefined && found === undefined && !this.moved && !kind;
+    if (plain) {
+      const same = this.repeats.get(known);
+      if (same !== undefined && same.meta === meta) return this.compare(this.streams[streamOf(meta)], same.exact, idsBefore);
+    }
+    const status = meta.status;
+    // A message with no finding shares its meta's verdict (read, never changed).
+    const verdict: Verdict = (this.moved && verdicts!.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
+    const m: Folded = { sender: meta.sender, carrier: meta.carrier, channel: meta.channel, json, verdict };
+    if (kind && this.folds(kind, m, body, deep)) return;
+    const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, this.matcher));
+    const exact = messageExact(messageLoose(m, diffLabel(parsed, m, this.row, this.head)), canon, verdict);
+    if (plain) {
+      if (this.repeats.size >= MAX_REPEATS) this.repeats.clear();
+      this.repeats.set(known, { meta, exact });
+    }
+    this.compare(this.streams[streamOf(m)], exact, idsBefore);
+  }
+
+  /** Adds a message's comparing text to its stream's hash. */
+  private compare(stream: ChunkedHash, exact: string, idsBefore: number): void {
+    stream.add(exact);
+    this.compared++;
+    // One sequence of every message (not --semantic): where a pair of this exchange that differs can start loading.
+    if (!this.side.options.semantic && this.compared % PREFIX_STEP === 0) (this.prefixes ??= []).push({ count: this.compared, digest: this.hash.peek(), idsBefore });
+  }
+
+  /** Under --semantic: takes what a message feeds the fold; true when it is compared only through the fold, or left out. */
+  private folds(kind: SemanticFold, m: Folded, body: string | Buffer, deep: boolean): boolean {
+    if (this.request === undefined && m.sender === 'client' && m.json !== undefined) this.request = m.json;
+    if (feedsMaterializer(kind, m)) this.fed.push(m);
+    if (isFoldedMessage(kind, m)) {
+      this.folded.push(m);
+      return true;
+    }
+    return !deep && saysNothing(kind, { json: m.json, status: m.verdict.status }, () => rawText(body as Buffer));
+  }
+
+  /** The exchange's key, once its messages are all in; undefined for one left out (an exchange that tells nothing under --semantic). */
+  key(): ExchangeKey | undefined {
+    const { kind, fed, folded, streams, hash, row, head } = this;
+    const { ids, drop, options } = this.side;
     if (kind && fed.length > 0) {
-      const result = materialize(kind, fed, request);
+      const result = materialize(kind, fed, this.request);
       // An exchange that tells nothing (an MCP ping's POST over HTTP) is not one to align, unless judged invalid.
-      if (compared === 0 && foldedVerdict(folded).status !== 'invalid' && kind.isEmpty?.(result) === true) continue;
-      const canon = canonicalJson(normalizeJson(ids.canonicalize(result), specs));
+      if (this.compared === 0 && foldedVerdict(folded).status !== 'invalid' && kind.isEmpty?.(result) === true) return undefined;
+      const canon = canonicalJson(normalizeJson(ids.canonicalize(result), this.specs));
       const last = foldedPlace(fed);
       streams[streamOf(last)].add(messageExact(messageLoose({ ...last, carrier: foldedCarrier(kind, last.carrier) }, result.kind), canon, foldedVerdict(folded)));
     }
     if (options.semantic) for (const stream of streams.slice(1)) hash.add(stream.digest());
     hash.add(JSON.stringify(exchangeFields(row, head, ids, drop.user)));
-    keys.push({ id: row.id, loose: head.loose, exact: hash.digest(), checkpoint, ...(prefixes ? { prefixes } : {}) });
-    progress?.(messageCount);
+    const prefixes = this.prefixes;
+    return { id: row.id, loose: head.loose, exact: hash.digest(), checkpoint: this.checkpoint, ...(prefixes ? { prefixes } : {}) };
   }
-  return { keys, messageCount, idLog: ids.log(), idRoles };
 }
 
 export function parseMeta(text: string): Meta {
