@@ -123,25 +123,30 @@ export class FieldRules {
    */
   finds(value: unknown): boolean {
     if (value === null || typeof value !== 'object') return false;
-    const stack: Array<[object, RuleState]> = [[value, this.root]];
+    // Container and state side by side, and an object's own keys by for…in: every parsed message is
+    // walked, and a pair and a key list per object were most of what the walk allocated.
+    const stack: Array<object | RuleState> = [value, this.root];
     while (stack.length > 0) {
-      const [container, state] = stack.pop()!;
+      const state = stack.pop() as RuleState;
+      const container = stack.pop() as object;
       if (Array.isArray(container)) {
         for (let i = 0; i < container.length; i++) if (this.visit(container[i], state, i, stack)) return true;
       } else {
-        for (const key of Object.keys(container)) if (this.visit((container as Record<string, unknown>)[key], state, key, stack)) return true;
+        for (const key in container) {
+          if (Object.hasOwn(container, key) && this.visit((container as Record<string, unknown>)[key], state, key, stack)) return true;
+        }
       }
     }
     return false;
   }
 
-  private visit(item: unknown, state: RuleState, key: string | number, stack: Array<[object, RuleState]>): boolean {
+  private visit(item: unknown, state: RuleState, key: string | number, stack: Array<object | RuleState>): boolean {
     const isContainer = item !== null && typeof item === 'object';
     // An array element is only worth a step when a pointer could still reach into it.
     if (typeof key === 'number' && state.length === 0 && !isContainer) return false;
     const next = this.step(state, key);
     if (next.secret) return true;
-    if (isContainer) stack.push([item, next.state]);
+    if (isContainer) stack.push(item, next.state);
     return false;
   }
 }

@@ -35,6 +35,9 @@ export class StoredCredentials {
   private readonly scrubber: CredentialScrubber | undefined;
   /** Exchange id → findings of its headers, URL or close, waiting for a message to sit on. */
   private readonly pending = new Map<number, Finding[]>();
+  /** The last text given to `text` and what it became. */
+  private lastText: string | undefined;
+  private lastScrubbed = '';
 
   /** `keep`: credentials to store as they are; `all`: a copy of a file as it is (a scratch copy to read, a fixture's episodes). */
   constructor(keep: readonly RegExp[] | 'all' = []) {
@@ -106,7 +109,14 @@ export class StoredCredentials {
 
   /** Text the store keeps about a message (a finding's sentence, a verdict's reason): scrubbed, not reported again. */
   text(text: string): string {
-    return this.scrubber ? this.scrubber.scrub(text) : text;
+    if (!this.scrubber) return text;
+    // The same text comes again and again: every message of an exchange no protocol claims has the
+    // same 222-character reason, and scanning it costs more than the rest of its verdict.
+    if (text !== this.lastText) {
+      this.lastScrubbed = this.scrubber.scrub(text);
+      this.lastText = text;
+    }
+    return this.lastScrubbed;
   }
 
   /** The recording's target (a command line may hold a key): scrubbed. */

@@ -95,6 +95,25 @@ describe('RecordingWriter: no credential of a well-known format is stored, whoev
     expect(m.verdict.findings.map((f) => f.message)).toEqual(["bad value '<redacted>'", 'an OpenAI API key (sk-…) is in this message at /delta; it was forwarded as sent and stored as <redacted>']);
   });
 
+  it('a reason or finding text that comes again (every unchecked message of an unclaimed exchange has the same one) is stored scrubbed each time', () => {
+    const secretReason = `judged by a schema named after ${GITHUB}`;
+    const plainReason = 'no known protocol recognised this exchange';
+    // Repeated, alternating, and a finding's sentence between two reasons.
+    const texts = [secretReason, secretReason, plainReason, plainReason, secretReason, plainReason];
+    const { reader, bytes } = record({}, (writer) => {
+      const id = writer.beginExchange({ transport: 'http', method: 'GET', path: '/x', tOffsetMs: 0 });
+      texts.forEach((reason, i) => {
+        const findings = i === 4 ? [{ rule: 'x', severity: 'warning' as const, pointer: '', message: `saw ${GITHUB}` }] : [];
+        writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: i + 1, raw: Buffer.from(`event ${i}`), verdict: { status: 'unchecked', findings, reason } });
+      });
+      writer.endExchange(id, { outcome: 'complete', tOffsetMs: 9 });
+    });
+    const stored = reader.messages(1);
+    expect(stored.map((m) => m.verdict.reason)).toEqual(texts.map((t) => (t === secretReason ? 'judged by a schema named after <redacted>' : plainReason)));
+    expect(stored[4].verdict.findings.map((f) => f.message)).toEqual(['saw <redacted>']);
+    expect(bytes.includes(GITHUB)).toBe(false);
+  });
+
   it('keepSecrets keeps what its patterns match; `all` stores a copy as it is, with no finding', () => {
     const both = `${KEY} ${GITHUB}`;
     const write = (writer: RecordingWriter) => {

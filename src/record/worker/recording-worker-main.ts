@@ -7,7 +7,7 @@ import { BurstSignal } from './burst-signal.js';
 import { RecordingClock } from '../../core/recording-clock.js';
 import { decodeBatch } from './op-batch.js';
 import { readSpooledBatch } from './recording-spool.js';
-import type { BodyTap } from '../pipeline/recording-sink.js';
+import type { BodyTap, RecordOptions } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
@@ -184,8 +184,15 @@ function apply(op: DecodedOp): Promise<void> | void {
       if (oomMarker) exhaustHeapOn(op[3]);
       const exchange = exchanges.get(op[1]);
       if (!exchange) return;
-      const facts = typeof op[5] === 'number' ? RECORD_PRESETS[op[5]] : op[5];
-      exchange.record(op[2], op[3], { ...facts, at: op[4], http: httpOfWire(op[6], exchange.start) });
+      const http = httpOfWire(op[6], exchange.start);
+      if (typeof op[5] === 'number') exchange.record(op[2], op[3], { ...RECORD_PRESETS[op[5]], at: op[4], http });
+      else {
+        // In place: the decoded facts are the worker's own (a preset is shared, so it is copied).
+        const facts = op[5] as RecordOptions;
+        facts.at = op[4];
+        facts.http = http;
+        exchange.record(op[2], op[3], facts);
+      }
       return;
     }
     case OP.tap: {
