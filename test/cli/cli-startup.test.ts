@@ -10,6 +10,7 @@
  * better-sqlite3's addon by its path, without the `bindings` package's search; commander and
  * fast-json-patch are bundled, not read from node_modules.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from './run-cli.js';
@@ -62,6 +63,22 @@ describe('CLI start-up', () => {
     const loaded = await modulesOfCli(['validate', join(REPO, 'examples/agui-text-run.sse')]);
     expect(chunksOf(loaded)).toContain('agui');
     expect(loaded.filter((m) => m.includes('/node_modules/fast-json-patch/'))).toEqual([]);
+  });
+
+  it("finds the ACP schema inside its package without resolving the package's exports, which loads Node's ES module resolver", () => {
+    // A CommonJS probe: an ES module one would load the resolver itself.
+    const probe = `
+      const { main } = require(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
+      const write = process.stdout.write;
+      process.stdout.write = () => true;
+      main(['node', 'agent-proxy', 'validate', ${JSON.stringify(join(REPO, 'examples/agui-text-run.sse'))}]).then((code) => {
+        process.stdout.write = write;
+        console.log(JSON.stringify({ code, resolver: process.moduleLoadList.filter((m) => m.endsWith('/esm/resolve') || m.endsWith('/esm/get_format')) }));
+      });
+    `;
+    const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ code: 0, resolver: [] });
   });
 
   it('reads its arguments with commander bundled, without node:child_process, which only executable subcommands need', async () => {
