@@ -25,9 +25,11 @@ const OUT = join(DIST, 'bundle');
 /**
  * Relative specifiers are the project's own modules; bare ones and node: builtins stay imports, except
  * commander, which every command loads to read its arguments: bundled, its seven files are no longer
- * resolved and read one by one (see lazyChildProcess too).
+ * resolved and read one by one (see lazyChildProcess too); and fast-json-patch, which the AG-UI
+ * module loads (`validate` of AG-UI, the recording worker): bundled, its package is not looked up in
+ * node_modules nor its four files read one by one.
  */
-const BUNDLED_PACKAGES = ['commander'];
+const BUNDLED_PACKAGES = ['commander', 'fast-json-patch'];
 const external = (id, importer) => importer !== undefined && !id.startsWith('.') && !isAbsolute(id) && !BUNDLED_PACKAGES.includes(id);
 
 /**

@@ -2,7 +2,7 @@
 // @agentclientprotocol/sdk) to code, the last step of `npm run build`, so that a command loads
 // compiled functions instead of compiling the schemas on every start. The output, under
 // dist/schema/compiled/, is a build artifact: one CommonJS module per document and per error mode,
-// and manifest.json. A registry uses a compiled validator only when the documents it was compiled
+// the names each ref is exported under (`doc<n>.exports.json`, read on first use) and manifest.json. A registry uses a compiled validator only when the documents it was compiled
 // from are loaded unchanged (same sha256); anything else is compiled at run time as before.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ function upToDate() {
   try {
     if (readFileSync(INPUTS_FILE, 'utf8') !== digest) return false;
     const manifest = JSON.parse(readFileSync(join(COMPILED_VALIDATORS_DIR, COMPILED_MANIFEST), 'utf8'));
-    return Object.values(manifest.documents).every((entry) => existsSync(join(COMPILED_VALIDATORS_DIR, entry.allErrors)) && existsSync(join(COMPILED_VALIDATORS_DIR, entry.firstError)));
+    return manifest.format === COMPILED_FORMAT && Object.values(manifest.documents).every((entry) => [entry.allErrors, entry.firstError, entry.exports].every((file) => existsSync(join(COMPILED_VALIDATORS_DIR, file))));
   } catch {
     return false;
   }
@@ -173,8 +173,9 @@ for (const [index, doc] of [...documents.values()].entries()) {
     exports[ref] = names.get(validate);
   }
   const byName = Object.fromEntries(refs.map(([ref]) => [exports[ref], ref]));
-  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports };
+  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json` };
   for (const id of graph.documentsReachedFrom(doc.id)) entry.needs[id] = documents.get(id).sha256;
+  writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.exports), JSON.stringify(exports) + '\n');
   writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.allErrors), moduleText(doc, standaloneCode(ajv, byName)));
   writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.firstError), moduleText(doc, standaloneCode(codeAjv(false), byName)));
   manifest.documents[doc.id] = entry;

@@ -19,7 +19,7 @@ export const COMPILED_VALIDATORS_DIR =
 
 /** The file that lists them; its `format` changes when the layout below does. */
 export const COMPILED_MANIFEST = 'manifest.json';
-export const COMPILED_FORMAT = 1;
+export const COMPILED_FORMAT = 2;
 
 /** The validators compiled from one schema document, in two modules: all errors, and first error only. */
 export interface CompiledDocument {
@@ -29,8 +29,13 @@ export interface CompiledDocument {
   firstError: string;
   /** Every document the code was compiled from (this one and those its `$ref`s reach), by $id, with its sha256. */
   needs: Record<string, string>;
-  /** Ref (`<$id>#/$defs/x`, `<$id>#Anchor`, `<$id>`) → the module's export name. */
-  exports: Record<string, string>;
+  /**
+   * JSON file (beside the manifest) of ref (`<$id>#/$defs/x`, `<$id>#Anchor`, `<$id>`) → the
+   * modules' export name. Apart from the manifest, which every registry reads at load (the record
+   * worker's start, every `validate`), and read on the document's first lookup: these names were
+   * ~150 KB of a 169 KB manifest, ~4 ms to parse at each start.
+   */
+  exports: string;
 }
 
 export interface CompiledManifest {
@@ -49,6 +54,7 @@ type LinkModule = (formats: typeof SCHEMA_FORMATS) => Record<string, ValidateFun
  */
 export class CompiledValidators {
   private readonly linked = new Map<string, Record<string, ValidateFunction>>();
+  private readonly exportNames = new Map<string, Record<string, string>>();
   private readonly require = createRequire(import.meta.url);
   private idsBySha256?: Map<string, string>;
 
@@ -82,10 +88,24 @@ export class CompiledValidators {
   /** The compiled validator for `ref`, if there is one that fits the loaded `documents`. */
   find(ref: string, documents: ReadonlyMap<string, SchemaDocument>, allErrors: boolean): ValidateFunction | undefined {
     const entry = this.manifest.documents[ref.split('#')[0]];
-    const name = entry?.exports[ref];
+    const name = entry && this.exportsOf(entry)[ref];
     if (name === undefined) return undefined;
     for (const [id, sha256] of Object.entries(entry.needs)) if (documents.get(id)?.sha256 !== sha256) return undefined;
     return this.module(allErrors ? entry.allErrors : entry.firstError)[name];
+  }
+
+  /** Ref → export name of one document's modules; an unreadable file leaves its refs to the run-time compiler. */
+  exportsOf(entry: CompiledDocument): Record<string, string> {
+    let names = this.exportNames.get(entry.exports);
+    if (!names) {
+      try {
+        names = JSON.parse(readFileSync(join(this.dir, entry.exports), 'utf8')) as Record<string, string>;
+      } catch {
+        names = {};
+      }
+      this.exportNames.set(entry.exports, names);
+    }
+    return names;
   }
 
   private module(file: string): Record<string, ValidateFunction> {

@@ -110,8 +110,49 @@ export const FORMAT_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** The tables every recording has; a file without them is not a recording. */
 export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings'] as const;
 
-/** The columns of each recording table at each version, as a fresh file migrated to it has them. */
-const expectedColumns = new Map<number, Map<string, string[]>>();
+/**
+ * The recording tables' columns at the newest version, written out: opening a recording of that
+ * version (every reader's start) checks its shape against these instead of migrating a database
+ * in memory to learn them (~4 ms). test/store/migrations.test.ts holds them to what a fresh file
+ * migrated to `version` has; while `version` is not FORMAT_VERSION they are not used.
+ */
+const NEWEST_COLUMNS = {
+  version: 8,
+  columns: new Map<string, readonly string[]>([
+    ['recording', ['id', 'format_version', 'tool_version', 'target', 'listen', 'mode', 'started_at', 'ended_at', 'schema_hashes', 'rules_version']],
+    [
+      'exchanges',
+      ['id', 'transport', 'protocol', 'method', 'path', 'query', 'url', 'status', 'subprotocol', 'request_headers', 'response_headers', 'started_ms', 'ended_ms', 'outcome', 'error_code', 'error_message', 'close_code', 'close_reason', 'exit_code', 'signal', 'tls', 'protocol_evidence', 'stdin_ended_ms', 'tunnel'],
+    ],
+    ['messages', ['id', 'exchange_id', 'seq', 'sender', 'carrier', 'channel', 't_offset_ms', 'raw', 'raw_truncated_from', 'json', 'status', 'schema_ref', 'reason', 'finding_count', 'json_at', 'schema_ref_id']],
+    ['findings', ['id', 'message_id', 'exchange_id', 'rule', 'severity', 'pointer', 'message']],
+  ]),
+} as const;
+
+/** The columns of each recording table at each older version, learnt once from a fresh file migrated to it. */
+const expectedColumns = new Map<number, ReadonlyMap<string, readonly string[]>>();
+
+/** The recording tables' columns at `version`, as a fresh file migrated to it has them. */
+export function recordingColumns(version: number = FORMAT_VERSION): ReadonlyMap<string, readonly string[]> {
+  if (version === NEWEST_COLUMNS.version && version === FORMAT_VERSION) return NEWEST_COLUMNS.columns;
+  let expected = expectedColumns.get(version);
+  if (!expected) {
+    expected = freshRecordingColumns(version);
+    expectedColumns.set(version, expected);
+  }
+  return expected;
+}
+
+/** The recording tables' columns of a database migrated to `version` in memory. */
+export function freshRecordingColumns(version: number): ReadonlyMap<string, readonly string[]> {
+  const fresh = openDatabase(':memory:');
+  try {
+    migrate(fresh, ':memory:', MIGRATIONS.filter((m) => m.version <= version));
+    return new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
+  } finally {
+    fresh.close();
+  }
+}
 
 /**
  * The recording tables' columns the file lacks for its version (by default the newest), as
@@ -119,17 +160,7 @@ const expectedColumns = new Map<number, Map<string, string[]>>();
  * damaged one) is not a recording.
  */
 export function missingColumns(db: Db, version: number = FORMAT_VERSION): string[] {
-  let expected = expectedColumns.get(version);
-  if (!expected) {
-    const fresh = openDatabase(':memory:');
-    try {
-      migrate(fresh, ':memory:', MIGRATIONS.filter((m) => m.version <= version));
-      expected = new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
-      expectedColumns.set(version, expected);
-    } finally {
-      fresh.close();
-    }
-  }
+  const expected = recordingColumns(version);
   const missing: string[] = [];
   for (const [table, columns] of expected) {
     const present = new Set(columnsOf(db, table));

@@ -7,8 +7,10 @@
  * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
  * recording is opened without the NDJSON importer and the recording writer it writes with; `record` of
  * an http:// target listens without having loaded TLS or zlib; opening a recording loads
- * better-sqlite3's addon by its path, without the `bindings` package's search.
+ * better-sqlite3's addon by its path, without the `bindings` package's search; commander and
+ * fast-json-patch are bundled, not read from node_modules.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from './run-cli.js';
@@ -55,6 +57,28 @@ describe('CLI start-up', () => {
     expect(chunks).toContain('agui');
     const unwanted = chunks.filter((c) => /^(modules|mcp|openai|anthropic|acp|pi-rest|pi-rpc|pi-daemon-rpc|json-rpc|unix-ndjson)$/.test(c));
     expect(unwanted).toEqual([]);
+  });
+
+  it("judges AG-UI's state patches with fast-json-patch bundled, not looked up and read from node_modules", async () => {
+    const loaded = await modulesOfCli(['validate', join(REPO, 'examples/agui-text-run.sse')]);
+    expect(chunksOf(loaded)).toContain('agui');
+    expect(loaded.filter((m) => m.includes('/node_modules/fast-json-patch/'))).toEqual([]);
+  });
+
+  it("finds the ACP schema inside its package without resolving the package's exports, which loads Node's ES module resolver", () => {
+    // A CommonJS probe: an ES module one would load the resolver itself.
+    const probe = `
+      const { main } = require(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
+      const write = process.stdout.write;
+      process.stdout.write = () => true;
+      main(['node', 'agent-proxy', 'validate', ${JSON.stringify(join(REPO, 'examples/agui-text-run.sse'))}]).then((code) => {
+        process.stdout.write = write;
+        console.log(JSON.stringify({ code, resolver: process.moduleLoadList.filter((m) => m.endsWith('/esm/resolve') || m.endsWith('/esm/get_format')) }));
+      });
+    `;
+    const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ code: 0, resolver: [] });
   });
 
   it('reads its arguments with commander bundled, without node:child_process, which only executable subcommands need', async () => {

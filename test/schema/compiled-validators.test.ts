@@ -116,6 +116,14 @@ describe('compiled schema validators', () => {
     );
   });
 
+  it('are cheap to find: the manifest every registry reads at load names each document\'s export names, kept in a file of their own', () => {
+    expect(readFileSync(join(COMPILED_DIR, COMPILED_MANIFEST), 'utf8').length).toBeLessThan(16_000);
+    for (const [id, entry] of Object.entries(manifest.documents)) {
+      const names = JSON.parse(readFileSync(join(COMPILED_DIR, entry.exports), 'utf8')) as Record<string, string>;
+      expect(names[id], id).toMatch(/^v\d+$/);
+    }
+  });
+
   it('are cheap to load: no schema object their code never reads, and the linking function compiled at load, not parsed twice', () => {
     for (const entry of Object.values(manifest.documents)) {
       for (const file of [entry.allErrors, entry.firstError]) {
@@ -159,7 +167,8 @@ describe('compiled schema validators', () => {
   }, 120_000);
 
   it('give the same first error as run-time compilation for values too large to list every error of', () => {
-    const refs = [...Object.keys(manifest.documents[AGUI_SCHEMA_ID].exports), ACP_SCHEMA_ID, `${PI_SESSION_API_ID}#/$defs/apiEnvelopeBase`];
+    const aguiExports = JSON.parse(readFileSync(join(COMPILED_DIR, manifest.documents[AGUI_SCHEMA_ID].exports), 'utf8')) as Record<string, string>;
+    const refs = [...Object.keys(aguiExports), ACP_SCHEMA_ID, `${PI_SESSION_API_ID}#/$defs/apiEnvelopeBase`];
     let failing = 0;
     for (const ref of refs) {
       const fromBuild = compiled.check(ref);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/core/errors.js';
-import { FORMAT_VERSION, MIGRATIONS, migrate, tableNames, type Migration } from '../../src/store/migrations.js';
+import { FORMAT_VERSION, MIGRATIONS, freshRecordingColumns, migrate, missingColumns, recordingColumns, tableNames, type Migration } from '../../src/store/migrations.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
@@ -263,6 +263,26 @@ describe('RecordingReader.open refusals', () => {
     expect(codeOf(() => migrate(rw, foreign))).toBe('E_STORE_NOT_RECORDING');
     expect(tableNames(rw, foreign)).toEqual(['customers']);
     rw.close();
+  });
+
+  it('the newest version\'s columns, written out for a quick open, are those of a fresh file migrated to it', () => {
+    expect(recordingColumns(FORMAT_VERSION)).toEqual(freshRecordingColumns(FORMAT_VERSION));
+    // An older version's are learnt from a fresh file: version 1 has no exchanges.tls.
+    expect(recordingColumns(1)).toEqual(freshRecordingColumns(1));
+    expect(recordingColumns(1).get('exchanges')).not.toContain('tls');
+  });
+
+  it('a file with the recording tables but not their columns: E_STORE_NOT_RECORDING, naming them', () => {
+    const file = join(tmp.dir, 'lookalike.sqlite');
+    const db = new Database(file);
+    db.exec('CREATE TABLE recording (id INTEGER); CREATE TABLE exchanges (id INTEGER); CREATE TABLE messages (id INTEGER, seq INTEGER); CREATE TABLE findings (id INTEGER)');
+    db.pragma(`user_version = ${FORMAT_VERSION}`);
+    expect(missingColumns(db)).toEqual(expect.arrayContaining(['recording.format_version', 'exchanges.transport', 'messages.raw', 'findings.rule']));
+    expect(missingColumns(db)).not.toContain('messages.seq');
+    db.close();
+    const err = thrown(() => RecordingReader.open(file));
+    expect((err as StoreError).code).toBe('E_STORE_NOT_RECORDING');
+    expect((err as StoreError).message).toMatch(/not a recording \(missing columns: recording\.format_version, recording\.tool_version, recording\.target and \d+ more\)/);
   });
 
   it('a recording file with its recording row missing: E_STORE_NOT_RECORDING', () => {

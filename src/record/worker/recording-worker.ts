@@ -21,13 +21,13 @@ const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
 // step at most. The list sets only the granularity: whatever it misses, the last step loads.
 // Each protocol's module is a step of its own, as the catalog loads them.
-// The two CommonJS packages are required, not import()ed: an import() of one sets up Node's ES module
-// loader in this thread and scans the package's source for its names (~10 ms of CPU at every start),
-// while the modules that use them require them anyway (store/open-database.ts, and the bundle).
+// better-sqlite3 (CommonJS) is required, not import()ed: an import() sets up Node's ES module loader
+// in this thread and scans the package's source for its names (~10 ms of CPU at every start), while
+// the modules that use it require it anyway (store/open-database.ts). fast-json-patch is not loaded
+// here: the bundle holds it (scripts/bundle-cli.mjs), and the AG-UI module's step loads it unbundled.
 const require = createRequire(import.meta.url);
 const before: Array<() => unknown> = [
   () => require('better-sqlite3'),
-  () => require('fast-json-patch'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),
 ];
