@@ -17,6 +17,7 @@ import { SchemaRegistry, ajvSchemasOf } from '../dist/schema/schema-registry.js'
 import { createAjv } from '../dist/schema/ajv-setup.js';
 import { RefGraph } from '../dist/schema/ref-graph.js';
 import { COMPILED_FORMAT, COMPILED_MANIFEST, COMPILED_VALIDATORS_DIR } from '../dist/schema/compiled-validators.js';
+import { piecesFile } from '../dist/schema/compiled-pieces.js';
 
 const { _ } = ajvModule;
 const standaloneCode = standaloneModule.default ?? standaloneModule;
@@ -52,7 +53,7 @@ function upToDate() {
   try {
     if (readFileSync(INPUTS_FILE, 'utf8') !== digest) return false;
     const manifest = JSON.parse(readFileSync(join(COMPILED_VALIDATORS_DIR, COMPILED_MANIFEST), 'utf8'));
-    return manifest.format === COMPILED_FORMAT && Object.values(manifest.documents).every((entry) => [entry.allErrors, entry.firstError, entry.exports].every((file) => existsSync(join(COMPILED_VALIDATORS_DIR, file))));
+    return manifest.format === COMPILED_FORMAT && Object.values(manifest.documents).every((entry) => [entry.allErrors, entry.firstError, entry.exports, piecesFile(entry.allErrors), piecesFile(entry.firstError)].every((file) => existsSync(join(COMPILED_VALIDATORS_DIR, file))));
   } catch {
     return false;
   }
@@ -157,6 +158,111 @@ function moduleText(doc, code) {
     '',
   ].join('\n');
 }
+const LINK_OPEN = 'module.exports = (function link(schemaFormats) {\nconst exports = {};\n';
+const LINK_CLOSE = '\nreturn exports;\n});';
+
+/**
+ * The statements of a module's linking function (moduleText), so that a validator can be linked from
+ * its own code alone (src/schema/compiled-validators.ts): a root of a large document reaches a small
+ * part of it (OpenAI's chat completion chunk: 75 KB of its 3.2 MB). Each statement is a declaration
+ * (`const schema1 = …`, `function validate1(…) {…}`) or sets a member of one (`validate1.evaluated = …`);
+ * it depends on every statement that declares a name it mentions (anywhere, a string too: at worst
+ * it takes more than it needs). `exports.vN = validateM;` statements name the roots. Offsets are in
+ * bytes of the module's UTF-8, so that run time decodes only the statements it takes (decoding a
+ * 3 MB module costs ~35 ms; a byte of a character that is not ASCII is never one of JavaScript's syntax).
+ */
+function piecesOf(moduleText) {
+  const text = Buffer.from(moduleText, 'utf8').toString('latin1');
+  const start = text.indexOf(LINK_OPEN) + LINK_OPEN.length;
+  const end = text.lastIndexOf(LINK_CLOSE);
+  if (start < LINK_OPEN.length || end < start) throw new Error('compile-validators: not a linking module');
+  const statements = [];
+  const owners = new Map();
+  const roots = {};
+  for (const [from, to] of statementRanges(text, start, end)) {
+    const code = text.slice(from, to);
+    const declared = /^(?:const|let|var) ([A-Za-z_$][\w$]*) = |^function ([A-Za-z_$][\w$]*)\(|^([A-Za-z_$][\w$]*)\.[A-Za-z_$][\w$]* = /.exec(code);
+    const exported = /^exports\.([A-Za-z_$][\w$]*) = ([A-Za-z_$][\w$]*);$/.exec(code);
+    if (exported) {
+      roots[exported[1]] = exported[2];
+    } else if (declared && declared[3] !== 'exports') {
+      const name = declared[1] ?? declared[2] ?? declared[3];
+      if (!owners.has(name)) owners.set(name, []);
+      owners.get(name).push(statements.length);
+      statements.push([from, to, code]);
+    } else if (code !== '"use strict";') {
+      throw new Error(`compile-validators: a statement of a kind not split: ${code.slice(0, 80)}`);
+    }
+  }
+  const deps = statements.map(([, , code]) => {
+    const of = new Set();
+    for (const [name] of code.matchAll(/[A-Za-z_$][\w$]*/g)) for (const i of owners.get(name) ?? []) of.add(i);
+    return [...of].sort((a, b) => a - b);
+  });
+  const exports = {};
+  for (const [name, fn] of Object.entries(roots)) {
+    if (!owners.has(fn)) throw new Error(`compile-validators: ${name} names ${fn}, which no statement declares`);
+    exports[name] = { fn, statements: owners.get(fn) };
+  }
+  return { size: end - start, statements: statements.map(([from, to], i) => [from, to, ...deps[i]]), exports };
+}
+
+/**
+ * The ranges of the top-level statements of `text` from `start` to `end`: each ends at a `;` outside
+ * brackets, or at the `}` that closes a function declaration. Strings, comments and regular
+ * expressions (ajv writes `/~/g` to escape a JSON pointer) are skipped.
+ */
+function* statementRanges(text, start, end) {
+  let from = start;
+  let depth = 0;
+  let previous = '';
+  const skipWhite = () => {
+    while (from < end && /\s/.test(text[from])) from++;
+  };
+  skipWhite();
+  for (let i = from; i < end; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2) + 1;
+      continue;
+    } else if (c === '/' && text[i + 1] === '/') {
+      i = text.indexOf('\n', i);
+      continue;
+    } else if (c === '/' && /[(,=:[!&|?{};]/.test(previous)) {
+      for (let inClass = false, j = i + 1; ; j++) {
+        if (text[j] === '\\') j++;
+        else if (text[j] === '[') inClass = true;
+        else if (text[j] === ']') inClass = false;
+        else if (text[j] === '/' && !inClass) {
+          i = j;
+          break;
+        }
+      }
+    } else if (c === '{' || c === '(' || c === '[') depth++;
+    else if (c === '}' || c === ')' || c === ']') {
+      depth--;
+      if (depth === 0 && c === '}' && text.startsWith('function ', from)) {
+        yield [from, i + 1];
+        from = i + 1;
+        skipWhite();
+        i = from - 1;
+        previous = ';';
+        continue;
+      }
+    } else if (c === ';' && depth === 0) {
+      yield [from, i + 1];
+      from = i + 1;
+      skipWhite();
+      i = from - 1;
+      previous = ';';
+      continue;
+    }
+    if (!/\s/.test(c)) previous = c;
+  }
+  if (depth !== 0 || text.slice(from, end).trim() !== '') throw new Error('compile-validators: the linking function does not split into statements');
+}
 
 rmSync(COMPILED_VALIDATORS_DIR, { recursive: true, force: true });
 mkdirSync(COMPILED_VALIDATORS_DIR, { recursive: true });
@@ -176,8 +282,11 @@ for (const [index, doc] of [...documents.values()].entries()) {
   const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json` };
   for (const id of graph.documentsReachedFrom(doc.id)) entry.needs[id] = documents.get(id).sha256;
   writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.exports), JSON.stringify(exports) + '\n');
-  writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.allErrors), moduleText(doc, standaloneCode(ajv, byName)));
-  writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.firstError), moduleText(doc, standaloneCode(codeAjv(false), byName)));
+  for (const [file, code] of [[entry.allErrors, standaloneCode(ajv, byName)], [entry.firstError, standaloneCode(codeAjv(false), byName)]]) {
+    const text = moduleText(doc, code);
+    writeFileSync(join(COMPILED_VALIDATORS_DIR, file), text);
+    writeFileSync(join(COMPILED_VALIDATORS_DIR, piecesFile(file)), JSON.stringify(piecesOf(text)));
+  }
   manifest.documents[doc.id] = entry;
 }
 // Silent on success, as tsc is: `npm pack --json` runs the build through prepare and reads its stdout.

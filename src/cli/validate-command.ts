@@ -35,7 +35,9 @@ export function validateCommand(result: CommandResult): Command {
       try {
         if (isRecordingFile(file)) {
           const { judgeRecordingLoading } = await import('../validate/judge-recording.js');
-          report = await judgeRecordingLoading(file, registry, protocol, options.json ? undefined : { total: (n) => (progress = createProgress(process.stderr, 'validating messages:', n)), read: () => progress?.tick() });
+          // The messages are counted (an index read whole) only for a line that shows, as `export` does.
+          const shown = !options.json && process.stderr.isTTY === true;
+          report = await judgeRecordingLoading(file, registry, protocol, shown ? { total: (n) => (progress = createProgress(process.stderr, 'validating messages:', n)), read: () => progress?.tick() } : undefined);
         } else {
           const input = readMessageFile(file);
           const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);
