@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { startRecorder, type RecordingTotals } from '../record/start-recorder.js';
@@ -12,6 +12,7 @@ import { renderText } from '../diff/render-text.js';
 import { startReplay } from '../replay/start-replay.js';
 import { startDemoAgent } from './demo-agent.js';
 import { count } from '../core/plural.js';
+import { makeFolders } from '../core/make-folders.js';
 
 export interface DemoOptions {
   /** Where the recordings go; default a fresh temp dir. */
@@ -69,7 +70,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const say = (line = '') => write(line + '\n');
   const dir = options.dir ? resolve(options.dir) : mkdtempSync(join(tmpdir(), 'agent-proxy-demo-'));
-  mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   const recorded = join(dir, 'run-1.db');
   const replayed = join(dir, 'run-2.db');
 

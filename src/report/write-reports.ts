@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CiReport } from './ci-report.js';
 import type { ReportTarget } from './report-targets.js';
@@ -7,6 +7,7 @@ import { renderReportMarkdown } from './markdown.js';
 import { renderReportHtml } from './html.js';
 import { workflowCommands } from './github.js';
 import { LINE_PREFIX } from '../core/program-name.js';
+import { makeFolders } from '../core/make-folders.js';
 
 /** Where reports go besides their files: the process's streams and environment, or a test's. */
 export interface ReportIo {
@@ -59,7 +60,7 @@ function put(file: string, text: string, io: ReportIo): void {
   if (file === '-') return io.out(text);
   const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolders(dirname(file));
   } catch (error) {
     throw new Error(`--report ${file}: cannot make its folder ${dirname(file)}: ${codeOf(error)}`, { cause: error });
   }

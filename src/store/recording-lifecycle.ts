@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, checkRecordingShape, migrate, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
 import { StoreError, messageOf } from './store-errors.js';
+import { makeFolders } from '../core/make-folders.js';
 
 // A recording's SQLite file from its creation to its close: made new (or in place of another),
 // probed and upgraded before it is read or appended to, and left as one self-contained file. Each
@@ -30,7 +31,7 @@ export interface RecordingSoFar {
  */
 export function createRecordingFile<T>(path: string, options: { overwrite?: boolean; scratch?: boolean }, use: (db: Database.Database) => T): T {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
   } catch (error) {
     throw new StoreError('E_STORE_OPEN', path, `cannot create the folder for ${path}: ${messageOf(error)}`, { cause: error });
   }

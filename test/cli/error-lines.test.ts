@@ -107,6 +107,13 @@ const CASES: Case[] = [
     says: () => 'cannot open /proc/agent-proxy-test.db: unable to open database file',
     linux: true,
   },
+  {
+    // Node's recursive mkdir never returns for a folder under /proc: the run hung.
+    name: 'record --out in a folder that cannot be made',
+    argv: () => ['record', '--target', 'http://127.0.0.1:9', '--listen', '0', '--out', '/proc/agent-proxy-test/r.db'],
+    says: () => "cannot create the folder for /proc/agent-proxy-test/r.db: ENOENT: no such file or directory, mkdir '/proc/agent-proxy-test'",
+    linux: true,
+  },
   // Busy ports: the option that named the port is the one blamed.
   {
     name: 'record --listen on a busy port',

@@ -1,9 +1,10 @@
-import { chmodSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaError } from '../../core/errors.js';
 import { caFiles, defaultCaDir } from './ca-folder.js';
 import { createCaMaterial } from './ca-certificate.js';
 import { systemWallClock, type WallClock } from './wall-clock.js';
+import { makeFolders } from '../../core/make-folders.js';
 
 /** A CA ready to sign: where it is, what it is, and its key and certificate. */
 export interface LocalCa {
@@ -73,7 +74,7 @@ export async function openLocalCa(options: OpenLocalCaOptions = {}): Promise<Loc
 
 /** The folder, made 0700 when missing; one that other users may write to is refused (they could swap the key). */
 function ensureFolder(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeFolders(dir, 0o700);
   if (process.platform === 'win32') return;
   const mode = statSync(dir).mode & 0o777;
   if ((mode & 0o022) !== 0) {

@@ -1,6 +1,7 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writevSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readSync, rmSync, unlinkSync, writevSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EncodedBatch, EncodedOps } from './op-batch.js';
+import { makeFolders } from '../../core/make-folders.js';
 
 /** Where one spooled batch lies in the spool file. */
 export interface SpooledBatch {
@@ -37,7 +38,7 @@ export class RecordingSpool {
 
   static open(path: string): RecordingSpool {
     // The worker creates the recording's folder, but it may still be starting when a burst begins.
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
     const fd = openSync(path, 'w+', 0o600);
     let unlinked = false;
     if (process.platform !== 'win32') {
