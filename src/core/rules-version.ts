@@ -39,8 +39,10 @@
  *    new initialize on an endpoint that issues no session ids ends the endpoint's session before it,
  *    reported as a DELETE's; a session joined midway (or forgotten while recording) reports no response,
  *    cancellation or progress naming a request it may have missed.
+ * 15: no verdict changes: ACP's schema is found in its package's folder instead of beside its main entry
+ *    (the same file, without loading Node's ES module resolver).
  */
-export const RULES_VERSION = 14;
+export const RULES_VERSION = 15;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {
