@@ -241,17 +241,8 @@ function* statementRanges(text, start, end) {
         }
       }
     } else if (c === '{' || c === '(' || c === '[') depth++;
-    else if (c === '}' || c === ')' || c === ']') {
-      depth--;
-      if (depth === 0 && c === '}' && text.startsWith('function ', from)) {
-        yield [from, i + 1];
-        from = i + 1;
-        skipWhite();
-        i = from - 1;
-        previous = ';';
-        continue;
-      }
-    } else if (c === ';' && depth === 0) {
+    else if (c === '}' || c === ')' || c === ']') depth--;
+    if (depth === 0 && (c === ';' || (c === '}' && text.startsWith('function ', from)))) {
       yield [from, i + 1];
       from = i + 1;
       skipWhite();

@@ -8,6 +8,7 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { scratch } from '../support/temp-dir.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
+import { writeRawMessagesDb } from '../support/raw-messages-db.js';
 
 /** Messages whose raw bytes hold their JSON text, or almost: `text` is the JSON text record stored (undefined: not JSON). */
 const MESSAGES: Array<{ carrier: 'frame' | 'event'; raw: Buffer; text?: string; fromText: boolean }> = [
@@ -29,14 +30,7 @@ describe('export of a message from its raw text', () => {
   it('writes the line its bytes give, and reads the bytes only when the text cannot give it', () => {
     const dir = scratch('agent-proxy-export-text-').dir;
     verdictsWrittenByHand(dir);
-    const file = join(dir, 'text.db');
-    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
-    const id = writer.beginExchange({ transport: 'ws', path: '/t', method: 'GET', tOffsetMs: 1 });
-    MESSAGES.forEach((m, i) => {
-      const json = m.text === undefined ? {} : { json: JSON.parse(m.text), jsonText: m.text };
-      writer.addMessage({ exchangeId: id, sender: 'server', carrier: m.carrier, tOffsetMs: 2 + i, raw: m.raw, ...json, verdict: { status: 'unchecked', reason: 'by hand', findings: [] } });
-    });
-    writer.close();
+    const file = writeRawMessagesDb(dir, 'text.db', MESSAGES);
     const reader = RecordingReader.open(file);
     try {
       const rows = [...RecordingReader.messagesWithTextInOrder(reader)];

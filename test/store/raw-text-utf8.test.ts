@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { messageLineText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { scratch } from '../support/temp-dir.js';
+import { writeRawMessagesDb } from '../support/raw-messages-db.js';
 import { runCli } from '../cli/run-cli.js';
 
 const bytes = (...parts: Array<string | number[]>): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
@@ -47,14 +47,7 @@ describe('raw bytes read as text', () => {
   it('gives what the bytes give, for bytes that are not UTF-8 or hold U+FFFD', async () => {
     const dir = scratch('agent-proxy-raw-text-').dir;
     verdictsWrittenByHand(dir);
-    const file = join(dir, 'hostile.db');
-    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
-    const id = writer.beginExchange({ transport: 'ws', path: '/t', method: 'GET', tOffsetMs: 1 });
-    MESSAGES.forEach((m, i) => {
-      const json = m.text === undefined ? {} : { json: JSON.parse(m.text), jsonText: m.text };
-      writer.addMessage({ exchangeId: id, sender: 'server', carrier: m.carrier, tOffsetMs: 2 + i, raw: m.raw, ...json, verdict: { status: 'unchecked', reason: 'by hand', findings: [] } });
-    });
-    writer.close();
+    const file = writeRawMessagesDb(dir, 'hostile.db', MESSAGES);
 
     const reader = RecordingReader.open(file);
     let fromBytes: string[];
@@ -94,12 +87,8 @@ describe('raw bytes read as text', () => {
   it('reads the bytes when a row says its JSON text is where they are not UTF-8 (a file changed by hand)', async () => {
     const dir = scratch('agent-proxy-raw-text-').dir;
     verdictsWrittenByHand(dir);
-    const file = join(dir, 'edited.db');
-    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
-    const id = writer.beginExchange({ transport: 'ws', path: '/t', method: 'GET', tOffsetMs: 1 });
     const texts = ['{"n":"x"}', '{"o":"xy"}', '{"p":1}'];
-    texts.forEach((text, i) => writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'frame', tOffsetMs: 2 + i, raw: Buffer.from(text), json: JSON.parse(text), jsonText: text, verdict: { status: 'unchecked', reason: 'by hand', findings: [] } }));
-    writer.close();
+    const file = writeRawMessagesDb(dir, 'edited.db', texts.map((text) => ({ carrier: 'frame', raw: Buffer.from(text), text })));
     // The same rows (JSON text at json_at 0), their bytes changed: a lone byte, a sequence cut short.
     const db = new Database(file);
     const edit = db.prepare('UPDATE messages SET raw = ? WHERE seq = ?');
