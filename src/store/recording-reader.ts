@@ -87,6 +87,39 @@ type ToJudgeValues = [
 ];
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
+/** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
+function readerStatements(db: Database.Database) {
+  return lazyStatements({
+    recording: () => db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
+    exchanges: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`).raw(true),
+    exchange: () => db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
+    exchangeColumns: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
+    messages: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
+    messagesAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+    messagesOfAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
+    exportAfter: () => db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+    textById: () => db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
+    messageById: () => db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
+    raw: () => db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
+    toJudgeAfter: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
+    toJudgeInOrderAfter: () => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+    firstRequestToJudge: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
+    notJson: () => db.prepare(NOT_JSON_SELECT).raw(true),
+    exchangesWithMessages: () => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
+    findingsOfExchange: () => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
+    findingsOfMessage: () => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
+    invalid: () => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
+    totals: () => db.prepare(`SELECT
+      (SELECT count(*) FROM exchanges) AS exchanges,
+      (SELECT count(*) FROM messages) AS messages,
+      (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
+      (SELECT count(*) FROM findings)
+        + (SELECT count(*) FROM exchanges WHERE error_code IN (SELECT value FROM json_each(@codes))) AS findings`),
+  });
+}
+
+type ReaderStatements = ReturnType<typeof readerStatements>;
+
 /**
  * Reads a recording, read-only. Safe while a recorder is still writing the file (WAL readers never
  * block the writer); each call sees the rows committed by then.
@@ -98,28 +131,7 @@ export class RecordingReader {
   /** The absolute path of the recording. */
   readonly file: string;
   private readonly db: Database.Database;
-  private readonly stmts: {
-    recording: Database.Statement;
-    exchanges: Database.Statement;
-    exchangeColumns: Database.Statement;
-    exchange: Database.Statement;
-    messages: Database.Statement;
-    messagesAfter: Database.Statement;
-    messagesOfAfter: Database.Statement;
-    toJudgeAfter: Database.Statement;
-    toJudgeInOrderAfter: Database.Statement;
-    firstRequestToJudge: Database.Statement;
-    notJson: Database.Statement;
-    exchangesWithMessages: Database.Statement;
-    exportAfter: Database.Statement;
-    textById: Database.Statement;
-    messageById: Database.Statement;
-    raw: Database.Statement;
-    findingsOfExchange: Database.Statement;
-    findingsOfMessage: Database.Statement;
-    invalid: Database.Statement;
-    totals: Database.Statement;
-  };
+  private readonly stmts: ReaderStatements;
   private readonly schemaRefs: SchemaRefNames;
   private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
@@ -127,34 +139,7 @@ export class RecordingReader {
     this.file = file;
     this.db = db;
     this.schemaRefs = new SchemaRefNames(db);
-    // Prepared on first use (store/lazy-statements.ts).
-    this.stmts = lazyStatements({
-      recording: () => db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-      exchanges: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`).raw(true),
-      exchange: () => db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
-      exchangeColumns: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
-      messages: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
-      messagesAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-      messagesOfAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
-      exportAfter: () => db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-      textById: () => db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
-      messageById: () => db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
-      raw: () => db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
-      toJudgeAfter: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
-      toJudgeInOrderAfter: () => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-      firstRequestToJudge: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
-      notJson: () => db.prepare(NOT_JSON_SELECT).raw(true),
-      exchangesWithMessages: () => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
-      findingsOfExchange: () => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
-      findingsOfMessage: () => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
-      invalid: () => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
-      totals: () => db.prepare(`SELECT
-        (SELECT count(*) FROM exchanges) AS exchanges,
-        (SELECT count(*) FROM messages) AS messages,
-        (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
-        (SELECT count(*) FROM findings)
-          + (SELECT count(*) FROM exchanges WHERE error_code IN (SELECT value FROM json_each(@codes))) AS findings`),
-    });
+    this.stmts = readerStatements(db);
   }
 
   /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
