@@ -40,6 +40,9 @@ const load = (path) => import(pathToFileURL(new URL(path, DIST).pathname).href);
 const { startRecorder } = await load('index.js');
 const { RecordingReader } = await load('store/recording-reader.js');
 const { exportNdjsonText } = await load('export/ndjson-export.js');
+const { openDatabase } = await load('store/open-database.js');
+/** A message's bytes in SQL, in its row or its block (format 9); `raw` in a build before it. */
+const RAW = await load('store/raw-blocks.js').then((m) => m.rawBytesSql(), () => 'raw');
 
 // ---- the traffic ----------------------------------------------------------------------------------
 
@@ -217,16 +220,20 @@ try {
  * one after the other, deflated or brotli'd in one call), projected onto the file as it is otherwise.
  */
 function printFloor(file, wireBytes, dbBytes) {
-  const db = new Database(file, { readonly: true });
+  const db = openDatabase(file, { readonly: true });
   let parts;
   let rows;
+  let storedBytes;
   try {
+    // A message's bytes in a block (format 9) count as its table's.
     parts = db.prepare(`SELECT
-      sum(CASE WHEN name = 'messages' THEN pgsize END) AS table_bytes,
-      sum(CASE WHEN name = 'messages' THEN payload END) AS payload,
+      sum(CASE WHEN name IN ('messages', 'raw_blocks') THEN pgsize END) AS table_bytes,
+      sum(CASE WHEN name IN ('messages', 'raw_blocks') THEN payload END) AS payload,
       sum(CASE WHEN name = 'messages_by_exchange' THEN pgsize END) AS index_bytes
       FROM dbstat`).get();
-    rows = db.prepare('SELECT exchange_id AS exchangeId, seq, raw FROM messages ORDER BY id').all();
+    rows = db.prepare(`SELECT exchange_id AS exchangeId, seq, ${RAW} AS raw FROM messages ORDER BY id`).all();
+    const blocks = db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'raw_blocks'").pluck().get() === 1;
+    storedBytes = db.prepare(`SELECT (SELECT sum(length(raw)) FROM messages)${blocks ? ' + (SELECT coalesce(sum(length(data)), 0) FROM raw_blocks)' : ''}`).pluck().get();
   } finally {
     db.close();
   }
@@ -235,7 +242,7 @@ function printFloor(file, wireBytes, dbBytes) {
   const others = dbBytes - parts.table_bytes - parts.index_bytes;
   const per = (bytes) => (bytes / n).toFixed(0);
   const x = (bytes) => `${(bytes / wireBytes).toFixed(2)}x`;
-  console.log(`  per message (${n}): ${per(wireBytes)} bytes on the wire; in the .db ${per(rawBytes)} its bytes + ${per(parts.payload - rawBytes)} the rest of its row` +
+  console.log(`  per message (${n}): ${per(wireBytes)} bytes on the wire; in the .db ${per(storedBytes)} its bytes${storedBytes === rawBytes ? '' : ` (${per(rawBytes)} inflated)`} + ${per(parts.payload - storedBytes)} the rest of its row` +
     ` + ${per(parts.table_bytes - parts.payload)} cell and page overhead (free space too) + ${per(parts.index_bytes)} its (exchange, seq) index + ${per(others)} the other tables`);
 
   // The layout's floor: nothing in a row but what finds it and its bytes.
@@ -269,7 +276,7 @@ function printFloor(file, wireBytes, dbBytes) {
       let packed = 0;
       for (const b of blocks) packed += compress(b).length;
       const µs = cpuMicros(() => { for (const b of blocks) compress(b); }) / n;
-      return `${name}: ${per(packed)} bytes, ${µs.toFixed(1)} µs, .db ~${x(dbBytes - rawBytes + packed)} wire`;
+      return `${name}: ${per(packed)} bytes, ${µs.toFixed(1)} µs, .db ~${x(dbBytes - storedBytes + packed)} wire`;
     });
     console.log(`  compressing ${size === 1 ? 'each message alone' : `${size} messages of an exchange together`}, per message: ${figures.join('; ')}`);
   }
@@ -286,8 +293,8 @@ function printFloor(file, wireBytes, dbBytes) {
  * message's bytes through an SQL function that inflates its block, keeping the last one).
  */
 function printBlockWrites(file, dir) {
-  const source = new Database(file, { readonly: true });
-  const rows = source.prepare('SELECT id, exchange_id AS exchangeId, seq, raw FROM messages ORDER BY id').all();
+  const source = openDatabase(file, { readonly: true });
+  const rows = source.prepare(`SELECT id, exchange_id AS exchangeId, seq, ${RAW} AS raw FROM messages ORDER BY id`).all();
   source.close();
   const BLOCK = 16;
   const figures = [];

@@ -102,6 +102,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'schema_refs, messages.schema_ref_id',
     up: (db) => db.exec('CREATE TABLE schema_refs (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE); ALTER TABLE messages ADD COLUMN schema_ref_id INTEGER'),
   },
+  // Rows written before keep their bytes in `raw`; a writer that closes moves its own into blocks (store/raw-blocks.ts).
+  {
+    version: 9,
+    description: 'raw_blocks, messages.raw_block, raw_at, raw_size',
+    up: (db) =>
+      db.exec(`CREATE TABLE raw_blocks (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
+        ALTER TABLE messages ADD COLUMN raw_block INTEGER; ALTER TABLE messages ADD COLUMN raw_at INTEGER; ALTER TABLE messages ADD COLUMN raw_size INTEGER`),
+  },
 ];
 
 /** The format version this build writes, and the newest it reads. */
@@ -110,6 +118,14 @@ export const FORMAT_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** The tables every recording has; a file without them is not a recording. */
 export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings'] as const;
 
+/** The version from which a recording also has `raw_blocks` (store/raw-blocks.ts). */
+const RAW_BLOCKS_VERSION = 9;
+
+/** The tables a recording at `version` has. */
+export function recordingTables(version: number = FORMAT_VERSION): readonly string[] {
+  return version >= RAW_BLOCKS_VERSION ? [...RECORDING_TABLES, 'raw_blocks'] : RECORDING_TABLES;
+}
+
 /**
  * The recording tables' columns at the newest version, written out: opening a recording of that
  * version (every reader's start) checks its shape against these instead of migrating a database
@@ -117,15 +133,16 @@ export const RECORDING_TABLES = ['recording', 'exchanges', 'messages', 'findings
  * migrated to `version` has; while `version` is not FORMAT_VERSION they are not used.
  */
 const NEWEST_COLUMNS = {
-  version: 8,
+  version: 9,
   columns: new Map<string, readonly string[]>([
     ['recording', ['id', 'format_version', 'tool_version', 'target', 'listen', 'mode', 'started_at', 'ended_at', 'schema_hashes', 'rules_version']],
     [
       'exchanges',
       ['id', 'transport', 'protocol', 'method', 'path', 'query', 'url', 'status', 'subprotocol', 'request_headers', 'response_headers', 'started_ms', 'ended_ms', 'outcome', 'error_code', 'error_message', 'close_code', 'close_reason', 'exit_code', 'signal', 'tls', 'protocol_evidence', 'stdin_ended_ms', 'tunnel'],
     ],
-    ['messages', ['id', 'exchange_id', 'seq', 'sender', 'carrier', 'channel', 't_offset_ms', 'raw', 'raw_truncated_from', 'json', 'status', 'schema_ref', 'reason', 'finding_count', 'json_at', 'schema_ref_id']],
+    ['messages', ['id', 'exchange_id', 'seq', 'sender', 'carrier', 'channel', 't_offset_ms', 'raw', 'raw_truncated_from', 'json', 'status', 'schema_ref', 'reason', 'finding_count', 'json_at', 'schema_ref_id', 'raw_block', 'raw_at', 'raw_size']],
     ['findings', ['id', 'message_id', 'exchange_id', 'rule', 'severity', 'pointer', 'message']],
+    ['raw_blocks', ['id', 'exchange_id', 'size', 'data']],
   ]),
 } as const;
 
@@ -148,7 +165,7 @@ export function freshRecordingColumns(version: number): ReadonlyMap<string, read
   const fresh = openDatabase(':memory:');
   try {
     migrate(fresh, ':memory:', MIGRATIONS.filter((m) => m.version <= version));
-    return new Map(RECORDING_TABLES.map((table) => [table, columnsOf(fresh, table)]));
+    return new Map(recordingTables(version).map((table) => [table, columnsOf(fresh, table)]));
   } finally {
     fresh.close();
   }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { nativeModuleProblem } from './native-module.js';
+import { registerRawBlockFunctions } from './raw-blocks.js';
 import { sqliteDamage } from './sqlite-damage.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 
@@ -63,6 +64,7 @@ export interface OpenDatabaseOptions {
  * (a crash loses at most the last transactions, never corrupts), foreign keys on, a 2 MiB page
  * cache; a scratch file keeps its journal in memory and is never synced.
  * Read-only: foreign keys on; the journal mode is whatever the file has.
+ * Either way with the function that reads a message's bytes from its block (store/raw-blocks.ts).
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
   const readonly = options.readonly === true;
@@ -88,6 +90,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     }
     if (!readonly) db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     db.pragma('foreign_keys = ON');
+    registerRawBlockFunctions(db);
   } catch (error) {
     db.close();
     const code = sqliteCode(error);

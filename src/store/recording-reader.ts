@@ -14,6 +14,7 @@ import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
 import { storedJsonSql, storedJsonText } from './stored-json.js';
+import { rawBytesSql } from './raw-blocks.js';
 import { lazyStatements } from './lazy-statements.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
@@ -24,7 +25,9 @@ export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTex
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
-const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)} FROM messages`;
+const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql() })} FROM messages`;
+/** A message's bytes, in its row or its block (store/raw-blocks.ts). */
+const RAW = rawBytesSql();
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
 const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
 /**
@@ -33,8 +36,8 @@ const FINDING_SELECT = `SELECT ${selectList(FINDING_COLUMNS)} FROM findings`;
  * bytes only when it is not (then the text follows it, as storedMessageOf reads it).
  */
 const AT_JSON_AT = 'json IS NULL AND json_at IS NOT NULL';
-const TEXT_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: `CASE WHEN ${AT_JSON_AT} THEN NULL ELSE raw END` })},
-  CASE WHEN ${AT_JSON_AT} THEN CAST(raw AS TEXT) END FROM messages`;
+const TEXT_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: `CASE WHEN ${AT_JSON_AT} THEN NULL ELSE ${RAW} END` })},
+  CASE WHEN ${AT_JSON_AT} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
 /**
  * What `export` reads of every message first: the columns its line needs of a plain message (its JSON
@@ -44,7 +47,7 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
 const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
-  CASE WHEN ${PLAIN} THEN CAST(raw AS TEXT) END FROM messages`;
+  CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
@@ -64,7 +67,7 @@ type ExportValues = [
  * (NOT_JSON_SELECT): a Buffer per row and its decoding were a third of reading, each column more a tenth.
  */
 const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${storedJsonSql()}`;
-const NOT_JSON_SELECT = 'SELECT status, schema_ref, schema_ref_id, reason, raw FROM messages WHERE id = ?';
+const NOT_JSON_SELECT = `SELECT status, schema_ref, schema_ref_id, reason, ${RAW} FROM messages WHERE id = ?`;
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
 const TO_JUDGE_ANY_SELECT = `SELECT ${TO_JUDGE_COLUMNS}, exchange_id FROM messages`;
@@ -100,7 +103,7 @@ function readerStatements(db: Database.Database) {
     exportAfter: () => db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
     textById: () => db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
     messageById: () => db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
-    raw: () => db.prepare('SELECT raw FROM messages WHERE id = ?').pluck(),
+    raw: () => db.prepare(`SELECT ${RAW} FROM messages WHERE id = ?`).pluck(),
     toJudgeAfter: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
     toJudgeInOrderAfter: () => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
     firstRequestToJudge: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),

@@ -16,6 +16,7 @@ import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Recordin
 import { StoredCredentials } from './stored-credentials.js';
 import { jsonStartIn } from './stored-json.js';
 import { SchemaRefIds } from './schema-refs.js';
+import { compactMessages } from './raw-block-compaction.js';
 import { WriteQueue, type FindingParams, type VerdictParams } from './write-queue.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
@@ -76,6 +77,7 @@ export class RecordingWriter {
   private readonly queue: WriteQueue;
   private readonly credentials: StoredCredentials;
   private readonly schemaRefs: SchemaRefIds;
+  private readonly scratch: boolean;
 
   private nextExchangeId = 1;
   private nextMessageId = 1;
@@ -91,6 +93,7 @@ export class RecordingWriter {
     this.file = file;
     this.startedAt = startedAt;
     this.appending = appending;
+    this.scratch = options.scratch === true;
     this.credentials = new StoredCredentials(options.keepSecrets);
     this.schemaRefs = new SchemaRefIds(appending ? db : undefined);
     this.queue = new WriteQueue(file, db, {
@@ -286,14 +289,16 @@ export class RecordingWriter {
   }
 
   /**
-   * Writes what is queued and the end time, checkpoints the WAL into the main file, switches the file
+   * Writes what is queued and the end time, moves this writer's messages' bytes into compressed blocks
+   * (store/raw-block-compaction.ts; not in a scratch copy), checkpoints the WAL into the main file, switches the file
    * back to a rollback journal when no other connection has it open (so the closed recording is one
    * self-contained file that opens even from a read-only folder), and closes it.
    * Calling it again does nothing. Throws the write failure, if any, after closing. `endedAt` null
    * leaves the recording without an end (an imported copy of one that never ended).
    */
   close(endedAt: Date | null = new Date()): void {
-    this.queue.close(endedAt);
+    // A scratch copy is read once and thrown away: its bytes are not worth compressing.
+    this.queue.close(endedAt, this.scratch ? undefined : (db) => compactMessages(db, this.firstMessageId));
   }
 
   /** A verdict as stored: its schema ref by id, a new one queued first. */

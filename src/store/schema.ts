@@ -102,7 +102,10 @@ export const MESSAGE_COLUMNS = {
   channel: text('channel'),
   /** Milliseconds since the recording started. */
   tOffsetMs: requiredReal('t_offset_ms'),
-  /** The bytes as they travelled. */
+  /**
+   * The bytes as they travelled; empty when they are in a block (format 9, store/raw-blocks.ts): SQL
+   * reads them with rawBytesSql(), never from this column alone. The block columns are not written here.
+   */
   raw: blob('raw'),
   /** The original size when raw was cut by --max-body. */
   rawTruncatedFrom: integer('raw_truncated_from'),

@@ -7,6 +7,7 @@
  * older rows all have `json`). The JSON text runs from `json_at` to the last byte of raw that is not
  * white space, which SQLite can read too (storedJsonSql).
  */
+import { rawBytesSql } from './raw-blocks.js';
 
 /** How far the JSON text of raw runs: up to its last byte that is not a space, tab, LF or CR. */
 export function jsonEnd(raw: Uint8Array): number {
@@ -46,5 +47,5 @@ export function storedJsonText(m: { raw: Uint8Array; json: string | null; jsonAt
 /** The same in SQL, for a query over `messages` (`alias`: the table's alias in it): the JSON text or NULL. */
 export function storedJsonSql(alias?: string): string {
   const c = alias === undefined ? '' : `${alias}.`;
-  return `coalesce(${c}json, CASE WHEN ${c}json_at IS NOT NULL THEN rtrim(CAST(substr(${c}raw, ${c}json_at + 1) AS TEXT), char(32, 9, 10, 13)) END)`;
+  return `coalesce(${c}json, CASE WHEN ${c}json_at IS NOT NULL THEN rtrim(CAST(substr(${rawBytesSql(alias)}, ${c}json_at + 1) AS TEXT), char(32, 9, 10, 13)) END)`;
 }

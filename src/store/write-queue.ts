@@ -175,17 +175,18 @@ export class WriteQueue {
   }
 
   /**
-   * Writes what is queued and the end time (null: none), leaves the file finished
-   * (recording-lifecycle.ts) and closes it. Calling it again does nothing. Throws the write
-   * failure, if any, after closing.
+   * Writes what is queued and the end time (null: none), runs `beforeFinish` on the connection,
+   * leaves the file finished (recording-lifecycle.ts) and closes it. Calling it again does nothing.
+   * Throws the write failure, if any, after closing.
    */
-  close(endedAt: Date | null): void {
+  close(endedAt: Date | null, beforeFinish?: (db: Database.Database) => void): void {
     if (this.isClosed) return;
     this.cancelScheduled();
     try {
       if (!this.failed) {
         this.writeQueued(false);
         this.stmts.setEndedAt.run(endedAt === null ? null : endedAt.toISOString());
+        beforeFinish?.(this.db);
         finishRecordingFile(this.db);
       }
     } catch (error) {

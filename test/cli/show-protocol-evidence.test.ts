@@ -5,7 +5,8 @@
  * `(not recorded)` for a recording made before the evidence was stored.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/open-database.js';
+import { formatEightOf } from '../support/format-8-file.js';
 import { startRecorder, type RecorderOptions } from '../../src/record/start-recorder.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { bareRegistry } from '../support/shared.js';
@@ -67,9 +68,10 @@ describe('show: what chose the protocol', () => {
   it('reads a recording made before the evidence was stored (format 3): (not recorded), null in --json', async () => {
     const file = await recordRuns();
     // Back to format 3, as an older agent-proxy wrote it: no protocol_evidence column, nor what came after it.
-    const db = new Database(file);
-    // Messages as format 3 held them: the JSON text in `json`, the schema ref in `schema_ref`.
+    const db = openDatabase(file);
+    // Messages as format 3 held them: the bytes in `raw`, the JSON text in `json`, the schema ref in `schema_ref`.
     db.exec(`UPDATE messages SET json = ${storedJsonSql()}, schema_ref = (SELECT ref FROM schema_refs WHERE id = schema_ref_id)`);
+    formatEightOf(db, false);
     db.exec('ALTER TABLE messages DROP COLUMN json_at; ALTER TABLE messages DROP COLUMN schema_ref_id; DROP TABLE schema_refs');
     db.exec('ALTER TABLE exchanges DROP COLUMN tunnel; ALTER TABLE exchanges DROP COLUMN stdin_ended_ms; ALTER TABLE exchanges DROP COLUMN protocol_evidence; UPDATE recording SET format_version = 3');
     db.pragma('user_version = 3');

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/open-database.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HttpContext, Sender } from '../../src/core/message.js';
 import { RecordingClock } from '../../src/core/recording-clock.js';
@@ -300,7 +300,7 @@ describe('record and validate agree', async () => {
     expect(recorded.liveLabels.size).toBe(6);
     for (const [at, label] of recorded.liveLabels) expect(label, `message ${at}`).toBe(fromFile[at]);
     // findings reads the label in SQL: the same one.
-    const db = new Database(recorded.file, { readonly: true });
+    const db = openDatabase(recorded.file, { readonly: true });
     try {
       const rows = [...prepareFindingList(db)({})];
       expect(rows.length).toBeGreaterThan(3);

@@ -69,6 +69,8 @@ describe('kill -9 while recording a stream', () => {
     const check = new Database(file, { readonly: true });
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(check.pragma('foreign_key_check')).toEqual([]);
+    // Messages move into blocks only when the writer closes (store/raw-block-compaction.ts): every row is plain.
+    expect(check.prepare('SELECT (SELECT count(*) FROM raw_blocks) + (SELECT count(*) FROM messages WHERE raw_block IS NOT NULL)').pluck().get()).toBe(0);
     check.close();
 
     const reader = RecordingReader.open(file);

@@ -9,6 +9,7 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { StoreError } from '../../src/store/store-errors.js';
 import { storedJsonText } from '../../src/store/stored-json.js';
+import { rawBytesSql } from '../../src/store/raw-blocks.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { meta, thrown } from './store-fixtures.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -60,7 +61,7 @@ describe('format versions (PRAGMA user_version)', () => {
     expect(tableNames(db, file)).toEqual([]);
     expect(migrate(db, file)).toEqual({ from: 0, to: FORMAT_VERSION });
     expect(db.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
-    expect(tableNames(db, file).sort()).toEqual(['exchanges', 'findings', 'messages', 'recording', 'schema_refs']);
+    expect(tableNames(db, file).sort()).toEqual(['exchanges', 'findings', 'messages', 'raw_blocks', 'recording', 'schema_refs']);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -140,15 +141,17 @@ describe('format versions (PRAGMA user_version)', () => {
     const writer = RecordingWriter.open(current, meta());
     traffic(writer);
     writer.close(new Date('2026-01-02T03:05:00.000Z'));
-    // The same recording as format 6 wrote it: every JSON text in `json` and ref in `schema_ref`, no json_at, schema_ref_id nor schema_refs.
+    // The same recording as format 6 wrote it: every JSON text in `json` and ref in `schema_ref`, no json_at, schema_ref_id nor schema_refs,
+    // and every message's bytes in `raw` (no blocks).
     const old = join(tmp.dir, 'v6.db');
     copyFileSync(current, old);
-    const db = new Database(old);
-    for (const m of db.prepare('SELECT id, raw, json, json_at AS jsonAt FROM messages').all() as Array<{ id: number; raw: Buffer; json: string | null; jsonAt: number | null }>) {
-      db.prepare('UPDATE messages SET json = ? WHERE id = ?').run(storedJsonText(m), m.id);
+    const db = openDatabase(old);
+    for (const m of db.prepare(`SELECT id, ${rawBytesSql()} AS raw, json, json_at AS jsonAt FROM messages`).all() as Array<{ id: number; raw: Buffer; json: string | null; jsonAt: number | null }>) {
+      db.prepare('UPDATE messages SET raw = ?, json = ? WHERE id = ?').run(m.raw, storedJsonText(m), m.id);
     }
     db.exec(`UPDATE messages SET schema_ref = (SELECT ref FROM schema_refs r WHERE r.id = schema_ref_id);
       ALTER TABLE messages DROP COLUMN json_at; ALTER TABLE messages DROP COLUMN schema_ref_id; DROP TABLE schema_refs;
+      ALTER TABLE messages DROP COLUMN raw_block; ALTER TABLE messages DROP COLUMN raw_at; ALTER TABLE messages DROP COLUMN raw_size; DROP TABLE raw_blocks;
       UPDATE recording SET format_version = 6; PRAGMA user_version = 6`);
     db.close();
 

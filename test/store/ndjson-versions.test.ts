@@ -13,12 +13,8 @@ import { meta, thrown } from './store-fixtures.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validateView } from '../support/recording-agreement.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
-import { PROTOCOL_EXAMPLES } from '../protocols/protocol-examples.js';
-import { RULES_VERSION } from '../../src/core/rules-version.js';
-import { TOOL_VERSION } from '../../src/core/version.js';
+import { recordEveryProtocol } from '../support/every-protocol-recording.js';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
-import { SecretTracker } from '../../src/judge/secret-tracker.js';
-import { PROTOCOLS } from '../../src/protocols/modules.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { openRecording } from '../../src/store/open-recording.js';
 
@@ -176,42 +172,6 @@ describe('NDJSON message lines (version 3)', () => {
 
 const registry = SchemaRegistry.load({ useEnv: false });
 
-/**
- * Every protocol's stand-in conversation (protocol-examples.ts), each message judged by its checker as
- * record judges it and stored with its framing, then AG-UI messages whose line keeps its verdict: judged
- * by another ref than the derived one, invalid, not JSON, nested deeper than is handed out parsed.
- */
-function recordEveryProtocol(file: string): void {
-  const w = RecordingWriter.open(file, meta({ toolVersion: TOOL_VERSION, schemaHashes: registry.hashes(), rulesVersion: RULES_VERSION }));
-  let t = 0;
-  for (const module of PROTOCOLS) {
-    const examples = PROTOCOL_EXAMPLES[module.id]();
-    const channel = examples.channels[0];
-    const requestBody = examples.channels.find((c) => c.requestBody !== undefined)?.requestBody;
-    const checker = module.createChecker({ registry, secrets: new SecretTracker(), requestBody, channel: { transport: channel.transport, path: channel.path } });
-    const transport = channel.transport === 'file' ? 'stdio' : channel.transport;
-    const id = w.beginExchange({ transport, method: channel.method, path: channel.path, subprotocol: channel.subprotocol, tOffsetMs: t++ });
-    w.updateExchange(id, { protocol: module.id, status: transport === 'ws' ? 101 : transport === 'stdio' || transport === 'ndjson' ? undefined : 200 });
-    for (const m of examples.conversation) {
-      const text = JSON.stringify(m.value);
-      const raw = m.carrier === 'event' ? `data: ${text}\n\n` : m.carrier === 'line' ? `${text}\n` : text;
-      w.addMessage({ exchangeId: id, sender: m.sender, carrier: m.carrier, tOffsetMs: t++, raw: Buffer.from(raw), json: m.value, verdict: checker.judge(m) });
-    }
-    w.endExchange(id, { outcome: 'complete', tOffsetMs: t++ });
-  }
-  const agui = w.beginExchange({ transport: 'sse', method: 'POST', path: '/agent', tOffsetMs: t++ });
-  w.updateExchange(agui, { protocol: 'agui', status: 200 });
-  const event = (raw: string, json: unknown, verdict: Verdict) => w.addMessage({ exchangeId: agui, sender: 'server', carrier: 'event', tOffsetMs: t++, raw: Buffer.from(raw), json, verdict });
-  const started = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };
-  event(`data: ${JSON.stringify(started)}\n\n`, started, { ...valid, schemaRef: `${AGUI}#Event` });
-  event('data: {"type":"RUN_STARTED"}\n\n', { type: 'RUN_STARTED' }, verdictFrom([error('schema.required', '', 'threadId is required')], RUN_STARTED));
-  event('data: [DONE]\n\n', undefined, { status: 'unchecked', reason: 'not JSON', findings: [] });
-  const deep = `{"type":"RUN_FINISHED","a":${'['.repeat(600)}${']'.repeat(600)}}`;
-  event(`data: ${deep}\n\n`, JSON.parse(deep), { status: 'unchecked', reason: 'nested too deep', findings: [] });
-  w.endExchange(agui, { outcome: 'complete', tOffsetMs: t++ });
-  w.close(new Date('2026-01-02T03:05:00.000Z'));
-}
-
 /** Every message's verdict as the reader hands it out (what show, findings and the inspector read). */
 function verdicts(file: string): unknown[] {
   const reader = openRecording(file);
@@ -227,7 +187,7 @@ describe('NDJSON version 3 of every protocol', () => {
     // Each message judged alone by its checker, not by record's pipeline (no stream ends, no exchange context): validate finds more.
     verdictsWrittenByHand(tmp.dir);
     const original = join(tmp.dir, 'every.db');
-    recordEveryProtocol(original);
+    recordEveryProtocol(original, registry);
     const text = exportedNdjson(original);
     const ndjson = join(tmp.dir, 'every.ndjson');
     writeFileSync(ndjson, text);

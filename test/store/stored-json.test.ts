@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { deflateSync } from 'node:zlib';
+import { openDatabase } from '../../src/store/open-database.js';
 import { describe, expect, it } from 'vitest';
 import { jsonStartIn, jsonTextAt, storedJsonSql, storedJsonText } from '../../src/store/stored-json.js';
 
@@ -35,13 +36,24 @@ describe('the JSON text read back', () => {
   it('is the same in JavaScript and in SQLite', () => {
     expect(rows.map(storedJsonText)).toEqual(['{"a":"café"}', '{"b":[1,2]}', '{"c":1}', null]);
     expect(jsonTextAt(rows[0].raw, 6)).toBe('{"a":"café"}');
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     try {
-      db.exec('CREATE TABLE messages (id INTEGER PRIMARY KEY, raw BLOB, json TEXT, json_at INTEGER)');
+      db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, raw BLOB, json TEXT, json_at INTEGER, raw_block INTEGER, raw_at INTEGER, raw_size INTEGER);
+        CREATE TABLE raw_blocks (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL)`);
       const insert = db.prepare('INSERT INTO messages (raw, json, json_at) VALUES (?, ?, ?)');
       for (const r of rows) insert.run(r.raw, r.json, r.jsonAt);
-      expect(db.prepare(`SELECT ${storedJsonSql()} FROM messages ORDER BY id`).pluck().all()).toEqual(rows.map(storedJsonText));
-      expect(db.prepare(`SELECT ${storedJsonSql('m')} FROM messages m ORDER BY m.id`).pluck().all()).toEqual(rows.map(storedJsonText));
+      // The same rows again with their bytes in one block (store/raw-blocks.ts).
+      const block = Buffer.concat(rows.map((r) => r.raw));
+      db.prepare('INSERT INTO raw_blocks (id, exchange_id, size, data) VALUES (1, 1, ?, ?)').run(block.length, deflateSync(block));
+      const inBlock = db.prepare("INSERT INTO messages (raw, json, json_at, raw_block, raw_at, raw_size) VALUES (x'', ?, ?, 1, ?, ?)");
+      let at = 0;
+      for (const r of rows) {
+        inBlock.run(r.json, r.jsonAt, at, r.raw.length);
+        at += r.raw.length;
+      }
+      const twice = [...rows, ...rows].map(storedJsonText);
+      expect(db.prepare(`SELECT ${storedJsonSql()} FROM messages ORDER BY id`).pluck().all()).toEqual(twice);
+      expect(db.prepare(`SELECT ${storedJsonSql('m')} FROM messages m ORDER BY m.id`).pluck().all()).toEqual(twice);
     } finally {
       db.close();
     }

@@ -5,6 +5,7 @@ import { MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../sche
 import type { ExchangeRow } from '../store-types.js';
 import { ownNameSql } from './label-sql.js';
 import { storedJsonSql } from '../stored-json.js';
+import { rawBytesSql, rawSizeSql } from '../raw-blocks.js';
 import { schemaRefSql } from '../schema-refs.js';
 
 /**
@@ -27,7 +28,7 @@ export type TimelineExchange = ExchangeRecord & { messageCount: number; invalidC
 
 /** A message row of a page: no raw bytes, and the JSON only when it is small (else `bigLabel`). */
 export type MessageSummaryRecord = Pick<StoredMessage, 'seq' | 'sender' | 'carrier' | 'channel' | 'tOffsetMs' | 'status' | 'findingCount' | 'schemaRef'> & {
-  /** length(raw). */
+  /** The size of its bytes. */
   size: number;
   /** The stored JSON when it is at most PARSE_LIMIT long. */
   json: string | null;
@@ -47,7 +48,7 @@ const TIMELINE_COLUMNS = `${EXCHANGE_SELECT_LIST},
 const JSON_TEXT = storedJsonSql();
 
 const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']), undefined, { schemaRef: schemaRefSql() })},
-  length(raw) AS size,
+  ${rawSizeSql()} AS size,
   CASE WHEN length(${JSON_TEXT}) <= ${PARSE_LIMIT} THEN ${JSON_TEXT} END AS json,
   CASE WHEN length(${JSON_TEXT}) > ${PARSE_LIMIT} THEN
     CASE WHEN json_valid(${JSON_TEXT}) THEN coalesce(${ownNameSql(JSON_TEXT)}, 'object') ELSE '' END
@@ -55,7 +56,7 @@ const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'send
 
 const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status']))}, ${JSON_TEXT} AS json`;
 /** Every column, with the JSON text in `json` wherever the row stores it. */
-const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { json: JSON_TEXT, schemaRef: schemaRefSql() });
+const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql(), json: JSON_TEXT, schemaRef: schemaRefSql() });
 
 /**
  * The inspector's reads: paged, filtered queries over a recording, on the read-only connection it

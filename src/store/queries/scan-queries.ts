@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { EXCHANGE_SELECT_LIST, type ExchangeRecord } from '../exchange-record.js';
 import type { StoredFinding } from '../schema.js';
 import { storedJsonSql } from '../stored-json.js';
+import { rawBytesSql } from '../raw-blocks.js';
 
 /**
  * The reads of `proxy diff`'s first pass (diff/scan-side.ts), which streams a whole recording and
@@ -11,6 +12,8 @@ import { storedJsonSql } from '../stored-json.js';
 /** `sender carrier status[ channel]`: a few distinct values, parsed once each by the caller. */
 /** The JSON text, wherever the row stores it (store/stored-json.ts). */
 const JSON_TEXT = storedJsonSql();
+/** The bytes, in the row or its block (store/raw-blocks.ts). */
+const RAW = rawBytesSql();
 
 const META = `sender || ' ' || carrier || ' ' || status || ifnull(' ' || channel, '')`;
 
@@ -39,9 +42,9 @@ export interface ScanQueries {
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
   const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e WHERE e.id = ?`);
-  const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
-  const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
-  const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, raw), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
+  const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
+  const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const findings = db.prepare(
     "SELECT message_id AS messageId, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id",
   );
