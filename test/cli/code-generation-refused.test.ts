@@ -17,10 +17,11 @@ import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { useCleanups, onCleanup } from '../support/cleanups.js';
 import { closeWhenExited } from '../support/mcp-stdio-close.js';
 import { startOpenAiUpstream, type OpenAiUpstream } from '../support/openai-upstream.js';
+import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { tempDir } from '../support/temp-dir.js';
 import { within } from '../support/waits.js';
 import { runBatch } from './cli-batch.js';
-import { BIN, spawnCli, type CliProcess } from './run-cli.js';
+import { BIN, runCli, spawnCli, type CliProcess } from './run-cli.js';
 import { ACP_AGENT, PI_AGENT, recordStdio, replayStdioProcess, runAcpClient, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
 
 useCleanups();
@@ -200,6 +201,27 @@ describe('--disallow-code-generation-from-strings', () => {
     expect(validateWithout.messages.flatMap((m) => m.verdict.findings).map((f) => f.rule)).toContain('mcp-tool-structured-content-invalid');
     // The stored verdicts (show, findings, export) and diff do not judge again: the same bytes.
     for (const i of [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) expect(under[i], runs[i].join(' ')).toEqual(without[i]);
+  });
+
+  it('validate with --schemas: a message whose schema was not compiled at build time is unchecked, saying why; the rest as without it', async () => {
+    const args = ['validate', '--json', '--schemas', STANDIN_SCHEMAS_DIR, PI_DAEMON_EXAMPLE];
+    const [under, without] = await Promise.all([runCli(args, { env: REFUSED }), runCli(args)]);
+    expect(under.stderr).toBe('');
+    type Report = { messages: Array<{ verdict: { status: string; reason?: string; findings: Array<{ rule: string }> } }> };
+    const verdictsUnder = (JSON.parse(under.stdout) as Report).messages.map((m) => m.verdict);
+    const verdictsWithout = (JSON.parse(without.stdout) as Report).messages.map((m) => m.verdict);
+    expect(verdictsUnder).toHaveLength(verdictsWithout.length);
+    let refusedCount = 0;
+    verdictsUnder.forEach((verdict, i) => {
+      expect(verdict.findings.map((f) => f.rule)).not.toContain('checker-failed');
+      if (verdict.reason?.includes('--disallow-code-generation-from-strings')) {
+        refusedCount++;
+        expect(verdict.status).toBe('unchecked');
+      } else expect(verdict, String(i)).toEqual(verdictsWithout[i]);
+    });
+    // The stand-in documents replace the daemon's: its REST bodies and frames reach them.
+    expect(refusedCount).toBeGreaterThan(0);
+    expect(verdictsWithout.filter((v) => v.status === 'valid').length).toBeGreaterThan(refusedCount / 2);
   });
 
   it('replay and fixture answer the same under it (Pi RPC over stdio, AG-UI over HTTP)', async () => {
