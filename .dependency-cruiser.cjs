@@ -153,9 +153,16 @@ module.exports = {
       name: 'only-the-catalog-lists-protocols',
       severity: 'error',
       comment:
-        'Beside the protocol folders, only the catalog (catalog.ts, modules.ts) imports them: what src/protocols/ shares with every protocol reaches them through their facts and modules.',
-      from: { path: '^src/protocols/[^/]+\\.ts$', pathNot: '^src/protocols/(catalog|modules)\\.ts$' },
+        'Beside the protocol folders, only the catalog (catalog.ts, modules.ts, and semantic-folds.ts for diff\'s side scanner) imports them: what src/protocols/ shares with every protocol reaches them through their facts and modules.',
+      from: { path: '^src/protocols/[^/]+\\.ts$', pathNot: '^src/protocols/(catalog|modules|semantic-folds)\\.ts$' },
       to: { path: '^src/protocols/[^/]+/' },
+    },
+    {
+      name: 'the-folds-table-takes-folds',
+      severity: 'error',
+      comment: 'semantic-folds.ts lists each protocol\'s --semantic fold (<id>/semantic.ts), nothing else of its folder: it exists so that the folds load without the modules.',
+      from: { path: '^src/protocols/semantic-folds\\.ts$' },
+      to: { path: '^src/protocols/[^/]+/', pathNot: '^src/protocols/[^/]+/semantic\\.ts$' },
     },
     {
       name: 'the-catalog-takes-facts-and-modules',

@@ -1,4 +1,4 @@
-import { PROTOCOLS } from '../protocols/modules.js';
+import { semanticFoldByProtocol } from '../protocols/semantic-folds.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 import type { Carrier } from '../core/message.js';
 import type { MessageRow } from '../store/store-types.js';
@@ -11,7 +11,7 @@ import type { MessageRow } from '../store/store-types.js';
 
 /** How `--semantic` folds an exchange's streamed server messages, if its protocol folds them on its transport. */
 export function semanticFoldOf(protocol: string | null, transport: string): SemanticFold | undefined {
-  const fold = PROTOCOLS.find((p) => p.id === protocol)?.semantic;
+  const fold = semanticFoldByProtocol(protocol);
   return fold && (fold.transports as readonly string[]).includes(transport) ? fold : undefined;
 }
 
@@ -47,7 +47,7 @@ export function isDeliveryField(pointer: string): boolean {
 
 /** Fields a protocol's messages do not compare under `--semantic`. */
 export function semanticDrops(protocol: string | null): readonly string[] {
-  return PROTOCOLS.find((p) => p.id === protocol)?.semantic?.drops ?? [];
+  return semanticFoldByProtocol(protocol)?.drops ?? [];
 }
 
 /** Is this server message compared only through the materialised result? */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import { codeGenerationAllowed } from '../core/code-generation.js';
 import { SCHEMA_FORMATS } from './schema-formats.js';
 import { linkAlone, readPieces, statementsOf, type ModulePieces } from './compiled-pieces.js';
 import type { SchemaDocument } from './schema-document.js';
@@ -110,6 +111,7 @@ export class CompiledValidators {
    * CPU on Node 20): such a root is linked from its own statements alone, joined and compiled here.
    * Once what is linked so from a module would be half of it (AG-UI's event union reaches most of
    * its document), the module is loaded whole instead, as Node ≥ 22 also keeps its compiled code.
+   * Linking compiles code from a string; where that is refused, the module is loaded whole, which needs none.
    */
   private validator(file: string, name: string): ValidateFunction | undefined {
     const whole = this.linked.get(file);
@@ -117,7 +119,7 @@ export class CompiledValidators {
     const key = `${file}#${name}`;
     const linked = this.single.get(key);
     if (linked) return linked;
-    const pieces = this.large(file) ? this.piecesOf(file) : undefined;
+    const pieces = this.large(file) && codeGenerationAllowed() ? this.piecesOf(file) : undefined;
     const needed = pieces && statementsOf(pieces, name);
     if (!pieces || !needed) return this.module(file)[name];
     let length = this.singleBytes.get(file) ?? 0;

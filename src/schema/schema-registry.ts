@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { codeGenerationAllowed } from '../core/code-generation.js';
 import type { Finding } from '../core/finding.js';
 import { isSharedJsonValue } from '../core/repeated-json.js';
 import { SchemaLoadError } from '../core/errors.js';
@@ -144,6 +145,8 @@ export class SchemaRegistry {
     if (compiled) return this.checkWith(ref, compiled);
     const missing = this.graph.missingFor(ref);
     if (missing.length > 0) return { ok: false, ref, missing, reason: missingReason(missing) };
+    // ajv makes its code from text, which this process may refuse: then the messages are unchecked, saying why.
+    if (!codeGenerationAllowed()) return { ok: false, ref, missing: [], reason: codeGenerationRefusedReason(ref) };
     let validate: ValidateFunction | undefined;
     try {
       validate = this.ajv(true).getSchema(ref);
@@ -238,6 +241,10 @@ function hasMoreValuesThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+function codeGenerationRefusedReason(ref: string): string {
+  return `schema '${ref}' was not compiled at build time (it is, or reaches, a document given with --schemas), and compiling it needs code generation from strings, which this process refuses (--disallow-code-generation-from-strings)`;
 }
 
 function missingReason(missing: string[]): string {

@@ -4,6 +4,7 @@
  * the SQL that reads and writes it, and the binding of a row to that SQL. Type-only users (the
  * inspector page) may import the types: nothing here needs Node.
  */
+import { codeGenerationAllowed } from '../core/code-generation.js';
 import { jsonTextOf } from '../core/serialised-json.js';
 
 export type SqlType = 'INTEGER' | 'REAL' | 'TEXT' | 'BLOB';
@@ -94,11 +95,21 @@ export function updateSql(table: string, columns: Columns, fields: readonly stri
  * array is measurably cheaper than named parameters on the hottest statements; the array is reused
  * (statements bind synchronously), so rows cost no allocation here.
  * The function is compiled from the field list: a loop over the fields would read them by a varying
- * key, slower on the writer's hot path.
+ * key, slower on the writer's hot path. Where code generation is refused, that loop is used.
  */
 export function rowsBinder<C extends Columns>(columns: C, count: number): (rows: ReadonlyArray<StoredOf<C>>) => unknown[] {
   const fields = fieldNames(columns);
   const params = new Array<unknown>(fields.length * count);
+  if (!codeGenerationAllowed()) {
+    return (given) => {
+      let k = 0;
+      for (let r = 0; r < count; r++) {
+        const row = given[r] as Record<string, unknown>;
+        for (const field of fields) params[k++] = row[field];
+      }
+      return params;
+    };
+  }
   const rows: string[] = [];
   for (let r = 0; r < count; r++) {
     const assignments = fields.map((field, i) => `params[${r * fields.length + i}] = row.${field};`).join(' ');
@@ -111,6 +122,7 @@ export function rowsBinder<C extends Columns>(columns: C, count: number): (rows:
 export function nullTest<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>): (row: StoredOf<C>) => boolean {
   const known = new Set(fieldNames(columns));
   for (const field of fields) if (!known.has(field)) throw new Error(`not a column: ${field}`);
+  if (!codeGenerationAllowed()) return (row) => fields.every((field) => (row as Record<string, unknown>)[field] === null);
   const test = fields.length === 0 ? 'true' : fields.map((field) => `row.${field} === null`).join(' && ');
   return new Function(`return function isNull(row) { return ${test}; }`)() as (row: StoredOf<C>) => boolean;
 }
@@ -120,6 +132,14 @@ export function nullTest<C extends Columns>(columns: C, fields: ReadonlyArray<ke
  * would be dictionaries in V8 (more than a dozen properties added by key), slower to fill and bind.
  */
 export function blankRowFactory<C extends Columns>(columns: C): () => StoredOf<C> {
+  if (!codeGenerationAllowed()) {
+    const names = fieldNames(columns);
+    return () => {
+      const row: Record<string, unknown> = {};
+      for (const field of names) row[field] = null;
+      return row as StoredOf<C>;
+    };
+  }
   const fields = fieldNames(columns).map((field) => `${field}: null`);
   return new Function(`return function blankRow() { return { ${fields.join(', ')} }; }`)() as () => StoredOf<C>;
 }
@@ -131,7 +151,15 @@ export function blankRowFactory<C extends Columns>(columns: C): () => StoredOf<C
  * costs about as much as reading the row; an array and this literal cost half.
  */
 export function rowFromValues<C extends Columns, E extends string = never>(columns: C, extra: readonly E[] = []): (values: readonly unknown[]) => StoredOf<C> & { [K in E]: unknown } {
-  const fields = [...fieldNames(columns), ...extra.map(checkedField)].map((field, i) => `${field}: v[${i}]`);
+  const names = [...fieldNames(columns), ...extra.map(checkedField)];
+  if (!codeGenerationAllowed()) {
+    return (v) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = v[i];
+      return row as StoredOf<C> & { [K in E]: unknown };
+    };
+  }
+  const fields = names.map((field, i) => `${field}: v[${i}]`);
   return new Function(`return function rowOf(v) { return { ${fields.join(', ')} }; }`)() as (values: readonly unknown[]) => StoredOf<C> & { [K in E]: unknown };
 }
 
@@ -157,6 +185,15 @@ export function fieldCopier<C extends Columns>(columns: C, fields: ReadonlyArray
     const value = columns[field].json ? 'jsonTextOf(v)' : 'v';
     return `v = given.${field}; if (v !== undefined) row.${field} = ${value};${undefinedIsNull ? ` else row.${field} = null;` : ''}`;
   });
+  if (!codeGenerationAllowed()) {
+    return (row, given) => {
+      for (const field of fields) {
+        const v = (given as Record<string, unknown>)[field];
+        if (v !== undefined) (row as Record<string, unknown>)[field] = columns[field].json ? jsonTextOf(v) : v;
+        else if (undefinedIsNull) (row as Record<string, unknown>)[field] = null;
+      }
+    };
+  }
   return new Function('jsonTextOf', `return function copy(row, given) { let v; ${steps.join(' ')} }`)(jsonTextOf) as (row: Partial<StoredOf<C>>, given: object) => void;
 }
 

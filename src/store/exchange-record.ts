@@ -23,6 +23,11 @@ export function exchangeOfValues(values: readonly unknown[]): ExchangeRow {
   return exchangeFromRecord(exchangeRecordOf(values) as ExchangeRecord);
 }
 
+/** The record (JSON columns as their text) of the values of `SELECT ${EXCHANGE_SELECT_VALUES}`. */
+export function exchangeRecordOfValues(values: readonly unknown[]): StoredExchange {
+  return storedExchangeOf(values);
+}
+
 /** exchangeFieldsFromRecord of the values of `SELECT ${EXCHANGE_SELECT_VALUES}`. */
 export function exchangeFieldsOfValues(values: readonly unknown[]): ExchangeFields {
   return exchangeFieldsFromRecord(storedExchangeOf(values));

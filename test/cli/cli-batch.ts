@@ -30,19 +30,20 @@ const envOf = (run: BatchRun) => (Array.isArray(run) ? {} : run.env);
 /**
  * Runs each argument list through the CLI, one after the other in one process, and resolves with
  * what each printed and its exit code, in order. `real`: the indexes of the runs also made as
- * processes of their own and compared (the first one unless told).
+ * processes of their own and compared (the first one unless told). `env`: the environment of the whole batch and of
+ * those runs (NODE_OPTIONS, read at start-up).
  */
-export async function runBatch(runs: BatchRun[], options: { real?: number[] } = {}): Promise<CliResult[]> {
+export async function runBatch(runs: BatchRun[], options: { real?: number[]; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-batch-'));
   try {
     writeFileSync(join(dir, 'runs.json'), JSON.stringify(runs));
-    const batch = await runToEndAsBatch(join(dir, 'runs.json'), join(dir, 'results.json'));
+    const batch = await runToEndAsBatch(join(dir, 'runs.json'), join(dir, 'results.json'), options.env);
     // Anything printed outside a run (after its main() ended) would have been lost from that run.
     expect({ code: batch.code, stdout: batch.stdout, stderr: batch.stderr }, 'the batch process itself').toEqual({ code: 0, stdout: '', stderr: '' });
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CliResult[];
     expect(results).toHaveLength(runs.length);
     const real = options.real ?? [0];
-    const alone = await Promise.all(real.map((at) => runCli(argsOf(runs[at]), { env: envOf(runs[at]) })));
+    const alone = await Promise.all(real.map((at) => runCli(argsOf(runs[at]), { env: { ...options.env, ...envOf(runs[at]) } })));
     real.forEach((at, i) => expect(results[at], `${argsOf(runs[at]).join(' ')}: in the batch, then as a process of its own`).toEqual(alone[i]));
     return results;
   } finally {
@@ -50,7 +51,7 @@ export async function runBatch(runs: BatchRun[], options: { real?: number[] } = 
   }
 }
 
-/** The runner as a child with the environment runCli gives the CLI, killed if the test ends first. */
-function runToEndAsBatch(runsFile: string, resultsFile: string): Promise<CliResult> {
-  return runNodeToEnd([RUNNER, REPO, runsFile, resultsFile], cliEnv());
+/** The runner as a child with the environment runCli gives the CLI (and `env`: the whole batch's, such as NODE_OPTIONS), killed if the test ends first. */
+function runToEndAsBatch(runsFile: string, resultsFile: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runNodeToEnd([RUNNER, REPO, runsFile, resultsFile], cliEnv(env));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import { codeGenerationAllowed } from '../../core/code-generation.js';
 import type { Finding } from '../../core/finding.js';
 import { isJsonObject } from '../../core/json.js';
 import { findingsFromAjv } from '../../schema/ajv-errors.js';
@@ -24,6 +25,9 @@ export const MAX_TOOL_SCHEMA_VALUES = 4_000;
 export const MAX_TOOL_SCHEMA_DEPTH = 64;
 /** Compiled tool schemas kept (by a hash of their text); past this, the least recently used go. */
 export const TOOL_SCHEMA_CACHE_SIZE = 500;
+
+/** Why no tool schema is checked in a process run with `--disallow-code-generation-from-strings`. */
+export const CODE_GENERATION_REFUSED = 'it is not compiled: this process refuses code generation from strings (--disallow-code-generation-from-strings), which the schema compiler needs';
 
 type Dialect = '2020-12' | '2019-09' | 'draft-07';
 
@@ -118,6 +122,8 @@ function compile(schema: Record<string, unknown>): ToolSchemaCheck {
     if (meta.validateSchema(body) !== true) return { ok: false, reason: `it is not a valid JSON Schema ${dialect}: ${meta.errorsText(meta.errors).slice(0, 200)}` };
     validate = compilerFor(dialect).compile(body);
   } catch (e) {
+    // The schema compiler makes its code from strings; this process may refuse that (it does not go around the refusal).
+    if (e instanceof EvalError && !codeGenerationAllowed()) return { ok: false, reason: CODE_GENERATION_REFUSED };
     return { ok: false, reason: `it does not compile: ${(e as Error).message.slice(0, 200)}` };
   }
   return {

@@ -1,6 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiDaemonRpcChecker } from './checker.js';
-import { piSessionSemantic } from '../pi-rpc/semantic.js';
+import { piDaemonRpcSemantic } from './semantic.js';
 import { piSessionViews } from '../pi-rpc/session-view.js';
 import { piDaemonRpcReplayFacts } from './replay-facts.js';
 import { guessFrameSender } from './frame-kinds.js';
@@ -13,9 +13,7 @@ export function createPiDaemonRpcProtocol(options: PiDaemonRpcOptions = {}): Pro
     ...piDaemonRpcReplayFacts,
     title: 'Pi daemon framed RPC',
     guessSender: guessFrameSender,
-    // The event counters (`sequence` on every frame) count the streamed partials too, whose number
-    // varies with streaming timing: gaps and repeats are the verdict's business (sequence-gap).
-    semantic: piSessionSemantic(['ws', 'stdio'], ['/sequence']),
+    semantic: piDaemonRpcSemantic,
     views: piSessionViews('framed'),
     createChecker(context: CheckerContext): ProtocolChecker {
       return new PiDaemonRpcChecker(context, maxInFlight);

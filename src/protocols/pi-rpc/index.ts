@@ -1,6 +1,6 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { PiRpcChecker } from './checker.js';
-import { piSessionSemantic } from './semantic.js';
+import { piRpcSemantic } from './semantic.js';
 import { piSessionViews } from './session-view.js';
 import { piRpcReplayFacts } from './replay-facts.js';
 import { guessPiRpcSender } from './sniff.js';
@@ -10,7 +10,7 @@ export const piRpcProtocol: ProtocolModule<'pi-rpc'> = {
   ...piRpcReplayFacts,
   title: 'Pi RPC (raw)',
   guessSender: guessPiRpcSender,
-  semantic: piSessionSemantic(['ws', 'stdio']),
+  semantic: piRpcSemantic,
   views: piSessionViews('raw'),
   createChecker(context: CheckerContext): ProtocolChecker {
     return new PiRpcChecker(context);

@@ -76,3 +76,6 @@ export function piSessionSemantic(transports: readonly ChannelTransport[], drops
     ...(drops ? { drops } : {}),
   };
 }
+
+/** Raw Pi RPC's fold: over its WebSocket and stdio, no counters. */
+export const piRpcSemantic: SemanticFold = piSessionSemantic(['ws', 'stdio']);

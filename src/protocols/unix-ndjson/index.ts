@@ -1,7 +1,7 @@
 import type { CheckerContext, ProtocolChecker, ProtocolModule } from '../protocol.js';
 import { classifyNdjson } from './ndjson-shape.js';
 import { UnixNdjsonChecker } from './unix-ndjson-checker.js';
-import { piSessionSemantic } from '../pi-rpc/semantic.js';
+import { unixNdjsonSemantic } from './semantic.js';
 import { unixNdjsonReplayFacts } from './replay-facts.js';
 
 /** The Pi daemon's owner-only unix socket protocol: UTF-8 NDJSON commands, responses and events. */
@@ -14,8 +14,7 @@ export const unixNdjsonProtocol: ProtocolModule<'unix-ndjson'> = {
     return classifyNdjson(value).kind === 'command' ? 'client' : 'server';
   },
 
-  // Socket events are a Pi session's, and carry the same counters as the framed RPC's.
-  semantic: piSessionSemantic(['ndjson'], ['/sequence']),
+  semantic: unixNdjsonSemantic,
 
   createChecker(context: CheckerContext): ProtocolChecker {
     return new UnixNdjsonChecker(context.registry);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { EXCHANGE_SELECT_LIST, type ExchangeRecord } from '../exchange-record.js';
+import { EXCHANGE_SELECT_VALUES, exchangeRecordOfValues, type ExchangeRecord } from '../exchange-record.js';
 import type { StoredFinding } from '../schema.js';
 import { storedJsonSql } from '../stored-json.js';
 import { rawBytesSql } from '../raw-blocks.js';
@@ -40,8 +40,9 @@ export interface ScanQueries {
 }
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
-  const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e ORDER BY e.id`);
-  const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_LIST} FROM exchanges e WHERE e.id = ?`);
+  // Exchanges as arrays, made records by exchangeRecordOfValues: a keyed row of ~30 columns costs far more (exchange-record.ts).
+  const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true);
+  const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id = ?`).raw(true);
   const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
   const messages = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}) FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
   const messagesWithIds = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), id FROM messages WHERE exchange_id = ? ORDER BY seq`).raw(true);
@@ -49,10 +50,13 @@ export function prepareScanQueries(db: Database.Database): ScanQueries {
     "SELECT message_id AS messageId, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id",
   );
   return {
-    exchanges: () => exchanges.all() as ExchangeRecord[],
+    exchanges: () => (exchanges.all() as unknown[][]).map(exchangeRecordOfValues),
     messages: (exchangeId, withIds) => (withIds ? messagesWithIds : messages).iterate(exchangeId) as IterableIterator<ScannedMessage>,
     errorFindings: (exchangeId) => findings.all(exchangeId) as ScannedFinding[],
-    exchange: (id) => exchange.get(id) as ExchangeRecord | undefined,
+    exchange: (id) => {
+      const values = exchange.get(id) as unknown[] | undefined;
+      return values === undefined ? undefined : exchangeRecordOfValues(values);
+    },
     messagesToLoad: (exchangeId, skip = 0) => messagesToLoad.iterate(exchangeId, skip) as IterableIterator<LoadedMessage>,
   };
 }
