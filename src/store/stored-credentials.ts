@@ -1,6 +1,7 @@
 import type { Finding } from '../core/finding.js';
 import { REDACTED, REDACTED_IN_QUERY } from '../core/redacted.js';
 import { CredentialScrubber, type CredentialHit } from '../core/credential-scrubber.js';
+import { MIN_CREDENTIAL_LENGTH } from '../core/credential-formats.js';
 import { secretInTraffic } from '../core/secret-in-traffic.js';
 import { findString } from '../core/find-string.js';
 import { parsedValue, SerialisedJson } from '../core/serialised-json.js';
@@ -38,6 +39,8 @@ export class StoredCredentials {
   /** The last text given to `text` and what it became. */
   private lastText: string | undefined;
   private lastScrubbed = '';
+  /** The last request and response header texts found to hold no credential. */
+  private readonly cleanHeaderTexts: [request: string | undefined, response: string | undefined] = [undefined, undefined];
 
   /** `keep`: credentials to store as they are; `all`: a copy of a file as it is (a scratch copy to read, a fixture's episodes). */
   constructor(keep: readonly RegExp[] | 'all' = []) {
@@ -83,7 +86,27 @@ export class StoredCredentials {
   exchange<T extends ScrubbedExchangeFields>(id: number, fields: T): T {
     const scrubber = this.scrubber;
     if (!scrubber) return fields;
-    // Every exchange passes here (start, response headers, end): nothing is allocated unless a credential is found.
+    // Every exchange passes here (start, response headers, end): nothing is allocated unless a credential
+    // is found, and its fields are read by name (the start, update and end records differ in shape, and
+    // a field read by a key held in a variable costs a lookup of its own on each).
+    let out: T | undefined;
+    if (holdsText(fields.path) || holdsText(fields.query) || holdsText(fields.url) || holdsText(fields.errorMessage) || holdsText(fields.closeReason)) {
+      out = this.exchangeTexts(id, fields, scrubber);
+    }
+    const { requestHeaders, responseHeaders } = fields;
+    if (requestHeaders !== null && requestHeaders !== undefined) {
+      const scrubbed = this.exchangeHeaders(id, requestHeaders, 'request', scrubber);
+      if (scrubbed !== requestHeaders) (out ??= { ...fields }).requestHeaders = scrubbed as never;
+    }
+    if (responseHeaders !== null && responseHeaders !== undefined) {
+      const scrubbed = this.exchangeHeaders(id, responseHeaders, 'response', scrubber);
+      if (scrubbed !== responseHeaders) (out ??= { ...fields }).responseHeaders = scrubbed as never;
+    }
+    return out ?? fields;
+  }
+
+  /** The exchange's free texts as stored, once one of them is long enough to hold a credential; undefined: none holds one. */
+  private exchangeTexts<T extends ScrubbedExchangeFields>(id: number, fields: T, scrubber: CredentialScrubber): T | undefined {
     let out: T | undefined;
     // A stdio exchange's url is the agent's command line.
     const stdio = fields.transport === 'stdio';
@@ -95,16 +118,26 @@ export class StoredCredentials {
       (out ??= { ...fields })[key] = scrubber.replace(text, hits, marker ?? (stdio ? REDACTED : REDACTED_IN_QUERY)) as never;
       this.hold(id, hits, key === 'url' && stdio ? "the agent's command line" : where);
     }
-    for (const [key, side] of HEADER_FIELDS) {
-      const given = fields[key];
-      if (given === null || given === undefined) continue;
-      // Headers given as their JSON text are parsed only when it may hold a credential.
-      if (given instanceof SerialisedJson && !scrubber.mayHold(given.text)) continue;
-      const headers = parsedValue(given);
-      const scrubbed = this.headers(id, headers, side);
-      if (scrubbed !== headers) (out ??= { ...fields })[key] = scrubbed as never;
+    return out;
+  }
+
+  /**
+   * One side's headers as stored. Headers given as their JSON text are parsed only when it may hold a
+   * credential, and a text that is the one before it on the same side (a client's same headers on every
+   * request) is known to hold none without its scan.
+   */
+  private exchangeHeaders(id: number, given: GivenHeaders, side: 'request' | 'response', scrubber: CredentialScrubber): GivenHeaders {
+    if (given instanceof SerialisedJson) {
+      const text = given.text;
+      const index = side === 'request' ? 0 : 1;
+      if (text === this.cleanHeaderTexts[index]) return given;
+      if (!scrubber.mayHold(text)) {
+        this.cleanHeaderTexts[index] = text;
+        return given;
+      }
     }
-    return out ?? fields;
+    const headers = parsedValue(given);
+    return this.headers(id, headers, side);
   }
 
   /** Text the store keeps about a message (a finding's sentence, a verdict's reason): scrubbed, not reported again. */
@@ -173,13 +206,12 @@ const TEXT_FIELDS: ReadonlyArray<readonly [key: 'path' | 'query' | 'url' | 'erro
   ['closeReason', 'the WebSocket close reason', REDACTED],
 ];
 
-/** Exchange columns of headers, and the side a finding names. */
-const HEADER_FIELDS: ReadonlyArray<readonly [key: 'requestHeaders' | 'responseHeaders', side: 'request' | 'response']> = [
-  ['requestHeaders', 'request'],
-  ['responseHeaders', 'response'],
-];
-
 const NONE: readonly CredentialHit[] = [];
+
+/** A text long enough to hold a credential (the scan's own first test, for a field that is usually a short path or absent). */
+function holdsText(text: string | null | undefined): boolean {
+  return typeof text === 'string' && text.length >= MIN_CREDENTIAL_LENGTH;
+}
 const NONE_FINDINGS: Finding[] = [];
 
 /** A credential as found in JSON text, as its string holds it (`\\n` of a PEM block a line break). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter, type RecordingWriterOptions } from '../../src/store/recording-writer.js';
 import type { Verdict } from '../../src/core/verdict.js';
+import { HeaderPairs } from '../../src/net/headers.js';
 import { scratch } from '../support/temp-dir.js';
 import { useCleanups } from '../support/cleanups.js';
 import { meta } from './store-fixtures.js';
@@ -93,6 +94,40 @@ describe('RecordingWriter: no credential of a well-known format is stored, whoev
     expect(m.verdict.status).toBe('invalid');
     expect(m.json).toEqual({ delta: '<redacted>' });
     expect(m.verdict.findings.map((f) => f.message)).toEqual(["bad value '<redacted>'", 'an OpenAI API key (sk-…) is in this message at /delta; it was forwarded as sent and stored as <redacted>']);
+  });
+
+  it('header texts that repeat the clean ones before them are stored as given, and a credential among them is still found on either side', () => {
+    const clean = ['Host', 'api.example', 'Accept', 'application/json', 'x-request-id', 'r1'];
+    const withKey = ['Host', 'api.example', 'Accept', 'application/json', 'x-api-key', KEY];
+    // Each exchange's headers as capture hands them over: their pairs, a new object with an equal text each time.
+    // A text with a credential comes again on the same side (it must be scanned again), and clean ones between.
+    const sides = [
+      [clean, clean],
+      [clean, withKey],
+      [withKey, withKey],
+      [withKey, clean],
+      [clean, clean],
+    ];
+    const { reader, bytes } = record({}, (writer) => {
+      sides.forEach(([request, response], i) => {
+        const id = writer.beginExchange({ transport: 'http', method: 'GET', path: '/x', requestHeaders: new HeaderPairs([...request]), tOffsetMs: i * 3 });
+        writer.updateExchange(id, { status: 200, responseHeaders: new HeaderPairs([...response]) });
+        writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: i * 3 + 1, raw: Buffer.from('ok'), verdict: VALID });
+        writer.endExchange(id, { outcome: 'complete', tOffsetMs: i * 3 + 2 });
+      });
+    });
+    const stored = (pairs: string[]) => {
+      const record: Record<string, string> = {};
+      for (let i = 0; i < pairs.length; i += 2) record[pairs[i]] = pairs[i + 1] === KEY ? '<redacted>' : pairs[i + 1];
+      return record;
+    };
+    const exchanges = reader.exchanges();
+    expect(exchanges.map((e) => [e.requestHeaders, e.responseHeaders])).toEqual(sides.map(([request, response]) => [stored(request), stored(response)]));
+    const found = exchanges.map((e) => reader.messages(e.id)[0].verdict.findings.map((f) => f.message));
+    const inRequest = "an OpenAI API key (sk-…) is in request header 'x-api-key'; it was forwarded as sent and stored as <redacted>";
+    const inResponse = "an OpenAI API key (sk-…) is in response header 'x-api-key'; it was forwarded as sent and stored as <redacted>";
+    expect(found).toEqual([[], [inResponse], [inRequest, inResponse], [inRequest], []]);
+    expect(bytes.includes(KEY)).toBe(false);
   });
 
   it('a reason or finding text that comes again (every unchecked message of an unclaimed exchange has the same one) is stored scrubbed each time', () => {

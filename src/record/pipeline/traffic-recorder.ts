@@ -128,6 +128,27 @@ interface StoredMessage {
   http: HttpContext | undefined;
 }
 
+/**
+ * The hint an exchange is classified by: every field of ChannelHint, in one order, so that every hint
+ * the recorder makes has the same shape (a copy made by spreading the capture's hint, whose fields vary,
+ * made each protocol's classify read it the slow way, ten protocols twice an exchange). The request's
+ * body and headers as stored travel with the exchange, not with each hint (MCP's session header).
+ */
+function exchangeHint(hint: ChannelHint, requestBody: unknown, requestHeaders: ChannelHint['requestHeaders']): ChannelHint {
+  // Every field named (`satisfies`): a field added to ChannelHint and left out here does not compile.
+  return {
+    transport: hint.transport,
+    method: hint.method,
+    path: hint.path,
+    contentType: hint.contentType,
+    subprotocol: hint.subprotocol,
+    requestBody,
+    requestHeaders,
+    firstEvent: hint.firstEvent,
+    sniffed: hint.sniffed,
+  } satisfies Record<keyof ChannelHint, unknown>;
+}
+
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
 export class ExchangeRecording implements ExchangeSink {
   protocol?: ProtocolModule;
@@ -173,11 +194,7 @@ export class ExchangeRecording implements ExchangeSink {
   classify(hint: ChannelHint): void {
     if (this.protocol || this.sample) return;
     const requestBody = hint.requestBody ?? this.requestBody;
-    // The request's headers as stored travel with the exchange, not with each hint (MCP's session header).
-    const headers = hint.requestHeaders ?? this.requestHeaders;
-    const given: ChannelHint = { ...hint };
-    if (requestBody !== undefined) given.requestBody = requestBody;
-    if (headers !== undefined) given.requestHeaders = headers;
+    const given = exchangeHint(hint, requestBody, hint.requestHeaders ?? this.requestHeaders);
     const choice = chooseProtocol({ hint: given });
     if (choice) this.adopt(choice, requestBody);
     else if (hint.transport === 'ws' || hint.transport === 'sse') this.sample = new FrameSample(given);
