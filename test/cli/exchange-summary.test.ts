@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { postRun, rawRequest, runInput } from '../record/record-helpers.js';
-import { runCli, spawnCli, type CliProcess } from './run-cli.js';
+import { runBatch } from './cli-batch.js';
+import { spawnCli, type CliProcess, type CliResult } from './run-cli.js';
 
 const fixtures = fixturesAfterEach();
 
@@ -34,9 +35,13 @@ async function stop(p: CliProcess): Promise<void> {
   expect(await p.exited).toEqual({ code: 0, signal: null });
 }
 
-/** The row of exchange `id` in `show`, split into its columns. */
-async function showRow(file: string, id: number): Promise<string[]> {
-  const shown = await runCli(['show', file]);
+/** `show <file> <args>` for each argument list, run in one process (test/cli/cli-batch.ts). */
+function show(file: string, ...runs: string[][]): Promise<CliResult[]> {
+  return runBatch(runs.map((args) => ['show', file, ...args]), { real: [] });
+}
+
+/** The row of exchange `id` in what `show` printed, split into its columns. */
+function rowOf(shown: CliResult, id: number): string[] {
   expect(shown.code).toBe(0);
   const row = shown.stdout.split('\n').find((l) => l.startsWith(`#${id} `));
   expect(row, shown.stdout).toBeDefined();
@@ -52,10 +57,10 @@ describe('one verdict summary for an exchange', () => {
     expect(await r.waitForLine(/#1 GET \/health/)).toMatch(/ 200 http 1 msg unchecked \d+ms$/);
     await stop(r);
 
-    expect(await showRow(out, 1)).toEqual(['#1', 'http', 'GET /health', '200', '1', 'unchecked', 'complete', '-']);
-    const one = await runCli(['show', out, '--exchange', '1']);
+    const [listed, one, asJson] = await show(out, [], ['--exchange', '1'], ['--json']);
+    expect(rowOf(listed, 1)).toEqual(['#1', 'http', 'GET /health', '200', '1', 'unchecked', 'complete', '-']);
     expect(one.stdout.split('\n').slice(0, 2)).toEqual(['#1 GET /health 200 http complete', '  1 message: unchecked; starts ' + one.stdout.split('; starts ')[1].split('\n')[0]]);
-    const json = JSON.parse((await runCli(['show', out, '--json'])).stdout);
+    const json = JSON.parse(asJson.stdout);
     expect(json.exchanges[0]).toMatchObject({ messages: 1, invalid: 0, unchecked: 1, verdict: 'unchecked' });
   });
 
@@ -67,11 +72,11 @@ describe('one verdict summary for an exchange', () => {
     const line = await r.waitForLine(/#1 POST \/agent/);
     await stop(r);
 
-    const [, , , , messages, verdict] = await showRow(out, 1);
+    const [listed, one] = await show(out, [], ['--exchange', '1']);
+    const [, , , , messages, verdict] = rowOf(listed, 1);
     expect(Number(messages)).toBeGreaterThan(5);
     expect(verdict).toBe('unchecked');
     expect(line).toContain(` ${messages} msg unchecked `);
-    const one = await runCli(['show', out, '--exchange', '1']);
     expect(one.stdout.split('\n')[1]).toMatch(new RegExp(`^  ${messages} messages: unchecked; `));
   });
 });
@@ -97,12 +102,11 @@ describe('who ended a stream', () => {
     expect(r.lines.filter((l) => l.includes('✗'))).toEqual([]);
     await stop(r);
 
-    const row = await showRow(out, 1);
-    expect(row.slice(5)).toEqual(['valid', 'aborted by the client', 'RunAgentInput body']);
-    const one = await runCli(['show', out, '--exchange', '1']);
+    const [listed, one, asJson] = await show(out, [], ['--exchange', '1'], ['--json']);
+    expect(rowOf(listed, 1).slice(5)).toEqual(['valid', 'aborted by the client', 'RunAgentInput body']);
     expect(one.stdout.split('\n')[0]).toBe('#1 POST /agent 200 sse/agui aborted by the client (the client disconnected before the response finished)');
     expect(one.stdout).not.toMatch(/invalid|stream-truncated/);
-    expect(JSON.parse((await runCli(['show', out, '--json'])).stdout).exchanges[0]).toMatchObject({ invalid: 0, outcome: 'aborted', endedBy: 'client' });
+    expect(JSON.parse(asJson.stdout).exchanges[0]).toMatchObject({ invalid: 0, outcome: 'aborted', endedBy: 'client' });
 
     const replay = cli(['replay', out, '--listen', '0', '--timing', 'none']);
     const replayUrl = /^listening on (\S+)/.exec(await replay.waitForLine(/^listening on /))![1];
@@ -146,8 +150,9 @@ describe('show --exchange times', () => {
     await r.waitForLine(/#2 POST/);
     await stop(r);
 
-    const json = JSON.parse((await runCli(['show', out, '--exchange', '2', '--json'])).stdout);
-    const text = (await runCli(['show', out, '--exchange', '2'])).stdout.split('\n');
+    const [asJson, asText] = await show(out, ['--exchange', '2', '--json'], ['--exchange', '2']);
+    const json = JSON.parse(asJson.stdout);
+    const text = asText.stdout.split('\n');
     expect(text[1]).toMatch(/; starts \+\d+\.\d ms into the recording$/);
     expect(text[2]).toBe('  protocol agui, chosen by RunAgentInput body');
     expect(text[3].trim()).toBe('seq  since exchange start');

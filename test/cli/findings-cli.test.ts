@@ -63,7 +63,14 @@ describe('proxy findings', () => {
 
   it('filters by rule (repeatable), severity and exchange; --json is one document with totals', async () => {
     const file = recording();
-    const byRule = await runCli(['findings', file, '--rule', 'schema', '--rule', 'response-uncorrelatable', '--json']);
+    const [byRule, bySeverity, byExchange] = await runBatch(
+      [
+        ['findings', file, '--rule', 'schema', '--rule', 'response-uncorrelatable', '--json'],
+        ['findings', file, '--severity', 'warning', '--json'],
+        ['findings', file, '--exchange', '1', '--json'],
+      ],
+      { real: [] },
+    );
     expect(byRule.code).toBe(0);
     const doc = JSON.parse(byRule.stdout);
     expect(doc.recording).toBe(file);
@@ -72,9 +79,9 @@ describe('proxy findings', () => {
       { exchange: 3, transport: 'ws', protocol: 'pi-daemon-rpc', method: 'GET', path: '/v1/session/pd-x/rpc', seq: 3, sender: 'server', label: 'response:response', ...late },
     ]);
     expect(doc.totals).toEqual({ findings: 2, errors: 1, warnings: 1 });
-    const warnings = JSON.parse((await runCli(['findings', file, '--severity', 'warning', '--json'])).stdout);
+    const warnings = JSON.parse(bySeverity.stdout);
     expect(warnings.findings.map((f: { rule: string }) => f.rule)).toEqual(['response-uncorrelatable']);
-    const one = JSON.parse((await runCli(['findings', file, '--exchange', '1', '--json'])).stdout);
+    const one = JSON.parse(byExchange.stdout);
     expect(one.totals).toEqual({ findings: 1, errors: 1, warnings: 0 });
   });
 
@@ -121,12 +128,11 @@ describe('proxy findings', () => {
       EXCHANGES[1],
       { transport: 'http', method: 'POST', path: '/agent', status: 502, error: { code: 'E_UPSTREAM_UNREACHABLE', message: 'cannot reach http://agents.example.test: ENOTFOUND' }, messages: [] },
     ]);
-    const gate = await runCli(['findings', file, '--fail-on', 'error', '--json']);
+    const [gate, validate] = await runBatch([['findings', file, '--fail-on', 'error', '--json'], ['validate', file]], { real: [] });
     expect(gate.code).toBe(1);
     expect(JSON.parse(gate.stdout).findings).toEqual([
       { exchange: 2, transport: 'http', protocol: null, method: 'POST', path: '/agent', seq: 0, sender: 'server', label: 'exchange', rule: 'upstream-unreachable', severity: 'error', pointer: '', message: 'the upstream could not be reached (cannot reach http://agents.example.test: ENOTFOUND)' },
     ]);
-    const validate = await runCli(['validate', file]);
     expect(validate.code).toBe(1);
     expect(validate.stdout).toContain(`${file} #2 POST /agent  error upstream-unreachable: the upstream could not be reached`);
   });

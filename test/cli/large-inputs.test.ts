@@ -11,6 +11,7 @@ import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { renderText } from '../../src/diff/render-text.js';
 import type { DiffReport, MessageDiff } from '../../src/diff/diff-report.js';
 import { styleFor } from '../../src/core/style.js';
+import { LONG_READ } from '../../src/cli/progress-line.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const folder = tempDir('agent-proxy-large-');
@@ -54,13 +55,16 @@ describe('large inputs', () => {
   it.skipIf(!existsSync(SCRIPT))(`validate of ${MANY} messages says how far it is when stderr is a terminal, and not with --json`, async () => {
     const file = join(tmp, 'long-run-tty.ndjson');
     writeFileSync(file, longRun(MANY));
-    const onTerminal = (args: string) => runOnTerminal(`${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} validate ${JSON.stringify(file)} ${args} > /dev/null`);
+    const onTerminal = (args: string, input = file) => runOnTerminal(`${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} validate ${JSON.stringify(input)} ${args} > /dev/null`);
     const lines = (await onTerminal('')).split('\r').filter(Boolean);
     expect(lines[0]).toBe(`validating messages: 2,000 of 200,004 (0%)\x1b[K`);
     expect(lines).toHaveLength(101);
     expect(lines.at(-2)).toBe(`validating messages: 200,000 of 200,004 (99%)\x1b[K`);
     expect(lines.at(-1)).toBe('\x1b[K');
-    expect(await onTerminal('--json')).toBe('');
+    // --json on an input just long enough for the line (half the CPU of the one above).
+    const justLongEnough = join(tmp, 'long-enough.ndjson');
+    writeFileSync(justLongEnough, longRun(LONG_READ));
+    expect(await onTerminal('--json', justLongEnough)).toBe('');
   }, 120_000);
 
   it(`show lists a recording of ${EXCHANGES} exchanges`, async () => {

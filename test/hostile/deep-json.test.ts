@@ -7,6 +7,12 @@
  * with an unchecked verdict and a `json-too-deep` warning, and that a control message afterwards is
  * still recorded; then that every command reading such a recording (show, export, import, diff,
  * validate, view, replay) completes.
+ *
+ * The commands that read the recording and end (show, export, import, diff, validate) run a test's
+ * worth at a time in one process (test/cli/cli-batch.ts): each run is main() over the same deep
+ * messages, under the same stack limit as a process of its own, so a walk that overflows fails the
+ * same way; the process's own start, paid once per test instead of once per run, is what it saves.
+ * The first batch also runs its first command as a process of its own and compares what it printed.
  */
 import { createServer, type Server } from 'node:http';
 import { createConnection, createServer as createNetServer, type Socket } from 'node:net';
@@ -15,6 +21,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { runCli, type CliProcess } from '../cli/run-cli.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { spawnLines, BIN, type LineProcess } from '../stdio/stdio-helpers.js';
@@ -114,10 +121,22 @@ interface Recorded {
 }
 
 let recorded: Promise<Recorded> | undefined;
+let exported: Promise<string> | undefined;
 
 /** The deep traffic recorded once through `proxy record` (the record test checks it; the readers use it). */
 function deepRecording(): Promise<Recorded> {
   return (recorded ??= recordDeepTraffic());
+}
+
+/** The deep recording exported once as NDJSON, to first.ndjson (the export test re-imports it, diff compares with it). */
+function deepExport(): Promise<string> {
+  return (exported ??= deepRecording().then(async ({ file, dir }) => {
+    const out = join(dir, 'first.ndjson');
+    const result = await runCli(['export', file, '--format', 'ndjson', '--out', out]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return out;
+  }));
 }
 
 async function recordDeepTraffic(): Promise<Recorded> {
@@ -233,17 +252,19 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
 
   it('show, show --exchange and --json print such a recording, the deep JSON written out whole', async () => {
     const { file } = await deepRecording();
-    const summary = await runCli(['show', file]);
+    const [summary, listed, asJson] = await runBatch([
+      ['show', file],
+      ['show', file, '--exchange', '1'],
+      ['show', file, '--exchange', '5', '--json'],
+    ]);
     expect(summary.stderr).toBe('');
     expect(summary.code).toBe(0);
     expect(summary.stdout).toContain('6 exchanges, 17 messages');
 
-    const listed = await runCli(['show', file, '--exchange', '1']);
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toContain('← STATE_SNAPSHOT unchecked (not judged: nests deeper than 512 levels)');
     expect(listed.stdout).toContain('warning json-too-deep (whole message): the message nests arrays and objects deeper than 512 levels');
 
-    const asJson = await runCli(['show', file, '--exchange', '5', '--json']);
     expect(asJson.stderr).toBe('');
     expect(asJson.code).toBe(0);
     const text = asJson.stdout.trimEnd();
@@ -255,17 +276,18 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
 
   it('export --format ndjson → import → export is byte-identical; export --format har completes', async () => {
     const { file, dir } = await deepRecording();
-    const first = join(dir, 'first.ndjson');
+    const first = await deepExport();
     const imported = join(dir, 'imported.db');
     const second = join(dir, 'second.ndjson');
-    for (const args of [
-      ['export', file, '--format', 'ndjson', '--out', first],
+    const runs = [
       ['import', first, '--out', imported, '--overwrite'],
       ['export', imported, '--format', 'ndjson', '--out', second],
-    ]) {
-      const result = await runCli(args);
-      expect(result.stderr, args.join(' ')).toBe('');
-      expect(result.code, args.join(' ')).toBe(0);
+      ['export', file, '--format', 'har'],
+    ];
+    const results = await runBatch(runs, { real: [] });
+    for (const [at, result] of results.slice(0, 2).entries()) {
+      expect(result.stderr, runs[at].join(' ')).toBe('');
+      expect(result.code, runs[at].join(' ')).toBe(0);
     }
     const exported = readFileSync(first);
     expect(readFileSync(second).equals(exported)).toBe(true);
@@ -276,27 +298,17 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     // The imported copy reads back the same.
     expectSameText(messageOf(imported, 5, 1).deepJson ?? '', DEEP_OBJECT, 'the imported frame');
 
-    const har = await runCli(['export', file, '--format', 'har']);
+    const har = results[2];
     expect(har.stderr).toBe('');
     expect(har.code).toBe(0);
     expect(har.stdout).toContain(JSON.stringify(DEEP_OBJECT).slice(1, -1));
   });
 
-  // ~10 s of CPU (four CLI runs over 100,000-level messages; 26 s before they compared deep texts
+  // ~5 s of CPU (three diffs over 100,000-level messages; 26 s before they compared deep texts
   // without writing them again): on a loaded 2-core machine it took over 120 s.
   it('diff (plain, --semantic, and the worker scan) compares deep messages by their JSON text', async () => {
     const { file, dir } = await deepRecording();
-    const ndjson = join(dir, 'diff.ndjson');
-    expect((await runCli(['export', file, '--format', 'ndjson', '--out', ndjson])).code).toBe(0);
-    for (const [args, env] of [
-      [['diff', file, ndjson], { AGENT_PROXY_DIFF_WORKER: 'never' }],
-      [['diff', file, ndjson, '--semantic', '--format', 'json'], { AGENT_PROXY_DIFF_WORKER: 'always' }],
-    ] as const) {
-      const result = await runCli([...args], { env });
-      expect(result.stderr, args.join(' ')).toBe('');
-      expect(result.code, args.join(' ')).toBe(0);
-      expect(result.stdout).toMatch(/equal after normalization|"equal": true/);
-    }
+    const ndjson = await deepExport();
     // A deep message that differs is one changed message, not a crash.
     const changed = join(dir, 'changed.ndjson');
     // The frame back's line (its JSON last) made one level deeper. Found by its end: searching the text
@@ -306,7 +318,17 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     expect(frameBack).toBeGreaterThan(0);
     lines[frameBack] = `${lines[frameBack].slice(0, -DEEP_ARRAY.length - 1)}[${DEEP_ARRAY}]}`;
     writeFileSync(changed, lines.join('\n'));
-    const diff = await runCli(['diff', file, changed]);
+    const same = [
+      { args: ['diff', file, ndjson], env: { AGENT_PROXY_DIFF_WORKER: 'never' } },
+      { args: ['diff', file, ndjson, '--semantic', '--format', 'json'], env: { AGENT_PROXY_DIFF_WORKER: 'always' } },
+    ];
+    const results = await runBatch([...same, ['diff', file, changed]], { real: [] });
+    for (const [at, { args }] of same.entries()) {
+      expect(results[at].stderr, args.join(' ')).toBe('');
+      expect(results[at].code, args.join(' ')).toBe(0);
+      expect(results[at].stdout).toMatch(/equal after normalization|"equal": true/);
+    }
+    const diff = results[2];
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(1);
     expect(diff.stdout).toMatch(/1 changed/);
@@ -314,7 +336,16 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
 
   it('validate judges such a recording, and files of deep messages, one unchecked line per deep message', async () => {
     const { file, dir } = await deepRecording();
-    const recording = await runCli(['validate', file]);
+    const sse = join(dir, 'events.sse');
+    writeFileSync(sse, SSE_BODY);
+    const lines = join(dir, 'lines.jsonl');
+    writeFileSync(lines, `${DEEP_OBJECT}\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n${DEEP_ARRAY}\n`);
+    // An AG-UI run whose input state is deep: the events are judged against the input's top.
+    const array = join(dir, 'array.json');
+    const run = [`{"dir":"client","msg":${DEEP_INPUT}}`, EVENTS.started, '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/note","value":"x"}]}', EVENTS.snapshot, EVENTS.finished];
+    writeFileSync(array, `[${run.join(',')}]`);
+    const inputs = [sse, lines, array];
+    const [recording, ...files] = await runBatch([['validate', file], ...inputs.map((input) => ['validate', input, '--json'])], { real: [] });
     expect(recording.stderr).toBe('');
     // The session's answer ({"ok":true}, no envelope) is invalid, as record judged it by Pi REST.
     expect(recording.code).toBe(1);
@@ -324,18 +355,10 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     expect(recording.stdout.match(/warning json-too-deep/g)).toHaveLength(6);
     expect(recording.stdout).toMatch(/← STATE_SNAPSHOT {2}unchecked {2}\(not judged: nests deeper than 512 levels\)/);
 
-    const sse = join(dir, 'events.sse');
-    writeFileSync(sse, SSE_BODY);
-    const lines = join(dir, 'lines.jsonl');
-    writeFileSync(lines, `${DEEP_OBJECT}\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n${DEEP_ARRAY}\n`);
-    // An AG-UI run whose input state is deep: the events are judged against the input's top.
-    const array = join(dir, 'array.json');
-    const run = [`{"dir":"client","msg":${DEEP_INPUT}}`, EVENTS.started, '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/note","value":"x"}]}', EVENTS.snapshot, EVENTS.finished];
-    writeFileSync(array, `[${run.join(',')}]`);
     type Report = { messages: Array<{ label: string; verdict: { reason?: string; findings: Array<{ rule: string; message: string }> } }> };
     const reports: Report[] = [];
-    for (const input of [sse, lines, array]) {
-      const result = await runCli(['validate', input, '--json']);
+    for (const [at, input] of inputs.entries()) {
+      const result = files[at];
       expect(result.stderr, input).toBe('');
       const report = JSON.parse(result.stdout) as Report;
       reports.push(report);

@@ -46,10 +46,20 @@ export interface JsonRecorder {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `spawn` starts the CLI (a full-disk test runs it under a shell that limits file sizes first). */
-export async function startJsonRecorder(target: string, out: string, extra: string[] = [], spawn = (args: string[]) => spawnCli(args)): Promise<JsonRecorder> {
+/**
+ * `spawn` starts the CLI (a full-disk test runs it under a shell that limits file sizes first).
+ * `whenDone` takes what kills it if it still runs: after the test by default, or when a recorder
+ * shared by several tests is done.
+ */
+export async function startJsonRecorder(
+  target: string,
+  out: string,
+  extra: string[] = [],
+  spawn = (args: string[]) => spawnCli(args),
+  whenDone: (kill: () => Promise<void>) => void = onCleanup,
+): Promise<JsonRecorder> {
   const cli = spawn(['record', '--target', target, '--listen', '0', '--out', out, '--json', ...extra]);
-  onCleanup(async () => {
+  whenDone(async () => {
     if (cli.child.exitCode === null && cli.child.signalCode === null) {
       cli.child.kill('SIGKILL');
       await cli.exited;

@@ -15,7 +15,7 @@ import { bareRegistry } from '../support/shared.js';
 import { connectMcpClient, mcpSession, startMcpEverything } from '../support/mcp-everything.js';
 import { MOCK_HELLO, startMockOpenAI } from '../support/mock-openai.js';
 import { startMockAnthropic } from '../support/mock-anthropic.js';
-import { runCli } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
 
 const cleanups = fixturesAfterEach();
 
@@ -36,10 +36,11 @@ async function recorder(target: string): Promise<RunningRecorder> {
   return running;
 }
 
-async function cliJson<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  expect(result.stderr).toBe('');
-  return JSON.parse(result.stdout) as T;
+/** `show --json` and `findings --json` of `file`, in one process (test/cli/cli-batch.ts): what the two commands print. */
+async function shownAndFound(file: string): Promise<{ exchanges: ShownExchange[]; findings: { totals: { findings: number } } }> {
+  const [shown, found] = await runBatch([['show', file, '--json'], ['findings', file, '--json']], { real: [] });
+  for (const result of [shown, found]) expect(result.stderr).toBe('');
+  return { exchanges: (JSON.parse(shown.stdout) as { exchanges: ShownExchange[] }).exchanges, findings: JSON.parse(found.stdout) as { totals: { findings: number } } };
 }
 
 describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
@@ -53,13 +54,12 @@ describe('MCP over Streamable HTTP (official SDK, reference server)', () => {
     await client.close();
     await proxy.close();
 
-    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
+    const { exchanges, findings } = await shownAndFound(proxy.out);
     // The SDK's calls were recorded (initialize, the session's calls and their SSE answers).
     expect(exchanges.filter((e) => e.transport === 'sse' && e.method === 'POST').length).toBeGreaterThanOrEqual(8);
     expect(exchanges.reduce((n, e) => n + e.messages, 0)).toBeGreaterThanOrEqual(18);
     expect(exchanges.filter((e) => e.protocol !== 'mcp').map((e) => `${e.method} ${e.path} ${e.protocol}`)).toEqual([]);
     expect(exchanges.filter((e) => e.invalid > 0)).toEqual([]);
-    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
     expect(findings.totals.findings).toBe(0);
   });
 });
@@ -81,11 +81,10 @@ describe('OpenAI chat completions (official client)', () => {
     expect(text).toBe(MOCK_HELLO);
     await proxy.close();
 
-    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
+    const { exchanges, findings } = await shownAndFound(proxy.out);
     expect(exchanges).toHaveLength(1);
     expect(exchanges[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', transport: stream ? 'sse' : 'http', protocol: 'openai', invalid: 0, verdict: 'valid' });
     expect(exchanges[0].messages).toBeGreaterThanOrEqual(stream ? 3 : 2);
-    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
     expect(findings.totals.findings).toBe(0);
   });
 });
@@ -107,11 +106,10 @@ describe('Anthropic messages (official client)', () => {
     expect(text).toBe(MOCK_HELLO);
     await proxy.close();
 
-    const { exchanges } = await cliJson<{ exchanges: ShownExchange[] }>(['show', proxy.out]);
+    const { exchanges, findings } = await shownAndFound(proxy.out);
     expect(exchanges).toHaveLength(1);
     expect(exchanges[0]).toMatchObject({ method: 'POST', path: '/v1/messages', transport: stream ? 'sse' : 'http', protocol: 'anthropic', invalid: 0, verdict: 'valid' });
     expect(exchanges[0].messages).toBeGreaterThanOrEqual(stream ? 5 : 2);
-    const findings = await cliJson<{ totals: { findings: number } }>(['findings', proxy.out]);
     expect(findings.totals.findings).toBe(0);
   });
 });

@@ -5,9 +5,11 @@
  * client's own messages to their recorded order. The order is driven here by a raw client that waits
  * for each answer before it sends the next line, so each run takes the same path.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
+import { tempDir } from '../support/temp-dir.js';
 import { recordStdio, replayStdioProcess, type LineProcess } from './stdio-helpers.js';
 
 const { scratch } = fixturesAfterEach();
@@ -67,12 +69,26 @@ async function session(proc: LineProcess, order: Order, base: number): Promise<{
   return { result, rootsAsked };
 }
 
-async function recordIn(order: Order): Promise<string> {
-  const out = scratch().file(`${order}.db`);
+// Each order's session is recorded once per file (a recorder and the server are ~0.9 s of CPU), by the
+// first test that asks; each test replays a copy of its own.
+const recorded = tempDir('agent-proxy-answer-order-');
+afterAll(() => recorded.cleanup());
+const sessions = new Map<Order, Promise<string>>();
+
+async function record(order: Order): Promise<string> {
+  const out = recorded.file(`${order}.db`);
   const recorder = recordStdio(out, ROOTS_SERVER);
   const { result } = await session(recorder, order, 1);
   expect(result).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'echo: hi' }] } });
   expect((await recorder.exited).code, recorder.stderr()).toBe(0);
+  return out;
+}
+
+/** A copy, in this test's folder, of the session recorded in `order`. */
+async function recordIn(order: Order): Promise<string> {
+  if (!sessions.has(order)) sessions.set(order, record(order));
+  const out = scratch().file(`${order}.db`);
+  copyFileSync(await sessions.get(order)!, out);
   return out;
 }
 

@@ -4,7 +4,7 @@
  * chromium or playwright-core is missing. INSPECTOR_SCREENSHOTS=1 also writes the README's
  * screenshots to docs/images/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,20 +46,37 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     folder.cleanup();
   });
 
-  async function open(url: string, hash = '#/', clipboard = false): Promise<Page> {
+  // A tab a test has finished with is opened again by a later test: loaded anew (through about:blank,
+  // so that a URL that differs only in its hash is still a load, not a hash change) with an empty
+  // error list. A new context and page cost the browser a renderer process each (~0.5 s of CPU).
+  const idle: Page[] = [];
+  const inUse: Page[] = [];
+  afterEach(() => {
+    idle.push(...inUse.splice(0));
+  });
+
+  async function newTab(url: string, clipboard: boolean): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     contexts.push(context);
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errorsOf(page).push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errorsOf(page).push(m.text()));
     // Nothing may leave the machine: the page works offline.
     await page.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
-      errors.push(`external request: ${route.request().url()}`);
+      errorsOf(page).push(`external request: ${route.request().url()}`);
       return route.abort();
     });
-    (page as Page & { errors: string[] }).errors = errors;
+    return page;
+  }
+
+  /** The page at `url` + `hash`, loaded in a tab of its own; `clipboard`: in a new context allowed to use it, not opened again. */
+  async function open(url: string, hash = '#/', clipboard = false): Promise<Page> {
+    const reused = clipboard ? undefined : idle.pop();
+    const page = reused ?? (await newTab(url, clipboard));
+    if (reused) await page.goto('about:blank');
+    (page as Page & { errors: string[] }).errors = [];
+    if (!clipboard) inUse.push(page);
     await page.goto(url + '/' + hash);
     return page;
   }
@@ -204,10 +221,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     writeBigRecording(big, 100_000);
     const server = await startInspector({ recording: big, listen: 0 });
     try {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-      contexts.push(context);
-      const page = await context.newPage();
-      await page.goto(server.url + '/#/exchange/1');
+      const page = await open(server.url, '#/exchange/1');
       await page.waitForSelector('.msg-row[data-seq="20"]');
       expect(await page.locator('#message-count').textContent()).toBe('100001 messages');
       // Only the rows in view (plus a margin) exist in the DOM.
@@ -518,10 +532,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
     expect(dom).toContain('/scenario/broken-content-before-start');
 
     // The same without a wait in playwright: the DOM at the load event already holds the rows.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(inspector.url + '/', { waitUntil: 'load' });
+    const page = await open(inspector.url, '');
     expect(await page.locator('.tl-row').count()).toBe(2);
     expect(await page.locator('#view').textContent()).not.toContain('loading…');
   }, 60_000);

@@ -11,7 +11,7 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { openWithCurrentVerdicts } from '../../src/validate/current-verdicts.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { PI_RPC_UNCORRELATED_REJECTION, writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
-import { runCli } from '../cli/run-cli.js';
+import { runBatch } from '../cli/cli-batch.js';
 
 const registry = () => SchemaRegistry.load({ useEnv: false });
 
@@ -59,11 +59,19 @@ describe('reading a recording judged by older rules', () => {
 
   it('findings, show and validate report the rule for a recording made before it existed, as for one made now', async () => {
     const file = writeNdjsonRecording([burst], 'old.ndjson', { rulesVersion: null });
-    const findings = JSON.parse((await runCli(['findings', '--json', '--rule', 'response-uncorrelatable', file])).stdout);
+    const [found, shown, validated] = await runBatch(
+      [
+        ['findings', '--json', '--rule', 'response-uncorrelatable', file],
+        ['show', '--json', '--exchange', '1', file],
+        ['validate', '--json', file],
+      ],
+      { real: [] },
+    );
+    const findings = JSON.parse(found.stdout);
     expect(findings.findings.map((f: { exchange: number; seq: number; severity: string }) => [f.exchange, f.seq, f.severity])).toEqual([[1, 4, 'warning']]);
-    const show = JSON.parse((await runCli(['show', '--json', '--exchange', '1', file])).stdout);
+    const show = JSON.parse(shown.stdout);
     expect(show.messages[3].findings.map((f: { rule: string }) => f.rule)).toContain('response-uncorrelatable');
-    const validate = JSON.parse((await runCli(['validate', '--json', file])).stdout);
+    const validate = JSON.parse(validated.stdout);
     expect(validate.messages[3].verdict.findings.map((f: { rule: string }) => f.rule)).toContain('response-uncorrelatable');
   });
 });
