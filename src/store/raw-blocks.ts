@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { inflateSync } from 'node:zlib';
+import { StoreError } from './store-errors.js';
 
 /** The SQL functions that hand out a slice of a block (registerRawBlockFunctions). */
 const KEPT = 'raw_block_kept';
@@ -42,7 +43,7 @@ const KEPT_BYTES = 4 * 1024 * 1024;
  * on a connection while another runs. Two functions of fixed arity, not one of optional arguments:
  * this one is called for every message read, and a rest parameter costs an array a call.
  */
-export function registerRawBlockFunctions(db: Database.Database): void {
+export function registerRawBlockFunctions(db: Database.Database, file: string): void {
   const kept = new Map<number, Buffer>();
   let keptBytes = 0;
   db.function(KEPT, (block: number, at: number, size: number) => {
@@ -52,7 +53,10 @@ export function registerRawBlockFunctions(db: Database.Database): void {
   db.function(SLICE, (block: number, at: number, size: number, data: Buffer | null) => {
     let bytes = kept.get(block);
     if (bytes === undefined) {
-      if (data === null) return null;
+      // A row that names a block the file lacks: a damaged file, said as such rather than read as no bytes.
+      if (data === null) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (damaged: a message's bytes are in block ${block}, which raw_blocks does not hold)`);
+      }
       bytes = inflateSync(data);
       while (kept.size > 0 && (kept.size >= KEPT_BLOCKS || keptBytes + bytes.length > KEPT_BYTES)) {
         const [oldest, old] = kept.entries().next().value as [number, Buffer];

@@ -209,6 +209,25 @@ describe('messages of every shape', () => {
   });
 });
 
+describe('a damaged file', () => {
+  it('a message whose block is missing: E_STORE_NOT_RECORDING, naming the block', () => {
+    const file = join(tmp.dir, 'damaged.db');
+    const w = RecordingWriter.open(file, meta());
+    const id = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+    for (let i = 0; i < 20; i++) w.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: 1, raw: Buffer.from(`data: {"n":${i},"text":"the same words"}\n\n`), json: { n: i, text: 'the same words' }, verdict: valid });
+    w.close();
+    const db = openDatabase(file);
+    db.exec('DELETE FROM raw_blocks');
+    db.close();
+    const reader = RecordingReader.open(file);
+    try {
+      expect(() => [...reader.messagesInOrder()]).toThrow(expect.objectContaining({ code: 'E_STORE_NOT_RECORDING', message: expect.stringMatching(/damaged\.db: not a recording \(damaged: a message's bytes are in block 1, which raw_blocks does not hold\)$/) }));
+    } finally {
+      reader.close();
+    }
+  });
+});
+
 describe('a format 8 file', () => {
   it('opens, is upgraded to format 9 with its rows as they were, exports the same, and an append blocks only the new messages', () => {
     verdictsWrittenByHand(tmp.dir);
