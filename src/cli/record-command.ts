@@ -14,6 +14,7 @@ import { inspectorListen } from '../ui/server/inspector-listen.js';
 import type { RunningInspector } from '../ui/server/inspector-server.js';
 import type { LiveListener } from '../record/live-events.js';
 import { totalsText } from './totals-text.js';
+import { groupedCount, LONG_READ_MESSAGES, progressLine } from './progress-line.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { keepSecretsMatchingOf, keepSecretsOption, maxBodyOf } from './recording-rule-flags.js';
 
@@ -189,7 +190,16 @@ export function recordCommand(result: CommandResult): Command {
       await inspector?.close();
       // A recording that stopped early (a write failed, the worker ended) still gets its summary,
       // then the error, which makes the exit code 2.
+      // Closing moves the messages' bytes into compressed blocks (store/raw-block-compaction.ts): 200,000 messages
+      // take a second or two, said on a terminal as the other long commands do.
+      const closing = progressLine(process.stderr);
+      const messages = totals().messages;
+      if (messages >= LONG_READ_MESSAGES) {
+        view.clearStatus();
+        closing.update(`storing ${groupedCount(messages)} messages compressed…`);
+      }
       const { totals: final, error } = await closedRecording(recorder);
+      closing.done();
       view.clearStatus();
       if (options.json) {
         process.stdout.write(JSON.stringify({ event: 'summary', signal, ...final, out: recorder.out, ...(error ? { stored: false } : {}) }) + '\n');

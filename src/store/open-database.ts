@@ -90,7 +90,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     }
     if (!readonly) db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     db.pragma('foreign_keys = ON');
-    registerRawBlockFunctions(db);
+    registerRawBlockFunctions(db, file);
   } catch (error) {
     db.close();
     const code = sqliteCode(error);

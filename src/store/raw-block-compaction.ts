@@ -17,8 +17,8 @@ export const BLOCK_BYTES = 64 * 1024;
 const LEVEL = 1;
 /** What a blocked message's row costs besides its bytes (raw_block, raw_at, raw_size): a run smaller by less stays plain. */
 const ROW_COST = 6;
-/** Messages of an exchange read at a time. */
-const PAGE = 1024;
+/** Messages of an exchange read at a time (with the bytes only of those that fit a block: at most 16 MiB). */
+const PAGE = 256;
 /** VACUUM once the blocks saved this share of the file's bytes: the space freed inside pages is reused only then. */
 const VACUUM_SHARE = 0.1;
 
@@ -32,7 +32,8 @@ export interface Compaction {
   vacuumed: boolean;
 }
 
-type Row = [id: number, seq: number, raw: Buffer];
+/** A message as the pages read it: its bytes, or null for one bigger than a block (read alone when it is blocked). */
+type Row = [id: number, seq: number, size: number, raw: Buffer | null];
 
 /**
  * Blocks the messages from id `firstMessageId` on, in one transaction, then VACUUMs when that saved
@@ -43,20 +44,24 @@ export function compactMessages(db: Database.Database, firstMessageId: number, p
   const exchanges = db.prepare('SELECT exchange_id, count(*) FROM messages WHERE id >= ? AND raw_block IS NULL GROUP BY exchange_id').raw(true).all(firstMessageId) as Array<[number, number]>;
   if (exchanges.length === 0) return result;
   const total = exchanges.reduce((n, [, count]) => n + count, 0);
-  const page = db.prepare('SELECT id, seq, raw FROM messages WHERE exchange_id = ? AND id >= ? AND seq > ? AND raw_block IS NULL ORDER BY seq LIMIT ?').raw(true);
+  const page = db
+    .prepare(`SELECT id, seq, length(raw), CASE WHEN length(raw) <= ${BLOCK_BYTES} THEN raw END FROM messages
+      WHERE exchange_id = ? AND id >= ? AND seq > ? AND raw_block IS NULL ORDER BY seq LIMIT ?`)
+    .raw(true);
+  const rawOf = db.prepare('SELECT raw FROM messages WHERE id = ?').pluck();
   const insertBlock = db.prepare('INSERT INTO raw_blocks (exchange_id, size, data) VALUES (?, ?, ?)');
   const moveRow = db.prepare("UPDATE messages SET raw = x'', raw_block = ?, raw_at = ?, raw_size = ? WHERE id = ?");
   let done = 0;
 
   const writeRun = (exchangeId: number, run: Row[], bytes: number): void => {
-    const plain = run.length === 1 ? run[0][2] : Buffer.concat(run.map((r) => r[2]), bytes);
+    const plain = run.length === 1 ? (run[0][3] ?? (rawOf.get(run[0][0]) as Buffer)) : Buffer.concat(run.map((r) => r[3] as Buffer), bytes);
     const data = deflateSync(plain, { level: LEVEL });
     if (data.length + ROW_COST * run.length >= bytes) return;
     const block = Number(insertBlock.run(exchangeId, bytes, data).lastInsertRowid);
     let at = 0;
-    for (const [id, , raw] of run) {
-      moveRow.run(block, at, raw.length, id);
-      at += raw.length;
+    for (const [id, , size] of run) {
+      moveRow.run(block, at, size, id);
+      at += size;
     }
     result.messages += run.length;
     result.blocks++;
@@ -72,7 +77,7 @@ export function compactMessages(db: Database.Database, firstMessageId: number, p
       for (;;) {
         const rows = page.all(exchangeId, firstMessageId, lastSeq, PAGE) as Row[];
         for (const row of rows) {
-          const size = row[2].length;
+          const size = row[2];
           if (size === 0) continue;
           if (run.length === BLOCK_MESSAGES || (run.length > 0 && runBytes + size > BLOCK_BYTES)) {
             writeRun(exchangeId, run, runBytes);

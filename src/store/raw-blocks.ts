@@ -8,8 +8,10 @@
  */
 import type Database from 'better-sqlite3';
 import { inflateSync } from 'node:zlib';
+import { StoreError } from './store-errors.js';
 
-/** The SQL function that hands out a slice of a block (registerRawBlockFunctions). */
+/** The SQL functions that hand out a slice of a block (registerRawBlockFunctions). */
+const KEPT = 'raw_block_kept';
 const SLICE = 'raw_block_slice';
 
 /**
@@ -20,7 +22,7 @@ const SLICE = 'raw_block_slice';
 export function rawBytesSql(alias = 'messages'): string {
   const m = `${alias}.`;
   const where = `${m}raw_block, ${m}raw_at, ${m}raw_size`;
-  return `CASE WHEN ${m}raw_block IS NULL THEN ${m}raw ELSE coalesce(${SLICE}(${where}), ${SLICE}(${where}, (SELECT b.data FROM raw_blocks b WHERE b.id = ${m}raw_block))) END`;
+  return `CASE WHEN ${m}raw_block IS NULL THEN ${m}raw ELSE coalesce(${KEPT}(${where}), ${SLICE}(${where}, (SELECT b.data FROM raw_blocks b WHERE b.id = ${m}raw_block))) END`;
 }
 
 /** The size of a message's bytes in SQL (rawBytesSql's length, without reading a block). */
@@ -35,30 +37,35 @@ const KEPT_BLOCKS = 32;
 const KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
- * Registers the block function on a connection: `raw_block_slice(block, at, size)` is the slice of a
+ * Registers the block functions on a connection: `raw_block_kept(block, at, size)` is the slice of a
  * block it holds inflated, else NULL; `raw_block_slice(block, at, size, data)` inflates `data` (the
  * block's row) first. A function cannot read the block itself: better-sqlite3 refuses a statement
- * on a connection while another runs.
+ * on a connection while another runs. Two functions of fixed arity, not one of optional arguments:
+ * this one is called for every message read, and a rest parameter costs an array a call.
  */
-export function registerRawBlockFunctions(db: Database.Database): void {
+export function registerRawBlockFunctions(db: Database.Database, file: string): void {
   const kept = new Map<number, Buffer>();
   let keptBytes = 0;
-  db.function(SLICE, { varargs: true, directOnly: false }, (...args: unknown[]) => {
-    const [block, at, size, data] = args as [number | bigint, number | bigint, number | bigint, Buffer | null | undefined];
-    const id = Number(block);
-    let bytes = kept.get(id);
+  db.function(KEPT, (block: number, at: number, size: number) => {
+    const bytes = kept.get(block);
+    return bytes === undefined ? null : bytes.subarray(at, at + size);
+  });
+  db.function(SLICE, (block: number, at: number, size: number, data: Buffer | null) => {
+    let bytes = kept.get(block);
     if (bytes === undefined) {
-      if (data === undefined || data === null) return null;
+      // A row that names a block the file lacks: a damaged file, said as such rather than read as no bytes.
+      if (data === null) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (damaged: a message's bytes are in block ${block}, which raw_blocks does not hold)`);
+      }
       bytes = inflateSync(data);
       while (kept.size > 0 && (kept.size >= KEPT_BLOCKS || keptBytes + bytes.length > KEPT_BYTES)) {
         const [oldest, old] = kept.entries().next().value as [number, Buffer];
         kept.delete(oldest);
         keptBytes -= old.length;
       }
-      kept.set(id, bytes);
+      kept.set(block, bytes);
       keptBytes += bytes.length;
     }
-    const start = Number(at);
-    return bytes.subarray(start, start + Number(size));
+    return bytes.subarray(at, at + size);
   });
 }

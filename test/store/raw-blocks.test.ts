@@ -3,7 +3,7 @@
  * (store/raw-block-compaction.ts), and every reader reads them from there (store/raw-blocks.ts). Each
  * test compares a compacted file with the same recording whose bytes are all in `raw`.
  */
-import { copyFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
@@ -23,6 +23,7 @@ import { agreementViews } from '../support/recording-agreement.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { tempDir } from '../support/temp-dir.js';
 import { meta } from './store-fixtures.js';
+import { runBatch } from '../cli/cli-batch.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -85,6 +86,31 @@ describe('every protocol, compacted', () => {
     importNdjsonText(text, imported);
     expect(blockCounts(imported)).toEqual(blockCounts(file));
     expect(exportedNdjson(imported)).toBe(text);
+  });
+});
+
+describe('the built CLI on a compacted file', () => {
+  it('export, show, findings, validate and diff print the same as on the plain file', async () => {
+    verdictsWrittenByHand(tmp.dir);
+    mkdirSync(join(tmp.dir, 'blocks'));
+    mkdirSync(join(tmp.dir, 'plain'));
+    const file = join(tmp.dir, 'blocks', 'every.db');
+    recordEveryProtocol(file, registry);
+    copyFileSync(plainCopy(file, 'plain.db'), join(tmp.dir, 'plain', 'every.db'));
+    const plainFile = join(tmp.dir, 'plain', 'every.db');
+    const commands = (path: string, other: string) => [
+      ['export', path, '--format', 'ndjson'],
+      ['show', path, '--json'],
+      ['findings', path, '--json'],
+      ['validate', path, '--json'],
+      ['diff', path, other, '--json'],
+    ];
+    // The first of each also as a process of its own (cli-batch.ts).
+    const [blocked, plain] = await Promise.all([runBatch(commands(file, plainFile)), runBatch(commands(plainFile, file))]);
+    const folders = (text: string) => text.replaceAll(join(tmp.dir, 'blocks'), 'DIR').replaceAll(join(tmp.dir, 'plain'), 'DIR');
+    const outputs = (results: typeof blocked) => results.map((r) => ({ code: r.code, stdout: folders(r.stdout), stderr: folders(r.stderr) }));
+    expect(blocked[0].stdout.length).toBeGreaterThan(1000);
+    expect(outputs(blocked)).toEqual(outputs(plain));
   });
 });
 
@@ -206,6 +232,25 @@ describe('messages of every shape', () => {
     expect(after.blocks.slice(0, before.blocks.length)).toEqual(before.blocks);
     expect(after.blocks.length).toBe(before.blocks.length + 1);
     expect(bytesOf(file)).toEqual([...written, ...more]);
+  });
+});
+
+describe('a damaged file', () => {
+  it('a message whose block is missing: E_STORE_NOT_RECORDING, naming the block', () => {
+    const file = join(tmp.dir, 'damaged.db');
+    const w = RecordingWriter.open(file, meta());
+    const id = w.beginExchange({ transport: 'sse', tOffsetMs: 0 });
+    for (let i = 0; i < 20; i++) w.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: 1, raw: Buffer.from(`data: {"n":${i},"text":"the same words"}\n\n`), json: { n: i, text: 'the same words' }, verdict: valid });
+    w.close();
+    const db = openDatabase(file);
+    db.exec('DELETE FROM raw_blocks');
+    db.close();
+    const reader = RecordingReader.open(file);
+    try {
+      expect(() => [...reader.messagesInOrder()]).toThrow(expect.objectContaining({ code: 'E_STORE_NOT_RECORDING', message: expect.stringMatching(/damaged\.db: not a recording \(damaged: a message's bytes are in block 1, which raw_blocks does not hold\)$/) }));
+    } finally {
+      reader.close();
+    }
   });
 });
 
