@@ -82,7 +82,7 @@ export class TrafficRecorder implements RecordingSink {
   /** `at`: when the exchange started, if it was stamped elsewhere (the capture thread) or earlier. */
   openExchange(start: Omit<ExchangeStart, 'tOffsetMs'>, at?: number): ExchangeRecording {
     const tOffsetMs = at ?? this.clock.now();
-    const id = this.options.writer.beginExchange({ ...this.storableStart(start), tOffsetMs });
+    const id = this.options.writer.beginExchange(storedStart(this.storableStart(start), tOffsetMs));
     return new ExchangeRecording(this, id, start, tOffsetMs);
   }
 
@@ -147,6 +147,44 @@ function exchangeHint(hint: ChannelHint, requestBody: unknown, requestHeaders: C
     firstEvent: hint.firstEvent,
     sniffed: hint.sniffed,
   } satisfies Record<keyof ChannelHint, unknown>;
+}
+
+/**
+ * An exchange's start as the writer is given it: every field of ExchangeStart named, so that every start
+ * has one shape whatever capture gave (the credential scan and the writer's copy of its columns read each).
+ */
+function storedStart(start: Omit<ExchangeStart, 'tOffsetMs'>, tOffsetMs: number): ExchangeStart {
+  // Every field named (`satisfies`): a field added to ExchangeStart and left out here does not compile.
+  return {
+    transport: start.transport,
+    protocol: start.protocol,
+    method: start.method,
+    path: start.path,
+    query: start.query,
+    url: start.url,
+    subprotocol: start.subprotocol,
+    requestHeaders: start.requestHeaders,
+    tOffsetMs,
+  } satisfies Record<keyof ExchangeStart, unknown>;
+}
+
+/**
+ * An exchange's end as the writer is given it: every field of ExchangeEnd named, so that every end has
+ * one shape whatever capture gave (the writer's copy of its columns reads each, on every exchange).
+ */
+function storedEnd(end: Omit<ExchangeEnd, 'tOffsetMs'>, tOffsetMs: number): ExchangeEnd {
+  // Every field named (`satisfies`): a field added to ExchangeEnd and left out here does not compile.
+  return {
+    outcome: end.outcome,
+    errorCode: end.errorCode,
+    errorMessage: end.errorMessage,
+    closeCode: end.closeCode,
+    closeReason: end.closeReason,
+    exitCode: end.exitCode,
+    signal: end.signal,
+    tunnel: end.tunnel,
+    tOffsetMs,
+  } satisfies Record<keyof ExchangeEnd, unknown>;
 }
 
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
@@ -346,7 +384,7 @@ export class ExchangeRecording implements ExchangeSink {
       // A state spanning exchanges that ended here (an MCP session's DELETE) gives its findings to another exchange's last message.
       for (const handed of pipeline.endElsewhere(this.protocol, this.judge, { how, status: this.status })) this.recorder.exchangeOf(handed.judge)?.attachToLast(handed.findings, tOffsetMs);
     }
-    this.recorder.options.writer.endExchange(this.id, { ...end, tOffsetMs });
+    this.recorder.options.writer.endExchange(this.id, storedEnd(end, tOffsetMs));
     this.recorder.options.listener?.({
       type: 'exchange-end',
       exchangeId: this.id,
