@@ -11,7 +11,7 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { HAS_OPENSSL, makeTestCertificates, startTlsFront, type CertPair, type TestCertificates } from '../support/tls-fixtures.js';
 import { runBatch } from './cli-batch.js';
-import { REPO, runCli, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
+import { REPO, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const cleanups = fixturesAfterEach();
