@@ -11,7 +11,7 @@ import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { HAS_OPENSSL, makeTestCertificates, startTlsFront, type CertPair, type TestCertificates } from '../support/tls-fixtures.js';
 import { runBatch } from './cli-batch.js';
-import { REPO, runCli, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
+import { REPO, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const cleanups = fixturesAfterEach();
@@ -80,15 +80,22 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
 
     const cert = new X509Certificate(certs.valid.cert);
     const seconds = (date: string) => new Date(date).toISOString().replace('.000Z', 'Z');
-    const shown = await runCli(['show', out, '--exchange', '1']);
+    const [shown, listedRun, detailRun] = await runBatch(
+      [
+        ['show', out, '--exchange', '1'],
+        ['show', out, '--json'],
+        ['show', out, '--exchange', '1', '--json'],
+      ],
+      { real: [] },
+    );
     expect(shown.code).toBe(0);
     const line = shown.stdout.split('\n')[1];
     expect(line).toMatch(/^  TLS 1\.[23] \S+ · /);
     expect(line).toContain(` · CN=localhost issued by CN=agent-proxy test CA · valid ${seconds(cert.validFrom)}→${seconds(cert.validTo)} · sha256 ${cert.fingerprint256}`);
     expect(line).not.toContain('not authorized');
 
-    const listed = JSON.parse((await runCli(['show', out, '--json'])).stdout) as { exchanges: Array<{ tls: unknown }> };
-    const detail = JSON.parse((await runCli(['show', out, '--exchange', '1', '--json'])).stdout) as { exchange: { tls: unknown } };
+    const listed = JSON.parse(listedRun.stdout) as { exchanges: Array<{ tls: unknown }> };
+    const detail = JSON.parse(detailRun.stdout) as { exchange: { tls: unknown } };
     const facts = { protocol: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), subject: 'CN=localhost', issuer: 'CN=agent-proxy test CA', fingerprint256: cert.fingerprint256, authorized: true };
     expect(listed.exchanges[0].tls).toMatchObject(facts);
     expect(detail.exchange.tls).toEqual(listed.exchanges[0].tls);
