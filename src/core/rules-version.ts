@@ -41,8 +41,11 @@
  *    cancellation or progress naming a request it may have missed.
  * 15: no verdict changes: ACP's schema is found in its package's folder instead of beside its main entry
  *    (the same file, without loading Node's ES module resolver).
+ * 16: no verdict changes where Node may generate code from strings; where it may not
+ *    (--disallow-code-generation-from-strings), MCP tool schemas and documents given with --schemas,
+ *    which only the run-time compiler can check, leave their messages unchecked with that reason.
  */
-export const RULES_VERSION = 15;
+export const RULES_VERSION = 16;
 
 /** Were these verdicts made by the current rules? (No version: made before it was stored, so older.) */
 export function judgedByCurrentRules(recording: { rulesVersion?: number }): boolean {

@@ -141,13 +141,34 @@ export const FINDING_COLUMNS = {
   message: requiredText('message'),
 } as const;
 
-/** Each table of a recording and its columns. */
+/**
+ * Where a message's bytes are once its writer closed the file (format 9, store/raw-blocks.ts): the
+ * block, the offset in it and the length. Compaction sets them (store/raw-block-compaction.ts); a
+ * message row is written without them, so they are not among MESSAGE_COLUMNS, which the writer and
+ * the readers use.
+ */
+export const MESSAGE_BLOCK_COLUMNS = {
+  rawBlock: integer('raw_block'),
+  rawAt: integer('raw_at'),
+  rawSize: integer('raw_size'),
+} as const;
+
+/** The bytes of consecutive messages of one exchange, concatenated and compressed in zlib's format. */
+export const RAW_BLOCK_COLUMNS = {
+  id: requiredInteger('id'),
+  exchangeId: requiredInteger('exchange_id'),
+  size: requiredInteger('size'),
+  data: blob('data'),
+} as const;
+
+/** Each table of a recording and its columns, as the file has them. */
 export const TABLES = {
   recording: RECORDING_COLUMNS,
   exchanges: EXCHANGE_COLUMNS,
-  messages: MESSAGE_COLUMNS,
+  messages: { ...MESSAGE_COLUMNS, ...MESSAGE_BLOCK_COLUMNS },
   findings: FINDING_COLUMNS,
   schema_refs: SCHEMA_REF_COLUMNS,
+  raw_blocks: RAW_BLOCK_COLUMNS,
 } as const;
 
 export type StoredRecording = RowOf<typeof RECORDING_COLUMNS>;

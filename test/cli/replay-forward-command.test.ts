@@ -6,7 +6,7 @@
  * With --proxy-auth the command's proxy URL carries the credentials; a request without them gets 407.
  */
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { onCleanup, useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 import { viaProxy } from '../support/via-forward-proxy.js';
 import { runCli } from './run-cli.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 useCleanups();
 
@@ -80,6 +81,6 @@ describe('replay --forward -- <command>', () => {
     onCleanup(() => reader.close());
     expect(reader.exchanges().map((e) => e.url)).toEqual([`${recorded.url}/v1/a`, `${other.url}/v1/b`]);
     // The proxy's credentials are its own: never stored.
-    expect(readFileSync(out).includes('s3cr')).toBe(false);
+    expect(storedBytes(out).includes('s3cr')).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import { tempDir } from '../support/temp-dir.js';
 import { waitFor, within } from '../support/waits.js';
 import type { ExchangeRow } from '../../src/store/store-types.js';
 import { acceptWebSocket, exchangesOf, expectAlive, rawUpstream, serverFrame, startCli, type CliSession, type RawAnswer, type RawUpstream } from './upstream-standins.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 const fixtures = fixturesAfterEach();
 
@@ -82,10 +83,10 @@ function endedExchanges(out: string, paths: string[]): Promise<ExchangeRow[]> {
   );
 }
 
-/** Every file of the recording's folder (the database, its write-ahead log), as one buffer. */
+/** Every file of the recording's folder (the database, its write-ahead log), as one buffer, with the recording's blocks inflated. */
 function onDisk(out: string): Buffer {
   const dir = out.slice(0, out.lastIndexOf('/'));
-  return Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name))));
+  return Buffer.concat([...readdirSync(dir).map((name) => readFileSync(join(dir, name))), storedBytes(out)]);
 }
 
 /** The proxy's own JSON error: its `error` object. */

@@ -4,7 +4,7 @@
  * TrafficRecorder into SQLite, then validated twice: as files give it (one stream per exchange) and
  * as the recording itself (`validate rec.db`). Verdicts and labels must be equal message by message.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/store/open-database.js';
@@ -25,6 +25,7 @@ import { RecordingWriter } from '../../src/store/recording-writer.js';
 import type { LoadedInput, SourceStream } from '../../src/validate/message-source.js';
 import { validateInput, type JudgedMessage } from '../../src/validate/validate-input.js';
 import { piScenario } from '../support/pi-daemon/scenario.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 const SECRET = 'sk-agreement-5f1c2e9a7d';
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -270,7 +271,7 @@ describe('record and validate agree', async () => {
     const withoutLeaks = (v: Verdict) => judged({ ...v, findings: v.findings.filter((f) => f.rule !== 'secret-leak') });
     expect(report.messages.map((m) => withoutLeaks(m.verdict))).toEqual(recorded.verdicts.map(withoutLeaks));
     expect(recorded.verdicts.flatMap((v) => v.findings).filter((f) => f.rule === 'secret-leak')).toHaveLength(1);
-    expect(readFileSync(recorded.file).includes(SECRET)).toBe(false);
+    expect(storedBytes(recorded.file).includes(SECRET)).toBe(false);
   });
 
   it('on every label: the live line, findings, and validate name each message alike', () => {

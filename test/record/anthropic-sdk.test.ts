@@ -9,7 +9,6 @@
  * the SDK's retry of an injected 529 gets the recorded answer, and a stream cut short raises the
  * SDK's connection error.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { startRecorder } from '../../src/record/start-recorder.js';
@@ -19,6 +18,7 @@ import { startAnthropicUpstream } from '../support/anthropic-upstream.js';
 import { CLAUDE_HELLO, CLAUDE_MODEL, CLAUDE_WEATHER_TOOL, claudeReply } from '../support/anthropic-scenario.js';
 import { testRegistry } from '../support/shared.js';
 import { runCli } from '../cli/run-cli.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 const cleanups = fixturesAfterEach();
 const API_KEY = 'sk-ant-api03-standin0123456789abcdefghijklmnopqrstuvwxyzSECRET';
@@ -115,7 +115,7 @@ describe('the @anthropic-ai/sdk client through record and replay', () => {
     const findings = JSON.parse((await runCli(['findings', out, '--json'])).stdout) as { totals: { findings: number } };
     expect(findings.totals.findings).toBe(0);
     // No key on disk, in a header or anywhere else.
-    const onDisk = Buffer.concat([out, `${out}-wal`].flatMap((file) => (existsSync(file) ? [readFileSync(file)] : [])));
+    const onDisk = storedBytes(out);
     expect(onDisk.includes('get_weather'), 'the recording holds the traffic').toBe(true);
     for (const key of [API_KEY.slice(7), X_API_KEY.slice(7)]) expect(onDisk.includes(key), `the recording holds ${key}`).toBe(false);
 

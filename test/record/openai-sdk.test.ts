@@ -7,7 +7,6 @@
  * none, a request replay cannot match raises the SDK's own error with the miss report, the SDK's
  * retry of an injected 429 gets the recorded answer, and a stream cut short raises its own error.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import OpenAI, { APIError } from 'openai';
 import { startRecorder } from '../../src/record/start-recorder.js';
@@ -17,6 +16,7 @@ import { startOpenAiUpstream } from '../support/openai-upstream.js';
 import { STANDIN_HELLO, STANDIN_MODEL, WEATHER_TOOL } from '../support/openai-scenario.js';
 import { testRegistry } from '../support/shared.js';
 import { runCli } from '../cli/run-cli.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 const cleanups = fixturesAfterEach();
 const API_KEY = 'sk-proj-standin0123456789abcdefghijklmnopqrstuvwxyzSECRET';
@@ -82,7 +82,7 @@ describe('the openai SDK through record and replay', () => {
     const findings = JSON.parse((await runCli(['findings', out, '--json'])).stdout) as { totals: { findings: number } };
     expect(findings.totals.findings).toBe(0);
     // No key on disk, in a header or anywhere else.
-    const onDisk = Buffer.concat([out, `${out}-wal`].flatMap((file) => (existsSync(file) ? [readFileSync(file)] : [])));
+    const onDisk = storedBytes(out);
     expect(onDisk.includes('get_weather'), 'the recording holds the traffic').toBe(true);
     for (const key of [API_KEY.slice(8), ...Object.values(KEY_HEADERS)]) expect(onDisk.includes(key), `the recording holds ${key}`).toBe(false);
 

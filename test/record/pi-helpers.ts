@@ -2,7 +2,6 @@
  * Shared plumbing for the `proxy record` integration tests against the Pi daemon stand-in:
  * real servers on 127.0.0.1 port 0 (or unix sockets), real clients, SQLite recordings in temp dirs.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 import { onCleanup } from '../support/cleanups.js';
@@ -15,6 +14,7 @@ import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { RecordingReader, type ExchangeRow, type MessageRow } from '../../src/store/recording-reader.js';
 import { startPiDaemon, type PiDaemon, type PiDaemonOptions } from '../support/pi-daemon-standin.js';
 import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 export { onCleanup, useCleanups } from '../support/cleanups.js';
 export { wsOpen, wsRefusal, type Refusal, type WsSession } from '../support/ws-client.js';
@@ -82,11 +82,7 @@ export async function record(target: string, options: Partial<RecorderOptions> &
 
 /** Every byte the recording left on disk: the .db plus any -wal / -shm / -journal beside it. */
 export function recordingBytes(out: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const suffix of ['', '-wal', '-shm', '-journal']) {
-    if (existsSync(out + suffix)) parts.push(readFileSync(out + suffix));
-  }
-  return Buffer.concat(parts);
+  return storedBytes(out);
 }
 
 /** Asserts that `needle` occurs nowhere in `bytes`, as UTF-8 or as UTF-16 (SQLite can store either). */

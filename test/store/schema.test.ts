@@ -142,7 +142,8 @@ describe('writer → reader → NDJSON export → import → reader', () => {
     writer.updateExchange(merged, update);
     writer.endExchange(merged, end);
     // The first message's raw holds its JSON text as it is (json_at), the second's (an event of two data lines) does not (json).
-    for (const [exchangeId, raw] of [[id, '{"type":"x"}'], [merged, 'data: {"type":\ndata: "x"}\n\n']] as const) {
+    // The first's trailing spaces make its bytes worth a block when the writer closes (raw_block, raw_blocks).
+    for (const [exchangeId, raw] of [[id, `{"type":"x"}${' '.repeat(256)}`], [merged, 'data: {"type":\ndata: "x"}\n\n']] as const) {
       writer.addMessage({
         exchangeId,
         sender: 'server',

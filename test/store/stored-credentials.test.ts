@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter, type RecordingWriterOptions } from '../../src/store/recording-writer.js';
@@ -7,6 +6,7 @@ import { HeaderPairs } from '../../src/net/headers.js';
 import { scratch } from '../support/temp-dir.js';
 import { useCleanups } from '../support/cleanups.js';
 import { meta } from './store-fixtures.js';
+import { storedBytes } from '../support/stored-bytes.js';
 
 useCleanups();
 
@@ -21,7 +21,7 @@ function record(options: RecordingWriterOptions, write: (writer: RecordingWriter
   write(writer);
   writer.close();
   const reader = RecordingReader.open(file);
-  return { reader, bytes: readFileSync(file) };
+  return { reader, bytes: storedBytes(file) };
 }
 
 describe('RecordingWriter: no credential of a well-known format is stored, whoever writes', () => {
