@@ -82,8 +82,11 @@ describe('show --exchange of a long exchange', () => {
     expect(frames).toBe(FRAMES);
     expect(errors).toBe(FRAMES / 1000);
     expect(writes).toBeGreaterThanOrEqual(FRAMES / 1000);
-    // Held whole, the rows would add ~20 MB from the first write on; listed a page at a time, a page's worth at most.
-    const grown = Math.max(...liveMb) - before;
+    // Held whole, the rows would add ~20 MB from the first write on, so that half the samples or more are
+    // over the bound; listed a page at a time, a page's worth at most. The median, not the largest: a
+    // sample may catch what the worker holds for a moment besides the listing (one was 12 MB over, once).
+    const sorted = [...liveMb].sort((a, b) => a - b);
+    const grown = sorted[Math.floor(sorted.length / 2)] - before;
     expect(grown, `live heap and buffers before ${before.toFixed(1)} MB, then: ${liveMb.map((mb) => mb.toFixed(1)).join(' ')}`).toBeLessThan(5);
   });
 
