@@ -6,11 +6,17 @@ import { REPO } from '../cli/run-cli.js';
 import { scratch } from './temp-dir.js';
 import { within } from './waits.js';
 
-/** Module hooks that print every module the child loads through import, one URL a line on stderr. */
+/**
+ * Module hooks that print every module the child loads through import, one URL a line on stderr. The
+ * hooks run in a thread of their own: a line written through process.stderr there may never reach the
+ * pipe before the process exits (on Node 24 all but the first were lost, on 20 and 22 the last few), so
+ * each is written to the descriptor at once.
+ */
 const LOAD_LOGGER = `
+import { writeSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  process.stderr.write('loaded ' + resolved.url + '\\n');
+  writeSync(2, 'loaded ' + resolved.url + '\\n');
   return resolved;
 }
 `;
