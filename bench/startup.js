@@ -273,12 +273,17 @@ async function startUpstream() {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
+/** Stands in a command's arguments for the small recording of the build that runs it. */
+const RECORDING = Symbol('the build\'s small recording');
+
 /** Runs of `record` to its exit: only when named, as they take a few times longer than the rest. */
 const RUN_TO_EXIT = ['record-exit', 'record-exchange'];
 
 /** Each command's small run: (build) => { ms, cpu }. */
-function commandRuns(scratch, recording, request, upstreamUrl) {
-  const probed = (args) => (b) => probedRun(scratch, [b.bin, ...args], `${b.name}: ${args[0]}`);
+function commandRuns(scratch, request, upstreamUrl) {
+  // RECORDING in args stands for the build's own small recording (b.recording).
+  const probed = (args) => (b) => probedRun(scratch, [b.bin, ...args.map((a) => (a === RECORDING ? b.recording : a))], `${b.name}: ${args[0]}`);
+  const recording = RECORDING;
   const imported = join(scratch, 'imported.db');
   return {
     validate: probed(['validate', SMALL_STREAM]),
@@ -288,9 +293,9 @@ function commandRuns(scratch, recording, request, upstreamUrl) {
     export: probed(['export', recording]),
     diff: probed(['diff', recording, recording]),
     import: probed(['import', SMALL_RECORDING, '--out', imported, '--overwrite']),
-    replay: (b) => replayFirstResponse(b, recording, request),
-    fixture: (b) => serverUntil(b, ['fixture', recording, '--listen', '0'], /listening on/),
-    view: (b) => serverUntil(b, ['view', recording, '--listen', '0'], /inspector on/),
+    replay: (b) => replayFirstResponse(b, b.recording, request),
+    fixture: (b) => serverUntil(b, ['fixture', b.recording, '--listen', '0'], /listening on/),
+    view: (b) => serverUntil(b, ['view', b.recording, '--listen', '0'], /inspector on/),
     record: recordListening,
     'record-exit': (b) => recordToExit(scratch, b, undefined),
     'record-exchange': (b) => recordToExit(scratch, b, upstreamUrl),
@@ -298,9 +303,9 @@ function commandRuns(scratch, recording, request, upstreamUrl) {
 }
 
 /** --commands: one line per command, its CPU and wall time ÷ the bare node's of the same rounds. */
-async function commandsTable(scratch, recording, request) {
+async function commandsTable(scratch, request) {
   const upstream = COMMANDS !== 'all' && COMMANDS.includes('record-exchange') ? await startUpstream() : undefined;
-  const all = commandRuns(scratch, recording, request, upstream?.url);
+  const all = commandRuns(scratch, request, upstream?.url);
   const names = COMMANDS === 'all' ? Object.keys(all).filter((name) => !RUN_TO_EXIT.includes(name)) : COMMANDS;
   for (const name of names) if (!all[name]) throw new Error(`--commands: no command ${name} (${Object.keys(all).join(', ')})`);
   const bare = () => probedRun(scratch, ['-e', '0'], 'node -e 0');
@@ -363,12 +368,14 @@ if (COMPARE) builds.push(build(resolve(COMPARE), 'compared'));
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-'));
 try {
-  // The small recording as a .db, made by this build once.
-  const recording = join(scratch, 'small.db');
+  // The small recording as a .db, made by each build once in its own format (an older build cannot
+  // read a newer format, and each build is timed on the file it writes).
   const needsRecording = COMMANDS ? COMMANDS === 'all' || COMMANDS.some((name) => name !== 'validate') : runs('replay') || runs('start-replay');
-  if (needsRecording) {
+  for (const [i, b] of builds.entries()) {
+    b.recording = join(scratch, `small-${i}.db`);
+    if (!needsRecording) continue;
     await new Promise((resolve, reject) =>
-      spawn(process.execPath, [builds[0].bin, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`)))),
+      spawn(process.execPath, [b.bin, 'import', SMALL_RECORDING, '--out', b.recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${b.name}: import exited with ${code}`)))),
     );
   }
   const requestRow = readFileSync(SMALL_RECORDING, 'utf8')
@@ -383,11 +390,11 @@ try {
   if (COMMANDS) {
     writeFileSync(join(scratch, 'cpu-probe.cjs'), CPU_PROBE);
     console.log('  CPU of one small run of each command ÷ a bare `node -e 0` of the same rounds');
-    await commandsTable(scratch, recording, request);
+    await commandsTable(scratch, request);
   }
-  if (!COMMANDS && runs('replay')) lineWithRatio('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, recording, request), bareNode), builds);
+  if (!COMMANDS && runs('replay')) lineWithRatio('replay spawn → first response served (small recording)', TARGETS.replay, await alternating(builds, (b) => replayFirstResponse(b, b.recording, request), bareNode), builds);
   if (!COMMANDS && runs('start-replay')) {
-    const inProcess = await alternating(builds, (b) => startReplayInProcess(b, recording));
+    const inProcess = await alternating(builds, (b) => startReplayInProcess(b, b.recording));
     line('startReplay() in-process → listening (warm)', TARGETS.startReplay, inProcess, builds, (r) => ({ ms: r.median }));
     line('import of the package + the first startReplay()', undefined, inProcess, builds, (r) => ({ ms: r.cold }));
   }
