@@ -20,8 +20,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WebSocket } from 'ws';
 import { startProcess, stop } from './lib/processes.js';
 
@@ -95,6 +95,20 @@ async function recordSide(side, upstreamUrl, out) {
 const PRELOAD = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nusage '+(u.userCPUTime+u.systemCPUTime)+' '+u.maxRSS+'\\n')})`;
 
 /** Runs the CLI to its end: wall and CPU seconds, peak RSS, stdout (kept only when asked to). */
+/**
+ * Says when the recordings were judged by older rules than the timed build's: its readers then judge
+ * every message again on read (`diff` ~3× the CPU), which kept recordings (--keep) made by an older
+ * build silently measure.
+ */
+async function sayWhenJudgedAgain(file) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const stored = db.prepare('SELECT rules_version FROM recording').pluck().get();
+  db.close();
+  const { RULES_VERSION } = await import(pathToFileURL(join(dirname(dirname(BIN)), 'dist/core/rules-version.js')).href);
+  if (stored !== RULES_VERSION) console.log(`  the recordings were judged under rules ${stored}, the timed build's are ${RULES_VERSION}: its readers judge every message again (record a fresh --keep folder to time the current rules)`);
+}
+
 function run(cliArgs, keepStdout) {
   return new Promise((resolveRun, reject) => {
     const started = process.hrtime.bigint();
@@ -142,6 +156,7 @@ try {
   const largest = shown.exchanges.reduce((x, y) => (y.messages > x.messages ? y : x));
   if (shown.totals.invalid !== 0) throw new Error(`read-scale: the recording holds ${shown.totals.invalid} invalid messages; expected none`);
   console.log(`read bench: node ${process.version}, ${BIN === RECORDER_BIN ? 'this build' : BIN}; a recording of ${fmt(messages)} messages in ${shown.exchanges.length} exchanges (largest #${largest.id}: ${fmt(largest.messages)})`);
+  await sayWhenJudgedAgain(a);
   const commands = [
     ['export', ['export', a, '--format', 'ndjson'], messages, 0],
     ['diff', ['diff', a, b], 2 * messages, 1],
