@@ -1,19 +1,26 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { openDatabase } from '../store/open-database.js';
 import type { SideOptions } from './load-side.js';
 import { scanSide, type ScanInput, type SideScan } from './scan-side.js';
 
 
-/** Below this many bytes of recordings, starting a worker costs more than it saves. */
-const WORKER_MIN_BYTES = 32 * 1024 * 1024;
+/**
+ * Below this many messages in the two recordings, starting a worker costs more than it saves (it
+ * was 32 MB of recordings when a message took ~255 bytes of its file; a closed recording of format 9
+ * holds its messages' bytes compressed, ~80 bytes a message, so the size no longer says it).
+ */
+const WORKER_MIN_MESSAGES = 128_000;
+/** Files that add up to less than this cannot hold that many messages (32 bytes a message is less than any row takes): not opened to count. */
+const COUNT_FROM_BYTES = 4 * 1024 * 1024;
 /** A worker that shows no progress for this long is given up on, and its side is scanned here. */
 const WORKER_STALL_MS = 30_000;
 
 /**
  * `AGENT_PROXY_DIFF_WORKER`: `never` scans both sides in this thread; `always` scans side B in a
  * worker thread whatever the size; anything else (the default) uses the worker for recordings of
- * 32 MB and more. The worker only exists in the compiled build (dist/diff/scan-worker.js).
+ * 128,000 messages and more together. The worker only exists in the compiled build (dist/diff/scan-worker.js).
  */
 export const DIFF_WORKER_ENV = 'AGENT_PROXY_DIFF_WORKER';
 
@@ -45,7 +52,28 @@ function useWorker(a: ScanInput, b: ScanInput): boolean {
   if (mode === 'never') return false;
   if (!existsSync(fileURLToPath(WORKER_URL))) return false;
   if (mode === 'always') return true;
-  return size(a.dbFile) + size(b.dbFile) >= WORKER_MIN_BYTES;
+  return workerPaysFor([a.dbFile, b.dbFile]);
+}
+
+/** Do these recordings hold enough messages together for a worker to pay for its start? */
+export function workerPaysFor(files: readonly string[]): boolean {
+  if (files.reduce((n, file) => n + size(file), 0) < COUNT_FROM_BYTES) return false;
+  return files.reduce((n, file) => n + messageCount(file), 0) >= WORKER_MIN_MESSAGES;
+}
+
+/** About how many messages a recording holds (the last message id: ids are given in order from 1), 0 when it cannot tell. */
+function messageCount(file: string): number {
+  try {
+    const db = openDatabase(file, { readonly: true });
+    try {
+      return (db.prepare('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // The scan reports a file it cannot read; here it only means no worker.
+    return 0;
+  }
 }
 
 function size(file: string): number {
