@@ -35,15 +35,11 @@ export interface Compaction {
 /** A message as the pages read it: its bytes, or null for one bigger than a block (read alone when it is blocked). */
 type Row = [id: number, seq: number, size: number, raw: Buffer | null];
 
-/**
- * Blocks the messages from id `firstMessageId` on, in one transaction, then VACUUMs when that saved
- * enough; `progress` is told the messages done so far.
- */
-export function compactMessages(db: Database.Database, firstMessageId: number, progress?: (done: number, total: number) => void): Compaction {
+/** Blocks the messages from id `firstMessageId` on, in one transaction, then VACUUMs when that saved enough. */
+export function compactMessages(db: Database.Database, firstMessageId: number): Compaction {
   const result: Compaction = { messages: 0, blocks: 0, plainBytes: 0, blockBytes: 0, vacuumed: false };
-  const exchanges = db.prepare('SELECT exchange_id, count(*) FROM messages WHERE id >= ? AND raw_block IS NULL GROUP BY exchange_id').raw(true).all(firstMessageId) as Array<[number, number]>;
+  const exchanges = db.prepare('SELECT DISTINCT exchange_id FROM messages WHERE id >= ? AND raw_block IS NULL ORDER BY exchange_id').pluck().all(firstMessageId) as number[];
   if (exchanges.length === 0) return result;
-  const total = exchanges.reduce((n, [, count]) => n + count, 0);
   const page = db
     .prepare(`SELECT id, seq, length(raw), CASE WHEN length(raw) <= ${BLOCK_BYTES} THEN raw END FROM messages
       WHERE exchange_id = ? AND id >= ? AND seq > ? AND raw_block IS NULL ORDER BY seq LIMIT ?`)
@@ -51,8 +47,6 @@ export function compactMessages(db: Database.Database, firstMessageId: number, p
   const rawOf = db.prepare('SELECT raw FROM messages WHERE id = ?').pluck();
   const insertBlock = db.prepare('INSERT INTO raw_blocks (exchange_id, size, data) VALUES (?, ?, ?)');
   const moveRow = db.prepare("UPDATE messages SET raw = x'', raw_block = ?, raw_at = ?, raw_size = ? WHERE id = ?");
-  let done = 0;
-
   const writeRun = (exchangeId: number, run: Row[], bytes: number): void => {
     const plain = run.length === 1 ? (run[0][3] ?? (rawOf.get(run[0][0]) as Buffer)) : Buffer.concat(run.map((r) => r[3] as Buffer), bytes);
     const data = deflateSync(plain, { level: LEVEL });
@@ -70,7 +64,7 @@ export function compactMessages(db: Database.Database, firstMessageId: number, p
   };
 
   db.transaction(() => {
-    for (const [exchangeId] of exchanges) {
+    for (const exchangeId of exchanges) {
       let run: Row[] = [];
       let runBytes = 0;
       let lastSeq = 0;
@@ -87,15 +81,12 @@ export function compactMessages(db: Database.Database, firstMessageId: number, p
           run.push(row);
           runBytes += size;
         }
-        done += rows.length;
         if (rows.length < PAGE) break;
         lastSeq = rows[rows.length - 1][1];
-        progress?.(done, total);
       }
       if (run.length > 0) writeRun(exchangeId, run, runBytes);
     }
   })();
-  progress?.(total, total);
 
   const fileBytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
   if (result.plainBytes - result.blockBytes >= VACUUM_SHARE * fileBytes) result.vacuumed = vacuum(db);
