@@ -27,6 +27,6 @@ export default defineConfig({
     // The protocols declare the schemas every registry loads: tests that make a registry alone get them
     // too. After each file: validate, show, findings and the inspector agree on every recording it wrote, once the
     // cleanups a file left registered have run.
-    setupFiles: ['test/support/cpu-per-file.ts', 'test/support/protocol-catalog.ts', 'test/support/agreement-setup.ts', 'test/support/cleanup-setup.ts'],
+    setupFiles: ['test/support/cpu-per-file.ts', 'test/support/protocol-catalog.ts', 'test/support/temp-dir-setup.ts', 'test/support/agreement-setup.ts', 'test/support/cleanup-setup.ts'],
   },
 });

@@ -8,14 +8,12 @@
 import module from 'node:module';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const HAS_COMPILE_CACHE = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 const VALIDATE = ['validate', 'examples/agui-text-run.sse'];
-const scratch = tempDir();
-afterAll(() => scratch.cleanup());
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -26,6 +24,12 @@ function filesUnder(dir: string): string[] {
 }
 
 describe.runIf(HAS_COMPILE_CACHE)('the compile cache', () => {
+  // Made in a hook, not when the file is collected: on Node 20 every test here is skipped, and vitest
+  // runs no hook of the file, so an afterAll would never remove it.
+  let scratch: TempDir;
+  beforeAll(() => void (scratch = tempDir()));
+  afterAll(() => scratch.cleanup());
+
   it("is written to Node's folder under the OS temp dir, and a run that reads it back answers the same", async () => {
     const tmp = scratch.file('tmp');
     mkdirSync(tmp);

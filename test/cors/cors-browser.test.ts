@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS } from '../ui/ui-helpers.js';
 import { PREFLIGHT_MAX_AGE, startAguiAgent } from '../support/agui-agent.js';
 import { onCleanup, record, replay, useCleanups } from '../replay/replay-helpers.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { buildPage, runFromNode, runPage, servePage, type PageOrigin } from './agui-page.js';
 
 useCleanups();
@@ -23,10 +23,12 @@ const lowerCased = (headers: Record<string, unknown> | null) => Object.fromEntri
 const TEXT = 'Hello from the AG-UI stand-in.';
 
 describe.skipIf(unavailable !== undefined)(`an AG-UI front end on another origin, in Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  const folder = tempDir('agent-proxy-cors-');
+  // Made in the hook, not when the file is collected: without a browser the block is skipped and its afterAll never runs.
+  let folder: TempDir;
   let browser: Browser;
 
   beforeAll(async () => {
+    folder = tempDir('agent-proxy-cors-');
     const { chromium } = await import('playwright-core');
     // Bundled while the browser starts.
     [browser] = await Promise.all([chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), buildPage(folder.dir)]);
@@ -34,7 +36,7 @@ describe.skipIf(unavailable !== undefined)(`an AG-UI front end on another origin
 
   afterAll(async () => {
     await browser?.close();
-    folder.cleanup();
+    folder?.cleanup();
   });
 
   async function page(): Promise<PageOrigin> {

@@ -7,20 +7,17 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
 import { projectEnv } from './packed-project.js';
-import { tempDir } from '../support/temp-dir.js';
+import { scratch } from '../support/temp-dir.js';
 
 const IN_GIT = spawnSync('git', ['-C', REPO, 'rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' }).stdout.trim() === 'true';
-const folder = tempDir('agent-proxy-git-install-');
-const root = folder.dir;
-
-afterAll(() => folder.cleanup());
-
 describe.skipIf(!IN_GIT)('a git install of the committed tree', () => {
   // A deadline for a broken build only: tsc on a loaded 2-core machine can take a minute or more.
   it('builds dist/ through prepare when npm packs the checkout', { timeout: 300_000 }, () => {
+    // Made by the test, not when the file is collected: outside a git checkout it is skipped, and no hook of the file runs.
+    const root = scratch('agent-proxy-git-install-').dir;
     const checkout = join(root, 'checkout');
     mkdirSync(checkout);
     execFileSync('sh', ['-c', `git -C "$0" archive HEAD | tar -x -C "$1"`, REPO, checkout]);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onCleanup } from './cleanups.js';
 import { deferForAgreement } from './agreement-pending.js';
+import { folderMade } from './temp-dir-leftovers.js';
 
 export interface TempDir {
   readonly dir: string;
@@ -18,6 +19,7 @@ export interface TempDir {
 /** A fresh folder under the OS temp dir that the caller removes (e.g. one per file, in afterAll). */
 export function tempDir(prefix = 'agent-proxy-test-'): TempDir {
   const dir = mkdtempSync(join(tmpdir(), prefix));
+  folderMade(dir);
   return {
     dir,
     file: (name) => join(dir, name),
