@@ -14,7 +14,12 @@ export function folderMade(dir: string): void {
   made.push({ dir, file: expect.getState().testPath ?? '(no test file)' });
 }
 
-/** The folders made since the last call that still exist, each with the test file that made it. */
+/** The folders made since the last takeLeftoverFolders() that still exist, each with the test file that made it. */
+export function leftoverFolders(): Array<{ dir: string; file: string }> {
+  return made.filter(({ dir }) => existsSync(dir));
+}
+
+/** leftoverFolders(), and the list starts again empty. */
 export function takeLeftoverFolders(): Array<{ dir: string; file: string }> {
   return made.splice(0).filter(({ dir }) => existsSync(dir));
 }
