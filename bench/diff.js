@@ -1,5 +1,5 @@
 // `proxy diff` on two large recordings: wall time and peak memory of the real CLI.
-// Run:  npm run build && node bench/diff.js [--quick] [--runs N] [--keep]
+// Run:  npm run build && node bench/diff.js [--quick] [--runs N] [--events N] [--keep]
 //
 // Writes two recordings of 1,000 AG-UI SSE runs × 1,000 messages (--quick: 100 runs, 100k messages)
 // straight through RecordingWriter, one child process per side so that generating does not dominate.
@@ -21,10 +21,12 @@ import { fileURLToPath } from 'node:url';
 const SELF = fileURLToPath(import.meta.url);
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 const EVENTS_PER_RUN = 1_000;
+/** The fewest messages a run may have: the last difference planted in a run, its sixth state delta, comes in its sixth round of 54 events. */
+const MIN_EVENTS_PER_RUN = 400;
 const WORDS = ['The', ' quarterly', ' report', ' shows', ' revenue', ' up', ' 12%', ',', ' costs', ' flat', ' and', ' churn', ' down', '.', ' Next', ' steps', ':', ' hire', ' two', ' engineers'];
 
 if (process.argv[2] === '--generate') {
-  await generate(process.argv[3], process.argv[4], Number(process.argv[5]));
+  await generate(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
   process.exit(0);
 }
 
@@ -37,6 +39,13 @@ if (!Number.isInteger(RUNS) || RUNS < 10) {
   console.error(`--runs ${process.argv[runsArg + 1]}: a whole number of runs, 10 or more`);
   process.exit(2);
 }
+// --events N: fewer messages per run, for a smoke run (the figures are for 1,000).
+const eventsArg = process.argv.indexOf('--events');
+const EVENTS = eventsArg > 0 ? Number(process.argv[eventsArg + 1]) : EVENTS_PER_RUN;
+if (!Number.isInteger(EVENTS) || EVENTS < MIN_EVENTS_PER_RUN || EVENTS > EVENTS_PER_RUN) {
+  console.error(`--events ${process.argv[eventsArg + 1]}: a whole number of messages per run, ${MIN_EVENTS_PER_RUN} to ${'1,000'}`);
+  process.exit(2);
+}
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-diff-'));
@@ -44,8 +53,8 @@ const a = join(dir, 'a.db');
 const b = join(dir, 'b.db');
 try {
   const t0 = performance.now();
-  await Promise.all([run(process.execPath, [SELF, '--generate', 'a', a, String(RUNS)]), run(process.execPath, [SELF, '--generate', 'b', b, String(RUNS)])]);
-  console.log(`generated 2 × ${fmt(RUNS * EVENTS_PER_RUN)} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
+  await Promise.all(['a', 'b'].map((side) => run(process.execPath, [SELF, '--generate', side, side === 'a' ? a : b, String(RUNS), String(EVENTS)])));
+  console.log(`generated 2 × ${fmt(RUNS * EVENTS)} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
 
   const result = await measure(process.execPath, [BIN, 'diff', a, b, '--format', 'json']);
   if (result.code !== 1) throw new Error(`proxy diff exited with ${result.code} (expected 1: the recordings differ)\n${result.stderr}`);
@@ -56,7 +65,7 @@ try {
   const messages = fmt(report.a.messages);
   console.log(
     `diff bench: ${messages} messages per side: ${seconds.toFixed(1)} s, peak RSS ${Math.round(mb)} MB (targets < 10 s, < 500 MB)` +
-      `${RUNS === 1_000 ? '' : ` [${RUNS} runs a side]`}`,
+      `${RUNS === 1_000 && EVENTS === EVENTS_PER_RUN ? '' : ` [${RUNS} runs of ${EVENTS} messages a side]`}`,
   );
   const s = report.summary;
   console.log(
@@ -64,7 +73,7 @@ try {
       `messages ${s.messages.changed} changed, ${s.messages.added} added, ${s.messages.removed} removed; ${s.regressions} regression`,
   );
   // The targets are for the full size (1,000 runs a side).
-  if (RUNS === 1_000 && (seconds >= 10 || mb >= 500)) process.exitCode = 1;
+  if (RUNS === 1_000 && EVENTS === EVENTS_PER_RUN && (seconds >= 10 || mb >= 500)) process.exitCode = 1;
 } finally {
   if (keep) console.log(`kept ${a} and ${b}`);
   else rmSync(dir, { recursive: true, force: true });
@@ -125,7 +134,7 @@ function measure(cmd, args) {
 // ---------------------------------------------------------------------------------------------
 // Generating one side
 
-async function generate(side, file, runs) {
+async function generate(side, file, runs, eventsPerRun) {
   const { RecordingWriter } = await import('../dist/store/recording-writer.js');
   const writer = RecordingWriter.open(file, { toolVersion: 'bench', mode: 'record', schemaHashes: {}, startedAt: new Date() }, { maxBatch: 50_000, flushIntervalMs: 60_000, overwrite: true });
   const valid = { status: 'valid', schemaRef: 'https://ag-ui.com/spec/draft/schema.json#/$defs/Event', findings: [] };
@@ -158,7 +167,7 @@ async function generate(side, file, runs) {
     writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: clock(), raw: enc.encode(body), json: input, verdict: valid });
     const status = side === 'b' && r === Math.round(runs * 0.99) ? 500 : 200;
     writer.updateExchange(id, { status, responseHeaders: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', date: new Date(now + t).toUTCString() } });
-    const events = runEvents(side, r, runs, threadId, runId, now);
+    const events = runEvents(side, r, runs, threadId, runId, now, eventsPerRun);
     for (const { event, invalid } of events) {
       const verdict = invalid ? { status: 'invalid', schemaRef: valid.schemaRef, findings: [{ rule: 'schema', severity: 'error', pointer: '/delta', message: '/delta: must be string' }] } : valid;
       writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: clock(), raw: enc.encode(`data: ${JSON.stringify(event)}\n\n`), json: event, verdict });
@@ -177,16 +186,16 @@ function insertedHealthCheck(writer, enc, clock) {
 }
 
 /**
- * 999 server events of one run: RUN_STARTED, a state snapshot, then rounds of a text message
+ * The server events of one run (999 by default): RUN_STARTED, a state snapshot, then rounds of a text message
  * (start, 40 deltas, end), a tool call (start, 4 argument chunks, end, result) and a state delta,
  * heartbeats to fill up, and RUN_FINISHED last. Every event carries a timestamp; ids are fresh per
  * side. In B, a few runs get one real difference each.
  */
-function runEvents(side, r, runs, threadId, runId, now) {
+function runEvents(side, r, runs, threadId, runId, now, eventsPerRun) {
   const out = [];
   const ts = () => now + r * 10_000 + out.length;
   const push = (event) => out.push({ event: { ...event, timestamp: ts() }, invalid: false });
-  const total = EVENTS_PER_RUN - 1;
+  const total = eventsPerRun - 1;
   push({ type: 'RUN_STARTED', threadId, runId });
   push({ type: 'STATE_SNAPSHOT', snapshot: { step: 0, items: [], owner: 'bench' } });
   for (let round = 1; out.length + 54 < total; round++) {

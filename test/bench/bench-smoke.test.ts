@@ -59,8 +59,8 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
-  it('diff --runs 10 finds exactly the planted differences', async () => {
-    const run = await runBench(['bench/diff.js', '--runs', '10']);
+  it('diff --runs 10 --events 400 finds exactly the planted differences', async () => {
+    const run = await runBench(['bench/diff.js', '--runs', '10', '--events', '400']);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/found: exchanges 6 changed, 1 added, 0 removed, 4 equal; messages 4 changed, 1 added, 1 removed; 1 regression/);
     expect(run.code).toBe(0);
