@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { NEWEST_SCHEMA } from './newest-schema.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 import { sqliteDamage } from './sqlite-damage.js';
@@ -250,7 +251,9 @@ export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSIO
 
 /**
  * Brings the file up to the newest version in `migrations`, one transaction per step.
- * Version 0 with no tables is an empty file and gets the whole schema, in one transaction.
+ * Version 0 with no tables is an empty file and gets the whole schema, in one transaction: with
+ * this build's own chain, the newest tables made at once (store/newest-schema.ts); with any other
+ * list (a test's, or a copy of the chain), each step in turn.
  */
 export function migrate(db: Db, file: string, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
   const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1].version;
@@ -261,10 +264,15 @@ export function migrate(db: Db, file: string, migrations: readonly Migration[] =
   if (from === 0 && migrations.length > 0) {
     try {
       db.transaction(() => {
-        for (const step of migrations) {
-          if (step.version !== version + 1) throw new StoreError('E_STORE_VERSION', file, `no migration from recording format ${version} to ${version + 1}`);
-          step.up(db);
-          version = step.version;
+        if (migrations === MIGRATIONS && NEWEST_SCHEMA.version === FORMAT_VERSION) {
+          db.exec(NEWEST_SCHEMA.sql);
+          version = FORMAT_VERSION;
+        } else {
+          for (const step of migrations) {
+            if (step.version !== version + 1) throw new StoreError('E_STORE_VERSION', file, `no migration from recording format ${version} to ${version + 1}`);
+            step.up(db);
+            version = step.version;
+          }
         }
         db.pragma(`user_version = ${version}`);
       }).immediate();

@@ -10,8 +10,9 @@ import type { Transport } from '../core/transport.js';
  * The recording's schema: every column of every table, in the file's column order, keyed by the
  * field name rows use in JavaScript. The reader's and writer's SQL, the row types, the NDJSON
  * exchange line and the inspector's and diff's queries all come from here. Adding a column means a
- * column here and a migration (store/migrations.ts) that adds it to existing files; a test checks
- * that the two agree. docs/recording-format.md describes every column.
+ * column here, a migration (store/migrations.ts) that adds it to existing files, and the column in a
+ * new file's tables (store/newest-schema.ts); tests check that the three agree.
+ * docs/recording-format.md describes every column.
  */
 
 export type { Transport };

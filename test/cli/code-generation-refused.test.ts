@@ -21,12 +21,13 @@ import { STANDIN_SCHEMAS_DIR } from '../support/shared.js';
 import { tempDir } from '../support/temp-dir.js';
 import { within } from '../support/waits.js';
 import { runBatch } from './cli-batch.js';
-import { BIN, runCli, spawnCli, type CliProcess } from './run-cli.js';
+import { BIN, runCli, spawnCli, type CliProcess, type CliResult } from './run-cli.js';
 import { ACP_AGENT, PI_AGENT, recordStdio, replayStdioProcess, runAcpClient, spawnLines, type LineProcess } from '../stdio/stdio-helpers.js';
 
 useCleanups();
 
-const REFUSED = { NODE_OPTIONS: '--disallow-code-generation-from-strings' };
+/** The flag, after the options the runs inherit as the file starts (with AGENT_PROXY_TEST_CPU, the preload that counts their CPU). */
+let REFUSED: { NODE_OPTIONS: string };
 const MCP_SERVER = fileURLToPath(new URL('../support/stdio-mcp-server.mjs', import.meta.url));
 const AGUI_EXAMPLE = fileURLToPath(new URL('../../recordings/examples/agui-sse-run.ndjson', import.meta.url));
 const PI_DAEMON_EXAMPLE = fileURLToPath(new URL('../../recordings/examples/pi-daemon-session.ndjson', import.meta.url));
@@ -97,6 +98,7 @@ async function recordHttp(out: string, env: Record<string, string>): Promise<voi
 }
 
 beforeAll(async () => {
+  REFUSED = { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--disallow-code-generation-from-strings'].filter(Boolean).join(' ') };
   [agent, upstream] = await Promise.all([startAguiAgent(), startOpenAiUpstream()]);
   const imports = (file: (kind: (typeof KINDS)[number]) => string) => [
     ['import', AGUI_EXAMPLE, '--out', file('agui')],
@@ -126,7 +128,7 @@ afterAll(async () => {
 });
 
 /** What each read command prints of `file` (and `other`, a recording of the same session). */
-const readRuns = (file: string, other: string) => [
+const readRuns = (file: string, other: string): string[][] => [
   ['validate', file],
   ['validate', '--json', file],
   ['show', file],
@@ -141,28 +143,64 @@ const readRuns = (file: string, other: string) => [
   ['diff', '--semantic', '--json', file, other],
 ];
 
+/**
+ * The read runs of every test, made once for the file in two batches: one process with code
+ * generation allowed and one under the flag (each batch also runs some of them as processes of their
+ * own and compares, as runBatch does). Each test takes its runs' results by name.
+ */
+const READS = {
+  importDiffs: () => [
+    ['diff', refused('agui'), plain('agui')],
+    ['diff', refused('pi-daemon'), plain('pi-daemon')],
+  ],
+  importExports: () => [
+    ['export', refused('agui')],
+    ['export', plain('agui')],
+    ['export', refused('pi-daemon')],
+    ['export', plain('pi-daemon')],
+  ],
+  recordDiffs: () => KINDS.map((kind) => ['diff', '--json', refused(kind), plain(kind)]),
+  everyKind: () => KINDS.filter((kind) => kind !== 'mcp').flatMap((kind) => readRuns(refused(kind), plain(kind))),
+  mcp: () => readRuns(plain('mcp'), refused('mcp')),
+} satisfies Record<string, () => string[][]>;
+type ReadName = keyof typeof READS;
+/** The runs made under the flag as well. */
+const READ_UNDER: readonly ReadName[] = ['everyKind', 'mcp'];
+
+const batches = new Map<'under' | 'without', Promise<Map<ReadName, CliResult[]>>>();
+
+/** What the runs `name` printed, with code generation allowed (`without`) or under the flag. */
+async function reads(name: ReadName, how: 'under' | 'without' = 'without'): Promise<CliResult[]> {
+  let batch = batches.get(how);
+  if (!batch) {
+    const names = how === 'under' ? READ_UNDER : (Object.keys(READS) as ReadName[]);
+    const runs = names.map((n) => READS[n]());
+    const all = runs.flat();
+    // As processes of their own too: the first run, and under the flag MCP's validate --json, the one whose verdicts the flag changes.
+    const real = how === 'under' ? [0, runs[0].length + 1] : [0];
+    batch = runBatch(all, { env: how === 'under' ? REFUSED : {}, real }).then((results) => {
+      let at = 0;
+      return new Map(names.map((n, i) => [n, results.slice(at, (at += runs[i].length))]));
+    });
+    batches.set(how, batch);
+  }
+  return (await batch).get(name)!;
+}
+
 describe('--disallow-code-generation-from-strings', () => {
   it('import writes the same recording under it: the same NDJSON export, byte for byte', async () => {
-    const [agui, piDaemon] = await runBatch([
-      ['diff', refused('agui'), plain('agui')],
-      ['diff', refused('pi-daemon'), plain('pi-daemon')],
-    ]);
+    const [agui, piDaemon] = await reads('importDiffs');
     expect(agui.code, agui.stdout).toBe(0);
     expect(piDaemon.code, piDaemon.stdout).toBe(0);
-    const exports = await runBatch([
-      ['export', refused('agui')],
-      ['export', plain('agui')],
-      ['export', refused('pi-daemon')],
-      ['export', plain('pi-daemon')],
-    ]);
+    const exports = await reads('importExports');
     expect(exports[0].stdout.length).toBeGreaterThan(0);
     expect(exports[0]).toEqual(exports[1]);
     expect(exports[2]).toEqual(exports[3]);
   });
 
   it('record writes the same exchanges and messages under it (diff finds them equal)', async () => {
-    const runs = KINDS.map((kind) => ['diff', '--json', refused(kind), plain(kind)]);
-    const results = await runBatch(runs);
+    const runs = READS.recordDiffs();
+    const results = await reads('recordDiffs');
     results.forEach((result, i) => {
       if (KINDS[i] === 'mcp') return;
       expect(result.code, `${runs[i].join(' ')}: ${result.stdout}${result.stderr}`).toBe(0);
@@ -178,16 +216,16 @@ describe('--disallow-code-generation-from-strings', () => {
   });
 
   it('show, findings, validate, export and diff print the same bytes and exit with the same codes under it', async () => {
-    const runs = KINDS.filter((kind) => kind !== 'mcp').flatMap((kind) => readRuns(refused(kind), plain(kind)));
-    const [under, without] = await Promise.all([runBatch(runs, { env: REFUSED }), runBatch(runs)]);
+    const runs = READS.everyKind();
+    const [under, without] = await Promise.all([reads('everyKind', 'under'), reads('everyKind')]);
     runs.forEach((run, i) => expect(under[i], run.join(' ')).toEqual(without[i]));
     // The comparison holds something: each recording has messages, and the AG-UI stand-in's run broke no rule.
     expect(without.filter((r) => r.code === 2)).toEqual([]);
   });
 
   it('MCP: the tool schemas are reported unchecked, with the reason; every other verdict is the same', async () => {
-    const runs = readRuns(plain('mcp'), refused('mcp'));
-    const [under, without] = await Promise.all([runBatch(runs, { env: REFUSED }), runBatch(runs)]);
+    const runs = READS.mcp();
+    const [under, without] = await Promise.all([reads('mcp', 'under'), reads('mcp')]);
     type Report = { messages: Array<{ verdict: { status: string; findings: Array<{ rule: string; message: string }> } }> };
     const validateUnder = JSON.parse(under[1].stdout) as Report;
     const validateWithout = JSON.parse(without[1].stdout) as Report;

@@ -69,6 +69,27 @@ function sharedRecorder(answers: Record<string, RawAnswer>, afterStop: (out: str
   return () => shared!;
 }
 
+/**
+ * One replay or inspector for the cases of a describe block (`args()` once its beforeAll ran): each
+ * case leaves it serving its control request, and after the last it must stop cleanly (exit 0,
+ * nothing on stderr). A start is ~0.35 s of CPU.
+ */
+function sharedCli(args: () => string[]): () => CliSession {
+  const kills: Array<() => Promise<void>> = [];
+  let shared: CliSession | undefined;
+  beforeAll(async () => {
+    shared = await startCli(args(), {}, (kill) => kills.push(kill));
+  });
+  afterAll(async () => {
+    try {
+      await shared?.stop();
+    } finally {
+      for (const kill of kills) await kill();
+    }
+  });
+  return () => shared!;
+}
+
 /** The exchanges on these paths (in that order), once the running recorder has stored how each ended. */
 function endedExchanges(out: string, paths: string[]): Promise<ExchangeRow[]> {
   return waitFor(
@@ -348,26 +369,33 @@ async function rawExchange(url: string, request: string): Promise<string> {
 }
 
 describe('replay: a recorded answer that is not valid HTTP', () => {
+  // One replay of one file for every case: each bad answer on a path of its own, and a control
+  // answer for each case (replay serves a path's recorded answers in turn).
   const CASES: Array<{ name: string; exchange: RecordedHttp; message: RegExp }> = [
-    { name: 'a status above 999', exchange: { id: 1, path: '/bad', status: 1000, body: 'x' }, message: /exchange 1 cannot be replayed: .*Invalid status code: 1000/ },
-    { name: 'a header value with CR LF', exchange: { id: 1, path: '/bad', status: 200, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"x-split"/ },
-    { name: 'a header name with a space', exchange: { id: 1, path: '/bad', status: 200, headers: { 'bad name': 'x' }, body: 'x' }, message: /exchange 1 cannot be replayed: .*"bad name"/ },
+    { name: 'a status above 999', exchange: { id: 1, path: '/bad-status', status: 1000, body: 'x' }, message: /exchange 1 cannot be replayed: .*Invalid status code: 1000/ },
+    { name: 'a header value with CR LF', exchange: { id: 2, path: '/bad-value', status: 200, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'x' }, message: /exchange 2 cannot be replayed: .*"x-split"/ },
+    { name: 'a header name with a space', exchange: { id: 3, path: '/bad-name', status: 200, headers: { 'bad name': 'x' }, body: 'x' }, message: /exchange 3 cannot be replayed: .*"bad name"/ },
   ];
+  const folder = tempDir();
+  afterAll(() => folder.cleanup());
+  const replay = sharedCli(() => {
+    const file = folder.file('imported.ndjson');
+    const ws: RecordedHttp = { id: 4, path: '/ws', transport: 'ws', status: 403, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'no' };
+    const controls = [5, 6, 7, 8].map((id): RecordedHttp => ({ id, path: '/control', status: 200, body: 'ok' }));
+    writeFileSync(file, ndjsonRecording([...CASES.map((c) => c.exchange), ws, ...controls]));
+    return ['replay', file, '--listen', '0', '--timing', 'none', '--quiet'];
+  });
+
   for (const { name, exchange, message } of CASES) {
     it(`${name}: a 500 that names the exchange, and the other exchanges are still served`, async () => {
-      const file = fixtures.scratch().file('imported.ndjson');
-      writeFileSync(file, ndjsonRecording([exchange, { id: 2, path: '/control', status: 200, body: 'ok' }]));
-      const replay = await startCli(['replay', file, '--listen', '0', '--timing', 'none', '--quiet'], {}, fixtures.push);
-
-      const bad = await rawExchange(replay.url, 'GET /bad HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const bad = await rawExchange(replay().url, `GET ${exchange.path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       // The whole answer is the replay's own: status line, reason and headers, nothing of the recorded head.
       expect(bad).toMatch(/^HTTP\/1\.1 500 Internal Server Error\r\n/);
       expect(bad).not.toMatch(/\r\nInjected/);
       const error = (JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } }).error;
       expect(error.code).toBe('replay_failed');
       expect(error.message).toMatch(message);
-      await expectControlServed(replay);
-      await replay.stop();
+      await expectControlServed(replay());
     });
   }
 
@@ -380,39 +408,29 @@ describe('replay: a recorded answer that is not valid HTTP', () => {
   });
 
   it('a WebSocket refusal whose recorded header would split the response: a 500, not the injected header', async () => {
-    const file = fixtures.scratch().file('imported.ndjson');
-    writeFileSync(
-      file,
-      ndjsonRecording([
-        { id: 1, path: '/ws', transport: 'ws', status: 403, headers: { 'x-split': 'a\r\nInjected: 1' }, body: 'no' },
-        { id: 2, path: '/control', status: 200, body: 'ok' },
-      ]),
-    );
-    const replay = await startCli(['replay', file, '--listen', '0', '--timing', 'none', '--quiet'], {}, fixtures.push);
-
     const answer = await rawExchange(
-      replay.url,
+      replay().url,
       'GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     );
     expect(answer).toMatch(/^HTTP\/1\.1 500 /);
     expect(answer).not.toMatch(/\r\nInjected/);
-    expect(answer).toMatch(/"code":"replay_failed".*exchange 1 cannot be replayed: .*x-split/);
-    await expectControlServed(replay);
-    await replay.stop();
+    expect(answer).toMatch(/"code":"replay_failed".*exchange 4 cannot be replayed: .*x-split/);
+    await expectControlServed(replay());
   });
 });
 
 describe('view: a request target that is no URL', () => {
+  // One inspector for the three cases, each leaving it serving.
+  const shared = sharedCli(() => ['view', 'recordings/examples/agui-sse-run.ndjson', '--listen', '0']);
   for (const target of ['//', 'http://[', '//x:99999/']) {
     it(`GET ${target}: a 400, and the inspector goes on`, async () => {
-      const view = await startCli(['view', 'recordings/examples/agui-sse-run.ndjson', '--listen', '0'], {}, fixtures.push);
+      const view = shared();
       const answer = await rawExchange(view.url, `GET ${target} HTTP/1.1\r\nHost: ${new URL(view.url).host}\r\nConnection: close\r\n\r\n`);
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(answer).toMatch(/"error":"the request target is not a valid URL"/);
       const control = await rawRequest({ url: view.url }, 'GET', '/api/recording');
       expect(control.status).toBe(200);
       expectAlive(view);
-      await view.stop();
     });
   }
 });

@@ -7,7 +7,8 @@ import { verdictFrom } from '../../src/core/verdict.js';
 import { exportNdjsonText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile, importNdjsonText } from '../../src/store/ndjson-import.js';
 import type { Column, Columns } from '../../src/store/columns.js';
-import { migrate } from '../../src/store/migrations.js';
+import { FORMAT_VERSION, MIGRATIONS, migrate } from '../../src/store/migrations.js';
+import { NEWEST_SCHEMA } from '../../src/store/newest-schema.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
@@ -97,13 +98,78 @@ function everyColumn(): { start: ExchangeStart; update: ExchangeUpdate; end: Exc
   };
 }
 
+/**
+ * Everything SQLite keeps of a file's shape: each table's and index's CREATE text (white space
+ * evened out: ALTER TABLE appends a column as `\n, name TYPE`), each table's columns (order, type,
+ * NOT NULL, default, primary key), indexes (unique, partial, columns) and foreign keys.
+ */
+function shapeOf(file: string): Record<string, unknown> {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    const all = (sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+    const entries = (db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name').all() as Array<{ type: string; name: string; tbl_name: string; sql: string | null }>).map(
+      (entry) => ({ ...entry, sql: entry.sql?.replace(/\s+/g, ' ').replace(/\s*([(),])\s*/g, '$1') ?? null }),
+    );
+    const tables = entries.filter((e) => e.type === 'table').map((e) => e.name);
+    const indexes = entries.filter((e) => e.type === 'index').map((e) => e.name);
+    return {
+      userVersion: db.pragma('user_version', { simple: true }),
+      entries,
+      columns: Object.fromEntries(tables.map((t) => [t, all('SELECT * FROM pragma_table_xinfo(?) ORDER BY cid', t)])),
+      indexes: Object.fromEntries(tables.map((t) => [t, all('SELECT name, "unique", origin, partial FROM pragma_index_list(?) ORDER BY name', t)])),
+      indexColumns: Object.fromEntries(indexes.map((i) => [i, all('SELECT * FROM pragma_index_xinfo(?) ORDER BY seqno', i)])),
+      foreignKeys: Object.fromEntries(tables.map((t) => [t, all('SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq', t)])),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** A file made by `migrate` with `migrations` (default: this build's own chain, which makes a new file's tables at once). */
+function migrated(name: string, migrations?: typeof MIGRATIONS): string {
+  const file = join(tmp.dir, name);
+  const db = openDatabase(file);
+  try {
+    migrate(db, file, migrations);
+  } finally {
+    db.close();
+  }
+  return file;
+}
+
+describe("a new recording's tables", () => {
+  it('are made at the newest format at once', () => {
+    expect(NEWEST_SCHEMA.version).toBe(FORMAT_VERSION);
+    const shape = shapeOf(migrated('fresh.db'));
+    expect(shape.userVersion).toBe(FORMAT_VERSION);
+    expect(Object.keys(shape.columns as object).sort()).toEqual(Object.keys(TABLES).sort());
+  });
+
+  it('are those the migration chain makes of an empty file, step by step: columns, types, constraints, indexes', () => {
+    // A copy of the chain is not the build's own list, so migrate runs each step.
+    expect(shapeOf(migrated('fresh.db'))).toEqual(shapeOf(migrated('chain.db', [...MIGRATIONS])));
+  });
+
+  it('are those of a file of each older format once upgraded', () => {
+    const fresh = shapeOf(migrated('fresh.db'));
+    for (let version = 1; version < FORMAT_VERSION; version++) {
+      const file = migrated(`v${version}.db`, MIGRATIONS.slice(0, version));
+      expect(shapeOf(file).userVersion, `format ${version}`).toBe(version);
+      const db = openDatabase(file);
+      try {
+        expect(migrate(db, file)).toEqual({ from: version, to: FORMAT_VERSION });
+      } finally {
+        db.close();
+      }
+      expect(shapeOf(file), `format ${version}, upgraded`).toEqual(fresh);
+    }
+  });
+});
+
 describe('the schema module', () => {
   it('lists exactly the columns a migrated recording has, in order, with their types', () => {
-    const file = join(tmp.dir, 'fresh.db');
-    const db = openDatabase(file);
-    migrate(db, file);
-    db.close();
-    expect(columnsInSchema()).toEqual(columnsInFile(file));
+    expect(columnsInSchema()).toEqual(columnsInFile(migrated('fresh.db')));
+    expect(columnsInSchema()).toEqual(columnsInFile(migrated('chain.db', [...MIGRATIONS])));
   });
 
   it('lists the columns of the committed example recordings once imported', () => {
