@@ -14,7 +14,7 @@ import { startInspector, type RunningInspector } from '../../src/ui/server/inspe
 import { postRun, runInput } from '../record/record-helpers.js';
 import { browserUnavailable, CHROMIUM, CHROMIUM_ARGS, liveRecorder, MCP_ECHO_TOOL, MCP_SESSION_LINES, openMcpRecording, recordAgui, sendRun, writeBigRecording, writeForwardRecording, writeMcpRecording, writeOpenAiRecording, writeRestRecording, writeStdioRecording } from './ui-helpers.js';
 import { STANDIN_HELLO } from '../support/openai-scenario.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { tlsText } from '../../src/core/tls-text.js';
 
 const unavailable = await browserUnavailable();
@@ -22,15 +22,21 @@ const SECRET = 's3cret-token-7f1e';
 const SCREENSHOTS = process.env.INSPECTOR_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/images/', import.meta.url)) : undefined;
 
 describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  const folder = tempDir('agent-proxy-ui-');
-  const dir = folder.dir;
-  const A = join(dir, 'a.db');
-  const B = join(dir, 'b.db');
+  // Made in beforeAll, not while the file is collected: where the browser is missing the block is
+  // skipped with its hooks, and a folder made here would be left behind.
+  let folder: TempDir | undefined;
+  let dir: string;
+  let A: string;
+  let B: string;
   let browser: Browser;
   let inspector: RunningInspector;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
+    folder = tempDir('agent-proxy-ui-');
+    dir = folder.dir;
+    A = join(dir, 'a.db');
+    B = join(dir, 'b.db');
     const { chromium } = await import('playwright-core');
     // launch() gives the browser a fresh temporary user-data-dir of its own, removed on close.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -43,7 +49,7 @@ describe.skipIf(unavailable !== undefined)(`inspector page in Chromium${unavaila
   afterAll(async () => {
     await inspector?.close();
     await browser?.close();
-    folder.cleanup();
+    folder?.cleanup();
   });
 
   // A tab a test has finished with is opened again by a later test: loaded anew (through about:blank,
