@@ -2,7 +2,6 @@ import { tooDeepToWalk } from '../core/json-depth.js';
 import { compactJson } from '../core/json-text.js';
 import { exchangeFromRecord } from '../store/exchange-record.js';
 import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
-import { createHash, type Hash } from 'node:crypto';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { canonicalJson, normalizeJson } from '../match/normalize.js';
@@ -13,6 +12,7 @@ import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import type { FieldSpecs } from '../core/field-specs.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 import { CanonicalTexts, type KnownText } from './canonical-texts.js';
+import { ChunkedHash } from './chunked-hash.js';
 import { PREFIX_STEP, type PrefixCheckpoint } from './common-prefix.js';
 import { type FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
@@ -72,9 +72,6 @@ type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; c
 
 /** At most this many repeated texts' comparing texts are kept per exchange (ExchangeScan.repeats). */
 const MAX_REPEATS = 4096;
-
-/** Hashes at most this much text at a time. */
-const HASH_CHUNK = 1 << 16;
 
 /**
  * The first pass of a diff: streams one side exchange by exchange and message by message, and keeps
@@ -276,32 +273,6 @@ function messageExact(loose: string, canon: string, verdict: Verdict): string {
     rules = [...new Set(verdict.findings.filter((f) => f.severity === 'error').map((f) => f.rule))].sort().join(',');
   }
   return `${loose}\0${canon}\0${verdict.status}\0${rules}`;
-}
-
-/** SHA-1 over NUL-separated parts, fed to the hash in chunks. */
-class ChunkedHash {
-  private readonly hash: Hash = createHash('sha1');
-  private pending = '';
-
-  add(part: string): void {
-    this.pending += part + '\0';
-    if (this.pending.length >= HASH_CHUNK) {
-      this.hash.update(this.pending);
-      this.pending = '';
-    }
-  }
-
-  /** The digest of what was added so far, without ending the hash. */
-  peek(): string {
-    this.hash.update(this.pending);
-    this.pending = '';
-    return this.hash.copy().digest('base64');
-  }
-
-  digest(): string {
-    this.hash.update(this.pending);
-    return this.hash.digest('base64');
-  }
 }
 
 export function findingsByMessage(records: ScannedFinding[]): Map<number, Finding[]> {
