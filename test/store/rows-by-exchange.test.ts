@@ -108,3 +108,24 @@ describe('errorFindingsInOrder', () => {
     }
   });
 });
+
+describe('exchanges', () => {
+  it('reads every exchange in id order, a page at a time, as one exchange is read', () => {
+    const many = dir.file('many.db');
+    const writer = RecordingWriter.open(many, meta());
+    for (let i = 0; i < 2_100; i++) {
+      const id = writer.beginExchange({ transport: 'http', method: 'GET', path: `/e/${i}`, requestHeaders: { 'x-n': String(i) }, tOffsetMs: i });
+      writer.endExchange(id, { outcome: 'complete', tOffsetMs: i });
+    }
+    writer.close();
+    const db = openDatabase(many, { readonly: true });
+    try {
+      const queries = prepareScanQueries(db);
+      const all = [...queries.exchanges()];
+      expect(all.map((e) => e.path)).toEqual(Array.from({ length: 2_100 }, (_, i) => `/e/${i}`));
+      expect(all).toEqual(all.map((e) => queries.exchange(e.id)));
+    } finally {
+      db.close();
+    }
+  });
+});

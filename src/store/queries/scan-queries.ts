@@ -3,7 +3,7 @@ import { EXCHANGE_SELECT_VALUES, exchangeRecordOfValues, type ExchangeRecord } f
 import type { StoredFinding } from '../schema.js';
 import { storedJsonSql } from '../stored-json.js';
 import { rawBytesSql } from '../raw-blocks.js';
-import { RowsByExchange } from './rows-by-exchange.js';
+import { ROWS_PAGE, RowsByExchange } from './rows-by-exchange.js';
 
 /**
  * The reads of `proxy diff`'s first pass (diff/scan-side.ts), which streams a whole recording and
@@ -30,8 +30,8 @@ export type LoadedMessage = [meta: string, body: string | Buffer, seq: number, i
 export type ScannedFinding = Pick<StoredFinding, 'messageId' | 'rule' | 'severity' | 'pointer' | 'message'>;
 
 export interface ScanQueries {
-  /** Every exchange, in id order (no message counts; headers as JSON text). */
-  exchanges(): ExchangeRecord[];
+  /** Every exchange, in id order (no message counts; headers as JSON text), read a page at a time: a recording of many exchanges is not held whole. */
+  exchanges(): IterableIterator<ExchangeRecord>;
   /** The messages of every exchange, taken exchange by exchange in ascending id order, each in seq order (rows-by-exchange.ts). */
   messagesInOrder(): RowsByExchange<MessageInOrder>;
   /** The error findings of an exchange (only those count in a diff), in id order. */
@@ -46,7 +46,7 @@ export interface ScanQueries {
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   // Exchanges as arrays, made records by exchangeRecordOfValues: a keyed row of ~30 columns costs far more (exchange-record.ts).
-  const exchanges = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true);
+  const exchangesPage = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id > ? ORDER BY e.id LIMIT ?`).raw(true);
   const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id = ?`).raw(true);
   const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
   // Pages in (exchange, seq) order after a place, on the index messages_by_exchange (rows-by-exchange.ts).
@@ -62,7 +62,14 @@ export function prepareScanQueries(db: Database.Database): ScanQueries {
     )
     .raw(true);
   return {
-    exchanges: () => (exchanges.all() as unknown[][]).map(exchangeRecordOfValues),
+    exchanges: function* () {
+      for (let after = 0; ; ) {
+        const page = (exchangesPage.all(after, ROWS_PAGE) as unknown[][]).map(exchangeRecordOfValues);
+        yield* page;
+        if (page.length < ROWS_PAGE) return;
+        after = page[page.length - 1].id;
+      }
+    },
     messagesInOrder: () => new RowsByExchange<MessageInOrder>(messagesPage),
     errorFindings: (exchangeId) => findings.all(exchangeId) as ScannedFinding[],
     errorFindingsInOrder: () => {
