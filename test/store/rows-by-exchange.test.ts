@@ -13,7 +13,7 @@ import { meta } from './store-fixtures.js';
 const dir = tempDir('agent-proxy-error-findings-');
 afterAll(() => dir.cleanup());
 
-/** Findings per exchange, by its order of opening: none, a few, more than a page (1,024), warnings only, errors among warnings. */
+/** Findings per exchange, by its order of opening: none, a few, more than a page (256), warnings only, errors among warnings. */
 const SHAPES: Array<(n: number) => Finding[]> = [
   () => [],
   (n) => [{ rule: 'schema', severity: 'error', pointer: `/a/${n}`, message: 'must be string' }],
@@ -27,7 +27,7 @@ const SHAPES: Array<(n: number) => Finding[]> = [
 
 /**
  * Two exchanges open at once, their messages interleaved, so that one exchange's findings' ids are not
- * consecutive; exchange 5 holds 1,500 messages with an error each, more than a page.
+ * consecutive; exchange 5 holds 1,500 messages with an error each, several pages.
  */
 function record(file: string): number[] {
   const writer = RecordingWriter.open(file, meta());

@@ -1,7 +1,11 @@
 import type Database from 'better-sqlite3';
 
-/** Rows read at a time: one statement for a recording of many small exchanges, memory bounded for an exchange of many rows. */
-export const ROWS_PAGE = 1024;
+/**
+ * Rows read at a time: one statement for a recording of many small exchanges, memory bounded for an exchange of many
+ * rows. 1,024 kept rows alive long enough to be promoted out of the young generation (read-scale's diff: 249 MB peak RSS
+ * against 240 with 256).
+ */
+export const ROWS_PAGE = 256;
 
 /** A row whose first two values are its exchange id and its order within the exchange (a message's seq, a finding's id). */
 export type RowInExchange = [exchangeId: number, order: number, ...rest: unknown[]];
