@@ -1,5 +1,11 @@
 // `proxy diff` on two large recordings: wall time and peak memory of the real CLI.
-// Run:  npm run build && node bench/diff.js [--quick] [--runs N] [--events N] [--keep]
+// Run:  npm run build && node bench/diff.js [--quick] [--runs N] [--events N] [--exchanges N] [--bin PATH]... [--repeat N] [--keep]
+//
+// --exchanges N: instead, N small REST exchanges a side (a chat completion's request and answer each),
+// the shape where what diff does per exchange (its queries, its hash, its key) outweighs the messages.
+// --bin PATH (repeatable): time these builds' bin/agent-proxy.js on the same recordings, alternating,
+// --repeat N rounds (default 1); each one's CPU (user + system, all threads) is printed, and stdout must
+// be the same bytes for every build.
 //
 // Writes two recordings of 1,000 AG-UI SSE runs × 1,000 messages (--quick: 100 runs, 100k messages)
 // straight through RecordingWriter, one child process per side so that generating does not dominate.
@@ -26,7 +32,8 @@ const MIN_EVENTS_PER_RUN = 400;
 const WORDS = ['The', ' quarterly', ' report', ' shows', ' revenue', ' up', ' 12%', ',', ' costs', ' flat', ' and', ' churn', ' down', '.', ' Next', ' steps', ':', ' hire', ' two', ' engineers'];
 
 if (process.argv[2] === '--generate') {
-  await generate(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
+  if (process.argv[5] === '--exchanges') await generateExchanges(process.argv[3], process.argv[4], Number(process.argv[6]));
+  else await generate(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
   process.exit(0);
 }
 
@@ -46,6 +53,17 @@ if (!Number.isInteger(EVENTS) || EVENTS < MIN_EVENTS_PER_RUN || EVENTS > EVENTS_
   console.error(`--events ${process.argv[eventsArg + 1]}: a whole number of messages per run, ${MIN_EVENTS_PER_RUN} to ${'1,000'}`);
   process.exit(2);
 }
+const exchangesArg = process.argv.indexOf('--exchanges');
+const EXCHANGES = exchangesArg > 0 ? Number(process.argv[exchangesArg + 1]) : 0;
+if (exchangesArg > 0 && (!Number.isInteger(EXCHANGES) || EXCHANGES < 100)) {
+  console.error(`--exchanges ${process.argv[exchangesArg + 1]}: a whole number of exchanges, 100 or more`);
+  process.exit(2);
+}
+const bins = process.argv.flatMap((arg, i) => (arg === '--bin' ? [process.argv[i + 1]] : []));
+const repeatArg = process.argv.indexOf('--repeat');
+const REPEAT = repeatArg > 0 ? Number(process.argv[repeatArg + 1]) : 1;
+// Prints the child's CPU (user + system, every thread) and peak RSS as it exits.
+const PRELOAD = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nusage '+(u.userCPUTime+u.systemCPUTime)+' '+u.maxRSS+'\\n')})`;
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-bench-diff-'));
@@ -53,9 +71,19 @@ const a = join(dir, 'a.db');
 const b = join(dir, 'b.db');
 try {
   const t0 = performance.now();
-  await Promise.all(['a', 'b'].map((side) => run(process.execPath, [SELF, '--generate', side, side === 'a' ? a : b, String(RUNS), String(EVENTS)])));
-  console.log(`generated 2 × ${fmt(RUNS * EVENTS)} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
+  const shape = EXCHANGES > 0 ? ['--exchanges', String(EXCHANGES)] : [String(RUNS), String(EVENTS)];
+  await Promise.all([run(process.execPath, [SELF, '--generate', 'a', a, ...shape]), run(process.execPath, [SELF, '--generate', 'b', b, ...shape])]);
+  const generated = EXCHANGES > 0 ? `${fmt(EXCHANGES)} exchanges (${fmt(2 * EXCHANGES)} messages)` : `${fmt(RUNS * EVENTS)} messages`;
+  console.log(`generated 2 × ${generated} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
+  if (EXCHANGES > 0 || bins.length > 0) await compareBuilds(bins.length > 0 ? bins : [BIN]);
+  else await timeOnce();
+} finally {
+  if (keep) console.log(`kept ${a} and ${b}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
 
+/** The 1M-message check: wall time and peak RSS of this build against the targets. */
+async function timeOnce() {
   const result = await measure(process.execPath, [BIN, 'diff', a, b, '--format', 'json']);
   if (result.code !== 1) throw new Error(`proxy diff exited with ${result.code} (expected 1: the recordings differ)\n${result.stderr}`);
   const report = JSON.parse(result.stdout);
@@ -74,9 +102,33 @@ try {
   );
   // The targets are for the full size (1,000 runs a side).
   if (RUNS === 1_000 && EVENTS === EVENTS_PER_RUN && (seconds >= 10 || mb >= 500)) process.exitCode = 1;
-} finally {
-  if (keep) console.log(`kept ${a} and ${b}`);
-  else rmSync(dir, { recursive: true, force: true });
+}
+
+/** Times each build in turn on a and b, REPEAT rounds; every stdout must be the same bytes and the report what B plants. */
+async function compareBuilds(builds) {
+  let first;
+  for (let round = 1; round <= REPEAT; round++) {
+    for (const bin of builds) {
+      const r = await measure(process.execPath, ['--import', PRELOAD, bin, 'diff', a, b, '--format', 'json']);
+      const usage = /\nusage (\d+) (\d+)\n$/.exec(r.stderr);
+      if (r.code !== 1) throw new Error(`${bin} diff exited with ${r.code} (expected 1: the recordings differ)\n${r.stderr}`);
+      const report = JSON.parse(r.stdout);
+      if (EXCHANGES > 0) checkExchangesReport(report);
+      else checkReport(report);
+      if (first === undefined) first = r.stdout;
+      else if (r.stdout !== first) throw new Error(`${bin}: its report is not the same bytes as the first build's`);
+      const cpu = Number(usage?.[1]) / 1e6;
+      console.log(`${bin}: CPU ${cpu.toFixed(2)} s, wall ${(r.ms / 1000).toFixed(2)} s, peak RSS ${Math.round(Number(usage?.[2]) / 1024)} MB (${fmt(report.a.messages + report.b.messages)} messages read)`);
+    }
+  }
+}
+
+/** What --exchanges plants in B: one answer's text, one status (a 500), one answer judged invalid. */
+function checkExchangesReport(report) {
+  const s = report.summary;
+  if (s.exchanges.changed !== 3 || s.exchanges.added !== 0 || s.exchanges.removed !== 0 || s.regressions !== 1) {
+    throw new Error(`diff bench: expected 3 changed exchanges and 1 regression (the invalid answer)\n${JSON.stringify(s)}`);
+  }
 }
 
 /** The differences planted in B, and where the diff has to report them. */
@@ -172,6 +224,45 @@ async function generate(side, file, runs, eventsPerRun) {
       const verdict = invalid ? { status: 'invalid', schemaRef: valid.schemaRef, findings: [{ rule: 'schema', severity: 'error', pointer: '/delta', message: '/delta: must be string' }] } : valid;
       writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'event', tOffsetMs: clock(), raw: enc.encode(`data: ${JSON.stringify(event)}\n\n`), json: event, verdict });
     }
+    writer.endExchange(id, { outcome: 'complete', tOffsetMs: clock() });
+  }
+  writer.close();
+}
+
+/** `count` chat completions, a request and an answer each; B's answer differs in three of them. */
+async function generateExchanges(side, file, count) {
+  const { RecordingWriter } = await import('../dist/store/recording-writer.js');
+  await import('../dist/protocols/catalog.js'); // declares the protocols' schemas to the registry
+  const { SchemaRegistry } = await import('../dist/schema/schema-registry.js');
+  const { TOOL_VERSION } = await import('../dist/core/version.js');
+  // Written as record writes it (this version, these schemas), so that diff compares the stored verdicts, not judging again.
+  const meta = { toolVersion: TOOL_VERSION, mode: 'record', schemaHashes: SchemaRegistry.load({}).hashes(), startedAt: new Date() };
+  const writer = RecordingWriter.open(file, meta, { maxBatch: 50_000, flushIntervalMs: 60_000, overwrite: true });
+  const enc = new TextEncoder();
+  const request = { status: 'valid', schemaRef: 'https://api.openai.com/v1#/components/schemas/CreateChatCompletionRequest', findings: [] };
+  const answer = { status: 'valid', schemaRef: 'https://api.openai.com/v1#/components/schemas/CreateChatCompletionResponse', findings: [] };
+  let t = 0;
+  const clock = () => (t += 1);
+  const at = (fraction) => side === 'b' && Math.round(count * fraction);
+  for (let n = 1; n <= count; n++) {
+    const id = writer.beginExchange({
+      transport: 'http',
+      protocol: 'openai',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      requestHeaders: { 'content-type': 'application/json', host: '127.0.0.1:4000', 'x-request-id': randomUUID() },
+      tOffsetMs: clock(),
+    });
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Question ${n % 50}` }] };
+    writer.addMessage({ exchangeId: id, sender: 'client', carrier: 'body', tOffsetMs: clock(), raw: enc.encode(JSON.stringify(body)), json: body, verdict: request });
+    const status = at(0.5) === n ? 500 : 200;
+    writer.updateExchange(id, { status, responseHeaders: { 'content-type': 'application/json', date: new Date(1_700_000_000_000 + t).toUTCString() } });
+    const content = at(0.25) === n ? 'Answer changed' : `Answer ${n % 50}`;
+    const reply = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion', created: 1_700_000_000 + n, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] };
+    const invalid = at(0.75) === n;
+    if (invalid) reply.choices[0].index = 'first';
+    const verdict = invalid ? { ...answer, status: 'invalid', findings: [{ rule: 'schema', severity: 'error', pointer: '/choices/0/index', message: '/choices/0/index: must be integer' }] } : answer;
+    writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'body', tOffsetMs: clock(), raw: enc.encode(JSON.stringify(reply)), json: reply, verdict });
     writer.endExchange(id, { outcome: 'complete', tOffsetMs: clock() });
   }
   writer.close();

@@ -1,8 +1,7 @@
 import { tooDeepToWalk } from '../core/json-depth.js';
 import { compactJson } from '../core/json-text.js';
 import { exchangeFromRecord } from '../store/exchange-record.js';
-import { prepareScanQueries, type ScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
-import { createHash, type Hash } from 'node:crypto';
+import { prepareScanQueries, type ScannedFinding } from '../store/queries/scan-queries.js';
 import type { Finding } from '../core/finding.js';
 import type { Verdict, VerdictStatus } from '../core/verdict.js';
 import { canonicalJson, normalizeJson } from '../match/normalize.js';
@@ -13,6 +12,7 @@ import type { ExchangeRow, MessageRow } from '../store/store-types.js';
 import type { FieldSpecs } from '../core/field-specs.js';
 import type { SemanticFold } from '../protocols/protocol.js';
 import { CanonicalTexts, type KnownText } from './canonical-texts.js';
+import { ChunkedHash } from './chunked-hash.js';
 import { PREFIX_STEP, type PrefixCheckpoint } from './common-prefix.js';
 import { type FieldMatcher, IdCanonicalizer } from './id-canonicalizer.js';
 import type { IdLogEntry } from './id-roles.js';
@@ -73,9 +73,6 @@ type Folded = { json: unknown; verdict: Verdict; sender: MessageRow['sender']; c
 /** At most this many repeated texts' comparing texts are kept per exchange (ExchangeScan.repeats). */
 const MAX_REPEATS = 4096;
 
-/** Hashes at most this much text at a time. */
-const HASH_CHUNK = 1 << 16;
-
 /**
  * The first pass of a diff: streams one side exchange by exchange and message by message, and keeps
  * only a short key per exchange. Messages are normalized straight to a canonical text (one walk,
@@ -114,11 +111,15 @@ function scanPass(db: Database.Database, options: SideOptions, verdicts: Verdict
   const side: SideState = { options, verdicts, ids, texts: new CanonicalTexts(ids), drop: new DropSpecs(options.ignore, options.semantic), metas: new Map() };
   const keys: ExchangeKey[] = [];
   let messageCount = 0;
+  // The exchanges come in id order: their findings are read alongside, not a query each.
+  const errorFindings = queries.errorFindingsInOrder();
+  const messages = queries.messagesInOrder();
   for (const record of queries.exchanges()) {
-    const scan = new ExchangeScan(exchangeFromRecord(record), side, queries);
-    for (const message of queries.messages(scan.row.id, scan.withIds)) {
+    const row = exchangeFromRecord(record);
+    const scan = new ExchangeScan(row, side, errorFindings(row.id));
+    for (let message = messages.next(row.id); message !== undefined; message = messages.next(row.id)) {
       if ((++messageCount & 0x3fff) === 0) progress?.(messageCount);
-      scan.message(message[0], message[1], message[2]);
+      scan.message(message[2], message[3], message[4]);
     }
     const key = scan.key();
     if (key !== undefined) keys.push(key);
@@ -144,8 +145,6 @@ interface SideState {
  * it was compiled again (four times a side, and again in the worker's thread).
  */
 class ExchangeScan {
-  /** Whether the messages are read with their ids (to attach findings, or verdicts judged again). */
-  readonly withIds: boolean;
   private readonly kind: SemanticFold | undefined;
   private readonly checkpoint: number;
   private readonly head: ReturnType<typeof exchangeHead>;
@@ -174,7 +173,7 @@ class ExchangeScan {
   constructor(
     readonly row: ExchangeRow,
     private readonly side: SideState,
-    queries: ScanQueries,
+    errorFindings: ScannedFinding[],
   ) {
     const { options, ids, drop, verdicts } = side;
     this.kind = options.semantic ? semanticFoldOf(row.protocol, row.transport) : undefined;
@@ -184,13 +183,12 @@ class ExchangeScan {
     this.streams = options.semantic ? [this.hash, new ChunkedHash(), new ChunkedHash()] : [this.hash, this.hash, this.hash];
     this.specs = drop.for(row.protocol);
     this.matcher = drop.matcherFor(row.protocol);
-    this.findings = findingsByMessage(queries.errorFindings(row.id));
+    this.findings = findingsByMessage(errorFindings);
     this.moved = verdicts !== undefined && verdicts.size > 0;
-    this.withIds = this.findings.size > 0 || this.moved;
   }
 
   /** Hashes (or, under --semantic, folds) the next message of the exchange. */
-  message(metaText: string, body: string | Buffer, id: number | undefined): void {
+  message(metaText: string, body: string | Buffer, id: number): void {
     const seq = ++this.seq;
     const { ids, texts, metas, verdicts } = this.side;
     const idsBefore = ids.size;
@@ -204,7 +202,7 @@ class ExchangeScan {
     // Nested too deep to normalize (a recursive walk): compared by its compact text, as loadExchange does.
     const deep = known === undefined && typeof body === 'string' && tooDeepToWalk(body);
     const json = deep ? undefined : parsed;
-    const found = id === undefined ? undefined : this.findings.get(id);
+    const found = this.findings.size === 0 ? undefined : this.findings.get(id);
     // A repeated text with its meta's verdict compares as its last message of the same meta did (label and all).
     const plain = known !== undefined && found === undefined && !this.moved && !kind;
     if (plain) {
@@ -213,7 +211,7 @@ class ExchangeScan {
     }
     const status = meta.status;
     // A message with no finding shares its meta's verdict (read, never changed).
-    const verdict: Verdict = (this.moved && verdicts!.get(id!)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
+    const verdict: Verdict = (this.moved && verdicts!.get(id)) || (found === undefined ? (meta.verdict ??= { status, findings: NO_FINDINGS }) : { status, findings: found });
     const m: Folded = { sender: meta.sender, carrier: meta.carrier, channel: meta.channel, json, verdict };
     if (kind && this.folds(kind, m, body, deep)) return;
     const canon = deep ? `raw:${compactJson(body as string)}` : json === undefined ? `raw:${rawText(body as Buffer)}` : (known?.canon ?? texts.make(body as string, json, this.matcher));
@@ -275,32 +273,6 @@ function messageExact(loose: string, canon: string, verdict: Verdict): string {
     rules = [...new Set(verdict.findings.filter((f) => f.severity === 'error').map((f) => f.rule))].sort().join(',');
   }
   return `${loose}\0${canon}\0${verdict.status}\0${rules}`;
-}
-
-/** SHA-1 over NUL-separated parts, fed to the hash in chunks. */
-class ChunkedHash {
-  private readonly hash: Hash = createHash('sha1');
-  private pending = '';
-
-  add(part: string): void {
-    this.pending += part + '\0';
-    if (this.pending.length >= HASH_CHUNK) {
-      this.hash.update(this.pending);
-      this.pending = '';
-    }
-  }
-
-  /** The digest of what was added so far, without ending the hash. */
-  peek(): string {
-    this.hash.update(this.pending);
-    this.pending = '';
-    return this.hash.copy().digest('base64');
-  }
-
-  digest(): string {
-    this.hash.update(this.pending);
-    return this.hash.digest('base64');
-  }
 }
 
 export function findingsByMessage(records: ScannedFinding[]): Map<number, Finding[]> {
