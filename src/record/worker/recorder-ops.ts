@@ -43,11 +43,49 @@ export function fromWireHeaders(headers: WireHeaders): GivenHeaders {
 /** What each op is, its first element. */
 export const OP = { open: 0, classify: 1, classifyRoute: 2, update: 3, record: 4, tap: 5, push: 6, tapEnd: 7, end: 8 } as const;
 
+/** A whole body (as the body taps record it): its bytes are all there, so it needs no size of its own. */
+const WHOLE_JSON_BODY: RecordOptions = Object.freeze({ carrier: 'body', json: true });
+const WHOLE_OTHER_BODY: RecordOptions = Object.freeze({ carrier: 'body', json: false });
+
 /**
  * The facts of the commonest messages, sent as their index here instead of as an object: a
- * WebSocket relay records every frame with one of these (by identity).
+ * WebSocket relay records every frame with one of the first two (by identity), and a REST exchange
+ * its body with one of the others (recordPresetOf).
  */
-export const RECORD_PRESETS: readonly RecordOptions[] = [TEXT_FRAME, BINARY_FRAME];
+export const RECORD_PRESETS: readonly RecordOptions[] = [TEXT_FRAME, BINARY_FRAME, WHOLE_JSON_BODY, WHOLE_OTHER_BODY];
+
+/**
+ * Every fact a message may carry. Listed so that a fact added to MessageFacts fails to compile here
+ * until recordPresetOf looks at it too: a preset must never drop a fact.
+ */
+const FACTS_SEEN = { carrier: true, channel: true, value: true, parseError: true, parseCost: true, payload: true, totalBytes: true, json: true, judge: true } as const satisfies Record<keyof WireRecordOptions, true>;
+void FACTS_SEEN;
+
+/**
+ * The index of `options`' preset for a message of `bytes` bytes, or -1. A body's size is the size of
+ * its bytes unless `totalBytes` says more (message-pipeline's `read`), so one that says the same is
+ * the preset without it. Reads fields instead of making a copy without `http` and `at`: the body of
+ * every REST exchange comes here.
+ */
+export function recordPresetOf(options: RecordOptions, bytes: number): number {
+  if (options === TEXT_FRAME) return 0;
+  if (options === BINARY_FRAME) return 1;
+  if (
+    options.carrier !== 'body' ||
+    (options.totalBytes !== undefined && options.totalBytes !== bytes) ||
+    options.channel !== undefined ||
+    options.value !== undefined ||
+    options.parseError !== undefined ||
+    options.parseCost !== undefined ||
+    options.payload !== undefined ||
+    options.judge !== undefined
+  ) {
+    return -1;
+  }
+  if (options.json === true) return 2;
+  if (options.json === false) return 3;
+  return -1;
+}
 
 /**
  * An HTTP context that is the exchange's own route (its start's method and path, no query) is sent
