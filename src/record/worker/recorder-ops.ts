@@ -24,15 +24,39 @@ export type WireHeaders = string[] | Headers;
 export type WireExchangeStart = Omit<ExchangeStart, 'tOffsetMs' | 'requestHeaders'> & { requestHeaders?: WireHeaders };
 export type WireExchangeUpdate = Omit<ExchangeUpdate, 'responseHeaders'> & { responseHeaders?: WireHeaders };
 
+// The copies below name every field instead of spreading the original: on Node 20 an object spread
+// with properties added or replaced takes V8's slow path (0.2 to several µs), on every exchange.
+// A field left undefined is left out of the batch's JSON, as it was of the spread.
+
 /** An exchange's start for the wire: headers given as pairs cross as the pairs. */
 export function toWireStart(start: Omit<ExchangeStart, 'tOffsetMs'>): WireExchangeStart {
   const headers = start.requestHeaders;
-  return headers instanceof HeaderPairs ? { ...start, requestHeaders: headers.pairs } : (start as WireExchangeStart);
+  if (!(headers instanceof HeaderPairs)) return start as WireExchangeStart;
+  return {
+    transport: start.transport,
+    protocol: start.protocol,
+    method: start.method,
+    path: start.path,
+    query: start.query,
+    url: start.url,
+    subprotocol: start.subprotocol,
+    requestHeaders: headers.pairs,
+  } satisfies Record<keyof WireExchangeStart, unknown>;
 }
 
 export function toWireUpdate(update: ExchangeUpdate): WireExchangeUpdate {
   const headers = update.responseHeaders;
-  return headers instanceof HeaderPairs ? { ...update, responseHeaders: headers.pairs } : (update as WireExchangeUpdate);
+  if (!(headers instanceof HeaderPairs)) return update as WireExchangeUpdate;
+  return {
+    transport: update.transport,
+    protocol: update.protocol,
+    protocolEvidence: update.protocolEvidence,
+    status: update.status,
+    responseHeaders: headers.pairs,
+    subprotocol: update.subprotocol,
+    tls: update.tls,
+    stdinEndedMs: update.stdinEndedMs,
+  } satisfies Record<keyof WireExchangeUpdate, unknown>;
 }
 
 /** The worker's side: pairs are given on as pairs, their text and record made when asked for. */
@@ -117,14 +141,19 @@ export type DecodedOp = Exclude<RecorderOp, [typeof OP.push, ...unknown[]]> | [o
 
 export function toWireHttp(http: HttpContext | undefined): WireHttpContext | undefined {
   if (!http) return undefined;
-  const { query, ...rest } = http;
-  return query === undefined ? rest : { ...rest, query: query.toString() };
+  const wire: WireHttpContext = { method: http.method, path: http.path, status: http.status, requestHeaders: http.requestHeaders, responseHeaders: http.responseHeaders };
+  if (http.query !== undefined) wire.query = http.query.toString();
+  return wire;
 }
 
 export function fromWireHttp(http: WireHttpContext | undefined): HttpContext | undefined {
   if (!http) return undefined;
-  const { query, ...rest } = http;
-  return query === undefined ? rest : { ...rest, query: new URLSearchParams(query) };
+  const context: HttpContext = { method: http.method, path: http.path };
+  if (http.query !== undefined) context.query = new URLSearchParams(http.query);
+  if (http.status !== undefined) context.status = http.status;
+  if (http.requestHeaders !== undefined) context.requestHeaders = http.requestHeaders;
+  if (http.responseHeaders !== undefined) context.responseHeaders = http.responseHeaders;
+  return context;
 }
 
 /** An exchange's method and path, as the capture thread opened it. */

@@ -472,7 +472,7 @@ class RemoteExchange implements ExchangeSink {
 
   tap(spec: TapSpec): BodyTap {
     const tap = this.sink.newTapId();
-    this.sink.push([OP.tap, this.id, tap, spec.kind === 'lines' ? spec : { ...spec, http: toWireHttp(spec.http) }], 0);
+    this.sink.push([OP.tap, this.id, tap, spec.kind === 'lines' ? spec : { kind: spec.kind, sender: spec.sender, contentEncoding: spec.contentEncoding, http: toWireHttp(spec.http) }], 0);
     const sink = this.sink;
     return {
       push(chunk: Buffer, at?: number) {
