@@ -51,11 +51,10 @@ function exchange(sink) {
   const method = 'GET';
   const path = '/rest';
   const ex = sink.openExchange({ transport: 'http', method, path, query: undefined, url: path, requestHeaders: storedHeaders(REQUEST_HEADERS) });
-  const context = { method, path };
   ex.classify({ transport: 'http', method, path });
   ex.update({ status: 200, transport: 'http', responseHeaders: storedHeaders(RESPONSE_HEADERS) });
   ex.classify({ transport: 'http', method, path, contentType: 'application/json' });
-  const tap = new CollectedBodyTap(ex, { kind: 'json', sender: 'server', contentEncoding: undefined, http: { ...context, status: 200 } });
+  const tap = new CollectedBodyTap(ex, { kind: 'json', sender: 'server', contentEncoding: undefined, http: { method, path, status: 200 } });
   tap.push(BODY);
   tap.end(true);
   ex.end({ outcome: 'complete', errorCode: undefined, errorMessage: undefined });

@@ -1,4 +1,4 @@
-import { Agent } from 'node:http';
+import { Agent, type RequestOptions } from 'node:http';
 import { isTlsTarget, type TargetAddress } from '../net/addresses.js';
 import type { UpstreamTls } from '../net/upstream-tls.js';
 import type { HeaderRedactor } from '../judge/header-redaction.js';
@@ -39,6 +39,15 @@ export function upstreamHost(target: TargetAddress): string {
   if (target.kind === 'unix') return 'localhost';
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
   return target.port === (target.protocol === 'https:' ? 443 : 80) ? host : `${host}:${target.port}`;
+}
+
+/**
+ * node:http's options for one request to the target. Written out per kind of address rather than as
+ * a spread of upstreamConnectOptions: on Node 20 a spread followed by more properties takes several
+ * µs (V8 makes the object on its slow path), and this runs for every request.
+ */
+export function upstreamRequestOptions(target: TargetAddress, agent: Agent, method: string, path: string, headers: string[]): RequestOptions {
+  return target.kind === 'unix' ? { socketPath: target.socketPath, agent, method, path, headers } : { host: target.host, port: target.port, agent, method, path, headers };
 }
 
 /** Connection options for node:http / ws toward the target. */

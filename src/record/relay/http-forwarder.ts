@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import type { Duplex } from 'node:stream';
 import type { HttpContext } from '../../core/message.js';
 import { bodyKindOf, CollectedBodyTap } from '../pipeline/body-taps.js';
-import { upstreamConnectOptions, upstreamHost, type CaptureContext } from '../capture-context.js';
+import { upstreamHost, upstreamRequestOptions, type CaptureContext } from '../capture-context.js';
 import { endToEndHeaders, rawHeader } from '../../net/headers.js';
 import { proxyAnswerCode, sendJson, type ProxyAnswerErrorCode } from '../../net/proxy-answers.js';
 import type { BodyTap, BodyTapSpec, ExchangeSink } from '../pipeline/recording-sink.js';
@@ -49,13 +49,9 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
   // An https:// target: the agent carries the CA and verification settings; SNI and the host-name
   // check follow the Host header, which names the target.
   const overTls = context.target.kind === 'tcp' && context.target.protocol === 'https:';
-  const upstream = (overTls ? process.getBuiltinModule('node:https').request : httpRequest)({
-    ...upstreamConnectOptions(context.target),
-    agent: context.agent,
-    method,
-    path: context.target.basePath + url,
-    headers: endToEndHeaders(req.rawHeaders, { host: upstreamHost(context.target) }),
-  });
+  const upstream = (overTls ? process.getBuiltinModule('node:https').request : httpRequest)(
+    upstreamRequestOptions(context.target, context.agent, method, context.target.basePath + url, endToEndHeaders(req.rawHeaders, { host: upstreamHost(context.target) })),
+  );
   const handshakeCut = overTls ? watchHandshake(upstream) : () => false;
 
   let done = false;
@@ -185,7 +181,8 @@ export function forwardHttp(req: IncomingMessage, res: ServerResponse, context: 
       kind,
       sender: 'server',
       contentEncoding: rawHeader(upstreamRes.rawHeaders, 'content-encoding'),
-      http: { ...requestContext, status },
+      // Not a spread of requestContext: on Node 20 a spread with a property added takes µs.
+      http: requestContext.query === undefined ? { method, path, status } : { method, path, query: requestContext.query, status },
     });
     // Streams must reach the client event by event: send their head now rather than with the first
     // event. Other responses keep head and body in one write. The recorder takes a stream's copy a

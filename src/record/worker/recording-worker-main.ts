@@ -198,7 +198,7 @@ function apply(op: DecodedOp): Promise<void> | void {
     case OP.tap: {
       const exchange = exchanges.get(op[1]);
       const spec = op[3];
-      if (exchange) taps.set(op[2], exchange.tap(spec.kind === 'lines' ? spec : { ...spec, http: fromWireHttp(spec.http) }));
+      if (exchange) taps.set(op[2], exchange.tap(spec.kind === 'lines' ? spec : { kind: spec.kind, sender: spec.sender, contentEncoding: spec.contentEncoding, http: fromWireHttp(spec.http) }));
       return;
     }
     case OP.push:

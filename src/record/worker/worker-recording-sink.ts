@@ -12,7 +12,7 @@ import { encodeOps, packBatch, type EncodedOps } from './op-batch.js';
 import { RecordingSpool } from './recording-spool.js';
 import { recorderHeapMb } from './recorder-memory.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { OP, RECORD_PRESETS, toWireHttp, toWireStart, toWireUpdate, wireHttpOf, type RecorderOp, type Route, type WireRecordOptions } from './recorder-ops.js';
+import { OP, recordPresetOf, toWireHttp, toWireStart, toWireUpdate, wireHttpOf, type RecorderOp, type Route, type WireRecordOptions } from './recorder-ops.js';
 import { LINE_PREFIX } from '../../core/program-name.js';
 
 /**
@@ -33,6 +33,8 @@ const OPS_HIGH_WATER_BYTES = 32 * 1024 * 1024;
 const OPS_LOW_WATER_BYTES = 8 * 1024 * 1024;
 /** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
 const BATCH_BYTES = 1024 * 1024;
+/** Ops that may wait for a busy worker's progress report before they are posted anyway (~80 REST exchanges). */
+const DEFERRED_MAX_OPS = 512;
 /** With a spool, batches start going there once recording is this far behind. */
 const SPILL_AFTER_BYTES = 1024 * 1024;
 /** With a spool, capture is paused only once this much waits on disk. */
@@ -228,9 +230,24 @@ export class WorkerRecordingSink implements RecordingSink {
     if (this.opBytes >= BATCH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(this.flushUnlessBusy);
     }
   }
+
+  /**
+   * The turn's ops go to an idle worker at once. A worker still applying earlier batches would only
+   * queue them, so they wait for its next progress report (at most 10 ms away: it reports what it
+   * applied), up to DEFERRED_MAX_OPS: under load each batch then carries several turns' ops, and
+   * both threads pay a message's fixed cost (its clone, the worker's wake-up and drain) less often.
+   * Not with a spool (line transports): a burst's batches are held and spooled a turn at a time.
+   */
+  private readonly flushUnlessBusy = (): void => {
+    if (this.opsBacklog > 0 && this.ops.length < DEFERRED_MAX_OPS && !this.options.spoolPath) {
+      this.scheduled = false;
+      return;
+    }
+    this.flush();
+  };
 
   /** Recording is a high-water mark behind: spill to the spool if there is one, else pause capture. */
   private fallBehind(): void {
@@ -405,6 +422,8 @@ export class WorkerRecordingSink implements RecordingSink {
           (this.backlog < LOW_WATER_BYTES || (this.spool !== undefined && this.spool.pending < MAX_SPOOLED_BYTES / 2));
         if (this.overloaded && caughtUp) this.releaseCapture();
         this.releaseHeld();
+        // What waited for this report (flushUnlessBusy).
+        if (this.ops.length > 0) this.flush();
         return;
       case 'closed':
         this.latest = message.totals;
@@ -442,7 +461,7 @@ class RemoteExchange implements ExchangeSink {
     // first --max-body bytes, not copied whole into a batch. (The usual message takes the first branch.)
     const max = this.sink.maxBodyBytes;
     if (raw.length <= max) {
-      const preset = RECORD_PRESETS.indexOf(options);
+      const preset = recordPresetOf(options, raw.length);
       this.sink.push([OP.record, this.id, sender, raw, at, preset >= 0 ? preset : factsOf(options), wireHttpOf(options.http, this.route)], raw.length);
       return;
     }
@@ -453,7 +472,7 @@ class RemoteExchange implements ExchangeSink {
 
   tap(spec: TapSpec): BodyTap {
     const tap = this.sink.newTapId();
-    this.sink.push([OP.tap, this.id, tap, spec.kind === 'lines' ? spec : { ...spec, http: toWireHttp(spec.http) }], 0);
+    this.sink.push([OP.tap, this.id, tap, spec.kind === 'lines' ? spec : { kind: spec.kind, sender: spec.sender, contentEncoding: spec.contentEncoding, http: toWireHttp(spec.http) }], 0);
     const sink = this.sink;
     return {
       push(chunk: Buffer, at?: number) {
