@@ -13,8 +13,8 @@ import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
-import { storedJsonSql, storedJsonText } from './stored-json.js';
-import { rawBytesSql } from './raw-blocks.js';
+import { rowJsonSql, storedJsonText } from './stored-json.js';
+import { type InflatedBlocks, inflatedBlocks, rawBytesSql } from './raw-blocks.js';
 import { lazyStatements } from './lazy-statements.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
@@ -46,8 +46,12 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * row object made of them: reading rows was a third of export's time.
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
+/**
+ * A blocked message's bytes are read as their block's columns and taken from the block in JavaScript
+ * (InflatedBlocks), not by SQLite calling a function for the row.
+ */
 const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
-  CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
+  CASE WHEN ${PLAIN} AND raw_block IS NULL THEN CAST(raw AS TEXT) END, CASE WHEN ${PLAIN} THEN raw_block END, raw_at, raw_size FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
@@ -60,13 +64,17 @@ type ExportValues = [
   schemaRefId: number | null,
   jsonAt: number,
   rawText: string | null,
+  rawBlock: number | null,
+  rawAt: number | null,
+  rawSize: number | null,
 ];
 /**
- * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL. Its
- * stored verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
+ * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, or
+ * from its block in JavaScript (InflatedBlocks.jsonTextOf) when its bytes are in one. Its stored
+ * verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
  * (NOT_JSON_SELECT): a Buffer per row and its decoding were a third of reading, each column more a tenth.
  */
-const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${storedJsonSql()}`;
+const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${rowJsonSql()}, CASE WHEN ${AT_JSON_AT} THEN raw_block END, raw_at, raw_size, json_at`;
 const NOT_JSON_SELECT = `SELECT status, schema_ref, schema_ref_id, reason, ${RAW} FROM messages WHERE id = ?`;
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
@@ -87,7 +95,13 @@ type ToJudgeValues = [
   channel: string | null,
   findingCount: number,
   jsonText: string | null,
+  rawBlock: number | null,
+  rawAt: number | null,
+  rawSize: number | null,
+  jsonAt: number | null,
 ];
+/** Where TO_JUDGE_ANY_SELECT has the message's exchange. */
+const TO_JUDGE_EXCHANGE = 11;
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
@@ -136,6 +150,7 @@ export class RecordingReader {
   private readonly db: Database.Database;
   private readonly stmts: ReaderStatements;
   private readonly schemaRefs: SchemaRefNames;
+  private readonly blocks: InflatedBlocks;
   private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
   private constructor(file: string, db: Database.Database) {
@@ -143,6 +158,7 @@ export class RecordingReader {
     this.db = db;
     this.schemaRefs = new SchemaRefNames(db);
     this.stmts = readerStatements(db);
+    this.blocks = inflatedBlocks(db);
   }
 
   /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
@@ -269,7 +285,7 @@ export class RecordingReader {
     const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[7], v as unknown as ToJudgeValues, texts)));
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -328,7 +344,8 @@ export class RecordingReader {
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues): MessageTextRow {
-    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rawText] = v;
+    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rowText, block, blockAt, size] = v;
+    const rawText = rowText ?? (block === null ? null : this.blocks.textOf(block, blockAt!, size!));
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
     const schemaRef = this.schemaRefs.of(null, schemaRefId);
@@ -355,7 +372,8 @@ export class RecordingReader {
   }
 
   private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
-    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, text] = v;
+    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, rowText, block, blockAt, size, jsonAt] = v;
+    const text = rowText ?? (block === null ? null : this.blocks.jsonTextOf(block, blockAt!, size!, jsonAt!));
     const sender = oneString(storedSender);
     const carrier = oneString(storedCarrier);
     const channel = storedChannel === null ? null : oneString(storedChannel);
