@@ -83,6 +83,11 @@ export class InflatedBlocks {
     return this.inflate(block, (this.blockData.get(block) as Buffer | undefined) ?? null);
   }
 
+  /** A blocked message's bytes, a copy of its own (the block is kept for the next messages, and a reader may keep these). */
+  bytesOf(block: number, at: number, size: number): Buffer {
+    return Buffer.from(this.block(block).subarray(at, at + size));
+  }
+
   /** A blocked message's bytes as text (what `CAST(raw AS TEXT)` reads of them). */
   textOf(block: number, at: number, size: number): string {
     return this.block(block).toString('utf8', at, at + size);

@@ -24,8 +24,13 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
-/** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
-const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql() })} FROM messages`;
+/**
+ * Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by
+ * better-sqlite3. A blocked message's `raw` is empty: its block's columns follow (BLOCK_AT), and
+ * storedMessage takes its bytes from the block in JavaScript (InflatedBlocks).
+ */
+const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)}, raw_block, raw_at, raw_size FROM messages`;
+const BLOCK_AT = Object.keys(MESSAGE_COLUMNS).length;
 /** A message's bytes, in its row or its block (store/raw-blocks.ts). */
 const RAW = rawBytesSql();
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
@@ -209,7 +214,7 @@ export class RecordingReader {
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
   messages(exchangeId: number): MessageRow[] {
-    const records = (this.stmts.messages.all(exchangeId) as unknown[][]).map(storedMessageOf);
+    const records = (this.stmts.messages.all(exchangeId) as unknown[][]).map((v) => this.storedMessage(v));
     const byMessage = new Map<number, Finding[]>();
     for (const f of this.stmts.findingsOfExchange.all(exchangeId) as StoredFinding[]) {
       let list = byMessage.get(f.messageId);
@@ -327,10 +332,18 @@ export class RecordingReader {
   private page(values: unknown[][]): MessageRow[] {
     return readingRows(this.file, () =>
       values.map((v) => {
-        const m = storedMessageOf(v);
+        const m = this.storedMessage(v);
         return this.messageRow(m, this.findingsOf(m));
       }),
     );
+  }
+
+  /** A row of MESSAGE_SELECT, with its bytes (from its block when they are in one). */
+  private storedMessage(v: unknown[]): StoredMessage {
+    const m = storedMessageOf(v);
+    const block = v[BLOCK_AT] as number | null;
+    if (block !== null) m.raw = this.blocks.bytesOf(block, v[BLOCK_AT + 1] as number, v[BLOCK_AT + 2] as number);
+    return m;
   }
 
   private messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
@@ -353,7 +366,7 @@ export class RecordingReader {
     const end = takenTextEnd(rawText, at);
     if (end >= 0) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
     // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
-    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
+    return messageTextRow(this.storedMessage(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
   }
 
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
