@@ -37,100 +37,35 @@ const KEPT_BLOCKS = 32;
 const KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
- * A connection's blocks, inflated, as the SQL functions and the readers in JavaScript take them. A hot
- * reader reads a message's `raw_block`, `raw_at` and `raw_size` as plain columns and asks here
- * (textOf, jsonTextOf), which costs less than SQLite calling a function for every row and copying the
- * slice it returns into a value of its own. Such a reader reads its rows whole first (`.all()`): a
- * block is read by a statement of its own, which better-sqlite3 refuses while another one runs.
- */
-export class InflatedBlocks {
-  private readonly kept = new Map<number, Buffer>();
-  private keptBytes = 0;
-  private blockData: Database.Statement | undefined;
-
-  constructor(
-    private readonly db: Database.Database,
-    private readonly file: string,
-  ) {}
-
-  /** The block, when it is kept inflated. */
-  keptBlock(block: number): Buffer | undefined {
-    return this.kept.get(block);
-  }
-
-  /** The block inflated from its row's `data` (null: the file lacks it), kept. */
-  inflate(block: number, data: Buffer | null): Buffer {
-    // A row that names a block the file lacks: a damaged file, said as such rather than read as no bytes.
-    if (data === null) {
-      throw new StoreError('E_STORE_NOT_RECORDING', this.file, `${this.file}: not a recording (damaged: a message's bytes are in block ${block}, which raw_blocks does not hold)`);
-    }
-    const bytes = inflateSync(data);
-    while (this.kept.size > 0 && (this.kept.size >= KEPT_BLOCKS || this.keptBytes + bytes.length > KEPT_BYTES)) {
-      const [oldest, old] = this.kept.entries().next().value as [number, Buffer];
-      this.kept.delete(oldest);
-      this.keptBytes -= old.length;
-    }
-    this.kept.set(block, bytes);
-    this.keptBytes += bytes.length;
-    return bytes;
-  }
-
-  /** The block, inflated, read from the file when it is not kept. */
-  block(block: number): Buffer {
-    const bytes = this.kept.get(block);
-    if (bytes !== undefined) return bytes;
-    this.blockData ??= this.db.prepare('SELECT data FROM raw_blocks WHERE id = ?').pluck();
-    return this.inflate(block, (this.blockData.get(block) as Buffer | undefined) ?? null);
-  }
-
-  /** A blocked message's bytes, a copy of its own (the block is kept for the next messages, and a reader may keep these). */
-  bytesOf(block: number, at: number, size: number): Buffer {
-    return Buffer.from(this.block(block).subarray(at, at + size));
-  }
-
-  /** A blocked message's bytes as text (what `CAST(raw AS TEXT)` reads of them). */
-  textOf(block: number, at: number, size: number): string {
-    return this.block(block).toString('utf8', at, at + size);
-  }
-
-  /**
-   * A blocked message's JSON text from `jsonAt` of its bytes up to their last byte that is not white
-   * space (what storedJsonSql reads of them).
-   */
-  jsonTextOf(block: number, at: number, size: number, jsonAt: number): string {
-    const bytes = this.block(block);
-    let end = at + size;
-    for (let c = bytes[end - 1]; end > at && (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d); c = bytes[end - 1]) end--;
-    return bytes.toString('utf8', Math.min(at + jsonAt, end), end);
-  }
-}
-
-const BLOCKS = new WeakMap<Database.Database, InflatedBlocks>();
-
-/** The connection's inflated blocks (registerRawBlockFunctions made them when it opened). */
-export function inflatedBlocks(db: Database.Database): InflatedBlocks {
-  const blocks = BLOCKS.get(db);
-  if (blocks === undefined) throw new Error('raw blocks: a connection not opened by openDatabase');
-  return blocks;
-}
-
-/**
  * Registers the block functions on a connection: `raw_block_kept(block, at, size)` is the slice of a
  * block it holds inflated, else NULL; `raw_block_slice(block, at, size, data)` inflates `data` (the
  * block's row) first. A function cannot read the block itself: better-sqlite3 refuses a statement
  * on a connection while another runs. Two functions of fixed arity, not one of optional arguments:
- * this one is called for every message read, and a rest parameter costs an array a call. The
- * functions and the readers in JavaScript share the connection's InflatedBlocks.
+ * this one is called for every message read, and a rest parameter costs an array a call.
  */
 export function registerRawBlockFunctions(db: Database.Database, file: string): void {
-  const blocks = new InflatedBlocks(db, file);
-  BLOCKS.set(db, blocks);
+  const kept = new Map<number, Buffer>();
+  let keptBytes = 0;
   db.function(KEPT, (block: number, at: number, size: number) => {
-    const bytes = blocks.keptBlock(block);
+    const bytes = kept.get(block);
     return bytes === undefined ? null : bytes.subarray(at, at + size);
   });
   db.function(SLICE, (block: number, at: number, size: number, data: Buffer | null) => {
-    const bytes = blocks.keptBlock(block) ?? blocks.inflate(block, data);
+    let bytes = kept.get(block);
+    if (bytes === undefined) {
+      // A row that names a block the file lacks: a damaged file, said as such rather than read as no bytes.
+      if (data === null) {
+        throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (damaged: a message's bytes are in block ${block}, which raw_blocks does not hold)`);
+      }
+      bytes = inflateSync(data);
+      while (kept.size > 0 && (kept.size >= KEPT_BLOCKS || keptBytes + bytes.length > KEPT_BYTES)) {
+        const [oldest, old] = kept.entries().next().value as [number, Buffer];
+        kept.delete(oldest);
+        keptBytes -= old.length;
+      }
+      kept.set(block, bytes);
+      keptBytes += bytes.length;
+    }
     return bytes.subarray(at, at + size);
   });
 }

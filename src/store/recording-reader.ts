@@ -13,8 +13,8 @@ import { openRecordingToRead } from './recording-lifecycle.js';
 import { StoreError, jsonColumn, readingRows } from './store-errors.js';
 import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 import { prepareFindingList } from './finding-list.js';
-import { rowJsonSql, storedJsonText } from './stored-json.js';
-import { type InflatedBlocks, inflatedBlocks, rawBytesSql } from './raw-blocks.js';
+import { storedJsonSql, storedJsonText } from './stored-json.js';
+import { rawBytesSql } from './raw-blocks.js';
 import { lazyStatements } from './lazy-statements.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
@@ -24,13 +24,8 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
 const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
-/**
- * Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by
- * better-sqlite3. A blocked message's `raw` is empty: its block's columns follow (BLOCK_AT), and
- * storedMessage takes its bytes from the block in JavaScript (InflatedBlocks).
- */
-const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS)}, raw_block, raw_at, raw_size FROM messages`;
-const BLOCK_AT = Object.keys(MESSAGE_COLUMNS).length;
+/** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
+const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql() })} FROM messages`;
 /** A message's bytes, in its row or its block (store/raw-blocks.ts). */
 const RAW = rawBytesSql();
 const storedMessageOf = rowFromValues(MESSAGE_COLUMNS);
@@ -51,12 +46,8 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * row object made of them: reading rows was a third of export's time.
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
-/**
- * A blocked message's bytes are read as their block's columns and taken from the block in JavaScript
- * (InflatedBlocks), not by SQLite calling a function for the row.
- */
 const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
-  CASE WHEN ${PLAIN} AND raw_block IS NULL THEN CAST(raw AS TEXT) END, CASE WHEN ${PLAIN} THEN raw_block END, raw_at, raw_size FROM messages`;
+  CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
@@ -69,17 +60,13 @@ type ExportValues = [
   schemaRefId: number | null,
   jsonAt: number,
   rawText: string | null,
-  rawBlock: number | null,
-  rawAt: number | null,
-  rawSize: number | null,
 ];
 /**
- * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL, or
- * from its block in JavaScript (InflatedBlocks.jsonTextOf) when its bytes are in one. Its stored
- * verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
+ * What judging a message again reads (MessageToJudge), as an array: its JSON text taken in SQL. Its
+ * stored verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
  * (NOT_JSON_SELECT): a Buffer per row and its decoding were a third of reading, each column more a tenth.
  */
-const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${rowJsonSql()}, CASE WHEN ${AT_JSON_AT} THEN raw_block END, raw_at, raw_size, json_at`;
+const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${storedJsonSql()}`;
 const NOT_JSON_SELECT = `SELECT status, schema_ref, schema_ref_id, reason, ${RAW} FROM messages WHERE id = ?`;
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
@@ -100,13 +87,7 @@ type ToJudgeValues = [
   channel: string | null,
   findingCount: number,
   jsonText: string | null,
-  rawBlock: number | null,
-  rawAt: number | null,
-  rawSize: number | null,
-  jsonAt: number | null,
 ];
-/** Where TO_JUDGE_ANY_SELECT has the message's exchange. */
-const TO_JUDGE_EXCHANGE = 11;
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
@@ -155,7 +136,6 @@ export class RecordingReader {
   private readonly db: Database.Database;
   private readonly stmts: ReaderStatements;
   private readonly schemaRefs: SchemaRefNames;
-  private readonly blocks: InflatedBlocks;
   private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
   private constructor(file: string, db: Database.Database) {
@@ -163,7 +143,6 @@ export class RecordingReader {
     this.db = db;
     this.schemaRefs = new SchemaRefNames(db);
     this.stmts = readerStatements(db);
-    this.blocks = inflatedBlocks(db);
   }
 
   /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
@@ -214,7 +193,7 @@ export class RecordingReader {
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
   messages(exchangeId: number): MessageRow[] {
-    const records = (this.stmts.messages.all(exchangeId) as unknown[][]).map((v) => this.storedMessage(v));
+    const records = (this.stmts.messages.all(exchangeId) as unknown[][]).map(storedMessageOf);
     const byMessage = new Map<number, Finding[]>();
     for (const f of this.stmts.findingsOfExchange.all(exchangeId) as StoredFinding[]) {
       let list = byMessage.get(f.messageId);
@@ -290,7 +269,7 @@ export class RecordingReader {
     const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts)));
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[7], v as unknown as ToJudgeValues, texts)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -332,18 +311,10 @@ export class RecordingReader {
   private page(values: unknown[][]): MessageRow[] {
     return readingRows(this.file, () =>
       values.map((v) => {
-        const m = this.storedMessage(v);
+        const m = storedMessageOf(v);
         return this.messageRow(m, this.findingsOf(m));
       }),
     );
-  }
-
-  /** A row of MESSAGE_SELECT, with its bytes (from its block when they are in one). */
-  private storedMessage(v: unknown[]): StoredMessage {
-    const m = storedMessageOf(v);
-    const block = v[BLOCK_AT] as number | null;
-    if (block !== null) m.raw = this.blocks.bytesOf(block, v[BLOCK_AT + 1] as number, v[BLOCK_AT + 2] as number);
-    return m;
   }
 
   private messageRow(m: StoredMessage, findings: Finding[]): MessageRow {
@@ -357,8 +328,7 @@ export class RecordingReader {
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues): MessageTextRow {
-    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rowText, block, blockAt, size] = v;
-    const rawText = rowText ?? (block === null ? null : this.blocks.textOf(block, blockAt!, size!));
+    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rawText] = v;
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
     const schemaRef = this.schemaRefs.of(null, schemaRefId);
@@ -366,7 +336,7 @@ export class RecordingReader {
     const end = takenTextEnd(rawText, at);
     if (end >= 0) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
     // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
-    return messageTextRow(this.storedMessage(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
+    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
   }
 
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
@@ -385,8 +355,7 @@ export class RecordingReader {
   }
 
   private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
-    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, rowText, block, blockAt, size, jsonAt] = v;
-    const text = rowText ?? (block === null ? null : this.blocks.jsonTextOf(block, blockAt!, size!, jsonAt!));
+    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, text] = v;
     const sender = oneString(storedSender);
     const carrier = oneString(storedCarrier);
     const channel = storedChannel === null ? null : oneString(storedChannel);

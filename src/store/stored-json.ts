@@ -47,18 +47,5 @@ export function storedJsonText(m: { raw: Uint8Array; json: string | null; jsonAt
 /** The same in SQL, for a query over `messages` (`alias`: the table's alias in it): the JSON text or NULL. */
 export function storedJsonSql(alias?: string): string {
   const c = alias === undefined ? '' : `${alias}.`;
-  return `coalesce(${c}json, CASE WHEN ${c}json_at IS NOT NULL THEN ${jsonAtSql(c, rawBytesSql(alias))} END)`;
-}
-
-/**
- * storedJsonSql for a query over `messages` that reads a blocked message's JSON text in JavaScript
- * (InflatedBlocks.jsonTextOf, with its `raw_block`, `raw_at`, `raw_size` and `json_at`): NULL for such a one.
- */
-export function rowJsonSql(): string {
-  return `coalesce(json, CASE WHEN json_at IS NOT NULL AND raw_block IS NULL THEN ${jsonAtSql('', 'raw')} END)`;
-}
-
-/** The JSON text from `json_at` of `bytes`, without its trailing white space. */
-function jsonAtSql(c: string, bytes: string): string {
-  return `rtrim(CAST(substr(${bytes}, ${c}json_at + 1) AS TEXT), char(32, 9, 10, 13))`;
+  return `coalesce(${c}json, CASE WHEN ${c}json_at IS NOT NULL THEN rtrim(CAST(substr(${rawBytesSql(alias)}, ${c}json_at + 1) AS TEXT), char(32, 9, 10, 13)) END)`;
 }

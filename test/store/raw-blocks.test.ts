@@ -249,7 +249,7 @@ describe('a damaged file', () => {
     try {
       const damaged = expect.objectContaining({ code: 'E_STORE_NOT_RECORDING', message: expect.stringMatching(/damaged\.db: not a recording \(damaged: a message's bytes are in block 1, which raw_blocks does not hold\)$/) });
       expect(() => [...reader.messagesInOrder()]).toThrow(damaged);
-      // export's and validate's readers, which take a block's bytes in JavaScript.
+      // export's and validate's readers, which read fewer columns of a message (the bytes as text).
       expect(() => [...RecordingReader.messagesWithTextInOrder(reader)]).toThrow(damaged);
       expect(() => [...RecordingReader.messagesToJudgeInOrder(reader)]).toThrow(damaged);
     } finally {

@@ -5,7 +5,7 @@
  * must be read from its bytes. Here, hostile bytes (not UTF-8, cut short, overlong, a surrogate, past
  * U+10FFFF, a literal U+FFFD) before, inside and after a JSON text: the built CLI's export is, line for
  * line, what the bytes give, and the values validate reads are those the bytes hold; and the same
- * with the bytes in a block (format 9), which export and validate slice and decode in JavaScript.
+ * with the bytes in a block (format 9), read through the block functions (store/raw-blocks.ts).
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
