@@ -2,7 +2,7 @@
  * A message's sender, carrier and channel read as one value of its row (`server,frame,text`,
  * `client,body`): better-sqlite3 puts each value of an array row in one at a time (~450 instructions
  * a value, and a new string for each text), and these three take a handful of values in a recording,
- * so `validate`'s reader reads one and looks it up. The sender is one of two words and the carrier
+ * so `export`'s and `validate`'s readers read one and look it up. The sender is one of two words and the carrier
  * holds no comma (ROUTE_SQL is NULL for one that does: then the three are read apart, routeOfColumns),
  * so the text splits at its first two commas; the channel may hold any.
  */

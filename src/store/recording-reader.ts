@@ -47,15 +47,14 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * row object made of them: reading rows was a third of export's time.
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
-const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
+const EXPORT_SELECT = `SELECT id, exchange_id, seq, ${ROUTE_SQL}, t_offset_ms, status, schema_ref_id, json_at,
   CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
   seq: number,
-  sender: MessageRow['sender'],
-  carrier: MessageRow['carrier'],
-  channel: string | null,
+  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (routeById). */
+  route: string | null,
   tOffsetMs: number,
   status: Verdict['status'],
   schemaRefId: number | null,
@@ -83,7 +82,7 @@ function oneString<T extends string>(stored: T): T {
 type ToJudgeValues = [
   id: number,
   seq: number,
-  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (ROUTE_BY_ID). */
+  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (routeById). */
   route: string | null,
   findingCount: number,
   jsonText: string | null,
@@ -332,9 +331,10 @@ export class RecordingReader {
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues): MessageTextRow {
-    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rawText] = v;
+    const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
+    const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
     const schemaRef = this.schemaRefs.of(null, schemaRefId);
     const verdict: Verdict = schemaRef === null ? { status, findings: [] } : { status, schemaRef, findings: [] };
     const end = takenTextEnd(rawText, at);

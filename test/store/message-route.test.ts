@@ -1,5 +1,5 @@
 /**
- * `validate`'s reader reads a message's sender, carrier and channel as one value (store/message-route.ts):
+ * `export`'s and `validate`'s readers read a message's sender, carrier and channel as one value (store/message-route.ts):
  * they must come out as the reader of whole rows gives them, a channel with commas, an empty one, none,
  * and a carrier with a comma (a file changed by hand) included.
  */
@@ -23,6 +23,8 @@ describe("a message's route read as one value", () => {
     edit.run('client', 'fr,ame', 'x,y', 4);
     edit.run('server', 'body', null, 5);
     edit.run('client', 'line', 'stdout', 6);
+    // No reason: export reads such a JSON message the short way (its route as one value too).
+    db.exec('UPDATE messages SET reason = NULL');
     db.close();
     const reader = RecordingReader.open(file);
     try {
@@ -38,6 +40,9 @@ describe("a message's route read as one value", () => {
       expect([...reader.messagesInOrder()].map(route)).toEqual(expected);
       expect([...RecordingReader.messagesToJudgeInOrder(reader)].map(route)).toEqual(expected);
       expect([...RecordingReader.messagesToJudge(reader, 1)].map(route)).toEqual(expected);
+      const exported = [...RecordingReader.messagesWithTextInOrder(reader)];
+      expect(exported.map((m) => m.jsonText !== undefined && m.raw === null)).toEqual([true, true, true, true, true, false]);
+      expect(exported.map(route)).toEqual(expected);
     } finally {
       reader.close();
     }
