@@ -17,6 +17,7 @@ import { storedJsonSql, storedJsonText } from './stored-json.js';
 import { rawBytesSql } from './raw-blocks.js';
 import { lazyStatements } from './lazy-statements.js';
 import { SchemaRefNames } from './schema-refs.js';
+import { MessageRoutes, ROUTE_SQL, routeOfColumns, type MessageRoute } from './message-route.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
@@ -46,15 +47,14 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * row object made of them: reading rows was a third of export's time.
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
-const EXPORT_SELECT = `SELECT id, exchange_id, seq, sender, carrier, channel, t_offset_ms, status, schema_ref_id, json_at,
+const EXPORT_SELECT = `SELECT id, exchange_id, seq, ${ROUTE_SQL}, t_offset_ms, status, schema_ref_id, json_at,
   CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
   seq: number,
-  sender: MessageRow['sender'],
-  carrier: MessageRow['carrier'],
-  channel: string | null,
+  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (routeById). */
+  route: string | null,
   tOffsetMs: number,
   status: Verdict['status'],
   schemaRefId: number | null,
@@ -66,7 +66,7 @@ type ExportValues = [
  * stored verdict and raw bytes only matter when it is not JSON (rare), and are read then, by id
  * (NOT_JSON_SELECT): a Buffer per row and its decoding were a third of reading, each column more a tenth.
  */
-const TO_JUDGE_COLUMNS = `id, seq, sender, carrier, channel, finding_count, ${storedJsonSql()}`;
+const TO_JUDGE_COLUMNS = `id, seq, ${ROUTE_SQL}, finding_count, ${storedJsonSql()}`;
 const NOT_JSON_SELECT = `SELECT status, schema_ref, schema_ref_id, reason, ${RAW} FROM messages WHERE id = ?`;
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
 /** The same, with the message's exchange last: read across exchanges, in id order. */
@@ -82,12 +82,13 @@ function oneString<T extends string>(stored: T): T {
 type ToJudgeValues = [
   id: number,
   seq: number,
-  sender: MessageRow['sender'],
-  carrier: MessageRow['carrier'],
-  channel: string | null,
+  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (routeById). */
+  route: string | null,
   findingCount: number,
   jsonText: string | null,
 ];
+/** Where TO_JUDGE_ANY_SELECT has the message's exchange. */
+const TO_JUDGE_EXCHANGE = 5;
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
@@ -108,6 +109,7 @@ function readerStatements(db: Database.Database) {
     toJudgeInOrderAfter: () => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
     firstRequestToJudge: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
     notJson: () => db.prepare(NOT_JSON_SELECT).raw(true),
+    routeById: () => db.prepare('SELECT sender, carrier, channel FROM messages WHERE id = ?').raw(true),
     exchangesWithMessages: () => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
     findingsOfExchange: () => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
     findingsOfMessage: () => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
@@ -136,6 +138,7 @@ export class RecordingReader {
   private readonly db: Database.Database;
   private readonly stmts: ReaderStatements;
   private readonly schemaRefs: SchemaRefNames;
+  private readonly routes = new MessageRoutes();
   private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
   private constructor(file: string, db: Database.Database) {
@@ -269,7 +272,7 @@ export class RecordingReader {
     const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[7], v as unknown as ToJudgeValues, texts)));
+      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts)));
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
@@ -328,9 +331,10 @@ export class RecordingReader {
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues): MessageTextRow {
-    const [id, exchangeId, seq, sender, carrier, channel, tOffsetMs, status, schemaRefId, at, rawText] = v;
+    const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
+    const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
     const schemaRef = this.schemaRefs.of(null, schemaRefId);
     const verdict: Verdict = schemaRef === null ? { status, findings: [] } : { status, schemaRef, findings: [] };
     const end = takenTextEnd(rawText, at);
@@ -355,10 +359,8 @@ export class RecordingReader {
   }
 
   private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
-    const [id, seq, storedSender, storedCarrier, storedChannel, findingCount, text] = v;
-    const sender = oneString(storedSender);
-    const carrier = oneString(storedCarrier);
-    const channel = storedChannel === null ? null : oneString(storedChannel);
+    const [id, seq, routeText, findingCount, text] = v;
+    const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
     const findings = this.findingsOf({ id, findingCount });
     if (text === null) return { id, exchangeId, seq, sender, carrier, channel, findings, ...this.notJson(id, findings) };
     // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
@@ -369,6 +371,12 @@ export class RecordingReader {
     }
     if (tooDeepToWalk(text)) return { id, exchangeId, seq, sender, carrier, channel, findings, raw: null, json: undefined, deepJson: text };
     return { id, exchangeId, seq, sender, carrier, channel, findings, raw: null, json };
+  }
+
+  /** A message's route read from its own columns (a carrier with a comma: ROUTE_SQL does not join it). */
+  private routeById(id: number): MessageRoute {
+    const [sender, carrier, channel] = this.stmts.routeById.get(id) as [string, string, string | null];
+    return routeOfColumns(oneString(sender), oneString(carrier), channel === null ? null : oneString(channel));
   }
 
   /** A message that is not JSON: its stored verdict (with `findings`) and its bytes. */

@@ -247,7 +247,11 @@ describe('a damaged file', () => {
     db.close();
     const reader = RecordingReader.open(file);
     try {
-      expect(() => [...reader.messagesInOrder()]).toThrow(expect.objectContaining({ code: 'E_STORE_NOT_RECORDING', message: expect.stringMatching(/damaged\.db: not a recording \(damaged: a message's bytes are in block 1, which raw_blocks does not hold\)$/) }));
+      const damaged = expect.objectContaining({ code: 'E_STORE_NOT_RECORDING', message: expect.stringMatching(/damaged\.db: not a recording \(damaged: a message's bytes are in block 1, which raw_blocks does not hold\)$/) });
+      expect(() => [...reader.messagesInOrder()]).toThrow(damaged);
+      // export's and validate's readers, which read fewer columns of a message (the bytes as text).
+      expect(() => [...RecordingReader.messagesWithTextInOrder(reader)]).toThrow(damaged);
+      expect(() => [...RecordingReader.messagesToJudgeInOrder(reader)]).toThrow(damaged);
     } finally {
       reader.close();
     }

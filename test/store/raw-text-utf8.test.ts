@@ -4,11 +4,13 @@
  * every sequence that is not into U+FFFD, so a text with no U+FFFD is the bytes, and any other message
  * must be read from its bytes. Here, hostile bytes (not UTF-8, cut short, overlong, a surrogate, past
  * U+10FFFF, a literal U+FFFD) before, inside and after a JSON text: the built CLI's export is, line for
- * line, what the bytes give, and the values validate reads are those the bytes hold.
+ * line, what the bytes give, and the values validate reads are those the bytes hold; and the same
+ * with the bytes in a block (format 9), read through the block functions (store/raw-blocks.ts).
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { messageLineText } from '../../src/export/ndjson-export.js';
 import { importNdjsonFile } from '../../src/store/ndjson-import.js';
@@ -43,11 +45,31 @@ const MESSAGES: Array<{ carrier: 'frame' | 'event'; raw: Buffer; text?: string; 
   { carrier: 'frame', raw: bytes([0xe6, 0x9d]), fromText: false },
 ];
 
+/**
+ * Moves every message's bytes of `file` into one block, as a writer's close does for messages that
+ * compress (these few are too small to be worth it, so it leaves them plain).
+ */
+function blockEveryMessage(file: string): void {
+  const db = new Database(file);
+  const rows = db.prepare('SELECT id, exchange_id, raw FROM messages ORDER BY seq').raw(true).all() as Array<[number, number, Buffer]>;
+  const plain = Buffer.concat(rows.map((r) => r[2]));
+  const block = Number(db.prepare('INSERT INTO raw_blocks (exchange_id, size, data) VALUES (?, ?, ?)').run(rows[0]![1], plain.length, deflateSync(plain)).lastInsertRowid);
+  const move = db.prepare("UPDATE messages SET raw = x'', raw_block = ?, raw_at = ?, raw_size = ? WHERE id = ?");
+  let at = 0;
+  for (const [id, , raw] of rows) {
+    move.run(block, at, raw.length, id);
+    at += raw.length;
+  }
+  expect(db.prepare('SELECT count(*) FROM messages WHERE raw_block IS NULL').pluck().get()).toBe(0);
+  db.close();
+}
+
 describe('raw bytes read as text', () => {
-  it('gives what the bytes give, for bytes that are not UTF-8 or hold U+FFFD', async () => {
+  it.each(['in their rows', 'in a block'])('gives what the bytes give, for bytes that are not UTF-8 or hold U+FFFD (%s)', async (where) => {
     const dir = scratch('agent-proxy-raw-text-').dir;
     verdictsWrittenByHand(dir);
     const file = writeRawMessagesDb(dir, 'hostile.db', MESSAGES);
+    if (where === 'in a block') blockEveryMessage(file);
 
     const reader = RecordingReader.open(file);
     let fromBytes: string[];
@@ -84,7 +106,7 @@ describe('raw bytes read as text', () => {
     }
   });
 
-  it('reads the bytes when a row says its JSON text is where they are not UTF-8 (a file changed by hand)', async () => {
+  it.each(['in their rows', 'in a block'])('reads the bytes when a row says its JSON text is where they are not UTF-8 (a file changed by hand, %s)', async (where) => {
     const dir = scratch('agent-proxy-raw-text-').dir;
     verdictsWrittenByHand(dir);
     const texts = ['{"n":"x"}', '{"o":"xy"}', '{"p":1}'];
@@ -96,6 +118,7 @@ describe('raw bytes read as text', () => {
     edit.run(bytes('{"o":"', [0xe6, 0x9d], '"}'), 2);
     expect(db.prepare('SELECT json IS NULL AND json_at = 0 FROM messages ORDER BY id').pluck().all()).toEqual([1, 1, 1]);
     db.close();
+    if (where === 'in a block') blockEveryMessage(file);
 
     const reader = RecordingReader.open(file);
     let fromBytes: string[];
