@@ -144,7 +144,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
         const schemaRef = m.verdict.schemaRef !== undefined || version < 3 ? m.verdict.schemaRef : derivedSchemaRef(protocols.get(m.exchange) ?? null, m.sender, m.carrier, bytes.json);
         if (schemaRef !== null && schemaRef !== undefined) verdict.schemaRef = schemaRef;
         if (m.verdict.reason !== null && m.verdict.reason !== undefined) verdict.reason = m.verdict.reason;
-        // Written out, not a rest and a spread of `bytes`: on Node 20 each costs a slow copy, per message.
+        const { written: json, ...given } = bytes;
         writer!.addMessage(
           withWrittenJson(
             {
@@ -153,13 +153,11 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
               carrier: m.carrier,
               channel: m.channel ?? undefined,
               tOffsetMs: m.tOffsetMs,
-              raw: bytes.raw,
-              json: bytes.json,
-              jsonText: bytes.jsonText,
+              ...given,
               verdict,
               rawTruncatedFrom: m.rawTruncatedFrom ?? undefined,
-            } satisfies Record<keyof MessageInput, unknown>,
-            bytes.written,
+            },
+            json,
           ),
         );
         options.onMessage?.();
@@ -196,31 +194,19 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
  * A message line's bytes and JSON (ndjson-format.ts): `rawJson` between `rawBefore` and `rawAfter` (by default RAW_AROUND's from version 3),
  * or `raw`/`rawBase64` with the JSON text at `jsonAt`, or the value `json`.
  */
-/**
- * A message line's bytes and value: `jsonText` when its text is known to be the bytes' own (the writer
- * then neither stringifies it nor looks for credentials in it), `written` when it is only the text the
- * line holds (withWrittenJson). One shape, every field named, so that the message is a literal.
- */
-interface MessageBytes {
-  raw: Uint8Array;
-  json: unknown;
-  jsonText: string | undefined;
-  written: string | undefined;
-}
-
-function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): MessageBytes {
+function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> & { written?: string } {
   if (m.rawJson !== undefined) {
     // The text the export spliced in: the value as stringifyJson writes it (as the line holds it, last).
     const jsonText = (written?.key === 'rawJson' ? written.text : undefined) ?? stringifyJson(m.rawJson)!;
     const around = rawAround(version, m.carrier);
-    return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText, written: undefined };
+    return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText };
   }
   const raw = decodeRaw(m)!;
-  if (m.jsonAt === undefined) return { raw, json: m.json, jsonText: undefined, written: written?.key === 'json' ? written.text : undefined };
+  if (m.jsonAt === undefined) return { raw, json: m.json, written: written?.key === 'json' ? written.text : undefined };
   const jsonText = m.jsonAt <= raw.length ? jsonTextAt(raw, m.jsonAt) : '';
   const json = tryParseJson(jsonText);
   if (json === undefined) throw malformed(file, line, `"jsonAt": the bytes from ${m.jsonAt} on are not JSON`);
-  return { raw, json, jsonText, written: undefined };
+  return { raw, json, jsonText };
 }
 
 /** `<file>: not a recording (line N: what is wrong)`. */
