@@ -24,7 +24,7 @@
 //     hand-over from the capture thread (bench/record-pipeline.js measures that).
 //   facts (ns per object): what a message's recording makes per message, on its own: a WebSocket text frame's
 //     facts in the worker (`facts-preset`), a judged NDJSON line's (`facts-line`), an unchecked verdict with
-//     an error (`facts-unchecked`).
+//     an error (`facts-unchecked`), an OpenAI route looked up as classify and the checker do (`facts-route`).
 //   handover (µs per exchange): a REST exchange's headers crossing to the recording worker: made and
 //     encoded on the capture thread (`handover-headers`), decoded and made the stored text in the
 //     worker (`worker-headers`).
@@ -241,6 +241,7 @@ const CASES = [
       return facts;
     };
   }),
+  factsCase('facts-route', 'an OpenAI chat route found in its path', 'protocols/openai/routes.js', ({ routeOf }) => () => routeOf('POST', '/v1/chat/completions')),
   factsCase('facts-unchecked', 'an unchecked verdict with an error', 'core/verdict.js', ({ unchecked }) => {
     const findings = [{ severity: 'error', code: 'id-mismatch', pointer: '/id', message: '/id: no request has this id' }];
     return (i) => unchecked('no schema for this method', findings, i & 1 ? 'https://example.com/schema.json#/$defs/Request' : undefined);
