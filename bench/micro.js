@@ -22,13 +22,16 @@
 //     reconcile exchange as the forwarder hands it over (`worker-rest`), and AG-UI events pushed through
 //     the SSE tap, 64 per chunk (`worker-sse64`). Framing + judging + redaction + writing, without the
 //     hand-over from the capture thread (bench/record-pipeline.js measures that).
+//   facts (ns per object): what a message's recording makes per message, on its own: a WebSocket text frame's
+//     facts in the worker (`facts-preset`), a judged NDJSON line's (`facts-line`), an unchecked verdict with
+//     an error (`facts-unchecked`), an OpenAI route looked up as classify and the checker do (`facts-route`).
 //   handover (µs per exchange): a REST exchange's headers crossing to the recording worker: made and
 //     encoded on the capture thread (`handover-headers`), decoded and made the stored text in the
 //     worker (`worker-headers`).
 // Run (after a build):  node bench/micro.js [--quick | --smoke] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
 //   --quick: a fifth of the iterations, 3 rounds; --smoke: every case once, a hundredth of them, 1 round
 //   (no figure worth reading: test/bench/bench-smoke.test.ts runs it so that a case cannot rot); --dist: another build's dist folder (e.g. a copy of an
-//   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, handover, judge, writer, worker), comma-separated.
+//   earlier one, kept inside the checkout so that its imports find node_modules), for before/after; --only: cases or groups (framers, facts, handover, judge, writer, worker), comma-separated.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -223,6 +226,26 @@ const CASES = [
     }
     return { judge, raw: MCP_LOG_LINE, facts: { carrier: 'line', payload: MCP_LOG_LINE.toString('utf8') }, http: undefined };
   }),
+  factsCase('facts-preset', "a WebSocket text frame's facts, in the worker", 'record/worker/recorder-ops.js', (ops) => {
+    const http = { method: 'GET', path: WS_HINT.path };
+    // An older build made them with a spread in the worker's op loop: the same here.
+    const of = ops.presetRecordOptions ?? ((index, at, context) => ({ ...ops.RECORD_PRESETS[index], at, http: context }));
+    return (i) => of(0, i, http);
+  }),
+  factsCase('facts-line', "a judged NDJSON line's facts", 'record/pipeline/line-record.js', ({ recordLine }) => {
+    let facts;
+    const exchange = { record: (_sender, _raw, options) => (facts = options) };
+    const frame = { raw: MCP_LOG_LINE, text: MCP_LOG_LINE.toString('utf8'), totalBytes: MCP_LOG_LINE.length, unterminated: false, invalidUtf8: false };
+    return (i) => {
+      recordLine(exchange, { sender: 'server', channel: 'stdout', frame, at: i, judge: true });
+      return facts;
+    };
+  }),
+  factsCase('facts-route', 'an OpenAI chat route found in its path', 'protocols/openai/routes.js', ({ routeOf }) => () => routeOf('POST', '/v1/chat/completions')),
+  factsCase('facts-unchecked', 'an unchecked verdict with an error', 'core/verdict.js', ({ unchecked }) => {
+    const findings = [{ severity: 'error', code: 'id-mismatch', pointer: '/id', message: '/id: no request has this id' }];
+    return (i) => unchecked('no schema for this method', findings, i & 1 ? 'https://example.com/schema.json#/$defs/Request' : undefined);
+  }),
   {
     name: 'writer-ws',
     group: 'writer',
@@ -400,6 +423,30 @@ const CASES = [
     return (i) => tap.push(chunk, i);
   }),
 ];
+
+/**
+ * One object a message's recording makes (its facts, its verdict), made 1,000 times per iteration: `make(i)`
+ * from `prepare(module)`. Spreads that add keys are V8's slow path on Node 20; these are written out.
+ */
+function factsCase(name, what, path, prepare) {
+  return {
+    name,
+    group: 'facts',
+    what,
+    unit: 'object',
+    iterations: 2_000,
+    ops: 1_000,
+    async prepare() {
+      const make = prepare(await load(path));
+      return {
+        setup: () => ({ kept: undefined }),
+        iterate(state) {
+          for (let i = 0; i < 1_000; i++) state.kept = make(i);
+        },
+      };
+    },
+  };
+}
 
 function framerCase(name, what, unit, iterations, path, className, chunk, perChunk) {
   return {
@@ -579,7 +626,7 @@ for (const c of chosen) {
   try {
     const plan = await c.prepare();
     const result = measureCpu({ iterations, rounds: ROUNDS, opsPerIteration: ops, ...plan });
-    const unit = c.group === 'framers' ? 'ns' : 'µs';
+    const unit = c.group === 'framers' || c.group === 'facts' ? 'ns' : 'µs';
     const spread = `${perUnit(Math.min(...result.rounds), unit)}–${perUnit(Math.max(...result.rounds), unit)}`;
     line = `${perUnit(result.nsPerOp, unit).padStart(10)} per ${c.unit.padEnd(8)} ${rate(result.opsPerSecond).padStart(10)}   (${(iterations * ops).toLocaleString('en-US')} per round, rounds ${spread})`;
   } catch (error) {

@@ -44,7 +44,12 @@ export class MessageJudge {
     }
     if (this.secrets.size === 0) return verdict;
     if (message.sender === 'server') verdict = withFindings(verdict, this.secrets.scan(message.value, message.text));
-    return { ...verdict, findings: this.scrubbed(verdict.findings), ...(verdict.reason ? { reason: this.secrets.scrub(verdict.reason) } : {}) };
+    // Written out, not spread: per message once a secret is known, and a spread among other properties is V8's slow path on Node 20.
+    const { status, schemaRef } = verdict;
+    const findings = this.scrubbed(verdict.findings);
+    const reason = verdict.reason ? this.secrets.scrub(verdict.reason) : verdict.reason;
+    if (reason === undefined) return schemaRef === undefined ? { status, findings } : { status, schemaRef, findings };
+    return schemaRef === undefined ? { status, findings, reason } : { status, schemaRef, findings, reason };
   }
 
   /** The checker's verdict of a message that is not JSON, if it knows it (OpenAI's `[DONE]`). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/core/message.js';
 import { valueNestsDeeperThan } from '../../src/core/json-depth.js';
 import { stringifyJson } from '../../src/core/json-text.js';
-import { verdictFrom } from '../../src/core/verdict.js';
+import { unchecked, verdictFrom } from '../../src/core/verdict.js';
 import type { ProtocolChecker } from '../../src/protocols/protocol.js';
 import { MessageJudge } from '../../src/judge/message-judge.js';
 import { SecretTracker } from '../../src/judge/secret-tracker.js';
@@ -97,5 +97,18 @@ describe('MessageJudge', () => {
     // What is stored has it replaced, at the same depth.
     const stored = stringifyJson(secrets.scrubValue(deep))!;
     expect(stored.endsWith('["x","…<redacted>…"]' + '}'.repeat(100_000))).toBe(true);
+  });
+
+  it('scrubs a known secret from the verdict, keeping its status and schema ref, and adds no field', () => {
+    const secrets = new SecretTracker();
+    secrets.register('TOKEN', 'leaked-secret-value-1234');
+    const said = 'not judged: the upstream echoed leaked-secret-value-1234';
+    const judge = new MessageJudge({ judge: () => unchecked(said, [], 'ref#/$defs/Event'), end: () => [] }, secrets);
+    const verdict = judge.judge({ sender: 'client', carrier: 'body', value: { ok: true } });
+    expect(Object.keys(verdict)).toEqual(['status', 'schemaRef', 'findings', 'reason']);
+    expect(verdict).toEqual({ status: 'unchecked', schemaRef: 'ref#/$defs/Event', findings: [], reason: secrets.scrub(said) });
+    expect(verdict.reason).not.toContain('leaked-secret-value-1234');
+    const valid = new MessageJudge({ judge: () => verdictFrom([]), end: () => [] }, secrets).judge({ sender: 'client', carrier: 'body', value: { ok: true } });
+    expect(Object.keys(valid)).toEqual(['status', 'findings']);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeOps, packBatch } from '../../src/record/worker/op-batch.js';
 import { readSpooledBatch, RecordingSpool } from '../../src/record/worker/recording-spool.js';
-import { httpOfWire, OP, wireHttpOf, type DecodedOp, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
+import { httpOfWire, OP, presetRecordOptions, RECORD_PRESETS, wireHttpOf, type DecodedOp, type RecorderOp } from '../../src/record/worker/recorder-ops.js';
 import { useCleanups } from '../support/cleanups.js';
 import { scratch } from '../support/temp-dir.js';
 
@@ -132,5 +132,18 @@ describe('an HTTP context as it crosses', () => {
     expect(back!.query!.toString()).toBe('b=2&a=1');
     const other = { method: 'GET', path: '/elsewhere', status: 404, requestHeaders: { accept: 'application/json' } };
     expect(httpOfWire(JSON.parse(JSON.stringify(wireHttpOf(other, route))), route)).toEqual(other);
+  });
+});
+
+describe('a preset message in the worker', () => {
+  it('gets the facts of its preset, then its time and HTTP context: the same keys, in the same order, as a spread', () => {
+    const http = { method: 'GET', path: '/ws' };
+    RECORD_PRESETS.forEach((preset, index) => {
+      const options = presetRecordOptions(index, 2.5, http);
+      const spread = { ...preset, at: 2.5, http };
+      expect(options).toStrictEqual(spread);
+      expect(Object.keys(options)).toEqual(Object.keys(spread));
+    });
+    expect(Object.keys(presetRecordOptions(0, 1, undefined))).toEqual(['carrier', 'channel', 'at', 'http']);
   });
 });

@@ -16,11 +16,13 @@ export interface PendingLine {
 
 /** Records one framed line on an exchange. */
 export function recordLine(exchange: ExchangeSink, line: PendingLine): void {
-  const { frame } = line;
+  const { sender, channel, at, frame } = line;
+  const { raw } = frame;
   // Only the start of an over-long line was kept: the recorder stores it truncated, with its size.
-  const size = frame.totalBytes > frame.raw.length ? { totalBytes: frame.totalBytes } : {};
+  const totalBytes = frame.totalBytes > raw.length ? frame.totalBytes : undefined;
+  // Each line's facts written out, not spread: on Node 20 a spread among other properties is V8's slow path.
   if (!line.judge) {
-    exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, json: false, judge: false, at: line.at, ...size });
+    exchange.record(sender, raw, totalBytes === undefined ? { carrier: 'line', channel, json: false, judge: false, at } : { carrier: 'line', channel, json: false, judge: false, at, totalBytes });
     return;
   }
   const parseError = frame.unterminated
@@ -28,7 +30,8 @@ export function recordLine(exchange: ExchangeSink, line: PendingLine): void {
     : frame.invalidUtf8
       ? 'the line is not valid UTF-8'
       : undefined;
-  exchange.record(line.sender, frame.raw, { carrier: 'line', channel: line.channel, at: line.at, ...size, ...(parseError ? { parseError } : { payload: frame.text }) });
+  if (parseError !== undefined) exchange.record(sender, raw, totalBytes === undefined ? { carrier: 'line', channel, at, parseError } : { carrier: 'line', channel, at, totalBytes, parseError });
+  else exchange.record(sender, raw, totalBytes === undefined ? { carrier: 'line', channel, at, payload: frame.text } : { carrier: 'line', channel, at, totalBytes, payload: frame.text });
 }
 
 /**

@@ -79,6 +79,17 @@ const WHOLE_OTHER_BODY: RecordOptions = Object.freeze({ carrier: 'body', json: f
 export const RECORD_PRESETS: readonly RecordOptions[] = [TEXT_FRAME, BINARY_FRAME, WHOLE_JSON_BODY, WHOLE_OTHER_BODY];
 
 /**
+ * The facts of preset `index` with a message's time and HTTP context: what `{ ...RECORD_PRESETS[index], at, http }`
+ * gives (the same keys in the same order), written out because the worker does it for every WebSocket frame and
+ * REST body, and on Node 20 a spread that adds keys takes V8's slow path (~0.1-0.2 µs against ~0.05 µs here).
+ */
+export function presetRecordOptions(index: number, at: number, http: HttpContext | undefined): RecordOptions {
+  const { carrier, channel, json } = RECORD_PRESETS[index];
+  if (channel === undefined) return { carrier, json, at, http };
+  return json === undefined ? { carrier, channel, at, http } : { carrier, channel, json, at, http };
+}
+
+/**
  * Every fact a message may carry. Listed so that a fact added to MessageFacts fails to compile here
  * until recordPresetOf looks at it too: a preset must never drop a fact.
  */

@@ -11,7 +11,7 @@ import type { BodyTap, RecordOptions } from '../pipeline/recording-sink.js';
 import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
-import { fromWireHeaders, fromWireHttp, httpOfWire, OP, RECORD_PRESETS, type DecodedOp } from './recorder-ops.js';
+import { fromWireHeaders, fromWireHttp, httpOfWire, OP, presetRecordOptions, type DecodedOp } from './recorder-ops.js';
 import type { ChannelHint } from '../../protocols/protocol.js';
 
 /**
@@ -185,7 +185,7 @@ function apply(op: DecodedOp): Promise<void> | void {
       const exchange = exchanges.get(op[1]);
       if (!exchange) return;
       const http = httpOfWire(op[6], exchange.start);
-      if (typeof op[5] === 'number') exchange.record(op[2], op[3], { ...RECORD_PRESETS[op[5]], at: op[4], http });
+      if (typeof op[5] === 'number') exchange.record(op[2], op[3], presetRecordOptions(op[5], op[4], http));
       else {
         // In place: the decoded facts are the worker's own (a preset is shared, so it is copied).
         const facts = op[5] as RecordOptions;
