@@ -331,11 +331,12 @@ describe('proxy view and proxy record --ui (CLI)', () => {
       expect(await sawExchangeEnd).toBe(true);
       expect(pushes.join('')).toContain('"invalid-message"');
       await reader.cancel();
-      // The push can come before the writer's next flush (every 50 ms) commits the row.
+      // The push can come before the writer's next flush (every 50 ms) commits the rows, and the exchange's row
+      // can be committed a flush before its messages: wait for its end, which is written after them.
       const rows = await waitFor(async () => {
         const listed = (await (await fetch(url + '/api/exchanges')).json()) as ExchangeSummary[];
-        return listed.length > 0 && listed;
-      }, 'the exchange row to be committed', { pollMs: 25 });
+        return listed.length > 0 && !listed[0].open && listed;
+      }, 'the exchange row to be committed with its end', { pollMs: 25 });
       expect(rows).toHaveLength(1);
       expect(rows[0].invalidCount).toBeGreaterThanOrEqual(1);
     } finally {
