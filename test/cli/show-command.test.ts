@@ -82,12 +82,14 @@ describe('show --exchange of a long exchange', () => {
     expect(frames).toBe(FRAMES);
     expect(errors).toBe(FRAMES / 1000);
     expect(writes).toBeGreaterThanOrEqual(FRAMES / 1000);
-    // Held whole, the rows would add ~20 MB from the first write on, so that half the samples or more are
-    // over the bound; listed a page at a time, a page's worth at most. The median, not the largest: a
-    // sample may catch what the worker holds for a moment besides the listing (one was 12 MB over, once).
+    // Held whole, the rows add ~20 MB from the first write on, so that half the samples or more are over
+    // the bound (with the reader's page set to 100,000 rows the median was 21.9 MB over); listed a page at a
+    // time, a page's worth and what the process holds for a moment besides the listing. The median, not the
+    // largest: on Node 20 and 22 the median stays under 5 MB, but on Node 24 it read 6.9-11.4 MB in 3 runs
+    // of 7, while the next sample fell back (e.g. 25.8 29.0 28.9 17.6 over 16.4).
     const sorted = [...liveMb].sort((a, b) => a - b);
     const grown = sorted[Math.floor(sorted.length / 2)] - before;
-    expect(grown, `live heap and buffers before ${before.toFixed(1)} MB, then: ${liveMb.map((mb) => mb.toFixed(1)).join(' ')}`).toBeLessThan(5);
+    expect(grown, `live heap and buffers before ${before.toFixed(1)} MB, then: ${liveMb.map((mb) => mb.toFixed(1)).join(' ')}`).toBeLessThan(16);
   });
 
   it('writes --json as one document, a page given by --offset and --limit too', async () => {
