@@ -37,6 +37,12 @@ const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`|a-z~]+$/;
 const MAX_EARLY_BYTES = 1024 * 1024;
 const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
+/** ws's send options for a relayed frame, made once: a frame's type is all they carry. */
+const SEND_TEXT = Object.freeze({ binary: false });
+const SEND_BINARY = Object.freeze({ binary: true });
+/** The most a frame's header adds to its payload on the wire (RFC 6455 §5.2: 2 + 8 length + 4 mask). */
+const MAX_FRAME_HEADER = 14;
+
 /** Both legs of a relayed upgrade are written with the same limits: the proxy is transparent. */
 const LEG_OPTIONS = { perMessageDeflate: false, autoPong: false, maxPayload: WS_MAX_PAYLOAD, skipUTF8Validation: true } as const;
 
@@ -343,7 +349,12 @@ class UpgradeRelay {
     const drained = () => this.maybeResume(from, to);
     from.on('message', (data: RawData, isBinary: boolean) => {
       const bytes = toBuffer(data);
-      to.send(bytes, { binary: isBinary }, drained);
+      // Only a frame that may take `to` past its high-water mark, or one sent while `from` is paused,
+      // is written with a callback (to resume `from` once `to` drains): node's socket makes a closure,
+      // a copy of its buffered chunks and a tick for every write that has one, and so did every frame.
+      // The last frame written while paused always has one, so a paused leg is always resumed.
+      const resumeAfter = this.pausedByUs.has(from) || to.bufferedAmount + bytes.length + MAX_FRAME_HEADER > WS_HIGH_WATER;
+      to.send(bytes, isBinary ? SEND_BINARY : SEND_TEXT, resumeAfter ? drained : undefined);
       this.applyBackpressure(from, to);
       this.exchange.record(sender, bytes, isBinary ? BINARY_FRAME : TEXT_FRAME);
       this.waitForRecorder(from);
