@@ -25,9 +25,10 @@
 //   facts (ns per object): what a message's recording makes per message, on its own: a WebSocket text frame's
 //     facts in the worker (`facts-preset`), a judged NDJSON line's (`facts-line`), an unchecked verdict with
 //     an error (`facts-unchecked`), an OpenAI route looked up as classify and the checker do (`facts-route`).
-//   handover (µs per exchange): a REST exchange's headers crossing to the recording worker: made and
+//   handover (µs per exchange or frame): a REST exchange's headers crossing to the recording worker: made and
 //     encoded on the capture thread (`handover-headers`), decoded and made the stored text in the
-//     worker (`worker-headers`).
+//     worker (`worker-headers`); a WebSocket's text frames' record ops, 64 per batch, encoded on the
+//     capture thread (`handover-ws`) and decoded in the worker (`worker-ws-ops`).
 // Run (after a build):  node bench/micro.js [--quick | --smoke] [--dist PATH] [--only a,b] [--rounds N] [--batch N]
 //   --quick: a fifth of the iterations, 3 rounds; --smoke: every case once, a hundredth of them, 1 round
 //   (no figure worth reading: test/bench/bench-smoke.test.ts runs it so that a case cannot rot); --dist: another build's dist folder (e.g. a copy of an
@@ -193,6 +194,8 @@ const CASES = [
   framerCase('proto', 'LengthPrefixedFramer, 36-byte frames, 64 per chunk', 'frame', 10_000, 'framing/length-prefixed-framer.js', 'LengthPrefixedFramer', protoChunk(64), 64),
   handoverCase('handover-headers', "capture: a REST exchange's open and update ops, encoded", (batch) => batch.encode()),
   handoverCase('worker-headers', 'worker: the same decoded, headers to stored text', (batch) => batch.decode()),
+  framesHandoverCase('handover-ws', "capture: 64 WebSocket text frames' record ops, encoded", (batch) => batch.encode()),
+  framesHandoverCase('worker-ws-ops', 'worker: the same decoded, each frame a Buffer', (batch) => batch.decode()),
   judgeCase('judge-agui', 'AG-UI TEXT_MESSAGE_CONTENT on SSE', 600_000, async (pipeline, chooseProtocol) => {
     const module = chooseProtocol({ hint: { transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream', requestBody: RUN_INPUT } });
     const judge = pipeline.judgeFor(module, RUN_INPUT, { transport: 'sse', path: '/agent' });
@@ -385,12 +388,13 @@ const CASES = [
       };
     },
   },
-  workerCase('worker-ws', 'TrafficRecorder, the Pi RPC frame', 'message', 50_000, 1, (recorder) => {
+  workerCase('worker-ws', 'TrafficRecorder, the Pi RPC frame', 'message', 50_000, 1, (recorder, _redactor, ops) => {
     const exchange = recorder.openExchange({ transport: 'ws', method: 'GET', path: WS_HINT.path, url: WS_HINT.path, subprotocol: WS_HINT.subprotocol }, 0);
     exchange.classify(WS_HINT);
-    // As the worker hands a frame on (recording-worker-main.ts): the preset's facts, the capture's time.
-    const facts = { carrier: 'frame', channel: 'text' };
-    return (i) => exchange.record('server', WS_FRAME, { ...facts, at: i, http: undefined });
+    // As the worker hands a frame on (recording-worker-main.ts): the text preset's facts with the capture's
+    // time, written out as the worker makes them (an older build's worker spread them, and so does this then).
+    const facts = ops.presetRecordOptions ?? ((index, at, http) => ({ ...ops.RECORD_PRESETS[index], at, http }));
+    return (i) => exchange.record('server', WS_FRAME, facts(0, i, undefined));
   }),
   workerCase('worker-rest', 'TrafficRecorder, the whole reconcile exchange', 'exchange', 10_000, 1, (recorder, redactor) => {
     const route = { method: 'POST', path: RECONCILE_PATH };
@@ -521,6 +525,43 @@ function handoverCase(name, what, step) {
   };
 }
 
+/**
+ * A WebSocket's frames crossing to the recording worker, 64 per batch as one socket read of the relay
+ * brings them: the record ops capture makes (the text preset, each frame a view into the read) encoded
+ * and packed (`encode`), and the worker's decoding of them (`decode`).
+ */
+function framesHandoverCase(name, what, step) {
+  return {
+    name,
+    group: 'handover',
+    what,
+    unit: 'frame',
+    iterations: 20_000,
+    ops: 64,
+    async prepare() {
+      const [ops, { encodeOps, packBatch, decodeBatch }] = await Promise.all([load('record/worker/recorder-ops.js'), load('record/worker/op-batch.js')]);
+      const read = Buffer.concat(Array.from({ length: 64 }, () => Buffer.concat([Buffer.from([0x81, WS_FRAME.length]), WS_FRAME])));
+      const frames = Array.from({ length: 64 }, (_, k) => read.subarray(k * (WS_FRAME.length + 2) + 2, (k + 1) * (WS_FRAME.length + 2)));
+      const encode = () => {
+        const batch = [];
+        for (let k = 0; k < 64; k++) batch.push([ops.OP.record, 1, 'server', frames[k], 1000.125 + k, 0, null]);
+        return packBatch(encodeOps(batch, 64 * WS_FRAME.length));
+      };
+      const packed = encode();
+      let bytes = 0;
+      const decode = () => {
+        for (const op of decodeBatch(packed)) bytes += op[3].length;
+      };
+      return {
+        iterate: () => step({ encode, decode }),
+        teardown: () => {
+          if (name === 'worker-ws-ops' && bytes === 0) throw new Error(`${name}: no frame decoded`);
+        },
+      };
+    },
+  };
+}
+
 /** `open(pipeline, chooseProtocol)` returns the stream's judge, the message's bytes, its facts and route. */
 function judgeCase(name, what, iterations, open) {
   return {
@@ -558,7 +599,7 @@ function judgeCase(name, what, iterations, open) {
   };
 }
 
-/** `start(recorder, redactor)` opens what a round records into and returns one iteration. */
+/** `start(recorder, redactor, recorderOps)` opens what a round records into and returns one iteration. */
 function workerCase(name, what, unit, iterations, ops, start) {
   return {
     name,
@@ -568,10 +609,11 @@ function workerCase(name, what, unit, iterations, ops, start) {
     iterations,
     ops,
     async prepare() {
-      const [{ TrafficRecorder }, { RecordingClock }, { HeaderRedactor }] = await Promise.all([
+      const [{ TrafficRecorder }, { RecordingClock }, { HeaderRedactor }, recorderOps] = await Promise.all([
         load('record/pipeline/traffic-recorder.js'),
         load('core/recording-clock.js'),
         load('judge/header-redaction.js'),
+        load('record/worker/recorder-ops.js'),
       ]);
       const registry = await loadRegistry();
       const newWriter = await writerFactory(registry);
@@ -580,7 +622,7 @@ function workerCase(name, what, unit, iterations, ops, start) {
         setup() {
           const { writer, close } = newWriter();
           const recorder = new TrafficRecorder({ writer, registry, clock: new RecordingClock() });
-          const step = start(recorder, redactor);
+          const step = start(recorder, redactor, recorderOps);
           writer.flush();
           return { writer, close, step };
         },

@@ -72,6 +72,12 @@ describe('recorder op batches', () => {
     expect(() => encodeOps(ops, payload + 1)).toThrow(RangeError);
   });
 
+  it('refuses to decode a batch whose ops name more payload bytes than it holds', () => {
+    const { ops, payload } = sampleOps();
+    const batch = packBatch(encodeOps(ops, payload));
+    expect(() => decodeBatch({ ops: batch.ops, bytes: batch.bytes.slice(0, payload - 1) })).toThrow(RangeError);
+  });
+
   it('reads spooled batches back in order, each exactly as appended', () => {
     const spool = RecordingSpool.open(scratch('agent-proxy-spool-').file('r.db.spool'));
     try {

@@ -1,8 +1,5 @@
 import { OP, type DecodedOp, type RecorderOp } from './recorder-ops.js';
 
-/** Where an op's bytes lie in its batch's byte buffer: [offset, length]. */
-export type ByteSpan = readonly [number, number];
-
 /**
  * A batch of recorder ops as it crosses to the recording worker (or waits in the spool): the ops as
  * one JSON string, and every payload they carry packed into one buffer that the ops point into.
@@ -16,11 +13,16 @@ export interface EncodedBatch {
   bytes: ArrayBuffer;
 }
 
-/** Where an op holds its bytes (push: the chunk, record: the raw message); an encoded op holds a ByteSpan there. */
+/**
+ * Where an op holds its bytes (push: the chunk, record: the raw message); an encoded op holds their length
+ * there. The payloads lie in the batch's buffer in op order, so each one's offset is the sum of the lengths
+ * before it: an offset per op would be an array more per WebSocket frame, made on the forwarding thread,
+ * serialised and parsed again in the worker.
+ */
 const PAYLOAD_AT = 2;
 const RAW_AT = 3;
 
-/** A batch's ops encoded, their payloads still where capture left them, in span order. */
+/** A batch's ops encoded, their payloads still where capture left them, in op order. */
 export interface EncodedOps {
   ops: string;
   payload: Uint8Array[];
@@ -29,7 +31,7 @@ export interface EncodedOps {
 
 /**
  * Encodes `ops`, whose payloads add up to `payloadBytes`. The ops are rewritten in place (their
- * bytes become spans): the caller hands the batch over and keeps nothing of it. A value JSON has
+ * bytes become their lengths): the caller hands the batch over and keeps nothing of it. A value JSON has
  * no form for (undefined) in an op tuple arrives as null. The payloads are
  * not copied here: the spool writes them from where they are, the worker gets them packed.
  * Ops hold only JSON-safe values: strings, finite numbers, booleans, plain objects and arrays.
@@ -37,9 +39,9 @@ export interface EncodedOps {
 export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
   const payload: Uint8Array[] = [];
   let offset = 0;
-  // Several views (the chunks of one read) lie consecutive in the payload, so one span covers them
+  // Several views (the chunks of one read) lie consecutive in the payload, so one length covers them
   // all: the worker gets one Buffer.
-  const span = (views: Uint8Array | readonly Uint8Array[]): ByteSpan => {
+  const place = (views: Uint8Array | readonly Uint8Array[]): number => {
     const start = offset;
     if (views instanceof Uint8Array) {
       payload.push(views);
@@ -50,14 +52,14 @@ export function encodeOps(ops: RecorderOp[], payloadBytes: number): EncodedOps {
         offset += view.byteLength;
       }
     }
-    return [start, offset - start];
+    return offset - start;
   };
   // In place: the op tuples are the caller's no more.
   const encoded = ops as unknown[][];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
-    if (op[0] === OP.push) encoded[i][PAYLOAD_AT] = span(op[2]);
-    else if (op[0] === OP.record) encoded[i][RAW_AT] = span(op[3]);
+    if (op[0] === OP.push) encoded[i][PAYLOAD_AT] = place(op[2]);
+    else if (op[0] === OP.record) encoded[i][RAW_AT] = place(op[3]);
   }
   if (offset !== payloadBytes) throw new RangeError(`a recorder batch holds ${offset} payload bytes, not the ${payloadBytes} counted`);
   return { ops: JSON.stringify(encoded), payload, payloadBytes };
@@ -79,10 +81,14 @@ export function packBatch(encoded: EncodedOps): EncodedBatch {
 /** The worker's side: the ops back, their payloads as Buffers over the batch buffer (no copy). */
 export function decodeBatch(batch: EncodedBatch): DecodedOp[] {
   const ops = JSON.parse(batch.ops) as unknown[][];
-  const view = ([offset, length]: ByteSpan) => Buffer.from(batch.bytes, offset, length);
+  let offset = 0;
   for (const op of ops) {
-    if (op[0] === OP.push) op[PAYLOAD_AT] = view(op[PAYLOAD_AT] as ByteSpan);
-    else if (op[0] === OP.record) op[RAW_AT] = view(op[RAW_AT] as ByteSpan);
+    const at = op[0] === OP.push ? PAYLOAD_AT : op[0] === OP.record ? RAW_AT : -1;
+    if (at < 0) continue;
+    const length = op[at] as number;
+    if (offset + length > batch.bytes.byteLength) throw new RangeError(`a recorder batch's ops name ${offset + length} payload bytes, more than the ${batch.bytes.byteLength} it holds`);
+    op[at] = Buffer.from(batch.bytes, offset, length);
+    offset += length;
   }
   return ops as DecodedOp[];
 }
