@@ -28,7 +28,11 @@ const total = sum('totalMs');
 console.log(`${rows.length} test files: ${s(total).trim()} s of CPU, ${s(sum('selfMs') + sum('loadMs')).trim()} s in the vitest workers, ${s(sum('childrenMs')).trim()} s in the processes they started`);
 const workers = new Set(rows.map((row) => row.worker).filter(Boolean)).size;
 if (workers > 0) console.log(`in the workers: ${s(sum('selfMs')).trim()} s in the files' hooks and tests, ${s(sum('loadMs')).trim()} s loading them (import and collection; ${workers} workers)`);
-console.log(`at best ${(total / 1000 / 2).toFixed(0)} s on 2 cores, if every core were busy all the time`);
+// vitest's main process (test/support/main-process-cpu.ts): the transform of each module, the reporters.
+const mainFile = `${file}.main`;
+const mainMs = existsSync(mainFile) ? readFileSync(mainFile, 'utf8').split('\n').filter(Boolean).reduce((ms, line) => ms + JSON.parse(line).mainMs, 0) : 0;
+if (mainMs > 0) console.log(`and ${s(mainMs).trim()} s in vitest's main process: ${s(total + mainMs).trim()} s in all`);
+console.log(`at best ${((total + mainMs) / 1000 / 2).toFixed(0)} s on 2 cores, if every core were busy all the time`);
 console.log(`\n    CPU  worker   load children  share  file`);
 for (const row of rows.sort((a, b) => b.totalMs - a.totalMs).slice(0, top)) {
   console.log(`${s(row.totalMs)}${s(row.selfMs)}${s(row.loadMs)}${row.childrenMs === null ? '     n/a' : s(row.childrenMs).padStart(9)}  ${((100 * row.totalMs) / total).toFixed(1).padStart(4)}%  ${row.file}`);
