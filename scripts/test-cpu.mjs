@@ -5,6 +5,8 @@
 // Run:  AGENT_PROXY_TEST_CPU=/tmp/cpu.jsonl npm test; node scripts/test-cpu.mjs /tmp/cpu.jsonl [--top N]
 // With the `<file>.children` lines of the Node processes the tests started (test/support/child-cpu.cjs),
 // it also sums their CPU by command: which CLI command, stand-in or tool the children's share goes to.
+// A file's worker CPU is what its hooks and tests cost and, apart (`load`), what its worker spent
+// between the previous file's end and its first hook: importing and collecting it.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -19,15 +21,21 @@ const rows = readFileSync(file, 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((line) => JSON.parse(line))
-  .map((row) => ({ ...row, totalMs: row.selfMs + (row.childrenMs ?? 0) }));
+  .map((row) => ({ ...row, loadMs: row.loadMs ?? 0, totalMs: row.selfMs + (row.loadMs ?? 0) + (row.childrenMs ?? 0) }));
 const sum = (key) => rows.reduce((total, row) => total + (row[key] ?? 0), 0);
 const s = (ms) => (ms / 1000).toFixed(1).padStart(7);
 const total = sum('totalMs');
-console.log(`${rows.length} test files: ${s(total).trim()} s of CPU, ${s(sum('selfMs')).trim()} s in the vitest workers, ${s(sum('childrenMs')).trim()} s in the processes they started`);
-console.log(`at best ${(total / 1000 / 2).toFixed(0)} s on 2 cores, if every core were busy all the time`);
-console.log(`\n    CPU  worker children  share  file`);
+console.log(`${rows.length} test files: ${s(total).trim()} s of CPU, ${s(sum('selfMs') + sum('loadMs')).trim()} s in the vitest workers, ${s(sum('childrenMs')).trim()} s in the processes they started`);
+const workers = new Set(rows.map((row) => row.worker).filter(Boolean)).size;
+if (workers > 0) console.log(`in the workers: ${s(sum('selfMs')).trim()} s in the files' hooks and tests, ${s(sum('loadMs')).trim()} s loading them (import and collection; ${workers} workers)`);
+// vitest's main process (test/support/main-process-cpu.ts): the transform of each module, the reporters.
+const mainFile = `${file}.main`;
+const mainMs = existsSync(mainFile) ? readFileSync(mainFile, 'utf8').split('\n').filter(Boolean).reduce((ms, line) => ms + JSON.parse(line).mainMs, 0) : 0;
+if (mainMs > 0) console.log(`and ${s(mainMs).trim()} s in vitest's main process: ${s(total + mainMs).trim()} s in all`);
+console.log(`at best ${((total + mainMs) / 1000 / 2).toFixed(0)} s on 2 cores, if every core were busy all the time`);
+console.log(`\n    CPU  worker   load children  share  file`);
 for (const row of rows.sort((a, b) => b.totalMs - a.totalMs).slice(0, top)) {
-  console.log(`${s(row.totalMs)}${s(row.selfMs)}${row.childrenMs === null ? '     n/a' : s(row.childrenMs)}  ${((100 * row.totalMs) / total).toFixed(1).padStart(4)}%  ${row.file}`);
+  console.log(`${s(row.totalMs)}${s(row.selfMs)}${s(row.loadMs)}${row.childrenMs === null ? '     n/a' : s(row.childrenMs).padStart(9)}  ${((100 * row.totalMs) / total).toFixed(1).padStart(4)}%  ${row.file}`);
 }
 
 /** What a Node child was, from its argv: the CLI and its command, the batch runner, npm and its command, a script. */

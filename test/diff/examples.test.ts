@@ -10,6 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_INPUT, EXAMPLES, EXAMPLES_DIR, makeExamples } from '../../scripts/make-examples.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { BIN, REPO, runCli } from '../cli/run-cli.js';
 import { onCleanup, useCleanups } from './diff-helpers.js';
 import { within } from '../support/waits.js';
@@ -73,17 +74,17 @@ describe('recordings/examples', () => {
   });
 
   it('proxy show: the AG-UI run with its one invalid event, and the Pi daemon session', async () => {
-    const shown = await runCli(['show', agui]);
+    // Three reads in one batch (the CLI's main() run once for each), without a run as a process of its own:
+    // the examples' replays below and the diff are processes, and test/cli/cli-batch.test.ts compares the two ways.
+    const [shown, messages, session] = await runBatch([['show', agui], ['show', agui, '--exchange', '1'], ['show', pi]], { real: [] });
     expect(shown.stderr).toBe('');
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/#1\s+sse\/agui\s+POST \/agent\s+200\s+\d+\s+1 invalid/);
     expect(shown.stdout).toMatch(/#2\s+http\s+GET \/health\s+200/);
 
-    const messages = await runCli(['show', agui, '--exchange', '1']);
     expect(messages.code).toBe(0);
     expect(messages.stdout).toContain('TOOL_CALL_ARGS');
 
-    const session = await runCli(['show', pi]);
     expect(session.stderr).toBe('');
     expect(session.code).toBe(0);
     expect(session.stdout).toMatch(/http\/pi-rest\s+GET \/v1\/capabilities\s+200/);

@@ -8,6 +8,7 @@ import { openRecording } from '../../src/store/open-recording.js';
 import { startReplay } from '../../src/replay/start-replay.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
+import { runBatch } from '../cli/cli-batch.js';
 import { runCli } from '../cli/run-cli.js';
 import { postRun } from '../record/record-helpers.js';
 import { freshInput, recordAgui, recordPiSession, textScript, useCleanups } from '../diff/diff-helpers.js';
@@ -40,12 +41,15 @@ describe('proxy export / import: NDJSON', () => {
     writeFileSync(ndjson, first);
     importNdjsonFile(ndjson, join(dir, 'back.db'));
     expect(exportText(join(dir, 'back.db'))).toBe(first);
-    // The CLI does the same.
-    expect((await runCli(['export', db, '--format', 'ndjson', '--out', join(dir, 'cli.ndjson')])).code).toBe(0);
+    // The CLI does the same: its three runs one after the other in one batch (the last, which writes no file, also as a process of its own).
+    const [exported, imported, again] = await runBatch(
+      [['export', db, '--format', 'ndjson', '--out', join(dir, 'cli.ndjson')], ['import', join(dir, 'cli.ndjson'), '--out', join(dir, 'cli.db')], ['export', join(dir, 'cli.db'), '--format', 'ndjson']],
+      { real: [2] },
+    );
+    expect(exported.code).toBe(0);
     expect(readFileSync(join(dir, 'cli.ndjson'), 'utf8')).toBe(first);
-    const imported = await runCli(['import', join(dir, 'cli.ndjson'), '--out', join(dir, 'cli.db')]);
     expect(imported.code).toBe(0);
-    expect((await runCli(['export', join(dir, 'cli.db'), '--format', 'ndjson'])).stdout).toBe(first);
+    expect(again.stdout).toBe(first);
   });
 
   it('non-UTF-8 raw bytes survive as base64; an unfinished recording stays unfinished', () => {
@@ -100,14 +104,14 @@ describe('proxy export / import: NDJSON', () => {
     const db = await recordAgui(textScript(['Hello', ' there.']));
     const ndjson = scratch('agent-proxy-export-').file('golden.ndjson');
     writeFileSync(ndjson, exportText(db));
-    const show = await runCli(['show', ndjson, '--json']);
+    // The three reads in one batch, without a run as a process of its own (the export test above has one).
+    const [show, validate, diff] = await runBatch([['show', ndjson, '--json'], ['validate', ndjson], ['diff', db, ndjson]], { real: [] });
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout).exchanges).toHaveLength(1);
-    const validate = await runCli(['validate', ndjson]);
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
     expect(validate.stdout).toMatch(/7 messages \(agui\): 7 valid/);
-    expect((await runCli(['diff', db, ndjson])).code).toBe(0);
+    expect(diff.code).toBe(0);
     // Replaying the imported .ndjson serves what the .db serves.
     const bodies: string[] = [];
     for (const recording of [db, ndjson]) {

@@ -4,6 +4,12 @@
  * CPU it cost, in its vitest worker (user + system) and in the child processes it started and that
  * ended (the CLI, npm, a browser: Linux only, from /proc), and its wall time.
  * `node scripts/test-cpu.mjs <file>` sums them up. Off by default: nothing is measured or written.
+ *
+ * The worker's CPU between the end of its previous file (or its own start) and this file's first hook
+ * is the file's too, counted apart as `loadMs`: importing this setup and the test file (vite's transform
+ * happens in vitest's main process, not here), the modules it imports that the worker had not loaded
+ * yet, and collecting its tests. With `isolate: false` a worker keeps its modules, so the first file of
+ * a worker pays for src/ and the libraries, the others for what is new to them.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -38,14 +44,25 @@ function countChildrenByCommand(file: string): () => void {
   };
 }
 
+/** The worker's CPU in ms (user + system) since it started. */
+const workerMs = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/** Kept on the process, not in this module, in case the setup file is evaluated again for each file. */
+const state = globalThis as { agentProxyLastFileEndMs?: number };
+
 if (out) {
   let restore = () => {};
   let start = process.cpuUsage();
+  let loadMs = 0;
   let children: number | null = null;
   let wall = 0;
   beforeAll(() => {
     restore = countChildrenByCommand(relative(process.cwd(), expect.getState().testPath ?? '?'));
     start = process.cpuUsage();
+    loadMs = workerMs() - (state.agentProxyLastFileEndMs ?? 0);
     children = endedChildrenMs();
     wall = performance.now();
   });
@@ -59,8 +76,11 @@ if (out) {
       selfMs: Math.round((used.user + used.system) / 1000),
       childrenMs: now === null || children === null ? null : now - children,
       wallMs: Math.round(performance.now() - wall),
+      loadMs: Math.round(loadMs),
+      worker: process.pid,
     };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
     restore();
+    state.agentProxyLastFileEndMs = workerMs();
   });
 }

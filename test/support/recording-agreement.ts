@@ -30,16 +30,24 @@ export interface AgreementViews {
 
 const key = (exchange: number, seq: number, f: Pick<Finding, 'rule' | 'severity'>): AgreementKey => `#${exchange}.${seq} ${f.severity} ${f.rule}`;
 
-let registries: { plain: SchemaRegistry; standIn: SchemaRegistry } | undefined;
-/** The commands' schemas; and, for a recording made with the test stand-in schemas (`--schemas`), those too, as its validate would be run. */
-function schemas(): { plain: SchemaRegistry; standIn: SchemaRegistry } {
-  // The validators the build compiled, as the commands use them (compiling the schemas here would cost each test file seconds).
-  const compiledValidators = fileURLToPath(new URL('../../dist/schema/compiled', import.meta.url));
-  registries ??= { plain: SchemaRegistry.load({ compiledValidators }), standIn: SchemaRegistry.load({ compiledValidators, extraDirs: [STANDIN_SCHEMAS_DIR] }) };
-  return registries;
-}
+// The validators the build compiled, as the commands use them (compiling the schemas here would cost each test file seconds).
+const compiledValidators = () => fileURLToPath(new URL('../../dist/schema/compiled', import.meta.url));
+let plain: SchemaRegistry | undefined;
+let standIn: SchemaRegistry | undefined;
+/**
+ * The commands' schemas; and, for a recording made with the test stand-in schemas (`--schemas`), those too, as its validate would be run.
+ * Each loaded when first asked for, once per worker (~0.2 s each): the stand-ins only for a recording that validate without them reads otherwise.
+ */
+const schemas = {
+  get plain(): SchemaRegistry {
+    return (plain ??= SchemaRegistry.load({ compiledValidators: compiledValidators() }));
+  },
+  get standIn(): SchemaRegistry {
+    return (standIn ??= SchemaRegistry.load({ compiledValidators: compiledValidators(), extraDirs: [STANDIN_SCHEMAS_DIR] }));
+  },
+};
 
-export function validateView(file: string, registry: SchemaRegistry = schemas().plain): AgreementKey[] {
+export function validateView(file: string, registry: SchemaRegistry = schemas.plain): AgreementKey[] {
   const report = validateInputReporting(readInput(file), registry);
   return [
     ...report.messages.flatMap((m) => m.verdict.findings.map((f) => key(m.exchange ?? 0, m.seq ?? 0, f))),
@@ -49,7 +57,7 @@ export function validateView(file: string, registry: SchemaRegistry = schemas().
 
 /** show --json and findings --json: the same reader (judged again when older), read as each command reads it. */
 function showAndFindingsViews(file: string): Pick<AgreementViews, 'show' | 'findings'> {
-  const reader = judgeAgainIfOlder(openRecording(file), file, { registry: () => schemas().plain });
+  const reader = judgeAgainIfOlder(openRecording(file), file, { registry: () => schemas.plain });
   try {
     const show: AgreementKey[] = [];
     for (const exchange of reader.exchanges()) {
@@ -146,7 +154,7 @@ export function disagreement(file: string): string | undefined {
   const problems: string[] = [];
   if (!same(views.validate, views.findings)) {
     // Made with the stand-in schemas (`--schemas test/fixtures/…`): validate it as its user would, with them.
-    const withStandIns = validateView(file, schemas().standIn);
+    const withStandIns = validateView(file, schemas.standIn);
     if (!same(withStandIns, views.findings)) problems.push(difference('validate', views.validate, views.findings));
   }
   if (!same(views.show, views.findings)) problems.push(difference('show', views.show, views.findings));
