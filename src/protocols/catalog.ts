@@ -2,6 +2,7 @@ import { ProtocolUnknownError } from '../core/errors.js';
 import { declareProtocolSchemas } from '../schema/schema-sources.js';
 import type { ChannelHint, ChannelTransport, ProtocolFacts, ProtocolModule, ReplayHints, WireBinding } from './protocol.js';
 import { labelledFieldsOf, secretFieldsOf } from './field-roles.js';
+import { bindingOfMediaType } from './binding-media-type.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
@@ -101,15 +102,9 @@ export function bindingOfChannel(channel: string | null | undefined): WireBindin
   return WIRE_BINDINGS.find((binding) => binding.channel === channel);
 }
 
-/**
- * The wire encoding a response Content-Type announces: its media type, whole, or with parameters
- * (which its client reads as text: recorded as the binding still, and judged so).
- */
+/** The wire encoding a response Content-Type announces (binding-media-type.ts). */
 export function bindingOfContentType(contentType: string | undefined): WireBinding | undefined {
-  if (contentType === undefined) return undefined;
-  const whole = contentType.trim();
-  const type = contentType.split(';')[0].trim().toLowerCase();
-  return WIRE_BINDINGS.find((binding) => binding.mediaType === whole) ?? WIRE_BINDINGS.find((binding) => binding.mediaType === type);
+  return bindingOfMediaType(WIRE_BINDINGS, contentType);
 }
 
 /** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */
