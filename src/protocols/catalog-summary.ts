@@ -1,9 +1,11 @@
-import { PROTOCOL_FAMILIES, PROTOCOL_IDS, STREAM_END_RULES, WIRE_BINDINGS, type ProtocolId } from './catalog.js';
+import { PROTOCOL_FAMILIES, PROTOCOL_IDS, protocolSchemas, STREAM_END_RULES, WIRE_BINDINGS, type ProtocolId } from './catalog.js';
 import type { WireBinding } from './protocol.js';
+import type { SchemaSpec } from '../schema/schema-sources.js';
 
 /**
  * The catalog as plain data: the names the CLI checks its options by, the rules a finding's place is
- * told by, and the media types the capture thread tells a binary body by. A `record` start's main
+ * told by, the media types the capture thread tells a binary body by, and the schemas the protocols
+ * declare, which the recording worker opens its file with before it loads their facts. A `record` start's main
  * thread needed no more of the catalog than these, yet loaded every protocol's facts for them (~15 ms
  * of its CPU on Node 20). In the CLI's bundle this module is its value, computed at build time
  * (scripts/bundle-cli.mjs) from this very module as compiled, and imports nothing; unbundled, it
@@ -18,6 +20,8 @@ export interface CatalogSummary {
   readonly streamEndRules: readonly string[];
   /** WIRE_BINDINGS, by what announces them. */
   readonly bindings: ReadonlyArray<Pick<WireBinding, 'channel' | 'mediaType'>>;
+  /** protocolSchemas(). */
+  readonly schemas: readonly SchemaSpec[];
 }
 
 export const CATALOG_SUMMARY: CatalogSummary = {
@@ -25,4 +29,5 @@ export const CATALOG_SUMMARY: CatalogSummary = {
   families: PROTOCOL_FAMILIES,
   streamEndRules: [...STREAM_END_RULES],
   bindings: WIRE_BINDINGS.map(({ channel, mediaType }) => ({ channel, mediaType })),
+  schemas: protocolSchemas(),
 };

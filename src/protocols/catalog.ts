@@ -1,5 +1,5 @@
 import { ProtocolUnknownError } from '../core/errors.js';
-import { declareProtocolSchemas } from '../schema/schema-sources.js';
+import { declareProtocolSchemas, type SchemaSpec } from '../schema/schema-sources.js';
 import type { ChannelHint, ChannelTransport, ProtocolFacts, ProtocolModule, ReplayHints, WireBinding } from './protocol.js';
 import { labelledFieldsOf, secretFieldsOf } from './field-roles.js';
 import { bindingOfMediaType } from './binding-media-type.js';
@@ -71,7 +71,12 @@ export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.
 export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 
 // Every schema registry loads what the protocols are judged by, which only they know.
-declareProtocolSchemas(() => REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+declareProtocolSchemas(protocolSchemas);
+
+/** The schemas the protocols declare (ProtocolFacts.schemas), in the catalog's order. */
+export function protocolSchemas(): SchemaSpec[] {
+  return REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []);
+}
 
 /** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);

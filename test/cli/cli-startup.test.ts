@@ -19,7 +19,7 @@ import { REPO, runCli } from './run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
 import { scratch } from '../support/temp-dir.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
-import { PROTOCOL_FAMILIES, PROTOCOL_IDS, STREAM_END_RULES, WIRE_BINDINGS } from '../../src/protocols/catalog.js';
+import { PROTOCOL_FAMILIES, PROTOCOL_IDS, protocolSchemas, STREAM_END_RULES, WIRE_BINDINGS } from '../../src/protocols/catalog.js';
 
 /**
  * Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded (the
@@ -152,7 +152,7 @@ describe('CLI start-up', () => {
     }
   });
 
-  it("builds the catalog's summary into the bundle as the catalog's own names, rules and media types", async () => {
+  it("builds the catalog's summary into the bundle as the catalog's own names, rules, media types and schemas", async () => {
     const chunk = readdirSync(join(REPO, 'dist/bundle')).find((f) => /^catalog-summary-[\w-]{8}\.cjs$/.test(f));
     expect(chunk).toBeDefined();
     const built = createRequire(import.meta.url)(join(REPO, 'dist/bundle', chunk!)) as typeof import('../../src/protocols/catalog-summary.js');
@@ -161,6 +161,7 @@ describe('CLI start-up', () => {
       families: PROTOCOL_FAMILIES,
       streamEndRules: [...STREAM_END_RULES],
       bindings: WIRE_BINDINGS.map((b) => ({ channel: b.channel, mediaType: b.mediaType })),
+      schemas: protocolSchemas(),
     });
   });
 

@@ -2,8 +2,8 @@
  * `proxy record` of plain HTTP does not load the WebSocket library: ws brings node:https, node:tls,
  * node:zlib and node:crypto, ~14 ms of the start on Node 20. It is loaded when the first upgrade
  * arrives (the WebSocket recording tests relay through the same code). Its recording worker says it
- * is ready (and `record` listens) once the file is open, before it loads the recorder and each
- * protocol's module, which traffic sent meanwhile waits for.
+ * is ready (and `record` listens) once the file is open, before it loads the catalog, the recorder
+ * and each protocol's module, which traffic sent meanwhile waits for.
  */
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ describe('record start-up', () => {
     expect(loaded.filter((m) => /\/node_modules\/ws\//.test(m))).toEqual([]);
   });
 
-  it("says it is ready before loading the recorder or any protocol's module, and judges the traffic sent meanwhile all the same", async () => {
+  it("says it is ready before loading the catalog's facts, the recorder or any protocol's module, and judges the traffic sent meanwhile all the same", async () => {
     const dir = scratch('record-ready-');
     const atReady = dir.file('at-ready.txt');
     // Preloaded in each thread: in the recording worker, writes what it has loaded at the moment it says `ready`.
@@ -69,9 +69,10 @@ describe('record start-up', () => {
     const chunks = readFileSync(atReady, 'utf8')
       .split('\n')
       .flatMap((m) => /[/\\]dist[/\\]bundle[/\\]([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m)?.slice(1) ?? []);
-    // What opening the file takes was there: the list is not empty for want of the preload.
-    expect(chunks).toEqual(expect.arrayContaining(['recording-writer', 'catalog']));
-    const protocolModules = /^(agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic|modules|traffic-recorder)$/;
+    // What opening the file takes was there (the schemas the protocols declare, from the catalog's
+    // summary): the list is not empty for want of the preload.
+    expect(chunks).toEqual(expect.arrayContaining(['recording-writer', 'schema-registry', 'catalog-summary']));
+    const protocolModules = /^(catalog|agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic|modules|traffic-recorder)$/;
     expect(chunks.filter((c) => protocolModules.test(c))).toEqual([]);
     // The exchange posted as soon as it listened was judged by its protocol's module, loaded after.
     const reader = RecordingReader.open(out);

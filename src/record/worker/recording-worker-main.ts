@@ -9,7 +9,8 @@ import { decodeBatch } from './op-batch.js';
 import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap, RecordOptions } from '../pipeline/recording-sink.js';
 import type { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
-import { MODULE_LOADS } from '../../protocols/catalog.js';
+import { CATALOG_SUMMARY } from '../../protocols/catalog-summary.js';
+import { declareProtocolSchemas } from '../../schema/schema-sources.js';
 import { loadInSteps } from './load-in-steps.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
@@ -51,6 +52,9 @@ async function start(): Promise<void> {
   // Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
   if (burst?.active) await burst.quiet();
   let opened: { writer: RecordingWriter; registry: SchemaRegistry; clock: RecordingClock };
+  // The same schemas the catalog declares (in the CLI's bundle the summary is a literal made from
+  // it), without its facts; the catalog declares them again when it loads, below.
+  declareProtocolSchemas(() => CATALOG_SUMMARY.schemas);
   try {
     const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
     const clock = new RecordingClock(setup.clockOrigin);
@@ -75,6 +79,7 @@ async function start(): Promise<void> {
   if (setup.lowerPriority === 'when-ready') yieldToForwarding();
   // A module that fails to load now ends the thread with its error: the capture thread reports
   // that recording stopped, as for a worker that dies later.
+  const { MODULE_LOADS } = await import('../../protocols/catalog.js');
   await loadInSteps([...MODULE_LOADS, () => import('../pipeline/traffic-recorder.js')], burst);
   const { TrafficRecorder } = await import('../pipeline/traffic-recorder.js');
   recorder = new TrafficRecorder({

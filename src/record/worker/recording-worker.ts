@@ -20,8 +20,9 @@ if (setup.lowerPriority !== 'when-ready') yieldToForwarding();
 const { burst: burstBuffer } = setup;
 const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
 // The module graph in steps of ~10 ms or less (load-in-steps.ts). Before the file is opened, only
-// what opening it takes: the recorder and each protocol's module (a step each) load once it is
-// open and the worker has said so (recording-worker-main.ts), so that `record` listens without
+// what opening it takes (the schemas the protocols declare, from the catalog's summary): the
+// catalog, the recorder and each protocol's module (a step each) load once it is open and the
+// worker has said so (recording-worker-main.ts), so that `record` listens without
 // waiting for them; ops posted meanwhile wait in the port. The list sets only the granularity:
 // whatever it misses, the last step loads.
 // better-sqlite3 (CommonJS) is required, not import()ed: an import() sets up Node's ES module loader
@@ -33,7 +34,7 @@ const opening: Array<() => unknown> = [
   () => require('better-sqlite3'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),
-  () => import('../../protocols/catalog.js'),
+  () => import('../../protocols/catalog-summary.js'),
   () => import('./recording-worker-main.js'),
 ];
 // Not top-level await (the CLI runs this from a CommonJS bundle): a module that fails to load ends
