@@ -15,7 +15,7 @@
 // package.json) are found from the bundle too.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -125,12 +125,30 @@ function sharedModules() {
 const SHARED = sharedModules();
 const SHARED_GROUP = { name: 'shared', test: (id) => SHARED.has(id), minShareCount: 2, includeDependenciesRecursively: false };
 
+/**
+ * protocols/catalog-summary.js becomes its value, a literal computed here from the module itself as
+ * compiled: what the CLI checks its options by and `record`'s capture thread tells bodies by, without
+ * loading every protocol's facts at run time (~15 ms of the main thread's start on Node 20).
+ */
+const CATALOG_SUMMARY_MODULE = join(DIST, 'protocols/catalog-summary.js');
+const { CATALOG_SUMMARY } = await import(pathToFileURL(CATALOG_SUMMARY_MODULE).href);
+const catalogSummaryAtBuild = {
+  name: 'catalog-summary-at-build',
+  transform(code, id) {
+    if (id !== CATALOG_SUMMARY_MODULE) return null;
+    // Fails the build rather than quietly dropping an export the module gained.
+    const exported = [...code.matchAll(/^export\s+(?:const|function|class|let)\s+(\w+)/gm)].map((m) => m[1]);
+    if (exported.join() !== 'CATALOG_SUMMARY') throw new Error(`${id} exports ${exported.join(', ')}, not CATALOG_SUMMARY alone: update scripts/bundle-cli.mjs`);
+    return { code: `export const CATALOG_SUMMARY = ${JSON.stringify(CATALOG_SUMMARY)};\n`, map: null };
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 const entries = (workers) => Object.fromEntries(workers.map((w) => [w.name, join(DIST, w.source)]));
 const inputOptions = {
   platform: 'node',
   external,
-  plugins: [bundledWorkers, ownUrl, lazyChildProcess],
+  plugins: [bundledWorkers, ownUrl, lazyChildProcess, catalogSummaryAtBuild],
   // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
   preserveEntrySignatures: 'allow-extension',
 };

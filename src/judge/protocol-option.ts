@@ -1,6 +1,9 @@
-// Light on purpose (it loads the catalog's facts, no checker): the CLI checks its options with it before anything starts.
+// Light on purpose (the catalog's names, not even its facts: catalog-summary.ts): the CLI checks its options with it before anything starts.
 import { ProtocolUnknownError } from '../core/errors.js';
-import { PROTOCOL_FAMILIES, PROTOCOL_IDS, type ProtocolId } from '../protocols/catalog.js';
+import type { ProtocolId } from '../protocols/catalog.js';
+import { CATALOG_SUMMARY } from '../protocols/catalog-summary.js';
+
+const { ids: PROTOCOL_IDS, families: PROTOCOL_FAMILIES } = CATALOG_SUMMARY;
 
 /** What a recording command's `--protocol` takes: auto, a family (`pi-daemon`), or a protocol's id. */
 export const RECORDING_PROTOCOL_CHOICES: readonly string[] = ['auto', ...PROTOCOL_FAMILIES, ...PROTOCOL_IDS];

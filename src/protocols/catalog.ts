@@ -1,7 +1,8 @@
 import { ProtocolUnknownError } from '../core/errors.js';
-import { declareProtocolSchemas } from '../schema/schema-sources.js';
+import { declareProtocolSchemas, type SchemaSpec } from '../schema/schema-sources.js';
 import type { ChannelHint, ChannelTransport, ProtocolFacts, ProtocolModule, ReplayHints, WireBinding } from './protocol.js';
 import { labelledFieldsOf, secretFieldsOf } from './field-roles.js';
+import { bindingOfMediaType } from './binding-media-type.js';
 import { aguiReplayFacts } from './agui/replay-facts.js';
 import { piRestReplayFacts } from './pi-rest/replay-facts.js';
 import { piDaemonRpcReplayFacts } from './pi-daemon-rpc/replay-facts.js';
@@ -70,7 +71,12 @@ export const PROTOCOL_IDS: readonly ProtocolId[] = CATALOG.map((facts) => facts.
 export const REPLAY_FACTS: readonly ProtocolFacts<ProtocolId>[] = CATALOG;
 
 // Every schema registry loads what the protocols are judged by, which only they know.
-declareProtocolSchemas(() => REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []));
+declareProtocolSchemas(protocolSchemas);
+
+/** The schemas the protocols declare (ProtocolFacts.schemas), in the catalog's order. */
+export function protocolSchemas(): SchemaSpec[] {
+  return REPLAY_FACTS.flatMap((facts) => facts.schemas ?? []);
+}
 
 /** The fields the protocols declare secret (ProtocolFacts.fields), each once. */
 export const PROTOCOL_SECRET_FIELDS: readonly string[] = secretFieldsOf(REPLAY_FACTS);
@@ -101,15 +107,9 @@ export function bindingOfChannel(channel: string | null | undefined): WireBindin
   return WIRE_BINDINGS.find((binding) => binding.channel === channel);
 }
 
-/**
- * The wire encoding a response Content-Type announces: its media type, whole, or with parameters
- * (which its client reads as text: recorded as the binding still, and judged so).
- */
+/** The wire encoding a response Content-Type announces (binding-media-type.ts). */
 export function bindingOfContentType(contentType: string | undefined): WireBinding | undefined {
-  if (contentType === undefined) return undefined;
-  const whole = contentType.trim();
-  const type = contentType.split(';')[0].trim().toLowerCase();
-  return WIRE_BINDINGS.find((binding) => binding.mediaType === whole) ?? WIRE_BINDINGS.find((binding) => binding.mediaType === type);
+  return bindingOfMediaType(WIRE_BINDINGS, contentType);
 }
 
 /** The facts of `id`; ProtocolUnknownError when none has it (an id that bypassed the type: a JS caller, a stored row). */

@@ -1,4 +1,7 @@
-import { STREAM_END_RULES } from './catalog.js';
+import { CATALOG_SUMMARY } from './catalog-summary.js';
+
+/** The catalog's STREAM_END_RULES, from its summary: the live view of `record` says where findings are without its facts. */
+const STREAM_END_RULES: ReadonlySet<string> = new Set(CATALOG_SUMMARY.streamEndRules);
 
 /**
  * Where a finding is, as every text output says it (the CLI's commands and live view; diff's text

@@ -11,11 +11,15 @@
  * fast-json-patch are bundled, not read from node_modules.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from './run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
 import { scratch } from '../support/temp-dir.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
+import { PROTOCOL_FAMILIES, PROTOCOL_IDS, protocolSchemas, STREAM_END_RULES, WIRE_BINDINGS } from '../../src/protocols/catalog.js';
 
 /**
  * Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded (the
@@ -114,6 +118,51 @@ describe('CLI start-up', () => {
     expect(loaded).toContain('builtin:http');
     expect(loaded).toContain('builtin:worker_threads');
     expect(loaded.filter((m) => /^builtin:(https|tls|_tls_wrap|zlib)$/.test(m))).toEqual([]);
+  });
+
+  it("records an exchange without any protocol's facts on its main thread: it reads the catalog's summary, built in", async () => {
+    const out = scratch('record-summary-').file('one.db');
+    // One JSON exchange (its body's kind is told on this thread), then its own SIGINT; what it loaded is listed at its end.
+    const probe = `
+      const { createServer } = await import('node:http');
+      const upstream = createServer((req, res) => req.resume().on('end', () => res.setHeader('content-type', 'application/json').end('{"ok":true}')));
+      await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      const { main } = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
+      const write = process.stdout.write;
+      let answered;
+      process.stdout.write = (chunk) => {
+        const url = /^listening on ([^ ]+)/.exec(String(chunk))?.[1];
+        if (url) answered = fetch(url + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.text()).then((text) => (process.kill(process.pid, 'SIGINT'), text));
+        return true;
+      };
+      const code = await main(['node', 'agent-proxy', 'record', '--target', 'http://127.0.0.1:' + upstream.address().port, '--listen', '0', '--out', ${JSON.stringify(out)}, '--quiet']);
+      process.stdout.write = write;
+      upstream.close();
+      console.log(code + ' ' + (await answered));
+    `;
+    const chunks = chunksOf(await modulesLoadedBy(probe, '0 {"ok":true}'));
+    expect(chunks).toContain('catalog-summary');
+    expect(chunks.filter((c) => c === 'catalog' || c === 'modules')).toEqual([]);
+    // The worker loaded them, and judged the exchange.
+    const reader = RecordingReader.open(out);
+    try {
+      expect(reader.exchanges().map((e) => e.protocol)).toEqual(['openai']);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it("builds the catalog's summary into the bundle as the catalog's own names, rules, media types and schemas", async () => {
+    const chunk = readdirSync(join(REPO, 'dist/bundle')).find((f) => /^catalog-summary-[\w-]{8}\.cjs$/.test(f));
+    expect(chunk).toBeDefined();
+    const built = createRequire(import.meta.url)(join(REPO, 'dist/bundle', chunk!)) as typeof import('../../src/protocols/catalog-summary.js');
+    expect(built.CATALOG_SUMMARY).toEqual({
+      ids: PROTOCOL_IDS,
+      families: PROTOCOL_FAMILIES,
+      streamEndRules: [...STREAM_END_RULES],
+      bindings: WIRE_BINDINGS.map((b) => ({ channel: b.channel, mediaType: b.mediaType })),
+      schemas: protocolSchemas(),
+    });
   });
 
   it("defines replay without the forward proxy's child plumbing", async () => {

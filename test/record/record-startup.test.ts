@@ -1,14 +1,21 @@
 /**
  * `proxy record` of plain HTTP does not load the WebSocket library: ws brings node:https, node:tls,
  * node:zlib and node:crypto, ~14 ms of the start on Node 20. It is loaded when the first upgrade
- * arrives (the WebSocket recording tests relay through the same code).
+ * arrives (the WebSocket recording tests relay through the same code). Its recording worker says it
+ * is ready (and `record` listens) once the file is open, before it loads the catalog, the recorder
+ * and each protocol's module, which traffic sent meanwhile waits for.
  */
+import { createServer } from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
 import { modulesLoadedBy } from '../support/loaded-modules.js';
 import { scratch } from '../support/temp-dir.js';
+import { closeServerOnCleanup } from '../support/cleanups.js';
+import { spawnRecorder } from './record-helpers.js';
+import { RecordingReader } from '../../src/store/recording-reader.js';
 
 describe('record start-up', () => {
   it('records plain HTTP through the built recorder without loading ws', async () => {
@@ -30,4 +37,50 @@ describe('record start-up', () => {
     expect(loaded.some((m) => m.endsWith('/dist/record/relay/ws-relay.js'))).toBe(true);
     expect(loaded.filter((m) => /\/node_modules\/ws\//.test(m))).toEqual([]);
   });
+
+  it("says it is ready before loading the catalog's facts, the recorder or any protocol's module, and judges the traffic sent meanwhile all the same", async () => {
+    const dir = scratch('record-ready-');
+    const atReady = dir.file('at-ready.txt');
+    // Preloaded in each thread: in the recording worker, writes what it has loaded at the moment it says `ready`.
+    writeFileSync(
+      dir.file('at-ready.cjs'),
+      `const { isMainThread, parentPort } = require('node:worker_threads');
+      if (!isMainThread) {
+        const post = parentPort.postMessage.bind(parentPort);
+        parentPort.postMessage = (message, ...rest) => {
+          if (message && message.type === 'ready') require('node:fs').writeFileSync(${JSON.stringify(atReady)}, Object.keys(require.cache).join('\\n'));
+          return post(message, ...rest);
+        };
+      }`,
+    );
+    const upstream = createServer((req, res) => req.resume().on('end', () => res.setHeader('content-type', 'application/json').end('{"ok":true}')));
+    closeServerOnCleanup(upstream);
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = (upstream.address() as { port: number }).port;
+    const out = dir.file('one.db');
+    const nodeOptions = [process.env.NODE_OPTIONS, `--require ${dir.file('at-ready.cjs')}`].filter(Boolean).join(' ');
+    const recorder = spawnRecorder(['--target', `http://127.0.0.1:${port}`, '--listen', '0', '--out', out, '--quiet'], { NODE_OPTIONS: nodeOptions });
+    const url = /listening on ([^ ]+)/.exec(await recorder.waitForLine(/^listening on /))![1];
+    const answer = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(await answer.text()).toBe('{"ok":true}');
+    recorder.child.kill('SIGINT');
+    expect((await recorder.exited).code).toBe(0);
+
+    const chunks = readFileSync(atReady, 'utf8')
+      .split('\n')
+      .flatMap((m) => /[/\\]dist[/\\]bundle[/\\]([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m)?.slice(1) ?? []);
+    // What opening the file takes was there (the schemas the protocols declare, from the catalog's
+    // summary): the list is not empty for want of the preload.
+    expect(chunks).toEqual(expect.arrayContaining(['recording-writer', 'schema-registry', 'catalog-summary']));
+    const protocolModules = /^(catalog|agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic|modules|traffic-recorder)$/;
+    expect(chunks.filter((c) => protocolModules.test(c))).toEqual([]);
+    // The exchange posted as soon as it listened was judged by its protocol's module, loaded after.
+    const reader = RecordingReader.open(out);
+    try {
+      expect(reader.exchanges().map((e) => e.protocol)).toEqual(['openai']);
+    } finally {
+      reader.close();
+    }
+  });
 });
+

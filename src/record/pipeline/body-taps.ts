@@ -8,7 +8,8 @@ import type { BodyKind, BodyTap, BodyTapSpec, ExchangeSink } from './recording-s
 
 export type { BodyKind, BodyTap } from './recording-sink.js';
 import { protoDecodeCost } from '../../judge/proto-decode-cost.js';
-import { bindingOfChannel, bindingOfContentType } from '../../protocols/catalog.js';
+import { CATALOG_SUMMARY } from '../../protocols/catalog-summary.js';
+import { bindingOfMediaType } from '../../protocols/binding-media-type.js';
 import type { WireBinding } from '../../protocols/protocol.js';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {
@@ -18,7 +19,8 @@ export function bodyKindOf(contentType: string | undefined): BodyKind {
   if (type === 'text/event-stream') return 'sse';
   // A protocol's binary encoding (AG-UI's protobuf), by its media type: the AG-UI client compares
   // the whole header with ===, and a parameter makes it treat the body as SSE; framed as announced still.
-  if (bindingOfContentType(contentType) !== undefined) return 'proto';
+  // From the catalog's summary: the capture thread tells bodies apart without the protocols' facts.
+  if (bindingOfMediaType(CATALOG_SUMMARY.bindings, contentType) !== undefined) return 'proto';
   if (type === 'application/json' || type.endsWith('+json') || type === 'application/x-ndjson' || type === '') return 'json';
   return 'other';
 }
@@ -82,8 +84,9 @@ export class ProtoTap implements BodyTap {
     private readonly sender: Sender,
     /** Heap the decoding of one frame may take (see protoDecodeCost). */
     private readonly decodeBudget: number,
+    /** The catalog's binding of the `proto` channel (bindingOfChannel), found by the recorder. */
+    binding: WireBinding | undefined,
   ) {
-    const binding = bindingOfChannel('proto');
     // bodyKindOf says `proto` only for a binding's media type.
     if (binding === undefined) throw new Error('a proto body with no protocol declaring a binary binding');
     this.binding = binding;

@@ -2,7 +2,7 @@ import { withFindings, type Verdict } from '../../core/verdict.js';
 import type { HttpContext, Sender } from '../../core/message.js';
 import type { Finding } from '../../core/finding.js';
 import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocols/protocol.js';
-import type { ProtocolId } from '../../protocols/catalog.js';
+import { bindingOfChannel, type ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
 import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
 import type { Headers } from '../../store/store-types.js';
@@ -265,7 +265,7 @@ export class ExchangeRecording implements ExchangeSink {
       spec.kind === 'sse'
         ? new SseTap(this, spec.sender, this.recorder.maxBodyBytes)
         : spec.kind === 'proto'
-          ? new ProtoTap(this, spec.sender, this.recorder.parseBudget)
+          ? new ProtoTap(this, spec.sender, this.recorder.parseBudget, bindingOfChannel('proto'))
           : new WholeBodyTap(this, spec.sender, this.recorder.maxBodyBytes, spec.kind === 'json', spec.http);
     return decodingTap(spec.contentEncoding, inner);
   }

@@ -8,7 +8,10 @@ import { RecordingClock } from '../../core/recording-clock.js';
 import { decodeBatch } from './op-batch.js';
 import { readSpooledBatch } from './recording-spool.js';
 import type { BodyTap, RecordOptions } from '../pipeline/recording-sink.js';
-import { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
+import type { ExchangeRecording, TrafficRecorder } from '../pipeline/traffic-recorder.js';
+import { CATALOG_SUMMARY } from '../../protocols/catalog-summary.js';
+import { declareProtocolSchemas } from '../../schema/schema-sources.js';
+import { loadInSteps } from './load-in-steps.js';
 import { yieldToForwarding } from './worker-priority.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-messages.js';
 import { fromWireHeaders, fromWireHttp, httpOfWire, OP, presetRecordOptions, type DecodedOp } from './recorder-ops.js';
@@ -35,13 +38,23 @@ const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 let recorder: TrafficRecorder;
 
 /**
- * Opens the recording and starts taking ops; on failure, says why and ends the thread. Called at
- * the end of this module, once everything it uses is declared. (Not top-level await: the CLI runs
- * this worker from a CommonJS bundle, see scripts/bundle-cli.mjs.)
+ * Opens the recording, says so, then loads the recorder and starts taking ops; a failure to open
+ * says why and ends the thread. Called at the end of this module, once everything it uses is
+ * declared. (Not top-level await: the CLI runs this worker from a CommonJS bundle, see
+ * scripts/bundle-cli.mjs.)
+ *
+ * `ready` goes as soon as the file is open: the HTTP proxy listens only then, and the recorder's
+ * modules (each protocol's checker, its schemas and libraries: ~30 ms of CPU) need not hold it up.
+ * Ops posted meanwhile wait in the port, and are applied in order once the recorder is there, so
+ * what is recorded is the same.
  */
 async function start(): Promise<void> {
   // Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
   if (burst?.active) await burst.quiet();
+  let opened: { writer: RecordingWriter; registry: SchemaRegistry; clock: RecordingClock };
+  // The same schemas the catalog declares (in the CLI's bundle the summary is a literal made from
+  // it), without its facts; the catalog declares them again when it loads, below.
+  declareProtocolSchemas(() => CATALOG_SUMMARY.schemas);
   try {
     const registry = SchemaRegistry.load({ extraDirs: setup.schemas });
     const clock = new RecordingClock(setup.clockOrigin);
@@ -57,21 +70,27 @@ async function start(): Promise<void> {
         onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
       },
     );
-    recorder = new TrafficRecorder({
-      writer,
-      registry,
-      clock,
-      protocol: setup.protocol,
-      maxBodyBytes: setup.maxBodyBytes,
-      redact: setup.redact,
-      listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
-    });
-    send({ type: 'ready', out: writer.file });
-    if (setup.lowerPriority === 'when-ready') yieldToForwarding();
+    opened = { writer, registry, clock };
   } catch (error) {
     send({ type: 'failed', code: error instanceof ProxyError ? error.code : 'E_STORE_OPEN', message: (error as Error).message });
     process.exit(0);
   }
+  send({ type: 'ready', out: opened.writer.file });
+  if (setup.lowerPriority === 'when-ready') yieldToForwarding();
+  // A module that fails to load now ends the thread with its error: the capture thread reports
+  // that recording stopped, as for a worker that dies later.
+  const { MODULE_LOADS } = await import('../../protocols/catalog.js');
+  await loadInSteps([...MODULE_LOADS, () => import('../pipeline/traffic-recorder.js')], burst);
+  const { TrafficRecorder } = await import('../pipeline/traffic-recorder.js');
+  recorder = new TrafficRecorder({
+    writer: opened.writer,
+    registry: opened.registry,
+    clock: opened.clock,
+    protocol: setup.protocol,
+    maxBodyBytes: setup.maxBodyBytes,
+    redact: setup.redact,
+    listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
+  });
   // Ops posted meanwhile wait in the port until this listener is there.
   port.on('message', (message: ToWorker) => {
     inbox.push(message);
@@ -217,4 +236,8 @@ function apply(op: DecodedOp): Promise<void> | void {
   }
 }
 
-void start();
+start().catch((error: unknown) =>
+  setImmediate(() => {
+    throw error;
+  }),
+);

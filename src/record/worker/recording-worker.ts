@@ -3,6 +3,7 @@ import { workerData } from 'node:worker_threads';
 import { BurstSignal } from './burst-signal.js';
 import type { WorkerSetup } from './worker-messages.js';
 import { yieldToForwarding } from './worker-priority.js';
+import { loadInSteps } from './load-in-steps.js';
 
 /**
  * The recording worker's entry. Its start-up (modules, schemas, SQLite) may run while the first
@@ -18,32 +19,27 @@ const setup = workerData as WorkerSetup;
 if (setup.lowerPriority !== 'when-ready') yieldToForwarding();
 const { burst: burstBuffer } = setup;
 const burst = burstBuffer ? new BurstSignal(burstBuffer) : undefined;
-// The module graph in steps of ~10 ms or less, so that a burst that starts meanwhile waits for one
-// step at most. The list sets only the granularity: whatever it misses, the last step loads.
-// Each protocol's module is a step of its own, as the catalog loads them.
+// The module graph in steps of ~10 ms or less (load-in-steps.ts). Before the file is opened, only
+// what opening it takes (the schemas the protocols declare, from the catalog's summary): the
+// catalog, the recorder and each protocol's module (a step each) load once it is open and the
+// worker has said so (recording-worker-main.ts), so that `record` listens without
+// waiting for them; ops posted meanwhile wait in the port. The list sets only the granularity:
+// whatever it misses, the last step loads.
 // better-sqlite3 (CommonJS) is required, not import()ed: an import() sets up Node's ES module loader
 // in this thread and scans the package's source for its names (~10 ms of CPU at every start), while
 // the modules that use it require it anyway (store/open-database.ts). fast-json-patch is not loaded
 // here: the bundle holds it (scripts/bundle-cli.mjs), and the AG-UI module's step loads it unbundled.
 const require = createRequire(import.meta.url);
-const before: Array<() => unknown> = [
+const opening: Array<() => unknown> = [
   () => require('better-sqlite3'),
   () => import('../../schema/schema-registry.js'),
   () => import('../../store/recording-writer.js'),
+  () => import('../../protocols/catalog-summary.js'),
+  () => import('./recording-worker-main.js'),
 ];
-const after: Array<() => Promise<unknown>> = [() => import('../pipeline/traffic-recorder.js'), () => import('./recording-worker-main.js')];
-async function step<T>(load: () => T | Promise<T>): Promise<T> {
-  if (burst?.active) await burst.quiet();
-  return load();
-}
-async function loadInSteps(): Promise<void> {
-  for (const load of before) await step(load);
-  const { MODULE_LOADS } = await step(() => import('../../protocols/catalog.js'));
-  for (const load of [...MODULE_LOADS, ...after]) await step(load);
-}
 // Not top-level await (the CLI runs this from a CommonJS bundle): a module that fails to load ends
 // the thread with its error all the same, which the capture thread reports.
-loadInSteps().catch((error: unknown) =>
+loadInSteps(opening, burst).catch((error: unknown) =>
   setImmediate(() => {
     throw error;
   }),
