@@ -1,8 +1,14 @@
 import type Database from 'better-sqlite3';
-import { insertSql, nullTest, pickColumns, rowsBinder, type Columns, type StoredOf } from './columns.js';
+import { insertSql, nullTest, pickColumns, rowsBinder, sameTest, sqlLiteral, type Columns, type StoredOf } from './columns.js';
 
 /** Rows per statement: past about a dozen the saving per row levels off (bench/micro.js, the writer). */
 export const ROWS_PER_INSERT = 16;
+
+/**
+ * Statements with shared columns as literals kept per table: one per shape, chunk size and set of
+ * values seen. Enumerated columns make few; past this a chunk binds its values as usual.
+ */
+const MAX_SHARED_STATEMENTS = 256;
 
 interface SizedInsert<C extends Columns> {
   statement: Database.Statement;
@@ -20,21 +26,35 @@ interface SizedInsert<C extends Columns> {
  * rows all have them null: SQLite stores a column an INSERT leaves out as its default, NULL, the
  * same record byte for byte, and binds and checks fewer values per row (about a tenth of a small
  * row's cost: bench/micro.js, `sqlite-insert`).
+ *
+ * Columns of a few values that a chunk's rows nearly always share (`usuallyShared`: a message's
+ * sender, carrier, status) are written into the statement as literals when every row of the chunk
+ * holds the same one: the same record again, without binding a text per row and column (better-
+ * sqlite3 converts each string bound to UTF-8), about a sixth of an SSE event's row.
  */
 export class ChunkedInsert<C extends Columns> {
   private readonly pending: Array<StoredOf<C>> = [];
   /** Whether every pending row has each `usuallyNull` column null. */
   private pendingLean = true;
+  /** Whether every pending row holds the first one's value in each `usuallyShared` column. */
+  private pendingShared = true;
   /** A statement per chunk size and shape, prepared on first use: the full chunk, and each remainder seen. */
   private readonly inserts = new Map<number, SizedInsert<C>>();
   private readonly leanInserts = new Map<number, SizedInsert<C>>();
+  /** Statements with the shared columns' values as literals, by shape, size and values (sharedKey). */
+  private readonly sharedInserts = new Map<string, SizedInsert<C>>();
+  /** Their binders, by shape and size: the same for every set of literals. */
+  private readonly sharedBinders = new Map<number, SizedInsert<C>['bind']>();
   private readonly leanColumns: Columns;
   private readonly isLean: (row: StoredOf<C>) => boolean;
+  private readonly sharedFields: ReadonlyArray<keyof C & string>;
+  private readonly sameShared: (a: StoredOf<C>, b: StoredOf<C>) => boolean;
 
   /**
    * `refersTo`: the inserts of the rows this table's rows point at (a message's exchange), flushed
    * before each chunk of these, so a foreign key never points ahead. `usuallyNull`: nullable
    * columns' fields (none by default) that a chunk leaves out when all its rows have them null.
+   * `usuallyShared`: fields of few values (none by default) written as literals when all a chunk's rows share them.
    */
   constructor(
     private readonly db: Database.Database,
@@ -42,16 +62,21 @@ export class ChunkedInsert<C extends Columns> {
     private readonly columns: C,
     private readonly refersTo?: { flush(): void },
     usuallyNull: ReadonlyArray<keyof C & string> = [],
+    usuallyShared: ReadonlyArray<keyof C & string> = [],
   ) {
     for (const field of usuallyNull) if (columns[field]?.notNull !== false) throw new Error(`${table}.${field}: not a nullable column`);
     const left = new Set<string>(usuallyNull);
+    for (const field of usuallyShared) if (left.has(field)) throw new Error(`${table}.${field}: usually null and usually shared`);
     this.leanColumns = pickColumns(columns, Object.keys(columns).filter((field) => !left.has(field)));
     this.isLean = nullTest(columns, usuallyNull);
+    this.sharedFields = usuallyShared;
+    this.sameShared = sameTest(columns, usuallyShared);
   }
 
   add(row: StoredOf<C>): void {
     this.pending.push(row);
     if (this.pendingLean && !this.isLean(row)) this.pendingLean = false;
+    if (this.pendingShared && !this.sameShared(this.pending[0]!, row)) this.pendingShared = false;
     if (this.pending.length >= ROWS_PER_INSERT) this.flush();
   }
 
@@ -61,11 +86,15 @@ export class ChunkedInsert<C extends Columns> {
     if (count === 0) return;
     this.refersTo?.flush();
     try {
-      const insert = this.pendingLean ? this.insertOf(this.leanInserts, this.leanColumns, count) : this.insertOf(this.inserts, this.columns, count);
+      const lean = this.pendingLean;
+      const insert =
+        (this.pendingShared && this.sharedFields.length > 0 ? this.sharedInsertOf(lean, count, this.pending[0]!) : undefined) ??
+        (lean ? this.insertOf(this.leanInserts, this.leanColumns, count) : this.insertOf(this.inserts, this.columns, count));
       insert.statement.run(insert.bind(this.pending));
     } finally {
       this.pending.length = 0;
       this.pendingLean = true;
+      this.pendingShared = true;
     }
   }
 
@@ -73,6 +102,7 @@ export class ChunkedInsert<C extends Columns> {
   discard(): void {
     this.pending.length = 0;
     this.pendingLean = true;
+    this.pendingShared = true;
   }
 
   private insertOf(inserts: Map<number, SizedInsert<C>>, columns: Columns, count: number): SizedInsert<C> {
@@ -80,6 +110,33 @@ export class ChunkedInsert<C extends Columns> {
     if (!insert) {
       insert = { statement: this.db.prepare(insertSql(this.table, columns, count)), bind: rowsBinder(columns, count) as SizedInsert<C>['bind'] };
       inserts.set(count, insert);
+    }
+    return insert;
+  }
+
+  /** The INSERT of `count` rows that all hold `first`'s shared values, as literals; undefined when one has no literal, or too many were made. */
+  private sharedInsertOf(lean: boolean, count: number, first: StoredOf<C>): SizedInsert<C> | undefined {
+    let key = lean ? `l${count}` : `f${count}`;
+    const literals: Record<string, string> = {};
+    for (const field of this.sharedFields) {
+      const literal = sqlLiteral(first[field]);
+      if (literal === undefined) return undefined;
+      literals[field] = literal;
+      key += `,${literal}`;
+    }
+    let insert = this.sharedInserts.get(key);
+    if (insert === undefined) {
+      if (this.sharedInserts.size >= MAX_SHARED_STATEMENTS) return undefined;
+      const columns = lean ? this.leanColumns : this.columns;
+      const shape = lean ? count : -count;
+      let bind = this.sharedBinders.get(shape);
+      if (bind === undefined) {
+        const shared = new Set<string>(this.sharedFields);
+        bind = rowsBinder(pickColumns(columns, Object.keys(columns).filter((field) => !shared.has(field))), count) as SizedInsert<C>['bind'];
+        this.sharedBinders.set(shape, bind);
+      }
+      insert = { statement: this.db.prepare(insertSql(this.table, columns, count, literals)), bind };
+      this.sharedInserts.set(key, insert);
     }
     return insert;
   }

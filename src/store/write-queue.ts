@@ -317,6 +317,11 @@ export class WriteQueue {
  */
 const EXCHANGES_USUALLY_NULL = ['query', 'subprotocol', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal', 'tls', 'stdinEndedMs', 'tunnel'] as const;
 const MESSAGES_USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'] as const;
+/**
+ * Columns written as literals into a chunk's INSERT when all its rows hold the same value
+ * (chunked-insert.ts): a stream's messages nearly always do.
+ */
+const MESSAGES_USUALLY_SHARED = ['sender', 'carrier', 'channel', 'status', 'findingCount'] as const;
 
 function prepareStatements(db: Database.Database): Statements {
   const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS, undefined, EXCHANGES_USUALLY_NULL);
@@ -327,7 +332,7 @@ function prepareStatements(db: Database.Database): Statements {
     insertExchanges,
     updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
     endExchange: db.prepare(END_EXCHANGE_SQL),
-    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges, MESSAGES_USUALLY_NULL),
+    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges, MESSAGES_USUALLY_NULL, MESSAGES_USUALLY_SHARED),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = NULL, schema_ref_id = @schemaRefId, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

@@ -107,6 +107,68 @@ describe('ChunkedInsert', () => {
     expect([...statements].sort()).toEqual(['INSERT INTO children (id, parent_id, label)', 'INSERT INTO children (id, parent_id, label, extra)']);
   });
 
+  it("writes columns a chunk's rows all share as literals, storing the same values and types as bound ones", () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const values = sql.indexOf(' VALUES ') + 8;
+      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
+      return prepare(sql);
+    }) as typeof db.prepare;
+    // Chunks: all 'same' with one row's `extra` set (a literal, the full shape); 'same' and lean (a
+    // literal, the lean shape); one row differs (bound); all share a text with no plain literal (bound:
+    // the lean statement again); 'same' and lean again (its statement reused); a remainder of 'other'.
+    const labels = [
+      ...Array<string>(ROWS_PER_INSERT * 2).fill('same'),
+      ...Array<string>(ROWS_PER_INSERT - 1).fill('same'),
+      'different',
+      ...Array<string>(ROWS_PER_INSERT).fill("it's"),
+      ...Array<string>(ROWS_PER_INSERT).fill('same'),
+      'other',
+      'other',
+    ];
+    try {
+      db.transaction(() => {
+        labels.forEach((label, i) => {
+          const id = i + 1;
+          const row = { id, parentId: 1, label, extra: id === 3 ? 2 ** 40 : null };
+          expected.push(row);
+          insert.add(row);
+        });
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    const types = db.prepare('SELECT DISTINCT typeof(id) AS id, typeof(parent_id) AS parentId, typeof(label) AS label FROM children').all();
+    expect(types).toEqual([{ id: 'integer', parentId: 'integer', label: 'text' }]);
+    expect(statements).toEqual(["(?, ?, 'same', ?)", "(?, ?, 'same')", '(?, ?, ?)', "(?, ?, 'other')"]);
+  });
+
+  it('writes a 32-bit integer or null as a literal, and a larger number bound', () => {
+    const NUMBERS = { id: requiredInteger('id'), parentId: requiredInteger('parent_id'), label: requiredText('label'), extra: integer('extra') } as const;
+    const insert = new ChunkedInsert(db, 'children', NUMBERS, undefined, [], ['extra', 'label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    const extras = [0, -7, 2 ** 31 - 1, null, 2 ** 40, 1.5];
+    db.transaction(() => {
+      extras.forEach((extra, i) => {
+        insert.add({ id: i + 1, parentId: 1, label: 'x', extra });
+        insert.flush();
+      });
+    })();
+    expect(children().map((row) => (row as { extra: number | null }).extra)).toEqual(extras);
+    const types = db.prepare('SELECT typeof(extra) AS t FROM children ORDER BY id').all() as Array<{ t: string }>;
+    expect(types.map((row) => row.t)).toEqual(['integer', 'integer', 'integer', 'null', 'integer', 'real']);
+  });
+
+  it('refuses a column both usually null and usually shared', () => {
+    expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['extra'])).toThrow(/children\.extra: usually null and usually shared/);
+  });
+
   it('refuses a usually-null column that cannot be null', () => {
     expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['label'])).toThrow(/children\.label: not a nullable column/);
   });
