@@ -44,7 +44,7 @@ type Op =
   | { kind: 'begin'; row: StoredExchange }
   | { kind: 'update'; row: Partial<StoredExchange> }
   | { kind: 'end'; row: Partial<StoredExchange> }
-  | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
+  | { kind: 'message'; row: StoredMessage; findings: readonly FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] }
   /** Warnings added to a written message: its status stays. */
   | { kind: 'warnings'; messageId: number; exchangeId: number; findings: FindingParams[] }
@@ -149,7 +149,7 @@ export class WriteQueue {
   }
 
   /** A message and the findings of its verdict. */
-  addMessage(row: StoredMessage, findings: FindingParams[]): void {
+  addMessage(row: StoredMessage, findings: readonly FindingParams[]): void {
     this.enqueue({ kind: 'message', row, findings }, 1 + findings.length, row.raw.length + (row.json?.length ?? 0));
   }
 
