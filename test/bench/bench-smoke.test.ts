@@ -62,7 +62,7 @@ describe('benches', () => {
   it("sqlite-row: every variant of an SSE event's row stores every row, and is measured against the writer's", async () => {
     const run = await runBench(['bench/sqlite-row.js', '--rows', '2048', '--rounds', '1']);
     expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(/\n {2}writer +\d+\.\d\d /);
+    expect(run.stdout).toMatch(/\n {2}writer +\d+\.\d\d \d+\.\d\d /);
     expect(run.stdout.match(/ against writer\n/g)).toHaveLength(10);
     expect(run.code).toBe(0);
   });
