@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { insertSql, nullTest, pickColumns, rowsBinder, sameTest, sqlLiteral, type Columns, type StoredOf } from './columns.js';
+import { insertSql, nullTest, pickColumns, rowsBinder, sameFields, sqlLiteral, type Columns, type StoredOf } from './columns.js';
 
 /** Rows per statement: past about a dozen the saving per row levels off (bench/micro.js, the writer). */
 export const ROWS_PER_INSERT = 16;
@@ -28,27 +28,30 @@ interface SizedInsert<C extends Columns> {
  * row's cost: bench/micro.js, `sqlite-insert`).
  *
  * Columns of a few values that a chunk's rows nearly always share (`usuallyShared`: a message's
- * sender, carrier, status) are written into the statement as literals when every row of the chunk
- * holds the same one: the same record again, without binding a text per row and column (better-
- * sqlite3 converts each string bound to UTF-8), about a sixth of an SSE event's row.
+ * sender, carrier, status) are written into the statement as literals, each one that every row of
+ * the chunk holds the same value in: the same record again, without binding a text per row and
+ * column (better-sqlite3 converts each string bound to UTF-8), about a sixth of an SSE event's row.
+ * (A REST exchange's or a WebSocket's chunk alternates senders: its other shared columns still are.)
  */
 export class ChunkedInsert<C extends Columns> {
   private readonly pending: Array<StoredOf<C>> = [];
   /** Whether every pending row has each `usuallyNull` column null. */
   private pendingLean = true;
-  /** Whether every pending row holds the first one's value in each `usuallyShared` column. */
-  private pendingShared = true;
+  /** Which `usuallyShared` columns (bit i: the i-th) every pending row holds the first one's value in. */
+  private pendingShared: number;
   /** A statement per chunk size and shape, prepared on first use: the full chunk, and each remainder seen. */
   private readonly inserts = new Map<number, SizedInsert<C>>();
   private readonly leanInserts = new Map<number, SizedInsert<C>>();
-  /** Statements with the shared columns' values as literals, by shape, size and values (sharedKey). */
+  /** Statements with shared columns' values as literals, by shape, size, columns and values. */
   private readonly sharedInserts = new Map<string, SizedInsert<C>>();
-  /** Their binders, by shape and size: the same for every set of literals. */
-  private readonly sharedBinders = new Map<number, SizedInsert<C>['bind']>();
+  /** Their binders, by shape, size and columns: the same for every set of literals. */
+  private readonly sharedBinders = new Map<string, SizedInsert<C>['bind']>();
   private readonly leanColumns: Columns;
   private readonly isLean: (row: StoredOf<C>) => boolean;
   private readonly sharedFields: ReadonlyArray<keyof C & string>;
-  private readonly sameShared: (a: StoredOf<C>, b: StoredOf<C>) => boolean;
+  private readonly sameShared: (a: StoredOf<C>, b: StoredOf<C>) => number;
+  /** Every `usuallyShared` column's bit. */
+  private readonly allShared: number;
 
   /**
    * `refersTo`: the inserts of the rows this table's rows point at (a message's exchange), flushed
@@ -70,13 +73,14 @@ export class ChunkedInsert<C extends Columns> {
     this.leanColumns = pickColumns(columns, Object.keys(columns).filter((field) => !left.has(field)));
     this.isLean = nullTest(columns, usuallyNull);
     this.sharedFields = usuallyShared;
-    this.sameShared = sameTest(columns, usuallyShared);
+    this.sameShared = sameFields(columns, usuallyShared);
+    this.allShared = this.pendingShared = (1 << usuallyShared.length) - 1;
   }
 
   add(row: StoredOf<C>): void {
     this.pending.push(row);
     if (this.pendingLean && !this.isLean(row)) this.pendingLean = false;
-    if (this.pendingShared && !this.sameShared(this.pending[0]!, row)) this.pendingShared = false;
+    if (this.pendingShared !== 0) this.pendingShared &= this.sameShared(this.pending[0]!, row);
     if (this.pending.length >= ROWS_PER_INSERT) this.flush();
   }
 
@@ -88,13 +92,13 @@ export class ChunkedInsert<C extends Columns> {
     try {
       const lean = this.pendingLean;
       const insert =
-        (this.pendingShared && this.sharedFields.length > 0 ? this.sharedInsertOf(lean, count, this.pending[0]!) : undefined) ??
+        (this.pendingShared !== 0 ? this.sharedInsertOf(lean, count, this.pendingShared, this.pending[0]!) : undefined) ??
         (lean ? this.insertOf(this.leanInserts, this.leanColumns, count) : this.insertOf(this.inserts, this.columns, count));
       insert.statement.run(insert.bind(this.pending));
     } finally {
       this.pending.length = 0;
       this.pendingLean = true;
-      this.pendingShared = true;
+      this.pendingShared = this.allShared;
     }
   }
 
@@ -102,7 +106,7 @@ export class ChunkedInsert<C extends Columns> {
   discard(): void {
     this.pending.length = 0;
     this.pendingLean = true;
-    this.pendingShared = true;
+    this.pendingShared = this.allShared;
   }
 
   private insertOf(inserts: Map<number, SizedInsert<C>>, columns: Columns, count: number): SizedInsert<C> {
@@ -114,25 +118,34 @@ export class ChunkedInsert<C extends Columns> {
     return insert;
   }
 
-  /** The INSERT of `count` rows that all hold `first`'s shared values, as literals; undefined when one has no literal, or too many were made. */
-  private sharedInsertOf(lean: boolean, count: number, first: StoredOf<C>): SizedInsert<C> | undefined {
-    let key = lean ? `l${count}` : `f${count}`;
-    const literals: Record<string, string> = {};
-    for (const field of this.sharedFields) {
+  /**
+   * The INSERT of `count` rows with the shared columns in `mask` (those all of them hold `first`'s
+   * value in) as literals; undefined when none has a literal, or too many statements were made.
+   */
+  private sharedInsertOf(lean: boolean, count: number, mask: number, first: StoredOf<C>): SizedInsert<C> | undefined {
+    const literals = Object.create(null) as Record<string, string>;
+    let values = '';
+    for (let i = 0; i < this.sharedFields.length; i++) {
+      if ((mask & (1 << i)) === 0) continue;
+      const field = this.sharedFields[i]!;
       const literal = sqlLiteral(first[field]);
-      if (literal === undefined) return undefined;
-      literals[field] = literal;
-      key += `,${literal}`;
+      // A value with no literal (a long text, a large number) is bound as usual.
+      if (literal === undefined) mask &= ~(1 << i);
+      else {
+        literals[field] = literal;
+        values += `,${literal}`;
+      }
     }
+    if (mask === 0) return undefined;
+    const shape = `${lean ? 'l' : 'f'}${count}/${mask}`;
+    const key = shape + values;
     let insert = this.sharedInserts.get(key);
     if (insert === undefined) {
       if (this.sharedInserts.size >= MAX_SHARED_STATEMENTS) return undefined;
       const columns = lean ? this.leanColumns : this.columns;
-      const shape = lean ? count : -count;
       let bind = this.sharedBinders.get(shape);
       if (bind === undefined) {
-        const shared = new Set<string>(this.sharedFields);
-        bind = rowsBinder(pickColumns(columns, Object.keys(columns).filter((field) => !shared.has(field))), count) as SizedInsert<C>['bind'];
+        bind = rowsBinder(pickColumns(columns, Object.keys(columns).filter((field) => literals[field] === undefined)), count) as SizedInsert<C>['bind'];
         this.sharedBinders.set(shape, bind);
       }
       insert = { statement: this.db.prepare(insertSql(this.table, columns, count, literals)), bind };

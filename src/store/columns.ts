@@ -129,13 +129,19 @@ export function nullTest<C extends Columns>(columns: C, fields: ReadonlyArray<ke
   return new Function(`return function isNull(row) { return ${test}; }`)() as (row: StoredOf<C>) => boolean;
 }
 
-/** Compiles `same(a, b)`: whether two rows hold the same value (===) in each of `fields`. */
-export function sameTest<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>): (a: StoredOf<C>, b: StoredOf<C>) => boolean {
+/**
+ * Compiles `same(a, b)`: a bit mask of which of `fields` (bit i for fields[i], at most 30) two rows
+ * hold the same value (===) in.
+ */
+export function sameFields<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>): (a: StoredOf<C>, b: StoredOf<C>) => number {
   const known = new Set(fieldNames(columns));
   for (const field of fields) if (!known.has(field)) throw new Error(`not a column: ${field}`);
-  if (!codeGenerationAllowed()) return (a, b) => fields.every((field) => (a as Record<string, unknown>)[field] === (b as Record<string, unknown>)[field]);
-  const test = fields.length === 0 ? 'true' : fields.map((field) => `a.${field} === b.${field}`).join(' && ');
-  return new Function(`return function same(a, b) { return ${test}; }`)() as (a: StoredOf<C>, b: StoredOf<C>) => boolean;
+  if (fields.length > 30) throw new Error('at most 30 fields');
+  if (!codeGenerationAllowed()) {
+    return (a, b) => fields.reduce((mask, field, i) => ((a as Record<string, unknown>)[field] === (b as Record<string, unknown>)[field] ? mask | (1 << i) : mask), 0);
+  }
+  const test = fields.length === 0 ? '0' : fields.map((field, i) => `(a.${field} === b.${field} ? ${1 << i} : 0)`).join(' | ');
+  return new Function(`return function same(a, b) { return ${test}; }`)() as (a: StoredOf<C>, b: StoredOf<C>) => number;
 }
 
 /**

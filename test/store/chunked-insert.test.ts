@@ -165,6 +165,34 @@ describe('ChunkedInsert', () => {
     expect(types.map((row) => row.t)).toEqual(['integer', 'integer', 'integer', 'null', 'integer', 'real']);
   });
 
+  it("writes each shared column that a chunk's rows all hold one value in as a literal, and binds the others", () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, [], ['parentId', 'label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1), (2)').run();
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const values = sql.indexOf(' VALUES ') + 8;
+      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    try {
+      db.transaction(() => {
+        // A chunk of one parent whose labels alternate (as a REST exchange's senders do), then one of alternating parents and one label.
+        for (let id = 1; id <= ROWS_PER_INSERT * 2; id++) {
+          const row = id <= ROWS_PER_INSERT ? { id, parentId: 1, label: id % 2 === 0 ? 'even' : 'odd', extra: id } : { id, parentId: 1 + (id % 2), label: 'same', extra: null };
+          expected.push(row);
+          insert.add(row);
+        }
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    expect(statements).toEqual(['(?, 1, ?, ?)', "(?, ?, 'same', ?)"]);
+  });
+
   it('refuses a column both usually null and usually shared', () => {
     expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['extra'])).toThrow(/children\.extra: usually null and usually shared/);
   });
