@@ -350,7 +350,7 @@ const CASES = [
       const written = columns.nullTest ? columns.pickColumns(MESSAGE_COLUMNS, fields) : MESSAGE_COLUMNS;
       // A stream's chunk shares sender, carrier, channel, status and finding count: a build that has
       // sqlLiteral writes them into the statement, binding only the rest.
-      const SHARED = { sender: "'server'", carrier: "'event'", channel: 'NULL', status: "'valid'", findingCount: '0' };
+      const SHARED = { sender: "'server'", carrier: "'event'", channel: 'NULL', status: "'valid'", findingCount: '0.0' };
       const literals = columns.sqlLiteral ? SHARED : {};
       const bound = columns.pickColumns(written, Object.keys(written).filter((field) => literals[field] === undefined));
       return {

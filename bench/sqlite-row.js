@@ -27,7 +27,7 @@ const { NEWEST_SCHEMA } = await import(pathToFileURL(new URL('../dist/store/newe
 /** An AG-UI text delta as the bench upstream writes it. */
 const RAW = Buffer.from('data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"tok12 "}\n\n');
 const COLUMNS = ['id', 'exchange_id', 'seq', 'sender', 'carrier', 'channel', 't_offset_ms', 'raw', 'status', 'finding_count', 'json_at', 'schema_ref_id'];
-const LITERALS = { sender: "'server'", carrier: "'event'", channel: 'NULL', status: "'valid'", finding_count: '0' };
+const LITERALS = { sender: "'server'", carrier: "'event'", channel: 'NULL', status: "'valid'", finding_count: '0.0' };
 
 const variants = {
   writer: {},

@@ -5,10 +5,11 @@ import { insertSql, nullTest, pickColumns, rowsBinder, sameFields, sqlLiteral, t
 export const ROWS_PER_INSERT = 16;
 
 /**
- * Statements with shared columns as literals kept per table: one per shape, chunk size and set of
- * values seen. Enumerated columns make few; past this a chunk binds its values as usual.
+ * Statements with shared columns as literals kept per table: one per shape, set of columns and of
+ * values seen. Enumerated columns make few; past this a chunk binds its values as usual. A prepared
+ * 16-row INSERT holds ~36 KB (256 of them: 9 MB of RSS), hence the bound, and literals only for full chunks.
  */
-const MAX_SHARED_STATEMENTS = 256;
+const MAX_SHARED_STATEMENTS = 64;
 
 interface SizedInsert<C extends Columns> {
   statement: Database.Statement;
@@ -31,6 +32,7 @@ interface SizedInsert<C extends Columns> {
  * sender, carrier, status) are written into the statement as literals, each one that every row of
  * the chunk holds the same value in: the same record again, without binding a text per row and
  * column (better-sqlite3 converts each string bound to UTF-8), about a sixth of an SSE event's row.
+ * Only a full chunk's: most rows of a flood, which is where the cost counts.
  * (A REST exchange's or a WebSocket's chunk alternates senders: its other shared columns still are.)
  */
 export class ChunkedInsert<C extends Columns> {
@@ -92,7 +94,9 @@ export class ChunkedInsert<C extends Columns> {
     try {
       const lean = this.pendingLean;
       const insert =
-        (this.pendingShared !== 0 ? this.sharedInsertOf(lean, count, this.pendingShared, this.pending[0]!) : undefined) ??
+        // Full chunks only: a remainder (the end of a transaction, before a finding) is a few rows, and
+        // a statement per remainder size would multiply the statements kept.
+        (this.pendingShared !== 0 && count === ROWS_PER_INSERT ? this.sharedInsertOf(lean, count, this.pendingShared, this.pending[0]!) : undefined) ??
         (lean ? this.insertOf(this.leanInserts, this.leanColumns, count) : this.insertOf(this.inserts, this.columns, count));
       insert.statement.run(insert.bind(this.pending));
     } finally {

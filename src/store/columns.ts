@@ -151,8 +151,8 @@ export function sameFields<C extends Columns>(columns: C, fields: ReadonlyArray<
  */
 export function sqlLiteral(value: unknown): string | undefined {
   if (value === null) return 'NULL';
-  // A 32-bit integer only: better-sqlite3 binds a larger number as a REAL, which a TEXT column would store as '….0'.
-  if (typeof value === 'number') return (value | 0) === value && !Object.is(value, -0) ? String(value) : undefined;
+  // better-sqlite3 binds every number as a REAL (a TEXT column keeps 7 as '7.0'), so the literal is one too.
+  if (typeof value === 'number') return (value | 0) === value && !Object.is(value, -0) ? `${value}.0` : undefined;
   if (typeof value === 'string') return /^[\w.:/-]{0,64}$/.test(value) ? `'${value}'` : undefined;
   return undefined;
 }
