@@ -350,14 +350,19 @@ const CASES = [
       ]);
       // The row as the writer queues it; the statement of the columns the writer binds for it (a build before it bound only those: all of them).
       const fields = ['id', 'exchangeId', 'seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'raw', 'status', 'findingCount', 'jsonAt', 'schemaRefId'];
-      const bound = columns.nullTest ? columns.pickColumns(MESSAGE_COLUMNS, fields) : MESSAGE_COLUMNS;
+      const written = columns.nullTest ? columns.pickColumns(MESSAGE_COLUMNS, fields) : MESSAGE_COLUMNS;
+      // A stream's chunk shares sender, carrier, channel, status and finding count: a build that has
+      // sqlLiteral writes them into the statement, binding only the rest.
+      const SHARED = { sender: "'server'", carrier: "'event'", channel: 'NULL', status: "'valid'", findingCount: '0.0' };
+      const literals = columns.sqlLiteral ? SHARED : {};
+      const bound = columns.pickColumns(written, Object.keys(written).filter((field) => literals[field] === undefined));
       return {
         setup() {
           const file = join(scratchDir(), `s${files++}.db`);
           const db = openDatabase(file);
           migrate(db, file);
           db.exec("INSERT INTO exchanges (id, transport, started_ms) VALUES (1, 'sse', 0)");
-          const statement = db.prepare(columns.insertSql('messages', bound, 16));
+          const statement = db.prepare(columns.insertSql('messages', written, 16, literals));
           const bind = columns.rowsBinder(bound, 16);
           let id = 1;
           const rows = [];

@@ -70,11 +70,13 @@ export function selectList(columns: Columns, alias?: string, read: Readonly<Reco
 
 /**
  * INSERT of every column, with positional parameters in column order (see rowsBinder); with
- * `rows`, of that many rows in one statement.
+ * `rows`, of that many rows in one statement. `literals`: SQL literals (sqlLiteral's) of some
+ * fields, written into every row's tuple instead of a parameter; the parameters are the other
+ * fields', in column order.
  */
-export function insertSql(table: string, columns: Columns, rows = 1): string {
+export function insertSql(table: string, columns: Columns, rows = 1, literals: Readonly<Record<string, string>> = {}): string {
   const names = Object.values(columns).map((c) => c.name);
-  const tuple = `(${names.map(() => '?').join(', ')})`;
+  const tuple = `(${Object.keys(columns).map((field) => literals[field] ?? '?').join(', ')})`;
   return `INSERT INTO ${table} (${names.join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')}`;
 }
 
@@ -125,6 +127,34 @@ export function nullTest<C extends Columns>(columns: C, fields: ReadonlyArray<ke
   if (!codeGenerationAllowed()) return (row) => fields.every((field) => (row as Record<string, unknown>)[field] === null);
   const test = fields.length === 0 ? 'true' : fields.map((field) => `row.${field} === null`).join(' && ');
   return new Function(`return function isNull(row) { return ${test}; }`)() as (row: StoredOf<C>) => boolean;
+}
+
+/**
+ * Compiles `same(a, b)`: a bit mask of which of `fields` (bit i for fields[i], at most 30) two rows
+ * hold the same value (===) in.
+ */
+export function sameFields<C extends Columns>(columns: C, fields: ReadonlyArray<keyof C & string>): (a: StoredOf<C>, b: StoredOf<C>) => number {
+  const known = new Set(fieldNames(columns));
+  for (const field of fields) if (!known.has(field)) throw new Error(`not a column: ${field}`);
+  if (fields.length > 30) throw new Error('at most 30 fields');
+  if (!codeGenerationAllowed()) {
+    return (a, b) => fields.reduce((mask, field, i) => ((a as Record<string, unknown>)[field] === (b as Record<string, unknown>)[field] ? mask | (1 << i) : mask), 0);
+  }
+  const test = fields.length === 0 ? '0' : fields.map((field, i) => `(a.${field} === b.${field} ? ${1 << i} : 0)`).join(' | ');
+  return new Function(`return function same(a, b) { return ${test}; }`)() as (a: StoredOf<C>, b: StoredOf<C>) => number;
+}
+
+/**
+ * A value as an SQL literal that stores exactly what binding it would: NULL, a 32-bit integer, or a
+ * short text of plain characters (an enumerated column's: 'server', 'event', 'valid'). Undefined for
+ * anything else, which is bound as usual.
+ */
+export function sqlLiteral(value: unknown): string | undefined {
+  if (value === null) return 'NULL';
+  // better-sqlite3 binds every number as a REAL (a TEXT column keeps 7 as '7.0'), so the literal is one too.
+  if (typeof value === 'number') return (value | 0) === value && !Object.is(value, -0) ? `${value}.0` : undefined;
+  if (typeof value === 'string') return /^[\w.:/-]{0,64}$/.test(value) ? `'${value}'` : undefined;
+  return undefined;
 }
 
 /**

@@ -216,14 +216,19 @@ export class RecordingWriter {
     const held = this.credentials.take(message.exchangeId);
     let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
     if (held) judged = withFindings(judged, held);
-    const verdict = this.verdictParams(judged);
-    if (verdict.reason !== null) verdict.reason = this.credentials.text(verdict.reason);
-    const findings = judged.findings.map((f) => this.findingParams(f));
+    // Written out rather than through verdictParams: no object per message for the row to copy from.
+    const status = judged.status;
+    const schemaRefId = this.schemaRefs.idOf(judged.schemaRef ?? null, this.insertSchemaRef);
+    const given = judged.reason ?? null;
+    const reason = given === null ? null : this.credentials.text(given);
+    const findings = judged.findings.length === 0 ? NO_FINDINGS : judged.findings.map((f) => this.findingParams(f));
     this.running.messages++;
     this.running.findings += findings.length;
-    this.trackStatus(id, verdict.status);
-    // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer.
-    const raw = stored.raw === message.raw ? Buffer.from(message.raw) : stored.raw;
+    this.trackStatus(id, status);
+    // A copy: the caller may reuse its buffer, and a view would pin a larger parent buffer (any view of
+    // the caller's memory, a Buffer over its Uint8Array too). Not Buffer.from: its checks of what it
+    // is given cost more than the copy.
+    const raw = stored.raw.buffer === message.raw.buffer ? copyOf(stored.raw) : stored.raw;
     const jsonAt = stored.json === null ? null : jsonStartIn(raw, stored.json);
     this.queue.addMessage(
       {
@@ -237,12 +242,12 @@ export class RecordingWriter {
         raw,
         rawTruncatedFrom: message.rawTruncatedFrom ?? null,
         json: jsonAt === null ? stored.json : null,
-        status: verdict.status,
+        status,
         schemaRef: null,
-        reason: verdict.reason,
+        reason,
         findingCount: findings.length,
         jsonAt,
-        schemaRefId: verdict.schemaRefId,
+        schemaRefId,
       },
       findings,
     );
@@ -303,9 +308,12 @@ export class RecordingWriter {
 
   /** A verdict as stored: its schema ref by id, a new one queued first. */
   private verdictParams(verdict: Verdict): VerdictParams {
-    const schemaRefId = this.schemaRefs.idOf(verdict.schemaRef ?? null, (id, ref) => this.queue.addSchemaRef(id, ref));
+    const schemaRefId = this.schemaRefs.idOf(verdict.schemaRef ?? null, this.insertSchemaRef);
     return { status: verdict.status, schemaRefId, reason: verdict.reason ?? null };
   }
+
+  /** Queues a schema ref seen for the first time (SchemaRefIds.idOf's `insert`): one function, not one per message. */
+  private readonly insertSchemaRef = (id: number, ref: string): void => this.queue.addSchemaRef(id, ref);
 
   /** A finding as stored: its sentence and pointer without credentials (a judge may quote a value). */
   private findingParams(f: Finding): FindingParams {
@@ -318,7 +326,7 @@ export class RecordingWriter {
         this.invalidIds.add(messageId);
         this.running.invalid++;
       }
-    } else if (this.invalidIds.delete(messageId)) {
+    } else if (this.invalidIds.size > 0 && this.invalidIds.delete(messageId)) {
       this.running.invalid--;
     }
   }
@@ -371,6 +379,15 @@ class ExchangeSeqs {
     this.lastMessages[id - this.firstId] = messageId;
   }
 }
+
+function copyOf(bytes: Buffer): Buffer {
+  const copy = Buffer.allocUnsafe(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
+/** The findings of a message that has none: shared, never added to. */
+const NO_FINDINGS: readonly FindingParams[] = Object.freeze([]);
 
 function findingParams(f: Finding): FindingParams {
   return { rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message };

@@ -17,6 +17,9 @@ export function schemaRefSql(alias?: string): string {
 export class SchemaRefIds {
   private readonly ids = new Map<string, number>();
   private nextId = 1;
+  /** The last ref asked for and its id: a stream's messages ask for the same one again and again. */
+  private lastRef: string | undefined;
+  private lastId = 0;
 
   /** `db`: a file being appended to, whose refs keep their ids. */
   constructor(db?: Database.Database) {
@@ -30,12 +33,15 @@ export class SchemaRefIds {
   /** The id of `ref` (null for none); a ref seen for the first time is handed to `insert` with its new id first. */
   idOf(ref: string | null, insert: (id: number, ref: string) => void): number | null {
     if (ref === null) return null;
+    if (ref === this.lastRef) return this.lastId;
     let id = this.ids.get(ref);
     if (id === undefined) {
       id = this.nextId++;
       this.ids.set(ref, id);
       insert(id, ref);
     }
+    this.lastRef = ref;
+    this.lastId = id;
     return id;
   }
 }

@@ -159,6 +159,7 @@ export class StoredCredentials {
 
   /** The findings of exchange `id` still waiting for a message, handed over once. */
   take(id: number): Finding[] | undefined {
+    if (this.pending.size === 0) return undefined;
     const findings = this.pending.get(id);
     if (findings !== undefined) this.pending.delete(id);
     return findings;

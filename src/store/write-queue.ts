@@ -44,7 +44,7 @@ type Op =
   | { kind: 'begin'; row: StoredExchange }
   | { kind: 'update'; row: Partial<StoredExchange> }
   | { kind: 'end'; row: Partial<StoredExchange> }
-  | { kind: 'message'; row: StoredMessage; findings: FindingParams[] }
+  | { kind: 'message'; row: StoredMessage; findings: readonly FindingParams[] }
   | { kind: 'findings'; messageId: number; exchangeId: number; verdict: VerdictParams; findings: FindingParams[] }
   /** Warnings added to a written message: its status stays. */
   | { kind: 'warnings'; messageId: number; exchangeId: number; findings: FindingParams[] }
@@ -149,7 +149,7 @@ export class WriteQueue {
   }
 
   /** A message and the findings of its verdict. */
-  addMessage(row: StoredMessage, findings: FindingParams[]): void {
+  addMessage(row: StoredMessage, findings: readonly FindingParams[]): void {
     this.enqueue({ kind: 'message', row, findings }, 1 + findings.length, row.raw.length + (row.json?.length ?? 0));
   }
 
@@ -317,6 +317,11 @@ export class WriteQueue {
  */
 const EXCHANGES_USUALLY_NULL = ['query', 'subprotocol', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal', 'tls', 'stdinEndedMs', 'tunnel'] as const;
 const MESSAGES_USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'] as const;
+/**
+ * Columns written as literals into a chunk's INSERT when all its rows hold the same value
+ * (chunked-insert.ts): a stream's messages nearly always do.
+ */
+const MESSAGES_USUALLY_SHARED = ['sender', 'carrier', 'channel', 'status', 'findingCount'] as const;
 
 function prepareStatements(db: Database.Database): Statements {
   const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS, undefined, EXCHANGES_USUALLY_NULL);
@@ -327,7 +332,7 @@ function prepareStatements(db: Database.Database): Statements {
     insertExchanges,
     updateExchange: db.prepare(UPDATE_EXCHANGE_SQL),
     endExchange: db.prepare(END_EXCHANGE_SQL),
-    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges, MESSAGES_USUALLY_NULL),
+    insertMessages: new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, insertExchanges, MESSAGES_USUALLY_NULL, MESSAGES_USUALLY_SHARED),
     updateVerdict: db.prepare(`
       UPDATE messages SET status = @status, schema_ref = NULL, schema_ref_id = @schemaRefId, reason = @reason, finding_count = finding_count + @added
       WHERE id = @id`),

@@ -59,6 +59,14 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it("sqlite-row: every variant of an SSE event's row stores every row, and is measured against the writer's", async () => {
+    const run = await runBench(['bench/sqlite-row.js', '--rows', '2048', '--rounds', '1']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/\n {2}writer +\d+\.\d\d \d+\.\d\d /);
+    expect(run.stdout.match(/ against writer\n/g)).toHaveLength(10);
+    expect(run.code).toBe(0);
+  });
+
   it('diff --runs 10 --events 400 finds exactly the planted differences', async () => {
     const run = await runBench(['bench/diff.js', '--runs', '10', '--events', '400']);
     expect(run.stderr).toBe('');

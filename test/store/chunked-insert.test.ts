@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { error } from '../../src/core/finding.js';
 import { verdictFrom } from '../../src/core/verdict.js';
 import { ChunkedInsert, ROWS_PER_INSERT } from '../../src/store/chunked-insert.js';
-import { integer, requiredInteger, requiredText } from '../../src/store/columns.js';
+import { integer, requiredInteger, requiredText, sqlLiteral } from '../../src/store/columns.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { meta } from './store-fixtures.js';
@@ -105,6 +105,106 @@ describe('ChunkedInsert', () => {
     }
     expect(children()).toEqual(expected);
     expect([...statements].sort()).toEqual(['INSERT INTO children (id, parent_id, label)', 'INSERT INTO children (id, parent_id, label, extra)']);
+  });
+
+  it("writes columns a chunk's rows all share as literals, storing the same values and types as bound ones", () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const values = sql.indexOf(' VALUES ') + 8;
+      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
+      return prepare(sql);
+    }) as typeof db.prepare;
+    // Chunks: all 'same' with one row's `extra` set (a literal, the full shape); 'same' and lean (a
+    // literal, the lean shape); one row differs (bound); all share a text with no plain literal (bound:
+    // the lean statement again); 'same' and lean again (its statement reused); 'other'; a remainder of
+    // 'other' (bound: remainders never have literals).
+    const labels = [
+      ...Array<string>(ROWS_PER_INSERT * 2).fill('same'),
+      ...Array<string>(ROWS_PER_INSERT - 1).fill('same'),
+      'different',
+      ...Array<string>(ROWS_PER_INSERT).fill("it's"),
+      ...Array<string>(ROWS_PER_INSERT).fill('same'),
+      ...Array<string>(ROWS_PER_INSERT + 2).fill('other'),
+    ];
+    try {
+      db.transaction(() => {
+        labels.forEach((label, i) => {
+          const id = i + 1;
+          const row = { id, parentId: 1, label, extra: id === 3 ? 2 ** 40 : null };
+          expected.push(row);
+          insert.add(row);
+        });
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    const types = db.prepare('SELECT DISTINCT typeof(id) AS id, typeof(parent_id) AS parentId, typeof(label) AS label FROM children').all();
+    expect(types).toEqual([{ id: 'integer', parentId: 'integer', label: 'text' }]);
+    expect(statements).toEqual(["(?, ?, 'same', ?)", "(?, ?, 'same')", '(?, ?, ?)', "(?, ?, 'other')", '(?, ?, ?)']);
+  });
+
+  it('writes a 32-bit integer or null as a literal, and a larger number bound', () => {
+    const NUMBERS = { id: requiredInteger('id'), parentId: requiredInteger('parent_id'), label: requiredText('label'), extra: integer('extra') } as const;
+    const insert = new ChunkedInsert(db, 'children', NUMBERS, undefined, [], ['extra', 'label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    const extras = [0, -7, 2 ** 31 - 1, null, 2 ** 40, 1.5];
+    let id = 0;
+    // A full chunk of each value.
+    db.transaction(() => {
+      for (const extra of extras) for (let k = 0; k < ROWS_PER_INSERT; k++) insert.add({ id: ++id, parentId: 1, label: 'x', extra });
+    })();
+    const stored = db.prepare('SELECT DISTINCT extra, typeof(extra) AS t FROM children ORDER BY id').all() as Array<{ extra: number | null; t: string }>;
+    expect(stored.map((row) => row.extra)).toEqual(extras);
+    expect(stored.map((row) => row.t)).toEqual(['integer', 'integer', 'integer', 'null', 'integer', 'real']);
+    expect([0, -7, 2 ** 31 - 1, null, 2 ** 40, 1.5, -0, 'server', "it's", 'x'.repeat(65)].map(sqlLiteral)).toEqual(['0.0', '-7.0', '2147483647.0', 'NULL', undefined, undefined, undefined, "'server'", undefined, undefined]);
+  });
+
+  it('stores a shared number in a TEXT column as binding it does', () => {
+    // better-sqlite3 binds a number as a REAL: a TEXT column keeps 7 as '7.0', from a literal (a full chunk) as from a bound value (the remainder).
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, [], ['label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1)').run();
+    db.transaction(() => {
+      for (let id = 1; id <= ROWS_PER_INSERT + 1; id++) insert.add({ id, parentId: 1, label: 7 as unknown as string, extra: null });
+    })();
+    expect(db.prepare('SELECT DISTINCT label, typeof(label) AS t FROM children').all()).toEqual([{ label: '7.0', t: 'text' }]);
+  });
+
+  it("writes each shared column that a chunk's rows all hold one value in as a literal, and binds the others", () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, [], ['parentId', 'label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1), (2)').run();
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const values = sql.indexOf(' VALUES ') + 8;
+      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    try {
+      db.transaction(() => {
+        // A chunk of one parent whose labels alternate (as a REST exchange's senders do), then one of alternating parents and one label.
+        for (let id = 1; id <= ROWS_PER_INSERT * 2; id++) {
+          const row = id <= ROWS_PER_INSERT ? { id, parentId: 1, label: id % 2 === 0 ? 'even' : 'odd', extra: id } : { id, parentId: 1 + (id % 2), label: 'same', extra: null };
+          expected.push(row);
+          insert.add(row);
+        }
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    expect(statements).toEqual(['(?, 1.0, ?, ?)', "(?, ?, 'same', ?)"]);
+  });
+
+  it('refuses a column both usually null and usually shared', () => {
+    expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['extra'])).toThrow(/children\.extra: usually null and usually shared/);
   });
 
   it('refuses a usually-null column that cannot be null', () => {

@@ -252,9 +252,13 @@ describe('RecordingWriter refusals', () => {
     const buf = Buffer.from('first');
     writer.addMessage({ exchangeId: ex, sender: 'client', carrier: 'frame', tOffsetMs: 0, raw: buf, verdict: verdictFrom([]) });
     buf.write('XXXXX');
+    // A plain Uint8Array too, which the writer sees through a Buffer of its own over the same memory.
+    const bytes = new Uint8Array(Buffer.from('second'));
+    writer.addMessage({ exchangeId: ex, sender: 'client', carrier: 'frame', tOffsetMs: 1, raw: bytes, verdict: verdictFrom([]) });
+    bytes.fill(0x58);
     writer.close();
     const reader = RecordingReader.open(file);
-    expect(reader.messages(ex)[0].raw.toString()).toBe('first');
+    expect(reader.messages(ex).map((m) => m.raw.toString())).toEqual(['first', 'second']);
     reader.close();
   });
 });
