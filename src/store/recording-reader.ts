@@ -160,6 +160,11 @@ export class RecordingReader {
     });
   }
 
+  /** Its read-only connection, for queries of a reader's own over the same file (the inspector's), which then open no second one. */
+  get connection(): Database.Database {
+    return this.db;
+  }
+
   recording(): RecordingInfo {
     const r = this.stmts.recording.get() as StoredRecording;
     const schemaHashes = readingRows(this.file, () => jsonColumn(r.schemaHashes, RECORDING_COLUMNS.schemaHashes.name)) as Record<string, string>;
