@@ -160,9 +160,12 @@ export class RecordingReader {
     });
   }
 
-  /** Its read-only connection, for queries of a reader's own over the same file (the inspector's), which then open no second one. */
-  get connection(): Database.Database {
-    return this.db;
+  /**
+   * A reader's read-only connection, for queries of another reader over the same file (the
+   * inspector's), which then opens no second one. Static, so that the reader's public shape stays as it is.
+   */
+  static connection(reader: RecordingReader): Database.Database {
+    return reader.db;
   }
 
   recording(): RecordingInfo {

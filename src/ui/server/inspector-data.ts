@@ -7,7 +7,7 @@ import { openWithCurrentVerdicts } from '../../validate/current-verdicts.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
 import { exchangeFindings } from '../../core/exchange-findings.js';
 import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
-import type { RecordingReader } from '../../store/recording-reader.js';
+import { RecordingReader } from '../../store/recording-reader.js';
 import { FORWARD_TARGET, forwardHostOf, groupOrder } from '../../record/forward-target.js';
 import type { ExchangeDetail, ExchangeSummary, HostCount, MessageDetail, MessagePage, MessageSummary, RecordingSummary } from '../api-types.js';
 
@@ -36,7 +36,7 @@ export class InspectorData {
     this.file = file;
     this.reader = reader;
     // Not a connection of its own: opening and closing a second one was a tenth of the CPU of opening a small recording and reading its views.
-    this.queries = new InspectorQueries(reader.connection);
+    this.queries = new InspectorQueries(RecordingReader.connection(reader));
     this.forward = reader.recording().target === FORWARD_TARGET;
   }
 
