@@ -132,6 +132,17 @@ type ReaderStatements = ReturnType<typeof readerStatements>;
  * A file at an older format version is upgraded in place first (the only write the reader makes);
  * a newer one is refused with E_STORE_VERSION (recording-lifecycle.ts).
  */
+let connectionOf: (reader: RecordingReader) => Database.Database;
+
+/**
+ * A reader's read-only connection, for queries of another reader over the same file (the
+ * inspector's), which then opens no second one. A function of this module, not a member: the
+ * package exports RecordingReader, and its users get no handle on the database.
+ */
+export function readerConnection(reader: RecordingReader): Database.Database {
+  return connectionOf(reader);
+}
+
 export class RecordingReader {
   /** The absolute path of the recording. */
   readonly file: string;
@@ -158,6 +169,10 @@ export class RecordingReader {
       }
       return reader;
     });
+  }
+
+  static {
+    connectionOf = (reader) => reader.db;
   }
 
   recording(): RecordingInfo {

@@ -3,10 +3,11 @@ import { pickColumns, rowFromValues, selectList } from '../columns.js';
 import { EXCHANGE_SELECT_VALUES, exchangeFromRecord, type ExchangeRecord } from '../exchange-record.js';
 import { EXCHANGE_COLUMNS, MESSAGE_COLUMNS, type StoredFinding, type StoredMessage } from '../schema.js';
 import type { ExchangeRow } from '../store-types.js';
-import { ownNameSql } from './label-sql.js';
+import { ownNameSql, readOnce } from './label-sql.js';
 import { storedJsonSql } from '../stored-json.js';
 import { rawBytesSql, rawSizeSql } from '../raw-blocks.js';
 import { schemaRefSql } from '../schema-refs.js';
+import { lazyStatements } from '../lazy-statements.js';
 
 /**
  * Messages longer than this are labelled with json_extract instead of being parsed, unless SQLite
@@ -55,9 +56,16 @@ const JSON_TEXT = storedJsonSql();
 const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']), undefined, { schemaRef: schemaRefSql() })},
   ${rawSizeSql()} AS size,
   CASE WHEN length(${JSON_TEXT}) <= ${PARSE_LIMIT} THEN ${JSON_TEXT} END AS json,
-  CASE WHEN length(${JSON_TEXT}) > ${PARSE_LIMIT} THEN
-    CASE WHEN json_valid(${JSON_TEXT}) THEN coalesce(${ownNameSql(JSON_TEXT)}, 'object') ELSE '' END
-  END AS bigLabel`;
+  length(${JSON_TEXT}) > ${PARSE_LIMIT} AS big`;
+
+/**
+ * A long message's label, read apart from its page: the label's SQL took SQLite longer to prepare than
+ * a small recording's whole page to read (~0.7 ms when it was ~10 KB), and few recordings have a long message.
+ */
+const BIG_LABEL = readOnce(JSON_TEXT, (json) => `CASE WHEN json_valid(${json}) THEN coalesce(${ownNameSql(json)}, 'object') ELSE '' END`);
+
+/** A summary row as SQLite reads it: `big` where MessageSummaryRecord has `bigLabel`. */
+type SummaryRow = Omit<MessageSummaryRecord, 'bigLabel'> & { big: 0 | 1 | null; bigLabel?: string | null };
 
 const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status']))}, ${JSON_TEXT} AS json`;
 /** Every column, with the JSON text in `json` wherever the row stores it. */
@@ -71,21 +79,25 @@ export class InspectorQueries {
   private readonly stmts;
 
   constructor(private readonly db: Database.Database) {
-    this.stmts = {
-      exchange: db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`).raw(true),
-      requestLine: db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
-      count: db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
-      countInvalid: db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
-      page: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
-      pageInvalid: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
-      message: db.prepare(`SELECT ${MESSAGE_COLUMNS_SQL} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      summaryAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      json: db.prepare(`SELECT ${JSON_TEXT} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
-      findings: db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
-      walk: db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
-      values: db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
-      marks: db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
-    };
+    // Prepared on first use (store/lazy-statements.ts): a view reads a few of them, and preparing all
+    // of them was most of the cost of opening a small recording.
+    this.stmts = lazyStatements({
+      exchange: () => db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`).raw(true),
+      requestLine: () => db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
+      count: () => db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
+      countInvalid: () => db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
+      page: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
+      pageInvalid: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
+      bigLabel: () => db.prepare(`SELECT ${BIG_LABEL} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
+      message: () => db.prepare(`SELECT ${MESSAGE_COLUMNS_SQL} FROM messages WHERE exchange_id = ? AND seq = ?`),
+      summaryAt: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
+      json: () => db.prepare(`SELECT ${JSON_TEXT} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
+      findings: () => db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
+      walk: () => db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
+      values: () => db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
+      marks: () =>
+        db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
+    });
   }
 
   /** The exchanges that pass `filter`, in the order they started; headers stay JSON text. */
@@ -129,11 +141,20 @@ export class InspectorQueries {
   }
 
   page(exchangeId: number, limit: number, offset: number, invalidOnly: boolean): MessageSummaryRecord[] {
-    return (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, limit, offset) as MessageSummaryRecord[];
+    const rows = (invalidOnly ? this.stmts.pageInvalid : this.stmts.page).all(exchangeId, limit, offset) as SummaryRow[];
+    for (const row of rows) this.labelIfBig(exchangeId, row);
+    return rows as MessageSummaryRecord[];
   }
 
   summaryAt(exchangeId: number, seq: number): MessageSummaryRecord | undefined {
-    return this.stmts.summaryAt.get(exchangeId, seq) as MessageSummaryRecord | undefined;
+    const row = this.stmts.summaryAt.get(exchangeId, seq) as SummaryRow | undefined;
+    if (row !== undefined) this.labelIfBig(exchangeId, row);
+    return row as MessageSummaryRecord | undefined;
+  }
+
+  /** Fills in `bigLabel`: SQLite's label of a long message (BIG_LABEL), null for the others. */
+  private labelIfBig(exchangeId: number, row: SummaryRow): void {
+    row.bigLabel = row.big ? (this.stmts.bigLabel.get(exchangeId, row.seq) as string) : null;
   }
 
   message(exchangeId: number, seq: number): (StoredMessage & { raw: Buffer }) | undefined {
