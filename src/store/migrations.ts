@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { NEWEST_SCHEMA } from './newest-schema.js';
+import { NEWEST_SCHEMA, NEWEST_SCHEMA_TEXT } from './newest-schema.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 import { sqliteDamage } from './sqlite-damage.js';
@@ -179,12 +179,36 @@ export function freshRecordingColumns(version: number): ReadonlyMap<string, read
  */
 export function missingColumns(db: Db, version: number = FORMAT_VERSION): string[] {
   const expected = recordingColumns(version);
+  const present = columnsOfTables(db, [...expected.keys()]);
   const missing: string[] = [];
   for (const [table, columns] of expected) {
-    const present = new Set(columnsOf(db, table));
-    for (const column of columns) if (!present.has(column)) missing.push(`${table}.${column}`);
+    for (const column of columns) if (!present.has(`${table}.${column}`)) missing.push(`${table}.${column}`);
   }
   return missing;
+}
+
+/** The columns of `tables` the file has, as `table.column`: one query for them all. */
+function columnsOfTables(db: Db, tables: readonly string[]): Set<string> {
+  const rows = db.prepare('SELECT t.value, p.name FROM json_each(?) t JOIN pragma_table_info(t.value) p').raw(true).all(JSON.stringify(tables)) as Array<[string, string]>;
+  return new Set(rows.map(([table, column]) => `${table}.${column}`));
+}
+
+/**
+ * Does the file hold the tables and indexes a new file at the newest format gets, each as
+ * NEWEST_SCHEMA wrote it, and nothing else? Then it has every column of the newest version: one read
+ * of sqlite_schema instead of one of each table's columns (~13 % of an open of a small recording). A
+ * file made otherwise (upgraded from an older format, or changed since) is checked column by column.
+ */
+export function madeAtNewestFormat(db: Db, file: string): boolean {
+  if (NEWEST_SCHEMA.version !== FORMAT_VERSION) return false;
+  let rows: Array<[string, string]>;
+  try {
+    // Rows without text are the indexes SQLite makes for a table's UNIQUE constraints: its text says them.
+    rows = db.prepare('SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL').raw(true).all() as Array<[string, string]>;
+  } catch (error) {
+    throw notReadable(error, file);
+  }
+  return rows.length === NEWEST_SCHEMA_TEXT.size && rows.every(([name, sql]) => NEWEST_SCHEMA_TEXT.get(name) === sql);
 }
 
 /**
@@ -192,6 +216,7 @@ export function missingColumns(db: Db, version: number = FORMAT_VERSION): string
  * at `version`: checked before an upgrade, so that a foreign file is never written to.
  */
 export function checkRecordingShape(db: Db, file: string, version: number): void {
+  if (version === FORMAT_VERSION && madeAtNewestFormat(db, file)) return;
   const tables = tableNames(db, file);
   const missingTables = RECORDING_TABLES.filter((t) => !tables.includes(t));
   if (missingTables.length > 0) {
