@@ -69,13 +69,12 @@ export interface OpenDatabaseOptions {
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
   const readonly = options.readonly === true;
-  if (readonly && !existsSync(file)) {
-    throw new StoreError('E_STORE_OPEN', file, `no recording at ${file}`);
-  }
   let db: Database.Database;
   try {
     db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonPath() });
   } catch (error) {
+    // A missing file is looked for only once the open failed: a stat less on every open that succeeds.
+    if (readonly && !existsSync(file)) throw new StoreError('E_STORE_OPEN', file, `no recording at ${file}`);
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);
     if (native !== undefined) throw new StoreError('E_STORE_NATIVE', file, native, { cause: error });

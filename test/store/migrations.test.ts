@@ -1,4 +1,4 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -328,6 +328,25 @@ describe('RecordingReader.open refusals', () => {
     const reader = RecordingReader.open(added);
     expect(reader.exchanges()).toHaveLength(1);
     reader.close();
+  });
+
+  it('a newer format whose schema this SQLite cannot read: E_STORE_VERSION, as its version says, not a damaged file', () => {
+    const file = join(tmp.dir, 'future-schema.db');
+    recordingAtCurrent(file);
+    setUserVersion(file, 99);
+    // A table's text changed in place, as a newer SQLite's syntax would be to this one.
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('ref TEXT NOT NULL UNIQUE)');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('ref TEXT NOT NULL FUTURE)', at);
+    writeFileSync(file, bytes);
+    const err = thrown(() => RecordingReader.open(file));
+    expect((err as StoreError).code).toBe('E_STORE_VERSION');
+    expect((err as StoreError).message).toMatch(/is recording format 99, but this agent-proxy reads formats up to \d+/);
+    // At this build's format, the same schema is a damaged file.
+    bytes.writeUInt32BE(FORMAT_VERSION, 60);
+    writeFileSync(file, bytes);
+    expect(codeOf(() => RecordingReader.open(file))).toBe('E_STORE_NOT_RECORDING');
   });
 
   it('a recording file with its recording row missing: E_STORE_NOT_RECORDING', () => {
