@@ -1,4 +1,4 @@
-import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_VALUES, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsOfValues, exchangeOfValues } from './exchange-record.js';
+import { EXCHANGE_SELECT_VALUES, MESSAGE_COUNTS_ARRAY, exchangeFieldsOfValues, exchangeOfCountedValues } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
 import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
@@ -24,7 +24,7 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
-const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
+const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_ARRAY} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
 const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql() })} FROM messages`;
 /** A message's bytes, in its row or its block (store/raw-blocks.ts). */
@@ -94,7 +94,7 @@ type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schem
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
 const readerStatements = lazyStatements({
   recording: (db) => db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-  exchanges: (db) => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`).raw(true),
+  exchanges: (db) => db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`).raw(true),
   exchange: (db) => db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
   exchangeColumns: (db) => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
   messages: (db) => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
@@ -180,7 +180,7 @@ export class RecordingReader {
 
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
-    return readingRows(this.file, () => (this.stmts.exchanges.all() as unknown[][]).map(exchangeOfValues));
+    return readingRows(this.file, () => (this.stmts.exchanges.all() as unknown[][]).map(exchangeOfCountedValues));
   }
 
   /**
@@ -193,7 +193,7 @@ export class RecordingReader {
 
   exchange(id: number): ExchangeRow | undefined {
     const values = this.stmts.exchange.get(id) as unknown[] | undefined;
-    return values === undefined ? undefined : readingRows(this.file, () => exchangeOfValues(values));
+    return values === undefined ? undefined : readingRows(this.file, () => exchangeOfCountedValues(values));
   }
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */
