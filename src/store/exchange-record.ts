@@ -34,20 +34,21 @@ export function exchangeFieldsOfValues(values: readonly unknown[]): ExchangeFiel
 }
 
 /**
- * Every exchange's counts in one pass over `messages`, for a SELECT of all exchanges: `FROM exchanges e`
- * then this join, and MESSAGE_COUNTS_JOINED in its list. Three subqueries per exchange read every
- * message's status three times (a status lies past the raw bytes in the row): this reads it once.
+ * An exchange's message counts as one JSON array, [messages, invalid, unchecked], for a SELECT over
+ * `exchanges e` read by exchangeOfCountedValues: one look-up of its messages (by the index on
+ * exchange_id) reads each one's status once, where three subqueries read it three times (a status
+ * lies past the raw bytes in the row). A GROUP BY of all messages joined to the exchanges costs as
+ * much on a large file, but SQLite built a table and an index for the join on each run, which on a
+ * small recording cost more than the rest of the query, and was paid by every open for `show`.
  */
-export const COUNTS_BY_EXCHANGE = `LEFT JOIN (SELECT exchange_id,
-    count(*) AS messageCount, sum(status = 'invalid') AS invalidCount, sum(status = 'unchecked') AS uncheckedCount
-  FROM messages GROUP BY exchange_id) c ON c.exchange_id = e.id`;
-export const MESSAGE_COUNTS_JOINED = 'ifnull(c.messageCount, 0) AS messageCount, ifnull(c.invalidCount, 0) AS invalidCount, ifnull(c.uncheckedCount, 0) AS uncheckedCount';
+export const MESSAGE_COUNTS_ARRAY = `(SELECT json_array(count(*), count(*) FILTER (WHERE m.status = 'invalid'), count(*) FILTER (WHERE m.status = 'unchecked'))
+  FROM messages m WHERE m.exchange_id = e.id)`;
 
-/** The counts of one exchange's messages, for a SELECT over `exchanges e`. */
-export const MESSAGE_COUNTS = `
-  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id) AS messageCount,
-  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'invalid') AS invalidCount,
-  (SELECT count(*) FROM messages m WHERE m.exchange_id = e.id AND m.status = 'unchecked') AS uncheckedCount`;
+/** exchangeOfValues of the values of `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_ARRAY}` (which it changes). */
+export function exchangeOfCountedValues(values: unknown[]): ExchangeRow {
+  values.push(...(JSON.parse(values.pop() as string) as [number, number, number]));
+  return exchangeOfValues(values);
+}
 
 const JSON_FIELDS = jsonFieldsOf(EXCHANGE_COLUMNS);
 const FIELDS = fieldsOf(EXCHANGE_COLUMNS);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { NEWEST_SCHEMA } from './newest-schema.js';
+import { NEWEST_SCHEMA, NEWEST_SCHEMA_TEXT } from './newest-schema.js';
 import { openDatabase } from './open-database.js';
 import { StoreError, messageOf, sqliteCode } from './store-errors.js';
 import { sqliteDamage } from './sqlite-damage.js';
@@ -179,19 +179,72 @@ export function freshRecordingColumns(version: number): ReadonlyMap<string, read
  */
 export function missingColumns(db: Db, version: number = FORMAT_VERSION): string[] {
   const expected = recordingColumns(version);
+  const present = columnsOfTables(db, [...expected.keys()]);
   const missing: string[] = [];
   for (const [table, columns] of expected) {
-    const present = new Set(columnsOf(db, table));
-    for (const column of columns) if (!present.has(column)) missing.push(`${table}.${column}`);
+    for (const column of columns) if (!present.has(`${table}.${column}`)) missing.push(`${table}.${column}`);
   }
   return missing;
 }
 
+/** The columns of `tables` the file has, as `table.column`: one query for them all. */
+function columnsOfTables(db: Db, tables: readonly string[]): Set<string> {
+  const rows = db.prepare('SELECT t.value, p.name FROM json_each(?) t JOIN pragma_table_info(t.value) p').raw(true).all(JSON.stringify(tables)) as Array<[string, string]>;
+  return new Set(rows.map(([table, column]) => `${table}.${column}`));
+}
+
+/**
+ * Does the file hold the tables and indexes a new file at the newest format gets, each as
+ * NEWEST_SCHEMA wrote it, and nothing else? Then it has every column of the newest version: one read
+ * of sqlite_schema instead of one of each table's columns (~13 % of an open of a small recording). A
+ * file made otherwise (upgraded from an older format, or changed since) is checked column by column.
+ */
+export function madeAtNewestFormat(db: Db, file: string, schema: SchemaText = readSchemaText(db, file)): boolean {
+  if (NEWEST_SCHEMA.version !== FORMAT_VERSION) return false;
+  return schema.length === NEWEST_SCHEMA_TEXT.size && schema.every(([name, sql]) => NEWEST_SCHEMA_TEXT.get(name) === sql);
+}
+
+/** Each table's and index's name and CREATE text, as sqlite_schema holds them. */
+export type SchemaText = ReadonlyArray<readonly [name: string, sql: string]>;
+
+// Rows without text are the indexes SQLite makes for a table's UNIQUE constraints: its text says them.
+const SCHEMA_TEXT_SQL = 'SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL';
+
+function readSchemaText(db: Db, file: string): SchemaText {
+  try {
+    return db.prepare(SCHEMA_TEXT_SQL).raw(true).all() as Array<[string, string]>;
+  } catch (error) {
+    throw notReadable(error, file);
+  }
+}
+
+/**
+ * The file's format version, checked as checkFormat checks it, and its schema's text, in one query:
+ * what opening a recording to read it looks at first (store/recording-lifecycle.ts, probeRecording).
+ */
+export function readFormatAndSchema(db: Db, file: string): { version: number; schema: SchemaText } {
+  let rows: Array<[string | null, string | number]>;
+  try {
+    rows = db.prepare(`SELECT NULL, user_version FROM pragma_user_version UNION ALL ${SCHEMA_TEXT_SQL}`).raw(true).all() as typeof rows;
+  } catch (error) {
+    // Reading the schema failed, which reading the version alone need not (a newer format's schema this
+    // SQLite cannot parse): checkFormat says what it says of the file, else this is the file's problem.
+    checkFormat(db, file);
+    throw notReadable(error, file);
+  }
+  // A table's name is never NULL: that row is the version.
+  const version = rows.find(([name]) => name === null)![1] as number;
+  const schema = rows.filter((row): row is [string, string] => row[0] !== null);
+  return { version: checkFormat(db, file, FORMAT_VERSION, version), schema };
+}
+
 /**
  * Refuses, with E_STORE_NOT_RECORDING, a file whose tables or columns are not those of a recording
- * at `version`: checked before an upgrade, so that a foreign file is never written to.
+ * at `version`: checked before an upgrade, so that a foreign file is never written to. `schema`: its
+ * schema's text when already read (readFormatAndSchema).
  */
-export function checkRecordingShape(db: Db, file: string, version: number): void {
+export function checkRecordingShape(db: Db, file: string, version: number, schema?: SchemaText): void {
+  if (version === FORMAT_VERSION && madeAtNewestFormat(db, file, schema)) return;
   const tables = tableNames(db, file);
   const missingTables = RECORDING_TABLES.filter((t) => !tables.includes(t));
   if (missingTables.length > 0) {
@@ -231,8 +284,7 @@ export function tableNames(db: Db, file: string): string[] {
  * Refuses a file this build cannot use: a newer format, or version 0 with foreign tables
  * (some other SQLite database, which version 1 must not write into).
  */
-export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSION): number {
-  const version = readFormatVersion(db, file);
+export function checkFormat(db: Db, file: string, latest: number = FORMAT_VERSION, version: number = readFormatVersion(db, file)): number {
   if (version > latest) {
     throw new StoreError(
       'E_STORE_VERSION',

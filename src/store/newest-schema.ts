@@ -92,3 +92,17 @@ CREATE TABLE schema_refs (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE);
 CREATE TABLE raw_blocks (id INTEGER PRIMARY KEY, exchange_id INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
 `,
 } as const;
+
+/**
+ * Each table's and index's text as sqlite_schema keeps it in a file NEWEST_SCHEMA made (the statement
+ * as written, without its semicolon), by name: opening a recording compares its schema with these in
+ * one query instead of reading each table's columns (store/migrations.ts, checkRecordingShape).
+ * test/store/schema.test.ts holds them to a fresh file's.
+ */
+export const NEWEST_SCHEMA_TEXT: ReadonlyMap<string, string> = new Map(
+  NEWEST_SCHEMA.sql
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '')
+    .map((statement) => [/^CREATE (?:UNIQUE )?(?:TABLE|INDEX) (\w+)/.exec(statement)![1], statement]),
+);

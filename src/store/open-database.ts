@@ -63,18 +63,18 @@ export interface OpenDatabaseOptions {
  * Writable: WAL (readers in other processes never block the recorder), synchronous=NORMAL
  * (a crash loses at most the last transactions, never corrupts), foreign keys on, a 2 MiB page
  * cache; a scratch file keeps its journal in memory and is never synced.
- * Read-only: foreign keys on; the journal mode is whatever the file has.
+ * Read-only: no pragma (foreign keys only check writes; every open of a recording to read it paid for
+ * one); the journal mode is whatever the file has.
  * Either way with the function that reads a message's bytes from its block (store/raw-blocks.ts).
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
   const readonly = options.readonly === true;
-  if (readonly && !existsSync(file)) {
-    throw new StoreError('E_STORE_OPEN', file, `no recording at ${file}`);
-  }
   let db: Database.Database;
   try {
     db = new (loadSqlite())(file, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonPath() });
   } catch (error) {
+    // A missing file is looked for only once the open failed: a stat less on every open that succeeds.
+    if (readonly && !existsSync(file)) throw new StoreError('E_STORE_OPEN', file, `no recording at ${file}`);
     // The native module loads on the first open: a build for another Node.js fails here.
     const native = nativeModuleProblem(error);
     if (native !== undefined) throw new StoreError('E_STORE_NATIVE', file, native, { cause: error });
@@ -88,8 +88,10 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
     }
-    if (!readonly) db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-    db.pragma('foreign_keys = ON');
+    if (!readonly) {
+      db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+      db.pragma('foreign_keys = ON');
+    }
     registerRawBlockFunctions(db, file);
   } catch (error) {
     db.close();

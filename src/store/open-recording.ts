@@ -31,8 +31,16 @@ export function isSqliteFile(path: string): boolean {
  * reader is closed (or, at the latest, when the process exits).
  */
 export function openRecording(path: string): RecordingReader {
-  if (!isNdjsonRecording(path)) {
-    const problem = notRecordingReason(path);
+  // One read of the file's head tells the three apart: a .db (opened without decoding its first page as text), NDJSON, neither.
+  let head: Buffer | undefined;
+  try {
+    head = readFileHead(path, 4096);
+  } catch {
+    // Unreadable, or missing: the store says why.
+  }
+  if (head === undefined || head.toString('latin1', 0, 16) === SQLITE_MAGIC) return RecordingReader.open(path);
+  if (!isNdjsonRecordingText(head.toString('utf8'))) {
+    const problem = notRecordingReasonOfHead(head);
     if (problem !== undefined) throw new StoreError('E_STORE_NOT_RECORDING', path, `${path}: not a recording (${problem})`);
     return RecordingReader.open(path);
   }
@@ -69,6 +77,11 @@ export function notRecordingReason(path: string): string | undefined {
   } catch {
     return undefined;
   }
+  return notRecordingReasonOfHead(head);
+}
+
+/** notRecordingReason, of the file's first 4096 bytes (fewer when it is shorter). */
+function notRecordingReasonOfHead(head: Buffer): string | undefined {
   if (head.length === 0) return 'the file is empty';
   if (head.toString('latin1', 0, 16) === SQLITE_MAGIC) return undefined;
   if (head.includes(0)) return 'binary data: neither an SQLite recording nor NDJSON text';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FORMAT_VERSION, RECORDING_TABLES, checkFormat, checkRecordingShape, migrate, tableNames } from './migrations.js';
+import { FORMAT_VERSION, RECORDING_TABLES, checkRecordingShape, migrate, readFormatAndSchema, tableNames } from './migrations.js';
 import { openDatabase } from './open-database.js';
 import { existsError, removeRecordingFiles } from './recording-files.js';
 import { StoreError, messageOf } from './store-errors.js';
@@ -134,11 +134,11 @@ export function openRecordingToRead<T>(file: string, use: (db: Database.Database
  * refused (E_STORE_VERSION), and its tables must have the shape of its version.
  */
 export function probeRecording(db: Database.Database, file: string): number {
-  const version = checkFormat(db, file);
+  const { version, schema } = readFormatAndSchema(db, file);
   if (version === 0) {
     throw new StoreError('E_STORE_NOT_RECORDING', file, `${file}: not a recording (an SQLite database without tables)`);
   }
-  checkRecordingShape(db, file, version);
+  checkRecordingShape(db, file, version, schema);
   return version;
 }
 

@@ -1,4 +1,4 @@
-import { COUNTS_BY_EXCHANGE, EXCHANGE_SELECT_VALUES, MESSAGE_COUNTS, MESSAGE_COUNTS_JOINED, exchangeFieldsOfValues, exchangeOfValues } from './exchange-record.js';
+import { EXCHANGE_SELECT_VALUES, MESSAGE_COUNTS_ARRAY, exchangeFieldsOfValues, exchangeOfCountedValues } from './exchange-record.js';
 import { rowFromValues, selectList, selectValues } from './columns.js';
 import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeFields, type StoredFinding, type StoredMessage, type StoredRecording } from './schema.js';
 import type Database from 'better-sqlite3';
@@ -24,7 +24,7 @@ const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
 
 export type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTextRow, MessageToJudge, RecordingInfo, StoreTotals } from './store-types.js';
 
-const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS} FROM exchanges e`;
+const EXCHANGE_SELECT = `SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_ARRAY} FROM exchanges e`;
 /** Read as arrays (`.raw(true)`) and made rows by storedMessageOf: half the cost of rows keyed by better-sqlite3. */
 const MESSAGE_SELECT = `SELECT ${selectValues(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql() })} FROM messages`;
 /** A message's bytes, in its row or its block (store/raw-blocks.ts). */
@@ -92,36 +92,34 @@ const TO_JUDGE_EXCHANGE = 5;
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
-function readerStatements(db: Database.Database) {
-  return lazyStatements({
-    recording: () => db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
-    exchanges: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES}, ${MESSAGE_COUNTS_JOINED} FROM exchanges e ${COUNTS_BY_EXCHANGE} ORDER BY e.id`).raw(true),
-    exchange: () => db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
-    exchangeColumns: () => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
-    messages: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
-    messagesAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-    messagesOfAfter: () => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
-    exportAfter: () => db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-    textById: () => db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
-    messageById: () => db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
-    raw: () => db.prepare(`SELECT ${RAW} FROM messages WHERE id = ?`).pluck(),
-    toJudgeAfter: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
-    toJudgeInOrderAfter: () => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
-    firstRequestToJudge: () => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
-    notJson: () => db.prepare(NOT_JSON_SELECT).raw(true),
-    routeById: () => db.prepare('SELECT sender, carrier, channel FROM messages WHERE id = ?').raw(true),
-    exchangesWithMessages: () => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
-    findingsOfExchange: () => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
-    findingsOfMessage: () => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
-    invalid: () => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
-    totals: () => db.prepare(`SELECT
-      (SELECT count(*) FROM exchanges) AS exchanges,
-      (SELECT count(*) FROM messages) AS messages,
-      (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
-      (SELECT count(*) FROM findings)
-        + (SELECT count(*) FROM exchanges WHERE error_code IN (SELECT value FROM json_each(@codes))) AS findings`),
-  });
-}
+const readerStatements = lazyStatements({
+  recording: (db) => db.prepare(`SELECT ${selectList(RECORDING_COLUMNS)} FROM recording WHERE id = 1`),
+  exchanges: (db) => db.prepare(`${EXCHANGE_SELECT} ORDER BY e.id`).raw(true),
+  exchange: (db) => db.prepare(`${EXCHANGE_SELECT} WHERE e.id = ?`).raw(true),
+  exchangeColumns: (db) => db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e ORDER BY e.id`).raw(true),
+  messages: (db) => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? ORDER BY seq`).raw(true),
+  messagesAfter: (db) => db.prepare(`${MESSAGE_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+  messagesOfAfter: (db) => db.prepare(`${MESSAGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`).raw(true),
+  exportAfter: (db) => db.prepare(`${EXPORT_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+  textById: (db) => db.prepare(`${TEXT_SELECT} WHERE id = ?`).raw(true),
+  messageById: (db) => db.prepare(`${MESSAGE_SELECT} WHERE id = ?`).raw(true),
+  raw: (db) => db.prepare(`SELECT ${RAW} FROM messages WHERE id = ?`).pluck(),
+  toJudgeAfter: (db) => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(true),
+  toJudgeInOrderAfter: (db) => db.prepare(`${TO_JUDGE_ANY_SELECT} WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+  firstRequestToJudge: (db) => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
+  notJson: (db) => db.prepare(NOT_JSON_SELECT).raw(true),
+  routeById: (db) => db.prepare('SELECT sender, carrier, channel FROM messages WHERE id = ?').raw(true),
+  exchangesWithMessages: (db) => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
+  findingsOfExchange: (db) => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
+  findingsOfMessage: (db) => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
+  invalid: (db) => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
+  totals: (db) => db.prepare(`SELECT
+    (SELECT count(*) FROM exchanges) AS exchanges,
+    (SELECT count(*) FROM messages) AS messages,
+    (SELECT count(*) FROM messages WHERE status = 'invalid') AS invalid,
+    (SELECT count(*) FROM findings)
+      + (SELECT count(*) FROM exchanges WHERE error_code IN (SELECT value FROM json_each(@codes))) AS findings`),
+});
 
 type ReaderStatements = ReturnType<typeof readerStatements>;
 
@@ -148,15 +146,19 @@ export class RecordingReader {
   readonly file: string;
   private readonly db: Database.Database;
   private readonly stmts: ReaderStatements;
-  private readonly schemaRefs: SchemaRefNames;
+  /** Made on first use: a command that reads no message's schema ref (most opens) prepares nothing for them. */
+  private schemaRefNames: SchemaRefNames | undefined;
   private readonly routes = new MessageRoutes();
   private listFindings: ((filter: FindingFilter) => IterableIterator<FindingListRow>) | undefined;
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
     this.db = db;
-    this.schemaRefs = new SchemaRefNames(db);
     this.stmts = readerStatements(db);
+  }
+
+  private get schemaRefs(): SchemaRefNames {
+    return (this.schemaRefNames ??= new SchemaRefNames(this.db));
   }
 
   /** Opens a recording; E_STORE_OPEN if missing, E_STORE_NOT_RECORDING if it is not one, E_STORE_VERSION if newer. */
@@ -193,7 +195,7 @@ export class RecordingReader {
 
   /** All exchanges, ordered by id. */
   exchanges(): ExchangeRow[] {
-    return readingRows(this.file, () => (this.stmts.exchanges.all() as unknown[][]).map(exchangeOfValues));
+    return readingRows(this.file, () => (this.stmts.exchanges.all() as unknown[][]).map(exchangeOfCountedValues));
   }
 
   /**
@@ -206,7 +208,7 @@ export class RecordingReader {
 
   exchange(id: number): ExchangeRow | undefined {
     const values = this.stmts.exchange.get(id) as unknown[] | undefined;
-    return values === undefined ? undefined : readingRows(this.file, () => exchangeOfValues(values));
+    return values === undefined ? undefined : readingRows(this.file, () => exchangeOfCountedValues(values));
   }
 
   /** The messages of one exchange, ordered by seq, with verdicts and findings. */

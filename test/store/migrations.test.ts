@@ -1,9 +1,10 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/core/errors.js';
-import { FORMAT_VERSION, MIGRATIONS, freshRecordingColumns, migrate, missingColumns, recordingColumns, tableNames, type Migration } from '../../src/store/migrations.js';
+import { FORMAT_VERSION, MIGRATIONS, freshRecordingColumns, madeAtNewestFormat, migrate, missingColumns, recordingColumns, tableNames, type Migration } from '../../src/store/migrations.js';
+import { NEWEST_SCHEMA_TEXT } from '../../src/store/newest-schema.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
@@ -286,6 +287,66 @@ describe('RecordingReader.open refusals', () => {
     const err = thrown(() => RecordingReader.open(file));
     expect((err as StoreError).code).toBe('E_STORE_NOT_RECORDING');
     expect((err as StoreError).message).toMatch(/not a recording \(missing columns: recording\.format_version, recording\.tool_version, recording\.target and \d+ more\)/);
+  });
+
+  it('the newest schema\'s text, compared for a quick open, is what sqlite_schema holds in a recording this build made and closed', () => {
+    const file = join(tmp.dir, 'made.db');
+    recordingAtCurrent(file);
+    const db = openDatabase(file, { readonly: true });
+    const rows = db.prepare('SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL').raw(true).all() as Array<[string, string]>;
+    expect(new Map(rows)).toEqual(NEWEST_SCHEMA_TEXT);
+    expect(madeAtNewestFormat(db, file)).toBe(true);
+    db.close();
+    // A file upgraded from an older format has other text (ALTER TABLE appends to it): checked column by column, and opens.
+    const old = join(tmp.dir, 'old.db');
+    const oldDb = openDatabase(old);
+    migrate(oldDb, old, MIGRATIONS.slice(0, 1));
+    migrate(oldDb, old);
+    oldDb.close();
+    const upgraded = openDatabase(old, { readonly: true });
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(FORMAT_VERSION);
+    expect(madeAtNewestFormat(upgraded, old)).toBe(false);
+    expect(missingColumns(upgraded)).toEqual([]);
+    upgraded.close();
+  });
+
+  it('a recording this build made, changed since (a column dropped, a table added): checked column by column, and refused only for what it lacks', () => {
+    const dropped = join(tmp.dir, 'dropped.db');
+    recordingAtCurrent(dropped);
+    const db = new Database(dropped);
+    db.exec('ALTER TABLE exchanges DROP COLUMN tunnel');
+    db.close();
+    const err = thrown(() => RecordingReader.open(dropped));
+    expect((err as StoreError).code).toBe('E_STORE_NOT_RECORDING');
+    expect((err as StoreError).message).toMatch(/not a recording \(missing columns: exchanges\.tunnel\)$/);
+    const added = join(tmp.dir, 'added.db');
+    recordingAtCurrent(added);
+    const withTable = new Database(added);
+    withTable.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    expect(madeAtNewestFormat(withTable, added)).toBe(false);
+    withTable.close();
+    const reader = RecordingReader.open(added);
+    expect(reader.exchanges()).toHaveLength(1);
+    reader.close();
+  });
+
+  it('a newer format whose schema this SQLite cannot read: E_STORE_VERSION, as its version says, not a damaged file', () => {
+    const file = join(tmp.dir, 'future-schema.db');
+    recordingAtCurrent(file);
+    setUserVersion(file, 99);
+    // A table's text changed in place, as a newer SQLite's syntax would be to this one.
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('ref TEXT NOT NULL UNIQUE)');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('ref TEXT NOT NULL FUTURE)', at);
+    writeFileSync(file, bytes);
+    const err = thrown(() => RecordingReader.open(file));
+    expect((err as StoreError).code).toBe('E_STORE_VERSION');
+    expect((err as StoreError).message).toMatch(/is recording format 99, but this agent-proxy reads formats up to \d+/);
+    // At this build's format, the same schema is a damaged file.
+    bytes.writeUInt32BE(FORMAT_VERSION, 60);
+    writeFileSync(file, bytes);
+    expect(codeOf(() => RecordingReader.open(file))).toBe('E_STORE_NOT_RECORDING');
   });
 
   it('a recording file with its recording row missing: E_STORE_NOT_RECORDING', () => {
