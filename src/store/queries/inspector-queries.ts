@@ -72,6 +72,28 @@ const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender'
 const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql(), json: JSON_TEXT, schemaRef: schemaRefSql() });
 
 /**
+ * The inspector's statements, each prepared on its first use (store/lazy-statements.ts): a view reads a
+ * few of them, and preparing all of them was most of the cost of opening a small recording.
+ */
+const inspectorStatements = lazyStatements({
+  exchange: (db) => db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`).raw(true),
+  requestLine: (db) => db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
+  count: (db) => db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
+  countInvalid: (db) => db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
+  page: (db) => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
+  pageInvalid: (db) => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
+  bigLabel: (db) => db.prepare(`SELECT ${BIG_LABEL} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
+  message: (db) => db.prepare(`SELECT ${MESSAGE_COLUMNS_SQL} FROM messages WHERE exchange_id = ? AND seq = ?`),
+  summaryAt: (db) => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
+  json: (db) => db.prepare(`SELECT ${JSON_TEXT} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
+  findings: (db) => db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
+  walk: (db) => db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
+  values: (db) => db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
+  marks: (db) =>
+    db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
+});
+
+/**
  * The inspector's reads: paged, filtered queries over a recording, on the read-only connection it
  * is given. Rows come back keyed by the schema's field names.
  */
@@ -79,25 +101,7 @@ export class InspectorQueries {
   private readonly stmts;
 
   constructor(private readonly db: Database.Database) {
-    // Prepared on first use (store/lazy-statements.ts): a view reads a few of them, and preparing all
-    // of them was most of the cost of opening a small recording.
-    this.stmts = lazyStatements({
-      exchange: () => db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`).raw(true),
-      requestLine: () => db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
-      count: () => db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
-      countInvalid: () => db.prepare("SELECT count(*) AS n FROM messages WHERE exchange_id = ? AND status = 'invalid'").pluck(),
-      page: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT ? OFFSET ?`),
-      pageInvalid: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND status = 'invalid' ORDER BY seq LIMIT ? OFFSET ?`),
-      bigLabel: () => db.prepare(`SELECT ${BIG_LABEL} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
-      message: () => db.prepare(`SELECT ${MESSAGE_COLUMNS_SQL} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      summaryAt: () => db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM messages WHERE exchange_id = ? AND seq = ?`),
-      json: () => db.prepare(`SELECT ${JSON_TEXT} FROM messages WHERE exchange_id = ? AND seq = ?`).pluck(),
-      findings: () => db.prepare('SELECT rule, severity, pointer, message FROM findings WHERE message_id = ? ORDER BY id'),
-      walk: () => db.prepare(`SELECT ${WALK_COLUMNS} FROM messages WHERE exchange_id = ? AND seq <= ? ORDER BY seq`),
-      values: () => db.prepare('SELECT DISTINCT protocol, transport FROM exchanges'),
-      marks: () =>
-        db.prepare('SELECT (SELECT max(id) FROM exchanges) AS e, (SELECT max(id) FROM messages) AS m, (SELECT count(*) FROM exchanges WHERE ended_ms IS NOT NULL) AS ended'),
-    });
+    this.stmts = inspectorStatements(db);
   }
 
   /** The exchanges that pass `filter`, in the order they started; headers stay JSON text. */
