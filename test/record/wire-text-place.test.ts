@@ -27,6 +27,9 @@ const EVENTS = [
   `data: {"key":"${KEY}"}\n\n`,
   'data: {"t":"日本 \uFFFD"}\n\n',
   'data: "sk-ant-not-a-key-of-the-right-length"\n\n',
+  // A credential beside the data line, not in it: found all the same.
+  `data: {"a":5}\nid: ${KEY}\n\n`,
+  `event: ${KEY}\ndata: {"a":6}\n\n`,
 ].join('');
 
 /** WebSocket text frames, each all JSON, or JSON and white space, or a credential. */
@@ -54,7 +57,7 @@ describe('the recorder tells the writer where a message was read from in its byt
     const reader = RecordingReader.open(file);
     const raws = [...reader.messages(1), ...reader.messages(2)].map((m) => m.raw);
     reader.close();
-    expect(raws.length).toBe(16);
+    expect(raws.length).toBe(18);
     const places = columns.map(({ json, jsonAt }, i) => {
       const raw = raws[i];
       if (jsonAt !== null) {
@@ -64,7 +67,7 @@ describe('the recorder tells the writer where a message was read from in its byt
       return jsonAt ?? (json === null ? 'none' : 'whole');
     });
     // Read from its data line (6 or 5 bytes in), from the id line's `7`, stored whole, or not JSON.
-    expect(places).toEqual([6, 5, 'whole', 'whole', 12, 15, 'whole', 'none', 6, 'whole', 6, 0, 'whole', 'whole', 0, 0]);
+    expect(places).toEqual([6, 5, 'whole', 'whole', 12, 15, 'whole', 'none', 6, 'whole', 6, 'whole', 24, 0, 'whole', 'whole', 0, 0]);
     expect(storedBytes(file).includes(KEY)).toBe(false);
   });
 });
