@@ -386,7 +386,7 @@ class ExchangeSeqs {
 }
 
 /**
- * `at` (MessageInput.jsonTextAt) when `text`, read from raw there, runs to raw's end less its trailing
+ * `at` (WireMessageInput.jsonTextAt) when `text`, read from raw there, runs to raw's end less its trailing
  * white space, with no U+FFFD in it: there jsonStartIn would find it too (it decodes the same bytes
  * back to the same text), and it is where it starts. Else null: not known without decoding raw.
  */

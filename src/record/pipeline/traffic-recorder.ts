@@ -192,7 +192,7 @@ const SPACE = 0x20;
 
 /**
  * Where in raw the text a message was parsed from starts, when that is known without decoding raw
- * (RecordingWriter's MessageInput.jsonTextAt): all of raw (a frame, a body), or an SSE event's one
+ * (WireMessageInput.jsonTextAt, store-types.ts): all of raw (a frame, a body), or an SSE event's one
  * data line when it is the event's first line (`data:`, then the value to the line's end, decoded
  * by the framer). An event of several data lines, or with another line first, is not known here.
  */
