@@ -12,14 +12,14 @@ import { StoreError } from './store-errors.js';
 import { storedRow } from './columns.js';
 import { startedExchange } from './exchange-changes.js';
 import { EXCHANGE_COLUMNS, type ExchangeFields, type StoredExchange } from './schema.js';
-import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals } from './store-types.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, RecordingMeta, StoreTotals, WireMessageInput } from './store-types.js';
 import { StoredCredentials } from './stored-credentials.js';
-import { jsonStartIn } from './stored-json.js';
+import { jsonEnd, jsonStartIn } from './stored-json.js';
 import { SchemaRefIds } from './schema-refs.js';
 import { compactMessages } from './raw-block-compaction.js';
 import { WriteQueue, type FindingParams, type VerdictParams } from './write-queue.js';
 
-export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport } from './store-types.js';
+export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport, WireMessageInput } from './store-types.js';
 
 export interface RecordingWriterOptions {
   /** Longest time a queued row waits before it is written (default 50 ms). */
@@ -212,15 +212,19 @@ export class RecordingWriter {
     this.nextSeq.set(message.exchangeId, seq + 1);
     const id = this.nextMessageId++;
     this.nextSeq.setLastMessage(message.exchangeId, id);
-    const stored = this.credentials.message(message.raw, message.jsonText ?? writtenJsonOf(message) ?? jsonText(message.json), message.json, message.channel, message.jsonText !== undefined);
+    const given = message.jsonText;
+    // Where the wire's JSON text sits in raw: all that is left of it once it ends, trailing white space aside.
+    const wireAt = (message as WireMessageInput).jsonTextAt;
+    const textAt = given !== undefined && wireAt !== undefined ? wholeTextAt(message.raw, given, wireAt) : null;
+    const stored = this.credentials.message(message.raw, given ?? writtenJsonOf(message) ?? jsonText(message.json), message.json, message.channel, given !== undefined, textAt);
     const held = this.credentials.take(message.exchangeId);
     let judged = stored.findings.length > 0 ? withFindings(message.verdict, stored.findings) : message.verdict;
     if (held) judged = withFindings(judged, held);
     // Written out rather than through verdictParams: no object per message for the row to copy from.
     const status = judged.status;
     const schemaRefId = this.schemaRefs.idOf(judged.schemaRef ?? null, this.insertSchemaRef);
-    const given = judged.reason ?? null;
-    const reason = given === null ? null : this.credentials.text(given);
+    const givenReason = judged.reason ?? null;
+    const reason = givenReason === null ? null : this.credentials.text(givenReason);
     const findings = judged.findings.length === 0 ? NO_FINDINGS : judged.findings.map((f) => this.findingParams(f));
     this.running.messages++;
     this.running.findings += findings.length;
@@ -229,7 +233,8 @@ export class RecordingWriter {
     // the caller's memory, a Buffer over its Uint8Array too). Not Buffer.from: its checks of what it
     // is given cost more than the copy.
     const raw = stored.raw.buffer === message.raw.buffer ? copyOf(stored.raw) : stored.raw;
-    const jsonAt = stored.json === null ? null : jsonStartIn(raw, stored.json);
+    // The wire's text, kept as it came, where raw holds it to its end: jsonStartIn's answer without decoding raw.
+    const jsonAt = stored.json === null ? null : textAt !== null && stored.raw === message.raw && stored.json === given ? textAt : jsonStartIn(raw, stored.json);
     this.queue.addMessage(
       {
         id,
@@ -378,6 +383,16 @@ class ExchangeSeqs {
   setLastMessage(id: number, messageId: number): void {
     this.lastMessages[id - this.firstId] = messageId;
   }
+}
+
+/**
+ * `at` (WireMessageInput.jsonTextAt) when `text`, read from raw there, runs to raw's end less its trailing
+ * white space, with no U+FFFD in it: there jsonStartIn would find it too (it decodes the same bytes
+ * back to the same text), and it is where it starts. Else null: not known without decoding raw.
+ */
+function wholeTextAt(raw: Uint8Array, text: string, at: number): number | null {
+  if (at + Buffer.byteLength(text) !== jsonEnd(raw) || text.includes('\uFFFD')) return null;
+  return at;
 }
 
 function copyOf(bytes: Buffer): Buffer {

@@ -68,6 +68,18 @@ export interface MessageInput {
   rawTruncatedFrom?: number;
 }
 
+/** A message as the recorder hands it to the writer: what it knows of its bytes besides (not public: MessageInput is). */
+export interface WireMessageInput extends MessageInput {
+  /**
+   * Where `jsonText` was read from in `raw`: it is the UTF-8 text of raw's bytes from this offset, for
+   * its byte length (0: a WebSocket text frame or a body, all of raw; after `data:` or `data: `, an SSE
+   * event's one data line). Then the writer finds the JSON's place in raw, and (after nothing but an
+   * SSE field name, before nothing but white space) looks for credentials in that text, without
+   * decoding raw again. Absent: not known.
+   */
+  jsonTextAt?: number;
+}
+
 /** Running totals, for the live status line and `proxy show`. */
 export interface StoreTotals {
   exchanges: number;

@@ -50,12 +50,14 @@ export class StoredCredentials {
   /**
    * A message's bytes and JSON text as stored, and what was found in them. `jsonFromWire`: the JSON
    * text is what came on the wire (the raw bytes, or an SSE event's data lines), so it holds a
-   * credential only where the raw bytes do, and is scanned only then.
+   * credential only where the raw bytes do, and is scanned only then. `textAt`: the JSON text is the
+   * UTF-8 text of raw from there to its end, less trailing white space (RecordingWriter's wholeTextAt).
    */
-  message(raw: Uint8Array, json: string | null, value: unknown, channel: string | undefined, jsonFromWire = false): StoredMessageText {
+  message(raw: Uint8Array, json: string | null, value: unknown, channel: string | undefined, jsonFromWire = false, textAt: number | null = null): StoredMessageText {
     const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     const scrubber = this.scrubber;
     if (!scrubber) return { raw: bytes, json, findings: NONE_FINDINGS };
+    if (textAt !== null && json !== null && !scrubber.mayHold(json) && onlyFieldNameBefore(bytes, textAt)) return { raw: bytes, json, findings: NONE_FINDINGS };
     const binary = channel !== undefined && BINARY_CHANNELS.has(channel);
     const scrubbed = scrubber.scrubBytes(bytes, binary);
     const jsonHits = json === null || (jsonFromWire && scrubbed.hits.length === 0) ? NONE : scrubber.find(json);
@@ -222,6 +224,22 @@ function unescaped(text: string): string {
   } catch {
     return text;
   }
+}
+
+const DATA_FIELD = Buffer.from('data: ');
+
+/**
+ * Whether raw's bytes before its JSON text at `at` are nothing or an SSE event's `data:` (`data: `). Then
+ * a credential in raw is one in the text: none starts in those bytes or in the white space after the
+ * text (every format starts with `sk-`, `gh`, `A`, `xox`, `eyJ` or `-----`, and is made of more than
+ * white space), and the text, valid UTF-8, holds raw's ASCII as it is. So a text with no credential's
+ * prefix (CredentialScrubber.mayHold) means raw holds none, without the latin1 copy its scan makes.
+ */
+function onlyFieldNameBefore(raw: Buffer, at: number): boolean {
+  if (at === 0) return true;
+  if (at !== 5 && at !== 6) return false;
+  for (let i = 0; i < at; i++) if (raw[i] !== DATA_FIELD[i]) return false;
+  return true;
 }
 
 /** The most of an unparsed message parsed to name the places of its credentials. */

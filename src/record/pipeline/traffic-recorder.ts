@@ -4,7 +4,7 @@ import type { Finding } from '../../core/finding.js';
 import type { ChannelHint, CheckerContext, ProtocolModule } from '../../protocols/protocol.js';
 import { bindingOfChannel, type ProtocolId } from '../../protocols/catalog.js';
 import type { SchemaRegistry } from '../../schema/schema-registry.js';
-import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter } from '../../store/recording-writer.js';
+import type { ExchangeEnd, ExchangeStart, ExchangeUpdate, RecordingWriter, WireMessageInput } from '../../store/recording-writer.js';
 import type { Headers } from '../../store/store-types.js';
 import { parsedValue } from '../../core/serialised-json.js';
 import type { MessageJudge } from '../../judge/message-judge.js';
@@ -187,6 +187,23 @@ function storedEnd(end: Omit<ExchangeEnd, 'tOffsetMs'>, tOffsetMs: number): Exch
   } satisfies Record<keyof ExchangeEnd, unknown>;
 }
 
+const DATA_COLON = 0x3a;
+const SPACE = 0x20;
+
+/**
+ * Where in raw the text a message was parsed from starts, when that is known without decoding raw
+ * (WireMessageInput.jsonTextAt, store-types.ts): all of raw (a frame, a body), or an SSE event's one
+ * data line when it is the event's first line (`data:`, then the value to the line's end, decoded
+ * by the framer). An event of several data lines, or with another line first, is not known here.
+ */
+function wireTextAt(raw: Buffer, options: RecordOptions): number | undefined {
+  const payload = options.payload;
+  if (payload === undefined) return 0;
+  if (options.carrier !== 'event' || payload.includes('\n') || raw.length < 5) return undefined;
+  if (raw[0] !== 0x64 || raw[1] !== 0x61 || raw[2] !== 0x74 || raw[3] !== 0x61 || raw[4] !== DATA_COLON) return undefined;
+  return raw[5] === SPACE ? 6 : 5;
+}
+
 /** One exchange being recorded: an HTTP request/response, an SSE or protobuf stream, or a WebSocket connection. */
 export class ExchangeRecording implements ExchangeSink {
   protocol?: ProtocolModule;
@@ -335,7 +352,9 @@ export class ExchangeRecording implements ExchangeSink {
     const verdict = pipeline.verdict(message, options, this.judge);
     const kept = message.oversized ? raw.subarray(0, pipeline.maxBodyBytes) : raw;
     const stored = pipeline.storable(message, kept, this.protocol, options.channel, options.json !== false);
-    const id = this.recorder.options.writer.addMessage({
+    // The text it was parsed from, unless redaction changed the value: saves serialising it again.
+    const jsonText = value !== undefined && stored.value === value && message.text !== undefined && options.value === undefined ? message.text : undefined;
+    const input: WireMessageInput = {
       exchangeId: this.id,
       sender,
       carrier: options.carrier,
@@ -343,12 +362,13 @@ export class ExchangeRecording implements ExchangeSink {
       tOffsetMs,
       raw: stored.raw,
       json: stored.value,
-      // The text it was parsed from, unless redaction changed the value: saves serialising it again.
-      jsonText: value !== undefined && stored.value === value && message.text !== undefined && options.value === undefined ? message.text : undefined,
+      jsonText,
+      jsonTextAt: jsonText === undefined || stored.raw !== raw ? undefined : wireTextAt(raw, options),
       verdict,
       // Over --max-body, or a frame the framer kept only the start of (a protobuf frame over the client's limit).
       rawTruncatedFrom: message.oversized || message.size > raw.length ? message.size : undefined,
-    });
+    };
+    const id = this.recorder.options.writer.addMessage(input);
     const last = this.last;
     if (last === undefined) this.last = { id, verdict, sender, value: stored.value, options, http };
     else {
