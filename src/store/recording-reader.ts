@@ -16,6 +16,7 @@ import { prepareFindingList } from './finding-list.js';
 import { storedJsonSql, storedJsonText } from './stored-json.js';
 import { rawBytesSql } from './raw-blocks.js';
 import { lazyStatements } from './lazy-statements.js';
+import { keepReaderConnection } from './reader-connection.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { MessageRoutes, ROUTE_SQL, routeOfColumns, type MessageRoute } from './message-route.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
@@ -130,17 +131,6 @@ type ReaderStatements = ReturnType<typeof readerStatements>;
  * A file at an older format version is upgraded in place first (the only write the reader makes);
  * a newer one is refused with E_STORE_VERSION (recording-lifecycle.ts).
  */
-let connectionOf: (reader: RecordingReader) => Database.Database;
-
-/**
- * A reader's read-only connection, for queries of another reader over the same file (the
- * inspector's), which then opens no second one. A function of this module, not a member: the
- * package exports RecordingReader, and its users get no handle on the database.
- */
-export function readerConnection(reader: RecordingReader): Database.Database {
-  return connectionOf(reader);
-}
-
 export class RecordingReader {
   /** The absolute path of the recording. */
   readonly file: string;
@@ -155,6 +145,7 @@ export class RecordingReader {
     this.file = file;
     this.db = db;
     this.stmts = readerStatements(db);
+    keepReaderConnection(this, db);
   }
 
   private get schemaRefs(): SchemaRefNames {
@@ -171,10 +162,6 @@ export class RecordingReader {
       }
       return reader;
     });
-  }
-
-  static {
-    connectionOf = (reader) => reader.db;
   }
 
   recording(): RecordingInfo {

@@ -7,7 +7,8 @@ import { openWithCurrentVerdicts } from '../../validate/current-verdicts.js';
 import { SchemaRegistry } from '../../schema/schema-registry.js';
 import { exchangeFindings } from '../../core/exchange-findings.js';
 import { InspectorQueries, type ExchangeFilter, type MessageSummaryRecord, type TimelineExchange } from '../../store/queries/inspector-queries.js';
-import { RecordingReader, readerConnection } from '../../store/recording-reader.js';
+import { RecordingReader } from '../../store/recording-reader.js';
+import { readerConnection } from '../../store/reader-connection.js';
 import { FORWARD_TARGET, forwardHostOf, groupOrder } from '../../record/forward-target.js';
 import type { ExchangeDetail, ExchangeSummary, HostCount, MessageDetail, MessagePage, MessageSummary, RecordingSummary } from '../api-types.js';
 
