@@ -28,6 +28,8 @@ export interface ImportOptions {
    * these match; `all` keeps the file as it is (a copy made to read it, or to append to it).
    */
   keepSecrets?: readonly RegExp[] | 'all';
+  /** Move the messages' bytes into compressed blocks (default: unless `scratch`); false for a copy only exported again. */
+  compact?: boolean;
 }
 
 /**
@@ -119,7 +121,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             // The copy's verdicts are the original's: judged by its rules, not this build's.
             rulesVersion: header.rulesVersion ?? null,
           },
-          { overwrite: true, maxBatch: 5000, scratch: options.scratch, keepSecrets: options.keepSecrets },
+          { overwrite: true, maxBatch: 5000, scratch: options.scratch, compact: options.compact, keepSecrets: options.keepSecrets },
         );
         continue;
       }
