@@ -230,6 +230,8 @@ const rawBytes = new (class {
       buffer = Buffer.allocUnsafeSlow(most);
       if (most <= REUSED_BYTES) this.buffer = buffer;
     }
+    // Written one after another, they are the joined string's bytes: `json` (JSON.stringify's) begins and
+    // ends with a character of JSON's own, never half a surrogate pair that `before` or `after` would complete.
     let at = before.length === 0 ? 0 : buffer.write(before, 0, 'utf8');
     at += buffer.write(json, at, 'utf8');
     if (after.length > 0) at += buffer.write(after, at, 'utf8');
