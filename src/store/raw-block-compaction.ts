@@ -46,13 +46,17 @@ export function compactMessages(db: Database.Database, firstMessageId: number): 
     .raw(true);
   const rawOf = db.prepare('SELECT raw FROM messages WHERE id = ?').pluck();
   const insertBlock = db.prepare('INSERT INTO raw_blocks (exchange_id, size, data) VALUES (?, ?, ?)');
-  const moveRows = new RowMoves(db);
+  const moveRow = db.prepare("UPDATE messages SET raw = x'', raw_block = ?, raw_at = ?, raw_size = ? WHERE id = ?");
   const writeRun = (exchangeId: number, run: Row[], bytes: number): void => {
     const plain = run.length === 1 ? (run[0][3] ?? (rawOf.get(run[0][0]) as Buffer)) : Buffer.concat(run.map((r) => r[3] as Buffer), bytes);
     const data = deflateSync(plain, { level: LEVEL });
     if (data.length + ROW_COST * run.length >= bytes) return;
     const block = Number(insertBlock.run(exchangeId, bytes, data).lastInsertRowid);
-    moveRows.move(block, run);
+    let at = 0;
+    for (const [id, , size] of run) {
+      moveRow.run(block, at, size, id);
+      at += size;
+    }
     result.messages += run.length;
     result.blocks++;
     result.plainBytes += bytes;
@@ -87,42 +91,6 @@ export function compactMessages(db: Database.Database, firstMessageId: number): 
   const fileBytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
   if (result.plainBytes - result.blockBytes >= VACUUM_SHARE * fileBytes) result.vacuumed = vacuum(db);
   return result;
-}
-
-/**
- * Points a run's rows at their block, one UPDATE per run (an UPDATE … FROM a VALUES list of the
- * rows' ids, offsets and sizes) rather than one per row: a flood's close moves a row per message, and
- * a statement each cost about as much as the rest of the compaction's writes. A statement per run
- * length, prepared on first use (at most BLOCK_MESSAGES).
- */
-class RowMoves {
-  private readonly statements = new Map<number, Database.Statement>();
-  private readonly params: number[] = [];
-  constructor(private readonly db: Database.Database) {}
-
-  move(block: number, run: readonly Row[]): void {
-    const params = this.params;
-    params.length = 0;
-    params.push(block);
-    let at = 0;
-    for (const [id, , size] of run) {
-      params.push(id, at, size);
-      at += size;
-    }
-    this.statementFor(run.length).run(params);
-  }
-
-  private statementFor(rows: number): Database.Statement {
-    let statement = this.statements.get(rows);
-    if (statement === undefined) {
-      const values = new Array<string>(rows).fill('(?, ?, ?)').join(', ');
-      statement = this.db.prepare(
-        `UPDATE messages SET raw = x'', raw_block = ?, raw_at = moved.column2, raw_size = moved.column3 FROM (VALUES ${values}) AS moved WHERE messages.id = moved.column1`,
-      );
-      this.statements.set(rows, statement);
-    }
-    return statement;
-  }
 }
 
 /** VACUUM, unless another connection reads the file (it is valid either way, only larger). */
