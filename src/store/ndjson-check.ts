@@ -3,6 +3,7 @@ import type { Column } from '../store/columns.js';
 import { EXCHANGE_COLUMNS } from '../store/schema.js';
 import { NDJSON_VERSION } from './ndjson-format.js';
 import { isJsonObject } from '../core/json.js';
+import { codeGenerationAllowed } from '../core/code-generation.js';
 
 /**
  * Field-by-field checks of the three NDJSON line types, before anything is written: a line with a
@@ -119,43 +120,68 @@ const FINDING: Record<string, Rule> = {
   message: text,
 };
 
+/** Checks one object's fields by a set of rules; `prefix` names where the object is in the line. */
+type FieldCheck = (line: Record<string, unknown>, prefix: string) => void;
+
 /** Line 1: the recording line (its `type` and `format` already matched). */
 export function checkRecordingLine(line: Record<string, unknown>): void {
   if (!isPositiveInteger(line.version)) throw new LineProblem(`"version" must be a positive whole number, not ${shown(line.version)}`);
   if ((line.version as number) > NDJSON_VERSION) {
     throw new LineProblem(`NDJSON recording version ${line.version as number}, but this agent-proxy reads versions up to ${NDJSON_VERSION}; upgrade agent-proxy to read it`, true);
   }
-  check(line, RECORDING, '');
+  checkRecording(line, '');
 }
 
 export function checkExchangeLine(line: Record<string, unknown>): void {
-  check(line, EXCHANGE, '');
+  checkExchange(line, '');
 }
 
 /** `version`: the file's (a version 3 line may leave its verdict out). */
 export function checkMessageLine(line: Record<string, unknown>, version: number): void {
-  check(line, MESSAGE, '');
+  checkMessage(line, '');
   if (line.verdict === undefined) {
     if (version < 3) throw new LineProblem('"verdict" is missing');
     line.verdict = { status: 'valid' };
   }
-  const forms = [line.raw ?? line.rawBase64, line.rawJson].filter((form) => form !== undefined).length;
+  const forms = (line.raw !== undefined || line.rawBase64 !== undefined ? 1 : 0) + (line.rawJson !== undefined ? 1 : 0);
   if (forms === 0) throw new LineProblem('a message needs "raw", "rawBase64" or "rawJson"');
   if (forms > 1) throw new LineProblem('a message has either "raw" (or "rawBase64") or "rawJson", not both');
   if (line.rawJson === undefined && (line.rawBefore !== undefined || line.rawAfter !== undefined)) throw new LineProblem('"rawBefore" and "rawAfter" go with "rawJson"');
   if (line.jsonAt !== undefined && line.json !== undefined) throw new LineProblem('a message has either "jsonAt" or "json", not both');
   const verdict = line.verdict as Record<string, unknown>;
-  check(verdict, VERDICT, 'verdict.');
-  const findings = (verdict.findings ?? []) as unknown[];
-  findings.forEach((finding, i) => {
+  checkVerdict(verdict, 'verdict.');
+  const findings = verdict.findings as unknown[] | undefined;
+  if (findings === undefined) return;
+  for (let i = 0; i < findings.length; i++) {
+    const finding = findings[i];
     if (!isJsonObject(finding)) throw new LineProblem(`"verdict.findings[${i}]" must be an object, not ${shown(finding)}`);
-    check(finding, FINDING, `verdict.findings[${i}].`);
-  });
+    checkFinding(finding, `verdict.findings[${i}].`);
+  }
 }
 
-/** Checks each field; an absent nullable field is set to null (unless it may be absent), so the importer sees every key. */
-function check(line: Record<string, unknown>, rules: Record<string, Rule>, prefix: string): void {
-  for (const [name, rule] of Object.entries(rules)) {
+/**
+ * Checks each field; an absent nullable field is set to null (unless it may be absent), so the
+ * importer sees every key. Compiled from the rules, once per set: a loop over the rules' entries
+ * costs an array per line and reads the line by a varying key (a message line is most of a file).
+ * Where code generation is refused, that loop is used, with the same results.
+ */
+function compileCheck(rules: Record<string, Rule>): FieldCheck {
+  const entries = Object.entries(rules);
+  if (!codeGenerationAllowed()) return (line, prefix) => checkByLoop(line, entries, prefix);
+  const steps = entries.map(([name, rule], i) => {
+    const field = /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+    const absent = rule.optional ? '' : rule.nullable ? `line${field} = null;` : `throw missing(${i}, prefix);`;
+    const wrong = `${rule.nullable ? 'v !== null && ' : ''}!tests[${i}](v)`;
+    return `v = line${field}; if (v === undefined) { ${absent} } else if (${wrong}) throw wrongValue(${i}, prefix, v);`;
+  });
+  const tests = entries.map(([, rule]) => rule.test);
+  const missing = (i: number, prefix: string) => new LineProblem(`"${prefix}${entries[i]![0]}" is missing`);
+  const wrongValue = (i: number, prefix: string, value: unknown) => wrongValueProblem(entries[i]![0], entries[i]![1], prefix, value);
+  return new Function('tests', 'missing', 'wrongValue', `return function check(line, prefix) { let v; ${steps.join(' ')} }`)(tests, missing, wrongValue) as FieldCheck;
+}
+
+function checkByLoop(line: Record<string, unknown>, entries: ReadonlyArray<[string, Rule]>, prefix: string): void {
+  for (const [name, rule] of entries) {
     const value = line[name];
     if (value === undefined) {
       if (rule.optional) continue;
@@ -164,9 +190,19 @@ function check(line: Record<string, unknown>, rules: Record<string, Rule>, prefi
       continue;
     }
     if (value === null && rule.nullable) continue;
-    if (!rule.test(value)) throw new LineProblem(`"${prefix}${name}" must be ${rule.expected}${rule.nullable ? ' or null' : ''}, not ${shown(value)}`);
+    if (!rule.test(value)) throw wrongValueProblem(name, rule, prefix, value);
   }
 }
+
+function wrongValueProblem(name: string, rule: Rule, prefix: string, value: unknown): LineProblem {
+  return new LineProblem(`"${prefix}${name}" must be ${rule.expected}${rule.nullable ? ' or null' : ''}, not ${shown(value)}`);
+}
+
+const checkRecording = compileCheck(RECORDING);
+const checkExchange = compileCheck(EXCHANGE);
+const checkMessage = compileCheck(MESSAGE);
+const checkVerdict = compileCheck(VERDICT);
+const checkFinding = compileCheck(FINDING);
 
 /** A value as a problem message quotes it: short JSON. */
 function shown(value: unknown): string {

@@ -8,7 +8,7 @@ import { partialPath, publishFile, removeRecordingFiles } from './recording-file
 import { refuseExistingRecording } from './refuse-existing.js';
 import type { MessageInput, StoreTotals } from './store-types.js';
 import { jsonTextAt } from './stored-json.js';
-import { lastJsonMember, type LastMember } from './ndjson-last-member.js';
+import { lastMemberText, type LastMember } from './ndjson-last-member.js';
 import { withWrittenJson } from './written-json.js';
 import { stringifyJson } from '../core/json-text.js';
 import { tryParseJson } from '../core/json.js';
@@ -28,6 +28,8 @@ export interface ImportOptions {
    * these match; `all` keeps the file as it is (a copy made to read it, or to append to it).
    */
   keepSecrets?: readonly RegExp[] | 'all';
+  /** Move the messages' bytes into compressed blocks (default: unless `scratch`); false for a copy only exported again. */
+  compact?: boolean;
 }
 
 /**
@@ -84,10 +86,11 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
     while (start < text.length) {
       let end = text.indexOf('\n', start);
       if (end < 0) end = text.length;
-      const line = text.slice(start, end).replace(/\r$/, '');
+      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === CR ? end - 1 : end);
       start = end + 1;
       lineNo++;
-      if (line.trim() === '') continue;
+      // An exported line starts with `{`: only another one may be blank.
+      if (line.charCodeAt(0) !== OPEN_BRACE && line.trim() === '') continue;
       if (jsonParseCost(line, MAX_LINE_PARSE_COST) > MAX_LINE_PARSE_COST) {
         throw malformed(file, lineNo, `a line of ${line.length} characters whose parse would take more than ${MAX_LINE_PARSE_COST / 1024 ** 3} GiB of memory: no export writes such a line`);
       }
@@ -118,7 +121,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
             // The copy's verdicts are the original's: judged by its rules, not this build's.
             rulesVersion: header.rulesVersion ?? null,
           },
-          { overwrite: true, maxBatch: 5000, scratch: options.scratch, keepSecrets: options.keepSecrets },
+          { overwrite: true, maxBatch: 5000, scratch: options.scratch, compact: options.compact, keepSecrets: options.keepSecrets },
         );
         continue;
       }
@@ -134,7 +137,7 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
       if (value.type === 'message') {
         const version = header.version;
         // Before the check, which sets each absent nullable field to null.
-        const written = lastJsonMember(line, value);
+        const written = lastMemberText(line, value);
         checked(file, lineNo, () => checkMessageLine(value, version));
         const m = value as unknown as NdjsonMessageLine & { verdict: NonNullable<NdjsonMessageLine['verdict']> };
         const exchangeId = ids.get(m.exchange);
@@ -196,10 +199,10 @@ export function importNdjsonText(text: string, out: string, options: ImportOptio
  */
 function messageBytes(m: NdjsonMessageLine, version: number, file: string, line: number, written: LastMember | undefined): Pick<MessageInput, 'raw' | 'json' | 'jsonText'> & { written?: string } {
   if (m.rawJson !== undefined) {
-    // The text the export spliced in: the value as stringifyJson writes it (as the line holds it, last).
+    // The text the export spliced in: the value as stringifyJson writes it.
     const jsonText = (written?.key === 'rawJson' ? written.text : undefined) ?? stringifyJson(m.rawJson)!;
     const around = rawAround(version, m.carrier);
-    return { raw: Buffer.from(`${m.rawBefore ?? around.before}${jsonText}${m.rawAfter ?? around.after}`, 'utf8'), json: m.rawJson, jsonText };
+    return { raw: rawBytes.of(m.rawBefore ?? around.before, jsonText, m.rawAfter ?? around.after), json: m.rawJson, jsonText };
   }
   const raw = decodeRaw(m)!;
   if (m.jsonAt === undefined) return { raw, json: m.json, written: written?.key === 'json' ? written.text : undefined };
@@ -208,6 +211,35 @@ function messageBytes(m: NdjsonMessageLine, version: number, file: string, line:
   if (json === undefined) throw malformed(file, line, `"jsonAt": the bytes from ${m.jsonAt} on are not JSON`);
   return { raw, json, jsonText };
 }
+
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
+
+/**
+ * A message's bytes, `before` + `json` + `after` as UTF-8, written into one buffer reused for every
+ * message: the writer copies the bytes it is given (recording-writer.ts), so a buffer (and a joined
+ * string) per message would only be garbage. A message larger than REUSED_BYTES gets a buffer of its own.
+ */
+const rawBytes = new (class {
+  private buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  of(before: string, json: string, after: string): Buffer {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const most = 3 * (before.length + json.length + after.length);
+    let buffer = this.buffer;
+    if (most > buffer.length) {
+      buffer = Buffer.allocUnsafeSlow(most);
+      if (most <= REUSED_BYTES) this.buffer = buffer;
+    }
+    // Written one after another, they are the joined string's bytes: `json` (JSON.stringify's) begins and
+    // ends with a character of JSON's own, never half a surrogate pair that `before` or `after` would complete.
+    let at = before.length === 0 ? 0 : buffer.write(before, 0, 'utf8');
+    at += buffer.write(json, at, 'utf8');
+    if (after.length > 0) at += buffer.write(after, at, 'utf8');
+    return buffer.subarray(0, at);
+  }
+})();
+
+const REUSED_BYTES = 4 * 1024 * 1024;
 
 /** `<file>: not a recording (line N: what is wrong)`. */
 function malformed(file: string, line: number, message: string): InputError {

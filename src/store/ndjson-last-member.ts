@@ -1,7 +1,7 @@
 import { isCompactJson } from '../core/compact-json-text.js';
 import { stringifyJson } from '../core/json-text.js';
 
-/** A message line's last member, `json` or `rawJson`, and its value's text as the line holds it. */
+/** A message line's last member, `json` or `rawJson`, and its value's text as stringifyJson writes it. */
 export interface LastMember {
   key: 'json' | 'rawJson';
   text: string;
@@ -25,4 +25,22 @@ export function lastJsonMember(line: string, value: Record<string, unknown>): La
   if (!line.startsWith(opening)) return undefined;
   const text = line.slice(opening.length, -1);
   return isCompactJson(text) ? { key, text } : undefined;
+}
+
+/**
+ * The text stringifyJson writes for a message line's last member, `json` or `rawJson` (undefined when
+ * the line ends with another): JSON.stringify's own for most values, which costs less than finding
+ * the member on the line and checking it is in that form; from the line (lastJsonMember) for a value
+ * too deep for it; else undefined, to be written again by stringifyJson's loop.
+ */
+export function lastMemberText(line: string, value: Record<string, unknown>): LastMember | undefined {
+  const keys = Object.keys(value);
+  const key = keys[keys.length - 1];
+  if (key !== 'json' && key !== 'rawJson') return undefined;
+  try {
+    return { key, text: JSON.stringify(value[key]) };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+  }
+  return lastJsonMember(line, value);
 }

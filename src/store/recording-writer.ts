@@ -30,6 +30,8 @@ export interface RecordingWriterOptions {
   overwrite?: boolean;
   /** A throwaway copy, rebuilt from its source if lost: no journal on disk, nothing synced (see openDatabase). */
   scratch?: boolean;
+  /** Move the messages' bytes into compressed blocks at close (default: unless `scratch`); false for a copy only written out again as text. */
+  compact?: boolean;
   /**
    * Called once when a background write fails. The writer then drops every later row (counted in
    * `dropped`) and `flush()`/`close()` throw the same error. Without it the failure only surfaces there.
@@ -77,7 +79,7 @@ export class RecordingWriter {
   private readonly queue: WriteQueue;
   private readonly credentials: StoredCredentials;
   private readonly schemaRefs: SchemaRefIds;
-  private readonly scratch: boolean;
+  private readonly compact: boolean;
 
   private nextExchangeId = 1;
   private nextMessageId = 1;
@@ -93,7 +95,7 @@ export class RecordingWriter {
     this.file = file;
     this.startedAt = startedAt;
     this.appending = appending;
-    this.scratch = options.scratch === true;
+    this.compact = options.compact ?? options.scratch !== true;
     this.credentials = new StoredCredentials(options.keepSecrets);
     this.schemaRefs = new SchemaRefIds(appending ? db : undefined);
     this.queue = new WriteQueue(file, db, {
@@ -300,7 +302,7 @@ export class RecordingWriter {
 
   /**
    * Writes what is queued and the end time, moves this writer's messages' bytes into compressed blocks
-   * (store/raw-block-compaction.ts; not in a scratch copy), checkpoints the WAL into the main file, switches the file
+   * (store/raw-block-compaction.ts; not in a scratch copy, nor with `compact: false`), checkpoints the WAL into the main file, switches the file
    * back to a rollback journal when no other connection has it open (so the closed recording is one
    * self-contained file that opens even from a read-only folder), and closes it.
    * Calling it again does nothing. Throws the write failure, if any, after closing. `endedAt` null
@@ -308,7 +310,7 @@ export class RecordingWriter {
    */
   close(endedAt: Date | null = new Date()): void {
     // A scratch copy is read once and thrown away: its bytes are not worth compressing.
-    this.queue.close(endedAt, this.scratch ? undefined : (db) => compactMessages(db, this.firstMessageId));
+    this.queue.close(endedAt, this.compact ? (db) => compactMessages(db, this.firstMessageId) : undefined);
   }
 
   /** A verdict as stored: its schema ref by id, a new one queued first. */

@@ -38,6 +38,23 @@ describe('a scratch import', () => {
     expect(readdirSync(tmp.dir).sort()).toEqual(['durable.db', 'scratch.db']);
   });
 
+  it('with compact: false (the work copy of a fixture, only exported again) leaves the bytes plain, where a durable import blocks them, and holds the same', () => {
+    const blocked = join(tmp.dir, 'blocked.db');
+    const plain = join(tmp.dir, 'plain.db');
+    expect(importNdjsonFile(EXAMPLE, plain, { compact: false })).toEqual(importNdjsonFile(EXAMPLE, blocked));
+    expect(exportedNdjson(plain)).toBe(exportedNdjson(blocked));
+    const blockedMessages = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT count(*) FROM messages WHERE raw_block IS NOT NULL').pluck().get();
+      } finally {
+        db.close();
+      }
+    };
+    expect(blockedMessages(blocked)).toBeGreaterThan(0);
+    expect(blockedMessages(plain)).toBe(0);
+  });
+
   it('writes no journal file beside its file while it is open, where a durable recording has its WAL', () => {
     const journalsWhileWriting = (name: string, scratch: boolean) => {
       const file = join(tmp.dir, name);
