@@ -457,6 +457,7 @@ describe('the public API', () => {
       maxBatch?: number;
       overwrite?: boolean;
       scratch?: boolean;
+      compact?: boolean;
       onError?: (error: api.StoreError) => void;
       keepSecrets?: readonly RegExp[] | 'all';
       schedule?: api.FlushSchedule;
@@ -464,6 +465,7 @@ describe('the public API', () => {
     expectTypeOf<api.RecordingAppendOptions>().toEqualTypeOf<{
       flushIntervalMs?: number;
       maxBatch?: number;
+      compact?: boolean;
       onError?: (error: api.StoreError) => void;
       keepSecrets?: readonly RegExp[] | 'all';
       schedule?: api.FlushSchedule;
@@ -529,6 +531,7 @@ describe('the public API', () => {
     expectTypeOf<api.ImportOptions>().toEqualTypeOf<{
       overwrite?: boolean;
       scratch?: boolean;
+      compact?: boolean;
       keepSecrets?: readonly RegExp[] | 'all';
     }>();
     expectTypeOf(api.startInspector).toEqualTypeOf<(options: api.InspectorOptions) => Promise<api.RunningInspector>>();
