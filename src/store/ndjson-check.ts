@@ -175,7 +175,7 @@ function compileCheck(rules: Record<string, Rule>): FieldCheck {
     return `v = line${field}; if (v === undefined) { ${absent} } else if (${wrong}) throw wrongValue(${i}, prefix, v);`;
   });
   const tests = entries.map(([, rule]) => rule.test);
-  const missing = (i: number, prefix: string) => new LineProblem(`"${prefix}${entries[i]![0]}" is missing`);
+  const missing = (i: number, prefix: string) => missingProblem(entries[i]![0], prefix);
   const wrongValue = (i: number, prefix: string, value: unknown) => wrongValueProblem(entries[i]![0], entries[i]![1], prefix, value);
   return new Function('tests', 'missing', 'wrongValue', `return function check(line, prefix) { let v; ${steps.join(' ')} }`)(tests, missing, wrongValue) as FieldCheck;
 }
@@ -186,12 +186,16 @@ function checkByLoop(line: Record<string, unknown>, entries: ReadonlyArray<[stri
     if (value === undefined) {
       if (rule.optional) continue;
       if (rule.nullable) line[name] = null;
-      else throw new LineProblem(`"${prefix}${name}" is missing`);
+      else throw missingProblem(name, prefix);
       continue;
     }
     if (value === null && rule.nullable) continue;
     if (!rule.test(value)) throw wrongValueProblem(name, rule, prefix, value);
   }
+}
+
+function missingProblem(name: string, prefix: string): LineProblem {
+  return new LineProblem(`"${prefix}${name}" is missing`);
 }
 
 function wrongValueProblem(name: string, rule: Rule, prefix: string, value: unknown): LineProblem {
