@@ -316,12 +316,12 @@ export class WriteQueue {
  * only an error, a cut body, a stdio child, TLS or a tunnel sets, and what raw already holds.
  */
 const EXCHANGES_USUALLY_NULL = ['query', 'subprotocol', 'errorCode', 'errorMessage', 'closeCode', 'closeReason', 'exitCode', 'signal', 'tls', 'stdinEndedMs', 'tunnel'] as const;
-const MESSAGES_USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'] as const;
+export const MESSAGES_USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'] as const;
 /**
  * Columns written as literals into a chunk's INSERT when all its rows hold the same value
  * (chunked-insert.ts): a stream's messages nearly always do.
  */
-const MESSAGES_USUALLY_SHARED = ['sender', 'carrier', 'channel', 'status', 'findingCount'] as const;
+export const MESSAGES_USUALLY_SHARED = ['sender', 'carrier', 'channel', 'status', 'findingCount'] as const;
 
 function prepareStatements(db: Database.Database): Statements {
   const insertExchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS, undefined, EXCHANGES_USUALLY_NULL);

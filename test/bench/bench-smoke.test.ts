@@ -32,6 +32,16 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it('record-floor --smoke: every piece of the per-message floor measured, every row of the together run stored', async () => {
+    const run = await runBench(['bench/record-floor.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    for (const piece of ['handover', 'parse', 'validate', 'row']) expect(run.stdout).toMatch(new RegExp(`\\n {2}${piece}: .* +\\d+\\.\\d\\d +\\d+\\.\\d\\d\\n`));
+    expect(run.stdout).toMatch(/\n {2}framing: .* +\d+\.\d\d +—\n/);
+    expect(run.stdout).toMatch(/\n {2}together, in a worker, to the last row +\d+\.\d\d +\d+\.\d\d\n/);
+    expect(run.stdout).toMatch(/\(rows stored and counted in each round\) +4032 +4032\n/);
+    expect(run.code).toBe(0);
+  });
+
   it('mcp-stdio --smoke: MCP tool calls through record --stdio, every message recorded as mcp and valid, with the CPU per message', async () => {
     const run = await runBench(['bench/mcp-stdio.js', '--smoke']);
     expect(run.stderr).toBe('');
