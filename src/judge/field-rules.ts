@@ -1,3 +1,4 @@
+import { ReusedStack } from '../core/reused-stack.js';
 import { secretNameKey } from '../core/redacted.js';
 import { parsePointer } from '../core/field-specs.js';
 import { PROTOCOL_SECRET_FIELDS } from '../protocols/catalog.js';
@@ -60,6 +61,8 @@ const MEMO_LIMIT = 10_000;
 export class FieldRules {
   private readonly names = new Set<string>();
   private readonly memo = new Map<string, boolean>();
+  /** The walk's stack (`finds`), kept between calls and empty outside one: nothing in a walk calls back into it. */
+  private readonly walk = new ReusedStack<object | RuleState>();
   readonly root: RuleState;
 
   constructor(specs: readonly string[]) {
@@ -124,29 +127,37 @@ export class FieldRules {
   finds(value: unknown): boolean {
     if (value === null || typeof value !== 'object') return false;
     // Container and state side by side, and an object's own keys by for…in: every parsed message is
-    // walked, and a pair and a key list per object were most of what the walk allocated.
-    const stack: Array<object | RuleState> = [value, this.root];
-    while (stack.length > 0) {
-      const state = stack.pop() as RuleState;
-      const container = stack.pop() as object;
-      if (Array.isArray(container)) {
-        for (let i = 0; i < container.length; i++) if (this.visit(container[i], state, i, stack)) return true;
-      } else {
-        for (const key in container) {
-          if (Object.hasOwn(container, key) && this.visit((container as Record<string, unknown>)[key], state, key, stack)) return true;
+    // walked, and a pair and a key list per object were most of what the walk allocated. The stack is
+    // the instance's, kept with its room between calls (its length is never cut, which would free the
+    // room) and emptied of what a walk put in it: a new one and its growth per message were the rest.
+    const walk = this.walk;
+    walk.pushPair(value, this.root);
+    try {
+      while (walk.top > 0) {
+        const state = walk.pop() as RuleState;
+        const container = walk.pop() as object;
+        if (Array.isArray(container)) {
+          for (let i = 0; i < container.length; i++) if (this.visit(container[i], state, i)) return true;
+        } else {
+          for (const key in container) {
+            if (Object.hasOwn(container, key) && this.visit((container as Record<string, unknown>)[key], state, key)) return true;
+          }
         }
       }
+      return false;
+    } finally {
+      walk.clear();
     }
-    return false;
   }
 
-  private visit(item: unknown, state: RuleState, key: string | number, stack: Array<object | RuleState>): boolean {
+  private visit(item: unknown, state: RuleState, key: string | number): boolean {
     const isContainer = item !== null && typeof item === 'object';
     // An array element is only worth a step when a pointer could still reach into it.
     if (typeof key === 'number' && state.length === 0 && !isContainer) return false;
     const next = this.step(state, key);
     if (next.secret) return true;
-    if (isContainer) stack.push(item, next.state);
+    if (isContainer) this.walk.pushPair(item, next.state);
     return false;
   }
 }
+

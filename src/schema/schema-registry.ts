@@ -1,3 +1,4 @@
+import { ReusedStack } from '../core/reused-stack.js';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -226,22 +227,31 @@ export const ALL_ERRORS_MAX_VALUES = 1000;
 
 /** Whether `value` holds more than `limit` values, itself included; counts no further than that. */
 function hasMoreValuesThan(value: unknown, limit: number): boolean {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const next = stack.pop();
-    if (++count > limit) return true;
-    if (next === null || typeof next !== 'object') continue;
-    if (Array.isArray(next)) {
-      if (count + stack.length + next.length > limit) return true;
-      for (const item of next) stack.push(item);
-    } else {
-      for (const key in next) stack.push((next as Record<string, unknown>)[key]);
-      if (count + stack.length > limit) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const stack = valuesStack;
+  stack.push(value);
+  try {
+    let count = 0;
+    while (stack.top > 0) {
+      const next = stack.pop();
+      if (++count > limit) return true;
+      if (next === null || typeof next !== 'object') continue;
+      if (Array.isArray(next)) {
+        if (count + stack.top + next.length > limit) return true;
+        for (const item of next) stack.push(item);
+      } else {
+        for (const key in next) stack.push((next as Record<string, unknown>)[key]);
+        if (count + stack.top > limit) return true;
+      }
     }
+    return false;
+  } finally {
+    stack.clear();
   }
-  return false;
 }
+
+/** The count's stack, shared by every count (none starts another) and empty outside one. */
+const valuesStack = new ReusedStack<unknown>();
 
 function codeGenerationRefusedReason(ref: string): string {
   return `schema '${ref}' was not compiled at build time (it is, or reaches, a document given with --schemas), and compiling it needs code generation from strings, which this process refuses (--disallow-code-generation-from-strings)`;

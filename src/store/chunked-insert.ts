@@ -54,6 +54,8 @@ export class ChunkedInsert<C extends Columns> {
   private readonly sameShared: (a: StoredOf<C>, b: StoredOf<C>) => number;
   /** Every `usuallyShared` column's bit. */
   private readonly allShared: number;
+  /** The last full chunk's statement with literals, the shared values it was made for, and its shape. */
+  private lastShared: { lean: boolean; count: number; mask: number; values: unknown[]; insert: SizedInsert<C> } | undefined;
 
   /**
    * `refersTo`: the inserts of the rows this table's rows point at (a message's exchange), flushed
@@ -127,6 +129,26 @@ export class ChunkedInsert<C extends Columns> {
    * value in) as literals; undefined when none has a literal, or too many statements were made.
    */
   private sharedInsertOf(lean: boolean, count: number, mask: number, first: StoredOf<C>): SizedInsert<C> | undefined {
+    // A flood's chunks are one stream's: the same statement as the last chunk's, found without making
+    // its literals and key again (a string and an object per chunk, held with the rows until they are written).
+    const last = this.lastShared;
+    if (last !== undefined && last.lean === lean && last.count === count && last.mask === mask && this.sameValues(last.values, first, mask)) return last.insert;
+    const found = this.sharedInsertFor(lean, count, mask, first);
+    if (found !== undefined) {
+      const values: unknown[] = [];
+      for (let i = 0; i < this.sharedFields.length; i++) values.push((mask & (1 << i)) === 0 ? undefined : first[this.sharedFields[i]!]);
+      this.lastShared = { lean, count, mask, values, insert: found };
+    }
+    return found;
+  }
+
+  /** Whether `row` holds `values` in each shared column of `mask` (Object.is: 0 and -0 are told apart, as their literals are). */
+  private sameValues(values: readonly unknown[], row: StoredOf<C>, mask: number): boolean {
+    for (let i = 0; i < this.sharedFields.length; i++) if ((mask & (1 << i)) !== 0 && !Object.is(values[i], row[this.sharedFields[i]!])) return false;
+    return true;
+  }
+
+  private sharedInsertFor(lean: boolean, count: number, mask: number, first: StoredOf<C>): SizedInsert<C> | undefined {
     const literals = Object.create(null) as Record<string, string>;
     let values = '';
     for (let i = 0; i < this.sharedFields.length; i++) {

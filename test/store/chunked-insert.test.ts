@@ -203,6 +203,46 @@ describe('ChunkedInsert', () => {
     expect(statements).toEqual(['(?, 1.0, ?, ?)', "(?, ?, 'same', ?)"]);
   });
 
+  it("reuses a full chunk's statement only for a chunk that shares the same values, each chunk storing its own", () => {
+    const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['parentId', 'label']);
+    db.prepare('INSERT INTO parents (id) VALUES (1), (2)').run();
+    let prepared = 0;
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared++;
+      return prepare(sql);
+    }) as typeof db.prepare;
+    // Full chunks in turn: the same values twice, a label then a parent changed, a usually-null column set, back again.
+    const chunks: Array<{ parentId: number; label: string; extra: number | null }> = [
+      { parentId: 1, label: 'a', extra: null },
+      { parentId: 1, label: 'a', extra: null },
+      { parentId: 1, label: 'b', extra: null },
+      { parentId: 2, label: 'b', extra: null },
+      { parentId: 2, label: 'b', extra: 0 },
+      { parentId: 2, label: 'b', extra: 7 },
+      { parentId: 1, label: 'a', extra: null },
+    ];
+    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    try {
+      db.transaction(() => {
+        let id = 1;
+        for (const shared of chunks) {
+          for (let k = 0; k < ROWS_PER_INSERT; k++, id++) {
+            const row = { id, ...shared };
+            expected.push(row);
+            insert.add(row);
+          }
+        }
+        insert.flush();
+      })();
+    } finally {
+      db.prepare = prepare;
+    }
+    expect(children()).toEqual(expected);
+    // One statement per lean or full shape and set of values: (1,a), (1,b), (2,b) lean, (2,b) with extra.
+    expect(prepared).toBe(4);
+  });
+
   it('refuses a column both usually null and usually shared', () => {
     expect(() => new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['extra'])).toThrow(/children\.extra: usually null and usually shared/);
   });
