@@ -95,15 +95,19 @@ export class FieldRules {
   step(state: RuleState, key: string | number): RuleStep {
     let secret = typeof key === 'string' && this.isSecretName(key);
     if (state.length === 0) return secret ? SECRET_NOWHERE : NOT_SECRET_NOWHERE;
-    const segment = String(key);
-    const next: PointerNode[] = [];
-    for (const node of state) {
+    const segment = typeof key === 'string' ? key : String(key);
+    // Made only when a pointer goes on below this key: the default pointers start at `/params`, so each
+    // top-level key of every message was an array and a step made for nothing.
+    let next: PointerNode[] | undefined;
+    for (let i = 0; i < state.length; i++) {
+      const node = state[i]!;
       const child = node.children.get(segment);
-      if (child) next.push(child);
-      if (node.any) next.push(node.any);
+      if (child) (next ??= []).push(child);
+      if (node.any) (next ??= []).push(node.any);
     }
+    if (next === undefined) return secret ? SECRET_NOWHERE : NOT_SECRET_NOWHERE;
     for (const node of next) if (node.end) secret = true;
-    return { state: next.length === 0 ? NOWHERE : next, secret };
+    return { state: next, secret };
   }
 
   private isSecretName(key: string): boolean {
