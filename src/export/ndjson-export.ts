@@ -19,13 +19,14 @@ import { tryParseJson } from '../core/json.js';
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
   let chunk = '';
-  for (const line of ndjsonLines(reader, onMessage)) {
-    chunk += line + '\n';
+  const line = (head: string, json: string | undefined): void => {
+    chunk += json === undefined ? `${head}\n` : `${head}${json}}\n`;
     if (chunk.length >= CHUNK_CHARS) {
       write(chunk);
       chunk = '';
     }
-  }
+  };
+  for (const _ of ndjsonLinePages(reader, line, onMessage));
   if (chunk.length > 0) write(chunk);
 }
 
@@ -35,14 +36,30 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
  * encoding a MiB string built of a few thousand lines (a tree of pieces, flattened first).
  */
 export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let used = 0;
-  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) {
+  const chunks = new ByteChunks();
+  for (const _ of ndjsonLinePages(reader, chunks.add, onMessage)) {
+    yield* chunks.full;
+    chunks.full.length = 0;
+  }
+  const last = chunks.last();
+  if (last !== undefined) yield last;
+}
+
+/** Lines encoded into chunks of about a MiB (ndjsonByteChunks): those filled wait in `full`. */
+class ByteChunks {
+  readonly full: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+
+  /** A line as LineSink hands it: `head`, then `json` and `}`, then the newline. */
+  readonly add = (head: string, json: string | undefined): void => {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8; then `}` and the newline.
     const most = (head.length + (json === undefined ? 0 : json.length)) * 3 + 2;
+    let chunk = this.chunk;
+    let used = this.used;
     if (used + most > chunk.length) {
-      if (used > 0) yield chunk.subarray(0, used);
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      if (used > 0) this.full.push(chunk.subarray(0, used));
+      this.chunk = chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
       used = 0;
     }
     used += chunk.write(head, used);
@@ -51,8 +68,13 @@ export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => voi
       chunk[used++] = 0x7d;
     }
     chunk[used++] = 0x0a;
+    this.used = used;
+  };
+
+  /** What is left once every line was added. */
+  last(): Buffer | undefined {
+    return this.used > 0 ? this.chunk.subarray(0, this.used) : undefined;
   }
-  if (used > 0) yield chunk.subarray(0, used);
 }
 
 /**
@@ -64,38 +86,39 @@ export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: 
   for (const chunk of ndjsonByteChunks(reader, onMessage)) if (!write(chunk)) await drained();
 }
 
-/** The export's lines, without their newlines. */
-function* ndjsonLines(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
-  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) yield json === undefined ? head : `${head}${json}}`;
-}
+/**
+ * Where the export's lines go as they are made, without their newlines: `head`, or, for a message
+ * whose JSON text the line takes as it is, `head`, that text and `}`: the text is written into the
+ * chunk from the string the reader made (a slice of raw's text) instead of a line joined of it, which
+ * encoding copies whole first.
+ */
+type LineSink = (head: string, json: string | undefined) => void;
 
 /**
- * The export's lines as the pieces they are written in (LinePieces): one object, changed for each
- * line, so a reader of it must take its pieces before asking for the next.
+ * Hands the export's lines to `line` in order, and yields after the recording's and exchanges' lines
+ * and after each page of messages, so that the caller passes on what they made a page at a time: one
+ * step of a generator per page, not per line.
  */
-function* ndjsonLinePieces(reader: RecordingReader, onMessage?: () => void): IterableIterator<Readonly<LinePieces>> {
+function* ndjsonLinePages(reader: RecordingReader, line: LineSink, onMessage?: () => void): IterableIterator<void> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  const pieces: LinePieces = { head: JSON.stringify(recording), json: undefined };
-  yield pieces;
-  for (const exchange of exchanges) {
-    pieces.head = JSON.stringify(exchangeLine(exchange));
-    yield pieces;
-  }
-  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
-    messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
-    onMessage?.();
-    yield pieces;
+  line(JSON.stringify(recording), undefined);
+  for (const exchange of exchanges) line(JSON.stringify(exchangeLine(exchange)), undefined);
+  yield;
+  const pieces: LinePieces = { head: '', json: undefined };
+  for (const page of RecordingReader.messagePagesWithTextInOrder(reader)) {
+    for (const message of page) {
+      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
+      line(pieces.head, pieces.json);
+      onMessage?.();
+    }
+    yield;
   }
 }
 
-/**
- * A line as `head`, or, for a message whose JSON text the line takes as it is, `head`, that text and
- * `}`: the text is written into the chunk from the string the reader made (a slice of raw's text)
- * instead of a line joined of it, which encoding copies whole first.
- */
+/** A line in the pieces LineSink takes. */
 interface LinePieces {
   head: string;
   json: string | undefined;

@@ -229,10 +229,24 @@ export class RecordingReader {
    * Static, so that the reader's public shape (and every other reader of messages) stays as it is.
    */
   static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
+    for (const page of RecordingReader.messagePagesWithTextInOrder(reader, pageSize)) yield* page;
+  }
+
+  /**
+   * messagesWithTextInOrder a page at a time, each page an array of its rows: `export` loops over
+   * each page itself (a generator's step per message, and the iterator result it makes, cost more than
+   * the loop). A plain row's verdict is shared by the rows of the same status and ref (not to be changed).
+   */
+  static *messagePagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow[]> {
+    const verdicts = new PlainVerdicts();
     for (let after = 0; ; ) {
       const values = reader.stmts.exportAfter.all(after, pageSize) as ExportValues[];
-      const page = readingRows(reader.file, () => values.map((v) => reader.exportRow(v)));
-      yield* page;
+      const page = readingRows(reader.file, () => {
+        const rows: MessageTextRow[] = new Array(values.length);
+        for (let i = 0; i < values.length; i++) rows[i] = reader.exportRow(values[i]!, verdicts);
+        return rows;
+      });
+      yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
     }
@@ -334,17 +348,18 @@ export class RecordingReader {
   }
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
-  private exportRow(v: ExportValues): MessageTextRow {
+  private exportRow(v: ExportValues, verdicts: PlainVerdicts): MessageTextRow {
     const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
     const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
-    const schemaRef = this.schemaRefs.of(null, schemaRefId);
-    const verdict: Verdict = schemaRef === null ? { status, findings: [] } : { status, schemaRef, findings: [] };
     const end = takenTextEnd(rawText, at);
-    if (end >= 0) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+    if (end >= 0) {
+      const verdict = verdicts.of(status, schemaRefId, this.schemaRefs);
+      return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: textPart(rawText, 0, at), textAfter: textPart(rawText, end, rawText.length) };
+    }
     // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
-    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
+    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], this.schemaRefs.of(null, schemaRefId));
   }
 
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
@@ -459,6 +474,40 @@ function takenTextEnd(rawText: string, at: number): number {
   // parse reports it).
   return tooDeepToWalk(text) || !isCompactJson(text) ? -1 : end;
 }
+
+/**
+ * The verdicts of plain messages (a status and a ref, no finding, reason or cut), one object for each
+ * status and ref: export reads a verdict of every message, and most share a few. Frozen: rows share them.
+ */
+class PlainVerdicts {
+  private readonly byStatus = new Map<Verdict['status'], Map<number | null, Verdict>>();
+
+  of(status: Verdict['status'], schemaRefId: number | null, refs: SchemaRefNames): Verdict {
+    let byRef = this.byStatus.get(status);
+    if (byRef === undefined) this.byStatus.set(status, (byRef = new Map()));
+    let verdict = byRef.get(schemaRefId);
+    if (verdict === undefined) {
+      const schemaRef = refs.of(null, schemaRefId);
+      const findings = Object.freeze([]) as unknown as Finding[];
+      verdict = Object.freeze(schemaRef === null ? { status, findings } : { status, schemaRef, findings });
+      byRef.set(schemaRefId, verdict);
+    }
+    return verdict;
+  }
+}
+
+/**
+ * text[start, end), as one string for the few that come around most JSON texts (an SSE event's `data: `
+ * and blank line): a slice of a few characters is a copy, one for every message of an export.
+ */
+function textPart(text: string, start: number, end: number): string {
+  const length = end - start;
+  if (length === 0) return '';
+  if (length <= 6) for (const part of SHORT_PARTS) if (part.length === length && text.startsWith(part, start)) return part;
+  return text.slice(start, end);
+}
+
+const SHORT_PARTS = ['data: ', 'data:', '\n\n', '\n', '\r\n', '\r\n\r\n'];
 
 function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {
   const verdict: Verdict = { status: m.status, findings };
