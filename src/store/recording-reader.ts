@@ -110,7 +110,7 @@ const readerStatements = lazyStatements({
   firstRequestToJudge: (db) => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
   notJson: (db) => db.prepare(NOT_JSON_SELECT).raw(true),
   routeById: (db) => db.prepare('SELECT sender, carrier, channel FROM messages WHERE id = ?').raw(true),
-  exchangesWithMessages: (db) => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
+  hasMessages: (db) => db.prepare('SELECT EXISTS (SELECT 1 FROM messages WHERE exchange_id = ?)').pluck(),
   findingsOfExchange: (db) => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
   findingsOfMessage: (db) => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
   invalid: (db) => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
@@ -287,11 +287,23 @@ export class RecordingReader {
    * which must not be changed.
    */
   static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge> {
+    for (const page of RecordingReader.messagePagesToJudgeInOrder(reader, pageSize)) yield* page;
+  }
+
+  /** messagesToJudgeInOrder a page at a time (`validate` loops over each page itself, as export does). */
+  static *messagePagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge[]> {
     const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts)));
-      yield* page;
+      const page = readingRows(reader.file, () => {
+        const rows: MessageToJudge[] = new Array(values.length);
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i]!;
+          rows[i] = reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts);
+        }
+        return rows;
+      });
+      yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
     }
@@ -303,9 +315,9 @@ export class RecordingReader {
     return values && readingRows(reader.file, () => reader.messageToJudge(exchangeId, values));
   }
 
-  /** The ids of the exchanges that have at least one message. */
-  static exchangesWithMessages(reader: RecordingReader): Set<number> {
-    return new Set(reader.stmts.exchangesWithMessages.all() as number[]);
+  /** Does the exchange have at least one message? (One index seek: `validate` asks only of an exchange no protocol claimed.) */
+  static hasMessages(reader: RecordingReader, exchangeId: number): boolean {
+    return reader.stmts.hasMessages.get(exchangeId) === 1;
   }
 
   /** Every invalid message of the recording, ordered by id. */
@@ -347,6 +359,12 @@ export class RecordingReader {
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
   }
 
+  /** findingsOf for a message to judge: most have none, and share one empty list (not to be changed). */
+  private findingsToJudge(id: number, findingCount: number): Finding[] {
+    if (findingCount === 0) return NO_FINDINGS;
+    return (this.stmts.findingsOfMessage.all(id) as StoredFinding[]).map(finding);
+  }
+
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues, verdicts: PlainVerdicts): MessageTextRow {
     const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
@@ -380,7 +398,7 @@ export class RecordingReader {
   private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
     const [id, seq, routeText, findingCount, text] = v;
     const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
-    const findings = this.findingsOf({ id, findingCount });
+    const findings = this.findingsToJudge(id, findingCount);
     if (text === null) return { id, exchangeId, seq, sender, carrier, channel, findings, ...this.notJson(id, findings) };
     // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
     let json = texts?.get(text);
@@ -479,6 +497,8 @@ function takenTextEnd(rawText: string, at: number): number {
  * The verdicts of plain messages (a status and a ref, no finding, reason or cut), one object for each
  * status and ref: export reads a verdict of every message, and most share a few. Frozen: rows share them.
  */
+const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
+
 class PlainVerdicts {
   private readonly byStatus = new Map<Verdict['status'], Map<number | null, Verdict>>();
 
