@@ -35,8 +35,8 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
  * written to again): each line is encoded into the chunk as it is made, which costs less than
  * encoding a MiB string built of a few thousand lines (a tree of pieces, flattened first).
  */
-export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
-  const chunks = new ByteChunks();
+export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void, pool?: ChunkPool): IterableIterator<Buffer> {
+  const chunks = new ByteChunks(pool);
   for (const _ of ndjsonLinePages(reader, chunks.add, onMessage)) {
     yield* chunks.full;
     chunks.full.length = 0;
@@ -45,11 +45,40 @@ export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => voi
   if (last !== undefined) yield last;
 }
 
+/**
+ * The chunks ndjsonByteChunks fills, given back once their bytes are written, to be filled again: a
+ * new MiB is 256 pages of memory the kernel maps on first touch (~1 in 6 of an export's page faults).
+ * Whoever gives one back must not read it again.
+ */
+export class ChunkPool {
+  private readonly free: Buffer[] = [];
+
+  /** A chunk to fill: one given back, else a new one. */
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+  }
+
+  /** `chunk` (a chunk ndjsonByteChunks yielded) is written: its memory may be filled again. */
+  give(chunk: Buffer): void {
+    // A chunk made bigger for one long line is not kept.
+    if (chunk.buffer.byteLength === CHUNK_BYTES && chunk.byteOffset === 0 && this.free.length < KEPT_CHUNKS) this.free.push(Buffer.from(chunk.buffer));
+  }
+}
+
+/** At most this many chunks wait to be filled again (a pipe holds a few in flight). */
+const KEPT_CHUNKS = 4;
+
 /** Lines encoded into chunks of about a MiB (ndjsonByteChunks): those filled wait in `full`. */
 class ByteChunks {
   readonly full: Buffer[] = [];
-  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private readonly pool: ChunkPool | undefined;
+  private chunk: Buffer;
   private used = 0;
+
+  constructor(pool: ChunkPool | undefined) {
+    this.pool = pool;
+    this.chunk = pool?.take() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+  }
 
   /** A line as LineSink hands it: `head`, then `json` and `}`, then the newline. */
   readonly add = (head: string, json: string | undefined): void => {
@@ -59,7 +88,7 @@ class ByteChunks {
     let used = this.used;
     if (used + most > chunk.length) {
       if (used > 0) this.full.push(chunk.subarray(0, used));
-      this.chunk = chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      this.chunk = chunk = most <= CHUNK_BYTES && this.pool !== undefined ? this.pool.take() : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
       used = 0;
     }
     used += chunk.write(head, used);
@@ -80,10 +109,14 @@ class ByteChunks {
 /**
  * exportNdjson to a stream that can be full (stdout on a pipe), as bytes (ndjsonByteChunks): when
  * `write` says it is (returns false, as a stream's write does), waits for `drained` before reading on,
- * so that an export is never queued in memory whole.
+ * so that an export is never queued in memory whole. `write` calls `written` once the chunk's bytes
+ * are written (a stream's write callback), and does not read the chunk after: its memory is filled again.
+ * The reader's rows are read once (RecordingReader.readsOnce): the CLI's reader, read for this alone.
  */
-export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
-  for (const chunk of ndjsonByteChunks(reader, onMessage)) if (!write(chunk)) await drained();
+export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer, written: () => void) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
+  RecordingReader.readsOnce(reader);
+  const pool = new ChunkPool();
+  for (const chunk of ndjsonByteChunks(reader, onMessage, pool)) if (!write(chunk, () => pool.give(chunk))) await drained();
 }
 
 /**

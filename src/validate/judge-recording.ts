@@ -19,6 +19,7 @@ import { findingsOfExchange, sourceMessageOf, streamOfExchange } from './recordi
  */
 export async function judgeRecordingLoading(file: string, registry: SchemaRegistry, forced?: ProtocolId, progress?: ReadProgress): Promise<ValidationReport> {
   const reader = openRecording(file);
+  RecordingReader.readsOnce(reader);
   try {
     progress?.total(reader.totals().messages);
     const exchanges: ExchangeFields[] = [];
