@@ -76,7 +76,7 @@ async function exporterOf(format: ExportFormat): Promise<(job: ExportJob) => Pro
   const [{ exportNdjsonPaced }, { writeNdjsonFile }] = await Promise.all([import('../export/ndjson-export.js'), import('../export/ndjson-file.js')]);
   return async ({ reader, out, overwrite, tick }) => {
     // Paced by stdout's drain: on a pipe, writes that do not wait are queued in memory, the whole export.
-    if (out === undefined) await exportNdjsonPaced(reader, (text) => process.stdout.write(text), async () => void (await once(process.stdout, 'drain')), () => tick());
+    if (out === undefined) await exportNdjsonPaced(reader, (chunk, written) => process.stdout.write(chunk, written), async () => void (await once(process.stdout, 'drain')), () => tick());
     else writeNdjsonFile(reader, out, overwrite, () => tick());
   };
 }

@@ -19,13 +19,14 @@ import { tryParseJson } from '../core/json.js';
  */
 export function exportNdjson(reader: RecordingReader, write: (text: string) => void, onMessage?: () => void): void {
   let chunk = '';
-  for (const line of ndjsonLines(reader, onMessage)) {
-    chunk += line + '\n';
+  const line = (head: string, json: string | undefined): void => {
+    chunk += json === undefined ? `${head}\n` : `${head}${json}}\n`;
     if (chunk.length >= CHUNK_CHARS) {
       write(chunk);
       chunk = '';
     }
-  }
+  };
+  for (const _ of ndjsonLinePages(reader, line, onMessage));
   if (chunk.length > 0) write(chunk);
 }
 
@@ -34,15 +35,60 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
  * written to again): each line is encoded into the chunk as it is made, which costs less than
  * encoding a MiB string built of a few thousand lines (a tree of pieces, flattened first).
  */
-export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void): IterableIterator<Buffer> {
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let used = 0;
-  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) {
+export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void, pool?: ChunkPool): IterableIterator<Buffer> {
+  const chunks = new ByteChunks(pool);
+  for (const _ of ndjsonLinePages(reader, chunks.add, onMessage)) {
+    yield* chunks.full;
+    chunks.full.length = 0;
+  }
+  const last = chunks.last();
+  if (last !== undefined) yield last;
+}
+
+/**
+ * The chunks ndjsonByteChunks fills, given back once their bytes are written, to be filled again: a
+ * new MiB is 256 pages of memory the kernel maps on first touch (~1 in 6 of an export's page faults).
+ * Whoever gives one back must not read it again.
+ */
+export class ChunkPool {
+  private readonly free: Buffer[] = [];
+
+  /** A chunk to fill: one given back, else a new one. */
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+  }
+
+  /** `chunk` (a chunk ndjsonByteChunks yielded) is written: its memory may be filled again. */
+  give(chunk: Buffer): void {
+    // A chunk made bigger for one long line is not kept.
+    if (chunk.buffer.byteLength === CHUNK_BYTES && chunk.byteOffset === 0 && this.free.length < KEPT_CHUNKS) this.free.push(Buffer.from(chunk.buffer));
+  }
+}
+
+/** At most this many chunks wait to be filled again (a pipe holds a few in flight). */
+const KEPT_CHUNKS = 4;
+
+/** Lines encoded into chunks of about a MiB (ndjsonByteChunks): those filled wait in `full`. */
+class ByteChunks {
+  readonly full: Buffer[] = [];
+  private readonly pool: ChunkPool | undefined;
+  private chunk: Buffer;
+  private used = 0;
+
+  constructor(pool: ChunkPool | undefined) {
+    this.pool = pool;
+    this.chunk = pool?.take() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+  }
+
+  /** A line as LineSink hands it: `head`, then `json` and `}`, then the newline. */
+  readonly add = (head: string, json: string | undefined): void => {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8; then `}` and the newline.
     const most = (head.length + (json === undefined ? 0 : json.length)) * 3 + 2;
+    let chunk = this.chunk;
+    let used = this.used;
     if (used + most > chunk.length) {
-      if (used > 0) yield chunk.subarray(0, used);
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      if (used > 0) this.full.push(chunk.subarray(0, used));
+      this.chunk = chunk = most <= CHUNK_BYTES && this.pool !== undefined ? this.pool.take() : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
       used = 0;
     }
     used += chunk.write(head, used);
@@ -51,51 +97,61 @@ export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => voi
       chunk[used++] = 0x7d;
     }
     chunk[used++] = 0x0a;
+    this.used = used;
+  };
+
+  /** What is left once every line was added. */
+  last(): Buffer | undefined {
+    return this.used > 0 ? this.chunk.subarray(0, this.used) : undefined;
   }
-  if (used > 0) yield chunk.subarray(0, used);
 }
 
 /**
  * exportNdjson to a stream that can be full (stdout on a pipe), as bytes (ndjsonByteChunks): when
  * `write` says it is (returns false, as a stream's write does), waits for `drained` before reading on,
- * so that an export is never queued in memory whole.
+ * so that an export is never queued in memory whole. `write` calls `written` once the chunk's bytes
+ * are written (a stream's write callback), and does not read the chunk after: its memory is filled again.
+ * The reader's rows are read once (RecordingReader.readsOnce): the CLI's reader, read for this alone.
  */
-export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
-  for (const chunk of ndjsonByteChunks(reader, onMessage)) if (!write(chunk)) await drained();
-}
-
-/** The export's lines, without their newlines. */
-function* ndjsonLines(reader: RecordingReader, onMessage?: () => void): IterableIterator<string> {
-  for (const { head, json } of ndjsonLinePieces(reader, onMessage)) yield json === undefined ? head : `${head}${json}}`;
+export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: Buffer, written: () => void) => boolean, drained: () => Promise<void>, onMessage?: () => void): Promise<void> {
+  RecordingReader.readsOnce(reader);
+  const pool = new ChunkPool();
+  for (const chunk of ndjsonByteChunks(reader, onMessage, pool)) if (!write(chunk, () => pool.give(chunk))) await drained();
 }
 
 /**
- * The export's lines as the pieces they are written in (LinePieces): one object, changed for each
- * line, so a reader of it must take its pieces before asking for the next.
+ * Where the export's lines go as they are made, without their newlines: `head`, or, for a message
+ * whose JSON text the line takes as it is, `head`, that text and `}`: the text is written into the
+ * chunk from the string the reader made (a slice of raw's text) instead of a line joined of it, which
+ * encoding copies whole first.
  */
-function* ndjsonLinePieces(reader: RecordingReader, onMessage?: () => void): IterableIterator<Readonly<LinePieces>> {
+type LineSink = (head: string, json: string | undefined) => void;
+
+/**
+ * Hands the export's lines to `line` in order, and yields after the recording's and exchanges' lines
+ * and after each page of messages, so that the caller passes on what they made a page at a time: one
+ * step of a generator per page, not per line.
+ */
+function* ndjsonLinePages(reader: RecordingReader, line: LineSink, onMessage?: () => void): IterableIterator<void> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  const pieces: LinePieces = { head: JSON.stringify(recording), json: undefined };
-  yield pieces;
-  for (const exchange of exchanges) {
-    pieces.head = JSON.stringify(exchangeLine(exchange));
-    yield pieces;
-  }
-  for (const message of RecordingReader.messagesWithTextInOrder(reader)) {
-    messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
-    onMessage?.();
-    yield pieces;
+  line(JSON.stringify(recording), undefined);
+  for (const exchange of exchanges) line(JSON.stringify(exchangeLine(exchange)), undefined);
+  yield;
+  const pieces: LinePieces = { head: '', json: undefined };
+  for (const page of RecordingReader.messagePagesWithTextInOrder(reader)) {
+    for (const message of page) {
+      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
+      line(pieces.head, pieces.json);
+      onMessage?.();
+    }
+    yield;
   }
 }
 
-/**
- * A line as `head`, or, for a message whose JSON text the line takes as it is, `head`, that text and
- * `}`: the text is written into the chunk from the string the reader made (a slice of raw's text)
- * instead of a line joined of it, which encoding copies whole first.
- */
+/** A line in the pieces LineSink takes. */
 interface LinePieces {
   head: string;
   json: string | undefined;

@@ -1,5 +1,5 @@
-import type { RecordingReader } from '../store/recording-reader.js';
-import { ndjsonByteChunks } from './ndjson-export.js';
+import { RecordingReader } from '../store/recording-reader.js';
+import { ChunkPool, ndjsonByteChunks } from './ndjson-export.js';
 import { writeWholeFile } from './whole-file.js';
 
 /**
@@ -7,7 +7,14 @@ import { writeWholeFile } from './whole-file.js';
  * there, unless `overwrite` is false (`export` without --overwrite).
  */
 export function writeNdjsonFile(reader: RecordingReader, out: string, overwrite = true, onMessage?: () => void): void {
+  // The CLI's reader, read for this alone: its rows once, in order.
+  RecordingReader.readsOnce(reader);
   writeWholeFile(out, overwrite, (write) => {
-    for (const chunk of ndjsonByteChunks(reader, onMessage)) write(chunk);
+    // Written synchronously: each chunk is filled again for the next.
+    const pool = new ChunkPool();
+    for (const chunk of ndjsonByteChunks(reader, onMessage, pool)) {
+      write(chunk);
+      pool.give(chunk);
+    }
   });
 }

@@ -110,7 +110,7 @@ const readerStatements = lazyStatements({
   firstRequestToJudge: (db) => db.prepare(`${TO_JUDGE_SELECT} WHERE exchange_id = ? AND sender = 'client' AND (json IS NOT NULL OR json_at IS NOT NULL) ORDER BY seq LIMIT 1`).raw(true),
   notJson: (db) => db.prepare(NOT_JSON_SELECT).raw(true),
   routeById: (db) => db.prepare('SELECT sender, carrier, channel FROM messages WHERE id = ?').raw(true),
-  exchangesWithMessages: (db) => db.prepare('SELECT DISTINCT exchange_id FROM messages').pluck(),
+  hasMessages: (db) => db.prepare('SELECT EXISTS (SELECT 1 FROM messages WHERE exchange_id = ?)').pluck(),
   findingsOfExchange: (db) => db.prepare(`${FINDING_SELECT} WHERE exchange_id = ? ORDER BY id`),
   findingsOfMessage: (db) => db.prepare(`${FINDING_SELECT} WHERE message_id = ? ORDER BY id`),
   invalid: (db) => db.prepare(`${MESSAGE_SELECT} WHERE status = 'invalid' ORDER BY id`).raw(true),
@@ -229,10 +229,24 @@ export class RecordingReader {
    * Static, so that the reader's public shape (and every other reader of messages) stays as it is.
    */
   static *messagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow> {
+    for (const page of RecordingReader.messagePagesWithTextInOrder(reader, pageSize)) yield* page;
+  }
+
+  /**
+   * messagesWithTextInOrder a page at a time, each page an array of its rows: `export` loops over
+   * each page itself (a generator's step per message, and the iterator result it makes, cost more than
+   * the loop). A plain row's verdict is shared by the rows of the same status and ref (not to be changed).
+   */
+  static *messagePagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow[]> {
+    const verdicts = new PlainVerdicts();
     for (let after = 0; ; ) {
       const values = reader.stmts.exportAfter.all(after, pageSize) as ExportValues[];
-      const page = readingRows(reader.file, () => values.map((v) => reader.exportRow(v)));
-      yield* page;
+      const page = readingRows(reader.file, () => {
+        const rows: MessageTextRow[] = new Array(values.length);
+        for (let i = 0; i < values.length; i++) rows[i] = reader.exportRow(values[i]!, verdicts);
+        return rows;
+      });
+      yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
     }
@@ -273,11 +287,23 @@ export class RecordingReader {
    * which must not be changed.
    */
   static *messagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge> {
+    for (const page of RecordingReader.messagePagesToJudgeInOrder(reader, pageSize)) yield* page;
+  }
+
+  /** messagesToJudgeInOrder a page at a time (`validate` loops over each page itself, as export does). */
+  static *messagePagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge[]> {
     const texts = new RepeatedJson();
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
-      const page = readingRows(reader.file, () => values.map((v) => reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts)));
-      yield* page;
+      const page = readingRows(reader.file, () => {
+        const rows: MessageToJudge[] = new Array(values.length);
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i]!;
+          rows[i] = reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts);
+        }
+        return rows;
+      });
+      yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
     }
@@ -289,9 +315,19 @@ export class RecordingReader {
     return values && readingRows(reader.file, () => reader.messageToJudge(exchangeId, values));
   }
 
-  /** The ids of the exchanges that have at least one message. */
-  static exchangesWithMessages(reader: RecordingReader): Set<number> {
-    return new Set(reader.stmts.exchangesWithMessages.all() as number[]);
+  /**
+   * Says the reader's rows are read once, in order (`export`, `validate`): SQLite's page cache (16 MiB
+   * by default) would only grow, each of its pages fresh memory the kernel maps on first touch; 1 MiB
+   * keeps what such a scan reads again (the upper levels of its index). Static, so that the reader's
+   * public shape stays as it is.
+   */
+  static readsOnce(reader: RecordingReader): void {
+    reader.db.pragma(`cache_size = -${SCAN_CACHE_KIB}`);
+  }
+
+  /** Does the exchange have at least one message? (One index seek: `validate` asks only of an exchange no protocol claimed.) */
+  static hasMessages(reader: RecordingReader, exchangeId: number): boolean {
+    return reader.stmts.hasMessages.get(exchangeId) === 1;
   }
 
   /** Every invalid message of the recording, ordered by id. */
@@ -333,18 +369,25 @@ export class RecordingReader {
     return (this.stmts.findingsOfMessage.all(m.id) as StoredFinding[]).map(finding);
   }
 
+  /** findingsOf for a message to judge: most have none, and share one empty list (not to be changed). */
+  private findingsToJudge(id: number, findingCount: number): Finding[] {
+    if (findingCount === 0) return NO_FINDINGS;
+    return (this.stmts.findingsOfMessage.all(id) as StoredFinding[]).map(finding);
+  }
+
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
-  private exportRow(v: ExportValues): MessageTextRow {
+  private exportRow(v: ExportValues, verdicts: PlainVerdicts): MessageTextRow {
     const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
     // Not plain: read whole.
     if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
     const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
-    const schemaRef = this.schemaRefs.of(null, schemaRefId);
-    const verdict: Verdict = schemaRef === null ? { status, findings: [] } : { status, schemaRef, findings: [] };
     const end = takenTextEnd(rawText, at);
-    if (end >= 0) return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: rawText.slice(0, at), textAfter: rawText.slice(end) };
+    if (end >= 0) {
+      const verdict = verdicts.of(status, schemaRefId, this.schemaRefs);
+      return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: textPart(rawText, 0, at), textAfter: textPart(rawText, end, rawText.length) };
+    }
     // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
-    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], schemaRef);
+    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], this.schemaRefs.of(null, schemaRefId));
   }
 
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
@@ -365,7 +408,7 @@ export class RecordingReader {
   private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
     const [id, seq, routeText, findingCount, text] = v;
     const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
-    const findings = this.findingsOf({ id, findingCount });
+    const findings = this.findingsToJudge(id, findingCount);
     if (text === null) return { id, exchangeId, seq, sender, carrier, channel, findings, ...this.notJson(id, findings) };
     // Parsed as messageRow parses it: a damaged text is reported, a deep one handed out as text.
     let json = texts?.get(text);
@@ -459,6 +502,45 @@ function takenTextEnd(rawText: string, at: number): number {
   // parse reports it).
   return tooDeepToWalk(text) || !isCompactJson(text) ? -1 : end;
 }
+
+/**
+ * The verdicts of plain messages (a status and a ref, no finding, reason or cut), one object for each
+ * status and ref: export reads a verdict of every message, and most share a few. Frozen: rows share them.
+ */
+/** The page cache of a reader that reads its rows once (readsOnce), in KiB. */
+const SCAN_CACHE_KIB = 1024;
+
+const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
+
+class PlainVerdicts {
+  private readonly byStatus = new Map<Verdict['status'], Map<number | null, Verdict>>();
+
+  of(status: Verdict['status'], schemaRefId: number | null, refs: SchemaRefNames): Verdict {
+    let byRef = this.byStatus.get(status);
+    if (byRef === undefined) this.byStatus.set(status, (byRef = new Map()));
+    let verdict = byRef.get(schemaRefId);
+    if (verdict === undefined) {
+      const schemaRef = refs.of(null, schemaRefId);
+      const findings = Object.freeze([]) as unknown as Finding[];
+      verdict = Object.freeze(schemaRef === null ? { status, findings } : { status, schemaRef, findings });
+      byRef.set(schemaRefId, verdict);
+    }
+    return verdict;
+  }
+}
+
+/**
+ * text[start, end), as one string for the few that come around most JSON texts (an SSE event's `data: `
+ * and blank line): a slice of a few characters is a copy, one for every message of an export.
+ */
+function textPart(text: string, start: number, end: number): string {
+  const length = end - start;
+  if (length === 0) return '';
+  if (length <= 6) for (const part of SHORT_PARTS) if (part.length === length && text.startsWith(part, start)) return part;
+  return text.slice(start, end);
+}
+
+const SHORT_PARTS = ['data: ', 'data:', '\n\n', '\n', '\r\n', '\r\n\r\n'];
 
 function verdictOf(m: StoredMessage, findings: Finding[], schemaRef: string | null): Verdict {
   const verdict: Verdict = { status: m.status, findings };

@@ -19,16 +19,16 @@ import { findingsOfExchange, sourceMessageOf, streamOfExchange } from './recordi
  */
 export async function judgeRecordingLoading(file: string, registry: SchemaRegistry, forced?: ProtocolId, progress?: ReadProgress): Promise<ValidationReport> {
   const reader = openRecording(file);
+  RecordingReader.readsOnce(reader);
   try {
     progress?.total(reader.totals().messages);
-    const withMessages = RecordingReader.exchangesWithMessages(reader);
     const exchanges: ExchangeFields[] = [];
     const streams: SourceStream[] = [];
     const ofExchanges: ExchangeFinding[] = [];
     for (const exchange of RecordingReader.exchangeColumns(reader)) {
       ofExchanges.push(...findingsOfExchange(exchange));
       // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
-      if (!withMessages.has(exchange.id) && exchange.protocol === null) continue;
+      if (exchange.protocol === null && !RecordingReader.hasMessages(reader, exchange.id)) continue;
       exchanges.push(exchange);
       streams.push(streamOfExchange(exchange));
     }
@@ -47,13 +47,16 @@ export async function judgeRecordingLoading(file: string, registry: SchemaRegist
       judges.set(exchange.id, { exchange, judge: judging.addStream(stream, module, request && sourceMessageOf(exchange, request)) });
     });
     // A text that came before is not parsed again, nor its schema findings sought again (core/repeated-json.ts); the rules still see every message.
-    for (const m of RecordingReader.messagesToJudgeInOrder(reader)) {
-      const of = judges.get(m.exchangeId);
-      // A message of no exchange the recording lists is read by no command.
-      if (of === undefined) continue;
-      // A JSON value the reader hands out was found not too deep to walk (a deep one comes as its text).
-      judging.judge(of.judge, sourceMessageOf(of.exchange, m), m.json !== undefined);
-      progress?.read();
+    // A page of messages at a time, each looped over here: a generator's step per message costs more.
+    for (const page of RecordingReader.messagePagesToJudgeInOrder(reader)) {
+      for (const m of page) {
+        const of = judges.get(m.exchangeId);
+        // A message of no exchange the recording lists is read by no command.
+        if (of === undefined) continue;
+        // A JSON value the reader hands out was found not too deep to walk (a deep one comes as its text).
+        judging.judge(of.judge, sourceMessageOf(of.exchange, m), m.json !== undefined);
+        progress?.read();
+      }
     }
     return judging.report(file, 'capture', ofExchanges.length === 0 ? undefined : ofExchanges);
   } finally {
