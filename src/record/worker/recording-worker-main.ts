@@ -86,11 +86,19 @@ async function start(): Promise<void> {
   });
 }
 
+/**
+ * True in the CLI's bundle, where each protocol's module loads when traffic is first claimed by it
+ * (protocols/module-by-id.ts, scripts/bundle-cli.mjs sets this): the recorder then loads without them.
+ * Unbundled, the recorder's imports load them all, so they load here first, one step each.
+ */
+const PROTOCOL_MODULES_ON_FIRST_USE = false;
+
 /** The open file, its schemas and clock: what the recorder is made with once ops arrive. */
 let recording: { writer: RecordingWriter; registry: SchemaRegistry; clock: RecordingClock };
 
 /**
- * Loads the catalog, each protocol's module (a step each) and the recorder, and makes the recorder:
+ * Loads the catalog, each protocol's module (a step each; in the CLI's bundle, none until traffic is
+ * claimed by it) and the recorder, and makes the recorder:
  * at the first ops, not at `ready`, so that a run that captures nothing (a `record` stopped before
  * any traffic, a start that a test only checks) never loads them. A module that fails to load ends
  * the thread with its error: the capture thread reports that recording stopped, as for a worker
@@ -98,7 +106,7 @@ let recording: { writer: RecordingWriter; registry: SchemaRegistry; clock: Recor
  */
 async function loadRecorder(): Promise<TrafficRecorder> {
   const { MODULE_LOADS } = await import('../../protocols/catalog.js');
-  await loadInSteps([...MODULE_LOADS, () => import('../pipeline/traffic-recorder.js')], burst);
+  await loadInSteps([...(PROTOCOL_MODULES_ON_FIRST_USE ? [] : MODULE_LOADS), () => import('../pipeline/traffic-recorder.js')], burst);
   const { TrafficRecorder } = await import('../pipeline/traffic-recorder.js');
   return new TrafficRecorder({
     writer: recording.writer,
