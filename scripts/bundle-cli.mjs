@@ -148,7 +148,7 @@ const catalogSummaryAtBuild = {
  * protocols/module-by-id.js reaches them only through functions, and its chunk's requires of other
  * chunks become objects that require their chunk at their first use. The recording worker then loads
  * the protocols its traffic is claimed by (an exchange no protocol claims loads none), not all ten:
- * ~50 ms of CPU of a small `record` run on Node 20 (bench/startup.js --commands record-exchange).
+ * ~25 ms of the CPU of a small `record` run with traffic on Node 20 (docs/performance.md).
  * What loads protocols/modules.js (every module at once) loads them all, as before. The chunk holds
  * that module alone (its own group), so no other module's code runs at its load; the worker, told by
  * PROTOCOL_MODULES_ON_FIRST_USE, skips the steps that load every module after it is ready.
