@@ -143,18 +143,71 @@ const catalogSummaryAtBuild = {
   },
 };
 
+/**
+ * Each protocol's full module (checker, schemas, libraries) is required when it is first asked for:
+ * protocols/module-by-id.js reaches them only through functions, and its chunk's requires of other
+ * chunks become objects that require their chunk at their first use. The recording worker then loads
+ * the protocols its traffic is claimed by (an exchange no protocol claims loads none), not all ten:
+ * ~25 ms of the CPU of a small `record` run with traffic on Node 20 (docs/performance.md).
+ * What loads protocols/modules.js (every module at once) loads them all, as before. The chunk holds
+ * that module alone (its own group), so no other module's code runs at its load; the worker, told by
+ * PROTOCOL_MODULES_ON_FIRST_USE, skips the steps that load every module after it is ready.
+ */
+const MODULE_BY_ID = join(DIST, 'protocols/module-by-id.js');
+const RECORDING_WORKER_MAIN = join(DIST, 'record/worker/recording-worker-main.js');
+const ON_FIRST_USE_FLAG = 'const PROTOCOL_MODULES_ON_FIRST_USE = false;';
+const CHUNK_REQUIRE = /^const (require_\w+) = require\(("\.\/[^"]+\.cjs")\);$/gm;
+const REQUIRE_ON_FIRST_USE = `
+function requireOnFirstUse$(load) {
+	let loaded;
+	const chunk = () => (loaded ??= load());
+	return new Proxy({}, {
+		get: (_, key) => chunk()[key],
+		has: (_, key) => key in chunk(),
+		ownKeys: () => Reflect.ownKeys(chunk()),
+		getOwnPropertyDescriptor: (_, key) => {
+			const descriptor = Reflect.getOwnPropertyDescriptor(chunk(), key);
+			return descriptor && { ...descriptor, configurable: true };
+		}
+	});
+}
+`;
+const MODULE_BY_ID_GROUP = { name: 'module-by-id', test: (id) => id === MODULE_BY_ID, includeDependenciesRecursively: false };
+const protocolModulesOnFirstUse = {
+  name: 'protocol-modules-on-first-use',
+  transform(code, id) {
+    if (id !== RECORDING_WORKER_MAIN) return null;
+    if (!code.includes(ON_FIRST_USE_FLAG)) throw new Error(`${id} no longer declares ${ON_FIRST_USE_FLAG}: update scripts/bundle-cli.mjs`);
+    return { code: code.replace(ON_FIRST_USE_FLAG, 'const PROTOCOL_MODULES_ON_FIRST_USE = true;'), map: null };
+  },
+  renderChunk(code, chunk) {
+    // A worker built as one file of its own (the side scanner) has no chunk to require later.
+    if (!chunk.moduleIds.includes(MODULE_BY_ID) || !chunk.isDynamicEntry && chunk.isEntry) return null;
+    // Another module's code in the chunk could use a protocol's module as the chunk loads.
+    if (chunk.moduleIds.length !== 1) throw new Error(`${MODULE_BY_ID} shares its chunk with ${chunk.moduleIds.length - 1} other modules: update scripts/bundle-cli.mjs`);
+    let lazy = 0;
+    const rewritten = code.replace(CHUNK_REQUIRE, (_, name, file) => {
+      lazy += 1;
+      return `const ${name} = requireOnFirstUse$(() => require(${file}));`;
+    });
+    if (lazy < 10) throw new Error(`${MODULE_BY_ID}'s chunk requires ${lazy} chunks, not one per protocol: update scripts/bundle-cli.mjs`);
+    // A function declaration, hoisted: usable by the requires at the top.
+    return { code: rewritten + REQUIRE_ON_FIRST_USE, map: null };
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 const entries = (workers) => Object.fromEntries(workers.map((w) => [w.name, join(DIST, w.source)]));
 const inputOptions = {
   platform: 'node',
   external,
-  plugins: [bundledWorkers, ownUrl, lazyChildProcess, catalogSummaryAtBuild],
+  plugins: [bundledWorkers, ownUrl, lazyChildProcess, catalogSummaryAtBuild, protocolModulesOnFirstUse],
   // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
   preserveEntrySignatures: 'allow-extension',
 };
 const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' };
 const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
-await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP] } });
+await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP, MODULE_BY_ID_GROUP] } });
 await cli.close();
 for (const worker of WORKERS.filter((w) => w.ownFile)) {
   const alone = await rolldown({ ...inputOptions, input: entries([worker]) });

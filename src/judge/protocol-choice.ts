@@ -1,4 +1,4 @@
-import { protocolById } from '../protocols/modules.js';
+import { moduleById } from '../protocols/module-by-id.js';
 import type { ProtocolModule } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import { detectProtocol, type ProtocolEvidence } from './protocol-detection.js';
@@ -20,5 +20,5 @@ export interface ProtocolChoice {
  */
 export function chooseProtocol(evidence: ProtocolEvidence): ProtocolChoice | undefined {
   const detected = detectProtocol(evidence);
-  return detected && { module: protocolById(detected.facts.id), evidence: detected.evidence };
+  return detected && { module: moduleById(detected.facts.id), evidence: detected.evidence };
 }

@@ -3,7 +3,8 @@
  * node:zlib and node:crypto, ~14 ms of the start on Node 20. It is loaded when the first upgrade
  * arrives (the WebSocket recording tests relay through the same code). Its recording worker says it
  * is ready (and `record` listens) once the file is open, before it loads the catalog, the recorder
- * and each protocol's module, which traffic sent meanwhile waits for.
+ * and the recorder, which it loads when the first traffic reaches it (a run that records nothing
+ * closes its file without them), and a protocol's module only once traffic is claimed by it.
  */
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -38,10 +39,11 @@ describe('record start-up', () => {
     expect(loaded.filter((m) => /\/node_modules\/ws\//.test(m))).toEqual([]);
   });
 
-  it("says it is ready before loading the catalog's facts, the recorder or any protocol's module, and judges the traffic sent meanwhile all the same", async () => {
+  it("says it is ready before loading the catalog's facts, the recorder or any protocol's module, judges the traffic sent meanwhile all the same, and loads only the module of the protocol that claims it", async () => {
     const dir = scratch('record-ready-');
     const atReady = dir.file('at-ready.txt');
-    // Preloaded in each thread: in the recording worker, writes what it has loaded at the moment it says `ready`.
+    const atClosed = dir.file('at-closed.txt');
+    // Preloaded in each thread: in the recording worker, writes what it has loaded at the moment it says `ready`, and `closed`.
     writeFileSync(
       dir.file('at-ready.cjs'),
       `const { isMainThread, parentPort } = require('node:worker_threads');
@@ -49,6 +51,7 @@ describe('record start-up', () => {
         const post = parentPort.postMessage.bind(parentPort);
         parentPort.postMessage = (message, ...rest) => {
           if (message && message.type === 'ready') require('node:fs').writeFileSync(${JSON.stringify(atReady)}, Object.keys(require.cache).join('\\n'));
+          if (message && message.type === 'closed') require('node:fs').writeFileSync(${JSON.stringify(atClosed)}, Object.keys(require.cache).join('\\n'));
           return post(message, ...rest);
         };
       }`,
@@ -66,14 +69,21 @@ describe('record start-up', () => {
     recorder.child.kill('SIGINT');
     expect((await recorder.exited).code).toBe(0);
 
-    const chunks = readFileSync(atReady, 'utf8')
-      .split('\n')
-      .flatMap((m) => /[/\\]dist[/\\]bundle[/\\]([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m)?.slice(1) ?? []);
+    const chunksIn = (file: string) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((m) => /[/\\]dist[/\\]bundle[/\\]([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m)?.slice(1) ?? []);
+    const chunks = chunksIn(atReady);
     // What opening the file takes was there (the schemas the protocols declare, from the catalog's
     // summary): the list is not empty for want of the preload.
     expect(chunks).toEqual(expect.arrayContaining(['recording-writer', 'schema-registry', 'catalog-summary']));
     const protocolModules = /^(catalog|agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic|modules|traffic-recorder)$/;
     expect(chunks.filter((c) => protocolModules.test(c))).toEqual([]);
+    // Of the protocols' modules, only the one that claimed the exchange was loaded, when it did (the recorder was by then).
+    const protocolChunk = /^(agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic)$/;
+    const atClose = chunksIn(atClosed);
+    expect(atClose).toEqual(expect.arrayContaining(['catalog', 'traffic-recorder']));
+    expect(atClose.filter((c) => protocolChunk.test(c))).toEqual(['openai']);
     // The exchange posted as soon as it listened was judged by its protocol's module, loaded after.
     const reader = RecordingReader.open(out);
     try {
@@ -82,5 +92,44 @@ describe('record start-up', () => {
       reader.close();
     }
   });
-});
 
+  it("closes a recording of nothing without loading the catalog's facts, the recorder or any protocol's module", async () => {
+    const dir = scratch('record-idle-');
+    const atClosed = dir.file('at-closed.txt');
+    // Preloaded in each thread: in the recording worker, writes what it has loaded when it says `closed`.
+    writeFileSync(
+      dir.file('at-closed.cjs'),
+      `const { isMainThread, parentPort } = require('node:worker_threads');
+      if (!isMainThread) {
+        const post = parentPort.postMessage.bind(parentPort);
+        parentPort.postMessage = (message, ...rest) => {
+          if (message && message.type === 'closed') require('node:fs').writeFileSync(${JSON.stringify(atClosed)}, Object.keys(require.cache).join('\\n'));
+          return post(message, ...rest);
+        };
+      }`,
+    );
+    const out = dir.file('idle.db');
+    const nodeOptions = [process.env.NODE_OPTIONS, `--require ${dir.file('at-closed.cjs')}`].filter(Boolean).join(' ');
+    const recorder = spawnRecorder(['--target', 'http://127.0.0.1:9', '--listen', '0', '--out', out, '--quiet'], { NODE_OPTIONS: nodeOptions });
+    await recorder.waitForLine(/^listening on /);
+    recorder.child.kill('SIGINT');
+    expect((await recorder.exited).code).toBe(0);
+
+    const chunks = readFileSync(atClosed, 'utf8')
+      .split('\n')
+      .flatMap((m) => /[/\\]dist[/\\]bundle[/\\]([a-z-]+?)-[\w-]{8}\.cjs$/.exec(m)?.slice(1) ?? []);
+    expect(chunks).toEqual(expect.arrayContaining(['recording-writer', 'schema-registry']));
+    const recorderModules = /^(catalog|agui|pi-rest|pi-daemon-rpc|pi-rpc|acp|mcp|unix-ndjson|json-rpc|openai|anthropic|modules|traffic-recorder)$/;
+    expect(chunks.filter((c) => recorderModules.test(c))).toEqual([]);
+    // Closed as the recorder closes it: ended, no exchanges, the protocols' schema hashes kept.
+    const reader = RecordingReader.open(out);
+    try {
+      const recording = reader.recording();
+      expect(recording.endedAt).toEqual(expect.any(String));
+      expect(Object.keys(recording.schemaHashes).length).toBeGreaterThan(0);
+      expect(reader.exchanges()).toEqual([]);
+    } finally {
+      reader.close();
+    }
+  });
+});

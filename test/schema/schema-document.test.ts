@@ -3,12 +3,14 @@
  * walked (start-up: parsing the shipped schemas took ~15 ms of every command), and what it parses to
  * then is what an eager read gives. Bytes the build never saw are parsed at once, as before.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import '../../src/protocols/catalog.js';
 import { readSchemaDocument } from '../../src/schema/schema-document.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
+import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { AGUI_SCHEMA_ID } from '../../src/protocols/agui/schemas.js';
 import { REPO } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -71,5 +73,12 @@ describe('a registry with the compiled validators', () => {
     expect([...registry.documents.keys()]).toEqual([...runtime.documents.keys()]);
     expect(registry.hashes()).toEqual(runtime.hashes());
     for (const [id, doc] of runtime.documents) expect(registry.documents.get(id)!.json, id).toEqual(doc.json);
+  });
+
+  it('were compiled from the shipped files as they are: each document\'s hash in the build\'s manifest is its file\'s', () => {
+    const manifest = JSON.parse(readFileSync(join(COMPILED_DIR, COMPILED_MANIFEST), 'utf8')) as CompiledManifest;
+    const shipped = SchemaRegistry.load({ useEnv: false, compiledValidators: false });
+    for (const [id, doc] of shipped.documents) expect(manifest.documents[id]?.needs[id], `${id} (${doc.file})`).toBe(createHash('sha256').update(readFileSync(doc.file)).digest('hex'));
+    expect(SchemaRegistry.load({ useEnv: false, compiledValidators: COMPILED_DIR }).hashes()).toEqual(Object.fromEntries(Object.keys(manifest.documents).map((id) => [id, manifest.documents[id]!.needs[id]])));
   });
 });

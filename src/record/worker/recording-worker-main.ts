@@ -35,18 +35,20 @@ const WORKER_MAX_BATCH = 128;
 /** Raised by capture while it forwards a burst that recording is behind on: record after it. */
 const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 
-let recorder: TrafficRecorder;
+/** Made at the first ops (loadRecorder); a run closed before any has none. */
+let recorder: TrafficRecorder | undefined;
 
 /**
- * Opens the recording, says so, then loads the recorder and starts taking ops; a failure to open
+ * Opens the recording, says so, then takes ops (loading the recorder at the first); a failure to open
  * says why and ends the thread. Called at the end of this module, once everything it uses is
  * declared. (Not top-level await: the CLI runs this worker from a CommonJS bundle, see
  * scripts/bundle-cli.mjs.)
  *
  * `ready` goes as soon as the file is open: the HTTP proxy listens only then, and the recorder's
- * modules (each protocol's checker, its schemas and libraries: ~30 ms of CPU) need not hold it up.
- * Ops posted meanwhile wait in the port, and are applied in order once the recorder is there, so
- * what is recorded is the same.
+ * modules (the catalog, each protocol's checker, its schemas and libraries: ~40 ms of CPU) need not
+ * hold it up. They load when the first ops arrive (loadRecorder); ops posted meanwhile wait in the
+ * inbox and are applied in order once the recorder is there, so what is recorded is the same. A run
+ * that ends before anything was captured closes the file without them.
  */
 async function start(): Promise<void> {
   // Compiling the schemas is the costliest step of start-up: not while a burst is being forwarded.
@@ -77,24 +79,43 @@ async function start(): Promise<void> {
   }
   send({ type: 'ready', out: opened.writer.file });
   if (setup.lowerPriority === 'when-ready') yieldToForwarding();
-  // A module that fails to load now ends the thread with its error: the capture thread reports
-  // that recording stopped, as for a worker that dies later.
+  recording = opened;
+  port.on('message', (message: ToWorker) => {
+    inbox.push(message);
+    if (!draining) void drain();
+  });
+}
+
+/**
+ * True in the CLI's bundle, where each protocol's module loads when traffic is first claimed by it
+ * (protocols/module-by-id.ts, scripts/bundle-cli.mjs sets this): the recorder then loads without them.
+ * Unbundled, the recorder's imports load them all, so they load here first, one step each.
+ */
+const PROTOCOL_MODULES_ON_FIRST_USE = false;
+
+/** The open file, its schemas and clock: what the recorder is made with once ops arrive. */
+let recording: { writer: RecordingWriter; registry: SchemaRegistry; clock: RecordingClock };
+
+/**
+ * Loads the catalog, each protocol's module (a step each; in the CLI's bundle, none until traffic is
+ * claimed by it) and the recorder, and makes the recorder:
+ * at the first ops, not at `ready`, so that a run that captures nothing (a `record` stopped before
+ * any traffic, a start that a test only checks) never loads them. A module that fails to load ends
+ * the thread with its error: the capture thread reports that recording stopped, as for a worker
+ * that dies later.
+ */
+async function loadRecorder(): Promise<TrafficRecorder> {
   const { MODULE_LOADS } = await import('../../protocols/catalog.js');
-  await loadInSteps([...MODULE_LOADS, () => import('../pipeline/traffic-recorder.js')], burst);
+  await loadInSteps([...(PROTOCOL_MODULES_ON_FIRST_USE ? [] : MODULE_LOADS), () => import('../pipeline/traffic-recorder.js')], burst);
   const { TrafficRecorder } = await import('../pipeline/traffic-recorder.js');
-  recorder = new TrafficRecorder({
-    writer: opened.writer,
-    registry: opened.registry,
-    clock: opened.clock,
+  return new TrafficRecorder({
+    writer: recording.writer,
+    registry: recording.registry,
+    clock: recording.clock,
     protocol: setup.protocol,
     maxBodyBytes: setup.maxBodyBytes,
     redact: setup.redact,
     listener: setup.live ? (event) => send({ type: 'live', event }) : undefined,
-  });
-  // Ops posted meanwhile wait in the port until this listener is there.
-  port.on('message', (message: ToWorker) => {
-    inbox.push(message);
-    if (!draining) void drain();
   });
 }
 
@@ -111,7 +132,7 @@ function reportProgress(bytes: number, opsBytes: number, spooled: number): void 
   unreportedSpool += spooled;
   progressTimer ??= setTimeout(() => {
     progressTimer = undefined;
-    send({ type: 'progress', bytes: unreportedBytes, opsBytes: unreportedOps, spooled: unreportedSpool, totals: recorder.totals() });
+    send({ type: 'progress', bytes: unreportedBytes, opsBytes: unreportedOps, spooled: unreportedSpool, totals: recorder!.totals() });
     unreportedBytes = 0;
     unreportedOps = 0;
     unreportedSpool = 0;
@@ -148,9 +169,15 @@ async function drain(): Promise<void> {
     if (message.type === 'close') {
       if (progressTimer) clearTimeout(progressTimer);
       let error: { code: string; message: string } | undefined;
-      let totals = recorder.totals();
+      // Without a recorder nothing was captured: closing the file is all its close would do.
+      const { writer } = recording;
+      let totals = recorder?.totals() ?? { ...writer.totals };
       try {
-        totals = await recorder.close(new Date(message.endedAt));
+        if (recorder) totals = await recorder.close(new Date(message.endedAt));
+        else {
+          writer.close(new Date(message.endedAt));
+          totals = { ...writer.totals };
+        }
       } catch (e) {
         error = { code: e instanceof ProxyError ? e.code : 'E_STORE_WRITE', message: (e as Error).message };
       }
@@ -158,11 +185,12 @@ async function drain(): Promise<void> {
       port.close();
       return;
     }
+    const active = (recorder ??= await loadRecorder());
     const ops = decodeBatch(message.type === 'spooled' ? readSpooledBatch(message.batch) : message.batch);
     for (const op of ops) {
       // Checked per op, not per batch: a batch can hold a megabyte of lines, a long time to compete.
       if (burst?.active) await burst.quiet();
-      const pending = apply(op);
+      const pending = apply(op, active);
       if (pending) await pending;
     }
     reportProgress(message.bytes, message.type === 'ops' ? message.opsBytes : 0, message.type === 'spooled' ? message.batch.length : 0);
@@ -170,7 +198,7 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-function apply(op: DecodedOp): Promise<void> | void {
+function apply(op: DecodedOp, recorder: TrafficRecorder): Promise<void> | void {
   switch (op[0]) {
     case OP.open: {
       // In place: the decoded op is the worker's own.
