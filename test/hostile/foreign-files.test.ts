@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { NDJSON_VERSION } from '../../src/store/ndjson-format.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { runBatch } from '../cli/cli-batch.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
@@ -44,12 +45,11 @@ let imported: string | undefined;
 const importedDir = tempDir('agent-proxy-foreign-good-');
 afterAll(() => importedDir.cleanup());
 
-/** A good .db copy of the example, for damaging with SQL. */
+/** A good .db copy of the example, for damaging with SQL (imported in this process: the CLI's import is the control's). */
 function goodDb(dir: ReturnType<typeof scratch>, name: string): string {
   if (imported === undefined) {
     const file = importedDir.file('good.db');
-    const result = spawnSync(process.execPath, [`${REPO}/bin/proxy.js`, 'import', GOOD, '--out', file], { encoding: 'utf8' });
-    expect(result.status, result.stderr).toBe(0);
+    importNdjsonFile(GOOD, file);
     imported = file;
   }
   const file = dir.file(name);
@@ -74,13 +74,6 @@ function commands(file: string, out: string): Record<string, string[]> {
     view: ['view', file, '--listen', '0'],
     import: ['import', file, '--out', out],
   };
-}
-
-/** Runs `jobs` a few at a time (the machine has two cores). */
-async function inBatches<T>(jobs: Array<() => Promise<T>>, size = 4): Promise<T[]> {
-  const results: T[] = [];
-  for (let i = 0; i < jobs.length; i += size) results.push(...(await Promise.all(jobs.slice(i, i + size).map((job) => job()))));
-  return results;
 }
 
 function expectOneLine(result: CliResult, what: string, pattern: RegExp): void {
@@ -250,6 +243,7 @@ describe('files that are not recordings, given to every command', () => {
   // Every case's file, and every command on it, in one batch of CLI runs (test/cli/cli-batch.ts),
   // made before the first test: a process each would cost ~0.3 s of CPU apiece, mostly starting.
   // Every command on the first case also runs as a process of its own, which must print the same.
+  // The control's commands on the good recording end the batch.
   interface Made {
     file: string;
     out: string;
@@ -258,6 +252,8 @@ describe('files that are not recordings, given to every command', () => {
   }
   const made = new Map<Case, Made>();
   const folders: TempDir[] = [];
+  /** The control: what each command (but the servers) did with the good recording, and where import wrote. */
+  const control = { out: '', results: [] as Array<{ name: string; result: CliResult }> };
 
   beforeAll(async () => {
     const runs: Array<{ c: Case; name: string; args: string[] }> = [];
@@ -270,11 +266,16 @@ describe('files that are not recordings, given to every command', () => {
       for (const [name, args] of Object.entries(commands(file, out))) runs.push({ c, name, args });
     }
     const firstCase = runs.filter((run) => run.c === CASES[0]).map((_, at) => at);
+    const good = tempDir('agent-proxy-foreign-');
+    folders.push(good);
+    control.out = good.file('good.db');
+    const controlRuns = Object.entries(commands(GOOD, control.out)).filter(([name]) => name !== 'replay' && name !== 'view');
     const results = await runBatch(
-      runs.map((run) => run.args),
+      [...runs.map((run) => run.args), ...controlRuns.map(([, args]) => args)],
       { real: firstCase },
     );
     runs.forEach((run, i) => made.get(run.c)!.results.push({ name: run.name, result: results[i] }));
+    control.results = controlRuns.map(([name], i) => ({ name, result: results[runs.length + i] }));
   });
 
   afterAll(() => {
@@ -302,16 +303,13 @@ describe('files that are not recordings, given to every command', () => {
     });
   }
 
-  it('every command still works on a good recording (the control)', async () => {
-    const out = scratch('agent-proxy-foreign-').file('good.db');
-    const jobs = Object.entries(commands(GOOD, out))
-      .filter(([name]) => name !== 'replay' && name !== 'view')
-      .map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
-    for (const { name, result } of await inBatches(jobs)) {
+  it('every command still works on a good recording (the control)', () => {
+    expect(control.results.map((r) => r.name)).toEqual(['show', 'export', 'diff', 'validate', 'import']);
+    for (const { name, result } of control.results) {
       expect(result.stderr, name).toBe('');
       expect([0, 1], name).toContain(result.code);
     }
-    expect(existsSync(out)).toBe(true);
+    expect(existsSync(control.out)).toBe(true);
   });
 });
 
@@ -425,12 +423,13 @@ describe("validate's own inputs, malformed", () => {
       ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
     ];
     for (const [name, doc] of cases) writeFileSync(dir.file(name), JSON.stringify(doc));
-    const results = await runBatch(cases.map(([name]) => ['validate', dir.file(name)]));
-    results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
-    // The control: a well-formed capture of the same shape is judged (its protocol named: by itself,
-    // `{}` is recognised by none, and a validate that checks nothing exits 2).
+    // The control, last in the batch: a well-formed capture of the same shape is judged (its protocol
+    // named: by itself, `{}` is recognised by none, and a validate that checks nothing exits 2).
     writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
-    const ok = await runToEnd(['validate', '--protocol', 'pi-rest', dir.file('ok.json')]);
+    const results = await runBatch([...cases.map(([name]) => ['validate', dir.file(name)]), ['validate', '--protocol', 'pi-rest', dir.file('ok.json')]]);
+    const ok = results.pop()!;
+    expect(results).toHaveLength(cases.length);
+    results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
     expect([0, 1]).toContain(ok.code);
     expect(ok.stderr).toBe('');
   });
