@@ -104,6 +104,24 @@ describe('state patches that fail: the same verdicts without the library printin
     expect(failed).toBeGreaterThan(500); // the failures, not only the successes, are compared
   });
 
+  it('agrees with the library on a state that is an array, a scalar or null', () => {
+    const documents = [[1, [2, { a: 3 }], { b: [] }], 'text', 5, null, {}];
+    const paths = ['', '/0', '/1/1/a', '/1/1/a/x', '/1/-', '/1/2', '/1/3', '/2/b/0', '/x', '/-', '/0/x'];
+    let failed = 0;
+    for (const document of documents) {
+      for (const path of paths) {
+        const operations: unknown[] = [{ op: 'remove', path }, { op: 'add', path, value: 7 }, { op: 'replace', path, value: 7 }, { op: 'test', path, value: 3 }];
+        for (const from of paths) operations.push({ op: 'move', from, path }, { op: 'copy', from, path });
+        for (const operation of operations) {
+          const verdict = patched(document, [operation]);
+          expect(verdict, `${JSON.stringify(document)} ${JSON.stringify(operation)}`).toEqual(libraryVerdict(document, [operation]));
+          if (!verdict.ok) failed++;
+        }
+      }
+    }
+    expect(failed).toBeGreaterThan(200);
+  });
+
   it('the P1 finding for a failing delta on a large state carries the sentence and the operation, and the state stays', () => {
     const state = { items: Array.from({ length: 500 }, (_, i) => ({ id: i, tags: ['a', 'b'], note: 'x'.repeat(50) })) };
     const r = runStream(
