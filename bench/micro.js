@@ -10,6 +10,9 @@
 //     stream (`judge-agui`), a Pi RPC queue_update text frame on a `pi-rpc.v1` WebSocket
 //     (`judge-pi-rpc`), a 372-byte Pi daemon REST ticket envelope, GET /v1/ticket/{id} → 200 (`judge-pi-rest`),
 //     an MCP server's notifications/message line on stdio, judged by the 2025-11-25 schema (`judge-mcp`).
+//     An AG-UI STATE_DELTA that cannot apply to a ~1 MB run-input state, failing at its first
+//     operation (`judge-agui-bad-delta`) or its second (`judge-agui-bad-delta2`); one like those of
+//     test/hostile/deep-json.test.ts, a value 400 levels deep added 800 levels down a 401-deep state (`judge-agui-deep-delta`).
 //   writer (µs per message or exchange): RecordingWriter on a fresh temp file, SQLite included: the
 //     62-byte frame with its JSON text and a valid verdict (`writer-ws`); a whole reconcile exchange,
 //     beginExchange + updateExchange + 2 addMessage + endExchange (`writer-rest`). Rows are written in
@@ -71,6 +74,15 @@ const SSE_START = [
   .map((event) => `data: ${JSON.stringify(event)}\n\n`)
   .join('');
 const RUN_INPUT = { threadId: 'bench-thread', runId: 'bench-run', state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
+/** A ~1.1 MB agent state (8,000 items). */
+const bigState = () => ({ items: Array.from({ length: 8000 }, (_, i) => ({ id: i, title: `item ${i}`, tags: ['a', 'b', 'c'], note: 'x'.repeat(80) })) });
+/** `{ a: { a: … 1 } }`, `levels` objects deep. */
+const nested = (levels) => {
+  let value = 1;
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+};
+
 const sseChunk = (events) => Buffer.from(Array.from({ length: events }, (_, i) => sseEvent(i)).join(''));
 
 /** A Pi RPC text delta, shaped like those `pi --mode rpc` prints. */
@@ -207,6 +219,13 @@ const CASES = [
     }
     return { judge, ...event(sseEvent(7)), http: undefined };
   }),
+  failedDeltaCase('judge-agui-bad-delta', 'AG-UI STATE_DELTA failing at its first operation, 1 MB state', bigState, [{ op: 'replace', path: '/missing', value: 1 }]),
+  failedDeltaCase('judge-agui-bad-delta2', 'AG-UI STATE_DELTA failing at its second operation, 1 MB state', bigState, [
+    { op: 'add', path: '/fresh', value: 1 },
+    { op: 'test', path: '/items/0/id', value: -1 },
+  ]),
+  // test/hostile/deep-json.test.ts's deltas: each adds a value 400 levels deep 400 levels below the last one.
+  failedDeltaCase('judge-agui-deep-delta', 'AG-UI STATE_DELTA 800 levels down a 401-deep state', () => nested(401), [{ op: 'add', path: '/a'.repeat(801), value: nested(400) }]),
   judgeCase('judge-pi-rpc', 'Pi RPC queue_update frame, pi-rpc.v1', 600_000, async (pipeline, chooseProtocol) => {
     const module = chooseProtocol({ hint: WS_HINT });
     const judge = pipeline.judgeFor(module, undefined, { transport: 'ws', path: WS_HINT.path });
@@ -569,6 +588,28 @@ function framesHandoverCase(name, what, step) {
 }
 
 /** `open(pipeline, chooseProtocol)` returns the stream's judge, the message's bytes, its facts and route. */
+/**
+ * A STATE_DELTA that cannot apply to an agent state (the run input's), judged again and again:
+ * the tracker warns (P1) and keeps the state, so every iteration fails the same way.
+ */
+function failedDeltaCase(name, what, makeState, delta) {
+  return judgeCase(name, what, 100, async (pipeline, chooseProtocol) => {
+    const input = { ...RUN_INPUT, state: makeState() };
+    const module = chooseProtocol({ hint: { transport: 'sse', method: 'POST', path: '/agent', contentType: 'text/event-stream', requestBody: input } });
+    const judge = pipeline.judgeFor(module, input, { transport: 'sse', path: '/agent' });
+    const event = (value) => {
+      const text = `data: ${JSON.stringify(value)}\n\n`;
+      return { raw: Buffer.from(text), facts: { carrier: 'event', payload: text.slice('data: '.length, -2) } };
+    };
+    const started = event({ type: 'RUN_STARTED', threadId: 'bench-thread', runId: 'bench-run' });
+    expectValid(name, pipeline.verdict(pipeline.read('server', started.raw, started.facts, undefined), started.facts, judge));
+    const failing = event({ type: 'STATE_DELTA', delta });
+    const verdict = pipeline.verdict(pipeline.read('server', failing.raw, failing.facts, undefined), failing.facts, judge);
+    if (!verdict.findings.some((f) => f.pointer?.startsWith('/delta/'))) throw new Error(`${name}: the delta did not fail: ${JSON.stringify(verdict)}`);
+    return { judge, ...failing, http: undefined };
+  });
+}
+
 function judgeCase(name, what, iterations, open) {
   return {
     name,

@@ -8,11 +8,12 @@
  * still recorded; then that every command reading such a recording (show, export, import, diff,
  * validate, view, replay) completes.
  *
- * The commands that read the recording and end (show, export, import, diff, validate) run a test's
- * worth at a time in one process (test/cli/cli-batch.ts): each run is main() over the same deep
- * messages, under the same stack limit as a process of its own, so a walk that overflows fails the
- * same way; the process's own start, paid once per test instead of once per run, is what it saves.
- * The first batch also runs its first command as a process of its own and compares what it printed.
+ * The commands that read the recording and end (show, export, import, diff, validate) run in one
+ * process (test/cli/cli-batch.ts), made by the first test that asks, each test checking its own
+ * runs: each run is main() over the same deep messages, under the same stack limit as a process of
+ * its own, so a walk that overflows fails the same way; the process's own start, paid once per file
+ * instead of once per run, is what it saves. The batch also runs its first command as a process of
+ * its own and compares what it printed.
  */
 import { createServer, type Server } from 'node:http';
 import { createConnection, createServer as createNetServer, type Socket } from 'node:net';
@@ -21,8 +22,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { RecordingReader, type MessageRow } from '../../src/store/recording-reader.js';
-import { runBatch } from '../cli/cli-batch.js';
-import { runCli, type CliProcess } from '../cli/run-cli.js';
+import { runBatch, type BatchRun } from '../cli/cli-batch.js';
+import { runCli, type CliProcess, type CliResult } from '../cli/run-cli.js';
 import { expectAbsent, recordingBytes } from '../record/pi-helpers.js';
 import { spawnLines, BIN, type LineProcess } from '../stdio/stdio-helpers.js';
 import { closeServerOnCleanup, onCleanup, useCleanups } from '../support/cleanups.js';
@@ -121,22 +122,72 @@ interface Recorded {
 }
 
 let recorded: Promise<Recorded> | undefined;
-let exported: Promise<string> | undefined;
+let reads: Promise<DeepReads> | undefined;
 
 /** The deep traffic recorded once through `proxy record` (the record test checks it; the readers use it). */
 function deepRecording(): Promise<Recorded> {
   return (recorded ??= recordDeepTraffic());
 }
 
-/** The deep recording exported once as NDJSON, to first.ndjson (the export test re-imports it, diff compares with it). */
-function deepExport(): Promise<string> {
-  return (exported ??= deepRecording().then(async ({ file, dir }) => {
-    const out = join(dir, 'first.ndjson');
-    const result = await runCli(['export', file, '--format', 'ndjson', '--out', out]);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return out;
+/** The files the reading commands write or read beside the deep recording. */
+interface ReadFiles {
+  /** The recording exported as NDJSON (the export test re-imports it, diff compares with it). */
+  first: string;
+  imported: string;
+  /** The imported copy exported again. */
+  second: string;
+  /** validate's three files of deep messages: SSE, JSON lines, a JSON array. */
+  inputs: string[];
+}
+
+/** What each reading command printed, by the name each test asks for it by. */
+type DeepReads = ReadFiles & { results: Map<string, CliResult> };
+
+/**
+ * Every reading command on the deep recording that does not need another's output checked first, in
+ * one batch, run once for the file (the first test that asks); the first run (`show`) also as a process
+ * of its own. In order: the export is written before the import and the diffs read it.
+ */
+function deepReads(): Promise<DeepReads> {
+  return (reads ??= deepRecording().then(async ({ file, dir }) => {
+    const files: ReadFiles = { first: join(dir, 'first.ndjson'), imported: join(dir, 'imported.db'), second: join(dir, 'second.ndjson'), inputs: validateInputs(dir) };
+    const runs: Array<[string, BatchRun]> = [
+      ['show', ['show', file]],
+      ['show --exchange 1', ['show', file, '--exchange', '1']],
+      ['show --exchange 5 --json', ['show', file, '--exchange', '5', '--json']],
+      ['export', ['export', file, '--format', 'ndjson', '--out', files.first]],
+      ['import', ['import', files.first, '--out', files.imported, '--overwrite']],
+      ['export imported', ['export', files.imported, '--format', 'ndjson', '--out', files.second]],
+      ['export --format har', ['export', file, '--format', 'har']],
+      ['diff', { args: ['diff', file, files.first], env: { AGENT_PROXY_DIFF_WORKER: 'never' } }],
+      ['diff --semantic in the worker', { args: ['diff', file, files.first, '--semantic', '--format', 'json'], env: { AGENT_PROXY_DIFF_WORKER: 'always' } }],
+      ['validate', ['validate', file]],
+      ...files.inputs.map((input): [string, BatchRun] => [`validate ${input}`, ['validate', input, '--json']]),
+    ];
+    const results = await runBatch(runs.map(([, run]) => run));
+    return { ...files, results: new Map(runs.map(([name], at) => [name, results[at]])) };
   }));
+}
+
+/** The reading command `name`'s result, which ended with `code` and wrote nothing to stderr. */
+function ended(read: DeepReads, name: string, code = 0): CliResult {
+  const result = read.results.get(name);
+  expect(result, name).toBeDefined();
+  expect(result!.stderr, name).toBe('');
+  expect(result!.code, name).toBe(code);
+  return result!;
+}
+
+/** Files of deep messages for validate: the SSE body, JSON lines, and an AG-UI run whose input state is deep (the events are judged against the input's top). */
+function validateInputs(dir: string): string[] {
+  const sse = join(dir, 'events.sse');
+  writeFileSync(sse, SSE_BODY);
+  const lines = join(dir, 'lines.jsonl');
+  writeFileSync(lines, `${DEEP_OBJECT}\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n${DEEP_ARRAY}\n`);
+  const array = join(dir, 'array.json');
+  const run = [`{"dir":"client","msg":${DEEP_INPUT}}`, EVENTS.started, '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/note","value":"x"}]}', EVENTS.snapshot, EVENTS.finished];
+  writeFileSync(array, `[${run.join(',')}]`);
+  return [sse, lines, array];
 }
 
 async function recordDeepTraffic(): Promise<Recorded> {
@@ -251,23 +302,16 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
   });
 
   it('show, show --exchange and --json print such a recording, the deep JSON written out whole', async () => {
-    const { file } = await deepRecording();
-    const [summary, listed, asJson] = await runBatch([
-      ['show', file],
-      ['show', file, '--exchange', '1'],
-      ['show', file, '--exchange', '5', '--json'],
-    ]);
-    expect(summary.stderr).toBe('');
-    expect(summary.code).toBe(0);
+    const read = await deepReads();
+    const summary = ended(read, 'show');
     expect(summary.stdout).toContain('6 exchanges, 17 messages');
 
+    const listed = read.results.get('show --exchange 1')!;
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toContain('← STATE_SNAPSHOT unchecked (not judged: nests deeper than 512 levels)');
     expect(listed.stdout).toContain('warning json-too-deep (whole message): the message nests arrays and objects deeper than 512 levels');
 
-    expect(asJson.stderr).toBe('');
-    expect(asJson.code).toBe(0);
-    const text = asJson.stdout.trimEnd();
+    const text = ended(read, 'show --exchange 5 --json').stdout.trimEnd();
     expect(text.startsWith('{"exchange":{"id":5,')).toBe(true);
     expect(text).toContain(`"json":${DEEP_OBJECT},"status":"unchecked"`);
     expect(text).toContain(`"json":${DEEP_ARRAY},"status":"unchecked"`);
@@ -275,20 +319,9 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
   });
 
   it('export --format ndjson → import → export is byte-identical; export --format har completes', async () => {
-    const { file, dir } = await deepRecording();
-    const first = await deepExport();
-    const imported = join(dir, 'imported.db');
-    const second = join(dir, 'second.ndjson');
-    const runs = [
-      ['import', first, '--out', imported, '--overwrite'],
-      ['export', imported, '--format', 'ndjson', '--out', second],
-      ['export', file, '--format', 'har'],
-    ];
-    const results = await runBatch(runs, { real: [] });
-    for (const [at, result] of results.slice(0, 2).entries()) {
-      expect(result.stderr, runs[at].join(' ')).toBe('');
-      expect(result.code, runs[at].join(' ')).toBe(0);
-    }
+    const read = await deepReads();
+    const { first, imported, second } = read;
+    for (const name of ['export', 'import', 'export imported']) ended(read, name);
     const exported = readFileSync(first);
     expect(readFileSync(second).equals(exported)).toBe(true);
     const lines = exported.toString('utf8').trimEnd().split('\n');
@@ -298,9 +331,7 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     // The imported copy reads back the same.
     expectSameText(messageOf(imported, 5, 1).deepJson ?? '', DEEP_OBJECT, 'the imported frame');
 
-    const har = results[2];
-    expect(har.stderr).toBe('');
-    expect(har.code).toBe(0);
+    const har = ended(read, 'export --format har');
     expect(har.stdout).toContain(JSON.stringify(DEEP_OBJECT).slice(1, -1));
   });
 
@@ -308,7 +339,9 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
   // without writing them again): on a loaded 2-core machine it took over 120 s.
   it('diff (plain, --semantic, and the worker scan) compares deep messages by their JSON text', async () => {
     const { file, dir } = await deepRecording();
-    const ndjson = await deepExport();
+    const read = await deepReads();
+    const ndjson = read.first;
+    ended(read, 'export');
     // A deep message that differs is one changed message, not a crash.
     const changed = join(dir, 'changed.ndjson');
     // The frame back's line (its JSON last) made one level deeper. Found by its end: searching the text
@@ -318,34 +351,19 @@ describe('hostile peers: deeply nested JSON', { timeout: 300_000 }, () => {
     expect(frameBack).toBeGreaterThan(0);
     lines[frameBack] = `${lines[frameBack].slice(0, -DEEP_ARRAY.length - 1)}[${DEEP_ARRAY}]}`;
     writeFileSync(changed, lines.join('\n'));
-    const same = [
-      { args: ['diff', file, ndjson], env: { AGENT_PROXY_DIFF_WORKER: 'never' } },
-      { args: ['diff', file, ndjson, '--semantic', '--format', 'json'], env: { AGENT_PROXY_DIFF_WORKER: 'always' } },
-    ];
-    const results = await runBatch([...same, ['diff', file, changed]], { real: [] });
-    for (const [at, { args }] of same.entries()) {
-      expect(results[at].stderr, args.join(' ')).toBe('');
-      expect(results[at].code, args.join(' ')).toBe(0);
-      expect(results[at].stdout).toMatch(/equal after normalization|"equal": true/);
-    }
-    const diff = results[2];
+    // The recording and its export, in the batch: plain in this thread, semantic in the diff worker.
+    for (const name of ['diff', 'diff --semantic in the worker']) expect(ended(read, name).stdout, name).toMatch(/equal after normalization|"equal": true/);
+    const diff = await runCli(['diff', file, changed]);
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(1);
     expect(diff.stdout).toMatch(/1 changed/);
   });
 
   it('validate judges such a recording, and files of deep messages, one unchecked line per deep message', async () => {
-    const { file, dir } = await deepRecording();
-    const sse = join(dir, 'events.sse');
-    writeFileSync(sse, SSE_BODY);
-    const lines = join(dir, 'lines.jsonl');
-    writeFileSync(lines, `${DEEP_OBJECT}\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n${DEEP_ARRAY}\n`);
-    // An AG-UI run whose input state is deep: the events are judged against the input's top.
-    const array = join(dir, 'array.json');
-    const run = [`{"dir":"client","msg":${DEEP_INPUT}}`, EVENTS.started, '{"type":"STATE_DELTA","delta":[{"op":"add","path":"/note","value":"x"}]}', EVENTS.snapshot, EVENTS.finished];
-    writeFileSync(array, `[${run.join(',')}]`);
-    const inputs = [sse, lines, array];
-    const [recording, ...files] = await runBatch([['validate', file], ...inputs.map((input) => ['validate', input, '--json'])], { real: [] });
+    const read = await deepReads();
+    const { inputs } = read;
+    const recording = read.results.get('validate')!;
+    const files = inputs.map((input) => read.results.get(`validate ${input}`)!);
     expect(recording.stderr).toBe('');
     // The session's answer ({"ok":true}, no envelope) is invalid, as record judged it by Pi REST.
     expect(recording.code).toBe(1);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeModuleProblem } from '../../src/store/native-module.js';
 import { FORMAT_VERSION } from '../../src/store/migrations.js';
 import { NDJSON_VERSION } from '../../src/store/ndjson-format.js';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { runBatch } from '../cli/cli-batch.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
@@ -44,12 +45,11 @@ let imported: string | undefined;
 const importedDir = tempDir('agent-proxy-foreign-good-');
 afterAll(() => importedDir.cleanup());
 
-/** A good .db copy of the example, for damaging with SQL. */
+/** A good .db copy of the example, for damaging with SQL (imported in this process: the CLI's import is the control's). */
 function goodDb(dir: ReturnType<typeof scratch>, name: string): string {
   if (imported === undefined) {
     const file = importedDir.file('good.db');
-    const result = spawnSync(process.execPath, [`${REPO}/bin/proxy.js`, 'import', GOOD, '--out', file], { encoding: 'utf8' });
-    expect(result.status, result.stderr).toBe(0);
+    importNdjsonFile(GOOD, file);
     imported = file;
   }
   const file = dir.file(name);
@@ -74,13 +74,6 @@ function commands(file: string, out: string): Record<string, string[]> {
     view: ['view', file, '--listen', '0'],
     import: ['import', file, '--out', out],
   };
-}
-
-/** Runs `jobs` a few at a time (the machine has two cores). */
-async function inBatches<T>(jobs: Array<() => Promise<T>>, size = 4): Promise<T[]> {
-  const results: T[] = [];
-  for (let i = 0; i < jobs.length; i += size) results.push(...(await Promise.all(jobs.slice(i, i + size).map((job) => job()))));
-  return results;
 }
 
 function expectOneLine(result: CliResult, what: string, pattern: RegExp): void {
@@ -246,40 +239,119 @@ const CASES: Case[] = [
   },
 ];
 
-describe('files that are not recordings, given to every command', () => {
-  // Every case's file, and every command on it, in one batch of CLI runs (test/cli/cli-batch.ts),
-  // made before the first test: a process each would cost ~0.3 s of CPU apiece, mostly starting.
-  // Every command on the first case also runs as a process of its own, which must print the same.
-  interface Made {
-    file: string;
-    out: string;
-    before: Buffer;
-    results: Array<{ name: string; result: CliResult }>;
+/** A later describe block's runs in the file's one batch: its files are written when the batch is made. */
+interface Later {
+  runs: string[][];
+  /** Indexes into runs of those also made as processes of their own. */
+  real: number[];
+  results?: CliResult[];
+}
+
+/** The damaged .db files (stored JSON that does not parse) and every reading command on them. */
+function damagedRuns(dir: TempDir): Later & { partial: string } {
+  const headers = goodDb(dir, 'headers.db');
+  sql(headers, "UPDATE exchanges SET request_headers = '{a' WHERE id = 1;");
+  const json = goodDb(dir, 'json.db');
+  sql(json, "UPDATE messages SET json = '{x' WHERE exchange_id = 1 AND seq = 3;");
+  const partial = dir.file('partial.ndjson');
+  const hashes = goodDb(dir, 'hashes.db');
+  sql(hashes, "UPDATE recording SET schema_hashes = 'nope';");
+  const runs = [
+    ['show', headers],
+    ['export', headers, '--format', 'ndjson'],
+    ['replay', headers, '--listen', '0'],
+    ['diff', GOOD, headers],
+    ['show', json, '--exchange', '1'],
+    ['replay', json, '--listen', '0'],
+    ['diff', GOOD, json],
+    ['export', hashes, '--format', 'ndjson'],
+    ['export', json, '--format', 'ndjson', '--out', partial],
+  ];
+  // The last, which writes a file, also as a process of its own.
+  return { runs, real: [8], partial };
+}
+
+/** validate's malformed captures, each of which names the record and the field. */
+const MALFORMED: Array<[string, unknown, RegExp]> = [
+  ['null-record.json', { records: [null] }, /null-record\.json: not a capture \(record 1 is not an object\)$/],
+  ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],
+  ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
+];
+
+/** validate on each malformed capture, then on the control, a well-formed capture of the same shape. */
+function malformedRuns(dir: TempDir): Later {
+  for (const [name, doc] of MALFORMED) writeFileSync(dir.file(name), JSON.stringify(doc));
+  // The control: judged (its protocol named: by itself, `{}` is recognised by none, and a validate that checks nothing exits 2).
+  writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
+  return { runs: [...MALFORMED.map(([name]) => ['validate', dir.file(name)]), ['validate', '--protocol', 'pi-rest', dir.file('ok.json')]], real: [0] };
+}
+
+let damaged: (Later & { partial: string }) | undefined;
+let malformed: Later | undefined;
+const batchFolders: TempDir[] = [];
+afterAll(() => {
+  for (const folder of batchFolders) folder.cleanup();
+});
+
+// Every case's file, and every command on it, in one batch of CLI runs (test/cli/cli-batch.ts),
+// made before the first test: a process each would cost ~0.3 s of CPU apiece, mostly starting.
+// Every command on the first case also runs as a process of its own, which must print the same.
+// The control's commands on the good recording follow, then the runs of the damaged .db files and of
+// validate's malformed captures (their describe blocks below check them, and make it if no test
+// before them did).
+interface Made {
+  file: string;
+  out: string;
+  before: Buffer;
+  results: Array<{ name: string; result: CliResult }>;
+}
+const made = new Map<Case, Made>();
+/** The control: what each command (but the servers) did with the good recording, and where import wrote. */
+const control = { out: '', results: [] as Array<{ name: string; result: CliResult }> };
+let batch: Promise<void> | undefined;
+
+function fileBatch(): Promise<void> {
+  return (batch ??= makeBatch());
+}
+
+async function makeBatch(): Promise<void> {
+  const runs: Array<{ c: Case; name: string; args: string[] }> = [];
+  for (const c of CASES) {
+    const dir = batchFolder();
+    const file = c.make(dir);
+    const out = dir.file('imported.db');
+    made.set(c, { file, out, before: readFileSync(file), results: [] });
+    for (const [name, args] of Object.entries(commands(file, out))) runs.push({ c, name, args });
   }
-  const made = new Map<Case, Made>();
-  const folders: TempDir[] = [];
+  const firstCase = runs.filter((run) => run.c === CASES[0]).map((_, at) => at);
+  control.out = batchFolder().file('good.db');
+  const controlRuns = Object.entries(commands(GOOD, control.out)).filter(([name]) => name !== 'replay' && name !== 'view');
+  const later = [(damaged = damagedRuns(batchFolder())), (malformed = malformedRuns(batchFolder()))];
+  const all = [...runs.map((run) => run.args), ...controlRuns.map(([, args]) => args)];
+  const real = [...firstCase];
+  for (const part of later) {
+    real.push(...part.real.map((at) => all.length + at));
+    all.push(...part.runs);
+  }
+  const results = await runBatch(all, { real });
+  runs.forEach((run, i) => made.get(run.c)!.results.push({ name: run.name, result: results[i] }));
+  control.results = controlRuns.map(([name], i) => ({ name, result: results[runs.length + i] }));
+  let at = runs.length + controlRuns.length;
+  for (const part of later) {
+    part.results = results.slice(at, at + part.runs.length);
+    at += part.runs.length;
+  }
+}
 
-  beforeAll(async () => {
-    const runs: Array<{ c: Case; name: string; args: string[] }> = [];
-    for (const c of CASES) {
-      const dir = tempDir('agent-proxy-foreign-');
-      folders.push(dir);
-      const file = c.make(dir);
-      const out = dir.file('imported.db');
-      made.set(c, { file, out, before: readFileSync(file), results: [] });
-      for (const [name, args] of Object.entries(commands(file, out))) runs.push({ c, name, args });
-    }
-    const firstCase = runs.filter((run) => run.c === CASES[0]).map((_, at) => at);
-    const results = await runBatch(
-      runs.map((run) => run.args),
-      { real: firstCase },
-    );
-    runs.forEach((run, i) => made.get(run.c)!.results.push({ name: run.name, result: results[i] }));
-  });
+/** A folder for the batch's files, removed when the file's tests are done. */
+function batchFolder(): TempDir {
+  const dir = tempDir('agent-proxy-foreign-');
+  batchFolders.push(dir);
+  return dir;
+}
 
-  afterAll(() => {
-    for (const folder of folders) folder.cleanup();
-  });
+describe('files that are not recordings, given to every command', () => {
+  beforeAll(() => fileBatch());
 
   for (const c of CASES) {
     it(`${c.name}: one line naming the file and the problem, exit 2, nothing written`, () => {
@@ -302,45 +374,23 @@ describe('files that are not recordings, given to every command', () => {
     });
   }
 
-  it('every command still works on a good recording (the control)', async () => {
-    const out = scratch('agent-proxy-foreign-').file('good.db');
-    const jobs = Object.entries(commands(GOOD, out))
-      .filter(([name]) => name !== 'replay' && name !== 'view')
-      .map(([name, args]) => async () => ({ name, result: await runToEnd(args) }));
-    for (const { name, result } of await inBatches(jobs)) {
+  it('every command still works on a good recording (the control)', () => {
+    expect(control.results.map((r) => r.name)).toEqual(['show', 'export', 'diff', 'validate', 'import']);
+    for (const { name, result } of control.results) {
       expect(result.stderr, name).toBe('');
       expect([0, 1], name).toContain(result.code);
     }
-    expect(existsSync(out)).toBe(true);
+    expect(existsSync(control.out)).toBe(true);
   });
 });
 
 describe('a damaged .db: stored JSON that does not parse', () => {
   it('names the exchange, the message and the column', async () => {
-    const dir = scratch('agent-proxy-foreign-');
-    const headers = goodDb(dir, 'headers.db');
-    sql(headers, "UPDATE exchanges SET request_headers = '{a' WHERE id = 1;");
-    const json = goodDb(dir, 'json.db');
-    sql(json, "UPDATE messages SET json = '{x' WHERE exchange_id = 1 AND seq = 3;");
-    const partial = dir.file('partial.ndjson');
-    const hashes = goodDb(dir, 'hashes.db');
-    sql(hashes, "UPDATE recording SET schema_hashes = 'nope';");
+    // Run in the file's batch, made before the first describe block's tests.
+    await fileBatch();
+    const { partial, results = [] } = damaged!;
+    expect(results).toHaveLength(9);
     const headerLine = /headers\.db: not a recording \(exchange 1: request_headers is not JSON: Expected property name or '\}' in JSON at position 1(?: \(line 1 column 2\))?\)$/;
-    // One batch of CLI runs (test/cli/cli-batch.ts); the last, which writes a file, also as a process of its own.
-    const results = await runBatch(
-      [
-        ['show', headers],
-        ['export', headers, '--format', 'ndjson'],
-        ['replay', headers, '--listen', '0'],
-        ['diff', GOOD, headers],
-        ['show', json, '--exchange', '1'],
-        ['replay', json, '--listen', '0'],
-        ['diff', GOOD, json],
-        ['export', hashes, '--format', 'ndjson'],
-        ['export', json, '--format', 'ndjson', '--out', partial],
-      ],
-      { real: [8] },
-    );
     for (const r of results.slice(0, 4)) expectOneLine(r, 'headers', headerLine);
     expectOneLine(results[4], 'show json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
     expectOneLine(results[5], 'replay json', /json\.db: not a recording \(exchange 1 message 3: json is not JSON: /);
@@ -418,19 +468,12 @@ __attribute__((constructor)) static void registered(void) { node_module_register
 
 describe("validate's own inputs, malformed", () => {
   it('a capture whose records are not what it says names the record and the field', async () => {
-    const dir = scratch('agent-proxy-foreign-');
-    const cases: Array<[string, unknown, RegExp]> = [
-      ['null-record.json', { records: [null] }, /null-record\.json: not a capture \(record 1 is not an object\)$/],
-      ['no-request.json', { records: [{ dir: 'in', msg: {} }, { kind: 'http' }] }, /no-request\.json: not a capture \(record 2: an http record needs "request"\)$/],
-      ['path.json', { records: [{ kind: 'http', request: { method: 'GET', path: 5 }, response: { status: 200 } }] }, /path\.json: not a capture \(record 1: "request\.path" must be a string\)$/],
-    ];
-    for (const [name, doc] of cases) writeFileSync(dir.file(name), JSON.stringify(doc));
-    const results = await runBatch(cases.map(([name]) => ['validate', dir.file(name)]));
-    results.forEach((result, i) => expectOneLine(result, cases[i][0], cases[i][2]));
-    // The control: a well-formed capture of the same shape is judged (its protocol named: by itself,
-    // `{}` is recognised by none, and a validate that checks nothing exits 2).
-    writeFileSync(dir.file('ok.json'), JSON.stringify({ records: [{ kind: 'http', request: { method: 'GET', path: '/v1/capabilities' }, response: { status: 200, body: {} } }] }));
-    const ok = await runToEnd(['validate', '--protocol', 'pi-rest', dir.file('ok.json')]);
+    // Run in the file's batch, made before the first describe block's tests; the control capture last.
+    await fileBatch();
+    const results = [...(malformed!.results ?? [])];
+    const ok = results.pop()!;
+    expect(results).toHaveLength(MALFORMED.length);
+    results.forEach((result, i) => expectOneLine(result, MALFORMED[i][0], MALFORMED[i][2]));
     expect([0, 1]).toContain(ok.code);
     expect(ok.stderr).toBe('');
   });

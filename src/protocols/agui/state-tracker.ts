@@ -3,11 +3,12 @@ import type { Operation } from 'fast-json-patch';
 import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '../../core/json-depth.js';
 import type { FindingSink } from './finding-sink.js';
 import { RULES } from './rules.js';
+import { documentFailure } from './patch-failure.js';
 import { show } from './shapes.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 
 // fast-json-patch is CommonJS under node and ESM under vite; both expose applyPatch on the default export.
-const { applyPatch } = fastJsonPatch;
+const { applyPatch, applyOperation, deepClone } = fastJsonPatch;
 
 interface Activity {
   activityType: unknown;
@@ -128,39 +129,50 @@ export class StateTracker {
 export type PatchResult = { ok: true; value: unknown } | { ok: false; reason: string; index?: number };
 
 /**
- * The patched document, or why the patch failed. A result nested deeper than MAX_JSON_DEPTH counts as
- * a failure: patches can make a state deeper than any one message is (`copy` a value into itself,
- * again and again), and whatever walks the state later (the next patch's copy, `diff --semantic`, the
- * inspector) is recursive.
+ * The patched document, or why the patch failed: what `applyPatch(document, patch, true, false)`
+ * does (clone once, then each operation validated and applied in turn), and on failure the first
+ * sentence of the library's error and the index of the operation that raised it. A failure that
+ * depends on the document is found by `documentFailure` before the library would throw it, because
+ * its error prints the whole document (twice); any other error still comes from the library. A
+ * result nested deeper than MAX_JSON_DEPTH counts as a failure: patches can make a state deeper
+ * than any one message is (`copy` a value into itself, again and again), and whatever walks the
+ * state later (the next patch's copy, `diff --semantic`, the inspector) is recursive.
  */
 export function patched(document: unknown, patch: unknown): PatchResult {
-  try {
-    const value = applyPatch(document, patch as Operation[], true, false).newDocument;
-    if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `the patched document would nest deeper than ${MAX_JSON_DEPTH} levels` };
-    return { ok: true, value };
-  } catch (cause) {
-    const err = cause as { message?: unknown };
-    // fast-json-patch appends the operation and the whole document on later lines; keep the sentence.
-    const reason = typeof err.message === 'string' ? err.message.split('\n')[0] : String(cause);
-    return { ok: false, reason, index: failingOperation(document, patch) };
-  }
-}
-
-/**
- * Which operation broke the patch. fast-json-patch reports index 0 for every validation error, so
- * the failure path replays the operations one at a time (on copies) to find it.
- */
-function failingOperation(document: unknown, patch: unknown): number | undefined {
-  if (!Array.isArray(patch)) return undefined;
-  let doc = document;
-  for (let i = 0; i < patch.length; i++) {
+  if (!Array.isArray(patch)) {
     try {
-      doc = applyPatch(doc, [patch[i] as Operation], true, false).newDocument;
-    } catch {
-      return i;
+      applyPatch(document, patch as Operation[], true, false); // throws "Patch sequence must be an array"
+    } catch (cause) {
+      return { ok: false, reason: firstSentence(cause) };
     }
   }
-  return undefined;
+  const operations = patch as unknown[];
+  // The library clones the document first; cloned only once an operation is to be applied, a delta
+  // whose first operation fails costs nothing proportional to the state.
+  let value = document;
+  let cloned = false;
+  for (let i = 0; i < operations.length; i++) {
+    const predicted = documentFailure(value, operations[i]);
+    if (predicted !== undefined) return { ok: false, reason: predicted, index: i };
+    if (!cloned) {
+      value = deepClone(value);
+      cloned = true;
+    }
+    try {
+      value = applyOperation(value, operations[i] as Operation, true, true, true, i).newDocument;
+    } catch (cause) {
+      return { ok: false, reason: firstSentence(cause), index: i };
+    }
+  }
+  if (!cloned) value = deepClone(value);
+  if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `the patched document would nest deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
+}
+
+/** fast-json-patch appends the operation and the whole document on later lines; keep the sentence. */
+function firstSentence(cause: unknown): string {
+  const message = (cause as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? (message.split('\n')[0] as string) : String(cause);
 }
 
 function opPointer(base: string, patch: unknown, index: number | undefined): string {
