@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CODE_GENERATION_REFUSED } from '../../src/protocols/mcp/tool-schemas.js';
+import { startInspector } from '../../src/ui/server/inspector-server.js';
 import { verdictsWrittenByHand } from '../support/agreement-pending.js';
 import { startAguiAgent, type AguiAgent } from '../support/agui-agent.js';
 import { useCleanups, onCleanup } from '../support/cleanups.js';
@@ -288,22 +289,22 @@ describe('--disallow-code-generation-from-strings', () => {
   });
 
   it("the inspector's server answers the same under it", async () => {
-    const pages: string[][] = [];
-    for (const env of [{}, REFUSED]) {
-      const { cli, url } = await serving(['view', plain('openai'), '--listen', '0'], env);
-      const paths = ['/api/recording', '/api/exchanges', '/api/exchanges/2', '/api/exchanges/2/messages', '/api/exchanges/2/answer', '/api/messages/2/1'];
-      pages.push(
-        await Promise.all(
-          paths.map(async (path) => {
-            const answer = await fetch(url + path);
-            return `${path} ${answer.status} ${await answer.text()}`;
-          }),
-        ),
+    const paths = ['/api/recording', '/api/exchanges', '/api/exchanges/2', '/api/exchanges/2/messages', '/api/exchanges/2/answer', '/api/messages/2/1'];
+    const pagesOf = (url: string) =>
+      Promise.all(
+        paths.map(async (path) => {
+          const answer = await fetch(url + path);
+          return `${path} ${answer.status} ${await answer.text()}`;
+        }),
       );
-      await stop(cli);
-    }
-    expect(pages[0].every((page) => / 200 /.test(page))).toBe(true);
-    expect(pages[1]).toEqual(pages[0]);
+    // Without the flag, the server `view` starts (view-command.ts), in this process, where code generation is allowed.
+    const inspector = await startInspector({ recording: plain('openai'), listen: 0 });
+    const without = await pagesOf(inspector.url).finally(() => inspector.close());
+    const { cli, url } = await serving(['view', plain('openai'), '--listen', '0'], REFUSED);
+    const under = await pagesOf(url);
+    await stop(cli);
+    expect(without.every((page) => / 200 /.test(page))).toBe(true);
+    expect(under).toEqual(without);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * `proxy findings`: every finding of a recording in one list, driven through the built CLI on a
- * recording written by hand (NDJSON, then imported to .db for the large case).
+ * recording written by hand (NDJSON, then imported to .db for the large case, in-process: the import
+ * is what `import` calls, and not what is tested here).
  */
 import { describe, expect, it } from 'vitest';
+import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { writeNdjsonRecording, type HandExchange } from '../support/ndjson-recording.js';
 import { useCleanups } from '../replay/replay-helpers.js';
 import { runBatch } from './cli-batch.js';
@@ -175,7 +177,7 @@ describe('proxy findings', () => {
     const messages = Array.from({ length: 30_000 }, (_, i) => ({ sender: 'server' as const, json: { type: 'TEXT_MESSAGE_CONTENT', delta: String(i) }, findings: [{ ...schema, pointer: `/n${i}` }] }));
     const file = recording([{ transport: 'sse', protocol: 'agui', method: 'POST', path: '/agent', status: 200, messages }]);
     const db = file.replace(/\.ndjson$/, '.db');
-    expect((await runCli(['import', file, '--out', db])).code).toBe(0);
+    expect(importNdjsonFile(file, db).messages).toBe(30_000);
     const done = await runCli(['findings', db, '--json']);
     expect(done.code).toBe(0);
     const doc = JSON.parse(done.stdout);

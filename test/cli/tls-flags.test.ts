@@ -46,19 +46,39 @@ async function listening(r: CliProcess): Promise<string> {
   return /^listening on (\S+) -> /.exec(line)![1];
 }
 
-describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
-  it('record --target https://… --ca <pem>: forwards over TLS, prints no warning, and records the exchange', async () => {
+/**
+ * One `record --target https://… --ca <pem>` run of a GET /health, made by the first test that asks
+ * and read by both that check it (the recording is only read): what the client got, how the recorder
+ * ended, and the recording, in a folder kept until the file ends.
+ */
+type TrustedRun = { target: string; out: string; status: number; body: unknown; exit: { code: number | null; signal: NodeJS.Signals | null }; stderr: string };
+let trustedRun: Promise<TrustedRun> | undefined;
+let trustedFolder: TempDir | undefined;
+afterAll(() => trustedFolder?.cleanup());
+function recordTrusted(): Promise<TrustedRun> {
+  trustedRun ??= (async () => {
+    trustedFolder = tempDir();
     const target = await httpsAgui(certs.valid);
-    const out = scratch().file('tls.db');
+    const out = trustedFolder.file('tls.db');
     const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
     const url = await listening(r);
     const response = await fetch(`${url}/health`);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', agent: 'agui-stand-in' });
+    const body: unknown = response.status === 200 ? await response.json() : await response.text();
     await r.waitForLine(/ #1 GET \/health 200 /);
     r.child.kill('SIGINT');
-    expect(await r.exited).toEqual({ code: 0, signal: null });
-    expect(r.stderr()).toBe('');
+    const exit = await r.exited;
+    return { target, out, status: response.status, body, exit, stderr: r.stderr() };
+  })();
+  return trustedRun;
+}
+
+describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
+  it('record --target https://… --ca <pem>: forwards over TLS, prints no warning, and records the exchange', async () => {
+    const { target, out, status, body, exit, stderr } = await recordTrusted();
+    expect(status).toBe(200);
+    expect(body).toEqual({ status: 'ok', agent: 'agui-stand-in' });
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(stderr).toBe('');
     const reader = RecordingReader.open(out);
     try {
       expect(reader.recording().target).toBe(target);
@@ -69,14 +89,8 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
   });
 
   it("show prints an exchange's TLS facts (recorded in the worker thread) and --json carries them", async () => {
-    const target = await httpsAgui(certs.valid);
-    const out = scratch().file('facts.db');
-    const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
-    const url = await listening(r);
-    await (await fetch(`${url}/health`)).text();
-    await r.waitForLine(/ #1 GET \/health 200 /);
-    r.child.kill('SIGINT');
-    expect((await r.exited).code).toBe(0);
+    const { out, exit } = await recordTrusted();
+    expect(exit.code).toBe(0);
 
     const cert = new X509Certificate(certs.valid.cert);
     const seconds = (date: string) => new Date(date).toISOString().replace('.000Z', 'Z');
@@ -106,7 +120,8 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       { pair: certs.expired, failed: 'expired certificate', code: 'CERT_HAS_EXPIRED' },
       { pair: certs.otherHost, failed: 'certificate for the wrong host', code: 'ERR_TLS_CERT_ALTNAME_INVALID' },
     ];
-    for (const { pair, failed, code } of cases) {
+    const recorded: Array<{ target: string; out: string }> = [];
+    for (const { pair, code } of cases) {
       const target = await httpsAgui(pair);
       const out = scratch().file(`${code}.db`);
       const r = spawnRecord(['--target', target, '--ca', certs.caFile, '--out', out]);
@@ -115,17 +130,22 @@ describe.skipIf(!HAS_OPENSSL)('TLS flags (CLI)', () => {
       await r.waitForLine(/ #1 GET \/health 502 /);
       r.child.kill('SIGINT');
       expect((await r.exited).code).toBe(0);
-
-      // What the commands say of it, in one batch of CLI runs (test/cli/cli-batch.ts); the first also as a process of its own.
-      const [listed, asJson, warnings, validated, validatedJson, shownText, shownJson] = await runBatch([
-        ['findings', out, '--fail-on', 'error'],
-        ['findings', out, '--json', '--rule', 'upstream-tls-failed'],
-        ['findings', out, '--severity', 'warning'],
-        ['validate', out],
-        ['validate', out, '--json'],
-        ['show', out, '--exchange', '1'],
-        ['show', out, '--json'],
-      ]);
+      recorded.push({ target, out });
+    }
+    const reads = (out: string) => [
+      ['findings', out, '--fail-on', 'error'],
+      ['findings', out, '--json', '--rule', 'upstream-tls-failed'],
+      ['findings', out, '--severity', 'warning'],
+      ['validate', out],
+      ['validate', out, '--json'],
+      ['show', out, '--exchange', '1'],
+      ['show', out, '--json'],
+    ];
+    // What the commands say of both, in one batch of CLI runs (test/cli/cli-batch.ts); the first of each recording also as a process of its own.
+    const results = await runBatch(recorded.flatMap(({ out }) => reads(out)), { real: [0, 7] });
+    for (const [i, { failed, code }] of cases.entries()) {
+      const { target, out } = recorded[i];
+      const [listed, asJson, warnings, validated, validatedJson, shownText, shownJson] = results.slice(7 * i, 7 * i + 7);
       expect(listed.code, code).toBe(1);
       const [line, total] = listed.stdout.trimEnd().split('\n');
       expect(line, code).toMatch(new RegExp(`^#1 GET /health  exchange  error upstream-tls-failed: the upstream's TLS failed: ${failed} \\(TLS certificate check of ${target.replace(/\./g, '\\.')} failed: .*\\[${code}\\]\\)$`));

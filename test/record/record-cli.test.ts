@@ -3,10 +3,10 @@
  * (`npm test` builds dist first), in front of the AG-UI stand-in.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
-import { runCli } from '../cli/run-cli.js';
+import type { CliResult } from '../cli/run-cli.js';
 import { runBatch } from '../cli/cli-batch.js';
 import { tempDir } from '../support/temp-dir.js';
 import { postRun, rawRequest, runInput, spawnRecorder, type CliRecorder } from './record-helpers.js';
@@ -223,16 +223,17 @@ describe('proxy record (CLI)', () => {
 
 describe('proxy show', () => {
   // The two runs are recorded once for the block (a recorder is ~0.5 s of CPU), by the first test that
-  // asks; each test shows a copy of its own.
+  // asks, and the block's four `show` runs of it (which only read it) are made then, in one batch of
+  // CLI runs (test/cli/cli-batch.ts), the first also as a process of its own.
   const shared = tempDir('agent-proxy-show-');
   afterAll(() => shared.cleanup());
-  let twoRuns: Promise<string> | undefined;
+  let twoRuns: Promise<CliResult[]> | undefined;
+  const SHOWS = ['--json', '--exchange 2', '--exchange 1', '--exchange 9'] as const;
 
-  async function recordTwoRuns(): Promise<string> {
-    twoRuns ??= recordTwoRunsOnce();
-    const out = scratch().file('show.db');
-    copyFileSync(await twoRuns, out);
-    return out;
+  /** What `show <the two runs> <args>` printed and its exit code. */
+  async function showOfTwoRuns(args: (typeof SHOWS)[number]): Promise<CliResult> {
+    twoRuns ??= recordTwoRunsOnce().then((out) => runBatch(SHOWS.map((show) => ['show', out, ...show.split(' ')])));
+    return (await twoRuns)[SHOWS.indexOf(args)];
   }
 
   async function recordTwoRunsOnce(): Promise<string> {
@@ -247,8 +248,7 @@ describe('proxy show', () => {
   }
 
   it('--json has exactly the documented fields', async () => {
-    const out = await recordTwoRuns();
-    const r = await runCli(['show', out, '--json']);
+    const r = await showOfTwoRuns('--json');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { recording: Record<string, unknown>; exchanges: Array<Record<string, unknown>>; totals: Record<string, unknown>; tokens: unknown[] };
@@ -269,8 +269,7 @@ describe('proxy show', () => {
   });
 
   it('--exchange N lists the messages with verdicts and findings', async () => {
-    const out = await recordTwoRuns();
-    const r = await runCli(['show', out, '--exchange', '2']);
+    const r = await showOfTwoRuns('--exchange 2');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -286,12 +285,12 @@ describe('proxy show', () => {
     expect(firstFinding).toMatch(/^\s+error first-event-must-be-run-started at \/type: /);
     expect(r.stdout).not.toContain('\x1b');
 
-    const good = await runCli(['show', out, '--exchange', '1']);
+    const good = await showOfTwoRuns('--exchange 1');
     expect(good.code).toBe(0);
     expect(good.stdout).not.toMatch(/invalid|error /);
     expect(good.stdout.match(/ valid$/gm)).toHaveLength(15);
 
-    const missing = await runCli(['show', out, '--exchange', '9']);
+    const missing = await showOfTwoRuns('--exchange 9');
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
   });

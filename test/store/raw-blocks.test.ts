@@ -5,7 +5,8 @@
  */
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { importNdjsonText } from '../../src/store/ndjson-import.js';
 import { openDatabase } from '../../src/store/open-database.js';
@@ -32,6 +33,14 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const valid = { status: 'valid' as const, findings: [] };
+
+/**
+ * expect(actual).toEqual(expected), made only on a mismatch: toEqual compares a Buffer a byte at a
+ * time, and these hold thousands of messages' bytes (isDeepStrictEqual is stricter, so a match there is one for toEqual).
+ */
+function expectEqual(actual: unknown, expected: unknown): void {
+  if (!isDeepStrictEqual(actual, expected)) expect(actual).toEqual(expected);
+}
 
 /** A copy of `file` with every message's bytes back in `raw` and no block: the recording as format 8 held it, at format 9. */
 function plainCopy(file: string, name: string): string {
@@ -68,18 +77,39 @@ function bytesOf(file: string): Buffer[] {
 
 const registry = SchemaRegistry.load({ useEnv: false });
 
+/**
+ * The files the tests start from, written once for the file (each takes a copy): recordEveryProtocol's
+ * recording, and the shapes' compacted and plain recordings. A copy is the same bytes a fresh write makes.
+ */
+const made = tempDir();
+verdictsWrittenByHand(made.dir);
+afterAll(() => made.cleanup());
+const once = <T>(make: () => T): (() => T) => {
+  let value: { made: T } | undefined;
+  return () => (value ??= { made: make() }).made;
+};
+const everyProtocolFile = once(() => {
+  const file = made.file('every.db');
+  recordEveryProtocol(file, registry);
+  return file;
+});
+/** A copy of recordEveryProtocol's recording at `file`. */
+function recordEveryProtocolCopy(file: string): void {
+  copyFileSync(everyProtocolFile(), file);
+}
+
 describe('every protocol, compacted', () => {
   it('exports the same bytes as the plain file, export → import → export stays the same, and show, findings, validate, the inspector and diff read it alike', () => {
     // Each message judged alone by its checker, not by record's pipeline: validate finds more (as in ndjson-versions.test.ts).
     verdictsWrittenByHand(tmp.dir);
     const file = join(tmp.dir, 'every.db');
-    recordEveryProtocol(file, registry);
+    recordEveryProtocolCopy(file);
     expect(blockCounts(file).blocks).toBeGreaterThan(0);
     const plain = plainCopy(file, 'plain.db');
     expect(blockCounts(plain)).toEqual({ blocked: 0, blocks: 0 });
     const text = exportedNdjson(file);
     expect(exportedNdjson(plain)).toBe(text);
-    expect(agreementViews(file)).toEqual(agreementViews(plain));
+    expectEqual(agreementViews(file), agreementViews(plain));
     expect(diffRecordingFiles(file, plain).equal).toBe(true);
     // An import writes through the writer: compacted too.
     const imported = join(tmp.dir, 'imported.db');
@@ -95,7 +125,7 @@ describe('the built CLI on a compacted file', () => {
     mkdirSync(join(tmp.dir, 'blocks'));
     mkdirSync(join(tmp.dir, 'plain'));
     const file = join(tmp.dir, 'blocks', 'every.db');
-    recordEveryProtocol(file, registry);
+    recordEveryProtocolCopy(file);
     copyFileSync(plainCopy(file, 'plain.db'), join(tmp.dir, 'plain', 'every.db'));
     const plainFile = join(tmp.dir, 'plain', 'every.db');
     const commands = (path: string, other: string) => [
@@ -105,8 +135,9 @@ describe('the built CLI on a compacted file', () => {
       ['validate', path, '--json'],
       ['diff', path, other, '--json'],
     ];
-    // The first of each also as a process of its own (cli-batch.ts).
-    const [blocked, plain] = await Promise.all([runBatch(commands(file, plainFile)), runBatch(commands(plainFile, file))]);
+    // In one batch; the first run on each file also as a process of its own (cli-batch.ts).
+    const both = await runBatch([...commands(file, plainFile), ...commands(plainFile, file)], { real: [0, 5] });
+    const [blocked, plain] = [both.slice(0, 5), both.slice(5)];
     const folders = (text: string) => text.replaceAll(join(tmp.dir, 'blocks'), 'DIR').replaceAll(join(tmp.dir, 'plain'), 'DIR');
     const outputs = (results: typeof blocked) => results.map((r) => ({ code: r.code, stdout: folders(r.stdout), stderr: folders(r.stderr) }));
     expect(blocked[0].stdout.length).toBeGreaterThan(1000);
@@ -147,9 +178,19 @@ describe('messages of every shape', () => {
     return written;
   }
 
+  /** The compacted recording, written once for the file (in a folder of its own, whose verdicts the agreement check reads as it did in each test's); each test reads a copy of it. */
+  const shapesMade = tempDir();
+  afterAll(() => shapesMade.cleanup());
+  const compacted = once(() => ({ file: shapesMade.file('shapes.db'), written: record(shapesMade.file('shapes.db')) }));
+  function recordCopy(file: string): Buffer[] {
+    const { file: made, written } = compacted();
+    copyFileSync(made, file);
+    return written;
+  }
+
   it('reads back every message byte for byte, in id order and by exchange, and the inspector shows the same bytes, sizes, labels and search', () => {
     const file = join(tmp.dir, 'shapes.db');
-    const written = record(file);
+    const written = recordCopy(file);
     const plain = join(tmp.dir, 'plain.db');
     record(plain, true);
     expect(blockCounts(plain)).toEqual({ blocked: 0, blocks: 0 });
@@ -206,12 +247,12 @@ describe('messages of every shape', () => {
     const shown = inspect(file);
     expect(shown.found).toEqual([7]);
     expect(shown.first[8]?.length).toBeGreaterThan(BLOCK_BYTES);
-    expect(shown).toEqual(inspect(plain));
+    expectEqual(shown, inspect(plain));
   });
 
   it('an append to a compacted file leaves its rows and blocks as they were and blocks only its own', () => {
     const file = join(tmp.dir, 'appended.db');
-    const written = record(file);
+    const written = recordCopy(file);
     const snapshot = (path: string) => {
       const db = openDatabase(path, { readonly: true });
       try {
@@ -228,10 +269,10 @@ describe('messages of every shape', () => {
     w.endExchange(id, { outcome: 'complete', tOffsetMs: 9002 });
     w.close(new Date('2026-01-02T03:06:00.000Z'));
     const after = snapshot(file);
-    expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
-    expect(after.blocks.slice(0, before.blocks.length)).toEqual(before.blocks);
+    expectEqual(after.messages.slice(0, before.messages.length), before.messages);
+    expectEqual(after.blocks.slice(0, before.blocks.length), before.blocks);
     expect(after.blocks.length).toBe(before.blocks.length + 1);
-    expect(bytesOf(file)).toEqual([...written, ...more]);
+    expectEqual(bytesOf(file), [...written, ...more]);
   });
 });
 
@@ -262,7 +303,7 @@ describe('a format 8 file', () => {
   it('opens, is upgraded to format 9 with its rows as they were, exports the same, and an append blocks only the new messages', () => {
     verdictsWrittenByHand(tmp.dir);
     const file = join(tmp.dir, 'current.db');
-    recordEveryProtocol(file, registry);
+    recordEveryProtocolCopy(file);
     const old = join(tmp.dir, 'v8.db');
     copyFileSync(file, old);
     makeFormatEight(old);
@@ -282,6 +323,6 @@ describe('a format 8 file', () => {
     w.close();
     expect(blockCounts(old)).toEqual({ blocked: 10, blocks: 1 });
     const before = bytesOf(file);
-    expect(bytesOf(old).slice(0, before.length)).toEqual(before);
+    expectEqual(bytesOf(old).slice(0, before.length), before);
   });
 });

@@ -7,7 +7,7 @@
  * by a live process) is left out, and so is one a view cannot read at all (a damaged file some test
  * made on purpose), and one of more than MAX_CHECKED_ROWS exchanges and messages or MAX_CHECKED_BYTES (the volume tests'), and one this tool did not
  * write (a test's own RecordingWriter with verdicts set by hand; see notChecked). AGENT_PROXY_AGREEMENT=off turns the check off; AGENT_PROXY_AGREEMENT_STATS=<file>
- * appends what it checked and how long it took, one JSON line per test file.
+ * appends what it checked and how long it took (`ms` wall, `cpuMs` this process's CPU), one JSON line per test file.
  *
  * The four views are a function of the recording's bytes (the rules and schemas do not change
  * within a process), so a recording whose bytes, write-ahead log included, were already found to
@@ -19,6 +19,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { enableAgreementCheck, takePending } from './agreement-pending.js';
+import type { RecordingReader } from '../../src/store/recording-reader.js';
 
 enableAgreementCheck();
 
@@ -46,10 +47,17 @@ function contentKey(recording: string): string {
   return hash.digest('hex');
 }
 
+/** The CPU this process spent since `start`, in ms: the figure to compare on a loaded machine, where `ms` (wall) is not. */
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return Math.round((user + system) / 1000);
+}
+
 afterAll(async () => {
   const pending = takePending();
   if (pending.length === 0) return;
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const problems: string[] = [];
   let checked = 0;
   let skipped = 0;
@@ -58,7 +66,7 @@ afterAll(async () => {
   let repeated = 0;
   const each: Array<[string, number]> = [];
   try {
-    const { disagreement, notChecked } = await import('./recording-agreement.js');
+    const { disagreement, toCheck } = await import('./recording-agreement.js');
     for (const recording of pending.flatMap((p) => p.recordings)) {
       if (!existsSync(recording) || beingWritten(recording)) {
         skipped++;
@@ -66,23 +74,29 @@ afterAll(async () => {
       }
       let problem: string | undefined;
       const at = performance.now();
+      // A .db's reader, opened to see whether it is checked: disagreement() reads show's view with it and closes it.
+      let reader: RecordingReader | undefined;
       try {
-        const why = notChecked(recording);
-        if (why !== undefined) {
-          if (why === 'large') large++;
+        const found = toCheck(recording);
+        reader = found.reader;
+        if (found.why !== undefined) {
+          if (found.why === 'large') large++;
           else byHand++;
           continue;
         }
         const content = contentKey(recording);
         if (agreed.has(content)) repeated++;
         else {
-          problem = disagreement(recording);
+          const opened = reader;
+          reader = undefined;
+          problem = disagreement(recording, opened);
           if (problem === undefined) agreed.add(content);
         }
       } catch {
         skipped++;
         continue;
       } finally {
+        reader?.close();
         each.push([basename(recording), Math.round(performance.now() - at)]);
       }
       checked++;
@@ -92,7 +106,7 @@ afterAll(async () => {
     for (const { dir } of pending) rmSync(dir, { recursive: true, force: true });
   }
   const stats = process.env.AGENT_PROXY_AGREEMENT_STATS;
-  if (stats) appendFileSync(stats, JSON.stringify({ file: expect.getState().testPath ?? null, checked, repeated, skipped, large, byHand, ms: Math.round(performance.now() - started), each }) + '\n');
+  if (stats) appendFileSync(stats, JSON.stringify({ file: expect.getState().testPath ?? null, checked, repeated, skipped, large, byHand, ms: Math.round(performance.now() - started), cpuMs: cpuMsSince(cpuStarted), each }) + '\n');
   if (problems.length > 0) {
     throw new Error(`validate, show, findings and the inspector disagree on ${problems.length} recording(s) this file wrote:\n${problems.join('\n')}`);
   }

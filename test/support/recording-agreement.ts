@@ -13,7 +13,7 @@ import { judgeAgainIfOlder } from '../../src/validate/current-verdicts.js';
 import { readInput } from '../../src/validate/read-input.js';
 import { validateInputReporting } from '../../src/validate/validate-input.js';
 import { isNdjsonRecording, openRecording } from '../../src/store/open-recording.js';
-import { RecordingReader } from '../../src/store/recording-reader.js';
+import type { RecordingReader } from '../../src/store/recording-reader.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { TOOL_VERSION } from '../../src/core/version.js';
 import { fileURLToPath } from 'node:url';
@@ -55,9 +55,12 @@ export function validateView(file: string, registry: SchemaRegistry = schemas.pl
   ];
 }
 
-/** show --json and findings --json: the same reader (judged again when older), read as each command reads it. */
-function showAndFindingsViews(file: string): Pick<AgreementViews, 'show' | 'findings'> {
-  const reader = judgeAgainIfOlder(openRecording(file), file, { registry: () => schemas.plain });
+/**
+ * show --json and findings --json: the same reader (judged again when older), read as each command reads it.
+ * `opened`: the file as show opens it (openRecording), when the caller has it already (toCheck); closed here.
+ */
+function showAndFindingsViews(file: string, opened?: RecordingReader): Pick<AgreementViews, 'show' | 'findings'> {
+  const reader = judgeAgainIfOlder(opened ?? openRecording(file), file, { registry: () => schemas.plain });
   try {
     const show: AgreementKey[] = [];
     for (const exchange of reader.exchanges()) {
@@ -89,8 +92,16 @@ function inspectorView(file: string): AgreementKey[] {
   }
 }
 
-export function agreementViews(file: string): AgreementViews {
-  return { validate: validateView(file), ...showAndFindingsViews(file), inspector: inspectorView(file) };
+/** `opened`: as showAndFindingsViews takes it. */
+export function agreementViews(file: string, opened?: RecordingReader): AgreementViews {
+  let validate: AgreementKey[];
+  try {
+    validate = validateView(file);
+  } catch (error) {
+    opened?.close();
+    throw error;
+  }
+  return { validate, ...showAndFindingsViews(file, opened), inspector: inspectorView(file) };
 }
 
 const sorted = (keys: AgreementKey[]) => [...keys].sort();
@@ -126,31 +137,41 @@ export const MAX_CHECKED_BYTES = 512 * 1024;
  * its verdicts by hand, to see how the commands show them, not as the rules would judge.
  */
 export function notChecked(file: string): 'large' | 'by hand' | undefined {
-  const wal = `${file}-wal`;
-  if (statSync(file).size + (existsSync(wal) ? statSync(wal).size : 0) > MAX_CHECKED_BYTES) return 'large';
-  let rows = 0;
-  let toolVersion: unknown;
-  if (isNdjsonRecording(file)) {
-    const text = readFileSync(file);
-    toolVersion = (JSON.parse(text.subarray(0, text.indexOf(10) < 0 ? text.length : text.indexOf(10)).toString('utf8')) as { toolVersion?: unknown }).toolVersion;
-    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) rows++;
-  } else {
-    const reader = RecordingReader.open(file);
-    try {
-      const totals = reader.totals();
-      rows = totals.exchanges + totals.messages;
-      toolVersion = reader.recording().toolVersion;
-    } finally {
-      reader.close();
-    }
-  }
-  if (toolVersion !== TOOL_VERSION) return 'by hand';
-  return rows > MAX_CHECKED_ROWS ? 'large' : undefined;
+  const { why, reader } = toCheck(file);
+  reader?.close();
+  return why;
 }
 
-/** Undefined when the four views agree on `file`, else what differs. */
-export function disagreement(file: string): string | undefined {
-  const views = agreementViews(file);
+/**
+ * notChecked's answer and, for a .db, the reader it read that from: the file as `show` opens it, which
+ * disagreement() then reads show's and findings' views with (and closes) rather than opening the file
+ * once more (an open of a small recording was a tenth of its check). The caller closes a reader it does not hand on.
+ */
+export function toCheck(file: string): { why: 'large' | 'by hand' | undefined; reader?: RecordingReader } {
+  const wal = `${file}-wal`;
+  if (statSync(file).size + (existsSync(wal) ? statSync(wal).size : 0) > MAX_CHECKED_BYTES) return { why: 'large' };
+  if (isNdjsonRecording(file)) {
+    const text = readFileSync(file);
+    const toolVersion = (JSON.parse(text.subarray(0, text.indexOf(10) < 0 ? text.length : text.indexOf(10)).toString('utf8')) as { toolVersion?: unknown }).toolVersion;
+    if (toolVersion !== TOOL_VERSION) return { why: 'by hand' };
+    let rows = 0;
+    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) rows++;
+    return { why: rows > MAX_CHECKED_ROWS ? 'large' : undefined };
+  }
+  const reader = openRecording(file);
+  try {
+    const totals = reader.totals();
+    const why = reader.recording().toolVersion !== TOOL_VERSION ? 'by hand' : totals.exchanges + totals.messages > MAX_CHECKED_ROWS ? 'large' : undefined;
+    return { why, reader };
+  } catch (error) {
+    reader.close();
+    throw error;
+  }
+}
+
+/** Undefined when the four views agree on `file`, else what differs. `opened`: toCheck's reader, closed here. */
+export function disagreement(file: string, opened?: RecordingReader): string | undefined {
+  const views = agreementViews(file, opened);
   const problems: string[] = [];
   if (!same(views.validate, views.findings)) {
     // Made with the stand-in schemas (`--schemas test/fixtures/…`): validate it as its user would, with them.

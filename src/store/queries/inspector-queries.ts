@@ -71,11 +71,17 @@ const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender'
 /** Every column, with the JSON text in `json` wherever the row stores it. */
 const MESSAGE_COLUMNS_SQL = selectList(MESSAGE_COLUMNS, undefined, { raw: rawBytesSql(), json: JSON_TEXT, schemaRef: schemaRefSql() });
 
+/** The timeline's query: the exchanges that pass every condition of `where`, in the order they started. */
+function timelineSql(where: readonly string[]): string {
+  return `SELECT ${TIMELINE_COLUMNS} FROM exchanges e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.started_ms, e.id`;
+}
+
 /**
  * The inspector's statements, each prepared on its first use (store/lazy-statements.ts): a view reads a
  * few of them, and preparing all of them was most of the cost of opening a small recording.
  */
 const inspectorStatements = lazyStatements({
+  timeline: (db) => db.prepare(timelineSql([])).raw(true),
   exchange: (db) => db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM exchanges e WHERE e.id = ?`).raw(true),
   requestLine: (db) => db.prepare('SELECT method, path, status FROM exchanges WHERE id = ?'),
   count: (db) => db.prepare('SELECT count(*) AS n FROM messages WHERE exchange_id = ?').pluck(),
@@ -99,6 +105,8 @@ const inspectorStatements = lazyStatements({
  */
 export class InspectorQueries {
   private readonly stmts;
+  /** The filtered timelines' statements, by their SQL, each prepared on its first use (a filter's text is a parameter, not part of it). */
+  private readonly filteredTimelines = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
     this.stmts = inspectorStatements(db);
@@ -124,8 +132,15 @@ export class InspectorQueries {
         OR EXISTS (SELECT 1 FROM messages m WHERE m.exchange_id = e.id AND instr(lower(${storedJsonSql('m')}), ?) > 0))`);
       params.push(q, q);
     }
-    const sql = `SELECT ${TIMELINE_COLUMNS} FROM exchanges e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.started_ms, e.id`;
-    return (this.db.prepare(sql).raw(true).all(...params) as unknown[][]).map(timelineExchangeOf);
+    return (this.timelineStatement(where).all(...params) as unknown[][]).map(timelineExchangeOf);
+  }
+
+  private timelineStatement(where: readonly string[]): Database.Statement {
+    if (where.length === 0) return this.stmts.timeline;
+    const sql = timelineSql(where);
+    let statement = this.filteredTimelines.get(sql);
+    if (statement === undefined) this.filteredTimelines.set(sql, (statement = this.db.prepare(sql).raw(true)));
+    return statement;
   }
 
   /** One exchange with its headers parsed, or undefined. */
