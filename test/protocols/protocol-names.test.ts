@@ -1,7 +1,7 @@
 /**
  * The rule that keeps a protocol one folder (issue 29, point 2): no file under src/ outside
  * `src/protocols/<id>/` names a protocol or imports from a protocol folder, apart from the catalog
- * (src/protocols/catalog.ts and modules.ts: one line per protocol) and the public API's re-exports
+ * (src/protocols/catalog.ts and module-by-id.ts: one line per protocol) and the public API's re-exports
  * (src/index.ts). The names are the catalog's (PROTOCOL_IDS, PROTOCOL_FAMILIES), never a hand list;
  * the protocol folders are the folders under src/protocols/.
  *
@@ -37,8 +37,8 @@ const PROTOCOL_FOLDERS: readonly string[] = readdirSync(join(REPO, PROTOCOLS_DIR
 const PROTOCOL_NAMES: ReadonlySet<string> = new Set([...PROTOCOL_IDS, ...PROTOCOL_FAMILIES]);
 
 /** The catalog: one line per protocol. */
-// semantic-folds.ts is the catalog's table of the folds alone, for diff's side scanner (modules.ts's twin).
-const CATALOG_FILES: ReadonlySet<string> = new Set([`${PROTOCOLS_DIR}/catalog.ts`, `${PROTOCOLS_DIR}/modules.ts`, `${PROTOCOLS_DIR}/semantic-folds.ts`]);
+// semantic-folds.ts is the catalog's table of the folds alone, for diff's side scanner (module-by-id.ts's twin).
+const CATALOG_FILES: ReadonlySet<string> = new Set([`${PROTOCOLS_DIR}/catalog.ts`, `${PROTOCOLS_DIR}/module-by-id.ts`, `${PROTOCOLS_DIR}/semantic-folds.ts`]);
 const PUBLIC_API = 'src/index.ts';
 
 interface Offence {

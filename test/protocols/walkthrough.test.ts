@@ -4,7 +4,7 @@
  * package the way the guide says, and nothing else is edited: its folder
  * (test/fixtures/protocol-walkthrough/protocols/tally/, written as if it sat in src/protocols/ and
  * type-checked so) goes to dist/protocols/tally/, its schema to schemas/, and its line to the
- * catalog and to modules.ts. Then record, validate, replay and diff, through the package API in one
+ * catalog and to module-by-id.ts. Then record, validate, replay and diff, through the package API in one
  * child process (test/fixtures/protocol-walkthrough/drive-tally.mjs), all pick it up.
  */
 import { execFile } from 'node:child_process';
@@ -83,17 +83,17 @@ function packageWithTally(dir: string): void {
   }
   // 2. Its schema, shipped under schemas/ (its validators are compiled at run time: no build step ran).
   copyFileSync(join(FIXTURE, 'schemas', 'tally.schema.json'), join(dir, 'schemas', 'tally.schema.json'));
-  // 3. Its line in the catalog, and in modules.ts, each with its import, written into the sources and compiled.
+  // 3. Its line in the catalog, and in module-by-id.ts, each with its import, written into the sources and compiled.
   const catalog = join(REPO, 'src', 'protocols', 'catalog.ts');
   let source = readFileSync(catalog, 'utf8');
   source = addAfterLast(source, /^import \{ \w+ \} from '\.\/[\w-]+\/replay-facts\.js';$/, "import { tallyReplayFacts } from './tally/replay-facts.js';", catalog);
   source = addAfterLast(source, /^ {2}\{ facts: \w+, load: \(\) => import\('\.\/[\w-]+\/index\.js'\) \},$/, "  { facts: tallyReplayFacts, load: () => import('./tally/index.js') },", catalog);
   writeFileSync(join(dir, 'dist', 'protocols', 'catalog.js'), compile('catalog.ts', source));
-  const modules = join(REPO, 'src', 'protocols', 'modules.ts');
+  const modules = join(REPO, 'src', 'protocols', 'module-by-id.ts');
   source = readFileSync(modules, 'utf8');
   source = addAfterLast(source, /^import \{ \w+Protocol \} from '\.\/[\w-]+\/index\.js';$/, "import { tallyProtocol } from './tally/index.js';", modules);
-  source = addAfterLast(source, /^ {2}'?[\w-]+'?: \w+Protocol,$/, '  tally: tallyProtocol,', modules);
-  writeFileSync(join(dir, 'dist', 'protocols', 'modules.js'), compile('modules.ts', source));
+  source = addAfterLast(source, /^ {2}'?[\w-]+'?: \(\) => \w+Protocol,$/, '  tally: () => tallyProtocol,', modules);
+  writeFileSync(join(dir, 'dist', 'protocols', 'module-by-id.js'), compile('module-by-id.ts', source));
 }
 
 function drive(pkg: string, work: string): Promise<Report> {

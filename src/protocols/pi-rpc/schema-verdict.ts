@@ -13,15 +13,9 @@ export function schemaVerdict(
   ref: string,
   value: unknown,
   behaviour: Finding[],
-  keep: (finding: Finding) => boolean = KEEP_ALL,
+  keep: (finding: Finding) => boolean = () => true,
 ): Verdict {
   const check = registry.check(ref);
   if (!check.ok) return unchecked(check.reason, behaviour, ref);
-  const schema = check.validate(value);
-  // A valid message with nothing to say about its behaviour (nearly every one): the schema's new, empty
-  // array is the verdict's, without a filtered copy and a spread one per frame.
-  if (schema.length === 0 && behaviour.length === 0) return verdictFrom(schema, ref);
-  return verdictFrom([...schema.filter(keep), ...behaviour], ref);
+  return verdictFrom([...check.validate(value).filter(keep), ...behaviour], ref);
 }
-
-const KEEP_ALL = (): boolean => true;
