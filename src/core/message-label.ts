@@ -51,16 +51,19 @@ export const LABEL_FIELDS = {
  * at all. Changing it changes how two recordings align.
  */
 export function messageLabel(value: unknown, m: LabelPlace): string {
-  const own = ownName(value);
-  if (own !== undefined) return own;
+  return ownLabel(value) ?? placeLabel(value, m);
+}
+
+/** messageLabel of a value that names itself by none of LABEL_FIELDS (ownLabel is undefined): its route, its type, or its place. */
+export function placeLabel(value: unknown, m: LabelPlace): string {
   const route = m.http && m.carrier === 'body' ? httpLabel(m.sender, m.http) : undefined;
   if (route !== undefined) return route;
   if (value !== undefined) return typeof value;
   return m.channel ?? m.carrier;
 }
 
-/** The name a JSON object gives itself (LABEL_FIELDS), or undefined. */
-function ownName(value: unknown): string | undefined {
+/** The name a JSON object gives itself (LABEL_FIELDS), or undefined: what messageLabel says first. */
+export function ownLabel(value: unknown): string | undefined {
   if (!isJsonObject(value)) return undefined;
   const F = LABEL_FIELDS;
   const type = value[F.type];

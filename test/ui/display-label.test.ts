@@ -32,6 +32,9 @@ describe('message labels', () => {
     expect(displayLabel(null, line)).toBe('object');
     expect(displayLabel('text', line)).toBe('string');
     expect(displayLabel(undefined, line)).toBe('stdout');
+    // A type that reads `object` names nothing more than a nameless object does: RunAgentInput still wins.
+    expect(displayLabel({ ...input, type: 'object' }, { channel: null, carrier: 'body' })).toBe('RunAgentInput');
+    expect(displayLabel({ type: 'object', ok: true }, line)).toBe('object');
   });
 
   it('names a JSON body with no type of its own by its schema, else its request line or status', () => {

@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../core/json.js';
-import { messageLabel } from '../../core/message-label.js';
+import { ownLabel, placeLabel } from '../../core/message-label.js';
 
 /** What a label can draw on besides the message itself: its schema and its exchange's request line. */
 export interface LabelContext {
@@ -18,10 +18,12 @@ export interface LabelContext {
  * is an `error response`.
  */
 export function displayLabel(value: unknown, m: { channel: string | null; carrier: string }, context?: LabelContext): string {
-  const label = messageLabel(value, context ? { ...m, sender: context.sender, http: context } : m);
+  // messageLabel's two steps, its own name read once: a page labels every message it lists.
+  const own = ownLabel(value);
+  const label = own ?? placeLabel(value, context ? { channel: m.channel, carrier: m.carrier, sender: context.sender, http: context } : m);
   if (label === 'response' && isJsonObject(value) && 'error' in value) return 'error response';
-  // Nameless by its own fields (messageLabel without the route says only its JSON type).
-  if (value !== null && typeof value === 'object' && messageLabel(value, m) === 'object') {
+  // Nameless by its own fields: messageLabel without the route would say only its JSON type, `object`.
+  if (value !== null && typeof value === 'object' && (own ?? 'object') === 'object') {
     const r = value as Record<string, unknown>;
     if (!Array.isArray(value) && typeof r.threadId === 'string' && typeof r.runId === 'string' && Array.isArray(r.messages)) return 'RunAgentInput';
     const schema = context && schemaName(context.schemaRef);

@@ -134,8 +134,8 @@ export class InspectorData {
     const total = this.queries.messageCount(exchangeId, invalidOnly);
     const rows = this.queries.page(exchangeId, n, from, invalidOnly);
     const jsonOf = (seq: number) => this.queries.json(exchangeId, seq);
-    const line = this.requestLine(exchangeId);
-    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { ...line, sender: r.sender, schemaRef: r.schemaRef })) };
+    const { method, path, status } = this.requestLine(exchangeId);
+    return { total, offset: from, items: rows.map((r) => messageSummary(r, jsonOf, { method, path, status, sender: r.sender, schemaRef: r.schemaRef })) };
   }
 
   /** The label a message row shows, or undefined when there is no such message. */
