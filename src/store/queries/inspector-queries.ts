@@ -53,10 +53,16 @@ const timelineExchangeOf = rowFromValues(EXCHANGE_COLUMNS, ['messageCount', 'inv
 /** The JSON text, wherever the row stores it (store/stored-json.ts). */
 const JSON_TEXT = storedJsonSql();
 
+/**
+ * A row's JSON text when it is at most PARSE_LIMIT long, else 1 (a long one: BIG_LABEL names it), NULL
+ * when it has none. One column read once (readOnce): a compacted row's text is a slice of its block that
+ * a JavaScript function hands SQLite at each mention, and naming it three times cost a third of a page.
+ */
+const SMALL_JSON = readOnce(JSON_TEXT, (json) => `CASE WHEN length(${json}) <= ${PARSE_LIMIT} THEN ${json} WHEN ${json} IS NOT NULL THEN 1 END`);
+
 const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status', 'findingCount', 'schemaRef']), undefined, { schemaRef: schemaRefSql() })},
   ${rawSizeSql()} AS size,
-  CASE WHEN length(${JSON_TEXT}) <= ${PARSE_LIMIT} THEN ${JSON_TEXT} END AS json,
-  length(${JSON_TEXT}) > ${PARSE_LIMIT} AS big`;
+  ${SMALL_JSON} AS json`;
 
 /**
  * A long message's label, read apart from its page: the label's SQL took SQLite longer to prepare than
@@ -64,8 +70,8 @@ const SUMMARY_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'send
  */
 const BIG_LABEL = readOnce(JSON_TEXT, (json) => `CASE WHEN json_valid(${json}) THEN coalesce(${ownNameSql(json)}, 'object') ELSE '' END`);
 
-/** A summary row as SQLite reads it: `big` where MessageSummaryRecord has `bigLabel`. */
-type SummaryRow = Omit<MessageSummaryRecord, 'bigLabel'> & { big: 0 | 1 | null; bigLabel?: string | null };
+/** A summary row as SQLite reads it: `json` is 1 for a long message (SMALL_JSON), and `bigLabel` is not read yet. */
+type SummaryRow = Omit<MessageSummaryRecord, 'bigLabel' | 'json'> & { json: string | 1 | null; bigLabel?: string | null };
 
 const WALK_COLUMNS = `${selectList(pickColumns(MESSAGE_COLUMNS, ['seq', 'sender', 'carrier', 'channel', 'tOffsetMs', 'status']))}, ${JSON_TEXT} AS json`;
 /** Every column, with the JSON text in `json` wherever the row stores it. */
@@ -171,9 +177,12 @@ export class InspectorQueries {
     return row as MessageSummaryRecord | undefined;
   }
 
-  /** Fills in `bigLabel`: SQLite's label of a long message (BIG_LABEL), null for the others. */
+  /** Fills in `bigLabel`: SQLite's label of a long message (BIG_LABEL), whose `json` is then null; null for the others. */
   private labelIfBig(exchangeId: number, row: SummaryRow): void {
-    row.bigLabel = row.big ? (this.stmts.bigLabel.get(exchangeId, row.seq) as string) : null;
+    if (row.json === 1) {
+      row.json = null;
+      row.bigLabel = this.stmts.bigLabel.get(exchangeId, row.seq) as string;
+    } else row.bigLabel = null;
   }
 
   message(exchangeId: number, seq: number): (StoredMessage & { raw: Buffer }) | undefined {
