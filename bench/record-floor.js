@@ -386,6 +386,8 @@ async function main() {
       console.log(`  ${'… its recording worker thread'.padEnd(52)} ${us(recorder.sseWorker)}   ${us(recorder.wsWorker)}`);
       console.log(`  ${'gap: the recorder − the floor together'.padEnd(52)} ${us(recorder.sse - together.sse.all)}   ${us(recorder.ws - together.ws.all)}`);
       console.log(`  (${recorder.command})`);
+      // A fresh recorder spends ~250-330 ms in V8's optimizing compiler; --quick spreads it over a fifth of the messages.
+      if (quick) console.log('  (--quick: a fresh recorder\'s compiling is spread over fewer messages, so its figures read high; run without --quick for the steady figure)');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
