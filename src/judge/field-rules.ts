@@ -164,4 +164,3 @@ export class FieldRules {
     return false;
   }
 }
-

@@ -371,8 +371,7 @@ export class RecordingReader {
 
   /** findingsOf for a message to judge: most have none, and share one empty list (not to be changed). */
   private findingsToJudge(id: number, findingCount: number): Finding[] {
-    if (findingCount === 0) return NO_FINDINGS;
-    return (this.stmts.findingsOfMessage.all(id) as StoredFinding[]).map(finding);
+    return findingCount === 0 ? NO_FINDINGS : this.findingsOf({ id, findingCount });
   }
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
@@ -503,15 +502,16 @@ function takenTextEnd(rawText: string, at: number): number {
   return tooDeepToWalk(text) || !isCompactJson(text) ? -1 : end;
 }
 
+/** The page cache of a reader that reads its rows once (readsOnce), in KiB. */
+const SCAN_CACHE_KIB = 1024;
+
+/** The findings of every message to judge that has none: shared, so frozen. */
+const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
+
 /**
  * The verdicts of plain messages (a status and a ref, no finding, reason or cut), one object for each
  * status and ref: export reads a verdict of every message, and most share a few. Frozen: rows share them.
  */
-/** The page cache of a reader that reads its rows once (readsOnce), in KiB. */
-const SCAN_CACHE_KIB = 1024;
-
-const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
-
 class PlainVerdicts {
   private readonly byStatus = new Map<Verdict['status'], Map<number | null, Verdict>>();
 
