@@ -16,7 +16,6 @@ import type { FixtureSummary, RunningFixture } from '../fixture/start-fixture.js
 import { totalsText } from './totals-text.js';
 import { createLiveView } from './live-view.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
-import { runThroughForwardProxy } from './forward-command.js';
 import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './tls-flags.js';
 import { recordingRuleOptions, recordingRulesOf, type RecordingRuleFlags } from './recording-rule-flags.js';
 import { emitReports, replayReport, reportOption, ServedExchanges, strictReportTargets, unreportedRecording } from './report-flag.js';
@@ -139,7 +138,7 @@ export function fixtureCommand(result: CommandResult): Command {
         say(`${withCommand ? 'forward fixture ' : ''}listening on ${fixture.url}`);
         if (!quiet) say(style.dim(`${modeText(chosen)}: ${doing(fixture, options)}; Ctrl-C to stop`));
       }
-      const commandCode = withCommand ? await runThroughForwardProxy(command, fixture.url, caDir, options.proxyAuth) : undefined;
+      const commandCode = withCommand ? await (await import('./forward-command.js')).runThroughForwardProxy(command, fixture.url, caDir, options.proxyAuth) : undefined;
       const signal = commandCode !== undefined ? `${command[0]} exited ${commandCode}` : await stopped;
       const summary = await fixture.close();
       liveView.clearStatus();

@@ -5,7 +5,8 @@
  * recorder) only with a command to run; `validate` of a file loads the module of its protocol and
  * no other's (a protocol is told from the catalog's facts); `export` as NDJSON loads neither the
  * other formats' exporters nor the protocols' modules (the HTML page's views need them); a `.db`
- * recording is opened without the NDJSON importer and the recording writer it writes with; `record` of
+ * recording is opened without the NDJSON importer and the recording writer it writes with; a `fixture`
+ * that replays a `.db` loads neither the recorders nor the forward proxy nor the NDJSON work copy; `record` of
  * an http:// target listens without having loaded TLS or zlib; opening a recording loads
  * better-sqlite3's addon by its path, without the `bindings` package's search; commander and
  * fast-json-patch are bundled, not read from node_modules.
@@ -25,7 +26,7 @@ import { PROTOCOL_FAMILIES, PROTOCOL_IDS, protocolSchemas, STREAM_END_RULES, WIR
  * Runs the bundled CLI in a child with `args`, its output kept, and lists what it loaded (the
  * builtins Node loaded too, as `builtin:<name>`); the probe prints the exit code.
  */
-function modulesOfCli(args: string[]): Promise<string[]> {
+function modulesOfCli(args: string[], code = '0'): Promise<string[]> {
   const probe = `
     const { main } = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(REPO, 'dist/bundle/main.cjs'))});
     const write = process.stdout.write;
@@ -35,7 +36,7 @@ function modulesOfCli(args: string[]): Promise<string[]> {
     for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) process.stderr.write('loaded builtin:' + m.slice('NativeModule '.length) + '\\n');
     console.log(code);
   `;
-  return modulesLoadedBy(probe, '0');
+  return modulesLoadedBy(probe, code);
 }
 
 /** The bundle's chunks (dist/bundle/<module>-<hash>.cjs) and the packages that were loaded, by name. */
@@ -192,6 +193,18 @@ describe('CLI start-up', () => {
     // An NDJSON recording is still read, through the importer.
     const chunks = chunksOf(await modulesOfCli(['show', join(REPO, 'recordings/examples/agui-sse-run.ndjson')]));
     expect(chunks).toContain('ndjson-import');
+  });
+
+  it("replays a fixture's .db without the recorders, the forward proxy or the NDJSON work copy, which only the modes that record need", async () => {
+    const dir = scratch('fixture-start-');
+    const db = dir.file('run.db');
+    const imported = await runCli(['import', join(REPO, 'recordings/examples/agui-sse-run.ndjson'), '--out', db]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // Mode once of an existing recording replays it; a socket in a folder that is not there ends the run at its listen (2).
+    const chunks = chunksOf(await modulesOfCli(['fixture', db, '--listen', `unix:${dir.file('missing/fixture.sock')}`], '2'));
+    expect(chunks).toContain('start-replay');
+    const unwanted = /^(forward-command|local-ca|stdio-recorder|start-recorder|start-forward-recorder|proxy-server|ndjson-work-copy|ndjson-import|recording-writer|open-recording)$/;
+    expect(chunks.filter((c) => unwanted.test(c))).toEqual([]);
   });
 
   it("opens a recording with better-sqlite3's addon found without the bindings package's search", async () => {
