@@ -27,7 +27,8 @@ const cleanups = fixturesAfterEach();
 async function everything(transport: Transport, terminate: boolean): Promise<Array<[string, unknown]>> {
   const client = await connectCapableClient(transport);
   try {
-    const seen = await mcpEverySession(client);
+    // Each request is an HTTP exchange of its own: the task's polls go on while the other calls run.
+    const seen = await mcpEverySession(client, { taskAlongside: true });
     // Streamable HTTP: the client ends its session with DELETE.
     if (terminate) await (transport as StreamableHTTPClientTransport).terminateSession();
     return seen;

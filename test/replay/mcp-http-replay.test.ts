@@ -29,7 +29,8 @@ async function everything(url: string, sessionIds?: string[]): Promise<Array<[st
   try {
     const sessionId = transport.sessionId ?? '';
     sessionIds?.push(sessionId);
-    const seen = await mcpEverySession(client);
+    // Each request is an HTTP exchange of its own: the task's polls go on while the other calls run.
+    const seen = await mcpEverySession(client, { taskAlongside: true });
     return JSON.parse(JSON.stringify(seen).split(sessionId).join('<session>')) as Array<[string, unknown]>;
   } finally {
     await client.close();

@@ -95,12 +95,28 @@ function steady(value: unknown): unknown {
  * that needs a task through the SDK's task stream), every resource and template, subscription,
  * every prompt, completions, every logging level, ping. Each result as the client got it, with the
  * times the server stamps made steady.
+ *
+ * The task takes the server four seconds of its own stages, polled once a second. `taskAlongside`
+ * starts it right after tools/list and lets the other calls run meanwhile (its result still noted
+ * in its place): for a transport that carries concurrent requests and a check that does not replay
+ * the session turn by turn (a stdio replay waits for each recorded line in order).
  */
-export async function mcpEverySession(client: Client): Promise<Array<[string, unknown]>> {
+export async function mcpEverySession(client: Client, options: { taskAlongside?: boolean } = {}): Promise<Array<[string, unknown]>> {
   const seen: Array<[string, unknown]> = [];
   const note = (what: string, value: unknown) => seen.push([what, steady(value)]);
   const tools = await client.listTools();
   note('tools/list', tools);
+  // Needs a task: the SDK's stream creates it, polls it and fetches its result.
+  const research = async (): Promise<unknown[]> => {
+    const outcomes: unknown[] = [];
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } })) {
+      if (message.type === 'result' || message.type === 'error') outcomes.push(message.type === 'result' ? message.result : String(message.error));
+    }
+    return outcomes;
+  };
+  const task = options.taskAlongside ? research() : undefined;
+  // Awaited in its place below; a call failing first must not leave it unhandled.
+  task?.catch(() => undefined);
   const call = async (name: string, args: Record<string, unknown> = {}) => note(`tools/call ${name}`, await client.callTool({ name, arguments: args }));
   await call('echo', { message: 'hello' });
   for (const messageType of ['error', 'success', 'debug']) await call('get-annotated-message', { messageType, includeImage: true });
@@ -126,10 +142,7 @@ export async function mcpEverySession(client: Client): Promise<Array<[string, un
     await call(tool);
     await call(tool);
   }
-  // Needs a task: the SDK's stream creates it, polls it and fetches its result.
-  for await (const message of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } })) {
-    if (message.type === 'result' || message.type === 'error') note('task simulate-research-query', message.type === 'result' ? message.result : String(message.error));
-  }
+  for (const outcome of await (task ?? research())) note('task simulate-research-query', outcome);
 
   const resources = await client.listResources();
   note('resources/list', resources);
