@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { openDatabase } from '../store/open-database.js';
@@ -20,7 +21,8 @@ const WORKER_STALL_MS = 30_000;
 /**
  * `AGENT_PROXY_DIFF_WORKER`: `never` scans both sides in this thread; `always` scans side B in a
  * worker thread whatever the size; anything else (the default) uses the worker for recordings of
- * 128,000 messages and more together. The worker only exists in the compiled build (dist/diff/scan-worker.js).
+ * 128,000 messages and more together, on a machine with a core to spare for it (coreToSpare). The
+ * worker only exists in the compiled build (dist/diff/scan-worker.js).
  */
 export const DIFF_WORKER_ENV = 'AGENT_PROXY_DIFF_WORKER';
 
@@ -52,7 +54,17 @@ function useWorker(a: ScanInput, b: ScanInput): boolean {
   if (mode === 'never') return false;
   if (!existsSync(fileURLToPath(WORKER_URL))) return false;
   if (mode === 'always') return true;
-  return workerPaysFor([a.dbFile, b.dbFile]);
+  return workerPaysFor([a.dbFile, b.dbFile]) && coreToSpare(availableParallelism(), loadavg()[0]);
+}
+
+/**
+ * Is a core idle for the worker, besides this thread's? The worker buys wall time only then: it costs
+ * ~1 s of CPU over one thread on a 200,000-message pair (a second heap warming up: compiling, growing its
+ * young generation, first touches of its memory), and on a machine whose cores are all busy it gains none
+ * back (docs/performance.md). `load`: the last minute's load average (0 where the system has none).
+ */
+export function coreToSpare(cores: number, load: number): boolean {
+  return cores - load >= 2;
 }
 
 /** Do these recordings hold enough messages together for a worker to pay for its start? */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/verdict.js';
-import { workerPaysFor } from '../../src/diff/scan-parallel.js';
+import { coreToSpare, workerPaysFor } from '../../src/diff/scan-parallel.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
 import { meta } from '../store/store-fixtures.js';
 import { useCleanups } from '../support/cleanups.js';
@@ -44,5 +44,13 @@ describe("diff's worker", () => {
     expect(statSync(stream).size).toBeLessThan(8 * 1024 * 1024);
     expect(workerPaysFor([stream, stream])).toBe(true);
     expect(workerPaysFor([stream])).toBe(false);
+  });
+
+  it('is started only with a core to spare besides the main thread: it costs CPU, and buys wall time only on an idle core', () => {
+    expect(coreToSpare(2, 0)).toBe(true);
+    expect(coreToSpare(2, 0.5)).toBe(false);
+    expect(coreToSpare(8, 6)).toBe(true);
+    expect(coreToSpare(8, 6.5)).toBe(false);
+    expect(coreToSpare(1, 0)).toBe(false);
   });
 });

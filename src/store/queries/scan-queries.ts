@@ -46,25 +46,26 @@ export interface ScanQueries {
 
 export function prepareScanQueries(db: Database.Database): ScanQueries {
   // Exchanges as arrays, made records by exchangeRecordOfValues: a keyed row of ~30 columns costs far more (exchange-record.ts).
-  const exchangesPage = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id > ? ORDER BY e.id LIMIT ?`).raw(true);
+  const exchangesPage = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id > ? ORDER BY e.id LIMIT ${ROWS_PAGE}`).raw(true);
   const exchange = db.prepare(`SELECT ${EXCHANGE_SELECT_VALUES} FROM exchanges e WHERE e.id = ?`).raw(true);
   const messagesToLoad = db.prepare(`SELECT ${META}, ifnull(${JSON_TEXT}, ${RAW}), seq, id FROM messages WHERE exchange_id = ? ORDER BY seq LIMIT -1 OFFSET ?`).raw(true);
-  // Pages in (exchange, seq) order after a place, on the index messages_by_exchange (rows-by-exchange.ts).
+  // Pages in (exchange, seq) order after a place, on the index messages_by_exchange (rows-by-exchange.ts). Every page
+  // query's LIMIT is a number, not a parameter: binding one makes SQLite prepare the statement again at each page.
   const messagesPage = db
-    .prepare(`SELECT exchange_id, seq, ${META}, ifnull(${JSON_TEXT}, ${RAW}), id FROM messages WHERE (exchange_id, seq) > (?, ?) ORDER BY exchange_id, seq LIMIT ?`)
+    .prepare(`SELECT exchange_id, seq, ${META}, ifnull(${JSON_TEXT}, ${RAW}), id FROM messages WHERE (exchange_id, seq) > (?, ?) ORDER BY exchange_id, seq LIMIT ${ROWS_PAGE}`)
     .raw(true);
   const findings = db.prepare(
     "SELECT message_id AS messageId, rule, severity, pointer, message FROM findings WHERE exchange_id = ? AND severity = 'error' ORDER BY id",
   );
   const findingsPage = db
     .prepare(
-      "SELECT exchange_id, id, message_id, rule, severity, pointer, message FROM findings WHERE severity = 'error' AND (exchange_id, id) > (?, ?) ORDER BY exchange_id, id LIMIT ?",
+      `SELECT exchange_id, id, message_id, rule, severity, pointer, message FROM findings WHERE severity = 'error' AND (exchange_id, id) > (?, ?) ORDER BY exchange_id, id LIMIT ${ROWS_PAGE}`,
     )
     .raw(true);
   return {
     exchanges: function* () {
       for (let after = 0; ; ) {
-        const page = (exchangesPage.all(after, ROWS_PAGE) as unknown[][]).map(exchangeRecordOfValues);
+        const page = (exchangesPage.all(after) as unknown[][]).map(exchangeRecordOfValues);
         yield* page;
         if (page.length < ROWS_PAGE) return;
         after = page[page.length - 1].id;
