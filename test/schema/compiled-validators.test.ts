@@ -6,7 +6,7 @@
  * also refuse them when a document they were compiled from is not the one loaded.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { OPENAI_SCHEMA_ID } from '../../src/protocols/openai/schemas.js';
 import { ANTHROPIC_SCHEMA_ID } from '../../src/protocols/anthropic/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
+import { linkedCopy } from '../support/linked-copy.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const COMPILED_DIR = join(REPO, 'dist/schema/compiled');
@@ -244,7 +245,7 @@ describe('a build without compiled validators', () => {
   // A copy of the built package without dist/schema/compiled: every validator is compiled at run time.
   const copy = tempDir('no-compiled-validators-');
   afterAll(() => copy.cleanup());
-  for (const part of ['bin', 'dist', 'schemas', 'package.json']) copyTree(join(REPO, part), copy.file(part), COMPILED_DIR);
+  for (const part of ['bin', 'dist', 'schemas', 'package.json']) linkedCopy(join(REPO, part), copy.file(part), (path) => path === COMPILED_DIR);
   symlinkSync(join(REPO, 'node_modules'), copy.file('node_modules'));
   const bin = copy.file('bin/agent-proxy.js');
 
@@ -270,28 +271,3 @@ describe('a build without compiled validators', () => {
   });
 });
 
-/**
- * `from` (a file or a folder, without `skip`) at `to`, each file a hard link where the file system
- * allows (the copy is only read: ~0.1 s of CPU for the ~2,000 files of the build, where copying
- * their bytes took ~1 s), else a copy.
- */
-function copyTree(from: string, to: string, skip: string): void {
-  const place = (source: string, target: string) => {
-    try {
-      linkSync(source, target);
-    } catch {
-      copyFileSync(source, target);
-    }
-  };
-  if (!statSync(from).isDirectory()) {
-    place(from, to);
-    return;
-  }
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = join(from, entry.name);
-    if (source === skip) continue;
-    if (entry.isDirectory()) copyTree(source, join(to, entry.name), skip);
-    else place(source, join(to, entry.name));
-  }
-}
