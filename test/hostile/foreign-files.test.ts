@@ -16,6 +16,7 @@ import { importNdjsonFile } from '../../src/store/ndjson-import.js';
 import { runBatch } from '../cli/cli-batch.js';
 import { REPO, type CliResult } from '../cli/run-cli.js';
 import { runToEnd } from './cli-child.js';
+import { linkedCopy } from '../support/linked-copy.js';
 import { scratch, tempDir, type TempDir } from '../support/temp-dir.js';
 import { useCleanups } from '../support/cleanups.js';
 
@@ -431,8 +432,7 @@ describe('better-sqlite3 built for another Node.js', () => {
     // registers itself for another NODE_MODULE_VERSION: Node refuses it exactly as it refuses a
     // real better-sqlite3 built for another Node.js.
     const root = scratch('agent-proxy-foreign-').dir;
-    for (const part of ['dist', 'bin', 'schemas']) cpSync(join(REPO, part), join(root, part), { recursive: true });
-    copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    for (const part of ['dist', 'bin', 'schemas', 'package.json']) linkedCopy(join(REPO, part), join(root, part));
     mkdirSync(join(root, 'node_modules'));
     for (const entry of readdirSync(join(REPO, 'node_modules'))) {
       if (entry !== 'better-sqlite3' && !entry.startsWith('.')) symlinkSync(join(REPO, 'node_modules', entry), join(root, 'node_modules', entry));

@@ -117,7 +117,7 @@ function writeManifest(project: string, dependencies: Record<string, string>): v
  * The tarball and its dependencies go into an empty project (`npm install` of `file:` links to the
  * tarball and this checkout's node_modules); a project with extra dependencies is a copy of that one
  * where they are added the way a user adds one later, by a second `npm install` (~1 s: the tarball's
- * 34 MB are not unpacked again). The projects sit at the same depth below the temp dir as the copies,
+ * 34 MB are not unpacked again, nor copied: the copy's package files are hard links). The projects sit at the same depth below the temp dir as the copies,
  * so npm's relative links still resolve.
  */
 function installedProject(tarball: string, extraDependencies: string[]): Promise<string> {
@@ -136,7 +136,8 @@ function installedProject(tarball: string, extraDependencies: string[]): Promise
   return oncePerRun(name, async (dir) => {
     const plain = await installedProject(tarball, []);
     const project = join(dir, name);
-    cpSync(plain, project, { recursive: true, verbatimSymlinks: true });
+    // The package's files as hard links, as in each file's copy: adding a dependency leaves them as they are.
+    copyInstall(plain, project);
     for (const dependency of extraDependencies) dependencies[dependency] = `file:${join(REPO, 'node_modules', dependency)}`;
     writeManifest(project, dependencies);
     await npmInstall(project);
@@ -156,9 +157,10 @@ function linkTree(from: string, to: string): void {
 }
 
 /**
- * A copy of the run's install for one file. The installed package's files (~1,450 files, 37 MB:
- * ~0.4 s of CPU to copy) are hard links to the run's: no test writes into node_modules/agent-proxy
- * (a file written there would be written in every copy), only next to it in the project.
+ * A copy of the run's install, for one file or for a project that adds dependencies to it. The
+ * installed package's files (~1,450 files, 37 MB: ~0.4 s of CPU to copy) are hard links to the run's:
+ * no test writes into node_modules/agent-proxy (a file written there would be written in every copy),
+ * only next to it in the project.
  */
 function copyInstall(installed: string, dir: string): void {
   const installedPackage = join(installed, 'node_modules', MANIFEST.name);

@@ -152,12 +152,13 @@ export function describeRecordingSinkContract(name: string, openSink: OpenSink):
     it('loses nothing queued when closed at once, including the messages of an exchange that never ended', async () => {
       const { sink, out } = await open();
       const EXCHANGES = 8;
-      const LINES = 1_500;
+      const LINES = 800;
       // ~1.5 MB in one go, without yielding: all of it still queued (or spooled) when close() is called.
+      // Each line just under MAX_BODY_BYTES, so that each is judged, and the bytes cost fewer messages.
       for (let e = 0; e < EXCHANGES; e++) {
         const exchange = sink.openExchange({ transport: 'stdio', url: `agent ${e}` });
         const stdout = exchange.tap({ kind: 'lines', sender: 'server', channel: 'stdout' });
-        for (let i = 0; i < LINES; i++) stdout.push(Buffer.from(`{"exchange":${e},"line":${i},"pad":"${'p'.repeat(80)}"}\n`));
+        for (let i = 0; i < LINES; i++) stdout.push(Buffer.from(`{"exchange":${e},"line":${i},"pad":"${'p'.repeat(200)}"}\n`));
         if (e < EXCHANGES - 1) {
           void stdout.end(true);
           exchange.end({ outcome: 'complete' });

@@ -6,7 +6,7 @@
  * also refuse them when a document they were compiled from is not the one loaded.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { OPENAI_SCHEMA_ID } from '../../src/protocols/openai/schemas.js';
 import { ANTHROPIC_SCHEMA_ID } from '../../src/protocols/anthropic/schemas.js';
 import { COMPILED_MANIFEST, type CompiledManifest } from '../../src/schema/compiled-validators.js';
 import { REPO, runCli, spawnCli } from '../cli/run-cli.js';
+import { linkedCopy } from '../support/linked-copy.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const COMPILED_DIR = join(REPO, 'dist/schema/compiled');
@@ -244,9 +245,7 @@ describe('a build without compiled validators', () => {
   // A copy of the built package without dist/schema/compiled: every validator is compiled at run time.
   const copy = tempDir('no-compiled-validators-');
   afterAll(() => copy.cleanup());
-  for (const part of ['bin', 'dist', 'schemas', 'package.json']) {
-    cpSync(join(REPO, part), copy.file(part), { recursive: true, filter: (source) => source !== COMPILED_DIR });
-  }
+  for (const part of ['bin', 'dist', 'schemas', 'package.json']) linkedCopy(join(REPO, part), copy.file(part), (path) => path === COMPILED_DIR);
   symlinkSync(join(REPO, 'node_modules'), copy.file('node_modules'));
   const bin = copy.file('bin/agent-proxy.js');
 
@@ -271,3 +270,4 @@ describe('a build without compiled validators', () => {
     }
   });
 });
+
