@@ -2,6 +2,7 @@ import { compactJson, stringifyJson } from '../core/json-text.js';
 import { copyExchangeColumns } from '../store/exchange-record.js';
 import { RecordingReader } from '../store/recording-reader.js';
 import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
+import type { Verdict } from '../core/verdict.js';
 import type { ExchangeFields } from '../store/schema.js';
 import { messageValue } from '../store/message-value.js';
 import { derivedSchemaRef, derivedSchemaRefOfText } from '../store/ndjson-derived-ref.js';
@@ -141,9 +142,10 @@ function* ndjsonLinePages(reader: RecordingReader, line: LineSink, onMessage?: (
   for (const exchange of exchanges) line(JSON.stringify(exchangeLine(exchange)), undefined);
   yield;
   const pieces: LinePieces = { head: '', json: undefined };
+  const heads = new LineHeads();
   for (const page of RecordingReader.messagePagesWithTextInOrder(reader)) {
     for (const message of page) {
-      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
+      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces, heads);
       line(pieces.head, pieces.json);
       onMessage?.();
     }
@@ -200,22 +202,20 @@ export function exchangeLine(e: ExchangeFields): NdjsonExchangeLine {
  * stores them.
  */
 export function messageLineText(m: MessageTextRow, protocol: string | null = null): string {
-  const { head, json } = messageLinePieces(m, protocol, { head: '', json: undefined });
+  const { head, json } = messageLinePieces(m, protocol, { head: '', json: undefined }, new LineHeads());
   return json === undefined ? head : `${head}${json}}`;
 }
 
 /** messageLineText in pieces (LinePieces), set in `pieces`. */
-function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces): LinePieces {
-  let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
-  if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
-  line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
+function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces, heads: LineHeads): LinePieces {
+  let line = `${heads.exchange(m.exchangeId)}${m.seq}${heads.route(m.sender, m.carrier, m.channel)}${numberText(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
-  line += verdictText(m, protocol);
+  line += heads.verdict(m, protocol);
   if (m.raw === null) {
     // Raw's text, whole (most messages): its JSON text, in JSON.stringify's form, and what is around it.
     const around = rawAround(NDJSON_VERSION, m.carrier);
-    if (m.textBefore !== around.before) line += `,"rawBefore":${JSON.stringify(m.textBefore)}`;
-    if (m.textAfter !== around.after) line += `,"rawAfter":${JSON.stringify(m.textAfter)}`;
+    if (m.textBefore !== around.before) line += heads.member(',"rawBefore":', m.textBefore);
+    if (m.textAfter !== around.after) line += heads.member(',"rawAfter":', m.textAfter);
     pieces.head = `${line},"rawJson":`;
     pieces.json = m.jsonText;
     return pieces;
@@ -224,6 +224,90 @@ function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: L
   pieces.json = undefined;
   return pieces;
 }
+
+/** A number as JSON.stringify writes it (String's text for a finite one), without the serializer's entry. */
+function numberText(x: number): string {
+  return Number.isFinite(x) ? `${x}` : 'null';
+}
+
+/**
+ * The parts of a message's line that most messages of a recording share, each made once: the line's
+ * start up to its `seq` by exchange, its route up to `tOffsetMs` by sender, carrier and channel, a
+ * plain verdict's text (RecordingReader shares one frozen verdict per status and ref) by the ref
+ * derived for the message, and a short `rawBefore` or `rawAfter` (an Anthropic event's
+ * `event: …\ndata: `). One for each export; bounded: past KEPT_PARTS, a part is made each time.
+ */
+class LineHeads {
+  private readonly exchanges = new Map<number, string>();
+  private readonly routes = new Map<string, Map<string, Map<string | null, string>>>();
+  private readonly verdicts = new WeakMap<Verdict, Map<string | undefined, string>>();
+  private readonly members = new Map<string, Map<string, string>>();
+  private kept = 0;
+
+  exchange(id: number): string {
+    let text = this.exchanges.get(id);
+    if (text === undefined) {
+      text = `{"type":"message","exchange":${id},"seq":`;
+      if (this.keep()) this.exchanges.set(id, text);
+    }
+    return text;
+  }
+
+  route(sender: string, carrier: string, channel: string | null): string {
+    let byCarrier = this.routes.get(sender);
+    let byChannel = byCarrier?.get(carrier);
+    let text = byChannel?.get(channel);
+    if (text === undefined) {
+      text = `,"sender":${quoted(sender)},"carrier":${quoted(carrier)}${channel === null ? '' : `,"channel":${JSON.stringify(channel)}`},"tOffsetMs":`;
+      if (this.keep()) {
+        if (byCarrier === undefined) this.routes.set(sender, (byCarrier = new Map()));
+        if (byChannel === undefined) byCarrier.set(carrier, (byChannel = new Map()));
+        byChannel.set(channel, text);
+      }
+    }
+    return text;
+  }
+
+  /** verdictText, kept for a verdict shared by many messages (frozen) with the ref derived for this one. */
+  verdict(m: MessageTextRow, protocol: string | null): string {
+    const derived = derivedRef(m, protocol);
+    if (!Object.isFrozen(m.verdict)) return verdictText(m.verdict, derived);
+    let byDerived = this.verdicts.get(m.verdict);
+    let text = byDerived?.get(derived);
+    if (text === undefined) {
+      text = verdictText(m.verdict, derived);
+      if (this.keep()) {
+        if (byDerived === undefined) this.verdicts.set(m.verdict, (byDerived = new Map()));
+        byDerived.set(derived, text);
+      }
+    }
+    return text;
+  }
+
+  /** `name` and `value` as JSON, kept when `value` is short (what comes around a JSON text repeats). */
+  member(name: string, value: string): string {
+    if (value.length > SHORT_MEMBER) return `${name}${JSON.stringify(value)}`;
+    let byValue = this.members.get(name);
+    let text = byValue?.get(value);
+    if (text === undefined) {
+      text = `${name}${JSON.stringify(value)}`;
+      if (this.keep()) {
+        if (byValue === undefined) this.members.set(name, (byValue = new Map()));
+        byValue.set(value, text);
+      }
+    }
+    return text;
+  }
+
+  private keep(): boolean {
+    return this.kept++ < KEPT_PARTS;
+  }
+}
+
+/** At most this many parts are kept (a recording of many exchanges makes the rest each time). */
+const KEPT_PARTS = 4096;
+/** A `rawBefore` or `rawAfter` of up to this many characters is kept. */
+const SHORT_MEMBER = 64;
 
 type WithRaw = MessageTextRow & { raw: Buffer };
 
@@ -319,12 +403,11 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
 
 /**
  * `,"verdict":{…}`, or nothing for a plain valid verdict (no reason, no findings) whose ref is the one
- * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
- * verdict has none, though one is derived).
+ * derived for the message (`derived`: derivedRef's); its `schemaRef` only when it is not that one
+ * (null: the verdict has none, though one is derived).
  */
-function verdictText(m: MessageTextRow, protocol: string | null): string {
-  const { status, schemaRef, reason, findings } = m.verdict;
-  const derived = derivedRef(m, protocol);
+function verdictText(verdict: Verdict, derived: string | undefined): string {
+  const { status, schemaRef, reason, findings } = verdict;
   const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
   if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
   let text = `,"verdict":{"status":${quoted(status)}${ref}`;
