@@ -20,10 +20,13 @@
 // Each run of a step is checked: every message stepped, every line read from the pipe.
 //
 // Run (after a build):  node bench/read-floor.js [--quick | --smoke] [--db FILE] [--runs N] [--bin PATH] [--dist PATH]
+//   [--compare PATH]
 //   --db FILE   a recording to read (e.g. a copy of read-scale's a.db); without it, one is made as read-scale
 //               makes its side A (`node bench/read-scale.js --keep DIR [--quick | --smoke]`), in a temp folder
 //   --bin PATH  the build whose `export` is timed (default this one's bin/agent-proxy.js); --dist PATH the dist whose
 //               store SQL the steps use (default: the one next to --bin)
+//   --compare PATH  also times another build's `export` (PATH: its folder, holding bin/), in each run right after
+//               this one's, with the same lines checked: a before/after of the gap in one sitting
 //   --smoke     read-scale's smoke recording, one run of each step (test/bench/bench-smoke.test.ts runs it)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -197,6 +200,8 @@ async function main() {
       ['ndjson', 'bare NDJSON: its JSON text a line, to a pipe', inChild('ndjson'), messages],
       ['export', '`export --format ndjson`, to a pipe', [BIN, 'export', file, '--format', 'ndjson'], 1 + exchanges + messages],
     ];
+    const compare = argValue('--compare');
+    if (compare !== undefined) steps.push(['compare', `… of ${compare}`, [join(resolve(compare), 'bin/agent-proxy.js'), 'export', file, '--format', 'ndjson'], 1 + exchanges + messages]);
     const runs = new Map(steps.map(([key]) => [key, []]));
     // Alternating: each run takes every step in turn, so that the machine's load falls on all of them alike.
     for (let r = 0; r < RUNS; r++) {
@@ -221,7 +226,7 @@ async function main() {
       const min = Math.min(...all.map((run) => run.cpu));
       const max = Math.max(...all.map((run) => run.cpu));
       // A step's own µs: above the step it adds to (the NDJSON writer and export: above the open recording).
-      const base = key === 'node' ? undefined : key === 'ndjson' || key === 'export' ? 'open' : before;
+      const base = key === 'node' ? undefined : key === 'ndjson' || key === 'export' || key === 'compare' ? 'open' : before;
       const own = base === undefined ? '' : (((c - cpu(base)) * 1e6) / messages).toFixed(2);
       const perMessage = key === 'node' || key === 'open' ? '' : ((c * 1e6) / messages).toFixed(2);
       const perSecond = key === 'node' || key === 'open' ? '' : fmt(messages / c);
@@ -234,9 +239,14 @@ async function main() {
     const floor = cpu('ndjson');
     const gap = cpu('export') - floor;
     const budget = messages / TARGET;
-    console.log(`  (µs/msg: the whole process's CPU ÷ messages; step µs: above the step before, the last two above the open recording)`);
+    console.log(`  (µs/msg: the whole process's CPU ÷ messages; step µs: above the step before; the NDJSON writer and each export above the open recording)`);
     console.log(`  floor: the bare NDJSON writer, ${((floor * 1e6) / messages).toFixed(2)} µs a message → ${fmt(messages / floor)} messages per CPU second; ${fmt(TARGET)}/s (${budget.toFixed(2)} s here) ${floor <= budget ? 'is' : 'is not'} reachable by a reader of this format`);
     console.log(`  gap: export − the floor ${gap.toFixed(3)} s, ${((gap * 1e6) / messages).toFixed(2)} µs a message (export ${fmt(messages / cpu('export'))} messages per CPU second, ${(runs.get('export')[0].bytes / messages).toFixed(0)} bytes a message out)`);
+    if (compare !== undefined) {
+      const other = cpu('compare') - floor;
+      const same = runs.get('compare')[0].bytes === runs.get('export')[0].bytes ? 'as many bytes out' : 'NOT as many bytes out';
+      console.log(`  gap of ${compare}'s export: ${other.toFixed(3)} s, ${((other * 1e6) / messages).toFixed(2)} µs a message (${fmt(messages / cpu('compare'))} messages per CPU second; ${same})`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
