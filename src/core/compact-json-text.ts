@@ -9,7 +9,9 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
  * JSON.stringify would not write; a lone surrogate): then the caller takes the long way.
  */
 export function isCompactJson(text: string): boolean {
-  open.length = 0;
+  let depth = 0;
+  // What a deeply nested text grew is let go; the usual few levels are kept.
+  if (open.length > KEPT_LEVELS) open.length = 0;
   keys.clear();
   let at = 0;
   for (;;) {
@@ -19,7 +21,7 @@ export function isCompactJson(text: string): boolean {
       const close = c === OPEN_ARRAY ? CLOSE_ARRAY : CLOSE_OBJECT;
       if (text.charCodeAt(at + 1) === close) at += 2;
       else {
-        open.push(c);
+        open[depth++] = c;
         at++;
         if (c === OPEN_OBJECT) {
           keys.open();
@@ -34,8 +36,8 @@ export function isCompactJson(text: string): boolean {
     }
     // A value ended at `at`: close what it ends, then the next item, or the end of the text.
     for (;;) {
-      if (open.length === 0) return at === text.length;
-      const top = open[open.length - 1];
+      if (depth === 0) return at === text.length;
+      const top = open[depth - 1];
       const c = text.charCodeAt(at);
       if (c === COMMA) {
         at++;
@@ -47,14 +49,18 @@ export function isCompactJson(text: string): boolean {
       }
       if (c !== (top === OPEN_ARRAY ? CLOSE_ARRAY : CLOSE_OBJECT)) return false;
       at++;
-      open.pop();
+      depth--;
       if (top === OPEN_OBJECT) keys.close();
     }
   }
 }
 
-/** The open arrays and objects, innermost last (one for every scan: this runs once per message of an export). */
+/**
+ * The open arrays and objects, innermost last, up to the scan's depth (one for every scan: this runs
+ * once per message of an export; a depth counter, not the array's length, which is a slow write).
+ */
 const open: number[] = [];
+const KEPT_LEVELS = 1024;
 
 /**
  * Reads a member's `"key":` at `at` and returns where its value starts, or -1: the key is not in
@@ -88,29 +94,32 @@ class ObjectKeys {
   /** Start and end of each key of the open objects, innermost object's last, up to `used`. */
   private readonly offsets: number[] = [];
   private used = 0;
-  /** Per open object: where its keys start in `offsets`, and its set once it has more than FEW_KEYS. */
+  /** Per open object, up to `objects`: where its keys start in `offsets`, and its set once it has more than FEW_KEYS. */
   private readonly bases: number[] = [];
   private readonly sets: Array<Set<string> | undefined> = [];
+  private objects = 0;
 
   clear(): void {
     this.used = 0;
-    this.bases.length = 0;
-    this.sets.length = 0;
+    // A set an earlier scan left is let go (most scans make none).
+    for (let i = 0; i < this.objects; i++) this.sets[i] = undefined;
+    this.objects = 0;
+    if (this.bases.length > KEPT_LEVELS) this.bases.length = this.sets.length = 0;
   }
 
   open(): void {
-    this.bases.push(this.used);
-    this.sets.push(undefined);
+    this.bases[this.objects] = this.used;
+    this.sets[this.objects++] = undefined;
   }
 
   close(): void {
-    this.used = this.bases.pop()!;
-    this.sets.pop();
+    this.used = this.bases[--this.objects]!;
+    this.sets[this.objects] = undefined;
   }
 
   /** Adds the innermost object's key text[start, end); false when the object has it already. */
   add(text: string, start: number, end: number): boolean {
-    const top = this.bases.length - 1;
+    const top = this.objects - 1;
     const set = this.sets[top];
     if (set !== undefined) {
       const key = text.slice(start, end);

@@ -3,8 +3,7 @@ import { copyExchangeColumns } from '../store/exchange-record.js';
 import { RecordingReader } from '../store/recording-reader.js';
 import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import type { ExchangeFields } from '../store/schema.js';
-import { messageValue } from '../store/message-value.js';
-import { derivedSchemaRef, derivedSchemaRefOfText } from '../store/ndjson-derived-ref.js';
+import { LineHeads, numberText } from './ndjson-line-head.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
@@ -141,9 +140,10 @@ function* ndjsonLinePages(reader: RecordingReader, line: LineSink, onMessage?: (
   for (const exchange of exchanges) line(JSON.stringify(exchangeLine(exchange)), undefined);
   yield;
   const pieces: LinePieces = { head: '', json: undefined };
+  const heads = new LineHeads();
   for (const page of RecordingReader.messagePagesWithTextInOrder(reader)) {
     for (const message of page) {
-      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces);
+      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces, heads);
       line(pieces.head, pieces.json);
       onMessage?.();
     }
@@ -200,22 +200,20 @@ export function exchangeLine(e: ExchangeFields): NdjsonExchangeLine {
  * stores them.
  */
 export function messageLineText(m: MessageTextRow, protocol: string | null = null): string {
-  const { head, json } = messageLinePieces(m, protocol, { head: '', json: undefined });
+  const { head, json } = messageLinePieces(m, protocol, { head: '', json: undefined }, new LineHeads());
   return json === undefined ? head : `${head}${json}}`;
 }
 
 /** messageLineText in pieces (LinePieces), set in `pieces`. */
-function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces): LinePieces {
-  let line = `{"type":"message","exchange":${m.exchangeId},"seq":${m.seq},"sender":${quoted(m.sender)},"carrier":${quoted(m.carrier)}`;
-  if (m.channel !== null) line += `,"channel":${JSON.stringify(m.channel)}`;
-  line += `,"tOffsetMs":${JSON.stringify(m.tOffsetMs)}`;
+function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces, heads: LineHeads): LinePieces {
+  let line = `${heads.exchange(m.exchangeId)}${m.seq}${heads.route(m.sender, m.carrier, m.channel)}${numberText(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
-  line += verdictText(m, protocol);
+  line += heads.verdict(m, protocol);
   if (m.raw === null) {
     // Raw's text, whole (most messages): its JSON text, in JSON.stringify's form, and what is around it.
     const around = rawAround(NDJSON_VERSION, m.carrier);
-    if (m.textBefore !== around.before) line += `,"rawBefore":${JSON.stringify(m.textBefore)}`;
-    if (m.textAfter !== around.after) line += `,"rawAfter":${JSON.stringify(m.textAfter)}`;
+    if (m.textBefore !== around.before) line += heads.member(',"rawBefore":', m.textBefore);
+    if (m.textAfter !== around.after) line += heads.member(',"rawAfter":', m.textAfter);
     pieces.head = `${line},"rawJson":`;
     pieces.json = m.jsonText;
     return pieces;
@@ -294,13 +292,6 @@ function endsWithText(raw: Buffer, end: number, text: string): boolean {
   return true;
 }
 
-/** A sender, carrier or status as JSON: one of a few words, quoted as they are. */
-function quoted(word: string): string {
-  return QUOTED.get(word) ?? JSON.stringify(word);
-}
-
-const QUOTED = new Map(['client', 'server', 'body', 'event', 'frame', 'line', 'valid', 'invalid', 'unchecked'].map((word) => [word, `"${word}"`]));
-
 /**
  * Where the bytes hold a JSON text of the value written `text` by stringifyJson, written otherwise
  * (spaced, escaped): the whole bytes, or the last line after `data:`, up to the trailing white space.
@@ -315,31 +306,4 @@ function jsonTextStart(raw: Buffer, text: string): number | null {
     if (value !== undefined && stringifyJson(value) === text && jsonStartIn(raw, raw.toString('utf8', start, end)) === start) return start;
   }
   return null;
-}
-
-/**
- * `,"verdict":{…}`, or nothing for a plain valid verdict (no reason, no findings) whose ref is the one
- * derived for the message (derivedSchemaRef); its `schemaRef` only when it is not that one (null: the
- * verdict has none, though one is derived).
- */
-function verdictText(m: MessageTextRow, protocol: string | null): string {
-  const { status, schemaRef, reason, findings } = m.verdict;
-  const derived = derivedRef(m, protocol);
-  const ref = schemaRef === derived ? '' : `,"schemaRef":${JSON.stringify(schemaRef ?? null)}`;
-  if (status === 'valid' && ref === '' && reason === undefined && findings.length === 0) return '';
-  let text = `,"verdict":{"status":${quoted(status)}${ref}`;
-  if (reason !== undefined) text += `,"reason":${JSON.stringify(reason)}`;
-  if (findings.length > 0) text += `,"findings":${JSON.stringify(findings.map((f) => ({ rule: f.rule, severity: f.severity, pointer: f.pointer, message: f.message })))}`;
-  return `${text}}`;
-}
-
-/**
- * The ref the import derives for the message (derivedSchemaRef): from its JSON text when the line
- * takes it as it is (in JSON.stringify's form: read without parsing it), else from its value, a deep
- * one's too (rare; parsed once more here).
- */
-function derivedRef(m: MessageTextRow, protocol: string | null): string | undefined {
-  if (m.jsonText !== undefined) return derivedSchemaRefOfText(protocol, m.sender, m.carrier, m.jsonText);
-  const value = m.json !== undefined ? m.json : m.deepJson !== undefined ? messageValue(m) : undefined;
-  return value === undefined ? undefined : derivedSchemaRef(protocol, m.sender, m.carrier, value);
 }

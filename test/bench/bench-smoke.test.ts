@@ -42,6 +42,17 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it('read-floor --smoke: every step of reading a message timed in a fresh process, every message read and every line through the pipe', async () => {
+    const run = await runBench(['bench/read-floor.js', '--smoke']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/, 103 messages; /);
+    for (const step of ['node -e 0', 'node \\+ better-sqlite3, the recording opened']) expect(run.stdout).toMatch(new RegExp(`\\n {2}${step} +\\d+\\.\\d{3} \\(`));
+    for (const step of ["\\+ every message's id stepped", "\\+ raw's text .*", "\\+ the other values export's reader reads", 'bare NDJSON: .*', '`export --format ndjson`, to a pipe']) expect(run.stdout).toMatch(new RegExp(`\\n {2}${step} +\\d+\\.\\d{3} \\([^)]*\\) +\\d+\\.\\d\\d +-?\\d+\\.\\d\\d +[\\d,]+ `));
+    expect(run.stdout).toMatch(/\n {2}floor: the bare NDJSON writer, \d+\.\d\d µs a message/);
+    expect(run.stdout).toMatch(/\n {2}gap: export − the floor -?\d+\.\d{3} s/);
+    expect(run.code).toBe(0);
+  });
+
   it('mcp-stdio --smoke: MCP tool calls through record --stdio, every message recorded as mcp and valid, with the CPU per message', async () => {
     const run = await runBench(['bench/mcp-stdio.js', '--smoke']);
     expect(run.stderr).toBe('');

@@ -117,4 +117,19 @@ describe('isCompactJson', () => {
     expect(isCompactJson('{"a":'.repeat(LEVELS) + '{"b":1,"b":2}' + '}'.repeat(LEVELS))).toBe(false);
     expect(isCompactJson('['.repeat(LEVELS) + ']'.repeat(LEVELS - 1))).toBe(false);
   });
+
+  it('judges each text alone, after one it stopped in with objects still open', () => {
+    // Stopped 2 levels down, in an object of more keys than it compares one by one (a set of them).
+    const keys = Array.from({ length: 20 }, (_, i) => `"k${i}":${i}`).join(',');
+    const stopped = `{"a":{${keys},"k3" :1}}`;
+    const deepStopped = '{"a":'.repeat(LEVELS) + `{${keys},"k3":` + '}'.repeat(LEVELS);
+    for (const before of [stopped, deepStopped]) {
+      expect(isCompactJson(before)).toBe(false);
+      // Keys of the objects left open are not this text's: none repeats, and the levels close as this text's own.
+      expect(isCompactJson('{"k3":1,"a":{"k3":2}}')).toBe(true);
+      expect(isCompactJson('[1]')).toBe(true);
+      expect(isCompactJson('1]')).toBe(false);
+      expect(isCompactJson('{"k1":1,"k1":2}')).toBe(false);
+    }
+  });
 });
