@@ -150,12 +150,15 @@ export class InputJudging {
    */
   judge(judge: StreamJudge, m: SourceMessage, walkable = false): void {
     const message = judgeMessage(judge, m, this.pipeline, walkable);
-    message.verdict = this.verdicts.of(message.verdict);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
     judge.lastKept = this.kept === 'all' || isNotable(message);
-    if (judge.lastKept) this.judged.push(message);
-    else this.plain++;
+    if (!judge.lastKept) {
+      this.plain++;
+      return;
+    }
+    message.verdict = this.verdicts.of(message.verdict);
+    this.judged.push(message);
   }
 
   /** Ends every stream, in order, and reports: a recording's messages by exchange, then by place in it; a file's in its order. */
