@@ -37,7 +37,9 @@ export function validateCommand(result: CommandResult): Command {
           const { judgeRecordingLoading } = await import('../validate/judge-recording.js');
           // The messages are counted (an index read whole) only for a line that shows, as `export` does.
           const shown = !options.json && process.stderr.isTTY === true;
-          report = await judgeRecordingLoading(file, registry, protocol, shown ? { total: (n) => (progress = createProgress(process.stderr, 'validating messages:', n)), read: () => progress?.tick() } : undefined);
+          const tellProgress = shown ? { total: (n: number) => (progress = createProgress(process.stderr, 'validating messages:', n)), read: () => progress?.tick() } : undefined;
+          // The text report prints only the messages that are not valid or have findings: only those are kept.
+          report = await judgeRecordingLoading(file, registry, protocol, tellProgress, options.json ? 'all' : 'notable');
         } else {
           const input = readMessageFile(file);
           const total = input.streams.reduce((sum, stream) => sum + stream.messages.length, 0);

@@ -118,8 +118,18 @@ export class InputJudging {
   private readonly judges: StreamJudge[] = [];
   private readonly judged: JudgedMessage[] = [];
   private readonly verdicts = new SharedVerdicts();
+  /** Messages judged valid without a finding and not kept ('notable'): counted in the summary only. */
+  private plain = 0;
 
-  constructor(registry: SchemaRegistry) {
+  /**
+   * `kept`: which judged messages the report lists: 'all', or 'notable', those not valid or with a
+   * finding (what the text report prints; the summary still counts every message), so that the
+   * report of a big recording does not hold every message judged.
+   */
+  constructor(
+    registry: SchemaRegistry,
+    private readonly kept: 'all' | 'notable' = 'all',
+  ) {
     this.pipeline = new MessagePipeline({ registry, maxBodyBytes: Infinity, parseBudget: Infinity });
   }
 
@@ -140,9 +150,14 @@ export class InputJudging {
    */
   judge(judge: StreamJudge, m: SourceMessage, walkable = false): void {
     const message = judgeMessage(judge, m, this.pipeline, walkable);
-    message.verdict = this.verdicts.of(message.verdict);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
+    judge.lastKept = this.kept === 'all' || isNotable(message);
+    if (!judge.lastKept) {
+      this.plain++;
+      return;
+    }
+    message.verdict = this.verdicts.of(message.verdict);
     this.judged.push(message);
   }
 
@@ -152,9 +167,18 @@ export class InputJudging {
     for (const judge of this.judges) if (judge.module && judge.last) judgedProtocols.add(judge.module.id);
     for (const judge of this.judges) endStream(judge, this.pipeline, this.judges);
     const judged = this.judged;
+    // A stream's last message not kept may have been given its end's findings since.
+    for (const judge of this.judges) {
+      if (judge.last === undefined || judge.lastKept !== false || !isNotable(judge.last)) continue;
+      judged.push(judge.last);
+      judge.lastKept = true;
+      this.plain--;
+    }
     // Reported as `show` lists them: a recording's by exchange, then by place in it; a file's in its order.
     judged.sort((a, b) => (a.exchange ?? 0) - (b.exchange ?? 0) || (a.seq ?? 0) - (b.seq ?? 0) || a.index - b.index);
     const summary = summarize(judged);
+    summary.messages += this.plain;
+    summary.valid += this.plain;
     if (exchangeFindings === undefined) return { file, format, protocols: [...judgedProtocols], messages: judged, summary };
     for (const f of exchangeFindings) f.severity === 'error' ? summary.errors++ : summary.warnings++;
     return { file, format, protocols: [...judgedProtocols], messages: judged, exchangeFindings, summary };
@@ -169,6 +193,13 @@ export interface StreamJudge {
   last?: JudgedMessage;
   /** The last message's verdict is the stored one, which holds the end-of-stream findings record gave it. */
   lastStored?: boolean;
+  /** The last message is in the report's list (InputJudging's `kept`). */
+  lastKept?: boolean;
+}
+
+/** Is the message one the text report prints: not valid, or with a finding? */
+function isNotable(m: JudgedMessage): boolean {
+  return m.verdict.status !== 'valid' || m.verdict.findings.length !== 0;
 }
 
 /** A file's message has no framing facts of its own: it was read whole, as JSON, and is judged. */

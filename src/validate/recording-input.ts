@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { HttpContext, Sender } from '../core/message.js';
 import type { ChannelHint } from '../protocols/protocol.js';
 import type { ProtocolId } from '../protocols/catalog.js';
 import type { MessageToJudge } from '../store/store-types.js';
@@ -30,9 +31,10 @@ export function recordingInput(file: string, progress?: ReadProgress): LoadedInp
     for (const exchange of RecordingReader.exchangeColumns(reader)) {
       ofExchanges.push(...findingsOfExchange(exchange));
       const stream = streamOfExchange(exchange);
+      const context = new ExchangeContext(exchange);
       // A page at a time, and the raw bytes only of a message that is not JSON.
       for (const m of RecordingReader.messagesToJudge(reader, exchange.id)) {
-        stream.messages.push(sourceMessageOf(exchange, m));
+        stream.messages.push(sourceMessageOf(context, m));
         progress?.read();
       }
       // An exchange without messages still ends, when a protocol claimed it: an MCP session's DELETE ends that session.
@@ -62,13 +64,40 @@ export function findingsOfExchange(exchange: ExchangeFields): ExchangeFinding[] 
   return exchangeFindings(exchange).map((finding) => ({ stream: labelOf(exchange), exchange: exchange.id, ...finding }));
 }
 
+/**
+ * What every message of one exchange is judged with besides its own value: its HTTP facts (one object
+ * per sender) and its channel's facts (one per channel), made once, not per message: a stream's
+ * thousands of events share them. Nothing that judges a message changes them.
+ */
+export class ExchangeContext {
+  private client?: HttpContext;
+  private server?: HttpContext;
+  private readonly channels = new Map<string, SourceMessage['facts']>();
+
+  constructor(readonly exchange: ExchangeFields) {}
+
+  /** The HTTP facts a checker is given with a message of `sender` (store/exchange-http.ts). */
+  http(sender: Sender): HttpContext {
+    if (sender === 'client') return (this.client ??= httpContextOf(this.exchange, 'client'));
+    return (this.server ??= httpContextOf(this.exchange, 'server'));
+  }
+
+  /** The facts of a message on `channel`: a close frame or stderr is not judged (UNJUDGED_CHANNELS). */
+  facts(channel: string): SourceMessage['facts'] {
+    let facts = this.channels.get(channel);
+    if (facts === undefined) this.channels.set(channel, (facts = UNJUDGED_CHANNELS.has(channel) ? { channel, judge: false } : { channel }));
+    return facts;
+  }
+}
+
 /** A recorded message as judging reads it: its value, and what record knew of it besides. */
-export function sourceMessageOf(exchange: ExchangeFields, m: MessageToJudge): SourceMessage {
+export function sourceMessageOf(context: ExchangeContext, m: MessageToJudge): SourceMessage {
+  const exchange = context.exchange;
   // Message ids are the order record judged in, across exchanges (a scope shared by connections depends on it).
   const message: SourceMessage = { value: undefined, sender: m.sender, index: m.id - 1, carrier: m.carrier, exchange: exchange.id, seq: m.seq };
-  if (m.channel !== null) message.facts = UNJUDGED_CHANNELS.has(m.channel) ? { channel: m.channel, judge: false } : { channel: m.channel };
+  if (m.channel !== null) message.facts = context.facts(m.channel);
   // A body has its request line and status, as when it was recorded (a RunAgentInput too).
-  if (exchange.transport === 'http' || m.carrier === 'body') message.http = httpContextOf(exchange, m.sender);
+  if (exchange.transport === 'http' || m.carrier === 'body') message.http = context.http(m.sender);
   // Most messages have no findings: no array made for them.
   if (m.findings.length > 0) {
     const carried = m.findings.filter((f) => NOT_REDERIVABLE.has(f.rule));

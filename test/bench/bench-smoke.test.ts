@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AGUI_SSE_RUN, writeNdjsonRecording } from '../support/ndjson-recording.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -85,6 +86,19 @@ describe('benches', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/\n {2}writer +\d+\.\d\d \d+\.\d\d /);
     expect(run.stdout.match(/ against writer\n/g)).toHaveLength(10);
+    expect(run.code).toBe(0);
+  });
+
+  it('validate-floor measures every part of validate, and the floor beside them, on a recording', async () => {
+    const messages = [
+      { sender: 'client' as const, carrier: 'body' as const, json: { threadId: 't1', runId: 'r1', state: {}, messages: [], tools: [], context: [], forwardedProps: {} } },
+      { sender: 'server' as const, json: { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' } },
+      { sender: 'server' as const, json: { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' } },
+    ];
+    const run = await runBench(['bench/validate-floor.js', writeNdjsonRecording([{ ...AGUI_SSE_RUN, messages }]), '--runs', '1']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.match(/ best +\d+ ms {2}\(\d+\)\n/g)).toHaveLength(7);
+    expect(run.stdout).toContain('rows + JSON.parse + validator (floor)');
     expect(run.code).toBe(0);
   });
 

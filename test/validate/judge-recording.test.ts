@@ -12,6 +12,7 @@ import { PROTOCOL_IDS, type ProtocolId } from '../../src/protocols/catalog.js';
 import { SchemaRegistry } from '../../src/schema/schema-registry.js';
 import { openRecording } from '../../src/store/open-recording.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
+import type { JudgedMessage, ValidationReport } from '../../src/validate/judge-input.js';
 import { judgeRecordingLoading } from '../../src/validate/judge-recording.js';
 import { recordingInput } from '../../src/validate/recording-input.js';
 import { validateInput } from '../../src/validate/validate-input.js';
@@ -41,6 +42,17 @@ async function expectSameReports(file: string, forced?: ProtocolId): Promise<voi
   const judged = await judgeRecordingLoading(file, registry, forced);
   expect(judged).toEqual(validateInput(recordingInput(file), registry, forced));
   expect(JSON.stringify(judged)).toBe(JSON.stringify(validateInput(recordingInput(file), registry, forced)));
+  await expectSameNotable(file, forced);
+}
+
+const isNotable = (m: JudgedMessage): boolean => m.verdict.status !== 'valid' || m.verdict.findings.length > 0;
+
+/** The text report's (`kept: 'notable'`): the messages it prints, those of the whole report, and the same summary. */
+async function expectSameNotable(file: string, forced?: ProtocolId): Promise<ValidationReport> {
+  const all = await judgeRecordingLoading(file, registry, forced);
+  const notable = await judgeRecordingLoading(file, registry, forced, undefined, 'notable');
+  expect(notable).toEqual({ ...all, messages: all.messages.filter(isNotable) });
+  return notable;
 }
 
 describe('validate of a recording, judged as it is read', () => {
@@ -83,6 +95,17 @@ describe('validate of a recording, judged as it is read', () => {
     await expectSameReports(file);
     const report = await judgeRecordingLoading(file, registry);
     expect(report.messages[0]!.verdict.findings.map((f) => f.pointer)).toContain('/threadId');
+  });
+
+  it('keeps, for the text report, a stream\'s last message that was valid until its end gave it findings', async () => {
+    const [request, first, second] = PROTOCOL_EXAMPLES.openai().conversation.map(handMessage);
+    // Cut after two chunks: no finish_reason, no usage, no [DONE], each said on the second chunk when the stream ends.
+    const file = writeNdjsonRecording([exampleExchange('openai', [request!, first!, second!]), exampleExchange('openai')]);
+    await expectSameReports(file);
+    const notable = await expectSameNotable(file);
+    expect(notable.messages.filter((m) => m.exchange === 1).map((m) => m.seq)).toEqual([3]);
+    expect(notable.messages[0]!.verdict.findings.map((f) => f.rule)).toContain('openai-done-missing');
+    expect(notable.summary.messages).toBe(3 + PROTOCOL_EXAMPLES.openai().conversation.length);
   });
 
   it('reads every message once, in id order, a page at a time across exchanges', () => {
