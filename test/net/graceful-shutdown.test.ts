@@ -9,7 +9,7 @@ import { Agent, createServer as createHttpServer, request, type IncomingMessage,
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { InFlight } from '../../src/net/in-flight.js';
-import { endInFlight, GracefulShutdown, SHUTDOWN_GRACE_MS } from '../../src/net/graceful-shutdown.js';
+import { endInFlight, GracefulShutdown, SHUTDOWN_GRACE_MS, shutdownGraceOf } from '../../src/net/graceful-shutdown.js';
 import { listenOn } from '../../src/net/listen-on.js';
 import type { ListenAddress } from '../../src/net/addresses.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
@@ -204,5 +204,16 @@ describe('endInFlight', () => {
     ends[1]();
     await within(ended, 'endInFlight');
     expect(settled).toBe(true);
+  });
+});
+
+describe('shutdownGraceOf (the shutdownGraceMs option)', () => {
+  it('takes a whole number of milliseconds, 0 or more, defaults to 2000, and refuses anything else as a usage error', () => {
+    expect(shutdownGraceOf(undefined)).toBe(2_000);
+    expect(shutdownGraceOf(0)).toBe(0);
+    expect(shutdownGraceOf(150)).toBe(150);
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number]) {
+      expect(() => shutdownGraceOf(bad)).toThrow(expect.objectContaining({ code: 'E_USAGE', message: `shutdownGraceMs must be a whole number of milliseconds, 0 or more (got ${String(bad)})` }));
+    }
   });
 });
