@@ -15,17 +15,6 @@ import type { InFlight } from './in-flight.js';
 export const SHUTDOWN_GRACE_MS = 2_000;
 /** Shutdown never waits longer than this past the grace period for an exchange that fails to report its end. */
 const GIVE_UP_AFTER_GRACE_MS = 3_000;
-
-/**
- * The `shutdownGraceMs` option (`--shutdown-grace`): a whole number of milliseconds, 0 or more;
- * default SHUTDOWN_GRACE_MS. A test suite that closes its replay while a client holds a connection
- * open sets it short, so each close does not wait the default's two seconds.
- */
-export function shutdownGraceOf(value: number | undefined, name = 'shutdownGraceMs'): number {
-  if (value === undefined) return SHUTDOWN_GRACE_MS;
-  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`${name} must be a whole number of milliseconds, 0 or more (got ${String(value)})`);
-  return value;
-}
 /** How often an HTTP server closes the keep-alive connections that have gone idle since shutdown began. */
 const IDLE_SWEEP_MS = 25;
 /**
@@ -35,6 +24,17 @@ const IDLE_SWEEP_MS = 25;
  * shutdown is not slowed when nothing had.
  */
 const QUIET_TURNS = 3;
+
+/**
+ * The `shutdownGraceMs` option (`--shutdown-grace`): a whole number of milliseconds, 0 or more;
+ * default SHUTDOWN_GRACE_MS. A test suite that closes its replay while a client holds a connection
+ * open sets it short, so each close does not wait the default's two seconds.
+ */
+export function shutdownGraceOf(value: number | undefined): number {
+  if (value === undefined) return SHUTDOWN_GRACE_MS;
+  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`shutdownGraceMs must be a whole number of milliseconds, 0 or more (got ${String(value)})`);
+  return value;
+}
 
 /**
  * Cuts what an exchange could not end gracefully (a leg that never answers its close, an upstream
