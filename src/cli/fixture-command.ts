@@ -2,7 +2,7 @@ import { Command } from 'commander';
 // Only light modules statically (the options and help); the servers load in the action.
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
-import { collect } from './option-parsers.js';
+import { collect, shutdownGraceOfFlag, shutdownGraceOption } from './option-parsers.js';
 import { corsOption } from './cors-flag.js';
 import { UsageError } from '../core/errors.js';
 import { styleFor } from '../core/style.js';
@@ -40,6 +40,7 @@ interface FixtureCommandOptions extends TlsFlags, RecordingRuleFlags {
   forward?: boolean;
   caDir?: string;
   proxyAuth?: string;
+  shutdownGrace?: string;
 }
 
 export function fixtureCommand(result: CommandResult): Command {
@@ -64,6 +65,7 @@ export function fixtureCommand(result: CommandResult): Command {
     .option('--proxy-auth <user:pass>', 'with --forward: clients must send these Basic credentials in Proxy-Authorization (others get 407)')
     .addOption(corsOption('when replaying, for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange), when only replaying', false))
+    .addOption(shutdownGraceOption())
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary');
   for (const option of tlsFlagOptions('an https:// --target')) command.addOption(option);
@@ -80,6 +82,8 @@ export function fixtureCommand(result: CommandResult): Command {
       if (options.proxyAuth !== undefined && !options.forward) throw new UsageError('--proxy-auth goes with --forward');
       const tls = tlsOptionsOf(options, lines);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      const shutdownGraceMs = shutdownGraceOfFlag(options.shutdownGrace);
+      if (shutdownGraceMs !== undefined && options.stdio) throw new UsageError('--shutdown-grace goes with a fixture that listens, not --stdio');
       // Parsed before anything starts, in every mode: a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
       const rules = recordingRulesOf(options, lines);
@@ -87,7 +91,7 @@ export function fixtureCommand(result: CommandResult): Command {
       if (lines) {
         refuseForLines(options, lines);
         const { runStdioFixture, runNdjsonFixture } = await import('./line-fixture-command.js');
-        const flags = { ...options, reports, reportAs: 'fixture' as const, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields, keepSecretsMatching: rules.keepSecretsMatching };
+        const flags = { ...options, reports, reportAs: 'fixture' as const, mode: chosen.mode, protocol: options.protocol ?? 'auto', maxRequestBytes, shutdownGraceMs, maxBody: rules.maxBodyBytes, redactFields: rules.redactFields, keepSecretsMatching: rules.keepSecretsMatching };
         result.code = options.stdio ? await runStdioFixture(recording, command, flags) : await runNdjsonFixture(recording, flags);
         return;
       }
@@ -113,6 +117,7 @@ export function fixtureCommand(result: CommandResult): Command {
         reuse: options.reuse,
         ignore: options.ignore,
         maxRequestBytes,
+        shutdownGraceMs,
         faults,
         overwrite: options.overwrite,
         cors: options.cors !== 'off',

@@ -12,6 +12,8 @@ import { runThroughForwardProxy } from './forward-command.js';
 import { defaultCaDir } from '../net/ca/ca-folder.js';
 
 export interface ForwardRecordFlags {
+  /** --shutdown-grace, already checked. */
+  shutdownGraceMs?: number;
   listen?: string;
   out?: string;
   protocol?: ProtocolId;
@@ -62,6 +64,7 @@ export async function runForwardRecord(command: string[], flags: ForwardRecordFl
     tunnel: flags.tunnel,
     intercept: flags.intercept,
     caDir: flags.caDir ?? defaultCaDir(),
+    shutdownGraceMs: flags.shutdownGraceMs,
     listener: quiet ? undefined : view.listener,
     onStopped: view.stopped,
   });

@@ -17,7 +17,7 @@ import { createLiveView } from './live-view.js';
 import { styleFor } from '../core/style.js';
 
 /** What `fixture --stdio` and `fixture --ndjson` take, already checked by the fixture command. */
-export interface LineFixtureFlags extends Pick<LineReplayFlags, 'reports' | 'reportAs'> {
+export interface LineFixtureFlags extends Pick<LineReplayFlags, 'reports' | 'reportAs' | 'shutdownGraceMs'> {
   mode?: FixtureMode;
   timing: string;
   strict?: boolean;
@@ -106,12 +106,12 @@ async function published(plan: LineFixturePlan, record: () => Promise<number>): 
  * Passthrough over the NDJSON socket: the relay of `record --ndjson`, into a file of its own in a
  * temporary folder that is removed when it stops, so nothing is kept.
  */
-async function forwardNdjson(target: string, flags: { listen?: string; json?: boolean }, stopped: Promise<NodeJS.Signals>): Promise<number> {
+async function forwardNdjson(target: string, flags: { listen?: string; json?: boolean; shutdownGraceMs?: number }, stopped: Promise<NodeJS.Signals>): Promise<number> {
   if (!flags.listen) throw new UsageError('--ndjson needs --listen unix:/path/proxy.sock');
   const { startNdjsonRecorder } = await import('../record/relay/ndjson-relay.js');
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-passthrough-'));
   try {
-    const relay = await startNdjsonRecorder({ target, listen: flags.listen, out: join(dir, 'discarded.db') });
+    const relay = await startNdjsonRecorder({ target, listen: flags.listen, out: join(dir, 'discarded.db'), shutdownGraceMs: flags.shutdownGraceMs });
     warnIfReachable('record', flags.listen, relay.url);
     const print = (line: string) => process.stdout.write(line + '\n');
     print(flags.json ? JSON.stringify({ event: 'listening', url: relay.url, target, action: 'forward' }) : `listening on ${relay.url} -> ${target}`);

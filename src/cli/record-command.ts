@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseRecordingProtocolOption, RECORDING_PROTOCOL_CHOICES } from '../judge/protocol-option.js';
 import type { CommandResult } from './command-result.js';
-import { collect } from './option-parsers.js';
+import { collect, shutdownGraceOfFlag, shutdownGraceOption } from './option-parsers.js';
 import { parseIgnoreOption } from '../core/field-specs.js';
 import { EXIT_OK } from './exit-codes.js';
 import { closedRecording, createLiveView } from './live-view.js';
@@ -19,6 +19,7 @@ import { tlsFlagOptions, tlsOptionsOf, warnIfInsecure, type TlsFlags } from './t
 import { keepSecretsMatchingOf, keepSecretsOption, maxBodyOf } from './recording-rule-flags.js';
 
 interface RecordOptions extends TlsFlags {
+  shutdownGrace?: string;
   target?: string;
   listen?: string;
   out?: string;
@@ -71,6 +72,7 @@ export function recordCommand(result: CommandResult): Command {
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first and the last line')
     .option('--ui [addr]', 'also serve the inspector page live on [host:]port (default 127.0.0.1:8790; 0 picks a free port)')
+    .addOption(shutdownGraceOption())
     .option('--allow-remote', 'allow a --ui address other machines can reach (anyone who reaches it can read the recording)')
     .addOption(ca)
     .addOption(insecure)
@@ -81,6 +83,8 @@ export function recordCommand(result: CommandResult): Command {
       // A family (the daemon's, `pi-daemon`): its protocols are told apart per exchange.
       const protocol = parseRecordingProtocolOption(options.protocol);
       const maxBodyBytes = maxBodyOf(options.maxBody);
+      const shutdownGraceMs = shutdownGraceOfFlag(options.shutdownGrace);
+      if (shutdownGraceMs !== undefined && options.stdio) throw new UsageError('--shutdown-grace goes with a proxy that listens, not --stdio');
       if (options.stdio && options.ndjson) throw new UsageError('--stdio and --ndjson exclude each other');
       const forwardOnly = [options.proxyAuth !== undefined && '--proxy-auth', options.caDir !== undefined && '--ca-dir', options.tunnel.length > 0 && '--tunnel', options.intercept.length > 0 && '--intercept'].find(Boolean);
       if (forwardOnly && !options.forward) throw new UsageError(`${forwardOnly} goes with --forward`);
@@ -95,6 +99,7 @@ export function recordCommand(result: CommandResult): Command {
           upstreamTls: tlsOptionsOf(options).upstreamTls,
           redactFields: parseIgnoreOption(options.redactField, '--redact-field'),
           keepSecretsMatching: keepSecretsMatchingOf(options.keepSecretsMatching),
+          shutdownGraceMs,
           style,
         });
         return;
@@ -126,7 +131,7 @@ export function recordCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, keepSecretsMatching, listener: view.listener, onStopped: view.stopped }, stopped);
+        result.code = await runNdjsonRecord({ ...options, maxBody: maxBodyBytes, redactFields, keepSecretsMatching, listener: view.listener, onStopped: view.stopped, shutdownGraceMs }, stopped);
         return;
       }
       if (!options.target) throw new UsageError("required option '--target <url>' not specified");
@@ -148,6 +153,7 @@ export function recordCommand(result: CommandResult): Command {
         maxBodyBytes,
         schemas: options.schemas,
         overwrite: options.overwrite,
+        shutdownGraceMs,
         // With --quiet nothing is printed per exchange, so the recorder need not report them (unless the page wants them).
         listener:
           options.ui !== undefined

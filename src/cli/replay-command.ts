@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 // Only light modules statically (the options and help); the replay servers load in the action.
 import type { CommandResult } from './command-result.js';
 import { EXIT_FINDINGS, EXIT_OK, oneLine } from './exit-codes.js';
-import { collect } from './option-parsers.js';
+import { collect, shutdownGraceOfFlag, shutdownGraceOption } from './option-parsers.js';
 import { corsOption } from './cors-flag.js';
 import { styleFor } from '../core/style.js';
 import { warnIfReachable } from './exposure-warning.js';
@@ -37,6 +37,7 @@ interface ReplayCommandOptions extends TlsFlags, Omit<RecordingRuleFlags, 'proto
   forward?: boolean;
   caDir?: string;
   proxyAuth?: string;
+  shutdownGrace?: string;
 }
 
 export function replayCommand(result: CommandResult): Command {
@@ -58,6 +59,7 @@ export function replayCommand(result: CommandResult): Command {
     .option('--fault <spec>', 'inject a fault, e.g. status=503,nth=3 or cut=reset,after=5 or close=1011,after=2 (repeatable; see docs/cli.md "Faults")', collect, [])
     .addOption(corsOption('for pages on another origin: answer preflights and allow the requesting origin on every answer (default on)'))
     .addOption(reportOption('what --strict fails the replay for (a case per recorded exchange)', false))
+    .addOption(shutdownGraceOption())
     .option('--json', 'print NDJSON events on stdout')
     .option('--quiet', 'print only the first line, misses and the summary')
     .option('--stdio', 'behave like the recorded stdio agent on our own stdin/stdout (until stdin ends)')
@@ -88,6 +90,8 @@ export function replayCommand(result: CommandResult): Command {
       if (tls.upstreamTls && options.forward && options.onMiss !== 'passthrough') throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// origins that --on-miss passthrough forwards to; add --on-miss passthrough, or drop it`);
       if (tls.upstreamTls && options.target === undefined && !options.forward) throw new UsageError(`${options.ca.length > 0 ? '--ca' : '--insecure'} is for the https:// --target that --on-miss passthrough forwards to; add --on-miss passthrough --target <url>, or drop it`);
       const maxRequestBytes = maxRequestBytesOf(options.maxRequestBody);
+      const shutdownGraceMs = shutdownGraceOfFlag(options.shutdownGrace);
+      if (shutdownGraceMs !== undefined && options.stdio) throw new UsageError('--shutdown-grace goes with a replay that listens, not --stdio');
       // Parsed before anything starts, so a wrong spec is one usage line and nothing listens.
       const faults = parseFaults(options.fault);
       const reports = strictReportTargets(options.report, options.strict, 'replay');
@@ -102,7 +106,7 @@ export function replayCommand(result: CommandResult): Command {
           process.once('SIGINT', () => resolve('SIGINT'));
           process.once('SIGTERM', () => resolve('SIGTERM'));
         });
-        result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes, reports }, stopped);
+        result.code = await runNdjsonReplay(recording, { ...options, maxRequestBytes, reports, shutdownGraceMs }, stopped);
         return;
       }
       const [{ startReplay }, { startMissRecorder }, { createReplayView, formatSummary }] = await Promise.all([import('../replay/start-replay.js'), import('../record/start-miss-recorder.js'), import('./replay-view.js')]);
@@ -128,6 +132,7 @@ export function replayCommand(result: CommandResult): Command {
         strict: options.strict,
         ignore: options.ignore,
         maxRequestBytes,
+        shutdownGraceMs,
         faults,
         cors: options.cors !== 'off',
         ...(options.forward ? { forward: true, caDir, proxyAuth: options.proxyAuth } : {}),

@@ -151,6 +151,8 @@ export interface NdjsonRecordFlags {
   quiet?: boolean;
   listener?: LiveListener;
   onStopped?: StoppedListener;
+  /** --shutdown-grace, already checked. */
+  shutdownGraceMs?: number;
 }
 
 /** `proxy record --ndjson --target unix:… --listen unix:…`: runs until SIGINT/SIGTERM. */
@@ -169,6 +171,7 @@ export async function runNdjsonRecord(flags: NdjsonRecordFlags, waitForStop: Pro
     overwrite: flags.overwrite,
     listener: flags.quiet ? undefined : flags.listener,
     onStopped: flags.onStopped,
+    shutdownGraceMs: flags.shutdownGraceMs,
   });
   warnIfReachable('record', flags.listen, recorder.url);
   const out = flags.shownAs ?? recorder.out;
@@ -195,6 +198,8 @@ export interface LineReplayFlags {
   /** `--report` targets (already checked), and which command they report for. */
   reports?: ReportTarget[];
   reportAs?: 'replay' | 'fixture';
+  /** --shutdown-grace, already checked (with --ndjson). */
+  shutdownGraceMs?: number;
 }
 
 /** `proxy replay --stdio <recording>`: plays the agent on our stdin/stdout until stdin ends, or an injected exit. */
@@ -247,6 +252,7 @@ export async function runNdjsonReplay(recording: string, flags: LineReplayFlags,
     ignore: flags.ignore,
     maxRequestBytes: flags.maxRequestBytes,
     faults: flags.fault,
+    shutdownGraceMs: flags.shutdownGraceMs,
     log: {
       served: (e) => {
         served.push(e.exchangeId);

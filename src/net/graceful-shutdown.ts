@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import type { ListenAddress } from './addresses.js';
+import { UsageError } from '../core/errors.js';
 import type { InFlight } from './in-flight.js';
 
 /**
@@ -12,8 +13,8 @@ import type { InFlight } from './in-flight.js';
  * the longer wait, and one that does not is cut all the same.)
  */
 export const SHUTDOWN_GRACE_MS = 2_000;
-/** Shutdown never waits longer than this for an exchange that fails to report its end. */
-const GIVE_UP_MS = SHUTDOWN_GRACE_MS + 3_000;
+/** Shutdown never waits longer than this past the grace period for an exchange that fails to report its end. */
+const GIVE_UP_AFTER_GRACE_MS = 3_000;
 /** How often an HTTP server closes the keep-alive connections that have gone idle since shutdown began. */
 const IDLE_SWEEP_MS = 25;
 /**
@@ -25,24 +26,36 @@ const IDLE_SWEEP_MS = 25;
 const QUIET_TURNS = 3;
 
 /**
+ * The `shutdownGraceMs` option (`--shutdown-grace`): a whole number of milliseconds, 0 or more;
+ * default SHUTDOWN_GRACE_MS. A test suite that closes its replay while a client holds a connection
+ * open sets it short, so each close does not wait the default's two seconds.
+ */
+export function shutdownGraceOf(value: number | undefined): number {
+  if (value === undefined) return SHUTDOWN_GRACE_MS;
+  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`shutdownGraceMs must be a whole number of milliseconds, 0 or more (got ${String(value)})`);
+  return value;
+}
+
+/**
  * Cuts what an exchange could not end gracefully (a leg that never answers its close, an upstream
  * that never closes its side), once the grace period is over. The timer does not keep the process alive.
  */
-export function cutAfterGrace(cut: () => void): NodeJS.Timeout {
-  const timer = setTimeout(cut, SHUTDOWN_GRACE_MS);
+export function cutAfterGrace(cut: () => void, graceMs: number): NodeJS.Timeout {
+  const timer = setTimeout(cut, graceMs);
   timer.unref();
   return timer;
 }
 
 /**
  * Tells every exchange in flight to end, and resolves once the last has reported its end (or after
- * GIVE_UP_MS): for exchanges that have no listening server of their own (forwarded replay misses).
+ * GIVE_UP_AFTER_GRACE_MS past inFlight's grace period): for exchanges that have no listening server
+ * of their own (forwarded replay misses).
  */
 export function endInFlight(inFlight: InFlight): Promise<void> {
   inFlight.stopAll();
   if (inFlight.size === 0) return Promise.resolve();
   return new Promise<void>((resolve) => {
-    const cap = setTimeout(resolve, GIVE_UP_MS);
+    const cap = setTimeout(resolve, inFlight.graceMs + GIVE_UP_AFTER_GRACE_MS);
     cap.unref();
     inFlight.onEmpty = () => {
       clearTimeout(cap);
@@ -65,8 +78,8 @@ export function endInFlight(inFlight: InFlight): Promise<void> {
  *    idle keep-alive one), and each keep-alive connection as soon as it goes idle;
  * 5. resolves once every connection is gone AND every exchange has reported its end: an exchange may
  *    still be flushing its recording (a gzip decoder draining) after its sockets closed;
- * 6. destroys whatever connection is still open after SHUTDOWN_GRACE_MS, and stops waiting after
- *    GIVE_UP_MS for an exchange that never reports its end.
+ * 6. destroys whatever connection is still open after inFlight's grace period (SHUTDOWN_GRACE_MS
+ *    unless set), and stops waiting GIVE_UP_AFTER_GRACE_MS later for an exchange that never reports its end.
  * A unix socket file it listened on is removed. Idempotent: later calls get the same promise.
  */
 export class GracefulShutdown {
@@ -95,10 +108,10 @@ export class GracefulShutdown {
       const cut = cutAfterGrace(() => {
         graceOver = true;
         for (const socket of sockets) socket.destroy();
-      });
+      }, inFlight.graceMs);
       let sweep: NodeJS.Timeout | undefined;
       // Kept referenced: close must settle.
-      const cap = setTimeout(() => done(), GIVE_UP_MS);
+      const cap = setTimeout(() => done(), inFlight.graceMs + GIVE_UP_AFTER_GRACE_MS);
       let serverClosed = false;
       const done = () => {
         clearTimeout(cut);

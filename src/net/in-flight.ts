@@ -14,12 +14,18 @@ interface Entry {
  * --trace-gc-nvp: promotion rate ~99 % with a Set, ~0 here).
  */
 export class InFlight {
+  /** How long these exchanges get to finish once shutdown begins, before they are cut (graceful-shutdown.ts). */
+  readonly graceMs: number;
   private head: Entry | undefined;
   private count = 0;
   /** stopAll has been called: an exchange that joins later (a request read during shutdown) is stopped as it joins. */
   private stopping = false;
   /** Called whenever the last exchange leaves. */
   onEmpty: (() => void) | undefined;
+
+  constructor(graceMs: number) {
+    this.graceMs = graceMs;
+  }
 
   get size(): number {
     return this.count;

@@ -15,6 +15,8 @@ export interface CaptureContext {
   tls?: UpstreamTls;
   /** Live connections, so shutdown can close them cleanly. */
   track(closer: () => void): () => void;
+  /** How long a relayed exchange gets to close on its own at shutdown before it is cut (`shutdownGraceMs`). */
+  shutdownGraceMs: number;
   /**
    * The forward proxy's: the origin (`http://host:port`) the client addressed this request to, which
    * the exchange's stored URL starts with, since a forward recording has many targets.

@@ -7,7 +7,7 @@ import { FORWARD_TARGET } from './forward-target.js';
 import { checkUpstreamTlsTarget, loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
 import { forwardHttp } from './relay/http-forwarder.js';
 import { InFlight } from '../net/in-flight.js';
-import { endInFlight } from '../net/graceful-shutdown.js';
+import { endInFlight, shutdownGraceOf } from '../net/graceful-shutdown.js';
 import { RecordingClock } from '../core/recording-clock.js';
 import { HeaderRedactor } from '../judge/header-redaction.js';
 import { keepPatterns } from '../core/credential-scrubber.js';
@@ -66,6 +66,8 @@ export interface MissRecorderOptions extends RecordingRules {
   registry?: SchemaRegistry;
   /** For an https:// target: more CAs to trust, or no certificate check (as --ca, --insecure). */
   upstreamTls?: UpstreamTlsOptions;
+  /** How long forwarded misses get to finish when the replay closes, before they are cut (default 2000 ms). */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -114,14 +116,15 @@ export function openMissRecorder(options: MissRecorderOptions): RunningMissRecor
     maxBodyBytes: options.maxBodyBytes,
     redact: { queryParams: options.redactQuery, fields: options.redactFields, keepSecrets: options.keepSecretsMatching },
   });
-  const inFlight = new InFlight();
+  const shutdownGraceMs = shutdownGraceOf(options.shutdownGraceMs);
+  const inFlight = new InFlight(shutdownGraceMs);
   // A forward replay's misses go to many origins: one keep-alive agent per scheme, as record --forward has.
   const agents = target ? { target: upstreamAgent(target, tls) } : { http: keepAliveAgent(false, tls), https: keepAliveAgent(true, tls) };
   const redactor = new HeaderRedactor(options.redactHeaders, options.redactQuery);
   const track = (stop: () => void) => inFlight.add(stop);
   const captureFor = (to: TargetAddress, origin?: string): CaptureContext => {
     const agent = agents.target ?? (to.kind === 'tcp' && to.protocol === 'https:' ? agents.https : agents.http)!;
-    return { target: to, recorder, redactor, agent, tls, track, ...(origin === undefined ? {} : { origin }) };
+    return { target: to, recorder, redactor, agent, tls, track, shutdownGraceMs, ...(origin === undefined ? {} : { origin }) };
   };
   const origins = new Map<string, MissForwarder>();
   const forwarder = (capture: CaptureContext | undefined): MissForwarder => ({

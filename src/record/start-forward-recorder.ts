@@ -5,6 +5,7 @@ import { LeafIssuer } from '../net/ca/leaf-issuer.js';
 import { openLocalCa } from '../net/ca/local-ca.js';
 import { ProxyAuth } from '../net/proxy-auth.js';
 import { loadUpstreamTls } from '../net/upstream-tls.js';
+import { shutdownGraceOf } from '../net/graceful-shutdown.js';
 import { startForwardProxyServer } from './relay/forward-proxy-server.js';
 import { FORWARD_TARGET } from './forward-target.js';
 import { startRecordingServer, type RecorderOptions, type RunningRecorder } from './start-recorder.js';
@@ -29,6 +30,7 @@ export interface ForwardRecorderOptions extends Omit<RecorderOptions, 'target' |
 export async function startForwardRecorder(options: ForwardRecorderOptions): Promise<RunningRecorder> {
   checkProtocolOption(options.protocol, 'startForwardRecorder protocol');
   const listen = parseListen(options.listen);
+  const shutdownGraceMs = shutdownGraceOf(options.shutdownGraceMs);
   // Read and checked before the recording file is made: a bad flag leaves nothing behind.
   const upstreamTls = loadUpstreamTls(options.upstreamTls);
   const auth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
@@ -37,6 +39,6 @@ export async function startForwardRecorder(options: ForwardRecorderOptions): Pro
   const intercept = (options.intercept?.length ? options.intercept : ['*']).map((glob) => new HostGlob(glob, '--intercept'));
   const leaves = options.caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: options.caDir }));
   return startRecordingServer(options, FORWARD_TARGET, (sink) =>
-    startForwardProxyServer({ listen, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, auth, tunnel, intercept, leaves }),
+    startForwardProxyServer({ listen, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, auth, tunnel, intercept, leaves, shutdownGraceMs }),
   );
 }

@@ -9,6 +9,7 @@ import { openLocalCa } from '../net/ca/local-ca.js';
 import { ProxyAuth } from '../net/proxy-auth.js';
 import { HostGlob } from '../net/host-glob.js';
 import { loadUpstreamTls, type UpstreamTlsOptions } from '../net/upstream-tls.js';
+import { shutdownGraceOf } from '../net/graceful-shutdown.js';
 import { FORWARD_TARGET } from './forward-target.js';
 
 export interface ForwarderOptions {
@@ -20,6 +21,8 @@ export interface ForwarderOptions {
   upstreamTls?: UpstreamTlsOptions;
   /** Serve HTTPS and WSS instead of plain HTTP. */
   listenTls?: ListenTlsOptions;
+  /** How long open exchanges get to finish at close() before they are cut, in milliseconds (default 2000). */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningForwarder {
@@ -37,7 +40,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Running
   const target = parseTarget(options.target);
   const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
   const sink = new DiscardingSink();
-  const server = await startProxyServer({ listen: parseListen(options.listen), target, recorder: sink, upstreamTls, listenTls });
+  const server = await startProxyServer({ listen: parseListen(options.listen), target, recorder: sink, upstreamTls, listenTls, shutdownGraceMs: shutdownGraceOf(options.shutdownGraceMs) });
   let closed: Promise<number> | undefined;
   return {
     url: server.url,
@@ -59,6 +62,8 @@ export interface ForwardForwarderOptions {
   caDir?: string;
   /** `user:password`: clients must send them as Basic Proxy-Authorization (as --proxy-auth). */
   proxyAuth?: string;
+  /** How long open exchanges get to finish at close() before they are cut, in milliseconds (default 2000). */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -71,7 +76,7 @@ export async function startForwardForwarder(options: ForwardForwarderOptions): P
   const auth = options.proxyAuth === undefined ? undefined : new ProxyAuth(options.proxyAuth);
   const leaves = options.caDir === undefined ? undefined : new LeafIssuer(await openLocalCa({ dir: options.caDir }));
   const sink = new DiscardingSink();
-  const server = await startForwardProxyServer({ listen, recorder: sink, upstreamTls, auth, leaves, intercept: [new HostGlob('*', '--intercept')] });
+  const server = await startForwardProxyServer({ listen, recorder: sink, upstreamTls, auth, leaves, intercept: [new HostGlob('*', '--intercept')], shutdownGraceMs: shutdownGraceOf(options.shutdownGraceMs) });
   let closed: Promise<number> | undefined;
   return {
     url: server.url,

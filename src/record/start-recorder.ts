@@ -15,6 +15,7 @@ import type { RecordingSink, RecordingTotals } from './pipeline/recording-sink.j
 import { openRecordingSink, type RecordingPipeline } from './open-recording-sink.js';
 import type { RecordingRules } from '../judge/recording-rules.js';
 import { lockForWriting } from '../store/writer-lock.js';
+import { shutdownGraceOf } from '../net/graceful-shutdown.js';
 
 /** The recording rules (`protocol`, the redactions, `maxBodyBytes`, `schemas`) are `RecordingRules`, shared with the fixture. */
 export interface RecorderOptions extends RecordingRules {
@@ -47,6 +48,12 @@ export interface RecorderOptions extends RecordingRules {
    * worker thread, so forwarding never waits on them. 'inline': all in this thread.
    */
   pipeline?: RecordingPipeline;
+  /**
+   * Once close() begins, how long open exchanges and connections get to finish before they are cut,
+   * in milliseconds (as --shutdown-grace; default 2000). A test suite whose clients hold
+   * connections open sets it short, so each close does not wait that long.
+   */
+  shutdownGraceMs?: number;
 }
 
 export type { RecordingTotals } from './pipeline/recording-sink.js';
@@ -86,6 +93,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   checkProtocolOption(options.protocol, 'startRecorder protocol');
   const target = parseTarget(options.target);
   const listen = parseListen(options.listen);
+  const shutdownGraceMs = shutdownGraceOf(options.shutdownGraceMs);
   // Read before the recording file is made: a bad certificate file leaves nothing behind.
   const { upstreamTls, listenTls } = loadProxyTls(target, options.upstreamTls, options.listenTls);
   // The proxy's modules load while the recording worker starts on its own thread (the worker is
@@ -96,7 +104,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
   proxyServer.catch(() => undefined);
   return startRecordingServer(options, target.display, async (sink) => {
     const { startProxyServer } = await proxyServer;
-    return startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls });
+    return startProxyServer({ listen, target, recorder: sink, redactHeaders: options.redactHeaders, redactQuery: options.redactQuery, upstreamTls, listenTls, shutdownGraceMs });
   });
 }
 

@@ -52,6 +52,8 @@ export interface MissPassthroughOptions extends RecordingRules {
   overwrite?: boolean;
   /** For an https:// target (or origin): more CAs to trust, or no certificate check (as --ca, --insecure). */
   upstreamTls?: UpstreamTlsOptions;
+  /** How long forwarded misses get to finish when the replay closes, before they are cut. */
+  shutdownGraceMs: number;
 }
 
 /**

@@ -167,6 +167,8 @@ export interface ReplayContext {
    * function to call once it has ended on its own.
    */
   track(closer: () => void): () => void;
+  /** How long open streams and connections get to finish at shutdown before they are cut (`shutdownGraceMs`). */
+  shutdownGraceMs: number;
 }
 
 /** Reports a miss: the ledger keeps it (for --strict and `misses()`), the log prints it. */

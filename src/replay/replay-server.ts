@@ -45,7 +45,7 @@ export interface ReplayServer {
 
 /** The listening side of `proxy replay`: HTTP requests go to the HTTP responder, upgrades to the WebSocket player. */
 export async function startReplayServer(listen: ListenAddress, init: Omit<ReplayContext, 'track'>, listenTls?: ListenTls): Promise<ReplayServer> {
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(init.shutdownGraceMs);
   const context: ReplayContext = {
     ...init,
     track: (stop) => inFlight.add(stop),

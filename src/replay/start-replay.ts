@@ -28,6 +28,7 @@ import type { ListenAddress } from '../net/addresses.js';
 import { originOfUrl } from './forward/recorded-origins.js';
 import type { ReplayContext } from './replay-context.js';
 import { ProxyAuth } from '../net/proxy-auth.js';
+import { shutdownGraceOf } from '../net/graceful-shutdown.js';
 
 export interface ReplayOptions {
   /** The recording to serve. */
@@ -102,6 +103,12 @@ export interface ReplayOptions {
   caDir?: string;
   /** With `forward`: `user:password`, the Basic credentials clients must send in Proxy-Authorization (as --proxy-auth); others get a 407. */
   proxyAuth?: string;
+  /**
+   * Once close() begins, how long open streams and connections (and forwarded misses) get to finish
+   * before they are cut, in milliseconds (as --shutdown-grace; default 2000). A test suite whose
+   * clients hold connections open sets it short, so each close does not wait that long.
+   */
+  shutdownGraceMs?: number;
 }
 
 export interface ReplaySummary {
@@ -163,6 +170,7 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   const ignore = parseIgnoreOption(options.ignore ?? []);
   const maxRequestBytes = maxRequestBytesOf(options.maxRequestBytes);
   const listen = parseListen(options.listen);
+  const shutdownGraceMs = shutdownGraceOf(options.shutdownGraceMs);
   const listenTls = options.listenTls ? loadListenTls(options.listenTls) : undefined;
   const script = await loadReplayScript(options.recording);
   const passedTo = onMiss !== 'passthrough' ? undefined : options.forward ? 'the origin it names' : options.target;
@@ -188,14 +196,14 @@ export async function startReplayFor(options: ReplayOptions, hints: ServeHints, 
   await loadFrameCodecs(script);
   let passthrough: RunningPassthrough | undefined;
   try {
-    passthrough = onMiss === 'passthrough' ? await passMisses!({ ...options.missRecording, target: options.target, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls }) : undefined;
+    passthrough = onMiss === 'passthrough' ? await passMisses!({ ...options.missRecording, target: options.target, out: missesOut, append, overwrite: options.overwriteMisses, upstreamTls: options.upstreamTls, shutdownGraceMs }) : undefined;
   } catch (error) {
     previous?.restore();
     throw error;
   }
   let server;
   try {
-    const context = { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG };
+    const context = { script, timing, clock: options.clock ?? SYSTEM_CLOCK, onMiss, passthrough, reuse: Boolean(options.reuse), ignore, maxRequestBytes, cors, ledger, faults, correlations: new CorrelationMemory(), log: options.log ?? SILENT_LOG, shutdownGraceMs };
     server = options.forward ? await startForwardReplay(listen, context, options.caDir, proxyAuth) : await startReplayServer(listen, context, listenTls);
   } catch (error) {
     await passthrough?.close().catch(() => undefined);

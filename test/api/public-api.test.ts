@@ -109,6 +109,7 @@ describe('the public API', () => {
       overwrite?: boolean;
       starting?: (out: string) => Promise<void>;
       pipeline?: api.RecordingPipeline;
+      shutdownGraceMs?: number;
     }>();
     expectTypeOf<api.RecordingPipeline>().toEqualTypeOf<'worker' | 'inline'>();
     expectTypeOf<api.RunningRecorder>().toEqualTypeOf<{
@@ -197,6 +198,7 @@ describe('the public API', () => {
       onStopped?: api.StoppedListener;
       overwrite?: boolean;
       pipeline?: api.RecordingPipeline;
+      shutdownGraceMs?: number;
     }>();
     expectTypeOf<api.RunningNdjsonRecorder>().toEqualTypeOf<{
       readonly url: string;
@@ -228,6 +230,7 @@ describe('the public API', () => {
       forward?: boolean;
       caDir?: string;
       proxyAuth?: string;
+      shutdownGraceMs?: number;
     }>();
     expectTypeOf<api.RunningReplay>().toEqualTypeOf<{
       readonly url: string;
@@ -275,6 +278,7 @@ describe('the public API', () => {
       keepSecretsMatching?: string[];
       maxBodyBytes?: number;
       schemas?: string[];
+      shutdownGraceMs?: number;
     }>();
     expectTypeOf<api.RecordingRules>().toEqualTypeOf<{
       protocol?: api.ProtocolId;
@@ -363,6 +367,7 @@ describe('the public API', () => {
       log?: api.NdjsonReplayLog;
       clock?: api.Clock;
       faults?: readonly (string | api.FaultSpec)[];
+      shutdownGraceMs?: number;
     }>();
     expectTypeOf<api.NdjsonReplayLog>().toEqualTypeOf<{
       served: (event: { exchangeId: number; sent: number; misses: number; unused: number; substitutions: number; redacted: number; faults?: string[]; }) => void;

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { fixturesAfterEach } from '../support/fixtures-after-each.js';
 import { within } from '../support/waits.js';
 import { exchangesOf, startCli, type CliSession } from './upstream-standins.js';
+import { startRecorder, type RunningRecorder } from '../../src/record/start-recorder.js';
 
 const fixtures = fixturesAfterEach();
 
@@ -203,7 +204,8 @@ describe('record: SIGTERM with requests in flight', () => {
   it('a plain answer that does not come within the grace period is cut, and recorded as cut by the shutdown', async () => {
     const up = await upstream();
     const out = fixtures.scratch().file('rec.db');
-    const proxy = await startCli(['record', '--target', up.url, '--listen', '0', '--out', out, '--quiet'], {}, fixtures.push);
+    // A short grace: its length is not what this checks.
+    const proxy = await startCli(['record', '--target', up.url, '--listen', '0', '--out', out, '--quiet', '--shutdown-grace', '200'], {}, fixtures.push);
     const slow = get(`${proxy.url}/slow`, keepAliveAgent()).then(
       () => 'answered',
       () => 'cut',
@@ -334,5 +336,65 @@ describe('replay: SIGTERM with requests in flight', () => {
     await up.streamGone;
     await stopped(replay);
     expect(exchangesOf(misses)).toMatchObject([{ path: '/stream', transport: 'sse', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' }]);
+  });
+});
+
+/** Whether a GET through a keep-alive agent was answered or cut. */
+const answeredOrCut = (pending: Promise<Answer>) =>
+  pending.then(
+    (answer) => (answer.status === 200 && answer.body === SLOW_BODY ? 'answered' : 'wrong answer'),
+    () => 'cut',
+  );
+
+/** An in-process recorder with the default grace, holding GET /slow open: it must still be waiting when the short grace has cut. */
+async function defaultGraceWitness(): Promise<{ recorder: RunningRecorder; up: Upstream; slow: Promise<string> }> {
+  const up = await upstream();
+  const recorder = await startRecorder({ target: up.url, listen: 0, out: fixtures.scratch().file('witness.db'), pipeline: 'inline' });
+  fixtures.push(() => recorder.close().then(() => undefined));
+  const slow = answeredOrCut(get(`${recorder.url}/slow`, keepAliveAgent()));
+  await up.slowArrived;
+  return { recorder, up, slow };
+}
+
+// Order of events, not elapsed time: beside a recorder with the default grace (2 s) stopped in the
+// same turn, the short grace cuts its held request first; the witness's request, released only
+// then, still gets its answer. Were the option ignored, both would wait the same default grace and
+// the witness's request would be cut too.
+describe('a shorter shutdown grace (shutdownGraceMs, --shutdown-grace)', () => {
+  it('startRecorder with shutdownGraceMs 0: the held request is cut and close() resolves while the default grace still waits', async () => {
+    const up = await upstream();
+    const out = fixtures.scratch().file('short.db');
+    const recorder = await startRecorder({ target: up.url, listen: 0, out, pipeline: 'inline', shutdownGraceMs: 0 });
+    fixtures.push(() => recorder.close().then(() => undefined));
+    const slow = answeredOrCut(get(`${recorder.url}/slow`, keepAliveAgent()));
+    await up.slowArrived;
+    const witness = await defaultGraceWitness();
+
+    const witnessClosed = witness.recorder.close();
+    const closed = recorder.close();
+    expect(await within(slow, 'the short grace to cut')).toBe('cut');
+    await within(closed, 'close() with the short grace');
+    witness.up.releaseSlow();
+    expect(await within(witness.slow, "the witness's answer")).toBe('answered');
+    await within(witnessClosed, "the witness's close()");
+    expect(exchangesOf(out)).toMatchObject([{ path: '/slow', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' }]);
+  });
+
+  it('record --shutdown-grace 0: SIGTERM cuts the held request while the default grace still waits', async () => {
+    const up = await upstream();
+    const out = fixtures.scratch().file('short.db');
+    const proxy = await startCli(['record', '--target', up.url, '--listen', '0', '--out', out, '--quiet', '--shutdown-grace', '0'], {}, fixtures.push);
+    const slow = answeredOrCut(get(`${proxy.url}/slow`, keepAliveAgent()));
+    await up.slowArrived;
+    const witness = await defaultGraceWitness();
+
+    const witnessClosed = witness.recorder.close();
+    proxy.cli.child.kill('SIGTERM');
+    expect(await within(slow, 'the short grace to cut')).toBe('cut');
+    witness.up.releaseSlow();
+    expect(await within(witness.slow, "the witness's answer")).toBe('answered');
+    await within(witnessClosed, "the witness's close()");
+    await stopped(proxy);
+    expect(exchangesOf(out)).toMatchObject([{ path: '/slow', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' }]);
   });
 });

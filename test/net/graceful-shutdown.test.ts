@@ -9,7 +9,7 @@ import { Agent, createServer as createHttpServer, request, type IncomingMessage,
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { InFlight } from '../../src/net/in-flight.js';
-import { endInFlight, GracefulShutdown } from '../../src/net/graceful-shutdown.js';
+import { endInFlight, GracefulShutdown, SHUTDOWN_GRACE_MS, shutdownGraceOf } from '../../src/net/graceful-shutdown.js';
 import { listenOn } from '../../src/net/listen-on.js';
 import type { ListenAddress } from '../../src/net/addresses.js';
 import { onCleanup, useCleanups } from '../support/cleanups.js';
@@ -19,6 +19,8 @@ import { tempDir } from '../support/temp-dir.js';
 useCleanups();
 
 const TCP: ListenAddress = { kind: 'tcp', host: '127.0.0.1', port: 0 };
+/** For the tests that wait out the grace period to see the cut: its length is not what they check. */
+const SHORT_GRACE_MS = 200;
 
 function deferred(): { promise: Promise<void>; resolve(): void } {
   let resolve!: () => void;
@@ -48,7 +50,7 @@ function rawGet(socket: Socket, path: string): Promise<string> {
 
 describe('GracefulShutdown of an HTTP server', () => {
   it('closes a spare connection at once and lets a held answer finish, on a connection that then closes', async () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     const held: ServerResponse[] = [];
     const arrived = deferred();
     const server = createHttpServer((_req, res) => {
@@ -79,7 +81,7 @@ describe('GracefulShutdown of an HTTP server', () => {
   });
 
   it('closes a keep-alive connection once its answer is done, and resolves only when every exchange has reported its end', async () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     let untrackLast!: () => void;
     const server = createHttpServer((_req, res) => {
       // An exchange that still has recording to flush after its answer was sent.
@@ -107,7 +109,7 @@ describe('GracefulShutdown of an HTTP server', () => {
   });
 
   it('takes in the connections waiting to be accepted and the requests sent on them before it stops accepting', async () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     const paths: string[] = [];
     const server = createHttpServer((req, res) => {
       paths.push(req.url!);
@@ -129,7 +131,7 @@ describe('GracefulShutdown of an HTTP server', () => {
   });
 
   it('cuts a connection whose answer does not come within the grace period', async () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHORT_GRACE_MS);
     const arrived = deferred();
     const server = createHttpServer((_req, res) => {
       // Never answered; the exchange ends when its connection does.
@@ -153,7 +155,7 @@ describe('GracefulShutdown of a socket server (NDJSON)', () => {
     const dir = tempDir('agent-proxy-shutdown-');
     onCleanup(() => dir.cleanup());
     const listen: ListenAddress = { kind: 'unix', socketPath: dir.file('relay.sock') };
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHORT_GRACE_MS);
     const connected: Socket[] = [];
     const both = deferred();
     const server = createNetServer((socket) => {
@@ -188,8 +190,8 @@ describe('GracefulShutdown of a socket server (NDJSON)', () => {
 
 describe('endInFlight', () => {
   it('resolves at once with nothing in flight, and otherwise when the last exchange has reported its end', async () => {
-    await endInFlight(new InFlight());
-    const inFlight = new InFlight();
+    await endInFlight(new InFlight(SHUTDOWN_GRACE_MS));
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     const ends: Array<() => void> = [];
     let stops = 0;
     for (let i = 0; i < 2; i++) ends.push(inFlight.add(() => stops++));
@@ -202,5 +204,16 @@ describe('endInFlight', () => {
     ends[1]();
     await within(ended, 'endInFlight');
     expect(settled).toBe(true);
+  });
+});
+
+describe('shutdownGraceOf (the shutdownGraceMs option)', () => {
+  it('takes a whole number of milliseconds, 0 or more, defaults to 2000, and refuses anything else as a usage error', () => {
+    expect(shutdownGraceOf(undefined)).toBe(2_000);
+    expect(shutdownGraceOf(0)).toBe(0);
+    expect(shutdownGraceOf(150)).toBe(150);
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number]) {
+      expect(() => shutdownGraceOf(bad)).toThrow(expect.objectContaining({ code: 'E_USAGE', message: `shutdownGraceMs must be a whole number of milliseconds, 0 or more (got ${String(bad)})` }));
+    }
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InFlight } from '../../src/net/in-flight.js';
+import { SHUTDOWN_GRACE_MS } from '../../src/net/graceful-shutdown.js';
 
 describe('InFlight', () => {
   it('counts exchanges, untracks each once, and reports when the last one leaves', () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     let emptied = 0;
     inFlight.onEmpty = () => emptied++;
     const first = inFlight.add(() => undefined);
@@ -23,7 +24,7 @@ describe('InFlight', () => {
   });
 
   it('stops every exchange in flight, even when stopping one untracks another', () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     const stopped: string[] = [];
     const untrack: Record<string, () => void> = {};
     for (const name of ['a', 'b', 'c']) {
@@ -42,7 +43,7 @@ describe('InFlight', () => {
   });
 
   it('stops an exchange that joins once shutdown has begun (a request read during it), after its caller has the untrack call', async () => {
-    const inFlight = new InFlight();
+    const inFlight = new InFlight(SHUTDOWN_GRACE_MS);
     inFlight.stopAll();
     let stops = 0;
     const untrack = inFlight.add(() => {

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { startForwardRecorder } from '../../src/record/start-forward-recorder.js';
 import { startForwardProxyServer } from '../../src/record/relay/forward-proxy-server.js';
+import { SHUTDOWN_GRACE_MS } from '../../src/net/graceful-shutdown.js';
 import { openRecordingSink } from '../../src/record/open-recording-sink.js';
 import { RecordingClock } from '../../src/core/recording-clock.js';
 import { exchangeFindings } from '../../src/core/exchange-findings.js';
@@ -240,7 +241,7 @@ describe('record --forward: CONNECT tunnels', () => {
     })();
     const out = scratch().file('forward.db');
     const { sink } = await openRecordingSink({ out, target: 'forward proxy', clock, pipeline: 'inline' });
-    const proxy = await startForwardProxyServer({ listen: parseListen(0), recorder: sink });
+    const proxy = await startForwardProxyServer({ listen: parseListen(0), recorder: sink, shutdownGraceMs: SHUTDOWN_GRACE_MS });
     onCleanup(() => proxy.close());
     const tunnel = await openTunnel(Number(new URL(proxy.url).port), `127.0.0.1:${(tcp.address() as AddressInfo).port}`);
     expect(tunnel.status).toBe(200);

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { SHUTDOWN_GRACE_MS } from '../../src/net/graceful-shutdown.js';
 import { Agent, createServer, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -114,6 +115,7 @@ async function startProxy(target: TargetAddress): Promise<Proxy> {
       closers.add(closer);
       return () => closers.delete(closer);
     },
+    shutdownGraceMs: SHUTDOWN_GRACE_MS,
   };
   const server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => relayUpgrade(req, socket, head, context));

@@ -40,6 +40,8 @@ export interface ForwardProxyOptions {
   intercept?: readonly HostGlob[];
   /** The local CA's leaf certificates: TLS inside a CONNECT to an intercepted host is answered with them. */
   leaves?: LeafIssuer;
+  /** How long exchanges get to finish at shutdown before they are cut (`shutdownGraceMs`). */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -49,7 +51,8 @@ export interface ForwardProxyOptions {
  * `Proxy-*` headers are the proxy's own: they are neither forwarded nor stored.
  */
 export async function startForwardProxyServer(options: ForwardProxyOptions): Promise<ProxyServer> {
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(options.shutdownGraceMs);
+  const { shutdownGraceMs } = options;
   const tls = options.upstreamTls ?? { rejectUnauthorized: true };
   const agents = { http: keepAliveAgent(false, tls), https: keepAliveAgent(true, tls) };
   const redactor = new HeaderRedactor(options.redactHeaders, options.redactQuery);
@@ -62,7 +65,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     req.url = form.pathAndQuery;
     dropProxyHeaders(req.rawHeaders);
     const overTls = form.target.protocol === 'https:';
-    return { target: form.target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, origin: form.target.display };
+    return { target: form.target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, shutdownGraceMs, origin: form.target.display };
   };
 
   /** Connections taken over from a CONNECT (plain HTTP inside it), with the origin their requests go to. */
@@ -72,7 +75,7 @@ export async function startForwardProxyServer(options: ForwardProxyOptions): Pro
     const target = innerOrigins.get(req.socket);
     if (!target) return undefined;
     const overTls = target.protocol === 'https:';
-    return { target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, origin: target.display };
+    return { target, recorder: options.recorder, redactor, agent: overTls ? agents.https : agents.http, tls, track, shutdownGraceMs, origin: target.display };
   };
   const innerIdle = new IdleConnections();
   const inner = createServer((req, res) => {

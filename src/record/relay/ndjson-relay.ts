@@ -4,7 +4,7 @@ import { UsageError, ExchangeErrorCode } from '../../core/errors.js';
 import { parseListen, type ListenAddress } from '../../net/addresses.js';
 import { FlowGate, forwardHeld } from './flow-gate.js';
 import { InFlight } from '../../net/in-flight.js';
-import { cutAfterGrace, GracefulShutdown } from '../../net/graceful-shutdown.js';
+import { cutAfterGrace, GracefulShutdown, shutdownGraceOf } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
 import { socketConnectReason } from '../../net/unreachable-reason.js';
 import type { RecordingClock } from '../../core/recording-clock.js';
@@ -19,6 +19,8 @@ export interface NdjsonRecorderOptions extends Omit<LineSinkOptions, 'protocol'>
   target: string;
   /** Where clients connect: `unix:/path.sock` (created 0600). TCP `[host:]port` works too. */
   listen: string;
+  /** How long open connections get to finish at close() before they are cut (default 2000 ms). */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningNdjsonRecorder {
@@ -45,9 +47,10 @@ export function parseUnixTarget(value: string, flag = '--target'): string {
 export async function startNdjsonRecorder(options: NdjsonRecorderOptions): Promise<RunningNdjsonRecorder> {
   const socketPath = parseUnixTarget(options.target);
   const listen = parseListen(options.listen);
+  const graceMs = shutdownGraceOf(options.shutdownGraceMs);
   const { sink, out, clock, ready } = await openLineSink(options, options.target, options.listen);
   await ready;
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(graceMs);
   const server: Server = createServer((client) => relay(client, socketPath, sink, clock, inFlight));
   const shutdown = new GracefulShutdown(server, inFlight, listen);
   try {
@@ -87,7 +90,7 @@ function relay(client: Socket, socketPath: string, sink: RecordingSink, clock: R
       cutAfterGrace(() => {
         client.destroy();
         upstream.destroy();
-      });
+      }, inFlight.graceMs);
     });
   };
   const untrack = inFlight.add(closer);

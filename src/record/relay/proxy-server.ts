@@ -31,11 +31,13 @@ export interface ProxyServerOptions {
   upstreamTls?: UpstreamTls;
   /** Serve HTTPS (and WSS) to clients with this certificate and key instead of plain HTTP. */
   listenTls?: ListenTls;
+  /** How long exchanges get to finish at shutdown before they are cut (`shutdownGraceMs`). */
+  shutdownGraceMs: number;
 }
 
 /** The listening side of `proxy record`: HTTP requests are forwarded, upgrades relayed. */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(options.shutdownGraceMs);
   const tls = options.upstreamTls ?? { rejectUnauthorized: true };
   const agent = upstreamAgent(options.target, tls);
   const context: CaptureContext = {
@@ -45,6 +47,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     agent,
     tls,
     track: (stop) => inFlight.add(stop),
+    shutdownGraceMs: options.shutdownGraceMs,
   };
   const handle = (req: Parameters<typeof forwardHttp>[0], res: Parameters<typeof forwardHttp>[1]) => forwardHttp(req, res, context);
   // https.Server is an http.Server on TLS sockets: the rest (upgrades, timeouts, shutdown) is the same.

@@ -461,7 +461,7 @@ class UpgradeRelay {
     this.shutdownTimer = cutAfterGrace(() => {
       this.client?.terminate();
       this.upstream?.terminate();
-    });
+    }, this.context.shutdownGraceMs);
   }
 }
 

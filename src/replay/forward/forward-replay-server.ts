@@ -65,7 +65,7 @@ export async function startForwardReplayServer(
   leaves: LeafIssuer | undefined,
   auth?: ProxyAuth,
 ): Promise<Pick<ReplayServer, 'url' | 'wsUrl' | 'close'>> {
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(init.shutdownGraceMs);
   const base: ReplayContext = { ...init, track: (stop) => inFlight.add(stop) };
   const passthrough = init.passthrough;
   const byOrigin = recordedOrigins(init.script);

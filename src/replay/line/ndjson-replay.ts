@@ -2,7 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { parseListen } from '../../net/addresses.js';
 import { InFlight } from '../../net/in-flight.js';
-import { GracefulShutdown } from '../../net/graceful-shutdown.js';
+import { GracefulShutdown, shutdownGraceOf } from '../../net/graceful-shutdown.js';
 import { listenOn } from '../../net/listen-on.js';
 import { UsageError } from '../../core/errors.js';
 import { upstreamEndedFirst } from '../../core/exchange-ending.js';
@@ -41,6 +41,8 @@ export interface NdjsonReplayOptions {
    * the connection (or destroy it) after n daemon lines.
    */
   faults?: readonly (string | FaultSpec)[];
+  /** How long open connections get to finish at close() before they are cut (default 2000 ms). */
+  shutdownGraceMs?: number;
 }
 
 export interface NdjsonReplayLog {
@@ -87,7 +89,7 @@ export async function startNdjsonReplay(options: NdjsonReplayOptions): Promise<R
   const misses: string[] = [];
   const unusedLines: ScriptMessage[] = [];
   let next = 0;
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(shutdownGraceOf(options.shutdownGraceMs));
   const running = new Set<Promise<void>>();
 
   const server = createServer((socket) => {
