@@ -381,20 +381,28 @@ describe('a shorter shutdown grace (shutdownGraceMs, --shutdown-grace)', () => {
   });
 
   it('record --shutdown-grace 0: SIGTERM cuts the held request while the default grace still waits', async () => {
+    // The witness is a second `record` on the default grace, signalled in the same turn: both
+    // processes react to SIGTERM under the same load, so the short grace's cut comes first unless
+    // one process is more than the default grace slower than the other to take the signal.
     const up = await upstream();
     const out = fixtures.scratch().file('short.db');
     const proxy = await startCli(['record', '--target', up.url, '--listen', '0', '--out', out, '--quiet', '--shutdown-grace', '0'], {}, fixtures.push);
     const slow = answeredOrCut(get(`${proxy.url}/slow`, keepAliveAgent()));
     await up.slowArrived;
-    const witness = await defaultGraceWitness();
+    const witnessUp = await upstream();
+    const witnessOut = fixtures.scratch().file('witness.db');
+    const witness = await startCli(['record', '--target', witnessUp.url, '--listen', '0', '--out', witnessOut, '--quiet'], {}, fixtures.push);
+    const witnessSlow = answeredOrCut(get(`${witness.url}/slow`, keepAliveAgent()));
+    await witnessUp.slowArrived;
 
-    const witnessClosed = witness.recorder.close();
+    witness.cli.child.kill('SIGTERM');
     proxy.cli.child.kill('SIGTERM');
     expect(await within(slow, 'the short grace to cut')).toBe('cut');
-    witness.up.releaseSlow();
-    expect(await within(witness.slow, "the witness's answer")).toBe('answered');
-    await within(witnessClosed, "the witness's close()");
+    witnessUp.releaseSlow();
+    expect(await within(witnessSlow, "the witness's answer")).toBe('answered');
+    await stopped(witness);
     await stopped(proxy);
     expect(exchangesOf(out)).toMatchObject([{ path: '/slow', outcome: 'aborted', errorCode: 'E_PROXY_SHUTDOWN' }]);
+    expect(exchangesOf(witnessOut)).toMatchObject([{ path: '/slow', status: 200 }]);
   });
 });
