@@ -30,12 +30,37 @@ afterEach(() => {
 
 const children = () => db.prepare('SELECT id, parent_id AS parentId, label, extra FROM children ORDER BY id').all();
 
+type Child = { id: number; parentId: number; label: string; extra: number | null };
+
+/** Adds `rows` through `insert` in one transaction, then flushes, telling `prepared` the SQL of each statement it prepares meanwhile. */
+function addWatchingPrepare(insert: ChunkedInsert<typeof CHILDREN>, rows: readonly Child[], prepared: (sql: string) => void): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    prepared(sql);
+    return prepare(sql);
+  }) as typeof db.prepare;
+  try {
+    db.transaction(() => {
+      for (const row of rows) insert.add(row);
+      insert.flush();
+    })();
+  } finally {
+    db.prepare = prepare;
+  }
+}
+
+/** The VALUES tuple of an INSERT's SQL: which columns a statement binds and which it writes as literals. */
+const valuesOf = (sql: string): string => {
+  const values = sql.indexOf(' VALUES ') + 8;
+  return sql.slice(values, sql.indexOf(')', values) + 1);
+};
+
 describe('ChunkedInsert', () => {
   it('inserts every row, in full chunks and a remainder, each column in its place', () => {
     const parents = new ChunkedInsert(db, 'parents', PARENTS);
     const insert = new ChunkedInsert(db, 'children', CHILDREN, parents);
     const count = ROWS_PER_INSERT * 2 + 3;
-    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    const expected: Child[] = [];
     db.transaction(() => {
       parents.add({ id: 1 });
       for (let id = 1; id <= count; id++) {
@@ -83,26 +108,11 @@ describe('ChunkedInsert', () => {
   it('leaves columns that are usually null out of a chunk whose rows all have them null, and keeps them in one where a row does not', () => {
     const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra']);
     db.prepare('INSERT INTO parents (id) VALUES (1)').run();
-    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
+    const expected: Child[] = [];
+    // A lean chunk, a chunk with one row that sets the column, then a lean remainder.
+    for (let id = 1; id <= ROWS_PER_INSERT * 2 + 3; id++) expected.push({ id, parentId: 1, label: `row ${id}`, extra: id === ROWS_PER_INSERT + 4 ? 42 : null });
     const statements = new Set<string>();
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      statements.add(sql.slice(0, sql.indexOf(' VALUES')));
-      return prepare(sql);
-    }) as typeof db.prepare;
-    try {
-      db.transaction(() => {
-        // A lean chunk, a chunk with one row that sets the column, then a lean remainder.
-        for (let id = 1; id <= ROWS_PER_INSERT * 2 + 3; id++) {
-          const row = { id, parentId: 1, label: `row ${id}`, extra: id === ROWS_PER_INSERT + 4 ? 42 : null };
-          expected.push(row);
-          insert.add(row);
-        }
-        insert.flush();
-      })();
-    } finally {
-      db.prepare = prepare;
-    }
+    addWatchingPrepare(insert, expected, (sql) => statements.add(sql.slice(0, sql.indexOf(' VALUES'))));
     expect(children()).toEqual(expected);
     expect([...statements].sort()).toEqual(['INSERT INTO children (id, parent_id, label)', 'INSERT INTO children (id, parent_id, label, extra)']);
   });
@@ -110,14 +120,6 @@ describe('ChunkedInsert', () => {
   it("writes columns a chunk's rows all share as literals, storing the same values and types as bound ones", () => {
     const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['label']);
     db.prepare('INSERT INTO parents (id) VALUES (1)').run();
-    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
-    const statements: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      const values = sql.indexOf(' VALUES ') + 8;
-      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
-      return prepare(sql);
-    }) as typeof db.prepare;
     // Chunks: all 'same' with one row's `extra` set (a literal, the full shape); 'same' and lean (a
     // literal, the lean shape); one row differs (bound); all share a text with no plain literal (bound:
     // the lean statement again); 'same' and lean again (its statement reused); 'other'; a remainder of
@@ -130,19 +132,9 @@ describe('ChunkedInsert', () => {
       ...Array<string>(ROWS_PER_INSERT).fill('same'),
       ...Array<string>(ROWS_PER_INSERT + 2).fill('other'),
     ];
-    try {
-      db.transaction(() => {
-        labels.forEach((label, i) => {
-          const id = i + 1;
-          const row = { id, parentId: 1, label, extra: id === 3 ? 2 ** 40 : null };
-          expected.push(row);
-          insert.add(row);
-        });
-        insert.flush();
-      })();
-    } finally {
-      db.prepare = prepare;
-    }
+    const expected: Child[] = labels.map((label, i) => ({ id: i + 1, parentId: 1, label, extra: i + 1 === 3 ? 2 ** 40 : null }));
+    const statements: string[] = [];
+    addWatchingPrepare(insert, expected, (sql) => statements.push(valuesOf(sql)));
     expect(children()).toEqual(expected);
     const types = db.prepare('SELECT DISTINCT typeof(id) AS id, typeof(parent_id) AS parentId, typeof(label) AS label FROM children').all();
     expect(types).toEqual([{ id: 'integer', parentId: 'integer', label: 'text' }]);
@@ -178,27 +170,13 @@ describe('ChunkedInsert', () => {
   it("writes each shared column that a chunk's rows all hold one value in as a literal, and binds the others", () => {
     const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, [], ['parentId', 'label']);
     db.prepare('INSERT INTO parents (id) VALUES (1), (2)').run();
-    const statements: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      const values = sql.indexOf(' VALUES ') + 8;
-      statements.push(sql.slice(values, sql.indexOf(')', values) + 1));
-      return prepare(sql);
-    }) as typeof db.prepare;
-    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
-    try {
-      db.transaction(() => {
-        // A chunk of one parent whose labels alternate (as a REST exchange's senders do), then one of alternating parents and one label.
-        for (let id = 1; id <= ROWS_PER_INSERT * 2; id++) {
-          const row = id <= ROWS_PER_INSERT ? { id, parentId: 1, label: id % 2 === 0 ? 'even' : 'odd', extra: id } : { id, parentId: 1 + (id % 2), label: 'same', extra: null };
-          expected.push(row);
-          insert.add(row);
-        }
-        insert.flush();
-      })();
-    } finally {
-      db.prepare = prepare;
+    const expected: Child[] = [];
+    // A chunk of one parent whose labels alternate (as a REST exchange's senders do), then one of alternating parents and one label.
+    for (let id = 1; id <= ROWS_PER_INSERT * 2; id++) {
+      expected.push(id <= ROWS_PER_INSERT ? { id, parentId: 1, label: id % 2 === 0 ? 'even' : 'odd', extra: id } : { id, parentId: 1 + (id % 2), label: 'same', extra: null });
     }
+    const statements: string[] = [];
+    addWatchingPrepare(insert, expected, (sql) => statements.push(valuesOf(sql)));
     expect(children()).toEqual(expected);
     expect(statements).toEqual(['(?, 1.0, ?, ?)', "(?, ?, 'same', ?)"]);
   });
@@ -206,12 +184,6 @@ describe('ChunkedInsert', () => {
   it("reuses a full chunk's statement only for a chunk that shares the same values, each chunk storing its own", () => {
     const insert = new ChunkedInsert(db, 'children', CHILDREN, undefined, ['extra'], ['parentId', 'label']);
     db.prepare('INSERT INTO parents (id) VALUES (1), (2)').run();
-    let prepared = 0;
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      prepared++;
-      return prepare(sql);
-    }) as typeof db.prepare;
     // Full chunks in turn: the same values twice, a label then a parent changed, a usually-null column set, back again.
     const chunks: Array<{ parentId: number; label: string; extra: number | null }> = [
       { parentId: 1, label: 'a', extra: null },
@@ -222,22 +194,10 @@ describe('ChunkedInsert', () => {
       { parentId: 2, label: 'b', extra: 7 },
       { parentId: 1, label: 'a', extra: null },
     ];
-    const expected: Array<{ id: number; parentId: number; label: string; extra: number | null }> = [];
-    try {
-      db.transaction(() => {
-        let id = 1;
-        for (const shared of chunks) {
-          for (let k = 0; k < ROWS_PER_INSERT; k++, id++) {
-            const row = { id, ...shared };
-            expected.push(row);
-            insert.add(row);
-          }
-        }
-        insert.flush();
-      })();
-    } finally {
-      db.prepare = prepare;
-    }
+    const expected: Child[] = [];
+    for (const shared of chunks) for (let k = 0; k < ROWS_PER_INSERT; k++) expected.push({ id: expected.length + 1, ...shared });
+    let prepared = 0;
+    addWatchingPrepare(insert, expected, () => prepared++);
     expect(children()).toEqual(expected);
     // One statement per lean or full shape and set of values: (1,a), (1,b), (2,b) lean, (2,b) with extra.
     expect(prepared).toBe(4);
