@@ -123,6 +123,25 @@ function sharedModules() {
   return shared;
 }
 const SHARED = sharedModules();
+
+/**
+ * The modules of dist/ that `roots` (paths under dist/) import statically, themselves included, by
+ * absolute path, as bundled: the catalog's summary imports nothing once it is its literal (below).
+ */
+function staticClosure(roots) {
+  const found = new Set();
+  const visit = (file) => {
+    if (found.has(file)) return;
+    found.add(file);
+    if (file === CATALOG_SUMMARY_MODULE) return;
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
+      const spec = m[1] ?? m[2];
+      if (spec.startsWith('.')) visit(join(dirname(file), spec));
+    }
+  };
+  for (const root of roots) visit(join(DIST, root));
+  return found;
+}
 const SHARED_GROUP = { name: 'shared', test: (id) => SHARED.has(id), minShareCount: 2, includeDependenciesRecursively: false };
 
 /**
@@ -209,6 +228,39 @@ const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', c
 const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
 await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP, MODULE_BY_ID_GROUP] } });
 await cli.close();
+// Each command in ONE_COMMAND_BUILDS is built again alone, into dist/bundle-<command>/ (one level
+// below dist/, as ownUrl expects), from its own main (cli/<command>-main.js): the modules it loads are
+// then split only where it loads them lazily, not by which other commands share them: `replay` to
+// its first response requires 4 files of the bundle instead of 59, `validate` of an AG-UI file 5
+// instead of 30. bin/agent-proxy.js loads
+// that build when the command is the one named, the build of every command otherwise. Its worker
+// threads are the main build's (bundledWorkers names them under dist/bundle/).
+//
+// Within it, what the command loads lazily is split off still; of that, the modules its action loads
+// on every run (`firstLoads`: for `replay`, the HTTP replay's) are one chunk with all they import
+// statically, less what the command's definition already loaded: a chunk that requires no chunk
+// requiring it back, since each side is closed under its static imports.
+const ONE_COMMAND_BUILDS = {
+  replay: { firstLoads: ['replay/start-replay.js', 'record/start-miss-recorder.js', 'cli/replay-view.js'] },
+  validate: { firstLoads: ['schema/schema-registry.js', 'validate/message-file.js', 'validate/judge-input.js', 'validate/report-json.js'] },
+};
+for (const [command, { firstLoads }] of Object.entries(ONE_COMMAND_BUILDS)) {
+  const dir = join(DIST, `bundle-${command}`);
+  rmSync(dir, { recursive: true, force: true });
+  // Fails the build rather than grouping modules the command no longer loads after a refactor.
+  const commandModule = readFileSync(join(DIST, `cli/${command}-command.js`), 'utf8');
+  for (const loaded of firstLoads) {
+    const specifier = relative(join(DIST, 'cli'), join(DIST, loaded)).split(sep).join('/');
+    if (!commandModule.includes(`import('${specifier.startsWith('.') ? specifier : `./${specifier}`}')`)) throw new Error(`cli/${command}-command.js no longer loads ${loaded}: update ONE_COMMAND_BUILDS in scripts/bundle-cli.mjs`);
+  }
+  const definition = staticClosure([`cli/${command}-main.js`, `cli/${command}-command.js`]);
+  const action = new Set([...staticClosure(firstLoads)].filter((id) => !definition.has(id)));
+  const definitionGroup = { name: `${command}-definition`, test: (id) => definition.has(id), includeDependenciesRecursively: false };
+  const actionGroup = { name: `${command}-action`, test: (id) => action.has(id), includeDependenciesRecursively: false };
+  const alone = await rolldown({ ...inputOptions, input: { main: join(DIST, `cli/${command}-main.js`) } });
+  await alone.write({ ...outputOptions, dir, codeSplitting: { groups: [MODULE_BY_ID_GROUP, definitionGroup, actionGroup] } });
+  await alone.close();
+}
 for (const worker of WORKERS.filter((w) => w.ownFile)) {
   const alone = await rolldown({ ...inputOptions, input: entries([worker]) });
   await alone.write({ ...outputOptions, codeSplitting: false });
