@@ -24,6 +24,10 @@
 // Then `node bench/record.js --only sse,ws --threads` (with --quick when this has it) for the recorder's figure.
 // Run (after a build):  node bench/record-floor.js [--quick | --smoke] [--dist PATH] [--batch N] [--no-recorder]
 //   [--recorder-bin PATH]   (--smoke: tiny sizes, no recorder run: test/bench/bench-smoke.test.ts runs it)
+// --rest: the same for a REST exchange of record.js's traffic instead (bench/lib/rest-floor.js), beside the traffic's
+// figures from `node bench/record.js --only rest --threads` (or --traffic client,upstream,bare,passthrough[,recorder],
+// µs per request, from an earlier run), and the best recorded ÷ bare forwarder ratio any such recorder could reach at
+// the traffic's pace, against issue #34's 0.9:  node bench/record-floor.js --rest [--quick | --smoke] [--rest-batch N]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -202,6 +206,14 @@ async function main() {
   const BATCH = Number(argValue('--batch') ?? 64);
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-record-floor-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (process.argv.includes('--rest')) {
+    try {
+      await restPart({ dir, smoke, quick, SCALE, ROUNDS });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   try {
     const { SseFramer } = await load('framing/sse-framer.js');
     const v = await validators();
@@ -392,6 +404,18 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The REST exchange's floor (bench/lib/rest-floor.js) and the best ratio it leaves, against issue #34's 0.9. */
+async function restPart({ dir, smoke, quick, SCALE, ROUNDS }) {
+  const { restFloor, printRestFloor } = await import('./lib/rest-floor.js');
+  const batch = Number(argValue('--rest-batch') ?? 32);
+  const given = argValue('--traffic')?.split(',').map(Number);
+  if (given && (given.length < 4 || given.some(Number.isNaN))) throw new Error('--traffic takes client,upstream,bare,passthrough[,recorder]: µs per request');
+  const traffic = given && { client: given[0], upstream: given[1], bare: given[2], passthrough: given[3], recorder: given[4], command: 'figures given with --traffic' };
+  const runRecorder = !smoke && !process.argv.includes('--no-recorder');
+  const result = await restFloor({ dist: DIST, dir, scale: SCALE, rounds: ROUNDS, batch, traffic, runRecorder, quick, recorderBin: argValue('--recorder-bin') });
+  printRestFloor(result, { rounds: ROUNDS, batch, target: 0.9 });
 }
 
 function median(values) {

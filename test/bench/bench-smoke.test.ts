@@ -43,6 +43,33 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it("record-floor --rest --smoke: every piece of a REST exchange's floor measured, every exchange of the together run stored, the best ratio worked out from the traffic's figures", async () => {
+    // Given traffic figures (µs per request): client 50, upstream 30, bare forwarder 70, passthrough 80, recorder 110.
+    const run = await runBench(['bench/record-floor.js', '--rest', '--smoke', '--traffic', '50,30,70,80,110']);
+    expect(run.stderr).toBe('');
+    for (const piece of ['handover', 'heads', 'parse', 'verdict', 'secrets', 'rows']) expect(run.stdout).toMatch(new RegExp(`\\n {2}${piece}: .* +\\d+\\.\\d\\d\\n`));
+    // 1,000 exchanges asked for, posted 32 a batch: 1,024, each stored as an exchange row and a message row.
+    expect(run.stdout).toMatch(/\(exchanges stored and counted in each round\) +1024\n/);
+    const together = Number(/\n {2}together, in a worker, to the last row +(\d+\.\d\d)\n/.exec(run.stdout)?.[1]);
+    expect(together).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/forwarding's own: passthrough − bare forwarder +10\.00\n/);
+    const floorRecorder = Number(/the floor recorder: passthrough \+ together +(\d+\.\d\d)\n/.exec(run.stdout)?.[1]);
+    expect(floorRecorder).toBeCloseTo(80 + together, 1);
+    // 0.9 of (50 + 30 + 70) = 150 µs a request leaves the recorder 150 / 0.9 − 80 µs.
+    expect(run.stdout).toMatch(/at the traffic's pace, 0\.9 needs the recorder at ≤ +86\.67 +\(recording's share over passthrough ≤ 6\.67\)\n/);
+    const best = Number(/best recorded ÷ bare any such recorder could reach +(\d\.\d{3}) /.exec(run.stdout)?.[1]);
+    expect(best).toBeCloseTo(150 / (80 + floorRecorder), 2);
+    // Said either way, by how far the floor recorder is from those 86.67 µs.
+    const margin = /target ≥ 0\.9: (?:reachable, with (\d+\.\d\d) µs to spare over the floor|out of reach, the floor is (\d+\.\d\d) µs over it)\n/.exec(run.stdout);
+    expect(margin).not.toBeNull();
+    expect(margin![1] !== undefined ? 86.67 - Number(margin![1]) : 86.67 + Number(margin![2])).toBeCloseTo(floorRecorder, 1);
+    // Were forwarding to cost what the bare forwarder's does: 150 µs against 150 + together.
+    const ceiling = Number(/passthrough = bare \(forwarding adds nothing\) +(\d\.\d{3}) +\(0\.9 leaves recording ≤ 16\.67 µs over the bare forwarder\)\n/.exec(run.stdout)?.[1]);
+    expect(ceiling).toBeCloseTo(150 / (150 + together), 2);
+    expect(run.stdout).toMatch(/the recorder's own CPU allows ≤ +0\.789 /);
+    expect(run.code).toBe(0);
+  });
+
   it('read-floor --smoke: every step of reading a message timed in a fresh process, every message read and every line through the pipe', async () => {
     const run = await runBench(['bench/read-floor.js', '--smoke']);
     expect(run.stderr).toBe('');
