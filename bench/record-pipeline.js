@@ -3,10 +3,12 @@
 // worker pipeline (`proxy record`'s), ten exchanges per turn of the event loop as under load. It
 // reports the CPU of the capture thread and of the whole process (all threads: the recording worker,
 // V8's helpers) per exchange: a steadier figure than throughput on a shared machine.
-// Run (after a build):  node bench/record-pipeline.js [--quick] [--dist PATH] [--exchanges N] [--per-turn N] [--pipeline inline] [--threads]
+// Run (after a build):  node bench/record-pipeline.js [--quick] [--dist PATH] [--exchanges N] [--per-turn N] [--pipeline inline] [--threads] [--route models]
 //   --dist: another build's dist folder (e.g. a copy of an earlier one), for before/after;
 //   --pipeline inline: record on the capture thread instead (what the work itself costs, without the hand-over);
 //   --threads: also print each thread's CPU per exchange (the worker's, once it has caught up; V8's helpers).
+//   --route models: `GET /v1/models` answered with a model list, which OpenAI's checker claims and judges,
+//     instead of `GET /rest`, which no protocol claims (each message stored unchecked).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,7 +39,16 @@ const redactor = new HeaderRedactor();
 const storedHeaders = (raw) => (redactor.recordPairs ? redactor.recordPairs(raw) : redactor.record(raw));
 const REQUEST_HEADERS = ['Host', '127.0.0.1:8788', 'User-Agent', 'bench', 'Accept', 'application/json', 'Authorization', 'Bearer secret', 'x-request-id', 'r1'];
 const RESPONSE_HEADERS = ['content-type', 'application/json', 'content-length', '149', 'Date', 'Wed, 02 Dec 2026 06:00:00 GMT', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5'];
-const BODY = Buffer.from(JSON.stringify({ apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } }));
+const ROUTE = argValue('--route') ?? 'rest';
+if (ROUTE !== 'rest' && ROUTE !== 'models') throw new Error('--route: rest or models');
+const PATH = ROUTE === 'models' ? '/v1/models' : '/rest';
+const BODY = Buffer.from(
+  JSON.stringify(
+    ROUTE === 'models'
+      ? { object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1700000000, owned_by: 'openai' }] }
+      : { apiVersion: '1.0', requestId: 'bench', hostInstanceId: '00000000-0000-4000-8000-000000000000', ok: true, data: { ready: true } },
+  ),
+);
 
 /** CPU ms (user + system) of each thread of this process, by thread id. */
 const ownThreadsCpuMs = () => threadCpuMs(process.pid);
@@ -49,7 +60,7 @@ const processCpuMs = () => {
 /** One small REST exchange, as forwardHttp hands it to the recorder. */
 function exchange(sink) {
   const method = 'GET';
-  const path = '/rest';
+  const path = PATH;
   const ex = sink.openExchange({ transport: 'http', method, path, query: undefined, url: path, requestHeaders: storedHeaders(REQUEST_HEADERS) });
   ex.classify({ transport: 'http', method, path });
   ex.update({ status: 200, transport: 'http', responseHeaders: storedHeaders(RESPONSE_HEADERS) });
@@ -102,7 +113,7 @@ const rounds = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round(EXCHANGES));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(
-  `record pipeline: ${EXCHANGES.toLocaleString('en-US')} small REST exchanges, ${PER_TURN} per event-loop turn, median of ${ROUNDS} rounds, ${PIPELINE} pipeline${argValue('--dist') ? `, ${DIST}` : ''}\n` +
+  `record pipeline: ${EXCHANGES.toLocaleString('en-US')} small REST exchanges (GET ${PATH}), ${PER_TURN} per event-loop turn, median of ${ROUNDS} rounds, ${PIPELINE} pipeline${argValue('--dist') ? `, ${DIST}` : ''}\n` +
     `  CPU per exchange: capture thread ${median(rounds.map((r) => r.main)).toFixed(1)} µs, all threads ${median(rounds.map((r) => r.all)).toFixed(1)} µs ` +
     `(rounds: ${rounds.map((r) => `${r.main.toFixed(1)}/${r.all.toFixed(1)}`).join(', ')})`,
 );

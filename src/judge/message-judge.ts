@@ -85,6 +85,16 @@ export class MessageJudge {
     }
   }
 
+  /**
+   * Whether its checker takes part in handing findings between streams (ProtocolChecker.endElsewhere:
+   * only MCP's HTTP checker, among checkers of its own kind). Only such judges need to be found again
+   * from their checker or by the recorder: the others are left out of those WeakMaps, whose values V8's
+   * scavenges keep alive until a mark-compact (bench/weakmap-retention.js), every claimed exchange's.
+   */
+  get handsFindings(): boolean {
+    return this.checker.endElsewhere !== undefined;
+  }
+
   /** The checker's findings for other streams' last messages (ProtocolChecker.endElsewhere), scrubbed; none once it failed. */
   endElsewhere(end: StreamEnd): HandedFindings[] {
     if (this.failure !== undefined || this.checker.endElsewhere === undefined) return [];

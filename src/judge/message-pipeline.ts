@@ -96,7 +96,7 @@ export class MessagePipeline {
   readonly maxBodyBytes: number;
   readonly parseBudget: number;
   private readonly recordingJudges = new Map<string, MessageJudge>();
-  /** The judge of each checker made here, for findings handed from one stream to another (endElsewhere). */
+  /** The judge of each checker made here that hands findings from one stream to another (endElsewhere), to find it by its checker. */
   private readonly judges = new WeakMap<ProtocolChecker, MessageJudge>();
 
   constructor(private readonly options: MessagePipelineOptions) {
@@ -116,7 +116,8 @@ export class MessagePipeline {
     if (module.checkerScope !== 'recording') {
       const checker = module.createChecker(context);
       const judge = new MessageJudge(checker, this.secrets);
-      this.judges.set(checker, judge);
+      // Findings are handed only to checkers that hand findings too (an MCP session's exchanges): the others are never looked up.
+      if (judge.handsFindings) this.judges.set(checker, judge);
       return judge;
     }
     let judge = this.recordingJudges.get(module.id);

@@ -240,5 +240,39 @@ export function describeRecordingSinkContract(name: string, openSink: OpenSink):
       expect(vanished).toMatchObject({ outcome: 'aborted', errorCode: 'E_CLIENT_ABORTED', closeCode: 1006, messageCount: 1 });
       expect(vanished.endedMs).not.toBeNull();
     });
+
+    it('gives an MCP session\'s end, a DELETE, to the last message of another exchange of the session', async () => {
+      const { sink, out } = await open({ protocol: 'mcp' });
+      const json = { 'content-type': 'application/json' };
+      const session = { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 's-1' };
+      const post = (headers: Record<string, string>, body: unknown, status: number, answer?: unknown, responseHeaders: Record<string, string> = json) => {
+        const exchange = sink.openExchange({ transport: 'http', method: 'POST', path: '/mcp', url: '/mcp', requestHeaders: { ...json, ...headers } });
+        exchange.record('client', Buffer.from(JSON.stringify(body)), { carrier: 'body' });
+        exchange.update({ status, responseHeaders });
+        if (answer !== undefined) exchange.record('server', Buffer.from(JSON.stringify(answer)), { carrier: 'body' });
+        exchange.end({ outcome: 'complete' });
+      };
+      const params = { protocolVersion: '2025-11-25', capabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' } };
+      const result = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } };
+      post({}, { jsonrpc: '2.0', id: 1, method: 'initialize', params }, 200, { jsonrpc: '2.0', id: 1, result }, { ...json, 'mcp-session-id': 's-1' });
+      post(session, { jsonrpc: '2.0', method: 'notifications/initialized' }, 202, undefined, {});
+      // The server asks the client something on a POST's event stream; the client never answers before ending the session.
+      const asked = sink.openExchange({ transport: 'http', method: 'POST', path: '/mcp', url: '/mcp', requestHeaders: { ...json, ...session } });
+      asked.record('client', Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })), { carrier: 'body' });
+      asked.update({ status: 200, responseHeaders: { 'content-type': 'text/event-stream' } });
+      asked.record('server', Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', method: 'roots/list' })), { carrier: 'event' });
+      asked.record('server', Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools: [] } })), { carrier: 'event' });
+      asked.end({ outcome: 'complete' });
+      const deleted = sink.openExchange({ transport: 'http', method: 'DELETE', path: '/mcp', url: '/mcp', requestHeaders: session });
+      deleted.update({ status: 200, responseHeaders: {} });
+      deleted.end({ outcome: 'complete' });
+      await sink.close(new Date());
+      const reader = read(out);
+      // On the asking exchange's last message (its third): the DELETE carries no message.
+      const asking = reader.exchanges().find((e) => e.method === 'POST' && e.messageCount === 3)!;
+      expect([...reader.findings()].map((f) => ({ exchange: f.exchange, seq: f.seq, rule: f.rule, message: f.message }))).toEqual([
+        { exchange: asking.id, seq: 3, rule: 'jsonrpc-unanswered-request', message: `request "srv-1" ('roots/list') sent by the server was never answered before the session ended` },
+      ]);
+    });
   });
 }

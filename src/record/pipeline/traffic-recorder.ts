@@ -95,7 +95,7 @@ export class TrafficRecorder implements RecordingSink {
     return { ...start, query, url: start.url === undefined ? undefined : queryRedactor.redactUrl(start.url) };
   }
 
-  /** Which exchange each judge judges, for findings one exchange's end hands to another (pipeline.endElsewhere). */
+  /** Which exchange each judge that hands findings judges, for findings one exchange's end hands to another (pipeline.endElsewhere). */
   private readonly exchanges = new WeakMap<MessageJudge, ExchangeRecording>();
 
   /** @internal */
@@ -461,7 +461,8 @@ export class ExchangeRecording implements ExchangeSink {
     if (this.start.path !== undefined) channel.path = this.start.path;
     if (this.requestHeaders !== undefined) channel.requestHeaders = this.requestHeaders;
     this.judge = this.recorder.pipeline.judgeFor(module, requestBody, channel);
-    this.recorder.judged(this.judge, this);
+    // Only a judge findings can be handed to is looked up again (endElsewhere): the others stay out of the WeakMap.
+    if (this.judge.handsFindings) this.recorder.judged(this.judge, this);
     this.recorder.options.writer.updateExchange(this.id, { protocol: module.id, protocolEvidence: choice.evidence });
   }
 }
