@@ -1,7 +1,7 @@
 // `validate` of a recording, part by part, warm and in one process, beside the least each part could cost:
-// the rows alone (the reader's own statement, a page of 1,000 at a time), every JSON text parsed, each value
-// checked by the schema validator its verdict names (the floor: JSON.parse + the compiled validator alone), the
-// reader's pages (routes, repeated texts, parses), and the whole judging (text report: 'notable', --json: 'all').
+// the rows alone (the reader's own statement, a page of 1,000 at a time, with each JSON text), every JSON text
+// parsed, each value checked by the schema validator its verdict names (the floor: JSON.parse + the compiled
+// validator alone), the reader's pages (routes, repeated texts, parses), and the whole judging (text report: 'notable', --json: 'all').
 // CPU of this process (user + system, all threads), best of --runs after a first round that loads and compiles.
 // Run after a build:  node bench/validate-floor.js FILE [--dist DIR] [--runs N]
 import { resolve } from 'node:path';
@@ -21,6 +21,8 @@ const { openRecording } = await load('store/open-recording.js');
 const { RecordingReader } = await load('store/recording-reader.js');
 const { SchemaRegistry } = await load('schema/schema-registry.js');
 const { judgeRecordingLoading } = await load('validate/judge-recording.js');
+// A build whose statement reads where the JSON text is in its block cuts it in JavaScript; earlier ones took it in SQL.
+const { BlockJsonTexts } = await load('store/block-json-texts.js').catch(() => ({}));
 
 const registry = SchemaRegistry.load({ useEnv: false });
 // The schema ref each message's verdict names, by message id: the validator the floor runs on its value.
@@ -28,16 +30,18 @@ const refs = new Map((await judgeRecordingLoading(file, registry)).messages.map(
 const checks = new Map();
 const checkOf = (ref) => checks.get(ref) ?? checks.set(ref, registry.check(ref)).get(ref);
 
-/** Every row of the reader's statement for validate (id, seq, route, finding count, JSON text, exchange), a page at a time. */
+/** Every row of the reader's statement for validate, a page at a time: `fn(id, its JSON text or null)`. */
 function eachRow(fn) {
   const reader = openRecording(file);
   RecordingReader.readsOnce(reader);
   // The reader's private statement, as messagePagesToJudgeInOrder runs it: rows without what the reader makes of them.
   const statement = reader.stmts.toJudgeInOrderAfter;
+  const blockTexts = BlockJsonTexts && new BlockJsonTexts(reader.db);
   try {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const page = statement.all(after, 1000);
-      for (const row of page) fn(row);
+      if (blockTexts) for (const row of page) fn(row[0], blockTexts.text(row[0], row[4], row[5], row[6], row[7]));
+      else for (const row of page) fn(row[0], row[4]);
       if (page.length < 1000) return;
       after = page[page.length - 1][0];
     }
@@ -56,16 +60,16 @@ function eachMessage(fn) {
   }
 }
 
-const validateRow = (row) => {
-  if (row[4] === null) return;
-  const value = JSON.parse(row[4]);
-  const ref = refs.get(row[0]);
+const validateRow = (id, text) => {
+  if (text === null) return;
+  const value = JSON.parse(text);
+  const ref = refs.get(id);
   if (ref !== undefined) checkOf(ref).validate(value);
 };
 
 const parts = [
   ['rows', () => eachRow(() => {})],
-  ['rows + JSON.parse of every text', () => eachRow((row) => row[4] !== null && JSON.parse(row[4]))],
+  ['rows + JSON.parse of every text', () => eachRow((id, text) => text !== null && JSON.parse(text))],
   ['rows + JSON.parse + validator (floor)', () => eachRow(validateRow)],
   ['reader pages (routes, repeated texts, parses)', () => eachMessage(() => {})],
   ['reader pages + validator', () => eachMessage((m) => m.json !== undefined && refs.get(m.id) !== undefined && checkOf(refs.get(m.id)).validate(m.json))],

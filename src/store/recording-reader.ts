@@ -15,6 +15,7 @@ import type { ExchangeRow, FindingFilter, FindingListRow, MessageRow, MessageTex
 import { prepareFindingList } from './finding-list.js';
 import { storedJsonSql, storedJsonText } from './stored-json.js';
 import { rawBytesSql } from './raw-blocks.js';
+import { BlockJsonTexts, JSON_END_SQL, JSON_START_SQL } from './block-json-texts.js';
 import { lazyStatements } from './lazy-statements.js';
 import { keepReaderConnection } from './reader-connection.js';
 import { SchemaRefNames } from './schema-refs.js';
@@ -70,8 +71,11 @@ type ExportValues = [
 const TO_JUDGE_COLUMNS = `id, seq, ${ROUTE_SQL}, finding_count, ${storedJsonSql()}`;
 const NOT_JSON_SELECT = `SELECT status, schema_ref, schema_ref_id, reason, ${RAW} FROM messages WHERE id = ?`;
 const TO_JUDGE_SELECT = `SELECT ${TO_JUDGE_COLUMNS} FROM messages`;
-/** The same, with the message's exchange last: read across exchanges, in id order. */
-const TO_JUDGE_ANY_SELECT = `SELECT ${TO_JUDGE_COLUMNS}, exchange_id FROM messages`;
+/**
+ * The same read across exchanges, in id order, its JSON text not taken in SQL but where it is: the
+ * text as stored (`json`) and where to cut it from its block (block-json-texts.ts), then the exchange.
+ */
+const TO_JUDGE_ANY_SELECT = `SELECT id, seq, ${ROUTE_SQL}, finding_count, json, raw_block, ${JSON_START_SQL}, ${JSON_END_SQL}, exchange_id FROM messages`;
 /**
  * The values of the columns that hold a few (a sender, a carrier, a channel, a status), as one string
  * each: better-sqlite3 makes a new string per row, and `validate`'s report keeps a message's sender.
@@ -88,8 +92,8 @@ type ToJudgeValues = [
   findingCount: number,
   jsonText: string | null,
 ];
-/** Where TO_JUDGE_ANY_SELECT has the message's exchange. */
-const TO_JUDGE_EXCHANGE = 5;
+/** TO_JUDGE_ANY_SELECT's values: ToJudgeValues' first four, then where the JSON text is, then the exchange. */
+type ToJudgeAnyValues = [id: number, seq: number, route: string | null, findingCount: number, json: string | null, block: number | null, jsonStart: number | null, jsonEnd: number | null, exchangeId: number];
 type NotJsonValues = [status: Verdict['status'], schemaRef: string | null, schemaRefId: number | null, reason: string | null, raw: Buffer];
 
 /** The reader's statements, each prepared on its first use (store/lazy-statements.ts). */
@@ -293,13 +297,16 @@ export class RecordingReader {
   /** messagesToJudgeInOrder a page at a time (`validate` loops over each page itself, as export does). */
   static *messagePagesToJudgeInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageToJudge[]> {
     const texts = new RepeatedJson();
+    const blockTexts = new BlockJsonTexts(reader.db);
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-      const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as Array<[...ToJudgeValues, exchangeId: number]>;
+      const values = reader.stmts.toJudgeInOrderAfter.all(after, pageSize) as ToJudgeAnyValues[];
       const page = readingRows(reader.file, () => {
         const rows: MessageToJudge[] = new Array(values.length);
         for (let i = 0; i < values.length; i++) {
+          // By index: a destructuring steps an iterator until the loop is optimized.
           const v = values[i]!;
-          rows[i] = reader.messageToJudge(v[TO_JUDGE_EXCHANGE], v as unknown as ToJudgeValues, texts);
+          const text = blockTexts.text(v[0], v[4], v[5], v[6], v[7]);
+          rows[i] = reader.messageToJudgeOf(v[8], v[0], v[1], v[2], v[3], text, texts);
         }
         return rows;
       });
@@ -404,8 +411,12 @@ export class RecordingReader {
     return messageTextRow(m, findings, schemaRef);
   }
 
-  private messageToJudge(exchangeId: number, v: ToJudgeValues, texts?: RepeatedJson): MessageToJudge {
-    const [id, seq, routeText, findingCount, text] = v;
+  private messageToJudge(exchangeId: number, v: ToJudgeValues): MessageToJudge {
+    return this.messageToJudgeOf(exchangeId, v[0], v[1], v[2], v[3], v[4]);
+  }
+
+  /** messageToJudge of the values one by one (no array per message); `texts`: the repeated texts' values (RepeatedJson). */
+  private messageToJudgeOf(exchangeId: number, id: number, seq: number, routeText: string | null, findingCount: number, text: string | null, texts?: RepeatedJson): MessageToJudge {
     const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
     const findings = this.findingsToJudge(id, findingCount);
     if (text === null) return { id, exchangeId, seq, sender, carrier, channel, findings, ...this.notJson(id, findings) };
@@ -419,7 +430,7 @@ export class RecordingReader {
     return { id, exchangeId, seq, sender, carrier, channel, findings, raw: null, json };
   }
 
-  /** A message's route read from its own columns (a carrier with a comma: ROUTE_SQL does not join it). */
+  /** A message's route read from its own columns (a carrier no recorder writes: ROUTE_SQL does not join it). */
   private routeById(id: number): MessageRoute {
     const [sender, carrier, channel] = this.stmts.routeById.get(id) as [string, string, string | null];
     return routeOfColumns(oneString(sender), oneString(carrier), channel === null ? null : oneString(channel));
