@@ -55,8 +55,8 @@ type ExportValues = [
   id: number,
   exchangeId: number,
   seq: number,
-  /** Its status, schema ref id, json_at, sender, carrier and channel (store/plain-message-kind.ts); null: read the row whole. */
-  kind: string | null,
+  /** Its sender, carrier, channel, status, schema ref id and json_at as one number (store/plain-message-kind.ts); null: read the row whole. */
+  kind: number | null,
   tOffsetMs: number,
   rawText: string | null,
 ];
@@ -374,10 +374,10 @@ export class RecordingReader {
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
   private exportRow(v: ExportValues, kinds: PlainKinds): MessageTextRow {
-    const [id, exchangeId, seq, kindText, tOffsetMs, rawText] = v;
+    const [id, exchangeId, seq, kind, tOffsetMs, rawText] = v;
     // Not plain, or of a kind not read as one value: read whole.
-    if (rawText === null || kindText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
-    const { route, verdict, jsonAt: at } = kinds.of(kindText);
+    if (rawText === null || kind === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
+    const { route, verdict, jsonAt: at } = kinds.of(kind);
     const end = takenTextEnd(rawText, at);
     if (end >= 0) {
       const { sender, carrier, channel } = route;
