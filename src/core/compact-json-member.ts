@@ -11,18 +11,46 @@ import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, strin
  * it tells a few top-level fields of a message (its type) for less than parsing all of it.
  */
 export function compactJsonMember(text: string, key: string): string | undefined {
-  if (text.charCodeAt(0) !== OPEN_OBJECT || text.charCodeAt(1) === CLOSE_OBJECT) return undefined;
+  return findMember(text, key) ? text.slice(found.start, found.end) : undefined;
+}
+
+/** Does the outermost object of a text isCompactJson accepts have a member `key`? (compactJsonMember, with no slice made.) */
+export function hasCompactJsonMember(text: string, key: string): boolean {
+  return findMember(text, key);
+}
+
+/**
+ * compactJsonString of compactJsonMember: the string the member's value stands for, or undefined when
+ * there is none or it is no string; sliced once from the text (a message's type, read once per message).
+ */
+export function compactJsonStringMember(text: string, key: string): string | undefined {
+  if (!findMember(text, key) || text.charCodeAt(found.start) !== QUOTE) return undefined;
+  const { start, end } = found;
+  const escape = text.indexOf('\\', start);
+  return escape >= 0 && escape < end ? (JSON.parse(text.slice(start, end)) as string) : text.slice(start + 1, end - 1);
+}
+
+/** Where findMember found the value's text (one for every call: this runs once per message of an export). */
+const found = { start: 0, end: 0 };
+
+/** Finds the member `key` of the outermost object (compactJsonMember): true, with its value's text at `found`; else false. */
+function findMember(text: string, key: string): boolean {
+  if (text.charCodeAt(0) !== OPEN_OBJECT || text.charCodeAt(1) === CLOSE_OBJECT) return false;
   // A member is `"key":` in the text: where that is nowhere (one native search), it has none, and
   // its members are not read (a lookup of one a message lacks, `error` in a token chunk, reads them
   // all). Found, it may still be a nested member's, or inside a string (`\"key\":`).
-  if (!text.includes(memberHead(key))) return undefined;
+  if (!text.includes(memberHead(key))) return false;
   for (let at = 1; ; ) {
     // A key starts at `at`, its value after the closing quote and the colon.
     const keyEnd = stringLiteralEnd(text, at);
     const start = keyEnd + 1;
     const end = valueEnd(text, start);
-    if (keyEnd - at - 2 === key.length && text.startsWith(key, at + 1)) return text.slice(start, end);
-    if (text.charCodeAt(end) !== COMMA) return undefined;
+    if (keyEnd - at - 2 === key.length && text.startsWith(key, at + 1)) {
+      found.start = start;
+      found.end = end;
+      return true;
+    }
+    if (text.charCodeAt(end) !== COMMA) return false;
     at = end + 1;
   }
 }

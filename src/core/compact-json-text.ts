@@ -9,11 +9,20 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
  * JSON.stringify would not write; a lone surrogate): then the caller takes the long way.
  */
 export function isCompactJson(text: string): boolean {
+  return isCompactJsonIn(text, 0, text.length);
+}
+
+/**
+ * isCompactJson of text[start, end), read in place: a reader's row holds a message's JSON text inside
+ * its raw text, and a character of a flat string is read faster than one of a slice of it (a slice
+ * finds its parent for every character), so the text is not sliced to be scanned.
+ */
+export function isCompactJsonIn(text: string, start: number, end: number): boolean {
   let depth = 0;
   // What a deeply nested text grew is let go; the usual few levels are kept.
   if (open.length > KEPT_LEVELS) open.length = 0;
   keys.clear();
-  let at = 0;
+  let at = start;
   for (;;) {
     // A value starts at `at`.
     const c = text.charCodeAt(at);
@@ -25,24 +34,24 @@ export function isCompactJson(text: string): boolean {
         at++;
         if (c === OPEN_OBJECT) {
           keys.open();
-          at = memberValueStart(text, at, keys);
+          at = memberValueStart(text, at, end, keys);
           if (at < 0) return false;
         }
         continue;
       }
     } else {
-      at = scalarEnd(text, at);
+      at = scalarEnd(text, at, end);
       if (at < 0) return false;
     }
     // A value ended at `at`: close what it ends, then the next item, or the end of the text.
     for (;;) {
-      if (depth === 0) return at === text.length;
+      if (depth === 0) return at === end;
       const top = open[depth - 1];
       const c = text.charCodeAt(at);
       if (c === COMMA) {
         at++;
         if (top === OPEN_OBJECT) {
-          at = memberValueStart(text, at, keys);
+          at = memberValueStart(text, at, end, keys);
           if (at < 0) return false;
         }
         break;
@@ -67,9 +76,9 @@ const KEPT_LEVELS = 1024;
  * JSON.stringify's form, is all digits (an array index, which JSON.parse puts first), or repeats one
  * of the innermost object's keys (JSON.parse keeps the last value, in the first one's place).
  */
-function memberValueStart(text: string, at: number, keys: ObjectKeys): number {
+function memberValueStart(text: string, at: number, textEnd: number, keys: ObjectKeys): number {
   if (text.charCodeAt(at) !== QUOTE) return -1;
-  const end = stringEnd(text, at);
+  const end = stringEnd(text, at, textEnd);
   if (end < 0 || text.charCodeAt(end) !== COLON) return -1;
   if (isDigits(text, at + 1, end - 1) || !keys.add(text, at + 1, end - 1)) return -1;
   return end + 1;
@@ -153,16 +162,16 @@ function sameText(text: string, aStart: number, aEnd: number, bStart: number, bE
   return true;
 }
 
-/** Where the literal, number or string at `at` ends, when JSON.stringify would write it so; else -1. */
-function scalarEnd(text: string, at: number): number {
+/** Where the literal, number or string at `at` ends (before `textEnd`), when JSON.stringify would write it so; else -1. */
+function scalarEnd(text: string, at: number, textEnd: number): number {
   const c = text.charCodeAt(at);
-  if (c === QUOTE) return stringEnd(text, at);
-  if (c === 0x74) return text.startsWith('true', at) ? at + 4 : -1;
-  if (c === 0x66) return text.startsWith('false', at) ? at + 5 : -1;
-  if (c === 0x6e) return text.startsWith('null', at) ? at + 4 : -1;
+  if (c === QUOTE) return stringEnd(text, at, textEnd);
+  if (c === 0x74) return at + 4 <= textEnd && text.startsWith('true', at) ? at + 4 : -1;
+  if (c === 0x66) return at + 5 <= textEnd && text.startsWith('false', at) ? at + 5 : -1;
+  if (c === 0x6e) return at + 4 <= textEnd && text.startsWith('null', at) ? at + 4 : -1;
   let end = at;
   let digitsOnly = true;
-  for (; end < text.length; end++) {
+  for (; end < textEnd; end++) {
     const d = text.charCodeAt(end);
     if (d >= 0x30 && d <= 0x39) continue;
     if (d === 0x2d && end === at) continue;
@@ -181,12 +190,12 @@ function scalarEnd(text: string, at: number): number {
 }
 
 /**
- * Where the string literal at `at` ends (after its closing quote) when JSON.stringify would write it
- * so, else -1: no control character or lone surrogate written as it is, and only the escapes it uses
- * (\" \\ \b \f \n \r \t, and \u00xx in lower case for the other control characters).
+ * Where the string literal at `at` ends (after its closing quote, before `textEnd`) when JSON.stringify
+ * would write it so, else -1: no control character or lone surrogate written as it is, and only the
+ * escapes it uses (\" \\ \b \f \n \r \t, and \u00xx in lower case for the other control characters).
  */
-function stringEnd(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; i++) {
+function stringEnd(text: string, at: number, textEnd: number): number {
+  for (let i = at + 1; i < textEnd; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) return i + 1;
     if (c < 0x20) return -1;

@@ -3,7 +3,8 @@ import { copyExchangeColumns } from '../store/exchange-record.js';
 import { RecordingReader } from '../store/recording-reader.js';
 import type { MessageTextRow, RecordingInfo } from '../store/store-types.js';
 import type { ExchangeFields } from '../store/schema.js';
-import { LineHeads, numberText } from './ndjson-line-head.js';
+import { NUMBER_TEXT_MOST, numberText, writeNumberText } from './ascii-number.js';
+import { LineHeads, NO_PART, type HeadPart } from './ndjson-line-head.js';
 import { NDJSON_FORMAT, NDJSON_VERSION, encodeRaw, rawAround, utf8Text, type NdjsonExchangeLine, type NdjsonMessageLine, type NdjsonRecordingLine } from '../store/ndjson-format.js';
 import { jsonEnd, jsonStartIn } from '../store/stored-json.js';
 import { tryParseJson } from '../core/json.js';
@@ -25,7 +26,8 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
       chunk = '';
     }
   };
-  for (const _ of ndjsonLinePages(reader, line, onMessage));
+  const sink: LineSink = { line, message: (parts) => line(messageHeadText(parts), parts.json) };
+  for (const _ of ndjsonLinePages(reader, sink, onMessage));
   if (chunk.length > 0) write(chunk);
 }
 
@@ -36,7 +38,7 @@ export function exportNdjson(reader: RecordingReader, write: (text: string) => v
  */
 export function* ndjsonByteChunks(reader: RecordingReader, onMessage?: () => void, pool?: ChunkPool): IterableIterator<Buffer> {
   const chunks = new ByteChunks(pool);
-  for (const _ of ndjsonLinePages(reader, chunks.add, onMessage)) {
+  for (const _ of ndjsonLinePages(reader, chunks, onMessage)) {
     yield* chunks.full;
     chunks.full.length = 0;
   }
@@ -68,7 +70,7 @@ export class ChunkPool {
 const KEPT_CHUNKS = 4;
 
 /** Lines encoded into chunks of about a MiB (ndjsonByteChunks): those filled wait in `full`. */
-class ByteChunks {
+class ByteChunks implements LineSink {
   readonly full: Buffer[] = [];
   private readonly pool: ChunkPool | undefined;
   private chunk: Buffer;
@@ -80,16 +82,10 @@ class ByteChunks {
   }
 
   /** A line as LineSink hands it: `head`, then `json` and `}`, then the newline. */
-  readonly add = (head: string, json: string | undefined): void => {
+  line(head: string, json: string | undefined): void {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8; then `}` and the newline.
-    const most = (head.length + (json === undefined ? 0 : json.length)) * 3 + 2;
-    let chunk = this.chunk;
+    const chunk = this.room((head.length + (json === undefined ? 0 : json.length)) * 3 + 2);
     let used = this.used;
-    if (used + most > chunk.length) {
-      if (used > 0) this.full.push(chunk.subarray(0, used));
-      this.chunk = chunk = most <= CHUNK_BYTES && this.pool !== undefined ? this.pool.take() : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
-      used = 0;
-    }
     used += chunk.write(head, used);
     if (json !== undefined) {
       used += chunk.write(json, used);
@@ -97,7 +93,38 @@ class ByteChunks {
     }
     chunk[used++] = 0x0a;
     this.used = used;
-  };
+  }
+
+  /**
+   * A plain message's line, its head written part by part: a kept part's bytes copied, the numbers'
+   * digits written, so that no head string is joined (and flattened, and encoded) for each line.
+   */
+  message(line: MessageLine): void {
+    const json = line.json;
+    const most = partMost(line.exchange) + partMost(line.route) + partMost(line.verdict) + partMost(line.before) + partMost(line.after) + 2 * NUMBER_TEXT_MOST + RAW_JSON.length + json.length * 3 + 2;
+    const chunk = this.room(most);
+    let used = putPart(chunk, this.used, line.exchange);
+    used = writeNumberText(chunk, used, line.seq);
+    used = putPart(chunk, used, line.route);
+    used = writeNumberText(chunk, used, line.tOffsetMs);
+    used = putPart(chunk, used, line.verdict);
+    used = putPart(chunk, used, line.before);
+    used = putPart(chunk, used, line.after);
+    used = putBytes(chunk, used, RAW_JSON);
+    used += chunk.write(json, used);
+    chunk[used++] = 0x7d;
+    chunk[used++] = 0x0a;
+    this.used = used;
+  }
+
+  /** The chunk to write a line of at most `most` bytes into, at `used`: this one, or the next once it is full. */
+  private room(most: number): Buffer {
+    const chunk = this.chunk;
+    if (this.used + most <= chunk.length) return chunk;
+    if (this.used > 0) this.full.push(chunk.subarray(0, this.used));
+    this.used = 0;
+    return (this.chunk = most <= CHUNK_BYTES && this.pool !== undefined ? this.pool.take() : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)));
+  }
 
   /** What is left once every line was added. */
   last(): Buffer | undefined {
@@ -119,32 +146,79 @@ export async function exportNdjsonPaced(reader: RecordingReader, write: (chunk: 
 }
 
 /**
- * Where the export's lines go as they are made, without their newlines: `head`, or, for a message
- * whose JSON text the line takes as it is, `head`, that text and `}`: the text is written into the
- * chunk from the string the reader made (a slice of raw's text) instead of a line joined of it, which
- * encoding copies whole first.
+ * Where the export's lines go as they are made, without their newlines: `line` gets `head`, or, for a
+ * message whose JSON text the line takes as it is, `head`, that text and `}`: the text is written into
+ * the chunk from the string the reader made (a slice of raw's text) instead of a line joined of it,
+ * which encoding copies whole first. `message` gets a plain message's line (most of them) in parts.
  */
-type LineSink = (head: string, json: string | undefined) => void;
+interface LineSink {
+  line(head: string, json: string | undefined): void;
+  message(line: MessageLine): void;
+}
+
+/**
+ * A plain message's line (raw's text whole, not cut: plainMessageLine): its head's parts in the
+ * line's order, each number between two parts, then `"rawJson":` and its JSON text, then `}`.
+ */
+interface MessageLine {
+  exchange: HeadPart;
+  seq: number;
+  route: HeadPart;
+  tOffsetMs: number;
+  verdict: HeadPart;
+  before: HeadPart;
+  after: HeadPart;
+  json: string;
+}
+
+/** A MessageLine's head as text, up to its JSON text. */
+function messageHeadText(line: MessageLine): string {
+  return `${line.exchange.text}${line.seq}${line.route.text}${numberText(line.tOffsetMs)}${line.verdict.text}${line.before.text}${line.after.text}${RAW_JSON_TEXT}`;
+}
+
+const RAW_JSON_TEXT = ',"rawJson":';
+const RAW_JSON = Buffer.from(RAW_JSON_TEXT, 'latin1');
+
+/** The most bytes a part takes. */
+function partMost(part: HeadPart): number {
+  return part.bytes === undefined ? part.text.length * 3 : part.bytes.length;
+}
+
+/** Writes a part into `chunk` at `used` and returns where it ends: its bytes copied, or its text encoded. */
+function putPart(chunk: Buffer, used: number, part: HeadPart): number {
+  return part.bytes === undefined ? used + chunk.write(part.text, used) : putBytes(chunk, used, part.bytes);
+}
+
+/** Copies a part's bytes (TypedArray#set: a copy of memory, ~4× cheaper than a loop over a part's few dozen bytes). */
+function putBytes(chunk: Buffer, used: number, bytes: Uint8Array): number {
+  if (bytes.length > 0) chunk.set(bytes, used);
+  return used + bytes.length;
+}
 
 /**
  * Hands the export's lines to `line` in order, and yields after the recording's and exchanges' lines
  * and after each page of messages, so that the caller passes on what they made a page at a time: one
  * step of a generator per page, not per line.
  */
-function* ndjsonLinePages(reader: RecordingReader, line: LineSink, onMessage?: () => void): IterableIterator<void> {
+function* ndjsonLinePages(reader: RecordingReader, sink: LineSink, onMessage?: () => void): IterableIterator<void> {
   // Read before writing anything, so that a damaged recording row or exchange fails with no output.
   const recording = recordingLine(reader.recording());
   const exchanges = RecordingReader.exchangeColumns(reader);
   const protocols = new Map(exchanges.map((e) => [e.id, e.protocol]));
-  line(JSON.stringify(recording), undefined);
-  for (const exchange of exchanges) line(JSON.stringify(exchangeLine(exchange)), undefined);
+  sink.line(JSON.stringify(recording), undefined);
+  for (const exchange of exchanges) sink.line(JSON.stringify(exchangeLine(exchange)), undefined);
   yield;
   const pieces: LinePieces = { head: '', json: undefined };
+  const parts: MessageLine = { exchange: NO_PART, seq: 0, route: NO_PART, tOffsetMs: 0, verdict: NO_PART, before: NO_PART, after: NO_PART, json: '' };
   const heads = new LineHeads();
   for (const page of RecordingReader.messagePagesWithTextInOrder(reader)) {
     for (const message of page) {
-      messageLinePieces(message, protocols.get(message.exchangeId) ?? null, pieces, heads);
-      line(pieces.head, pieces.json);
+      const protocol = protocols.get(message.exchangeId) ?? null;
+      if (plainMessageLine(message, protocol, parts, heads)) sink.message(parts);
+      else {
+        messageLinePieces(message, protocol, pieces, heads);
+        sink.line(pieces.head, pieces.json);
+      }
       onMessage?.();
     }
     yield;
@@ -204,17 +278,42 @@ export function messageLineText(m: MessageTextRow, protocol: string | null = nul
   return json === undefined ? head : `${head}${json}}`;
 }
 
+/**
+ * A plain message's line (raw's text whole, not cut: most messages) in parts, set in `line`: true;
+ * false for any other message, whose line messageLinePieces makes.
+ */
+function plainMessageLine(m: MessageTextRow, protocol: string | null, line: MessageLine, heads: LineHeads): boolean {
+  if (m.raw !== null || m.rawTruncatedFrom !== null) return false;
+  line.exchange = heads.exchange(m.exchangeId);
+  line.seq = m.seq;
+  line.route = heads.route(m.sender, m.carrier, m.channel);
+  line.tOffsetMs = m.tOffsetMs;
+  line.verdict = heads.verdict(m, protocol);
+  // Its JSON text, in JSON.stringify's form, and what is around it.
+  const around = rawAround(NDJSON_VERSION, m.carrier);
+  line.before = m.textBefore === around.before ? NO_PART : heads.member(',"rawBefore":', m.textBefore);
+  line.after = m.textAfter === around.after ? NO_PART : heads.member(',"rawAfter":', m.textAfter);
+  line.json = m.jsonText!;
+  return true;
+}
+
 /** messageLineText in pieces (LinePieces), set in `pieces`. */
 function messageLinePieces(m: MessageTextRow, protocol: string | null, pieces: LinePieces, heads: LineHeads): LinePieces {
-  let line = `${heads.exchange(m.exchangeId)}${m.seq}${heads.route(m.sender, m.carrier, m.channel)}${numberText(m.tOffsetMs)}`;
+  const parts: MessageLine = { exchange: NO_PART, seq: 0, route: NO_PART, tOffsetMs: 0, verdict: NO_PART, before: NO_PART, after: NO_PART, json: '' };
+  if (plainMessageLine(m, protocol, parts, heads)) {
+    pieces.head = messageHeadText(parts);
+    pieces.json = parts.json;
+    return pieces;
+  }
+  let line = `${heads.exchange(m.exchangeId).text}${m.seq}${heads.route(m.sender, m.carrier, m.channel).text}${numberText(m.tOffsetMs)}`;
   if (m.rawTruncatedFrom !== null) line += `,"rawTruncatedFrom":${JSON.stringify(m.rawTruncatedFrom)}`;
-  line += heads.verdict(m, protocol);
+  line += heads.verdict(m, protocol).text;
   if (m.raw === null) {
-    // Raw's text, whole (most messages): its JSON text, in JSON.stringify's form, and what is around it.
+    // Raw's text, whole, but cut: its JSON text, in JSON.stringify's form, and what is around it.
     const around = rawAround(NDJSON_VERSION, m.carrier);
-    if (m.textBefore !== around.before) line += heads.member(',"rawBefore":', m.textBefore);
-    if (m.textAfter !== around.after) line += heads.member(',"rawAfter":', m.textAfter);
-    pieces.head = `${line},"rawJson":`;
+    if (m.textBefore !== around.before) line += heads.member(',"rawBefore":', m.textBefore).text;
+    if (m.textAfter !== around.after) line += heads.member(',"rawAfter":', m.textAfter).text;
+    pieces.head = `${line}${RAW_JSON_TEXT}`;
     pieces.json = m.jsonText;
     return pieces;
   }

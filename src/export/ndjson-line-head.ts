@@ -7,6 +7,28 @@ import type { MessageTextRow } from '../store/store-types.js';
 // shared by the messages of a recording, so made once per export.
 
 /**
+ * A part of a line's head: its text, and, for a part kept (made once, used by many lines), its UTF-8
+ * bytes, which the byte chunks copy as they are instead of encoding the text again for every line.
+ */
+export interface HeadPart {
+  readonly text: string;
+  readonly bytes: Uint8Array | undefined;
+}
+
+/** A part with nothing in it (a plain verdict's, most messages'). */
+export const NO_PART: HeadPart = Object.freeze({ text: '', bytes: Buffer.alloc(0) });
+
+/** A part kept: its bytes made once. */
+function keptPart(text: string): HeadPart {
+  return text === '' ? NO_PART : { text, bytes: Buffer.from(text, 'utf8') };
+}
+
+/** A part made for one line only: its text, encoded where it is written. */
+function onePart(text: string): HeadPart {
+  return text === '' ? NO_PART : { text, bytes: undefined };
+}
+
+/**
  * The parts of a message's line that most messages of a recording share, each made once: the line's
  * start up to its `seq` by exchange, its route up to `tOffsetMs` by sender, carrier and channel, a
  * plain verdict's text (RecordingReader shares one frozen verdict per status and ref) by the ref
@@ -14,65 +36,63 @@ import type { MessageTextRow } from '../store/store-types.js';
  * `event: …\ndata: `). One for each export; bounded: past KEPT_PARTS, a part is made each time.
  */
 export class LineHeads {
-  private readonly exchanges = new Map<number, string>();
-  private readonly routes = new Map<string, Map<string, Map<string | null, string>>>();
-  private readonly verdicts = new WeakMap<Verdict, Map<string | undefined, string>>();
-  private readonly members = new Map<string, Map<string, string>>();
+  private readonly exchanges = new Map<number, HeadPart>();
+  private readonly routes = new Map<string, Map<string, Map<string | null, HeadPart>>>();
+  private readonly verdicts = new WeakMap<Verdict, Map<string | undefined, HeadPart>>();
+  private readonly members = new Map<string, Map<string, HeadPart>>();
   private kept = 0;
 
-  exchange(id: number): string {
-    let text = this.exchanges.get(id);
-    if (text === undefined) {
-      text = `{"type":"message","exchange":${id},"seq":`;
-      if (this.keep()) this.exchanges.set(id, text);
+  exchange(id: number): HeadPart {
+    let part = this.exchanges.get(id);
+    if (part === undefined) {
+      const text = `{"type":"message","exchange":${id},"seq":`;
+      if (!this.keep()) return onePart(text);
+      this.exchanges.set(id, (part = keptPart(text)));
     }
-    return text;
+    return part;
   }
 
-  route(sender: string, carrier: string, channel: string | null): string {
+  route(sender: string, carrier: string, channel: string | null): HeadPart {
     let byCarrier = this.routes.get(sender);
     let byChannel = byCarrier?.get(carrier);
-    let text = byChannel?.get(channel);
-    if (text === undefined) {
-      text = `,"sender":${quoted(sender)},"carrier":${quoted(carrier)}${channel === null ? '' : `,"channel":${JSON.stringify(channel)}`},"tOffsetMs":`;
-      if (this.keep()) {
-        if (byCarrier === undefined) this.routes.set(sender, (byCarrier = new Map()));
-        if (byChannel === undefined) byCarrier.set(carrier, (byChannel = new Map()));
-        byChannel.set(channel, text);
-      }
+    let part = byChannel?.get(channel);
+    if (part === undefined) {
+      const text = `,"sender":${quoted(sender)},"carrier":${quoted(carrier)}${channel === null ? '' : `,"channel":${JSON.stringify(channel)}`},"tOffsetMs":`;
+      if (!this.keep()) return onePart(text);
+      if (byCarrier === undefined) this.routes.set(sender, (byCarrier = new Map()));
+      if (byChannel === undefined) byCarrier.set(carrier, (byChannel = new Map()));
+      byChannel.set(channel, (part = keptPart(text)));
     }
-    return text;
+    return part;
   }
 
   /** verdictText, kept for a verdict shared by many messages (frozen) with the ref derived for this one. */
-  verdict(m: MessageTextRow, protocol: string | null): string {
+  verdict(m: MessageTextRow, protocol: string | null): HeadPart {
     const derived = derivedRef(m, protocol);
-    if (!Object.isFrozen(m.verdict)) return verdictText(m.verdict, derived);
+    if (!Object.isFrozen(m.verdict)) return onePart(verdictText(m.verdict, derived));
     let byDerived = this.verdicts.get(m.verdict);
-    let text = byDerived?.get(derived);
-    if (text === undefined) {
-      text = verdictText(m.verdict, derived);
-      if (this.keep()) {
-        if (byDerived === undefined) this.verdicts.set(m.verdict, (byDerived = new Map()));
-        byDerived.set(derived, text);
-      }
+    let part = byDerived?.get(derived);
+    if (part === undefined) {
+      const text = verdictText(m.verdict, derived);
+      if (!this.keep()) return onePart(text);
+      if (byDerived === undefined) this.verdicts.set(m.verdict, (byDerived = new Map()));
+      byDerived.set(derived, (part = keptPart(text)));
     }
-    return text;
+    return part;
   }
 
   /** `name` and `value` as JSON, kept when `value` is short (what comes around a JSON text repeats). */
-  member(name: string, value: string): string {
-    if (value.length > SHORT_MEMBER) return `${name}${JSON.stringify(value)}`;
+  member(name: string, value: string): HeadPart {
+    if (value.length > SHORT_MEMBER) return onePart(`${name}${JSON.stringify(value)}`);
     let byValue = this.members.get(name);
-    let text = byValue?.get(value);
-    if (text === undefined) {
-      text = `${name}${JSON.stringify(value)}`;
-      if (this.keep()) {
-        if (byValue === undefined) this.members.set(name, (byValue = new Map()));
-        byValue.set(value, text);
-      }
+    let part = byValue?.get(value);
+    if (part === undefined) {
+      const text = `${name}${JSON.stringify(value)}`;
+      if (!this.keep()) return onePart(text);
+      if (byValue === undefined) this.members.set(name, (byValue = new Map()));
+      byValue.set(value, (part = keptPart(text)));
     }
-    return text;
+    return part;
   }
 
   private keep(): boolean {
@@ -84,11 +104,6 @@ export class LineHeads {
 const KEPT_PARTS = 4096;
 /** A `rawBefore` or `rawAfter` of up to this many characters is kept. */
 const SHORT_MEMBER = 64;
-
-/** A number as JSON.stringify writes it (String's text for a finite one), without the serializer's entry. */
-export function numberText(x: number): string {
-  return Number.isFinite(x) ? `${x}` : 'null';
-}
 
 /**
  * `,"verdict":{…}`, or nothing for a plain valid verdict (no reason, no findings) whose ref is the one

@@ -1,4 +1,4 @@
-import { compactJsonMember, compactJsonString } from '../core/compact-json-member.js';
+import { compactJsonStringMember, hasCompactJsonMember } from '../core/compact-json-member.js';
 import { isJsonObject } from '../core/json.js';
 
 /**
@@ -52,10 +52,10 @@ const valueMembers = new (class implements ObjectMembers {
 const textMembers = new (class implements ObjectMembers {
   text = '';
   string(key: string): string | undefined {
-    return compactJsonString(compactJsonMember(this.text, key));
+    return compactJsonStringMember(this.text, key);
   }
   has(key: string): boolean {
-    return compactJsonMember(this.text, key) !== undefined;
+    return hasCompactJsonMember(this.text, key);
   }
 })();
 

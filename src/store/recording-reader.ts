@@ -4,9 +4,9 @@ import { FINDING_COLUMNS, MESSAGE_COLUMNS, RECORDING_COLUMNS, type ExchangeField
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import type { Finding } from '../core/finding.js';
-import { isCompactJson } from '../core/compact-json-text.js';
+import { isCompactJson, isCompactJsonIn } from '../core/compact-json-text.js';
 import { keepDeepValue } from './message-value.js';
-import { tooDeepToWalk } from '../core/json-depth.js';
+import { MAX_JSON_DEPTH, tooDeepToWalk } from '../core/json-depth.js';
 import { RepeatedJson } from '../core/repeated-json.js';
 import type { Verdict } from '../core/verdict.js';
 import { openRecordingToRead } from './recording-lifecycle.js';
@@ -20,6 +20,7 @@ import { lazyStatements } from './lazy-statements.js';
 import { keepReaderConnection } from './reader-connection.js';
 import { SchemaRefNames } from './schema-refs.js';
 import { MessageRoutes, ROUTE_SQL, routeOfColumns, type MessageRoute } from './message-route.js';
+import { PLAIN_KIND_SQL, PlainKinds } from './plain-message-kind.js';
 import { CODES_WITH_EXCHANGE_FINDINGS } from '../core/exchange-findings.js';
 
 const EXCHANGE_FINDING_CODES = JSON.stringify(CODES_WITH_EXCHANGE_FINDINGS);
@@ -49,18 +50,15 @@ const RAW_TEXT = Object.keys(MESSAGE_COLUMNS).length;
  * row object made of them: reading rows was a third of export's time.
  */
 const PLAIN = 'json IS NULL AND json_at IS NOT NULL AND raw_truncated_from IS NULL AND schema_ref IS NULL AND reason IS NULL AND finding_count = 0';
-const EXPORT_SELECT = `SELECT id, exchange_id, seq, ${ROUTE_SQL}, t_offset_ms, status, schema_ref_id, json_at,
+const EXPORT_SELECT = `SELECT id, exchange_id, seq, ${PLAIN_KIND_SQL}, t_offset_ms,
   CASE WHEN ${PLAIN} THEN CAST(${RAW} AS TEXT) END FROM messages`;
 type ExportValues = [
   id: number,
   exchangeId: number,
   seq: number,
-  /** Its sender, carrier and channel (store/message-route.ts); null: read them apart (routeById). */
-  route: string | null,
+  /** Its sender, carrier, channel, status, schema ref id and json_at as one number (store/plain-message-kind.ts); null: read the row whole. */
+  kind: number | null,
   tOffsetMs: number,
-  status: Verdict['status'],
-  schemaRefId: number | null,
-  jsonAt: number,
   rawText: string | null,
 ];
 /**
@@ -242,12 +240,12 @@ export class RecordingReader {
    * the loop). A plain row's verdict is shared by the rows of the same status and ref (not to be changed).
    */
   static *messagePagesWithTextInOrder(reader: RecordingReader, pageSize = 1000): IterableIterator<MessageTextRow[]> {
-    const verdicts = new PlainVerdicts();
+    const kinds = new PlainKinds(reader.schemaRefs);
     for (let after = 0; ; ) {
       const values = reader.stmts.exportAfter.all(after, pageSize) as ExportValues[];
       const page = readingRows(reader.file, () => {
         const rows: MessageTextRow[] = new Array(values.length);
-        for (let i = 0; i < values.length; i++) rows[i] = reader.exportRow(values[i]!, verdicts);
+        for (let i = 0; i < values.length; i++) rows[i] = reader.exportRow(values[i]!, kinds);
         return rows;
       });
       yield page;
@@ -382,18 +380,18 @@ export class RecordingReader {
   }
 
   /** A row of EXPORT_SELECT as export reads it: see MessageTextRow. */
-  private exportRow(v: ExportValues, verdicts: PlainVerdicts): MessageTextRow {
-    const [id, exchangeId, seq, routeText, tOffsetMs, status, schemaRefId, at, rawText] = v;
-    // Not plain: read whole.
-    if (rawText === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
-    const { sender, carrier, channel } = routeText === null ? this.routeById(id) : this.routes.of(routeText);
+  private exportRow(v: ExportValues, kinds: PlainKinds): MessageTextRow {
+    const [id, exchangeId, seq, kind, tOffsetMs, rawText] = v;
+    // Not plain, or of a kind not read as one value: read whole.
+    if (rawText === null || kind === null) return this.messageTextRow(this.stmts.textById.get(id) as unknown[]);
+    const { route, verdict, jsonAt: at } = kinds.of(kind);
     const end = takenTextEnd(rawText, at);
     if (end >= 0) {
-      const verdict = verdicts.of(status, schemaRefId, this.schemaRefs);
+      const { sender, carrier, channel } = route;
       return { id, exchangeId, seq, sender, carrier, channel, tOffsetMs, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText: rawText.slice(at, end), textBefore: textPart(rawText, 0, at), textAfter: textPart(rawText, end, rawText.length) };
     }
     // Not UTF-8 text, or a text the line does not take as it is: the line reads the bytes.
-    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], this.schemaRefs.of(null, schemaRefId));
+    return messageTextRow(storedMessageOf(this.stmts.messageById.get(id) as unknown[]), [], verdict.schemaRef ?? null);
   }
 
   /** A row of TEXT_SELECT as export reads it: see MessageTextRow. */
@@ -506,11 +504,11 @@ function takenTextEnd(rawText: string, at: number): number {
   for (let i = 0; i < at; i++) if (!(rawText.charCodeAt(i) < 0x80)) return -1;
   let end = rawText.length;
   for (let c = rawText.charCodeAt(end - 1); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = rawText.charCodeAt(end - 1)) end--;
-  const text = rawText.slice(at, end);
   // A deep one is read by messageTextRow, which parses it (once: not here as well). A text this
   // scan takes is valid JSON: it is not parsed (a damaged one is not taken, and messageTextRow's
-  // parse reports it).
-  return tooDeepToWalk(text) || !isCompactJson(text) ? -1 : end;
+  // parse reports it). Scanned in place (isCompactJsonIn); only a text long enough to be deep is sliced for the depth scan.
+  if (end - at > 2 * MAX_JSON_DEPTH && tooDeepToWalk(rawText.slice(at, end))) return -1;
+  return isCompactJsonIn(rawText, at, end) ? end : -1;
 }
 
 /** The page cache of a reader that reads its rows once (readsOnce), in KiB. */
@@ -518,27 +516,6 @@ const SCAN_CACHE_KIB = 1024;
 
 /** The findings of every message to judge that has none: shared, so frozen. */
 const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
-
-/**
- * The verdicts of plain messages (a status and a ref, no finding, reason or cut), one object for each
- * status and ref: export reads a verdict of every message, and most share a few. Frozen: rows share them.
- */
-class PlainVerdicts {
-  private readonly byStatus = new Map<Verdict['status'], Map<number | null, Verdict>>();
-
-  of(status: Verdict['status'], schemaRefId: number | null, refs: SchemaRefNames): Verdict {
-    let byRef = this.byStatus.get(status);
-    if (byRef === undefined) this.byStatus.set(status, (byRef = new Map()));
-    let verdict = byRef.get(schemaRefId);
-    if (verdict === undefined) {
-      const schemaRef = refs.of(null, schemaRefId);
-      const findings = Object.freeze([]) as unknown as Finding[];
-      verdict = Object.freeze(schemaRef === null ? { status, findings } : { status, schemaRef, findings });
-      byRef.set(schemaRefId, verdict);
-    }
-    return verdict;
-  }
-}
 
 /**
  * text[start, end), as one string for the few that come around most JSON texts (an SSE event's `data: `

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactJsonMember, compactJsonString } from '../../src/core/compact-json-member.js';
+import { compactJsonMember, compactJsonString, compactJsonStringMember, hasCompactJsonMember } from '../../src/core/compact-json-member.js';
 import { isCompactJson } from '../../src/core/compact-json-text.js';
 
 /** Objects whose members sit among nested values, strings holding brackets, quotes and escapes. */
@@ -15,6 +15,7 @@ const VALUES: unknown[] = [
   { '': '', type: '' },
   { s: '"error":1,"type":"x"', o: { kind: 'k' }, one: 1 },
   { one: 1 },
+  { type: 'plain', s: 'an escape after it: \\ \n' },
   {},
 ];
 
@@ -28,11 +29,18 @@ describe('compactJsonMember', () => {
         const expected = Object.hasOwn(value as object, key) ? JSON.stringify(member) : undefined;
         expect(compactJsonMember(text, key), `${text} ${key}`).toBe(expected);
         expect(compactJsonString(compactJsonMember(text, key)), `${text} ${key}`).toBe(typeof member === 'string' ? member : undefined);
+        // The same member read without slicing its value's text first.
+        expect(compactJsonStringMember(text, key), `${text} ${key}`).toBe(typeof member === 'string' ? member : undefined);
+        expect(hasCompactJsonMember(text, key), `${text} ${key}`).toBe(expected !== undefined);
       }
     }
   });
 
   it('finds nothing in a text that is no object', () => {
-    for (const value of [[{ type: 'x' }], 'type', 1, null, true, ['type', 'x']]) expect(compactJsonMember(JSON.stringify(value), 'type')).toBeUndefined();
+    for (const value of [[{ type: 'x' }], 'type', 1, null, true, ['type', 'x']]) {
+      expect(compactJsonMember(JSON.stringify(value), 'type')).toBeUndefined();
+      expect(compactJsonStringMember(JSON.stringify(value), 'type')).toBeUndefined();
+      expect(hasCompactJsonMember(JSON.stringify(value), 'type')).toBe(false);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCompactJson } from '../../src/core/compact-json-text.js';
+import { isCompactJson, isCompactJsonIn } from '../../src/core/compact-json-text.js';
 
 const LEVELS = 100_000;
 
@@ -131,5 +131,24 @@ describe('isCompactJson', () => {
       expect(isCompactJson('1]')).toBe(false);
       expect(isCompactJson('{"k1":1,"k1":2}')).toBe(false);
     }
+  });
+
+  it('judges a text inside a longer one as it judges that text alone, reading nothing around it', () => {
+    const base = JSON.stringify({ a: [1, -2.5, 'x\ny', true, null, { b: false, c: '' }], d: 1e-7, e: '😀', t: true, n: null, f: false });
+    const alphabet = ' "\\{}[],:0123456789-+.eEabcdefntrlsu\n';
+    // What comes around a message's JSON text in its raw text: an SSE event's head and blank line, or
+    // characters that would complete a text cut short (a closing quote, bracket, literal or digit).
+    const around: Array<[string, string]> = [['data: ', '\n\n'], ['', ''], ['[', ']'], ['"', '"'], ['x', 'ue'], ['', '1'], ['', '}'], ['', 'rue'], ['{"a":', '"}']];
+    const differ: string[] = [];
+    for (let at = 0; at <= base.length; at++) {
+      for (const c of ['', ...alphabet]) {
+        const text = base.slice(0, at) + c + base.slice(at + 1);
+        for (const cut of [text, text.slice(0, at), text.slice(0, -1)]) {
+          const alone = isCompactJson(cut);
+          for (const [before, after] of around) if (isCompactJsonIn(before + cut + after, before.length, before.length + cut.length) !== alone) differ.push(`${before}|${cut}|${after}`);
+        }
+      }
+    }
+    expect(differ).toEqual([]);
   });
 });

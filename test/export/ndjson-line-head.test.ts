@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/verdict.js';
-import { LineHeads } from '../../src/export/ndjson-line-head.js';
+import { LineHeads, type HeadPart } from '../../src/export/ndjson-line-head.js';
 import { derivedSchemaRefOfText } from '../../src/store/ndjson-derived-ref.js';
 import type { MessageTextRow } from '../../src/store/store-types.js';
 
@@ -12,6 +12,12 @@ function row(jsonText: string, verdict: Verdict): MessageTextRow {
   return { id: 1, exchangeId: 1, seq: 1, sender: 'server', carrier: 'event', channel: null, tOffsetMs: 1, raw: null, rawTruncatedFrom: null, json: undefined, verdict, jsonText, textBefore: 'data: ', textAfter: '\n\n' };
 }
 
+/** A part's text, checked against its bytes when it has them (a kept part's, which the byte chunks copy as they are). */
+function text(part: HeadPart): string {
+  if (part.bytes !== undefined) expect(Buffer.from(part.bytes).toString('utf8')).toBe(part.text);
+  return part.text;
+}
+
 describe("a message line's shared parts", () => {
   it("keeps a shared verdict's text by the ref derived for each message, not by the verdict alone", () => {
     expect(CHUNK_REF).toBeDefined();
@@ -19,11 +25,11 @@ describe("a message line's shared parts", () => {
     const shared = Object.freeze({ status: 'valid', schemaRef: CHUNK_REF, findings: Object.freeze([]) }) as unknown as Verdict;
     const heads = new LineHeads();
     for (let i = 0; i < 3; i++) {
-      expect(heads.verdict(row(CHUNK, shared), 'openai')).toBe('');
+      expect(text(heads.verdict(row(CHUNK, shared), 'openai'))).toBe('');
       // The same verdict, but this message's derived ref is none: its ref is written.
-      expect(heads.verdict(row(CHUNK_WITH_ERROR, shared), 'openai')).toBe(`,"verdict":{"status":"valid","schemaRef":${JSON.stringify(CHUNK_REF)}}`);
+      expect(text(heads.verdict(row(CHUNK_WITH_ERROR, shared), 'openai'))).toBe(`,"verdict":{"status":"valid","schemaRef":${JSON.stringify(CHUNK_REF)}}`);
       // Another exchange's protocol derives nothing either.
-      expect(heads.verdict(row(CHUNK, shared), null)).toBe(`,"verdict":{"status":"valid","schemaRef":${JSON.stringify(CHUNK_REF)}}`);
+      expect(text(heads.verdict(row(CHUNK, shared), null))).toBe(`,"verdict":{"status":"valid","schemaRef":${JSON.stringify(CHUNK_REF)}}`);
     }
   });
 
@@ -32,15 +38,15 @@ describe("a message line's shared parts", () => {
     // More exchanges than it keeps parts for (4,096), each asked twice, interleaved with routes and members.
     for (let round = 0; round < 2; round++) {
       for (let id = 1; id <= 5000; id++) {
-        expect(heads.exchange(id)).toBe(`{"type":"message","exchange":${id},"seq":`);
+        expect(text(heads.exchange(id))).toBe(`{"type":"message","exchange":${id},"seq":`);
         const channel = id % 3 === 0 ? null : `c${id % 7}`;
         const sender = id % 2 === 0 ? 'client' : 'server';
-        expect(heads.route(sender, 'frame', channel)).toBe(`,"sender":"${sender}","carrier":"frame"${channel === null ? '' : `,"channel":"${channel}"`},"tOffsetMs":`);
-        expect(heads.member(',"rawBefore":', `event: e${id % 5}\ndata: `)).toBe(`,"rawBefore":"event: e${id % 5}\\ndata: "`);
+        expect(text(heads.route(sender, 'frame', channel))).toBe(`,"sender":"${sender}","carrier":"frame"${channel === null ? '' : `,"channel":"${channel}"`},"tOffsetMs":`);
+        expect(text(heads.member(',"rawBefore":', `event: e${id % 5}\ndata: `))).toBe(`,"rawBefore":"event: e${id % 5}\\ndata: "`);
       }
     }
     // A long member is written each time, and escaped as JSON.stringify does.
     const long = `${'x'.repeat(100)}"\n`;
-    expect(heads.member(',"rawAfter":', long)).toBe(`,"rawAfter":${JSON.stringify(long)}`);
+    expect(text(heads.member(',"rawAfter":', long))).toBe(`,"rawAfter":${JSON.stringify(long)}`);
   });
 });

@@ -100,4 +100,34 @@ describe('export of a message from its raw text', () => {
       reader.close();
     }
   });
+
+  it('writes as bytes the lines it writes as text, past the line parts it keeps and with parts not ASCII', () => {
+    const dir = scratch('agent-proxy-export-text-').dir;
+    verdictsWrittenByHand(dir);
+    const file = join(dir, 'many.db');
+    const writer = RecordingWriter.open(file, { toolVersion: '0.1.0', mode: 'record', schemaHashes: {}, startedAt: new Date('2026-01-01T00:00:00Z') });
+    // More exchanges than the export keeps line parts for (4,096), each message's head its own past them;
+    // offsets in ms to the µs, whole, and of more digits; channels and a text around the JSON not ASCII.
+    for (let i = 0; i < 4200; i++) {
+      const id = writer.beginExchange({ transport: 'ws', path: '/t', method: 'GET', tOffsetMs: 1 });
+      const tOffsetMs = [i / 1000 + 1, i, i / 7, -0][i % 4]!;
+      const text = JSON.stringify({ type: 'x', n: i, s: i % 5 === 0 ? 'é 😀' : 's' });
+      const raw = Buffer.from(i % 3 === 0 ? `${text}\n` : text);
+      writer.addMessage({ exchangeId: id, sender: 'server', carrier: 'frame', channel: i % 2 === 0 ? 'text' : `é${i % 9}`, tOffsetMs, raw, json: JSON.parse(text), jsonText: text, verdict: { status: 'valid', findings: [] } });
+    }
+    writer.close();
+    const reader = RecordingReader.open(file);
+    try {
+      const rows = [...RecordingReader.messagesWithTextInOrder(reader)];
+      expect(rows.every((r) => r.raw === null)).toBe(true);
+      const text = exportNdjsonText(reader);
+      const lines = text.trimEnd().split('\n');
+      expect(lines).toHaveLength(1 + 4200 + 4200);
+      // The text's lines are what the reader of whole rows gives, line by line.
+      expect(lines.slice(-4200)).toEqual([...reader.messagesInOrder()].map((m) => messageLineText({ ...m, jsonText: undefined, textBefore: '', textAfter: '' })));
+      expect(Buffer.concat([...ndjsonByteChunks(reader)]).toString('utf8')).toBe(text);
+    } finally {
+      reader.close();
+    }
+  });
 });
