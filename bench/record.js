@@ -1,5 +1,5 @@
 // Recording overhead, measured against a direct connection and a forwarder that records nothing, in the same run.
-// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH])
+// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH] [--threads] [--memory])
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
 // and this client. Each throughput figure is taken direct, through bench/bare-forwarder.js (node:http
@@ -24,6 +24,8 @@
 // thread id: the main thread first, then the others in the order they started: V8's helpers, then the
 // recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
 // --recorder-node-args='<flags>' starts the recorder's node with those flags (e.g. --single-threaded-gc).
+// --memory adds where the recorder's memory lies at its peak RSS in the rss part (bench/lib/proc-memory.js:
+// mapped files, malloc's main arena, the other threads' arenas, the rest of anonymous memory).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -34,6 +36,7 @@ import { startProcess, stop } from './lib/processes.js';
 import { sseThroughput } from './lib/sse-client.js';
 import { processCpuMs, settled, threadCpuMs } from './lib/proc-cpu.js';
 import { RecordingProgress } from './lib/recording-progress.js';
+import { residentByKind } from './lib/proc-memory.js';
 
 const quick = process.argv.includes('--quick');
 const argValue = (name) => {
@@ -42,6 +45,7 @@ const argValue = (name) => {
 };
 const ONLY = argValue('--only')?.split(',');
 const THREADS = process.argv.includes('--threads');
+const MEMORY = process.argv.includes('--memory');
 /** Node options for the recorder's process only, e.g. --recorder-node-args=--single-threaded-gc. */
 const RECORDER_NODE_ARGS = process.argv.find((a) => a.startsWith('--recorder-node-args='))?.slice('--recorder-node-args='.length).split(' ').filter(Boolean) ?? [];
 const runs = (name) => !ONLY || ONLY.includes(name);
@@ -308,17 +312,23 @@ try {
       const samples = [];
       let next = 0;
       const cpuBefore = processCpuMs(child.pid);
+      // With --memory, where the memory lies whenever RSS reaches a new high (read from outside the recorder).
+      const sample = (s) => {
+        s.rss = rssOf(child.pid);
+        if (MEMORY && s.rss > (samples.atPeak?.rss ?? 0)) samples.atPeak = { rss: s.rss, ...residentByKind(child.pid) };
+        samples.push(s);
+      };
       await sseThroughput(url, RSS_EVENTS, (events) => {
         if (events >= next) {
-          samples.push({ events, rss: rssOf(child.pid) });
+          sample({ events });
           next += RSS_EVENTS / 20;
         }
       });
-      samples.push({ events: RSS_EVENTS, rss: rssOf(child.pid) });
+      sample({ events: RSS_EVENTS });
       // The recorder is still storing its backlog when the stream ends: its memory counts until it is done.
       while (progress.count() < RSS_EVENTS) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        samples.push({ events: RSS_EVENTS, stored: progress.count(), rss: rssOf(child.pid) });
+        sample({ events: RSS_EVENTS, stored: progress.count() });
       }
       // What a memory bound costs shows here first: the recorder's CPU per event over the same run.
       samples.cpuPerEvent = (1000 * (processCpuMs(child.pid) - cpuBefore)) / RSS_EVENTS;
@@ -481,4 +491,12 @@ if (results.rss) {
       (after.length === 0 ? '' : `; then storing its backlog, ${after.length} samples, peak ${mb(Math.max(...after.map((s) => s.rss)))}`),
   );
   targetLine('recorder peak RSS (MB)', (peak / 2 ** 20).toFixed(1), '< 120', peak < 120 * 2 ** 20, `the recorder's CPU per event over this run (all threads, to the last stored row): ${results.rss.cpuPerEvent.toFixed(2)} µs`);
+  const at = results.rss.atPeak;
+  if (at) {
+    const kb = (n) => (n / 1024).toFixed(1);
+    console.log(
+      `  ${''.padEnd(58)} at the peak (MB): mapped files ${kb(at.file)} (node's binary ${kb(at.nodeBinary)}), malloc's main arena ${kb(at.brk)}, ` +
+        `the other threads' arenas ${kb(at.arenas)}, other anonymous (V8's heaps, stacks) ${kb(at.otherAnon)}`,
+    );
+  }
 }

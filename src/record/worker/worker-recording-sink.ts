@@ -31,8 +31,14 @@ const LOW_WATER_BYTES = 4 * 1024 * 1024;
  */
 const OPS_HIGH_WATER_BYTES = 32 * 1024 * 1024;
 const OPS_LOW_WATER_BYTES = 8 * 1024 * 1024;
-/** Ops are posted in batches: at the next turn of the event loop, or at once past this size. */
-const BATCH_BYTES = 1024 * 1024;
+/**
+ * Ops are posted in batches: at the next turn of the event loop, or at once past this size. Small:
+ * each batch's packed payload (at most this plus one socket read, under 128 KiB) is malloc'd on the
+ * forwarding thread and freed by the worker, and a flood's batches of 1 MiB left malloc's main arena
+ * ~6 MB larger at the peak than batches of 48 KiB do, for the same bytes in flight
+ * (bench/record.js --only rss --memory); posting more often costs no CPU the runs can see.
+ */
+const BATCH_BYTES = 48 * 1024;
 /** Ops that may wait for a busy worker's progress report before they are posted anyway (~80 REST exchanges). */
 const DEFERRED_MAX_OPS = 512;
 /** With a spool, batches start going there once recording is this far behind. */
