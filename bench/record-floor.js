@@ -33,7 +33,8 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { startCountedWorker } from './lib/counted-worker.js';
 import { measureCpu } from './lib/micro-timer.js';
 
 const argValue = (name) => {
@@ -238,32 +239,7 @@ async function main() {
       }
       worker.postMessage({ lengths: JSON.stringify(lengths), bytes: packed.buffer }, [packed.buffer]);
     };
-    const startWorker = async (kind, mode) => {
-      const counter = new SharedArrayBuffer(4);
-      const worker = new Worker(new URL(import.meta.url), { workerData: { kind, mode, dir, dist: DIST, counter } });
-      await new Promise((ok, fail) => {
-        worker.once('message', ok);
-        worker.once('error', fail);
-      });
-      const done = new Int32Array(counter);
-      return {
-        worker,
-        /** Blocks until the worker has taken `messages` in all (the wait is off-CPU). */
-        waitFor(messages) {
-          for (let seen = Atomics.load(done, 0); seen < messages; seen = Atomics.load(done, 0)) Atomics.wait(done, 0, seen, 1000);
-        },
-        async close() {
-          const closed = new Promise((ok, fail) => {
-            worker.once('message', ok);
-            worker.once('error', fail);
-          });
-          worker.postMessage('close');
-          const result = await closed;
-          await worker.terminate();
-          return result;
-        },
-      };
-    };
+    const startWorker = (kind, mode) => startCountedWorker(new URL(import.meta.url), { kind, mode, dir, dist: DIST });
 
     const pieces = {};
     for (const kind of ['sse', 'ws']) {

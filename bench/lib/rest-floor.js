@@ -24,7 +24,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { startCountedWorker } from './counted-worker.js';
 import { measureCpu } from './micro-timer.js';
 
 const ROWS_PER_TRANSACTION = 1024;
@@ -255,32 +256,7 @@ export async function restFloor({ dist, dir, scale, rounds, batch, traffic, runR
     const packed = m.opBatch.packBatch(m.opBatch.encodeOps(ops, bytes));
     worker.postMessage(packed, [packed.bytes]);
   };
-  const startWorker = async (mode) => {
-    const counter = new SharedArrayBuffer(4);
-    const worker = new Worker(new URL(import.meta.url), { workerData: { part: 'rest', mode, dir, dist, counter } });
-    await new Promise((ok, fail) => {
-      worker.once('message', ok);
-      worker.once('error', fail);
-    });
-    const done = new Int32Array(counter);
-    return {
-      worker,
-      /** Blocks until the worker has taken `exchanges` in all (the wait is off-CPU). */
-      waitFor(exchanges) {
-        for (let seen = Atomics.load(done, 0); seen < exchanges; seen = Atomics.load(done, 0)) Atomics.wait(done, 0, seen, 1000);
-      },
-      async close() {
-        const closed = new Promise((ok, fail) => {
-          worker.once('message', ok);
-          worker.once('error', fail);
-        });
-        worker.postMessage('close');
-        const result = await closed;
-        await worker.terminate();
-        return result;
-      },
-    };
-  };
+  const startWorker = (mode) => startCountedWorker(new URL(import.meta.url), { part: 'rest', mode, dir, dist });
 
   const pieces = {};
   const receiver = await startWorker('receive');
