@@ -12,8 +12,9 @@
 //   ids         + every message's id stepped (`SELECT id`)
 //   raw         + each message's bytes as text, through the store's expression (its row's `raw`, else its
 //               block's slice from the connection's inflated blocks: store/raw-blocks.ts's SQL functions)
-//   columns     + the other values export's reader reads of a message (exchange, seq, route, offset, status,
-//               schema ref, json_at: RecordingReader's EXPORT_SELECT)
+//   columns     + the other values export's reader reads of a message (RecordingReader's EXPORT_SELECT: exchange,
+//               seq, offset, and a plain message's sender, carrier, channel, status, schema ref and json_at as one
+//               integer, store/plain-message-kind.ts; a build without that file, those six values apart)
 //   ndjson      ids, json_at and raw's text, and each message's JSON text (raw's text from json_at, its trailing
 //               white space cut) written as one line into 1 MiB chunks, to a pipe: a bare minimum NDJSON
 //   export      `agent-proxy export FILE --format ndjson`, to a pipe (the recording's, exchanges' and messages' lines)
@@ -50,7 +51,11 @@ const TARGET = 200_000;
 async function child(step) {
   const file = argValue('--db');
   const { default: Database } = await import('better-sqlite3');
-  const [{ registerRawBlockFunctions, rawBytesSql }, { ROUTE_SQL }] = await Promise.all([import(pathToFileURL(join(DIST, 'store/raw-blocks.js')).href), import(pathToFileURL(join(DIST, 'store/message-route.js')).href)]);
+  const load = (path) => import(pathToFileURL(join(DIST, path)).href);
+  const [{ registerRawBlockFunctions, rawBytesSql }, { ROUTE_SQL }] = await Promise.all([load('store/raw-blocks.js'), load('store/message-route.js')]);
+  // What a build's export reader reads of a plain message: its kind as one integer (store/plain-message-kind.ts); an
+  // earlier build, its route, status, schema ref and json_at apart.
+  const { PLAIN_KIND_SQL } = await load('store/plain-message-kind.js').catch(() => ({}));
   const db = new Database(file, { readonly: true, fileMustExist: true });
   registerRawBlockFunctions(db, file);
   db.pragma('cache_size = -1024');
@@ -60,7 +65,10 @@ async function child(step) {
   const select = {
     ids: 'SELECT id',
     raw: `SELECT id, CAST(${RAW} AS TEXT)`,
-    columns: `SELECT id, exchange_id, seq, ${ROUTE_SQL}, t_offset_ms, status, schema_ref_id, json_at, CAST(${RAW} AS TEXT)`,
+    columns:
+      PLAIN_KIND_SQL === undefined
+        ? `SELECT id, exchange_id, seq, ${ROUTE_SQL}, t_offset_ms, status, schema_ref_id, json_at, CAST(${RAW} AS TEXT)`
+        : `SELECT id, exchange_id, seq, ${PLAIN_KIND_SQL}, t_offset_ms, CAST(${RAW} AS TEXT)`,
     ndjson: `SELECT id, json_at, CAST(${RAW} AS TEXT)`,
   }[step];
   const statement = db.prepare(`${select} FROM messages WHERE id > ? ORDER BY id LIMIT ${PAGE}`).raw(true);
