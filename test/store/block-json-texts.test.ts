@@ -75,7 +75,9 @@ describe("a message's JSON text cut from its block in JavaScript", () => {
     // Messages 10–15 are left in their rows, but for 12–15, moved into a block and then changed.
     blockOf(db, [12, 13, 14, 15]);
     db.prepare('UPDATE messages SET json_at = raw_size + 1 WHERE id = 12').run();
-    db.prepare("UPDATE messages SET raw_at = CAST(raw_at AS TEXT) WHERE id = 13").run();
+    // An offset of another type: a text that does not look like a number (the column's INTEGER affinity turns one that does back into an integer).
+    db.prepare("UPDATE messages SET raw_at = 'x' || raw_at WHERE id = 13").run();
+    expect(db.prepare('SELECT typeof(raw_at) FROM messages WHERE id = 13').pluck().get()).toBe('text');
     db.prepare('UPDATE messages SET raw_size = raw_size + 1000 WHERE id = 14').run();
     db.prepare('UPDATE messages SET json_at = 0.5 WHERE id = 15').run();
     // A stored text wins over the bytes.
