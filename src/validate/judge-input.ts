@@ -11,6 +11,7 @@ import { ProtocolUnknownError } from '../core/errors.js';
 import type { MessageJudge } from '../judge/message-judge.js';
 import { NOT_REDERIVABLE } from '../judge/secret-tracker.js';
 import type { ExchangeFinding, LoadedInput, SourceMessage, SourceStream } from './message-source.js';
+import { messageLabel, type LabelPlace } from '../core/message-label.js';
 import { SharedVerdicts } from './shared-verdicts.js';
 
 export interface JudgedMessage {
@@ -118,6 +119,8 @@ export class InputJudging {
   private readonly judges: StreamJudge[] = [];
   private readonly judged: JudgedMessage[] = [];
   private readonly verdicts = new SharedVerdicts();
+  /** The stream whose last message is not labelled yet (StreamJudge's `lastUnlabelled`), if any. */
+  private unlabelled?: StreamJudge;
   /** Messages judged valid without a finding and not kept ('notable'): counted in the summary only. */
   private plain = 0;
 
@@ -149,14 +152,25 @@ export class InputJudging {
    * deep to walk (a recording's JSON text was scanned for that), so it is not walked to find out.
    */
   judge(judge: StreamJudge, m: SourceMessage, walkable = false): void {
+    // One stream's last message at most waits for its label: its value is held no longer than the next message of another stream.
+    if (this.unlabelled !== undefined && this.unlabelled !== judge) labelLast(this.unlabelled);
+    this.unlabelled = undefined;
     const message = judgeMessage(judge, m, this.pipeline, walkable);
     judge.last = message;
     judge.lastStored = m.stored !== undefined;
     judge.lastKept = this.kept === 'all' || isNotable(message);
+    judge.lastUnlabelled = undefined;
     if (!judge.lastKept) {
       this.plain++;
+      // Labelled only if the report lists it after all (its stream's end gives it a finding); with no secret
+      // registered yet its label is never scrubbed, so labelling it at the end gives what labelling it now would.
+      if (this.pipeline.secrets.size === 0) {
+        judge.lastUnlabelled = m;
+        this.unlabelled = judge;
+      } else message.label = labelOf(this.pipeline, m, message.sender);
       return;
     }
+    message.label = labelOf(this.pipeline, m, message.sender);
     message.verdict = this.verdicts.of(message.verdict);
     this.judged.push(message);
   }
@@ -170,6 +184,7 @@ export class InputJudging {
     // A stream's last message not kept may have been given its end's findings since.
     for (const judge of this.judges) {
       if (judge.last === undefined || judge.lastKept !== false || !isNotable(judge.last)) continue;
+      labelLast(judge);
       judged.push(judge.last);
       judge.lastKept = true;
       this.plain--;
@@ -195,6 +210,8 @@ export interface StreamJudge {
   lastStored?: boolean;
   /** The last message is in the report's list (InputJudging's `kept`). */
   lastKept?: boolean;
+  /** The last message when it is not labelled yet: not kept, and judged before any secret was registered. */
+  lastUnlabelled?: SourceMessage;
 }
 
 /** Is the message one the text report prints: not valid, or with a finding? */
@@ -216,6 +233,25 @@ function streamJudge(stream: SourceStream, module: ProtocolModule<ProtocolId> | 
   return { stream, module, judge: pipeline.judgeFor(module, requestBody, channelOf(stream.hint)) };
 }
 
+/** A judged message's label before InputJudging.judge gives it one. */
+const UNLABELLED = '';
+
+function labelOf(pipeline: MessagePipeline, m: SourceMessage, sender: Sender): string {
+  return pipeline.label(m.value, placeOf(m, sender));
+}
+
+/** Labels a stream's last message judged before any secret was registered, as labelling it then would have (unscrubbed). */
+function labelLast(judge: StreamJudge): void {
+  const m = judge.lastUnlabelled;
+  if (m === undefined || judge.last === undefined) return;
+  judge.last.label = messageLabel(m.value, placeOf(m, judge.last.sender));
+  judge.lastUnlabelled = undefined;
+}
+
+function placeOf(m: SourceMessage, sender: Sender): LabelPlace {
+  return { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http };
+}
+
 function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, pipeline: MessagePipeline, walkable: boolean): JudgedMessage {
   const sender = m.sender ?? module?.guessSender(m.value) ?? 'server';
   let verdict: Verdict;
@@ -233,7 +269,8 @@ function judgeMessage({ stream, module, judge }: StreamJudge, m: SourceMessage, 
       if (m.carried !== undefined) verdict = withFindings(verdict, m.carried);
     }
   }
-  const label = pipeline.label(m.value, { channel: m.facts?.channel, carrier: m.carrier, sender, http: m.http });
+  // Labelled by the caller, once it knows the report lists the message (most of a big recording's are only counted).
+  const label = UNLABELLED;
   // Literals, not a spread of the place: one per message of the report, a spread makes slower objects.
   const { index, line, exchange, seq } = m;
   if (exchange === undefined) return module ? { index, line, stream: stream.label, protocol: module.id, sender, label, verdict } : { index, line, stream: stream.label, sender, label, verdict };

@@ -108,6 +108,18 @@ describe('validate of a recording, judged as it is read', () => {
     expect(notable.summary.messages).toBe(3 + PROTOCOL_EXAMPLES.openai().conversation.length);
   });
 
+  it('labels a stream\'s last message given findings by its end as the whole report does, when it is the recording\'s last or another stream came after it', async () => {
+    const [request, first, second] = PROTOCOL_EXAMPLES.openai().conversation.map(handMessage);
+    // Cut after two chunks, once last in the recording (labelled when the report is made) and once before a stream that completes.
+    const cut = () => exampleExchange('openai', [request!, first!, second!]);
+    for (const exchanges of [[exampleExchange('openai'), cut()], [cut(), exampleExchange('openai'), cut()]]) {
+      const notable = await expectSameNotable(writeNdjsonRecording(exchanges));
+      const lastOfCut = notable.messages.filter((m) => m.seq === 3 && m.verdict.findings.some((f) => f.rule === 'openai-done-missing'));
+      expect(lastOfCut.length).toBe(exchanges.length === 2 ? 1 : 2);
+      for (const m of lastOfCut) expect(m.label).not.toBe('');
+    }
+  });
+
   it('reads every message once, in id order, a page at a time across exchanges', () => {
     const file = writeNdjsonRecording(PROTOCOL_IDS.map((id) => exampleExchange(id)));
     const reader = openRecording(file);
