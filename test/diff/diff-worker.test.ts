@@ -4,7 +4,7 @@
  * AGENT_PROXY_DIFF_WORKER=always|never forces the choice that is otherwise made by size.
  */
 import { join } from 'node:path';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { DiffReport } from '../../src/diff/diff-report.js';
@@ -82,7 +82,13 @@ describe('proxy diff with the worker thread', () => {
     const reply = await new Promise<{ scan?: unknown; error?: string }>((resolve, reject) => {
       port1.once('message', resolve);
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the scanner exited with ${code} before it answered`)));
+      // The scanner answers and then ends: its exit can be seen before its answer's event, which is by then
+      // waiting on the port, so on exit the answer is taken from the port if it is there.
+      worker.once('exit', (code) => {
+        const answered = receiveMessageOnPort(port1);
+        if (answered !== undefined) resolve(answered.message as { scan?: unknown; error?: string });
+        else reject(new Error(`the scanner exited with ${code} before it answered`));
+      });
     });
     port1.close();
     await worker.terminate();
