@@ -11,6 +11,7 @@ enableCompileCache?.();
 // instead of ~200 ES modules to import. `replay` and `validate` each have a build of their own
 // (dist/bundle-<command>/): 4 and 5 files to require where the build of every command splits the
 // same modules into 59 and 30, ~10 and ~5 ms of CPU of each start on Node 20.
+// The same list as scripts/bundle-cli.mjs's, which the build checks.
 const ONE_COMMAND_BUILDS = ['replay', 'validate'];
 const { main } = require(ONE_COMMAND_BUILDS.includes(process.argv[2]) ? `../dist/bundle-${process.argv[2]}/main.cjs` : '../dist/bundle/main.cjs');
 

@@ -244,6 +244,12 @@ const ONE_COMMAND_BUILDS = {
   replay: { firstLoads: ['replay/start-replay.js', 'record/start-miss-recorder.js', 'cli/replay-view.js'] },
   validate: { firstLoads: ['schema/schema-registry.js', 'validate/message-file.js', 'validate/judge-input.js', 'validate/report-json.js'] },
 };
+// bin/agent-proxy.js names the same commands to choose a build at start (without reading a file for
+// it): the build fails rather than leave a build unused or the bin requiring one that was not made.
+const binCommands = /const ONE_COMMAND_BUILDS = \[([^\]]*)\]/.exec(readFileSync(join(ROOT, 'bin/agent-proxy.js'), 'utf8'))?.[1];
+if (binCommands === undefined || JSON.stringify(JSON.parse(`[${binCommands.replaceAll("'", '"')}]`)) !== JSON.stringify(Object.keys(ONE_COMMAND_BUILDS))) {
+  throw new Error(`bin/agent-proxy.js's ONE_COMMAND_BUILDS (${binCommands}) must list ${Object.keys(ONE_COMMAND_BUILDS).join(', ')}, as scripts/bundle-cli.mjs builds them`);
+}
 for (const [command, { firstLoads }] of Object.entries(ONE_COMMAND_BUILDS)) {
   const dir = join(DIST, `bundle-${command}`);
   rmSync(dir, { recursive: true, force: true });
