@@ -37,3 +37,16 @@ export function withFindings(verdict: Verdict, extra: Finding[]): Verdict {
   const status = findings.some((f) => f.severity === 'error') ? 'invalid' : 'valid';
   return { ...verdict, status, findings };
 }
+
+/** The verdict without the findings of these rules, its status derived again. */
+export function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
+  if (!verdict.findings.some((f) => rules.has(f.rule))) return verdict;
+  const findings = verdict.findings.filter((f) => !rules.has(f.rule));
+  // No error left: unchecked when something said why it could not be checked, else valid.
+  const status = verdict.status !== 'invalid' || findings.some((f) => f.severity === 'error') ? verdict.status : verdict.reason !== undefined ? 'unchecked' : 'valid';
+  // Keys in verdictFrom's and unchecked()'s order, so the JSON written is the same as for a verdict made there.
+  const { schemaRef, reason } = verdict;
+  const kept: Verdict = schemaRef === undefined ? { status, findings } : { status, schemaRef, findings };
+  if (reason !== undefined) kept.reason = reason;
+  return kept;
+}

@@ -1,6 +1,6 @@
 import type { Finding } from '../core/finding.js';
 import type { Sender } from '../core/message.js';
-import { withFindings, type Verdict } from '../core/verdict.js';
+import { withFindings, withoutRules, type Verdict } from '../core/verdict.js';
 import type { ChannelHint, CheckerContext, ProtocolModule } from '../protocols/protocol.js';
 import { loadModule, type ProtocolId } from '../protocols/catalog.js';
 import type { SchemaRegistry } from '../schema/schema-registry.js';
@@ -304,16 +304,6 @@ function attachToLast(s: StreamJudge, findings: Finding[]): void {
 
 function findingKey(f: Finding): string {
   return `${f.severity} ${f.rule} ${f.pointer} ${f.message}`;
-}
-
-/** The verdict without the findings of these rules, its status derived again. */
-function withoutRules(verdict: Verdict, rules: ReadonlySet<string>): Verdict {
-  if (!verdict.findings.some((f) => rules.has(f.rule))) return verdict;
-  const findings = verdict.findings.filter((f) => !rules.has(f.rule));
-  const { findings: _dropped, ...rest } = verdict;
-  if (verdict.status !== 'invalid' || findings.some((f) => f.severity === 'error')) return { ...rest, findings };
-  // No error left: unchecked when something said why it could not be checked, else valid.
-  return { ...rest, status: verdict.reason !== undefined ? 'unchecked' : 'valid', findings };
 }
 
 /** Where a stream runs, as record tells its checker: the transport and, for HTTP and WebSocket, the path and the request's headers. */
