@@ -17,6 +17,12 @@ export const BLOCK_BYTES = 64 * 1024;
 const LEVEL = 1;
 /** What a blocked message's row costs besides its bytes (raw_block, raw_at, raw_size): a run smaller by less stays plain. */
 const ROW_COST = 6;
+/**
+ * A run of fewer bytes stays plain without being tried: level 1 saves ~20 % of a 128–255-byte JSON message
+ * (~50 bytes), while blocking it costs ~35 µs (a zlib stream made and freed, a block row, an update): a small
+ * REST exchange's close cost more than its recording (`node bench/record-pipeline.js`, whose figure includes the close).
+ */
+export const MIN_RUN_BYTES = 256;
 /** Messages of an exchange read at a time (with the bytes only of those that fit a block: at most 16 MiB). */
 const PAGE = 256;
 /** VACUUM once the blocks saved this share of the file's bytes: the space freed inside pages is reused only then. */
@@ -32,28 +38,29 @@ export interface Compaction {
   vacuumed: boolean;
 }
 
-/** A message as the pages read it: its bytes, or null for one bigger than a block (read alone when it is blocked). */
-type Row = [id: number, seq: number, size: number, raw: Buffer | null];
+/** A message as the pages read it: its exchange, its bytes, or null for one bigger than a block (read alone when it is blocked). */
+type Row = [exchangeId: number, id: number, seq: number, size: number, raw: Buffer | null];
 
 /** Blocks the messages from id `firstMessageId` on, in one transaction, then VACUUMs when that saved enough. */
 export function compactMessages(db: Database.Database, firstMessageId: number): Compaction {
   const result: Compaction = { messages: 0, blocks: 0, plainBytes: 0, blockBytes: 0, vacuumed: false };
-  const exchanges = db.prepare('SELECT DISTINCT exchange_id FROM messages WHERE id >= ? AND raw_block IS NULL ORDER BY exchange_id').pluck().all(firstMessageId) as number[];
-  if (exchanges.length === 0) return result;
+  // Pages of the new messages in (exchange, seq) order, across exchanges: a query per exchange cost a
+  // recording of small REST exchanges more than the rest of its close.
   const page = db
-    .prepare(`SELECT id, seq, length(raw), CASE WHEN length(raw) <= ${BLOCK_BYTES} THEN raw END FROM messages
-      WHERE exchange_id = ? AND id >= ? AND seq > ? AND raw_block IS NULL ORDER BY seq LIMIT ?`)
+    .prepare(`SELECT exchange_id, id, seq, length(raw), CASE WHEN length(raw) <= ${BLOCK_BYTES} THEN raw END FROM messages
+      WHERE (exchange_id, seq) > (?, ?) AND id >= ? AND raw_block IS NULL ORDER BY exchange_id, seq LIMIT ?`)
     .raw(true);
   const rawOf = db.prepare('SELECT raw FROM messages WHERE id = ?').pluck();
   const insertBlock = db.prepare('INSERT INTO raw_blocks (exchange_id, size, data) VALUES (?, ?, ?)');
   const moveRow = db.prepare("UPDATE messages SET raw = x'', raw_block = ?, raw_at = ?, raw_size = ? WHERE id = ?");
-  const writeRun = (exchangeId: number, run: Row[], bytes: number): void => {
-    const plain = run.length === 1 ? (run[0][3] ?? (rawOf.get(run[0][0]) as Buffer)) : Buffer.concat(run.map((r) => r[3] as Buffer), bytes);
+  const writeRun = (run: Row[], bytes: number): void => {
+    if (bytes < MIN_RUN_BYTES) return;
+    const plain = run.length === 1 ? (run[0][4] ?? (rawOf.get(run[0][1]) as Buffer)) : Buffer.concat(run.map((r) => r[4] as Buffer), bytes);
     const data = deflateSync(plain, { level: LEVEL });
     if (data.length + ROW_COST * run.length >= bytes) return;
-    const block = Number(insertBlock.run(exchangeId, bytes, data).lastInsertRowid);
+    const block = Number(insertBlock.run(run[0][0], bytes, data).lastInsertRowid);
     let at = 0;
-    for (const [id, , size] of run) {
+    for (const [, id, , size] of run) {
       moveRow.run(block, at, size, id);
       at += size;
     }
@@ -64,28 +71,27 @@ export function compactMessages(db: Database.Database, firstMessageId: number): 
   };
 
   db.transaction(() => {
-    for (const exchangeId of exchanges) {
-      let run: Row[] = [];
-      let runBytes = 0;
-      let lastSeq = 0;
-      for (;;) {
-        const rows = page.all(exchangeId, firstMessageId, lastSeq, PAGE) as Row[];
-        for (const row of rows) {
-          const size = row[2];
-          if (size === 0) continue;
-          if (run.length === BLOCK_MESSAGES || (run.length > 0 && runBytes + size > BLOCK_BYTES)) {
-            writeRun(exchangeId, run, runBytes);
-            run = [];
-            runBytes = 0;
-          }
-          run.push(row);
-          runBytes += size;
+    let run: Row[] = [];
+    let runBytes = 0;
+    let after: Row | undefined;
+    for (;;) {
+      const rows = page.all(after?.[0] ?? 0, after?.[2] ?? 0, firstMessageId, PAGE) as Row[];
+      for (const row of rows) {
+        const size = row[3];
+        if (size === 0) continue;
+        // A run is an exchange's messages in seq order, at most BLOCK_MESSAGES of them and BLOCK_BYTES together.
+        if (run.length > 0 && (row[0] !== run[0][0] || run.length === BLOCK_MESSAGES || runBytes + size > BLOCK_BYTES)) {
+          writeRun(run, runBytes);
+          run = [];
+          runBytes = 0;
         }
-        if (rows.length < PAGE) break;
-        lastSeq = rows[rows.length - 1][1];
+        run.push(row);
+        runBytes += size;
       }
-      if (run.length > 0) writeRun(exchangeId, run, runBytes);
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1];
     }
+    if (run.length > 0) writeRun(run, runBytes);
   })();
 
   const fileBytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);

@@ -11,7 +11,7 @@ import { diffRecordingFiles } from '../../src/diff/diff-recordings.js';
 import { importNdjsonText } from '../../src/store/ndjson-import.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { InspectorQueries } from '../../src/store/queries/inspector-queries.js';
-import { BLOCK_BYTES, BLOCK_MESSAGES } from '../../src/store/raw-block-compaction.js';
+import { BLOCK_BYTES, BLOCK_MESSAGES, MIN_RUN_BYTES } from '../../src/store/raw-block-compaction.js';
 import { rawBytesSql } from '../../src/store/raw-blocks.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
 import { RecordingWriter } from '../../src/store/recording-writer.js';
@@ -194,15 +194,20 @@ describe('messages of every shape', () => {
     const plain = join(tmp.dir, 'plain.db');
     record(plain, true);
     expect(blockCounts(plain)).toEqual({ blocked: 0, blocks: 0 });
-    // All but the empty message are in blocks; blocks of at most BLOCK_MESSAGES, the big message alone.
+    // All but the empty message are in blocks, blocks of at most BLOCK_MESSAGES, the big message alone; but for
+    // each of the 39 other exchanges' last 3 events, after its block of BLOCK_MESSAGES: too few bytes to try.
+    const lastRounds = written.slice(-3 * 40);
+    const tails = Array.from({ length: 39 }, (_, i) => [0, 1, 2].reduce((bytes, round) => bytes + lastRounds[round * 40 + i + 1].length, 0));
+    expect(Math.max(...tails)).toBeLessThan(MIN_RUN_BYTES);
     const counts = blockCounts(file);
-    expect(counts.blocked).toBe(written.length - 1);
+    expect(counts.blocked).toBe(written.length - 1 - 39 * 3);
     expect(statSync(file).size).toBeLessThan(statSync(plain).size / 2);
     const db = openDatabase(file, { readonly: true });
     try {
       expect(db.prepare('SELECT max(n) FROM (SELECT count(*) AS n FROM messages WHERE raw_block IS NOT NULL GROUP BY raw_block)').pluck().get()).toBe(BLOCK_MESSAGES);
       expect(db.prepare(`SELECT count(*) FROM messages WHERE raw_block IN (SELECT raw_block FROM messages WHERE raw_size > ${BLOCK_BYTES})`).pluck().get()).toBe(1);
       expect(db.prepare('SELECT count(*) FROM messages WHERE raw_block IS NULL AND length(raw) = 0').pluck().get()).toBe(1);
+      expect(db.prepare('SELECT count(*) FROM messages WHERE raw_block IS NULL AND exchange_id > 1 AND seq > ?').pluck().get(BLOCK_MESSAGES)).toBe(39 * 3);
     } finally {
       db.close();
     }
@@ -273,6 +278,38 @@ describe('messages of every shape', () => {
     expectEqual(after.blocks.slice(0, before.blocks.length), before.blocks);
     expect(after.blocks.length).toBe(before.blocks.length + 1);
     expectEqual(bytesOf(file), [...written, ...more]);
+  });
+});
+
+describe('a run of fewer bytes than a block is worth', () => {
+  it('stays plain and reads back as written: an exchange of small messages, and one whose messages together reach MIN_RUN_BYTES', () => {
+    const file = join(tmp.dir, 'small.db');
+    const w = RecordingWriter.open(file, meta());
+    const small = (i: number) => Buffer.from(JSON.stringify({ object: 'model', id: `m-${i}` }));
+    const written: Buffer[] = [];
+    const add = (exchangeId: number, raw: Buffer) => {
+      w.addMessage({ exchangeId, sender: 'server', carrier: 'body', tOffsetMs: written.length, raw, json: JSON.parse(raw.toString()), verdict: valid });
+      written.push(raw);
+    };
+    // Fifty exchanges of one small body each: none tried. Then one of small bodies whose sum reaches MIN_RUN_BYTES: one block.
+    for (let i = 0; i < 50; i++) {
+      const id = w.beginExchange({ transport: 'http', method: 'GET', path: `/v1/models/${i}`, tOffsetMs: i });
+      add(id, small(i));
+      w.endExchange(id, { outcome: 'complete', tOffsetMs: i });
+    }
+    const many = w.beginExchange({ transport: 'sse', method: 'GET', path: '/v1/stream', tOffsetMs: 60 });
+    let bytes = 0;
+    for (let i = 0; bytes < MIN_RUN_BYTES; i++) {
+      add(many, small(1000 + i));
+      bytes += written[written.length - 1].length;
+    }
+    w.endExchange(many, { outcome: 'complete', tOffsetMs: 61 });
+    w.close(new Date('2026-01-02T03:05:00.000Z'));
+
+    expect(small(49).length).toBeLessThan(MIN_RUN_BYTES);
+    expect(blockCounts(file)).toEqual({ blocked: written.length - 50, blocks: 1 });
+    expectEqual(bytesOf(file), written);
+    expect(exportedNdjson(file)).toBe(exportedNdjson(plainCopy(file, 'small-plain.db')));
   });
 });
 
