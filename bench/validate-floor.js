@@ -40,7 +40,9 @@ function eachRow(fn) {
   try {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const page = statement.all(after, 1000);
-      if (blockTexts) for (const row of page) fn(row[0], blockTexts.text(row[0], row[4], row[5], row[6], row[7]));
+      // A build whose row holds the stored text or its start in one value (7 values) reads it by textOf.
+      if (blockTexts?.textOf && page[0]?.length === 7) for (const row of page) fn(row[0], blockTexts.textOf(row[0], row[4], row[3], row[5]));
+      else if (blockTexts) for (const row of page) fn(row[0], blockTexts.text(row[0], row[4], row[5], row[6], row[7]));
       else for (const row of page) fn(row[0], row[4]);
       if (page.length < 1000) return;
       after = page[page.length - 1][0];

@@ -1,19 +1,10 @@
 import type { Finding } from '../core/finding.js';
 import type { Verdict } from '../core/verdict.js';
-import { routeOfColumns, type MessageRoute } from './message-route.js';
+import type { MessageRoute } from './message-route.js';
+import { ROUTE_CODE_SQL, RouteCodes, codeOf } from './route-code.js';
 import type { SchemaRefNames } from './schema-refs.js';
 
-const SENDER_WORDS: readonly MessageRoute['sender'][] = ['client', 'server'];
-const CARRIER_WORDS: readonly MessageRoute['carrier'][] = ['body', 'event', 'frame', 'line'];
-/** The channels record writes (at most 16: 4 bits), none first. */
-const CHANNEL_WORDS: ReadonlyArray<string | null> = [null, 'text', 'binary', 'close', 'ping', 'pong', 'comment', 'proto', 'stdin', 'stdout', 'stderr'];
 const STATUS_WORDS: readonly Verdict['status'][] = ['valid', 'invalid', 'unchecked'];
-
-/** A column's place among `words` in SQL (NULL for a value not among them; a NULL column is `null`'s place). */
-function codeOf(column: string, words: ReadonlyArray<string | null>): string {
-  const cases = words.map((word, i) => (word === null ? `WHEN ${column} IS NULL THEN ${i}` : `WHEN ${column} = '${word}' THEN ${i}`));
-  return `(CASE ${cases.join(' ')} END)`;
-}
 
 /**
  * A plain message's sender, carrier, channel, status, schema ref id and `json_at`, read by `export`'s
@@ -27,7 +18,7 @@ function codeOf(column: string, words: ReadonlyArray<string | null>): string {
  * then read whole, as any message that is not plain.
  */
 export const PLAIN_KIND_SQL = `CASE WHEN json_at >= 0 AND json_at < 4096 AND ifnull(schema_ref_id, 0) < 1023 THEN
-  ${codeOf('sender', SENDER_WORDS)} + 2 * ${codeOf('carrier', CARRIER_WORDS)} + 8 * ${codeOf('channel', CHANNEL_WORDS)}
+  ${ROUTE_CODE_SQL}
   + 128 * ${codeOf('status', STATUS_WORDS)} + 512 * json_at + 2097152 * ifnull(schema_ref_id + 1, 0) END`;
 
 /** A plain message's route, verdict (no finding, reason or stored ref text) and `json_at`: shared by the messages of one kind, not to be changed. */
@@ -44,6 +35,7 @@ const KEPT_KINDS = 256;
 export class PlainKinds {
   private readonly kinds = new Map<number, PlainKind>();
   private readonly verdicts = new PlainVerdicts();
+  private readonly routes = new RouteCodes();
   private readonly refs: SchemaRefNames;
 
   constructor(refs: SchemaRefNames) {
@@ -55,8 +47,7 @@ export class PlainKinds {
     if (kind === undefined) {
       const refPlusOne = code >>> 21;
       const verdict = this.verdicts.of(STATUS_WORDS[(code >>> 7) & 3]!, refPlusOne === 0 ? null : refPlusOne - 1, this.refs);
-      const route = routeOfColumns(SENDER_WORDS[code & 1]!, CARRIER_WORDS[(code >>> 1) & 3]!, CHANNEL_WORDS[(code >>> 3) & 15]!);
-      kind = { route, verdict, jsonAt: (code >>> 9) & 4095 };
+      kind = { route: this.routes.of(code), verdict, jsonAt: (code >>> 9) & 4095 };
       if (this.kinds.size < KEPT_KINDS) this.kinds.set(code, kind);
     }
     return kind;

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { deflateSync } from 'node:zlib';
-import { BlockJsonTexts, JSON_END_SQL, JSON_START_SQL } from '../../src/store/block-json-texts.js';
+import { BlockJsonTexts, JSON_END_SQL, JSON_START_SQL, JSON_TEXT_OR_START_SQL } from '../../src/store/block-json-texts.js';
 import { storedJsonSql } from '../../src/store/stored-json.js';
 import { registerRawBlockFunctions } from '../../src/store/raw-blocks.js';
 import { RecordingReader } from '../../src/store/recording-reader.js';
@@ -43,8 +43,11 @@ function blockOf(db: Database.Database, ids: number[]): number {
   return block;
 }
 
-/** Every message's text by BlockJsonTexts from the reader's columns, and by storedJsonSql() (an Error where it throws). */
-function bothTexts(file: string): { cut: unknown[]; sql: unknown[] } {
+/**
+ * Every message's text by BlockJsonTexts from the columns (`cut`: the stored text and its start apart;
+ * `merged`: as one value, validate's read), and by storedJsonSql() (an Error where it throws).
+ */
+function bothTexts(file: string): { cut: unknown[]; merged: unknown[]; sql: unknown[] } {
   const db = new Database(file, { readonly: true });
   registerRawBlockFunctions(db, file);
   const texts = new BlockJsonTexts(db);
@@ -57,8 +60,13 @@ function bothTexts(file: string): { cut: unknown[]; sql: unknown[] } {
   };
   try {
     const rows = db.prepare(`SELECT id, json, raw_block, ${JSON_START_SQL}, ${JSON_END_SQL} FROM messages ORDER BY id`).raw(true).all() as Array<[number, string | null, number | null, number | null, number | null]>;
+    const mergedRows = db.prepare(`SELECT id, ${JSON_TEXT_OR_START_SQL}, raw_block, ${JSON_END_SQL} FROM messages ORDER BY id`).raw(true).all() as Array<[number, string | number | null, number | null, number | null]>;
     const bySql = db.prepare(`SELECT ${storedJsonSql()} FROM messages WHERE id = ?`).pluck();
-    return { cut: rows.map((r) => attempt(() => texts.text(...r))), sql: rows.map((r) => attempt(() => bySql.get(r[0]))) };
+    return {
+      cut: rows.map((r) => attempt(() => texts.text(...r))),
+      merged: mergedRows.map((r) => attempt(() => texts.textOf(...r))),
+      sql: rows.map((r) => attempt(() => bySql.get(r[0]))),
+    };
   } finally {
     db.close();
   }
@@ -82,10 +90,16 @@ describe("a message's JSON text cut from its block in JavaScript", () => {
     db.prepare('UPDATE messages SET json_at = 0.5 WHERE id = 15').run();
     // A stored text wins over the bytes.
     db.prepare(`UPDATE messages SET json = '{"stored":true}' WHERE id = 1`).run();
+    // A stored `json` that is not text (its column's TEXT affinity keeps a blob as it is), and one that looks like a number.
+    db.prepare(`UPDATE messages SET json = CAST('{"blob":1}' AS BLOB) WHERE id = 10`).run();
+    expect(db.prepare('SELECT typeof(json) FROM messages WHERE id = 10').pluck().get()).toBe('blob');
+    db.prepare(`UPDATE messages SET json = '-1' WHERE id = 11`).run();
     db.close();
 
-    const { cut, sql } = bothTexts(file);
+    const { cut, merged, sql } = bothTexts(file);
     expect(cut).toEqual(sql);
+    expect(merged).toEqual(sql);
+    expect(sql.slice(9, 11)).toEqual([Buffer.from('{"blob":1}'), '-1']);
     // What the unchanged rows read: the texts, less their trailing white space; null for what is not JSON.
     expect(sql.slice(0, 9)).toEqual(['{"stored":true}', '{"b":2}', '{"c":3}', null, '{"e":5}', null, '{"f":"é"}', '{"g":"東"}', '{"h":"x"}']);
   });
@@ -99,8 +113,9 @@ describe("a message's JSON text cut from its block in JavaScript", () => {
     db.prepare('DELETE FROM raw_blocks WHERE id = ?').run(block);
     db.close();
 
-    const { cut, sql } = bothTexts(file);
+    const { cut, merged, sql } = bothTexts(file);
     expect(cut).toEqual(sql);
+    expect(merged).toEqual(sql);
     expect(cut[0]).toMatchObject({ code: 'E_STORE_NOT_RECORDING', message: expect.stringContaining(`which raw_blocks does not hold`) });
     const reader = RecordingReader.open(file);
     try {

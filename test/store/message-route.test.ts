@@ -47,4 +47,46 @@ describe("a message's route read as one value", () => {
       reader.close();
     }
   });
+
+  it("gives validate's read in order, which codes a route and whether there are findings as one number, what the read of an exchange gives", () => {
+    const dir = scratch('agent-proxy-route-').dir;
+    verdictsWrittenByHand(dir);
+    const texts = ['{"a":1}', '{"b":2}', '{"c":3}', '{"d":4}', '{"e":5}', '{"f":6}', '{"g":7}', '{"h":8}'];
+    const file = writeRawMessagesDb(dir, 'codes.db', texts.map((text) => ({ carrier: 'frame' as const, raw: Buffer.from(text), text })));
+    const db = new Database(file);
+    const edit = db.prepare('UPDATE messages SET sender = ?, carrier = ?, channel = ? WHERE seq = ?');
+    edit.run('client', 'line', 'stdout', 1); // every word listed: one number
+    edit.run('server', 'frame', 'custom', 2); // a channel no recorder writes
+    edit.run('client', 'event', null, 3);
+    // A channel and a carrier that are not text (TEXT affinity keeps a blob): read as before (the channel through the route's text, the carrier apart).
+    db.prepare("UPDATE messages SET channel = CAST('text' AS BLOB) WHERE seq = 4").run();
+    db.prepare("UPDATE messages SET carrier = CAST('frame' AS BLOB) WHERE seq = 5").run();
+    // Findings: counted and held; counted but none held; held but counted 0; a count that is not a number.
+    const addFinding = db.prepare("INSERT INTO findings (message_id, exchange_id, rule, severity, pointer, message) SELECT id, exchange_id, ?, 'error', '', 'by hand' FROM messages WHERE seq = ?");
+    addFinding.run('rule.six', 6);
+    addFinding.run('rule.eight', 8);
+    db.prepare('UPDATE messages SET finding_count = 1 WHERE seq = 6').run();
+    db.prepare('UPDATE messages SET finding_count = 3 WHERE seq = 7').run();
+    db.prepare("UPDATE messages SET finding_count = 'x' WHERE seq = 2").run();
+    db.close();
+    const reader = RecordingReader.open(file);
+    try {
+      const inOrder = [...RecordingReader.messagesToJudgeInOrder(reader)];
+      const ofExchange = [...RecordingReader.messagesToJudge(reader, 1)];
+      expect(inOrder).toEqual(ofExchange);
+      const seen = (m: { sender: string; carrier: unknown; channel: string | null; findings: Array<{ rule: string }> }) => [m.sender, m.carrier, m.channel, m.findings.map((f) => f.rule)];
+      expect(inOrder.map(seen)).toEqual([
+        ['client', 'line', 'stdout', []],
+        ['server', 'frame', 'custom', []],
+        ['client', 'event', null, []],
+        ['server', 'frame', 'text', []],
+        ['server', Buffer.from('frame'), null, []],
+        ['server', 'frame', null, ['rule.six']],
+        ['server', 'frame', null, []],
+        ['server', 'frame', null, []],
+      ]);
+    } finally {
+      reader.close();
+    }
+  });
 });
