@@ -22,20 +22,31 @@
 // the main thread posts them; CPU per message of the whole process to the last committed row, told apart by
 // thread: the posting thread, the worker, and the rest (V8's GC helpers, mostly), from /proc/thread-self.
 // Then `node bench/record.js --only sse,ws --threads` (with --quick when this has it) for the recorder's figure.
+// Timed to the last committed row and the file's close; reading every row back afterwards (a bench that stored
+// less fails) is not counted.
 // Run (after a build):  node bench/record-floor.js [--quick | --smoke] [--dist PATH] [--batch N] [--no-recorder]
-//   [--recorder-bin PATH]   (--smoke: tiny sizes, no recorder run: test/bench/bench-smoke.test.ts runs it)
+//   [--recorder-bin PATH] [--pack N[,N…] [--gap SSE,WS]]   (--smoke: tiny sizes, no recorder run:
+//   test/bench/bench-smoke.test.ts runs it)
+// --pack: the row alone and the floor together again with a stream's messages stored N to a row (a
+// `message_packs` row per N consecutive messages: bench/lib/message-pack.js), everything else the same, the
+// variants alternating within each round, beside a row per message; --gap: the recorder's µs above the floor
+// (SSE, WS) from an earlier run, added to each floor when no recorder runs (bench/lib/packed-floor.js).
 // --rest: the same for a REST exchange of record.js's traffic instead (bench/lib/rest-floor.js), beside the traffic's
 // figures from `node bench/record.js --only rest --threads` (or --traffic client,upstream,bare,passthrough[,recorder],
 // µs per request, from an earlier run), and the best recorded ÷ bare forwarder ratio any such recorder could reach at
 // the traffic's pace, against issue #34's 0.9:  node bench/record-floor.js --rest [--quick | --smoke] [--rest-batch N]
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { startCountedWorker } from './lib/counted-worker.js';
+import { openFreshRecording } from './lib/fresh-recording.js';
 import { measureCpu } from './lib/micro-timer.js';
+import { gapOption, packSizesOption, printPackedFloor } from './lib/packed-floor.js';
+import { openPackedRowStore } from './lib/packed-row-store.js';
 
 const argValue = (name) => {
   const at = process.argv.indexOf(name);
@@ -43,6 +54,7 @@ const argValue = (name) => {
 };
 const DIST = resolve(isMainThread ? (argValue('--dist') ?? fileURLToPath(new URL('../dist', import.meta.url))) : workerData.dist);
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
+const Database = createRequire(import.meta.url)('better-sqlite3');
 
 // --- The traffic (bench/upstream.js's) ---------------------------------------------------------------
 
@@ -92,25 +104,16 @@ async function validators() {
 
 /** A fresh recording of the newest schema with its messages' ChunkedInsert, as the writer makes it. */
 async function rowStore(dir, name, kind, schemaRef) {
-  const [{ openDatabase }, { migrate }, { ChunkedInsert }, { MESSAGE_COLUMNS, EXCHANGE_COLUMNS }, queue] = await Promise.all([
-    load('store/open-database.js'),
-    load('store/migrations.js'),
-    load('store/chunked-insert.js'),
-    load('store/schema.js'),
-    load('store/write-queue.js'),
-  ]);
-  const file = join(dir, `${name}.db`);
-  const db = openDatabase(file);
-  migrate(db, file);
-  db.exec(`INSERT INTO exchanges (id, transport, started_ms) VALUES (1, '${kind === 'ws' ? 'ws' : 'sse'}', 0)`);
-  db.prepare('INSERT INTO schema_refs (id, ref) VALUES (1, ?)').run(schemaRef);
-  const exchanges = new ChunkedInsert(db, 'exchanges', EXCHANGE_COLUMNS);
+  const [{ ChunkedInsert }, { MESSAGE_COLUMNS }, queue] = await Promise.all([load('store/chunked-insert.js'), load('store/schema.js'), load('store/write-queue.js')]);
+  const { db, file, exchanges } = await openFreshRecording(load, dir, name, kind === 'ws' ? 'ws' : 'sse', schemaRef);
   const messages = new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, exchanges, queue.MESSAGES_USUALLY_NULL ?? USUALLY_NULL, queue.MESSAGES_USUALLY_SHARED ?? USUALLY_SHARED);
   const commit = db.transaction((rows) => {
     for (const row of rows) messages.add(row);
     messages.flush();
   });
   let id = 0;
+  let rawBytes = 0;
+  let closed = false;
   const held = [];
   const carrier = kind === 'ws' ? 'frame' : 'event';
   const channel = kind === 'ws' ? 'text' : null;
@@ -119,6 +122,7 @@ async function rowStore(dir, name, kind, schemaRef) {
     /** One message's row, held (as the writer's queue holds it) until its transaction commits. */
     add(raw, at) {
       id++;
+      rawBytes += raw.length;
       held.push({ id, exchangeId: 1, seq: id, sender: 'server', carrier, channel, tOffsetMs: at, raw, rawTruncatedFrom: null, json: null, status: 'valid', schemaRef: null, reason: null, findingCount: 0, jsonAt, schemaRefId: 1 });
       if (held.length >= ROWS_PER_TRANSACTION) this.commit();
     },
@@ -127,15 +131,39 @@ async function rowStore(dir, name, kind, schemaRef) {
       commit(held);
       held.length = 0;
     },
-    close() {
+    end() {
       this.commit();
-      const stored = db.prepare("SELECT count(*) AS n, sum(status = 'valid' AND carrier = ?) AS same FROM messages").get(carrier);
+    },
+    /** Commits what is held and closes the file (its WAL checkpointed into it, as the writer's close does). */
+    close() {
+      if (closed) return;
+      this.commit();
       db.close();
+      closed = true;
+    },
+    /** Every row added is in the closed file as written, or this throws; returns what the file holds. */
+    verify() {
+      const check = new Database(file, { readonly: true });
+      let stored;
+      try {
+        stored = check.prepare("SELECT count(*) AS n, sum(status = 'valid' AND carrier = ?) AS same, sum(length(raw)) AS bytes FROM messages").get(carrier);
+      } finally {
+        check.close();
+      }
+      if (stored.n !== id || stored.same !== id || stored.bytes !== rawBytes) throw new Error(`${name}: ${stored.n} rows stored (${stored.same} as written, ${stored.bytes} bytes), not ${id} (${rawBytes})`);
+      return { rows: id, messages: id, rawBytes, metaBytes: 0, exceptions: 0, fileBytes: statSync(file).size };
+    },
+    remove() {
       for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-      if (stored.n !== id || stored.same !== id) throw new Error(`${name}: ${stored.n} rows stored (${stored.same} as written), not ${id}`);
-      return id;
     },
   };
+}
+
+/** The store the floor writes a stream's messages to: a row per message (pack 1), or `pack` messages a row. */
+async function messageStore(dir, name, kind, schemaRef, pack) {
+  if (pack === 1) return rowStore(dir, name, kind, schemaRef);
+  const message = kind === 'ws' ? { transport: 'ws', sender: 'server', carrier: 'frame', channel: 'text', jsonAt: 0 } : { transport: 'sse', sender: 'server', carrier: 'event', channel: null, jsonAt: 6 };
+  return openPackedRowStore({ load, dir, name, message, schemaRef, perRow: pack, messagesPerTransaction: ROWS_PER_TRANSACTION });
 }
 
 /** This thread's CPU in µs (user + system, 10 ms ticks), from /proc/thread-self. */
@@ -147,7 +175,7 @@ const threadCpuUs = () => {
 // --- The worker: the receiving end of the handover, or the whole pipeline ------------------------------
 
 if (!isMainThread) {
-  const { kind, mode, dir, counter } = workerData;
+  const { kind, mode, dir, counter, pack } = workerData;
   const done = new Int32Array(counter);
   let framer;
   let check;
@@ -157,15 +185,24 @@ if (!isMainThread) {
     framer = new SseFramer();
     const v = await validators();
     check = kind === 'ws' ? v.ws : v.sse;
-    store = await rowStore(dir, `pipeline-${kind}`, kind, v.refs[kind]);
+    store = await messageStore(dir, `pipeline-${kind}-${pack}`, kind, v.refs[kind], pack);
   }
   let messages = 0;
   let at = 0;
   const cpuBefore = threadCpuUs();
   parentPort.on('message', (batch) => {
     if (batch === 'close') {
-      const rows = store ? store.close() : messages;
-      parentPort.postMessage({ rows, workerCpuUs: threadCpuUs() - cpuBefore });
+      if (!store) {
+        parentPort.postMessage({ rows: messages, workerCpuUs: threadCpuUs() - cpuBefore, processCpu: process.cpuUsage() });
+        return;
+      }
+      // Timed to the last committed row and the file's close; the check that reads every row back after it is not.
+      store.close();
+      const workerCpuUs = threadCpuUs() - cpuBefore;
+      const processCpu = process.cpuUsage();
+      const stored = store.verify();
+      store.remove();
+      parentPort.postMessage({ rows: stored.messages, stored, workerCpuUs, processCpu, checkCpuUs: threadCpuUs() - cpuBefore - workerCpuUs });
       return;
     }
     const lengths = JSON.parse(batch.lengths);
@@ -205,6 +242,8 @@ async function main() {
   const SCALE = smoke ? 0.01 : quick ? 0.25 : 1;
   const ROUNDS = smoke ? 1 : quick ? 3 : 5;
   const BATCH = Number(argValue('--batch') ?? 64);
+  const PACKS = packSizesOption(argValue('--pack'));
+  const GAP = gapOption(argValue('--gap'));
   const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-record-floor-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   if (process.argv.includes('--rest')) {
@@ -239,7 +278,7 @@ async function main() {
       }
       worker.postMessage({ lengths: JSON.stringify(lengths), bytes: packed.buffer }, [packed.buffer]);
     };
-    const startWorker = (kind, mode) => startCountedWorker(new URL(import.meta.url), { kind, mode, dir, dist: DIST });
+    const startWorker = (kind, mode, pack = 1) => startCountedWorker(new URL(import.meta.url), { kind, mode, pack, dir, dist: DIST });
 
     const pieces = {};
     for (const kind of ['sse', 'ws']) {
@@ -293,52 +332,68 @@ async function main() {
       });
       const raws = kind === 'ws' ? frames : sseRaws;
       let stores = 0;
-      p.row = await timeAsyncSetup(kind, raws);
-      async function timeAsyncSetup(kind, raws) {
-        // The stores are opened before the timing loop (their open is not the row's cost).
+      // row (and with --pack, the row of N messages): the stores are opened before the timing loop (their open
+      // is not the row's cost), each checked and removed after its round.
+      const timeRows = async (pack) => {
         const opened = [];
-        for (let r = 0; r <= ROUNDS; r++) opened.push(await rowStore(dir, `row-${kind}-${stores++}`, kind, v.refs[kind]));
+        for (let r = 0; r <= ROUNDS; r++) opened.push(await messageStore(dir, `row-${kind}-${pack}-${stores++}`, kind, v.refs[kind], pack));
         let next = 0;
         return time(200_000, 1, {
           setup: () => opened[next++],
           iterate(store, i) {
             store.add(raws[i & 4095], i);
           },
-          finish: (store) => store.commit(),
-          teardown: (store) => store.close(),
+          finish: (store) => store.end(),
+          teardown(store) {
+            store.close();
+            store.verify();
+            store.remove();
+          },
         });
-      }
+      };
+      p.row = await timeRows(1);
+      p.packedRow = new Map();
+      for (const pack of PACKS) p.packedRow.set(pack, await timeRows(pack));
     }
 
-    // together: the whole per-message path in a worker, fed batches by this thread.
+    // together: the whole per-message path in a worker, fed batches by this thread; with --pack, the same with
+    // the messages stored N to a row, the variants alternating within each round.
     const together = {};
     const MESSAGES = Math.max(SSE_PER_CHUNK * 16, Math.round(400_000 * SCALE));
+    const variants = [1, ...PACKS];
     for (const kind of ['sse', 'ws']) {
       const perBatch = kind === 'ws' ? BATCH : Math.max(1, Math.round(BATCH / SSE_PER_CHUNK));
       const perMessage = kind === 'ws' ? 1 : SSE_PER_CHUNK;
       const views = kind === 'ws' ? frames : chunks;
-      const runs = [];
+      const runs = new Map(variants.map((pack) => [pack, []]));
       for (let r = 0; r < ROUNDS; r++) {
-        const pipeline = await startWorker(kind, 'pipeline');
-        const process0 = process.cpuUsage();
-        const main0 = threadCpuUs();
-        let sent = 0;
-        for (let i = 0; sent < MESSAGES; i++) {
-          post(pipeline.worker, views, i * perBatch, perBatch);
-          sent += perBatch * perMessage;
-          // As capture does under a flood: it runs ahead of the worker, by at most a few batches here.
-          if (i % 16 === 15) pipeline.waitFor(sent - 8 * perBatch * perMessage);
+        for (const pack of variants) {
+          const pipeline = await startWorker(kind, 'pipeline', pack);
+          const process0 = process.cpuUsage();
+          const main0 = threadCpuUs();
+          let sent = 0;
+          for (let i = 0; sent < MESSAGES; i++) {
+            post(pipeline.worker, views, i * perBatch, perBatch);
+            sent += perBatch * perMessage;
+            // As capture does under a flood: it runs ahead of the worker, by at most a few batches here.
+            if (i % 16 === 15) pipeline.waitFor(sent - 8 * perBatch * perMessage);
+          }
+          pipeline.waitFor(sent);
+          const mainUs = threadCpuUs() - main0;
+          // The process's CPU as the worker took it, once the last row was committed and the file closed.
+          const { rows, stored, workerCpuUs, processCpu, checkCpuUs } = await pipeline.close();
+          if (rows !== sent) throw new Error(`together (${kind}, ${pack} a row): ${rows} messages stored, not ${sent}`);
+          const all = processCpu.user - process0.user + (processCpu.system - process0.system);
+          runs.get(pack).push({ sent, all: all / sent, main: mainUs / sent, worker: workerCpuUs / sent, rest: (all - mainUs - workerCpuUs) / sent, check: checkCpuUs / sent, stored });
         }
-        pipeline.waitFor(sent);
-        const mainUs = threadCpuUs() - main0;
-        const { rows, workerCpuUs } = await pipeline.close();
-        const used = process.cpuUsage(process0);
-        if (rows !== sent) throw new Error(`together (${kind}): ${rows} rows stored, not ${sent}`);
-        const all = used.user + used.system;
-        runs.push({ sent, all: all / sent, main: mainUs / sent, worker: workerCpuUs / sent, rest: (all - mainUs - workerCpuUs) / sent });
       }
-      const med = (key) => median(runs.map((run) => run[key]));
-      together[kind] = { all: med('all'), main: med('main'), worker: med('worker'), rest: med('rest'), rounds: runs.map((run) => run.all), messages: runs[0].sent };
+      together[kind] = new Map(
+        variants.map((pack) => {
+          const list = runs.get(pack);
+          const med = (key) => median(list.map((run) => run[key]));
+          return [pack, { all: med('all'), main: med('main'), worker: med('worker'), rest: med('rest'), check: med('check'), rounds: list.map((run) => run.all), messages: list[0].sent, stored: list[0].stored }];
+        }),
+      );
     }
 
     // The recorder's measured figure, in the same sitting.
@@ -360,23 +415,28 @@ async function main() {
     for (const [key, label] of rows) console.log(`  ${label.padEnd(52)} ${us(pieces.sse[key])}   ${us(pieces.ws[key])}`);
     const sum = (kind) => rows.reduce((total, [key]) => total + (pieces[kind][key] ?? 0), 0);
     console.log(`  ${'sum of the pieces, each alone'.padEnd(52)} ${us(sum('sse'))}   ${us(sum('ws'))}`);
-    console.log(`  ${'together, in a worker, to the last row'.padEnd(52)} ${us(together.sse.all)}   ${us(together.ws.all)}`);
+    const floor = { sse: together.sse.get(1), ws: together.ws.get(1) };
+    console.log(`  ${'together, in a worker, to the last row'.padEnd(52)} ${us(floor.sse.all)}   ${us(floor.ws.all)}`);
     for (const [key, label] of [
       ['main', '… the posting thread'],
       ['worker', '… the worker'],
       ['rest', "… the rest (V8's GC helpers, mostly)"],
     ])
-      console.log(`  ${label.padEnd(52)} ${us(together.sse[key])}   ${us(together.ws[key])}`);
-    console.log(`  ${'together, its rounds'.padEnd(52)} ${together.sse.rounds.map((x) => x.toFixed(2)).join(' / ')}   ${together.ws.rounds.map((x) => x.toFixed(2)).join(' / ')}`);
-    console.log(`  ${'(rows stored and counted in each round)'.padEnd(52)} ${String(together.sse.messages).padStart(7)}   ${String(together.ws.messages).padStart(7)}`);
+      console.log(`  ${label.padEnd(52)} ${us(floor.sse[key])}   ${us(floor.ws[key])}`);
+    console.log(`  ${'together, its rounds'.padEnd(52)} ${floor.sse.rounds.map((x) => x.toFixed(2)).join(' / ')}   ${floor.ws.rounds.map((x) => x.toFixed(2)).join(' / ')}`);
+    console.log(`  ${'(rows stored and counted in each round)'.padEnd(52)} ${String(floor.sse.messages).padStart(7)}   ${String(floor.ws.messages).padStart(7)}`);
+    console.log(`  ${'(reading them back afterwards, not counted)'.padEnd(52)} ${us(floor.sse.check)}   ${us(floor.ws.check)}`);
+    let gap = GAP && { ...GAP, source: 'given with --gap' };
     if (recorder) {
       console.log(`  ${"the recorder's, recording's own (record.js)".padEnd(52)} ${us(recorder.sse)}   ${us(recorder.ws)}`);
       console.log(`  ${'… its recording worker thread'.padEnd(52)} ${us(recorder.sseWorker)}   ${us(recorder.wsWorker)}`);
-      console.log(`  ${'gap: the recorder − the floor together'.padEnd(52)} ${us(recorder.sse - together.sse.all)}   ${us(recorder.ws - together.ws.all)}`);
+      console.log(`  ${'gap: the recorder − the floor together'.padEnd(52)} ${us(recorder.sse - floor.sse.all)}   ${us(recorder.ws - floor.ws.all)}`);
       console.log(`  (${recorder.command})`);
       // A fresh recorder spends ~250-330 ms in V8's optimizing compiler; --quick spreads it over a fifth of the messages.
       if (quick) console.log('  (--quick: a fresh recorder\'s compiling is spread over fewer messages, so its figures read high; run without --quick for the steady figure)');
+      gap ??= { sse: recorder.sse - floor.sse.all, ws: recorder.ws - floor.ws.all, source: "this run's record.js" };
     }
+    if (PACKS.length > 0) printPackedFloor({ packs: PACKS, rowAlone: { sse: pieces.sse, ws: pieces.ws }, together, gap, target: 3 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -43,6 +43,33 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it('record-floor --smoke --pack: the floor again with 8 and 100 messages a row, every message stored and read back, the given gap added', async () => {
+    const run = await runBench(['bench/record-floor.js', '--smoke', '--pack', '8,100', '--gap', '2.1,3.45']);
+    expect(run.stderr).toBe('');
+    // A line's two figures (SSE, WS); `verdict`: what follows each (the floor + gap's ` met` or ` over`).
+    const figures = (label: string, verdict = '') => {
+      const found = new RegExp(`\\n {2}${label} +(\\d+\\.\\d\\d)${verdict} +(\\d+\\.\\d\\d)${verdict}\\n`).exec(run.stdout);
+      expect(found, label).not.toBeNull();
+      return [Number(found![1]), Number(found![2])];
+    };
+    for (const n of [8, 100]) figures(`row alone, ${n} a row`);
+    // 4,032 messages each: in 504 full rows of 8; in 40 rows of 100 and one of the last 32 (the variant's packs
+    // do not end with its transactions of 1,024 messages), each read back and unpacked.
+    for (const kind of ['SSE', 'WS ']) {
+      expect(run.stdout).toContain(`stored in a round, ${kind} 1 a row:    4,032 rows for 4,032 messages; raw `);
+      expect(run.stdout).toContain(`stored in a round, ${kind} 8 a row:    504 rows for 4,032 messages; raw `);
+      expect(run.stdout).toContain(`stored in a round, ${kind} 100 a row:  41 rows for 4,032 messages; raw `);
+    }
+    expect(run.stdout).toContain("the floor + the recorder's gap above it (2.10 / 3.45 µs, given with --gap), against ≤ 3 µs");
+    for (const n of [8, 100]) {
+      const [sse, ws] = figures(`together, ${n} a row`);
+      const [sseWithGap, wsWithGap] = figures(`… ${n} a row`, ' (?:met|over)');
+      expect(sseWithGap).toBeCloseTo(sse + 2.1, 1);
+      expect(wsWithGap).toBeCloseTo(ws + 3.45, 1);
+    }
+    expect(run.code).toBe(0);
+  });
+
   it("record-floor --rest --smoke: every piece of a REST exchange's floor measured, every exchange of the together run stored, the best ratio worked out from the traffic's figures", async () => {
     // Given traffic figures (µs per request): client 50, upstream 30, bare forwarder 70, passthrough 80, recorder 110.
     const run = await runBench(['bench/record-floor.js', '--rest', '--smoke', '--traffic', '50,30,70,80,110']);
