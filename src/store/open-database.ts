@@ -56,13 +56,15 @@ export interface OpenDatabaseOptions {
    * about ten; a crash loses it, which costs nothing.
    */
   scratch?: boolean;
+  /** A writable connection's page cache in KiB (default WRITER_CACHE_KIB). */
+  cacheKib?: number;
 }
 
 /**
  * Opens an SQLite file with the store's pragmas.
  * Writable: WAL (readers in other processes never block the recorder), synchronous=NORMAL
  * (a crash loses at most the last transactions, never corrupts), foreign keys on, a 2 MiB page
- * cache; a scratch file keeps its journal in memory and is never synced.
+ * cache unless `cacheKib` says otherwise; a scratch file keeps its journal in memory and is never synced.
  * Read-only: no pragma (foreign keys only check writes; every open of a recording to read it paid for
  * one); the journal mode is whatever the file has.
  * Either way with the function that reads a message's bytes from its block (store/raw-blocks.ts).
@@ -89,7 +91,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
       db.pragma('synchronous = NORMAL');
     }
     if (!readonly) {
-      db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+      db.pragma(`cache_size = -${options.cacheKib ?? WRITER_CACHE_KIB}`);
       db.pragma('foreign_keys = ON');
     }
     registerRawBlockFunctions(db, file);

@@ -29,7 +29,7 @@ export interface RecordingSoFar {
  * existing non-empty file with E_STORE_EXISTS unless `overwrite`, which removes it first. A file
  * this call made and could not start is removed: it is no recording, and would block the retry.
  */
-export function createRecordingFile<T>(path: string, options: { overwrite?: boolean; scratch?: boolean }, use: (db: Database.Database) => T): T {
+export function createRecordingFile<T>(path: string, options: { overwrite?: boolean; scratch?: boolean; pageCacheKib?: number }, use: (db: Database.Database) => T): T {
   try {
     makeFolders(dirname(path));
   } catch (error) {
@@ -46,7 +46,7 @@ export function createRecordingFile<T>(path: string, options: { overwrite?: bool
     }
   }
   const created = !existsSync(path);
-  const db = openDatabase(path, { scratch: options.scratch });
+  const db = openDatabase(path, { scratch: options.scratch, cacheKib: options.pageCacheKib });
   try {
     migrate(db, path);
     return use(db);

@@ -30,6 +30,8 @@ export interface RecordingWriterOptions {
   overwrite?: boolean;
   /** A throwaway copy, rebuilt from its source if lost: no journal on disk, nothing synced (see openDatabase). */
   scratch?: boolean;
+  /** @internal SQLite's page cache for a new file, in KiB (default: openDatabase's for a writer, 2 MiB); the recording worker's is smaller. */
+  pageCacheKib?: number;
   /** Move the messages' bytes into compressed blocks at close (default: unless `scratch`); false for a copy only written out again as text. */
   compact?: boolean;
   /**
@@ -46,8 +48,8 @@ export interface RecordingWriterOptions {
   schedule?: FlushSchedule;
 }
 
-/** Options of `RecordingWriter.append`: the same, minus `overwrite` and `scratch`. */
-export type RecordingAppendOptions = Omit<RecordingWriterOptions, 'overwrite' | 'scratch'>;
+/** Options of `RecordingWriter.append`: the same, minus `overwrite`, `scratch` and `pageCacheKib`. */
+export type RecordingAppendOptions = Omit<RecordingWriterOptions, 'overwrite' | 'scratch' | 'pageCacheKib'>;
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_MAX_BATCH = 1000;

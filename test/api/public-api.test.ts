@@ -462,6 +462,7 @@ describe('the public API', () => {
       maxBatch?: number;
       overwrite?: boolean;
       scratch?: boolean;
+      pageCacheKib?: number;
       compact?: boolean;
       onError?: (error: api.StoreError) => void;
       keepSecrets?: readonly RegExp[] | 'all';

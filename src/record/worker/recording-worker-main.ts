@@ -32,6 +32,13 @@ const send = (message: FromWorker) => port.postMessage(message);
  * more CPU than the extra commits do (bench/record-pipeline.js: 36 -> 32 µs per REST exchange).
  */
 const WORKER_MAX_BATCH = 128;
+/**
+ * SQLite's page cache for the recording, in KiB. Recording only appends, at the right edge of each
+ * b-tree; a writer's default 2 MiB filled up over a flood all the same and kept ~1 MB more of this
+ * thread's malloc arena than 512 KiB does, for no CPU the runs could see (docs/performance.md, "The
+ * recorder's peak RSS against 112 MB"). Other writers (import) keep the default.
+ */
+const RECORDER_PAGE_CACHE_KIB = 512;
 /** Raised by capture while it forwards a burst that recording is behind on: record after it. */
 const burst = setup.burst ? new BurstSignal(setup.burst) : undefined;
 
@@ -67,6 +74,7 @@ async function start(): Promise<void> {
       {
         overwrite: setup.overwrite,
         maxBatch: WORKER_MAX_BATCH,
+        pageCacheKib: RECORDER_PAGE_CACHE_KIB,
         keepSecrets: keepPatterns(setup.redact?.keepSecrets),
         // Told at once, not only when the recording is closed: the person watching must know now.
         onError: (error) => send({ type: 'write-failed', code: error.code, message: error.message, at: clock.now() }),
