@@ -1,5 +1,5 @@
 // Recording overhead, measured against a direct connection and a forwarder that records nothing, in the same run.
-// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH] [--threads] [--memory])
+// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH] [--threads] [--memory] [--rest-requests N])
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
 // and this client. Each throughput figure is taken direct, through bench/bare-forwarder.js (node:http
@@ -24,6 +24,7 @@
 // thread id: the main thread first, then the others in the order they started: V8's helpers, then the
 // recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
 // --recorder-node-args='<flags>' starts the recorder's node with those flags (e.g. --single-threaded-gc).
+// --rest-requests N sets the REST requests per round (default 20,000; 5,000 with --quick).
 // --memory adds where the recorder's memory lies at its peak RSS in the rss part (bench/lib/proc-memory.js:
 // mapped files, malloc's main arena, the other threads' arenas, the rest of anonymous memory).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -55,7 +56,13 @@ const SSE_PER_WRITE_EVENTS = quick ? 10_000 : 50_000;
 const PACED_EVENTS = quick ? 300 : 2_000;
 const PACED_GAP_MS = 2;
 const WS_FRAMES = quick ? 20_000 : 100_000;
-const REST_REQUESTS = quick ? 5_000 : 20_000;
+/**
+ * --rest-requests N: REST requests per round. Each round starts a fresh recorder, whose one-off work once the
+ * traffic is under way (V8 optimising the hot code of both threads, the worker's heap growing to size) counts
+ * in the per-request figures divided by N: a longer run tells it from what each request costs.
+ */
+const REST_REQUESTS = Number(argValue('--rest-requests') ?? (quick ? 5_000 : 20_000));
+if (!Number.isInteger(REST_REQUESTS) || REST_REQUESTS < 1) throw new Error('--rest-requests takes a whole number of requests, 1 or more');
 const REST_CONCURRENCY = 32;
 /** Each throughput figure is the median of this many alternating direct / recorded rounds. */
 const ROUNDS = quick ? 1 : 3;

@@ -37,6 +37,9 @@ describe('header handling', () => {
       [],
       ['Host', 'a', 'Accept', 'application/json'],
       ['X-Quote', 'say "hi" \\ now\ttab', 'X-Latin', 'caf\u00e9 \u00ff', 'X-Del', '\u007f'],
+      // Plain pairs and pairs that need escaping, each first and after the other.
+      ['Host', 'a', 'X-Quote', 'say "hi"', 'Accept', 'b', 'X-\u00e9', 'c'],
+      ['X-Quote', 'say "hi"', 'Host', 'a'],
       ['Set-Cookie', 'a', 'set-cookie', 'b', 'X-Id', '1'],
       ['X-B', 'b', '9', 'nine', '10', 'ten', '1x', 'not an index'],
       ['__proto__', 'x', 'X', 'y'],

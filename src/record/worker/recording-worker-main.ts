@@ -195,10 +195,12 @@ async function drain(): Promise<void> {
     }
     const active = (recorder ??= await loadRecorder());
     const ops = decodeBatch(message.type === 'spooled' ? readSpooledBatch(message.batch) : message.batch);
-    for (const op of ops) {
+    // By index, not for…of: in this async function the array iterator's results were allocated, ~3 % of the
+    // worker's garbage on a REST flood.
+    for (let i = 0; i < ops.length; i++) {
       // Checked per op, not per batch: a batch can hold a megabyte of lines, a long time to compete.
       if (burst?.active) await burst.quiet();
-      const pending = apply(op, active);
+      const pending = apply(ops[i], active);
       if (pending) await pending;
     }
     reportProgress(message.bytes, message.type === 'ops' ? message.opsBytes : 0, message.type === 'spooled' ? message.batch.length : 0);
