@@ -1,5 +1,5 @@
 // Recording overhead, measured against a direct connection and a forwarder that records nothing, in the same run.
-// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH] [--threads] [--memory] [--rest-requests N])
+// Run:  npm run bench   (or, after a build:  node bench/record.js [--quick] [--only sse,sse1,ws,rest,latency,rss] [--recorder-bin PATH] [--threads] [--memory] [--rest-requests N] [--warm-once] [--trace-opt])
 //
 // Three processes: the upstream (bench/upstream.js), the recorder (the real CLI, `proxy record`),
 // and this client. Each throughput figure is taken direct, through bench/bare-forwarder.js (node:http
@@ -25,9 +25,13 @@
 // recording worker), from /proc/<pid>/task/*/stat, median over the rounds.
 // --recorder-node-args='<flags>' starts the recorder's node with those flags (e.g. --single-threaded-gc).
 // --rest-requests N sets the REST requests per round (default 20,000; 5,000 with --quick).
+// Each stream kind is warmed with two streams (see below); --warm-once warms with one of 2,000 units, as
+// the bench did before, which leaves part of V8's optimizing in the measured stream.
+// --trace-opt starts each recorder with V8's --trace-opt --trace-deopt written to a file, and counts the
+// optimizing compiles and deoptimizations (both threads) that ran during the measured stream, per round.
 // --memory adds where the recorder's memory lies at its peak RSS in the rss part (bench/lib/proc-memory.js:
 // mapped files, malloc's main arena, the other threads' arenas, the rest of anonymous memory).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +51,8 @@ const argValue = (name) => {
 const ONLY = argValue('--only')?.split(',');
 const THREADS = process.argv.includes('--threads');
 const MEMORY = process.argv.includes('--memory');
+const WARM_ONCE = process.argv.includes('--warm-once');
+const TRACE_OPT = process.argv.includes('--trace-opt');
 /** Node options for the recorder's process only, e.g. --recorder-node-args=--single-threaded-gc. */
 const RECORDER_NODE_ARGS = process.argv.find((a) => a.startsWith('--recorder-node-args='))?.slice('--recorder-node-args='.length).split(' ').filter(Boolean) ?? [];
 const runs = (name) => !ONLY || ONLY.includes(name);
@@ -161,17 +167,32 @@ const roundsOf = (ratios) => ratios.map((r) => (100 * r).toFixed(1)).join(' / ')
  */
 async function withRecorder(upstreamUrl, dir, name, warm, run) {
   const out = join(dir, `${name}.db`);
-  const { child, info } = await startProcess([...RECORDER_NODE_ARGS, BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
+  // Each trace scope of V8's opens and closes the file, so its size tells what was traced so far.
+  const trace = TRACE_OPT ? join(dir, `${name}.opt.log`) : undefined;
+  const traceArgs = trace ? ['--trace-opt', '--trace-deopt', '--redirect-code-traces', `--redirect-code-traces-to=${trace}`] : [];
+  const { child, info } = await startProcess([...RECORDER_NODE_ARGS, ...traceArgs, BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
   // A REST exchange is counted once ended (a small GET may hold no message); a stream's unit is a message.
   const progress = new RecordingProgress(out, name.startsWith('rest') ? 'exchanges' : 'messages');
   try {
     // The warm-up is recorded before the measured run starts: its recording is not the run's CPU.
     if (warm) await progress.reach(unitsOf(await warm(info.url)));
-    return await run(info.url, child, progress);
+    const tracedBefore = trace ? statSync(trace).size : 0;
+    const result = await run(info.url, child, progress);
+    if (trace) result.opt = optimizingIn(readFileSync(trace, 'latin1'), tracedBefore);
+    return result;
   } finally {
     progress.close();
     await stop(child);
   }
+}
+
+/** V8's optimizing compiles and deopts in a --trace-opt log: from byte `from` on, and in all of it. */
+function optimizingIn(log, from) {
+  const count = (text, re) => text.match(re)?.length ?? 0;
+  const compiles = /^\[completed compiling /gm;
+  const deopts = /^\[bailout /gm;
+  const measured = log.slice(from);
+  return { compiles: count(measured, compiles), allCompiles: count(log, compiles), deopts: count(measured, deopts), allDeopts: count(log, deopts) };
 }
 
 /** What a client run counted: SSE events, WebSocket frames or REST requests. */
@@ -208,10 +229,19 @@ const { child: upstream, info } = await startProcess([UPSTREAM], (line) => JSON.
 const upstreamUrl = `http://127.0.0.1:${info.port}`;
 const results = {};
 try {
-  // Each kind of traffic is warmed on every path (JIT, connections) before it is measured.
-  const warmSse = (url) => sseThroughput(url, 2_000);
-  const warmSse1 = (url) => sseThroughput(url, 2_000, undefined, 1);
-  const warmWs = (url) => wsThroughput(url, 2_000);
+  // Each kind of traffic is warmed on every path (JIT, connections) before it is measured. A stream is
+  // warmed with two: the first one's end runs code no message did (a close, an exchange's end), and V8
+  // throws away the optimized code of the per-message functions that inline it; the second stream has
+  // them optimized again before the measured one starts. Long enough that the per-message code is
+  // optimized: with one stream of 2,000, 65-68 (WebSocket) and 84-93 (SSE) of the 100-121 optimizing
+  // compiles a recorder had made by the end of the measured stream ran inside it; with two streams of
+  // these sizes, 3-9 of 122-128 and 46-50 of 143-149 (`--trace-opt`; docs/performance.md, "What V8's
+  // helpers compile during a measured stream").
+  // --warm-once: the earlier warm-up, one stream of 2,000, for comparisons with figures taken with it.
+  const twice = (stream) => async (url) => ({ units: unitsOf(await stream(url)) + unitsOf(await stream(url)) });
+  const warmSse = WARM_ONCE ? (url) => sseThroughput(url, 2_000) : twice((url) => sseThroughput(url, 30_000));
+  const warmSse1 = WARM_ONCE ? (url) => sseThroughput(url, 2_000, undefined, 1) : twice((url) => sseThroughput(url, 2_000, undefined, 1));
+  const warmWs = WARM_ONCE ? (url) => wsThroughput(url, 2_000) : twice((url) => wsThroughput(url, 15_000));
   const warmRest = (url) => restThroughput(url, 2_000, REST_CONCURRENCY);
 
   /**
@@ -368,6 +398,13 @@ function throughputLine(label, unit, result) {
     `${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')}, client / upstream: ${result.recorded.cpu('client').toFixed(2)} / ${result.recorded.cpu('upstream').toFixed(2)} µs; ` +
       `recording at the traffic's pace, the CPU alone would allow recorded ÷ bare ≤ ${bound.ratio.toFixed(2)} (a stream shorter than the recorder's backlog is partly recorded after it ends)`,
   );
+  if (result.runs[0].opt) {
+    const opt = result.runs.map((run) => run.opt);
+    console.log(
+      `${''.padEnd(30)} V8's optimizing compiles in the recorder during the measured stream, by round: ${opt.map((o) => `${o.compiles} of ${o.allCompiles}`).join(' / ')} so far; ` +
+        `deoptimizations ${opt.map((o) => `${o.deopts} of ${o.allDeopts}`).join(' / ')}`,
+    );
+  }
   if (result.threads.recorded) {
     const list = (threads) => `main ${threads[0].toFixed(1)}, then ${threads.slice(1).map((t) => t.toFixed(1)).join(' ')}`;
     console.log(`${''.padEnd(30)} CPU per ${unit.replace(/s$/, '')} by thread (µs): bare forwarder ${list(result.threads.bare)}; recorder ${list(result.threads.recorded)}`);
