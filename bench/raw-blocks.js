@@ -5,12 +5,17 @@
 // read only when the connection does not hold it inflated), and the block's row passed to the function on every row.
 // Run after a build:  node bench/raw-blocks.js FILE [--out COPY]   (e.g. /tmp/rs200k/a.db; FILE itself is not changed;
 //   --out keeps the blocked copy, e.g. for `read-scale.js --keep` with both of its sides blocked)
+// or:  node bench/raw-blocks.js --exchanges N [--bytes B] [--dist DIR]: the close of a recording of N REST exchanges of one
+//   B-byte JSON body each (default 20,000 of 128), written plain by the store's writer: what closing costs an exchange
+//   (a query, a zlib stream, a block row and an update each, before runs under MIN_RUN_BYTES stayed plain); --dist
+//   times another build's dist/ (before/after).
 import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const DIST = new URL('../dist/', import.meta.url);
+const argValue = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const DIST = argValue('--dist') ? pathToFileURL(`${argValue('--dist').replace(/\/$/, '')}/`) : new URL('../dist/', import.meta.url);
 const load = (path) => import(pathToFileURL(new URL(path, DIST).pathname).href);
 const { openDatabase } = await load('store/open-database.js');
 const { migrate } = await load('store/migrations.js');
@@ -18,14 +23,47 @@ const { compactMessages } = await load('store/raw-block-compaction.js');
 const { finishRecordingFile } = await load('store/recording-lifecycle.js');
 const { rawBytesSql } = await load('store/raw-blocks.js');
 
-const source = process.argv[2];
-if (!source) throw new Error('usage: node bench/raw-blocks.js FILE [--out COPY]');
 const out = process.argv.indexOf('--out') > 0 ? process.argv[process.argv.indexOf('--out') + 1] : undefined;
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+if (argValue('--exchanges')) {
+  await closeOfSmallExchanges(Number(argValue('--exchanges')), Number(argValue('--bytes') ?? 128));
+  process.exit(0);
+}
+
+/** Writes N exchanges of one body each with the store's writer, plain (not compacted), then times the close's blocking. */
+async function closeOfSmallExchanges(n, bytes) {
+  const { RecordingWriter } = await load('store/recording-writer.js');
+  const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-raw-blocks-'));
+  try {
+    const file = join(dir, 'rest.db');
+    const w = RecordingWriter.open(file, { toolVersion: 'bench', target: 'http://127.0.0.1:1', listen: '127.0.0.1:2', mode: 'record', schemaHashes: {}, startedAt: new Date(0) }, { compact: false });
+    for (let i = 0; i < n; i++) {
+      const exchangeId = w.beginExchange({ transport: 'http', method: 'GET', path: `/v1/models/m-${i}`, tOffsetMs: i });
+      const json = { id: `m-${i}`, object: 'model', created: 1_700_000_000 + i, owned_by: 'bench', note: '' };
+      json.note = 'x'.repeat(Math.max(0, bytes - Buffer.byteLength(JSON.stringify(json))));
+      w.addMessage({ exchangeId, sender: 'server', carrier: 'body', tOffsetMs: i, raw: Buffer.from(JSON.stringify(json)), json, verdict: { status: 'unchecked', reason: 'bench', findings: [] } });
+      w.endExchange(exchangeId, { outcome: 'complete', tOffsetMs: i });
+    }
+    w.close(new Date(1));
+    const db = openDatabase(file);
+    const t0 = cpuMs();
+    const done = compactMessages(db, 1);
+    finishRecordingFile(db);
+    const closeMs = cpuMs() - t0;
+    db.close();
+    console.log(`close of ${n} exchanges of one ${bytes}-byte body: ${done.blocks} blocks, ${done.messages} messages blocked (${mb(done.plainBytes)} → ${mb(done.blockBytes)}), vacuumed: ${done.vacuumed}`);
+    console.log(`  CPU ${closeMs.toFixed(0)} ms, ${((closeMs * 1000) / n).toFixed(1)} µs an exchange; file ${mb(statSync(file).size)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const source = process.argv[2];
+if (!source) throw new Error('usage: node bench/raw-blocks.js FILE [--out COPY] | --exchanges N [--bytes B] [--dist DIR]');
 const dir = mkdtempSync(join(tmpdir(), 'agent-proxy-raw-blocks-'));
 try {
   const plain = join(dir, 'plain.db');
