@@ -1,5 +1,5 @@
 // Start-up: how long until each command does its first useful thing, each figure beside its target.
-// Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>] [--only replay,start-replay,validate,record]
+// Run:  npm run build && node bench/startup.js [--runs N] [--busy N] [--compare <other build>] [--only replay,start-replay,validate,record] [--keep-extra-cas]
 //       node bench/startup.js --commands [validate,show,...] [--runs N] [--compare <other build>]
 //
 // - `replay` spawn → first response served: the CLI replays a small AG-UI recording (the example
@@ -22,6 +22,11 @@
 //   process.cpuUsage() at exit (all threads, µs) through a preloaded probe, the bare node too, so
 //   the ratio is not rounded to 10 ms ticks. --commands validate needs no better-sqlite3 (another
 //   Node's); the rest open SQLite.
+//
+// Node 20 parses the file NODE_EXTRA_CA_CERTS names at every start, before any JavaScript (~40 ms of CPU for a
+// system bundle of 144 certificates; Node 22 and 24 only when TLS needs it). Both the CLI and the bare node pay
+// it, which flatters every ratio to `node -e 0` (replay 1.8× with it, 3.0× without, on one machine), and a
+// user's machine rarely sets it: every process here starts without it, unless --keep-extra-cas.
 //
 // Each figure is the median of --runs rounds (default 7). With --compare <dir> (a checkout or a copy
 // of another build: a folder with bin/agent-proxy.js and dist/), the rounds alternate between the two
@@ -49,6 +54,10 @@ const COMPARE = arg('--compare', undefined);
 const ONLY = arg('--only', undefined)?.split(',');
 const runs = (name) => !ONLY || ONLY.includes(name);
 /** --commands [a,b,...]: CPU per command ÷ a bare node, instead of the start-up figures. */
+const KEEP_EXTRA_CAS = process.argv.includes('--keep-extra-cas');
+const EXTRA_CAS = process.env.NODE_EXTRA_CA_CERTS;
+// Inherited by every process the bench starts (see the header).
+if (!KEEP_EXTRA_CAS) delete process.env.NODE_EXTRA_CA_CERTS;
 const COMMANDS_AT = process.argv.indexOf('--commands');
 const COMMANDS = COMMANDS_AT < 0 ? undefined : process.argv[COMMANDS_AT + 1] && !process.argv[COMMANDS_AT + 1].startsWith('--') ? process.argv[COMMANDS_AT + 1].split(',') : 'all';
 
@@ -387,6 +396,7 @@ try {
   const request = { method: 'POST', path: '/agent', body };
 
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
+  if (EXTRA_CAS !== undefined) console.log(`  NODE_EXTRA_CA_CERTS (${EXTRA_CAS}) ${KEEP_EXTRA_CAS ? 'kept (--keep-extra-cas): Node 20 parses it at every start, the bare node too' : 'left out of every process started (--keep-extra-cas keeps it)'}`);
   if (COMMANDS) {
     writeFileSync(join(scratch, 'cpu-probe.cjs'), CPU_PROBE);
     console.log('  CPU of one small run of each command ÷ a bare `node -e 0` of the same rounds');
