@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startProcess, stop } from './lib/processes.js';
 import { sseThroughput } from './lib/sse-client.js';
-import { processCpuMs, settled, threadCpuMs } from './lib/proc-cpu.js';
+import { processCpuMs, reapedChildrenCpuMs, settled, threadCpuMs } from './lib/proc-cpu.js';
 import { RecordingProgress } from './lib/recording-progress.js';
 import { residentByKind } from './lib/proc-memory.js';
 
@@ -173,16 +173,26 @@ async function withRecorder(upstreamUrl, dir, name, warm, run) {
   const { child, info } = await startProcess([...RECORDER_NODE_ARGS, ...traceArgs, BIN, 'record', '--target', upstreamUrl, '--listen', '0', '--out', out, '--json', '--quiet'], (line) => JSON.parse(line));
   // A REST exchange is counted once ended (a small GET may hold no message); a stream's unit is a message.
   const progress = new RecordingProgress(out, name.startsWith('rest') ? 'exchanges' : 'messages');
+  let result;
+  let units = 0;
   try {
     // The warm-up is recorded before the measured run starts: its recording is not the run's CPU.
-    if (warm) await progress.reach(unitsOf(await warm(info.url)));
+    if (warm) {
+      units = unitsOf(await warm(info.url));
+      await progress.reach(units);
+    }
     const tracedBefore = trace ? statSync(trace).size : 0;
-    const result = await run(info.url, child, progress);
+    result = await run(info.url, child, progress);
     if (trace) result.opt = optimizingIn(readFileSync(trace, 'latin1'), tracedBefore);
     return result;
   } finally {
     progress.close();
+    // The close (the messages' bytes moved into blocks, the file checkpointed) comes after the last stored row, so
+    // no figure above counts it: its CPU is the recorder's whole CPU, read from this process's reaped children
+    // once it has exited, less what it had used when told to stop; per unit of everything the file holds.
+    const before = { children: reapedChildrenCpuMs(), recorder: processCpuMs(child.pid) };
     await stop(child);
+    if (result) result.closeCpuUs = ((reapedChildrenCpuMs() - before.children - before.recorder) * 1000) / (units + unitsOf(result));
   }
 }
 
@@ -289,6 +299,7 @@ try {
     }
     const rate = (run) => run.units / run.seconds;
     const side = (key) => ({ rate: median(rounds.map((r) => rate(r[key]))), cpu: (who) => median(rounds.map((r) => r[key].cpu[who])) });
+    const closeCpu = rounds.map((r) => r.recorded.closeCpuUs);
     const ratios = (over, under) => rounds.map((r) => rate(r[over]) / rate(r[under]));
     const cpuRatios = rounds.map((r) => r.recorded.cpu.between / r.bare.cpu.between);
     // Recording's own CPU per unit: the recorder's (every thread: forwarding, worker, GC) less the bare forwarder's in the same round.
@@ -304,6 +315,7 @@ try {
       passthroughOfBare: ratios('passthrough', 'bare'),
       cpuRatios,
       recordingCpu,
+      closeCpu,
       threads: { bare: medianThreads(rounds.map((r) => r.bare.threads)), recorded: medianThreads(rounds.map((r) => r.recorded.threads)) },
       runs: rounds.map((r) => r.recorded),
     };
@@ -392,6 +404,11 @@ function throughputLine(label, unit, result) {
   console.log(
     `${''.padEnd(30)} the recorder's forwarding with nothing recorded (fixture --mode passthrough): ${fmt(result.passthrough.rate)} ${unit}/s ` +
       `(${pct(median(result.passthroughOfBare))} of bare), ${result.passthrough.cpu('between').toFixed(2)} µs CPU per ${unit.replace(/s$/, '')}`,
+  );
+  const each = unit.replace(/s$/, '');
+  console.log(
+    `${''.padEnd(30)} the recorder's stop, after the last stored row (its close moving the bytes into blocks, the checkpoint, the exit; in no figure here): ` +
+      `${median(result.closeCpu).toFixed(2)} µs CPU per ${each} it holds (rounds ${result.closeCpu.map((us) => us.toFixed(2)).join(' / ')})`,
   );
   const bound = cpuBound(result);
   console.log(

@@ -35,3 +35,9 @@ export async function settled(pid) {
     last = now;
   }
 }
+
+/** This process's waited-for children's CPU (cutime + cstime): a child's whole CPU is added once it has exited and been reaped. */
+export function reapedChildrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
