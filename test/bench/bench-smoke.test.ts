@@ -5,24 +5,9 @@
  * with no invalid one (each bench checks its recording and fails the run otherwise). Tiny sizes: the
  * figures are not read here, only that the benches still work.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runBench } from '../support/bench-run.js';
 import { AGUI_SSE_RUN, writeNdjsonRecording } from '../support/ndjson-recording.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('benches', () => {
   it('micro --smoke measures every case', async () => {
