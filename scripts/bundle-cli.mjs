@@ -215,12 +215,30 @@ const protocolModulesOnFirstUse = {
   },
 };
 
+/**
+ * A package the bundle loads lazily with `import()` is required instead (each such package has a CommonJS
+ * build: `@ag-ui/proto`'s `require` export). bin/code-cache.js compiles the chunks through vm.Script, whose
+ * `import()` needs a loader callback that Node 20 loses when the code comes from a cache, and that prints an
+ * ExperimentalWarning on every Node: a chunk with no `import()` left runs the same with its cache or without.
+ * The build fails if one is left in the code (commander's JSDoc `@typedef { import(...) }` comments aside).
+ */
+const DYNAMIC_IMPORT = /\bimport\(("[^"./][^"]*")\)/g;
+const requireForDynamicImport = {
+  name: 'require-for-dynamic-import',
+  renderChunk(code, chunk) {
+    const rewritten = code.replace(DYNAMIC_IMPORT, (_, specifier) => `Promise.resolve().then(() => require(${specifier}))`);
+    const left = rewritten.split('\n').filter((line) => /\bimport\(/.test(line) && !/^\s*\* @typedef \{ import\("\.\/[\w.-]+"\)\.\w+ \} \w+$/.test(line));
+    if (left.length > 0) throw new Error(`${chunk.fileName} keeps a dynamic import() (${left[0].trim()}): bin/code-cache.js cannot cache it, update scripts/bundle-cli.mjs`);
+    return rewritten === code ? null : { code: rewritten, map: null };
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 const entries = (workers) => Object.fromEntries(workers.map((w) => [w.name, join(DIST, w.source)]));
 const inputOptions = {
   platform: 'node',
   external,
-  plugins: [bundledWorkers, ownUrl, lazyChildProcess, catalogSummaryAtBuild, protocolModulesOnFirstUse],
+  plugins: [bundledWorkers, ownUrl, lazyChildProcess, catalogSummaryAtBuild, protocolModulesOnFirstUse, requireForDynamicImport],
   // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
   preserveEntrySignatures: 'allow-extension',
 };
