@@ -35,18 +35,17 @@
 // figures from `node bench/record.js --only rest --threads` (or --traffic client,upstream,bare,passthrough[,recorder],
 // µs per request, from an earlier run), and the best recorded ÷ bare forwarder ratio any such recorder could reach at
 // the traffic's pace, against issue #34's 0.9:  node bench/record-floor.js --rest [--quick | --smoke] [--rest-batch N]
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { startCountedWorker } from './lib/counted-worker.js';
-import { openFreshRecording } from './lib/fresh-recording.js';
 import { measureCpu } from './lib/micro-timer.js';
 import { gapOption, packSizesOption, printPackedFloor } from './lib/packed-floor.js';
 import { openPackedRowStore } from './lib/packed-row-store.js';
+import { floorValidators, openMessageRowStore } from './lib/floor-row-store.js';
 
 const argValue = (name) => {
   const at = process.argv.indexOf(name);
@@ -54,7 +53,6 @@ const argValue = (name) => {
 };
 const DIST = resolve(isMainThread ? (argValue('--dist') ?? fileURLToPath(new URL('../dist', import.meta.url))) : workerData.dist);
 const load = (path) => import(pathToFileURL(join(DIST, path)).href);
-const Database = createRequire(import.meta.url)('better-sqlite3');
 
 // --- The traffic (bench/upstream.js's) ---------------------------------------------------------------
 
@@ -72,92 +70,10 @@ const wsFrames = () => {
 };
 
 const ROWS_PER_TRANSACTION = 1024;
-/** What the writer leaves out of a chunk's INSERT and writes as literals (store/write-queue.ts). */
-const USUALLY_NULL = ['rawTruncatedFrom', 'json', 'schemaRef', 'reason'];
-const USUALLY_SHARED = ['sender', 'carrier', 'channel', 'status', 'findingCount'];
-
-/** The schema check each message is judged by, and the compiled function under it. */
-async function validators() {
-  await load('protocols/catalog.js');
-  const [{ SchemaRegistry }, { aguiSchemas }, { PI_RPC_EVENT_REF }] = await Promise.all([
-    load('schema/schema-registry.js'),
-    load('protocols/agui/event-schema.js'),
-    load('protocols/pi-rpc/schema-refs.js'),
-  ]);
-  const registry = SchemaRegistry.load({ useEnv: false });
-  const compiled = (ref) => {
-    // The build's compiled function itself (the registry's is a wrapper that counts a value's size first).
-    const fn = registry.compiled?.find(ref, registry.documents, true);
-    if (fn) return fn;
-    const check = registry.check(ref);
-    return (value) => check.validate(value).length === 0;
-  };
-  const agui = aguiSchemas(registry).events;
-  const byType = new Map([...agui].map(([type, check]) => [type, compiled(check.ref)]));
-  return {
-    registry,
-    sse: (value) => byType.get(value.type)(value),
-    ws: compiled(PI_RPC_EVENT_REF),
-    refs: { sse: agui.get('TEXT_MESSAGE_CONTENT').ref, ws: PI_RPC_EVENT_REF },
-  };
-}
-
-/** A fresh recording of the newest schema with its messages' ChunkedInsert, as the writer makes it. */
-async function rowStore(dir, name, kind, schemaRef) {
-  const [{ ChunkedInsert }, { MESSAGE_COLUMNS }, queue] = await Promise.all([load('store/chunked-insert.js'), load('store/schema.js'), load('store/write-queue.js')]);
-  const { db, file, exchanges } = await openFreshRecording(load, dir, name, kind === 'ws' ? 'ws' : 'sse', schemaRef);
-  const messages = new ChunkedInsert(db, 'messages', MESSAGE_COLUMNS, exchanges, queue.MESSAGES_USUALLY_NULL ?? USUALLY_NULL, queue.MESSAGES_USUALLY_SHARED ?? USUALLY_SHARED);
-  const commit = db.transaction((rows) => {
-    for (const row of rows) messages.add(row);
-    messages.flush();
-  });
-  let id = 0;
-  let rawBytes = 0;
-  let closed = false;
-  const held = [];
-  const carrier = kind === 'ws' ? 'frame' : 'event';
-  const channel = kind === 'ws' ? 'text' : null;
-  const jsonAt = kind === 'ws' ? 0 : 6;
-  return {
-    /** One message's row, held (as the writer's queue holds it) until its transaction commits. */
-    add(raw, at) {
-      id++;
-      rawBytes += raw.length;
-      held.push({ id, exchangeId: 1, seq: id, sender: 'server', carrier, channel, tOffsetMs: at, raw, rawTruncatedFrom: null, json: null, status: 'valid', schemaRef: null, reason: null, findingCount: 0, jsonAt, schemaRefId: 1 });
-      if (held.length >= ROWS_PER_TRANSACTION) this.commit();
-    },
-    commit() {
-      if (held.length === 0) return;
-      commit(held);
-      held.length = 0;
-    },
-    end() {
-      this.commit();
-    },
-    /** Commits what is held and closes the file (its WAL checkpointed into it, as the writer's close does). */
-    close() {
-      if (closed) return;
-      this.commit();
-      db.close();
-      closed = true;
-    },
-    /** Every row added is in the closed file as written, or this throws; returns what the file holds. */
-    verify() {
-      const check = new Database(file, { readonly: true });
-      let stored;
-      try {
-        stored = check.prepare("SELECT count(*) AS n, sum(status = 'valid' AND carrier = ?) AS same, sum(length(raw)) AS bytes FROM messages").get(carrier);
-      } finally {
-        check.close();
-      }
-      if (stored.n !== id || stored.same !== id || stored.bytes !== rawBytes) throw new Error(`${name}: ${stored.n} rows stored (${stored.same} as written, ${stored.bytes} bytes), not ${id} (${rawBytes})`);
-      return { rows: id, messages: id, rawBytes, metaBytes: 0, exceptions: 0, fileBytes: statSync(file).size };
-    },
-    remove() {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-    },
-  };
-}
+/** The build's schema checks for the floor's messages (bench/lib/floor-row-store.js). */
+const validators = () => floorValidators(load);
+/** A fresh recording with a row per message, as the writer stores it (bench/lib/floor-row-store.js). */
+const rowStore = (dir, name, kind, schemaRef) => openMessageRowStore({ load, dir, name, kind, schemaRef, rowsPerTransaction: ROWS_PER_TRANSACTION });
 
 /** The store the floor writes a stream's messages to: a row per message (pack 1), or `pack` messages a row. */
 async function messageStore(dir, name, kind, schemaRef, pack) {

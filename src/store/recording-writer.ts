@@ -18,6 +18,7 @@ import { jsonEnd, jsonStartIn } from './stored-json.js';
 import { SchemaRefIds } from './schema-refs.js';
 import { compactMessages } from './raw-block-compaction.js';
 import { WriteQueue, type FindingParams, type VerdictParams } from './write-queue.js';
+import { ExchangeSeqs, type ExchangeSeq } from './exchange-seqs.js';
 
 export type { ExchangeEnd, ExchangeStart, ExchangeUpdate, MessageInput, Outcome, RecordingMeta, StoreTotals, Transport, WireMessageInput } from './store-types.js';
 
@@ -87,16 +88,20 @@ export class RecordingWriter {
   private nextMessageId = 1;
   /** The first message id of this writer: earlier messages belong to the file, not to this session. */
   private firstMessageId = 1;
-  /** The next seq of each exchange begun so far. */
-  private readonly nextSeq = new ExchangeSeqs();
+  /** The next seq and last message of each exchange begun so far (those of ended ones read back from the file). */
+  private nextSeq: ExchangeSeqs;
+  private readonly db: Database.Database;
+  private storedSeqStatement?: Database.Statement<[number], { next: number; last: number | null }>;
   /** Ids of messages whose current status is invalid, so addFindings can keep `invalid` exact. */
   private readonly invalidIds = new Set<number>();
   private readonly running: StoreTotals = { exchanges: 0, messages: 0, invalid: 0, findings: 0 };
 
   private constructor(file: string, db: Database.Database, options: RecordingWriterOptions, startedAt: Date, appending: boolean) {
     this.file = file;
+    this.db = db;
     this.startedAt = startedAt;
     this.appending = appending;
+    this.nextSeq = new ExchangeSeqs(1, this.storedSeq);
     this.compact = options.compact ?? options.scratch !== true;
     this.credentials = new StoredCredentials(options.keepSecrets);
     this.schemaRefs = new SchemaRefIds(appending ? db : undefined);
@@ -148,7 +153,8 @@ export class RecordingWriter {
     const path = resolve(file);
     return openRecordingToAppend(path, (db, soFar) => {
       const writer = new RecordingWriter(path, db, options, soFar.startedAt, true);
-      writer.nextExchangeId = writer.nextSeq.firstId = soFar.lastExchangeId + 1;
+      writer.nextExchangeId = soFar.lastExchangeId + 1;
+      writer.nextSeq = new ExchangeSeqs(writer.nextExchangeId, writer.storedSeq);
       writer.nextMessageId = writer.firstMessageId = soFar.lastMessageId + 1;
       return writer;
     });
@@ -213,9 +219,8 @@ export class RecordingWriter {
     this.assertOpen('addMessage');
     const seq = this.nextSeq.get(message.exchangeId);
     if (seq === undefined) throw this.unknownExchange(message.exchangeId);
-    this.nextSeq.set(message.exchangeId, seq + 1);
     const id = this.nextMessageId++;
-    this.nextSeq.setLastMessage(message.exchangeId, id);
+    this.nextSeq.set(message.exchangeId, seq + 1, id);
     const given = message.jsonText;
     // Where the wire's JSON text sits in raw: all that is left of it once it ends, trailing white space aside.
     const wireAt = (message as WireMessageInput).jsonTextAt;
@@ -288,13 +293,26 @@ export class RecordingWriter {
     const end = given.errorMessage === undefined && given.closeReason === undefined ? given : this.credentials.exchange(id, given);
     // Credentials of its headers or URL that no later message took: on its last message, if it has one.
     const held = this.credentials.take(id);
-    const last = this.nextSeq.lastMessage(id);
+    const last = held ? this.nextSeq.lastMessage(id) : undefined;
     if (held && last !== undefined) {
       this.running.findings += held.length;
       this.queue.addWarnings(last, id, held.map(findingParams));
     }
     this.queue.endExchange(id, end);
+    this.nextSeq.end(id);
   }
+
+  /**
+   * An ended exchange's next seq and last message, read back from the file once it is given a message or ended
+   * again (ExchangeSeqs keeps no entry for it): after what is queued is written. After a write failure nothing more
+   * is written, so what the file holds is as good as any answer.
+   */
+  private readonly storedSeq = (id: number): ExchangeSeq => {
+    if (!this.queue.failure) this.queue.flush();
+    this.storedSeqStatement ??= this.db.prepare('SELECT coalesce(max(seq), 0) + 1 AS next, max(id) AS last FROM messages WHERE exchange_id = ?');
+    const row = this.storedSeqStatement.get(id)!;
+    return { next: row.next, last: row.last ?? undefined };
+  };
 
   /** Writes everything queued now, in one transaction. Throws the write failure, if any. */
   flush(): void {
@@ -355,38 +373,11 @@ export class RecordingWriter {
 }
 
 /**
- * The next seq of every exchange this writer began, by id. Ids are handed out in order, so a plain
- * array indexed from the first id holds them: no Map entry per exchange for the collector to trace.
+ * @internal for tests, not part of the package's API: how many exchanges `writer` holds a next seq and last
+ * message for in memory (those still going, and at most a few thousand ended ones: ExchangeSeqs).
  */
-class ExchangeSeqs {
-  firstId = 1;
-  private readonly seqs: number[] = [];
-  private readonly lastMessages: number[] = [];
-
-  begin(id: number): void {
-    this.seqs[id - this.firstId] = 1;
-  }
-
-  has(id: number): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  get(id: number): number | undefined {
-    return Number.isInteger(id) && id >= this.firstId ? this.seqs[id - this.firstId] : undefined;
-  }
-
-  set(id: number, seq: number): void {
-    this.seqs[id - this.firstId] = seq;
-  }
-
-  /** The id of the last message added to exchange `id` by this writer, if any. */
-  lastMessage(id: number): number | undefined {
-    return Number.isInteger(id) && id >= this.firstId ? this.lastMessages[id - this.firstId] : undefined;
-  }
-
-  setLastMessage(id: number, messageId: number): void {
-    this.lastMessages[id - this.firstId] = messageId;
-  }
+export function heldExchangeSeqs(writer: RecordingWriter): number {
+  return writer['nextSeq'].size;
 }
 
 /**

@@ -28,6 +28,28 @@ describe('benches', () => {
     expect(run.code).toBe(0);
   });
 
+  it('rss-floor --smoke: the bare forwarder, the idle worker, the floor recorder and the recorder each read the whole stream, the two that record store every event, and each peak is reported with the differences', async () => {
+    const run = await runBench(['bench/rss-floor.js', '--smoke', '--memory']);
+    expect(run.stderr).toBe('');
+    const peak = (label: string, stored = '') => {
+      const found = new RegExp(`\\n {2}${label} +peak RSS sampled +(\\d+\\.\\d) \\([\\d.]+\\) +high-water mark +(\\d+\\.\\d) \\([\\d.]+\\)${stored}\\n`).exec(run.stdout);
+      expect(found, label).not.toBeNull();
+      return { sampled: Number(found![1]), hwm: Number(found![2]) };
+    };
+    // 5,000 events and the stream's own four: the floor stores those; the recorder the request's body too.
+    const bare = peak('bare forwarder');
+    peak('idle worker');
+    const floor = peak('floor recorder', ', 5,004 messages stored');
+    peak('recorder', ', 5,005 messages stored');
+    // The kernel's high-water mark is not below a sample of the same process (its counters are synced lazily: 1 MB of slack).
+    for (const side of [bare, floor]) expect(side.hwm).toBeGreaterThanOrEqual(side.sampled - 1);
+    expect(run.stdout.match(/at the highest sample, mapped files \(node's binary\)/g)).toHaveLength(4);
+    expect(run.stdout).toMatch(/\n {2}idle worker above the bare forwarder: +sampled -?\d+\.\d /);
+    expect(run.stdout).toMatch(/\n {2}floor above the bare forwarder: +sampled -?\d+\.\d /);
+    expect(run.stdout).toMatch(/\n {2}recorder above the floor: +sampled -?\d+\.\d /);
+    expect(run.code).toBe(0);
+  });
+
   it('record-floor --smoke --pack: the floor again with 8 and 100 messages a row, every message stored and read back, the given gap added', async () => {
     const run = await runBench(['bench/record-floor.js', '--smoke', '--pack', '8,100', '--gap', '2.1,3.45']);
     expect(run.stderr).toBe('');
