@@ -2,7 +2,7 @@
 // ≤ 2× a bare `node -e 0` of the same run): the least any CLI of this design spends to do what each command must,
 // timed in the same rounds as the bare node and the CLI itself, so each is printed ÷ the bare node and the CLI's
 // gap above its floor in ms.
-// Run:  npm run build && node bench/startup-floor.js [--runs N] [--dir <build>] [--no-cache] [--marks] [--keep-extra-cas]
+// Run:  npm run build && node bench/startup-floor.js [--runs N] [--dir <build>] [--no-cache] [--marks] [--keep-extra-cas] [--only validate] [--compare <build>]
 //       <node 22 or 24> bench/startup-floor.js --dir <a copy of the build with that Node's better-sqlite3>
 //
 // The contestants, each a fresh process, alternating (one order in even rounds, the reverse in odd ones):
@@ -28,6 +28,8 @@
 // --marks: every process also preloads bench/lib/startup-marks.cjs (bench/startup-split.js's marks: CPU at the first
 // line of JavaScript, around each file and builtin required, at the first response ended or the exit), and a table
 // splits each contestant's CPU into the same phases, the floors' beside the CLI's (the hooks cost ~1–2 ms a run).
+// --compare <build>: that build's CLI validate runs in the same rounds too (after its output is checked to be this
+// build's), and the difference of the two CLIs' CPU is printed per round; --only validate leaves replay out.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -42,6 +44,10 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('--runs', 11));
 const DIR = resolve(arg('--dir', ROOT));
 const WITH_CACHE = !process.argv.includes('--no-cache');
+/** Another build whose CLI validate runs in the same rounds, beside this one's (before and after a change). */
+const COMPARE = process.argv.includes('--compare') ? resolve(arg('--compare', '')) : undefined;
+/** `--only validate`: the bare node and validate's contestants alone. */
+const ONLY = arg('--only', undefined);
 const MARKS = process.argv.includes('--marks') ? fileURLToPath(new URL('./lib/startup-marks.cjs', import.meta.url)) : undefined;
 if (!process.argv.includes('--keep-extra-cas')) delete process.env.NODE_EXTRA_CA_CERTS;
 /** Issue 34's target for each command ÷ a bare `node -e 0`. */
@@ -143,13 +149,20 @@ function contestants(request) {
     { label: 'validate: floor + code cache', command: 'validate', floor: true, cache: true, run: (marks) => probedRun(cached(floorValidateArgs), 'the cached floor validate', marks) },
     { label: 'validate: the CLI', command: 'validate', cli: true, run: (marks) => probedRun([BIN, 'validate', SMALL_STREAM], 'validate', marks) },
   ];
-  return WITH_CACHE ? list : list.filter((c) => !c.cache);
+  if (COMPARE) list.push({ label: `validate: the CLI of ${COMPARE}`, command: 'validate', compared: true, run: (marks) => probedRun([join(COMPARE, 'bin/agent-proxy.js'), 'validate', SMALL_STREAM], `${COMPARE}'s validate`, marks) });
+  return list.filter((c) => (WITH_CACHE || !c.cache) && (ONLY === undefined || c.command === undefined || c.command === ONLY));
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Each floor's output against the CLI's (a floor that answers or prints less is no floor); the cached floors' caches made on the way. */
 async function checkFloors(request) {
+  if (COMPARE) {
+    const [ours, theirs] = await Promise.all([BIN, join(COMPARE, 'bin/agent-proxy.js')].map(async (bin) => (await probedRun([bin, 'validate', SMALL_STREAM], `${bin} validate`)).stdout));
+    if (ours !== theirs) throw new Error(`${COMPARE}'s validate printed\n${theirs}where this build's prints\n${ours}`);
+    console.log(`  checked: ${COMPARE}'s validate prints what this build's does`);
+  }
+  if (ONLY === 'validate') return checkFloorValidate();
   const cli = (await servedRun([BIN, 'replay', recording, '--listen', '0', '--timing', 'none', '--quiet'], 'replay', request)).answer;
   for (const [name, args] of [['floor', floorReplayArgs], ...(WITH_CACHE ? [['cached floor', cached(floorReplayArgs)], ['cached floor', cached(floorReplayArgs)]] : [])]) {
     const floor = (await servedRun(args, `the ${name} replay`, request)).answer;
@@ -159,7 +172,10 @@ async function checkFloors(request) {
   }
   const events = cli.body.toString('utf8').split('\n\n').filter((event) => event.trim() !== '').length;
   console.log(`  checked: the floor replay answers ${cli.status}, its headers (Date aside) and ${cli.body.length} bytes of body (${events} events) those of the CLI's replay`);
+  await checkFloorValidate();
+}
 
+async function checkFloorValidate() {
   const report = JSON.parse((await probedRun([BIN, 'validate', '--json', SMALL_STREAM], 'validate --json')).stdout);
   const expected = report.messages.map((m, i) => `${i} ${m.label} ${m.verdict.status}\n`).join('');
   for (const [name, args] of [['floor', floorValidateArgs], ...(WITH_CACHE ? [['cached floor', cached(floorValidateArgs)], ['cached floor', cached(floorValidateArgs)]] : [])]) {
@@ -242,7 +258,13 @@ try {
     console.log(`  ${f.label.padEnd(44)} ${cells.join(' ')}`);
   }
   console.log(`  ${RATIO_TARGET}× the bare node: ${fixed(RATIO_TARGET * bare.cpu)} ms of CPU`);
-  for (const command of ['replay', 'validate']) {
+  const compared = figures.find((f) => f.compared);
+  if (compared) {
+    const ours = results[figures.findIndex((f) => f.command === 'validate' && f.cli)].map((r) => r.cpu);
+    const differences = results[figures.indexOf(compared)].map((r, round) => r.cpu - ours[round]);
+    console.log(`  validate: ${COMPARE}'s CLI − this build's, per round: median ${fixed(median(differences))} ms (${fixed(Math.min(...differences))}–${fixed(Math.max(...differences))}), ${differences.filter((d) => d > 0).length} of ${RUNS} rounds more`);
+  }
+  for (const command of ONLY === undefined ? ['replay', 'validate'] : [ONLY]) {
     const cli = figures.find((f) => f.command === command && f.cli);
     const floors = figures.filter((f) => f.command === command && f.floor);
     for (const floor of floors) console.log(`  ${command}: the CLI − its ${floor.cache ? 'cached ' : ''}floor ${fixed(cli.cpu - floor.cpu)} ms; the ${floor.cache ? 'cached ' : ''}floor ${(floor.cpu / bare.cpu).toFixed(2)}×`);

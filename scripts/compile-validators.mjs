@@ -2,7 +2,8 @@
 // @agentclientprotocol/sdk) to code, the last step of `npm run build`, so that a command loads
 // compiled functions instead of compiling the schemas on every start. The output, under
 // dist/schema/compiled/, is a build artifact: one CommonJS module per document and per error mode,
-// the names each ref is exported under (`doc<n>.exports.json`, read on first use) and manifest.json. A registry uses a compiled validator only when the documents it was compiled
+// the names each ref is exported under (`doc<n>.exports.json`, read on first use), the document's own
+// bytes (`doc<n>.source.json`) and manifest.json. A registry uses a compiled validator only when the documents it was compiled
 // from are loaded unchanged (same sha256); anything else is compiled at run time as before.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +54,7 @@ function upToDate() {
   try {
     if (readFileSync(INPUTS_FILE, 'utf8') !== digest) return false;
     const manifest = JSON.parse(readFileSync(join(COMPILED_VALIDATORS_DIR, COMPILED_MANIFEST), 'utf8'));
-    return manifest.format === COMPILED_FORMAT && Object.values(manifest.documents).every((entry) => [entry.allErrors, entry.firstError, entry.exports, piecesFile(entry.allErrors), piecesFile(entry.firstError)].every((file) => existsSync(join(COMPILED_VALIDATORS_DIR, file))));
+    return manifest.format === COMPILED_FORMAT && Object.values(manifest.documents).every((entry) => [entry.allErrors, entry.firstError, entry.exports, entry.source, piecesFile(entry.allErrors), piecesFile(entry.firstError)].every((file) => existsSync(join(COMPILED_VALIDATORS_DIR, file))));
   } catch {
     return false;
   }
@@ -270,9 +271,15 @@ for (const [index, doc] of [...documents.values()].entries()) {
     exports[ref] = names.get(validate);
   }
   const byName = Object.fromEntries(refs.map(([ref]) => [exports[ref], ref]));
-  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json` };
+  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json`, source: `doc${index}.source.json`, size: 0 };
   for (const id of graph.documentsReachedFrom(doc.id)) entry.needs[id] = documents.get(id).sha256;
   writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.exports), JSON.stringify(exports) + '\n');
+  // The document's bytes as the build hashed them: a registry that reads the same bytes takes their
+  // $id and sha256 from here instead of hashing them (CompiledValidators.documentOfBytes).
+  const bytes = readFileSync(doc.file);
+  if (createHash('sha256').update(bytes).digest('hex') !== doc.sha256) throw new Error(`compile-validators: ${doc.file} changed while the validators were compiled; build again`);
+  writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.source), bytes);
+  entry.size = bytes.length;
   for (const [file, code] of [[entry.allErrors, standaloneCode(ajv, byName)], [entry.firstError, standaloneCode(codeAjv(false), byName)]]) {
     const text = moduleText(doc, code);
     writeFileSync(join(COMPILED_VALIDATORS_DIR, file), text);

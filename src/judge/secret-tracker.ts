@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { lazyCrypto } from '../core/lazy-crypto.js';
 import type { Finding } from '../core/finding.js';
 import type { RecordingSecrets } from '../protocols/recording-secrets.js';
 import { SECRET_IN_TRAFFIC } from '../core/secret-in-traffic.js';
@@ -43,8 +43,9 @@ export class SecretTracker implements RecordingSecrets {
   /**
    * The key of `digest`: random, made for this tracker (one recording session) and never written
    * anywhere, so a stored digest cannot be reversed by hashing guesses, not even of a short value.
+   * Made at the first digest: a tracker that digests nothing (every `validate`) loads no node:crypto.
    */
-  private readonly digestKey = randomBytes(32);
+  private digestKey: Buffer | undefined;
 
   get size(): number {
     return this.secrets.size;
@@ -160,7 +161,9 @@ export class SecretTracker implements RecordingSecrets {
    * learnt from it. Not comparable across sessions: each has its own key.
    */
   digest(value: string): string {
-    return 'hmac-sha256:' + createHmac('sha256', this.digestKey).update(value).digest('hex');
+    const crypto = lazyCrypto();
+    this.digestKey ??= crypto.randomBytes(32);
+    return 'hmac-sha256:' + crypto.createHmac('sha256', this.digestKey).update(value).digest('hex');
   }
 }
 

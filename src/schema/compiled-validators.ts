@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import { codeGenerationAllowed } from '../core/code-generation.js';
 import { SCHEMA_FORMATS } from './schema-formats.js';
 import { linkAlone, readPieces, statementsOf, type ModulePieces } from './compiled-pieces.js';
-import type { SchemaDocument } from './schema-document.js';
+import type { KnownDocument, SchemaDocument } from './schema-document.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -21,7 +21,7 @@ export const COMPILED_VALIDATORS_DIR =
 
 /** The file that lists them; its `format` changes when the layout below does. */
 export const COMPILED_MANIFEST = 'manifest.json';
-export const COMPILED_FORMAT = 2;
+export const COMPILED_FORMAT = 3;
 
 /** The validators compiled from one schema document, in two modules: all errors, and first error only. */
 export interface CompiledDocument {
@@ -38,6 +38,12 @@ export interface CompiledDocument {
    * ~150 KB of a 169 KB manifest, ~4 ms to parse at each start.
    */
   exports: string;
+  /**
+   * File (beside the manifest) holding the document's bytes as the build read and hashed them, and
+   * their length: a registry reading the same bytes takes the document's $id and sha256 from here.
+   */
+  source: string;
+  size: number;
 }
 
 export interface CompiledManifest {
@@ -47,6 +53,33 @@ export interface CompiledManifest {
 
 /** From this size on, a module's validators are linked from their own statements (CompiledValidators.large). */
 const LINK_ALONE_FROM_BYTES = 1024 * 1024;
+
+/** The buffer `fileHolds` reads into, made on its first use. */
+let comparedPiece: Buffer | undefined;
+
+/**
+ * Whether `file` holds exactly `bytes`. Read piece by piece into one buffer, reused: reading each
+ * copy whole would allocate (and fault in) ~1.4 MB more at every start, ~1–2 ms, as much as hashing.
+ */
+function fileHolds(file: string, bytes: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const piece = (comparedPiece ??= Buffer.allocUnsafeSlow(128 * 1024));
+    for (let at = 0; ; ) {
+      const read = readSync(fd, piece, 0, piece.length, at);
+      if (read === 0) return at === bytes.length;
+      if (at + read > bytes.length || !piece.subarray(0, read).equals(bytes.subarray(at, at + read))) return false;
+      at += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A compiled module's export: it links to the format checks, then hands out its validators. */
 type LinkModule = (formats: typeof SCHEMA_FORMATS) => Record<string, ValidateFunction>;
@@ -67,7 +100,7 @@ export class CompiledValidators {
   private readonly moduleBytes = new Map<string, Buffer>();
   private readonly isLarge = new Map<string, boolean>();
   private readonly require = createRequire(import.meta.url);
-  private idsBySha256?: Map<string, string>;
+  private bySize?: Map<number, string[]>;
 
   private constructor(
     private readonly dir: string,
@@ -85,10 +118,27 @@ export class CompiledValidators {
     return manifest.format === COMPILED_FORMAT ? new CompiledValidators(dir, manifest) : undefined;
   }
 
-  /** The `$id` the build read from a document with these bytes (by sha256), or undefined for bytes it never saw. */
-  idOfBytes(sha256: string): string | undefined {
-    this.idsBySha256 ??= new Map(Object.values(this.manifest.documents).flatMap((entry) => Object.entries(entry.needs).map(([id, sha]) => [sha, id] as const)));
-    return this.idsBySha256.get(sha256);
+  /**
+   * The `$id` and sha256 the build found for a document of exactly these bytes, or undefined for bytes
+   * it never compiled from. Compared byte for byte with the build's copy (`source`), written with the
+   * manifest from the bytes the build hashed: equal bytes have the manifest's sha256, so a shipped
+   * document needs no hashing, and no node:crypto (~2–5 ms of a start), to be known.
+   */
+  documentOfBytes(bytes: Buffer): KnownDocument | undefined {
+    if (this.bySize === undefined) {
+      this.bySize = new Map();
+      for (const [id, entry] of Object.entries(this.manifest.documents)) {
+        if (typeof entry.size !== 'number' || typeof entry.source !== 'string' || entry.needs[id] === undefined) continue;
+        const ids = this.bySize.get(entry.size);
+        if (ids) ids.push(id);
+        else this.bySize.set(entry.size, [id]);
+      }
+    }
+    for (const id of this.bySize.get(bytes.length) ?? []) {
+      const entry = this.manifest.documents[id]!;
+      if (fileHolds(join(this.dir, entry.source), bytes)) return { id, sha256: entry.needs[id]! };
+    }
+    return undefined;
   }
 
   /** Whether validators were compiled from this very document (same $id, same bytes). */

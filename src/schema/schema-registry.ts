@@ -7,7 +7,7 @@ import { codeGenerationAllowed } from '../core/code-generation.js';
 import type { Finding } from '../core/finding.js';
 import { isSharedJsonValue } from '../core/repeated-json.js';
 import { SchemaLoadError } from '../core/errors.js';
-import { readSchemaDocument, type KnownDocumentIds, type SchemaDocument } from './schema-document.js';
+import { readSchemaDocument, type KnownDocuments, type SchemaDocument } from './schema-document.js';
 import { RefGraph, type UnresolvedRef } from './ref-graph.js';
 import { findingsFromAjv } from './ajv-errors.js';
 import { createAjv, type AjvInstance } from './ajv-setup.js';
@@ -89,8 +89,8 @@ export class SchemaRegistry {
       if (doc && !left.has(doc.id)) add(doc);
     };
     const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
-    // A declared document the build compiled from is parsed only when its JSON is walked.
-    const knownIds = compiled && ((sha256: string) => compiled.idOfBytes(sha256));
+    // A declared document the build compiled from is not hashed, and parsed only when its JSON is walked.
+    const knownIds = compiled && ((bytes: Buffer) => compiled.documentOfBytes(bytes));
     // First one wins: the project's own documents, then the extra directories', then the replaceable ones.
     for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id, knownIds));
     const dirs = [...(options.extraDirs ?? [])];
@@ -281,7 +281,7 @@ function readSchemaDir(dir: string): SchemaDocument[] {
   return docs;
 }
 
-function readPackageSchema(spec: PackageSchemaSpec, knownIds: KnownDocumentIds | undefined): SchemaDocument | undefined {
+function readPackageSchema(spec: PackageSchemaSpec, knownIds: KnownDocuments | undefined): SchemaDocument | undefined {
   const file = packageSchemaFile(spec);
   return file === undefined ? undefined : readSchemaDocument(file, 'package', spec.id, knownIds);
 }

@@ -51,6 +51,16 @@ describe('startup-floor bench', () => {
     }
   });
 
+  it('--only validate --compare <build>: the other build\'s CLI validate checked to print the same, then measured in the same rounds, replay left out', async () => {
+    const run = await runBench(['bench/startup-floor.js', '--runs', '1', '--no-cache', '--only', 'validate', '--compare', ROOT]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`checked: ${ROOT.replace(/\/$/, '')}'s validate prints what this build's does`);
+    expect(run.stdout).not.toContain('replay');
+    expect(run.stdout).toMatch(new RegExp(`\\n {2}validate: the CLI of ${ROOT.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} +\\d+\\.\\d ms`));
+    expect(run.stdout).toMatch(/\n {2}validate: \S+'s CLI − this build's, per round: median -?\d+\.\d ms \(-?\d+\.\d–-?\d+\.\d\), [01] of 1 rounds more\n/);
+  });
+
   it('--marks: each contestant split into startup-split.js\'s phases, the floors beside the CLI', async () => {
     const run = await runBench(['bench/startup-floor.js', '--runs', '1', '--no-cache', '--marks']);
     expect(run.stderr).toBe('');

@@ -9,10 +9,11 @@
  * that replays a `.db` loads neither the recorders nor the forward proxy nor the NDJSON work copy; `record` of
  * an http:// target listens without having loaded TLS or zlib; opening a recording loads
  * better-sqlite3's addon by its path, without the `bindings` package's search; commander and
- * fast-json-patch are bundled, not read from node_modules.
+ * fast-json-patch are bundled, not read from node_modules; `validate` of a file or a recording loads
+ * no node:crypto (a shipped schema is known by the build's copy of its bytes, not by its hash).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +88,25 @@ describe('CLI start-up', () => {
     const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({ code: 0, resolver: JSON.parse(bare.stdout) });
+  });
+
+  it('validates a plain file, an NDJSON recording and a .db without loading node:crypto: the shipped schemas are known by the build\'s copy of their bytes, not hashed', () => {
+    const dir = scratch('validate-builtins-');
+    const preload = dir.file('builtins.cjs');
+    writeFileSync(preload, `process.on('exit', () => { for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) process.stderr.write('loaded builtin:' + m.slice('NativeModule '.length) + '\\n'); });`);
+    const bin = join(REPO, 'bin/agent-proxy.js');
+    const ndjson = join(REPO, 'recordings/examples/agui-sse-run.ndjson');
+    const db = dir.file('small.db');
+    expect(spawnSync(process.execPath, [bin, 'import', ndjson, '--out', db], { encoding: 'utf8' }).status).toBe(0);
+    for (const file of [join(REPO, 'examples/agui-text-run.sse'), ndjson, db]) {
+      for (const json of [[], ['--json']]) {
+        const run = spawnSync(process.execPath, ['--require', preload, bin, 'validate', file, ...json], { encoding: 'utf8' });
+        const builtins = run.stderr.split('\n').filter((line) => line.startsWith('loaded builtin:'));
+        expect(run.stdout, `${file} ${json.join(' ')}`).toMatch(json.length > 0 ? /"summary"/ : /\d+ messages? \(agui\)/);
+        expect(builtins).toContain('loaded builtin:fs');
+        expect(builtins.filter((line) => line.includes('crypto')), `${file} ${json.join(' ')}`).toEqual([]);
+      }
+    }
   });
 
   it('reads its arguments with commander bundled, without node:child_process, which only executable subcommands need', async () => {
