@@ -78,10 +78,12 @@ const BIN = argValue('--recorder-bin') ?? fileURLToPath(new URL('../bin/proxy.js
 const UPSTREAM = fileURLToPath(new URL('./upstream.js', import.meta.url));
 const BARE_FORWARDER = fileURLToPath(new URL('./bare-forwarder.js', import.meta.url));
 
-function rssOf(pid) {
+/** A /proc/<pid>/status figure in bytes: VmRSS (resident now) or VmHWM (the kernel's peak of it so far). */
+function statusBytes(pid, field) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)[1]) * 1024;
 }
+const rssOf = (pid) => statusBytes(pid, 'VmRSS');
 
 /** Paced events stamped with their send time (CLOCK_MONOTONIC, shared by all processes). */
 function pacedLatencies(base) {
@@ -379,6 +381,8 @@ try {
         await new Promise((resolve) => setTimeout(resolve, 100));
         sample({ events: RSS_EVENTS, stored: progress.count() });
       }
+      // The samples can miss a short peak between them: the kernel's own peak (VmHWM) is the target's figure.
+      samples.kernelPeak = statusBytes(child.pid, 'VmHWM');
       // What a memory bound costs shows here first: the recorder's CPU per event over the same run.
       samples.cpuPerEvent = (1000 * (processCpuMs(child.pid) - cpuBefore)) / RSS_EVENTS;
       return samples;
@@ -551,7 +555,15 @@ if (results.rss) {
     `${`recorder RSS over ${fmt(RSS_EVENTS)} events:`.padEnd(30)} at half-way ${(mid / 2 ** 20).toFixed(1)} MB, samples ${streaming.map((s) => mb(s.rss)).join(' ')}` +
       (after.length === 0 ? '' : `; then storing its backlog, ${after.length} samples, peak ${mb(Math.max(...after.map((s) => s.rss)))}`),
   );
-  targetLine('recorder peak RSS (MB)', (peak / 2 ** 20).toFixed(1), '< 120', peak < 120 * 2 ** 20, `the recorder's CPU per event over this run (all threads, to the last stored row): ${results.rss.cpuPerEvent.toFixed(2)} µs`);
+  // The kernel's peak (VmHWM) also holds a peak between two samples.
+  const kernelPeak = results.rss.kernelPeak;
+  targetLine(
+    'recorder peak RSS (MB, the kernel\'s VmHWM)',
+    (kernelPeak / 2 ** 20).toFixed(1),
+    '< 120',
+    kernelPeak < 120 * 2 ** 20,
+    `the samples' peak ${(peak / 2 ** 20).toFixed(1)} MB; the recorder's CPU per event over this run (all threads, to the last stored row): ${results.rss.cpuPerEvent.toFixed(2)} µs`,
+  );
   const at = results.rss.atPeak;
   if (at) {
     const kb = (n) => (n / 1024).toFixed(1);
