@@ -17,8 +17,6 @@ import { declaredProtocolSchemas, declaredSchemaFile, declaredSchemaKey, type Sc
 /** The environment variable that lists extra schema directories, separated like PATH. */
 export const SCHEMAS_ENV = 'AGENT_PROXY_SCHEMAS';
 
-
-
 export interface SchemaRegistryOptions {
   /**
    * Directories with extra `*.json` schemas (each must have a `$id`). Defaults include AGENT_PROXY_SCHEMAS.
@@ -115,7 +113,8 @@ export class SchemaRegistry {
     this.compiled = compiled;
     // A document nothing was compiled from (an extra schema, a replaced one, a build without them)
     // is handed to ajv now, as before there were compiled validators: one ajv refuses fails the load.
-    if (this.readOnesUncovered()) this.ajv(true);
+    // ajv gets every document, so every file is read first (readAll, which hands them to ajv).
+    if (this.readOnesUncovered()) this.readAll();
   }
 
   /** Every document, each shipped one read. */
@@ -150,11 +149,14 @@ export class SchemaRegistry {
   /** Reads every unread file and assembles the documents again, as a load that read them all would have. */
   private readAll(): void {
     if (this.allRead) return;
+    if (this.found !== undefined) {
+      const read = (entry: Entry | undefined) => (entry instanceof UnreadDocument ? entry.document() : entry);
+      const { fixed, extras, replaceable, packages, without } = this.found;
+      // A file that cannot be read throws here, each time it is asked for, as a load would have.
+      this.entries = assemble({ fixed: fixed.map(read), extras: extras as SchemaDocument[], replaceable: replaceable.map(read), packages: packages.map(read), without });
+    }
+    // Before ajv, which asks for the documents again.
     this.allRead = true;
-    if (this.found === undefined) return;
-    const read = (entry: Entry | undefined) => (entry instanceof UnreadDocument ? entry.document() : entry);
-    const { fixed, extras, replaceable, packages, without } = this.found;
-    this.entries = assemble({ fixed: fixed.map(read), extras: extras as SchemaDocument[], replaceable: replaceable.map(read), packages: packages.map(read), without });
     if (this.readOnesUncovered()) this.ajv(true);
   }
 
