@@ -19,6 +19,7 @@ import { createAjv } from '../dist/schema/ajv-setup.js';
 import { RefGraph } from '../dist/schema/ref-graph.js';
 import { COMPILED_FORMAT, COMPILED_MANIFEST, COMPILED_VALIDATORS_DIR } from '../dist/schema/compiled-validators.js';
 import { piecesFile } from '../dist/schema/compiled-pieces.js';
+import { declaredProtocolSchemas, declaredSchemaFile, declaredSchemaKey } from '../dist/schema/schema-sources.js';
 
 const { _ } = ajvModule;
 const standaloneCode = standaloneModule.default ?? standaloneModule;
@@ -28,6 +29,12 @@ const registry = SchemaRegistry.load({ useEnv: false, compiledValidators: false 
 const documents = registry.documents;
 const graph = new RefGraph(documents.values());
 const schemas = ajvSchemasOf(documents, graph);
+// Each document's declared file by its path, so that a registry knows which `$id` a file held before reading it.
+const declaredKeys = new Map();
+for (const spec of declaredProtocolSchemas()) {
+  const file = declaredSchemaFile(spec);
+  if (file !== undefined) declaredKeys.set(file, declaredSchemaKey(spec));
+}
 
 /**
  * What the output is made from: the documents (by sha256), this script, the built schema modules
@@ -271,7 +278,9 @@ for (const [index, doc] of [...documents.values()].entries()) {
     exports[ref] = names.get(validate);
   }
   const byName = Object.fromEntries(refs.map(([ref]) => [exports[ref], ref]));
-  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json`, source: `doc${index}.source.json`, size: 0 };
+  const declared = declaredKeys.get(doc.file);
+  if (declared === undefined) throw new Error(`compile-validators: ${doc.file} is not a declared schema file`);
+  const entry = { allErrors: `doc${index}.all-errors.cjs`, firstError: `doc${index}.first-error.cjs`, needs: {}, exports: `doc${index}.exports.json`, source: `doc${index}.source.json`, size: 0, declared };
   for (const id of graph.documentsReachedFrom(doc.id)) entry.needs[id] = documents.get(id).sha256;
   writeFileSync(join(COMPILED_VALIDATORS_DIR, entry.exports), JSON.stringify(exports) + '\n');
   // The document's bytes as the build hashed them: a registry that reads the same bytes takes their

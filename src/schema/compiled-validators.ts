@@ -21,7 +21,7 @@ export const COMPILED_VALIDATORS_DIR =
 
 /** The file that lists them; its `format` changes when the layout below does. */
 export const COMPILED_MANIFEST = 'manifest.json';
-export const COMPILED_FORMAT = 3;
+export const COMPILED_FORMAT = 4;
 
 /** The validators compiled from one schema document, in two modules: all errors, and first error only. */
 export interface CompiledDocument {
@@ -44,6 +44,11 @@ export interface CompiledDocument {
    */
   source: string;
   size: number;
+  /**
+   * The declared file the build read the document from (schema-sources.ts, declaredSchemaKey): a
+   * registry knows the document's `$id` from here and reads the file only when the document is used.
+   */
+  declared: string;
 }
 
 export interface CompiledManifest {
@@ -101,6 +106,7 @@ export class CompiledValidators {
   private readonly isLarge = new Map<string, boolean>();
   private readonly require = createRequire(import.meta.url);
   private bySize?: Map<number, string[]>;
+  private byDeclared?: Map<string, string>;
 
   private constructor(
     private readonly dir: string,
@@ -141,13 +147,33 @@ export class CompiledValidators {
     return undefined;
   }
 
+  /**
+   * The document the build read from the declared file `key` (declaredSchemaKey): its `$id`, the sha256
+   * and size of the bytes it read. Whether the file still holds them is for the caller to find out.
+   */
+  declaredDocument(key: string): { id: string; sha256: string; size: number } | undefined {
+    if (this.byDeclared === undefined) {
+      this.byDeclared = new Map();
+      for (const [id, entry] of Object.entries(this.manifest.documents)) {
+        if (typeof entry.declared === 'string' && typeof entry.size === 'number' && typeof entry.source === 'string' && entry.needs[id] !== undefined) this.byDeclared.set(entry.declared, id);
+      }
+    }
+    const id = this.byDeclared.get(key);
+    if (id === undefined) return undefined;
+    const entry = this.manifest.documents[id]!;
+    return { id, sha256: entry.needs[id]!, size: entry.size };
+  }
+
   /** Whether validators were compiled from this very document (same $id, same bytes). */
   covers(doc: SchemaDocument): boolean {
     return this.manifest.documents[doc.id]?.needs[doc.id] === doc.sha256;
   }
 
-  /** The compiled validator for `ref`, if there is one that fits the loaded `documents`. */
-  find(ref: string, documents: ReadonlyMap<string, SchemaDocument>, allErrors: boolean): ValidateFunction | undefined {
+  /**
+   * The compiled validator for `ref`, if there is one that fits the loaded `documents`: asked only for
+   * the documents the validator was compiled from, so that a registry reads no other.
+   */
+  find(ref: string, documents: { get(id: string): Pick<SchemaDocument, 'sha256'> | undefined }, allErrors: boolean): ValidateFunction | undefined {
     const entry = this.manifest.documents[ref.split('#')[0]];
     const name = entry && this.exportsOf(entry)[ref];
     if (name === undefined) return undefined;

@@ -1,24 +1,21 @@
 import { ReusedStack } from '../core/reused-stack.js';
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { codeGenerationAllowed } from '../core/code-generation.js';
 import type { Finding } from '../core/finding.js';
 import { isSharedJsonValue } from '../core/repeated-json.js';
 import { SchemaLoadError } from '../core/errors.js';
-import { readSchemaDocument, type KnownDocuments, type SchemaDocument } from './schema-document.js';
+import { readSchemaDocument, type SchemaDocument } from './schema-document.js';
+import { UnreadDocument } from './unread-document.js';
 import { RefGraph, type UnresolvedRef } from './ref-graph.js';
 import { findingsFromAjv } from './ajv-errors.js';
 import { createAjv, type AjvInstance } from './ajv-setup.js';
 import { CompiledValidators } from './compiled-validators.js';
-import { declaredProtocolSchemas, packageSchemaFile, type PackageSchemaSpec } from './schema-sources.js';
+import { declaredProtocolSchemas, declaredSchemaFile, declaredSchemaKey, type SchemaSpec } from './schema-sources.js';
 
 /** The environment variable that lists extra schema directories, separated like PATH. */
 export const SCHEMAS_ENV = 'AGENT_PROXY_SCHEMAS';
-
-const PROJECT_SCHEMAS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schemas');
-
 
 export interface SchemaRegistryOptions {
   /**
@@ -45,13 +42,54 @@ export type SchemaCheck =
   | { readonly ok: true; readonly ref: string; validate(value: unknown): Finding[] }
   | { readonly ok: false; readonly ref: string; readonly reason: string; readonly missing: string[] };
 
+/** A document as the registry holds it: read, or a shipped file known by the build's manifest and not read yet. */
+type Entry = SchemaDocument | UnreadDocument;
+
+/** What a load found, in the order the first document with an `$id` wins (SchemaRegistry.load). */
+interface Declarations<T> {
+  /** The project's own documents (schemas/, not replaceable). */
+  fixed: readonly (T | undefined)[];
+  /** The extra directories' (--schemas, AGENT_PROXY_SCHEMAS), read at load. */
+  extras: readonly T[];
+  /** Another project's documents shipped in schemas/ (pi-daemon's): an extra one with the same `$id` replaces each. */
+  replaceable: readonly (T | undefined)[];
+  /** The documents inside dependencies (ACP's). */
+  packages: readonly (T | undefined)[];
+  /** `$id`s of declared documents to leave out. */
+  without: ReadonlySet<string>;
+}
+
+/**
+ * The documents by `$id`: first one wins, the project's own over extras with the same `$id`, extras
+ * over the replaceable and packaged ones; a declared document listed in `without` is left out.
+ */
+function assemble<T extends { id: string }>(found: Declarations<T>): Map<string, T> {
+  const docs = new Map<string, T>();
+  const add = (doc: T | undefined) => {
+    if (doc && !docs.has(doc.id)) docs.set(doc.id, doc);
+  };
+  const declared = (doc: T | undefined) => {
+    if (doc && !found.without.has(doc.id)) add(doc);
+  };
+  found.fixed.forEach(declared);
+  found.extras.forEach(add);
+  found.replaceable.forEach(declared);
+  found.packages.forEach(declared);
+  return docs;
+}
+
 /**
  * Loads every schema once, compiles one validator per `$def` lazily and caches it.
  * A location whose `$ref` closure reaches an unloaded document is reported as unchecked,
  * with the missing `$id` and the flag that supplies it, instead of failing startup.
+ *
+ * A shipped file the build compiled from, and of the size it had then, is known by the `$id` the
+ * build's manifest gives it and read when its document is first used (looked up, checked against,
+ * hashed, walked): `validate` of one protocol's file reads that protocol's documents only. Its bytes
+ * are then compared with the build's copy; a file found changed makes the registry read every file
+ * then, as a load did before, and every document is from there on what that load made of it.
  */
 export class SchemaRegistry {
-  readonly documents: ReadonlyMap<string, SchemaDocument>;
   /** The compiler, made only when a validator was not compiled at build time. */
   private allErrorsAjv?: AjvInstance;
   /** The same schemas, compiled to stop at the first error: for values too large to list every error of. */
@@ -60,48 +98,93 @@ export class SchemaRegistry {
   private readonly cache = new Map<string, SchemaCheck>();
   private readonly defs = new Map<string, Map<string, SchemaCheck>>();
   private readonly compiled: CompiledValidators | undefined;
+  private entries: Map<string, Entry>;
+  private allRead = false;
+  /** The documents a compiled validator needs, each read (and compared) when asked for. */
+  private readonly used = { get: (id: string): SchemaDocument | undefined => this.documentOf(id) };
 
-  private constructor(documents: Map<string, SchemaDocument>, compiled: CompiledValidators | undefined) {
-    this.documents = documents;
+  /** `found`: what the load found, to assemble again once every file is read; none when every document is. */
+  private constructor(
+    documents: Map<string, Entry>,
+    compiled: CompiledValidators | undefined,
+    private readonly found?: Declarations<Entry>,
+  ) {
+    this.entries = documents;
     this.compiled = compiled;
     // A document nothing was compiled from (an extra schema, a replaced one, a build without them)
     // is handed to ajv now, as before there were compiled validators: one ajv refuses fails the load.
-    if ([...documents.values()].some((doc) => !compiled?.covers(doc))) this.ajv(true);
+    // ajv gets every document, so every file is read first (readAll, which hands them to ajv).
+    if (this.readOnesUncovered()) this.readAll();
+  }
+
+  /** Every document, each shipped one read. */
+  get documents(): ReadonlyMap<string, SchemaDocument> {
+    this.readAll();
+    return this.entries as ReadonlyMap<string, SchemaDocument>;
   }
 
   private get graph(): RefGraph {
     return (this.refGraph ??= new RefGraph(this.documents.values()));
   }
 
+  private readOnesUncovered(): boolean {
+    for (const doc of this.entries.values()) if (!(doc instanceof UnreadDocument) && !this.compiled?.covers(doc)) return true;
+    return false;
+  }
+
+  /** The document of `$id` `id`, its file read now if it was not yet. */
+  private documentOf(id: string): SchemaDocument | undefined {
+    const entry = this.entries.get(id);
+    if (!(entry instanceof UnreadDocument)) return entry;
+    if (entry.isAsBuilt()) {
+      const doc = entry.document()!;
+      this.entries.set(id, doc);
+      return doc;
+    }
+    // Changed since the build: its `$id` may be another now, so every file is read, as a load did.
+    this.readAll();
+    return this.entries.get(id) as SchemaDocument | undefined;
+  }
+
+  /** Reads every unread file and assembles the documents again, as a load that read them all would have. */
+  private readAll(): void {
+    if (this.allRead) return;
+    if (this.found !== undefined) {
+      const read = (entry: Entry | undefined) => (entry instanceof UnreadDocument ? entry.document() : entry);
+      const { fixed, extras, replaceable, packages, without } = this.found;
+      // A file that cannot be read throws here, each time it is asked for, as a load would have.
+      this.entries = assemble({ fixed: fixed.map(read), extras: extras as SchemaDocument[], replaceable: replaceable.map(read), packages: packages.map(read), without });
+    }
+    // Before ajv, which asks for the documents again.
+    this.allRead = true;
+    if (this.readOnesUncovered()) this.ajv(true);
+  }
+
   static load(options: SchemaRegistryOptions = {}): SchemaRegistry {
     refuseUnknownOptions(options);
-    const docs = new Map<string, SchemaDocument>();
-    const add = (doc: SchemaDocument | undefined) => {
-      if (!doc) return;
-      // First one wins: the project's own schemas over extras with the same $id, extras over the replaceable ones.
-      if (!docs.has(doc.id)) docs.set(doc.id, doc);
-    };
     const specs = declaredProtocolSchemas();
     // Loud, not an empty registry that would leave every message unchecked.
     if (specs === undefined) throw new SchemaLoadError('no protocol declared its schemas: load the protocol catalog (protocols/catalog.ts) before a registry');
-    const left = new Set(options.without ?? []);
-    const declared = (doc: SchemaDocument | undefined) => {
-      if (doc && !left.has(doc.id)) add(doc);
-    };
     const compiled = options.compiledValidators === false ? undefined : CompiledValidators.load(options.compiledValidators);
     // A declared document the build compiled from is not hashed, and parsed only when its JSON is walked.
     const knownIds = compiled && ((bytes: Buffer) => compiled.documentOfBytes(bytes));
-    // First one wins: the project's own documents, then the extra directories', then the replaceable ones.
-    for (const spec of specs) if (spec.from === 'schemas' && !spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id, knownIds));
+    const shipped = (spec: SchemaSpec): Entry | undefined => {
+      const file = declaredSchemaFile(spec);
+      if (file === undefined) return undefined;
+      const source = spec.from === 'schemas' ? 'project' : 'package';
+      const built = knownIds && compiled.declaredDocument(declaredSchemaKey(spec));
+      return (built && UnreadDocument.of(file, source, spec.id, built, knownIds)) ?? readSchemaDocument(file, source, spec.id, knownIds);
+    };
+    const fixed = specs.filter((spec) => spec.from === 'schemas' && !spec.replaceable).map(shipped);
     const dirs = [...(options.extraDirs ?? [])];
     if (options.useEnv !== false && process.env[SCHEMAS_ENV]) {
       dirs.push(...process.env[SCHEMAS_ENV]!.split(':').filter(Boolean));
     }
-    for (const dir of dirs) for (const doc of readSchemaDir(dir)) add(doc);
-    // After the extra directories, so that one of them (another pi-daemon version's) replaces these.
-    for (const spec of specs) if (spec.from === 'schemas' && spec.replaceable) declared(readSchemaDocument(join(PROJECT_SCHEMAS_DIR, spec.file), 'project', spec.id, knownIds));
-    for (const spec of specs) if (spec.from === 'package') declared(readPackageSchema(spec, knownIds));
-    return new SchemaRegistry(docs, compiled);
+    const extras = dirs.flatMap(readSchemaDir);
+    const replaceable = specs.filter((spec) => spec.from === 'schemas' && spec.replaceable).map(shipped);
+    const packages = specs.filter((spec) => spec.from === 'package').map(shipped);
+    const found: Declarations<Entry> = { fixed, extras, replaceable, packages, without: new Set(options.without ?? []) };
+    return new SchemaRegistry(assemble(found), compiled, found);
   }
 
   /** `$ref`s that point at documents nobody loaded. Reported, never silently skipped. */
@@ -110,7 +193,7 @@ export class SchemaRegistry {
   }
 
   has(id: string): boolean {
-    return this.documents.has(id);
+    return this.documentOf(id) !== undefined;
   }
 
   /** sha256 of each loaded document, by $id; recordings store these. */
@@ -139,10 +222,10 @@ export class SchemaRegistry {
 
   private compile(ref: string): SchemaCheck {
     const docId = ref.split('#')[0];
-    if (!this.documents.has(docId)) {
+    if (this.documentOf(docId) === undefined) {
       return { ok: false, ref, missing: [docId], reason: missingReason([docId]) };
     }
-    const compiled = this.compiled?.find(ref, this.documents, true);
+    const compiled = this.compiled?.find(ref, this.used, true);
     if (compiled) return this.checkWith(ref, compiled);
     const missing = this.graph.missingFor(ref);
     if (missing.length > 0) return { ok: false, ref, missing, reason: missingReason(missing) };
@@ -195,7 +278,7 @@ export class SchemaRegistry {
   }
 
   private firstErrorValidator(ref: string): ValidateFunction {
-    return this.compiled?.find(ref, this.documents, false) ?? this.ajv(false).getSchema(ref)!;
+    return this.compiled?.find(ref, this.used, false) ?? this.ajv(false).getSchema(ref)!;
   }
 
   /** The compiler with every document added; `allErrors` false: the one that stops at the first error. */
@@ -279,11 +362,6 @@ function readSchemaDir(dir: string): SchemaDocument[] {
     if (doc && typeof doc.json.$schema === 'string') docs.push(doc);
   }
   return docs;
-}
-
-function readPackageSchema(spec: PackageSchemaSpec, knownIds: KnownDocuments | undefined): SchemaDocument | undefined {
-  const file = packageSchemaFile(spec);
-  return file === undefined ? undefined : readSchemaDocument(file, 'package', spec.id, knownIds);
 }
 
 function cutDanglingRefs(json: unknown, baseId: string, documents: ReadonlyMap<string, SchemaDocument>): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // What the registry loads: the schema documents the protocols are judged by, each declared by its
 // protocol module (its `schemas` part) and handed here by the protocol catalog, so that this layer,
@@ -53,6 +54,22 @@ export function packageSchemaFile(spec: PackageSchemaSpec): string | undefined {
   return undefined;
 }
 
+/** The package's schemas/ folder. */
+export const PROJECT_SCHEMAS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schemas');
+
+/** The file a spec names, or undefined for a package that is not installed. */
+export function declaredSchemaFile(spec: SchemaSpec): string | undefined {
+  return spec.from === 'schemas' ? join(PROJECT_SCHEMAS_DIR, spec.file) : packageSchemaFile(spec);
+}
+
+/**
+ * A spec's name in the build's manifest (scripts/compile-validators.mjs): the registry finds there the
+ * `$id` of the document the build read from that file, before reading it.
+ */
+export function declaredSchemaKey(spec: SchemaSpec): string {
+  return spec.from === 'schemas' ? `schemas/${spec.file}` : `package:${spec.package}/${spec.path}`;
+}
+
 let declare: (() => readonly SchemaSpec[]) | undefined;
 let declared: readonly SchemaSpec[] | undefined;
 
@@ -75,7 +92,7 @@ export function declaredProtocolSchemas(): readonly SchemaSpec[] | undefined {
 function onceEach(specs: readonly SchemaSpec[]): readonly SchemaSpec[] {
   const seen = new Set<string>();
   return specs.filter((spec) => {
-    const key = spec.from === 'schemas' ? `schemas:${spec.file}` : `package:${spec.package}:${spec.path}`;
+    const key = declaredSchemaKey(spec);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

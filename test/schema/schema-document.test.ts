@@ -77,7 +77,7 @@ describe('a registry with the compiled validators', () => {
     for (const [id, doc] of runtime.documents) expect(registry.documents.get(id)!.json, id).toEqual(doc.json);
   });
 
-  it('knows a shipped document by the very bytes the build copied: one byte changed in the copy (same size), the file is hashed and parsed at load and judged without the compiled code', () => {
+  it('knows a shipped document by the very bytes the build copied: one byte changed in the copy (same size), the file is hashed and parsed when first used and judged without the compiled code', () => {
     const manifest = JSON.parse(readFileSync(join(COMPILED_DIR, COMPILED_MANIFEST), 'utf8')) as CompiledManifest;
     const entry = manifest.documents[AGUI_SCHEMA_ID]!;
     const text = readFileSync(AGUI_FILE, 'utf8');
@@ -112,9 +112,11 @@ describe('a registry with the compiled validators', () => {
     const stale = buildWith(changed, 'stale');
     parses = countParsesOf([text]);
     const fromFile = SchemaRegistry.load({ useEnv: false, without, compiledValidators: stale });
+    // Of the size the build read: known by the manifest's $id until used, then read and found changed.
+    expect(parses.count).toBe(0);
+    const unknown = fromFile.check(`${AGUI_SCHEMA_ID}#RunStartedEvent`);
     expect(parses.count).toBe(1);
     expect(fromFile.hashes()).toEqual({ [AGUI_SCHEMA_ID]: sha256 });
-    const unknown = fromFile.check(`${AGUI_SCHEMA_ID}#RunStartedEvent`);
     expect(unknown.ok && unknown.validate(event)).toEqual(expected.ok && expected.validate(event));
     expect(unknown.ok && unknown.validate(event)).not.toEqual([]);
   });
