@@ -325,7 +325,11 @@ async function commandsTable(scratch, request) {
       const cpu = median(results[i].map((r) => r.cpu));
       return `${b.name}: cpu ${ms(cpu)} = ${(cpu / bareCpu).toFixed(2)}× (wall ${ms(median(results[i].map((r) => r.ms)))})`;
     });
-    console.log(`  ${name.padEnd(16)} ${cells.join('   ')}   bare cpu ${ms(bareCpu)}`);
+    // With --compare: the two builds' CPU taken apart round by round (each round's pair ran back to back, at one
+    // load), a steadier figure than the difference of the medians when the change is a few ms.
+    const paired = builds.length === 2 ? results[1].map((r, round) => r.cpu - results[0][round].cpu) : [];
+    const pairedCell = paired.length > 0 ? `   compared − this, per round: median ${ms(median(paired))} (${paired.filter((d) => d > 0).length} of ${paired.length} rounds the compared took more)` : '';
+    console.log(`  ${name.padEnd(16)} ${cells.join('   ')}   bare cpu ${ms(bareCpu)}${pairedCell}`);
   }
   upstream?.close();
 }
