@@ -242,7 +242,12 @@ const inputOptions = {
   // An entry keeps its exports (main.cjs's `main`) and may export more: what the shared group needs.
   preserveEntrySignatures: 'allow-extension',
 };
-const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' };
+// ASCII only, and no JSDoc (the API's dist/*.js keep it): a chunk with one non-ASCII character (a `§` or
+// `—` in a comment or a message) is read by require() into a string of two bytes a character, twice the
+// memory, and copied again as such when wrapped for bin/code-cache.js's vm.Script; `validate`'s chunks
+// were 460 KB of those. Messages keep their characters, as `\u` escapes (checkAscii fails the build
+// when one is left, e.g. in a tagged template's raw text).
+const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs', charset: 'ascii', comments: { legal: true, annotation: true, jsdoc: false } };
 const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
 await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP, MODULE_BY_ID_GROUP] } });
 await cli.close();
@@ -290,3 +295,16 @@ for (const worker of WORKERS.filter((w) => w.ownFile)) {
   await alone.write({ ...outputOptions, codeSplitting: false });
   await alone.close();
 }
+
+/** Fails the build if a chunk of the CLI's builds holds a non-ASCII character (see outputOptions). */
+function checkAscii(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) checkAscii(file);
+    else if (entry.name.endsWith('.cjs')) {
+      const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
+      if (at >= 0) throw new Error(`${relative(ROOT, file)} holds a non-ASCII character at byte ${at}: require() would read it as a string of two bytes a character; escape it, see outputOptions in scripts/bundle-cli.mjs`);
+    }
+  }
+}
+for (const entry of readdirSync(DIST, { withFileTypes: true })) if (entry.isDirectory() && /^bundle(-|$)/.test(entry.name)) checkAscii(join(DIST, entry.name));
