@@ -245,7 +245,8 @@ const inputOptions = {
 // ASCII only, without doc comments (licence comments kept): V8 holds a source with any character above U+00FF
 // (a `…` in a string, a `→` in a doc comment) as two bytes a character, twice over while it compiles (the text
 // read and the module's wrapped copy): `replay`'s 474 KB action chunk was ~1.9 MB of heap at each start. Now
-// 319 KB held as one byte a character. Escapes keep every string's value.
+// 319 KB held as one byte a character. Escapes keep every string's value; checkAscii (below) fails the build
+// when a character is left (e.g. in a tagged template's raw text).
 const outputOptions = { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs', charset: 'ascii', comments: { legal: true, annotation: false, jsdoc: false } };
 const cli = await rolldown({ ...inputOptions, input: { main: join(DIST, 'cli/main.js'), ...entries(WORKERS.filter((w) => !w.ownFile)) } });
 await cli.write({ ...outputOptions, codeSplitting: { groups: [SHARED_GROUP, MODULE_BY_ID_GROUP] } });
@@ -294,3 +295,16 @@ for (const worker of WORKERS.filter((w) => w.ownFile)) {
   await alone.write({ ...outputOptions, codeSplitting: false });
   await alone.close();
 }
+
+/** Fails the build if a chunk of the CLI's builds holds a non-ASCII character (see outputOptions). */
+function checkAscii(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) checkAscii(file);
+    else if (entry.name.endsWith('.cjs')) {
+      const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
+      if (at >= 0) throw new Error(`${relative(ROOT, file)} holds a non-ASCII character at byte ${at}: require() would read it as a string of two bytes a character; escape it, see outputOptions in scripts/bundle-cli.mjs`);
+    }
+  }
+}
+for (const entry of readdirSync(DIST, { withFileTypes: true })) if (entry.isDirectory() && /^bundle(-|$)/.test(entry.name)) checkAscii(join(DIST, entry.name));
