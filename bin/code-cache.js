@@ -93,6 +93,9 @@ function writeEntry(file, key, data) {
   }
 }
 
+/** When this process started, on the clock file times are on (ms). */
+const PROCESS_START_MS = BigInt(Math.floor(Date.now() - process.uptime() * 1000));
+
 /** zlib.crc32 (Node 20.15 and later), set when the cache is turned on. */
 let crc32;
 
@@ -125,7 +128,8 @@ function enableCodeCache() {
     if (!filename.startsWith(DIST) || !filename.endsWith('.cjs')) return compile.apply(this, arguments);
     let script;
     try {
-      const key = entryKey(filename, fs.statSync(filename, { bigint: true }));
+      const stats = fs.statSync(filename, { bigint: true });
+      const key = entryKey(filename, stats);
       // One entry per file, named by its path without the build's content hash (`-Hs5BUan2`): a new build
       // replaces the old build's entry instead of adding one.
       const file = path.join(folder, `${fnv1a(filename.replace(/-[\w-]{8}\.cjs$/, '.cjs'))}.${path.basename(filename).replace(/-[\w-]{8}\.cjs$/, '')}`);
@@ -134,7 +138,11 @@ function enableCodeCache() {
       // cached vm.Script loses it on Node 20 and Node's default one warns that it is experimental.
       script = new vm.Script(Module.wrap(content), { filename, cachedData: entry.data });
       const status = entry.status === 'found' ? (script.cachedDataRejected ? 'rejected' : 'accepted') : entry.status;
-      if (status !== 'accepted') toWrite.push({ script, file, key, filename });
+      // Node read `content` before this stat: a file changed since this process started may have changed
+      // in between, and an entry made from the old text under the new file's key would be taken for it
+      // (V8 checks a source only by its length). Its ctime says so, and cannot be set back.
+      const changedDuringRun = stats.ctimeMs >= PROCESS_START_MS;
+      if (status !== 'accepted' && !changedDuringRun) toWrite.push({ script, file, key, filename });
       if (REPORT) report.push(`${status} ${filename}`);
     } catch {
       // A syntax error is Node's to report, with its own message: compile as it does.

@@ -7,7 +7,7 @@
  * Node (on 22 and later beside Node's own compile cache, which keeps the other modules).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,28 @@ describe('the code cache of the CLI', () => {
     expect(reportOf(second.stderr).find(([, file]) => file.endsWith(catalog))?.[0]).toBe('accepted');
     // Nothing on stderr but the report: no warning, no error.
     for (const run of runs) expect(run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('code cache: '))).toEqual([]);
+  });
+
+  it('writes no entry for a file changed after the process started (Node read its text before the stat the key is made of)', async () => {
+    const cache = scratch.file('changed');
+    // A package of its own (bin/code-cache.js caches the dist/ beside its bin/): a file of dist/ written before
+    // the run and one written during it, after the process started.
+    const root = scratch.file('changed-package');
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    mkdirSync(join(root, 'dist'));
+    copyFileSync(join(REPO, 'bin/code-cache.js'), join(root, 'bin/code-cache.js'));
+    const before = join(root, 'dist/before.cjs');
+    const during = join(root, 'dist/during.cjs');
+    writeFileSync(before, 'module.exports = () => 1;\n');
+    const probe = `
+      require(${JSON.stringify(join(root, 'bin/code-cache.js'))}).enableCodeCache();
+      require('node:fs').writeFileSync(${JSON.stringify(during)}, 'module.exports = () => 2;\\n');
+      console.log(require(${JSON.stringify(before)})() + require(${JSON.stringify(during)})());
+    `;
+    const run = await runNodeToEnd(['-e', probe], cliEnv({ NODE_COMPILE_CACHE: cache, AGENT_PROXY_CODE_CACHE_REPORT: '1' }));
+    expect(run).toMatchObject({ code: 0, stdout: '3\n' });
+    const written = reportOf(run.stderr).filter(([status]) => status === 'written').map(([, file]) => file);
+    expect(written).toEqual([before]);
   });
 
   it('is written by a replay ended by SIGINT, as users and the bench stop it', async () => {
