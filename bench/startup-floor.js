@@ -13,7 +13,7 @@
 // - the floor `validate` (bench/lib/floor-validate.cjs): examples/agui-text-run.sse read and split into events, each
 //   JSON.parse'd and checked with the build's compiled AG-UI validators, one line printed per event; and the same
 //   without the validators (JSON only); the whole process;
-// - each floor with its V8 code cache (bench/lib/floor-code-cache.cjs preloaded: vm.Script with cached data written
+// - each floor with its V8 code cache (bench/lib/code-cache-preload.cjs preloaded: vm.Script with cached data written
 //   at the exit of a first run, so it holds what the run compiled): what a code cache could give at most (--no-cache
 //   leaves them out);
 // - the CLI's `replay` (spawn → first response read to its end, as bench/startup.js) and `validate` (whole process).
@@ -31,10 +31,11 @@
 // --compare <build>: that build's CLI validate runs in the same rounds too (after its output is checked to be this
 // build's), and the difference of the two CLIs' CPU is printed per round; --only validate leaves replay out.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runningCpuMs } from './lib/proc-cpu.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {
@@ -60,7 +61,7 @@ const SMALL_RECORDING = join(DIR, 'recordings/examples/agui-sse-run.ndjson');
 const SMALL_STREAM = join(DIR, 'examples/agui-text-run.sse');
 const FLOOR_REPLAY = fileURLToPath(new URL('./lib/floor-replay.cjs', import.meta.url));
 const FLOOR_VALIDATE = fileURLToPath(new URL('./lib/floor-validate.cjs', import.meta.url));
-const CODE_CACHE = fileURLToPath(new URL('./lib/floor-code-cache.cjs', import.meta.url));
+const CODE_CACHE = fileURLToPath(new URL('./lib/code-cache-preload.cjs', import.meta.url));
 
 /** Written to the file AGENT_PROXY_CPU_PROBE names at the main thread's exit: the process's CPU (all threads, ms). */
 const CPU_PROBE = `
@@ -75,19 +76,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-floor-'));
 const probe = join(scratch, 'cpu-probe.cjs');
 const cacheDir = join(scratch, 'code-cache');
 const recording = join(scratch, 'small.db');
-const env = { ...process.env, FLOOR_CODE_CACHE_DIR: cacheDir };
+const env = { ...process.env, CODE_CACHE_PRELOAD_DIR: cacheDir };
 
-function runningCpuMs(pid) {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended meanwhile.
-    }
-  }
-  return ns / 1e6;
-}
 
 /** `node [-r probe] args` to its exit: CPU as the probe reports it, wall time, stdout. */
 async function probedRun(args, name, marksFile = undefined) {

@@ -26,9 +26,9 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('--runs', 7));
 const DIR = resolve(arg('--dir', ROOT));
 const FILES = Number(arg('--files', 8));
-/** --code-cache-at-exit DIR: validate and replay also preload bench/lib/code-cache-at-exit.cjs, its cache in DIR (made by a first run of each). */
+/** --code-cache-at-exit DIR: validate and replay also preload bench/lib/code-cache-preload.cjs, its cache in DIR (made by a first run of each). */
 const CODE_CACHE_DIR = arg('--code-cache-at-exit', undefined);
-const CODE_CACHE = fileURLToPath(new URL('./lib/code-cache-at-exit.cjs', import.meta.url));
+const CODE_CACHE = fileURLToPath(new URL('./lib/code-cache-preload.cjs', import.meta.url));
 if (!process.argv.includes('--keep-extra-cas')) delete process.env.NODE_EXTRA_CA_CERTS;
 const BIN = join(DIR, 'bin/agent-proxy.js');
 const MARKS = fileURLToPath(new URL('./lib/startup-marks.cjs', import.meta.url));
@@ -44,7 +44,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-split-'));
 function run(args, marksFile, stdout = 'ignore') {
   // The cache's preload goes first: what it loads (vm, crypto) counts in "Node's start", not in the command's rows.
   const preloads = CODE_CACHE_DIR && args[0] === BIN ? ['-r', CODE_CACHE, '-r', MARKS] : ['-r', MARKS];
-  const child = spawn(process.execPath, [...preloads, ...args], { stdio: ['ignore', stdout, 'inherit'], env: { ...process.env, STARTUP_MARKS_OUT: marksFile, CODE_CACHE_AT_EXIT_DIR: CODE_CACHE_DIR } });
+  const child = spawn(process.execPath, [...preloads, ...args], { stdio: ['ignore', stdout, 'inherit'], env: { ...process.env, STARTUP_MARKS_OUT: marksFile, CODE_CACHE_PRELOAD_DIR: CODE_CACHE_DIR } });
   return child;
 }
 const exited = (child) => new Promise((done, fail) => child.on('exit', (code, signal) => (code === 0 || signal === 'SIGINT' || code === 130 ? done() : fail(new Error(`exited with ${code ?? signal}`)))));
@@ -156,7 +156,7 @@ try {
   const seen = new Set(Object.values(rows).flatMap((runs) => runs.flatMap((row) => Object.keys(row))));
   const names = [...ORDER.filter((name) => seen.has(name)), ...[...seen].filter((name) => !ORDER.includes(name) && !name.startsWith('end mark')), 'end mark: exit / first response ended'];
   const cell = (runs, name) => (runs.some((row) => name in row) ? median(runs.map((row) => row[name] ?? 0)).toFixed(1) : '');
-  console.log(`startup split: node ${process.version}, ${DIR}, median of ${RUNS} rounds, CPU ms (user + system, all threads)${CODE_CACHE_DIR ? `, validate and replay with bench/lib/code-cache-at-exit.cjs (${CODE_CACHE_DIR})` : ''}`);
+  console.log(`startup split: node ${process.version}, ${DIR}, median of ${RUNS} rounds, CPU ms (user + system, all threads)${CODE_CACHE_DIR ? `, validate and replay with bench/lib/code-cache-preload.cjs (${CODE_CACHE_DIR})` : ''}`);
   console.log(`| ${'what'.padEnd(56)} | bare node -e 0 | validate | replay |`);
   console.log(`| ${'-'.repeat(56)} | ---: | ---: | ---: |`);
   for (const name of names) console.log(`| ${name.padEnd(56)} | ${cell(rows.bare, name).padStart(14)} | ${cell(rows.validate, name).padStart(8)} | ${cell(rows.replay, name).padStart(6)} |`);

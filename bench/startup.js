@@ -36,10 +36,11 @@
 // for one that exited, the change in this process's cutime + cstime (10 ms ticks). Linux only; "n/a"
 // elsewhere.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runningCpuMs } from './lib/proc-cpu.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {
@@ -76,18 +77,6 @@ function build(dir, name) {
 
 // CPU time of a child, in ms.
 const HAS_PROC = existsSync('/proc/self/stat');
-function runningCpuMs(pid) {
-  if (!HAS_PROC) return NaN;
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended meanwhile.
-    }
-  }
-  return ns / 1e6;
-}
 function reapedChildrenCpuMs() {
   if (!HAS_PROC) return NaN;
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');

@@ -56,7 +56,7 @@ describe('startup-split bench', () => {
       const run = await runBench(['bench/startup-split.js', '--runs', '1', '--code-cache-at-exit', dir]);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain(`validate and replay with bench/lib/code-cache-at-exit.cjs (${dir})`);
+      expect(run.stdout).toContain(`validate and replay with bench/lib/code-cache-preload.cjs (${dir})`);
       const end = row(run.stdout, 'end mark: exit / first response ended');
       expect(end[1]).toBeGreaterThan(0);
       expect(end[2]).toBeGreaterThan(0);

@@ -1,18 +1,22 @@
-// Preloaded (`node -r`) by bench/startup-floor.js for a floor program's cached variant: every CommonJS file the
-// process compiles (the floor itself, better-sqlite3's JavaScript, the compiled validators) goes through vm.Script
-// with V8's code cache from FLOOR_CODE_CACHE_DIR, and a file without one (or whose cache V8 rejects) gets it written
+// Preloaded (`node -r`) by bench/startup-floor.js for a floor program's cached variant, and by bench/startup-split.js
+// --code-cache-at-exit: every CommonJS file the process compiles (the floor itself or the CLI's bin, better-sqlite3's
+// JavaScript, the compiled validators) goes through vm.Script with V8's code cache from CODE_CACHE_PRELOAD_DIR, and a
+// file without one (or whose cache V8 rejects) gets it written
 // at exit, after the run, so it holds the functions compiled while the program ran, not only at load. The least a
 // code cache adds: node:vm (already in Node's snapshot) and a file read per module, no hashing (V8 checks the
 // source's length and its own version and flags, and the bench's files do not change between its runs).
 'use strict';
 const Module = require('node:module');
 const { Script } = require('node:vm');
-const { readFileSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
-const DIR = process.env.FLOOR_CODE_CACHE_DIR;
+const DIR = process.env.CODE_CACHE_PRELOAD_DIR;
 const toWrite = [];
+const compile = Module.prototype._compile;
 Module.prototype._compile = function (content, filename) {
+  // A file with a `#!` line (the CLI's bin) is Node's to compile: wrapped, the line would not be first.
+  if (content.startsWith('#!')) return compile.apply(this, arguments);
   const cacheFile = join(DIR, `${process.version}${filename.replace(/[^A-Za-z0-9.-]/g, '_')}`);
   let cachedData;
   try {
@@ -30,5 +34,6 @@ Module.prototype._compile = function (content, filename) {
   return script.runInThisContext().call(module.exports, module.exports, require, module, filename, dirname(filename));
 };
 process.on('exit', () => {
+  if (toWrite.length > 0) mkdirSync(DIR, { recursive: true });
   for (const [script, cacheFile] of toWrite) writeFileSync(cacheFile, script.createCachedData());
 });
