@@ -93,6 +93,38 @@ function writeEntry(file, key, data) {
   }
 }
 
+/**
+ * Removes the temporary entries of processes that are gone (one killed while it wrote at its exit), so
+ * that they do not pile up: done by a run that writes, which reads the folder anyway rarely.
+ */
+function removeLeftovers(folder) {
+  let names;
+  try {
+    names = fs.readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const writer = /\.(\d+)\.tmp$/.exec(name);
+    if (writer === null || Number(writer[1]) === process.pid || isRunning(Number(writer[1]))) continue;
+    try {
+      fs.unlinkSync(path.join(folder, name));
+    } catch {
+      // Removed meanwhile.
+    }
+  }
+}
+
+/** Whether process `pid` exists (EPERM: it does, another user's). */
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 /** When this process started, on the clock file times are on (ms). */
 const PROCESS_START_MS = BigInt(Math.floor(Date.now() - process.uptime() * 1000));
 
@@ -152,6 +184,7 @@ function enableCodeCache() {
     return script.runInThisContext({ displayErrors: true }).call(module.exports, module.exports, requireFor(module), module, filename, path.dirname(filename));
   };
   process.once('exit', () => {
+    if (toWrite.length > 0) removeLeftovers(folder);
     for (const { script, file, key, filename } of toWrite) {
       let written = false;
       try {

@@ -157,6 +157,24 @@ describe('the code cache of the CLI', () => {
     expect(new Set(loadStatuses(next.lines))).toEqual(new Set(['accepted']));
   });
 
+  it('removes the temporary entries of writers that are gone (killed while writing), not those of a running one', async () => {
+    const cache = scratch.file('leftovers');
+    const folder = join(cache, FOLDER);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // A pid no process has any more: a child's, once it has exited (and been reaped).
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const leftover = join(folder, `0123abcd.main.${gone.pid}.tmp`);
+    const running = join(folder, `0123abcd.main.${process.pid}.tmp`);
+    writeFileSync(leftover, 'half an entry');
+    writeFileSync(running, 'an entry being written');
+    const first = await reported(VALIDATE, cache);
+    expect(first.run.stdout).toBe(plain.stdout);
+    expect(first.lines.some(([status]) => status === 'written')).toBe(true);
+    expect(existsSync(leftover)).toBe(false);
+    expect(existsSync(running)).toBe(true);
+  });
+
   it("loads AG-UI's protobuf codec from a cached chunk, without a warning (the bundle requires it: a cached vm.Script loses import()'s loader on Node 20)", async () => {
     const cache = scratch.file('protobuf');
     const catalog = readdirSync(join(REPO, 'dist/bundle')).find((name) => /^catalog-[\w-]{8}\.cjs$/.test(name))!;
