@@ -189,7 +189,7 @@ function phases(marks) {
     else if (kind === 'addon') add("better-sqlite3's addon (dlopen)", self);
     else if (file.includes('/schema/compiled/')) add('compiled schema validators (compile + run)', self);
     else if (file.includes('better-sqlite3')) add("better-sqlite3's JavaScript", self);
-    else if (file.includes('/dist/') || file.endsWith('/bin/agent-proxy.js')) add('bin/agent-proxy.js and the bundle chunks (compile + top-level run)', self);
+    else if (file.includes('/dist/') || /[/\\]bin[/\\](agent-proxy|code-cache)\.js$/.test(file)) add('bin/ and the bundle chunks (compile + top-level run)', self);
     else if (file.includes('/bench/lib/floor-')) add('the floor program (compile + top-level run)', self);
     else add('other files', self);
   }
@@ -200,7 +200,7 @@ function phases(marks) {
 }
 const PHASES = [
   "Node's start, to the first line of JavaScript",
-  'bin/agent-proxy.js and the bundle chunks (compile + top-level run)',
+  'bin/ and the bundle chunks (compile + top-level run)',
   'the floor program (compile + top-level run)',
   'compiled schema validators (compile + run)',
   "better-sqlite3's JavaScript",

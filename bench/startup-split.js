@@ -98,6 +98,9 @@ function compileAlone(files) {
   });
 }
 
+/** The CLI's own files in bin/: its entry and the code cache it turns on before the bundle loads. */
+const BIN_FILE = /[/\\]bin[/\\](agent-proxy|code-cache)\.js$/;
+
 /** One run's marks, split into the table's rows. */
 function split(marks) {
   const row = { "Node's start, to the first line of JavaScript": marks.nodeStart };
@@ -108,7 +111,7 @@ function split(marks) {
     else if (file.includes('/schema/compiled/')) add('compiled schema validators (compile + run)', self);
     else if (file.includes('better-sqlite3')) add("better-sqlite3's JavaScript (13 files)", self);
     else if (file.includes('/dist/bundle')) add("the command's bundle chunks (compile + top-level run)", self);
-    else if (file.endsWith('/bin/agent-proxy.js')) add("bin/agent-proxy.js, with main()'s synchronous part", self);
+    else if (BIN_FILE.test(file)) add("bin/ (agent-proxy.js, code-cache.js), with main()'s synchronous part", self);
     else add('other files', self);
   }
   const end = marks.firstResponse ?? marks.exit;
@@ -144,7 +147,7 @@ try {
   const rows = Object.fromEntries(Object.entries(out).map(([name, file]) => [name, readFileSync(file, 'utf8').trim().split('\n').map((line) => split(JSON.parse(line)))]));
   const ORDER = [
     "Node's start, to the first line of JavaScript",
-    "bin/agent-proxy.js, with main()'s synchronous part",
+    "bin/ (agent-proxy.js, code-cache.js), with main()'s synchronous part",
     "the command's bundle chunks (compile + top-level run)",
     'compiled schema validators (compile + run)',
     "better-sqlite3's JavaScript (13 files)",
