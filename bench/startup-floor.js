@@ -31,11 +31,12 @@
 // --compare <build>: that build's CLI validate runs in the same rounds too (after its output is checked to be this
 // build's), and the difference of the two CLIs' CPU is printed per round; --only validate leaves replay out.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runningCpuMs } from './lib/proc-cpu.js';
+import { phasesOf } from './lib/startup-phases.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {
@@ -63,17 +64,10 @@ const FLOOR_REPLAY = fileURLToPath(new URL('./lib/floor-replay.cjs', import.meta
 const FLOOR_VALIDATE = fileURLToPath(new URL('./lib/floor-validate.cjs', import.meta.url));
 const CODE_CACHE = fileURLToPath(new URL('./lib/code-cache-preload.cjs', import.meta.url));
 
-/** Written to the file AGENT_PROXY_CPU_PROBE names at the main thread's exit: the process's CPU (all threads, ms). */
-const CPU_PROBE = `
-if (require('node:worker_threads').isMainThread) {
-  process.on('exit', () => {
-    const { user, system } = process.cpuUsage();
-    require('node:fs').writeFileSync(process.env.AGENT_PROXY_CPU_PROBE, String((user + system) / 1000));
-  });
-}`;
+/** The process's CPU at its exit, written to the file AGENT_PROXY_CPU_PROBE names. */
+const probe = fileURLToPath(new URL('./lib/cpu-probe.cjs', import.meta.url));
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-proxy-startup-floor-'));
-const probe = join(scratch, 'cpu-probe.cjs');
 const cacheDir = join(scratch, 'code-cache');
 const recording = join(scratch, 'small.db');
 const env = { ...process.env, CODE_CACHE_PRELOAD_DIR: cacheDir };
@@ -180,21 +174,20 @@ async function checkFloorValidate() {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fixed = (x) => x.toFixed(1);
 
+/** The table's row of each kind of file required (bench/lib/startup-phases.js). */
+const PHASE_OF_KIND = {
+  builtin: 'builtins, at their first require',
+  addon: "better-sqlite3's addon (dlopen)",
+  validators: 'compiled schema validators (compile + run)',
+  sqlite: "better-sqlite3's JavaScript",
+  bundle: 'bin/ and the bundle chunks (compile + top-level run)',
+  bin: 'bin/ and the bundle chunks (compile + top-level run)',
+  floor: 'the floor program (compile + top-level run)',
+};
+
 /** One run's marks (bench/lib/startup-marks.cjs) in bench/startup-split.js's phases. */
 function phases(marks) {
-  const row = { "Node's start, to the first line of JavaScript": marks.nodeStart };
-  const add = (what, ms) => (row[what] = (row[what] ?? 0) + ms);
-  for (const { kind, file, self } of marks.files) {
-    if (kind === 'builtin') add('builtins, at their first require', self);
-    else if (kind === 'addon') add("better-sqlite3's addon (dlopen)", self);
-    else if (file.includes('/schema/compiled/')) add('compiled schema validators (compile + run)', self);
-    else if (file.includes('better-sqlite3')) add("better-sqlite3's JavaScript", self);
-    else if (file.includes('/dist/') || /[/\\]bin[/\\](agent-proxy|code-cache)\.js$/.test(file)) add('bin/ and the bundle chunks (compile + top-level run)', self);
-    else if (file.includes('/bench/lib/floor-')) add('the floor program (compile + top-level run)', self);
-    else add('other files', self);
-  }
-  const end = marks.firstResponse ?? marks.exit;
-  row['the work, first run (to the end mark)'] = end - marks.nodeStart - marks.files.reduce((sum, file) => sum + file.self, 0);
+  const { row, end } = phasesOf(marks, PHASE_OF_KIND, 'the work, first run (to the end mark)');
   row['end mark: exit / first response ended'] = end;
   return row;
 }
@@ -212,7 +205,6 @@ const PHASES = [
 ];
 
 try {
-  writeFileSync(probe, CPU_PROBE);
   mkdirSync(cacheDir);
   await new Promise((done, fail) =>
     spawn(process.execPath, [BIN, 'import', SMALL_RECORDING, '--out', recording], { stdio: 'ignore' }).on('exit', (code) => (code === 0 ? done() : fail(new Error(`import exited with ${code}`)))),

@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { phasesOf } from './lib/startup-phases.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {
@@ -98,25 +99,19 @@ function compileAlone(files) {
   });
 }
 
-/** The CLI's own files in bin/: its entry and the code cache it turns on before the bundle loads. */
-const BIN_FILE = /[/\\]bin[/\\](agent-proxy|code-cache)\.js$/;
+/** The table's row of each kind of file required (bench/lib/startup-phases.js). */
+const ROW_OF_KIND = {
+  builtin: 'builtins, at their first require',
+  addon: "better-sqlite3's addon (dlopen)",
+  validators: 'compiled schema validators (compile + run)',
+  sqlite: "better-sqlite3's JavaScript (13 files)",
+  bundle: "the command's bundle chunks (compile + top-level run)",
+  bin: "bin/ (agent-proxy.js, code-cache.js), with main()'s synchronous part",
+};
 
 /** One run's marks, split into the table's rows. */
 function split(marks) {
-  const row = { "Node's start, to the first line of JavaScript": marks.nodeStart };
-  const add = (what, ms) => (row[what] = (row[what] ?? 0) + ms);
-  for (const { kind, file, self } of marks.files) {
-    if (kind === 'builtin') add('builtins, at their first require', self);
-    else if (kind === 'addon') add("better-sqlite3's addon (dlopen)", self);
-    else if (file.includes('/schema/compiled/')) add('compiled schema validators (compile + run)', self);
-    else if (file.includes('better-sqlite3')) add("better-sqlite3's JavaScript (13 files)", self);
-    else if (file.includes('/dist/bundle')) add("the command's bundle chunks (compile + top-level run)", self);
-    else if (BIN_FILE.test(file)) add("bin/ (agent-proxy.js, code-cache.js), with main()'s synchronous part", self);
-    else add('other files', self);
-  }
-  const end = marks.firstResponse ?? marks.exit;
-  const loading = marks.files.reduce((sum, file) => sum + file.self, 0);
-  row["the command's work, first run (to the end mark)"] = end - marks.nodeStart - loading;
+  const { row, end, loading } = phasesOf(marks, ROW_OF_KIND, "the command's work, first run (to the end mark)");
   if (marks.listening !== undefined) row['  of which before listening'] = marks.listening - marks.nodeStart - loading;
   for (const [what, ms] of Object.entries(marks.inside)) row[`  of which ${what}`] = ms;
   row['end mark: exit / first response ended'] = end;

@@ -36,7 +36,7 @@
 // for one that exited, the change in this process's cutime + cstime (10 ms ticks). Linux only; "n/a"
 // elsewhere.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -188,25 +188,15 @@ async function startReplayInProcess(b, recording, calls = 15) {
   return JSON.parse(out);
 }
 
-/**
- * A preloaded module that writes the process's CPU (user + system, all threads, ms) to the file
- * AGENT_PROXY_CPU_PROBE names when the main thread exits: a command's own figure, with µs
- * precision instead of the 10 ms ticks of cutime. Workers inherit the preload and skip it.
- */
-const CPU_PROBE = `
-if (require('node:worker_threads').isMainThread) {
-  process.on('exit', () => {
-    const { user, system } = process.cpuUsage();
-    require('node:fs').writeFileSync(process.env.AGENT_PROXY_CPU_PROBE, String((user + system) / 1000));
-  });
-}`;
+/** Preloaded: the process's CPU (all threads, µs precision) at its exit, to the file AGENT_PROXY_CPU_PROBE names. */
+const CPU_PROBE = fileURLToPath(new URL('./lib/cpu-probe.cjs', import.meta.url));
 
 /** `node [-r probe] args` run to its exit: its CPU as the probe reports it. */
 async function probedRun(scratch, args, name) {
   const out = join(scratch, 'cpu');
   rmSync(out, { force: true });
   const started = performance.now();
-  const child = spawn(process.execPath, ['-r', join(scratch, 'cpu-probe.cjs'), ...args], {
+  const child = spawn(process.execPath, ['-r', CPU_PROBE, ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, AGENT_PROXY_CPU_PROBE: out },
   });
@@ -235,7 +225,7 @@ async function recordToExit(scratch, b, upstream) {
   rmSync(out, { force: true });
   const db = join(scratch, 'record-run.db');
   const started = performance.now();
-  const child = spawn(process.execPath, ['-r', join(scratch, 'cpu-probe.cjs'), b.bin, 'record', '--target', upstream ?? 'http://127.0.0.1:9', '--listen', '0', '--out', db, '--overwrite', '--quiet'], {
+  const child = spawn(process.execPath, ['-r', CPU_PROBE, b.bin, 'record', '--target', upstream ?? 'http://127.0.0.1:9', '--listen', '0', '--out', db, '--overwrite', '--quiet'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, AGENT_PROXY_CPU_PROBE: out },
   });
@@ -391,7 +381,6 @@ try {
   console.log(`start-up bench: node ${process.version}, median of ${RUNS} rounds${COMPARE ? `, alternating with ${resolve(COMPARE)}` : ''}`);
   if (EXTRA_CAS !== undefined) console.log(`  NODE_EXTRA_CA_CERTS (${EXTRA_CAS}) ${KEEP_EXTRA_CAS ? 'kept (--keep-extra-cas): Node 20 parses it at every start, the bare node too' : 'left out of every process started (--keep-extra-cas keeps it)'}`);
   if (COMMANDS) {
-    writeFileSync(join(scratch, 'cpu-probe.cjs'), CPU_PROBE);
     console.log('  CPU of one small run of each command ÷ a bare `node -e 0` of the same rounds');
     await commandsTable(scratch, request);
   }
